@@ -1,0 +1,66 @@
+"""Logging set-up: one format, and the token redacted from every record."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+_TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}")
+REDACTED = "[redacted]"
+
+
+class RedactingFilter(logging.Filter):
+    """Replaces known secrets, and anything shaped like a bot token, in the formatted message."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__()
+        self._secrets = [s for s in secrets if s]
+
+    def add_secret(self, secret: str) -> None:
+        if secret and secret not in self._secrets:
+            self._secrets.append(secret)
+
+    def redact(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        return _TOKEN_SHAPE.sub(REDACTED, text)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        clean = self.redact(message)
+        if record.exc_info and record.exc_info[1] is not None:
+            # Format the traceback now, redacted, so no handler formats the raw one.
+            formatter = logging.Formatter()
+            record.exc_text = self.redact(formatter.formatException(record.exc_info))
+            record.exc_info = None
+        elif record.exc_text:
+            record.exc_text = self.redact(record.exc_text)
+        if clean != message or record.args:
+            record.msg = clean
+            record.args = None
+        return True
+
+
+_FILTER = RedactingFilter([])
+
+
+def setup_logging(level: str = "INFO", secrets: list[str] | None = None) -> RedactingFilter:
+    """Configure the root logger once; safe to call again (tests do)."""
+    for secret in secrets or []:
+        _FILTER.add_secret(secret)
+    root = logging.getLogger()
+    root.setLevel(level)
+    if not any(getattr(h, "_paperclub", False) for h in root.handlers):
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)-7s %(name)s: %(message)s"))
+        handler._paperclub = True  # type: ignore[attr-defined]
+        root.addHandler(handler)
+    for existing in root.handlers:
+        if _FILTER not in existing.filters:
+            existing.addFilter(_FILTER)
+    logging.getLogger("discord.http").setLevel(max(logging.getLevelName(level), logging.INFO))
+    return _FILTER
+
+
+def redacting_filter() -> RedactingFilter:
+    return _FILTER

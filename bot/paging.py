@@ -1,0 +1,108 @@
+"""Paginated replies with ◀ ▶ buttons that keep working after a restart.
+
+A feature registers a page renderer under a short name; the buttons carry
+``pg:<name>:<arg>:<page>`` in their custom_id, so no state is held in memory
+and a press after a restart re-renders the page from the store. Usage::
+
+    register_pager("sessions", render_sessions_page)   # in the cog's cog_load
+    embed, view = await first_page(bot, "sessions", guild_id, arg="")
+    await interaction.response.send_message(embed=embed, view=view)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+
+from bot.replies import NO_MENTIONS, fit_embed
+from bot.views import PaperclubView
+
+
+@dataclass(frozen=True)
+class Page:
+    embed: discord.Embed
+    page: int  # 0-based, clamped by the renderer
+    pages: int  # total, at least 1
+
+
+PageRenderer = Callable[[Any, int, str, int], Awaitable[Page]]
+"""(bot, guild_id, arg, page) -> Page"""
+
+_RENDERERS: dict[str, PageRenderer] = {}
+
+
+def register_pager(name: str, renderer: PageRenderer) -> None:
+    if not re.fullmatch(r"[a-z_]{1,20}", name):
+        raise ValueError(f"bad pager name {name!r}")
+    _RENDERERS[name] = renderer
+
+
+def page_count(total_items: int, per_page: int) -> int:
+    return max(1, -(-total_items // per_page))
+
+
+def clamp_page(page: int, pages: int) -> int:
+    return min(max(page, 0), pages - 1)
+
+
+class PageButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"pg:(?P<name>[a-z_]+):(?P<arg>[^:]{0,60}):(?P<page>\d+):(?P<dir>[pn])",
+):
+    def __init__(self, name: str, arg: str, page: int, direction: str, *, disabled: bool = False) -> None:
+        label = "◀ Previous" if direction == "p" else "Next ▶"
+        super().__init__(
+            discord.ui.Button(
+                label=label,
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"pg:{name}:{arg}:{page}:{direction}",
+                disabled=disabled,
+            )
+        )
+        self.name, self.arg, self.page = name, arg, page
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> PageButton:
+        return cls(match["name"], match["arg"], int(match["page"]), match["dir"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        renderer = _RENDERERS.get(self.name)
+        if renderer is None or interaction.guild_id is None:
+            await interaction.response.send_message("This list is no longer available.", ephemeral=True)
+            return
+        page = await renderer(interaction.client, interaction.guild_id, self.arg, self.page)
+        await interaction.response.edit_message(
+            embed=fit_embed(page.embed),
+            view=pager_view(self.name, self.arg, page),
+            allowed_mentions=NO_MENTIONS,
+        )
+
+
+def pager_view(name: str, arg: str, page: Page) -> discord.ui.View | None:
+    """◀ ▶ buttons for `page`, or None when everything fits on one page."""
+    if page.pages <= 1:
+        return None
+    view = PaperclubView(timeout=None)
+    view.add_item(PageButton(name, arg, page.page - 1, "p", disabled=page.page <= 0))
+    view.add_item(PageButton(name, arg, page.page + 1, "n", disabled=page.page >= page.pages - 1))
+    page.embed.set_footer(text=f"Page {page.page + 1} of {page.pages}")
+    return view
+
+
+async def first_page(
+    bot: Any, name: str, guild_id: int, arg: str = "", page: int = 0
+) -> tuple[discord.Embed, discord.ui.View | None]:
+    result = await _RENDERERS[name](bot, guild_id, arg, page)
+    view = pager_view(name, arg, result)
+    return fit_embed(result.embed), view
+
+
+def setup_paging(bot: discord.Client) -> None:
+    """Register the page buttons once (the Bot does this in setup_hook)."""
+    bot.add_dynamic_items(PageButton)

@@ -1,0 +1,301 @@
+"""Canonical paper references, shared by sessions, suggestions and reading lists. Pure functions.
+
+:func:`parse_paper_ref` turns whatever a member pastes (arXiv ID or link, DOI, OpenReview or ACL
+Anthology link, any other web link, or a title) into a :class:`PaperRef` whose ``key`` is the same
+for every spelling of the same paper, so it can be the unique key per guild.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
+
+from rapidfuzz import fuzz
+
+from bot.errors import BadInput
+
+PaperKind = Literal["arxiv", "doi", "openreview", "acl", "url", "title"]
+
+MAX_TITLE_LENGTH = 300
+MAX_URL_LENGTH = 512
+MAX_PAPERS_PER_LIST = 10
+
+_ARXIV_NEW = r"(?P<new>\d{4}\.\d{4,5})"
+_ARXIV_OLD = r"(?P<old>[a-z][a-z-]*(?:\.[a-z]{2})?/\d{7})"
+_ARXIV_ID = re.compile(rf"(?:{_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.IGNORECASE)
+_ARXIV_HOSTS = {"arxiv.org", "export.arxiv.org", "alphaxiv.org"}
+_ARXIV_PATH = re.compile(r"/(?:abs|pdf|html|format|overview)/(?P<id>.+?)(?:\.pdf)?/?", re.IGNORECASE)
+_DOI = re.compile(r"(10\.\d{4,9}/\S+)")
+_ARXIV_DOI = re.compile(r"10\.48550/arxiv\.(.+)", re.IGNORECASE)
+_ACL_ID = re.compile(r"(\d{4}\.[a-z0-9]+(?:-[a-z0-9]+)*\.\d+|[a-z]\d{2}-\d{4})", re.IGNORECASE)
+_SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*):", re.IGNORECASE)
+# Schemes refused even without '//' (e.g. 'javascript:alert(1)'); 'Data: a survey' is still a title.
+_BAD_SCHEMES = {
+    "javascript",
+    "vbscript",
+    "data",
+    "file",
+    "ftp",
+    "ftps",
+    "sftp",
+    "mailto",
+    "blob",
+    "about",
+    "chrome",
+    "ws",
+    "wss",
+    "tel",
+    "ssh",
+    "git",
+    "smb",
+    "ldap",
+    "irc",
+    "magnet",
+}
+# A link without a scheme: needs a path or a leading 'www.' so that titles like 'Node.js' stay titles.
+_BARE_DOMAIN = re.compile(r"^(?:www\.\S+|(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/\S*)$", re.IGNORECASE)
+_TRACKING_PARAMS = {"fbclid", "gclid", "mc_cid", "mc_eid"}
+_QUOTES = "\"'`“”‘’«»*_"
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
+
+
+@dataclass(frozen=True)
+class PaperRef:
+    """A canonical reference to one paper.
+
+    ``key`` is unique per paper: ``arxiv:2401.12345``, ``doi:10.1145/3366423.3380211`` (lower
+    case), ``openreview:abc123XYZ``, ``acl:2023.acl-long.1``, ``url:https://host/path`` (see
+    :func:`normalize_url`) or ``title:<normalised title>``. ``url`` is a canonical link, if any.
+    """
+
+    kind: PaperKind
+    key: str
+    url: str | None = None
+    title: str | None = None
+    arxiv_id: str | None = None
+    doi: str | None = None
+
+    @property
+    def label(self) -> str:
+        """A short human-readable name: the title, ``arXiv:…``, ``doi:…`` or the link."""
+        if self.title:
+            return self.title
+        if self.arxiv_id:
+            return f"arXiv:{self.arxiv_id}"
+        if self.doi:
+            return f"doi:{self.doi}"
+        return self.url or self.key
+
+
+# ---------------------------------------------------------------- titles
+
+
+def normalize_title(title: str) -> str:
+    """Casefold, strip accents (NFKD), turn punctuation and symbols into spaces, collapse spaces."""
+    decomposed = unicodedata.normalize("NFKD", title.casefold())
+    chars = []
+    for ch in decomposed:
+        category = unicodedata.category(ch)
+        if category == "Mn":
+            continue
+        chars.append(" " if category[0] in "PSZC" else ch)
+    return " ".join("".join(chars).split())
+
+
+def titles_match(a: str, b: str, threshold: float = 0.9) -> bool:
+    """Whether two titles name the same paper.
+
+    Compares normalised titles with ``rapidfuzz.fuzz.ratio`` (0–100, scaled here to 0–1) against
+    ``threshold``. Words containing digits must agree exactly, so versions and sizes differ:
+    'Tau-Bench' vs 'Tau2-Bench', 'GPT-3' vs 'GPT-4'.
+    """
+    na, nb = normalize_title(a), normalize_title(b)
+    if not na or not nb:
+        return False
+    digits_a = sorted(w for w in na.split() if any(c.isdigit() for c in w))
+    digits_b = sorted(w for w in nb.split() if any(c.isdigit() for c in w))
+    if digits_a != digits_b:
+        return False
+    return fuzz.ratio(na, nb) / 100 >= threshold
+
+
+# ---------------------------------------------------------------- URLs
+
+
+def _strip_wrapping(text: str) -> str:
+    """Strip whitespace, Discord's <link> brackets, a markdown link, quotes and emphasis marks."""
+    text = text.strip()
+    link = re.fullmatch(r"\[[^\]]*\]\((\S+?)\)", text)
+    if link:
+        text = link.group(1)
+    if text.startswith("<") and text.endswith(">"):
+        text = text[1:-1].strip()
+    while len(text) >= 2 and text[0] in _QUOTES and text[-1] in _QUOTES:
+        text = text[1:-1].strip()
+    return text
+
+
+def _with_scheme(text: str) -> str:
+    """Add https:// to bare links such as 'arxiv.org/abs/2401.12345'."""
+    return f"https://{text}" if _BARE_DOMAIN.match(text) and not _SCHEME.match(text) else text
+
+
+def _bad_scheme(text: str) -> str | None:
+    """The scheme if ``text`` looks like a non-http(s) link, else None."""
+    squashed = re.sub(r"[\x00-\x20]", "", text)  # browsers ignore these inside 'java\tscript:'
+    m = _SCHEME.match(squashed)
+    if not m:
+        return None
+    scheme = m.group(1).lower()
+    if scheme in ("http", "https"):
+        return None
+    after_colon = text.split(":", 1)[1][:1] if ":" in text else ""
+    if squashed[m.end() :].startswith("//") or (scheme in _BAD_SCHEMES and not after_colon.isspace()):
+        return scheme
+    return None
+
+
+def is_http_url(text: str) -> bool:
+    """True for an absolute http(s) URL with a host and no whitespace."""
+    if not text or any(c.isspace() for c in text):
+        return False
+    try:
+        parts = urlsplit(text)
+        _ = parts.port  # raises ValueError on a bad port
+        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        return False
+
+
+def validate_http_url(text: str, field: str = "Link") -> str:
+    """Return a cleaned http(s) URL (https:// added to bare domains), or raise BadInput."""
+    url = _with_scheme(_strip_wrapping(text))
+    if not url:
+        raise BadInput(f"{field} is empty; paste a link starting with https://.")
+    if len(url) > MAX_URL_LENGTH:
+        raise BadInput(f"{field} is too long (over {MAX_URL_LENGTH} characters); use a shorter link.")
+    if not is_http_url(url):
+        raise BadInput(f"{field} must be an http(s) link, e.g. https://example.com/page.")
+    return url
+
+
+def normalize_url(url: str) -> str:
+    """https, lower-case host, no default port, no fragment, no utm_*/click-id params, no trailing /."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    host = f"[{host}]" if ":" in host else host
+    if parts.port is not None and parts.port not in (80, 443):
+        host = f"{host}:{parts.port}"
+    query = "&".join(p for p in parts.query.split("&") if p and not _is_tracking(p.split("=", 1)[0]))
+    return urlunsplit(("https", host, parts.path.rstrip("/"), query, ""))
+
+
+def _is_tracking(param: str) -> bool:
+    name = unquote(param).lower()
+    return name.startswith("utm_") or name in _TRACKING_PARAMS
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def _arxiv_ref(raw_id: str) -> PaperRef | None:
+    m = _ARXIV_ID.fullmatch(raw_id.strip())
+    if not m:
+        return None
+    if m.group("new"):
+        arxiv_id = m.group("new")
+        if not 1 <= int(arxiv_id[2:4]) <= 12:
+            return None
+    else:
+        archive, number = m.group("old").split("/")
+        name, _, subject = archive.partition(".")
+        arxiv_id = f"{name.lower()}{'.' + subject.upper() if subject else ''}/{number}"
+    return PaperRef("arxiv", f"arxiv:{arxiv_id}", url=f"https://arxiv.org/abs/{arxiv_id}", arxiv_id=arxiv_id)
+
+
+def _doi_ref(doi: str) -> PaperRef:
+    doi = doi.strip().rstrip(".,;").lower()
+    arxiv = _ARXIV_DOI.fullmatch(doi)
+    if arxiv and (ref := _arxiv_ref(arxiv.group(1))):
+        return ref
+    return PaperRef("doi", f"doi:{doi}", url=f"https://doi.org/{doi}", doi=doi)
+
+
+def _url_ref(url: str) -> PaperRef:
+    if len(url) > MAX_URL_LENGTH:
+        raise BadInput(f"That link is over {MAX_URL_LENGTH} characters; use a shorter one (e.g. the DOI).")
+    if not is_http_url(url):
+        raise BadInput("That doesn't look like a complete link; paste it starting with https://.")
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    path = unquote(parts.path)
+    query = dict(parse_qsl(parts.query))
+    if host in _ARXIV_HOSTS and (m := _ARXIV_PATH.fullmatch(path)) and (ref := _arxiv_ref(m.group("id"))):
+        return ref
+    if host in ("doi.org", "dx.doi.org") and (m := _DOI.fullmatch(path.lstrip("/"))):
+        return _doi_ref(m.group(1))
+    if m := re.fullmatch(r"/doi/(?:abs/|pdf/|full/|epdf/|book/)?(10\.\d{4,9}/.+?)/?", path):
+        return _doi_ref(m.group(1))
+    if host == "openreview.net" and path.rstrip("/") in ("/forum", "/pdf") and query.get("id"):
+        note_id = query["id"]
+        if re.fullmatch(r"[A-Za-z0-9_-]{1,64}", note_id):
+            return PaperRef(
+                "openreview", f"openreview:{note_id}", url=f"https://openreview.net/forum?id={note_id}"
+            )
+    acl_path = re.fullmatch(r"(?:/anthology)?/([^/]+?)(?:\.pdf)?/?", path)
+    if host in ("aclanthology.org", "aclweb.org") and acl_path and _ACL_ID.fullmatch(acl_path.group(1)):
+        acl_id = acl_path.group(1)
+        acl_id = acl_id.upper() if "." not in acl_id else acl_id.lower()
+        return PaperRef("acl", f"acl:{acl_id}", url=f"https://aclanthology.org/{acl_id}/")
+    key = normalize_url(url)
+    link = urlunsplit((parts.scheme.lower(), *urlsplit(key)[1:]))
+    return PaperRef("url", f"url:{key}", url=link)
+
+
+def parse_paper_ref(text: str) -> PaperRef:
+    """Read an arXiv ID/link, DOI, OpenReview/ACL Anthology link, other http(s) link, or a title."""
+    cleaned = _strip_wrapping(text)
+    if not cleaned:
+        raise BadInput("Give a paper: an arXiv ID (2401.12345), a DOI, a link or the title.")
+    scheme = _bad_scheme(cleaned)
+    if scheme:
+        raise BadInput(
+            f"Only http(s) links are accepted (not {scheme}:); paste an https:// link, "
+            "an arXiv ID, a DOI or the title."
+        )
+    if ref := _arxiv_ref(cleaned):
+        return ref
+    if m := re.fullmatch(r"arxiv\s*:\s*(\S+)", cleaned, re.IGNORECASE):
+        if ref := _arxiv_ref(m.group(1)):
+            return ref
+        raise BadInput(
+            f"“{m.group(1)[:40]}” is not an arXiv ID; they look like 2401.12345 or hep-th/9901001."
+        )
+    if m := re.fullmatch(r"(?:doi\s*:\s*)?(10\.\d{4,9}/\S+)", cleaned, re.IGNORECASE):
+        return _doi_ref(m.group(1))
+    url = _with_scheme(cleaned)
+    if _SCHEME.match(url) and url.split(":", 1)[0].lower() in ("http", "https"):
+        return _url_ref(url)
+    title = " ".join(cleaned.split())
+    if len(title) > MAX_TITLE_LENGTH:
+        raise BadInput(
+            f"That title is over {MAX_TITLE_LENGTH} characters; shorten it or paste a link instead."
+        )
+    normalised = normalize_title(title)
+    if not normalised:
+        raise BadInput("That title has no letters or digits; paste the paper's title, link or arXiv ID.")
+    return PaperRef("title", f"title:{normalised}", title=title)
+
+
+def split_paper_list(text: str, max_papers: int = MAX_PAPERS_PER_LIST) -> list[str]:
+    """Split one-per-line or ';'-separated papers; trims, drops empties and bullets ('-', '1.')."""
+    items = [_BULLET.sub("", part).strip() for part in re.split(r"[\n;]", text)]
+    items = [item for item in items if item]
+    if not items:
+        raise BadInput("Give at least one paper: an arXiv ID, DOI, link or title, one per line.")
+    if len(items) > max_papers:
+        raise BadInput(f"That's {len(items)} papers; the limit is {max_papers} at a time.")
+    return items

@@ -1,0 +1,68 @@
+"""Who may run what, checked in code on every call (Discord's default permissions can be changed
+by server admins, so they are only a hint)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import discord
+from discord import app_commands
+
+from bot.errors import NotAllowed
+from bot.services.guild_settings import GuildConfig, get_config
+
+T = TypeVar("T")
+
+
+def member_is_organizer(member: discord.Member, config: GuildConfig) -> bool:
+    """Manage Events, Manage Server, Administrator, or the configured organizer role."""
+    perms = member.guild_permissions
+    if perms.administrator or perms.manage_guild or perms.manage_events:
+        return True
+    return config.organizer_role_id is not None and any(
+        r.id == config.organizer_role_id for r in member.roles
+    )
+
+
+def member_is_manager(member: discord.Member) -> bool:
+    perms = member.guild_permissions
+    return perms.administrator or perms.manage_guild
+
+
+async def guild_config_for(interaction: discord.Interaction[Any]) -> GuildConfig:
+    if interaction.guild_id is None:
+        raise NotAllowed("This command works in a server, not in DMs.")
+    async with interaction.client.session_factory() as session:
+        return await get_config(session, interaction.guild_id)
+
+
+async def ensure_organizer(interaction: discord.Interaction[Any]) -> GuildConfig:
+    """Raise NotAllowed unless the user is an organizer; returns the guild's settings."""
+    config = await guild_config_for(interaction)
+    if not isinstance(interaction.user, discord.Member) or not member_is_organizer(interaction.user, config):
+        raise NotAllowed("Only organizers can do this (Manage Events or the organizer role).")
+    return config
+
+
+def organizer_only() -> Callable[[T], T]:
+    """app_commands check: organizers only (Manage Events or the organizer role)."""
+
+    async def predicate(interaction: discord.Interaction[Any]) -> bool:
+        await ensure_organizer(interaction)
+        return True
+
+    return app_commands.check(predicate)
+
+
+def manager_only() -> Callable[[T], T]:
+    """app_commands check: Manage Server only."""
+
+    async def predicate(interaction: discord.Interaction[Any]) -> bool:
+        if interaction.guild_id is None:
+            raise NotAllowed("This command works in a server, not in DMs.")
+        if not isinstance(interaction.user, discord.Member) or not member_is_manager(interaction.user):
+            raise NotAllowed("Only members with Manage Server can change the club's settings.")
+        return True
+
+    return app_commands.check(predicate)

@@ -1,0 +1,1 @@
+"""Domain services: plain values and a store session in, plain results out; no discord objects."""

@@ -1,0 +1,115 @@
+"""Per-guild settings: read with defaults, validate and change."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot import timeutil
+from db.models import GuildSettings
+from db.models.core import (
+    DEFAULT_DISPLAY_ZONES,
+    DEFAULT_REMINDER_OFFSETS,
+    DEFAULT_SUGGESTION_TOPICS,
+    DEFAULT_TIMEZONE,
+)
+
+
+@dataclass(frozen=True)
+class GuildConfig:
+    """A guild's settings as plain values (defaults when the guild never ran /setup)."""
+
+    guild_id: int
+    announcements_channel_id: int | None = None
+    suggestions_channel_id: int | None = None
+    organizer_role_id: int | None = None
+    ping_role_id: int | None = None
+    timezone: str = DEFAULT_TIMEZONE
+    display_zones_text: str = DEFAULT_DISPLAY_ZONES
+    reminder_offsets_text: str = DEFAULT_REMINDER_OFFSETS
+    suggestion_topics: tuple[str, ...] = field(
+        default_factory=lambda: tuple(DEFAULT_SUGGESTION_TOPICS.split(";"))
+    )
+
+    @property
+    def display_zones(self) -> list[timeutil.DisplayZone]:
+        return timeutil.parse_display_zones(self.display_zones_text)
+
+    @property
+    def reminder_offsets(self) -> list[timedelta]:
+        return timeutil.parse_offsets(self.reminder_offsets_text)
+
+
+def _to_config(row: GuildSettings | None, guild_id: int) -> GuildConfig:
+    if row is None:
+        return GuildConfig(guild_id=guild_id)
+    return GuildConfig(
+        guild_id=row.guild_id,
+        announcements_channel_id=row.announcements_channel_id,
+        suggestions_channel_id=row.suggestions_channel_id,
+        organizer_role_id=row.organizer_role_id,
+        ping_role_id=row.ping_role_id,
+        timezone=row.timezone,
+        display_zones_text=row.display_zones,
+        reminder_offsets_text=row.reminder_offsets,
+        suggestion_topics=tuple(t for t in row.suggestion_topics.split(";") if t),
+    )
+
+
+async def get_config(session: AsyncSession, guild_id: int) -> GuildConfig:
+    return _to_config(await session.get(GuildSettings, guild_id), guild_id)
+
+
+SETTABLE = {
+    "announcements_channel_id",
+    "suggestions_channel_id",
+    "organizer_role_id",
+    "ping_role_id",
+    "timezone",
+    "display_zones",
+    "reminder_offsets",
+    "suggestion_topics",
+}
+
+
+def normalize_change(name: str, value: object) -> object:
+    """Validate one setting; returns the value to store or raises BadInput."""
+    if name == "timezone":
+        return timeutil.resolve_timezone(str(value)).key
+    if name == "display_zones":
+        return timeutil.format_display_zones(timeutil.parse_display_zones(str(value)))
+    if name == "reminder_offsets":
+        offsets = timeutil.parse_offsets(str(value))
+        return ",".join(timeutil.format_offset(o) for o in offsets)
+    if name == "suggestion_topics":
+        from bot.errors import BadInput
+
+        topics = [t.strip() for t in str(value).replace(",", ";").split(";") if t.strip()]
+        if not topics or len(topics) > 20 or any(len(t) > 50 for t in topics):
+            raise BadInput("Give 1–20 topics separated by `;`, each at most 50 characters.")
+        return ";".join(topics)
+    return value
+
+
+async def update_config(session: AsyncSession, guild_id: int, **changes: object) -> GuildConfig:
+    """Validate every change first, then write them together (caller owns the transaction)."""
+    unknown = set(changes) - SETTABLE
+    if unknown:
+        raise ValueError(f"unknown settings: {sorted(unknown)}")
+    clean = {name: normalize_change(name, value) for name, value in changes.items()}
+    row = await session.get(GuildSettings, guild_id)
+    if row is None:
+        row = GuildSettings(
+            guild_id=guild_id,
+            timezone=DEFAULT_TIMEZONE,
+            display_zones=DEFAULT_DISPLAY_ZONES,
+            reminder_offsets=DEFAULT_REMINDER_OFFSETS,
+            suggestion_topics=DEFAULT_SUGGESTION_TOPICS,
+        )
+        session.add(row)
+    for name, value in clean.items():
+        setattr(row, name, value)
+    await session.flush()
+    return _to_config(row, guild_id)

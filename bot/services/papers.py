@@ -1,0 +1,100 @@
+"""Papers in the store: one row per guild and canonical key, shared by sessions, suggestions and lists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.papers import PaperRef, normalize_title, parse_paper_ref
+from db.models import Paper
+
+
+@dataclass(frozen=True)
+class PaperInfo:
+    """A stored paper as plain values."""
+
+    id: int
+    key: str
+    kind: str
+    title: str
+    url: str | None
+    arxiv_id: str | None
+    doi: str | None
+    authors: str | None = None
+    wiki_url: str | None = None
+
+    @property
+    def link(self) -> str | None:
+        return self.url
+
+    def markdown(self) -> str:
+        """`[Title](url)` when there is a link, else the title."""
+        from discord.utils import escape_markdown
+
+        title = escape_markdown(self.title)
+        return f"[{title}]({self.url})" if self.url else title
+
+
+def paper_info(row: Paper) -> PaperInfo:
+    return PaperInfo(
+        id=row.id,
+        key=row.key,
+        kind=row.kind,
+        title=row.title,
+        url=row.url,
+        arxiv_id=row.arxiv_id,
+        doi=row.doi,
+        authors=row.authors,
+        wiki_url=row.wiki_url,
+    )
+
+
+async def find_paper(session: AsyncSession, guild_id: int, ref: PaperRef) -> Paper | None:
+    return (
+        await session.execute(select(Paper).where(Paper.guild_id == guild_id, Paper.key == ref.key))
+    ).scalar_one_or_none()
+
+
+async def get_or_create_paper(
+    session: AsyncSession, guild_id: int, ref: PaperRef, *, title: str | None = None
+) -> Paper:
+    """The guild's paper for `ref`, created when new. A title given here fills a missing one.
+
+    Runs inside the caller's transaction; two callers racing on the same new key are
+    serialised by the unique constraint (the loser's transaction fails and is retried by the caller).
+    """
+    row = await find_paper(session, guild_id, ref)
+    display_title = (title or ref.title or ref.label).strip()
+    if row is None:
+        row = Paper(
+            guild_id=guild_id,
+            key=ref.key,
+            kind=ref.kind,
+            title=display_title[:400],
+            normalized_title=normalize_title(display_title)[:400],
+            url=ref.url,
+            arxiv_id=ref.arxiv_id,
+            doi=ref.doi,
+        )
+        session.add(row)
+        await session.flush()
+    elif title and row.title == ref.label and title.strip() != row.title:
+        # The paper was stored under its id only; a real title is better.
+        row.title = title.strip()[:400]
+        row.normalized_title = normalize_title(row.title)[:400]
+    return row
+
+
+async def papers_from_text(session: AsyncSession, guild_id: int, texts: list[str]) -> list[Paper]:
+    """Parse and store each paper reference, keeping the given order and dropping repeats."""
+    refs = [parse_paper_ref(text) for text in texts]  # validate all before writing any
+    seen: set[str] = set()
+    rows: list[Paper] = []
+    for ref in refs:
+        if ref.key in seen:
+            continue
+        seen.add(ref.key)
+        rows.append(await get_or_create_paper(session, guild_id, ref))
+    return rows

@@ -1,0 +1,488 @@
+"""Time zones, user-typed times, reminder offsets and the club's time format. Pure functions, no I/O.
+
+Every datetime that leaves this module is timezone-aware. Wall-clock times typed by users are
+interpreted in a zone; times that fall into a DST gap are rejected, ambiguous ones take the first
+occurrence and say so in :attr:`ParsedTime.note`.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from functools import lru_cache
+from typing import Literal
+from zoneinfo import ZoneInfo, available_timezones
+
+from bot.errors import BadInput
+
+#: Abbreviations accepted as *input* zones. Region abbreviations follow the region's DST rules
+#: whatever season they name (``PST`` typed in July still means Pacific time, i.e. PDT), because
+#: that is what people mean. ``GMT`` is the one exception: as input it is fixed UTC+0 (``Etc/GMT``);
+#: use ``UK``/``BST`` or ``Europe/London`` for UK civil time. (On *output* London shows as GMT in
+#: winter and BST in summer, like the club page.)
+# fmt: off
+CLUB_ZONE_ABBREVIATIONS: dict[str, str] = {
+    "PT": "America/Los_Angeles", "PST": "America/Los_Angeles", "PDT": "America/Los_Angeles",
+    "MT": "America/Denver", "CT": "America/Chicago",
+    "ET": "America/New_York", "EST": "America/New_York", "EDT": "America/New_York",
+    "UK": "Europe/London", "BST": "Europe/London", "GMT": "Etc/GMT",
+    "CET": "Europe/Paris", "CEST": "Europe/Paris", "IST": "Asia/Kolkata", "UTC": "UTC",
+}
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = ("january", "february", "march", "april", "may", "june", "july",
+          "august", "september", "october", "november", "december")
+_WEEKDAY_WORDS = {**{w: i for i, w in enumerate(WEEKDAYS)}, **{w[:3]: i for i, w in enumerate(WEEKDAYS)},
+                  "tues": 1, "weds": 2, "thur": 3, "thurs": 3}
+_MONTH_WORDS = {**{m: i for i, m in enumerate(MONTHS, 1)}, **{m[:3]: i for i, m in enumerate(MONTHS, 1)},
+                "sept": 9}
+# fmt: on
+_WEEKDAY_RE = "|".join(sorted(_WEEKDAY_WORDS, key=len, reverse=True))
+_MONTH_RE = "|".join(sorted(_MONTH_WORDS, key=len, reverse=True))
+_TIME = r"(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ap>[ap]\.?m\.?)?|(?P<word>noon|midnight)"
+_ACCEPTED = "2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorrow 17:00, today 5pm, in 2 hours"
+_OFFSET_UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60}
+_OFFSET_TOKEN = re.compile(r"(\d{1,6})\s*(w|wks?|weeks?|d|days?|h|hrs?|hours?|m|mins?|minutes?)(?![a-z])")
+
+
+@dataclass(frozen=True)
+class ParsedTime:
+    """A parsed user time: ``utc`` (aware UTC), ``local`` (aware, in the zone it was read in)."""
+
+    utc: datetime
+    local: datetime
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class DisplayZone:
+    """A zone shown in club times. ``label=None`` uses the zone's own abbreviation on that date."""
+
+    zone: str
+    label: str | None = None
+
+
+#: The club page's zones: PT, London (GMT in winter, BST in summer), IST.
+DEFAULT_DISPLAY_ZONES: tuple[DisplayZone, ...] = (
+    DisplayZone("America/Los_Angeles", "PT"),
+    DisplayZone("Europe/London", None),
+    DisplayZone("Asia/Kolkata", "IST"),
+)
+
+
+def utcnow() -> datetime:
+    """The current time, aware, in UTC."""
+    return datetime.now(UTC)
+
+
+def ensure_aware_utc(dt: datetime) -> datetime:
+    """Return ``dt`` converted to UTC; raise ValueError if it is naive (a programming error)."""
+    if dt.tzinfo is None or dt.utcoffset() is None:
+        raise ValueError(f"naive datetime not allowed: {dt!r}")
+    return dt.astimezone(UTC)
+
+
+@lru_cache(maxsize=1)
+def _iana_names() -> dict[str, str]:
+    return {name.casefold(): name for name in available_timezones()}
+
+
+def _lookup_zone(name: str) -> ZoneInfo | None:
+    cleaned = name.strip()
+    target = CLUB_ZONE_ABBREVIATIONS.get(cleaned.upper())
+    if target is None:
+        target = _iana_names().get(cleaned.replace(" ", "_").casefold())
+    return ZoneInfo(target) if target else None
+
+
+def resolve_timezone(name: str) -> ZoneInfo:
+    """An IANA zone name (any case) or a club abbreviation (see CLUB_ZONE_ABBREVIATIONS)."""
+    zone = _lookup_zone(name) if name.strip() else None
+    if zone is None:
+        shown = name.strip()[:60] or "(empty)"
+        raise BadInput(
+            f"I don't know the time zone “{shown}”. "
+            "Use an IANA name like America/Los_Angeles or an abbreviation like PT."
+        )
+    return zone
+
+
+def timezone_choices(current: str, limit: int = 25) -> list[tuple[str, str]]:
+    """Autocomplete (name, value) pairs: matching abbreviations first, then IANA names."""
+    needle = current.strip().replace(" ", "_").casefold()
+    cap = max(0, min(limit, 25))
+    out: list[tuple[str, str]] = []
+    for abbr, zone in CLUB_ZONE_ABBREVIATIONS.items():
+        if needle in abbr.casefold() or needle in zone.casefold():
+            out.append((f"{abbr} ({zone})"[:100], abbr))
+    seen = set(CLUB_ZONE_ABBREVIATIONS)
+    for name in sorted(available_timezones()):
+        if needle in name.casefold() and name not in seen:
+            out.append((name[:100], name[:100]))
+    return out[:cap]
+
+
+def _fmt_clock(t: datetime | time) -> str:
+    hour = t.hour % 12 or 12
+    return f"{hour}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
+
+
+def _fmt_utc_offset(offset: timedelta | None) -> str:
+    minutes = int((offset or timedelta(0)).total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    h, m = divmod(abs(minutes), 60)
+    return f"UTC{sign}{h}" + (f":{m:02d}" if m else "")
+
+
+def _zone_label(local: datetime, label: str | None) -> str:
+    if label:
+        return label
+    name = local.tzname() or ""
+    return _fmt_utc_offset(local.utcoffset()) if not name or name[0] in "+-" else name
+
+
+def _fmt_long_date(d: date | datetime, weekday: bool = True) -> str:
+    text = f"{d.day} {MONTHS[d.month - 1].title()} {d.year}"
+    return f"{WEEKDAYS[d.weekday()].title()} {text}" if weekday else text
+
+
+def _localize(d: date, t: time, tz: ZoneInfo) -> tuple[datetime, str | None]:
+    """Attach ``tz`` to the wall time; reject gaps, take fold=0 for ambiguous times (with a note)."""
+    first = datetime.combine(d, t.replace(fold=0), tzinfo=tz)
+    second = first.replace(fold=1)
+    if first.utcoffset() == second.utcoffset():
+        return first, None
+    back = first.astimezone(UTC).astimezone(tz)
+    if back.date() == d and back.time() == t.replace(fold=0):
+        note = (
+            f"{_fmt_clock(t)} on {_fmt_long_date(d, weekday=False)} happens twice in {tz.key}; "
+            f"I took the first ({first.tzname()}, {_fmt_utc_offset(first.utcoffset())})"
+        )
+        return first, note
+    # In a gap: fold=0 uses the offset before the change. Find the change instant by bisection.
+    lo, hi = second.astimezone(UTC), first.astimezone(UTC)
+    before, after = first.utcoffset() or timedelta(0), second.utcoffset() or timedelta(0)
+    while hi - lo > timedelta(seconds=1):
+        mid = lo + (hi - lo) / 2
+        lo, hi = (mid, hi) if mid.astimezone(tz).utcoffset() == before else (lo, mid)
+    start_s, end_s = _fmt_clock(hi + before), _fmt_clock(hi + after)  # wall clock either side
+    if start_s[-2:] == end_s[-2:]:
+        start_s = start_s[:-3]
+    raise BadInput(
+        f"{_fmt_clock(t)} on {_fmt_long_date(d)} does not exist in {tz.key} "
+        f"(clocks spring forward); pick a time outside {start_s}–{end_s}."
+    )
+
+
+def _wall_to_utc_shift(d: date, t: time, tz: ZoneInfo) -> datetime:
+    """Like _localize, but a time in a gap moves forward by the gap and ambiguity takes fold=0."""
+    return datetime.combine(d, t.replace(fold=0), tzinfo=tz).astimezone(UTC)
+
+
+def _match_clock(text: str) -> time | None:
+    m = re.fullmatch(_TIME, text.strip())
+    if m is None:
+        return None
+    word = m.group("word")
+    if word:
+        return time(12 if word == "noon" else 0)
+    hour, minute, ap = int(m.group("h")), int(m.group("m") or 0), m.group("ap")
+    if ap is None and m.group("m") is None:
+        raise BadInput(f"“{m.group(0)}” needs minutes or AM/PM, e.g. {hour}:00 or {hour}pm.")
+    if ap:
+        if not 1 <= hour <= 12:
+            raise BadInput(f"“{m.group(0)}” is not a valid 12-hour time; use 1–12 with AM/PM.")
+        hour = hour % 12 + (12 if ap.startswith("p") else 0)
+    if hour > 23 or minute > 59:
+        raise BadInput(f"“{m.group(0)}” is not a valid time of day.")
+    return time(hour, minute)
+
+
+def _split_day_and_clock(text: str, day_re: str) -> tuple[str, time] | None:
+    """Match '<day> <time>' or '<time> <day>'; returns the day word and the time."""
+    for pattern in (rf"(?P<day>{day_re})\s+(?P<clock>.+)", rf"(?P<clock>.+?)\s+(?P<day>{day_re})"):
+        m = re.fullmatch(pattern, text)
+        if m:
+            clock = _match_clock(m.group("clock"))
+            if clock is not None:
+                return m.group("day"), clock
+    return None
+
+
+def _make_date(year: int, month: int, day: int) -> date:
+    if not 1 <= month <= 12:
+        raise BadInput(f"There is no month {month}; use 1–12.")
+    try:
+        return date(year, month, day)
+    except ValueError:
+        raise BadInput(f"{MONTHS[month - 1].title()} {year} has no day {day}.") from None
+
+
+def _next_yearless(month: int, day: int, clock: time, now_local: datetime) -> date:
+    for year in range(now_local.year, now_local.year + 9):
+        if day <= calendar.monthrange(year, month)[1]:
+            d = date(year, month, day)
+            if datetime.combine(d, clock, tzinfo=now_local.tzinfo) > now_local:
+                return d
+    raise BadInput(f"{MONTHS[month - 1].title()} has no day {day}.")
+
+
+def _calendar_date(text: str, now_local: datetime) -> tuple[date, time] | None:
+    """ISO dates, '5 Nov 2026 8am', 'Nov 5 2026 8am', optionally led by a weekday name."""
+    m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:t|\s+)(.+?))?", text)
+    if m:
+        if m.group(4) is None:
+            raise BadInput(f"Please add a time of day, e.g. {m.group(0)} 09:30.")
+        clock = _match_clock(re.sub(r"^(\d{1,2}:\d{2}):\d{2}(?:\.\d+)?$", r"\1", m.group(4)))
+        if clock is None:
+            return None
+        return _make_date(int(m.group(1)), int(m.group(2)), int(m.group(3))), clock
+    lead = rf"(?:(?P<wd>{_WEEKDAY_RE})\s+)?"
+    day_first = rf"{lead}(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mo>{_MONTH_RE})\.?"
+    month_first = rf"{lead}(?P<mo>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?"
+    for pattern in (day_first, month_first):
+        m = re.fullmatch(rf"{pattern}(?:\s+(?P<y>\d{{4}}))?\s+(?P<clock>.+)", text)
+        clock = _match_clock(m.group("clock")) if m else None
+        if m is None or clock is None:
+            continue
+        month, day = _MONTH_WORDS[m.group("mo")], int(m.group("d"))
+        if m.group("y"):
+            d = _make_date(int(m.group("y")), month, day)
+        else:
+            d = _next_yearless(month, day, clock, now_local)
+        if m.group("wd") and _WEEKDAY_WORDS[m.group("wd")] != d.weekday():
+            raise BadInput(
+                f"{_fmt_long_date(d, weekday=False)} is a {WEEKDAYS[d.weekday()].title()}, "
+                f"not a {WEEKDAYS[_WEEKDAY_WORDS[m.group('wd')]].title()}."
+            )
+        return d, clock
+    return None
+
+
+def _relative_date(text: str, now_local: datetime, tz: ZoneInfo, now: datetime) -> tuple[date, time] | None:
+    """'today 5pm', 'tomorrow 17:00', '(next) thursday 9:30am', and a bare time '9:30am'."""
+    today = now_local.date()
+    found = _split_day_and_clock(text, r"today|tonight|tomorrow|tmrw")
+    if found:
+        return today + timedelta(days=0 if found[0] in ("today", "tonight") else 1), found[1]
+    found = _split_day_and_clock(text, rf"(?:next\s+|this\s+)?(?:{_WEEKDAY_RE})")
+    if found:
+        weekday, clock = _WEEKDAY_WORDS[found[0].split()[-1]], found[1]
+        for ahead in range(8):
+            d = today + timedelta(days=ahead)
+            if d.weekday() == weekday and _wall_to_utc_shift(d, clock, tz) > now:
+                return d, clock
+    bare = _match_clock(text)
+    if bare is not None:
+        later = _wall_to_utc_shift(today, bare, tz) > now
+        return today + timedelta(days=0 if later else 1), bare
+    return None
+
+
+def _dateparser_fallback(text: str, tz: ZoneInfo, now_local: datetime) -> tuple[date, time] | None:
+    if not re.search(r"\d\s*[ap]\.?m\b|\d[:.]\d\d|\bnoon\b|\bmidnight\b", text):
+        return None  # dateparser silently fills in the current time when none is given
+    import dateparser  # lazy: slow import, rarely needed
+
+    settings = {"RELATIVE_BASE": now_local, "TIMEZONE": tz.key, "TO_TIMEZONE": tz.key}
+    settings |= {"RETURN_AS_TIMEZONE_AWARE": True, "PREFER_DATES_FROM": "future"}
+    try:
+        result = dateparser.parse(text, languages=["en"], settings=settings)
+    except Exception:  # dateparser raises assorted errors on odd input
+        return None
+    if not isinstance(result, datetime) or result.tzinfo is None:
+        return None
+    return result.date(), result.time().replace(second=0, microsecond=0)
+
+
+def parse_when(text: str, tz: ZoneInfo, now: datetime) -> ParsedTime:
+    """Parse a user-typed time. Wall-clock forms are read in ``tz`` (or a trailing zone, 'PT').
+
+    Weekday forms ('thursday 9:30am', 'next thu 9:30') mean the next occurrence of that weekday
+    and time strictly after ``now``; 'next' does not skip a week. A date without a year means the
+    next such date. 'in N hours/minutes/days' counts elapsed time from ``now``. Past times are
+    not rejected here: see :func:`ensure_future`.
+    """
+    now = ensure_aware_utc(now)
+    cleaned = text.strip()
+    if not cleaned:
+        raise BadInput(f"Please give a time, e.g. {_ACCEPTED}.")
+    if len(cleaned) > 100:
+        raise BadInput(f"That time is too long to read; try e.g. {_ACCEPTED}.")
+    lowered = cleaned.split(" / ")[0].casefold().replace(",", " ")
+    lowered = re.sub(r"\s+", " ", re.sub(r"\bat\b|\bon\b", " ", lowered)).strip()
+    zone_words = lowered.rsplit(" ", 1)
+    if len(zone_words) == 2 and (explicit := _lookup_zone(zone_words[1])) is not None:
+        tz, lowered = explicit, zone_words[0]
+    elif lowered.endswith("z") and re.match(r"\d{4}-", lowered):
+        tz, lowered = ZoneInfo("UTC"), lowered[:-1].strip()
+    rel = re.fullmatch(r"in\s+(an?\s+)?(.+)", lowered)
+    if rel:
+        try:
+            delta = parse_offset(("1 " if rel.group(1) else "") + rel.group(2))
+        except BadInput:
+            raise BadInput(
+                f"I couldn't read “{cleaned[:60]}” as a time. Try e.g. in 2 hours, "
+                "in 30 minutes or in 3 days."
+            ) from None
+        utc = now + delta
+        return ParsedTime(utc=utc, local=utc.astimezone(tz))
+    now_local = now.astimezone(tz)
+    found = (
+        _calendar_date(lowered, now_local)
+        or _relative_date(lowered, now_local, tz, now)
+        or _dateparser_fallback(lowered, tz, now_local)
+    )
+    if found is None:
+        raise BadInput(f"I couldn't read “{cleaned[:60]}” as a time. Try e.g. {_ACCEPTED}.")
+    local, note = _localize(found[0], found[1], tz)
+    return ParsedTime(utc=local.astimezone(UTC), local=local, note=note)
+
+
+def ensure_future(dt_utc: datetime, now: datetime, what: str = "session") -> None:
+    """Raise BadInput if ``dt_utc`` is not after ``now``."""
+    if ensure_aware_utc(dt_utc) <= ensure_aware_utc(now):
+        raise BadInput(
+            f"That {what} time ({discord_timestamp(dt_utc, 'F')}) is in the past; pick a time in the future."
+        )
+
+
+def ensure_within(dt_utc: datetime, now: datetime, max_days: int = 730) -> None:
+    """Raise BadInput if ``dt_utc`` is more than ``max_days`` after ``now``."""
+    if ensure_aware_utc(dt_utc) - ensure_aware_utc(now) > timedelta(days=max_days):
+        raise BadInput(f"That is too far ahead; pick a time within the next {max_days} days.")
+
+
+def parse_offset(text: str) -> timedelta:
+    """'1h', '30m', '2d', '1w', '1h30m', '90 minutes', '24 h', '1 hour and 30 minutes'."""
+    cleaned = re.sub(r"\band\b|,", " ", text.strip().casefold()).strip()
+    tokens = list(_OFFSET_TOKEN.finditer(cleaned))
+    leftover = _OFFSET_TOKEN.sub("", cleaned).strip()
+    if not tokens or leftover:
+        raise BadInput(
+            f"I couldn't read “{text.strip()[:40]}” as a duration. Use e.g. 30m, 1h, 1h30m, 2d or 90 minutes."
+        )
+    seconds = sum(int(t.group(1)) * _OFFSET_UNITS[t.group(2)[0]] for t in tokens)
+    if seconds <= 0:
+        raise BadInput("A duration must be more than zero, e.g. 30m or 1h.")
+    return timedelta(seconds=seconds)
+
+
+def parse_offsets(
+    text: str, max_count: int = 5, max_delta: timedelta = timedelta(days=30)
+) -> list[timedelta]:
+    """Comma/semicolon-separated offsets, e.g. '24h, 1h' -> [24h, 1h]: deduped, largest first."""
+    parts = [p for p in re.split(r"[,;]", text) if p.strip()]
+    if not parts:
+        raise BadInput("Give at least one reminder time, e.g. 24h, 1h.")
+    offsets = sorted({parse_offset(p) for p in parts}, reverse=True)
+    if len(offsets) > max_count:
+        raise BadInput(f"At most {max_count} reminder times, please (you gave {len(offsets)}).")
+    if offsets[0] > max_delta:
+        raise BadInput(
+            f"Reminders can be at most {format_offset(max_delta)} ahead "
+            f"({format_offset(offsets[0])} is too far)."
+        )
+    return offsets
+
+
+def format_offset(td: timedelta) -> str:
+    """'2d' for whole days of 2+, else hours and minutes: '24h', '1h30m', '45m'. Seconds round."""
+    minutes = round(td.total_seconds() / 60)
+    if minutes < 0:
+        raise ValueError("negative offset")
+    if minutes and minutes % 1440 == 0 and minutes >= 2880:
+        return f"{minutes // 1440}d"
+    hours, mins = divmod(minutes, 60)
+    return (f"{hours}h" if hours else "") + (f"{mins}m" if mins or not hours else "")
+
+
+def parse_display_zones(text: str, max_zones: int = 5) -> list[DisplayZone]:
+    """'America/Los_Angeles=PT, Europe/London, Asia/Kolkata=IST'. Zones are stored as IANA names."""
+    zones: list[DisplayZone] = []
+    for part in (p.strip() for p in text.split(",")):
+        if not part:
+            continue
+        name, _, label = (s.strip() for s in part.partition("="))
+        zone = resolve_timezone(name).key
+        if label and not re.fullmatch(r"[A-Za-z0-9+\-]{1,10}", label):
+            raise BadInput(f"The label “{label[:20]}” should be 1–10 letters, digits, + or -, e.g. PT.")
+        if any(z.zone == zone for z in zones):
+            raise BadInput(f"{zone} is listed twice.")
+        zones.append(DisplayZone(zone, label or None))
+    if not zones:
+        raise BadInput("Give at least one zone, e.g. America/Los_Angeles=PT, Europe/London.")
+    if len(zones) > max_zones:
+        raise BadInput(f"At most {max_zones} display zones, please (you gave {len(zones)}).")
+    return zones
+
+
+def format_display_zones(zones: Sequence[DisplayZone]) -> str:
+    """Inverse of :func:`parse_display_zones`."""
+    return ", ".join(z.zone if z.label is None else f"{z.zone}={z.label}" for z in zones)
+
+
+def format_club_time(
+    dt_utc: datetime, zones: Sequence[DisplayZone] = DEFAULT_DISPLAY_ZONES, *, with_year: bool = False
+) -> str:
+    """'Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST'.
+
+    Weekday and date come from the first zone. A later zone whose local date differs from the
+    first zone's gets its weekday in brackets: '12:30 AM IST (Fri)'.
+    """
+    if not zones:
+        raise ValueError("at least one display zone is needed")
+    dt_utc = ensure_aware_utc(dt_utc)
+    first = dt_utc.astimezone(ZoneInfo(zones[0].zone))
+    head = f"{WEEKDAYS[first.weekday()].title()} {first.day} {MONTHS[first.month - 1].title()}"
+    head += f" {first.year}" if with_year else ""
+    parts = [f"{head}, {_fmt_clock(first)} {_zone_label(first, zones[0].label)}"]
+    for z in zones[1:]:
+        local = dt_utc.astimezone(ZoneInfo(z.zone))
+        day = f" ({WEEKDAYS[local.weekday()][:3].title()})" if local.date() != first.date() else ""
+        parts.append(f"{_fmt_clock(local)} {_zone_label(local, z.label)}{day}")
+    return " / ".join(parts)
+
+
+def format_club_date(dt_utc: datetime, zone: str | ZoneInfo, *, now: datetime | None = None) -> str:
+    """'5 November' in ``zone``; '5 November 2027' when ``now`` is given and the year differs."""
+    tz = zone if isinstance(zone, ZoneInfo) else resolve_timezone(zone)
+    local = ensure_aware_utc(dt_utc).astimezone(tz)
+    text = f"{local.day} {MONTHS[local.month - 1].title()}"
+    if now is not None and ensure_aware_utc(now).astimezone(tz).year != local.year:
+        text += f" {local.year}"
+    return text
+
+
+def discord_timestamp(dt: datetime, style: Literal["t", "T", "d", "D", "f", "F", "R"] = "F") -> str:
+    """Discord's '<t:UNIX:STYLE>' markup, rendered in each reader's own zone."""
+    return f"<t:{int(ensure_aware_utc(dt).timestamp())}:{style}>"
+
+
+def next_occurrence(
+    prev_utc: datetime,
+    rule: Literal["daily", "weekly", "monthly"],
+    tz: ZoneInfo,
+    *,
+    anchor_day: int | None = None,
+) -> datetime:
+    """The next repeat after ``prev_utc``, keeping the same wall-clock time in ``tz``.
+
+    Monthly repeats keep the day of month (``anchor_day``, default the previous one's), clamped
+    to the month's end. A wall time in a DST gap moves forward by the gap; an ambiguous one takes
+    the first occurrence. Returns aware UTC.
+    """
+    local = ensure_aware_utc(prev_utc).astimezone(tz)
+    d = local.date()
+    if rule == "daily":
+        d += timedelta(days=1)
+    elif rule == "weekly":
+        d += timedelta(days=7)
+    elif rule == "monthly":
+        year, month = (d.year + 1, 1) if d.month == 12 else (d.year, d.month + 1)
+        d = date(year, month, min(anchor_day or d.day, calendar.monthrange(year, month)[1]))
+    else:
+        raise ValueError(f"unknown repeat rule {rule!r}")
+    return _wall_to_utc_shift(d, local.time(), tz)

@@ -1,0 +1,102 @@
+"""The command tree: one error handler for every slash command, and one log line per interaction."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord import app_commands
+
+from bot.errors import PaperclubError
+from bot.replies import send_ephemeral
+
+if TYPE_CHECKING:
+    from bot.client import PaperclubBot
+
+log = logging.getLogger("paperclub.interactions")
+
+APOLOGY = "Sorry, something went wrong on our side. The organizers can find the details in the bot's log."
+
+
+def _command_name(interaction: discord.Interaction[Any]) -> str:
+    command = interaction.command
+    if command is not None:
+        return command.qualified_name
+    data: dict[str, Any] = dict(interaction.data or {})
+    return str(data.get("custom_id") or data.get("name") or interaction.type.name)
+
+
+def _elapsed_ms(interaction: discord.Interaction[Any]) -> float:
+    started = interaction.extras.get("paperclub_t0")
+    return (time.perf_counter() - started) * 1000 if started else 0.0
+
+
+def log_outcome(interaction: discord.Interaction[Any], outcome: str) -> None:
+    log.info(
+        "interaction command=%s guild=%s user=%s latency_ms=%.1f outcome=%s",
+        _command_name(interaction),
+        interaction.guild_id,
+        interaction.user.id,
+        _elapsed_ms(interaction),
+        outcome,
+    )
+
+
+def unwrap(error: BaseException) -> BaseException:
+    """The domain error under discord.py's wrappers, if any."""
+    seen = 0
+    while seen < 5 and isinstance(
+        error, app_commands.CommandInvokeError | app_commands.TransformerError | app_commands.CheckFailure
+    ):
+        inner = error.__cause__ or getattr(error, "original", None)
+        if inner is None:
+            break
+        error = inner
+        seen += 1
+    return error
+
+
+async def report_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
+    """Domain errors become short ephemeral replies; anything else is logged and apologised for."""
+    original = unwrap(error)
+    try:
+        if isinstance(original, PaperclubError):
+            log_outcome(interaction, f"refused:{type(original).__name__}")
+            await send_ephemeral(interaction, original.user_message)
+            return
+        if isinstance(original, app_commands.TransformerError):
+            log_outcome(interaction, "refused:TransformerError")
+            await send_ephemeral(interaction, f"I could not understand `{original.value}`.")
+            return
+        if isinstance(original, app_commands.CommandOnCooldown):
+            log_outcome(interaction, "refused:cooldown")
+            await send_ephemeral(interaction, f"Slow down — try again in {original.retry_after:.0f}s.")
+            return
+        if isinstance(original, app_commands.CheckFailure):
+            log_outcome(interaction, "refused:check")
+            await send_ephemeral(interaction, "You are not allowed to use this command here.")
+            return
+        log.error(
+            "unhandled error command=%s guild=%s user=%s",
+            _command_name(interaction),
+            interaction.guild_id,
+            interaction.user.id,
+            exc_info=(type(original), original, original.__traceback__),
+        )
+        log_outcome(interaction, "error")
+        await send_ephemeral(interaction, APOLOGY)
+    except discord.HTTPException:
+        log.warning("could not report an error to the user (interaction %s)", interaction.id)
+
+
+class PaperclubTree(app_commands.CommandTree["PaperclubBot"]):
+    async def interaction_check(self, interaction: discord.Interaction[PaperclubBot]) -> bool:
+        interaction.extras.setdefault("paperclub_t0", time.perf_counter())
+        return True
+
+    async def on_error(
+        self, interaction: discord.Interaction[PaperclubBot], error: app_commands.AppCommandError
+    ) -> None:
+        await report_error(interaction, error)

@@ -1,0 +1,34 @@
+"""Base view and modal: errors go through the same handler as slash commands, and each press is logged."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import discord
+
+from bot.tree import log_outcome, report_error
+
+
+class PaperclubView(discord.ui.View):
+    """A view whose errors become ephemeral replies (domain errors) or a logged apology."""
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        interaction.extras.setdefault("paperclub_t0", time.perf_counter())
+        return True
+
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: Exception, item: discord.ui.Item[Any]
+    ) -> None:
+        await report_error(interaction, error)
+
+
+class PaperclubModal(discord.ui.Modal):
+    async def on_error(  # type: ignore[override]  # discord.py's stub differs from its runtime call
+        self, interaction: discord.Interaction[Any], error: Exception, /
+    ) -> None:
+        await report_error(interaction, error)
+
+
+def log_component(interaction: discord.Interaction[Any], outcome: str = "ok") -> None:
+    log_outcome(interaction, outcome)

@@ -1,0 +1,135 @@
+"""/setup: the club's settings for this server (Manage Server to change; organizers may look)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import timeutil
+from bot.client import PaperclubBot
+from bot.permissions import ensure_organizer, manager_only
+from bot.replies import NO_MENTIONS, cut, send_ephemeral
+from bot.services.guild_settings import GuildConfig, get_config, update_config
+
+
+def _mention(kind: str, value: int | None) -> str:
+    if value is None:
+        return "not set"
+    return f"<#{value}>" if kind == "channel" else f"<@&{value}>"
+
+
+def render_settings_embed(config: GuildConfig) -> discord.Embed:
+    embed = discord.Embed(title="Paper club settings", colour=discord.Colour.blurple())
+    embed.add_field(name="Announcements channel", value=_mention("channel", config.announcements_channel_id))
+    embed.add_field(name="Suggestions channel", value=_mention("channel", config.suggestions_channel_id))
+    embed.add_field(name="Organizer role", value=_mention("role", config.organizer_role_id))
+    embed.add_field(name="Ping role", value=_mention("role", config.ping_role_id))
+    embed.add_field(name="Time zone", value=config.timezone)
+    embed.add_field(name="Reminder offsets", value=config.reminder_offsets_text)
+    embed.add_field(name="Display zones", value=cut(config.display_zones_text, 1024), inline=False)
+    embed.add_field(
+        name="Suggestion topics", value=cut(", ".join(config.suggestion_topics), 1024), inline=False
+    )
+    return embed
+
+
+@app_commands.guild_only()
+@app_commands.default_permissions(manage_guild=True)
+class SetupCog(
+    commands.GroupCog, group_name="setup", group_description="The club's settings for this server"
+):
+    def __init__(self, bot: PaperclubBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    async def _change(self, interaction: discord.Interaction[Any], **changes: object) -> None:
+        assert interaction.guild_id is not None
+        async with self.bot.session_factory() as session, session.begin():
+            config = await update_config(session, interaction.guild_id, **changes)
+        self.bot.dispatch("guild_settings_changed", interaction.guild_id, set(changes))
+        await send_ephemeral(interaction, "Saved.", embed=render_settings_embed(config))
+
+    @app_commands.command(name="show", description="Show the club's settings (organizers)")
+    async def show(self, interaction: discord.Interaction[Any]) -> None:
+        await ensure_organizer(interaction)
+        assert interaction.guild_id is not None
+        async with self.bot.session_factory() as session:
+            config = await get_config(session, interaction.guild_id)
+        await interaction.response.send_message(
+            embed=render_settings_embed(config), ephemeral=True, allowed_mentions=NO_MENTIONS
+        )
+
+    @app_commands.command(name="announcements", description="Channel where sessions are announced")
+    @app_commands.describe(channel="A text channel the bot can post in")
+    @manager_only()
+    async def announcements(
+        self, interaction: discord.Interaction[Any], channel: discord.TextChannel
+    ) -> None:
+        await self._change(interaction, announcements_channel_id=channel.id)
+
+    @app_commands.command(
+        name="suggestions", description="Channel (text or forum) where suggestions are posted"
+    )
+    @app_commands.describe(channel="A text or forum channel the bot can post in")
+    @manager_only()
+    async def suggestions(
+        self, interaction: discord.Interaction[Any], channel: discord.TextChannel | discord.ForumChannel
+    ) -> None:
+        await self._change(interaction, suggestions_channel_id=channel.id)
+
+    @app_commands.command(name="organizer_role", description="Role whose members may run organizer commands")
+    @app_commands.describe(role="Members with this role count as organizers")
+    @manager_only()
+    async def organizer_role(self, interaction: discord.Interaction[Any], role: discord.Role) -> None:
+        await self._change(interaction, organizer_role_id=role.id)
+
+    @app_commands.command(name="ping_role", description="Role pinged by session reminders")
+    @app_commands.describe(role="The only role reminders may ping")
+    @manager_only()
+    async def ping_role(self, interaction: discord.Interaction[Any], role: discord.Role) -> None:
+        await self._change(interaction, ping_role_id=role.id)
+
+    @app_commands.command(name="timezone", description="The club's home time zone (times are typed in it)")
+    @app_commands.describe(zone="An IANA name such as America/Los_Angeles, or PT, ET, UK, CET, IST, UTC")
+    @manager_only()
+    async def timezone(
+        self, interaction: discord.Interaction[Any], zone: app_commands.Range[str, 1, 64]
+    ) -> None:
+        await self._change(interaction, timezone=zone)
+
+    @timezone.autocomplete("zone")
+    async def _zone_autocomplete(
+        self, interaction: discord.Interaction[Any], current: str
+    ) -> list[app_commands.Choice[str]]:
+        return [app_commands.Choice(name=n, value=v) for n, v in timeutil.timezone_choices(current)][:25]
+
+    @app_commands.command(name="display_zones", description="Zones every session time is shown in")
+    @app_commands.describe(zones="e.g. America/Los_Angeles=PT, Europe/London, Asia/Kolkata=IST")
+    @manager_only()
+    async def display_zones(
+        self, interaction: discord.Interaction[Any], zones: app_commands.Range[str, 1, 400]
+    ) -> None:
+        await self._change(interaction, display_zones=zones)
+
+    @app_commands.command(name="reminder_offsets", description="When session reminders go out, e.g. 24h,1h")
+    @app_commands.describe(offsets="Comma-separated times before each session, e.g. 24h,1h")
+    @manager_only()
+    async def reminder_offsets(
+        self, interaction: discord.Interaction[Any], offsets: app_commands.Range[str, 1, 100]
+    ) -> None:
+        await self._change(interaction, reminder_offsets=offsets)
+
+    @app_commands.command(name="topics", description="Topics members can file suggestions under")
+    @app_commands.describe(topics="Separated by ; e.g. environment generation; verifier soundness; other")
+    @manager_only()
+    async def topics(
+        self, interaction: discord.Interaction[Any], topics: app_commands.Range[str, 1, 1000]
+    ) -> None:
+        await self._change(interaction, suggestion_topics=topics)
+
+
+async def setup(bot: PaperclubBot) -> None:
+    await bot.add_cog(SetupCog(bot))

@@ -1,0 +1,1 @@
+"""The store: typed models, engine and session factory, alembic migrations."""

@@ -1,0 +1,66 @@
+"""Engine and session factory. Built in main() (or by tests), never at import time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+SQLITE_BUSY_TIMEOUT_MS = 15_000
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """Foreign keys, WAL and a busy timeout on every SQLite connection."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def _sqlite_begin_immediate(conn: Any) -> None:
+    """Take the write lock at BEGIN, so concurrent writers queue on busy_timeout
+    instead of failing with 'database is locked' when a read turns into a write."""
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_engine(url: str, *, echo: bool = False, search_path: str | None = None) -> AsyncEngine:
+    """An AsyncEngine for `url` (sqlite+aiosqlite or postgresql+asyncpg).
+
+    `search_path` (PostgreSQL only) puts every table in that schema; tests use it to get a
+    clean store per test on one database.
+    """
+    parsed = make_url(url)
+    kwargs: dict[str, Any] = {"echo": echo}
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database in (None, "", ":memory:"):
+            raise ValueError("use a file for SQLite (in-memory databases are per connection)")
+        kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
+    else:
+        kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
+        if search_path:
+            kwargs["connect_args"] = {"server_settings": {"search_path": search_path}}
+    engine = create_async_engine(url, **kwargs)
+    if parsed.get_backend_name() == "sqlite":
+        sync_engine = engine.sync_engine
+        event.listen(sync_engine, "connect", _sqlite_pragmas)
+
+        @event.listens_for(sync_engine, "connect")
+        def _no_pysqlite_transactions(dbapi_connection: Any, _record: Any) -> None:
+            # Let SQLAlchemy emit BEGIN itself (pysqlite's own handling defers it).
+            dbapi_connection.isolation_level = None
+
+        event.listen(sync_engine, "begin", _sqlite_begin_immediate)
+    return engine
+
+
+def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(engine, expire_on_commit=False)
+
+
+def backend_name(engine: AsyncEngine) -> str:
+    """'sqlite' or 'postgresql'."""
+    return engine.dialect.name

@@ -1,0 +1,45 @@
+"""Per-guild settings and small bits of application state."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from db.base import Base, utcnow
+
+DEFAULT_TIMEZONE = "America/Los_Angeles"
+DEFAULT_DISPLAY_ZONES = "America/Los_Angeles=PT, Europe/London, Asia/Kolkata=IST"
+DEFAULT_REMINDER_OFFSETS = "24h,1h"
+DEFAULT_SUGGESTION_TOPICS = (
+    "environment generation;verifier soundness;user simulators;benchmark validity;other"
+)
+
+
+class GuildSettings(Base):
+    """One row per guild; a guild without a row uses the defaults below."""
+
+    __tablename__ = "guild_settings"
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    announcements_channel_id: Mapped[int | None] = mapped_column(BigInteger)
+    suggestions_channel_id: Mapped[int | None] = mapped_column(BigInteger)
+    organizer_role_id: Mapped[int | None] = mapped_column(BigInteger)
+    ping_role_id: Mapped[int | None] = mapped_column(BigInteger)
+    timezone: Mapped[str] = mapped_column(String(64), default=DEFAULT_TIMEZONE)
+    display_zones: Mapped[str] = mapped_column(String(400), default=DEFAULT_DISPLAY_ZONES)
+    reminder_offsets: Mapped[str] = mapped_column(String(100), default=DEFAULT_REMINDER_OFFSETS)
+    suggestion_topics: Mapped[str] = mapped_column(Text, default=DEFAULT_SUGGESTION_TOPICS)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class AppState(Base):
+    """Key/value state of the application itself (e.g. the hash of the last synced command set)."""
+
+    __tablename__ = "app_state"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

@@ -1,0 +1,95 @@
+"""Papers and reading sessions: the club's shared core, used by every feature."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from db.base import Base, utcnow
+
+
+class Paper(Base):
+    """A paper, stored once per guild under its canonical key (see bot.papers.parse_paper_ref)."""
+
+    __tablename__ = "papers"
+    __table_args__ = (UniqueConstraint("guild_id", "key", name="uq_papers_guild_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    key: Mapped[str] = mapped_column(String(400))
+    kind: Mapped[str] = mapped_column(String(20))
+    title: Mapped[str] = mapped_column(String(400))
+    normalized_title: Mapped[str] = mapped_column(String(400), index=True)
+    url: Mapped[str | None] = mapped_column(String(600))
+    arxiv_id: Mapped[str | None] = mapped_column(String(40))
+    doi: Mapped[str | None] = mapped_column(String(200))
+    authors: Mapped[str | None] = mapped_column(Text)
+    abstract: Mapped[str | None] = mapped_column(Text)
+    published: Mapped[str | None] = mapped_column(String(40))
+    wiki_url: Mapped[str | None] = mapped_column(String(600))
+    metadata_fetched_at: Mapped[datetime | None]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ClubSession(Base):
+    """One reading session (an hour, usually Thursday 9:30 AM PT)."""
+
+    __tablename__ = "sessions"
+    __table_args__ = (
+        UniqueConstraint("guild_id", "title", "starts_at", name="uq_sessions_guild_title_start"),
+        Index("ix_sessions_guild_start", "guild_id", "starts_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    title: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str | None] = mapped_column(Text)
+    starts_at: Mapped[datetime]
+    duration_minutes: Mapped[int] = mapped_column(Integer, default=60)
+    timezone: Mapped[str] = mapped_column(String(64))
+    presenter_id: Mapped[int | None] = mapped_column(BigInteger)
+    presenter_name: Mapped[str | None] = mapped_column(String(100))
+    signup_url: Mapped[str | None] = mapped_column(String(600))
+    recording_url: Mapped[str | None] = mapped_column(String(600))
+    notes_url: Mapped[str | None] = mapped_column(String(600))
+    wiki_url: Mapped[str | None] = mapped_column(String(600))
+    status: Mapped[str] = mapped_column(String(20), default="scheduled")
+    cancel_reason: Mapped[str | None] = mapped_column(String(500))
+    announcement_channel_id: Mapped[int | None] = mapped_column(BigInteger)
+    announcement_message_id: Mapped[int | None] = mapped_column(BigInteger)
+    thread_id: Mapped[int | None] = mapped_column(BigInteger)
+    event_id: Mapped[int | None] = mapped_column(BigInteger)
+    sequence: Mapped[int] = mapped_column(Integer, default=0)
+    created_by: Mapped[int | None] = mapped_column(BigInteger)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    papers: Mapped[list[SessionPaper]] = relationship(
+        back_populates="session", order_by="SessionPaper.position", cascade="all, delete-orphan"
+    )
+
+
+class SessionPaper(Base):
+    """The papers read in a session, in the order given."""
+
+    __tablename__ = "session_papers"
+
+    session_id: Mapped[int] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), primary_key=True)
+    paper_id: Mapped[int] = mapped_column(ForeignKey("papers.id", ondelete="CASCADE"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+    session: Mapped[ClubSession] = relationship(back_populates="papers")
+    paper: Mapped[Paper] = relationship(lazy="joined")
+
+
+class SessionSubscription(Base):
+    """A member who asked to be reminded of a session (the Remind me button or /remind me)."""
+
+    __tablename__ = "session_subscriptions"
+
+    session_id: Mapped[int] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    before_minutes: Mapped[int] = mapped_column(Integer, default=60)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
