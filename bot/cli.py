@@ -10,6 +10,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import DBAPIError
+
 from bot.settings import Settings, SettingsError, load_settings
 
 log = logging.getLogger("paperclub")
@@ -139,6 +141,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def describe_database_error(exc: DBAPIError) -> str:
+    """One line on why the store can't be used, without the URL (it may hold a password)."""
+    reason = " ".join(str(exc.orig).split())[:200] if exc.orig is not None else type(exc).__name__
+    return f"cannot use the database in DATABASE_URL ({reason}): check that it is reachable and writable."
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handler: Callable[[argparse.Namespace], Coroutine[Any, Any, int]] = args.handler
@@ -149,6 +157,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except DBAPIError as exc:
+        print(f"paperclub: {describe_database_error(exc)}", file=sys.stderr)
+        return 1
     except OSError as exc:
-        print(f"paperclub: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(
+            f"paperclub: cannot connect ({type(exc).__name__}: {exc}): check DATABASE_URL and the network.",
+            file=sys.stderr,
+        )
         return 1

@@ -26,8 +26,9 @@ MAX_PAPERS_PER_LIST = 10
 _ARXIV_NEW = r"(?P<new>\d{4}\.\d{4,5})"
 _ARXIV_OLD = r"(?P<old>[a-z][a-z-]*(?:\.[a-z]{2})?/\d{7})"
 _ARXIV_ID = re.compile(rf"(?:{_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.IGNORECASE)
-_ARXIV_HOSTS = {"arxiv.org", "export.arxiv.org", "alphaxiv.org"}
-_ARXIV_PATH = re.compile(r"/(?:abs|pdf|html|format|overview)/(?P<id>.+?)(?:\.pdf)?/?", re.IGNORECASE)
+# Hosts whose /abs/, /pdf/... (or Hugging Face's /papers/) pages are keyed by the arXiv ID.
+_ARXIV_HOSTS = {"arxiv.org", "export.arxiv.org", "alphaxiv.org", "huggingface.co"}
+_ARXIV_PATH = re.compile(r"/(?:abs|pdf|html|format|overview|papers)/(?P<id>.+?)(?:\.pdf)?/?", re.IGNORECASE)
 _DOI = re.compile(r"(10\.\d{4,9}/\S+)")
 _ARXIV_DOI = re.compile(r"10\.48550/arxiv\.(.+)", re.IGNORECASE)
 _ACL_ID = re.compile(r"(\d{4}\.[a-z0-9]+(?:-[a-z0-9]+)*\.\d+|[a-z]\d{2}-\d{4})", re.IGNORECASE)

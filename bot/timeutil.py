@@ -270,7 +270,7 @@ def _relative_date(text: str, now_local: datetime, tz: ZoneInfo, now: datetime) 
     found = _split_day_and_clock(text, rf"(?:next\s+|this\s+)?(?:{_WEEKDAY_RE})")
     if found:
         weekday, clock = _WEEKDAY_WORDS[found[0].split()[-1]], found[1]
-        for ahead in range(8):
+        for ahead in range(1 if found[0].startswith("next") else 0, 8):
             d = today + timedelta(days=ahead)
             if d.weekday() == weekday and _wall_to_utc_shift(d, clock, tz) > now:
                 return d, clock
@@ -300,10 +300,11 @@ def _dateparser_fallback(text: str, tz: ZoneInfo, now_local: datetime) -> tuple[
 def parse_when(text: str, tz: ZoneInfo, now: datetime) -> ParsedTime:
     """Parse a user-typed time. Wall-clock forms are read in ``tz`` (or a trailing zone, 'PT').
 
-    Weekday forms ('thursday 9:30am', 'next thu 9:30') mean the next occurrence of that weekday
-    and time strictly after ``now``; 'next' does not skip a week. A date without a year means the
-    next such date. 'in N hours/minutes/days' counts elapsed time from ``now``. Past times are
-    not rejected here: see :func:`ensure_future`.
+    Weekday forms ('thursday 9:30am', 'thu 9:30') mean the next occurrence of that weekday and
+    time strictly after ``now``; 'next thursday' is the same but never today (it does not skip a
+    week otherwise). A date without a year means the next such date. 'in N hours/minutes/days'
+    counts elapsed time from ``now``. Slash dates (5/12) are refused as ambiguous. Past times
+    are not rejected here: see :func:`ensure_future`.
     """
     now = ensure_aware_utc(now)
     cleaned = text.strip()
@@ -329,6 +330,11 @@ def parse_when(text: str, tz: ZoneInfo, now: datetime) -> ParsedTime:
             ) from None
         utc = now + delta
         return ParsedTime(utc=utc, local=utc.astimezone(tz))
+    if m := re.search(r"\b\d{1,2}/\d{1,2}\b|\b\d{1,2}[.-]\d{1,2}[.-]\d{2,4}\b", lowered):
+        raise BadInput(
+            f"“{m.group(0)}” could be day/month or month/day; write the month as a word "
+            "(5 Nov 2026 8:00 AM) or use 2026-11-05 08:00."
+        )
     now_local = now.astimezone(tz)
     found = (
         _calendar_date(lowered, now_local)

@@ -115,3 +115,23 @@ def test_help(argv: list[str]) -> None:
     proc = subprocess.run([sys.executable, "-m", "bot", *argv], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0
     assert "usage: paperclub" in proc.stdout
+
+
+def test_cli_unreachable_database_is_one_line(tmp_path) -> None:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "DATABASE_URL": "postgresql+asyncpg://u:pw@127.0.0.1:1/x",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "db", "upgrade"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    assert "pw" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("paperclub: cannot connect")
