@@ -119,10 +119,11 @@ class PaperclubBot(commands.Bot):
         )
         return True
 
-    async def on_app_command_completion(
-        self, interaction: discord.Interaction[Any], command: app_commands.Command[Any, Any, Any]
-    ) -> None:
-        log_outcome(interaction, "ok")
+    def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
+        if event_name == "app_command_completion" and args:
+            # Logged here, synchronously, so the line exists by the time anyone waits on the event.
+            log_outcome(args[0], "ok")
+        super().dispatch(event_name, *args, **kwargs)
 
     async def on_ready(self) -> None:
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))

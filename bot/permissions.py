@@ -15,6 +15,15 @@ from bot.services.guild_settings import GuildConfig, get_config
 T = TypeVar("T")
 
 
+class RefusedCheck(app_commands.CheckFailure):
+    """A check that failed with a domain error; discord.py only routes AppCommandErrors to the tree's
+    error handler, so checks wrap the NotAllowed (kept as __cause__, which the handler unwraps)."""
+
+    def __init__(self, error: NotAllowed) -> None:
+        super().__init__(error.user_message)
+        self.error = error
+
+
 def member_is_organizer(member: discord.Member, config: GuildConfig) -> bool:
     """Manage Events, Manage Server, Administrator, or the configured organizer role."""
     perms = member.guild_permissions
@@ -49,7 +58,10 @@ def organizer_only() -> Callable[[T], T]:
     """app_commands check: organizers only (Manage Events or the organizer role)."""
 
     async def predicate(interaction: discord.Interaction[Any]) -> bool:
-        await ensure_organizer(interaction)
+        try:
+            await ensure_organizer(interaction)
+        except NotAllowed as exc:
+            raise RefusedCheck(exc) from exc
         return True
 
     return app_commands.check(predicate)
@@ -60,9 +72,11 @@ def manager_only() -> Callable[[T], T]:
 
     async def predicate(interaction: discord.Interaction[Any]) -> bool:
         if interaction.guild_id is None:
-            raise NotAllowed("This command works in a server, not in DMs.")
+            error = NotAllowed("This command works in a server, not in DMs.")
+            raise RefusedCheck(error) from error
         if not isinstance(interaction.user, discord.Member) or not member_is_manager(interaction.user):
-            raise NotAllowed("Only members with Manage Server can change the club's settings.")
+            error = NotAllowed("Only members with Manage Server can change the club's settings.")
+            raise RefusedCheck(error) from error
         return True
 
     return app_commands.check(predicate)

@@ -1,0 +1,134 @@
+"""A local stand-in for the arXiv Atom API (``/api/query?id_list=...``), for tests and the demo.
+
+Register papers with :meth:`ArxivStandin.add`; ids not registered get arXiv's answers for unknown
+ids (an empty feed, or an error entry for a malformed id). ``mode`` simulates trouble:
+``"down"`` (HTTP 503), ``"slow"`` (answers after ``delay`` seconds), ``"rate_limited"``
+(429 with ``Retry-After``); ``rate_limit_next(n)`` answers the next n requests with 429 only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+from xml.sax.saxutils import escape
+
+from aiohttp import web
+
+Mode = Literal["ok", "down", "slow", "rate_limited"]
+
+_ID_OK = re.compile(r"(\d{4}\.\d{4,5}|[a-z][a-z-]*(\.[A-Z]{2})?/\d{7})(v\d+)?")
+
+
+@dataclass
+class StandinPaper:
+    arxiv_id: str
+    title: str
+    authors: list[str] = field(default_factory=list)
+    abstract: str = ""
+    published: str = "2024-01-22T18:59:59Z"
+
+
+def _feed(entries: list[str], total: int) -> str:
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<feed xmlns="http://www.w3.org/2005/Atom" '
+        'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">\n'
+        '  <title type="html">ArXiv Query</title>\n'
+        f"  <opensearch:totalResults>{total}</opensearch:totalResults>\n"
+        + "".join(entries)
+        + "</feed>\n"
+    )
+
+
+def paper_entry(paper: StandinPaper) -> str:
+    authors = "".join(f"    <author><name>{escape(a)}</name></author>\n" for a in paper.authors)
+    # arXiv wraps long titles over lines with double spaces; the client must cope.
+    title = escape(paper.title).replace(" ", "\n  ", 1) if len(paper.title) > 40 else escape(paper.title)
+    return (
+        "  <entry>\n"
+        f"    <id>http://arxiv.org/abs/{escape(paper.arxiv_id)}v1</id>\n"
+        f"    <published>{escape(paper.published)}</published>\n"
+        f"    <title>{title}</title>\n"
+        f"    <summary>  {escape(paper.abstract)}\n</summary>\n"
+        f"{authors}"
+        "  </entry>\n"
+    )
+
+
+def error_entry(arxiv_id: str) -> str:
+    return (
+        "  <entry>\n"
+        f"    <id>http://arxiv.org/api/errors#incorrect_id_format_for_{escape(arxiv_id)}</id>\n"
+        "    <title>Error</title>\n"
+        f"    <summary>incorrect id format for {escape(arxiv_id)}</summary>\n"
+        "  </entry>\n"
+    )
+
+
+class ArxivStandin:
+    """An aiohttp server on 127.0.0.1 answering like export.arxiv.org/api/query."""
+
+    def __init__(self) -> None:
+        self.papers: dict[str, StandinPaper] = {}
+        self.mode: Mode = "ok"
+        self.delay = 10.0
+        self.retry_after = 1
+        self.requests: list[str] = []  # the id_list of each request, in order
+        self._rate_limit_next = 0
+        self._runner: web.AppRunner | None = None
+        self.url = ""
+
+    def add(
+        self,
+        arxiv_id: str,
+        title: str,
+        authors: list[str] | None = None,
+        abstract: str = "",
+        published: str = "2024-01-22T18:59:59Z",
+    ) -> StandinPaper:
+        paper = StandinPaper(arxiv_id, title, list(authors or []), abstract, published)
+        self.papers[arxiv_id.lower()] = paper
+        return paper
+
+    def rate_limit_next(self, count: int, retry_after: int = 1) -> None:
+        self._rate_limit_next = count
+        self.retry_after = retry_after
+
+    async def start(self, port: int = 0) -> str:
+        app = web.Application()
+        app.router.add_get("/api/query", self._query)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
+        await site.start()
+        server = site._server
+        assert server is not None
+        sock_port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.url = f"http://127.0.0.1:{sock_port}/api/query"
+        return self.url
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def _query(self, request: web.Request) -> web.Response:
+        id_list = request.query.get("id_list", "")
+        self.requests.append(id_list)
+        if self._rate_limit_next > 0 or self.mode == "rate_limited":
+            self._rate_limit_next = max(0, self._rate_limit_next - 1)
+            return web.Response(status=429, text="Rate exceeded.", headers={"Retry-After": str(self.retry_after)})
+        if self.mode == "down":
+            return web.Response(status=503, text="Service Unavailable")
+        if self.mode == "slow":
+            await asyncio.sleep(self.delay)
+        entries: list[str] = []
+        for arxiv_id in filter(None, (part.strip() for part in id_list.split(","))):
+            if not _ID_OK.fullmatch(arxiv_id):
+                entries.append(error_entry(arxiv_id))
+            elif paper := self.papers.get(re.sub(r"v\d+$", "", arxiv_id).lower()):
+                entries.append(paper_entry(paper))
+        total = sum(1 for entry in entries if "api/errors" not in entry)
+        return web.Response(text=_feed(entries, total), content_type="application/atom+xml")

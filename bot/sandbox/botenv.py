@@ -1,0 +1,186 @@
+"""Our bot running against the stand-in: shared by the tests (tests/harness.py), the demo and the benches.
+
+`BotEnv` owns a StandIn with the default "Paper Club" guild, a FakeClock, and a PaperclubBot on a
+given store; it can restart the bot on the same store (and the same stand-in), as a deploy would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.app import build_bot
+from bot.client import PaperclubBot
+from bot.clock import FakeClock
+from bot.sandbox.interactions import InteractionResult
+from bot.sandbox.running import connected
+from bot.sandbox.server import ChannelRef, DefaultGuild, MemberRef, StandIn
+from bot.sandbox.state import Message
+from bot.settings import Settings, load_settings
+
+# Monday 30 November 2026, 9:00 AM in Los Angeles: a few days before the club's usual Thursday.
+DEFAULT_START = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
+
+
+class BotEnv:
+    def __init__(
+        self,
+        *,
+        database_url: str,
+        engine_factory: Any = None,
+        clock: FakeClock | None = None,
+        settings_overrides: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.database_url = database_url
+        self.engine_factory = engine_factory  # () -> AsyncEngine, for a PostgreSQL schema per test
+        self.clock = clock or FakeClock(DEFAULT_START)
+        self.settings_overrides = dict(settings_overrides or {})
+        self.standin = StandIn()
+        self._stack = contextlib.AsyncExitStack()
+        self._bot_stack: contextlib.AsyncExitStack | None = None
+        self.bot: PaperclubBot
+        self.world: DefaultGuild
+        self.settings: Settings
+
+    # -- lifecycle -----------------------------------------------------------------------------------------
+    async def start(self) -> BotEnv:
+        await self._stack.enter_async_context(self.standin)
+        self.world = await self.standin.create_default_guild()
+        await self.start_bot()
+        return self
+
+    def _build(self) -> PaperclubBot:
+        self.settings = load_settings(
+            database_url=self.database_url,
+            discord_api_base=self.standin.base_url,
+            discord_token="sandbox-token",
+            dev_guild_id=None,
+            **self.settings_overrides,
+        )
+        engine: AsyncEngine | None = self.engine_factory() if self.engine_factory else None
+        return build_bot(self.settings, clock=self.clock, engine=engine)
+
+    async def start_bot(self) -> PaperclubBot:
+        self.bot = self._build()
+        self._bot_stack = contextlib.AsyncExitStack()
+        await self._bot_stack.enter_async_context(connected(self.bot, self.standin))
+        return self.bot
+
+    async def stop_bot(self) -> None:
+        if self._bot_stack is not None:
+            await self._bot_stack.aclose()
+            self._bot_stack = None
+
+    async def restart_bot(self) -> PaperclubBot:
+        """Stop the bot and start a new process-equivalent on the same store and stand-in."""
+        await self.stop_bot()
+        return await self.start_bot()
+
+    async def close(self) -> None:
+        await self.stop_bot()
+        await self._stack.aclose()
+
+    async def __aenter__(self) -> BotEnv:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- people and places ------------------------------------------------------------------------------------
+    @property
+    def guild(self) -> Any:
+        return self.world.guild
+
+    @property
+    def organizer(self) -> Any:
+        return self.world.organizer
+
+    @property
+    def admin(self) -> Any:
+        return self.world.admin
+
+    @property
+    def members(self) -> list[Any]:
+        return self.world.members
+
+    @property
+    def member(self) -> Any:
+        return self.world.members[0]
+
+    @property
+    def announcements(self) -> Any:
+        return self.world.announcements
+
+    @property
+    def suggestions(self) -> Any:
+        return self.world.suggestions
+
+    @property
+    def general(self) -> Any:
+        return self.world.general
+
+    # -- driving the bot -------------------------------------------------------------------------------------
+    async def invoke(
+        self,
+        name: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        member: MemberRef | None = None,
+        channel: ChannelRef | None = None,
+    ) -> InteractionResult:
+        return await self.standin.invoke(
+            name, options, member=member or self.world.organizer, channel=channel or self.world.general
+        )
+
+    async def autocomplete(
+        self,
+        name: str,
+        focused: str,
+        value: str,
+        *,
+        options: Mapping[str, Any] | None = None,
+        member: MemberRef | None = None,
+        channel: ChannelRef | None = None,
+    ) -> list[Any]:
+        return await self.standin.autocomplete(
+            name,
+            focused,
+            value,
+            options=options,
+            member=member or self.world.organizer,
+            channel=channel or self.world.general,
+        )
+
+    async def click(
+        self,
+        message: Message | int,
+        custom_id: str,
+        *,
+        member: MemberRef | None = None,
+        values: list[str] | None = None,
+    ) -> InteractionResult:
+        return await self.standin.click(
+            message, custom_id, member=member or self.world.organizer, values=values
+        )
+
+    async def submit_modal(
+        self, source: Any, values: Mapping[str, Any], *, member: MemberRef | None = None
+    ) -> Any:
+        return await self.standin.submit_modal(source, values, member=member or self.world.organizer)
+
+    def messages_in(self, channel: ChannelRef) -> list[Message]:
+        return self.standin.messages_in(channel)
+
+    def dm_messages(self, member: MemberRef) -> list[Message]:
+        return self.standin.dm_messages(member)
+
+    def scheduled_events(self) -> list[Any]:
+        return self.standin.scheduled_events(self.world.guild)
+
+    @property
+    def requests(self) -> list[Any]:
+        return self.standin.requests

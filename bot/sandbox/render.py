@@ -1,0 +1,187 @@
+"""Messages as readable plain text (for the ``paperclub demo`` tour and for test failure output).
+
+    #announcements  PaperClub (bot):
+      Next session: Attention Is All You Need
+      ┌ Session #3 ─────────────
+      │ When: Thu 5 Nov 18:00
+      │ Paper: https://arxiv.org/abs/1706.03762
+      └─────────────────────────
+      [ Sign up ↗ ] [ Remind me ]
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import textwrap
+
+from bot.sandbox.state import DM, Json, Message, State
+
+WIDTH = 72
+BUTTON_STYLES = {1: "", 2: "", 3: "✓ ", 4: "✗ ", 5: "", 6: "★ "}
+TIMESTAMP = re.compile(r"<t:(-?\d+)(?::([tTdDfFR]))?>")
+MENTION = re.compile(r"<(@!?|@&|#)(\d+)>")
+
+
+def _timestamp(match: re.Match[str]) -> str:
+    moment = dt.datetime.fromtimestamp(int(match.group(1)), dt.UTC)
+    style = match.group(2) or "f"
+    if style == "R":
+        return f"{moment:%Y-%m-%d %H:%M} UTC (relative)"
+    if style in "tT":
+        return f"{moment:%H:%M} UTC"
+    if style in "dD":
+        return f"{moment:%Y-%m-%d}"
+    return f"{moment:%a %d %b %Y %H:%M} UTC"
+
+
+def humanize(text: str, state: State | None) -> str:
+    """Replace ``<@id>``, ``<@&id>``, ``<#id>`` and ``<t:…>`` markup with readable names and times."""
+    text = TIMESTAMP.sub(_timestamp, text)
+    if state is None:
+        return text
+
+    def name(match: re.Match[str]) -> str:
+        kind, ident = match.group(1), int(match.group(2))
+        if kind == "#":
+            channel = state.channels.get(ident)
+            return f"#{channel.name}" if channel and channel.name else match.group(0)
+        if kind == "@&":
+            for guild in state.guilds.values():
+                if ident in guild.roles:
+                    return f"@{guild.roles[ident].name}"
+            return match.group(0)
+        user = state.users.get(ident)
+        return f"@{user.display_name}" if user else match.group(0)
+
+    return MENTION.sub(name, text)
+
+
+def _wrap(text: str, width: int, prefix: str = "") -> list[str]:
+    lines: list[str] = []
+    for raw in text.splitlines() or [""]:
+        lines.extend(textwrap.wrap(raw, width - len(prefix)) or [""])
+    return [prefix + line for line in lines]
+
+
+def render_embed(embed: Json, state: State | None = None, width: int = WIDTH) -> list[str]:
+    inner = width - 4
+    title = humanize(str(embed.get("title") or ""), state)
+    head = f"┌ {title} " if title else "┌"
+    lines = [head + "─" * max(2, width - len(head))]
+    body: list[str] = []
+    if embed.get("author"):
+        body.append(str(embed["author"].get("name") or ""))
+    if embed.get("url"):
+        body.append(str(embed["url"]))
+    if embed.get("description"):
+        body.extend(_wrap(humanize(str(embed["description"]), state), inner))
+    for fld in embed.get("fields") or []:
+        name = humanize(str(fld.get("name") or ""), state)
+        value = humanize(str(fld.get("value") or ""), state)
+        body.extend(_wrap(f"{name}: {value}", inner))
+    if embed.get("image"):
+        body.append(f"[image {embed['image'].get('url', '')}]")
+    footer = (embed.get("footer") or {}).get("text")
+    if footer:
+        body.append(f"— {humanize(str(footer), state)}")
+    if embed.get("timestamp"):
+        body.append(f"({embed['timestamp']})")
+    lines.extend("│ " + line for line in body)
+    lines.append("└" + "─" * (width - 1))
+    return lines
+
+
+def _button(comp: Json) -> str:
+    label = comp.get("label") or (comp.get("emoji") or {}).get("name") or comp.get("custom_id") or "?"
+    mark = " ↗" if comp.get("style") == 5 else ""
+    disabled = " (disabled)" if comp.get("disabled") else ""
+    return f"[ {BUTTON_STYLES.get(int(comp.get('style') or 1), '')}{label}{mark} ]{disabled}"
+
+
+def _select(comp: Json) -> str:
+    placeholder = comp.get("placeholder") or "choose"
+    options = comp.get("options") or []
+    shown = ", ".join(str(o.get("label")) for o in options[:10])
+    more = f", … (+{len(options) - 10})" if len(options) > 10 else ""
+    kinds = {5: "users", 6: "roles", 7: "users/roles", 8: "channels"}
+    listing = f" {{{shown}{more}}}" if options else f" ({kinds.get(int(comp['type']), 'options')})"
+    return f"[ {placeholder} ▾ ]{listing}"
+
+
+def render_components(components: list[Json], state: State | None = None, width: int = WIDTH) -> list[str]:
+    lines: list[str] = []
+    for comp in components:
+        ctype = comp.get("type")
+        if ctype == 1:
+            children = comp.get("components") or []
+            buttons = [_button(c) for c in children if c.get("type") == 2]
+            if buttons:
+                lines.append(" ".join(buttons))
+            lines.extend(_select(c) for c in children if c.get("type") != 2)
+        elif ctype == 2:
+            lines.append(_button(comp))
+        elif ctype in (3, 5, 6, 7, 8):
+            lines.append(_select(comp))
+        elif ctype == 10:
+            lines.extend(_wrap(humanize(str(comp.get("content") or ""), state), width))
+        elif ctype == 9:
+            lines.extend(render_components(list(comp.get("components") or []), state, width))
+            if isinstance(comp.get("accessory"), dict):
+                lines.extend("  " + line for line in render_components([comp["accessory"]], state, width))
+        elif ctype == 17:
+            inner = render_components(list(comp.get("components") or []), state, width - 2)
+            lines.extend(["┌" + "─" * (width - 1), *("│ " + line for line in inner), "└" + "─" * (width - 1)])
+        elif ctype == 14:
+            lines.append("─" * min(width, 24))
+        elif ctype in (11, 12):
+            lines.append("[image]" if ctype == 11 else f"[gallery of {len(comp.get('items') or [])}]")
+        elif ctype == 13:
+            lines.append(f"📎 {(comp.get('file') or {}).get('url', 'file')}")
+    return lines
+
+
+def render_poll(poll: Json) -> list[str]:
+    counts = {int(c["id"]): int(c["count"]) for c in (poll.get("results") or {}).get("answer_counts") or []}
+    final = " (final)" if (poll.get("results") or {}).get("is_finalized") else ""
+    lines = [f"📊 {(poll.get('question') or {}).get('text')}{final}"]
+    for answer in poll.get("answers") or []:
+        aid = int(answer["answer_id"])
+        lines.append(f"   {aid}. {(answer.get('poll_media') or {}).get('text')}  ({counts.get(aid, 0)} votes)")
+    return lines
+
+
+def render_message(message: Message, state: State | None = None, *, width: int = WIDTH) -> str:
+    """One message: header line (channel, author, flags) then indented content, embeds, components, files."""
+    payload = message.payload
+    author = payload.get("author") or {}
+    who = str(author.get("global_name") or author.get("username") or "?") + (" (bot)" if author.get("bot") else "")
+    where = ""
+    if state is not None:
+        channel = state.channels.get(message.channel_id)
+        if channel is not None and channel.type == DM:
+            where = f"DM @{channel.recipients[0].display_name}  " if channel.recipients else "DM  "
+        elif channel is not None:
+            where = f"#{channel.name}  "
+    tags = [t for t, on in (("ephemeral", message.ephemeral), ("edited", bool(payload.get("edited_timestamp"))))
+            if on]
+    lines = [f"{where}{who}{' [' + ', '.join(tags) + ']' if tags else ''}:"]
+    body: list[str] = []
+    if message.content:
+        body.extend(_wrap(humanize(message.content, state), width - 2))
+    for embed in message.embeds:
+        body.extend(render_embed(embed, state, width - 2))
+    body.extend(render_components(message.components, state, width - 2))
+    if message.poll:
+        body.extend(render_poll(message.poll))
+    for attachment in message.attachments:
+        body.append(f"📎 {attachment['filename']} ({attachment.get('size', 0)} bytes)")
+    if isinstance(payload.get("thread"), dict):
+        body.append(f"🧵 thread: {payload['thread'].get('name')}")
+    lines.extend("  " + line for line in body)
+    return "\n".join(lines)
+
+
+def render_channel(state: State, channel_id: int, *, include_ephemeral: bool = False, width: int = WIDTH) -> str:
+    messages = state.messages_in(channel_id, include_ephemeral=include_ephemeral)
+    return "\n\n".join(render_message(m, state, width=width) for m in messages)

@@ -1,0 +1,55 @@
+"""Run an unmodified discord.py client against a :class:`StandIn` (for tests, benches and the demo)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import TypeVar
+
+import discord
+
+from bot.api_base import apply_api_base
+from bot.sandbox.server import StandIn
+
+ClientT = TypeVar("ClientT", bound=discord.Client)
+FAST_GUILD_READY = 0.05
+
+
+@contextlib.asynccontextmanager
+async def connected(client: ClientT, standin: StandIn, *, token: str = "sandbox-token", timeout: float = 10.0,  # noqa: ASYNC109
+                    fast_ready: bool = True) -> AsyncIterator[ClientT]:
+    """Point discord.py at ``standin``, start ``client`` and wait until it is ready; close and restore after.
+
+    discord.py waits ``guild_ready_timeout`` (2 s by default) after the last GUILD_CREATE before it fires
+    ``on_ready``. The stand-in sends every GUILD_CREATE right after READY, so with ``fast_ready`` that wait
+    is cut to 50 ms (it sets ``client._connection.guild_ready_timeout``; pass ``guild_ready_timeout=`` to the
+    client instead and ``fast_ready=False`` to avoid touching a private attribute).
+    """
+    apply_api_base(standin.base_url)
+    if fast_ready:
+        state = client._connection
+        state.guild_ready_timeout = min(state.guild_ready_timeout, FAST_GUILD_READY)
+    runner = asyncio.create_task(client.start(token), name="sandbox-client")
+    try:
+        waiter = asyncio.ensure_future(_ready(client, standin, timeout))
+        done, _ = await asyncio.wait({runner, waiter}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if runner in done:
+            waiter.cancel()
+            runner.result()  # re-raise why the client stopped
+            raise RuntimeError("the client stopped before it was ready")
+        if waiter not in done:
+            waiter.cancel()
+            raise TimeoutError("the client did not become ready")
+        waiter.result()
+        yield client
+    finally:
+        await client.close()
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.wait_for(runner, timeout)
+        apply_api_base(None)
+
+
+async def _ready(client: discord.Client, standin: StandIn, timeout: float) -> None:  # noqa: ASYNC109
+    await standin.wait_connected(timeout)
+    await client.wait_until_ready()

@@ -1,0 +1,31 @@
+"""Fixtures: a running stand-in with the default "Paper Club" guild, and a bare bot connected to it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.sandbox import StandIn
+from bot.sandbox.running import connected
+from bot.sandbox.server import DefaultGuild
+from tests.sandbox.barebot import BareBot
+
+
+@pytest.fixture
+async def standin() -> AsyncIterator[StandIn]:
+    async with StandIn() as server:
+        await server.create_default_guild()
+        yield server
+
+
+@pytest.fixture
+def world(standin: StandIn) -> DefaultGuild:
+    assert standin.default_guild is not None
+    return standin.default_guild
+
+
+@pytest.fixture
+async def bot(standin: StandIn) -> AsyncIterator[BareBot]:
+    async with connected(BareBot(), standin) as client:
+        yield client
