@@ -1,0 +1,163 @@
+"""`paperclub demo`: the bot against the local stand-in, a scripted tour, printed as each person sees it.
+
+Each feature adds a tour module in `bot/sandbox/tours/` with `ORDER: int` and `async def tour(demo)`;
+they run in ORDER on one guild, one store and one FakeClock, so later parts see what earlier parts made.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import pkgutil
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+from bot.logs import setup_logging
+from bot.sandbox import tours
+from bot.sandbox.botenv import BotEnv
+from bot.sandbox.interactions import InteractionResult, Response
+from bot.sandbox.render import render_components, render_embed, render_message
+from bot.sandbox.state import Message
+
+RULE = "─" * 78
+
+
+def discover_tours() -> list[Any]:
+    modules = [
+        importlib.import_module(f"{tours.__name__}.{m.name}") for m in pkgutil.iter_modules(tours.__path__)
+    ]
+    return sorted((m for m in modules if hasattr(m, "tour")), key=lambda m: getattr(m, "ORDER", 100))
+
+
+def _who(member: Any) -> str:
+    return f"@{getattr(member, 'display_name', None) or getattr(member, 'username', member)}"
+
+
+def _format_option(value: Any) -> str:
+    if hasattr(value, "name") and hasattr(value, "id"):
+        prefix = "#" if hasattr(value, "type") and not hasattr(value, "permissions") else "@"
+        return f"{prefix}{value.name}"
+    return str(value)
+
+
+class Demo:
+    """What a tour step uses: the env's helpers, plus narration and printing what people see."""
+
+    def __init__(self, env: BotEnv, out: TextIO = sys.stdout) -> None:
+        self.env = env
+        self.out = out
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.env, name)
+
+    def narrate(self, text: str) -> None:
+        print(f"\n{RULE}\n▶ {text}\n{RULE}", file=self.out)
+
+    def _print(self, text: str) -> None:
+        print(text, file=self.out)
+
+    def render_response(self, response: Response, viewer: Any = None) -> str:
+        if response.message is not None:
+            return render_message(response.message, self.env.standin.state)
+        if response.modal is not None:
+            modal = response.modal
+            labels = [
+                c.get("label") or c.get("component", {}).get("label", "")
+                for row in modal.get("components", [])
+                for c in (row.get("components") or [row])
+            ]
+            return f"  [modal] {modal.get('title')}: " + ", ".join(str(label) for label in labels if label)
+        if response.deferred:
+            return "  (thinking…)"
+        lines = [response.content] if response.content else []
+        for embed in response.embeds:
+            lines.extend(render_embed(embed, self.env.standin.state))
+        lines.extend(render_components(response.components, self.env.standin.state))
+        return "\n".join("  " + line for line in lines)
+
+    def show(self, thing: Response | Message | str, title: str | None = None) -> None:
+        if title:
+            self._print(f"\n  — {title} —")
+        if isinstance(thing, Message):
+            self._print(render_message(thing, self.env.standin.state))
+        elif isinstance(thing, Response):
+            self._print(self.render_response(thing))
+        else:
+            self._print(str(thing))
+
+    async def invoke(
+        self,
+        name: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        member: Any = None,
+        channel: Any = None,
+        quiet: bool = False,
+    ) -> InteractionResult:
+        member = member or self.env.organizer
+        args = " ".join(f"{k}:{_format_option(v)}" for k, v in (options or {}).items())
+        if not quiet:
+            self._print(f"\n{_who(member)} uses /{name} {args}".rstrip())
+        result = await self.env.invoke(name, options, member=member, channel=channel)
+        if not quiet:
+            response = await result.response()
+            if response.deferred:
+                final = await result.final()
+                self._print(render_message(final, self.env.standin.state))
+            else:
+                self._print(self.render_response(response))
+        return result
+
+    async def click(
+        self, message: Message | int, custom_id: str, *, member: Any = None, label: str = ""
+    ) -> Any:
+        member = member or self.env.organizer
+        self._print(f"\n{_who(member)} presses [{label or custom_id}]")
+        result = await self.env.click(message, custom_id, member=member)
+        response = await result.response()
+        if response.deferred:
+            self._print(render_message(await result.final(), self.env.standin.state))
+        else:
+            self._print(self.render_response(response))
+        return result
+
+    async def submit_modal(self, source: Any, values: Mapping[str, Any], *, member: Any = None) -> Any:
+        member = member or self.env.organizer
+        self._print(
+            f"\n{_who(member)} fills in the form: " + ", ".join(f"{k}={v!r}" for k, v in values.items())
+        )
+        result = await self.env.submit_modal(source, values, member=member)
+        response = await result.response()
+        if response.deferred:
+            self._print(render_message(await result.final(), self.env.standin.state))
+        else:
+            self._print(self.render_response(response))
+        return result
+
+    def show_channel(self, channel: Any, last: int = 1) -> None:
+        for message in self.env.messages_in(channel)[-last:]:
+            self._print(render_message(message, self.env.standin.state))
+
+    def show_dms(self, member: Any, last: int = 1) -> None:
+        for message in self.env.dm_messages(member)[-last:]:
+            self._print(render_message(message, self.env.standin.state))
+
+
+async def run_demo(*, verbose: bool = False, out: TextIO = sys.stdout) -> int:
+    setup_logging("INFO" if verbose else "ERROR")
+    if not verbose:
+        logging.getLogger().setLevel(logging.ERROR)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="paperclub-demo-") as tmp:
+        url = f"sqlite+aiosqlite:///{Path(tmp) / 'demo.db'}"
+        print("paperclub demo — the bot against a local Discord stand-in (no token, no network)", file=out)
+        async with BotEnv(database_url=url) as env:
+            demo = Demo(env, out)
+            for module in discover_tours():
+                await module.tour(demo)
+    print(f"\n{RULE}\nDemo finished in {time.perf_counter() - started:.1f} s.", file=out)
+    return 0

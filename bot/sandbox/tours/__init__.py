@@ -1,0 +1,1 @@
+"""Demo tour steps, one module per feature (ORDER, async def tour(demo))."""
