@@ -37,7 +37,9 @@ def render_settings_embed(config: GuildConfig) -> discord.Embed:
 
 
 @app_commands.guild_only()
-@app_commands.default_permissions(manage_guild=True)
+# Visible to organizers (Manage Events) so they can read /setup show; every change also checks
+# Manage Server in code (manager_only), whatever the server's admins set these defaults to.
+@app_commands.default_permissions(manage_events=True)
 class SetupCog(
     commands.GroupCog, group_name="setup", group_description="The club's settings for this server"
 ):

@@ -105,3 +105,12 @@ async def test_interaction_log_line(discord_env, caplog, command) -> None:
     assert any(
         f"command={command}" in line and "outcome=ok" in line and "latency_ms=" in line for line in lines
     )
+
+
+async def test_default_permissions_let_organizers_see_setup(discord_env) -> None:
+    env = discord_env
+    env.standin.enforce_command_permissions = True
+    response = await (await env.invoke("setup show", member=env.organizer)).response()
+    assert response.embeds and response.embeds[0]["title"] == "Paper club settings"
+    with pytest.raises(PermissionError):
+        await env.invoke("setup show", member=env.members[0])

@@ -5,6 +5,14 @@ from bot.sandbox.server import DefaultGuild, StandIn
 from bot.sandbox.state import Channel, Guild, Member, Message, Role, User
 
 __all__ = [
-    "Channel", "DefaultGuild", "Guild", "InteractionResult", "Member", "Message", "Response", "Role",
-    "StandIn", "User",
+    "Channel",
+    "DefaultGuild",
+    "Guild",
+    "InteractionResult",
+    "Member",
+    "Message",
+    "Response",
+    "Role",
+    "StandIn",
+    "User",
 ]

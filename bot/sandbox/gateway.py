@@ -24,7 +24,16 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DISPATCH, HEARTBEAT, IDENTIFY, PRESENCE, RESUME, RECONNECT, REQUEST_MEMBERS, INVALID_SESSION, HELLO, ACK = (
-    0, 1, 2, 3, 6, 7, 8, 9, 10, 11,
+    0,
+    1,
+    2,
+    3,
+    6,
+    7,
+    8,
+    9,
+    10,
+    11,
 )
 
 GUILDS, GUILD_MEMBERS, GUILD_MESSAGES, DIRECT_MESSAGES = 1 << 0, 1 << 1, 1 << 9, 1 << 12
@@ -127,8 +136,14 @@ class Gateway:
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(autoping=True, heartbeat=None)
         await ws.prepare(request)
-        await ws.send_str(json.dumps({"op": HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms,
-                                                         "_trace": ["sandbox-gateway"]}}))
+        await ws.send_str(
+            json.dumps(
+                {
+                    "op": HELLO,
+                    "d": {"heartbeat_interval": self.heartbeat_interval_ms, "_trace": ["sandbox-gateway"]},
+                }
+            )
+        )
         session: Session | None = None
         try:
             async for msg in ws:
@@ -156,12 +171,20 @@ class Gateway:
         self.sessions[session.id] = session
         state = self.state
         ready = {
-            "v": 10, "user": {**state.bot.payload(), "verified": True, "mfa_enabled": False, "email": None},
+            "v": 10,
+            "user": {**state.bot.payload(), "verified": True, "mfa_enabled": False, "email": None},
             "guilds": [{"id": str(g), "unavailable": True} for g in state.guilds],
-            "session_id": session.id, "session_type": "normal", "resume_gateway_url": self._url(),
+            "session_id": session.id,
+            "session_type": "normal",
+            "resume_gateway_url": self._url(),
             "application": {"id": str(state.application_id), "flags": state.application_flags},
-            "private_channels": [], "relationships": [], "presences": [], "guild_join_requests": [],
-            "geo_ordered_rtc_regions": [], "user_settings": {}, "_trace": ["sandbox-gateway"],
+            "private_channels": [],
+            "relationships": [],
+            "presences": [],
+            "guild_join_requests": [],
+            "geo_ordered_rtc_regions": [],
+            "user_settings": {},
+            "_trace": ["sandbox-gateway"],
         }
         async with session.lock:
             session.ws = ws
@@ -205,13 +228,21 @@ class Gateway:
             return
         wanted = {int(u) for u in data.get("user_ids") or []}
         query = str(data.get("query") or "").lower()
-        members = [m for m in guild.members.values()
-                   if (not wanted or m.id in wanted) and m.user.username.lower().startswith(query)]
+        members = [
+            m
+            for m in guild.members.values()
+            if (not wanted or m.id in wanted) and m.user.username.lower().startswith(query)
+        ]
         limit = int(data.get("limit") or 0)
         if limit:
             members = members[:limit]
-        payload: Json = {"guild_id": str(guild.id), "members": [m.payload() for m in members],
-                         "chunk_index": 0, "chunk_count": 1, "not_found": []}
+        payload: Json = {
+            "guild_id": str(guild.id),
+            "members": [m.payload() for m in members],
+            "chunk_index": 0,
+            "chunk_count": 1,
+            "not_found": [],
+        }
         if data.get("nonce"):
             payload["nonce"] = data["nonce"]
         await self._send_dispatch(session, "GUILD_MEMBERS_CHUNK", payload)

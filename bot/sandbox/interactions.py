@@ -103,8 +103,12 @@ class InteractionRecord:
 
     def metadata(self) -> Json:
         user = self.payload.get("member", {}).get("user") or self.payload.get("user")
-        data: Json = {"id": str(self.id), "type": self.type, "user": user,
-                      "authorizing_integration_owners": self.payload.get("authorizing_integration_owners", {})}
+        data: Json = {
+            "id": str(self.id),
+            "type": self.type,
+            "user": user,
+            "authorizing_integration_owners": self.payload.get("authorizing_integration_owners", {}),
+        }
         if self.type == APPLICATION_COMMAND:
             data["name"] = self.payload["data"]["name"]
         if self.source is not None:
@@ -168,26 +172,46 @@ class InteractionResult:
 # -- payload builders -----------------------------------------------------------------------------------------
 def base_payload(state: State, itype: int, channel: Channel, user: Member | User) -> Json:
     payload: Json = {
-        "id": str(state.ids.next()), "application_id": str(state.application_id), "type": itype,
-        "token": "sandbox." + secrets.token_urlsafe(32), "version": 1, "locale": "en-US",
-        "entitlements": [], "entitlement_sku_ids": [], "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
-        "channel_id": str(channel.id), "channel": channel.payload(),
+        "id": str(state.ids.next()),
+        "application_id": str(state.application_id),
+        "type": itype,
+        "token": "sandbox." + secrets.token_urlsafe(32),
+        "version": 1,
+        "locale": "en-US",
+        "entitlements": [],
+        "entitlement_sku_ids": [],
+        "attachment_size_limit": ATTACHMENT_SIZE_LIMIT,
+        "channel_id": str(channel.id),
+        "channel": channel.payload(),
     }
     guild = state.guild_of(channel)
     if guild is not None:
         member = user if isinstance(user, Member) else guild.members[user.id]
         bot = guild.members[state.bot.id]
-        payload.update({
-            "guild_id": str(guild.id), "guild": {"id": str(guild.id), "locale": "en-US", "features": []},
-            "guild_locale": "en-US", "context": 0,
-            "member": {**member.payload(), "permissions": str(member_permissions(guild, member, channel))},
-            "app_permissions": str(member_permissions(guild, bot, channel)),
-            "authorizing_integration_owners": {"0": str(guild.id)},
-        })
+        payload.update(
+            {
+                "guild_id": str(guild.id),
+                "guild": {"id": str(guild.id), "locale": "en-US", "features": []},
+                "guild_locale": "en-US",
+                "context": 0,
+                "member": {
+                    **member.payload(),
+                    "permissions": str(member_permissions(guild, member, channel)),
+                },
+                "app_permissions": str(member_permissions(guild, bot, channel)),
+                "authorizing_integration_owners": {"0": str(guild.id)},
+            }
+        )
     else:
         plain = user.user if isinstance(user, Member) else user
-        payload.update({"user": plain.payload(), "context": 1, "app_permissions": "0",
-                        "authorizing_integration_owners": {"0": str(plain.id)}})
+        payload.update(
+            {
+                "user": plain.payload(),
+                "context": 1,
+                "app_permissions": "0",
+                "authorizing_integration_owners": {"0": str(plain.id)},
+            }
+        )
     return payload
 
 
@@ -218,8 +242,9 @@ def _option_defs(cmd: Json, path: list[str]) -> tuple[list[Json], list[tuple[int
     return defs, chain
 
 
-def _resolve_value(state: State, guild: Guild | None, otype: int, value: Any, resolved: Json,
-                   channel: Channel) -> Any:
+def _resolve_value(
+    state: State, guild: Guild | None, otype: int, value: Any, resolved: Json, channel: Channel
+) -> Any:
     if otype in (3,):
         return str(value)
     if otype == 4:
@@ -237,7 +262,9 @@ def _resolve_value(state: State, guild: Guild | None, otype: int, value: Any, re
         member = guild.members.get(user.id) if guild else None
         if member is not None and guild is not None:
             resolved.setdefault("members", {})[str(user.id)] = {
-                **member.payload(with_user=False), "permissions": str(member_permissions(guild, member, channel))}
+                **member.payload(with_user=False),
+                "permissions": str(member_permissions(guild, member, channel)),
+            }
         return str(user.id)
     if otype in (8, 9):
         role = value if isinstance(value, Role) else (guild.roles[int(value)] if guild else None)
@@ -259,8 +286,14 @@ def _resolve_value(state: State, guild: Guild | None, otype: int, value: Any, re
     return value
 
 
-def command_data(state: State, cmd: Json, path: list[str], options: Mapping[str, Any], channel: Channel,
-                 focused: str | None = None) -> Json:
+def command_data(
+    state: State,
+    cmd: Json,
+    path: list[str],
+    options: Mapping[str, Any],
+    channel: Channel,
+    focused: str | None = None,
+) -> Json:
     """``data`` of an APPLICATION_COMMAND (or AUTOCOMPLETE, with ``focused``) interaction."""
     guild = state.guild_of(channel)
     defs, chain = _option_defs(cmd, path)
@@ -268,7 +301,9 @@ def command_data(state: State, cmd: Json, path: list[str], options: Mapping[str,
     unknown = set(options) - set(by_name)
     if unknown:
         raise ValueError(f"unknown options {sorted(unknown)} for {cmd['name']} {' '.join(path)}".strip())
-    missing = [d["name"] for d in defs if d.get("required") and d["name"] not in options and d["name"] != focused]
+    missing = [
+        d["name"] for d in defs if d.get("required") and d["name"] not in options and d["name"] != focused
+    ]
     if missing and focused is None:
         raise ValueError(f"missing required options {missing}")
     resolved: Json = {}
@@ -278,8 +313,13 @@ def command_data(state: State, cmd: Json, path: list[str], options: Mapping[str,
         if name == focused:
             leaf.append({"name": name, "type": otype, "value": str(value), "focused": True})
         else:
-            leaf.append({"name": name, "type": otype,
-                         "value": _resolve_value(state, guild, otype, value, resolved, channel)})
+            leaf.append(
+                {
+                    "name": name,
+                    "type": otype,
+                    "value": _resolve_value(state, guild, otype, value, resolved, channel),
+                }
+            )
     nested: list[Json] = leaf
     for otype, name in reversed(chain):
         nested = [{"name": name, "type": otype, "options": nested}]
@@ -291,11 +331,28 @@ def command_data(state: State, cmd: Json, path: list[str], options: Mapping[str,
     return data
 
 
-def component_data(message: Message, custom_id: str, values: list[str] | None) -> Json:
+SELECT_OPTION_TYPES = {5: 6, 6: 8, 7: 9, 8: 7}  # user/role/mentionable/channel select -> option type
+
+
+def component_data(
+    state: State, message: Message, custom_id: str, values: list[Any] | None, channel: Channel
+) -> Json:
+    """``data`` of a MESSAGE_COMPONENT interaction; entity selects get ``resolved`` like Discord sends."""
     component = message.component(custom_id)
-    data: Json = {"custom_id": custom_id, "component_type": int(component["type"])}
-    if component["type"] != 2:
-        data["values"] = list(values or [])
+    ctype = int(component["type"])
+    data: Json = {"custom_id": custom_id, "component_type": ctype}
+    if ctype == 2:
+        return data
+    if ctype in SELECT_OPTION_TYPES:
+        resolved: Json = {}
+        guild = state.guild_of(channel)
+        data["values"] = [
+            _resolve_value(state, guild, SELECT_OPTION_TYPES[ctype], v, resolved, channel)
+            for v in values or []
+        ]
+        data["resolved"] = resolved
+    else:
+        data["values"] = [str(v) for v in values or []]
     return data
 
 
@@ -320,7 +377,9 @@ def modal_data(modal: Json, values: Mapping[str, str | list[str]]) -> Json:
             rows.append({"type": 1, "components": [answer(c) for c in top.get("components") or []]})
         elif top.get("type") == 18 and isinstance(top.get("component"), dict):
             rows.append({"type": 18, "component": answer(top["component"])})
-    unknown = set(values) - {c["custom_id"] for r in rows for c in r.get("components") or [r.get("component")]}
+    unknown = set(values) - {
+        c["custom_id"] for r in rows for c in r.get("components") or [r.get("component")]
+    }
     if unknown:
         raise ValueError(f"modal {modal.get('custom_id')!r} has no fields {sorted(unknown)}")
     return {"custom_id": modal["custom_id"], "components": rows}

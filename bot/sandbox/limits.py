@@ -59,8 +59,9 @@ class FormErrors:
             node = node.setdefault(str(part), {})
         node.setdefault("_errors", []).append({"code": code, "message": message})
 
-    def length(self, path: Sequence[str | int], value: Any, high: int, low: int = 0,
-               required: bool = False) -> None:
+    def length(
+        self, path: Sequence[str | int], value: Any, high: int, low: int = 0, required: bool = False
+    ) -> None:
         if value is None:
             if required:
                 self.add(path, "BASE_TYPE_REQUIRED", "This field is required")
@@ -82,7 +83,9 @@ class FormErrors:
 # -- messages -------------------------------------------------------------------------------------------------
 def embed_size(embed: Json) -> int:
     total = len(embed.get("title") or "") + len(embed.get("description") or "")
-    total += len((embed.get("footer") or {}).get("text") or "") + len((embed.get("author") or {}).get("name") or "")
+    total += len((embed.get("footer") or {}).get("text") or "") + len(
+        (embed.get("author") or {}).get("name") or ""
+    )
     for fld in embed.get("fields") or []:
         total += len(fld.get("name") or "") + len(fld.get("value") or "")
     return total
@@ -130,7 +133,11 @@ def _check_interactive(errs: FormErrors, path: list[str | int], comp: Json, seen
     custom_id = comp.get("custom_id")
     if isinstance(custom_id, str):
         if custom_id in seen:
-            errs.add(path + ["custom_id"], "COMPONENT_CUSTOM_ID_DUPLICATED", "Component custom id cannot be duplicated")
+            errs.add(
+                path + ["custom_id"],
+                "COMPONENT_CUSTOM_ID_DUPLICATED",
+                "Component custom id cannot be duplicated",
+            )
         seen.add(custom_id)
 
 
@@ -150,19 +157,24 @@ def check_components(errs: FormErrors, components: list[Json], flags: int) -> No
 
         walk(components, ["components"])
         if count > V2_COMPONENTS_MAX:
-            errs.add(["components"], "BASE_TYPE_MAX_LENGTH", f"Must be {V2_COMPONENTS_MAX} or fewer in length.")
+            errs.add(
+                ["components"], "BASE_TYPE_MAX_LENGTH", f"Must be {V2_COMPONENTS_MAX} or fewer in length."
+            )
         return
     if len(components) > ACTION_ROWS_MAX:
         errs.add(["components"], "BASE_TYPE_MAX_LENGTH", f"Must be {ACTION_ROWS_MAX} or fewer in length.")
     for i, row in enumerate(components):
         if row.get("type") != 1:
-            errs.add(["components", i, "type"], "UNION_TYPE_CHOICES", "Value of field \"type\" must be 1.")
+            errs.add(["components", i, "type"], "UNION_TYPE_CHOICES", 'Value of field "type" must be 1.')
             continue
         children = row.get("components") or []
         errs.length(["components", i, "components"], children, BUTTONS_PER_ROW, 1, required=True)
         if any(c.get("type") != 2 for c in children) and len(children) > 1:
-            errs.add(["components", i, "components"], "COMPONENT_LAYOUT_WIDTH_EXCEEDED",
-                     "The specified component exceeds the maximum width")
+            errs.add(
+                ["components", i, "components"],
+                "COMPONENT_LAYOUT_WIDTH_EXCEEDED",
+                "The specified component exceeds the maximum width",
+            )
         for j, comp in enumerate(children):
             _check_interactive(errs, ["components", i, "components", j], comp, seen)
 
@@ -172,9 +184,11 @@ def check_poll(errs: FormErrors, poll: Json) -> None:
     answers = poll.get("answers") or []
     errs.length(["poll", "answers"], answers, 10, 1, required=True)
     for i, answer in enumerate(answers):
-        errs.length(["poll", "answers", i, "poll_media", "text"], (answer.get("poll_media") or {}).get("text"), 55, 1)
+        errs.length(
+            ["poll", "answers", i, "poll_media", "text"], (answer.get("poll_media") or {}).get("text"), 55, 1
+        )
     duration = poll.get("duration", 24)
-    if not isinstance(duration, int) or not 1 <= duration <= 768:
+    if not isinstance(duration, int | float) or not float(duration).is_integer() or not 1 <= duration <= 768:
         errs.add(["poll", "duration"], "NUMBER_TYPE_MAX", "int value should be between 1 and 768.")
 
 
@@ -225,7 +239,9 @@ def check_modal(data: Json) -> None:
                 for key, low, high in (("min_length", 0, 4000), ("max_length", 1, 4000)):
                     value = comp.get(key)
                     if value is not None and not low <= int(value) <= high:
-                        errs.add(cpath + [key], "NUMBER_TYPE_MAX", f"int value should be between {low} and {high}.")
+                        errs.add(
+                            cpath + [key], "NUMBER_TYPE_MAX", f"int value should be between {low} and {high}."
+                        )
     errs.raise_if_any()
 
 
@@ -246,8 +262,9 @@ def valid_command_name(name: str, *, lowercase: bool) -> bool:
         return False
     if lowercase and name != name.lower():
         return False
-    return all(ch in "-_'" or ch.isalnum() or "\u0900" <= ch <= "\u097f" or "\u0e00" <= ch <= "\u0e7f"
-               for ch in name)
+    return all(
+        ch in "-_'" or ch.isalnum() or "\u0900" <= ch <= "\u097f" or "\u0e00" <= ch <= "\u0e7f" for ch in name
+    )
 
 
 def _check_name_desc(errs: FormErrors, path: list[str | int], item: Json, chat: bool) -> None:
@@ -261,8 +278,11 @@ def _check_name_desc(errs: FormErrors, path: list[str | int], item: Json, chat: 
     if chat:
         errs.length(path + ["description"], item.get("description"), 100, 1, required=True)
     elif item.get("description"):
-        errs.add(path + ["description"], "APPLICATION_COMMAND_CONTEXT_MENU_DESCRIPTION",
-                 "Context menu commands cannot have description")
+        errs.add(
+            path + ["description"],
+            "APPLICATION_COMMAND_CONTEXT_MENU_DESCRIPTION",
+            "Context menu commands cannot have description",
+        )
 
 
 def _check_options(errs: FormErrors, path: list[str | int], options: list[Json], depth: int) -> int:
@@ -272,8 +292,11 @@ def _check_options(errs: FormErrors, path: list[str | int], options: list[Json],
     names: set[str] = set()
     kinds = {o.get("type") in (1, 2) for o in options}
     if len(kinds) > 1:
-        errs.add(path, "APPLICATION_COMMAND_OPTIONS_TYPE_INVALID",
-                 "Sub-command and sub-command group option types are mutually exclusive to all other types")
+        errs.add(
+            path,
+            "APPLICATION_COMMAND_OPTIONS_TYPE_INVALID",
+            "Sub-command and sub-command group option types are mutually exclusive to all other types",
+        )
     seen_optional = False
     for i, opt in enumerate(options):
         opath = path + [i]
@@ -281,32 +304,51 @@ def _check_options(errs: FormErrors, path: list[str | int], options: list[Json],
         size += len(str(opt.get("name") or "")) + len(str(opt.get("description") or ""))
         name = str(opt.get("name"))
         if name in names:
-            errs.add(opath + ["name"], "APPLICATION_COMMAND_OPTION_NAME_ALREADY_EXISTS", "Option name already exists")
+            errs.add(
+                opath + ["name"],
+                "APPLICATION_COMMAND_OPTION_NAME_ALREADY_EXISTS",
+                "Option name already exists",
+            )
         names.add(name)
         otype = opt.get("type")
         if otype == 2 and depth > 0:
-            errs.add(opath + ["type"], "APPLICATION_COMMAND_OPTION_TYPE_INVALID",
-                     "Sub-command groups can only be nested at the top level")
+            errs.add(
+                opath + ["type"],
+                "APPLICATION_COMMAND_OPTION_TYPE_INVALID",
+                "Sub-command groups can only be nested at the top level",
+            )
         if otype == 1 and depth > 1:
-            errs.add(opath + ["type"], "APPLICATION_COMMAND_OPTION_TYPE_INVALID",
-                     "Sub-commands can only be nested in a command or a group")
+            errs.add(
+                opath + ["type"],
+                "APPLICATION_COMMAND_OPTION_TYPE_INVALID",
+                "Sub-commands can only be nested in a command or a group",
+            )
         if otype == 2 and any(o.get("type") != 1 for o in opt.get("options") or []):
-            errs.add(opath + ["options"], "APPLICATION_COMMAND_OPTION_TYPE_INVALID",
-                     "Sub-command groups may only contain sub-commands")
+            errs.add(
+                opath + ["options"],
+                "APPLICATION_COMMAND_OPTION_TYPE_INVALID",
+                "Sub-command groups may only contain sub-commands",
+            )
         if otype in (1, 2):
             size += _check_options(errs, opath + ["options"], list(opt.get("options") or []), depth + 1)
             continue
         if opt.get("required"):
             if seen_optional:
-                errs.add(opath + ["required"], "APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID",
-                         "Required options must be placed before non-required options")
+                errs.add(
+                    opath + ["required"],
+                    "APPLICATION_COMMAND_OPTIONS_REQUIRED_INVALID",
+                    "Required options must be placed before non-required options",
+                )
         else:
             seen_optional = True
         choices = opt.get("choices") or []
         errs.length(opath + ["choices"], choices, 25)
         if choices and opt.get("autocomplete"):
-            errs.add(opath + ["autocomplete"], "APPLICATION_COMMAND_AUTOCOMPLETE_INVALID",
-                     "Autocomplete cannot be set with choices")
+            errs.add(
+                opath + ["autocomplete"],
+                "APPLICATION_COMMAND_AUTOCOMPLETE_INVALID",
+                "Autocomplete cannot be set with choices",
+            )
         for k, choice in enumerate(choices):
             errs.length(opath + ["choices", k, "name"], choice.get("name"), 100, 1, required=True)
             if isinstance(choice.get("value"), str):
@@ -325,7 +367,11 @@ def check_command(errs: FormErrors, path: list[str | int], cmd: Json) -> None:
     _check_name_desc(errs, path, cmd, chat=chat)
     options = list(cmd.get("options") or [])
     if not chat and options:
-        errs.add(path + ["options"], "APPLICATION_COMMAND_OPTIONS_INVALID", "Context menu commands cannot have options")
+        errs.add(
+            path + ["options"],
+            "APPLICATION_COMMAND_OPTIONS_INVALID",
+            "Context menu commands cannot have options",
+        )
     size = len(str(cmd.get("name") or "")) + len(str(cmd.get("description") or ""))
     size += _check_options(errs, path + ["options"], options, 0)
     if size > 4000:
@@ -339,7 +385,9 @@ def check_commands(commands: list[Json]) -> None:
         check_command(errs, [i], cmd)
         key = (int(cmd.get("type", 1)), str(cmd.get("name")))
         if key in keys:
-            errs.add([i, "name"], "APPLICATION_COMMANDS_DUPLICATE_NAME", "Application command names must be unique")
+            errs.add(
+                [i, "name"], "APPLICATION_COMMANDS_DUPLICATE_NAME", "Application command names must be unique"
+            )
         keys.add(key)
     if sum(1 for c in commands if c.get("type", 1) == 1) > 100:
         errs.add([], "BASE_TYPE_MAX_LENGTH", "Must be 100 or fewer in length.")

@@ -41,7 +41,11 @@ def _attachment(state: State, channel_id: int, base_url: str, meta: Json, upload
     size = len(upload.data) if upload else 0
     url = f"{base_url}/attachments/{channel_id}/{attachment_id}/{filename}"
     data: Json = {
-        "id": str(attachment_id), "filename": filename, "size": size, "url": url, "proxy_url": url,
+        "id": str(attachment_id),
+        "filename": filename,
+        "size": size,
+        "url": url,
+        "proxy_url": url,
         "content_type": upload.content_type if upload else "application/octet-stream",
     }
     if meta.get("description"):
@@ -49,8 +53,14 @@ def _attachment(state: State, channel_id: int, base_url: str, meta: Json, upload
     return data
 
 
-def resolve_attachments(state: State, message: Message | None, channel_id: int, base_url: str,
-                        metas: list[Json] | None, uploads: list[Upload]) -> tuple[list[Json], dict[int, bytes]]:
+def resolve_attachments(
+    state: State,
+    message: Message | None,
+    channel_id: int,
+    base_url: str,
+    metas: list[Json] | None,
+    uploads: list[Upload],
+) -> tuple[list[Json], dict[int, bytes]]:
     """Turn ``attachments`` + uploaded files into attachment objects; keeps existing ones referenced by id."""
     by_index = {u.index: u for u in uploads}
     existing = {a["id"]: a for a in (message.attachments if message else [])}
@@ -83,9 +93,12 @@ def poll_payload(poll: Json) -> Json:
     expiry = dt.datetime.now(dt.UTC) + dt.timedelta(hours=hours)
     return {
         "question": {"text": (poll.get("question") or {}).get("text")},
-        "answers": [{"answer_id": i + 1, "poll_media": a.get("poll_media") or {}}
-                    for i, a in enumerate(poll.get("answers") or [])],
-        "expiry": iso(expiry), "allow_multiselect": bool(poll.get("allow_multiselect")),
+        "answers": [
+            {"answer_id": i + 1, "poll_media": a.get("poll_media") or {}}
+            for i, a in enumerate(poll.get("answers") or [])
+        ],
+        "expiry": iso(expiry),
+        "allow_multiselect": bool(poll.get("allow_multiselect")),
         "layout_type": int(poll.get("layout_type") or 1),
         "results": {"is_finalized": False, "answer_counts": []},
     }
@@ -116,20 +129,41 @@ def _mentions(state: State, channel: Channel, content: str, allowed: Json | None
     return {"mentions": users, "mention_roles": roles, "mention_everyone": everyone}
 
 
-def build_message(state: State, channel: Channel, body: Json, uploads: list[Upload], *, base_url: str,
-                  author: User | None = None, interaction: Json | None = None, loading: bool = False) -> Message:
+def build_message(
+    state: State,
+    channel: Channel,
+    body: Json,
+    uploads: list[Upload],
+    *,
+    base_url: str,
+    author: User | None = None,
+    interaction: Json | None = None,
+    loading: bool = False,
+) -> Message:
     author = author or state.bot
     flags = int(body.get("flags") or 0) & KEPT_FLAGS
     if loading:
         flags |= LOADING
     message_id = state.ids.next()
-    attachments, files = resolve_attachments(state, None, channel.id, base_url, body.get("attachments"), uploads)
+    attachments, files = resolve_attachments(
+        state, None, channel.id, base_url, body.get("attachments"), uploads
+    )
     payload: Json = {
-        "id": str(message_id), "channel_id": str(channel.id), "author": author.payload(),
-        "content": str(body.get("content") or ""), "timestamp": iso(), "edited_timestamp": None, "tts": False,
-        "attachments": attachments, "embeds": [{"type": "rich", **e} for e in body.get("embeds") or []],
-        "components": list(body.get("components") or []), "reactions": [], "pinned": False,
-        "type": 0, "flags": flags, "mention_channels": [],
+        "id": str(message_id),
+        "channel_id": str(channel.id),
+        "author": author.payload(),
+        "content": str(body.get("content") or ""),
+        "timestamp": iso(),
+        "edited_timestamp": None,
+        "tts": False,
+        "attachments": attachments,
+        "embeds": [{"type": "rich", **e} for e in body.get("embeds") or []],
+        "components": list(body.get("components") or []),
+        "reactions": [],
+        "pinned": False,
+        "type": 0,
+        "flags": flags,
+        "mention_channels": [],
     }
     payload.update(_mentions(state, channel, payload["content"], body.get("allowed_mentions"), author))
     guild = state.guild_of(channel)
@@ -165,7 +199,8 @@ def edit_message(state: State, message: Message, body: Json, uploads: list[Uploa
         payload["embeds"] = [{"type": "rich", **e} for e in body["embeds"] or []]
     if "attachments" in body or uploads:
         payload["attachments"], message.files = resolve_attachments(
-            state, message, message.channel_id, base_url, body.get("attachments"), uploads)
+            state, message, message.channel_id, base_url, body.get("attachments"), uploads
+        )
     if body.get("flags") is not None:
         keep = payload["flags"] & EPHEMERAL
         payload["flags"] = (int(body["flags"]) & KEPT_FLAGS) | keep

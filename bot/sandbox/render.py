@@ -1,12 +1,12 @@
 """Messages as readable plain text (for the ``paperclub demo`` tour and for test failure output).
 
-    #announcements  PaperClub (bot):
-      Next session: Attention Is All You Need
-      ┌ Session #3 ─────────────
-      │ When: Thu 5 Nov 18:00
-      │ Paper: https://arxiv.org/abs/1706.03762
-      └─────────────────────────
-      [ Sign up ↗ ] [ Remind me ]
+#announcements  PaperClub (bot):
+  Next session: Attention Is All You Need
+  ┌ Session #3 ─────────────
+  │ When: Thu 5 Nov 18:00
+  │ Paper: https://arxiv.org/abs/1706.03762
+  └─────────────────────────
+  [ Sign up ↗ ] [ Remind me ]
 """
 
 from __future__ import annotations
@@ -147,7 +147,9 @@ def render_poll(poll: Json) -> list[str]:
     lines = [f"📊 {(poll.get('question') or {}).get('text')}{final}"]
     for answer in poll.get("answers") or []:
         aid = int(answer["answer_id"])
-        lines.append(f"   {aid}. {(answer.get('poll_media') or {}).get('text')}  ({counts.get(aid, 0)} votes)")
+        lines.append(
+            f"   {aid}. {(answer.get('poll_media') or {}).get('text')}  ({counts.get(aid, 0)} votes)"
+        )
     return lines
 
 
@@ -155,7 +157,9 @@ def render_message(message: Message, state: State | None = None, *, width: int =
     """One message: header line (channel, author, flags) then indented content, embeds, components, files."""
     payload = message.payload
     author = payload.get("author") or {}
-    who = str(author.get("global_name") or author.get("username") or "?") + (" (bot)" if author.get("bot") else "")
+    who = str(author.get("global_name") or author.get("username") or "?") + (
+        " (bot)" if author.get("bot") else ""
+    )
     where = ""
     if state is not None:
         channel = state.channels.get(message.channel_id)
@@ -163,8 +167,11 @@ def render_message(message: Message, state: State | None = None, *, width: int =
             where = f"DM @{channel.recipients[0].display_name}  " if channel.recipients else "DM  "
         elif channel is not None:
             where = f"#{channel.name}  "
-    tags = [t for t, on in (("ephemeral", message.ephemeral), ("edited", bool(payload.get("edited_timestamp"))))
-            if on]
+    tags = [
+        t
+        for t, on in (("ephemeral", message.ephemeral), ("edited", bool(payload.get("edited_timestamp"))))
+        if on
+    ]
     lines = [f"{where}{who}{' [' + ', '.join(tags) + ']' if tags else ''}:"]
     body: list[str] = []
     if message.content:
@@ -182,6 +189,8 @@ def render_message(message: Message, state: State | None = None, *, width: int =
     return "\n".join(lines)
 
 
-def render_channel(state: State, channel_id: int, *, include_ephemeral: bool = False, width: int = WIDTH) -> str:
+def render_channel(
+    state: State, channel_id: int, *, include_ephemeral: bool = False, width: int = WIDTH
+) -> str:
     messages = state.messages_in(channel_id, include_ephemeral=include_ephemeral)
     return "\n\n".join(render_message(m, state, width=width) for m in messages)

@@ -1,11 +1,10 @@
 """REST v10: the aiohttp app, its middleware (request log, faults, rate-limit headers, errors) and the
-user/application/command/guild/scheduled-event routes. Message, thread and interaction routes live in
-:mod:`bot.sandbox.rest_messages` and :mod:`bot.sandbox.rest_interactions`.
+user/application/command/guild routes. Message, thread, interaction and scheduled-event routes live in
+:mod:`bot.sandbox.rest_messages`, :mod:`bot.sandbox.rest_interactions` and :mod:`bot.sandbox.rest_events`.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import json
 import re
@@ -18,8 +17,8 @@ from aiohttp import web
 
 from bot.sandbox import limits
 from bot.sandbox.limits import ApiError, missing_permissions, not_found
-from bot.sandbox.messages import Upload, parse_time
-from bot.sandbox.state import CREATE_EVENTS, MANAGE_EVENTS, Channel, Guild, Json, Member, member_permissions
+from bot.sandbox.messages import Upload
+from bot.sandbox.state import Channel, Guild, Json, Member, member_permissions
 
 if TYPE_CHECKING:
     from bot.sandbox.server import StandIn
@@ -69,8 +68,11 @@ def uploads_of(request: web.Request) -> list[Upload]:
 
 def ok(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
     """JSON with ``Content-Type: application/json`` exactly (discord.py compares the header verbatim)."""
-    return web.Response(body=json.dumps(data).encode(), status=status,
-                        headers={**(headers or {}), "Content-Type": "application/json"})
+    return web.Response(
+        body=json.dumps(data).encode(),
+        status=status,
+        headers={**(headers or {}), "Content-Type": "application/json"},
+    )
 
 
 def no_content() -> web.Response:
@@ -80,8 +82,16 @@ def no_content() -> web.Response:
 def snowflake(request: web.Request, key: str) -> int:
     raw = request.match_info[key]
     if not raw.isdigit():
-        raise ApiError(400, 50035, "Invalid Form Body",
-                       {key: {"_errors": [{"code": "NUMBER_TYPE_COERCE", "message": f"Value \"{raw}\" is not snowflake."}]}})
+        raise ApiError(
+            400,
+            50035,
+            "Invalid Form Body",
+            {
+                key: {
+                    "_errors": [{"code": "NUMBER_TYPE_COERCE", "message": f'Value "{raw}" is not snowflake.'}]
+                }
+            },
+        )
     return int(raw)
 
 
@@ -103,7 +113,9 @@ def bot_member(standin: StandIn, guild: Guild) -> Member:
     return guild.members[standin.state.bot.id]
 
 
-def require(standin: StandIn, guild: Guild, perms: int, channel: Channel | None = None, *, any_of: bool = False) -> None:
+def require(
+    standin: StandIn, guild: Guild, perms: int, channel: Channel | None = None, *, any_of: bool = False
+) -> None:
     have = member_permissions(guild, bot_member(standin, guild), channel)
     if (any_of and not have & perms) or (not any_of and have & perms != perms):
         raise missing_permissions()
@@ -133,8 +145,10 @@ def _ratelimit_headers(request: web.Request, remaining: int, reset_after: float)
     template = resource.canonical if resource is not None else request.path
     bucket = hashlib.sha1(f"{request.method} {template}".encode()).hexdigest()[:16]
     return {
-        "X-RateLimit-Limit": "50", "X-RateLimit-Remaining": str(remaining),
-        "X-RateLimit-Reset-After": f"{reset_after:.3f}", "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+        "X-RateLimit-Limit": "50",
+        "X-RateLimit-Remaining": str(remaining),
+        "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+        "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
         "X-RateLimit-Bucket": bucket,
     }
 
@@ -143,11 +157,20 @@ def _fault_response(request: web.Request, fault: Fault) -> web.Response:
     if fault.status != 429:
         return ok({"message": f"{fault.status}: Internal Server Error", "code": 0}, status=fault.status)
     headers = _ratelimit_headers(request, 0, fault.retry_after)
-    headers.update({"Retry-After": f"{fault.retry_after:g}", "Via": "1.1 google",
-                    "X-RateLimit-Scope": "global" if fault.is_global else "user"})
+    headers.update(
+        {
+            "Retry-After": f"{fault.retry_after:g}",
+            "Via": "1.1 google",
+            "X-RateLimit-Scope": "global" if fault.is_global else "user",
+        }
+    )
     if fault.is_global:
         headers["X-RateLimit-Global"] = "true"
-    body = {"message": "You are being rate limited.", "retry_after": fault.retry_after, "global": fault.is_global}
+    body = {
+        "message": "You are being rate limited.",
+        "retry_after": fault.retry_after,
+        "global": fault.is_global,
+    }
     return ok(body, status=429, headers=headers)
 
 
@@ -156,7 +179,7 @@ async def middleware(request: web.Request, handler: Handler) -> web.StreamRespon
     standin = standin_of(request)
     if request.path.rstrip("/") == "/gateway" or request.path.startswith("/attachments/"):
         return await handler(request)
-    path = request.path[len(API):] if request.path.startswith(API) else request.path
+    path = request.path[len(API) :] if request.path.startswith(API) else request.path
     record = RequestRecord(request.method, path, dict(request.query), None, [], time.time())
     standin.requests.append(record)
     try:
@@ -201,20 +224,43 @@ async def get_gateway(request: web.Request) -> web.Response:
     standin = standin_of(request)
     data: Json = {"url": standin.gateway_url}
     if request.path.endswith("/bot"):
-        data.update({"shards": 1, "session_start_limit": {"total": 1000, "remaining": 999,
-                                                          "reset_after": 86400000, "max_concurrency": 1}})
+        data.update(
+            {
+                "shards": 1,
+                "session_start_limit": {
+                    "total": 1000,
+                    "remaining": 999,
+                    "reset_after": 86400000,
+                    "max_concurrency": 1,
+                },
+            }
+        )
     return ok(data)
 
 
 async def get_application(request: web.Request) -> web.Response:
     state = standin_of(request).state
-    return ok({
-        "id": str(state.application_id), "name": state.bot.username, "icon": None, "description": "",
-        "summary": "", "type": None, "bot_public": False, "bot_require_code_grant": False,
-        "verify_key": "0" * 64, "flags": state.application_flags, "owner": state.owner.payload(),
-        "team": None, "bot": state.bot.payload(), "interactions_endpoint_url": None,
-        "redirect_uris": [], "tags": [], "approximate_guild_count": len(state.guilds),
-    })
+    return ok(
+        {
+            "id": str(state.application_id),
+            "name": state.bot.username,
+            "icon": None,
+            "description": "",
+            "summary": "",
+            "type": None,
+            "bot_public": False,
+            "bot_require_code_grant": False,
+            "verify_key": "0" * 64,
+            "flags": state.application_flags,
+            "owner": state.owner.payload(),
+            "team": None,
+            "bot": state.bot.payload(),
+            "interactions_endpoint_url": None,
+            "redirect_uris": [],
+            "tags": [],
+            "approximate_guild_count": len(state.guilds),
+        }
+    )
 
 
 # -- application commands -------------------------------------------------------------------------------------
@@ -227,14 +273,20 @@ def _scope(request: web.Request) -> int | None:
 
 def _stored_command(standin: StandIn, scope: int | None, data: Json, previous: Json | None) -> Json:
     cmd = dict(data)
-    cmd.update({
-        "id": previous["id"] if previous else str(standin.state.ids.next()),
-        "application_id": str(standin.state.application_id), "version": str(standin.state.ids.next()),
-        "type": int(data.get("type", 1)), "description": data.get("description") or "",
-        "default_member_permissions": data.get("default_member_permissions"),
-        "nsfw": bool(data.get("nsfw", False)), "options": list(data.get("options") or []),
-        "contexts": data.get("contexts"), "integration_types": data.get("integration_types") or [0],
-    })
+    cmd.update(
+        {
+            "id": previous["id"] if previous else str(standin.state.ids.next()),
+            "application_id": str(standin.state.application_id),
+            "version": str(standin.state.ids.next()),
+            "type": int(data.get("type", 1)),
+            "description": data.get("description") or "",
+            "default_member_permissions": data.get("default_member_permissions"),
+            "nsfw": bool(data.get("nsfw", False)),
+            "options": list(data.get("options") or []),
+            "contexts": data.get("contexts"),
+            "integration_types": data.get("integration_types") or [0],
+        }
+    )
     if scope is not None:
         cmd["guild_id"] = str(scope)
     return cmd
@@ -248,8 +300,12 @@ async def put_commands(request: web.Request) -> web.Response:
     standin, scope = standin_of(request), _scope(request)
     body = request.get(JSON_KEY)
     if not isinstance(body, list):
-        raise ApiError(400, 50035, "Invalid Form Body",
-                       {"_errors": [{"code": "BASE_TYPE_ARRAY", "message": "Must be an array."}]})
+        raise ApiError(
+            400,
+            50035,
+            "Invalid Form Body",
+            {"_errors": [{"code": "BASE_TYPE_ARRAY", "message": "Must be an array."}]},
+        )
     limits.check_commands(body)
     old = {(c["type"], c["name"]): c for c in standin.state.commands.get(scope, [])}
     stored = [_stored_command(standin, scope, c, old.get((int(c.get("type", 1)), c["name"]))) for c in body]
@@ -332,101 +388,31 @@ async def active_threads(request: web.Request) -> web.Response:
     return ok({"threads": [t.payload() for t in threads], "members": []})
 
 
-# -- scheduled events -----------------------------------------------------------------------------------------
-def _event_from(request: web.Request) -> tuple[Guild, Json]:
-    guild = guild_from(request)
-    event = guild.scheduled_events.get(snowflake(request, "event_id"))
-    if event is None:
-        raise not_found("Guild Scheduled Event", 10070)
-    return guild, event
-
-
-def _check_event_times(body: Json, event: Json | None) -> None:
-    errs = limits.FormErrors()
-    start = parse_time(body.get("scheduled_start_time") or (event or {}).get("scheduled_start_time"))
-    end = parse_time(body.get("scheduled_end_time") or (event or {}).get("scheduled_end_time"))
-    now = dt.datetime.now(dt.UTC)
-    if start is not None and "scheduled_start_time" in body and start < now:
-        errs.add(["scheduled_start_time"], "GUILD_SCHEDULED_EVENT_SCHEDULE_PAST", "Cannot schedule event in the past.")
-    if start is not None and end is not None and end <= start:
-        errs.add(["scheduled_end_time"], "GUILD_SCHEDULED_EVENT_END_BEFORE_START",
-                 "Cannot schedule event to end before starting.")
-    errs.raise_if_any()
-
-
-async def create_event(request: web.Request) -> web.Response:
-    standin, guild, body = standin_of(request), guild_from(request), body_of(request)
-    require(standin, guild, MANAGE_EVENTS | CREATE_EVENTS, any_of=True)
-    limits.check_scheduled_event(body, partial=False)
-    _check_event_times(body, None)
-    event_id = standin.state.ids.next()
-    bot = standin.state.bot
-    event: Json = {
-        "id": str(event_id), "guild_id": str(guild.id), "channel_id": body.get("channel_id"),
-        "creator_id": str(bot.id), "creator": bot.payload(), "name": body["name"],
-        "description": body.get("description"), "scheduled_start_time": body["scheduled_start_time"],
-        "scheduled_end_time": body.get("scheduled_end_time"), "privacy_level": body.get("privacy_level", 2),
-        "status": 1, "entity_type": body.get("entity_type", 3), "entity_id": None,
-        "entity_metadata": body.get("entity_metadata"), "user_count": 0, "image": body.get("image"),
-        "recurrence_rule": body.get("recurrence_rule"),
-    }
-    guild.scheduled_events[event_id] = event
-    await standin.gateway.dispatch("GUILD_SCHEDULED_EVENT_CREATE", event)
-    return ok(event)
-
-
-async def list_events(request: web.Request) -> web.Response:
-    return ok(list(guild_from(request).scheduled_events.values()))
-
-
-async def get_event(request: web.Request) -> web.Response:
-    return ok(_event_from(request)[1])
-
-
-async def patch_event(request: web.Request) -> web.Response:
-    standin = standin_of(request)
-    guild, event = _event_from(request)
-    require(standin, guild, MANAGE_EVENTS)
-    body = body_of(request)
-    limits.check_scheduled_event(body, partial=True)
-    _check_event_times(body, event)
-    for key in ("name", "description", "scheduled_start_time", "scheduled_end_time", "entity_metadata",
-                "channel_id", "entity_type", "privacy_level", "status", "image", "recurrence_rule"):
-        if key in body:
-            event[key] = body[key]
-    await standin.gateway.dispatch("GUILD_SCHEDULED_EVENT_UPDATE", event)
-    return ok(event)
-
-
-async def delete_event(request: web.Request) -> web.Response:
-    standin = standin_of(request)
-    guild, event = _event_from(request)
-    require(standin, guild, MANAGE_EVENTS)
-    del guild.scheduled_events[int(event["id"])]
-    await standin.gateway.dispatch("GUILD_SCHEDULED_EVENT_DELETE", event)
-    return no_content()
-
-
 def add_routes(app: web.Application) -> None:
     commands = "/applications/{app_id}/commands"
     guild_commands = "/applications/{app_id}/guilds/{guild_id}/commands"
     routes: list[tuple[str, str, Handler]] = [
-        ("GET", "/users/@me", get_me), ("GET", "/users/{user_id}", get_user),
-        ("GET", "/gateway", get_gateway), ("GET", "/gateway/bot", get_gateway),
-        ("GET", "/oauth2/applications/@me", get_application), ("GET", "/applications/@me", get_application),
-        ("GET", "/guilds/{guild_id}", get_guild), ("GET", "/guilds/{guild_id}/channels", guild_channels),
-        ("GET", "/guilds/{guild_id}/roles", guild_roles), ("GET", "/guilds/{guild_id}/members", guild_members),
+        ("GET", "/users/@me", get_me),
+        ("GET", "/users/{user_id}", get_user),
+        ("GET", "/gateway", get_gateway),
+        ("GET", "/gateway/bot", get_gateway),
+        ("GET", "/oauth2/applications/@me", get_application),
+        ("GET", "/applications/@me", get_application),
+        ("GET", "/guilds/{guild_id}", get_guild),
+        ("GET", "/guilds/{guild_id}/channels", guild_channels),
+        ("GET", "/guilds/{guild_id}/roles", guild_roles),
+        ("GET", "/guilds/{guild_id}/members", guild_members),
         ("GET", "/guilds/{guild_id}/members/{user_id}", guild_member),
         ("GET", "/guilds/{guild_id}/threads/active", active_threads),
-        ("POST", "/guilds/{guild_id}/scheduled-events", create_event),
-        ("GET", "/guilds/{guild_id}/scheduled-events", list_events),
-        ("GET", "/guilds/{guild_id}/scheduled-events/{event_id}", get_event),
-        ("PATCH", "/guilds/{guild_id}/scheduled-events/{event_id}", patch_event),
-        ("DELETE", "/guilds/{guild_id}/scheduled-events/{event_id}", delete_event),
     ]
     for base in (commands, guild_commands):
-        routes += [("GET", base, list_commands), ("PUT", base, put_commands), ("POST", base, post_command),
-                   ("GET", base + "/{command_id}", get_command), ("PATCH", base + "/{command_id}", patch_command),
-                   ("DELETE", base + "/{command_id}", delete_command)]
+        routes += [
+            ("GET", base, list_commands),
+            ("PUT", base, put_commands),
+            ("POST", base, post_command),
+            ("GET", base + "/{command_id}", get_command),
+            ("PATCH", base + "/{command_id}", patch_command),
+            ("DELETE", base + "/{command_id}", delete_command),
+        ]
     for method, path, handler in routes:
         app.router.add_route(method, API + path, handler)

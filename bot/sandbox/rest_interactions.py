@@ -70,14 +70,20 @@ async def callback(request: web.Request) -> web.Response:
     interaction: Json = {"id": str(record.id), "type": record.type}
     resource: Json = {"type": rtype}
     if message is not None:
-        interaction.update({"response_message_id": str(message.id), "response_message_loading": rtype == 5,
-                            "response_message_ephemeral": message.ephemeral})
+        interaction.update(
+            {
+                "response_message_id": str(message.id),
+                "response_message_loading": rtype == 5,
+                "response_message_ephemeral": message.ephemeral,
+            }
+        )
         resource["message"] = message.payload
     return ok({"interaction": interaction, "resource": resource})
 
 
-async def _apply(standin: StandIn, record: InteractionRecord, rtype: int, data: Json, uploads: list[Upload]
-                 ) -> Message | None:
+async def _apply(
+    standin: StandIn, record: InteractionRecord, rtype: int, data: Json, uploads: list[Upload]
+) -> Message | None:
     state = standin.state
     channel = state.channels[record.channel_id]
     if rtype in (4, 5):
@@ -85,9 +91,17 @@ async def _apply(standin: StandIn, record: InteractionRecord, rtype: int, data: 
             limits.check_message(data, file_count=len(uploads))
         else:
             data = {"flags": int(data.get("flags") or 0) & EPHEMERAL}
-        message = state.add_message(build_message(
-            state, channel, data, uploads if rtype == 4 else [], base_url=standin.base_url,
-            interaction=record.metadata(), loading=rtype == 5))
+        message = state.add_message(
+            build_message(
+                state,
+                channel,
+                data,
+                uploads if rtype == 4 else [],
+                base_url=standin.base_url,
+                interaction=record.metadata(),
+                loading=rtype == 5,
+            )
+        )
         record.original = message
         if rtype == 4:
             record.final = message
@@ -99,8 +113,9 @@ async def _apply(standin: StandIn, record: InteractionRecord, rtype: int, data: 
             raise ApiError(400, 50035, "Invalid Form Body")
         record.original = record.source
         if rtype == 7:
-            limits.check_message({**data, "flags": data.get("flags", record.source.flags)},
-                                 file_count=len(uploads), edit=True)
+            limits.check_message(
+                {**data, "flags": data.get("flags", record.source.flags)}, file_count=len(uploads), edit=True
+            )
             edit_message(state, record.source, data, uploads, base_url=standin.base_url)
             record.final = record.source
             if not record.source.ephemeral:
@@ -153,9 +168,16 @@ async def followup(request: web.Request) -> web.Response:
         message = original
         dispatch = "MESSAGE_UPDATE"
     else:
-        message = state.add_message(build_message(
-            state, state.channels[record.channel_id], body, uploads, base_url=standin.base_url,
-            interaction=record.metadata()))
+        message = state.add_message(
+            build_message(
+                state,
+                state.channels[record.channel_id],
+                body,
+                uploads,
+                base_url=standin.base_url,
+                interaction=record.metadata(),
+            )
+        )
         dispatch = "MESSAGE_CREATE"
     record.followups.append(message)
     if record.final is None:
@@ -177,7 +199,9 @@ async def patch_webhook_message(request: web.Request) -> web.Response:
     record = _record_for(request)
     message = _target(request, record)
     body, uploads = body_of(request), uploads_of(request)
-    limits.check_message({**body, "flags": body.get("flags", message.flags)}, file_count=len(uploads), edit=True)
+    limits.check_message(
+        {**body, "flags": body.get("flags", message.flags)}, file_count=len(uploads), edit=True
+    )
     edit_message(standin.state, message, body, uploads, base_url=standin.base_url)
     if record.final is None and message is record.original:
         record.final = message

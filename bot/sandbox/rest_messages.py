@@ -74,7 +74,12 @@ def check_can_post(standin: StandIn, channel: Channel, body: Json, file_count: i
 
 
 async def post_message(request: web.Request) -> web.Response:
-    standin, channel, body, uploads = standin_of(request), channel_from(request), body_of(request), uploads_of(request)
+    standin, channel, body, uploads = (
+        standin_of(request),
+        channel_from(request),
+        body_of(request),
+        uploads_of(request),
+    )
     check_can_post(standin, channel, body, len(uploads))
     limits.check_message(body, file_count=len(uploads))
     nonce = body.get("nonce")
@@ -86,7 +91,8 @@ async def post_message(request: web.Request) -> web.Response:
             if earlier is not None and not earlier.deleted:
                 return ok(earlier.payload)
     message = standin.state.add_message(
-        build_message(standin.state, channel, body, uploads, base_url=standin.base_url))
+        build_message(standin.state, channel, body, uploads, base_url=standin.base_url)
+    )
     if nonce is not None:
         standin.state.nonces[key] = (standin.clock(), message.id)
     if channel.is_thread and channel.archived:
@@ -105,7 +111,7 @@ async def list_messages(request: web.Request) -> web.Response:
         messages = [m for m in messages if m.id > int(request.query["after"])][:limit]
     if "around" in request.query:
         pivot = int(request.query["around"])
-        older = [m for m in messages if m.id <= pivot][-(limit // 2 + 1):]
+        older = [m for m in messages if m.id <= pivot][-(limit // 2 + 1) :]
         messages = older + [m for m in messages if m.id > pivot][: limit - len(older)]
     return ok([m.payload for m in reversed(messages[-limit:])])
 
@@ -120,7 +126,9 @@ async def patch_message(request: web.Request) -> web.Response:
     if message.author_id != standin.state.bot.id:
         raise ApiError(403, 50005, "Cannot edit a message authored by another user")
     body, uploads = body_of(request), uploads_of(request)
-    limits.check_message({**body, "flags": body.get("flags", message.flags)}, file_count=len(uploads), edit=True)
+    limits.check_message(
+        {**body, "flags": body.get("flags", message.flags)}, file_count=len(uploads), edit=True
+    )
     edit_message(standin.state, message, body, uploads, base_url=standin.base_url)
     await standin.gateway.dispatch("MESSAGE_UPDATE", message.payload)
     return ok(message.payload)
@@ -145,6 +153,17 @@ async def reaction(request: web.Request) -> web.Response:
     return no_content()
 
 
+async def pin(request: web.Request) -> web.Response:
+    standin, channel = standin_of(request), channel_from(request)
+    message = message_from(request, channel)
+    guild = standin.state.guild_of(channel)
+    if guild is not None:
+        require(standin, guild, MANAGE_MESSAGES, channel)
+    message.payload["pinned"] = request.method == "PUT"
+    await standin.gateway.dispatch("MESSAGE_UPDATE", message.payload)
+    return no_content()
+
+
 async def typing(request: web.Request) -> web.Response:
     channel_from(request)
     return no_content()
@@ -166,7 +185,9 @@ async def patch_channel(request: web.Request) -> web.Response:
             setattr(channel, key, body[key])
     if "applied_tags" in body:
         channel.applied_tags = [int(t) for t in body["applied_tags"]]
-    await standin.gateway.dispatch("THREAD_UPDATE" if channel.is_thread else "CHANNEL_UPDATE", channel.payload())
+    await standin.gateway.dispatch(
+        "THREAD_UPDATE" if channel.is_thread else "CHANNEL_UPDATE", channel.payload()
+    )
     return ok(channel.payload())
 
 
@@ -186,9 +207,17 @@ async def thread_from_message(request: web.Request) -> web.Response:
     limits.check_thread(body)
     if message.id in standin.state.channels:
         raise ApiError(400, 160004, "A thread has already been created for this message")
-    thread = standin.state.add_channel(Channel(
-        id=message.id, type=PUBLIC_THREAD, name=body["name"], guild_id=guild.id, parent_id=channel.id,
-        owner_id=standin.state.bot.id, auto_archive_duration=int(body.get("auto_archive_duration") or 1440)))
+    thread = standin.state.add_channel(
+        Channel(
+            id=message.id,
+            type=PUBLIC_THREAD,
+            name=body["name"],
+            guild_id=guild.id,
+            parent_id=channel.id,
+            owner_id=standin.state.bot.id,
+            auto_archive_duration=int(body.get("auto_archive_duration") or 1440),
+        )
+    )
     message.payload["thread"] = thread.payload()
     message.payload["flags"] = message.flags | (1 << 5)
     await _announce_thread(standin, thread)
@@ -196,7 +225,12 @@ async def thread_from_message(request: web.Request) -> web.Response:
 
 
 async def create_thread(request: web.Request) -> web.Response:
-    standin, channel, body, uploads = standin_of(request), channel_from(request), body_of(request), uploads_of(request)
+    standin, channel, body, uploads = (
+        standin_of(request),
+        channel_from(request),
+        body_of(request),
+        uploads_of(request),
+    )
     guild = standin.state.guild_of(channel)
     if guild is None or channel.is_thread:
         raise ApiError(400, 50024, "Cannot execute action on this channel type")
@@ -204,25 +238,53 @@ async def create_thread(request: web.Request) -> web.Response:
     state = standin.state
     if channel.type != GUILD_FORUM:
         require(standin, guild, CREATE_PUBLIC_THREADS, channel)
-        thread = state.add_channel(Channel(
-            id=state.ids.next(), type=int(body.get("type") or PUBLIC_THREAD), name=body["name"],
-            guild_id=guild.id, parent_id=channel.id, owner_id=state.bot.id))
+        thread = state.add_channel(
+            Channel(
+                id=state.ids.next(),
+                type=int(body.get("type") or PUBLIC_THREAD),
+                name=body["name"],
+                guild_id=guild.id,
+                parent_id=channel.id,
+                owner_id=state.bot.id,
+            )
+        )
         await _announce_thread(standin, thread)
         return ok(thread.payload(), status=201)
     require(standin, guild, VIEW_CHANNEL | SEND_MESSAGES, channel)
     starter = body.get("message")
     if not isinstance(starter, dict):
-        raise ApiError(400, 50035, "Invalid Form Body",
-                       {"message": {"_errors": [{"code": "BASE_TYPE_REQUIRED", "message": "This field is required"}]}})
+        raise ApiError(
+            400,
+            50035,
+            "Invalid Form Body",
+            {"message": {"_errors": [{"code": "BASE_TYPE_REQUIRED", "message": "This field is required"}]}},
+        )
     limits.check_message(starter, file_count=len(uploads))
     known = {int(t["id"]) for t in channel.available_tags}
     tags = [int(t) for t in body.get("applied_tags") or []]
     if any(t not in known for t in tags):
-        raise ApiError(400, 50035, "Invalid Form Body", {"applied_tags": {"_errors": [
-            {"code": "FORUM_TAG_INVALID", "message": "Tag does not exist in this channel"}]}})
-    thread = Channel(id=state.ids.next(), type=PUBLIC_THREAD, name=body["name"], guild_id=guild.id,
-                     parent_id=channel.id, owner_id=state.bot.id, applied_tags=tags,
-                     auto_archive_duration=int(body.get("auto_archive_duration") or 1440))
+        raise ApiError(
+            400,
+            50035,
+            "Invalid Form Body",
+            {
+                "applied_tags": {
+                    "_errors": [
+                        {"code": "FORUM_TAG_INVALID", "message": "Tag does not exist in this channel"}
+                    ]
+                }
+            },
+        )
+    thread = Channel(
+        id=state.ids.next(),
+        type=PUBLIC_THREAD,
+        name=body["name"],
+        guild_id=guild.id,
+        parent_id=channel.id,
+        owner_id=state.bot.id,
+        applied_tags=tags,
+        auto_archive_duration=int(body.get("auto_archive_duration") or 1440),
+    )
     state.add_channel(thread)
     message = build_message(state, thread, starter, uploads, base_url=standin.base_url)
     message.payload["id"] = str(thread.id)  # a forum post's starter message shares the thread's id
@@ -289,7 +351,10 @@ async def open_dm(request: web.Request) -> web.Response:
 
 async def get_attachment(request: web.Request) -> web.Response:
     standin = standin_of(request)
-    channel_id, attachment_id = int(request.match_info["channel_id"]), int(request.match_info["attachment_id"])
+    channel_id, attachment_id = (
+        int(request.match_info["channel_id"]),
+        int(request.match_info["attachment_id"]),
+    )
     for message_id in standin.state.channel_messages.get(channel_id, []):
         data = standin.state.messages[message_id].files.get(attachment_id)
         if data is not None:
@@ -300,12 +365,20 @@ async def get_attachment(request: web.Request) -> web.Response:
 def add_routes(app: web.Application) -> None:
     msg = "/channels/{channel_id}/messages/{message_id}"
     routes: list[tuple[str, str, Handler]] = [
-        ("GET", "/channels/{channel_id}", get_channel), ("PATCH", "/channels/{channel_id}", patch_channel),
+        ("GET", "/channels/{channel_id}", get_channel),
+        ("PATCH", "/channels/{channel_id}", patch_channel),
         ("POST", "/channels/{channel_id}/messages", post_message),
         ("GET", "/channels/{channel_id}/messages", list_messages),
-        ("GET", msg, get_message), ("PATCH", msg, patch_message), ("DELETE", msg, delete_message),
-        ("PUT", msg + "/reactions/{emoji}/@me", reaction), ("DELETE", msg + "/reactions/{emoji}/@me", reaction),
+        ("GET", msg, get_message),
+        ("PATCH", msg, patch_message),
+        ("DELETE", msg, delete_message),
+        ("PUT", msg + "/reactions/{emoji}/@me", reaction),
+        ("DELETE", msg + "/reactions/{emoji}/@me", reaction),
         ("POST", "/channels/{channel_id}/typing", typing),
+        ("PUT", "/channels/{channel_id}/messages/pins/{message_id}", pin),
+        ("DELETE", "/channels/{channel_id}/messages/pins/{message_id}", pin),
+        ("PUT", "/channels/{channel_id}/pins/{message_id}", pin),
+        ("DELETE", "/channels/{channel_id}/pins/{message_id}", pin),
         ("POST", msg + "/threads", thread_from_message),
         ("POST", "/channels/{channel_id}/threads", create_thread),
         ("PUT", "/channels/{channel_id}/thread-members/{user_id}", add_thread_member),

@@ -17,8 +17,14 @@ FAST_GUILD_READY = 0.05
 
 
 @contextlib.asynccontextmanager
-async def connected(client: ClientT, standin: StandIn, *, token: str = "sandbox-token", timeout: float = 10.0,  # noqa: ASYNC109
-                    fast_ready: bool = True) -> AsyncIterator[ClientT]:
+async def connected(
+    client: ClientT,
+    standin: StandIn,
+    *,
+    token: str = "sandbox-token",
+    timeout: float = 10.0,  # noqa: ASYNC109
+    fast_ready: bool = True,
+) -> AsyncIterator[ClientT]:
     """Point discord.py at ``standin``, start ``client`` and wait until it is ready; close and restore after.
 
     discord.py waits ``guild_ready_timeout`` (2 s by default) after the last GUILD_CREATE before it fires

@@ -44,9 +44,19 @@ SEND_POLLS = 1 << 49
 ALL_PERMISSIONS = (1 << 51) - 1
 
 EVERYONE_PERMISSIONS = (
-    CREATE_INSTANT_INVITE | ADD_REACTIONS | VIEW_CHANNEL | SEND_MESSAGES | EMBED_LINKS | ATTACH_FILES
-    | READ_MESSAGE_HISTORY | USE_EXTERNAL_EMOJIS | USE_APPLICATION_COMMANDS | CREATE_PUBLIC_THREADS
-    | CREATE_PRIVATE_THREADS | SEND_MESSAGES_IN_THREADS | SEND_POLLS
+    CREATE_INSTANT_INVITE
+    | ADD_REACTIONS
+    | VIEW_CHANNEL
+    | SEND_MESSAGES
+    | EMBED_LINKS
+    | ATTACH_FILES
+    | READ_MESSAGE_HISTORY
+    | USE_EXTERNAL_EMOJIS
+    | USE_APPLICATION_COMMANDS
+    | CREATE_PUBLIC_THREADS
+    | CREATE_PRIVATE_THREADS
+    | SEND_MESSAGES_IN_THREADS
+    | SEND_POLLS
 )
 DEFAULT_BOT_PERMISSIONS = (
     EVERYONE_PERMISSIONS | MANAGE_EVENTS | MANAGE_THREADS | MANAGE_MESSAGES | MENTION_EVERYONE | MANAGE_ROLES
@@ -108,9 +118,16 @@ class User:
 
     def payload(self) -> Json:
         return {
-            "id": str(self.id), "username": self.username, "discriminator": "0",
-            "global_name": self.global_name, "avatar": None, "bot": self.bot,
-            "public_flags": 0, "flags": 0, "banner": None, "accent_color": None,
+            "id": str(self.id),
+            "username": self.username,
+            "discriminator": "0",
+            "global_name": self.global_name,
+            "avatar": None,
+            "bot": self.bot,
+            "public_flags": 0,
+            "flags": 0,
+            "banner": None,
+            "accent_color": None,
         }
 
 
@@ -131,11 +148,18 @@ class Role:
 
     def payload(self) -> Json:
         return {
-            "id": str(self.id), "name": self.name, "color": self.color,
+            "id": str(self.id),
+            "name": self.name,
+            "color": self.color,
             "colors": {"primary_color": self.color, "secondary_color": None, "tertiary_color": None},
-            "hoist": False, "icon": None, "unicode_emoji": None, "position": self.position,
-            "permissions": str(self.permissions), "managed": self.managed,
-            "mentionable": self.mentionable, "flags": 0,
+            "hoist": False,
+            "icon": None,
+            "unicode_emoji": None,
+            "position": self.position,
+            "permissions": str(self.permissions),
+            "managed": self.managed,
+            "mentionable": self.mentionable,
+            "flags": 0,
         }
 
 
@@ -161,9 +185,17 @@ class Member:
 
     def payload(self, *, with_user: bool = True) -> Json:
         data: Json = {
-            "roles": [str(r) for r in self.roles], "nick": self.nick, "avatar": None, "banner": None,
-            "joined_at": self.joined_at, "premium_since": None, "deaf": False, "mute": False,
-            "flags": 0, "pending": False, "communication_disabled_until": None,
+            "roles": [str(r) for r in self.roles],
+            "nick": self.nick,
+            "avatar": None,
+            "banner": None,
+            "joined_at": self.joined_at,
+            "premium_since": None,
+            "deaf": False,
+            "mute": False,
+            "flags": 0,
+            "pending": False,
+            "communication_disabled_until": None,
         }
         if with_user:
             data["user"] = self.user.payload()
@@ -218,36 +250,57 @@ class Channel:
         raise KeyError(name)
 
     def payload(self) -> Json:
-        data: Json = {"id": str(self.id), "type": self.type, "flags": 0,
-                      "last_message_id": str(self.last_message_id) if self.last_message_id else None}
+        data: Json = {
+            "id": str(self.id),
+            "type": self.type,
+            "flags": 0,
+            "last_message_id": str(self.last_message_id) if self.last_message_id else None,
+        }
         if self.type == DM:
             data["recipients"] = [u.payload() for u in self.recipients]
             return data
-        data.update({
-            "guild_id": str(self.guild_id), "name": self.name, "position": self.position,
-            "parent_id": str(self.parent_id) if self.parent_id else None, "nsfw": False,
-            "rate_limit_per_user": 0,
-        })
+        data.update(
+            {
+                "guild_id": str(self.guild_id),
+                "name": self.name,
+                "position": self.position,
+                "parent_id": str(self.parent_id) if self.parent_id else None,
+                "nsfw": False,
+                "rate_limit_per_user": 0,
+            }
+        )
         if self.is_thread:
-            data.update({
-                "owner_id": str(self.owner_id) if self.owner_id else None,
-                "message_count": self.message_count, "total_message_sent": self.message_count,
-                "member_count": len(self.thread_members), "applied_tags": [str(t) for t in self.applied_tags],
-                "thread_metadata": {
-                    "archived": self.archived, "auto_archive_duration": self.auto_archive_duration,
-                    "archive_timestamp": self.created_at, "locked": self.locked, "invitable": True,
-                    "create_timestamp": self.created_at,
-                },
-            })
+            data.update(
+                {
+                    "owner_id": str(self.owner_id) if self.owner_id else None,
+                    "message_count": self.message_count,
+                    "total_message_sent": self.message_count,
+                    "member_count": len(self.thread_members),
+                    "applied_tags": [str(t) for t in self.applied_tags],
+                    "thread_metadata": {
+                        "archived": self.archived,
+                        "auto_archive_duration": self.auto_archive_duration,
+                        "archive_timestamp": self.created_at,
+                        "locked": self.locked,
+                        "invitable": True,
+                        "create_timestamp": self.created_at,
+                    },
+                }
+            )
             return data
         data["permission_overwrites"] = [o.payload() for o in self.overwrites]
         data["topic"] = self.topic
         if self.type == GUILD_FORUM:
-            data.update({
-                "available_tags": self.available_tags, "default_reaction_emoji": None,
-                "default_thread_rate_limit_per_user": 0, "default_sort_order": None,
-                "default_forum_layout": 0, "default_auto_archive_duration": 1440,
-            })
+            data.update(
+                {
+                    "available_tags": self.available_tags,
+                    "default_reaction_emoji": None,
+                    "default_thread_rate_limit_per_user": 0,
+                    "default_sort_order": None,
+                    "default_forum_layout": 0,
+                    "default_auto_archive_duration": 1440,
+                }
+            )
         return data
 
 
@@ -285,28 +338,55 @@ class Guild:
 
     def payload(self) -> Json:
         return {
-            "id": str(self.id), "name": self.name, "icon": None, "splash": None, "discovery_splash": None,
-            "owner_id": str(self.owner_id), "afk_channel_id": None, "afk_timeout": 300,
-            "verification_level": 0, "default_message_notifications": 1, "explicit_content_filter": 0,
+            "id": str(self.id),
+            "name": self.name,
+            "icon": None,
+            "splash": None,
+            "discovery_splash": None,
+            "owner_id": str(self.owner_id),
+            "afk_channel_id": None,
+            "afk_timeout": 300,
+            "verification_level": 0,
+            "default_message_notifications": 1,
+            "explicit_content_filter": 0,
             "roles": [r.payload() for r in sorted(self.roles.values(), key=lambda r: r.position)],
-            "emojis": [], "stickers": [], "features": [], "mfa_level": 0, "application_id": None,
-            "system_channel_id": None, "system_channel_flags": 0, "rules_channel_id": None,
-            "vanity_url_code": None, "description": None, "banner": None, "premium_tier": 0,
-            "preferred_locale": "en-US", "public_updates_channel_id": None, "nsfw_level": 0,
-            "premium_progress_bar_enabled": False, "max_members": 500000,
+            "emojis": [],
+            "stickers": [],
+            "features": [],
+            "mfa_level": 0,
+            "application_id": None,
+            "system_channel_id": None,
+            "system_channel_flags": 0,
+            "rules_channel_id": None,
+            "vanity_url_code": None,
+            "description": None,
+            "banner": None,
+            "premium_tier": 0,
+            "preferred_locale": "en-US",
+            "public_updates_channel_id": None,
+            "nsfw_level": 0,
+            "premium_progress_bar_enabled": False,
+            "max_members": 500000,
         }
 
     def gateway_payload(self) -> Json:
         data = self.payload()
-        data.update({
-            "unavailable": False, "large": False, "member_count": len(self.members),
-            "joined_at": iso(), "voice_states": [], "presences": [], "stage_instances": [],
-            "members": [m.payload() for m in self.members.values()],
-            "channels": [c.payload() for c in self.channels.values() if not c.is_thread],
-            "threads": [c.payload() for c in self.channels.values() if c.is_thread and not c.archived],
-            "guild_scheduled_events": list(self.scheduled_events.values()),
-            "soundboard_sounds": [],
-        })
+        data.update(
+            {
+                "unavailable": False,
+                "large": False,
+                "member_count": len(self.members),
+                "joined_at": iso(),
+                "voice_states": [],
+                "presences": [],
+                "stage_instances": [],
+                "members": [m.payload() for m in self.members.values()],
+                "channels": [c.payload() for c in self.channels.values() if not c.is_thread],
+                "threads": [c.payload() for c in self.channels.values() if c.is_thread and not c.archived],
+                "guild_scheduled_events": list(self.scheduled_events.values()),
+                "soundboard_sounds": [],
+            }
+        )
         return data
 
 
@@ -439,6 +519,7 @@ class State:
         self.dm_channels: dict[int, int] = {}  # user id -> DM channel id
         self.nonces: dict[tuple[int, str], tuple[float, int]] = {}  # (channel, nonce) -> (when, message id)
         self.poll_votes: dict[int, dict[int, set[int]]] = {}  # message -> answer -> user ids
+        self.event_users: dict[int, set[int]] = {}  # scheduled event -> interested user ids
 
     # -- lookups ---------------------------------------------------------------------------------------------
     def guild_of(self, channel: Channel) -> Guild | None:

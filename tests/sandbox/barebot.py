@@ -11,11 +11,17 @@ from discord.ext import commands
 
 
 class Form(discord.ui.Modal, title="Suggest a paper"):
-    paper: discord.ui.TextInput[Form] = discord.ui.TextInput(label="Paper title", custom_id="form:title", max_length=200)
-    why: discord.ui.TextInput[Form] = discord.ui.TextInput(label="Why", custom_id="form:why", style=discord.TextStyle.paragraph, required=False)
+    paper: discord.ui.TextInput[Form] = discord.ui.TextInput(
+        label="Paper title", custom_id="form:title", max_length=200
+    )
+    why: discord.ui.TextInput[Form] = discord.ui.TextInput(
+        label="Why", custom_id="form:why", style=discord.TextStyle.paragraph, required=False
+    )
 
     async def on_submit(self, interaction: discord.Interaction) -> None:
-        await interaction.response.send_message(f"Thanks for {self.paper.value!r} ({self.why.value})", ephemeral=True)
+        await interaction.response.send_message(
+            f"Thanks for {self.paper.value!r} ({self.why.value})", ephemeral=True
+        )
 
 
 class Panel(discord.ui.View):
@@ -25,9 +31,13 @@ class Panel(discord.ui.View):
 
     @discord.ui.button(label="Remind me", custom_id="panel:remind", style=discord.ButtonStyle.primary)
     async def remind(self, interaction: discord.Interaction, button: discord.ui.Button[Panel]) -> None:
-        await interaction.response.edit_message(content=f"{interaction.user.display_name} will be reminded", view=self)
+        await interaction.response.edit_message(
+            content=f"{interaction.user.display_name} will be reminded", view=self
+        )
 
-    @discord.ui.select(custom_id="panel:pick", options=[discord.SelectOption(label=x, value=x) for x in "abc"])
+    @discord.ui.select(
+        custom_id="panel:pick", options=[discord.SelectOption(label=x, value=x) for x in "abc"]
+    )
     async def pick(self, interaction: discord.Interaction, select: discord.ui.Select[Panel]) -> None:
         await interaction.response.send_message(f"picked {select.values}", ephemeral=True)
 
@@ -63,8 +73,13 @@ class BareBot(commands.Bot):
         tree.add_command(setup)
 
         @tree.command(description="Echo text")
-        async def echo(interaction: discord.Interaction, text: str, times: int = 1,
-                       who: discord.Member | None = None, where: discord.TextChannel | None = None) -> None:
+        async def echo(
+            interaction: discord.Interaction,
+            text: str,
+            times: int = 1,
+            who: discord.Member | None = None,
+            where: discord.TextChannel | None = None,
+        ) -> None:
             tail = f" for {who.display_name}" if who else ""
             tail += f" in #{where.name}" if where else ""
             await interaction.response.send_message(" ".join([text] * times) + tail)
@@ -88,7 +103,9 @@ class BareBot(commands.Bot):
             await interaction.response.send_message(f"topic {name}")
 
         @topic.autocomplete("name")
-        async def topic_names(interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        async def topic_names(
+            interaction: discord.Interaction, current: str
+        ) -> list[app_commands.Choice[str]]:
             names = ["verifier soundness", "user simulators", "benchmark validity"]
             return [app_commands.Choice(name=n, value=n) for n in names if current.lower() in n]
 
@@ -113,7 +130,9 @@ class BareBot(commands.Bot):
         @tree.command(description="Send a calendar file")
         async def ics(interaction: discord.Interaction) -> None:
             data = io.BytesIO(b"BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n")
-            await interaction.response.send_message("here", file=discord.File(data, "session.ics"), ephemeral=True)
+            await interaction.response.send_message(
+                "here", file=discord.File(data, "session.ics"), ephemeral=True
+            )
 
         @tree.command(description="Think, then edit")
         async def think(interaction: discord.Interaction) -> None:
@@ -122,5 +141,7 @@ class BareBot(commands.Bot):
 
         @tree.error
         async def on_error(interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
-            self.errors.append(error.original if isinstance(error, app_commands.CommandInvokeError) else error)
+            self.errors.append(
+                error.original if isinstance(error, app_commands.CommandInvokeError) else error
+            )
             self.errored.set()

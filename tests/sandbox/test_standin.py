@@ -53,8 +53,9 @@ async def test_subcommand_and_options(bot: BareBot, standin: StandIn, world: Def
     assert reply.type == 4 and reply.ephemeral and reply.content == "settings verbose=True"
     assert reply.message not in standin.messages_in(world.general)
 
-    result = await standin.invoke("echo", {"text": "hi", "times": 2, "who": world.organizer,
-                                           "where": world.announcements})
+    result = await standin.invoke(
+        "echo", {"text": "hi", "times": 2, "who": world.organizer, "where": world.announcements}
+    )
     reply = await result.response()
     assert not reply.ephemeral and reply.content == "hi hi for Olivia in #announcements"
     assert [m.content for m in standin.messages_in(world.general)] == [reply.content]
@@ -120,7 +121,9 @@ async def test_second_response_is_rejected(bot: BareBot, standin: StandIn) -> No
     assert isinstance(raised, discord.HTTPException) and raised.code == 40060
 
 
-async def test_enforced_nonce_returns_first_message(bot: BareBot, standin: StandIn, world: DefaultGuild) -> None:
+async def test_enforced_nonce_returns_first_message(
+    bot: BareBot, standin: StandIn, world: DefaultGuild
+) -> None:
     channel = bot.get_channel(world.announcements.id)
     assert isinstance(channel, discord.TextChannel)
     first = await channel.send("weekly reminder", nonce="reminder-1")  # discord.py adds enforce_nonce
@@ -158,9 +161,14 @@ async def test_permissions_and_closed_dms(bot: BareBot, standin: StandIn, world:
     await standin.set_bot_permissions(world.bot_role.permissions & ~(1 << 33))
     start = discord.utils.utcnow() + dt.timedelta(days=1)
     with pytest.raises(discord.Forbidden) as info:
-        await guild.create_scheduled_event(name="Reading", start_time=start, end_time=start + dt.timedelta(hours=1),
-                                           entity_type=discord.EntityType.external, location="Room 1",
-                                           privacy_level=discord.PrivacyLevel.guild_only)
+        await guild.create_scheduled_event(
+            name="Reading",
+            start_time=start,
+            end_time=start + dt.timedelta(hours=1),
+            entity_type=discord.EntityType.external,
+            location="Room 1",
+            privacy_level=discord.PrivacyLevel.guild_only,
+        )
     assert info.value.code == 50013
     await standin.set_overwrite(world.announcements, world.bot, deny=1 << 11)
     channel = guild.get_channel(world.announcements.id)

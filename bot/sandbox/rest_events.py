@@ -1,0 +1,148 @@
+"""Guild scheduled event routes (create/list/get/edit/delete, interested users)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from aiohttp import web
+
+from bot.sandbox import limits
+from bot.sandbox.limits import not_found
+from bot.sandbox.messages import parse_time
+from bot.sandbox.rest import API, Handler, body_of, guild_from, no_content, ok, require, snowflake, standin_of
+from bot.sandbox.state import CREATE_EVENTS, MANAGE_EVENTS, Guild, Json
+
+
+def _event_from(request: web.Request) -> tuple[Guild, Json]:
+    guild = guild_from(request)
+    event = guild.scheduled_events.get(snowflake(request, "event_id"))
+    if event is None:
+        raise not_found("Guild Scheduled Event", 10070)
+    return guild, event
+
+
+def _check_event_times(body: Json, event: Json | None) -> None:
+    errs = limits.FormErrors()
+    start = parse_time(body.get("scheduled_start_time") or (event or {}).get("scheduled_start_time"))
+    end = parse_time(body.get("scheduled_end_time") or (event or {}).get("scheduled_end_time"))
+    now = dt.datetime.now(dt.UTC)
+    if start is not None and "scheduled_start_time" in body and start < now:
+        errs.add(
+            ["scheduled_start_time"],
+            "GUILD_SCHEDULED_EVENT_SCHEDULE_PAST",
+            "Cannot schedule event in the past.",
+        )
+    if start is not None and end is not None and end <= start:
+        errs.add(
+            ["scheduled_end_time"],
+            "GUILD_SCHEDULED_EVENT_END_BEFORE_START",
+            "Cannot schedule event to end before starting.",
+        )
+    errs.raise_if_any()
+
+
+async def create_event(request: web.Request) -> web.Response:
+    standin, guild, body = standin_of(request), guild_from(request), body_of(request)
+    require(standin, guild, MANAGE_EVENTS | CREATE_EVENTS, any_of=True)
+    limits.check_scheduled_event(body, partial=False)
+    _check_event_times(body, None)
+    event_id = standin.state.ids.next()
+    bot = standin.state.bot
+    event: Json = {
+        "id": str(event_id),
+        "guild_id": str(guild.id),
+        "channel_id": body.get("channel_id"),
+        "creator_id": str(bot.id),
+        "creator": bot.payload(),
+        "name": body["name"],
+        "description": body.get("description"),
+        "scheduled_start_time": body["scheduled_start_time"],
+        "scheduled_end_time": body.get("scheduled_end_time"),
+        "privacy_level": body.get("privacy_level", 2),
+        "status": 1,
+        "entity_type": body.get("entity_type", 3),
+        "entity_id": None,
+        "entity_metadata": body.get("entity_metadata"),
+        "user_count": 0,
+        "image": body.get("image"),
+        "recurrence_rule": body.get("recurrence_rule"),
+    }
+    guild.scheduled_events[event_id] = event
+    await standin.gateway.dispatch("GUILD_SCHEDULED_EVENT_CREATE", event)
+    return ok(event)
+
+
+async def list_events(request: web.Request) -> web.Response:
+    return ok(list(guild_from(request).scheduled_events.values()))
+
+
+async def get_event(request: web.Request) -> web.Response:
+    return ok(_event_from(request)[1])
+
+
+async def patch_event(request: web.Request) -> web.Response:
+    standin = standin_of(request)
+    guild, event = _event_from(request)
+    require(standin, guild, MANAGE_EVENTS)
+    body = body_of(request)
+    limits.check_scheduled_event(body, partial=True)
+    _check_event_times(body, event)
+    for key in (
+        "name",
+        "description",
+        "scheduled_start_time",
+        "scheduled_end_time",
+        "entity_metadata",
+        "channel_id",
+        "entity_type",
+        "privacy_level",
+        "status",
+        "image",
+        "recurrence_rule",
+    ):
+        if key in body:
+            event[key] = body[key]
+    await standin.gateway.dispatch("GUILD_SCHEDULED_EVENT_UPDATE", event)
+    return ok(event)
+
+
+async def delete_event(request: web.Request) -> web.Response:
+    standin = standin_of(request)
+    guild, event = _event_from(request)
+    require(standin, guild, MANAGE_EVENTS)
+    del guild.scheduled_events[int(event["id"])]
+    await standin.gateway.dispatch("GUILD_SCHEDULED_EVENT_DELETE", event)
+    return no_content()
+
+
+async def event_users(request: web.Request) -> web.Response:
+    standin = standin_of(request)
+    guild, event = _event_from(request)
+    users = sorted(standin.state.event_users.get(int(event["id"]), set()))
+    if "after" in request.query:
+        users = [u for u in users if u > int(request.query["after"])]
+    if "before" in request.query:
+        users = [u for u in users if u < int(request.query["before"])]
+    users = users[: int(request.query.get("limit", "100"))]
+    with_member = request.query.get("with_member") in ("true", "1", "True")
+    out: list[Json] = []
+    for user_id in users:
+        item: Json = {"guild_scheduled_event_id": event["id"], "user": standin.state.users[user_id].payload()}
+        if with_member and user_id in guild.members:
+            item["member"] = guild.members[user_id].payload(with_user=False)
+        out.append(item)
+    return ok(out)
+
+
+def add_routes(app: web.Application) -> None:
+    base = "/guilds/{guild_id}/scheduled-events"
+    routes: list[tuple[str, str, Handler]] = [
+        ("POST", base, create_event),
+        ("GET", base, list_events),
+        ("GET", base + "/{event_id}", get_event),
+        ("PATCH", base + "/{event_id}", patch_event),
+        ("DELETE", base + "/{event_id}", delete_event),
+        ("GET", base + "/{event_id}/users", event_users),
+    ]
+    for method, path, handler in routes:
+        app.router.add_route(method, API + path, handler)

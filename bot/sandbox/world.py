@@ -1,0 +1,217 @@
+"""Building the stand-in's world (guilds, roles, channels, members, permissions); mixed into ``StandIn``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bot.sandbox.gateway import Gateway
+from bot.sandbox.state import (
+    DEFAULT_BOT_PERMISSIONS,
+    EVERYONE_PERMISSIONS,
+    GUILD_FORUM,
+    GUILD_TEXT,
+    MANAGE_EVENTS,
+    MANAGE_GUILD,
+    Channel,
+    Guild,
+    Member,
+    Overwrite,
+    Role,
+    State,
+    User,
+)
+
+SUGGESTION_TAGS = (
+    "environment generation",
+    "verifier soundness",
+    "user simulators",
+    "benchmark validity",
+    "other",
+)
+
+
+@dataclass
+class DefaultGuild:
+    """The "Paper Club" guild from :meth:`StandIn.create_default_guild`."""
+
+    guild: Guild
+    announcements: Channel
+    suggestions: Channel
+    general: Channel
+    organizers: Role
+    readers: Role
+    bot_role: Role
+    organizer: Member
+    admin: Member
+    members: list[Member]
+    bot: Member
+
+
+class WorldBuilder:
+    """World-building half of :class:`bot.sandbox.server.StandIn`; every change is dispatched on the gateway."""
+
+    state: State
+    gateway: Gateway
+    bot_permissions: int = DEFAULT_BOT_PERMISSIONS
+    default_guild: DefaultGuild | None = None
+
+    def _guild(self, guild: Guild | None = None) -> Guild:
+        if guild is not None:
+            return guild
+        if self.default_guild is not None:
+            return self.default_guild.guild
+        return next(iter(self.state.guilds.values()))
+
+    # -- building the world ---------------------------------------------------------------------------------
+    async def create_guild(self, name: str, *, owner: User | None = None) -> Guild:
+        state = self.state
+        owner = owner or state.owner
+        guild = Guild(id=state.ids.next(), name=name, owner_id=owner.id)
+        state.guilds[guild.id] = guild
+        guild.roles[guild.id] = Role(
+            id=guild.id, guild_id=guild.id, name="@everyone", permissions=EVERYONE_PERMISSIONS
+        )
+        bot_role = Role(
+            id=state.ids.next(),
+            guild_id=guild.id,
+            name=state.bot.username,
+            permissions=self.bot_permissions,
+            position=1,
+            managed=True,
+        )
+        guild.roles[bot_role.id] = bot_role
+        guild.members[owner.id] = Member(user=owner, guild_id=guild.id)
+        guild.members[state.bot.id] = Member(user=state.bot, guild_id=guild.id, roles=[bot_role.id])
+        await self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload())
+        return guild
+
+    def bot_role(self, guild: Guild | None = None) -> Role:
+        the_guild = self._guild(guild)
+        return next(r for r in the_guild.roles.values() if r.managed and r.name == self.state.bot.username)
+
+    async def create_role(
+        self, guild: Guild, name: str, permissions: int = 0, *, mentionable: bool = False
+    ) -> Role:
+        role = Role(
+            id=self.state.ids.next(),
+            guild_id=guild.id,
+            name=name,
+            permissions=permissions,
+            position=len(guild.roles),
+            mentionable=mentionable,
+        )
+        guild.roles[role.id] = role
+        await self.gateway.dispatch("GUILD_ROLE_CREATE", {"guild_id": str(guild.id), "role": role.payload()})
+        return role
+
+    async def create_channel(
+        self,
+        guild: Guild,
+        name: str,
+        *,
+        type: int = GUILD_TEXT,
+        topic: str | None = None,
+        tags: Iterable[str] = (),
+        parent: Channel | None = None,
+    ) -> Channel:
+        state = self.state
+        channel = Channel(
+            id=state.ids.next(),
+            type=type,
+            name=name,
+            guild_id=guild.id,
+            topic=topic,
+            position=len(guild.channels),
+            parent_id=parent.id if parent else None,
+            available_tags=[
+                {
+                    "id": str(state.ids.next()),
+                    "name": t,
+                    "moderated": False,
+                    "emoji_id": None,
+                    "emoji_name": None,
+                }
+                for t in tags
+            ],
+        )
+        state.add_channel(channel)
+        await self.gateway.dispatch("CHANNEL_CREATE", channel.payload())
+        return channel
+
+    async def create_member(
+        self,
+        guild: Guild,
+        username: str,
+        *,
+        roles: Iterable[Role] = (),
+        global_name: str | None = None,
+        dms_closed: bool = False,
+    ) -> Member:
+        user = User(
+            id=self.state.ids.next(), username=username, global_name=global_name, dms_closed=dms_closed
+        )
+        self.state.users[user.id] = user
+        member = Member(user=user, guild_id=guild.id, roles=[r.id for r in roles])
+        guild.members[user.id] = member
+        await self.gateway.dispatch("GUILD_MEMBER_ADD", {**member.payload(), "guild_id": str(guild.id)})
+        return member
+
+    async def create_default_guild(self) -> DefaultGuild:
+        guild = await self.create_guild("Paper Club")
+        organizers = await self.create_role(guild, "Organizers", MANAGE_EVENTS)
+        readers = await self.create_role(guild, "Readers", 0, mentionable=True)
+        world = DefaultGuild(
+            guild=guild,
+            announcements=await self.create_channel(guild, "announcements", topic="Paper club announcements"),
+            suggestions=await self.create_channel(
+                guild, "suggestions", type=GUILD_FORUM, tags=SUGGESTION_TAGS
+            ),
+            general=await self.create_channel(guild, "general"),
+            organizers=organizers,
+            readers=readers,
+            bot_role=self.bot_role(guild),
+            organizer=await self.create_member(guild, "olivia", roles=[organizers], global_name="Olivia"),
+            admin=await self.create_member(guild, "adam", global_name="Adam"),
+            members=[
+                await self.create_member(guild, name, global_name=name.title())
+                for name in ("rita", "sam", "tom")
+            ],
+            bot=guild.members[self.state.bot.id],
+        )
+        admin_role = await self.create_role(guild, "Admins", MANAGE_GUILD)
+        await self.add_role(world.admin, admin_role)
+        self.default_guild = world
+        return world
+
+    async def set_role_permissions(self, role: Role, permissions: int) -> None:
+        role.permissions = permissions
+        await self.gateway.dispatch(
+            "GUILD_ROLE_UPDATE", {"guild_id": str(role.guild_id), "role": role.payload()}
+        )
+
+    async def set_bot_permissions(self, permissions: int, guild: Guild | None = None) -> None:
+        await self.set_role_permissions(self.bot_role(guild), permissions)
+
+    async def add_role(self, member: Member, role: Role) -> None:
+        if role.id not in member.roles:
+            member.roles.append(role.id)
+        await self._member_update(member)
+
+    async def remove_role(self, member: Member, role: Role) -> None:
+        member.roles = [r for r in member.roles if r != role.id]
+        await self._member_update(member)
+
+    async def _member_update(self, member: Member) -> None:
+        await self.gateway.dispatch(
+            "GUILD_MEMBER_UPDATE", {**member.payload(), "guild_id": str(member.guild_id)}
+        )
+
+    async def set_overwrite(
+        self, channel: Channel, target: Role | Member, *, allow: int = 0, deny: int = 0
+    ) -> None:
+        kind = 0 if isinstance(target, Role) else 1
+        channel.overwrites = [o for o in channel.overwrites if o.id != target.id]
+        if allow or deny:
+            channel.overwrites.append(Overwrite(id=target.id, type=kind, allow=allow, deny=deny))
+        await self.gateway.dispatch("CHANNEL_UPDATE", channel.payload())
