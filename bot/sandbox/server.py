@@ -168,7 +168,7 @@ class StandIn(WorldBuilder):
         async with self._changed:
             self._changed.notify_all()
 
-    async def wait_until(self, predicate: Callable[[], bool], timeout: float | None = None) -> None:  # noqa: ASYNC109
+    async def wait_until(self, predicate: Callable[[], bool], timeout: float | None = None) -> None:
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(predicate), timeout or self.timeout)
 
@@ -179,7 +179,7 @@ class StandIn(WorldBuilder):
         *,
         after: int = 0,
         timeout: float | None = None,
-    ) -> Message:  # noqa: ASYNC109
+    ) -> Message:
         """The first (non-ephemeral) message in ``channel`` with id > ``after`` matching ``predicate``."""
         target = self.channel(channel)
         found: list[Message] = []
@@ -235,13 +235,13 @@ class StandIn(WorldBuilder):
         return list(self.state.commands.get(guild.id if guild else None, []))
 
     # -- gateway --------------------------------------------------------------------------------------------
-    async def wait_connected(self, timeout: float | None = None) -> None:  # noqa: ASYNC109
+    async def wait_connected(self, timeout: float | None = None) -> None:
         """Until a client has identified and received its GUILD_CREATEs."""
         await self.gateway.wait_for(
             lambda: self.gateway.identifies > 0 and self.gateway.connected, timeout or self.timeout
         )
 
-    async def drop_gateway(self, *, wait_resumed: bool = True, timeout: float | None = None) -> None:  # noqa: ASYNC109
+    async def drop_gateway(self, *, wait_resumed: bool = True, timeout: float | None = None) -> None:
         """Close the gateway socket(s) like a network drop. discord.py reconnects and RESUMEs; with
         ``wait_resumed`` this returns once it has (missed events are replayed before RESUMED)."""
         before = self.gateway.resumes
@@ -321,7 +321,7 @@ class StandIn(WorldBuilder):
         member: MemberRef | None = None,
         channel: ChannelRef | None = None,
         timeout: float | None = None,
-    ) -> list[Json]:  # noqa: ASYNC109
+    ) -> list[Json]:
         where = self._default_channel(channel)
         cmd, path = find_command(self.state, where.guild_id, name)
         payload = base_payload(self.state, AUTOCOMPLETE, where, self._actor(member, where))
