@@ -12,7 +12,7 @@ from bot import timeutil
 from bot.client import PaperclubBot
 from bot.permissions import ensure_organizer, manager_only
 from bot.replies import NO_MENTIONS, cut, send_ephemeral
-from bot.services.guild_settings import GuildConfig, get_config, update_config
+from bot.services.guild_settings import GuildConfig, update_config
 
 
 def _mention(kind: str, value: int | None) -> str:
@@ -56,10 +56,7 @@ class SetupCog(
 
     @app_commands.command(name="show", description="Show the club's settings (organizers)")
     async def show(self, interaction: discord.Interaction[Any]) -> None:
-        await ensure_organizer(interaction)
-        assert interaction.guild_id is not None
-        async with self.bot.session_factory() as session:
-            config = await get_config(session, interaction.guild_id)
+        config = await ensure_organizer(interaction)
         await interaction.response.send_message(
             embed=render_settings_embed(config), ephemeral=True, allowed_mentions=NO_MENTIONS
         )
