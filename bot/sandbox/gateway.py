@@ -104,7 +104,7 @@ class Gateway:
         async with self.changed:
             self.changed.notify_all()
 
-    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:  # noqa: ASYNC109
+    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
         async with self.changed:
             await asyncio.wait_for(self.changed.wait_for(predicate), timeout)
 

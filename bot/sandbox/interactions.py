@@ -119,7 +119,7 @@ class InteractionRecord:
         async with self.changed:
             self.changed.notify_all()
 
-    async def wait(self, predicate: Callable[[], bool], timeout: float) -> None:  # noqa: ASYNC109
+    async def wait(self, predicate: Callable[[], bool], timeout: float) -> None:
         async with self.changed:
             await asyncio.wait_for(self.changed.wait_for(predicate), timeout)
 
@@ -148,22 +148,22 @@ class InteractionResult:
     def errors(self) -> list[Json]:
         return list(self.record.errors)
 
-    async def response(self, timeout: float | None = None) -> Response:  # noqa: ASYNC109
+    async def response(self, timeout: float | None = None) -> Response:
         await self.record.wait(lambda: self.record.response is not None, timeout or self.timeout)
         assert self.record.response is not None
         return self.record.response
 
-    async def final(self, timeout: float | None = None) -> Message:  # noqa: ASYNC109
+    async def final(self, timeout: float | None = None) -> Message:
         """The visible outcome: the response message, or after a defer the edited original/first follow-up."""
         await self.record.wait(lambda: self.record.final is not None, timeout or self.timeout)
         assert self.record.final is not None
         return self.record.final
 
-    async def wait_followups(self, count: int = 1, timeout: float | None = None) -> list[Message]:  # noqa: ASYNC109
+    async def wait_followups(self, count: int = 1, timeout: float | None = None) -> list[Message]:
         await self.record.wait(lambda: len(self.record.followups) >= count, timeout or self.timeout)
         return self.followups
 
-    async def wait_error(self, timeout: float | None = None) -> Json:  # noqa: ASYNC109
+    async def wait_error(self, timeout: float | None = None) -> Json:
         """The first error body the stand-in answered to this interaction's callbacks (e.g. 10062, 40060)."""
         await self.record.wait(lambda: bool(self.record.errors), timeout or self.timeout)
         return self.record.errors[0]

@@ -22,7 +22,7 @@ async def connected(
     standin: StandIn,
     *,
     token: str = "sandbox-token",
-    timeout: float = 10.0,  # noqa: ASYNC109
+    timeout: float = 10.0,
     fast_ready: bool = True,
 ) -> AsyncIterator[ClientT]:
     """Point discord.py at ``standin``, start ``client`` and wait until it is ready; close and restore after.
@@ -56,6 +56,6 @@ async def connected(
         apply_api_base(None)
 
 
-async def _ready(client: discord.Client, standin: StandIn, timeout: float) -> None:  # noqa: ASYNC109
+async def _ready(client: discord.Client, standin: StandIn, timeout: float) -> None:
     await standin.wait_connected(timeout)
     await client.wait_until_ready()
