@@ -1,0 +1,82 @@
+"""The CLI's Discord commands against the stand-in, as separate processes (the way a user runs them)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from bot.sandbox.server import StandIn
+
+TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GabcDE.abcdefghijklmnopqrstuvwxyz0123456789AB"
+
+
+def _env(standin: StandIn, tmp_path: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path),
+        "DISCORD_TOKEN": TOKEN,
+        "DISCORD_API_BASE": standin.base_url,
+        "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'cli.db'}",
+        "LOG_LEVEL": "DEBUG",
+    }
+
+
+async def _run(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        *args,
+        env=env,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=60)
+    return proc.returncode or 0, out.decode(), err.decode()
+
+
+async def test_sync_commands_pushes_the_tree(tmp_path: Path) -> None:
+    async with StandIn() as standin:
+        await standin.create_default_guild()
+        code, out, err = await _run(["sync-commands"], _env(standin, tmp_path), tmp_path)
+        assert code == 0, err
+        assert out.startswith("synced ")
+        names = {c["name"] for c in standin.commands()}
+        assert "setup" in names
+        assert TOKEN not in out + err  # even at DEBUG
+
+
+async def test_run_answers_commands_and_never_logs_the_token(tmp_path: Path) -> None:
+    async with StandIn() as standin:
+        world = await standin.create_default_guild()
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            "run",
+            env=_env(standin, tmp_path),
+            cwd=tmp_path,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            await standin.wait_until(lambda: bool(standin.commands()), timeout=60)
+            await standin.wait_connected(timeout=30)
+            result = await standin.invoke("setup show", member=world.admin)
+            response = await result.response(timeout=30)
+            assert response.embeds[0]["title"] == "Paper club settings"
+            seen: list[str] = []
+            assert proc.stderr is not None
+            while not any("interaction command=setup show" in line for line in seen):
+                raw = await asyncio.wait_for(proc.stderr.readline(), timeout=30)
+                assert raw, "the bot exited early:\n" + "".join(seen)
+                seen.append(raw.decode())
+        finally:
+            proc.terminate()
+            out, err = await asyncio.wait_for(proc.communicate(), timeout=30)
+        logs = "".join(seen) + out.decode() + err.decode()
+        assert "outcome=ok" in logs
+        assert TOKEN not in logs
