@@ -29,6 +29,10 @@ class FakeClock(Clock):
     def on_change(self, listener: Callable[[datetime], object]) -> None:
         self._listeners.append(listener)
 
+    def remove_listener(self, listener: Callable[[datetime], object]) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     async def advance(self, delta: timedelta) -> None:
         await self.set(self._now + delta)
 

@@ -89,8 +89,9 @@ def pager_view(name: str, arg: str, page: Page) -> discord.ui.View | None:
     if page.pages <= 1:
         return None
     view = PaperclubView(timeout=None)
-    view.add_item(PageButton(name, arg, page.page - 1, "p", disabled=page.page <= 0))
-    view.add_item(PageButton(name, arg, page.page + 1, "n", disabled=page.page >= page.pages - 1))
+    previous, following = max(page.page - 1, 0), min(page.page + 1, page.pages - 1)
+    view.add_item(PageButton(name, arg, previous, "p", disabled=page.page <= 0))
+    view.add_item(PageButton(name, arg, following, "n", disabled=page.page >= page.pages - 1))
     page.embed.set_footer(text=f"Page {page.page + 1} of {page.pages}")
     return view
 
