@@ -40,6 +40,8 @@ class ClubSession(Base):
     __table_args__ = (
         UniqueConstraint("guild_id", "title", "starts_at", name="uq_sessions_guild_title_start"),
         Index("ix_sessions_guild_start", "guild_id", "starts_at"),
+        # /session list and autocomplete: upcoming scheduled sessions, counted from the index alone
+        Index("ix_sessions_guild_status_start", "guild_id", "status", "starts_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -90,6 +92,6 @@ class SessionSubscription(Base):
     __tablename__ = "session_subscriptions"
 
     session_id: Mapped[int] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), primary_key=True)
-    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False, index=True)
     before_minutes: Mapped[int] = mapped_column(Integer, default=60)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

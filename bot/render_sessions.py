@@ -1,0 +1,238 @@
+"""How sessions look: the card (announcement and /session show), list pages, the club page's one-line
+form, the cancellation notice, the recap post and the scheduled event's text. Nothing here sends.
+
+User text is cut to Discord's limits for display only (the store keeps it whole) and is shown inside
+embeds or sent with mentions disabled, so a typed ``@everyone`` never pings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import discord
+from discord.utils import escape_markdown
+
+from bot import timeutil
+from bot.replies import (
+    CONTENT_LIMIT,
+    EMBED_DESCRIPTION_LIMIT,
+    EMBED_FIELD_VALUE_LIMIT,
+    EMBED_TITLE_LIMIT,
+    cut,
+    fit_embed,
+    one_line,
+)
+from bot.services.sessions import SessionInfo
+from bot.timeutil import DisplayZone
+
+EVENT_NAME_LIMIT = 100
+EVENT_DESCRIPTION_LIMIT = 1000
+EVENT_LOCATION_LIMIT = 100
+LIST_PAGE_SIZE = 10
+
+SCHEDULED_COLOUR = discord.Colour.blurple()
+CANCELLED_COLOUR = discord.Colour.dark_grey()
+DONE_COLOUR = discord.Colour.green()
+
+
+def link(label: str, url: str) -> str:
+    """A markdown link whose URL cannot close the brackets early."""
+    safe = url.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
+    text = escape_markdown(label).replace("[", "\\[").replace("]", "\\]")
+    return f"[{text}]({safe})"
+
+
+def duration_text(minutes: int) -> str:
+    """'1 hour', '2 hours', '45 minutes', '1 h 30 min'."""
+    hours, mins = divmod(minutes, 60)
+    if not mins:
+        return f"{hours} hour" + ("s" if hours != 1 else "")
+    if not hours:
+        return f"{mins} minutes"
+    return f"{hours} h {mins} min"
+
+
+def club_time(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
+    """The club page's form; the year is added when it is not the current one."""
+    with_year = now is not None and now.astimezone(info.starts_at.tzinfo).year != info.starts_at.year
+    return timeutil.format_club_time(info.starts_at, zones, with_year=with_year)
+
+
+def when_text(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
+    """Club time, then Discord's markup so each reader also sees their own time."""
+    start = info.starts_at
+    return (
+        f"{club_time(info, zones, now)}\n"
+        f"{timeutil.discord_timestamp(start, 'F')} ({timeutil.discord_timestamp(start, 'R')})"
+    )
+
+
+def presenter_text(info: SessionInfo, *, mention: bool = True) -> str | None:
+    """The member's mention (renders as their name; never pings inside an embed) or the guest's name."""
+    if info.presenter_id is not None and mention:
+        return f"<@{info.presenter_id}>"
+    if info.presenter_name:
+        return escape_markdown(info.presenter_name)
+    return None
+
+
+def papers_text(info: SessionInfo, limit: int = EMBED_FIELD_VALUE_LIMIT) -> str:
+    lines = []
+    for paper in info.papers:
+        title = one_line(paper.title, 200)
+        line = "• " + (link(title, paper.url) if paper.url else escape_markdown(title))
+        if paper.wiki_url:
+            line += " · " + link("wiki", paper.wiki_url)
+        lines.append(line)
+    text = "\n".join(lines)
+    if len(text) <= limit:
+        return text
+    kept: list[str] = []
+    for line in lines:  # drop whole lines rather than cut a link in half
+        if len("\n".join([*kept, line])) > limit - 20:
+            break
+        kept.append(line)
+    return "\n".join(kept) + f"\n… and {len(lines) - len(kept)} more"
+
+
+def afterwards_text(info: SessionInfo) -> str | None:
+    parts = [
+        link(label, url)
+        for label, url in (
+            ("Recording", info.recording_url),
+            ("Notes", info.notes_url),
+            ("Wiki", info.wiki_url),
+        )
+        if url
+    ]
+    return " · ".join(parts) if parts else None
+
+
+def session_embed(
+    info: SessionInfo, zones: Sequence[DisplayZone], *, now: datetime | None = None
+) -> discord.Embed:
+    """The session card: the announcement and /session show."""
+    over = now is not None and info.has_ended(now)
+    if info.is_cancelled:
+        title, colour = f"Cancelled: {info.title}", CANCELLED_COLOUR
+    else:
+        title, colour = info.title, DONE_COLOUR if over else SCHEDULED_COLOUR
+    embed = discord.Embed(
+        title=cut(title, EMBED_TITLE_LIMIT),
+        url=info.signup_url if info.signup_url and not info.is_cancelled else None,
+        colour=colour,
+    )
+    description = when_text(info, zones, now)
+    if info.is_cancelled:
+        reason = f" — {escape_markdown(one_line(info.cancel_reason, 400))}" if info.cancel_reason else ""
+        description = f"~~{club_time(info, zones, now)}~~\n**This session is cancelled**{reason}"
+    if info.description:
+        description += "\n\n" + info.description
+    embed.description = cut(description, EMBED_DESCRIPTION_LIMIT)
+    presenter = presenter_text(info)
+    if presenter:
+        embed.add_field(name="Presenter", value=cut(presenter, EMBED_FIELD_VALUE_LIMIT))
+    embed.add_field(name="Duration", value=duration_text(info.duration_minutes))
+    if info.papers:
+        label = "Paper" if len(info.papers) == 1 else "Papers"
+        embed.add_field(name=label, value=papers_text(info), inline=False)
+    after = afterwards_text(info)
+    if after:
+        embed.add_field(name="Recording and notes", value=cut(after, EMBED_FIELD_VALUE_LIMIT), inline=False)
+    embed.set_footer(text=f"Session #{info.id}")
+    return fit_embed(embed)
+
+
+def club_page_line(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
+    """'Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST — Title. Presenter presents A, B.'"""
+    line = f"{club_time(info, zones, now)} — {one_line(info.title, 200)}."
+    who = info.presenter_name or (f"<@{info.presenter_id}>" if info.presenter_id else None)
+    papers = ", ".join(one_line(p.title, 80) for p in info.papers)
+    if who and papers:
+        line += f" {who} presents {papers}."
+    elif who:
+        line += f" {who} presents."
+    elif papers:
+        line += f" Reading {papers}."
+    return line
+
+
+def list_entry(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
+    """One session in /session list: id, club time, Discord time, title, presenter and sign-up."""
+    head = (
+        f"**#{info.id}** · {club_time(info, zones, now)} · {timeutil.discord_timestamp(info.starts_at, 'R')}"
+    )
+    title = escape_markdown(one_line(info.title, 150))
+    extra = []
+    presenter = presenter_text(info)
+    if presenter:
+        extra.append(f"with {one_line(presenter, 60)}")
+    if info.papers:
+        extra.append(f"{len(info.papers)} paper" + ("s" if len(info.papers) != 1 else ""))
+    if info.signup_url:
+        extra.append(link("sign up", info.signup_url))
+    return f"{head}\n{title}" + (f" — {' · '.join(extra)}" if extra else "")
+
+
+def list_embed(
+    sessions: Sequence[SessionInfo],
+    zones: Sequence[DisplayZone],
+    *,
+    total: int,
+    now: datetime | None = None,
+) -> discord.Embed:
+    embed = discord.Embed(title="Upcoming sessions", colour=SCHEDULED_COLOUR)
+    if not sessions:
+        embed.description = "No sessions are scheduled yet. Organizers add them with `/session add`."
+        return embed
+    entries = [cut(list_entry(info, zones, now), 380) for info in sessions]
+    embed.description = cut("\n\n".join(entries), EMBED_DESCRIPTION_LIMIT)
+    embed.set_footer(text=f"{total} upcoming")
+    return embed
+
+
+def cancellation_notice(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
+    """Posted in the announcement's channel when an announced session is cancelled."""
+    text = f"**Cancelled:** {escape_markdown(one_line(info.title, 200))} ({club_time(info, zones, now)})"
+    if info.cancel_reason:
+        text += f"\nReason: {escape_markdown(one_line(info.cancel_reason, 500))}"
+    return cut(text, CONTENT_LIMIT)
+
+
+def recap_post(info: SessionInfo) -> str:
+    """Posted in the session's thread by /session recap."""
+    lines = [f"**Recap of {escape_markdown(one_line(info.title, 200))}**"]
+    for label, url in (("Recording", info.recording_url), ("Notes", info.notes_url), ("Wiki", info.wiki_url)):
+        if url:
+            lines.append(f"{label}: {url}")
+    return cut("\n".join(lines), CONTENT_LIMIT)
+
+
+def thread_name(info: SessionInfo) -> str:
+    return cut(one_line(info.title, 200), 100)
+
+
+def event_name(info: SessionInfo) -> str:
+    return cut(one_line(info.title, 200), EVENT_NAME_LIMIT)
+
+
+def event_location(info: SessionInfo) -> str:
+    """The sign-up link, or 'Video call' (also when the link is too long for the field)."""
+    if info.signup_url and len(info.signup_url) <= EVENT_LOCATION_LIMIT:
+        return info.signup_url
+    return "Video call"
+
+
+def event_description(info: SessionInfo, zones: Sequence[DisplayZone]) -> str:
+    """Plain text (events render little markdown): time line, presenter, papers, sign-up, description."""
+    lines = [timeutil.format_club_time(info.starts_at, zones)]
+    if info.presenter_name:
+        lines.append(f"Presenter: {one_line(info.presenter_name, 100)}")
+    if info.papers:
+        lines.append("Papers: " + "; ".join(one_line(p.title, 120) for p in info.papers))
+    if info.signup_url:
+        lines.append(f"Sign up: {info.signup_url}")
+    if info.description:
+        lines.extend(["", info.description])
+    return cut("\n".join(lines), EVENT_DESCRIPTION_LIMIT)

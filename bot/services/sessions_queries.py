@@ -1,0 +1,263 @@
+"""Looking sessions up: upcoming lists, autocomplete choices, the calendar, and Remind me subscriptions.
+
+"Upcoming" means not yet over: sessions in progress (started, not ended) come first, then the future
+ones, soonest first. A session lasts at most :data:`MAX_DURATION` minutes, so the in-progress ones are
+found among those that started within that window, and everything after ``now`` is a plain indexed
+range on ``(guild_id, starts_at)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import ColumnElement, Select, delete, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import selectinload
+
+from bot import timeutil
+from bot.errors import Conflict
+from bot.replies import CHOICE_NAME_LIMIT, cut
+from bot.services.sessions import (
+    CANCELLED,
+    MAX_DURATION,
+    SCHEDULED,
+    SessionInfo,
+    load_row,
+    session_info,
+)
+from db.models import ClubSession, SessionSubscription
+
+MAX_CHOICES = 25
+DEFAULT_REMIND_BEFORE_MINUTES = 60
+
+
+def _filters(guild_id: int, include_cancelled: bool, needle: str | None) -> list[ColumnElement[bool]]:
+    conditions: list[ColumnElement[bool]] = [ClubSession.guild_id == guild_id]
+    if not include_cancelled:
+        conditions.append(ClubSession.status == SCHEDULED)
+    if needle:
+        conditions.append(func.lower(ClubSession.title).contains(needle.casefold(), autoescape=True))
+    return conditions
+
+
+def _ends(row: Any) -> datetime:
+    return row.starts_at + timedelta(minutes=row.duration_minutes)
+
+
+async def _upcoming_rows(
+    session: AsyncSession,
+    query: Select[Any],
+    conditions: list[ColumnElement[bool]],
+    now: datetime,
+    *,
+    limit: int,
+    offset: int,
+    entities: bool,
+) -> list[Any]:
+    """ORM rows (``entities``) or column rows of sessions not yet over, in progress first."""
+
+    async def run(q: Select[Any]) -> list[Any]:
+        result = await session.execute(q)
+        return list(result.scalars().all() if entities else result.all())
+
+    window_start = now - timedelta(minutes=MAX_DURATION)
+    running = [
+        row
+        for row in await run(
+            query.where(
+                *conditions, ClubSession.starts_at > window_start, ClubSession.starts_at <= now
+            ).order_by(ClubSession.starts_at, ClubSession.id)
+        )
+        if _ends(row) > now
+    ]
+    head = running[offset : offset + limit]
+    remaining = limit - len(head)
+    if remaining <= 0:
+        return head
+    tail = await run(
+        query.where(*conditions, ClubSession.starts_at > now)
+        .order_by(ClubSession.starts_at, ClubSession.id)
+        .offset(max(0, offset - len(running)))
+        .limit(remaining)
+    )
+    return head + tail
+
+
+async def list_upcoming(
+    session: AsyncSession,
+    guild_id: int,
+    now: datetime,
+    limit: int = 10,
+    offset: int = 0,
+    *,
+    include_cancelled: bool = False,
+) -> list[SessionInfo]:
+    """Sessions not yet over, in progress first, then soonest first."""
+    query = select(ClubSession).options(selectinload(ClubSession.papers))
+    conditions = _filters(guild_id, include_cancelled, None)
+    rows = await _upcoming_rows(session, query, conditions, now, limit=limit, offset=offset, entities=True)
+    return [session_info(row) for row in rows]
+
+
+async def count_upcoming(
+    session: AsyncSession, guild_id: int, now: datetime, *, include_cancelled: bool = False
+) -> int:
+    conditions = _filters(guild_id, include_cancelled, None)
+    window_start = now - timedelta(minutes=MAX_DURATION)
+    running = (
+        await session.execute(
+            select(ClubSession.starts_at, ClubSession.duration_minutes).where(
+                *conditions, ClubSession.starts_at > window_start, ClubSession.starts_at <= now
+            )
+        )
+    ).all()
+    future = await session.scalar(
+        select(func.count()).select_from(ClubSession).where(*conditions, ClubSession.starts_at > now)
+    )
+    return sum(1 for row in running if _ends(row) > now) + int(future or 0)
+
+
+async def list_for_calendar(
+    session: AsyncSession, guild_id: int, now: datetime, limit: int = 500
+) -> list[SessionInfo]:
+    """Upcoming sessions for the .ics, cancelled ones included (calendars then drop them)."""
+    return await list_upcoming(session, guild_id, now, limit=limit, include_cancelled=True)
+
+
+async def list_recent(
+    session: AsyncSession, guild_id: int, now: datetime, limit: int = 10, *, needle: str | None = None
+) -> list[SessionInfo]:
+    """Sessions that have started, latest first (cancelled ones included)."""
+    rows = (
+        (
+            await session.execute(
+                select(ClubSession)
+                .where(*_filters(guild_id, True, needle), ClubSession.starts_at <= now)
+                .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
+                .limit(limit)
+                .options(selectinload(ClubSession.papers))
+            )
+        )
+        .scalars()
+        .all()
+    )
+    return [session_info(row) for row in rows]
+
+
+def choice_name(session_id: int, title: str, starts_at: datetime, tz: ZoneInfo, status: str) -> str:
+    """'#12 · Thu 5 Nov 2026 · Building data recipes…' within Discord's 100 characters."""
+    local = starts_at.astimezone(tz)
+    day = f"{timeutil.WEEKDAYS[local.weekday()][:3].title()} {local.day} {timeutil.MONTHS[local.month - 1][:3].title()} {local.year}"
+    mark = " (cancelled)" if status == CANCELLED else ""
+    prefix = f"#{session_id} · {day} · "
+    return cut(prefix + " ".join(title.split()) + mark, CHOICE_NAME_LIMIT)
+
+
+async def session_choices(
+    session: AsyncSession, guild_id: int, now: datetime, current: str, zone: str, limit: int = MAX_CHOICES
+) -> list[tuple[str, int]]:
+    """Autocomplete for a `session` option: upcoming first (soonest first), then recent (latest first).
+
+    ``current`` matches the title (any case) or, when it is a number, the session id.
+    """
+    tz = timeutil.resolve_timezone(zone)
+    cap = max(0, min(limit, MAX_CHOICES))
+    typed = current.strip().lstrip("#")
+    columns = select(ClubSession.id, ClubSession.title, ClubSession.starts_at, ClubSession.status)
+    found: list[Any] = []
+    if typed.isdigit():
+        exact = (
+            await session.execute(
+                columns.add_columns(ClubSession.duration_minutes).where(
+                    ClubSession.guild_id == guild_id, ClubSession.id == int(typed)
+                )
+            )
+        ).first()
+        if exact is not None:
+            found.append(exact)
+    needle = None if typed.isdigit() else typed or None
+    conditions = _filters(guild_id, True, needle)
+    upcoming = await _upcoming_rows(
+        session,
+        columns.add_columns(ClubSession.duration_minutes),
+        conditions,
+        now,
+        limit=cap,
+        offset=0,
+        entities=False,
+    )
+    found.extend(upcoming)
+    if len(found) < cap:
+        recent = (
+            await session.execute(
+                columns.where(*conditions, ClubSession.starts_at <= now)
+                .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
+                .limit(cap)
+            )
+        ).all()
+        found.extend(recent)
+    choices: list[tuple[str, int]] = []
+    seen: set[int] = set()
+    for row in found:
+        if row.id in seen:
+            continue
+        seen.add(row.id)
+        choices.append((choice_name(row.id, row.title, row.starts_at, tz, row.status), row.id))
+    return choices[:cap]
+
+
+# ---------------------------------------------------------------- Remind me
+
+
+async def toggle_subscription(
+    session: AsyncSession,
+    guild_id: int,
+    session_id: int,
+    user_id: int,
+    *,
+    now: datetime,
+    before_minutes: int = DEFAULT_REMIND_BEFORE_MINUTES,
+) -> bool:
+    """Subscribe the member to the session's reminder, or unsubscribe if already. True if now subscribed."""
+    row = await load_row(session, guild_id, session_id)
+    existing = await session.get(SessionSubscription, (session_id, user_id))
+    if existing is not None:
+        await session.execute(
+            delete(SessionSubscription).where(
+                SessionSubscription.session_id == session_id, SessionSubscription.user_id == user_id
+            )
+        )
+        return False
+    if row.status == CANCELLED:
+        raise Conflict("That session was cancelled, so there is nothing to remind you of.")
+    if row.starts_at <= now:
+        raise Conflict("That session has already started.")
+    session.add(
+        SessionSubscription(
+            session_id=session_id, user_id=user_id, before_minutes=before_minutes, created_at=now
+        )
+    )
+    await session.flush()
+    return True
+
+
+async def is_subscribed(session: AsyncSession, session_id: int, user_id: int) -> bool:
+    return await session.get(SessionSubscription, (session_id, user_id)) is not None
+
+
+async def subscriber_ids(session: AsyncSession, session_id: int) -> Sequence[int]:
+    """Members who pressed Remind me on the session (for the reminders feature)."""
+    return (
+        (
+            await session.execute(
+                select(SessionSubscription.user_id)
+                .where(SessionSubscription.session_id == session_id)
+                .order_by(SessionSubscription.created_at)
+            )
+        )
+        .scalars()
+        .all()
+    )

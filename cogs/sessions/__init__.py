@@ -1,0 +1,12 @@
+"""Sessions and announcements: /session add, edit, cancel, announce, list, show, recap, calendar."""
+
+from __future__ import annotations
+
+from bot.client import PaperclubBot
+from cogs.sessions._cog import SessionsCog
+
+__all__ = ["SessionsCog", "setup"]
+
+
+async def setup(bot: PaperclubBot) -> None:
+    await bot.add_cog(SessionsCog(bot))

@@ -1,0 +1,199 @@
+"""The announcement's buttons. Remind me and Add to calendar are DynamicItems with the session id in
+their custom_id, so they keep working after a restart (registered in the cog's cog_load)."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+import discord
+from discord.utils import escape_markdown
+
+from bot import ics, timeutil
+from bot.errors import NotAllowed
+from bot.replies import NO_MENTIONS, one_line, send_ephemeral
+from bot.services.sessions import SessionInfo, get_session
+from bot.services.sessions_queries import toggle_subscription
+from bot.tree import report_error
+from bot.views import PaperclubView, log_component
+
+Handler = Callable[[discord.Interaction[Any]], Awaitable[None]]
+
+
+async def guarded(interaction: discord.Interaction[Any], handler: Handler) -> None:
+    """Run a dynamic button's handler; its errors go to the one error handler (discord.py would
+    only log them, leaving the member without an answer)."""
+    try:
+        await handler(interaction)
+    except Exception as error:  # every error is reported: domain ones to the member, others logged
+        await report_error(interaction, error)
+    else:
+        log_component(interaction)
+
+
+def _guild_id(interaction: discord.Interaction[Any]) -> int:
+    if interaction.guild_id is None:
+        raise NotAllowed("This button works in a server, not in DMs.")
+    return interaction.guild_id
+
+
+class RemindMeButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"session:remind:(?P<session_id>\d{1,10})"
+):
+    def __init__(self, session_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Remind me",
+                emoji="⏰",
+                style=discord.ButtonStyle.primary,
+                custom_id=f"session:remind:{session_id}",
+            )
+        )
+        self.session_id = session_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> RemindMeButton:
+        return cls(int(match["session_id"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, self._toggle)
+
+    async def _toggle(self, interaction: discord.Interaction[Any]) -> None:
+        guild_id = _guild_id(interaction)
+        bot = interaction.client
+        async with bot.session_factory() as session, session.begin():
+            subscribed = await toggle_subscription(
+                session, guild_id, self.session_id, interaction.user.id, now=bot.clock.now()
+            )
+            info = await get_session(session, guild_id, self.session_id)
+        bot.dispatch(
+            "session_subscription_changed", guild_id, self.session_id, interaction.user.id, subscribed
+        )
+        title = escape_markdown(one_line(info.title, 150))
+        if subscribed:
+            text = (
+                f"I'll remind you before **{title}** ({timeutil.discord_timestamp(info.starts_at, 'F')}). "
+                "Press **Remind me** again to stop."
+            )
+        else:
+            text = f"OK, no reminder for **{title}**."
+        await send_ephemeral(interaction, text)
+
+
+class CalendarButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"session:ics:(?P<session_id>\d{1,10})"
+):
+    def __init__(self, session_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Add to calendar",
+                emoji="📅",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"session:ics:{session_id}",
+            )
+        )
+        self.session_id = session_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> CalendarButton:
+        return cls(int(match["session_id"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, self._send_ics)
+
+    async def _send_ics(self, interaction: discord.Interaction[Any]) -> None:
+        guild_id = _guild_id(interaction)
+        bot = interaction.client
+        async with bot.session_factory() as session:
+            info = await get_session(session, guild_id, self.session_id)
+        await interaction.response.send_message(
+            calendar_hint(info),
+            file=ics_file(info, bot.clock.now()),
+            ephemeral=True,
+            allowed_mentions=NO_MENTIONS,
+        )
+
+
+PageRenderer = Callable[[int, int], Awaitable[tuple[discord.Embed, int, int]]]
+"""(guild_id, page) -> (embed, page shown, page count)"""
+
+
+class ListPageButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=r"session:list:(?P<page>\d{1,6}):(?P<direction>[pn])",
+):
+    """◀ ▶ under /session list; the page is in the custom_id, so a press after a restart re-renders it."""
+
+    renderer: PageRenderer | None = None  # set by the cog in cog_load
+
+    def __init__(self, page: int, direction: str, *, disabled: bool = False) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="◀ Previous" if direction == "p" else "Next ▶",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"session:list:{max(page, 0)}:{direction}",
+                disabled=disabled,
+            )
+        )
+        self.page = max(page, 0)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> ListPageButton:
+        return cls(int(match["page"]), match["direction"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, self._turn)
+
+    async def _turn(self, interaction: discord.Interaction[Any]) -> None:
+        if ListPageButton.renderer is None:
+            raise NotAllowed("This list is no longer available; run /session list again.")
+        embed, page, pages = await ListPageButton.renderer(_guild_id(interaction), self.page)
+        await interaction.response.edit_message(
+            embed=embed, view=list_page_view(page, pages), allowed_mentions=NO_MENTIONS
+        )
+
+
+def list_page_view(page: int, pages: int) -> discord.ui.View | None:
+    """◀ ▶ for page `page` (0-based) of `pages`, or None when everything fits on one page."""
+    if pages <= 1:
+        return None
+    view = PaperclubView(timeout=None)
+    view.add_item(ListPageButton(page - 1, "p", disabled=page <= 0))
+    view.add_item(ListPageButton(page + 1, "n", disabled=page >= pages - 1))
+    return view
+
+
+def calendar_hint(info: SessionInfo) -> str:
+    if info.is_cancelled:
+        return "This session is cancelled; open the file to remove it from your calendar."
+    return "Open the file to add the session to your calendar (Google, Apple and Outlook read it)."
+
+
+def ics_file(info: SessionInfo, now: datetime) -> discord.File:
+    data = ics.calendar_bytes([info], now=now, name=one_line(info.title, 100))
+    return discord.File(io.BytesIO(data), filename=ics.session_filename(info))
+
+
+def announcement_view(info: SessionInfo, now: datetime) -> discord.ui.View | None:
+    """Sign up (a link), Remind me and Add to calendar; fewer once cancelled or over (None: no buttons)."""
+    if info.has_ended(now):
+        return None
+    view = PaperclubView(timeout=None)
+    if info.is_cancelled:
+        view.add_item(CalendarButton(info.id))
+        return view
+    if info.signup_url:
+        view.add_item(discord.ui.Button(label="Sign up", style=discord.ButtonStyle.link, url=info.signup_url))
+    if not info.has_started(now):
+        view.add_item(RemindMeButton(info.id))
+    view.add_item(CalendarButton(info.id))
+    return view

@@ -1,0 +1,356 @@
+"""/session: add, edit, cancel, announce, list, show, recap, calendar. Thin: read the interaction, call
+the service, do the Discord side (cogs.sessions._publish), render the reply."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import ics
+from bot import render_sessions as render
+from bot.client import PaperclubBot
+from bot.errors import BadInput, Conflict, NotAllowed
+from bot.paging import clamp_page, page_count
+from bot.permissions import ensure_organizer
+from bot.replies import NO_MENTIONS, fit_embed, send_ephemeral
+from bot.services import sessions as svc
+from bot.services import sessions_queries as queries
+from bot.services.guild_settings import get_config
+from bot.transformers import SessionOption, TimezoneOption
+from cogs.sessions import _publish as publish
+from cogs.sessions._buttons import (
+    CalendarButton,
+    ListPageButton,
+    RemindMeButton,
+    announcement_view,
+    list_page_view,
+)
+from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit
+
+Title = app_commands.Range[str, 1, svc.MAX_TITLE]
+When = app_commands.Range[str, 1, 100]
+Name = app_commands.Range[str, 1, svc.MAX_PRESENTER_NAME]
+Papers = app_commands.Range[str, 1, 2000]
+Url = app_commands.Range[str, 1, 512]
+Duration = app_commands.Range[int, svc.MIN_DURATION, svc.MAX_DURATION]
+Description = app_commands.Range[str, 1, svc.MAX_DESCRIPTION]
+
+WHEN_HELP = "e.g. 2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorrow 17:00"
+TZ_HELP = "Zone `when` is read in: PT, ET, UK, GMT, CET, IST, UTC or an IANA name (default: the server's)"
+PAPERS_HELP = "One per line or separated by ; — titles, arXiv ids or links, DOIs, other links"
+
+
+def _guild_id(interaction: discord.Interaction[Any]) -> int:
+    if interaction.guild_id is None:
+        raise NotAllowed("This command works in a server, not in DMs.")
+    return interaction.guild_id
+
+
+@app_commands.guild_only()
+class SessionsCog(commands.GroupCog, group_name="session", group_description="The club's reading sessions"):
+    def __init__(self, bot: PaperclubBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    async def cog_load(self) -> None:
+        ListPageButton.renderer = self.render_page
+        self.bot.add_dynamic_items(RemindMeButton, CalendarButton, ListPageButton)
+
+    async def cog_unload(self) -> None:
+        self.bot.remove_dynamic_items(RemindMeButton, CalendarButton, ListPageButton)
+
+    async def render_page(self, guild_id: int, page: int) -> tuple[discord.Embed, int, int]:
+        """One page of /session list: (embed, page shown, page count). The ◀ ▶ buttons call it again."""
+        now = self.bot.clock.now()
+        async with self.bot.session_factory() as session:
+            config = await get_config(session, guild_id)
+            total = await queries.count_upcoming(session, guild_id, now)
+            pages = page_count(total, render.LIST_PAGE_SIZE)
+            page = clamp_page(page, pages)
+            infos = await queries.list_upcoming(
+                session, guild_id, now, limit=render.LIST_PAGE_SIZE, offset=page * render.LIST_PAGE_SIZE
+            )
+        embed = render.list_embed(infos, config.display_zones, total=total, now=now)
+        if pages > 1:
+            embed.set_footer(text=f"Page {page + 1} of {pages} · {total} upcoming")
+        return fit_embed(embed), page, pages
+
+    # ------------------------------------------------------------------ organizers
+
+    @app_commands.command(name="add", description="Add a session (organizers)")
+    @app_commands.describe(
+        title="What the session is about",
+        when=WHEN_HELP,
+        timezone=TZ_HELP,
+        presenter="The member who presents",
+        presenter_name="A guest presenter's name (or how to show the member's name)",
+        papers=PAPERS_HELP,
+        signup_url="The sign-up page (https://…)",
+        duration="Length in minutes (default 60)",
+        description="A few lines on what the session covers",
+    )
+    async def add(
+        self,
+        interaction: discord.Interaction[Any],
+        title: Title,
+        when: When,
+        timezone: TimezoneOption | None = None,
+        presenter: discord.Member | None = None,
+        presenter_name: Name | None = None,
+        papers: Papers | None = None,
+        signup_url: Url | None = None,
+        duration: Duration = 60,
+        description: Description | None = None,
+    ) -> None:
+        config = await ensure_organizer(interaction)
+        guild_id = _guild_id(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        now = self.bot.clock.now()
+        start = svc.resolve_start(when, timezone, config.timezone, now)
+        paper_list = svc.paper_texts(papers)
+        async with self.bot.session_factory() as session, session.begin():
+            info = await svc.create_session(
+                session,
+                guild_id,
+                title=title,
+                starts_at_utc=start.utc,
+                timezone=start.zone,
+                created_by=interaction.user.id,
+                presenter_id=presenter.id if presenter else None,
+                presenter_name=presenter_name or (presenter.display_name if presenter else None),
+                papers=paper_list,
+                signup_url=signup_url,
+                duration_minutes=duration,
+                description=description,
+                now=now,
+            )
+        self.bot.dispatch("session_saved", guild_id, info.id)
+        lines = [
+            f"Added session #{info.id}. This is how its announcement will look; "
+            f"post it with `/session announce session:{info.id}`."
+        ]
+        if start.note:
+            lines.append(f"Note: {start.note}.")
+        if interaction.guild is not None:
+            warning = await publish.sync_event(self.bot, interaction.guild, info, config.display_zones)
+            if warning:
+                lines.append(warning)
+        embed = render.session_embed(info, config.display_zones, now=now)
+        await send_ephemeral(interaction, "\n".join(lines), embed=embed)
+
+    @app_commands.command(name="edit", description="Change a session; with no options, edit it in a form")
+    @app_commands.describe(
+        session="The session to change",
+        title="New title",
+        when=WHEN_HELP,
+        timezone=TZ_HELP + "; give it with `when`",
+        presenter="The member who presents",
+        presenter_name="A guest presenter's name; - removes the presenter",
+        papers=PAPERS_HELP + "; - removes them",
+        signup_url="The sign-up page; - removes it",
+        duration="Length in minutes",
+        description="What the session covers; - removes it",
+    )
+    async def edit(
+        self,
+        interaction: discord.Interaction[Any],
+        session: SessionOption,
+        title: Title | None = None,
+        when: When | None = None,
+        timezone: TimezoneOption | None = None,
+        presenter: discord.Member | None = None,
+        presenter_name: Name | None = None,
+        papers: Papers | None = None,
+        signup_url: Url | None = None,
+        duration: Duration | None = None,
+        description: Description | None = None,
+    ) -> None:
+        config = await ensure_organizer(interaction)
+        guild_id = _guild_id(interaction)
+        request = EditRequest(
+            title=title,
+            when=when,
+            timezone=timezone,
+            presenter=presenter,
+            presenter_name=presenter_name,
+            papers=papers,
+            signup_url=signup_url,
+            duration=duration,
+            description=description,
+        )
+        if request.is_empty():
+            async with self.bot.session_factory() as db:
+                info = await svc.get_session(db, guild_id, session)
+            if info.is_cancelled:
+                raise Conflict(f"Session #{info.id} was cancelled; add a new session instead.")
+            await interaction.response.send_modal(EditSessionModal(self.bot, info))
+            return
+        await apply_edit(self.bot, interaction, config, session, request)
+
+    @app_commands.command(name="cancel", description="Cancel a session (organizers)")
+    @app_commands.describe(session="The session to cancel", reason="Shown in the cancellation notice")
+    async def cancel(
+        self,
+        interaction: discord.Interaction[Any],
+        session: SessionOption,
+        reason: app_commands.Range[str, 1, svc.MAX_CANCEL_REASON] | None = None,
+    ) -> None:
+        config = await ensure_organizer(interaction)
+        guild_id = _guild_id(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        now = self.bot.clock.now()
+        async with self.bot.session_factory() as db, db.begin():
+            info = await svc.cancel_session(db, guild_id, session, reason=reason, now=now)
+        self.bot.dispatch("session_cancelled", guild_id, info.id)
+        lines = [f"Cancelled session #{info.id}."]
+        warnings = [
+            await publish.sync_event(self.bot, interaction.guild, info, config.display_zones)
+            if interaction.guild
+            else None,
+            await publish.refresh_announcement(self.bot, info, config.display_zones),
+            await publish.post_cancellation(self.bot, info, config.display_zones),
+        ]
+        if info.is_announced:
+            lines.append(f"A notice is posted in <#{info.announcement_channel_id}>.")
+        lines.extend(w for w in warnings if w)
+        embed = render.session_embed(info, config.display_zones, now=now)
+        await send_ephemeral(interaction, "\n".join(lines), embed=embed)
+
+    @app_commands.command(
+        name="announce", description="Post (or update) a session's announcement (organizers)"
+    )
+    @app_commands.describe(
+        session="The session to announce",
+        channel="Where to post (default: the announcements channel, or where it was posted before)",
+    )
+    async def announce(
+        self,
+        interaction: discord.Interaction[Any],
+        session: SessionOption,
+        channel: discord.TextChannel | None = None,
+    ) -> None:
+        config = await ensure_organizer(interaction)
+        guild_id = _guild_id(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        now = self.bot.clock.now()
+        async with self.bot.session_factory() as db:
+            info = await svc.get_session(db, guild_id, session)
+        if info.is_cancelled:
+            raise Conflict(f"Session #{info.id} was cancelled; there is nothing to announce.")
+        if info.has_ended(now):
+            raise BadInput(
+                f"Session #{info.id} is over; use `/session recap` to add its recording and notes."
+            )
+        outcome = await publish.announce(
+            self.bot,
+            info,
+            config.display_zones,
+            channel_id=channel.id if channel else None,
+            default_channel_id=config.announcements_channel_id,
+        )
+        verb = "Updated the announcement of" if outcome.edited else "Announced"
+        lines = [f"{verb} session #{info.id}: {outcome.jump_url}"]
+        if info.event_id is None and interaction.guild is not None:
+            warning = await publish.sync_event(self.bot, interaction.guild, info, config.display_zones)
+            if warning:
+                outcome.warnings.append(warning)
+        lines.extend(outcome.warnings)
+        await send_ephemeral(interaction, "\n".join(lines))
+
+    @app_commands.command(
+        name="recap", description="Add the recording and notes after a session (organizers)"
+    )
+    @app_commands.describe(
+        session="The session that took place",
+        recording_url="Link to the recording",
+        notes_url="Link to the notes page",
+        wiki_url="Link to the papers' wiki page",
+    )
+    async def recap(
+        self,
+        interaction: discord.Interaction[Any],
+        session: SessionOption,
+        recording_url: Url | None = None,
+        notes_url: Url | None = None,
+        wiki_url: Url | None = None,
+    ) -> None:
+        config = await ensure_organizer(interaction)
+        guild_id = _guild_id(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        now = self.bot.clock.now()
+        async with self.bot.session_factory() as db, db.begin():
+            info = await svc.recap_session(
+                db,
+                guild_id,
+                session,
+                now=now,
+                recording_url=recording_url,
+                notes_url=notes_url,
+                wiki_url=wiki_url,
+            )
+        lines = [f"Saved the recap of session #{info.id}."]
+        if info.is_announced:
+            lines.append("The announcement now links it.")
+        warnings = [
+            await publish.refresh_announcement(self.bot, info, config.display_zones),
+            await publish.post_recap(self.bot, info),
+        ]
+        lines.extend(w for w in warnings if w)
+        embed = render.session_embed(info, config.display_zones, now=now)
+        await send_ephemeral(interaction, "\n".join(lines), embed=embed)
+
+    # ------------------------------------------------------------------ everyone
+
+    @app_commands.command(name="list", description="Upcoming sessions, soonest first")
+    @app_commands.describe(public="Post the list for everyone (default: only you see it)")
+    async def list_(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
+        guild_id = _guild_id(interaction)
+        embed, page, pages = await self.render_page(guild_id, 0)
+        view = list_page_view(page, pages)
+        await interaction.response.send_message(
+            embed=embed,
+            view=view or discord.utils.MISSING,
+            ephemeral=not public,
+            allowed_mentions=NO_MENTIONS,
+        )
+
+    @app_commands.command(name="show", description="A session's card, with recording and notes once known")
+    @app_commands.describe(
+        session="The session to show", public="Post it for everyone (default: only you see it)"
+    )
+    async def show(
+        self, interaction: discord.Interaction[Any], session: SessionOption, public: bool = False
+    ) -> None:
+        guild_id = _guild_id(interaction)
+        now = self.bot.clock.now()
+        async with self.bot.session_factory() as db:
+            config = await get_config(db, guild_id)
+            info = await svc.get_session(db, guild_id, session)
+        view = announcement_view(info, now)
+        await interaction.response.send_message(
+            embed=render.session_embed(info, config.display_zones, now=now),
+            view=view or discord.utils.MISSING,
+            ephemeral=not public,
+            allowed_mentions=NO_MENTIONS,
+        )
+
+    @app_commands.command(name="calendar", description="A calendar file (.ics) of all upcoming sessions")
+    async def calendar(self, interaction: discord.Interaction[Any]) -> None:
+        guild_id = _guild_id(interaction)
+        now = self.bot.clock.now()
+        async with self.bot.session_factory() as db:
+            infos = await queries.list_for_calendar(db, guild_id, now)
+        name = interaction.guild.name if interaction.guild else "Paper club"
+        data = ics.calendar_bytes(infos, now=now, name=name[:100])
+        count = sum(1 for info in infos if not info.is_cancelled)
+        await interaction.response.send_message(
+            f"{count} upcoming session{'s' if count != 1 else ''}. Open the file to add them to your calendar; "
+            "importing it again later updates them.",
+            file=discord.File(io.BytesIO(data), filename="paperclub-sessions.ics"),
+            ephemeral=True,
+            allowed_mentions=NO_MENTIONS,
+        )

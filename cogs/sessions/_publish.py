@@ -1,0 +1,263 @@
+"""What the sessions feature does in Discord besides replying: the announcement message and its thread,
+the guild scheduled event, the cancellation notice and the recap post.
+
+Each step is best effort once the session is saved: a missing permission becomes a short warning for
+the organizer (returned as text), never a lost session.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import discord
+
+from bot import render_sessions as render
+from bot.client import PaperclubBot
+from bot.errors import NotConfigured
+from bot.replies import NO_MENTIONS
+from bot.services import sessions as svc
+from bot.services.sessions import SessionInfo
+from bot.timeutil import DisplayZone
+from cogs.sessions._buttons import announcement_view
+
+log = logging.getLogger("paperclub.sessions")
+
+GRANT_MANAGE_EVENTS = (
+    "I could not update the Discord event: grant the bot **Manage Events** "
+    "(Server Settings → Roles). The session itself is saved."
+)
+THREAD_ARCHIVE_MINUTES: Final = 10080  # a week
+
+
+@dataclass
+class Outcome:
+    """Warnings for the organizer, and the announcement message when there is one."""
+
+    warnings: list[str] = field(default_factory=list)
+    message: discord.Message | None = None
+    jump_url: str | None = None
+    edited: bool = False
+
+
+async def _channel(bot: PaperclubBot, channel_id: int) -> Any:
+    channel = bot.get_channel(channel_id)
+    if channel is None:
+        try:
+            channel = await bot.fetch_channel(channel_id)
+        except discord.NotFound:
+            return None
+    return channel
+
+
+def _event_fields(info: SessionInfo, zones: Sequence[DisplayZone]) -> dict[str, Any]:
+    return {
+        "name": render.event_name(info),
+        "description": render.event_description(info, zones),
+        "start_time": info.starts_at,
+        "end_time": info.ends_at,
+        "entity_type": discord.EntityType.external,
+        "privacy_level": discord.PrivacyLevel.guild_only,
+        "location": render.event_location(info),
+    }
+
+
+async def _existing_event(guild: discord.Guild, event_id: int) -> discord.ScheduledEvent | None:
+    event = guild.get_scheduled_event(event_id)
+    if event is not None:
+        return event
+    try:
+        return await guild.fetch_scheduled_event(event_id)
+    except discord.NotFound:
+        return None
+
+
+async def sync_event(
+    bot: PaperclubBot, guild: discord.Guild, info: SessionInfo, zones: Sequence[DisplayZone]
+) -> str | None:
+    """Create, update or cancel the session's scheduled event. Returns a warning, or None."""
+    now = bot.clock.now()
+    try:
+        event = await _existing_event(guild, info.event_id) if info.event_id else None
+        if info.is_cancelled:
+            if event is not None and event.status == discord.EventStatus.scheduled:
+                await event.cancel()
+            return None
+        if info.has_started(now):
+            return None  # Discord refuses to move an event that has begun
+        if event is not None:
+            if event.status == discord.EventStatus.scheduled:
+                await event.edit(**_event_fields(info, zones))
+            return None  # an event already started, ended or cancelled by hand is left as it is
+        created = await guild.create_scheduled_event(**_event_fields(info, zones))
+    except discord.Forbidden:
+        return GRANT_MANAGE_EVENTS
+    except discord.HTTPException as error:
+        log.warning("scheduled event for session %s failed: %s", info.id, error)
+        return f"Discord did not accept the event ({error.status}); the session itself is saved."
+    async with bot.session_factory() as session, session.begin():
+        await svc.record_event(session, info.guild_id, info.id, created.id)
+    return None
+
+
+async def _open_thread(bot: PaperclubBot, message: discord.Message, info: SessionInfo) -> int | None:
+    try:
+        thread = await message.create_thread(
+            name=render.thread_name(info), auto_archive_duration=THREAD_ARCHIVE_MINUTES
+        )
+    except discord.HTTPException as error:
+        log.warning("could not open a thread for session %s: %s", info.id, error)
+        return None
+    return thread.id
+
+
+async def _add_presenter(bot: PaperclubBot, thread_id: int, presenter_id: int) -> str | None:
+    thread = await _channel(bot, thread_id)
+    if not isinstance(thread, discord.Thread):
+        return None
+    try:
+        await thread.add_user(discord.Object(id=presenter_id))
+    except discord.HTTPException as error:
+        log.warning("could not add presenter %s to thread %s: %s", presenter_id, thread_id, error)
+        return "I could not add the presenter to the discussion thread."
+    return None
+
+
+async def announce(
+    bot: PaperclubBot,
+    info: SessionInfo,
+    zones: Sequence[DisplayZone],
+    *,
+    channel_id: int | None,
+    default_channel_id: int | None,
+) -> Outcome:
+    """Post the announcement, or edit the posted one. The first post also opens the thread.
+
+    The channel is the one asked for, else where it was announced before, else the configured one.
+    """
+    target_id = channel_id or info.announcement_channel_id or default_channel_id
+    if target_id is None:
+        raise NotConfigured(
+            "There is no announcements channel yet: ask an admin to run `/setup announcements`, "
+            "or pick a channel with the `channel` option."
+        )
+    channel = await _channel(bot, target_id)
+    if not isinstance(channel, discord.TextChannel):
+        raise NotConfigured(f"I can't post in <#{target_id}>; pick a text channel I can see.")
+    now = bot.clock.now()
+    embed = render.session_embed(info, zones, now=now)
+    view = announcement_view(info, now)
+    outcome = Outcome()
+    message: discord.Message | None = None
+    if info.announcement_message_id and info.announcement_channel_id == channel.id:
+        try:
+            message = await channel.get_partial_message(info.announcement_message_id).edit(
+                embed=embed, view=view, allowed_mentions=NO_MENTIONS
+            )
+            outcome.edited = True
+        except discord.NotFound:
+            message = None  # deleted by someone: post it again
+    elif info.announcement_message_id and info.announcement_channel_id:
+        await delete_announcement(bot, info)  # moved to another channel: no duplicate left behind
+    if message is None:
+        try:
+            message = await channel.send(
+                embed=embed, view=view or discord.utils.MISSING, allowed_mentions=NO_MENTIONS
+            )
+        except discord.Forbidden:
+            raise NotConfigured(
+                f"I can't post in {channel.mention}: give the bot View Channel, Send Messages and Embed Links there."
+            ) from None
+    thread_id = info.thread_id if outcome.edited else None
+    if thread_id is None:
+        thread_id = await _open_thread(bot, message, info)
+        if thread_id is None:
+            outcome.warnings.append("I could not open a discussion thread (Create Public Threads).")
+    if thread_id is not None and info.presenter_id is not None:
+        warning = await _add_presenter(bot, thread_id, info.presenter_id)
+        if warning:
+            outcome.warnings.append(warning)
+    async with bot.session_factory() as session, session.begin():
+        await svc.record_announcement(
+            session,
+            info.guild_id,
+            info.id,
+            channel_id=channel.id,
+            message_id=message.id,
+            thread_id=thread_id,
+        )
+    outcome.message = message
+    outcome.jump_url = message.jump_url
+    return outcome
+
+
+async def delete_announcement(bot: PaperclubBot, info: SessionInfo) -> None:
+    if not (info.announcement_channel_id and info.announcement_message_id):
+        return
+    channel = await _channel(bot, info.announcement_channel_id)
+    if isinstance(channel, discord.TextChannel):
+        try:
+            await channel.get_partial_message(info.announcement_message_id).delete()
+        except discord.HTTPException as error:
+            log.info("old announcement of session %s not deleted: %s", info.id, error)
+
+
+async def refresh_announcement(
+    bot: PaperclubBot, info: SessionInfo, zones: Sequence[DisplayZone]
+) -> str | None:
+    """Edit the posted announcement to match the store (after a recap or a cancel). Returns a warning."""
+    if not (info.announcement_channel_id and info.announcement_message_id):
+        return None
+    channel = await _channel(bot, info.announcement_channel_id)
+    if not isinstance(channel, discord.TextChannel):
+        return "I could not find the announcement's channel any more."
+    now = bot.clock.now()
+    try:
+        await channel.get_partial_message(info.announcement_message_id).edit(
+            embed=render.session_embed(info, zones, now=now),
+            view=announcement_view(info, now),
+            allowed_mentions=NO_MENTIONS,
+        )
+    except discord.HTTPException as error:
+        log.warning("could not update the announcement of session %s: %s", info.id, error)
+        return "I could not update the announcement message."
+    return None
+
+
+async def post_cancellation(bot: PaperclubBot, info: SessionInfo, zones: Sequence[DisplayZone]) -> str | None:
+    """A short notice in the announcement's channel, replying to the announcement."""
+    if not (info.announcement_channel_id and info.announcement_message_id):
+        return None
+    channel = await _channel(bot, info.announcement_channel_id)
+    if not isinstance(channel, discord.TextChannel):
+        return "I could not find the announcement's channel to post the cancellation."
+    reference = discord.MessageReference(
+        message_id=info.announcement_message_id, channel_id=channel.id, fail_if_not_exists=False
+    )
+    try:
+        await channel.send(
+            render.cancellation_notice(info, zones, bot.clock.now()),
+            reference=reference,
+            allowed_mentions=NO_MENTIONS,
+        )
+    except discord.HTTPException as error:
+        log.warning("could not post the cancellation of session %s: %s", info.id, error)
+        return "I could not post the cancellation notice."
+    return None
+
+
+async def post_recap(bot: PaperclubBot, info: SessionInfo) -> str | None:
+    """The recording and notes, in the session's discussion thread."""
+    if info.thread_id is None:
+        return None
+    thread = await _channel(bot, info.thread_id)
+    if not isinstance(thread, discord.Thread):
+        return "I could not find the session's thread to post the recap."
+    try:
+        await thread.send(render.recap_post(info), allowed_mentions=NO_MENTIONS)
+    except discord.HTTPException as error:
+        log.warning("could not post the recap of session %s: %s", info.id, error)
+        return "I could not post the recap in the thread."
+    return None
