@@ -1,0 +1,312 @@
+"""Reminders people ask for: organizers' custom ones (/remind add, list, cancel) and members' /remind me.
+
+Plain values in, plain dataclasses out. Each function validates all of its input before it writes, and
+writes inside the caller's one transaction. Sending lives in :mod:`bot.services.reminders_delivery`,
+automatic session reminders in :mod:`bot.services.reminders_plan`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Final
+
+from sqlalchemy import delete, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot import timeutil
+from bot.errors import BadInput, Conflict, NotFound
+from bot.services.reminders_plan import SCHEDULED, PlanResult, plan_session
+from db.models import ClubSession, SessionSubscription
+from db.models.reminders import (
+    CANCELLED,
+    CUSTOM,
+    LIVE_STATUSES,
+    PENDING,
+    SENDING,
+    Reminder,
+)
+
+MAX_MESSAGE: Final = 1800
+MAX_DAYS_AHEAD: Final = 730
+MAX_BEFORE: Final = timedelta(days=30)
+DEFAULT_BEFORE: Final = timedelta(hours=1)
+PROBLEMS_WINDOW: Final = timedelta(days=7)
+REPEATS: Final = ("daily", "weekly", "monthly")
+MAX_CHOICES: Final = 25
+CHOICE_NAME_LIMIT: Final = 100
+
+
+@dataclass(frozen=True)
+class ReminderInfo:
+    """A reminder as plain values. ``id`` is the number members see (stable across repeats)."""
+
+    id: int
+    row_id: int
+    kind: str
+    due_at: datetime
+    channel_id: int | None
+    user_id: int | None
+    message: str | None
+    repeat: str | None
+    status: str
+    last_error: str | None
+    session_id: int | None
+    session_title: str | None
+    delayed: bool
+    attempts: int
+
+
+@dataclass(frozen=True)
+class ReminderList:
+    pending: list[ReminderInfo]
+    problems: list[ReminderInfo]  # missed or failed in the last week
+    total_pending: int
+    total_problems: int
+
+
+@dataclass(frozen=True)
+class Subscription:
+    """The outcome of /remind me."""
+
+    subscribed: bool
+    session_id: int
+    session_title: str
+    starts_at: datetime
+    before: timedelta
+    changed_offset: bool = False
+
+    @property
+    def due_at(self) -> datetime:
+        return self.starts_at - self.before
+
+
+def info_of(row: Reminder, session_title: str | None = None) -> ReminderInfo:
+    return ReminderInfo(
+        id=row.display_id,
+        row_id=row.id,
+        kind=row.kind,
+        due_at=row.due_at,
+        channel_id=row.channel_id,
+        user_id=row.user_id,
+        message=row.message,
+        repeat=row.repeat,
+        status=row.status,
+        last_error=row.last_error,
+        session_id=row.session_id,
+        session_title=session_title,
+        delayed=row.delayed,
+        attempts=row.attempts,
+    )
+
+
+# ---------------------------------------------------------------- validation (pure)
+
+
+def clean_message(text: str) -> str:
+    """The reminder's text as typed (mentions in it never ping); refused when empty or too long."""
+    cleaned = text.strip()
+    if not cleaned:
+        raise BadInput("The reminder's message is empty; write what members should be reminded of.")
+    if len(cleaned) > MAX_MESSAGE:
+        raise BadInput(f"The message is {len(cleaned):,} characters; keep it to {MAX_MESSAGE:,}.")
+    return cleaned
+
+
+def clean_repeat(repeat: str | None, *, tied_to_session: bool) -> str | None:
+    value = (repeat or "none").strip().casefold()
+    if value == "none":
+        return None
+    if value not in REPEATS:
+        raise BadInput("Repeat must be none, daily, weekly or monthly.")
+    if tied_to_session:
+        raise BadInput("A reminder tied to a session cannot repeat; leave out either `session` or `repeat`.")
+    return value
+
+
+def resolve_due(
+    when: str, *, zone: str, now: datetime, session_starts: datetime | None
+) -> tuple[datetime, int | None, str | None]:
+    """(due time UTC, minutes before the session or None, note). ``when`` is an offset when a session is given."""
+    if session_starts is not None:
+        offset = timeutil.parse_offset(when)
+        due = session_starts - offset
+        if due <= now:
+            raise BadInput(
+                f"{timeutil.format_offset(offset)} before the session ({timeutil.discord_timestamp(session_starts, 'F')}) "
+                "is already past; pick a shorter time before it."
+            )
+        return due, round(offset.total_seconds() / 60), None
+    parsed = timeutil.parse_when(when, timeutil.resolve_timezone(zone), now)
+    timeutil.ensure_future(parsed.utc, now, what="reminder")
+    timeutil.ensure_within(parsed.utc, now, MAX_DAYS_AHEAD)
+    return parsed.utc, None, parsed.note
+
+
+# ---------------------------------------------------------------- lookups
+
+
+async def _scheduled_session(
+    session: AsyncSession, guild_id: int, session_id: int, now: datetime
+) -> ClubSession:
+    club = await session.get(ClubSession, session_id)
+    if club is None or club.guild_id != guild_id:
+        raise NotFound(f"There is no session #{session_id} in this server.")
+    if club.status != SCHEDULED:
+        raise Conflict(f"Session #{session_id} was cancelled, so there is nothing to remind anyone of.")
+    if club.starts_at <= now:
+        raise Conflict(f"Session #{session_id} has already started.")
+    return club
+
+
+async def count_live(session: AsyncSession, guild_id: int) -> int:
+    return int(
+        (
+            await session.execute(
+                select(func.count()).where(Reminder.guild_id == guild_id, Reminder.status.in_(LIVE_STATUSES))
+            )
+        ).scalar_one()
+    )
+
+
+async def _ensure_room(session: AsyncSession, guild_id: int, cap: int) -> None:
+    if await count_live(session, guild_id) >= cap:
+        raise Conflict(
+            f"This server already has {cap:,} pending reminders, the most allowed; "
+            "cancel some with /remind cancel first."
+        )
+
+
+# ---------------------------------------------------------------- /remind add, cancel, list
+
+
+async def add_custom(
+    session: AsyncSession,
+    *,
+    guild_id: int,
+    channel_id: int,
+    message: str,
+    when: str,
+    zone: str,
+    now: datetime,
+    created_by: int,
+    max_pending: int,
+    repeat: str | None = None,
+    session_id: int | None = None,
+) -> tuple[ReminderInfo, str | None]:
+    """Schedule an organizer's reminder in ``channel_id``. Returns it and a note about the time, if any."""
+    text = clean_message(message)
+    rule = clean_repeat(repeat, tied_to_session=session_id is not None)
+    club = await _scheduled_session(session, guild_id, session_id, now) if session_id is not None else None
+    due, offset_minutes, note = resolve_due(
+        when, zone=zone, now=now, session_starts=club.starts_at if club else None
+    )
+    await _ensure_room(session, guild_id, max_pending)
+    tz = timeutil.resolve_timezone(zone)
+    row = Reminder(
+        guild_id=guild_id,
+        kind=CUSTOM,
+        channel_id=channel_id,
+        message=text,
+        due_at=due,
+        next_attempt_at=due,
+        session_id=session_id,
+        offset_minutes=offset_minutes,
+        repeat=rule,
+        repeat_timezone=tz.key if rule else None,
+        repeat_anchor_day=due.astimezone(tz).day if rule == "monthly" else None,
+        occurrence=0,
+        status=PENDING,
+        attempts=0,
+        delayed=False,
+        created_by=created_by,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(row)
+    await session.flush()
+    return info_of(row, club.title if club else None), note
+
+
+async def cancel_reminder(
+    session: AsyncSession, guild_id: int, reminder_id: int, *, by_user: int, now: datetime
+) -> ReminderInfo:
+    """Cancel the pending occurrence of reminder ``reminder_id`` (its number as listed)."""
+    row = (
+        await session.execute(
+            select(Reminder)
+            .where(
+                Reminder.guild_id == guild_id,
+                or_(Reminder.id == reminder_id, Reminder.series_id == reminder_id),
+                Reminder.status.in_(LIVE_STATUSES),
+            )
+            .order_by(Reminder.due_at)
+            .limit(1)
+        )
+    ).scalar_one_or_none()
+    if row is None:
+        raise NotFound(f"There is no pending reminder #{reminder_id} in this server.")
+    if row.status == SENDING:
+        raise Conflict(f"Reminder #{reminder_id} is being sent right now.")
+    row.status = CANCELLED
+    row.cancelled_by = by_user
+    row.last_error = "Cancelled by an organizer."
+    row.updated_at = now
+    await session.flush()
+    return info_of(row)
+
+
+# ---------------------------------------------------------------- /remind me
+
+
+async def toggle_personal(
+    session: AsyncSession,
+    *,
+    guild_id: int,
+    session_id: int,
+    user_id: int,
+    before: timedelta | None,
+    now: datetime,
+    max_pending: int,
+    presenter_dm_days: int,
+) -> tuple[Subscription, PlanResult]:
+    """Turn the member's DM before a session on, off (the same again), or move it (a different ``before``)."""
+    club = await session.get(ClubSession, session_id)
+    if club is None or club.guild_id != guild_id:
+        raise NotFound(f"There is no session #{session_id} in this server.")
+    existing = await session.get(SessionSubscription, (session_id, user_id))
+    wanted = before or (timedelta(minutes=existing.before_minutes) if existing else DEFAULT_BEFORE)
+    moving = (
+        existing is not None
+        and before is not None
+        and round(before.total_seconds() / 60) != existing.before_minutes
+    )
+    if existing is not None and not moving:
+        await session.execute(
+            delete(SessionSubscription).where(
+                SessionSubscription.session_id == session_id, SessionSubscription.user_id == user_id
+            )
+        )
+        plan = await plan_session(session, guild_id, session_id, now=now, presenter_dm_days=presenter_dm_days)
+        return Subscription(False, session_id, club.title, club.starts_at, wanted), plan
+    await _scheduled_session(session, guild_id, session_id, now)
+    if wanted > MAX_BEFORE:
+        raise BadInput(f"Pick a time at most {timeutil.format_offset(MAX_BEFORE)} before the session.")
+    if club.starts_at - wanted <= now:
+        raise BadInput(
+            f"The session starts {timeutil.discord_timestamp(club.starts_at, 'R')}, so "
+            f"{timeutil.format_offset(wanted)} before it is already past; pick a shorter time."
+        )
+    minutes = round(wanted.total_seconds() / 60)
+    if existing is not None:
+        existing.before_minutes = minutes
+    else:
+        await _ensure_room(session, guild_id, max_pending)
+        session.add(
+            SessionSubscription(
+                session_id=session_id, user_id=user_id, before_minutes=minutes, created_at=now
+            )
+        )
+    await session.flush()
+    plan = await plan_session(session, guild_id, session_id, now=now, presenter_dm_days=presenter_dm_days)
+    return Subscription(True, session_id, club.title, club.starts_at, wanted, changed_offset=moving), plan

@@ -1,0 +1,239 @@
+"""Automatic reminders for sessions, planned from the store.
+
+For each scheduled session the wanted reminders are computed from the session, the guild's offsets, the
+Remind me subscriptions and the presenter; the session's live rows are then brought in line (moved,
+added, cancelled). Planning is idempotent, so it is safe to run on every event and again at start-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.services.guild_settings import get_config
+from db.models import ClubSession, SessionSubscription
+from db.models.reminders import (
+    CANCELLED,
+    CUSTOM,
+    LIVE_STATUSES,
+    PENDING,
+    PERSONAL,
+    PRESENTER,
+    RECAP,
+    SESSION,
+    Reminder,
+)
+
+RECAP_AFTER_END = timedelta(hours=1)
+SCHEDULED = "scheduled"
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One wanted automatic reminder."""
+
+    kind: str
+    due_at: datetime
+    user_id: int | None = None
+    offset_minutes: int | None = None
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    added: int = 0
+    moved: int = 0
+    cancelled: int = 0
+
+    def __add__(self, other: PlanResult) -> PlanResult:
+        return PlanResult(
+            self.added + other.added, self.moved + other.moved, self.cancelled + other.cancelled
+        )
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.moved or self.cancelled)
+
+
+def wanted_slots(
+    club: ClubSession,
+    offsets: list[timedelta],
+    subscriptions: list[tuple[int, int]],
+    *,
+    presenter_dm_days: int,
+    now: datetime,
+) -> dict[str, Slot]:
+    """plan_key -> Slot for every automatic reminder of ``club`` still in the future."""
+    starts = club.starts_at
+    ends = starts + timedelta(minutes=club.duration_minutes)
+    slots: dict[str, Slot] = {}
+    for offset in offsets:
+        minutes = round(offset.total_seconds() / 60)
+        slots[f"session:{minutes}"] = Slot(SESSION, starts - offset, offset_minutes=minutes)
+    for user_id, before_minutes in subscriptions:
+        slots[f"personal:{user_id}"] = Slot(
+            PERSONAL, starts - timedelta(minutes=before_minutes), user_id, before_minutes
+        )
+    if club.presenter_id is not None:
+        if presenter_dm_days > 0:
+            slots["presenter"] = Slot(
+                PRESENTER,
+                starts - timedelta(days=presenter_dm_days),
+                club.presenter_id,
+                presenter_dm_days * 1440,
+            )
+        slots["recap"] = Slot(RECAP, ends + RECAP_AFTER_END, club.presenter_id)
+    return {key: slot for key, slot in slots.items() if slot.due_at > now}
+
+
+async def plan_session(
+    session: AsyncSession, guild_id: int, session_id: int, *, now: datetime, presenter_dm_days: int
+) -> PlanResult:
+    """Bring the session's automatic reminders (and custom ones tied to it) in line with the session."""
+    club = await session.get(ClubSession, session_id, populate_existing=True)
+    if club is None or club.guild_id != guild_id or club.status != SCHEDULED:
+        return await cancel_session_reminders(
+            session, session_id, now=now, reason="Its session was cancelled."
+        )
+    config = await get_config(session, guild_id)
+    subscriptions = [
+        (row.user_id, row.before_minutes)
+        for row in (
+            await session.execute(
+                select(SessionSubscription).where(SessionSubscription.session_id == session_id)
+            )
+        ).scalars()
+    ]
+    wanted = wanted_slots(
+        club, config.reminder_offsets, subscriptions, presenter_dm_days=presenter_dm_days, now=now
+    )
+    rows = (
+        (
+            await session.execute(
+                select(Reminder)
+                .where(Reminder.session_id == session_id)
+                .execution_options(populate_existing=True)
+            )
+        )
+        .scalars()
+        .all()
+    )
+    result = PlanResult()
+    live = {row.plan_key: row for row in rows if row.plan_key and row.status in LIVE_STATUSES}
+    for key, row in live.items():
+        slot = wanted.get(key)
+        if row.status != PENDING:
+            continue  # being sent right now; leave it alone
+        if slot is None:
+            result += await _cancel(
+                session, row, now, "No longer needed (the session or its settings changed)."
+            )
+        elif (row.due_at, row.user_id) != (slot.due_at, slot.user_id):
+            result += await _move(session, row, slot.due_at, now, user_id=slot.user_id)
+    for key, slot in wanted.items():
+        if key in live or _already_handled(rows, key, slot.due_at):
+            continue
+        session.add(
+            Reminder(
+                guild_id=guild_id,
+                kind=slot.kind,
+                user_id=slot.user_id,
+                due_at=slot.due_at,
+                next_attempt_at=slot.due_at,
+                session_id=session_id,
+                offset_minutes=slot.offset_minutes,
+                plan_key=key,
+                status=PENDING,
+                attempts=0,
+                occurrence=0,
+                delayed=False,
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        result += PlanResult(added=1)
+    result += await _follow_custom(session, club, rows, now)
+    await session.flush()
+    return result
+
+
+def _already_handled(rows: Sequence[Reminder], key: str, due_at: datetime) -> bool:
+    """A slot that already went out (or was missed, failed, or cancelled by an organizer) at this time."""
+    for row in rows:
+        if (
+            row.plan_key == key
+            and row.due_at == due_at
+            and (row.status != CANCELLED or row.cancelled_by is not None)
+        ):
+            return True
+    return False
+
+
+async def _follow_custom(
+    session: AsyncSession, club: ClubSession, rows: Sequence[Reminder], now: datetime
+) -> PlanResult:
+    """Custom reminders set 'N before' the session move with it (or end if that time has passed)."""
+    result = PlanResult()
+    for row in rows:
+        if row.kind != CUSTOM or row.status != PENDING or row.offset_minutes is None:
+            continue
+        due = club.starts_at - timedelta(minutes=row.offset_minutes)
+        if due == row.due_at:
+            continue
+        if due <= now:
+            result += await _cancel(session, row, now, "Its session moved and this time has passed.")
+        else:
+            result += await _move(session, row, due, now, user_id=row.user_id)
+    return result
+
+
+async def _cancel(session: AsyncSession, row: Reminder, now: datetime, reason: str) -> PlanResult:
+    done = await session.execute(
+        update(Reminder)
+        .where(Reminder.id == row.id, Reminder.status == PENDING)
+        .values(status=CANCELLED, last_error=reason, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return PlanResult(cancelled=int(getattr(done, "rowcount", 0) or 0))
+
+
+async def _move(
+    session: AsyncSession, row: Reminder, due: datetime, now: datetime, *, user_id: int | None
+) -> PlanResult:
+    done = await session.execute(
+        update(Reminder)
+        .where(Reminder.id == row.id, Reminder.status == PENDING)
+        .values(due_at=due, next_attempt_at=due, user_id=user_id, attempts=0, last_error=None, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return PlanResult(moved=int(getattr(done, "rowcount", 0) or 0))
+
+
+async def cancel_session_reminders(
+    session: AsyncSession, session_id: int, *, now: datetime, reason: str
+) -> PlanResult:
+    """Cancel every pending reminder of the session (automatic and custom)."""
+    done = await session.execute(
+        update(Reminder)
+        .where(Reminder.session_id == session_id, Reminder.status == PENDING)
+        .values(status=CANCELLED, last_error=reason, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return PlanResult(cancelled=int(getattr(done, "rowcount", 0) or 0))
+
+
+async def upcoming_session_ids(
+    session: AsyncSession, now: datetime, guild_id: int | None = None
+) -> list[tuple[int, int]]:
+    """(guild_id, session_id) of scheduled sessions that have not ended more than the recap delay ago."""
+    # A session lasts at most 10 hours; the recap DM goes an hour after the end.
+    horizon = now - timedelta(hours=12)
+    query = select(ClubSession.guild_id, ClubSession.id).where(
+        ClubSession.status == SCHEDULED, ClubSession.starts_at > horizon
+    )
+    if guild_id is not None:
+        query = query.where(ClubSession.guild_id == guild_id)
+    return [(g, s) for g, s in (await session.execute(query.order_by(ClubSession.starts_at))).all()]

@@ -1,0 +1,199 @@
+"""Finding reminder work in the store: what is due, when to look again, what fell due while the bot was
+down, claims left behind by a runner that died, and the next occurrence of a repeating reminder.
+
+A row left ``sending`` by a process that died is given back after :data:`SENDING_LEASE`; it is resent
+with the same nonce (so Discord returns the first message rather than posting twice) while that is
+still inside the nonce window, and marked failed otherwise rather than risk a second post.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal, cast
+
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot import timeutil
+from db.models.reminders import CANCELLED, FAILED, MISSED, PENDING, SENDING, Reminder
+
+log = logging.getLogger("paperclub.reminders")
+
+SENDING_LEASE = timedelta(seconds=90)  # longer than one send may take (the transport times out at 45 s)
+NONCE_SAFE = timedelta(minutes=3)  # inside Discord's nonce window ("a few minutes")
+
+
+@dataclass(frozen=True)
+class DueRow:
+    """A reminder whose time has come, with what the runner needs to queue it per destination."""
+
+    id: int
+    guild_id: int
+    kind: str
+    channel_id: int | None
+    user_id: int | None
+
+    @property
+    def destination(self) -> tuple[str, int]:
+        """Sends to one destination go one after another (session reminders: the guild's announcements)."""
+        if self.user_id is not None:
+            return ("user", self.user_id)
+        if self.channel_id is not None:
+            return ("channel", self.channel_id)
+        return ("announcements", self.guild_id)
+
+
+def rowcount(result: Any) -> int:
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+async def set_if(session: AsyncSession, row_id: int, where: list[Any], **values: Any) -> bool:
+    """One conditional UPDATE of one row; True if it matched (the caller's view of the row was current)."""
+    statement = (
+        update(Reminder)
+        .where(Reminder.id == row_id, *where)
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
+    return rowcount(await session.execute(statement)) == 1
+
+
+def missed_reason(grace: timedelta) -> str:
+    return f"The bot was offline when this fell due (more than {timeutil.format_offset(grace)} late)."
+
+
+# ---------------------------------------------------------------- finding work
+
+
+async def due_rows(
+    session: AsyncSession, now: datetime, *, skip: set[int], limit: int = 1000
+) -> list[DueRow]:
+    query = (
+        select(Reminder.id, Reminder.guild_id, Reminder.kind, Reminder.channel_id, Reminder.user_id)
+        .where(Reminder.status == PENDING, Reminder.next_attempt_at <= now)
+        .order_by(Reminder.next_attempt_at, Reminder.id)
+        .limit(limit + len(skip))
+    )
+    rows = (await session.execute(query)).all()
+    return [DueRow(*row) for row in rows if row.id not in skip][:limit]
+
+
+async def next_wake(session: AsyncSession, now: datetime) -> datetime | None:
+    """When the runner should look again: the next attempt, or when a claimed row's lease runs out."""
+    pending = (
+        await session.execute(
+            select(func.min(Reminder.next_attempt_at)).where(
+                Reminder.status == PENDING, Reminder.next_attempt_at > now
+            )
+        )
+    ).scalar_one_or_none()
+    claimed = (
+        await session.execute(select(func.min(Reminder.claimed_at)).where(Reminder.status == SENDING))
+    ).scalar_one_or_none()
+    candidates = [t for t in (pending, claimed + SENDING_LEASE if claimed else None) if t is not None]
+    return min(candidates) if candidates else None
+
+
+async def mark_missed_batch(
+    session: AsyncSession, *, late_origin: datetime, grace: timedelta, now: datetime
+) -> int:
+    """One UPDATE for every one-off reminder that fell due more than ``grace`` before the bot came back.
+
+    (Repeating ones are handled row by row in :func:`claim`, which also plans their next occurrence.)
+    """
+    statement = (
+        update(Reminder)
+        .where(
+            Reminder.status == PENDING,
+            Reminder.attempts == 0,
+            Reminder.repeat.is_(None),
+            Reminder.due_at < late_origin - grace,
+            Reminder.next_attempt_at <= now,
+        )
+        .values(status=MISSED, last_error=missed_reason(grace), updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return rowcount(await session.execute(statement))
+
+
+async def recover_stale(session: AsyncSession, now: datetime) -> tuple[int, int]:
+    """Give back rows whose claimer died mid-send. Returns (to resend, marked failed)."""
+    stale = (
+        await session.execute(
+            select(Reminder.id, Reminder.claimed_at, Reminder.claim_token).where(
+                Reminder.status == SENDING, Reminder.claimed_at <= now - SENDING_LEASE
+            )
+        )
+    ).all()
+    resend = failed = 0
+    for row_id, claimed_at, token in stale:
+        same_claim = [Reminder.status == SENDING, Reminder.claim_token == token]
+        if claimed_at is not None and claimed_at > now - NONCE_SAFE:
+            if await set_if(
+                session, row_id, same_claim, status=PENDING, next_attempt_at=now, claim_token=None
+            ):
+                resend += 1
+                log.warning("reminder=%s was left sending by a stopped runner; sending again", row_id)
+        elif await set_if(
+            session,
+            row_id,
+            same_claim,
+            status=FAILED,
+            claim_token=None,
+            updated_at=now,
+            last_error="The bot stopped while sending this; it may not have gone out.",
+        ):
+            failed += 1
+            await plan_next_occurrence(session, row_id, now)
+    return resend, failed
+
+
+# ---------------------------------------------------------------- repeats
+
+
+RepeatRule = Literal["daily", "weekly", "monthly"]
+
+
+def next_due(due_at: datetime, rule: str, zone: str, anchor_day: int | None, now: datetime) -> datetime:
+    """The first occurrence after ``now`` on the zone's wall clock (9:30 AM PT stays 9:30 AM PT)."""
+    tz = timeutil.resolve_timezone(zone)
+    following = timeutil.next_occurrence(due_at, cast(RepeatRule, rule), tz, anchor_day=anchor_day)
+    while following <= now:
+        following = timeutil.next_occurrence(following, cast(RepeatRule, rule), tz, anchor_day=anchor_day)
+    return following
+
+
+async def plan_next_occurrence(session: AsyncSession, row_id: int, now: datetime) -> Reminder | None:
+    """For a repeating reminder whose occurrence just ended, add the next one (same series)."""
+    row = await session.get(Reminder, row_id, populate_existing=True)
+    if row is None or row.repeat is None or row.status == CANCELLED:
+        return None
+    due = next_due(row.due_at, row.repeat, row.repeat_timezone or "UTC", row.repeat_anchor_day, now)
+    following = Reminder(
+        guild_id=row.guild_id,
+        kind=row.kind,
+        channel_id=row.channel_id,
+        user_id=row.user_id,
+        message=row.message,
+        due_at=due,
+        next_attempt_at=due,
+        session_id=row.session_id,
+        offset_minutes=row.offset_minutes,
+        plan_key=row.plan_key,
+        repeat=row.repeat,
+        repeat_timezone=row.repeat_timezone,
+        repeat_anchor_day=row.repeat_anchor_day,
+        series_id=row.display_id,
+        occurrence=row.occurrence + 1,
+        status=PENDING,
+        attempts=0,
+        delayed=False,
+        created_by=row.created_by,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(following)
+    await session.flush()
+    return following

@@ -1,0 +1,138 @@
+"""The text of each kind of reminder, from plain values (no discord import). Always within 2,000 characters."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from bot import timeutil
+from bot.timeutil import DisplayZone
+
+CONTENT_LIMIT = 2000
+DELAYED = "(delayed)"
+_MARKDOWN = re.compile(r"([\\*_~|`>\[\]])")
+
+
+def escape(text: str) -> str:
+    """Markdown-escape a title so it shows as typed."""
+    return _MARKDOWN.sub(r"\\\1", " ".join(text.split()))
+
+
+def cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
+
+
+@dataclass(frozen=True)
+class PaperLink:
+    title: str
+    url: str | None
+
+
+@dataclass(frozen=True)
+class SessionFacts:
+    """What a session reminder shows (read from the store when the reminder goes out)."""
+
+    id: int
+    title: str
+    starts_at: datetime
+    ends_at: datetime
+    signup_url: str | None
+    presenter_name: str | None
+    papers: tuple[PaperLink, ...] = ()
+
+
+def _when(facts: SessionFacts, zones: Sequence[DisplayZone]) -> str:
+    return f"{timeutil.format_club_time(facts.starts_at, zones)} ({timeutil.discord_timestamp(facts.starts_at, 'R')})"
+
+
+def _delayed(delayed: bool) -> str:
+    return f" {DELAYED}" if delayed else ""
+
+
+def _fit_lines(head: list[str], tail: list[str]) -> str:
+    """Join ``head`` and as many ``tail`` lines as fit in a message, marking what was left out."""
+    text = "\n".join(head)
+    for index, line in enumerate(tail):
+        more = len(tail) - index - 1
+        reserve = len(f"\n…and {more} more") if more else 0
+        if len(text) + 1 + len(line) + reserve > CONTENT_LIMIT:
+            return cut(text + f"\n…and {len(tail) - index} more", CONTENT_LIMIT)
+        text += "\n" + line
+    return cut(text, CONTENT_LIMIT)
+
+
+def session_channel_text(
+    facts: SessionFacts,
+    zones: Sequence[DisplayZone],
+    *,
+    ping_role_id: int | None,
+    with_papers: bool,
+    delayed: bool = False,
+) -> str:
+    """The announcements-channel reminder: ping, title, time in every display zone, sign-up, papers."""
+    ping = f"<@&{ping_role_id}> " if ping_role_id else ""
+    head = [
+        f"{ping}⏰ **{cut(escape(facts.title), 200)}** starts {timeutil.discord_timestamp(facts.starts_at, 'R')}{_delayed(delayed)}"
+    ]
+    head.append(f"🗓️ {timeutil.format_club_time(facts.starts_at, zones)}")
+    if facts.presenter_name:
+        head.append(f"🎤 Presented by {cut(escape(facts.presenter_name), 100)}")
+    if facts.signup_url:
+        head.append(f"✍️ Sign up: <{facts.signup_url}>")
+    tail: list[str] = []
+    if with_papers and facts.papers:
+        head.append("📄 Read beforehand:")
+        for paper in facts.papers:
+            title = cut(escape(paper.title), 200)
+            tail.append(f"• [{title}](<{paper.url}>)" if paper.url else f"• {title}")
+    return _fit_lines(head, tail)
+
+
+def personal_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed: bool = False) -> str:
+    """The DM for a member who pressed Remind me (or used /remind me)."""
+    lines = [
+        f"⏰ **{cut(escape(facts.title), 200)}** starts {timeutil.discord_timestamp(facts.starts_at, 'R')}{_delayed(delayed)}",
+        f"🗓️ {timeutil.format_club_time(facts.starts_at, zones)}",
+    ]
+    if facts.signup_url:
+        lines.append(f"✍️ Sign up: <{facts.signup_url}>")
+    lines.append("You asked to be reminded. Run `/remind me` on this session again to stop these.")
+    return cut("\n".join(lines), CONTENT_LIMIT)
+
+
+def presenter_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed: bool = False) -> str:
+    lines = [
+        f"🎤 You are presenting **{cut(escape(facts.title), 200)}**{_delayed(delayed)}",
+        f"🗓️ {_when(facts, zones)}",
+    ]
+    if facts.papers:
+        lines.append("Papers: " + "; ".join(cut(escape(p.title), 120) for p in facts.papers[:10]))
+    lines.append("Thank you! If anything changes, tell the organizers.")
+    return cut("\n".join(lines), CONTENT_LIMIT)
+
+
+def recap_text(facts: SessionFacts, *, session_ref: str, delayed: bool = False) -> str:
+    return cut(
+        f"🙏 Thanks for presenting **{cut(escape(facts.title), 200)}**!{_delayed(delayed)}\n"
+        "When the recording and notes are ready, please add their links in the server with "
+        f"`/session recap` (session {session_ref}).",
+        CONTENT_LIMIT,
+    )
+
+
+def custom_text(
+    message: str,
+    facts: SessionFacts | None,
+    zones: Sequence[DisplayZone],
+    *,
+    delayed: bool = False,
+) -> str:
+    """An organizer's reminder: their text as written (it never pings), and the session when tied to one."""
+    head = f"⏰ **Reminder**{_delayed(delayed)}\n"
+    tail = ""
+    if facts is not None:
+        tail = f"\n— **{cut(escape(facts.title), 150)}**, {_when(facts, zones)}"
+    room = CONTENT_LIMIT - len(head) - len(tail)
+    return head + cut(message, room) + tail

@@ -1,0 +1,12 @@
+"""Reminders: /remind add, list, cancel and me; automatic session reminders; the runner that sends them."""
+
+from __future__ import annotations
+
+from bot.client import PaperclubBot
+from cogs.reminders._cog import RemindersCog
+
+__all__ = ["RemindersCog", "setup"]
+
+
+async def setup(bot: PaperclubBot) -> None:
+    await bot.add_cog(RemindersCog(bot))

@@ -1,0 +1,277 @@
+"""/remind add, list, cancel, me — and the listeners that keep automatic session reminders planned.
+
+Thin: read the interaction, call the service, render the reply. The runner (bot/reminders) sends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+from sqlalchemy.exc import IntegrityError
+
+from bot.client import PaperclubBot
+from bot.errors import BadInput, NotAllowed
+from bot.paging import Page, PageButton, clamp_page, page_count, pager_view, register_pager
+from bot.permissions import ensure_organizer, guild_config_for
+from bot.reminders import DiscordTransport, ReminderRunner, RunnerConfig
+from bot.replies import NO_MENTIONS, fit_embed, send_ephemeral
+from bot.services import reminders as svc
+from bot.services import reminders_plan as plan
+from bot.services import reminders_queries as queries
+from bot.services.guild_settings import get_config
+from bot.transformers import SessionOption
+from bot.views import PaperclubView
+from cogs.reminders import _render as render
+from cogs.reminders._options import Duration, Message, ReminderId, Repeat, When
+
+log = logging.getLogger("paperclub.reminders")
+
+PAGER = "reminders"
+PLAN_TRIES = 3
+PostableChannel = discord.TextChannel | discord.Thread
+
+
+def _guild_id(interaction: discord.Interaction[Any]) -> int:
+    if interaction.guild_id is None:
+        raise NotAllowed("This command works in a server, not in DMs.")
+    return interaction.guild_id
+
+
+async def ensure_bot_can_post(channel: discord.TextChannel | discord.Thread, bot_user_id: int) -> None:
+    """Refuse, with the permission to grant, a channel the bot cannot post in (checked when scheduling)."""
+    guild = channel.guild
+    me = guild.me or await guild.fetch_member(bot_user_id)
+    perms = channel.permissions_for(me)
+    send_ok = perms.send_messages_in_threads if isinstance(channel, discord.Thread) else perms.send_messages
+    missing = [
+        name for name, ok in (("View Channel", perms.view_channel), ("Send Messages", send_ok)) if not ok
+    ]
+    if missing:
+        raise NotAllowed(
+            f"I can't post in {channel.mention}: give me {' and '.join(missing)} there "
+            "(Edit Channel → Permissions), or pick another channel."
+        )
+
+
+def first_page_view(page: Page) -> discord.ui.View | None:
+    """bot.paging.pager_view, except that on the first page the (disabled) ◀ button points at page 0:
+    the core gives it page -1, which its own custom_id template rejects (reported; drop this once fixed)."""
+    if page.pages <= 1 or page.page > 0:
+        return pager_view(PAGER, "", page)
+    view = PaperclubView(timeout=None)
+    view.add_item(PageButton(PAGER, "", 0, "p", disabled=True))
+    view.add_item(PageButton(PAGER, "", 1, "n"))
+    page.embed.set_footer(text=f"Page 1 of {page.pages}")
+    return view
+
+
+@app_commands.guild_only()
+class RemindersCog(
+    commands.GroupCog,
+    group_name="remind",
+    group_description="Reminders: schedule one, list them, cancel one, or get a DM before a session",
+):
+    def __init__(self, bot: PaperclubBot) -> None:
+        self.bot = bot
+        self.runner = ReminderRunner(
+            session_factory=bot.session_factory,
+            clock=bot.clock,
+            transport=DiscordTransport(bot),
+            config=RunnerConfig(grace=timedelta(minutes=bot.settings.reminder_grace_minutes)),
+            scheduler=bot.scheduler,
+            single_writer=bot.engine.dialect.name == "sqlite",
+        )
+        self._planning: set[asyncio.Task[Any]] = set()
+        super().__init__()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def cog_load(self) -> None:
+        register_pager(PAGER, self.render_page)
+        now = self.bot.clock.now()
+        async with self.bot.session_factory() as session:
+            upcoming = await plan.upcoming_session_ids(session, now)
+        await self._plan(upcoming)
+        await self.runner.start()
+
+    async def cog_unload(self) -> None:
+        await self.runner.stop()
+
+    async def settle(self) -> None:
+        """Wait until planning triggered by events and the sends in flight are done (tests, demo)."""
+        while self._planning:
+            await asyncio.gather(*list(self._planning), return_exceptions=True)
+        await self.runner.idle()
+
+    # ------------------------------------------------------------------ planning from events
+
+    async def _plan(self, sessions: Iterable[tuple[int, int]]) -> None:
+        """(Re)plan the automatic reminders of these (guild, session) pairs, each in its own transaction."""
+        days = self.bot.settings.presenter_dm_days
+        for guild_id, session_id in sessions:
+            for attempt in range(1, PLAN_TRIES + 1):
+                try:
+                    async with self.bot.session_factory() as session, session.begin():
+                        await plan.plan_session(
+                            session, guild_id, session_id, now=self.bot.clock.now(), presenter_dm_days=days
+                        )
+                    break
+                except IntegrityError:  # another process planned the same slot at the same moment
+                    if attempt == PLAN_TRIES:
+                        raise
+        self.runner.arm_soon()
+
+    async def _tracked(self, work: Any) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._planning.add(task)
+        try:
+            await work
+        finally:
+            if task is not None:
+                self._planning.discard(task)
+
+    @commands.Cog.listener()
+    async def on_session_saved(self, guild_id: int, session_id: int) -> None:
+        await self._tracked(self._plan([(guild_id, session_id)]))
+
+    @commands.Cog.listener()
+    async def on_session_subscription_changed(
+        self, guild_id: int, session_id: int, user_id: int, subscribed: bool
+    ) -> None:
+        await self._tracked(self._plan([(guild_id, session_id)]))
+
+    @commands.Cog.listener()
+    async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
+        await self._tracked(self._cancel_session(session_id))
+
+    async def _cancel_session(self, session_id: int) -> None:
+        async with self.bot.session_factory() as session, session.begin():
+            await plan.cancel_session_reminders(
+                session, session_id, now=self.bot.clock.now(), reason="Its session was cancelled."
+            )
+
+    @commands.Cog.listener()
+    async def on_guild_settings_changed(self, guild_id: int, fields: set[str]) -> None:
+        if "reminder_offsets" in fields:
+            await self._tracked(self._replan_guild(guild_id))
+
+    async def _replan_guild(self, guild_id: int) -> None:
+        async with self.bot.session_factory() as session:
+            upcoming = await plan.upcoming_session_ids(session, self.bot.clock.now(), guild_id)
+        await self._plan(upcoming)
+
+    # ------------------------------------------------------------------ /remind list pages
+
+    async def render_page(self, bot: Any, guild_id: int, arg: str, page: int) -> Page:
+        now = self.bot.clock.now()
+        async with self.bot.session_factory() as session:
+            config = await get_config(session, guild_id)
+            first = await queries.list_reminders(session, guild_id, now=now, offset=0, limit=0)
+            pages = page_count(first.total_pending + first.total_problems, render.LIST_PAGE_SIZE)
+            page = clamp_page(page, pages)
+            listing = await queries.list_reminders(
+                session, guild_id, now=now, offset=page * render.LIST_PAGE_SIZE, limit=render.LIST_PAGE_SIZE
+            )
+        return Page(embed=render.list_embed(listing, config.display_zones), page=page, pages=pages)
+
+    # ------------------------------------------------------------------ commands
+
+    @app_commands.command(name="add", description="Schedule a reminder in a channel (organizers)")
+    @app_commands.describe(
+        when="When: 2026-12-03 09:00, tomorrow 9am, in 2 hours — or with a session, how long before: 1h, 2d",
+        message="What to say (mentions in it never ping), up to 1,800 characters",
+        channel="Where to post it (default: this channel)",
+        session="Tie it to a session: `when` is then a time before the session, and it moves with it",
+        repeat="Repeat it daily, weekly or monthly at the same local time (default: none)",
+    )
+    async def add(
+        self,
+        interaction: discord.Interaction[Any],
+        when: When,
+        message: Message,
+        channel: PostableChannel | None = None,
+        session: SessionOption | None = None,
+        repeat: Repeat = "none",
+    ) -> None:
+        config = await ensure_organizer(interaction)
+        guild_id = _guild_id(interaction)
+        target = channel or interaction.channel
+        if not isinstance(target, discord.TextChannel | discord.Thread):
+            raise BadInput("Pick a text channel or thread for the reminder with the `channel` option.")
+        assert self.bot.user is not None
+        await ensure_bot_can_post(target, self.bot.user.id)
+        async with self.bot.session_factory() as db, db.begin():
+            info, note = await svc.add_custom(
+                db,
+                guild_id=guild_id,
+                channel_id=target.id,
+                message=message,
+                when=when,
+                zone=config.timezone,
+                now=self.bot.clock.now(),
+                created_by=interaction.user.id,
+                max_pending=self.bot.settings.max_pending_reminders,
+                repeat=repeat,
+                session_id=session,
+            )
+        self.runner.arm_soon()
+        await send_ephemeral(interaction, render.added_text(info, config.display_zones, note))
+
+    @app_commands.command(
+        name="list", description="Pending reminders, and those missed or failed this week (organizers)"
+    )
+    async def list_(self, interaction: discord.Interaction[Any]) -> None:
+        await ensure_organizer(interaction)
+        page = await self.render_page(self.bot, _guild_id(interaction), "", 0)
+        view = first_page_view(page)
+        await interaction.response.send_message(
+            embed=fit_embed(page.embed),
+            view=view or discord.utils.MISSING,
+            ephemeral=True,
+            allowed_mentions=NO_MENTIONS,
+        )
+
+    @app_commands.command(name="cancel", description="Cancel a pending reminder (organizers)")
+    @app_commands.describe(reminder="The reminder's number, as in /remind list")
+    async def cancel(self, interaction: discord.Interaction[Any], reminder: ReminderId) -> None:
+        await ensure_organizer(interaction)
+        async with self.bot.session_factory() as db, db.begin():
+            info = await svc.cancel_reminder(
+                db, _guild_id(interaction), reminder, by_user=interaction.user.id, now=self.bot.clock.now()
+            )
+        await send_ephemeral(interaction, render.cancelled_text(info))
+
+    @app_commands.command(name="me", description="Get a DM before a session; the same again turns it off")
+    @app_commands.describe(
+        session="The session to be reminded of",
+        before="How long before it starts, e.g. 1h, 30m, 1d (default 1h)",
+    )
+    async def me(
+        self, interaction: discord.Interaction[Any], session: SessionOption, before: Duration | None = None
+    ) -> None:
+        guild_id = _guild_id(interaction)
+        config = await guild_config_for(interaction)
+        async with self.bot.session_factory() as db, db.begin():
+            result, _ = await svc.toggle_personal(
+                db,
+                guild_id=guild_id,
+                session_id=session,
+                user_id=interaction.user.id,
+                before=before,
+                now=self.bot.clock.now(),
+                max_pending=self.bot.settings.max_pending_reminders,
+                presenter_dm_days=self.bot.settings.presenter_dm_days,
+            )
+        self.runner.arm_soon()
+        self.bot.dispatch(
+            "session_subscription_changed", guild_id, session, interaction.user.id, result.subscribed
+        )
+        await send_ephemeral(interaction, render.subscription_text(result, config.display_zones))

@@ -1,0 +1,123 @@
+"""Option types for /remind: a time (with a preview of how it reads), a duration, a reminder number."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+
+from bot import timeutil
+from bot.errors import BadInput, PaperclubError
+from bot.replies import CHOICE_NAME_LIMIT, cut
+from bot.services import reminders as svc
+from bot.services import reminders_queries as queries
+from bot.services.guild_settings import get_config
+
+Repeat = Literal["none", "daily", "weekly", "monthly"]
+Message = app_commands.Range[str, 1, svc.MAX_MESSAGE]
+MAX_REMINDER_ID = 2**31 - 1
+
+
+async def _preview(interaction: discord.Interaction[Any], text: str) -> str:
+    """How ``text`` reads as the reminder's time, for the autocomplete list."""
+    if interaction.guild_id is None:
+        return text
+    bot = interaction.client
+    now = bot.clock.now()
+    session_id = getattr(interaction.namespace, "session", None)
+    async with bot.session_factory() as session:
+        config = await get_config(session, interaction.guild_id)
+        if session_id is not None:
+            offset = timeutil.parse_offset(text)
+            return f"{timeutil.format_offset(offset)} before session #{session_id}"
+    parsed = timeutil.parse_when(text, timeutil.resolve_timezone(config.timezone), now)
+    timeutil.ensure_future(parsed.utc, now, what="reminder")
+    return timeutil.format_club_time(parsed.utc, config.display_zones[:2], with_year=True)
+
+
+class WhenTransformer(app_commands.Transformer):
+    """A time as typed ('tomorrow 9am', '2026-12-03 09:00', or '1h' before a session). The service reads
+    it in the guild's zone; the autocomplete shows how it will be read before the command is sent."""
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.string
+
+    @property
+    def max_value(self) -> int:
+        return 100
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> str:
+        text = " ".join(str(value).split())
+        if not text:
+            raise BadInput("Please give a time, e.g. tomorrow 9am, 2026-12-03 09:00, or 1h with a session.")
+        return text
+
+    async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
+        self, interaction: discord.Interaction[Any], value: int | float | str
+    ) -> list[app_commands.Choice[str]]:
+        text = " ".join(str(value).split())[:100]
+        if not text:
+            return []
+        try:
+            shown = await _preview(interaction, text)
+        except PaperclubError as error:
+            shown = f"⚠ {error.user_message}"
+        return [app_commands.Choice(name=cut(f"{text} → {shown}", CHOICE_NAME_LIMIT), value=text)]
+
+
+class DurationTransformer(app_commands.Transformer):
+    """A duration such as 1h, 30m, 2d or 1h30m."""
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.string
+
+    @property
+    def max_value(self) -> int:
+        return 40
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> timedelta:
+        return timeutil.parse_offset(str(value))
+
+
+class ReminderIdTransformer(app_commands.Transformer):
+    """A pending reminder picked by number, with autocomplete."""
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.integer
+
+    @property
+    def min_value(self) -> int:
+        return 1
+
+    @property
+    def max_value(self) -> int:
+        return MAX_REMINDER_ID
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> int:
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise BadInput("Pick a reminder from the list (or type its number).") from None
+
+    async def autocomplete(  # type: ignore[override]
+        self, interaction: discord.Interaction[Any], value: int | float | str
+    ) -> list[app_commands.Choice[int]]:
+        if interaction.guild_id is None:
+            return []
+        bot = interaction.client
+        async with bot.session_factory() as session:
+            config = await get_config(session, interaction.guild_id)
+            choices = await queries.cancel_choices(
+                session, interaction.guild_id, current=str(value)[:100], zone=config.timezone
+            )
+        return [app_commands.Choice(name=name, value=number) for name, number in choices][:25]
+
+
+When = app_commands.Transform[str, WhenTransformer]
+Duration = app_commands.Transform[timedelta, DurationTransformer]
+ReminderId = app_commands.Transform[int, ReminderIdTransformer]

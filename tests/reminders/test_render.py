@@ -1,0 +1,69 @@
+"""The text of each reminder (pure): club times, the ping, papers, the (delayed) mark, Discord's limits."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from bot.services import reminders_render as r
+from bot.timeutil import DEFAULT_DISPLAY_ZONES
+
+NOV5 = datetime(2026, 11, 5, 16, 0, tzinfo=UTC)
+FACTS = r.SessionFacts(
+    id=12,
+    title="Building data recipes for terminal agents",
+    starts_at=NOV5,
+    ends_at=NOV5 + timedelta(hours=1),
+    signup_url="https://lu.ma/paperclub",
+    presenter_name="Hamish Ivison",
+    papers=(r.PaperLink("TMax", "https://arxiv.org/abs/2401.12345"), r.PaperLink("Terminal-World", None)),
+)
+CLUB_TIME = "Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST"
+
+
+def test_session_reminder_with_ping_time_signup_and_papers() -> None:
+    text = r.session_channel_text(FACTS, DEFAULT_DISPLAY_ZONES, ping_role_id=7001, with_papers=True)
+    assert text.splitlines() == [
+        "<@&7001> ⏰ **Building data recipes for terminal agents** starts <t:1793894400:R>",
+        f"🗓️ {CLUB_TIME}",
+        "🎤 Presented by Hamish Ivison",
+        "✍️ Sign up: <https://lu.ma/paperclub>",
+        "📄 Read beforehand:",
+        "• [TMax](<https://arxiv.org/abs/2401.12345>)",
+        "• Terminal-World",
+    ]
+
+
+def test_session_reminder_without_papers_or_ping_and_delayed() -> None:
+    text = r.session_channel_text(
+        FACTS, DEFAULT_DISPLAY_ZONES, ping_role_id=None, with_papers=False, delayed=True
+    )
+    assert text.startswith(
+        "⏰ **Building data recipes for terminal agents** starts <t:1793894400:R> (delayed)"
+    )
+    assert "TMax" not in text and "<@&" not in text
+
+
+def test_many_long_papers_are_cut_to_fit_one_message() -> None:
+    papers = tuple(r.PaperLink("P" * 300, "https://example.org/" + "x" * 200) for _ in range(30))
+    facts = r.SessionFacts(**{**FACTS.__dict__, "papers": papers})
+    text = r.session_channel_text(facts, DEFAULT_DISPLAY_ZONES, ping_role_id=1, with_papers=True)
+    assert len(text) <= r.CONTENT_LIMIT and "more" in text.splitlines()[-1]
+
+
+def test_titles_are_escaped() -> None:
+    facts = r.SessionFacts(**{**FACTS.__dict__, "title": "**bold** _x_ `y`"})
+    assert "\\*\\*bold\\*\\* \\_x\\_ \\`y\\`" in r.personal_text(facts, DEFAULT_DISPLAY_ZONES)
+
+
+def test_custom_text_keeps_the_message_and_names_the_session() -> None:
+    assert r.custom_text("Vote @everyone", None, DEFAULT_DISPLAY_ZONES) == "⏰ **Reminder**\nVote @everyone"
+    tied = r.custom_text("Read it", FACTS, DEFAULT_DISPLAY_ZONES, delayed=True)
+    assert tied.startswith("⏰ **Reminder** (delayed)\nRead it\n— **Building data recipes")
+    longest = r.custom_text("m" * 1800, FACTS, DEFAULT_DISPLAY_ZONES)
+    assert len(longest) <= r.CONTENT_LIMIT
+
+
+def test_presenter_and_recap_dms() -> None:
+    assert CLUB_TIME in r.presenter_text(FACTS, DEFAULT_DISPLAY_ZONES)
+    recap = r.recap_text(FACTS, session_ref="#12")
+    assert "/session recap" in recap and "#12" in recap and "recording" in recap
