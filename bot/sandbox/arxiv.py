@@ -36,9 +36,7 @@ def _feed(entries: list[str], total: int) -> str:
         '<feed xmlns="http://www.w3.org/2005/Atom" '
         'xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">\n'
         '  <title type="html">ArXiv Query</title>\n'
-        f"  <opensearch:totalResults>{total}</opensearch:totalResults>\n"
-        + "".join(entries)
-        + "</feed>\n"
+        f"  <opensearch:totalResults>{total}</opensearch:totalResults>\n" + "".join(entries) + "</feed>\n"
     )
 
 
@@ -103,9 +101,7 @@ class ArxivStandin:
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
-        server = site._server
-        assert server is not None
-        sock_port = server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        sock_port = self._runner.addresses[0][1]
         self.url = f"http://127.0.0.1:{sock_port}/api/query"
         return self.url
 
@@ -119,7 +115,9 @@ class ArxivStandin:
         self.requests.append(id_list)
         if self._rate_limit_next > 0 or self.mode == "rate_limited":
             self._rate_limit_next = max(0, self._rate_limit_next - 1)
-            return web.Response(status=429, text="Rate exceeded.", headers={"Retry-After": str(self.retry_after)})
+            return web.Response(
+                status=429, text="Rate exceeded.", headers={"Retry-After": str(self.retry_after)}
+            )
         if self.mode == "down":
             return web.Response(status=503, text="Service Unavailable")
         if self.mode == "slow":

@@ -1,0 +1,347 @@
+"""Suggestions at scale: the duplicate check against many stored papers, and many members voting at once.
+
+    .venv/bin/python -m bench.suggestions_bench [--n 20000] [--queries 300] [--voters 200]
+                                                [--database-url postgresql+asyncpg://…]
+
+1. ``duplicate check``: ``--n`` papers in one guild, every one with an open suggestion (the worst
+   case: every paper "stands"), titles drawn from a research vocabulary. The check the bot runs
+   (:func:`find_duplicate`: key, then the in-memory TitleIndex + rapidfuzz, then the store for the
+   candidates) is timed for three query kinds — the same key, a near-identical title (typos, case,
+   punctuation) and a new title — against the obvious baseline measured in the same run: load every
+   title of the guild from the store and compare each with ``titles_match``. The issue's size is
+   ``--n 50000`` (target: under 20 ms p99).
+2. ``votes``: ``--voters`` members press Upvote at the same moment (``toggle_vote`` in its own
+   transaction each, all concurrently) on SQLite (or the given store): errors, the exact count, and
+   per-vote latency, against the same votes one after another (the baseline).
+3. ``votes through the stand-in``: the same number of members clicking the real button on the post
+   through the local Discord stand-in with the real discord.py client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import insert, select
+
+from bench.common import line, percentile
+from bot.papers import normalize_title, parse_paper_ref, titles_match
+from bot.services.suggestions import toggle_vote
+from bot.services.suggestions_duplicates import TitleIndex, find_duplicate
+from bot.services.suggestions_queries import count_votes
+from db.engine import create_engine, create_session_factory
+from db.migrate import upgrade_database
+from db.models import Paper
+from db.models.suggestions import Suggestion
+
+GUILD = 42
+NOW = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
+WORDS = [
+    "agent",
+    "environment",
+    "benchmark",
+    "verifier",
+    "simulator",
+    "user",
+    "reward",
+    "policy",
+    "task",
+    "tool",
+    "graph",
+    "synthesis",
+    "world",
+    "model",
+    "language",
+    "learning",
+    "reinforcement",
+    "scaling",
+    "evaluation",
+    "robust",
+    "sound",
+    "curriculum",
+    "web",
+    "desktop",
+    "terminal",
+    "code",
+    "repair",
+    "multi",
+    "turn",
+    "interaction",
+    "autonomous",
+    "generation",
+    "procedural",
+    "open",
+    "ended",
+    "offline",
+    "online",
+    "sparse",
+    "dense",
+    "hierarchical",
+    "exploration",
+    "planning",
+    "retrieval",
+    "memory",
+    "judge",
+    "rubric",
+    "safety",
+    "alignment",
+    "data",
+    "recipe",
+    "human",
+    "feedback",
+    "preference",
+    "distillation",
+    "transfer",
+    "sim",
+    "real",
+    "gap",
+    "enterprise",
+    "workflow",
+    "browser",
+    "mobile",
+    "game",
+]
+
+
+def make_title(rng: random.Random, index: int) -> str:
+    words = rng.sample(WORDS, rng.randint(5, 9))
+    head = " ".join(w.capitalize() for w in words[:2])
+    return f"{head}-{index}: {' '.join(words[2:])}"
+
+
+def typo(rng: random.Random, title: str) -> str:
+    """A near-identical spelling: case, punctuation and one dropped letter."""
+    chars = list(title.lower().replace(":", " -"))
+    letters = [i for i, c in enumerate(chars) if c.isalpha()]
+    del chars[rng.choice(letters)]
+    return "".join(chars)
+
+
+async def build_store(url: str, n: int, search_path: str | None) -> tuple[Any, list[str]]:
+    engine = create_engine(url, search_path=search_path)
+    await upgrade_database(engine)
+    rng = random.Random(7)
+    titles = [make_title(rng, i) for i in range(n)]
+    started = time.perf_counter()
+    async with engine.begin() as conn:
+        for start in range(0, n, 5000):
+            chunk = titles[start : start + 5000]
+            await conn.execute(
+                insert(Paper),
+                [
+                    {
+                        "guild_id": GUILD,
+                        "key": f"arxiv:2401.{start + i:05d}",
+                        "kind": "arxiv",
+                        "title": t,
+                        "normalized_title": normalize_title(t),
+                        "url": f"https://arxiv.org/abs/2401.{start + i:05d}",
+                        "arxiv_id": f"2401.{start + i:05d}",
+                        "created_at": NOW,
+                    }
+                    for i, t in enumerate(chunk)
+                ],
+            )
+        ids = (
+            await conn.execute(select(Paper.id).where(Paper.guild_id == GUILD).order_by(Paper.id))
+        ).scalars()
+        paper_ids = list(ids)
+        for start in range(0, n, 5000):
+            await conn.execute(
+                insert(Suggestion),
+                [
+                    {
+                        "guild_id": GUILD,
+                        "paper_id": pid,
+                        "submitter_id": 1000 + (pid % 50),
+                        "status": "open",
+                        "created_at": NOW,
+                        "updated_at": NOW,
+                    }
+                    for pid in paper_ids[start : start + 5000]
+                ],
+            )
+    print(f"stored {n:,} papers with open suggestions in {time.perf_counter() - started:.1f} s")
+    return engine, titles
+
+
+async def naive_duplicate(session: Any, title: str) -> int | None:
+    """The baseline: every title of the guild from the store, compared one by one."""
+    rows = (await session.execute(select(Paper.id, Paper.title).where(Paper.guild_id == GUILD))).all()
+    for paper_id, stored in rows:
+        if titles_match(title, stored):
+            return int(paper_id)
+    return None
+
+
+async def bench_duplicates(engine: Any, titles: list[str], queries: int, baseline_queries: int) -> None:
+    factory = create_session_factory(engine)
+    index = TitleIndex()
+    rng = random.Random(11)
+    async with factory() as session:  # warm the index (once per guild and process, reloaded every 10 min)
+        started = time.perf_counter()
+        await index.similar(session, GUILD, "warm up", NOW)
+        print(f"title index loaded in {(time.perf_counter() - started) * 1000:.0f} ms")
+    kinds: dict[str, list[float]] = {
+        "same key (link variant)": [],
+        "near-identical title": [],
+        "new title": [],
+    }
+    baseline: dict[str, list[float]] = {"near-identical title": [], "new title": []}
+    misses = 0
+    for round_no in range(queries):
+        pick = rng.randrange(len(titles))
+        cases = {
+            "same key (link variant)": (parse_paper_ref(f"https://arxiv.org/pdf/2401.{pick:05d}v2"), None),
+            "near-identical title": (None, typo(rng, titles[pick])),
+            "new title": (None, make_title(rng, 10_000_000 + round_no)),
+        }
+        for kind, (ref, title) in cases.items():
+            ref = ref or parse_paper_ref(str(title))
+            async with factory() as session:
+                started = time.perf_counter()
+                found = await find_duplicate(session, GUILD, ref, title, NOW, index)
+                kinds[kind].append((time.perf_counter() - started) * 1000)
+            if (found is None) != (kind == "new title"):
+                misses += 1
+            if kind in baseline and round_no < baseline_queries:
+                async with factory() as session:
+                    started = time.perf_counter()
+                    await naive_duplicate(session, str(title))
+                    baseline[kind].append((time.perf_counter() - started) * 1000)
+    print("\nduplicate check (find_duplicate: key → title index + rapidfuzz → store)")
+    for kind, samples in kinds.items():
+        print("  " + line(kind, samples))
+    print("baseline: load every title, titles_match one by one")
+    for kind, samples in baseline.items():
+        print("  " + line(kind, samples))
+        ratio = statistics.median(samples) / statistics.median(kinds[kind])
+        print(f"    → the bot's check is {ratio:,.0f}× faster at the median")
+    worst = max(percentile(s, 99) for s in kinds.values())
+    verdict = "PASS" if worst < 20 else "FAIL"
+    print(f"  worst p99 {worst:.2f} ms (target < 20 ms): {verdict}; wrong answers: {misses}")
+
+
+async def bench_votes(engine: Any, voters: int) -> None:
+    factory = create_session_factory(engine)
+    async with factory() as session:
+        ids = list((await session.execute(select(Suggestion.id).order_by(Suggestion.id).limit(2))).scalars())
+    concurrent_id, sequential_id = ids[0], ids[1]
+
+    async def vote(suggestion_id: int, user_id: int) -> float:
+        started = time.perf_counter()
+        async with factory() as session, session.begin():
+            await toggle_vote(session, GUILD, suggestion_id, user_id, NOW)
+        return (time.perf_counter() - started) * 1000
+
+    started = time.perf_counter()
+    outcomes = await asyncio.gather(
+        *(vote(concurrent_id, 50_000 + u) for u in range(voters)), return_exceptions=True
+    )
+    wall = time.perf_counter() - started
+    errors = [o for o in outcomes if isinstance(o, BaseException)]
+    latencies = [o for o in outcomes if isinstance(o, float)]
+    started = time.perf_counter()
+    sequential = [await vote(sequential_id, 50_000 + u) for u in range(voters)]
+    sequential_wall = time.perf_counter() - started
+    async with factory() as session:
+        counts = (await count_votes(session, concurrent_id), await count_votes(session, sequential_id))
+    print(f"\n{voters} members voting at once ({engine.dialect.name})")
+    print(
+        f"  errors: {len(errors)} {sorted({type(e).__name__ for e in errors})}; stored count {counts[0]} (expected {voters})"
+    )
+    print("  " + line("concurrent vote (each, queued)", latencies))
+    print(f"  all {voters} done in {wall * 1000:.0f} ms ({voters / wall:,.0f} votes/s)")
+    print("baseline: the same votes one after another")
+    print("  " + line("sequential vote", sequential))
+    print(f"  all done in {sequential_wall * 1000:.0f} ms; stored count {counts[1]}")
+    print(f"  → concurrent/sequential wall time: {wall / sequential_wall:.2f}")
+
+
+async def bench_votes_through_standin(voters: int) -> None:
+    from bot.sandbox.botenv import BotEnv
+
+    with tempfile.TemporaryDirectory(prefix="paperclub-bench-") as tmp:
+        url = f"sqlite+aiosqlite:///{Path(tmp) / 'votes.db'}"
+        async with BotEnv(
+            database_url=url, settings_overrides={"arxiv_api_url": "http://127.0.0.1:9/api"}
+        ) as env:
+            cog = env.bot.get_cog("Suggestions")
+            cog.arxiv.timeout = 0.1
+            await (
+                await env.invoke("setup suggestions", {"channel": env.general}, member=env.admin)
+            ).response()
+            await (
+                await env.invoke("suggest", {"paper": "A paper everyone likes"}, member=env.members[0])
+            ).final()
+            async with env.bot.session_factory() as session:
+                row = (await session.execute(select(Suggestion))).scalar_one()
+            post = env.standin.message(row.message_id)
+            members = [await env.standin.create_member(env.guild, f"voter{i}") for i in range(voters)]
+
+            async def click(member: Any) -> float:
+                started = time.perf_counter()
+                result = await env.click(post, f"sugg:vote:{row.id}", member=member)
+                response = await result.response(timeout=60)
+                assert "Your vote is in" in response.content, response.content
+                return (time.perf_counter() - started) * 1000
+
+            started = time.perf_counter()
+            outcomes = await asyncio.gather(*(click(m) for m in members), return_exceptions=True)
+            wall = time.perf_counter() - started
+            await cog.refresher.wait_idle()
+            async with env.bot.session_factory() as session:
+                stored = await count_votes(session, row.id)
+            errors = [o for o in outcomes if isinstance(o, BaseException)]
+            label = next(b["label"] for b in env.standin.message(post.id).buttons if "vote" in b["custom_id"])
+            edits = len(env.standin.requests_to("PATCH", rf"/messages/{post.id}$"))
+            print(f"\n{voters} members clicking Upvote at once through the stand-in (SQLite)")
+            print(
+                f"  errors: {len(errors)}; stored count {stored}; the post shows '{label}' after {edits} edits"
+            )
+            print("  " + line("click → ephemeral answer", [o for o in outcomes if isinstance(o, float)]))
+            print(f"  all done in {wall * 1000:.0f} ms")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    parser.add_argument("--n", type=int, default=20_000, help="stored papers (the issue's size: 50000)")
+    parser.add_argument("--queries", type=int, default=300, help="duplicate checks per kind")
+    parser.add_argument("--baseline-queries", type=int, default=20, help="baseline checks per kind (slow)")
+    parser.add_argument("--voters", type=int, default=200, help="members voting at once")
+    parser.add_argument(
+        "--database-url", default="", help="a PostgreSQL URL instead of a temporary SQLite file"
+    )
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="paperclub-bench-") as tmp:
+        url = args.database_url or f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
+        schema = None
+        if url.startswith("postgresql"):
+            schema = f"bench_{int(time.time())}"
+            admin = create_engine(url)
+            from sqlalchemy import text
+
+            async with admin.begin() as conn:
+                await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+        try:
+            engine, titles = await build_store(url, args.n, schema)
+            await bench_duplicates(engine, titles, args.queries, args.baseline_queries)
+            await bench_votes(engine, args.voters)
+            await engine.dispose()
+        finally:
+            if schema:
+                async with admin.begin() as conn:
+                    await conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+                await admin.dispose()
+    await bench_votes_through_standin(args.voters)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,179 @@
+"""A small client for the arXiv Atom API (title, authors, abstract, date of one paper).
+
+arXiv rate-limits hard, so the client sends one request at a time, honours ``Retry-After`` on 429
+(waiting when the wait is short, otherwise refusing calls until then), times out after 5 s and
+retries once. :meth:`ArxivClient.fetch` returns ``None`` when arXiv says the id does not exist and
+raises :class:`ArxivUnavailable` when arXiv could not be asked (down, slow, rate-limited).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import aiohttp
+
+log = logging.getLogger("paperclub.arxiv")
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+ERROR_ID_PREFIX = "http://arxiv.org/api/errors"
+USER_AGENT = "paperclub-bot/0.1 (Discord paper club; metadata lookups)"
+
+
+class ArxivUnavailable(Exception):
+    """arXiv did not answer usefully (timeout, connection error, 5xx, or rate-limited)."""
+
+
+@dataclass(frozen=True)
+class ArxivMetadata:
+    arxiv_id: str
+    title: str
+    authors: tuple[str, ...]
+    abstract: str
+    published: str  # ISO date, e.g. "2024-01-22"
+
+    @property
+    def authors_text(self) -> str:
+        return ", ".join(self.authors)
+
+
+def _clean(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _bare_id(entry_id: str) -> str:
+    """'http://arxiv.org/abs/2401.12345v2' -> '2401.12345' (old-style ids keep their archive)."""
+    tail = entry_id.split("/abs/", 1)[-1]
+    head, _, version = tail.rpartition("v")
+    return head if head and version.isdigit() else tail
+
+
+def parse_atom(body: str, arxiv_id: str) -> ArxivMetadata | None:
+    """The entry for ``arxiv_id`` in an Atom feed, or None when arXiv reports it unknown.
+
+    arXiv answers an unknown or malformed id with an entry whose id is under
+    ``http://arxiv.org/api/errors`` or with an empty feed. A feed that is not Atom raises
+    ArxivUnavailable (a proxy's error page, say).
+    """
+    try:
+        root = ET.fromstring(body)
+    except ET.ParseError as exc:
+        raise ArxivUnavailable(f"arXiv sent something that is not XML ({exc})") from exc
+    if root.tag != f"{ATOM}feed":
+        raise ArxivUnavailable("arXiv sent XML that is not an Atom feed")
+    for entry in root.findall(f"{ATOM}entry"):
+        entry_id = _clean(entry.findtext(f"{ATOM}id"))
+        if not entry_id or entry_id.startswith(ERROR_ID_PREFIX):
+            return None
+        if _bare_id(entry_id).lower() != arxiv_id.lower():
+            continue
+        title = _clean(entry.findtext(f"{ATOM}title"))
+        if not title:
+            return None
+        authors = tuple(
+            name
+            for author in entry.findall(f"{ATOM}author")
+            if (name := _clean(author.findtext(f"{ATOM}name")))
+        )
+        published = _clean(entry.findtext(f"{ATOM}published"))[:10]
+        abstract = _clean(entry.findtext(f"{ATOM}summary"))
+        return ArxivMetadata(arxiv_id, title, authors, abstract, published)
+    return None
+
+
+Sleeper = Callable[[float], Awaitable[None]]
+
+
+class ArxivClient:
+    """One shared aiohttp session; requests go out one at a time."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float = 5.0,
+        retries: int = 1,
+        max_retry_after: float = 10.0,
+        sleep: Sleeper = asyncio.sleep,
+    ) -> None:
+        self.base_url = base_url
+        self.timeout = timeout
+        self.retries = retries
+        self.max_retry_after = max_retry_after
+        self._sleep = sleep
+        self._session: aiohttp.ClientSession | None = None
+        self._lock = asyncio.Lock()
+        self._blocked_until = 0.0  # time.monotonic() before which arXiv asked us not to call
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(headers={"User-Agent": USER_AGENT})
+        return self._session
+
+    @property
+    def blocked_for(self) -> float:
+        """Seconds until arXiv's last Retry-After runs out (0 when we may call)."""
+        return max(0.0, self._blocked_until - time.monotonic())
+
+    async def fetch(self, arxiv_id: str) -> ArxivMetadata | None:
+        """Metadata for ``arxiv_id``; None if arXiv reports it unknown; ArxivUnavailable otherwise."""
+        async with self._lock:
+            attempts = self.retries + 1
+            last_error = "no attempt"
+            for attempt in range(attempts):
+                wait = self.blocked_for
+                if wait > self.max_retry_after:
+                    raise ArxivUnavailable(f"arXiv asked us to wait {wait:.0f}s")
+                if wait:
+                    await self._sleep(wait)
+                try:
+                    return await self._get(arxiv_id)
+                except _RetryableError as exc:
+                    last_error = str(exc)
+                    log.info(
+                        "arXiv lookup of %s failed (attempt %d/%d): %s", arxiv_id, attempt + 1, attempts, exc
+                    )
+            raise ArxivUnavailable(last_error)
+
+    async def _get(self, arxiv_id: str) -> ArxivMetadata | None:
+        params = {"id_list": arxiv_id, "max_results": "1"}
+        try:
+            async with self._client().get(
+                self.base_url, params=params, timeout=aiohttp.ClientTimeout(total=self.timeout)
+            ) as response:
+                if response.status == 429:
+                    self._blocked_until = time.monotonic() + _retry_after(response.headers.get("Retry-After"))
+                    raise _RetryableError("rate-limited (429)")
+                if response.status >= 500:
+                    raise _RetryableError(f"HTTP {response.status}")
+                if response.status == 400:
+                    return None  # arXiv answers some malformed ids with 400
+                if response.status != 200:
+                    raise ArxivUnavailable(f"HTTP {response.status}")
+                body = await response.text()
+        except TimeoutError as exc:
+            raise _RetryableError(f"no answer within {self.timeout:g}s") from exc
+        except aiohttp.ClientError as exc:
+            raise _RetryableError(f"{type(exc).__name__}: {exc}") from exc
+        return parse_atom(body, arxiv_id)
+
+
+class _RetryableError(Exception):
+    pass
+
+
+def _retry_after(value: str | None) -> float:
+    """Seconds from a Retry-After header (seconds form; anything else counts as 30 s)."""
+    try:
+        return max(0.0, min(float(value or ""), 3600.0))
+    except ValueError:
+        return 30.0

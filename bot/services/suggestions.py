@@ -1,0 +1,377 @@
+"""Paper suggestions: validate and submit (duplicates caught), vote, volunteer, review, withdraw.
+
+Plain values in, plain dataclasses out; every function runs inside the caller's one transaction
+and validates everything before its first write. Reading helpers live in
+:mod:`bot.services.suggestions_queries`, duplicates in :mod:`bot.services.suggestions_duplicates`,
+polls in :mod:`bot.services.suggestions_polls`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Literal, TypeVar
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.arxiv import ArxivMetadata
+from bot.errors import BadInput, Conflict, NotAllowed
+from bot.papers import MAX_TITLE_LENGTH, PaperRef, normalize_title, parse_paper_ref
+from bot.services.papers import get_or_create_paper
+from bot.services.suggestions_duplicates import PaperStanding, TitleIndex, find_duplicate
+from bot.services.suggestions_metadata import apply_metadata
+from bot.services.suggestions_queries import (
+    SuggestionCard,
+    card_for,
+    count_votes,
+    suggestion_row,
+)
+from bot.timeutil import discord_timestamp
+from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer, SuggestionVote
+
+MAX_REASON_LENGTH = 1000
+MAX_NOTE_LENGTH = 500
+RATE_WINDOW = timedelta(days=1)
+
+Decision = Literal["shortlist", "accept", "decline"]
+DECISION_STATUS: dict[str, str] = {"shortlist": "shortlisted", "accept": "accepted", "decline": "declined"}
+
+T = TypeVar("T")
+
+
+# ---------------------------------------------------------------- validation
+
+
+@dataclass(frozen=True)
+class SuggestionDraft:
+    """A checked suggestion, not yet stored."""
+
+    ref: PaperRef
+    title: str | None  # the member's own title (wins over arXiv's)
+    reason: str | None
+    topic: str | None
+
+
+def clean_text(value: str | None, field: str, limit: int) -> str | None:
+    """None stays None; otherwise stripped, and refused when blank or over ``limit`` characters."""
+    if value is None:
+        return None
+    text = value.strip()
+    if not text:
+        raise BadInput(f"{field} is empty; write something or leave it out.")
+    if len(text) > limit:
+        raise BadInput(f"{field} is {len(text):,} characters; the limit is {limit:,}.")
+    return text
+
+
+def match_topic(topic: str | None, topics: tuple[str, ...]) -> str | None:
+    """The guild's spelling of ``topic`` (case-insensitive), or BadInput naming the choices."""
+    if topic is None:
+        return None
+    wanted = topic.strip().casefold()
+    if not wanted:
+        raise BadInput("Topic is empty; pick one from the list or leave it out.")
+    for known in topics:
+        if known.casefold() == wanted:
+            return known
+    raise BadInput(f"“{topic.strip()[:50]}” is not a topic here. Pick one of: {', '.join(topics)}.")
+
+
+def validate_draft(
+    paper: str | PaperRef,
+    *,
+    title: str | None,
+    reason: str | None,
+    topic: str | None,
+    topics: tuple[str, ...],
+) -> SuggestionDraft:
+    ref = paper if isinstance(paper, PaperRef) else parse_paper_ref(paper)
+    clean_title = clean_text(title, "Title", MAX_TITLE_LENGTH)
+    if clean_title is not None:
+        clean_title = " ".join(clean_title.split())
+        if not normalize_title(clean_title):
+            raise BadInput("That title has no letters or digits.")
+    return SuggestionDraft(
+        ref=ref,
+        title=clean_title or ref.title,
+        reason=clean_text(reason, "Why", MAX_REASON_LENGTH),
+        topic=match_topic(topic, topics),
+    )
+
+
+# ---------------------------------------------------------------- transactions
+
+
+async def in_transaction(
+    session_factory: async_sessionmaker[AsyncSession], work: Callable[[AsyncSession], Awaitable[T]]
+) -> T:
+    """Run ``work`` in one transaction; retried once when a concurrent writer won a unique key
+    (two members suggesting the same new paper at the same moment: the retry sees the duplicate)."""
+    for attempt in (1, 2):
+        try:
+            async with session_factory() as session, session.begin():
+                return await work(session)
+        except IntegrityError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _insert_ignoring_duplicates(session: AsyncSession, model: Any, **values: Any) -> Any:
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    return insert(model).values(**values).on_conflict_do_nothing()
+
+
+async def _toggle_member(
+    session: AsyncSession, model: Any, suggestion_id: int, user_id: int, now: datetime
+) -> bool:
+    """Remove the member's row if present, else add it; True when added. Safe under concurrency:
+    the delete and the insert-or-nothing never fail on a row another transaction just wrote."""
+    removed = await session.execute(
+        delete(model).where(model.suggestion_id == suggestion_id, model.user_id == user_id)
+    )
+    if removed.rowcount:  # type: ignore[attr-defined]
+        return False
+    await session.execute(
+        _insert_ignoring_duplicates(
+            session, model, suggestion_id=suggestion_id, user_id=user_id, created_at=now
+        )
+    )
+    return True
+
+
+# ---------------------------------------------------------------- submitting
+
+
+@dataclass(frozen=True)
+class DuplicateNotice:
+    """Why no new suggestion was made, and what happened instead."""
+
+    standing: PaperStanding
+    own: bool  # the member had suggested it themselves
+    vote_added: bool
+    votes: int
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    card: SuggestionCard | None = None
+    duplicate: DuplicateNotice | None = None
+
+
+async def _ensure_under_daily_cap(
+    session: AsyncSession, guild_id: int, user_id: int, now: datetime, per_day: int
+) -> None:
+    since = now - RATE_WINDOW
+    recent = (
+        await session.execute(
+            select(Suggestion.created_at)
+            .where(
+                Suggestion.guild_id == guild_id,
+                Suggestion.submitter_id == user_id,
+                Suggestion.created_at > since,
+            )
+            .order_by(Suggestion.created_at)
+        )
+    ).scalars()
+    times = list(recent)
+    if len(times) >= per_day:
+        again = times[len(times) - per_day] + RATE_WINDOW
+        raise Conflict(
+            f"You have made {len(times)} suggestions in the last 24 hours; the limit is {per_day} a day. "
+            f"You can suggest again {discord_timestamp(again, 'R')}."
+        )
+
+
+async def submit_suggestion(
+    session: AsyncSession,
+    *,
+    guild_id: int,
+    user_id: int,
+    draft: SuggestionDraft,
+    metadata: ArxivMetadata | None,
+    now: datetime,
+    per_day: int,
+    index: TitleIndex,
+) -> SubmitResult:
+    """Store a new suggestion, or (a duplicate) add the member's vote to the one that stands."""
+    match_title = draft.title or (metadata.title if metadata else None)
+    standing = await find_duplicate(session, guild_id, draft.ref, match_title, now, index)
+    if standing is not None:
+        return SubmitResult(duplicate=await _note_duplicate(session, standing, user_id, now))
+    await _ensure_under_daily_cap(session, guild_id, user_id, now, per_day)
+    paper = await get_or_create_paper(session, guild_id, draft.ref, title=draft.title or match_title)
+    if metadata is not None and paper.metadata_fetched_at is None:
+        apply_metadata(paper, metadata, now)
+    index.note_title(guild_id, paper.id, paper.normalized_title)
+    row = Suggestion(
+        guild_id=guild_id,
+        paper_id=paper.id,
+        submitter_id=user_id,
+        reason=draft.reason,
+        topic=draft.topic,
+        status="open",
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(row)
+    await session.flush()
+    return SubmitResult(card=await card_for(session, row))
+
+
+async def _note_duplicate(
+    session: AsyncSession, standing: PaperStanding, user_id: int, now: datetime
+) -> DuplicateNotice:
+    if standing.suggestion_id is None or standing.read_at is not None:
+        return DuplicateNotice(standing, own=False, vote_added=False, votes=0)
+    own = standing.submitter_id == user_id
+    added = False
+    if not own:
+        existing = await session.get(SuggestionVote, (standing.suggestion_id, user_id))
+        if existing is None:
+            await session.execute(
+                _insert_ignoring_duplicates(
+                    session,
+                    SuggestionVote,
+                    suggestion_id=standing.suggestion_id,
+                    user_id=user_id,
+                    created_at=now,
+                )
+            )
+            added = True
+    return DuplicateNotice(
+        standing, own=own, vote_added=added, votes=await count_votes(session, standing.suggestion_id)
+    )
+
+
+# ---------------------------------------------------------------- votes and volunteers
+
+
+@dataclass(frozen=True)
+class ToggleResult:
+    added: bool
+    count: int
+    suggestion_id: int
+
+
+async def toggle_vote(
+    session: AsyncSession, guild_id: int, suggestion_id: int, user_id: int, now: datetime
+) -> ToggleResult:
+    """One vote per member: pressing again removes it. The count is read back from the store."""
+    row = await suggestion_row(session, guild_id, suggestion_id)
+    if row.status not in ACTIVE_STATUSES:
+        raise Conflict(f"Suggestion #{row.id} is {row.status}; voting on it is closed.")
+    added = await _toggle_member(session, SuggestionVote, row.id, user_id, now)
+    return ToggleResult(added, await count_votes(session, row.id), row.id)
+
+
+async def toggle_volunteer(
+    session: AsyncSession, guild_id: int, suggestion_id: int, user_id: int, now: datetime
+) -> ToggleResult:
+    """'I'd present this': pressing again takes the offer back."""
+    row = await suggestion_row(session, guild_id, suggestion_id)
+    if row.status not in ACTIVE_STATUSES:
+        raise Conflict(f"Suggestion #{row.id} is {row.status}; it no longer takes presenters.")
+    added = await _toggle_member(session, SuggestionVolunteer, row.id, user_id, now)
+    count = (
+        await session.execute(
+            select(func.count())
+            .select_from(SuggestionVolunteer)
+            .where(SuggestionVolunteer.suggestion_id == row.id)
+        )
+    ).scalar_one()
+    return ToggleResult(added, count, row.id)
+
+
+# ---------------------------------------------------------------- review and withdraw
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    card: SuggestionCard
+    previous_status: str
+
+    @property
+    def changed(self) -> bool:
+        return self.previous_status != self.card.status
+
+
+async def review_suggestion(
+    session: AsyncSession,
+    *,
+    guild_id: int,
+    suggestion_id: int,
+    decision: Decision,
+    note: str | None,
+    reviewer_id: int,
+    now: datetime,
+) -> ReviewResult:
+    """Shortlist, accept or decline; a decision can be changed later (the note goes with it)."""
+    if decision not in DECISION_STATUS:
+        raise BadInput("The decision must be shortlist, accept or decline.")
+    clean_note = clean_text(note, "Note", MAX_NOTE_LENGTH)
+    row = await suggestion_row(session, guild_id, suggestion_id)
+    if row.status == "withdrawn":
+        raise Conflict(f"Suggestion #{row.id} was withdrawn by its submitter; there is nothing to review.")
+    new_status = DECISION_STATUS[decision]
+    if new_status in ACTIVE_STATUSES and row.status not in ACTIVE_STATUSES:
+        other = (
+            await session.execute(
+                select(Suggestion.id).where(
+                    Suggestion.guild_id == guild_id,
+                    Suggestion.paper_id == row.paper_id,
+                    Suggestion.status.in_(ACTIVE_STATUSES),
+                    Suggestion.id != row.id,
+                )
+            )
+        ).scalar_one_or_none()
+        if other is not None:
+            raise Conflict(f"This paper was suggested again as #{other}; review that one instead.")
+    previous = row.status
+    row.status = new_status
+    row.review_note = clean_note
+    row.reviewed_by = reviewer_id
+    row.reviewed_at = now
+    row.updated_at = now
+    await session.flush()
+    return ReviewResult(await card_for(session, row), previous)
+
+
+async def withdraw_suggestion(
+    session: AsyncSession,
+    *,
+    guild_id: int,
+    suggestion_id: int,
+    user_id: int,
+    is_organizer: bool,
+    now: datetime,
+) -> SuggestionCard:
+    """The submitter (or an organizer) takes a suggestion back; votes are kept for the record."""
+    row = await suggestion_row(session, guild_id, suggestion_id)
+    if row.submitter_id != user_id and not is_organizer:
+        raise NotAllowed("Only the member who suggested it (or an organizer) can withdraw this suggestion.")
+    if row.status == "withdrawn":
+        raise Conflict(f"Suggestion #{row.id} is already withdrawn.")
+    row.status = "withdrawn"
+    row.updated_at = now
+    await session.flush()
+    return await card_for(session, row)
+
+
+async def set_post_location(
+    session: AsyncSession, guild_id: int, suggestion_id: int, channel_id: int, message_id: int
+) -> None:
+    """Remember where the suggestion's post is (a thread id for forum posts)."""
+    row = await suggestion_row(session, guild_id, suggestion_id)
+    row.channel_id = channel_id
+    row.message_id = message_id
+
+
+async def link_session(session: AsyncSession, guild_id: int, suggestion_id: int, session_id: int) -> None:
+    row = await suggestion_row(session, guild_id, suggestion_id)
+    row.session_id = session_id

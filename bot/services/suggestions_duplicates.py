@@ -1,0 +1,212 @@
+"""Is this paper already on the club's table? Same canonical key, or a near-identical title.
+
+A paper "stands" when it has an active suggestion (open, shortlisted, accepted), was read in a past
+session that was not cancelled, or is on an upcoming one. Titles are compared fuzzily
+(:func:`bot.papers.titles_match`, ratio ≥ 0.9) against every paper of the guild through
+:class:`TitleIndex`, an in-memory list of normalised titles per guild that is topped up with new
+papers on each check (one indexed query) and reloaded whole every few minutes; matches are re-read
+from the store, so a stale entry can never produce a false duplicate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from rapidfuzz import fuzz, process
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.papers import PaperRef, normalize_title, titles_match
+from db.models import ClubSession, Paper, SessionPaper
+from db.models.suggestions import ACTIVE_STATUSES, Suggestion
+
+FUZZY_CUTOFF = 90.0  # rapidfuzz ratio, 0–100
+FUZZY_CANDIDATES = 5
+
+
+@dataclass
+class _GuildTitles:
+    ids: list[int] = field(default_factory=list)
+    titles: list[str] = field(default_factory=list)
+    positions: dict[int, int] = field(default_factory=dict)  # paper id -> index in the lists
+    max_id: int = 0
+    loaded_at: datetime | None = None
+
+
+class TitleIndex:
+    """Normalised titles of every paper, per guild, for fuzzy look-ups in a few milliseconds.
+
+    One instance per store (the cog owns one); it never holds rows, only ids and titles.
+    """
+
+    def __init__(self, reload_every: timedelta = timedelta(minutes=10)) -> None:
+        self.reload_every = reload_every
+        self._guilds: dict[int, _GuildTitles] = {}
+
+    def forget(self, guild_id: int | None = None) -> None:
+        if guild_id is None:
+            self._guilds.clear()
+        else:
+            self._guilds.pop(guild_id, None)
+
+    def note_title(self, guild_id: int, paper_id: int, normalized_title: str) -> None:
+        """A paper's title changed in this process: update it in place (new papers arrive by themselves)."""
+        entry = self._guilds.get(guild_id)
+        if entry is None:
+            return
+        position = entry.positions.get(paper_id)
+        if position is not None:
+            entry.titles[position] = normalized_title
+
+    async def _refresh(self, session: AsyncSession, guild_id: int, now: datetime) -> _GuildTitles:
+        entry = self._guilds.get(guild_id)
+        if entry is None or entry.loaded_at is None or now - entry.loaded_at >= self.reload_every:
+            entry = _GuildTitles(loaded_at=now)
+            self._guilds[guild_id] = entry
+        rows = (
+            await session.execute(
+                select(Paper.id, Paper.normalized_title)
+                .where(Paper.id > entry.max_id, Paper.guild_id == guild_id)
+                .order_by(Paper.id)
+            )
+        ).all()
+        for paper_id, title in rows:
+            entry.positions[paper_id] = len(entry.ids)
+            entry.ids.append(paper_id)
+            entry.titles.append(title)
+        if rows:
+            entry.max_id = rows[-1][0]
+        return entry
+
+    async def similar(
+        self, session: AsyncSession, guild_id: int, title: str, now: datetime, limit: int = FUZZY_CANDIDATES
+    ) -> list[int]:
+        """Ids of the guild's papers whose normalised title scores ≥ 90 against ``title``, best first."""
+        normalized = normalize_title(title)
+        if not normalized:
+            return []
+        entry = await self._refresh(session, guild_id, now)
+        matches = process.extract(
+            normalized, entry.titles, scorer=fuzz.ratio, score_cutoff=FUZZY_CUTOFF, limit=limit
+        )
+        return [entry.ids[index] for _, _, index in matches]
+
+
+@dataclass(frozen=True)
+class PaperStanding:
+    """Where a paper stands in the club: suggested, read, scheduled (any of them may be None)."""
+
+    paper_id: int
+    paper_title: str
+    suggestion_id: int | None = None
+    suggestion_status: str | None = None
+    submitter_id: int | None = None
+    suggested_at: datetime | None = None
+    read_at: datetime | None = None
+    read_session_title: str | None = None
+    scheduled_at: datetime | None = None
+    scheduled_session_title: str | None = None
+
+    @property
+    def taken(self) -> bool:
+        return self.suggestion_id is not None or self.read_at is not None or self.scheduled_at is not None
+
+
+async def paper_standings(
+    session: AsyncSession, guild_id: int, paper_ids: list[int], now: datetime
+) -> dict[int, PaperStanding]:
+    """Standing of each paper id (all in ``guild_id``), in two indexed queries."""
+    if not paper_ids:
+        return {}
+    # Primary-key and paper_id look-ups only: a guild_id condition here would tempt the planner
+    # into scanning the guild's whole index (50,000 rows in the bench) instead.
+    papers = {
+        row.id: row.title
+        for row in (
+            await session.execute(
+                select(Paper.id, Paper.title, Paper.guild_id).where(Paper.id.in_(paper_ids))
+            )
+        )
+        if row.guild_id == guild_id
+    }
+    suggestions = {
+        row.paper_id: row
+        for row in (
+            await session.execute(
+                select(
+                    Suggestion.paper_id,
+                    Suggestion.id,
+                    Suggestion.status,
+                    Suggestion.submitter_id,
+                    Suggestion.created_at,
+                ).where(Suggestion.paper_id.in_(list(papers)), Suggestion.status.in_(ACTIVE_STATUSES))
+            )
+        ).all()
+    }
+    read: dict[int, tuple[datetime, str]] = {}
+    scheduled: dict[int, tuple[datetime, str]] = {}
+    session_rows = (
+        await session.execute(
+            select(SessionPaper.paper_id, ClubSession.starts_at, ClubSession.title)
+            .join(ClubSession, ClubSession.id == SessionPaper.session_id)
+            .where(
+                SessionPaper.paper_id.in_(list(papers)),
+                ClubSession.guild_id == guild_id,
+                ClubSession.status != "cancelled",
+            )
+            .order_by(ClubSession.starts_at)
+        )
+    ).all()
+    for paper_id, starts_at, title in session_rows:
+        if starts_at <= now:
+            read[paper_id] = (starts_at, title)  # ascending: the latest past session wins
+        else:
+            scheduled.setdefault(paper_id, (starts_at, title))  # the next upcoming one
+    standings: dict[int, PaperStanding] = {}
+    for paper_id, paper_title in papers.items():
+        sug = suggestions.get(paper_id)
+        past = read.get(paper_id)
+        upcoming = scheduled.get(paper_id)
+        standings[paper_id] = PaperStanding(
+            paper_id=paper_id,
+            paper_title=paper_title,
+            suggestion_id=sug.id if sug else None,
+            suggestion_status=sug.status if sug else None,
+            submitter_id=sug.submitter_id if sug else None,
+            suggested_at=sug.created_at if sug else None,
+            read_at=past[0] if past else None,
+            read_session_title=past[1] if past else None,
+            scheduled_at=upcoming[0] if upcoming else None,
+            scheduled_session_title=upcoming[1] if upcoming else None,
+        )
+    return standings
+
+
+async def find_duplicate(
+    session: AsyncSession,
+    guild_id: int,
+    ref: PaperRef,
+    title: str | None,
+    now: datetime,
+    index: TitleIndex,
+) -> PaperStanding | None:
+    """The standing paper this suggestion duplicates, by key first and then by fuzzy title."""
+    same_key = (
+        await session.execute(select(Paper.id).where(Paper.guild_id == guild_id, Paper.key == ref.key))
+    ).scalar_one_or_none()
+    if same_key is not None:
+        standing = (await paper_standings(session, guild_id, [same_key], now)).get(same_key)
+        if standing is not None and standing.taken:
+            return standing
+    if not title:
+        return None
+    candidate_ids = [pid for pid in await index.similar(session, guild_id, title, now) if pid != same_key]
+    if not candidate_ids:
+        return None
+    standings = await paper_standings(session, guild_id, candidate_ids, now)
+    for pid in candidate_ids:  # best score first; the stored title is checked again (digits must agree)
+        standing = standings.get(pid)
+        if standing is not None and standing.taken and titles_match(title, standing.paper_title):
+            return standing
+    return None

@@ -1,0 +1,255 @@
+"""Reading suggestions: the full card, pages of the list, autocomplete and poll candidates."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.errors import NotFound
+from bot.papers import normalize_title
+from bot.services.papers import PaperInfo, paper_info
+from db.models import Paper
+from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer, SuggestionVote
+
+STATUSES = ("open", "shortlisted", "accepted", "declined", "withdrawn")
+StatusFilter = Literal["active", "open", "shortlisted", "accepted", "declined", "withdrawn", "all"]
+SortOrder = Literal["votes", "newest"]
+
+
+@dataclass(frozen=True)
+class SuggestionCard:
+    """Everything shown on a suggestion's post and by /suggestions show."""
+
+    id: int
+    guild_id: int
+    status: str
+    paper: PaperInfo
+    abstract: str | None
+    published: str | None
+    submitter_id: int
+    reason: str | None
+    topic: str | None
+    review_note: str | None
+    reviewed_by: int | None
+    reviewed_at: datetime | None
+    created_at: datetime
+    channel_id: int | None
+    message_id: int | None
+    session_id: int | None
+    voter_ids: tuple[int, ...]
+    volunteer_ids: tuple[int, ...]
+
+    @property
+    def votes(self) -> int:
+        return len(self.voter_ids)
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in ACTIVE_STATUSES
+
+    @property
+    def accepts_votes(self) -> bool:
+        return self.status in ("open", "shortlisted", "accepted")
+
+
+@dataclass(frozen=True)
+class SuggestionSummary:
+    """One line of the list (and one answer of a poll)."""
+
+    id: int
+    title: str
+    url: str | None
+    status: str
+    topic: str | None
+    submitter_id: int
+    created_at: datetime
+    votes: int
+    volunteers: int
+
+
+async def suggestion_row(session: AsyncSession, guild_id: int, suggestion_id: int) -> Suggestion:
+    """The suggestion if it belongs to this guild, else NotFound (ids from other guilds look absent)."""
+    row = await session.get(Suggestion, suggestion_id)
+    if row is None or row.guild_id != guild_id:
+        raise NotFound(f"There is no suggestion #{suggestion_id} in this server.")
+    return row
+
+
+async def card_for(session: AsyncSession, row: Suggestion) -> SuggestionCard:
+    voters = (
+        await session.execute(
+            select(SuggestionVote.user_id)
+            .where(SuggestionVote.suggestion_id == row.id)
+            .order_by(SuggestionVote.created_at, SuggestionVote.user_id)
+        )
+    ).scalars()
+    volunteers = (
+        await session.execute(
+            select(SuggestionVolunteer.user_id)
+            .where(SuggestionVolunteer.suggestion_id == row.id)
+            .order_by(SuggestionVolunteer.created_at, SuggestionVolunteer.user_id)
+        )
+    ).scalars()
+    paper = await session.get(Paper, row.paper_id)
+    assert paper is not None
+    return SuggestionCard(
+        id=row.id,
+        guild_id=row.guild_id,
+        status=row.status,
+        paper=paper_info(paper),
+        abstract=paper.abstract,
+        published=paper.published,
+        submitter_id=row.submitter_id,
+        reason=row.reason,
+        topic=row.topic,
+        review_note=row.review_note,
+        reviewed_by=row.reviewed_by,
+        reviewed_at=row.reviewed_at,
+        created_at=row.created_at,
+        channel_id=row.channel_id,
+        message_id=row.message_id,
+        session_id=row.session_id,
+        voter_ids=tuple(voters),
+        volunteer_ids=tuple(volunteers),
+    )
+
+
+async def get_card(session: AsyncSession, guild_id: int, suggestion_id: int) -> SuggestionCard:
+    return await card_for(session, await suggestion_row(session, guild_id, suggestion_id))
+
+
+async def card_by_id(session: AsyncSession, suggestion_id: int) -> SuggestionCard | None:
+    """For re-rendering a post the bot made itself (the id comes from the store, not from a member)."""
+    row = await session.get(Suggestion, suggestion_id)
+    return None if row is None else await card_for(session, row)
+
+
+async def count_votes(session: AsyncSession, suggestion_id: int) -> int:
+    return (
+        await session.execute(
+            select(func.count())
+            .select_from(SuggestionVote)
+            .where(SuggestionVote.suggestion_id == suggestion_id)
+        )
+    ).scalar_one()
+
+
+def _summary_query(guild_id: int) -> Select[tuple[Suggestion, Paper, int, int]]:
+    votes = (
+        select(func.count())
+        .select_from(SuggestionVote)
+        .where(SuggestionVote.suggestion_id == Suggestion.id)
+        .correlate(Suggestion)
+        .scalar_subquery()
+        .label("votes")
+    )
+    volunteers = (
+        select(func.count())
+        .select_from(SuggestionVolunteer)
+        .where(SuggestionVolunteer.suggestion_id == Suggestion.id)
+        .correlate(Suggestion)
+        .scalar_subquery()
+        .label("volunteers")
+    )
+    return (
+        select(Suggestion, Paper, votes, volunteers)
+        .join(Paper, Paper.id == Suggestion.paper_id)
+        .where(Suggestion.guild_id == guild_id)
+    )
+
+
+def _summary(row: tuple[Suggestion, Paper, int, int]) -> SuggestionSummary:
+    suggestion, paper, votes, volunteers = row
+    return SuggestionSummary(
+        id=suggestion.id,
+        title=paper.title,
+        url=paper.url,
+        status=suggestion.status,
+        topic=suggestion.topic,
+        submitter_id=suggestion.submitter_id,
+        created_at=suggestion.created_at,
+        votes=votes,
+        volunteers=volunteers,
+    )
+
+
+def _statuses(status: StatusFilter) -> tuple[str, ...]:
+    if status == "active":
+        return ACTIVE_STATUSES
+    if status == "all":
+        return STATUSES
+    return (status,)
+
+
+async def list_suggestions(
+    session: AsyncSession,
+    guild_id: int,
+    *,
+    status: StatusFilter = "active",
+    topic: str | None = None,
+    sort: SortOrder = "votes",
+    offset: int = 0,
+    limit: int = 10,
+) -> tuple[list[SuggestionSummary], int]:
+    """One page of the guild's suggestions and the total that match."""
+    conditions: list[ColumnElement[bool]] = [Suggestion.status.in_(_statuses(status))]
+    if topic is not None:
+        conditions.append(func.lower(Suggestion.topic) == topic.casefold())
+    total = (
+        await session.execute(
+            select(func.count()).select_from(Suggestion).where(Suggestion.guild_id == guild_id, *conditions)
+        )
+    ).scalar_one()
+    query = _summary_query(guild_id).where(*conditions)
+    if sort == "votes":
+        query = query.order_by(
+            query.selected_columns.votes.desc(), Suggestion.created_at.desc(), Suggestion.id.desc()
+        )
+    else:
+        query = query.order_by(Suggestion.created_at.desc(), Suggestion.id.desc())
+    rows = (await session.execute(query.offset(offset).limit(limit))).tuples().all()
+    return [_summary(row) for row in rows], total
+
+
+async def search_suggestions(
+    session: AsyncSession, guild_id: int, text: str, *, active_only: bool = False, limit: int = 25
+) -> list[SuggestionSummary]:
+    """For autocomplete: by id ('12', '#12') or by words of the title, most voted first."""
+    query = _summary_query(guild_id)
+    if active_only:
+        query = query.where(Suggestion.status.in_(ACTIVE_STATUSES))
+    cleaned = text.strip().lstrip("#")
+    if cleaned.isdigit():
+        query = query.where(Suggestion.id == int(cleaned))
+    elif normalized := normalize_title(text):
+        query = query.where(Paper.normalized_title.contains(normalized, autoescape=True))
+    query = query.order_by(query.selected_columns.votes.desc(), Suggestion.id.desc()).limit(limit)
+    return [_summary(row) for row in (await session.execute(query)).tuples().all()]
+
+
+async def poll_candidates(session: AsyncSession, guild_id: int, count: int) -> list[SuggestionSummary]:
+    """The top shortlisted suggestions by votes; when fewer than two are shortlisted, the top voted
+    open or shortlisted ones."""
+    query = _summary_query(guild_id)
+    order = (query.selected_columns.votes.desc(), Suggestion.created_at, Suggestion.id)
+    shortlisted = (
+        (await session.execute(query.where(Suggestion.status == "shortlisted").order_by(*order).limit(count)))
+        .tuples()
+        .all()
+    )
+    if len(shortlisted) >= 2:
+        return [_summary(row) for row in shortlisted]
+    rows = (
+        (
+            await session.execute(
+                query.where(Suggestion.status.in_(("open", "shortlisted"))).order_by(*order).limit(count)
+            )
+        )
+        .tuples()
+        .all()
+    )
+    return [_summary(row) for row in rows]

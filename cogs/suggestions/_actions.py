@@ -1,0 +1,257 @@
+"""The suggestion flow and the button/modal handlers of the suggestions cog (mixed into it)."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord.utils import escape_markdown
+
+from bot import timeutil
+from bot.arxiv import ArxivClient, ArxivMetadata, ArxivUnavailable
+from bot.errors import BadInput, Conflict, NotAllowed
+from bot.papers import PaperRef
+from bot.permissions import ensure_organizer
+from bot.replies import NO_MENTIONS, one_line, send_ephemeral
+from bot.services import sessions as sessions_service
+from bot.services.guild_settings import get_config
+from bot.services.suggestions import (
+    SuggestionDraft,
+    in_transaction,
+    link_session,
+    set_post_location,
+    submit_suggestion,
+    toggle_volunteer,
+    toggle_vote,
+    validate_draft,
+)
+from bot.services.suggestions_duplicates import TitleIndex, find_duplicate
+from bot.services.suggestions_metadata import stored_metadata_is_fresh
+from bot.services.suggestions_queries import SuggestionCard, card_by_id, get_card
+from cogs.suggestions._components import SessionFromSuggestionModal
+from cogs.suggestions._posting import PostRefresher, edit_post, publish, resolve_channel
+from cogs.suggestions._render import card_embed, duplicate_message, plural, post_link, safe_title
+
+log = logging.getLogger("paperclub.suggestions")
+
+
+def guild_id_of(interaction: discord.Interaction[Any]) -> int:
+    if interaction.guild_id is None:
+        raise NotAllowed("Suggestions work in a server, not in DMs.")
+    return interaction.guild_id
+
+
+class SuggestionActions:
+    """Needs ``bot``, ``arxiv``, ``titles`` and ``refresher`` (set by the cog)."""
+
+    bot: Any
+    arxiv: ArxivClient
+    titles: TitleIndex
+    refresher: PostRefresher
+
+    # ------------------------------------------------------------------ suggesting
+
+    async def _arxiv_metadata(self, guild_id: int, ref: PaperRef) -> tuple[ArxivMetadata | None, bool]:
+        """(metadata, arXiv unavailable). No lookup when the paper is known or already stands."""
+        if ref.arxiv_id is None:
+            return None, False
+        async with self.bot.session_factory() as session:
+            if await stored_metadata_is_fresh(session, guild_id, ref):
+                return None, False
+            if await find_duplicate(session, guild_id, ref, None, self.bot.clock.now(), self.titles):
+                return None, False
+        try:
+            metadata = await self.arxiv.fetch(ref.arxiv_id)
+        except ArxivUnavailable as exc:
+            log.warning("arXiv lookup of %s failed; saving without metadata: %s", ref.arxiv_id, exc)
+            return None, True
+        if metadata is None:
+            raise BadInput(
+                f"arXiv has no paper with the id {ref.arxiv_id}. Check the id, or paste the paper's link instead."
+            )
+        return metadata, False
+
+    async def suggest_paper(
+        self,
+        interaction: discord.Interaction[Any],
+        paper: str | PaperRef,
+        title: str | None,
+        why: str | None,
+        topic: str | None,
+    ) -> None:
+        """Everything /suggest and its modal do: validate, defer, look up arXiv, store, post, answer."""
+        guild_id = guild_id_of(interaction)
+        async with self.bot.session_factory() as session:
+            config = await get_config(session, guild_id)
+        draft = validate_draft(paper, title=title, reason=why, topic=topic, topics=config.suggestion_topics)
+        channel = await resolve_channel(self.bot, config.suggestions_channel_id)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        metadata, arxiv_down = await self._arxiv_metadata(guild_id, draft.ref)
+        result = await self._store(guild_id, interaction.user.id, draft, metadata)
+        if result.duplicate is not None:
+            if result.duplicate.vote_added and result.duplicate.standing.suggestion_id is not None:
+                self.refresher.request(result.duplicate.standing.suggestion_id)
+            text = duplicate_message(result.duplicate, guild_id, config.timezone, self.bot.clock.now())
+            await send_ephemeral(interaction, text)
+            return
+        assert result.card is not None
+        card = result.card
+        lines = [f"Thanks! Your suggestion is #{card.id}."]
+        try:
+            channel_id, message_id = await publish(channel, card)
+        except discord.HTTPException as exc:
+            log.warning("could not post suggestion %s in channel %s: %s", card.id, channel.id, exc)
+            lines.append(
+                f"I could not post it in <#{channel.id}> (Discord said: {one_line(str(exc), 120)}); "
+                "an organizer should check my permissions there. It is saved and listed in `/suggestions list`."
+            )
+        else:
+            async with self.bot.session_factory() as session, session.begin():
+                await set_post_location(session, guild_id, card.id, channel_id, message_id)
+            link = f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
+            lines.append(f"It is posted here: {link} — members can vote on it there.")
+        if arxiv_down:
+            lines.append(
+                "arXiv did not answer just now, so I saved what you gave; I'll add the details later."
+            )
+        await send_ephemeral(interaction, "\n".join(lines), embed=card_embed(card))
+
+    async def _store(
+        self, guild_id: int, user_id: int, draft: SuggestionDraft, metadata: ArxivMetadata | None
+    ) -> Any:
+        now = self.bot.clock.now()
+        per_day = self.bot.settings.suggestions_per_day
+        return await in_transaction(
+            self.bot.session_factory,
+            lambda session: submit_suggestion(
+                session,
+                guild_id=guild_id,
+                user_id=user_id,
+                draft=draft,
+                metadata=metadata,
+                now=now,
+                per_day=per_day,
+                index=self.titles,
+            ),
+        )
+
+    async def submit_modal_suggestion(
+        self,
+        interaction: discord.Interaction[Any],
+        paper: str,
+        title: str | None,
+        why: str | None,
+        topic: str | None,
+    ) -> None:
+        await self.suggest_paper(interaction, paper, title, why, topic)
+
+    # ------------------------------------------------------------------ the post's buttons
+
+    async def refresh_post(self, suggestion_id: int) -> None:
+        """Re-render a suggestion's post from the store."""
+        async with self.bot.session_factory() as session:
+            card = await card_by_id(session, suggestion_id)
+        if card is not None:
+            await edit_post(self.bot, card)
+
+    async def press_vote(self, interaction: discord.Interaction[Any], suggestion_id: int) -> None:
+        guild_id = guild_id_of(interaction)
+        async with self.bot.session_factory() as session, session.begin():
+            result = await toggle_vote(
+                session, guild_id, suggestion_id, interaction.user.id, self.bot.clock.now()
+            )
+        votes = plural(result.count, "vote")
+        if result.added:
+            text = f"👍 Your vote is in ({votes} now). Press **Upvote** again to take it back."
+        else:
+            text = f"Your vote was taken back ({votes} now)."
+        await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        self.refresher.request(suggestion_id)
+
+    async def press_present(self, interaction: discord.Interaction[Any], suggestion_id: int) -> None:
+        guild_id = guild_id_of(interaction)
+        async with self.bot.session_factory() as session, session.begin():
+            result = await toggle_volunteer(
+                session, guild_id, suggestion_id, interaction.user.id, self.bot.clock.now()
+            )
+        if result.added:
+            text = "🎤 Thank you! The organizers will see that you offered to present this paper."
+        else:
+            text = "You are no longer listed as offering to present this paper."
+        await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        self.refresher.request(suggestion_id)
+
+    # ------------------------------------------------------------------ accepted → session
+
+    async def _accepted_card(self, guild_id: int, suggestion_id: int) -> SuggestionCard:
+        async with self.bot.session_factory() as session:
+            card = await get_card(session, guild_id, suggestion_id)
+        if card.status != "accepted":
+            raise Conflict(
+                f"Suggestion #{card.id} is {card.status}; accept it first to make a session from it."
+            )
+        if card.session_id is not None:
+            raise Conflict(f"Session #{card.session_id} was already made from suggestion #{card.id}.")
+        return card
+
+    async def open_session_form(self, interaction: discord.Interaction[Any], suggestion_id: int) -> None:
+        config = await ensure_organizer(interaction)
+        card = await self._accepted_card(guild_id_of(interaction), suggestion_id)
+        await interaction.response.send_modal(
+            SessionFromSuggestionModal(card.id, one_line(card.paper.title, 200), config.timezone)
+        )
+
+    async def create_session_from(
+        self,
+        interaction: discord.Interaction[Any],
+        suggestion_id: int,
+        title: str,
+        when: str,
+        timezone: str | None,
+    ) -> None:
+        config = await ensure_organizer(interaction)
+        guild_id = guild_id_of(interaction)
+        now = self.bot.clock.now()
+        start = sessions_service.resolve_start(when, timezone, config.timezone, now)
+        card = await self._accepted_card(guild_id, suggestion_id)
+        presenter = card.volunteer_ids[0] if len(card.volunteer_ids) == 1 else None
+        async with self.bot.session_factory() as session, session.begin():
+            info = await sessions_service.create_session(
+                session,
+                guild_id,
+                title=title,
+                starts_at_utc=start.utc,
+                timezone=start.zone,
+                created_by=interaction.user.id,
+                presenter_id=presenter,
+                papers=[card.paper.url or card.paper.title],
+                now=now,
+            )
+            await link_session(session, guild_id, card.id, info.id)
+        self.bot.dispatch("session_saved", guild_id, info.id)
+        lines = [
+            f"Made session #{info.id} **{escape_markdown(one_line(info.title, 150))}** for "
+            f"{timeutil.discord_timestamp(info.starts_at, 'F')} from suggestion #{card.id}.",
+            f"Announce it with `/session announce session:{info.id}` (or change it with `/session edit`).",
+        ]
+        if presenter is not None:
+            lines.append(f"<@{presenter}> offered to present, so they are down as the presenter.")
+        if start.note:
+            lines.append(f"Note: {start.note}.")
+        await send_ephemeral(interaction, "\n".join(lines))
+
+    # ------------------------------------------------------------------ telling the submitter
+
+    def decision_dm(self, card: SuggestionCard, guild_name: str) -> str:
+        verb = {"shortlisted": "shortlisted", "accepted": "accepted 🎉", "declined": "declined"}[card.status]
+        text = (
+            f"Your paper suggestion **{safe_title(card.paper.title, 200)}** (#{card.id}) in **{escape_markdown(guild_name)}** "
+            f"was {verb} by the organizers."
+        )
+        if card.review_note:
+            text += f"\nTheir note: {card.review_note}"
+        link = post_link(card.guild_id, card)
+        if link:
+            text += f"\n{link}"
+        return text

@@ -1,0 +1,145 @@
+"""Background work of the suggestions cog (mixed into it): recording poll results when a poll ends,
+and filling in arXiv metadata that could not be fetched at suggestion time.
+
+Poll ends are detected by a check, not by vote events (which would need the polls intent): the
+check runs from a scheduler job at each poll's end (plus a settle minute for Discord to count),
+from a periodic job, at start-up (polls that ended while the bot was down) and, in tests and the
+demo, whenever the FakeClock moves. It fetches the poll message and reads ``poll.answers``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+import discord
+
+from bot.arxiv import ArxivClient, ArxivUnavailable
+from bot.replies import NO_MENTIONS
+from bot.services.suggestions_duplicates import TitleIndex
+from bot.services.suggestions_metadata import papers_missing_metadata, store_fetched_metadata
+from bot.services.suggestions_polls import PollResult, RunningPoll, due_polls, finish_poll
+from cogs.suggestions._render import poll_result_message
+
+log = logging.getLogger("paperclub.suggestions")
+
+POLL_SETTLE = timedelta(minutes=1)  # Discord finalises counts shortly after the end
+ENRICH_EVERY = timedelta(minutes=10)
+ENRICH_BATCH = 5
+
+
+class SuggestionBackground:
+    """Needs ``bot``, ``arxiv`` and ``titles``; ``refresh_post`` comes from SuggestionActions."""
+
+    bot: Any
+    arxiv: ArxivClient
+    titles: TitleIndex
+    _tick_lock: asyncio.Lock
+    _last_enrich: datetime | None
+    _stopped: bool
+
+    async def refresh_post(self, suggestion_id: int) -> None:
+        raise NotImplementedError
+
+    def schedule_poll_check(self, poll_id: int, ends_at: datetime) -> None:
+        """A real-time job at the poll's end; harmless if the clock says it is not due yet."""
+        self.bot.scheduler.add_job(
+            self.tick,
+            "date",
+            run_date=ends_at + POLL_SETTLE + timedelta(seconds=5),
+            id=f"suggestions-poll-{poll_id}",
+            replace_existing=True,
+        )
+
+    async def tick(self, now: datetime | None = None) -> None:
+        """Record every poll that has ended; enrich papers now and then. Never overlaps itself."""
+        if self._stopped:
+            return
+        async with self._tick_lock:
+            now = now or self.bot.clock.now()
+            await self.finish_due_polls(now)
+            if self._last_enrich is None or now - self._last_enrich >= ENRICH_EVERY:
+                self._last_enrich = now
+                await self.enrich_pending(now)
+
+    # ------------------------------------------------------------------ polls
+
+    async def _poll_counts(self, poll: RunningPoll) -> dict[int, int] | None:
+        """Votes per answer id; None when the poll message is gone. HTTPException: try again later."""
+        if poll.message_id is None:
+            return None
+        channel = self.bot.get_partial_messageable(poll.channel_id)
+        try:
+            message = await channel.fetch_message(poll.message_id)
+        except (discord.NotFound, discord.Forbidden):
+            return None
+        if message.poll is None:
+            return None
+        return {answer.id: answer.vote_count for answer in message.poll.answers}
+
+    async def finish_due_polls(self, now: datetime) -> list[PollResult]:
+        async with self.bot.session_factory() as session:
+            due = await due_polls(session, now - POLL_SETTLE)
+        results = []
+        for poll in due:
+            try:
+                counts = await self._poll_counts(poll)
+            except discord.HTTPException as exc:
+                log.warning("could not read poll %s (will retry): %s", poll.id, exc)
+                continue
+            async with self.bot.session_factory() as session, session.begin():
+                result = await finish_poll(session, poll.id, counts, now)
+            if result is None:
+                continue
+            results.append(result)
+            await self._announce_result(result, gone=counts is None)
+        return results
+
+    async def _announce_result(self, result: PollResult, *, gone: bool) -> None:
+        if gone:
+            log.info("poll %s ended but its message is gone; recorded without counts", result.poll_id)
+            return
+        channel = self.bot.get_partial_messageable(result.channel_id)
+        reference = (
+            discord.MessageReference(
+                message_id=result.message_id, channel_id=result.channel_id, fail_if_not_exists=False
+            )
+            if result.message_id
+            else None
+        )
+        try:
+            await channel.send(
+                poll_result_message(result),
+                reference=reference or discord.utils.MISSING,
+                allowed_mentions=NO_MENTIONS,
+            )
+        except discord.HTTPException as exc:
+            log.warning("could not post the result of poll %s: %s", result.poll_id, exc)
+
+    # ------------------------------------------------------------------ late arXiv metadata
+
+    async def enrich_pending(self, now: datetime) -> int:
+        """Fetch metadata arXiv could not give at suggestion time; returns how many papers got it."""
+        if self.arxiv.blocked_for > 0:
+            return 0
+        async with self.bot.session_factory() as session:
+            pending = await papers_missing_metadata(session, limit=ENRICH_BATCH)
+        done = 0
+        for paper in pending:
+            try:
+                metadata = await self.arxiv.fetch(paper.arxiv_id)
+            except ArxivUnavailable as exc:
+                log.info("arXiv still unavailable for late metadata: %s", exc)
+                break
+            async with self.bot.session_factory() as session, session.begin():
+                title_changed, suggestion_ids = await store_fetched_metadata(
+                    session, paper.paper_id, metadata, now
+                )
+            if title_changed:
+                self.titles.forget(paper.guild_id)
+            for suggestion_id in suggestion_ids:
+                await self.refresh_post(suggestion_id)
+            done += 1
+        return done

@@ -1,0 +1,352 @@
+"""/suggest and /suggestions: members suggest papers and vote, organizers review, withdraw and poll."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.arxiv import ArxivClient
+from bot.errors import BadInput
+from bot.paging import Page, clamp_page, first_page, page_count, register_pager
+from bot.permissions import guild_config_for, member_is_organizer, organizer_only
+from bot.replies import NO_MENTIONS, cut, one_line, send_ephemeral
+from bot.services.guild_settings import get_config
+from bot.services.suggestions import review_suggestion, withdraw_suggestion
+from bot.services.suggestions_duplicates import TitleIndex
+from bot.services.suggestions_polls import choose_poll_options, record_poll, running_polls
+from bot.services.suggestions_queries import SortOrder, StatusFilter, get_card, list_suggestions
+from cogs.suggestions._actions import SuggestionActions, guild_id_of
+from cogs.suggestions._background import SuggestionBackground
+from cogs.suggestions._components import DYNAMIC_ITEMS, SuggestModal, session_offer_view
+from cogs.suggestions._options import (
+    ActiveSuggestionOption,
+    PaperOption,
+    SuggestionOption,
+    topic_autocomplete,
+)
+from cogs.suggestions._posting import PostRefresher, dm_member, note_in_thread
+from cogs.suggestions._render import STATUS_LABELS, card_embed, list_embed, post_link, safe_title
+
+log = logging.getLogger("paperclub.suggestions")
+
+PAGE_SIZE = 8
+POLL_ANSWER_LIMIT = 55
+POLL_QUESTION = "Which paper should the club read next?"
+Decision = Literal["shortlist", "accept", "decline"]
+LIST_HEADINGS = {
+    "active": "Paper suggestions",
+    "all": "All paper suggestions",
+}
+
+
+class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name="Suggestions"):
+    suggestions = app_commands.Group(
+        name="suggestions",
+        description="The club's paper suggestions: list, show, review, poll",
+        guild_only=True,
+    )
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.arxiv = ArxivClient(bot.settings.arxiv_api_url)
+        self.titles = TitleIndex()
+        self.refresher = PostRefresher(self.refresh_post)
+        self._tick_lock = asyncio.Lock()
+        self._last_enrich: datetime | None = None
+        self._stopped = False
+        self._startup: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def cog_load(self) -> None:
+        self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
+        register_pager("suggestions", self.render_page)
+        on_change = getattr(self.bot.clock, "on_change", None)
+        if on_change is not None:  # a FakeClock (tests, the demo): re-check whenever it moves
+            on_change(self._clock_moved)
+        self.bot.scheduler.add_job(
+            self.tick, "interval", minutes=10, id="suggestions-tick", replace_existing=True
+        )
+        async with self.bot.session_factory() as session:
+            for poll in await running_polls(session):
+                self.schedule_poll_check(poll.id, poll.ends_at)
+        self._startup = asyncio.create_task(self._after_ready(), name="suggestions-startup")
+
+    async def _after_ready(self) -> None:
+        """Polls that ended while the bot was down are recorded once it is connected."""
+        await self.bot.wait_until_ready()
+        await self.tick()
+
+    async def cog_unload(self) -> None:
+        self._stopped = True
+        remove_listener = getattr(self.bot.clock, "remove_listener", None)
+        if remove_listener is not None:
+            remove_listener(self._clock_moved)
+        if self._startup is not None:
+            self._startup.cancel()
+            # Wait for it: a task cancelled mid-query must finish before the engine is disposed.
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._startup
+        for job in self.bot.scheduler.get_jobs():
+            if job.id.startswith("suggestions-"):
+                job.remove()
+        self.refresher.cancel_all()
+        self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
+        await self.arxiv.close()
+
+    async def _clock_moved(self, now: datetime) -> None:
+        await self.tick(now)
+
+    # ------------------------------------------------------------------ /suggest
+
+    @app_commands.command(name="suggest", description="Suggest a paper for the club to read")
+    @app_commands.guild_only()
+    @app_commands.describe(
+        paper="arXiv id or link, DOI, OpenReview/ACL link, any https link, or the title (leave out for a form)",
+        why="Why the club should read it (up to 1,000 characters)",
+        topic="What it is about (the club's topics)",
+        title="The paper's title, if you want to give it yourself (found automatically for arXiv)",
+    )
+    @app_commands.autocomplete(topic=topic_autocomplete)
+    async def suggest(
+        self,
+        interaction: discord.Interaction[Any],
+        paper: PaperOption | None = None,
+        why: app_commands.Range[str, 1, 1000] | None = None,
+        topic: app_commands.Range[str, 1, 50] | None = None,
+        title: app_commands.Range[str, 1, 300] | None = None,
+    ) -> None:
+        if paper is None:
+            guild_id_of(interaction)
+            modal = SuggestModal(topic)
+            if why:
+                modal.why.default = why
+            if title:
+                modal.paper_title.default = title
+            await interaction.response.send_modal(modal)
+            return
+        await self.suggest_paper(interaction, paper, title, why, topic)
+
+    # ------------------------------------------------------------------ /suggestions list and show
+
+    @suggestions.command(name="list", description="The club's paper suggestions, most voted or newest first")
+    @app_commands.describe(
+        status="Which suggestions (default: open, shortlisted and accepted)",
+        topic="Only this topic",
+        sort="Most votes first, or newest first",
+    )
+    @app_commands.autocomplete(topic=topic_autocomplete)
+    async def list_command(
+        self,
+        interaction: discord.Interaction[Any],
+        status: StatusFilter = "active",
+        topic: app_commands.Range[str, 1, 50] | None = None,
+        sort: SortOrder = "votes",
+    ) -> None:
+        guild_id = guild_id_of(interaction)
+        topic_index = ""
+        if topic is not None:
+            config = await guild_config_for(interaction)
+            wanted = topic.strip().casefold()
+            matches = [i for i, t in enumerate(config.suggestion_topics) if t.casefold() == wanted]
+            if not matches:
+                raise BadInput(f"“{topic[:50]}” is not a topic here: {', '.join(config.suggestion_topics)}.")
+            topic_index = str(matches[0])
+        embed, view = await first_page(self.bot, "suggestions", guild_id, f"{status}.{topic_index}.{sort}")
+        await interaction.response.send_message(
+            embed=embed, view=view or discord.utils.MISSING, ephemeral=True, allowed_mentions=NO_MENTIONS
+        )
+
+    async def render_page(self, bot: Any, guild_id: int, arg: str, page: int) -> Page:
+        """One page of /suggestions list; ``arg`` is 'status.topic-index.sort' (kept in the buttons)."""
+        status_text, topic_text, sort_text = (arg.split(".") + ["", "", ""])[:3]
+        status: StatusFilter = status_text if status_text in STATUS_FILTERS else "active"  # type: ignore[assignment]
+        sort: SortOrder = "newest" if sort_text == "newest" else "votes"
+        async with self.bot.session_factory() as session:
+            config = await get_config(session, guild_id)
+            topics = config.suggestion_topics
+            topic = (
+                topics[int(topic_text)] if topic_text.isdigit() and int(topic_text) < len(topics) else None
+            )
+            items, total = await list_suggestions(
+                session,
+                guild_id,
+                status=status,
+                topic=topic,
+                sort=sort,
+                offset=page * PAGE_SIZE,
+                limit=PAGE_SIZE,
+            )
+            pages = page_count(total, PAGE_SIZE)
+            if clamp_page(page, pages) != page:
+                page = clamp_page(page, pages)
+                items, total = await list_suggestions(
+                    session,
+                    guild_id,
+                    status=status,
+                    topic=topic,
+                    sort=sort,
+                    offset=page * PAGE_SIZE,
+                    limit=PAGE_SIZE,
+                )
+        heading = LIST_HEADINGS.get(status) or f"{STATUS_LABELS[status]} suggestions"
+        if topic:
+            heading += f" · {topic}"
+        heading += " · newest first" if sort == "newest" else " · most voted first"
+        return Page(embed=list_embed(items, total, cut(heading, 256)), page=page, pages=pages)
+
+    @suggestions.command(
+        name="show", description="A suggestion's full card: who voted, who offered to present"
+    )
+    @app_commands.describe(suggestion="The suggestion (type words of its title or its number)")
+    async def show(self, interaction: discord.Interaction[Any], suggestion: SuggestionOption) -> None:
+        guild_id = guild_id_of(interaction)
+        async with self.bot.session_factory() as session:
+            card = await get_card(session, guild_id, suggestion)
+        link = post_link(guild_id, card)
+        await interaction.response.send_message(
+            content=f"Post: {link}" if link else None,
+            embed=card_embed(card, full=True),
+            ephemeral=True,
+            allowed_mentions=NO_MENTIONS,
+        )
+
+    # ------------------------------------------------------------------ organizers: review
+
+    @suggestions.command(name="review", description="Shortlist, accept or decline a suggestion (organizers)")
+    @app_commands.describe(
+        suggestion="The suggestion to review",
+        decision="Shortlist, accept or decline (you can change it later)",
+        note="A short note for the submitter and the post (optional)",
+    )
+    @organizer_only()
+    async def review(
+        self,
+        interaction: discord.Interaction[Any],
+        suggestion: SuggestionOption,
+        decision: Decision,
+        note: app_commands.Range[str, 1, 500] | None = None,
+    ) -> None:
+        guild_id = guild_id_of(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        async with self.bot.session_factory() as session, session.begin():
+            result = await review_suggestion(
+                session,
+                guild_id=guild_id,
+                suggestion_id=suggestion,
+                decision=decision,
+                note=note,
+                reviewer_id=interaction.user.id,
+                now=self.bot.clock.now(),
+            )
+        card = result.card
+        await self.refresh_post(card.id)
+        status = STATUS_LABELS[card.status]
+        await note_in_thread(
+            self.bot,
+            card,
+            f"{status} by <@{interaction.user.id}>" + (f": {card.review_note}" if card.review_note else "."),
+        )
+        guild_name = interaction.guild.name if interaction.guild else "the club"
+        told = await dm_member(self.bot, card.submitter_id, self.decision_dm(card, guild_name))
+        lines = [f"Suggestion #{card.id} **{safe_title(card.paper.title, 150)}** is now {status.lower()}."]
+        lines.append(
+            f"<@{card.submitter_id}> was told by DM."
+            if told
+            else f"I could not DM <@{card.submitter_id}> (DMs closed)."
+        )
+        offer = card.status == "accepted" and card.session_id is None
+        if offer:
+            lines.append("Make a session from it now, or later with the button:")
+        await send_ephemeral(
+            interaction,
+            "\n".join(lines),
+            view=session_offer_view(card.id) if offer else discord.utils.MISSING,
+        )
+
+    # ------------------------------------------------------------------ withdraw
+
+    @suggestions.command(name="withdraw", description="Take back a suggestion (yours, or any for organizers)")
+    @app_commands.describe(suggestion="The suggestion to withdraw")
+    async def withdraw(
+        self, interaction: discord.Interaction[Any], suggestion: ActiveSuggestionOption
+    ) -> None:
+        guild_id = guild_id_of(interaction)
+        config = await guild_config_for(interaction)
+        is_organizer = isinstance(interaction.user, discord.Member) and member_is_organizer(
+            interaction.user, config
+        )
+        async with self.bot.session_factory() as session, session.begin():
+            card = await withdraw_suggestion(
+                session,
+                guild_id=guild_id,
+                suggestion_id=suggestion,
+                user_id=interaction.user.id,
+                is_organizer=is_organizer,
+                now=self.bot.clock.now(),
+            )
+        await send_ephemeral(
+            interaction, f"Suggestion #{card.id} **{safe_title(card.paper.title, 150)}** is withdrawn."
+        )
+        await self.refresh_post(card.id)
+        if card.submitter_id != interaction.user.id:
+            guild_name = interaction.guild.name if interaction.guild else "the club"
+            await dm_member(
+                self.bot,
+                card.submitter_id,
+                f"Your paper suggestion **{safe_title(card.paper.title, 200)}** (#{card.id}) in **{guild_name}** "
+                "was withdrawn by an organizer.",
+            )
+
+    # ------------------------------------------------------------------ organizers: poll
+
+    @suggestions.command(
+        name="poll", description="A Discord poll of the top suggestions, to pick the next paper"
+    )
+    @app_commands.describe(
+        count="How many suggestions to offer (2–10; shortlisted first, else the most voted)",
+        hours="How long the poll runs, in hours (1–768)",
+    )
+    @organizer_only()
+    async def poll(
+        self,
+        interaction: discord.Interaction[Any],
+        count: app_commands.Range[int, 2, 10] = 5,
+        hours: app_commands.Range[int, 1, 768] = 24,
+    ) -> None:
+        guild_id = guild_id_of(interaction)
+        async with self.bot.session_factory() as session:
+            options = await choose_poll_options(session, guild_id, count)
+        poll = discord.Poll(question=POLL_QUESTION, duration=timedelta(hours=hours))
+        for option in options:
+            poll.add_answer(text=cut(f"#{option.id} {one_line(option.title, 80)}", POLL_ANSWER_LIMIT))
+        lines = [f"🗳️ Vote for the paper the club reads next (poll open for {hours} h):"]
+        lines += [f"`#{o.id}` {safe_title(o.title, 120)} — 👍 {o.votes}" for o in options]
+        await interaction.response.send_message(
+            cut("\n".join(lines), 2000), poll=poll, allowed_mentions=NO_MENTIONS
+        )
+        message = await interaction.original_response()
+        now = self.bot.clock.now()
+        ends_at = now + timedelta(hours=hours)
+        async with self.bot.session_factory() as session, session.begin():
+            poll_id = await record_poll(
+                session,
+                guild_id=guild_id,
+                channel_id=message.channel.id,
+                message_id=message.id,
+                created_by=interaction.user.id,
+                ends_at=ends_at,
+                suggestion_ids=[o.id for o in options],
+                now=now,
+            )
+        self.schedule_poll_check(poll_id, ends_at)
+
+
+STATUS_FILTERS = ("active", "open", "shortlisted", "accepted", "declined", "withdrawn", "all")

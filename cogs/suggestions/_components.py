@@ -1,0 +1,228 @@
+"""Buttons and modals. The post's Upvote and I'd present this buttons, and the organizer's
+Create session button, are DynamicItems with the suggestion id in their custom_id, so they keep
+working after a restart; each hands the press to the cog (registered as "Suggestions")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import discord
+
+from bot.errors import NotAllowed
+from bot.replies import BUTTON_LABEL_LIMIT, cut
+from bot.services.suggestions import MAX_REASON_LENGTH
+from bot.services.suggestions_queries import SuggestionCard
+from bot.tree import report_error
+from bot.views import PaperclubModal, PaperclubView, log_component
+
+COG_NAME = "Suggestions"
+
+
+class SuggestionHandlers(Protocol):
+    async def press_vote(self, interaction: discord.Interaction[Any], suggestion_id: int) -> None: ...
+    async def press_present(self, interaction: discord.Interaction[Any], suggestion_id: int) -> None: ...
+    async def open_session_form(self, interaction: discord.Interaction[Any], suggestion_id: int) -> None: ...
+    async def submit_modal_suggestion(
+        self,
+        interaction: discord.Interaction[Any],
+        paper: str,
+        title: str | None,
+        why: str | None,
+        topic: str | None,
+    ) -> None: ...
+    async def create_session_from(
+        self,
+        interaction: discord.Interaction[Any],
+        suggestion_id: int,
+        title: str,
+        when: str,
+        timezone: str | None,
+    ) -> None: ...
+
+
+def handlers(interaction: discord.Interaction[Any]) -> SuggestionHandlers:
+    cog = interaction.client.get_cog(COG_NAME)
+    if cog is None:
+        raise NotAllowed("Suggestions are switched off on this bot right now.")
+    return cog
+
+
+async def guarded(interaction: discord.Interaction[Any], handler: Callable[[], Awaitable[None]]) -> None:
+    """Run a dynamic button's handler; its errors go to the one error handler (discord.py would
+    only log them, leaving the member without an answer)."""
+    try:
+        await handler()
+    except Exception as error:  # every error is reported: domain ones to the member, others logged
+        await report_error(interaction, error)
+    else:
+        log_component(interaction)
+
+
+class VoteButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sugg:vote:(?P<id>\d{1,10})"):
+    def __init__(self, suggestion_id: int, votes: int = 0, *, disabled: bool = False) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label=f"Upvote · {votes}",
+                emoji="👍",
+                style=discord.ButtonStyle.primary,
+                custom_id=f"sugg:vote:{suggestion_id}",
+                disabled=disabled,
+            )
+        )
+        self.suggestion_id = suggestion_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> VoteButton:
+        return cls(int(match["id"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, lambda: handlers(interaction).press_vote(interaction, self.suggestion_id))
+
+
+class PresentButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sugg:present:(?P<id>\d{1,10})"
+):
+    def __init__(self, suggestion_id: int, volunteers: int = 0, *, disabled: bool = False) -> None:
+        label = "I'd present this" + (f" · {volunteers}" if volunteers else "")
+        super().__init__(
+            discord.ui.Button(
+                label=cut(label, BUTTON_LABEL_LIMIT),
+                emoji="🎤",
+                style=discord.ButtonStyle.secondary,
+                custom_id=f"sugg:present:{suggestion_id}",
+                disabled=disabled,
+            )
+        )
+        self.suggestion_id = suggestion_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> PresentButton:
+        return cls(int(match["id"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(
+            interaction, lambda: handlers(interaction).press_present(interaction, self.suggestion_id)
+        )
+
+
+class CreateSessionButton(
+    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sugg:session:(?P<id>\d{1,10})"
+):
+    """Offered to the organizer who accepted a suggestion: opens the prefilled session form."""
+
+    def __init__(self, suggestion_id: int) -> None:
+        super().__init__(
+            discord.ui.Button(
+                label="Create a session from it",
+                emoji="📅",
+                style=discord.ButtonStyle.success,
+                custom_id=f"sugg:session:{suggestion_id}",
+            )
+        )
+        self.suggestion_id = suggestion_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> CreateSessionButton:
+        return cls(int(match["id"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(
+            interaction, lambda: handlers(interaction).open_session_form(interaction, self.suggestion_id)
+        )
+
+
+DYNAMIC_ITEMS = (VoteButton, PresentButton, CreateSessionButton)
+
+
+def card_view(card: SuggestionCard) -> PaperclubView:
+    """The post's buttons; closed (declined, withdrawn) suggestions show them disabled."""
+    view = PaperclubView(timeout=None)
+    view.add_item(VoteButton(card.id, card.votes, disabled=not card.accepts_votes))
+    view.add_item(PresentButton(card.id, len(card.volunteer_ids), disabled=not card.is_active))
+    return view
+
+
+def session_offer_view(suggestion_id: int) -> PaperclubView:
+    view = PaperclubView(timeout=None)
+    view.add_item(CreateSessionButton(suggestion_id))
+    return view
+
+
+def _optional(value: str) -> str | None:
+    return value if value.strip() else None
+
+
+class SuggestModal(PaperclubModal, title="Suggest a paper"):
+    """/suggest without a paper: the paper, an optional title and why (the topic comes from the command)."""
+
+    paper: discord.ui.TextInput[SuggestModal] = discord.ui.TextInput(
+        label="Paper (arXiv id or link, DOI, link or title)",
+        custom_id="paper",
+        placeholder="2401.12345 or https://arxiv.org/abs/2401.12345",
+        max_length=512,
+    )
+    paper_title: discord.ui.TextInput[SuggestModal] = discord.ui.TextInput(
+        label="Title (optional; found for arXiv papers)", custom_id="title", required=False, max_length=300
+    )
+    why: discord.ui.TextInput[SuggestModal] = discord.ui.TextInput(
+        label="Why should the club read it? (optional)",
+        custom_id="why",
+        style=discord.TextStyle.paragraph,
+        required=False,
+        max_length=MAX_REASON_LENGTH,
+    )
+
+    def __init__(self, topic: str | None) -> None:
+        super().__init__(custom_id="sugg:modal:suggest")
+        self.topic = topic
+
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        await handlers(interaction).submit_modal_suggestion(
+            interaction,
+            self.paper.value,
+            _optional(self.paper_title.value),
+            _optional(self.why.value),
+            self.topic,
+        )
+        log_component(interaction)
+
+
+class SessionFromSuggestionModal(PaperclubModal, title="New session from a suggestion"):
+    """Prefilled with the suggestion's title; the organizer gives the time (and zone)."""
+
+    session_title: discord.ui.TextInput[SessionFromSuggestionModal] = discord.ui.TextInput(
+        label="Title", custom_id="title", max_length=200
+    )
+    when: discord.ui.TextInput[SessionFromSuggestionModal] = discord.ui.TextInput(
+        label="When", custom_id="when", placeholder="Thursday 9:30am, or 2026-12-10 09:30", max_length=100
+    )
+    zone: discord.ui.TextInput[SessionFromSuggestionModal] = discord.ui.TextInput(
+        label="Time zone (optional; the club's by default)",
+        custom_id="timezone",
+        required=False,
+        max_length=64,
+    )
+
+    def __init__(self, suggestion_id: int, title: str, timezone: str) -> None:
+        super().__init__(custom_id=f"sugg:modal:session:{suggestion_id}")
+        self.suggestion_id = suggestion_id
+        self.session_title.default = title[:200]
+        self.zone.placeholder = timezone
+
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        await handlers(interaction).create_session_from(
+            interaction,
+            self.suggestion_id,
+            self.session_title.value,
+            self.when.value,
+            _optional(self.zone.value),
+        )
+        log_component(interaction)

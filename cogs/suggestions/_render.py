@@ -1,0 +1,176 @@
+"""What suggestions look like in Discord: the card embed, list pages and the ephemeral notices."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import discord
+from discord.utils import escape_markdown
+
+from bot import timeutil
+from bot.replies import EMBED_FIELD_VALUE_LIMIT, EMBED_TITLE_LIMIT, cut, fit_embed, one_line
+from bot.services.suggestions import DuplicateNotice
+from bot.services.suggestions_polls import PollResult
+from bot.services.suggestions_queries import SuggestionCard, SuggestionSummary
+
+STATUS_LABELS = {
+    "open": "🗳️ Open",
+    "shortlisted": "⭐ Shortlisted",
+    "accepted": "✅ Accepted",
+    "declined": "✖️ Declined",
+    "withdrawn": "↩️ Withdrawn",
+}
+STATUS_COLOURS = {
+    "open": discord.Colour.blurple(),
+    "shortlisted": discord.Colour.gold(),
+    "accepted": discord.Colour.green(),
+    "declined": discord.Colour.dark_grey(),
+    "withdrawn": discord.Colour.light_grey(),
+}
+REASON_LIMIT = 1000
+ABSTRACT_LIMIT = 700
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def safe_title(title: str, limit: int = EMBED_TITLE_LIMIT) -> str:
+    """A paper title for display: one line, markdown escaped, within ``limit``."""
+    return cut(escape_markdown(one_line(title, limit)), limit)
+
+
+def mentions(
+    user_ids: tuple[int, ...], limit: int = EMBED_FIELD_VALUE_LIMIT, empty: str = "nobody yet"
+) -> str:
+    """'<@1>, <@2> and 3 more' within ``limit`` characters (mentions in embeds never ping)."""
+    if not user_ids:
+        return empty
+    shown: list[str] = []
+    for index, user_id in enumerate(user_ids):
+        rest = len(user_ids) - index
+        candidate = ", ".join([*shown, f"<@{user_id}>"])
+        if len(candidate) + len(f" and {rest} more") > limit:
+            return ", ".join(shown) + f" and {rest} more"
+        shown.append(f"<@{user_id}>")
+    return ", ".join(shown)
+
+
+def post_link(guild_id: int, card: SuggestionCard) -> str | None:
+    if card.channel_id is None or card.message_id is None:
+        return None
+    return f"https://discord.com/channels/{guild_id}/{card.channel_id}/{card.message_id}"
+
+
+def status_line(card: SuggestionCard) -> str:
+    text = STATUS_LABELS.get(card.status, card.status)
+    if card.reviewed_by is not None and card.status in ("shortlisted", "accepted", "declined"):
+        text += f" by <@{card.reviewed_by}>"
+    return text
+
+
+def card_embed(card: SuggestionCard, *, full: bool = False) -> discord.Embed:
+    """The suggestion's post (and, with ``full``, /suggestions show: every voter too)."""
+    embed = discord.Embed(
+        title=safe_title(card.paper.title),
+        url=card.paper.url,
+        colour=STATUS_COLOURS.get(card.status, discord.Colour.blurple()),
+        timestamp=card.created_at,
+    )
+    parts = []
+    if card.reason:
+        parts.append(f"**Why:** {cut(card.reason, REASON_LIMIT)}")
+    if card.abstract:
+        parts.append("> " + cut(one_line(card.abstract, 4000), ABSTRACT_LIMIT * (2 if full else 1)))
+    if parts:
+        embed.description = "\n\n".join(parts)
+    embed.add_field(name="Suggested by", value=f"<@{card.submitter_id}>")
+    embed.add_field(name="Topic", value=escape_markdown(card.topic) if card.topic else "—")
+    embed.add_field(name="Status", value=status_line(card))
+    if card.paper.authors:
+        embed.add_field(name="Authors", value=cut(escape_markdown(card.paper.authors), 300), inline=False)
+    if card.published:
+        embed.add_field(name="Published", value=card.published)
+    embed.add_field(name="Votes", value=str(card.votes))
+    if card.review_note:
+        embed.add_field(
+            name="Organizers' note", value=cut(card.review_note, EMBED_FIELD_VALUE_LIMIT), inline=False
+        )
+    embed.add_field(
+        name="Offered to present",
+        value=mentions(card.volunteer_ids, empty="nobody yet — press **I'd present this**"),
+        inline=False,
+    )
+    if full:
+        embed.add_field(name="Voters", value=mentions(card.voter_ids, empty="no votes yet"), inline=False)
+        if card.session_id is not None:
+            embed.add_field(name="Session", value=f"Session #{card.session_id}")
+    embed.set_footer(text=f"Suggestion #{card.id}")
+    return fit_embed(embed)
+
+
+def summary_line(item: SuggestionSummary) -> str:
+    title = safe_title(item.title, 90)
+    linked = f"[{title}]({item.url})" if item.url else f"**{title}**"
+    presenters = f" · 🎤 {item.volunteers}" if item.volunteers else ""
+    topic = f" · {escape_markdown(item.topic)}" if item.topic else ""
+    return (
+        f"`#{item.id}` {linked}\n"
+        f"{STATUS_LABELS.get(item.status, item.status)} · 👍 {item.votes}{presenters}{topic} · <@{item.submitter_id}>"
+    )
+
+
+def list_embed(items: list[SuggestionSummary], total: int, heading: str) -> discord.Embed:
+    embed = discord.Embed(title=heading, colour=discord.Colour.blurple())
+    if not items:
+        embed.description = "No suggestions here yet. Suggest a paper with `/suggest`."
+    else:
+        embed.description = cut("\n\n".join(summary_line(item) for item in items), 4000)
+    embed.set_footer(text=plural(total, "suggestion"))
+    return embed
+
+
+def choice_name(item: SuggestionSummary) -> str:
+    """An autocomplete choice: '#12 · Title (shortlisted, 5 votes)', at most 100 characters."""
+    tail = f" ({item.status}, {plural(item.votes, 'vote')})"
+    return f"#{item.id} · {one_line(item.title, 100 - len(tail) - len(str(item.id)) - 4)}{tail}"[:100]
+
+
+def duplicate_message(notice: DuplicateNotice, guild_id: int, zone: str, now: datetime) -> str:
+    """Tell the member where the paper already stands."""
+    standing = notice.standing
+    title = f"**{safe_title(standing.paper_title, 150)}**"
+    if standing.read_at is not None:
+        session = escape_markdown(one_line(standing.read_session_title or "", 80))
+        when = timeutil.format_club_date(standing.read_at, zone, now=now)
+        return f"The club already read {title}: on {when} ({session}). Nothing new was added."
+    if standing.suggestion_id is not None and standing.suggested_at is not None:
+        when = timeutil.format_club_date(standing.suggested_at, zone, now=now)
+        where = f"suggestion #{standing.suggestion_id}"
+        if notice.own:
+            return f"You already suggested {title} on {when} ({where}, {plural(notice.votes, 'vote')})."
+        head = f"{title} was already suggested by <@{standing.submitter_id}> on {when} ({where})"
+        if notice.vote_added:
+            return f"{head} — your vote was added ({plural(notice.votes, 'vote')} now)."
+        return f"{head} — you had already voted for it ({plural(notice.votes, 'vote')})."
+    if standing.scheduled_at is not None:
+        session = escape_markdown(one_line(standing.scheduled_session_title or "", 80))
+        when = timeutil.format_club_date(standing.scheduled_at, zone, now=now)
+        return f"{title} is already on the programme: {session} on {when}. Nothing new was added."
+    return f"{title} is already on the club's list."
+
+
+def poll_result_message(result: PollResult) -> str:
+    if result.total_votes == 0 or not result.winners:
+        return "📊 The paper poll has ended with no votes; nothing was picked."
+    lines = [
+        f"{i}. {safe_title(o.title, 80)} (#{o.suggestion_id}) — {plural(o.votes, 'vote')}"
+        for i, o in enumerate(result.options, start=1)
+    ]
+    if result.winner is not None:
+        head = f"📊 The paper poll has ended: **{safe_title(result.winner.title, 150)}** wins"
+    else:
+        head = "📊 The paper poll has ended in a tie between " + " and ".join(
+            f"**{safe_title(w.title, 60)}**" for w in result.winners
+        )
+    return cut(f"{head} ({plural(result.total_votes, 'vote')} in all).\n" + "\n".join(lines), 2000)

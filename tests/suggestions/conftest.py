@@ -1,0 +1,40 @@
+"""Fixtures for the suggestion tests: the local arXiv stand-in, the bot pointed at it, and helpers."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from bot.sandbox.arxiv import ArxivStandin
+
+NOW = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
+TAU_BENCH = "Tau-Bench: A Benchmark for Tool-Agent-User Interaction in Real-World Domains"
+
+
+@pytest.fixture
+async def arxiv() -> AsyncIterator[ArxivStandin]:
+    standin = ArxivStandin()
+    await standin.start()
+    standin.add(
+        "2406.12045", TAU_BENCH, ["Shunyu Yao", "Noah Shinn"], "We propose tau-bench.", "2024-06-17T17:42:00Z"
+    )
+    standin.add(
+        "2506.07982",
+        "Tau2-Bench: Evaluating Conversational Agents in a Dual-Control Environment",
+        ["V. Barres"],
+    )
+    standin.add(
+        "2401.12345", "AutoEnv: Automated Environments for Measuring Cross-Environment Agent Learning"
+    )
+    try:
+        yield standin
+    finally:
+        await standin.stop()
+
+
+@pytest.fixture
+def bot_settings_overrides(arxiv: ArxivStandin) -> dict[str, Any]:
+    return {"arxiv_api_url": arxiv.url, "suggestions_per_day": 5}

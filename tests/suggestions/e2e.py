@@ -1,0 +1,75 @@
+"""Helpers for the end-to-end suggestion tests (the stand-in, the real discord.py client, our bot)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.services.suggestions_queries import SuggestionCard, card_by_id
+
+EPHEMERAL = 1 << 6
+
+
+def cog(env: Any) -> Any:
+    return env.bot.get_cog("Suggestions")
+
+
+async def use_channel(env: Any, channel: Any = None) -> None:
+    response = await (
+        await env.invoke("setup suggestions", {"channel": channel or env.suggestions}, member=env.admin)
+    ).response()
+    assert response.content == "Saved.", response.content
+
+
+async def suggest(env: Any, member: Any, **options: Any) -> Any:
+    """Run /suggest and return the final (ephemeral) answer after the defer."""
+    result = await env.invoke("suggest", options, member=member)
+    first = await result.response()
+    if not first.deferred:
+        return first
+    return await result.final()
+
+
+async def card(env: Any, suggestion_id: int) -> SuggestionCard:
+    async with env.bot.session_factory() as session:
+        found = await card_by_id(session, suggestion_id)
+    assert found is not None
+    return found
+
+
+async def post_of(env: Any, suggestion_id: int) -> Any:
+    """The suggestion's post as the stand-in holds it, after pending re-renders."""
+    await cog(env).refresher.wait_idle()
+    found = await card(env, suggestion_id)
+    assert found.message_id is not None
+    return env.standin.message(found.message_id)
+
+
+def button(message: Any, prefix: str) -> dict[str, Any]:
+    return next(b for b in message.buttons if str(b.get("custom_id", "")).startswith(prefix))
+
+
+def fields(embed: dict[str, Any]) -> dict[str, str]:
+    return {f["name"]: f["value"] for f in embed.get("fields", [])}
+
+
+async def latest_suggestion_id(env: Any) -> int:
+    from sqlalchemy import func, select
+
+    from db.models.suggestions import Suggestion
+
+    async with env.bot.session_factory() as session:
+        return int((await session.execute(select(func.max(Suggestion.id)))).scalar_one())
+
+
+async def invoke_to_completion(
+    env: Any, name: str, options: dict[str, Any] | None = None, **kwargs: Any
+) -> Any:
+    """Invoke a command and wait until its callback has finished (work after the reply included)."""
+    import asyncio
+
+    done = asyncio.ensure_future(
+        env.bot.wait_for("app_command_completion", check=lambda _i, c: c.qualified_name == name, timeout=10)
+    )
+    result = await env.invoke(name, options, **kwargs)
+    await done
+    return result

@@ -1,0 +1,68 @@
+"""Many members at once: exact counts, no lost vote, no "database is locked" (SQLite and PostgreSQL)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from sqlalchemy import func, select
+
+from bot.services.suggestions import in_transaction, submit_suggestion, toggle_vote, validate_draft
+from bot.services.suggestions_duplicates import TitleIndex
+from db.models.suggestions import Suggestion
+from tests.suggestions.conftest import NOW
+from tests.suggestions.test_service import GUILD, TOPICS, submit
+
+
+async def test_fifty_members_vote_at_once(session_factory) -> None:
+    card = (await submit(session_factory, TitleIndex(), "2406.12045")).card
+    assert card is not None
+
+    async def vote(user_id: int) -> int:
+        async with session_factory() as s, s.begin():
+            return (await toggle_vote(s, GUILD, card.id, user_id, NOW)).count
+
+    counts = await asyncio.gather(*(vote(1000 + i) for i in range(50)))
+    assert all(1 <= c <= 50 for c in counts)  # each sees its own vote; the store has them all:
+    async with session_factory() as s:
+        from bot.services.suggestions_queries import get_card
+
+        assert (await get_card(s, GUILD, card.id)).votes == 50
+    # and 50 take it back at once
+    await asyncio.gather(*(vote(1000 + i) for i in range(50)))
+    async with session_factory() as s:
+        assert (await get_card(s, GUILD, card.id)).votes == 0
+
+
+async def test_same_member_pressing_twice_at_once_never_fails(session_factory) -> None:
+    card = (await submit(session_factory, TitleIndex(), "2406.12045")).card
+    assert card is not None
+
+    async def vote() -> bool:
+        async with session_factory() as s, s.begin():
+            return (await toggle_vote(s, GUILD, card.id, 7, NOW)).added
+
+    results = await asyncio.gather(*(vote() for _ in range(6)))
+    async with session_factory() as s:
+        from bot.services.suggestions_queries import count_votes
+
+        votes = await count_votes(s, card.id)
+    assert votes in (0, 1) and len(results) == 6  # one vote at most, and no press failed
+
+
+async def test_two_members_suggest_the_same_new_paper_at_once(session_factory) -> None:
+    index = TitleIndex()
+    d = validate_draft("https://arxiv.org/abs/2406.12045", title=None, reason=None, topic=None, topics=TOPICS)
+
+    async def suggest(user_id: int):
+        return await in_transaction(
+            session_factory,
+            lambda s: submit_suggestion(
+                s, guild_id=GUILD, user_id=user_id, draft=d, metadata=None, now=NOW, per_day=5, index=index
+            ),
+        )
+
+    results = await asyncio.gather(*(suggest(u) for u in (1, 2, 3, 4)))
+    assert sum(1 for r in results if r.card is not None) == 1
+    assert sum(1 for r in results if r.duplicate is not None) == 3
+    async with session_factory() as s:
+        assert (await s.execute(select(func.count()).select_from(Suggestion))).scalar_one() == 1

@@ -1,0 +1,246 @@
+"""Organizer flows end to end: review (DM, post re-rendered, session from an accepted suggestion),
+withdraw, list and show, and the club poll with its result recorded when it ends."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from db.models.suggestions import SuggestionPoll
+from tests.suggestions.e2e import (
+    button,
+    card,
+    fields,
+    invoke_to_completion,
+    latest_suggestion_id,
+    post_of,
+    suggest,
+    use_channel,
+)
+
+
+async def _suggest_three(env) -> list[int]:
+    await use_channel(env)
+    ids = []
+    for member, paper in zip(
+        env.members,
+        ["2406.12045", "2506.07982", "Agent World Model: synthetic enterprise worlds"],
+        strict=True,
+    ):
+        await suggest(env, member, paper=paper)
+        ids.append(await latest_suggestion_id(env))
+    return ids
+
+
+async def test_review_shortlist_then_accept_tells_submitter_and_rerenders(discord_env) -> None:
+    env = discord_env
+    sid, *_ = await _suggest_three(env)
+    submitter = env.members[0]
+    result = await env.invoke(
+        "suggestions review", {"suggestion": str(sid), "decision": "shortlist", "note": "Next month?"}
+    )
+    assert (await result.response()).deferred
+    final = await result.final()
+    assert (
+        final.flags & (1 << 6) and "is now ⭐ shortlisted" in final.content and "told by DM" in final.content
+    )
+    dm = env.dm_messages(submitter)[-1]
+    assert "was shortlisted by the organizers" in dm.content and "Next month?" in dm.content
+    post = await post_of(env, sid)
+    info = fields(post.embeds[0])
+    assert info["Status"] == f"⭐ Shortlisted by <@{env.organizer.id}>"
+    assert info["Organizers' note"] == "Next month?"
+    thread_lines = [m.content for m in env.messages_in(post.channel_id)]
+    assert any("Shortlisted" in line and "Next month?" in line for line in thread_lines)
+
+    final = await (
+        await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "accept"})
+    ).final()
+    assert "accepted" in final.content and button(final, "sugg:session:")
+    assert "accepted 🎉" in env.dm_messages(submitter)[-1].content
+    post = await post_of(env, sid)
+    assert fields(post.embeds[0])["Status"].startswith("✅ Accepted")
+
+
+async def test_review_changes_are_allowed_and_dm_failure_is_not_an_error(discord_env) -> None:
+    env = discord_env
+    await use_channel(env)
+    closed = await env.standin.create_member(env.guild, "hermit", dms_closed=True)
+    await suggest(env, closed, paper="A paper by someone with closed DMs")
+    sid = await latest_suggestion_id(env)
+    final = await (
+        await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "decline"})
+    ).final()
+    assert "could not DM" in final.content
+    final = await (
+        await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "shortlist"})
+    ).final()
+    assert "shortlisted" in final.content
+    assert (await card(env, sid)).status == "shortlisted"
+
+
+async def test_review_needs_an_organizer_and_a_suggestion_of_this_guild(discord_env) -> None:
+    env = discord_env
+    sid, *_ = await _suggest_three(env)
+    refused = await (
+        await env.invoke(
+            "suggestions review", {"suggestion": str(sid), "decision": "accept"}, member=env.members[1]
+        )
+    ).response()
+    assert refused.ephemeral and "Only organizers" in refused.content
+    missing = await (
+        await env.invoke("suggestions review", {"suggestion": "987654", "decision": "accept"})
+    ).final()
+    assert "no suggestion #987654" in missing.content
+    assert (await card(env, sid)).status == "open"
+
+
+async def test_accepted_suggestion_becomes_a_session(discord_env) -> None:
+    env = discord_env
+    sid, *_ = await _suggest_three(env)
+    post = await post_of(env, sid)
+    await (await env.click(post, f"sugg:present:{sid}", member=env.members[2])).response()
+    final = await (
+        await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "accept"})
+    ).final()
+    # a plain member cannot use the organizer's button
+    refused = await (await env.click(final, f"sugg:session:{sid}", member=env.members[1])).response()
+    assert refused.ephemeral and "Only organizers" in refused.content
+    opened = await (await env.click(final, f"sugg:session:{sid}")).response()
+    assert opened.modal is not None
+    title_input = next(
+        c
+        for row in opened.modal["components"]
+        for c in row.get("components", [row.get("component")])
+        if c and c.get("custom_id") == "title"
+    )
+    assert title_input["value"].startswith("Tau-Bench")
+    bad = await (await env.submit_modal(opened, {"when": "yesterday 9am"})).response()
+    assert bad.ephemeral and (await card(env, sid)).session_id is None
+    made = await env.submit_modal(opened, {"when": "2026-12-10 09:30", "timezone": "PT"})
+    answer = await made.response()
+    content = answer.content if not answer.deferred else (await made.final()).content
+    assert "Made session #" in content and "/session announce" in content
+    assert f"<@{env.members[2].id}> offered to present" in content
+    linked = await card(env, sid)
+    assert linked.session_id is not None
+    from bot.services.sessions import get_session
+
+    async with env.bot.session_factory() as s:
+        info = await get_session(s, env.guild.id, linked.session_id)
+    assert info.starts_at.isoformat() == "2026-12-10T17:30:00+00:00"
+    assert info.papers[0].key == "arxiv:2406.12045" and info.presenter_id == env.members[2].id
+    again = await (await env.click(final, f"sugg:session:{sid}")).response()
+    assert again.ephemeral and "already made" in again.content
+
+
+async def test_withdraw_rules(discord_env) -> None:
+    env = discord_env
+    sid, *_ = await _suggest_three(env)
+    refused = await (
+        await env.invoke("suggestions withdraw", {"suggestion": str(sid)}, member=env.members[1])
+    ).response()
+    assert refused.ephemeral and "Only the member who suggested it" in refused.content
+    done = await (
+        await invoke_to_completion(env, "suggestions withdraw", {"suggestion": str(sid)})
+    ).response()
+    assert "withdrawn" in done.content
+    assert "withdrawn by an organizer" in env.dm_messages(env.members[0])[-1].content
+    again = await (await env.invoke("suggestions withdraw", {"suggestion": f"#{sid}"})).response()
+    assert "already withdrawn" in again.content
+
+
+async def test_list_sort_filter_and_autocomplete(discord_env) -> None:
+    env = discord_env
+    a, b, c = await _suggest_three(env)
+    post = await post_of(env, b)
+    for member in (env.members[0], env.members[2]):
+        await (await env.click(post, f"sugg:vote:{b}", member=member)).response()
+    listed = await (await env.invoke("suggestions list", member=env.members[1])).response()
+    assert listed.ephemeral
+    text = listed.embeds[0]["description"]
+    assert text.index(f"#{b}") < text.index(f"#{a}") and "👍 2" in text
+    newest = await (await env.invoke("suggestions list", {"sort": "newest"})).response()
+    assert newest.embeds[0]["description"].index(f"#{c}") < newest.embeds[0]["description"].index(f"#{a}")
+    none = await (await env.invoke("suggestions list", {"status": "declined"})).response()
+    assert "No suggestions" in none.embeds[0]["description"]
+    bad_topic = await (await env.invoke("suggestions list", {"topic": "astrology"})).response()
+    assert bad_topic.ephemeral and "not a topic" in bad_topic.content
+    choices = await env.autocomplete("suggestions show", "suggestion", "tau2")
+    assert [ch["value"] for ch in choices] == [str(b)]
+    assert all(len(ch["name"]) <= 100 for ch in choices)
+    topics = await env.autocomplete("suggest", "topic", "verif")
+    assert [t["value"] for t in topics] == ["verifier soundness"]
+
+
+async def test_list_pages_with_buttons(discord_env) -> None:
+    env = discord_env
+    await use_channel(env)
+    for i in range(10):
+        await suggest(
+            env, env.members[i % 3], paper=f"Environment paper number {i} with a distinct title {i * 7}"
+        )
+    listed = await (await env.invoke("suggestions list", {"sort": "newest"})).response()
+    assert listed.embeds[0]["footer"]["text"].startswith("Page 1 of 2")
+    next_id = next(b["custom_id"] for b in listed.message.buttons if b["custom_id"].endswith(":n"))
+    page2 = await (await env.click(listed.message, next_id)).response()
+    assert "Page 2 of 2" in page2.embeds[0]["footer"]["text"]
+    await env.restart_bot()  # the buttons carry the filter and page: they work after a restart
+    previous_id = next(b["custom_id"] for b in listed.message.buttons if b["custom_id"].endswith(":p"))
+    back = await (await env.click(listed.message, previous_id)).response()
+    assert "Page 1 of 2" in back.embeds[0]["footer"]["text"]
+
+
+async def test_poll_and_its_result(discord_env) -> None:
+    env = discord_env
+    a, b, c = await _suggest_three(env)
+    for sid in (a, c):
+        await (
+            await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "shortlist"})
+        ).final()
+    refused = await (await env.invoke("suggestions poll", member=env.members[0])).response()
+    assert refused.ephemeral and "Only organizers" in refused.content
+    result = await invoke_to_completion(env, "suggestions poll", {"hours": 24}, channel=env.general)
+    response = await result.response()
+    message = response.message
+    assert message is not None and message.poll is not None
+    answers = [x["poll_media"]["text"] for x in message.poll["answers"]]
+    assert len(answers) == 2 and answers[0].startswith(f"#{a} ") and answers[1].startswith(f"#{c} ")
+    assert all(len(text) <= 55 for text in answers)
+    for member in env.members[:2]:
+        await env.standin.vote(message, member, 2)
+    await env.standin.vote(message, env.members[2], 1)
+    await env.clock.advance(timedelta(hours=23))
+    async with env.bot.session_factory() as s:
+        assert (await s.execute(select(SuggestionPoll.status))).scalar_one() == "running"
+    await env.clock.advance(timedelta(hours=1, minutes=2))
+    async with env.bot.session_factory() as s:
+        poll = (await s.execute(select(SuggestionPoll))).scalar_one()
+    assert poll.status == "ended" and poll.total_votes == 3 and poll.winner_suggestion_id == c
+    announced = env.messages_in(env.general)[-1]
+    assert "The paper poll has ended" in announced.content and "wins" in announced.content
+    assert "Agent World Model" in announced.content
+
+
+async def test_poll_needs_two_suggestions(discord_env) -> None:
+    env = discord_env
+    await use_channel(env)
+    await suggest(env, env.members[0], paper="2406.12045")
+    refused = await (await env.invoke("suggestions poll")).response()
+    assert refused.ephemeral and "at least two" in refused.content
+
+
+async def test_poll_that_ended_while_down_is_recorded_at_start(discord_env) -> None:
+    env = discord_env
+    await _suggest_three(env)
+    response = await (
+        await invoke_to_completion(env, "suggestions poll", {"hours": 1}, channel=env.general)
+    ).response()
+    await env.standin.vote(response.message, env.members[0], 1)
+    await env.stop_bot()
+    await env.clock.advance(timedelta(hours=3))
+    await env.start_bot()
+    await env.standin.wait_until(lambda: "poll has ended" in env.messages_in(env.general)[-1].content)
+    async with env.bot.session_factory() as s:
+        assert (await s.execute(select(SuggestionPoll.status))).scalar_one() == "ended"
