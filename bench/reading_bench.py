@@ -1,0 +1,371 @@
+"""Full-text search at scale: the store's own index against a LIKE '%…%' scan, and /reading search
+through the local stand-in with the real discord.py client.
+
+    .venv/bin/python -m bench.reading_bench [--n 20000] [--rounds 200]
+                                            [--database-url postgresql+asyncpg://…]
+
+``--n`` papers and ``--n / 5`` sessions (three papers each) are stored in one guild (the issue's size
+is ``--n 100000``: 100,000 papers and 20,000 sessions), with titles, authors and descriptions drawn
+from a Zipf-like vocabulary so the queries range from rare words to words in a third of the rows.
+Every write goes through the triggers, so building the store also measures indexing.
+
+Figures, each over the same query mix, interleaved round by round:
+
+1. ``store search``: the ranked query the bot runs (FTS5 bm25 / tsvector ts_rank, top 5, with the
+   count), and the whole service call (plus loading where each hit belongs).
+2. ``LIKE scan``: the same words as ``LIKE '%word%'`` over the same columns (count + first 5): the
+   baseline, and the ratio between the two.
+3. ``/reading search`` from dispatch to first response through the stand-in, against the floor of a
+   bare discord.py bot answering a static reply through the same stand-in.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import logging
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import and_, func, insert, or_, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bench.common import bare_floor, line, percentile, time_invoke
+from bot.papers import normalize_title
+from bot.sandbox.botenv import BotEnv
+from bot.search import parse_query, ranked_page, search
+from db.engine import create_engine
+from db.models import ClubSession, Paper, SessionPaper
+
+QUERIES = [
+    "autoenv",  # a rare, made-up name
+    "kelvar",  # rare vocabulary word
+    "environments",  # common (in ~1 row in 3)
+    "user simulators",  # two mid-frequency words
+    "verifier benchmark",  # two common words
+    "Okafor",  # an author
+    "Priya Nakamura",  # a presenter
+    "2301.01233",  # an arXiv id
+    "tool-use agents",  # hyphenated
+    '"NEAR(reward" OR -gym*',  # hostile text: plain words
+]
+COMMON = [
+    "environments",
+    "agents",
+    "benchmark",
+    "verifier",
+    "reward",
+    "user",
+    "simulators",
+    "tool",
+    "use",
+    "learning",
+    "tasks",
+    "models",
+    "scaling",
+    "synthetic",
+    "world",
+    "evaluation",
+    "web",
+    "terminal",
+    "enterprise",
+    "gym",
+    "curriculum",
+    "policy",
+]
+SURNAMES = [
+    "Okafor",
+    "Nakamura",
+    "Ivison",
+    "Schmidt",
+    "Garcia",
+    "Chen",
+    "Dubois",
+    "Rossi",
+    "Novak",
+    "Haddad",
+    "Silva",
+    "Tanaka",
+    "Kowalski",
+]
+GIVEN = [
+    "Priya",
+    "Hamish",
+    "Ana",
+    "Lena",
+    "Omar",
+    "Wei",
+    "Sofia",
+    "Jonas",
+    "Mei",
+    "Ravi",
+    "Noor",
+    "Elena",
+    "Kai",
+]
+
+
+def _vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
+    syllables = [
+        "ka",
+        "el",
+        "var",
+        "ro",
+        "mi",
+        "nu",
+        "ta",
+        "sel",
+        "dor",
+        "qua",
+        "zen",
+        "lo",
+        "pri",
+        "vex",
+        "um",
+        "tal",
+        "or",
+        "bi",
+        "fen",
+        "gra",
+    ]
+    words = {"".join(rng.choice(syllables) for _ in range(rng.randint(2, 3))) for _ in range(size * 2)}
+    return sorted(words)[:size]
+
+
+def _title(rng: random.Random, vocab: list[str], words: int) -> str:
+    out = []
+    for _ in range(words):
+        if rng.random() < 0.35:
+            out.append(rng.choice(COMMON))
+        else:  # Zipf-like: low indexes far more often
+            out.append(vocab[min(len(vocab) - 1, int(rng.paretovariate(1.1)) - 1)])
+    return " ".join(out).capitalize()
+
+
+async def populate(session: AsyncSession, guild_id: int, n_papers: int, seed: int = 7) -> dict[str, float]:
+    """Store `n_papers` papers and n/5 sessions of three papers each; returns seconds spent per table."""
+    rng = random.Random(seed)
+    vocab = _vocabulary(rng)
+    now = datetime(2026, 11, 30, tzinfo=UTC)
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    chunk = 5000
+    for start in range(0, n_papers, chunk):
+        rows = []
+        for i in range(start, min(n_papers, start + chunk)):
+            title = _title(rng, vocab, rng.randint(4, 9)) + f" {i}"
+            if i == 17:
+                title = "AutoEnv: automated environments for agents"
+            arxiv = f"{2301 + i // 99999 % 12:04d}.{i % 99999:05d}" if i % 3 == 0 else None
+            authors = ", ".join(
+                f"{rng.choice(GIVEN)} {rng.choice(SURNAMES)}" for _ in range(rng.randint(1, 4))
+            )
+            rows.append(
+                {
+                    "guild_id": guild_id,
+                    "key": f"arxiv:{arxiv}" if arxiv else f"title:{normalize_title(title)}",
+                    "kind": "arxiv" if arxiv else "title",
+                    "title": title,
+                    "normalized_title": normalize_title(title),
+                    "url": f"https://arxiv.org/abs/{arxiv}" if arxiv else None,
+                    "arxiv_id": arxiv,
+                    "authors": authors,
+                    "created_at": now,
+                }
+            )
+        await session.execute(insert(Paper), rows)
+    timings["papers"] = time.perf_counter() - started
+
+    paper_ids = list((await session.scalars(select(Paper.id).where(Paper.guild_id == guild_id))).all())
+    started = time.perf_counter()
+    n_sessions = max(1, n_papers // 5)
+    for start in range(0, n_sessions, chunk):
+        rows = [
+            {
+                "guild_id": guild_id,
+                "title": _title(rng, vocab, rng.randint(3, 7)) + f" #{i}",
+                "description": _title(rng, vocab, rng.randint(12, 30)) + ".",
+                "starts_at": now - timedelta(days=n_sessions - i),
+                "duration_minutes": 60,
+                "timezone": "America/Los_Angeles",
+                "presenter_name": f"{rng.choice(GIVEN)} {rng.choice(SURNAMES)}",
+                "status": "scheduled",
+                "sequence": 0,
+                "created_at": now,
+                "updated_at": now,
+            }
+            for i in range(start, min(n_sessions, start + chunk))
+        ]
+        await session.execute(insert(ClubSession), rows)
+    timings["sessions"] = time.perf_counter() - started
+
+    session_ids = list(
+        (await session.scalars(select(ClubSession.id).where(ClubSession.guild_id == guild_id))).all()
+    )
+    started = time.perf_counter()
+    links = [
+        {"session_id": sid, "paper_id": pid, "position": pos}
+        for sid in session_ids
+        for pos, pid in enumerate(rng.sample(paper_ids, 3))
+    ]
+    for start in range(0, len(links), chunk):
+        await session.execute(insert(SessionPaper), links[start : start + chunk])
+    timings["session_papers"] = time.perf_counter() - started
+    return timings
+
+
+async def store_query(session: AsyncSession, guild_id: int, query: str) -> int:
+    """The store's search query the bot runs for a page: count, then rank the best five."""
+    terms = parse_query(query)
+    if terms.empty:
+        return 0
+    ranked = await ranked_page(session, guild_id, terms)
+    return ranked.total + (1 if ranked.more_than_total else 0)
+
+
+async def like_query(session: AsyncSession, guild_id: int, query: str) -> int:
+    """The same words as LIKE '%word%' scans over the same columns (count + first five)."""
+    words = parse_query(query).words
+    if not words:
+        return 0
+
+    def matches(columns: list[Any]) -> Any:
+        return and_(*(or_(*(func.lower(c).like(f"%{w}%") for c in columns)) for w in words))
+
+    paper_where = and_(
+        Paper.guild_id == guild_id, matches([Paper.title, Paper.authors, Paper.arxiv_id, Paper.doi])
+    )
+    session_where = and_(
+        ClubSession.guild_id == guild_id,
+        matches([ClubSession.title, ClubSession.description, ClubSession.presenter_name]),
+    )
+    total = int(await session.scalar(select(func.count()).where(paper_where)) or 0)
+    total += int(await session.scalar(select(func.count()).where(session_where)) or 0)
+    await session.execute(select(Paper.id).where(paper_where).limit(5))
+    await session.execute(select(ClubSession.id).where(session_where).limit(5))
+    return total
+
+
+async def run(args: argparse.Namespace) -> None:
+    logging.getLogger().setLevel(logging.ERROR)
+    with tempfile.TemporaryDirectory(prefix="paperclub-bench-") as tmp:
+        url = args.database_url or f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
+        schema = f"bench_{uuid.uuid4().hex[:10]}" if args.database_url else None
+        engine_factory = None
+        if schema:  # PostgreSQL: a schema of its own, dropped afterwards
+            await _pg_schema(url, f'CREATE SCHEMA "{schema}"')
+            engine_factory = functools.partial(create_engine, url, search_path=schema)
+        try:
+            await _bench(args, url, engine_factory)
+        finally:
+            if schema:
+                await _pg_schema(url, f'DROP SCHEMA "{schema}" CASCADE')
+
+
+async def _pg_schema(url: str, statement: str) -> None:
+    admin = create_engine(url)
+    async with admin.begin() as conn:
+        await conn.execute(text(statement))
+    await admin.dispose()
+
+
+async def _bench(args: argparse.Namespace, url: str, engine_factory: Any) -> None:
+    async with BotEnv(database_url=url, engine_factory=engine_factory) as env:
+        guild_id = env.guild.id
+        backend = env.bot.engine.dialect.name
+        print(
+            f"reading bench on {backend}: {args.n:,} papers, {args.n // 5:,} sessions, {args.rounds} rounds"
+        )
+        started = time.perf_counter()
+        async with env.bot.session_factory() as session, session.begin():
+            timings = await populate(session, guild_id, args.n)
+        async with env.bot.engine.begin() as conn:
+            await conn.execute(text("ANALYZE"))
+        print(
+            f"stored in {time.perf_counter() - started:.1f} s (through the index triggers): "
+            + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+        )
+        async with env.bot.session_factory() as session:
+            sizes = {q: await store_query(session, guild_id, q) for q in QUERIES}
+        print("matches per query: " + ", ".join(f"{q!r}={n}" for q, n in sizes.items()))
+
+        ranked: list[float] = []
+        service: list[float] = []
+        scan: list[float] = []
+        via_discord: list[float] = []
+        per_query: dict[str, list[float]] = {q: [] for q in QUERIES}
+        member = env.member
+        for _ in range(10):  # warm-up
+            for q in QUERIES:
+                await (await env.invoke("reading search", {"query": q}, member=member)).response()
+        for round_no in range(args.rounds):
+            for q in QUERIES:
+                async with env.bot.session_factory() as session:
+                    t0 = time.perf_counter()
+                    await store_query(session, guild_id, q)
+                    t1 = time.perf_counter()
+                    await search(session, guild_id, q)
+                    t2 = time.perf_counter()
+                ranked.append((t1 - t0) * 1000)
+                service.append((t2 - t1) * 1000)
+                per_query[q].append((t1 - t0) * 1000)
+                via_discord.append(
+                    await time_invoke(lambda q=q: env.invoke("reading search", {"query": q}, member=member))
+                )
+                if round_no < args.like_rounds:  # the slow baseline, interleaved in the first rounds
+                    async with env.bot.session_factory() as session:
+                        t0 = time.perf_counter()
+                        await like_query(session, guild_id, q)
+                        scan.append((time.perf_counter() - t0) * 1000)
+    floor = await bare_floor(min(len(via_discord), 500))
+
+    print()
+    print(line("store search (ranked query)", ranked))
+    print(line("store search (service call)", service))
+    print(line("LIKE '%…%' scan (baseline)", scan))
+    print(
+        f"{'ratio LIKE / store search':<34} p50 {statistics.median(scan) / statistics.median(ranked):7.1f}x"
+        f"   p99 {percentile(scan, 99) / percentile(ranked, 99):7.1f}x"
+    )
+    print(line("/reading search (stand-in)", via_discord))
+    print(line("bare discord.py floor", floor))
+    print(
+        f"{'ratio /reading search / floor':<34} p50 {statistics.median(via_discord) / statistics.median(floor):7.2f}x"
+        f"   p99 {percentile(via_discord, 99) / percentile(floor, 99):7.2f}x"
+    )
+    print()
+    print("store search p99 by query:")
+    for q, samples in per_query.items():
+        print(
+            f"  {q!r:<32} matches={sizes[q]:>6}  p50={statistics.median(samples):6.2f} ms  p99={percentile(samples, 99):6.2f} ms"
+        )
+    ok_store = percentile(ranked, 99) < 10
+    ok_discord = percentile(via_discord, 99) < 50
+    print(
+        f"\ntargets: store search p99 < 10 ms: {'met' if ok_store else 'MISSED'}; "
+        f"/reading search p99 < 50 ms: {'met' if ok_discord else 'MISSED'}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--n", type=int, default=20_000, help="papers to store (sessions: n/5); the issue's: 100000"
+    )
+    parser.add_argument("--rounds", type=int, default=100, help="rounds over the query mix")
+    parser.add_argument("--like-rounds", type=int, default=10, help="rounds of the (slow) LIKE baseline")
+    parser.add_argument("--database-url", default=None, help="a PostgreSQL URL to bench that store instead")
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

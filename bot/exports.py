@@ -1,0 +1,343 @@
+"""Exports of the reading history or one reading list: Markdown, BibTeX, CSV, JSON. Pure functions.
+
+Markdown follows the club page's "Reading so far" form (``- 16 October — Topic. Description.``),
+grouped under year headings so a history longer than a year stays unambiguous. BibTeX gives
+arXiv papers ``eprint`` and ``archivePrefix``. CSV cells that a spreadsheet would run as a
+formula get a leading apostrophe.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from bot.services.papers import PaperInfo
+from bot.services.reading import HistoryEntry, ListDetail
+from bot.timeutil import MONTHS
+
+ExportFormat = Literal["markdown", "bibtex", "csv", "json"]
+FORMATS: dict[ExportFormat, tuple[str, str]] = {
+    "markdown": ("md", "text/markdown"),
+    "bibtex": ("bib", "application/x-bibtex"),
+    "csv": ("csv", "text/csv"),
+    "json": ("json", "application/json"),
+}
+HISTORY_TITLE = "Reading so far"
+
+
+@dataclass(frozen=True)
+class ExportFile:
+    filename: str
+    data: bytes
+    content_type: str
+
+
+def slug(text: str, fallback: str = "export") -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:60] or fallback
+
+
+def _local(dt: datetime, zone: ZoneInfo) -> datetime:
+    return dt.astimezone(zone)
+
+
+def _day_month(dt: datetime) -> str:
+    return f"{dt.day} {MONTHS[dt.month - 1].title()}"
+
+
+def _long_date(dt: datetime) -> str:
+    return f"{_day_month(dt)} {dt.year}"
+
+
+# ---------------------------------------------------------------- Markdown
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+
+
+def md_escape(text: str) -> str:
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def md_url(url: str) -> str:
+    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
+
+
+def md_paper(paper: PaperInfo) -> str:
+    title = md_escape(paper.title)
+    return f"[{title}]({md_url(paper.url)})" if paper.url else title
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(text.split())
+    return text if text[-1:] in ".?!…" else f"{text}."
+
+
+def history_markdown(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
+    lines = [f"# {HISTORY_TITLE}"]
+    year: int | None = None
+    for entry in entries:
+        local = _local(entry.starts_at, zone)
+        if local.year != year:
+            year = local.year
+            lines += ["", f"## {year}", ""]
+        head = f"- {_day_month(local)} — {md_escape(_sentence(entry.title))}"
+        if entry.description:
+            head += f" {md_escape(entry.description)}"
+        lines.append(head)
+        if entry.presenter_name:
+            lines.append(f"  - Presented by {md_escape(entry.presenter_name)}")
+        if entry.papers:
+            lines.append("  - Papers: " + " · ".join(md_paper(p) for p in entry.papers))
+        links = [
+            f"[{label}]({md_url(url)})"
+            for label, url in (
+                ("Recording", entry.recording_url),
+                ("Notes", entry.notes_url),
+                ("Session page", entry.wiki_url),
+            )
+            if url
+        ]
+        if links:
+            lines.append("  - " + " · ".join(links))
+    if not entries:
+        lines += ["", "Nothing read yet."]
+    return "\n".join(lines) + "\n"
+
+
+def list_markdown(detail: ListDetail) -> str:
+    lines = [f"# {md_escape(detail.summary.name)}", ""]
+    if detail.summary.description:
+        lines += [md_escape(detail.summary.description), ""]
+    for number, item in enumerate(detail.items, 1):
+        line = f"{number}. {md_paper(item.paper)}"
+        if item.note:
+            line += f" — {md_escape(item.note)}"
+        lines.append(line)
+    if not detail.items:
+        lines.append("No papers yet.")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- BibTeX
+
+_BIB_REPLACEMENTS = {
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "^": r"\^{}",
+    "~": r"\~{}",
+}
+
+
+def bib_escape(text: str) -> str:
+    """Escape LaTeX specials; braces become commands so every value stays brace-balanced."""
+    return "".join(_BIB_REPLACEMENTS.get(ch, ch) for ch in " ".join(text.split()))
+
+
+def paper_year(paper: PaperInfo, published: str | None = None) -> str | None:
+    if published and re.match(r"\d{4}", published):
+        return published[:4]
+    if paper.arxiv_id and re.fullmatch(r"\d{4}\.\d{4,5}", paper.arxiv_id):
+        return f"20{paper.arxiv_id[:2]}"
+    if paper.arxiv_id and (m := re.search(r"/(\d{2})\d{5}$", paper.arxiv_id)):
+        yy = int(m.group(1))
+        return f"{1900 + yy if yy >= 91 else 2000 + yy}"
+    return None
+
+
+def split_authors(authors: str | None) -> list[str]:
+    if not authors or not authors.strip():
+        return []
+    parts = authors.split(" and ") if " and " in authors else re.split(r"[;,]", authors)
+    return [" ".join(p.split()) for p in parts if p.strip()]
+
+
+def _ascii_word(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    return re.sub(r"[^a-z0-9]", "", ascii_text)
+
+
+def citation_key(paper: PaperInfo, taken: set[str]) -> str:
+    """'ivison2025tmax'-style: first author's surname, year, first title word; unique in `taken`."""
+    authors = split_authors(paper.authors)
+    surname = _ascii_word(authors[0].split()[-1]) if authors else ""
+    words = [_ascii_word(w) for w in paper.title.split()]
+    first_word = next((w for w in words if w and w not in {"a", "an", "the", "on", "of"}), "")
+    base = (surname + (paper_year(paper) or "") + first_word)[:40] or f"paper{paper.id}"
+    key, suffix = base, ord("b")
+    while key in taken:
+        key = f"{base}{chr(suffix)}" if suffix <= ord("z") else f"{base}{paper.id}"
+        suffix += 1
+    taken.add(key)
+    return key
+
+
+def bibtex_entry(paper: PaperInfo, key: str, note: str | None = None) -> str:
+    fields: list[tuple[str, str]] = [("title", "{" + bib_escape(paper.title) + "}")]
+    authors = split_authors(paper.authors)
+    if authors:
+        fields.append(("author", " and ".join(bib_escape(a) for a in authors)))
+    if year := paper_year(paper):
+        fields.append(("year", year))
+    if paper.arxiv_id:
+        fields += [("eprint", paper.arxiv_id), ("archivePrefix", "arXiv")]
+    if paper.doi:
+        fields.append(("doi", bib_escape(paper.doi)))
+    if paper.url:
+        fields.append(("url", paper.url.replace("{", "%7B").replace("}", "%7D").replace("\\", "%5C")))
+    if note:
+        fields.append(("note", bib_escape(note)))
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+    return f"@misc{{{key},\n{body}\n}}\n"
+
+
+def _bibtex(papers: Iterable[tuple[PaperInfo, str | None]]) -> str:
+    taken: set[str] = set()
+    return "\n".join(bibtex_entry(paper, citation_key(paper, taken), note) for paper, note in papers)
+
+
+def history_bibtex(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
+    """Each paper once (most recent reading first), noting when the club read it."""
+    readings: dict[int, tuple[PaperInfo, list[str]]] = {}
+    for entry in entries:
+        when = f"{_long_date(_local(entry.starts_at, zone))} ({' '.join(entry.title.split())})"
+        for paper in entry.papers:
+            readings.setdefault(paper.id, (paper, []))[1].append(when)
+    return _bibtex(
+        (paper, "Read by the paper club on " + "; ".join(whens)) for paper, whens in readings.values()
+    )
+
+
+def list_bibtex(detail: ListDetail) -> str:
+    return _bibtex((item.paper, item.note) for item in detail.items)
+
+
+# ---------------------------------------------------------------- CSV and JSON
+
+HISTORY_CSV_COLUMNS = [
+    "date",
+    "session",
+    "presenter",
+    "paper",
+    "paper_url",
+    "arxiv_id",
+    "doi",
+    "recording_url",
+    "notes_url",
+]
+LIST_CSV_COLUMNS = ["list", "position", "paper", "paper_url", "arxiv_id", "doi", "note", "added_at"]
+
+
+def csv_cell(value: object) -> str:
+    """Text for a CSV cell; a leading = + - @ or tab gets an apostrophe so spreadsheets don't run it."""
+    text = "" if value is None else str(value)
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def _csv(columns: list[str], rows: Iterable[Sequence[object]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([csv_cell(v) for v in row] for row in rows)
+    return out.getvalue()
+
+
+def history_csv(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
+    def rows() -> Iterable[Sequence[object]]:
+        for e in entries:
+            day = _local(e.starts_at, zone).date().isoformat()
+            head = [day, e.title, e.presenter_name]
+            tail = [e.recording_url, e.notes_url]
+            for p in e.papers or [None]:
+                paper = [p.title, p.url, p.arxiv_id, p.doi] if p else [None] * 4
+                yield head + paper + tail
+
+    return _csv(HISTORY_CSV_COLUMNS, rows())
+
+
+def list_csv(detail: ListDetail) -> str:
+    return _csv(
+        LIST_CSV_COLUMNS,
+        (
+            [
+                detail.summary.name,
+                n,
+                i.paper.title,
+                i.paper.url,
+                i.paper.arxiv_id,
+                i.paper.doi,
+                i.note,
+                i.added_at.isoformat(),
+            ]
+            for n, i in enumerate(detail.items, 1)
+        ),
+    )
+
+
+def _paper_json(paper: PaperInfo) -> dict[str, Any]:
+    return {
+        "title": paper.title,
+        "url": paper.url,
+        "arxiv_id": paper.arxiv_id,
+        "doi": paper.doi,
+        "authors": paper.authors,
+    }
+
+
+def history_json(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
+    sessions = [
+        {
+            "date": _local(e.starts_at, zone).date().isoformat(),
+            "starts_at": e.starts_at.isoformat(),
+            "title": e.title,
+            "description": e.description,
+            "presenter": e.presenter_name,
+            "papers": [_paper_json(p) for p in e.papers],
+            "recording_url": e.recording_url,
+            "notes_url": e.notes_url,
+            "wiki_url": e.wiki_url,
+        }
+        for e in entries
+    ]
+    return json.dumps({"title": HISTORY_TITLE, "sessions": sessions}, ensure_ascii=False, indent=2) + "\n"
+
+
+def list_json(detail: ListDetail) -> str:
+    papers = [
+        {**_paper_json(i.paper), "note": i.note, "added_at": i.added_at.isoformat()} for i in detail.items
+    ]
+    data = {"list": detail.summary.name, "description": detail.summary.description, "papers": papers}
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+# ---------------------------------------------------------------- entry points
+
+
+def export_history(fmt: ExportFormat, entries: Sequence[HistoryEntry], zone: ZoneInfo) -> ExportFile:
+    render = {
+        "markdown": history_markdown,
+        "bibtex": history_bibtex,
+        "csv": history_csv,
+        "json": history_json,
+    }[fmt]
+    ext, mime = FORMATS[fmt]
+    return ExportFile(f"reading-history.{ext}", render(entries, zone).encode(), mime)
+
+
+def export_list(fmt: ExportFormat, detail: ListDetail) -> ExportFile:
+    render = {"markdown": list_markdown, "bibtex": list_bibtex, "csv": list_csv, "json": list_json}[fmt]
+    ext, mime = FORMATS[fmt]
+    return ExportFile(f"{slug(detail.summary.name, 'reading-list')}.{ext}", render(detail).encode(), mime)

@@ -1,0 +1,58 @@
+"""Tour: the club's programme from examples/club.yaml, then "have we read it?", the history, a reading
+list, and a BibTeX export of that list."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bot.programme import import_text
+
+ORDER = 70  # after the other features' tours: the import then merges with whatever they created
+CLUB_YAML = Path(__file__).resolve().parents[3] / "examples" / "club.yaml"
+AFTER_THE_PROGRAMME = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
+
+
+async def tour(demo: Any) -> None:
+    demo.narrate("The club's programme comes in from examples/club.yaml (what `paperclub import` does)")
+    if demo.clock.now() < AFTER_THE_PROGRAMME:
+        await demo.clock.set(AFTER_THE_PROGRAMME)  # both November sessions have taken place
+    text = CLUB_YAML.read_text(encoding="utf-8")
+    guild_id, report = await import_text(
+        demo.bot.session_factory, text, suffix=".yaml", guild_id=demo.guild.id
+    )
+    demo.show(f"  imported examples/club.yaml: {report.summary(guild_id)}")
+
+    demo.narrate("A member asks whether the club has read AutoEnv, then browses the history")
+    await demo.invoke("reading search", {"query": "AutoEnv"}, member=demo.member)
+    history = await demo.invoke("reading history", member=demo.member)
+    page = await history.final()
+    next_id = next(b["custom_id"] for b in page.buttons if "Next" in b["label"])
+    await demo.click(page, next_id, member=demo.member, label="Next ▶")
+
+    demo.narrate("An organizer puts two papers on a new reading list; a member may not")
+    await demo.invoke(
+        "reading add",
+        {
+            "list": "User simulators",
+            "paper": "Mind the Sim2Real Gap",
+            "note": "Do simulated users behave like real ones?",
+        },
+        member=demo.organizer,
+    )
+    await demo.invoke(
+        "reading add",
+        {"list": "User simulators", "paper": "https://arxiv.org/abs/2406.12045", "note": "τ-bench"},
+        member=demo.organizer,
+    )
+    await demo.invoke("reading add", {"list": "User simulators", "paper": "OMNI"}, member=demo.member)
+    await demo.invoke("reading show", {"list": "User simulators"}, member=demo.member)
+
+    demo.narrate("A member exports the list as BibTeX")
+    result = await demo.invoke(
+        "reading export", {"format": "bibtex", "list": "User simulators"}, member=demo.member
+    )
+    final = await result.final()
+    bibtex = final.file("user-simulators.bib").decode()
+    demo.show("\n".join("  │ " + line for line in bibtex.splitlines()), title="user-simulators.bib")

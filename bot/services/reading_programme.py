@@ -1,0 +1,469 @@
+"""The club's programme as a document (YAML/JSON): its schema and validation. Pure, no store.
+
+A programme file looks like ``examples/club.yaml``::
+
+    guild_id: 1
+    settings: {timezone: America/Los_Angeles, display_zones: ..., reminder_offsets: 24h,1h, ...}
+    sessions:
+      - title: Priorities in LLM-generated environments
+        starts_at: 2026-03-17 09:30          # wall time in the session's (or the club's) zone
+        presenter: Ada                        # optional: description, presenter_id, duration_minutes,
+        papers: [AgentScaler, AutoEnv, OMNI]  #   timezone, signup_url, recording_url, notes_url,
+    lists:                                    #   wiki_url, status (scheduled/cancelled)
+      - name: WorldSmith
+        description: ...
+        papers: [Agent World Model, {paper: "2401.12345", title: Some title, note: why}]
+
+A paper is a string (title, arXiv id or link, DOI, any http(s) link) or a mapping with ``paper``
+(that reference) and/or ``title``, optional ``authors`` and, in lists, ``note``. The loader
+(bot/programme.py) attaches the line of every mapping and list item, so :func:`validate_programme`
+reports every bad row with its line; nothing is written unless the whole file is valid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot import timeutil
+from bot.errors import BadInput
+from bot.papers import MAX_PAPERS_PER_LIST, PaperRef, parse_paper_ref
+from bot.services import sessions as session_rules
+from bot.services.guild_settings import normalize_change
+from bot.services.reading import (
+    MAX_ITEMS_PER_LIST,
+    MAX_LIST_DESCRIPTION,
+    clean_list_name,
+    clean_note,
+    normalize_list_name,
+)
+
+LINE_KEY = "__line__"
+LINES_KEY = "__lines__"
+"""Set by the loader on every mapping: its own line, and the line of each key's value."""
+
+SETTINGS_FIELDS = {
+    "timezone": str,
+    "display_zones": str,
+    "reminder_offsets": str,
+    "suggestion_topics": str,
+    "announcements_channel_id": int,
+    "suggestions_channel_id": int,
+    "organizer_role_id": int,
+    "ping_role_id": int,
+}
+SESSION_FIELDS = {
+    "title",
+    "starts_at",
+    "timezone",
+    "duration_minutes",
+    "presenter",
+    "presenter_id",
+    "description",
+    "papers",
+    "signup_url",
+    "recording_url",
+    "notes_url",
+    "wiki_url",
+    "status",
+}
+SESSION_URLS = {
+    "signup_url": "The sign-up link",
+    "recording_url": "The recording link",
+    "notes_url": "The notes link",
+    "wiki_url": "The session page link",
+}
+STATUSES = (session_rules.SCHEDULED, session_rules.CANCELLED)
+LIST_FIELDS = {"name", "description", "papers"}
+PAPER_FIELDS = {"paper", "title", "authors", "note"}
+TOP_FIELDS = {"guild_id", "settings", "sessions", "lists", "version"}
+WALL_TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S")
+
+
+@dataclass(frozen=True)
+class Problem:
+    line: int | None
+    where: str
+    message: str
+
+    def __str__(self) -> str:
+        at = f"line {self.line}: " if self.line else ""
+        return f"{at}{self.where}: {self.message}"
+
+
+class ProgrammeInvalid(Exception):
+    """The file has problems; nothing was written. ``problems`` lists every one, in file order."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(f"{len(problems)} problem(s)")
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class ProgrammePaper:
+    ref: PaperRef
+    title: str | None = None
+    authors: str | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class ProgrammeSession:
+    title: str
+    starts_at: datetime  # aware UTC
+    fields: dict[str, Any]
+    """Only the optional columns the file gives (None clears): description, presenter_name, ..."""
+    papers: tuple[ProgrammePaper, ...] | None
+    """None when the file does not say (the stored papers stay)."""
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class ProgrammeList:
+    name: str
+    description: str | None
+    has_description: bool
+    papers: tuple[ProgrammePaper, ...]
+
+
+@dataclass(frozen=True)
+class Programme:
+    guild_id: int
+    settings: dict[str, object] = field(default_factory=dict)
+    sessions: list[ProgrammeSession] = field(default_factory=list)
+    lists: list[ProgrammeList] = field(default_factory=list)
+
+
+class _Checker:
+    """Collects problems; helpers return None after recording one."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def add(self, line: int | None, where: str, message: str) -> None:
+        self.problems.append(Problem(line, where, message))
+
+    @staticmethod
+    def line_of(node: Any, key: str | None = None) -> int | None:
+        if not isinstance(node, dict):
+            return None
+        lines = node.get(LINES_KEY) or {}
+        return lines.get(key) if key is not None and key in lines else node.get(LINE_KEY)
+
+    def mapping(self, node: Any, where: str, allowed: set[str], line: int | None) -> dict[str, Any] | None:
+        if not isinstance(node, dict):
+            self.add(line, where, f"expected a mapping (key: value), found {type(node).__name__}")
+            return None
+        for key in node:
+            if key not in allowed and key not in (LINE_KEY, LINES_KEY):
+                self.add(
+                    self.line_of(node, str(key)),
+                    where,
+                    f"unknown field “{key}” (expected one of: {', '.join(sorted(allowed))})",
+                )
+        return node
+
+    def sequence(self, node: Any, where: str, line: int | None) -> list[Any]:
+        if node is None:
+            return []
+        if not isinstance(node, list):
+            self.add(line, where, f"expected a list, found {type(node).__name__}")
+            return []
+        return node
+
+    def text(self, value: Any, where: str, line: int | None, *, required: bool = False) -> str | None:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            if required:
+                self.add(line, where, "is required")
+            return None
+        if isinstance(value, bool | dict | list):
+            self.add(line, where, f"expected text, found {type(value).__name__}")
+            return None
+        return str(value)
+
+    def integer(self, value: Any, where: str, line: int | None, *, low: int = 1) -> int | None:
+        if value is None:
+            return None
+        text = str(value).strip()
+        if isinstance(value, bool) or not text.lstrip("-").isdigit() or int(text) < low:
+            self.add(line, where, f"expected a whole number of at least {low}, found “{text[:40]}”")
+            return None
+        return int(text)
+
+    def check(self, line: int | None, where: str, func: Any, *args: Any) -> Any:
+        """Run a validator that raises BadInput; record its message as a problem."""
+        try:
+            return func(*args)
+        except BadInput as exc:
+            self.add(line, where, exc.user_message)
+            return None
+
+
+def item_lines(node: Any) -> list[int | None]:
+    lines = getattr(node, "lines", None)
+    return list(lines) if lines else [None] * len(node or [])
+
+
+def read_wall_time(text: str, zone: ZoneInfo) -> datetime:
+    """'2026-11-05 08:00' in `zone` (or an ISO time with an offset) as aware UTC. Gaps are refused."""
+    cleaned = text.strip()
+    try:
+        parsed = datetime.fromisoformat(cleaned)
+    except ValueError:
+        parsed = None
+    if parsed is not None and parsed.tzinfo is not None:
+        return parsed.astimezone(UTC)
+    for fmt in WALL_TIME_FORMATS:
+        try:
+            naive = datetime.strptime(cleaned, fmt)  # noqa: DTZ007 (a wall time, zoned just below)
+        except ValueError:
+            continue
+        local = naive.replace(tzinfo=zone)
+        if local.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != naive:
+            raise BadInput(f"{cleaned} does not exist in {zone.key} (the clocks skip it).")
+        return local.astimezone(UTC)
+    raise BadInput(
+        f"could not read “{cleaned[:40]}”; write it like 2026-11-05 08:00 (local) or with an offset"
+    )
+
+
+def _paper(
+    checker: _Checker, node: Any, where: str, line: int | None, *, in_list: bool
+) -> ProgrammePaper | None:
+    if isinstance(node, dict):
+        line = checker.line_of(node) or line
+        allowed = PAPER_FIELDS if in_list else PAPER_FIELDS - {"note"}
+        if checker.mapping(node, where, allowed, line) is None:
+            return None
+        ref_text = checker.text(node.get("paper"), f"{where}.paper", line)
+        title = checker.text(node.get("title"), f"{where}.title", line)
+        authors = checker.text(node.get("authors"), f"{where}.authors", line)
+        note = checker.check(line, f"{where}.note", clean_note, checker.text(node.get("note"), where, line))
+        if ref_text is None and title is None:
+            checker.add(line, where, "give the paper (arXiv id, DOI, link or title) as “paper” or “title”")
+            return None
+    else:
+        ref_text = checker.text(node, where, line, required=True)
+        title = authors = note = None
+        if ref_text is None:
+            return None
+    ref = checker.check(line, where, parse_paper_ref, ref_text or title or "")
+    if ref is None:
+        return None
+    if title is not None and len(" ".join(title.split())) > 400:
+        checker.add(line, f"{where}.title", "is over 400 characters")
+        return None
+    return ProgrammePaper(ref, " ".join(title.split()) if title else None, authors, note)
+
+
+def _papers(
+    checker: _Checker, node: Any, where: str, line: int | None, *, in_list: bool
+) -> list[ProgrammePaper]:
+    items = checker.sequence(node, where, line)
+    out: list[ProgrammePaper] = []
+    keys: set[str] = set()
+    for index, (item, item_line) in enumerate(zip(items, item_lines(items), strict=True)):
+        paper = _paper(checker, item, f"{where}[{index + 1}]", item_line or line, in_list=in_list)
+        if paper is None:
+            continue
+        if paper.ref.key in keys:
+            checker.add(item_line or line, f"{where}[{index + 1}]", f"“{paper.ref.label}” is listed twice")
+            continue
+        keys.add(paper.ref.key)
+        out.append(paper)
+    return out
+
+
+def _settings(checker: _Checker, node: Any, line: int | None) -> dict[str, object]:
+    if node is None:
+        return {}
+    node = checker.mapping(node, "settings", set(SETTINGS_FIELDS), line)
+    out: dict[str, object] = {}
+    for name, kind in SETTINGS_FIELDS.items():
+        if node is None or name not in node:
+            continue
+        where, at = f"settings.{name}", checker.line_of(node, name)
+        value = node[name]
+        if kind is int:
+            number = checker.integer(value, where, at)
+            if number is not None:
+                out[name] = number
+            continue
+        if name == "suggestion_topics" and isinstance(value, list):
+            value = "; ".join(str(v) for v in value)
+        text = checker.text(value, where, at, required=True)
+        if text is not None:
+            clean = checker.check(at, where, normalize_change, name, text)
+            if clean is not None:
+                out[name] = clean
+    return out
+
+
+def _session(
+    checker: _Checker, node: Any, where: str, line: int | None, zone: str
+) -> ProgrammeSession | None:
+    node = checker.mapping(node, where, SESSION_FIELDS, line)
+    if node is None:
+        return None
+
+    def at(key: str) -> int | None:
+        return checker.line_of(node, key) or line
+
+    before = len(checker.problems)
+    title = checker.check(
+        at("title"), f"{where}.title", session_rules.clean_title, str(node.get("title") or "")
+    )
+    if title:
+        where = f"{where} (“{title[:60]}”)"
+    fields: dict[str, Any] = {}
+    zone_text = checker.text(node.get("timezone"), f"{where}.timezone", at("timezone"))
+    session_zone = checker.check(
+        at("timezone"), f"{where}.timezone", session_rules.check_timezone, zone_text or zone
+    )
+    if zone_text is not None and session_zone:
+        fields["timezone"] = session_zone
+    starts_text = checker.text(node.get("starts_at"), f"{where}.starts_at", at("starts_at"), required=True)
+    starts_at = None
+    if starts_text and session_zone:
+        starts_at = checker.check(
+            at("starts_at"), f"{where}.starts_at", read_wall_time, starts_text, ZoneInfo(session_zone)
+        )
+    if "duration_minutes" in node:
+        minutes = checker.integer(
+            node["duration_minutes"], f"{where}.duration_minutes", at("duration_minutes")
+        )
+        if minutes is not None:
+            fields["duration_minutes"] = checker.check(
+                at("duration_minutes"), f"{where}.duration_minutes", session_rules.check_duration, minutes
+            )
+    if "presenter" in node:
+        text = checker.text(node["presenter"], f"{where}.presenter", at("presenter"))
+        fields["presenter_name"] = checker.check(
+            at("presenter"), f"{where}.presenter", session_rules.clean_presenter_name, text
+        )
+    if "presenter_id" in node:
+        fields["presenter_id"] = checker.integer(
+            node["presenter_id"], f"{where}.presenter_id", at("presenter_id")
+        )
+    if "description" in node:
+        text = checker.text(node["description"], f"{where}.description", at("description"))
+        fields["description"] = checker.check(
+            at("description"), f"{where}.description", session_rules.clean_description, text
+        )
+    for key, label in SESSION_URLS.items():
+        if key in node:
+            text = checker.text(node[key], f"{where}.{key}", at(key))
+            fields[key] = checker.check(at(key), f"{where}.{key}", session_rules.clean_url, text, label)
+    if "status" in node:
+        status = checker.text(node["status"], f"{where}.status", at("status"), required=True)
+        if status is not None and status.strip().lower() not in STATUSES:
+            checker.add(
+                at("status"),
+                f"{where}.status",
+                f"“{status[:40]}” is not a status; use one of: {', '.join(STATUSES)}",
+            )
+        elif status is not None:
+            fields["status"] = status.strip().lower()
+    papers = None
+    if "papers" in node:
+        papers = _papers(checker, node["papers"], f"{where}.papers", at("papers"), in_list=False)
+        if len(papers) > MAX_PAPERS_PER_LIST:
+            checker.add(
+                at("papers"), f"{where}.papers", f"a session reads at most {MAX_PAPERS_PER_LIST} papers"
+            )
+    if len(checker.problems) > before or title is None or starts_at is None:
+        return None
+    return ProgrammeSession(title, starts_at, fields, tuple(papers) if papers is not None else None, line)
+
+
+def _list(checker: _Checker, node: Any, where: str, line: int | None) -> ProgrammeList | None:
+    node = checker.mapping(node, where, LIST_FIELDS, line)
+    if node is None:
+        return None
+    before = len(checker.problems)
+    name_line = checker.line_of(node, "name") or line
+    name = checker.check(name_line, f"{where}.name", clean_list_name, str(node.get("name") or ""))
+    if name:
+        where = f"{where} (“{name}”)"
+    description = checker.text(
+        node.get("description"), f"{where}.description", checker.line_of(node, "description")
+    )
+    if description is not None and len(description) > MAX_LIST_DESCRIPTION:
+        checker.add(
+            checker.line_of(node, "description"),
+            where,
+            f"description is over {MAX_LIST_DESCRIPTION} characters",
+        )
+    papers = _papers(
+        checker, node.get("papers"), f"{where}.papers", checker.line_of(node, "papers") or line, in_list=True
+    )
+    if len(papers) > MAX_ITEMS_PER_LIST:
+        checker.add(line, where, f"a list holds at most {MAX_ITEMS_PER_LIST} papers")
+    if len(checker.problems) > before or name is None:
+        return None
+    return ProgrammeList(
+        name, description.strip() if description else None, "description" in node, tuple(papers)
+    )
+
+
+def validate_programme(data: Any, *, guild_id: int | None, default_timezone: str) -> Programme:
+    """Check the whole document; ProgrammeInvalid lists every problem. `guild_id` overrides the file's."""
+    checker = _Checker()
+    root = checker.mapping(data, "file", TOP_FIELDS, 1)
+    if root is None:
+        raise ProgrammeInvalid(checker.problems)
+    file_guild = checker.integer(root.get("guild_id"), "guild_id", checker.line_of(root, "guild_id"))
+    target = guild_id or file_guild
+    if target is None:
+        checker.add(None, "guild_id", "no guild: put guild_id in the file or pass --guild ID")
+    settings = _settings(checker, root.get("settings"), checker.line_of(root, "settings"))
+    zone = str(settings.get("timezone") or default_timezone)
+
+    sessions: list[ProgrammeSession] = []
+    seen_sessions: dict[tuple[str, datetime], int] = {}
+    nodes = checker.sequence(root.get("sessions"), "sessions", checker.line_of(root, "sessions"))
+    for index, (node, line) in enumerate(zip(nodes, item_lines(nodes), strict=True)):
+        line = checker.line_of(node) or line
+        parsed = _session(checker, node, f"sessions[{index + 1}]", line, zone)
+        if parsed is None:
+            continue
+        key = (" ".join(parsed.title.split()).casefold(), parsed.starts_at)
+        if key in seen_sessions:
+            checker.add(
+                line, f"sessions[{index + 1}]", f"same title and time as sessions[{seen_sessions[key]}]"
+            )
+            continue
+        seen_sessions[key] = index + 1
+        sessions.append(parsed)
+
+    lists: list[ProgrammeList] = []
+    seen_lists: dict[str, int] = {}
+    nodes = checker.sequence(root.get("lists"), "lists", checker.line_of(root, "lists"))
+    for index, (node, line) in enumerate(zip(nodes, item_lines(nodes), strict=True)):
+        line = checker.line_of(node) or line
+        raw_name = node.get("name") if isinstance(node, dict) else None
+        list_key = normalize_list_name(raw_name) if isinstance(raw_name, str) else None
+        if list_key and list_key in seen_lists:
+            checker.add(line, f"lists[{index + 1}]", f"the same name as lists[{seen_lists[list_key]}]")
+            continue
+        if list_key:
+            seen_lists[list_key] = index + 1
+        parsed_list = _list(checker, node, f"lists[{index + 1}]", line)
+        if parsed_list is not None:
+            lists.append(parsed_list)
+
+    if checker.problems or target is None:
+        checker.problems.sort(key=lambda p: p.line or 0)
+        raise ProgrammeInvalid(checker.problems)
+    return Programme(target, settings, sessions, lists)
+
+
+def format_wall_time(dt: datetime, zone: str) -> str:
+    """The inverse of :func:`read_wall_time`: local wall time, or ISO with an offset when that is ambiguous."""
+    local = timeutil.ensure_aware_utc(dt).astimezone(ZoneInfo(zone))
+    text = local.strftime("%Y-%m-%d %H:%M")
+    if local.second == 0 and local.microsecond == 0 and local.fold == 0:
+        return text  # read back as the first of two ambiguous wall times, which fold 0 is
+    return local.isoformat()

@@ -1,0 +1,12 @@
+"""Reading history, named reading lists, full-text search and exports: /reading."""
+
+from __future__ import annotations
+
+from bot.client import PaperclubBot
+from cogs.reading._cog import ReadingCog
+
+__all__ = ["ReadingCog", "setup"]
+
+
+async def setup(bot: PaperclubBot) -> None:
+    await bot.add_cog(ReadingCog(bot))

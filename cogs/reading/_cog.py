@@ -1,0 +1,249 @@
+"""/reading: history, lists, show, add, remove, search, export. Thin: read the interaction, call the
+service, render the reply. Paged replies use bot.paging, so their ◀ ▶ buttons work after a restart."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot import exports
+from bot import search as full_text
+from bot.client import PaperclubBot
+from bot.errors import BadInput, NotAllowed
+from bot.paging import Page, clamp_page, page_count, pager_view, register_pager
+from bot.permissions import ensure_organizer
+from bot.replies import NO_MENTIONS, fit_embed, send_ephemeral
+from bot.services import reading as svc
+from bot.services.guild_settings import get_config
+from bot.timeutil import resolve_timezone
+from cogs.reading import _render as render
+from cogs.reading._options import (
+    EXPORT_CHOICES,
+    EXPORT_NAMES,
+    ListName,
+    Note,
+    PageNumber,
+    PaperArg,
+    Query,
+    any_paper_autocomplete,
+    export_format,
+    list_name_autocomplete,
+    list_paper_autocomplete,
+    query_autocomplete,
+)
+
+HISTORY_PAGER = "reading_history"
+LISTS_PAGER = "reading_lists"
+LIST_PAGER = "reading_list"
+SEARCH_PAGER = "reading_search"
+ATTACHMENT_LIMIT = 10 * 1024 * 1024
+PUBLIC_HELP = "Post the answer in the channel for everyone (default: only you see it)"
+PAPER_HELP = "arXiv id or link, DOI, any https:// link, or the title"
+
+
+def _guild_id(interaction: discord.Interaction[Any]) -> int:
+    if interaction.guild_id is None:
+        raise NotAllowed("This command works in a server, not in DMs.")
+    return interaction.guild_id
+
+
+async def _send_page(
+    interaction: discord.Interaction[Any], pager: str, arg: str, page: Page, public: bool
+) -> None:
+    view = pager_view(pager, arg, page)
+    kwargs: dict[str, Any] = {
+        "embed": fit_embed(page.embed),
+        "ephemeral": not public,
+        "allowed_mentions": NO_MENTIONS,
+    }
+    if view is not None:
+        kwargs["view"] = view
+    await interaction.response.send_message(**kwargs)
+
+
+@app_commands.guild_only()
+class ReadingCog(
+    commands.GroupCog,
+    group_name="reading",
+    group_description="What the club has read: history, reading lists, search and exports",
+):
+    def __init__(self, bot: PaperclubBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    async def cog_load(self) -> None:
+        register_pager(HISTORY_PAGER, self.history_page)
+        register_pager(LISTS_PAGER, self.lists_page)
+        register_pager(LIST_PAGER, self.list_page)
+        register_pager(SEARCH_PAGER, self.search_page)
+
+    # ------------------------------------------------------------------ page renderers (also after restarts)
+
+    async def history_page(self, bot: Any, guild_id: int, arg: str, page: int) -> Page:
+        now = self.bot.clock.now()
+        async with self.bot.session_factory() as session:
+            history = await svc.history_page(
+                session, guild_id, now, page=page, per_page=render.HISTORY_PAGE_SIZE
+            )
+        return Page(render.history_embed(history, now), history.page, history.pages)
+
+    async def lists_page(self, bot: Any, guild_id: int, arg: str, page: int) -> Page:
+        async with self.bot.session_factory() as session:
+            summaries = await svc.list_summaries(session, guild_id)
+        pages = page_count(len(summaries), render.LISTS_PAGE_SIZE)
+        page = clamp_page(page, pages)
+        shown = summaries[page * render.LISTS_PAGE_SIZE : (page + 1) * render.LISTS_PAGE_SIZE]
+        return Page(render.lists_embed(shown, len(summaries)), page, pages)
+
+    async def list_page(self, bot: Any, guild_id: int, arg: str, page: int) -> Page:
+        async with self.bot.session_factory() as session:
+            found = await svc.list_page(
+                session, guild_id, int(arg or 0), page=page, per_page=render.LIST_PAGE_SIZE
+            )
+        if found is None:
+            gone = discord.Embed(title="Reading list", description="This list no longer exists.")
+            return Page(gone, 0, 1)
+        return Page(render.list_embed(found), found.page, found.pages)
+
+    async def search_page(self, bot: Any, guild_id: int, arg: str, page: int) -> Page:
+        now = self.bot.clock.now()
+        async with self.bot.session_factory() as session:
+            query = await full_text.saved_query(session, guild_id, int(arg or 0))
+            if query is None:
+                expired = discord.Embed(title="Search", description="This search has expired; run it again.")
+                return Page(expired, 0, 1)
+            result = await full_text.search(
+                session, guild_id, query, page=page, per_page=render.SEARCH_PAGE_SIZE
+            )
+        return Page(render.search_embed(result, now), result.page, result.pages)
+
+    # ------------------------------------------------------------------ everyone
+
+    @app_commands.command(name="history", description="Sessions the club has held, newest first")
+    @app_commands.describe(page="Which page to open (5 sessions a page)", public=PUBLIC_HELP)
+    async def history(
+        self, interaction: discord.Interaction[Any], page: PageNumber = 1, public: bool = False
+    ) -> None:
+        guild_id = _guild_id(interaction)
+        await _send_page(
+            interaction, HISTORY_PAGER, "", await self.history_page(self.bot, guild_id, "", page - 1), public
+        )
+
+    @app_commands.command(name="lists", description="The server's reading lists and their sizes")
+    @app_commands.describe(public=PUBLIC_HELP)
+    async def lists(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
+        guild_id = _guild_id(interaction)
+        await _send_page(
+            interaction, LISTS_PAGER, "", await self.lists_page(self.bot, guild_id, "", 0), public
+        )
+
+    @app_commands.command(name="show", description="The papers on a reading list, with notes")
+    @app_commands.rename(list_name="list")
+    @app_commands.describe(list_name="The reading list", public=PUBLIC_HELP)
+    @app_commands.autocomplete(list_name=list_name_autocomplete)
+    async def show(
+        self, interaction: discord.Interaction[Any], list_name: ListName, public: bool = False
+    ) -> None:
+        guild_id = _guild_id(interaction)
+        async with self.bot.session_factory() as session:
+            list_id = await svc.list_id_for(session, guild_id, list_name)
+        arg = str(list_id)
+        await _send_page(
+            interaction, LIST_PAGER, arg, await self.list_page(self.bot, guild_id, arg, 0), public
+        )
+
+    @app_commands.command(name="search", description="Search sessions, papers, presenters and reading lists")
+    @app_commands.describe(
+        query="A few words: a paper, an author, a topic, a presenter or a list", public=PUBLIC_HELP
+    )
+    @app_commands.autocomplete(query=query_autocomplete)
+    async def search(self, interaction: discord.Interaction[Any], query: Query, public: bool = False) -> None:
+        guild_id = _guild_id(interaction)
+        now = self.bot.clock.now()
+        async with self.bot.session_factory() as session:
+            result = await full_text.search(session, guild_id, query, per_page=render.SEARCH_PAGE_SIZE)
+        page = Page(render.search_embed(result, now), result.page, result.pages)
+        query_id = 0
+        if result.pages > 1:  # the buttons carry a saved query's id, so they work after a restart
+            async with self.bot.session_factory() as session, session.begin():
+                query_id = await full_text.save_query(session, guild_id, result.query, now)
+        await _send_page(interaction, SEARCH_PAGER, str(query_id), page, public)
+
+    @app_commands.command(name="export", description="The reading history or one list as a file")
+    @app_commands.rename(list_name="list", file_format="format")
+    @app_commands.describe(
+        file_format="Markdown (the club page's form), BibTeX, CSV or JSON (default Markdown)",
+        list_name="A reading list to export instead of the history",
+    )
+    @app_commands.autocomplete(list_name=list_name_autocomplete)
+    @app_commands.choices(file_format=EXPORT_CHOICES)
+    async def export(
+        self,
+        interaction: discord.Interaction[Any],
+        file_format: str = "markdown",
+        list_name: ListName | None = None,
+    ) -> None:
+        guild_id = _guild_id(interaction)
+        fmt = export_format(file_format)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        async with self.bot.session_factory() as session:
+            if list_name is not None:
+                file = exports.export_list(fmt, await svc.list_detail(session, guild_id, list_name))
+                what = f"“{list_name.strip()}”"
+            else:
+                zone = resolve_timezone((await get_config(session, guild_id)).timezone)
+                entries = await svc.all_history(session, guild_id, self.bot.clock.now())
+                file = exports.export_history(fmt, entries, zone)
+                what = "the reading history"
+        if len(file.data) > ATTACHMENT_LIMIT:
+            raise BadInput("That export is over 10 MB, too big to attach; export a single list instead.")
+        await interaction.followup.send(
+            content=f"Here is {what} as {EXPORT_NAMES[fmt]}.",
+            file=discord.File(io.BytesIO(file.data), filename=file.filename),
+            ephemeral=True,
+            allowed_mentions=NO_MENTIONS,
+        )
+
+    # ------------------------------------------------------------------ organizers
+
+    @app_commands.command(
+        name="add", description="Put a paper on a reading list, creating the list if new (organizers)"
+    )
+    @app_commands.rename(list_name="list")
+    @app_commands.describe(
+        list_name="The reading list (a new name starts a list)",
+        paper=PAPER_HELP,
+        note="Why it is on the list",
+    )
+    @app_commands.autocomplete(list_name=list_name_autocomplete, paper=any_paper_autocomplete)
+    async def add(
+        self,
+        interaction: discord.Interaction[Any],
+        list_name: ListName,
+        paper: PaperArg,
+        note: Note | None = None,
+    ) -> None:
+        await ensure_organizer(interaction)
+        guild_id = _guild_id(interaction)
+        async with self.bot.session_factory() as session, session.begin():
+            outcome = await svc.add_to_list(
+                session, guild_id, list_name, paper, note=note, user_id=interaction.user.id
+            )
+        await send_ephemeral(interaction, render.add_message(outcome))
+
+    @app_commands.command(name="remove", description="Take a paper off a reading list (organizers)")
+    @app_commands.rename(list_name="list")
+    @app_commands.describe(list_name="The reading list", paper="The paper to take off it")
+    @app_commands.autocomplete(list_name=list_name_autocomplete, paper=list_paper_autocomplete)
+    async def remove(
+        self, interaction: discord.Interaction[Any], list_name: ListName, paper: PaperArg
+    ) -> None:
+        await ensure_organizer(interaction)
+        guild_id = _guild_id(interaction)
+        async with self.bot.session_factory() as session, session.begin():
+            outcome = await svc.remove_from_list(session, guild_id, list_name, paper)
+        await send_ephemeral(interaction, render.remove_message(outcome))

@@ -1,0 +1,117 @@
+"""Slash-command option types and autocomplete for /reading."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.errors import BadInput
+from bot.exports import ExportFormat
+from bot.papers import MAX_URL_LENGTH
+from bot.replies import CHOICE_NAME_LIMIT, one_line
+from bot.search import suggest
+from bot.services import reading as svc
+
+MAX_CHOICES = 25
+EXPORT_NAMES: dict[ExportFormat, str] = {
+    "markdown": "Markdown",
+    "bibtex": "BibTeX",
+    "csv": "CSV",
+    "json": "JSON",
+}
+EXPORT_CHOICES = [
+    app_commands.Choice(name="Markdown (the club page's “Reading so far”)", value="markdown"),
+    app_commands.Choice(name="BibTeX", value="bibtex"),
+    app_commands.Choice(name="CSV (spreadsheets)", value="csv"),
+    app_commands.Choice(name="JSON", value="json"),
+]
+ListName = app_commands.Range[str, 1, svc.MAX_LIST_NAME]
+Note = app_commands.Range[str, 1, svc.MAX_NOTE]
+Query = app_commands.Range[str, 1, 200]
+PageNumber = app_commands.Range[int, 1, 10_000]
+
+
+class PaperInputTransformer(app_commands.Transformer):
+    """A paper as typed (arXiv id or link, DOI, any http(s) link, a title) or picked from autocomplete."""
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.string
+
+    @property
+    def min_value(self) -> int:
+        return 1
+
+    @property
+    def max_value(self) -> int:
+        return MAX_URL_LENGTH
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> svc.PaperInput:
+        return svc.read_paper_input(str(value))
+
+
+def export_format(value: str) -> ExportFormat:
+    for fmt in EXPORT_NAMES:
+        if fmt == value:
+            return fmt
+    raise BadInput("Pick a format: Markdown, BibTeX, CSV or JSON.")
+
+
+PaperArg = app_commands.Transform[svc.PaperInput, PaperInputTransformer]
+
+
+def _choice(name: str, value: str) -> app_commands.Choice[str]:
+    return app_commands.Choice(name=one_line(name, CHOICE_NAME_LIMIT) or "—", value=value[:100])
+
+
+async def list_name_autocomplete(
+    interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    if interaction.guild_id is None:
+        return []
+    async with interaction.client.session_factory() as session:
+        names = await svc.list_name_choices(session, interaction.guild_id, current, MAX_CHOICES)
+    return [_choice(name, name) for name in names][:MAX_CHOICES]
+
+
+async def any_paper_autocomplete(
+    interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    """Stored papers matching what is typed; the value is the paper's key, so the exact paper is used."""
+    if interaction.guild_id is None:
+        return []
+    async with interaction.client.session_factory() as session:
+        found = [s for s in await suggest(session, interaction.guild_id, current) if s.kind == "paper"]
+        infos = await svc.paper_infos(session, [s.ref_id for s in found])
+    return [_choice(info.title, svc.choice_value(info)) for info in infos][:MAX_CHOICES]
+
+
+async def list_paper_autocomplete(
+    interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    """The papers on the list chosen in the `list` option."""
+    list_name = getattr(interaction.namespace, "list", None)
+    if interaction.guild_id is None or not list_name:
+        return []
+    async with interaction.client.session_factory() as session:
+        pairs = await svc.list_paper_choices(
+            session, interaction.guild_id, str(list_name), current, MAX_CHOICES
+        )
+    return [_choice(name, value) for name, value in pairs][:MAX_CHOICES]
+
+
+async def query_autocomplete(
+    interaction: discord.Interaction[Any], current: str
+) -> list[app_commands.Choice[str]]:
+    """Paper titles and list names for the words typed so far."""
+    if interaction.guild_id is None:
+        return []
+    async with interaction.client.session_factory() as session:
+        found = await suggest(session, interaction.guild_id, current)
+    choices = []
+    for item in found:
+        label = f"{item.name} (reading list)" if item.kind == "list" else item.name
+        choices.append(_choice(label, one_line(item.name, 100)))
+    return choices[:MAX_CHOICES]

@@ -1,0 +1,49 @@
+"""Fixtures for the reading feature: the club's real programme (examples/club.yaml) in the test's store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.programme import import_text
+
+CLUB_YAML = Path(__file__).resolve().parents[2] / "examples" / "club.yaml"
+GUILD = 1
+
+TABLES = [
+    "guild_settings",
+    "papers",
+    "sessions",
+    "session_papers",
+    "reading_lists",
+    "reading_list_items",
+]
+
+
+async def import_club(factory: async_sessionmaker[AsyncSession], guild_id: int = GUILD) -> None:
+    await import_text(factory, CLUB_YAML.read_text(encoding="utf-8"), suffix=".yaml", guild_id=guild_id)
+
+
+@pytest.fixture
+async def club(session_factory: async_sessionmaker[AsyncSession]) -> async_sessionmaker[AsyncSession]:
+    """The store with examples/club.yaml imported into guild 1."""
+    await import_club(session_factory)
+    return session_factory
+
+
+async def snapshot(factory: async_sessionmaker[AsyncSession]) -> dict[str, list[tuple[object, ...]]]:
+    """Every row of the reading-related tables and of the search index, sorted (for 'nothing changed')."""
+    out: dict[str, list[tuple[object, ...]]] = {}
+    async with factory() as session:
+        for table in [*TABLES, "reading_search"]:
+            columns = (
+                "kind, ref_id, guild_id, title, people, papers, body, ids"
+                if table == "reading_search"
+                else "*"
+            )
+            rows = (await session.execute(text(f"SELECT {columns} FROM {table}"))).all()
+            out[table] = sorted((tuple(row) for row in rows), key=repr)
+    return out
