@@ -7,7 +7,15 @@ import pkgutil
 from db.models.core import AppState, GuildSettings
 from db.models.sessions import ClubSession, Paper, SessionPaper, SessionSubscription
 
-__all__ = ["AppState", "ClubSession", "GuildSettings", "Paper", "SessionPaper", "SessionSubscription", "load_all"]
+__all__ = [
+    "AppState",
+    "ClubSession",
+    "GuildSettings",
+    "Paper",
+    "SessionPaper",
+    "SessionSubscription",
+    "load_all",
+]
 
 
 def load_all() -> None:
