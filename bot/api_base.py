@@ -42,3 +42,12 @@ def apply_api_base(base: str | None) -> None:
     root = base.rstrip("/")
     discord.http.Route.BASE = f"{root}/api/v10"
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway_url_for(root)
+
+
+def current_api_base() -> tuple[str, yarl.URL]:
+    """The addresses in force now (to put back with :func:`restore_api_base`)."""
+    return discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+
+
+def restore_api_base(saved: tuple[str, yarl.URL]) -> None:
+    discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = saved

@@ -19,7 +19,7 @@ from typing import Any
 import discord
 
 from bot.replies import NO_MENTIONS, fit_embed
-from bot.views import PaperclubView
+from bot.views import PaperclubView, guarded
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,9 @@ class PageButton(
         return cls(match["name"], match["arg"], int(match["page"]), match["dir"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, lambda: self._turn(interaction))
+
+    async def _turn(self, interaction: discord.Interaction[Any]) -> None:
         renderer = _RENDERERS.get(self.name)
         if renderer is None or interaction.guild_id is None:
             await interaction.response.send_message("This list is no longer available.", ephemeral=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -28,6 +29,21 @@ class PaperclubModal(discord.ui.Modal):
         self, interaction: discord.Interaction[Any], error: Exception, /
     ) -> None:
         await report_error(interaction, error)
+
+
+async def guarded(interaction: discord.Interaction[Any], handler: Callable[[], Awaitable[None]]) -> None:
+    """Run a dynamic (restart-proof) button's handler with the one error handler.
+
+    discord.py only logs errors raised in a DynamicItem's callback, leaving the member without an
+    answer; here domain errors become ephemeral replies and anything else is logged and apologised for.
+    """
+    interaction.extras.setdefault("paperclub_t0", time.perf_counter())
+    try:
+        await handler()
+    except Exception as error:  # every error is reported: domain ones to the member, others logged
+        await report_error(interaction, error)
+    else:
+        log_component(interaction)
 
 
 def log_component(interaction: discord.Interaction[Any], outcome: str = "ok") -> None:

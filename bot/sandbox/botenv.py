@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.api_base import current_api_base, restore_api_base
 from bot.app import build_bot
 from bot.client import PaperclubBot
 from bot.clock import FakeClock
@@ -40,6 +41,7 @@ class BotEnv:
         self.clock = clock or FakeClock(DEFAULT_START)
         self.settings_overrides = dict(settings_overrides or {})
         self.standin = StandIn()
+        self.standin.wall_clock = self.clock.now  # the stand-in's date rules follow the FakeClock
         self._stack = contextlib.AsyncExitStack()
         self._bot_stack: contextlib.AsyncExitStack | None = None
         self.bot: PaperclubBot
@@ -48,6 +50,8 @@ class BotEnv:
 
     # -- lifecycle -----------------------------------------------------------------------------------------
     async def start(self) -> BotEnv:
+        saved = current_api_base()
+        self._stack.callback(restore_api_base, saved)
         await self._stack.enter_async_context(self.standin)
         self.world = await self.standin.create_default_guild()
         await self.start_bot()

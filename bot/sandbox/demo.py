@@ -21,7 +21,7 @@ from bot.sandbox import tours
 from bot.sandbox.botenv import BotEnv
 from bot.sandbox.interactions import InteractionResult, Response
 from bot.sandbox.render import render_components, render_embed, render_message
-from bot.sandbox.state import Message
+from bot.sandbox.state import Channel, Member, Message, Role, User
 
 RULE = "─" * 78
 
@@ -38,9 +38,12 @@ def _who(member: Any) -> str:
 
 
 def _format_option(value: Any) -> str:
-    if hasattr(value, "name") and hasattr(value, "id"):
-        prefix = "#" if hasattr(value, "type") and not hasattr(value, "permissions") else "@"
-        return f"{prefix}{value.name}"
+    if isinstance(value, Member | User):
+        return _who(value)
+    if isinstance(value, Role):
+        return f"@{value.name}"
+    if isinstance(value, Channel):
+        return f"#{value.name}"
     return str(value)
 
 

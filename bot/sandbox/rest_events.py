@@ -21,11 +21,10 @@ def _event_from(request: web.Request) -> tuple[Guild, Json]:
     return guild, event
 
 
-def _check_event_times(body: Json, event: Json | None) -> None:
+def _check_event_times(body: Json, event: Json | None, now: dt.datetime) -> None:
     errs = limits.FormErrors()
     start = parse_time(body.get("scheduled_start_time") or (event or {}).get("scheduled_start_time"))
     end = parse_time(body.get("scheduled_end_time") or (event or {}).get("scheduled_end_time"))
-    now = dt.datetime.now(dt.UTC)
     if start is not None and "scheduled_start_time" in body and start < now:
         errs.add(
             ["scheduled_start_time"],
@@ -45,7 +44,7 @@ async def create_event(request: web.Request) -> web.Response:
     standin, guild, body = standin_of(request), guild_from(request), body_of(request)
     require(standin, guild, MANAGE_EVENTS | CREATE_EVENTS, any_of=True)
     limits.check_scheduled_event(body, partial=False)
-    _check_event_times(body, None)
+    _check_event_times(body, None, standin.wall_clock())
     event_id = standin.state.ids.next()
     bot = standin.state.bot
     event: Json = {
@@ -86,7 +85,7 @@ async def patch_event(request: web.Request) -> web.Response:
     require(standin, guild, MANAGE_EVENTS)
     body = body_of(request)
     limits.check_scheduled_event(body, partial=True)
-    _check_event_times(body, event)
+    _check_event_times(body, event, standin_of(request).wall_clock())
     for key in (
         "name",
         "description",

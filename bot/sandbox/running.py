@@ -9,7 +9,7 @@ from typing import TypeVar
 
 import discord
 
-from bot.api_base import apply_api_base
+from bot.api_base import apply_api_base, current_api_base, restore_api_base
 from bot.sandbox.server import StandIn
 
 ClientT = TypeVar("ClientT", bound=discord.Client)
@@ -32,6 +32,7 @@ async def connected(
     is cut to 50 ms (it sets ``client._connection.guild_ready_timeout``; pass ``guild_ready_timeout=`` to the
     client instead and ``fast_ready=False`` to avoid touching a private attribute).
     """
+    saved = current_api_base()
     apply_api_base(standin.base_url)
     if fast_ready:
         state = client._connection
@@ -53,7 +54,7 @@ async def connected(
         await client.close()
         with contextlib.suppress(Exception, asyncio.CancelledError):
             await asyncio.wait_for(runner, timeout)
-        apply_api_base(None)
+        restore_api_base(saved)  # another client in this process may still use its own stand-in
 
 
 async def _ready(client: discord.Client, standin: StandIn, timeout: float) -> None:

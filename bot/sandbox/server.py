@@ -11,6 +11,7 @@ async with StandIn() as standin:
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -82,6 +83,8 @@ class StandIn(WorldBuilder):
         # raises PermissionError for such members instead of delivering the interaction.
         self.enforce_command_permissions = False
         self.clock_offset = 0.0
+        # Wall-clock time for date rules ("event in the past"); BotEnv points it at the bot's FakeClock.
+        self.wall_clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
         self.default_guild: DefaultGuild | None = None
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None

@@ -17,21 +17,7 @@ from bot.errors import NotAllowed
 from bot.replies import NO_MENTIONS, one_line, send_ephemeral
 from bot.services.sessions import SessionInfo, get_session
 from bot.services.sessions_queries import toggle_subscription
-from bot.tree import report_error
-from bot.views import PaperclubView, log_component
-
-Handler = Callable[[discord.Interaction[Any]], Awaitable[None]]
-
-
-async def guarded(interaction: discord.Interaction[Any], handler: Handler) -> None:
-    """Run a dynamic button's handler; its errors go to the one error handler (discord.py would
-    only log them, leaving the member without an answer)."""
-    try:
-        await handler(interaction)
-    except Exception as error:  # every error is reported: domain ones to the member, others logged
-        await report_error(interaction, error)
-    else:
-        log_component(interaction)
+from bot.views import PaperclubView, guarded
 
 
 def _guild_id(interaction: discord.Interaction[Any]) -> int:
@@ -61,7 +47,7 @@ class RemindMeButton(
         return cls(int(match["session_id"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, self._toggle)
+        await guarded(interaction, lambda: self._toggle(interaction))
 
     async def _toggle(self, interaction: discord.Interaction[Any]) -> None:
         guild_id = _guild_id(interaction)
@@ -106,7 +92,7 @@ class CalendarButton(
         return cls(int(match["session_id"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, self._send_ics)
+        await guarded(interaction, lambda: self._send_ics(interaction))
 
     async def _send_ics(self, interaction: discord.Interaction[Any]) -> None:
         guild_id = _guild_id(interaction)
@@ -151,7 +137,7 @@ class ListPageButton(
         return cls(int(match["page"]), match["direction"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, self._turn)
+        await guarded(interaction, lambda: self._turn(interaction))
 
     async def _turn(self, interaction: discord.Interaction[Any]) -> None:
         if ListPageButton.renderer is None:

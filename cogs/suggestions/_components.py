@@ -5,7 +5,6 @@ working after a restart; each hands the press to the cog (registered as "Suggest
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import discord
@@ -14,8 +13,7 @@ from bot.errors import NotAllowed
 from bot.replies import BUTTON_LABEL_LIMIT, cut
 from bot.services.suggestions import MAX_REASON_LENGTH
 from bot.services.suggestions_queries import SuggestionCard
-from bot.tree import report_error
-from bot.views import PaperclubModal, PaperclubView, log_component
+from bot.views import PaperclubModal, PaperclubView, guarded, log_component
 
 COG_NAME = "Suggestions"
 
@@ -47,17 +45,6 @@ def handlers(interaction: discord.Interaction[Any]) -> SuggestionHandlers:
     if cog is None:
         raise NotAllowed("Suggestions are switched off on this bot right now.")
     return cog
-
-
-async def guarded(interaction: discord.Interaction[Any], handler: Callable[[], Awaitable[None]]) -> None:
-    """Run a dynamic button's handler; its errors go to the one error handler (discord.py would
-    only log them, leaving the member without an answer)."""
-    try:
-        await handler()
-    except Exception as error:  # every error is reported: domain ones to the member, others logged
-        await report_error(interaction, error)
-    else:
-        log_component(interaction)
 
 
 class VoteButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sugg:vote:(?P<id>\d{1,10})"):
