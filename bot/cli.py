@@ -22,7 +22,7 @@ def _settings() -> Settings:
 
     settings = load_settings()
     token = settings.discord_token.get_secret_value() if settings.discord_token else ""
-    setup_logging(settings.log_level, secrets=[token])
+    setup_logging(settings.log_level, secrets=[token, token.strip()])
     return settings
 
 

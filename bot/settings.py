@@ -71,6 +71,17 @@ class Settings(BaseSettings):
             raise ValueError("must be an http(s) URL")
         return value.rstrip("/")
 
+    @field_validator("discord_api_base")
+    @classmethod
+    def _no_token_over_plain_http(cls, value: str | None) -> str | None:
+        """The token goes to this address: plain http only to this machine (the local stand-in)."""
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme == "http" and (parts.hostname or "") not in ("127.0.0.1", "localhost", "::1"):
+            raise ValueError("must use https unless it is on this machine (127.0.0.1 or localhost)")
+        return value
+
     def require_token(self) -> str:
         """The token, or a SettingsError when it is missing (only `run` and `sync-commands` need it)."""
         if self.discord_token is None or not self.discord_token.get_secret_value().strip():
