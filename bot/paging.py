@@ -6,7 +6,9 @@ and a press after a restart re-renders the page from the store. Usage::
 
     register_pager("sessions", render_sessions_page)   # in the cog's cog_load
     embed, view = await first_page(bot, "sessions", guild_id, arg="")
-    await interaction.response.send_message(embed=embed, view=view)
+    await send_reply(interaction, embed=embed, view=view)
+    # or, with a Page the cog rendered itself:
+    await send_page(interaction, "sessions", arg, page, public=True)
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 import discord
 
-from bot.replies import NO_MENTIONS, fit_embed
+from bot.replies import NO_MENTIONS, fit_embed, send_reply
 from bot.views import PaperclubView, guarded
 
 
@@ -105,6 +107,14 @@ async def first_page(
     result = await _RENDERERS[name](bot, guild_id, arg, page)
     view = pager_view(name, arg, result)
     return fit_embed(result.embed), view
+
+
+async def send_page(
+    interaction: discord.Interaction[Any], name: str, arg: str, page: Page, *, public: bool = False
+) -> None:
+    """Answer with a page a renderer made, and its ◀ ▶ buttons (ephemeral unless ``public``)."""
+    view = pager_view(name, arg, page)
+    await send_reply(interaction, embed=fit_embed(page.embed), view=view, public=public)
 
 
 def setup_paging(bot: discord.Client) -> None:

@@ -39,11 +39,20 @@ def member_is_manager(member: discord.Member) -> bool:
     return perms.administrator or perms.manage_guild
 
 
-async def guild_config_for(interaction: discord.Interaction[Any]) -> GuildConfig:
+IN_SERVER_ONLY = "This command works in a server, not in DMs."
+
+
+def require_guild_id(interaction: discord.Interaction[Any], refusal: str = IN_SERVER_ONLY) -> int:
+    """The interaction's guild id; NotAllowed with ``refusal`` in DMs."""
     if interaction.guild_id is None:
-        raise NotAllowed("This command works in a server, not in DMs.")
+        raise NotAllowed(refusal)
+    return interaction.guild_id
+
+
+async def guild_config_for(interaction: discord.Interaction[Any]) -> GuildConfig:
+    guild_id = require_guild_id(interaction)
     async with interaction.client.session_factory() as session:
-        return await get_config(session, interaction.guild_id)
+        return await get_config(session, guild_id)
 
 
 async def ensure_organizer(interaction: discord.Interaction[Any]) -> GuildConfig:
@@ -71,12 +80,12 @@ def manager_only() -> Callable[[T], T]:
     """app_commands check: Manage Server only."""
 
     async def predicate(interaction: discord.Interaction[Any]) -> bool:
-        if interaction.guild_id is None:
-            error = NotAllowed("This command works in a server, not in DMs.")
-            raise RefusedCheck(error) from error
-        if not isinstance(interaction.user, discord.Member) or not member_is_manager(interaction.user):
-            error = NotAllowed("Only members with Manage Server can change the club's settings.")
-            raise RefusedCheck(error) from error
+        try:
+            require_guild_id(interaction)
+            if not isinstance(interaction.user, discord.Member) or not member_is_manager(interaction.user):
+                raise NotAllowed("Only members with Manage Server can change the club's settings.")
+        except NotAllowed as exc:
+            raise RefusedCheck(exc) from exc
         return True
 
     return app_commands.check(predicate)

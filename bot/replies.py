@@ -45,6 +45,32 @@ def fit_embed(embed: discord.Embed) -> discord.Embed:
     return embed
 
 
+async def send_reply(
+    interaction: discord.Interaction[Any],
+    content: str | None = None,
+    *,
+    embed: discord.Embed | None = None,
+    view: discord.ui.View | None = None,
+    public: bool = False,
+    **kwargs: Any,
+) -> None:
+    """Reply (ephemerally unless ``public``), whether or not the interaction was already responded to
+    or deferred. Never pings, cuts the content to Discord's limit; ``view`` None means no buttons."""
+    kwargs.setdefault("allowed_mentions", NO_MENTIONS)
+    if content is not None:
+        content = cut(content, CONTENT_LIMIT)
+    if embed is not None:
+        kwargs["embed"] = embed
+    if view is not None:
+        kwargs["view"] = view
+    if interaction.response.is_done():
+        await interaction.followup.send(
+            content=content or discord.utils.MISSING, ephemeral=not public, **kwargs
+        )
+    else:
+        await interaction.response.send_message(content=content, ephemeral=not public, **kwargs)
+
+
 async def send_ephemeral(
     interaction: discord.Interaction[Any],
     content: str | None = None,
@@ -53,12 +79,4 @@ async def send_ephemeral(
     **kwargs: Any,
 ) -> None:
     """Reply ephemerally, whether or not the interaction was already responded to or deferred."""
-    kwargs.setdefault("allowed_mentions", NO_MENTIONS)
-    if content is not None:
-        content = cut(content, CONTENT_LIMIT)
-    if embed is not None:
-        kwargs["embed"] = embed
-    if interaction.response.is_done():
-        await interaction.followup.send(content=content or discord.utils.MISSING, ephemeral=True, **kwargs)
-    else:
-        await interaction.response.send_message(content=content, ephemeral=True, **kwargs)
+    await send_reply(interaction, content, embed=embed, **kwargs)

@@ -1,4 +1,4 @@
-"""Slash-command option types shared by features.
+"""Slash-command option types and autocomplete helpers shared by features.
 
 ``SessionOption`` is a session picked by id, with autocomplete (upcoming first, then recent; at most
 25 choices, names within 100 characters). It only turns the option into an ``int``: the service
@@ -9,64 +9,108 @@ and the write happen in one transaction. ``TimezoneOption`` is an IANA name or c
     from bot.transformers import SessionOption, TimezoneOption
 
     async def remind(self, interaction, session: SessionOption, timezone: TimezoneOption | None = None): ...
+
+For a feature's own options: :class:`OptionTransformer` (the option's type and bounds as class
+attributes), :class:`IdTransformer` (a row picked by number) and :func:`guild_choices` (autocomplete
+read from the store for the user's guild).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, ClassVar, TypeVar
 
 import discord
 from discord import app_commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.errors import BadInput
 from bot.services.guild_settings import get_config
-from bot.services.sessions_queries import session_choices
+from bot.services.sessions_queries import MAX_CHOICES, session_choices
 
-MAX_SESSION_ID = 2**31 - 1
+MAX_ID = 2**31 - 1
+MAX_SESSION_ID = MAX_ID
+
+ChoiceT = TypeVar("ChoiceT", str, int, float)
+
+
+async def guild_choices(
+    interaction: discord.Interaction[Any],
+    query: Callable[[AsyncSession, int], Awaitable[Iterable[tuple[str, ChoiceT]]]],
+) -> list[app_commands.Choice[ChoiceT]]:
+    """Autocomplete read from the store: ``query(session, guild_id)`` gives (name, value) pairs, names
+    already fit for display. None in DMs; at most 25."""
+    if interaction.guild_id is None:
+        return []
+    async with interaction.client.session_factory() as session:
+        pairs = list(await query(session, interaction.guild_id))
+    return [app_commands.Choice(name=name, value=value) for name, value in pairs][:MAX_CHOICES]
 
 
 async def session_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[int]]:
     """Choices for a `session` option in the user's guild."""
-    if interaction.guild_id is None:
-        return []
-    bot = interaction.client
-    async with bot.session_factory() as session:
-        config = await get_config(session, interaction.guild_id)
-        choices = await session_choices(
-            session, interaction.guild_id, bot.clock.now(), current[:100], config.timezone
-        )
-    return [app_commands.Choice(name=name, value=value) for name, value in choices]
+
+    async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, int]]:
+        config = await get_config(session, guild_id)
+        now = interaction.client.clock.now()
+        return await session_choices(session, guild_id, now, current[:100], config.timezone)
+
+    return await guild_choices(interaction, query)
 
 
 async def timezone_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
-    return [app_commands.Choice(name=n, value=v) for n, v in timeutil.timezone_choices(current)][:25]
+    return [app_commands.Choice(name=n, value=v) for n, v in timeutil.timezone_choices(current)][:MAX_CHOICES]
 
 
-class SessionIdTransformer(app_commands.Transformer):
-    """An integer option with session autocomplete; gives the id."""
+class OptionTransformer(app_commands.Transformer):
+    """A Transformer whose option type and bounds are class attributes (for a string option the bounds
+    are its length). Subclasses add ``transform`` and, when they offer one, ``autocomplete``."""
+
+    option_type: ClassVar[discord.AppCommandOptionType] = discord.AppCommandOptionType.string
+    minimum: ClassVar[int | None] = None
+    maximum: ClassVar[int | None] = None
 
     @property
     def type(self) -> discord.AppCommandOptionType:
-        return discord.AppCommandOptionType.integer
+        return self.option_type
 
     @property
-    def min_value(self) -> int:
-        return 1
+    def min_value(self) -> int | None:
+        return self.minimum
 
     @property
-    def max_value(self) -> int:
-        return MAX_SESSION_ID
+    def max_value(self) -> int | None:
+        return self.maximum
+
+
+class IdTransformer(OptionTransformer):
+    """An integer option naming a stored row by its number (1 … 2**31-1); gives the ``int``. The service
+    checks that it belongs to the guild. ``noun`` names the row in the error for a non-number."""
+
+    option_type = discord.AppCommandOptionType.integer
+    minimum = 1
+    maximum = MAX_ID
+    noun: ClassVar[str] = "row"
 
     async def transform(self, interaction: discord.Interaction[Any], value: Any) -> int:
         try:
-            session_id = int(value)
+            return int(value)
         except (TypeError, ValueError):
-            raise BadInput("Pick a session from the list (or type its number).") from None
+            raise BadInput(f"Pick a {self.noun} from the list (or type its number).") from None
+
+
+class SessionIdTransformer(IdTransformer):
+    """An integer option with session autocomplete; gives the id."""
+
+    noun = "session"
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> int:
+        session_id = await super().transform(interaction, value)
         if not 1 <= session_id <= MAX_SESSION_ID:
             raise BadInput(f"There is no session #{session_id} in this server.")
         return session_id
@@ -77,16 +121,10 @@ class SessionIdTransformer(app_commands.Transformer):
         return await session_autocomplete(interaction, str(value))
 
 
-class TimezoneTransformer(app_commands.Transformer):
+class TimezoneTransformer(OptionTransformer):
     """An IANA zone name or club abbreviation; gives the IANA name (BadInput when unknown)."""
 
-    @property
-    def type(self) -> discord.AppCommandOptionType:
-        return discord.AppCommandOptionType.string
-
-    @property
-    def max_value(self) -> int:
-        return 64
+    maximum = 64
 
     async def transform(self, interaction: discord.Interaction[Any], value: Any) -> str:
         return timeutil.resolve_timezone(str(value)).key

@@ -8,11 +8,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import timeutil
 from bot.client import PaperclubBot
 from bot.permissions import ensure_organizer, manager_only
-from bot.replies import NO_MENTIONS, cut, send_ephemeral
+from bot.replies import cut, send_ephemeral
 from bot.services.guild_settings import GuildConfig, update_config
+from bot.transformers import timezone_autocomplete
 
 
 def _mention(kind: str, value: int | None) -> str:
@@ -57,9 +57,7 @@ class SetupCog(
     @app_commands.command(name="show", description="Show the club's settings (organizers)")
     async def show(self, interaction: discord.Interaction[Any]) -> None:
         config = await ensure_organizer(interaction)
-        await interaction.response.send_message(
-            embed=render_settings_embed(config), ephemeral=True, allowed_mentions=NO_MENTIONS
-        )
+        await send_ephemeral(interaction, embed=render_settings_embed(config))
 
     @app_commands.command(name="announcements", description="Channel where sessions are announced")
     @app_commands.describe(channel="A text channel the bot can post in")
@@ -103,7 +101,7 @@ class SetupCog(
     async def _zone_autocomplete(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[app_commands.Choice[str]]:
-        return [app_commands.Choice(name=n, value=v) for n, v in timeutil.timezone_choices(current)][:25]
+        return await timezone_autocomplete(interaction, current)
 
     @app_commands.command(name="display_zones", description="Zones every session time is shown in")
     @app_commands.describe(zones="e.g. America/Los_Angeles=PT, Europe/London, Asia/Kolkata=IST")

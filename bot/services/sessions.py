@@ -2,12 +2,12 @@
 
 Every function validates all of its input before it writes anything, and writes inside the caller's
 transaction (``async with bot.session_factory() as s, s.begin():``). Listing, autocomplete and the
-Remind me subscriptions live in :mod:`bot.services.sessions_queries`.
+Remind me subscriptions live in :mod:`bot.services.sessions_queries`; the plain values
+(:class:`SessionInfo`, :class:`SessionEdit`) in :mod:`bot.services.sessions_info`, re-exported here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -19,7 +19,8 @@ from sqlalchemy.orm import selectinload
 from bot import timeutil
 from bot.errors import BadInput, Conflict, NotFound
 from bot.papers import normalize_title, parse_paper_ref
-from bot.services.papers import PaperInfo, paper_info, papers_from_text
+from bot.services.papers import papers_from_text
+from bot.services.sessions_info import CANCELLED, SCHEDULED, SessionEdit, SessionInfo, session_info
 from bot.services.sessions_rules import (
     MAX_CANCEL_REASON,
     MAX_DAYS_AHEAD,
@@ -31,6 +32,7 @@ from bot.services.sessions_rules import (
     StartTime,
     check_duration,
     check_paper_count,
+    check_start,
     check_timezone,
     clean_description,
     clean_presenter_name,
@@ -41,7 +43,7 @@ from bot.services.sessions_rules import (
 )
 from db.models import ClubSession, SessionPaper
 
-__all__ = [  # the field rules are re-exported: other features use them as sessions.<name>
+__all__ = [  # the field rules and plain values are re-exported: features use them as sessions.<name>
     "CANCELLED",
     "MAX_CANCEL_REASON",
     "MAX_DAYS_AHEAD",
@@ -75,9 +77,6 @@ __all__ = [  # the field rules are re-exported: other features use them as sessi
     "session_info",
 ]
 
-SCHEDULED: Final = "scheduled"
-CANCELLED: Final = "cancelled"
-
 
 class _Unset:
     """Marks an edit argument that was not given (None means 'clear this field')."""
@@ -87,87 +86,6 @@ class _Unset:
 
 
 UNSET: Final = _Unset()
-
-
-@dataclass(frozen=True)
-class SessionInfo:
-    """A stored session as plain values. Times are aware UTC."""
-
-    id: int
-    guild_id: int
-    title: str
-    description: str | None
-    starts_at: datetime
-    ends_at: datetime
-    duration_minutes: int
-    timezone: str
-    presenter_id: int | None
-    presenter_name: str | None
-    papers: list[PaperInfo]
-    signup_url: str | None
-    recording_url: str | None
-    notes_url: str | None
-    wiki_url: str | None
-    status: str
-    announcement_channel_id: int | None
-    announcement_message_id: int | None
-    thread_id: int | None
-    event_id: int | None
-    sequence: int
-    cancel_reason: str | None = None
-    created_by: int | None = None
-
-    @property
-    def is_cancelled(self) -> bool:
-        return self.status == CANCELLED
-
-    @property
-    def is_announced(self) -> bool:
-        return self.announcement_message_id is not None
-
-    def has_ended(self, now: datetime) -> bool:
-        return self.ends_at <= now
-
-    def has_started(self, now: datetime) -> bool:
-        return self.starts_at <= now
-
-
-@dataclass(frozen=True)
-class SessionEdit:
-    """What an edit changed, so the caller knows whether the event/announcement need refreshing."""
-
-    info: SessionInfo
-    changed: frozenset[str] = field(default_factory=frozenset)
-    note: str | None = None
-
-
-def session_info(row: ClubSession) -> SessionInfo:
-    """Plain values of a row whose papers were loaded (see :func:`load_row`)."""
-    return SessionInfo(
-        id=row.id,
-        guild_id=row.guild_id,
-        title=row.title,
-        description=row.description,
-        starts_at=row.starts_at,
-        ends_at=row.starts_at + timedelta(minutes=row.duration_minutes),
-        duration_minutes=row.duration_minutes,
-        timezone=row.timezone,
-        presenter_id=row.presenter_id,
-        presenter_name=row.presenter_name,
-        papers=[paper_info(link.paper) for link in row.papers],
-        signup_url=row.signup_url,
-        recording_url=row.recording_url,
-        notes_url=row.notes_url,
-        wiki_url=row.wiki_url,
-        status=row.status,
-        announcement_channel_id=row.announcement_channel_id,
-        announcement_message_id=row.announcement_message_id,
-        thread_id=row.thread_id,
-        event_id=row.event_id,
-        sequence=row.sequence,
-        cancel_reason=row.cancel_reason,
-        created_by=row.created_by,
-    )
 
 
 # ---------------------------------------------------------------- store
@@ -185,6 +103,23 @@ async def load_row(session: AsyncSession, guild_id: int, session_id: int) -> Clu
     if row is None or row.guild_id != guild_id:
         raise NotFound(f"There is no session #{session_id} in this server.")
     return row
+
+
+async def _load_scheduled(
+    session: AsyncSession, guild_id: int, session_id: int, if_cancelled: str
+) -> ClubSession:
+    """The session's row; Conflict "Session #<id> <if_cancelled>" when it was cancelled."""
+    row = await load_row(session, guild_id, session_id)
+    if row.status == CANCELLED:
+        raise Conflict(f"Session #{session_id} {if_cancelled}")
+    return row
+
+
+async def _save(session: AsyncSession, row: ClubSession, now: datetime) -> SessionInfo:
+    """Stamp the change and flush; the session as it now stands."""
+    row.updated_at = now
+    await session.flush()
+    return session_info(row)
 
 
 async def get_session(session: AsyncSession, guild_id: int, session_id: int) -> SessionInfo:
@@ -252,9 +187,7 @@ async def create_session(
         "duration_minutes": check_duration(duration_minutes),
         "timezone": check_timezone(timezone),
     }
-    starts_at = timeutil.ensure_aware_utc(starts_at_utc)
-    timeutil.ensure_future(starts_at, now)
-    timeutil.ensure_within(starts_at, now, MAX_DAYS_AHEAD)
+    starts_at = check_start(starts_at_utc, now)
     texts = check_paper_count(list(papers or []))
     for text in texts:  # validate before any write
         parse_paper_ref(text)
@@ -295,17 +228,12 @@ async def edit_session(
 ) -> SessionEdit:
     """Change the given fields (None clears an optional one). Raises the sequence when anything
     changed, so calendar apps replace their copy."""
-    row = await load_row(session, guild_id, session_id)
-    if row.status == CANCELLED:
-        raise Conflict(f"Session #{session_id} was cancelled; add a new session instead.")
+    row = await _load_scheduled(session, guild_id, session_id, "was cancelled; add a new session instead.")
     updates: dict[str, Any] = {}
     if not isinstance(title, _Unset):
         updates["title"] = clean_title(title)
     if not isinstance(starts_at_utc, _Unset):
-        starts_at = timeutil.ensure_aware_utc(starts_at_utc)
-        timeutil.ensure_future(starts_at, now)
-        timeutil.ensure_within(starts_at, now, MAX_DAYS_AHEAD)
-        updates["starts_at"] = starts_at
+        updates["starts_at"] = check_start(starts_at_utc, now)
     if not isinstance(timezone, _Unset):
         updates["timezone"] = check_timezone(timezone)
     if not isinstance(presenter_id, _Unset):
@@ -351,17 +279,13 @@ async def cancel_session(
     cleaned = " ".join(reason.split()) if reason else None
     if cleaned and len(cleaned) > MAX_CANCEL_REASON:
         raise BadInput(f"Keep the reason within {MAX_CANCEL_REASON} characters.")
-    row = await load_row(session, guild_id, session_id)
-    if row.status == CANCELLED:
-        raise Conflict(f"Session #{session_id} is already cancelled.")
+    row = await _load_scheduled(session, guild_id, session_id, "is already cancelled.")
     if row.starts_at + timedelta(minutes=row.duration_minutes) <= now:
         raise Conflict(f"Session #{session_id} is already over; there is nothing to cancel.")
     row.status = CANCELLED
     row.cancel_reason = cleaned or None
     row.sequence += 1
-    row.updated_at = now
-    await session.flush()
-    return session_info(row)
+    return await _save(session, row, now)
 
 
 async def recap_session(
@@ -383,9 +307,7 @@ async def recap_session(
     given = {name: value for name, value in links.items() if value is not None}
     if not given:
         raise BadInput("Give at least one of recording_url, notes_url or wiki_url.")
-    row = await load_row(session, guild_id, session_id)
-    if row.status == CANCELLED:
-        raise Conflict(f"Session #{session_id} was cancelled; there is nothing to recap.")
+    row = await _load_scheduled(session, guild_id, session_id, "was cancelled; there is nothing to recap.")
     if row.starts_at > now:
         raise BadInput(
             f"Session #{session_id} has not happened yet ({timeutil.discord_timestamp(row.starts_at, 'R')}); "
@@ -393,9 +315,7 @@ async def recap_session(
         )
     for name, value in given.items():
         setattr(row, name, value)
-    row.updated_at = now
-    await session.flush()
-    return session_info(row)
+    return await _save(session, row, now)
 
 
 async def record_announcement(

@@ -35,11 +35,18 @@ def resolve_start(when: str, timezone: str | None, default_timezone: str, now: d
     ``timezone`` (default the guild's). Rejects past times, DST-gap times and times over 2 years out."""
     tz = timeutil.resolve_timezone(timezone or default_timezone)
     parsed = timeutil.parse_when(when, tz, now)
-    timeutil.ensure_future(parsed.utc, now)
-    timeutil.ensure_within(parsed.utc, now, MAX_DAYS_AHEAD)
+    check_start(parsed.utc, now)
     zone = parsed.local.tzinfo
     key = getattr(zone, "key", None) or tz.key
     return StartTime(utc=parsed.utc, zone=key, note=parsed.note)
+
+
+def check_start(starts_at: datetime, now: datetime) -> datetime:
+    """A session start as aware UTC; BadInput when it is past or over :data:`MAX_DAYS_AHEAD` days out."""
+    utc = timeutil.ensure_aware_utc(starts_at)
+    timeutil.ensure_future(utc, now)
+    timeutil.ensure_within(utc, now, MAX_DAYS_AHEAD)
+    return utc
 
 
 def clean_title(title: str) -> str:

@@ -13,10 +13,10 @@ from discord.ext import commands
 from bot import exports
 from bot import search as full_text
 from bot.client import PaperclubBot
-from bot.errors import BadInput, NotAllowed
-from bot.paging import Page, clamp_page, page_count, pager_view, register_pager
-from bot.permissions import ensure_organizer
-from bot.replies import NO_MENTIONS, fit_embed, send_ephemeral
+from bot.errors import BadInput
+from bot.paging import Page, clamp_page, page_count, register_pager, send_page
+from bot.permissions import ensure_organizer, require_guild_id
+from bot.replies import NO_MENTIONS, send_ephemeral
 from bot.services import reading as svc
 from bot.services.guild_settings import get_config
 from bot.timeutil import resolve_timezone
@@ -43,26 +43,6 @@ SEARCH_PAGER = "reading_search"
 ATTACHMENT_LIMIT = 10 * 1024 * 1024
 PUBLIC_HELP = "Post the answer in the channel for everyone (default: only you see it)"
 PAPER_HELP = "arXiv id or link, DOI, any https:// link, or the title"
-
-
-def _guild_id(interaction: discord.Interaction[Any]) -> int:
-    if interaction.guild_id is None:
-        raise NotAllowed("This command works in a server, not in DMs.")
-    return interaction.guild_id
-
-
-async def _send_page(
-    interaction: discord.Interaction[Any], pager: str, arg: str, page: Page, public: bool
-) -> None:
-    view = pager_view(pager, arg, page)
-    kwargs: dict[str, Any] = {
-        "embed": fit_embed(page.embed),
-        "ephemeral": not public,
-        "allowed_mentions": NO_MENTIONS,
-    }
-    if view is not None:
-        kwargs["view"] = view
-    await interaction.response.send_message(**kwargs)
 
 
 @app_commands.guild_only()
@@ -128,17 +108,15 @@ class ReadingCog(
     async def history(
         self, interaction: discord.Interaction[Any], page: PageNumber = 1, public: bool = False
     ) -> None:
-        guild_id = _guild_id(interaction)
-        await _send_page(
-            interaction, HISTORY_PAGER, "", await self.history_page(self.bot, guild_id, "", page - 1), public
-        )
+        shown = await self.history_page(self.bot, require_guild_id(interaction), "", page - 1)
+        await send_page(interaction, HISTORY_PAGER, "", shown, public=public)
 
     @app_commands.command(name="lists", description="The server's reading lists and their sizes")
     @app_commands.describe(public=PUBLIC_HELP)
     async def lists(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
-        guild_id = _guild_id(interaction)
-        await _send_page(
-            interaction, LISTS_PAGER, "", await self.lists_page(self.bot, guild_id, "", 0), public
+        guild_id = require_guild_id(interaction)
+        await send_page(
+            interaction, LISTS_PAGER, "", await self.lists_page(self.bot, guild_id, "", 0), public=public
         )
 
     @app_commands.command(name="show", description="The papers on a reading list, with notes")
@@ -148,12 +126,12 @@ class ReadingCog(
     async def show(
         self, interaction: discord.Interaction[Any], list_name: ListName, public: bool = False
     ) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = require_guild_id(interaction)
         async with self.bot.session_factory() as session:
             list_id = await svc.list_id_for(session, guild_id, list_name)
         arg = str(list_id)
-        await _send_page(
-            interaction, LIST_PAGER, arg, await self.list_page(self.bot, guild_id, arg, 0), public
+        await send_page(
+            interaction, LIST_PAGER, arg, await self.list_page(self.bot, guild_id, arg, 0), public=public
         )
 
     @app_commands.command(name="search", description="Search sessions, papers, presenters and reading lists")
@@ -162,7 +140,7 @@ class ReadingCog(
     )
     @app_commands.autocomplete(query=query_autocomplete)
     async def search(self, interaction: discord.Interaction[Any], query: Query, public: bool = False) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = require_guild_id(interaction)
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
             result = await full_text.search(session, guild_id, query, per_page=render.SEARCH_PAGE_SIZE)
@@ -171,7 +149,7 @@ class ReadingCog(
         if result.pages > 1:  # the buttons carry a saved query's id, so they work after a restart
             async with self.bot.session_factory() as session, session.begin():
                 query_id = await full_text.save_query(session, guild_id, result.query, now)
-        await _send_page(interaction, SEARCH_PAGER, str(query_id), page, public)
+        await send_page(interaction, SEARCH_PAGER, str(query_id), page, public=public)
 
     @app_commands.command(name="export", description="The reading history or one list as a file")
     @app_commands.rename(list_name="list", file_format="format")
@@ -187,7 +165,7 @@ class ReadingCog(
         file_format: str = "markdown",
         list_name: ListName | None = None,
     ) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = require_guild_id(interaction)
         fmt = export_format(file_format)
         await interaction.response.defer(ephemeral=True, thinking=True)
         async with self.bot.session_factory() as session:
@@ -228,7 +206,7 @@ class ReadingCog(
         note: Note | None = None,
     ) -> None:
         await ensure_organizer(interaction)
-        guild_id = _guild_id(interaction)
+        guild_id = require_guild_id(interaction)
         async with self.bot.session_factory() as session, session.begin():
             outcome = await svc.add_to_list(
                 session, guild_id, list_name, paper, note=note, user_id=interaction.user.id
@@ -243,7 +221,7 @@ class ReadingCog(
         self, interaction: discord.Interaction[Any], list_name: ListName, paper: PaperArg
     ) -> None:
         await ensure_organizer(interaction)
-        guild_id = _guild_id(interaction)
+        guild_id = require_guild_id(interaction)
         async with self.bot.session_factory() as session, session.begin():
             outcome = await svc.remove_from_list(session, guild_id, list_name, paper)
         await send_ephemeral(interaction, render.remove_message(outcome))

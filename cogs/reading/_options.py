@@ -6,6 +6,7 @@ from typing import Any
 
 import discord
 from discord import app_commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput
 from bot.exports import ExportFormat
@@ -13,8 +14,8 @@ from bot.papers import MAX_URL_LENGTH
 from bot.replies import CHOICE_NAME_LIMIT, one_line
 from bot.search import suggest
 from bot.services import reading as svc
+from bot.transformers import MAX_CHOICES, OptionTransformer, guild_choices
 
-MAX_CHOICES = 25
 EXPORT_NAMES: dict[ExportFormat, str] = {
     "markdown": "Markdown",
     "bibtex": "BibTeX",
@@ -33,20 +34,11 @@ Query = app_commands.Range[str, 1, 200]
 PageNumber = app_commands.Range[int, 1, 10_000]
 
 
-class PaperInputTransformer(app_commands.Transformer):
+class PaperInputTransformer(OptionTransformer):
     """A paper as typed (arXiv id or link, DOI, any http(s) link, a title) or picked from autocomplete."""
 
-    @property
-    def type(self) -> discord.AppCommandOptionType:
-        return discord.AppCommandOptionType.string
-
-    @property
-    def min_value(self) -> int:
-        return 1
-
-    @property
-    def max_value(self) -> int:
-        return MAX_URL_LENGTH
+    minimum = 1
+    maximum = MAX_URL_LENGTH
 
     async def transform(self, interaction: discord.Interaction[Any], value: Any) -> svc.PaperInput:
         return svc.read_paper_input(str(value))
@@ -62,30 +54,31 @@ def export_format(value: str) -> ExportFormat:
 PaperArg = app_commands.Transform[svc.PaperInput, PaperInputTransformer]
 
 
-def _choice(name: str, value: str) -> app_commands.Choice[str]:
-    return app_commands.Choice(name=one_line(name, CHOICE_NAME_LIMIT) or "—", value=value[:100])
+def _choice(name: str, value: str) -> tuple[str, str]:
+    return one_line(name, CHOICE_NAME_LIMIT) or "—", value[:100]
 
 
 async def list_name_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
-    if interaction.guild_id is None:
-        return []
-    async with interaction.client.session_factory() as session:
-        names = await svc.list_name_choices(session, interaction.guild_id, current, MAX_CHOICES)
-    return [_choice(name, name) for name in names][:MAX_CHOICES]
+    async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
+        names = await svc.list_name_choices(session, guild_id, current, MAX_CHOICES)
+        return [_choice(name, name) for name in names]
+
+    return await guild_choices(interaction, query)
 
 
 async def any_paper_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
     """Stored papers matching what is typed; the value is the paper's key, so the exact paper is used."""
-    if interaction.guild_id is None:
-        return []
-    async with interaction.client.session_factory() as session:
-        found = [s for s in await suggest(session, interaction.guild_id, current) if s.kind == "paper"]
+
+    async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
+        found = [s for s in await suggest(session, guild_id, current) if s.kind == "paper"]
         infos = await svc.paper_infos(session, [s.ref_id for s in found])
-    return [_choice(info.title, svc.choice_value(info)) for info in infos][:MAX_CHOICES]
+        return [_choice(info.title, svc.choice_value(info)) for info in infos]
+
+    return await guild_choices(interaction, query)
 
 
 async def list_paper_autocomplete(
@@ -93,25 +86,28 @@ async def list_paper_autocomplete(
 ) -> list[app_commands.Choice[str]]:
     """The papers on the list chosen in the `list` option."""
     list_name = getattr(interaction.namespace, "list", None)
-    if interaction.guild_id is None or not list_name:
+    if not list_name:
         return []
-    async with interaction.client.session_factory() as session:
-        pairs = await svc.list_paper_choices(
-            session, interaction.guild_id, str(list_name), current, MAX_CHOICES
-        )
-    return [_choice(name, value) for name, value in pairs][:MAX_CHOICES]
+
+    async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
+        pairs = await svc.list_paper_choices(session, guild_id, str(list_name), current, MAX_CHOICES)
+        return [_choice(name, value) for name, value in pairs]
+
+    return await guild_choices(interaction, query)
 
 
 async def query_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
     """Paper titles and list names for the words typed so far."""
-    if interaction.guild_id is None:
-        return []
-    async with interaction.client.session_factory() as session:
-        found = await suggest(session, interaction.guild_id, current)
-    choices = []
-    for item in found:
-        label = f"{item.name} (reading list)" if item.kind == "list" else item.name
-        choices.append(_choice(label, one_line(item.name, 100)))
-    return choices[:MAX_CHOICES]
+
+    async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
+        found = await suggest(session, guild_id, current)
+        return [
+            _choice(
+                f"{item.name} (reading list)" if item.kind == "list" else item.name, one_line(item.name, 100)
+            )
+            for item in found
+        ]
+
+    return await guild_choices(interaction, query)

@@ -18,16 +18,15 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.client import PaperclubBot
 from bot.errors import BadInput, NotAllowed
-from bot.paging import Page, PageButton, clamp_page, page_count, pager_view, register_pager
-from bot.permissions import ensure_organizer, guild_config_for
+from bot.paging import Page, clamp_page, page_count, register_pager, send_page
+from bot.permissions import ensure_organizer, guild_config_for, require_guild_id
 from bot.reminders import DiscordTransport, ReminderRunner, RunnerConfig
-from bot.replies import NO_MENTIONS, fit_embed, send_ephemeral
+from bot.replies import send_ephemeral
 from bot.services import reminders as svc
 from bot.services import reminders_plan as plan
 from bot.services import reminders_queries as queries
 from bot.services.guild_settings import get_config
 from bot.transformers import SessionOption
-from bot.views import PaperclubView
 from cogs.reminders import _render as render
 from cogs.reminders._options import Duration, Message, ReminderId, Repeat, When
 
@@ -36,12 +35,6 @@ log = logging.getLogger("paperclub.reminders")
 PAGER = "reminders"
 PLAN_TRIES = 3
 PostableChannel = discord.TextChannel | discord.Thread
-
-
-def _guild_id(interaction: discord.Interaction[Any]) -> int:
-    if interaction.guild_id is None:
-        raise NotAllowed("This command works in a server, not in DMs.")
-    return interaction.guild_id
 
 
 async def ensure_bot_can_post(channel: discord.TextChannel | discord.Thread, bot_user_id: int) -> None:
@@ -58,18 +51,6 @@ async def ensure_bot_can_post(channel: discord.TextChannel | discord.Thread, bot
             f"I can't post in {channel.mention}: give me {' and '.join(missing)} there "
             "(Edit Channel → Permissions), or pick another channel."
         )
-
-
-def first_page_view(page: Page) -> discord.ui.View | None:
-    """bot.paging.pager_view, except that on the first page the (disabled) ◀ button points at page 0:
-    the core gives it page -1, which its own custom_id template rejects (reported; drop this once fixed)."""
-    if page.pages <= 1 or page.page > 0:
-        return pager_view(PAGER, "", page)
-    view = PaperclubView(timeout=None)
-    view.add_item(PageButton(PAGER, "", 0, "p", disabled=True))
-    view.add_item(PageButton(PAGER, "", 1, "n"))
-    page.embed.set_footer(text=f"Page 1 of {page.pages}")
-    return view
 
 
 @app_commands.guild_only()
@@ -202,7 +183,7 @@ class RemindersCog(
         repeat: Repeat = "none",
     ) -> None:
         config = await ensure_organizer(interaction)
-        guild_id = _guild_id(interaction)
+        guild_id = require_guild_id(interaction)
         target = channel or interaction.channel
         if not isinstance(target, discord.TextChannel | discord.Thread):
             raise BadInput("Pick a text channel or thread for the reminder with the `channel` option.")
@@ -230,14 +211,8 @@ class RemindersCog(
     )
     async def list_(self, interaction: discord.Interaction[Any]) -> None:
         await ensure_organizer(interaction)
-        page = await self.render_page(self.bot, _guild_id(interaction), "", 0)
-        view = first_page_view(page)
-        await interaction.response.send_message(
-            embed=fit_embed(page.embed),
-            view=view or discord.utils.MISSING,
-            ephemeral=True,
-            allowed_mentions=NO_MENTIONS,
-        )
+        page = await self.render_page(self.bot, require_guild_id(interaction), "", 0)
+        await send_page(interaction, PAGER, "", page)
 
     @app_commands.command(name="cancel", description="Cancel a pending reminder (organizers)")
     @app_commands.describe(reminder="The reminder's number, as in /remind list")
@@ -245,7 +220,11 @@ class RemindersCog(
         await ensure_organizer(interaction)
         async with self.bot.session_factory() as db, db.begin():
             info = await svc.cancel_reminder(
-                db, _guild_id(interaction), reminder, by_user=interaction.user.id, now=self.bot.clock.now()
+                db,
+                require_guild_id(interaction),
+                reminder,
+                by_user=interaction.user.id,
+                now=self.bot.clock.now(),
             )
         await send_ephemeral(interaction, render.cancelled_text(info))
 
@@ -257,7 +236,7 @@ class RemindersCog(
     async def me(
         self, interaction: discord.Interaction[Any], session: SessionOption, before: Duration | None = None
     ) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = require_guild_id(interaction)
         config = await guild_config_for(interaction)
         async with self.bot.session_factory() as db, db.begin():
             result, _ = await svc.toggle_personal(

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 import discord
 from discord import app_commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.errors import BadInput, PaperclubError
@@ -14,10 +15,10 @@ from bot.replies import CHOICE_NAME_LIMIT, cut
 from bot.services import reminders as svc
 from bot.services import reminders_queries as queries
 from bot.services.guild_settings import get_config
+from bot.transformers import IdTransformer, OptionTransformer, guild_choices
 
 Repeat = Literal["none", "daily", "weekly", "monthly"]
 Message = app_commands.Range[str, 1, svc.MAX_MESSAGE]
-MAX_REMINDER_ID = 2**31 - 1
 
 
 async def _preview(interaction: discord.Interaction[Any], text: str) -> str:
@@ -37,17 +38,11 @@ async def _preview(interaction: discord.Interaction[Any], text: str) -> str:
     return timeutil.format_club_time(parsed.utc, config.display_zones[:2], with_year=True)
 
 
-class WhenTransformer(app_commands.Transformer):
+class WhenTransformer(OptionTransformer):
     """A time as typed ('tomorrow 9am', '2026-12-03 09:00', or '1h' before a session). The service reads
     it in the guild's zone; the autocomplete shows how it will be read before the command is sent."""
 
-    @property
-    def type(self) -> discord.AppCommandOptionType:
-        return discord.AppCommandOptionType.string
-
-    @property
-    def max_value(self) -> int:
-        return 100
+    maximum = 100
 
     async def transform(self, interaction: discord.Interaction[Any], value: Any) -> str:
         text = " ".join(str(value).split())
@@ -68,54 +63,30 @@ class WhenTransformer(app_commands.Transformer):
         return [app_commands.Choice(name=cut(f"{text} → {shown}", CHOICE_NAME_LIMIT), value=text)]
 
 
-class DurationTransformer(app_commands.Transformer):
+class DurationTransformer(OptionTransformer):
     """A duration such as 1h, 30m, 2d or 1h30m."""
 
-    @property
-    def type(self) -> discord.AppCommandOptionType:
-        return discord.AppCommandOptionType.string
-
-    @property
-    def max_value(self) -> int:
-        return 40
+    maximum = 40
 
     async def transform(self, interaction: discord.Interaction[Any], value: Any) -> timedelta:
         return timeutil.parse_offset(str(value))
 
 
-class ReminderIdTransformer(app_commands.Transformer):
+class ReminderIdTransformer(IdTransformer):
     """A pending reminder picked by number, with autocomplete."""
 
-    @property
-    def type(self) -> discord.AppCommandOptionType:
-        return discord.AppCommandOptionType.integer
-
-    @property
-    def min_value(self) -> int:
-        return 1
-
-    @property
-    def max_value(self) -> int:
-        return MAX_REMINDER_ID
-
-    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> int:
-        try:
-            return int(value)
-        except (TypeError, ValueError):
-            raise BadInput("Pick a reminder from the list (or type its number).") from None
+    noun = "reminder"
 
     async def autocomplete(  # type: ignore[override]
         self, interaction: discord.Interaction[Any], value: int | float | str
     ) -> list[app_commands.Choice[int]]:
-        if interaction.guild_id is None:
-            return []
-        bot = interaction.client
-        async with bot.session_factory() as session:
-            config = await get_config(session, interaction.guild_id)
-            choices = await queries.cancel_choices(
-                session, interaction.guild_id, current=str(value)[:100], zone=config.timezone
+        async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, int]]:
+            config = await get_config(session, guild_id)
+            return await queries.cancel_choices(
+                session, guild_id, current=str(value)[:100], zone=config.timezone
             )
-        return [app_commands.Choice(name=name, value=number) for name, number in choices][:25]
+
+        return await guild_choices(interaction, query)
 
 
 When = app_commands.Transform[str, WhenTransformer]

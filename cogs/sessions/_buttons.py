@@ -14,16 +14,13 @@ from discord.utils import escape_markdown
 
 from bot import ics, timeutil
 from bot.errors import NotAllowed
+from bot.permissions import require_guild_id
 from bot.replies import NO_MENTIONS, one_line, send_ephemeral
 from bot.services.sessions import SessionInfo, get_session
 from bot.services.sessions_queries import toggle_subscription
 from bot.views import PaperclubView, guarded
 
-
-def _guild_id(interaction: discord.Interaction[Any]) -> int:
-    if interaction.guild_id is None:
-        raise NotAllowed("This button works in a server, not in DMs.")
-    return interaction.guild_id
+IN_SERVER_ONLY = "This button works in a server, not in DMs."
 
 
 class RemindMeButton(
@@ -50,7 +47,7 @@ class RemindMeButton(
         await guarded(interaction, lambda: self._toggle(interaction))
 
     async def _toggle(self, interaction: discord.Interaction[Any]) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
         bot = interaction.client
         async with bot.session_factory() as session, session.begin():
             subscribed = await toggle_subscription(
@@ -95,16 +92,11 @@ class CalendarButton(
         await guarded(interaction, lambda: self._send_ics(interaction))
 
     async def _send_ics(self, interaction: discord.Interaction[Any]) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
         bot = interaction.client
         async with bot.session_factory() as session:
             info = await get_session(session, guild_id, self.session_id)
-        await interaction.response.send_message(
-            calendar_hint(info),
-            file=ics_file(info, bot.clock.now()),
-            ephemeral=True,
-            allowed_mentions=NO_MENTIONS,
-        )
+        await send_ephemeral(interaction, calendar_hint(info), file=ics_file(info, bot.clock.now()))
 
 
 PageRenderer = Callable[[int, int], Awaitable[tuple[discord.Embed, int, int]]]
@@ -142,7 +134,9 @@ class ListPageButton(
     async def _turn(self, interaction: discord.Interaction[Any]) -> None:
         if ListPageButton.renderer is None:
             raise NotAllowed("This list is no longer available; run /session list again.")
-        embed, page, pages = await ListPageButton.renderer(_guild_id(interaction), self.page)
+        embed, page, pages = await ListPageButton.renderer(
+            require_guild_id(interaction, IN_SERVER_ONLY), self.page
+        )
         await interaction.response.edit_message(
             embed=embed, view=list_page_view(page, pages), allowed_mentions=NO_MENTIONS
         )

@@ -4,6 +4,7 @@ the service, do the Discord side (cogs.sessions._publish), render the reply."""
 from __future__ import annotations
 
 import io
+from datetime import datetime
 from typing import Any
 
 import discord
@@ -13,13 +14,13 @@ from discord.ext import commands
 from bot import ics
 from bot import render_sessions as render
 from bot.client import PaperclubBot
-from bot.errors import BadInput, Conflict, NotAllowed
+from bot.errors import BadInput, Conflict
 from bot.paging import clamp_page, page_count
-from bot.permissions import ensure_organizer
-from bot.replies import NO_MENTIONS, fit_embed, send_ephemeral
+from bot.permissions import ensure_organizer, require_guild_id
+from bot.replies import fit_embed, send_ephemeral, send_reply
 from bot.services import sessions as svc
 from bot.services import sessions_queries as queries
-from bot.services.guild_settings import get_config
+from bot.services.guild_settings import GuildConfig, get_config
 from bot.transformers import SessionOption, TimezoneOption
 from cogs.sessions import _publish as publish
 from cogs.sessions._buttons import (
@@ -29,7 +30,7 @@ from cogs.sessions._buttons import (
     announcement_view,
     list_page_view,
 )
-from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit
+from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply_with_card
 
 Title = app_commands.Range[str, 1, svc.MAX_TITLE]
 When = app_commands.Range[str, 1, 100]
@@ -42,12 +43,6 @@ Description = app_commands.Range[str, 1, svc.MAX_DESCRIPTION]
 WHEN_HELP = "e.g. 2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorrow 17:00"
 TZ_HELP = "Zone `when` is read in: PT, ET, UK, GMT, CET, IST, UTC or an IANA name (default: the server's)"
 PAPERS_HELP = "One per line or separated by ; — titles, arXiv ids or links, DOIs, other links"
-
-
-def _guild_id(interaction: discord.Interaction[Any]) -> int:
-    if interaction.guild_id is None:
-        raise NotAllowed("This command works in a server, not in DMs.")
-    return interaction.guild_id
 
 
 @app_commands.guild_only()
@@ -79,6 +74,15 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             embed.set_footer(text=f"Page {page + 1} of {pages} · {total} upcoming")
         return fit_embed(embed), page, pages
 
+    async def _organizer_begin(
+        self, interaction: discord.Interaction[Any]
+    ) -> tuple[GuildConfig, int, datetime]:
+        """Organizers only: check, then defer the ephemeral answer. Gives (config, guild id, now)."""
+        config = await ensure_organizer(interaction)
+        guild_id = require_guild_id(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        return config, guild_id, self.bot.clock.now()
+
     # ------------------------------------------------------------------ organizers
 
     @app_commands.command(name="add", description="Add a session (organizers)")
@@ -106,10 +110,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         duration: Duration = 60,
         description: Description | None = None,
     ) -> None:
-        config = await ensure_organizer(interaction)
-        guild_id = _guild_id(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        now = self.bot.clock.now()
+        config, guild_id, now = await self._organizer_begin(interaction)
         start = svc.resolve_start(when, timezone, config.timezone, now)
         paper_list = svc.paper_texts(papers)
         async with self.bot.session_factory() as session, session.begin():
@@ -139,8 +140,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             warning = await publish.sync_event(self.bot, interaction.guild, info, config.display_zones)
             if warning:
                 lines.append(warning)
-        embed = render.session_embed(info, config.display_zones, now=now)
-        await send_ephemeral(interaction, "\n".join(lines), embed=embed)
+        await reply_with_card(interaction, lines, info, config, now)
 
     @app_commands.command(name="edit", description="Change a session; with no options, edit it in a form")
     @app_commands.describe(
@@ -170,7 +170,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         description: Description | None = None,
     ) -> None:
         config = await ensure_organizer(interaction)
-        guild_id = _guild_id(interaction)
+        guild_id = require_guild_id(interaction)
         request = EditRequest(
             title=title,
             when=when,
@@ -199,10 +199,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         session: SessionOption,
         reason: app_commands.Range[str, 1, svc.MAX_CANCEL_REASON] | None = None,
     ) -> None:
-        config = await ensure_organizer(interaction)
-        guild_id = _guild_id(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        now = self.bot.clock.now()
+        config, guild_id, now = await self._organizer_begin(interaction)
         async with self.bot.session_factory() as db, db.begin():
             info = await svc.cancel_session(db, guild_id, session, reason=reason, now=now)
         self.bot.dispatch("session_cancelled", guild_id, info.id)
@@ -217,8 +214,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         if info.is_announced:
             lines.append(f"A notice is posted in <#{info.announcement_channel_id}>.")
         lines.extend(w for w in warnings if w)
-        embed = render.session_embed(info, config.display_zones, now=now)
-        await send_ephemeral(interaction, "\n".join(lines), embed=embed)
+        await reply_with_card(interaction, lines, info, config, now)
 
     @app_commands.command(
         name="announce", description="Post (or update) a session's announcement (organizers)"
@@ -233,10 +229,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         session: SessionOption,
         channel: discord.TextChannel | None = None,
     ) -> None:
-        config = await ensure_organizer(interaction)
-        guild_id = _guild_id(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        now = self.bot.clock.now()
+        config, guild_id, now = await self._organizer_begin(interaction)
         async with self.bot.session_factory() as db:
             info = await svc.get_session(db, guild_id, session)
         if info.is_cancelled:
@@ -278,10 +271,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         notes_url: Url | None = None,
         wiki_url: Url | None = None,
     ) -> None:
-        config = await ensure_organizer(interaction)
-        guild_id = _guild_id(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        now = self.bot.clock.now()
+        config, guild_id, now = await self._organizer_begin(interaction)
         async with self.bot.session_factory() as db, db.begin():
             info = await svc.recap_session(
                 db,
@@ -300,23 +290,17 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             await publish.post_recap(self.bot, info),
         ]
         lines.extend(w for w in warnings if w)
-        embed = render.session_embed(info, config.display_zones, now=now)
-        await send_ephemeral(interaction, "\n".join(lines), embed=embed)
+        await reply_with_card(interaction, lines, info, config, now)
 
     # ------------------------------------------------------------------ everyone
 
     @app_commands.command(name="list", description="Upcoming sessions, soonest first")
     @app_commands.describe(public="Post the list for everyone (default: only you see it)")
     async def list_(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = require_guild_id(interaction)
         embed, page, pages = await self.render_page(guild_id, 0)
         view = list_page_view(page, pages)
-        await interaction.response.send_message(
-            embed=embed,
-            view=view or discord.utils.MISSING,
-            ephemeral=not public,
-            allowed_mentions=NO_MENTIONS,
-        )
+        await send_reply(interaction, embed=embed, view=view, public=public)
 
     @app_commands.command(name="show", description="A session's card, with recording and notes once known")
     @app_commands.describe(
@@ -325,32 +309,27 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     async def show(
         self, interaction: discord.Interaction[Any], session: SessionOption, public: bool = False
     ) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = require_guild_id(interaction)
         now = self.bot.clock.now()
         async with self.bot.session_factory() as db:
             config = await get_config(db, guild_id)
             info = await svc.get_session(db, guild_id, session)
         view = announcement_view(info, now)
-        await interaction.response.send_message(
-            embed=render.session_embed(info, config.display_zones, now=now),
-            view=view or discord.utils.MISSING,
-            ephemeral=not public,
-            allowed_mentions=NO_MENTIONS,
-        )
+        embed = render.session_embed(info, config.display_zones, now=now)
+        await send_reply(interaction, embed=embed, view=view, public=public)
 
     @app_commands.command(name="calendar", description="A calendar file (.ics) of all upcoming sessions")
     async def calendar(self, interaction: discord.Interaction[Any]) -> None:
-        guild_id = _guild_id(interaction)
+        guild_id = require_guild_id(interaction)
         now = self.bot.clock.now()
         async with self.bot.session_factory() as db:
             infos = await queries.list_for_calendar(db, guild_id, now)
         name = interaction.guild.name if interaction.guild else "Paper club"
         data = ics.calendar_bytes(infos, now=now, name=name[:100])
         count = sum(1 for info in infos if not info.is_cancelled)
-        await interaction.response.send_message(
+        await send_ephemeral(
+            interaction,
             f"{count} upcoming session{'s' if count != 1 else ''}. Open the file to add them to your calendar; "
             "importing it again later updates them.",
             file=discord.File(io.BytesIO(data), filename="paperclub-sessions.ics"),
-            ephemeral=True,
-            allowed_mentions=NO_MENTIONS,
         )

@@ -4,6 +4,7 @@ session's title, time, papers, sign-up link and description."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -122,9 +123,19 @@ async def apply_edit(
                 lines.append(warning)
     if note:
         lines.append(f"Note: {note}.")
-    await send_ephemeral(
-        interaction, "\n".join(lines), embed=render.session_embed(info, config.display_zones, now=now)
-    )
+    await reply_with_card(interaction, lines, info, config, now)
+
+
+async def reply_with_card(
+    interaction: discord.Interaction[Any],
+    lines: list[str],
+    info: SessionInfo,
+    config: GuildConfig,
+    now: datetime,
+) -> None:
+    """The organizer's ephemeral answer: the lines, and the session's card as it now stands."""
+    embed = render.session_embed(info, config.display_zones, now=now)
+    await send_ephemeral(interaction, "\n".join(lines), embed=embed)
 
 
 def _local_input(info: SessionInfo) -> str:

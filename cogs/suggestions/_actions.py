@@ -10,10 +10,10 @@ from discord.utils import escape_markdown
 
 from bot import timeutil
 from bot.arxiv import ArxivClient, ArxivMetadata, ArxivUnavailable
-from bot.errors import BadInput, Conflict, NotAllowed
+from bot.errors import BadInput, Conflict
 from bot.papers import PaperRef
-from bot.permissions import ensure_organizer
-from bot.replies import NO_MENTIONS, one_line, send_ephemeral
+from bot.permissions import ensure_organizer, require_guild_id
+from bot.replies import one_line, send_ephemeral
 from bot.services import sessions as sessions_service
 from bot.services.guild_settings import get_config
 from bot.services.suggestions import (
@@ -37,9 +37,7 @@ log = logging.getLogger("paperclub.suggestions")
 
 
 def guild_id_of(interaction: discord.Interaction[Any]) -> int:
-    if interaction.guild_id is None:
-        raise NotAllowed("Suggestions work in a server, not in DMs.")
-    return interaction.guild_id
+    return require_guild_id(interaction, "Suggestions work in a server, not in DMs.")
 
 
 class SuggestionActions:
@@ -136,16 +134,6 @@ class SuggestionActions:
             ),
         )
 
-    async def submit_modal_suggestion(
-        self,
-        interaction: discord.Interaction[Any],
-        paper: str,
-        title: str | None,
-        why: str | None,
-        topic: str | None,
-    ) -> None:
-        await self.suggest_paper(interaction, paper, title, why, topic)
-
     # ------------------------------------------------------------------ the post's buttons
 
     async def refresh_post(self, suggestion_id: int) -> None:
@@ -166,7 +154,7 @@ class SuggestionActions:
             text = f"👍 Your vote is in ({votes} now). Press **Upvote** again to take it back."
         else:
             text = f"Your vote was taken back ({votes} now)."
-        await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        await send_ephemeral(interaction, text)
         self.refresher.request(suggestion_id)
 
     async def press_present(self, interaction: discord.Interaction[Any], suggestion_id: int) -> None:
@@ -179,7 +167,7 @@ class SuggestionActions:
             text = "🎤 Thank you! The organizers will see that you offered to present this paper."
         else:
             text = "You are no longer listed as offering to present this paper."
-        await interaction.response.send_message(text, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        await send_ephemeral(interaction, text)
         self.refresher.request(suggestion_id)
 
     # ------------------------------------------------------------------ accepted → session

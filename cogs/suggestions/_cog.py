@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -16,7 +17,7 @@ from bot.arxiv import ArxivClient
 from bot.errors import BadInput
 from bot.paging import Page, clamp_page, first_page, page_count, register_pager
 from bot.permissions import guild_config_for, member_is_organizer, organizer_only
-from bot.replies import NO_MENTIONS, cut, one_line, send_ephemeral
+from bot.replies import NO_MENTIONS, cut, one_line, send_ephemeral, send_reply
 from bot.services.guild_settings import get_config
 from bot.services.suggestions import review_suggestion, withdraw_suggestion
 from bot.services.suggestions_duplicates import TitleIndex
@@ -160,9 +161,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
                 raise BadInput(f"“{topic[:50]}” is not a topic here: {', '.join(config.suggestion_topics)}.")
             topic_index = str(matches[0])
         embed, view = await first_page(self.bot, "suggestions", guild_id, f"{status}.{topic_index}.{sort}")
-        await interaction.response.send_message(
-            embed=embed, view=view or discord.utils.MISSING, ephemeral=True, allowed_mentions=NO_MENTIONS
-        )
+        await send_reply(interaction, embed=embed, view=view)
 
     async def render_page(self, bot: Any, guild_id: int, arg: str, page: int) -> Page:
         """One page of /suggestions list; ``arg`` is 'status.topic-index.sort' (kept in the buttons)."""
@@ -175,27 +174,14 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
             topic = (
                 topics[int(topic_text)] if topic_text.isdigit() and int(topic_text) < len(topics) else None
             )
-            items, total = await list_suggestions(
-                session,
-                guild_id,
-                status=status,
-                topic=topic,
-                sort=sort,
-                offset=page * PAGE_SIZE,
-                limit=PAGE_SIZE,
+            fetch = functools.partial(
+                list_suggestions, session, guild_id, status=status, topic=topic, sort=sort, limit=PAGE_SIZE
             )
+            items, total = await fetch(offset=page * PAGE_SIZE)
             pages = page_count(total, PAGE_SIZE)
             if clamp_page(page, pages) != page:
                 page = clamp_page(page, pages)
-                items, total = await list_suggestions(
-                    session,
-                    guild_id,
-                    status=status,
-                    topic=topic,
-                    sort=sort,
-                    offset=page * PAGE_SIZE,
-                    limit=PAGE_SIZE,
-                )
+                items, total = await fetch(offset=page * PAGE_SIZE)
         heading = LIST_HEADINGS.get(status) or f"{STATUS_LABELS[status]} suggestions"
         if topic:
             heading += f" · {topic}"
@@ -211,11 +197,8 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         async with self.bot.session_factory() as session:
             card = await get_card(session, guild_id, suggestion)
         link = post_link(guild_id, card)
-        await interaction.response.send_message(
-            content=f"Post: {link}" if link else None,
-            embed=card_embed(card, full=True),
-            ephemeral=True,
-            allowed_mentions=NO_MENTIONS,
+        await send_ephemeral(
+            interaction, f"Post: {link}" if link else None, embed=card_embed(card, full=True)
         )
 
     # ------------------------------------------------------------------ organizers: review

@@ -5,7 +5,7 @@ working after a restart; each hands the press to the cog (registered as "Suggest
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import discord
 
@@ -15,32 +15,14 @@ from bot.services.suggestions import MAX_REASON_LENGTH
 from bot.services.suggestions_queries import SuggestionCard
 from bot.views import PaperclubModal, PaperclubView, guarded, log_component
 
+if TYPE_CHECKING:
+    from cogs.suggestions._actions import SuggestionActions
+
 COG_NAME = "Suggestions"
 
 
-class SuggestionHandlers(Protocol):
-    async def press_vote(self, interaction: discord.Interaction[Any], suggestion_id: int) -> None: ...
-    async def press_present(self, interaction: discord.Interaction[Any], suggestion_id: int) -> None: ...
-    async def open_session_form(self, interaction: discord.Interaction[Any], suggestion_id: int) -> None: ...
-    async def submit_modal_suggestion(
-        self,
-        interaction: discord.Interaction[Any],
-        paper: str,
-        title: str | None,
-        why: str | None,
-        topic: str | None,
-    ) -> None: ...
-    async def create_session_from(
-        self,
-        interaction: discord.Interaction[Any],
-        suggestion_id: int,
-        title: str,
-        when: str,
-        timezone: str | None,
-    ) -> None: ...
-
-
-def handlers(interaction: discord.Interaction[Any]) -> SuggestionHandlers:
+def handlers(interaction: discord.Interaction[Any]) -> SuggestionActions:
+    """The suggestions cog, whose SuggestionActions handle the presses and forms."""
     cog = interaction.client.get_cog(COG_NAME)
     if cog is None:
         raise NotAllowed("Suggestions are switched off on this bot right now.")
@@ -172,7 +154,7 @@ class SuggestModal(PaperclubModal, title="Suggest a paper"):
         self.topic = topic
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
-        await handlers(interaction).submit_modal_suggestion(
+        await handlers(interaction).suggest_paper(
             interaction,
             self.paper.value,
             _optional(self.paper_title.value),

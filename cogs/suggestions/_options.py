@@ -8,32 +8,24 @@ from typing import Any
 
 import discord
 from discord import app_commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput
 from bot.papers import MAX_URL_LENGTH, PaperRef, parse_paper_ref
 from bot.replies import CHOICE_NAME_LIMIT
 from bot.services.guild_settings import get_config
 from bot.services.suggestions_queries import search_suggestions
+from bot.transformers import MAX_CHOICES, OptionTransformer, guild_choices
 from cogs.suggestions._render import choice_name
 
-MAX_CHOICES = 25
 _SUGGESTION_ID = re.compile(r"#?\s*(\d{1,9})\b.*", re.DOTALL)
 
 
-class PaperTransformer(app_commands.Transformer):
+class PaperTransformer(OptionTransformer):
     """arXiv id or link, DOI, OpenReview/ACL Anthology link, any http(s) link, or a title."""
 
-    @property
-    def type(self) -> discord.AppCommandOptionType:
-        return discord.AppCommandOptionType.string
-
-    @property
-    def min_value(self) -> int:
-        return 1
-
-    @property
-    def max_value(self) -> int:
-        return MAX_URL_LENGTH
+    minimum = 1
+    maximum = MAX_URL_LENGTH
 
     async def transform(self, interaction: discord.Interaction[Any], value: Any) -> PaperRef:
         return parse_paper_ref(str(value))
@@ -49,30 +41,21 @@ def parse_suggestion_id(text: str) -> int:
 async def suggestion_choices(
     interaction: discord.Interaction[Any], current: str, *, active_only: bool
 ) -> list[app_commands.Choice[str]]:
-    if interaction.guild_id is None:
-        return []
-    async with interaction.client.session_factory() as session:
+    async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
         items = await search_suggestions(
-            session, interaction.guild_id, current[:100], active_only=active_only, limit=MAX_CHOICES
+            session, guild_id, current[:100], active_only=active_only, limit=MAX_CHOICES
         )
-    return [
-        app_commands.Choice(name=choice_name(item)[:CHOICE_NAME_LIMIT], value=str(item.id)) for item in items
-    ]
+        return [(choice_name(item)[:CHOICE_NAME_LIMIT], str(item.id)) for item in items]
+
+    return await guild_choices(interaction, query)
 
 
-class SuggestionTransformer(app_commands.Transformer):
+class SuggestionTransformer(OptionTransformer):
     """A suggestion picked from autocomplete (or typed as '12' / '#12'); gives its id. The service
     checks that it belongs to the guild."""
 
     active_only = False
-
-    @property
-    def type(self) -> discord.AppCommandOptionType:
-        return discord.AppCommandOptionType.string
-
-    @property
-    def max_value(self) -> int:
-        return 100
+    maximum = 100
 
     async def transform(self, interaction: discord.Interaction[Any], value: Any) -> int:
         return parse_suggestion_id(str(value))
@@ -92,16 +75,17 @@ class ActiveSuggestionTransformer(SuggestionTransformer):
 async def topic_autocomplete(
     interaction: discord.Interaction[Any], current: str
 ) -> list[app_commands.Choice[str]]:
-    if interaction.guild_id is None:
-        return []
-    async with interaction.client.session_factory() as session:
-        config = await get_config(session, interaction.guild_id)
     wanted = current.strip().casefold()
-    return [
-        app_commands.Choice(name=topic[:CHOICE_NAME_LIMIT], value=topic)
-        for topic in config.suggestion_topics
-        if wanted in topic.casefold()
-    ][:MAX_CHOICES]
+
+    async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
+        config = await get_config(session, guild_id)
+        return [
+            (topic[:CHOICE_NAME_LIMIT], topic)
+            for topic in config.suggestion_topics
+            if wanted in topic.casefold()
+        ]
+
+    return await guild_choices(interaction, query)
 
 
 PaperOption = app_commands.Transform[PaperRef, PaperTransformer]

@@ -47,7 +47,11 @@ def test_reads_env_file(tmp_path) -> None:
         ("LOG_LEVEL", "LOUD", "LOG_LEVEL is invalid"),
         ("DISCORD_API_BASE", "ftp://127.0.0.1", "DISCORD_API_BASE is invalid (must be an http(s) URL)"),
         ("ARXIV_API_URL", "not a url", "ARXIV_API_URL is invalid"),
-        ("DISCORD_API_BASE", "http://discord.example.com", "DISCORD_API_BASE is invalid (must use https unless"),
+        (
+            "DISCORD_API_BASE",
+            "http://discord.example.com",
+            "DISCORD_API_BASE is invalid (must use https unless",
+        ),
     ],
 )
 def test_bad_values_give_one_line(

@@ -1,0 +1,95 @@
+"""A stored session as plain values (:class:`SessionInfo`), and what an edit changed. Re-exported by
+:mod:`bot.services.sessions`, which stores them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Final
+
+from bot.services.papers import PaperInfo, paper_info
+from db.models import ClubSession
+
+SCHEDULED: Final = "scheduled"
+CANCELLED: Final = "cancelled"
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """A stored session as plain values. Times are aware UTC."""
+
+    id: int
+    guild_id: int
+    title: str
+    description: str | None
+    starts_at: datetime
+    ends_at: datetime
+    duration_minutes: int
+    timezone: str
+    presenter_id: int | None
+    presenter_name: str | None
+    papers: list[PaperInfo]
+    signup_url: str | None
+    recording_url: str | None
+    notes_url: str | None
+    wiki_url: str | None
+    status: str
+    announcement_channel_id: int | None
+    announcement_message_id: int | None
+    thread_id: int | None
+    event_id: int | None
+    sequence: int
+    cancel_reason: str | None = None
+    created_by: int | None = None
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self.status == CANCELLED
+
+    @property
+    def is_announced(self) -> bool:
+        return self.announcement_message_id is not None
+
+    def has_ended(self, now: datetime) -> bool:
+        return self.ends_at <= now
+
+    def has_started(self, now: datetime) -> bool:
+        return self.starts_at <= now
+
+
+@dataclass(frozen=True)
+class SessionEdit:
+    """What an edit changed, so the caller knows whether the event/announcement need refreshing."""
+
+    info: SessionInfo
+    changed: frozenset[str] = field(default_factory=frozenset)
+    note: str | None = None
+
+
+def session_info(row: ClubSession) -> SessionInfo:
+    """Plain values of a row whose papers were loaded (see :func:`load_row`)."""
+    return SessionInfo(
+        id=row.id,
+        guild_id=row.guild_id,
+        title=row.title,
+        description=row.description,
+        starts_at=row.starts_at,
+        ends_at=row.starts_at + timedelta(minutes=row.duration_minutes),
+        duration_minutes=row.duration_minutes,
+        timezone=row.timezone,
+        presenter_id=row.presenter_id,
+        presenter_name=row.presenter_name,
+        papers=[paper_info(link.paper) for link in row.papers],
+        signup_url=row.signup_url,
+        recording_url=row.recording_url,
+        notes_url=row.notes_url,
+        wiki_url=row.wiki_url,
+        status=row.status,
+        announcement_channel_id=row.announcement_channel_id,
+        announcement_message_id=row.announcement_message_id,
+        thread_id=row.thread_id,
+        event_id=row.event_id,
+        sequence=row.sequence,
+        cancel_reason=row.cancel_reason,
+        created_by=row.created_by,
+    )
