@@ -1,6 +1,7 @@
 """Reminders at scale, through the local stand-in with the real discord.py client and the real clock.
 
     .venv/bin/python -m bench.reminders_bench [--n 20000] [--burst 1000] [--channels 20]
+                                              [--channel-limit 5/5|off]
                                               [--database-url postgresql+asyncpg://…]
 
 1. Start-up with ``--n`` pending reminders stored (the issue's size is 100,000): seconds from building the
@@ -10,8 +11,14 @@
    late (stand-in receipt − due time, p50/p99/max). Then the same number all due in the same second, against
    the floor of a bare discord.py loop posting as many messages to the same channels.
 
-The stand-in does not emulate Discord's per-channel rate limits (it answers ``remaining: 49``); with real
-Discord, discord.py's limiter spaces a channel's messages and the lateness grows by that spacing.
+3. With ``--channel-limit N/S`` (default 5/5, Discord's usual limit on posting in a channel; ``off`` skips
+   this part): the same two bursts with the stand-in emulating that per-channel limit (rate-limit headers
+   that discord.py's limiter paces itself by, a 429 past the limit). Printed: every reminder sent exactly
+   once, how many 429s the stand-in answered, the lateness, and the lateness the limit alone forces — a
+   zero-latency client sending each channel's reminders in order, each as early as the limit allows — and
+   what the bot adds beyond that, reminder by reminder.
+
+Parts 1 and 2 run with the stand-in's default generous headers (``remaining: 49``, never limited).
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bench.common import percentile
 from bot.app import build_bot
 from bot.clock import Clock
+from bot.sandbox.ratelimits import Limit
 from bot.sandbox.running import connected
 from bot.sandbox.server import StandIn
 from bot.settings import load_settings
@@ -200,11 +208,33 @@ async def bench_startup(n: int, url: str | None) -> None:
 # ---------------------------------------------------------------- 2. a burst of due reminders
 
 
-async def burst_round(url: str | None, count: int, channels: int, spread_s: float) -> dict[str, Any]:
+def limit_floor(due_by_channel: dict[int, list[tuple[str, float]]], limit: Limit) -> dict[str, float]:
+    """Seconds each reminder is late by the rate limit alone: per channel, in due order, each sent at its due
+    time or as soon as the stand-in's window (``limit[0]`` per ``limit[1]`` s from the window's first
+    request) lets it, with no other delay. Keyed by nonce."""
+    count, per = limit
+    floor: dict[str, float] = {}
+    for due in due_by_channel.values():
+        window_end, used, previous = float("-inf"), 0, float("-inf")
+        for nonce, at in sorted(due, key=lambda item: item[1]):
+            sent = max(at, previous)
+            if sent >= window_end:
+                window_end, used = sent + per, 0
+            elif used >= count:
+                sent, window_end, used = window_end, window_end + per, 0
+            used += 1
+            floor[nonce], previous = sent - at, sent
+    return floor
+
+
+async def burst_round(
+    url: str | None, count: int, channels: int, spread_s: float, channel_limit: Limit | None = None
+) -> dict[str, Any]:
     store = Store(url)
     await store.create()
     try:
         async with StandIn() as standin:
+            standin.channel_message_limit = channel_limit
             world = await standin.create_default_guild()
             targets = [await standin.create_channel(world.guild, f"bench-{i}") for i in range(channels)]
             lead = 8.0  # seconds for the bot to start before the first one falls due
@@ -220,9 +250,15 @@ async def burst_round(url: str | None, count: int, channels: int, spread_s: floa
             ]
             await seed(store, rows)
             due_by_nonce = {f"pc-rem-{i + 1}-0": row["due_at"].timestamp() for i, row in enumerate(rows)}
+            due_by_channel: dict[int, list[tuple[str, float]]] = {}
+            for i, row in enumerate(rows):
+                due_by_channel.setdefault(row["channel_id"], []).append(
+                    (f"pc-rem-{i + 1}-0", row["due_at"].timestamp())
+                )
             bot = await start_bot(store, standin)
             async with connected(bot, standin):
-                deadline = time.monotonic() + lead + spread_s + 120
+                forced = max(limit_floor(due_by_channel, channel_limit).values()) if channel_limit else 0.0
+                deadline = time.monotonic() + lead + spread_s + forced + 120
                 while time.monotonic() < deadline:
                     ok = [r for r in standin.requests_to("POST", MESSAGES) if r.status == 200]
                     if len(ok) >= count:
@@ -232,18 +268,27 @@ async def burst_round(url: str | None, count: int, channels: int, spread_s: floa
                 posts = [r for r in standin.requests_to("POST", MESSAGES) if r.status == 200]
                 per_nonce = Counter(r.json.get("nonce") for r in posts)
                 posted = sum(len(standin.messages_in(c)) for c in targets)
-                late = [
-                    (r.time - due_by_nonce[r.json["nonce"]]) * 1000
+                late_by_nonce = {
+                    r.json["nonce"]: (r.time - due_by_nonce[r.json["nonce"]]) * 1000
                     for r in posts
                     if r.json.get("nonce") in due_by_nonce
-                ]
+                }
                 times = sorted(r.time for r in posts)
+                limited = sum(1 for r in standin.requests_to("POST", MESSAGES) if r.status == 429)
+            floor_ms = (
+                {n: s * 1000 for n, s in limit_floor(due_by_channel, channel_limit).items()}
+                if channel_limit
+                else {}
+            )
             return {
                 "sent": len(per_nonce),
                 "messages": posted,
                 "doubles": sum(1 for n in per_nonce.values() if n > 1),
-                "late_ms": late,
+                "late_ms": list(late_by_nonce.values()),
                 "drain_s": (times[-1] - min(due_by_nonce.values())) if times else float("nan"),
+                "rate_limited": limited,
+                "floor_ms": list(floor_ms.values()),
+                "excess_ms": [late - floor_ms[n] for n, late in late_by_nonce.items() if n in floor_ms],
             }
     finally:
         await store.drop()
@@ -298,12 +343,66 @@ async def bench_burst(count: int, channels: int, url: str | None) -> None:
     )
 
 
+def spread_line(label: str, samples_ms: list[float]) -> str:
+    return (
+        f"{label:<30} p50 {percentile(samples_ms, 50) / 1000:6.2f} s  p99 {percentile(samples_ms, 99) / 1000:6.2f} s"
+        f"  max {max(samples_ms, default=float('nan')) / 1000:6.2f} s"
+    )
+
+
+async def bench_limited(count: int, channels: int, url: str | None, limit: Limit) -> None:
+    per_channel = -(-count // channels)
+    print(
+        f"\n== {count:,} reminders across {channels} channels, Discord's per-channel limit emulated: "
+        f"{limit[0]} per {limit[1]:g} s ({'PostgreSQL' if url else 'SQLite'}) =="
+    )
+    print(
+        f"(~{per_channel} reminders per channel; the stand-in answers X-RateLimit-* headers and 429s past the "
+        "limit; discord.py paces each channel by the headers)"
+    )
+    verdicts: list[bool] = []
+    for name, spread_s in (("due within one minute", 60.0), ("all due in the same second", 0.0)):
+        figures = await burst_round(url, count, channels, spread_s, channel_limit=limit)
+        once = figures["sent"] == count == figures["messages"] and not figures["doubles"]
+        print(f"-- {name}")
+        print(
+            f"{'sent exactly once':<30} {'yes' if once else 'NO'}: {figures['sent']}/{count} reminders, "
+            f"{figures['messages']} messages, {figures['doubles']} doubles;  "
+            f"429s answered: {figures['rate_limited']}"
+        )
+        print(spread_line("lateness (measured)", figures["late_ms"]))
+        print(spread_line("forced by the limit alone", figures["floor_ms"]))
+        print(spread_line("added by the bot (each)", figures["excess_ms"]))
+        print(f"{'drained':<30} {figures['drain_s']:.2f} s after the first was due")
+        verdicts.append(once and percentile(figures["excess_ms"], 99) <= 2000)
+    print(
+        "every reminder sent exactly once and p99 within 2 s of what the limit forces: "
+        f"{'yes' if all(verdicts) else 'NO'}"
+    )
+
+
+def parse_limit(text: str) -> Limit | None:
+    """``5/5`` → (5, 5.0): 5 messages per 5 s per channel; ``off`` → None."""
+    if text.lower() in ("off", "none", "0"):
+        return None
+    count, _, per = text.partition("/")
+    try:
+        limit = (int(count), float(per))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"expected N/SECONDS like 5/5, or off; got {text!r}") from error
+    if limit[0] < 1 or limit[1] <= 0:
+        raise argparse.ArgumentTypeError(f"expected at least 1 message per positive period; got {text!r}")
+    return limit
+
+
 async def main(args: argparse.Namespace) -> None:
     logging.basicConfig(level=logging.ERROR)
     if not args.skip_startup:
         await bench_startup(args.n, args.database_url)
     if not args.skip_burst:
         await bench_burst(args.burst, args.channels, args.database_url)
+    if args.channel_limit is not None:
+        await bench_limited(args.burst, args.channels, args.database_url, args.channel_limit)
 
 
 if __name__ == "__main__":
@@ -315,6 +414,13 @@ if __name__ == "__main__":
     )
     parser.add_argument("--burst", type=int, default=1000, help="reminders falling due together")
     parser.add_argument("--channels", type=int, default=20)
+    parser.add_argument(
+        "--channel-limit",
+        type=parse_limit,
+        default="5/5",
+        metavar="N/S|off",
+        help="emulate Discord's per-channel message limit, N per S seconds, for part 3 (default 5/5; off skips it)",
+    )
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL"), help="PostgreSQL URL")
     parser.add_argument("--skip-startup", action="store_true")
     parser.add_argument("--skip-burst", action="store_true")

@@ -5,7 +5,6 @@ user/application/command/guild routes. Message, thread, interaction and schedule
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import time
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from bot.sandbox import limits
+from bot.sandbox import limits, ratelimits
 from bot.sandbox.limits import ApiError, missing_permissions, not_found
 from bot.sandbox.messages import Upload
 from bot.sandbox.state import Channel, Guild, Json, Member, member_permissions
@@ -140,10 +139,14 @@ async def _read_body(request: web.Request) -> tuple[Any, list[Upload]]:
     return (json.loads(raw) if raw else None), []
 
 
-def _ratelimit_headers(request: web.Request, remaining: int, reset_after: float) -> dict[str, str]:
+def _route_template(request: web.Request) -> str:
     resource = request.match_info.route.resource
-    template = resource.canonical if resource is not None else request.path
-    bucket = hashlib.sha1(f"{request.method} {template}".encode()).hexdigest()[:16]
+    return resource.canonical if resource is not None else request.path
+
+
+def _ratelimit_headers(request: web.Request, remaining: int, reset_after: float) -> dict[str, str]:
+    """The generous headers of an unlimited route (50 per second, never reached)."""
+    bucket = ratelimits.bucket_hash(request.method, _route_template(request))
     return {
         "X-RateLimit-Limit": "50",
         "X-RateLimit-Remaining": str(remaining),
@@ -174,6 +177,19 @@ def _fault_response(request: web.Request, fault: Fault) -> web.Response:
     return ok(body, status=429, headers=headers)
 
 
+def _take_ratelimit(request: web.Request) -> ratelimits.Verdict | None:
+    """Count the request against its emulated bucket when its route is limited (opt-in, see ratelimits)."""
+    standin = standin_of(request)
+    template = _route_template(request).removeprefix(API)
+    limit = ratelimits.route_limit(
+        request.method, template, channel_message_limit=standin.channel_message_limit
+    )
+    if limit is None:
+        return None
+    major = ratelimits.major_parameter(request.match_info)
+    return standin.ratelimiter.take(request.method, template, major, limit)
+
+
 @web.middleware
 async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     standin = standin_of(request)
@@ -190,14 +206,22 @@ async def middleware(request: web.Request, handler: Handler) -> web.StreamRespon
     record.files = [u.filename for u in uploads]
     request[JSON_KEY], request[UPLOADS_KEY] = record.json, uploads
     fault = standin.take_fault(request.method, path)
+    verdict = None if fault is not None else _take_ratelimit(request)
     if fault is not None:
         response: web.StreamResponse = _fault_response(request, fault)
+    elif verdict is not None and not verdict.allowed:
+        body, headers = verdict.too_many()
+        response = ok(body, status=429, headers=headers)
     else:
         try:
             response = await handler(request)
-            response.headers.update(_ratelimit_headers(request, 49, 1.0))
+            response.headers.update(
+                verdict.headers() if verdict is not None else _ratelimit_headers(request, 49, 1.0)
+            )
         except ApiError as exc:
-            response = ok(exc.body, status=exc.status)
+            response = ok(
+                exc.body, status=exc.status, headers=verdict.headers() if verdict is not None else None
+            )
         except web.HTTPNotFound:
             response = ok({"message": "404: Not Found", "code": 0}, status=404)
         except web.HTTPMethodNotAllowed:

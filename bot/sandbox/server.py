@@ -37,6 +37,7 @@ from bot.sandbox.interactions import (
     modal_data,
 )
 from bot.sandbox.messages import build_message
+from bot.sandbox.ratelimits import Limit, RateLimiter
 from bot.sandbox.rest import STANDIN, Fault, RequestRecord
 from bot.sandbox.state import (
     ADMINISTRATOR,
@@ -83,6 +84,11 @@ class StandIn(WorldBuilder):
         # raises PermissionError for such members instead of delivering the interaction.
         self.enforce_command_permissions = False
         self.clock_offset = 0.0
+        # Opt-in emulation of Discord's per-channel limit on POST /channels/{id}/messages, e.g. (5, 5.0) for
+        # 5 per 5 s: rate-limit headers that drive discord.py's pre-emptive waiting, and a 429 (logged in
+        # ``requests`` with status 429) for a request over the limit. None (the default): never limited.
+        self.channel_message_limit: Limit | None = None
+        self.ratelimiter = RateLimiter(self.clock)
         # Wall-clock time for date rules ("event in the past"); BotEnv points it at the bot's FakeClock.
         self.wall_clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
         self.default_guild: DefaultGuild | None = None
