@@ -5,6 +5,7 @@ A feature registers a page renderer under a short name; the buttons carry
 and a press after a restart re-renders the page from the store. Usage::
 
     register_pager("sessions", render_sessions_page)   # in the cog's cog_load
+    register_pager("reminders", render_page, guard=ensure_organizer)  # checked on every press
     embed, view = await first_page(bot, "sessions", guild_id, arg="")
     await send_reply(interaction, embed=embed, view=view)
     # or, with a Page the cog rendered itself:
@@ -34,13 +35,23 @@ class Page:
 PageRenderer = Callable[[Any, int, str, int], Awaitable[Page]]
 """(bot, guild_id, arg, page) -> Page"""
 
+PageGuard = Callable[[discord.Interaction[Any]], Awaitable[object]]
+"""Run before every page turn; raises (e.g. NotAllowed) to refuse the presser."""
+
 _RENDERERS: dict[str, PageRenderer] = {}
+_GUARDS: dict[str, PageGuard] = {}
 
 
-def register_pager(name: str, renderer: PageRenderer) -> None:
+def register_pager(name: str, renderer: PageRenderer, *, guard: PageGuard | None = None) -> None:
+    """Register a renderer; ``guard`` (e.g. ``ensure_organizer``) is awaited on every ◀ ▶ press before
+    rendering, so a list shown to an organizer cannot be paged by anyone else."""
     if not re.fullmatch(r"[a-z_]{1,20}", name):
         raise ValueError(f"bad pager name {name!r}")
     _RENDERERS[name] = renderer
+    if guard is None:
+        _GUARDS.pop(name, None)
+    else:
+        _GUARDS[name] = guard
 
 
 def page_count(total_items: int, per_page: int) -> int:
@@ -81,11 +92,13 @@ class PageButton(
         if renderer is None or interaction.guild_id is None:
             await interaction.response.send_message("This list is no longer available.", ephemeral=True)
             return
+        guard = _GUARDS.get(self.name)
+        if guard is not None:
+            await guard(interaction)
         page = await renderer(interaction.client, interaction.guild_id, self.arg, self.page)
+        view = pager_view(self.name, self.arg, page)  # adds the footer: fit the embed after it
         await interaction.response.edit_message(
-            embed=fit_embed(page.embed),
-            view=pager_view(self.name, self.arg, page),
-            allowed_mentions=NO_MENTIONS,
+            embed=fit_embed(page.embed), view=view, allowed_mentions=NO_MENTIONS
         )
 
 
@@ -105,7 +118,7 @@ async def first_page(
     bot: Any, name: str, guild_id: int, arg: str = "", page: int = 0
 ) -> tuple[discord.Embed, discord.ui.View | None]:
     result = await _RENDERERS[name](bot, guild_id, arg, page)
-    view = pager_view(name, arg, result)
+    view = pager_view(name, arg, result)  # adds the footer: fit the embed after it
     return fit_embed(result.embed), view
 
 
@@ -113,7 +126,7 @@ async def send_page(
     interaction: discord.Interaction[Any], name: str, arg: str, page: Page, *, public: bool = False
 ) -> None:
     """Answer with a page a renderer made, and its ◀ ▶ buttons (ephemeral unless ``public``)."""
-    view = pager_view(name, arg, page)
+    view = pager_view(name, arg, page)  # adds the footer: fit the embed after it
     await send_reply(interaction, embed=fit_embed(page.embed), view=view, public=public)
 
 

@@ -21,6 +21,7 @@ from bot.replies import (
     EMBED_TITLE_LIMIT,
     cut,
     fit_embed,
+    markdown_link,
     one_line,
 )
 from bot.services.sessions import SessionInfo
@@ -34,13 +35,6 @@ LIST_PAGE_SIZE = 10
 SCHEDULED_COLOUR = discord.Colour.blurple()
 CANCELLED_COLOUR = discord.Colour.dark_grey()
 DONE_COLOUR = discord.Colour.green()
-
-
-def link(label: str, url: str) -> str:
-    """A markdown link whose URL cannot close the brackets early."""
-    safe = url.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
-    text = escape_markdown(label).replace("[", "\\[").replace("]", "\\]")
-    return f"[{text}]({safe})"
 
 
 def duration_text(minutes: int) -> str:
@@ -81,9 +75,9 @@ def papers_text(info: SessionInfo, limit: int = EMBED_FIELD_VALUE_LIMIT) -> str:
     lines = []
     for paper in info.papers:
         title = one_line(paper.title, 200)
-        line = "• " + (link(title, paper.url) if paper.url else escape_markdown(title))
+        line = "• " + (markdown_link(title, paper.url) if paper.url else escape_markdown(title))
         if paper.wiki_url:
-            line += " · " + link("wiki", paper.wiki_url)
+            line += " · " + markdown_link("wiki", paper.wiki_url)
         lines.append(line)
     text = "\n".join(lines)
     if len(text) <= limit:
@@ -98,7 +92,7 @@ def papers_text(info: SessionInfo, limit: int = EMBED_FIELD_VALUE_LIMIT) -> str:
 
 def afterwards_text(info: SessionInfo) -> str | None:
     parts = [
-        link(label, url)
+        markdown_link(label, url)
         for label, url in (
             ("Recording", info.recording_url),
             ("Notes", info.notes_url),
@@ -171,7 +165,7 @@ def list_entry(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | 
     if info.papers:
         extra.append(f"{len(info.papers)} paper" + ("s" if len(info.papers) != 1 else ""))
     if info.signup_url:
-        extra.append(link("sign up", info.signup_url))
+        extra.append(markdown_link("sign up", info.signup_url))
     return f"{head}\n{title}" + (f" — {' · '.join(extra)}" if extra else "")
 
 

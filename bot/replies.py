@@ -5,30 +5,52 @@ from __future__ import annotations
 from typing import Any
 
 import discord
+from discord.utils import escape_markdown
+
+from bot.text import (
+    BUTTON_LABEL_LIMIT,
+    CHOICE_NAME_LIMIT,
+    CONTENT_LIMIT,
+    EMBED_DESCRIPTION_LIMIT,
+    EMBED_FIELD_NAME_LIMIT,
+    EMBED_FIELD_VALUE_LIMIT,
+    EMBED_FOOTER_LIMIT,
+    EMBED_TITLE_LIMIT,
+    EMBED_TOTAL_LIMIT,
+    THREAD_NAME_LIMIT,
+    cut,
+    one_line,
+)
 
 NO_MENTIONS = discord.AllowedMentions.none()
 
-CONTENT_LIMIT = 2000
-EMBED_TITLE_LIMIT = 256
-EMBED_DESCRIPTION_LIMIT = 4096
-EMBED_FIELD_NAME_LIMIT = 256
-EMBED_FIELD_VALUE_LIMIT = 1024
-EMBED_FOOTER_LIMIT = 2048
-EMBED_TOTAL_LIMIT = 6000
-BUTTON_LABEL_LIMIT = 80
-CHOICE_NAME_LIMIT = 100
-THREAD_NAME_LIMIT = 100
+__all__ = [
+    "BUTTON_LABEL_LIMIT",
+    "CHOICE_NAME_LIMIT",
+    "CONTENT_LIMIT",
+    "EMBED_DESCRIPTION_LIMIT",
+    "EMBED_FIELD_NAME_LIMIT",
+    "EMBED_FIELD_VALUE_LIMIT",
+    "EMBED_FOOTER_LIMIT",
+    "EMBED_TITLE_LIMIT",
+    "EMBED_TOTAL_LIMIT",
+    "NO_MENTIONS",
+    "THREAD_NAME_LIMIT",
+    "cut",
+    "embed_size",
+    "fit_embed",
+    "markdown_link",
+    "one_line",
+    "send_ephemeral",
+    "send_reply",
+]
 
 
-def cut(text: str | None, limit: int) -> str:
-    """Cut text to `limit` characters with an ellipsis (for display only; stored text stays whole)."""
-    if text is None:
-        return ""
-    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
-
-
-def one_line(text: str, limit: int = 100) -> str:
-    return cut(" ".join(text.split()), limit)
+def markdown_link(text: str, url: str) -> str:
+    """``[text](url)`` that shows the text as typed and whose URL cannot close the brackets early."""
+    label = escape_markdown(text).replace("[", "\\[").replace("]", "\\]")
+    safe = url.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
+    return f"[{label}]({safe})"
 
 
 def embed_size(embed: discord.Embed) -> int:

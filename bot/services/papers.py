@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -29,13 +30,6 @@ class PaperInfo:
     def link(self) -> str | None:
         return self.url
 
-    def markdown(self) -> str:
-        """`[Title](url)` when there is a link, else the title."""
-        from discord.utils import escape_markdown
-
-        title = escape_markdown(self.title)
-        return f"[{title}]({self.url})" if self.url else title
-
 
 def paper_info(row: Paper) -> PaperInfo:
     return PaperInfo(
@@ -58,9 +52,15 @@ async def find_paper(session: AsyncSession, guild_id: int, ref: PaperRef) -> Pap
 
 
 async def get_or_create_paper(
-    session: AsyncSession, guild_id: int, ref: PaperRef, *, title: str | None = None
+    session: AsyncSession,
+    guild_id: int,
+    ref: PaperRef,
+    *,
+    title: str | None = None,
+    now: datetime | None = None,
 ) -> Paper:
     """The guild's paper for `ref`, created when new. A title given here fills a missing one.
+    ``now`` stamps a new row's created_at (None: the column default, the wall clock).
 
     Runs inside the caller's transaction; two callers racing on the same new key are
     serialised by the unique constraint (the loser's transaction fails and is retried by the caller).
@@ -78,6 +78,8 @@ async def get_or_create_paper(
             arxiv_id=ref.arxiv_id,
             doi=ref.doi,
         )
+        if now is not None:
+            row.created_at = now
         session.add(row)
         await session.flush()
     elif title and row.title == ref.label and title.strip() != row.title:
@@ -87,7 +89,9 @@ async def get_or_create_paper(
     return row
 
 
-async def papers_from_text(session: AsyncSession, guild_id: int, texts: list[str]) -> list[Paper]:
+async def papers_from_text(
+    session: AsyncSession, guild_id: int, texts: list[str], *, now: datetime | None = None
+) -> list[Paper]:
     """Parse and store each paper reference, keeping the given order and dropping repeats."""
     refs = [parse_paper_ref(text) for text in texts]  # validate all before writing any
     seen: set[str] = set()
@@ -96,5 +100,5 @@ async def papers_from_text(session: AsyncSession, guild_id: int, texts: list[str
         if ref.key in seen:
             continue
         seen.add(ref.key)
-        rows.append(await get_or_create_paper(session, guild_id, ref))
+        rows.append(await get_or_create_paper(session, guild_id, ref, now=now))
     return rows

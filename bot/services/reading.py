@@ -301,8 +301,10 @@ async def add_to_list(
     *,
     note: str | None,
     user_id: int | None,
+    now: datetime | None = None,
 ) -> AddOutcome:
-    """Put a paper on a list (creating the list when new); a repeat only updates the note."""
+    """Put a paper on a list (creating the list when new); a repeat only updates the note.
+    ``now`` stamps new rows (None: the column defaults, the wall clock)."""
     name = clean_list_name(list_name)
     note = clean_note(note)
     row = await find_list(session, guild_id, name)
@@ -317,12 +319,14 @@ async def add_to_list(
         row = ReadingList(
             guild_id=guild_id, name=name, normalized_name=normalize_list_name(name), created_by=user_id
         )
+        if now is not None:
+            row.created_at = row.updated_at = now
         session.add(row)
         await session.flush()
     size = await _size(session, row.id)
     if paper_row is None:
         assert paper.ref is not None
-        paper_row = await get_or_create_paper(session, guild_id, paper.ref)
+        paper_row = await get_or_create_paper(session, guild_id, paper.ref, now=now)
     item = await session.get(ReadingListItem, (row.id, paper_row.id))
     if item is not None:
         changed = note is not None and note != item.note
@@ -334,15 +338,16 @@ async def add_to_list(
     last = await session.scalar(
         select(func.max(ReadingListItem.position)).where(ReadingListItem.list_id == row.id)
     )
-    session.add(
-        ReadingListItem(
-            list_id=row.id,
-            paper_id=paper_row.id,
-            position=(last if last is not None else -1) + 1,
-            note=note,
-            added_by=user_id,
-        )
+    item = ReadingListItem(
+        list_id=row.id,
+        paper_id=paper_row.id,
+        position=(last if last is not None else -1) + 1,
+        note=note,
+        added_by=user_id,
     )
+    if now is not None:
+        item.added_at = now
+    session.add(item)
     await session.flush()
     return AddOutcome(row.name, paper_info(paper_row), created, False, note is not None, size + 1)
 

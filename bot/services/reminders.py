@@ -34,7 +34,6 @@ DEFAULT_BEFORE: Final = timedelta(hours=1)
 PROBLEMS_WINDOW: Final = timedelta(days=7)
 REPEATS: Final = ("daily", "weekly", "monthly")
 MAX_CHOICES: Final = 25
-CHOICE_NAME_LIMIT: Final = 100
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,13 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.services.reminders import (
-    CHOICE_NAME_LIMIT,
     MAX_CHOICES,
     PROBLEMS_WINDOW,
     ReminderInfo,
     ReminderList,
     info_of,
 )
-from bot.services.reminders_render import cut
+from bot.text import CHOICE_NAME_LIMIT, cut
 from db.models import ClubSession
 from db.models.reminders import CUSTOM, FAILED, LIVE_STATUSES, MISSED, PENDING, Reminder
 

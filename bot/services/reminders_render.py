@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot import timeutil
+from bot.text import CONTENT_LIMIT, cut
 from bot.timeutil import DisplayZone
 
-CONTENT_LIMIT = 2000
 DELAYED = "(delayed)"
 _MARKDOWN = re.compile(r"([\\*_~|`>\[\]])")
 
@@ -18,10 +18,6 @@ _MARKDOWN = re.compile(r"([\\*_~|`>\[\]])")
 def escape(text: str) -> str:
     """Markdown-escape a title so it shows as typed."""
     return _MARKDOWN.sub(r"\\\1", " ".join(text.split()))
-
-
-def cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: max(0, limit - 1)].rstrip() + "…"
 
 
 @dataclass(frozen=True)

@@ -154,8 +154,10 @@ async def _flush_unique(session: AsyncSession) -> None:
         raise Conflict("Another session with that title at that time was just saved.") from None
 
 
-async def _set_papers(session: AsyncSession, row: ClubSession, guild_id: int, texts: list[str]) -> None:
-    papers = await papers_from_text(session, guild_id, texts)
+async def _set_papers(
+    session: AsyncSession, row: ClubSession, guild_id: int, texts: list[str], now: datetime
+) -> None:
+    papers = await papers_from_text(session, guild_id, texts, now=now)
     row.papers.clear()
     await session.flush()
     for position, paper in enumerate(papers):
@@ -200,12 +202,14 @@ async def create_session(
         status=SCHEDULED,
         sequence=0,
         created_by=created_by,
+        created_at=now,
+        updated_at=now,
         **clean,
     )
     row.papers = []
     session.add(row)
     await _flush_unique(session)
-    await _set_papers(session, row, guild_id, texts)
+    await _set_papers(session, row, guild_id, texts, now)
     await session.flush()
     return await get_session(session, guild_id, row.id)
 
@@ -263,7 +267,7 @@ async def edit_session(
     for name in changed:
         setattr(row, name, updates[name])
     if new_papers is not None:
-        await _set_papers(session, row, guild_id, new_papers)
+        await _set_papers(session, row, guild_id, new_papers, now)
         changed.add("papers")
     if changed:
         row.sequence += 1

@@ -19,7 +19,6 @@ from sqlalchemy.orm import selectinload
 
 from bot import timeutil
 from bot.errors import Conflict
-from bot.replies import CHOICE_NAME_LIMIT, cut
 from bot.services.sessions import (
     CANCELLED,
     MAX_DURATION,
@@ -28,6 +27,7 @@ from bot.services.sessions import (
     load_row,
     session_info,
 )
+from bot.text import CHOICE_NAME_LIMIT, cut
 from db.models import ClubSession, SessionSubscription
 
 MAX_CHOICES = 25

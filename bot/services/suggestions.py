@@ -13,14 +13,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.arxiv import ArxivMetadata
-from bot.errors import BadInput, Conflict, NotAllowed
+from bot.errors import BadInput, Conflict, NotAllowed, NotFound
 from bot.papers import MAX_TITLE_LENGTH, PaperRef, normalize_title, parse_paper_ref
 from bot.services.papers import get_or_create_paper
 from bot.services.suggestions_duplicates import PaperStanding, TitleIndex, find_duplicate
@@ -205,7 +205,7 @@ async def submit_suggestion(
     if standing is not None:
         return SubmitResult(duplicate=await _note_duplicate(session, standing, user_id, now))
     await _ensure_under_daily_cap(session, guild_id, user_id, now, per_day)
-    paper = await get_or_create_paper(session, guild_id, draft.ref, title=draft.title or match_title)
+    paper = await get_or_create_paper(session, guild_id, draft.ref, title=draft.title or match_title, now=now)
     if metadata is not None and paper.metadata_fetched_at is None:
         apply_metadata(paper, metadata, now)
     index.note_title(guild_id, paper.id, paper.normalized_title)
@@ -372,6 +372,44 @@ async def set_post_location(
     row.message_id = message_id
 
 
-async def link_session(session: AsyncSession, guild_id: int, suggestion_id: int, session_id: int) -> None:
-    row = await suggestion_row(session, guild_id, suggestion_id)
-    row.session_id = session_id
+async def link_session(
+    session: AsyncSession,
+    guild_id: int,
+    suggestion_id: int,
+    session_id: int,
+    *,
+    now: datetime | None = None,
+) -> None:
+    """Record the session made from an accepted suggestion, once. Checked and written in one
+    conditional UPDATE inside the caller's transaction: Conflict when the suggestion is no longer
+    accepted or already has its session (two organizers submitting at once), so the caller's
+    transaction rolls back with the session it just inserted."""
+    values: dict[str, Any] = {"session_id": session_id}
+    if now is not None:
+        values["updated_at"] = now
+    result = await session.execute(
+        update(Suggestion)
+        .where(
+            Suggestion.id == suggestion_id,
+            Suggestion.guild_id == guild_id,
+            Suggestion.status == "accepted",
+            Suggestion.session_id.is_(None),
+        )
+        .values(**values)
+        .execution_options(synchronize_session="fetch")
+    )
+    if getattr(result, "rowcount", 0) == 1:
+        return
+    current = (
+        await session.execute(
+            select(Suggestion.status, Suggestion.session_id).where(
+                Suggestion.id == suggestion_id, Suggestion.guild_id == guild_id
+            )
+        )
+    ).one_or_none()
+    if current is None:
+        raise NotFound(f"There is no suggestion #{suggestion_id} in this server.")
+    status, existing = current
+    if existing is not None:
+        raise Conflict(f"Session #{existing} was already made from suggestion #{suggestion_id}.")
+    raise Conflict(f"Suggestion #{suggestion_id} is {status}; accept it first to make a session from it.")

@@ -209,7 +209,13 @@ class ReadingCog(
         guild_id = require_guild_id(interaction)
         async with self.bot.session_factory() as session, session.begin():
             outcome = await svc.add_to_list(
-                session, guild_id, list_name, paper, note=note, user_id=interaction.user.id
+                session,
+                guild_id,
+                list_name,
+                paper,
+                note=note,
+                user_id=interaction.user.id,
+                now=self.bot.clock.now(),
             )
         await send_ephemeral(interaction, render.add_message(outcome))
 

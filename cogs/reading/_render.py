@@ -8,7 +8,7 @@ from datetime import datetime
 import discord
 from discord.utils import escape_markdown
 
-from bot.replies import EMBED_DESCRIPTION_LIMIT, EMBED_TITLE_LIMIT, cut, one_line
+from bot.replies import EMBED_DESCRIPTION_LIMIT, EMBED_TITLE_LIMIT, cut, markdown_link, one_line
 from bot.search import MARK_CLOSE, MARK_OPEN, SearchHit, SearchPage, SessionBrief
 from bot.services.papers import PaperInfo
 from bot.services.reading import (
@@ -33,11 +33,9 @@ SNIPPET_BUDGET = 220
 
 def link(label: str, url: str | None) -> str:
     """A markdown link whose label and URL cannot break out of the brackets."""
-    text = escape_markdown(label).replace("[", "\\[").replace("]", "\\]")
     if not url:
-        return text
-    safe = url.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
-    return f"[{text}]({safe})"
+        return escape_markdown(label).replace("[", "\\[").replace("]", "\\]")
+    return markdown_link(label, url)
 
 
 def paper_link(paper: PaperInfo, limit: int = 150) -> str:

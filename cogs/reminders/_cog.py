@@ -75,7 +75,7 @@ class RemindersCog(
     # ------------------------------------------------------------------ lifecycle
 
     async def cog_load(self) -> None:
-        register_pager(PAGER, self.render_page)
+        register_pager(PAGER, self.render_page, guard=ensure_organizer)
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
             upcoming = await plan.upcoming_session_ids(session, now)
@@ -184,6 +184,9 @@ class RemindersCog(
     ) -> None:
         config = await ensure_organizer(interaction)
         guild_id = require_guild_id(interaction)
+        # Checking the channel may fetch the bot's member (REST), then two transactions: defer first.
+        # Refusals after this still reach the organizer: send_ephemeral answers with a follow-up.
+        await interaction.response.defer(ephemeral=True, thinking=True)
         target = channel or interaction.channel
         if not isinstance(target, discord.TextChannel | discord.Thread):
             raise BadInput("Pick a text channel or thread for the reminder with the `channel` option.")

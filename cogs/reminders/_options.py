@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.errors import BadInput, PaperclubError
+from bot.permissions import member_is_organizer
 from bot.replies import CHOICE_NAME_LIMIT, cut
 from bot.services import reminders as svc
 from bot.services import reminders_queries as queries
@@ -73,7 +74,8 @@ class DurationTransformer(OptionTransformer):
 
 
 class ReminderIdTransformer(IdTransformer):
-    """A pending reminder picked by number, with autocomplete."""
+    """A pending reminder picked by number, with autocomplete (for organizers only: the choices show
+    the reminders' text and channels)."""
 
     noun = "reminder"
 
@@ -82,6 +84,9 @@ class ReminderIdTransformer(IdTransformer):
     ) -> list[app_commands.Choice[int]]:
         async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, int]]:
             config = await get_config(session, guild_id)
+            member = interaction.user
+            if not isinstance(member, discord.Member) or not member_is_organizer(member, config):
+                return []
             return await queries.cancel_choices(
                 session, guild_id, current=str(value)[:100], zone=config.timezone
             )

@@ -18,6 +18,7 @@ from bot.errors import BadInput, Conflict
 from bot.paging import clamp_page, page_count
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import fit_embed, send_ephemeral, send_reply
+from bot.scheduled_events import sync_event
 from bot.services import sessions as svc
 from bot.services import sessions_queries as queries
 from bot.services.guild_settings import GuildConfig, get_config
@@ -137,7 +138,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         if start.note:
             lines.append(f"Note: {start.note}.")
         if interaction.guild is not None:
-            warning = await publish.sync_event(self.bot, interaction.guild, info, config.display_zones)
+            warning = await sync_event(self.bot, interaction.guild, info, config.display_zones)
             if warning:
                 lines.append(warning)
         await reply_with_card(interaction, lines, info, config, now)
@@ -205,7 +206,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         self.bot.dispatch("session_cancelled", guild_id, info.id)
         lines = [f"Cancelled session #{info.id}."]
         warnings = [
-            await publish.sync_event(self.bot, interaction.guild, info, config.display_zones)
+            await sync_event(self.bot, interaction.guild, info, config.display_zones)
             if interaction.guild
             else None,
             await publish.refresh_announcement(self.bot, info, config.display_zones),
@@ -248,7 +249,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         verb = "Updated the announcement of" if outcome.edited else "Announced"
         lines = [f"{verb} session #{info.id}: {outcome.jump_url}"]
         if info.event_id is None and interaction.guild is not None:
-            warning = await publish.sync_event(self.bot, interaction.guild, info, config.display_zones)
+            warning = await sync_event(self.bot, interaction.guild, info, config.display_zones)
             if warning:
                 outcome.warnings.append(warning)
         lines.extend(outcome.warnings)

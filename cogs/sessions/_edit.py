@@ -15,11 +15,11 @@ from bot.client import PaperclubBot
 from bot.errors import BadInput
 from bot.permissions import ensure_organizer
 from bot.replies import send_ephemeral
+from bot.scheduled_events import sync_event
 from bot.services import sessions as svc
 from bot.services.guild_settings import GuildConfig
 from bot.services.sessions import SessionInfo
 from bot.views import PaperclubModal
-from cogs.sessions._publish import sync_event
 
 CLEAR = "-"
 FIELD_LABELS = {

@@ -1,5 +1,5 @@
 """What the sessions feature does in Discord besides replying: the announcement message and its thread,
-the guild scheduled event, the cancellation notice and the recap post.
+the cancellation notice and the recap post (the scheduled event is bot/scheduled_events.py).
 
 Each step is best effort once the session is saved: a missing permission becomes a short warning for
 the organizer (returned as text), never a lost session.
@@ -25,10 +25,6 @@ from cogs.sessions._buttons import announcement_view
 
 log = logging.getLogger("paperclub.sessions")
 
-GRANT_MANAGE_EVENTS = (
-    "I could not update the Discord event: grant the bot **Manage Events** "
-    "(Server Settings → Roles). The session itself is saved."
-)
 THREAD_ARCHIVE_MINUTES: Final = 10080  # a week
 
 
@@ -50,56 +46,6 @@ async def _channel(bot: PaperclubBot, channel_id: int) -> Any:
         except discord.NotFound:
             return None
     return channel
-
-
-def _event_fields(info: SessionInfo, zones: Sequence[DisplayZone]) -> dict[str, Any]:
-    return {
-        "name": render.event_name(info),
-        "description": render.event_description(info, zones),
-        "start_time": info.starts_at,
-        "end_time": info.ends_at,
-        "entity_type": discord.EntityType.external,
-        "privacy_level": discord.PrivacyLevel.guild_only,
-        "location": render.event_location(info),
-    }
-
-
-async def _existing_event(guild: discord.Guild, event_id: int) -> discord.ScheduledEvent | None:
-    event = guild.get_scheduled_event(event_id)
-    if event is not None:
-        return event
-    try:
-        return await guild.fetch_scheduled_event(event_id)
-    except discord.NotFound:
-        return None
-
-
-async def sync_event(
-    bot: PaperclubBot, guild: discord.Guild, info: SessionInfo, zones: Sequence[DisplayZone]
-) -> str | None:
-    """Create, update or cancel the session's scheduled event. Returns a warning, or None."""
-    now = bot.clock.now()
-    try:
-        event = await _existing_event(guild, info.event_id) if info.event_id else None
-        if info.is_cancelled:
-            if event is not None and event.status == discord.EventStatus.scheduled:
-                await event.cancel()
-            return None
-        if info.has_started(now):
-            return None  # Discord refuses to move an event that has begun
-        if event is not None:
-            if event.status == discord.EventStatus.scheduled:
-                await event.edit(**_event_fields(info, zones))
-            return None  # an event already started, ended or cancelled by hand is left as it is
-        created = await guild.create_scheduled_event(**_event_fields(info, zones))
-    except discord.Forbidden:
-        return GRANT_MANAGE_EVENTS
-    except discord.HTTPException as error:
-        log.warning("scheduled event for session %s failed: %s", info.id, error)
-        return f"Discord did not accept the event ({error.status}); the session itself is saved."
-    async with bot.session_factory() as session, session.begin():
-        await svc.record_event(session, info.guild_id, info.id, created.id)
-    return None
 
 
 async def _open_thread(bot: PaperclubBot, message: discord.Message, info: SessionInfo) -> int | None:

@@ -14,6 +14,7 @@ from bot.errors import BadInput, Conflict
 from bot.papers import PaperRef
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import one_line, send_ephemeral
+from bot.scheduled_events import sync_event
 from bot.services import sessions as sessions_service
 from bot.services.guild_settings import get_config
 from bot.services.suggestions import (
@@ -83,8 +84,9 @@ class SuggestionActions:
         async with self.bot.session_factory() as session:
             config = await get_config(session, guild_id)
         draft = validate_draft(paper, title=title, reason=why, topic=topic, topics=config.suggestion_topics)
-        channel = await resolve_channel(self.bot, config.suggestions_channel_id)
+        # Finding the channel may fetch it (REST): defer first. Refusals still reach the member.
         await interaction.response.defer(ephemeral=True, thinking=True)
+        channel = await resolve_channel(self.bot, config.suggestions_channel_id)
         metadata, arxiv_down = await self._arxiv_metadata(guild_id, draft.ref)
         result = await self._store(guild_id, interaction.user.id, draft, metadata)
         if result.duplicate is not None:
@@ -202,8 +204,9 @@ class SuggestionActions:
         guild_id = guild_id_of(interaction)
         now = self.bot.clock.now()
         start = sessions_service.resolve_start(when, timezone, config.timezone, now)
-        card = await self._accepted_card(guild_id, suggestion_id)
+        card = await self._accepted_card(guild_id, suggestion_id)  # a quick refusal; link_session re-checks
         presenter = card.volunteer_ids[0] if len(card.volunteer_ids) == 1 else None
+        await interaction.response.defer(ephemeral=True, thinking=True)  # the event is made over REST
         async with self.bot.session_factory() as session, session.begin():
             info = await sessions_service.create_session(
                 session,
@@ -216,7 +219,8 @@ class SuggestionActions:
                 papers=[card.paper.url or card.paper.title],
                 now=now,
             )
-            await link_session(session, guild_id, card.id, info.id)
+            # Conflict (rolling the session back) if another submit linked one first.
+            await link_session(session, guild_id, card.id, info.id, now=now)
         self.bot.dispatch("session_saved", guild_id, info.id)
         lines = [
             f"Made session #{info.id} **{escape_markdown(one_line(info.title, 150))}** for "
@@ -227,6 +231,10 @@ class SuggestionActions:
             lines.append(f"<@{presenter}> offered to present, so they are down as the presenter.")
         if start.note:
             lines.append(f"Note: {start.note}.")
+        if interaction.guild is not None:
+            warning = await sync_event(self.bot, interaction.guild, info, config.display_zones)
+            if warning:
+                lines.append(warning)
         await send_ephemeral(interaction, "\n".join(lines))
 
     # ------------------------------------------------------------------ telling the submitter

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 from datetime import datetime, timedelta
@@ -93,8 +92,12 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         if self._startup is not None:
             self._startup.cancel()
             # Wait for it: a task cancelled mid-query must finish before the engine is disposed.
-            with contextlib.suppress(asyncio.CancelledError, Exception):
+            try:
                 await self._startup
+            except asyncio.CancelledError:
+                pass
+            except Exception:
+                log.exception("the suggestions start-up task failed")
         for job in self.bot.scheduler.get_jobs():
             if job.id.startswith("suggestions-"):
                 job.remove()
@@ -318,17 +321,26 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         message = await interaction.original_response()
         now = self.bot.clock.now()
         ends_at = now + timedelta(hours=hours)
-        async with self.bot.session_factory() as session, session.begin():
-            poll_id = await record_poll(
-                session,
-                guild_id=guild_id,
-                channel_id=message.channel.id,
-                message_id=message.id,
-                created_by=interaction.user.id,
-                ends_at=ends_at,
-                suggestion_ids=[o.id for o in options],
-                now=now,
-            )
+        try:
+            async with self.bot.session_factory() as session, session.begin():
+                poll_id = await record_poll(
+                    session,
+                    guild_id=guild_id,
+                    channel_id=message.channel.id,
+                    message_id=message.id,
+                    created_by=interaction.user.id,
+                    ends_at=ends_at,
+                    suggestion_ids=[o.id for o in options],
+                    now=now,
+                )
+        except Exception:
+            # A poll that is not recorded would never have its result counted: take it down (best
+            # effort) and let the error reach the organizer through the tree's handler.
+            try:
+                await interaction.delete_original_response()
+            except discord.HTTPException as error:
+                log.warning("could not delete unrecorded poll message %s: %s", message.id, error)
+            raise
         self.schedule_poll_check(poll_id, ends_at)
 
 

@@ -8,7 +8,14 @@ import discord
 from discord.utils import escape_markdown
 
 from bot import timeutil
-from bot.replies import EMBED_FIELD_VALUE_LIMIT, EMBED_TITLE_LIMIT, cut, fit_embed, one_line
+from bot.replies import (
+    EMBED_FIELD_VALUE_LIMIT,
+    EMBED_TITLE_LIMIT,
+    cut,
+    fit_embed,
+    markdown_link,
+    one_line,
+)
 from bot.services.suggestions import DuplicateNotice
 from bot.services.suggestions_polls import PollResult
 from bot.services.suggestions_queries import SuggestionCard, SuggestionSummary
@@ -110,8 +117,9 @@ def card_embed(card: SuggestionCard, *, full: bool = False) -> discord.Embed:
 
 
 def summary_line(item: SuggestionSummary) -> str:
-    title = safe_title(item.title, 90)
-    linked = f"[{title}]({item.url})" if item.url else f"**{title}**"
+    linked = (
+        markdown_link(one_line(item.title, 90), item.url) if item.url else f"**{safe_title(item.title, 90)}**"
+    )
     presenters = f" · 🎤 {item.volunteers}" if item.volunteers else ""
     topic = f" · {escape_markdown(item.topic)}" if item.topic else ""
     return (

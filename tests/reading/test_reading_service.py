@@ -121,3 +121,21 @@ async def test_list_name_autocomplete(club) -> None:
         assert await svc.list_name_choices(session, GUILD, "") == ["ITSMBench", "WorldSmith"]
         assert await svc.list_name_choices(session, GUILD, "smith") == ["WorldSmith"]
         assert await svc.list_name_choices(session, GUILD, "%_\\") == []
+
+
+async def test_new_lists_items_and_papers_are_stamped_with_the_given_now(session_factory) -> None:
+    from sqlalchemy import select
+
+    from db.models import Paper
+    from db.models.reading import ReadingList, ReadingListItem
+
+    async with session_factory() as session, session.begin():
+        await svc.add_to_list(
+            session, GUILD, "Fresh", svc.read_paper_input("2406.12045"), note=None, user_id=7, now=NOW
+        )
+    async with session_factory() as session:
+        (reading_list,) = (await session.execute(select(ReadingList))).scalars()
+        (item,) = (await session.execute(select(ReadingListItem))).scalars()
+        (paper,) = (await session.execute(select(Paper))).scalars()
+    assert (reading_list.created_at, reading_list.updated_at) == (NOW, NOW)
+    assert item.added_at == NOW and paper.created_at == NOW

@@ -258,3 +258,35 @@ async def test_two_runners_over_one_store_send_each_reminder_once(env, store_inf
         statuses = (await db.execute(select(Reminder.status, func.count()).group_by(Reminder.status))).all()
     assert statuses == [("sent", 12)]
     assert cog(env).runner.sent + second.sent == 12
+
+
+async def test_cancel_autocomplete_shows_nothing_to_members(env) -> None:
+    await add(env, "tomorrow 9am", "Organizers only: the secret agenda")
+    assert await env.autocomplete("remind cancel", "reminder", "", member=env.member) == []
+    assert await env.autocomplete("remind cancel", "reminder", "secret", member=env.member) == []
+    (choice,) = await env.autocomplete("remind cancel", "reminder", "secret")
+    assert choice["value"] == 1
+
+
+async def test_list_page_buttons_refuse_members(env) -> None:
+    for hour in range(10):
+        await add(env, f"tomorrow {hour + 8}:00", f"Reminder number {hour}")
+    listing = await run(env, "remind list")
+    next_button = next(c for c in listing.buttons if c["custom_id"].endswith(":n"))
+    refused = await (await env.click(listing, next_button["custom_id"], member=env.member)).response()
+    assert refused.ephemeral and refused.content.startswith("Only organizers")
+    assert not refused.embeds
+    page2 = await (await env.click(listing, next_button["custom_id"])).response()
+    assert "Reminder number 9" in page2.embeds[0]["description"]
+
+
+async def test_add_defers_before_checking_the_channel_and_still_answers(env) -> None:
+    result = await env.invoke("remind add", {"when": "tomorrow 9am", "message": "x"}, member=env.organizer)
+    first = await result.response()
+    assert first.deferred and first.ephemeral
+    assert (await result.final()).content.startswith("⏰ Reminder **#1**")
+    await env.standin.set_overwrite(env.general, env.world.bot_role, deny=SEND_MESSAGES)
+    refused = await env.invoke("remind add", {"when": "tomorrow 9am", "message": "y"}, member=env.organizer)
+    assert (await refused.response()).deferred
+    final = await refused.final()
+    assert is_ephemeral(final) and "give me Send Messages" in final.content

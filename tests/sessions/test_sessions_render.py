@@ -10,6 +10,7 @@ import pytest
 
 from bot import ics
 from bot import render_sessions as render
+from bot.replies import markdown_link
 from bot.services import sessions as svc
 from bot.services.papers import PaperInfo
 from bot.services.sessions import SessionInfo
@@ -159,7 +160,7 @@ def test_card_fits_discords_limits_with_huge_input() -> None:
 
 
 def test_links_cannot_break_out_of_markdown() -> None:
-    assert render.link("a]b", "https://x.example/a_(b)") == r"[a\]b](https://x.example/a_%28b%29)"
+    assert markdown_link("a]b", "https://x.example/a_(b)") == r"[a\]b](https://x.example/a_%28b%29)"
 
 
 def test_cancelled_card() -> None:

@@ -281,3 +281,13 @@ async def test_racing_twin_is_a_conflict_not_a_crash(session_factory, monkeypatc
         await add(session_factory)
     async with session_factory() as s:
         assert await s.scalar(select(func.count()).select_from(ClubSession)) == 1
+
+
+async def test_new_rows_are_stamped_with_the_given_now_not_the_wall_clock(session_factory) -> None:
+    info = await add(session_factory, papers=["2401.12345", "A paper nobody has stored yet"])
+    async with session_factory() as s:
+        row = await s.get(ClubSession, info.id)
+        assert row is not None
+        assert (row.created_at, row.updated_at) == (NOW, NOW)
+        papers = list((await s.execute(select(Paper).where(Paper.guild_id == GUILD))).scalars())
+    assert len(papers) == 2 and all(p.created_at == NOW for p in papers)

@@ -66,3 +66,21 @@ async def test_two_members_suggest_the_same_new_paper_at_once(session_factory) -
     assert sum(1 for r in results if r.duplicate is not None) == 3
     async with session_factory() as s:
         assert (await s.execute(select(func.count()).select_from(Suggestion))).scalar_one() == 1
+
+
+async def test_two_organizers_making_a_session_from_one_suggestion_at_once(session_factory) -> None:
+    from bot.errors import Conflict
+    from tests.suggestions.test_service import _review, count_sessions, session_from
+
+    card = (await submit(session_factory, TitleIndex(), "2406.12045")).card
+    assert card is not None
+    await _review(session_factory, card.id, "accept")
+    results = await asyncio.gather(
+        *(session_from(session_factory, card.id, f"Tau-bench take {n}") for n in range(4)),
+        return_exceptions=True,
+    )
+    made = [r for r in results if isinstance(r, int)]
+    refused = [r for r in results if isinstance(r, Conflict)]
+    assert len(made) == 1 and len(refused) == 3, results
+    assert all("already made" in r.user_message for r in refused)
+    assert await count_sessions(session_factory) == 1

@@ -3,6 +3,7 @@ withdraw, list and show, and the club poll with its result recorded when it ends
 
 from __future__ import annotations
 
+import sys
 from datetime import timedelta
 
 from sqlalchemy import select
@@ -244,3 +245,108 @@ async def test_poll_that_ended_while_down_is_recorded_at_start(discord_env) -> N
     await env.standin.wait_until(lambda: "poll has ended" in env.messages_in(env.general)[-1].content)
     async with env.bot.session_factory() as s:
         assert (await s.execute(select(SuggestionPoll.status))).scalar_one() == "ended"
+
+
+async def test_a_poll_that_cannot_be_recorded_is_taken_down(discord_env, monkeypatch) -> None:
+    from bot.tree import APOLOGY
+
+    env = discord_env
+    await _suggest_three(env)
+
+    async def failing_record(*args, **kwargs):
+        raise RuntimeError("the store went away")
+
+    cog_module = sys.modules[type(env.bot.get_cog("Suggestions")).__module__]
+    monkeypatch.setattr(cog_module, "record_poll", failing_record)
+    result = await env.invoke("suggestions poll", {"hours": 24}, channel=env.general)
+    posted = (await result.response()).message
+    assert posted is not None and posted.poll is not None
+    (told,) = await result.wait_followups(1)
+    assert told.ephemeral and told.content == APOLOGY
+    assert env.standin.message(posted.id).deleted
+    assert [m for m in env.messages_in(env.general) if m.poll is not None] == []
+    async with env.bot.session_factory() as s:
+        assert list((await s.execute(select(SuggestionPoll))).scalars()) == []
+
+
+async def _accept_and_open_form(env, sid: int):
+    """Accept the suggestion and press "Create a session from it": (the review reply, the form)."""
+    final = await (
+        await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "accept"})
+    ).final()
+    opened = await (await env.click(final, f"sugg:session:{sid}")).response()
+    assert opened.modal is not None
+    return final, opened
+
+
+async def test_a_session_from_a_suggestion_gets_its_discord_event(discord_env) -> None:
+    env = discord_env
+    sid, other, _ = await _suggest_three(env)
+    _, opened = await _accept_and_open_form(env, sid)
+    made = await env.submit_modal(opened, {"when": "2026-12-10 09:30", "timezone": "PT"})
+    assert (await made.response()).deferred
+    content = (await made.final()).content
+    assert "Made session #" in content and "Manage Events" not in content
+    (event,) = env.scheduled_events()
+    assert event["name"].startswith("Tau-Bench")
+    assert event["scheduled_start_time"].startswith("2026-12-10T17:30:00")
+    linked = await card(env, sid)
+    from bot.services.sessions import get_session
+
+    async with env.bot.session_factory() as s:
+        info = await get_session(s, env.guild.id, linked.session_id)
+    assert info.event_id == int(event["id"])
+
+    # without Manage Events the session is still made, and the organizer is told what to grant
+    from bot.sandbox.state import DEFAULT_BOT_PERMISSIONS, MANAGE_EVENTS
+
+    await env.standin.set_bot_permissions(DEFAULT_BOT_PERMISSIONS & ~MANAGE_EVENTS)
+    _, opened = await _accept_and_open_form(env, other)
+    made = await env.submit_modal(opened, {"when": "2026-12-17 09:30", "timezone": "PT"})
+    content = (await made.final()).content
+    assert "Made session #" in content and "grant the bot **Manage Events**" in content
+    assert len(env.scheduled_events()) == 1 and (await card(env, other)).session_id is not None
+
+
+async def test_two_organizers_submitting_the_session_form_at_once_make_one_session(discord_env) -> None:
+    import asyncio
+
+    from sqlalchemy import func
+
+    from db.models import ClubSession
+
+    env = discord_env
+    sid, *_ = await _suggest_three(env)
+    review_reply, opened = await _accept_and_open_form(env, sid)
+    second = await (await env.click(review_reply, f"sugg:session:{sid}", member=env.admin)).response()
+    assert second.modal is not None
+    results = await asyncio.gather(
+        env.submit_modal(opened, {"when": "2026-12-10 09:30", "timezone": "PT"}),
+        env.submit_modal(second, {"when": "2026-12-11 09:30", "timezone": "PT"}, member=env.admin),
+    )
+    answers = [(await r.final()).content for r in results]
+    assert sum("Made session #" in a for a in answers) == 1, answers
+    assert sum("already made from suggestion" in a for a in answers) == 1, answers
+    async with env.bot.session_factory() as s:
+        assert (await s.execute(select(func.count()).select_from(ClubSession))).scalar_one() == 1
+    assert len(env.scheduled_events()) == 1
+
+
+async def test_a_failed_start_up_task_is_logged_when_the_cog_unloads(discord_env, caplog) -> None:
+    import asyncio
+    import logging
+
+    env = discord_env
+
+    async def broken() -> None:
+        raise RuntimeError("start-up broke")
+
+    suggestions_cog = env.bot.get_cog("Suggestions")
+    await suggestions_cog._startup  # the real start-up work is done; now pretend it had failed
+    task = asyncio.create_task(broken())
+    await asyncio.wait([task])
+    suggestions_cog._startup = task
+    with caplog.at_level(logging.ERROR, logger="paperclub.suggestions"):
+        await env.stop_bot()
+    (record,) = [r for r in caplog.records if "start-up task failed" in r.getMessage()]
+    assert record.exc_info is not None and "start-up broke" in str(record.exc_info[1])

@@ -228,3 +228,21 @@ async def test_daily_cap(discord_env, arxiv) -> None:
     refused = await suggest(env, env.members[0], paper="One too many")
     assert "limit is 5 a day" in refused.content and refused.ephemeral
     assert len(env.standin.threads) == 5
+
+
+async def test_suggest_defers_before_fetching_the_channel(discord_env, monkeypatch) -> None:
+    env = discord_env
+    await use_channel(env)
+    cached = env.bot.get_channel
+    monkeypatch.setattr(
+        env.bot,
+        "get_channel",
+        lambda channel_id: None if channel_id == env.suggestions.id else cached(channel_id),
+    )
+    start = len(env.requests)
+    answer = await suggest(env, env.members[0], paper="2406.12045")
+    assert "Thanks" in answer.content
+    paths = [r.path for r in env.requests[start:]]
+    fetched = paths.index(f"/channels/{env.suggestions.id}")
+    deferred = next(i for i, p in enumerate(paths) if p.startswith("/interactions/"))
+    assert deferred < fetched, paths

@@ -501,3 +501,61 @@ async def test_title_index_sees_new_papers_and_title_changes(session_factory, in
         assert await index.similar(s, GUILD, "verifier soundness for math word problem", NOW)
         assert await index.similar(s, GUILD, "something else entirely", NOW) == []
         assert await index.similar(s, OTHER_GUILD, "verifier soundness for math word problem", NOW) == []
+
+
+async def _review(sf, suggestion_id: int, decision: str) -> None:
+    async with sf() as s, s.begin():
+        await review_suggestion(
+            s,
+            guild_id=GUILD,
+            suggestion_id=suggestion_id,
+            decision=decision,  # type: ignore[arg-type]
+            note=None,
+            reviewer_id=ORGANIZER,
+            now=NOW,
+        )
+
+
+async def session_from(sf, suggestion_id: int, title: str) -> int:
+    """What "Create a session from it" writes: the session and the link, in one transaction."""
+    from bot.services.sessions import create_session
+    from bot.services.suggestions import link_session
+
+    async with sf() as s, s.begin():
+        info = await create_session(
+            s,
+            GUILD,
+            title=title,
+            starts_at_utc=NOW + timedelta(days=10),
+            timezone="UTC",
+            created_by=ORGANIZER,
+            papers=["2406.12045"],
+            now=NOW,
+        )
+        await link_session(s, GUILD, suggestion_id, info.id, now=NOW)
+        return info.id
+
+
+async def count_sessions(sf) -> int:
+    from sqlalchemy import func, select
+
+    async with sf() as s:
+        return int((await s.execute(select(func.count()).select_from(ClubSession))).scalar_one())
+
+
+async def test_a_suggestion_makes_one_session_only(session_factory, index) -> None:
+    card = (await submit(session_factory, index, "2406.12045")).card
+    assert card is not None
+    with pytest.raises(Conflict, match="is open; accept it first"):
+        await session_from(session_factory, card.id, "Too early")
+    assert await count_sessions(session_factory) == 0  # the session insert rolled back too
+    await _review(session_factory, card.id, "accept")
+    first = await session_from(session_factory, card.id, "Tau-bench")
+    with pytest.raises(Conflict, match=f"Session #{first} was already made from suggestion #{card.id}"):
+        await session_from(session_factory, card.id, "Tau-bench again")
+    assert await count_sessions(session_factory) == 1
+    async with session_factory() as s:
+        linked = await get_card(s, GUILD, card.id)
+    assert linked.session_id == first
+    with pytest.raises(NotFound):
+        await session_from(session_factory, 987654, "Nowhere")
