@@ -287,3 +287,34 @@ async def test_over_the_cap_the_newest_matches_are_ranked(club, monkeypatch) -> 
         for h in everything.hits
     ]
     assert ranks == sorted(ranks)  # still in the store's ranking order
+
+
+async def test_every_page_has_its_snippets(club) -> None:
+    """Snippets come from one pass over the matches between a page's lowest and highest row ids."""
+    async with club() as session:
+        first = await search(session, GUILD, "environments", per_page=3)
+        seen: list[tuple[str, int]] = []
+        for page in range(first.pages):
+            result = await search(session, GUILD, "environments", page=page, per_page=3)
+            assert result.hits and all(
+                MARK_OPEN in h.snippet and MARK_CLOSE in h.snippet for h in result.hits
+            )
+            seen.extend((h.kind, h.ref_id) for h in result.hits)
+        whole = await search(session, GUILD, "environments", per_page=50)
+    assert seen == [(h.kind, h.ref_id) for h in whole.hits]  # the pages, in order, are the one ranking
+
+
+async def test_no_match_on_any_page(club) -> None:
+    async with club() as session:
+        for page in (0, 3):
+            result = await search(session, GUILD, "zebra quagga", page=page)
+            assert (result.total, result.hits, result.pages, result.page) == (0, [], 1, 0)
+            assert result.any_word
+
+
+async def test_sqlite_index_merges_segments_early(club, store_info) -> None:
+    if store_info.backend != "sqlite":
+        pytest.skip("FTS5 only")
+    async with club() as session:
+        value = await session.scalar(text("SELECT v FROM reading_search_config WHERE k = 'automerge'"))
+    assert value == 2
