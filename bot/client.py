@@ -15,6 +15,7 @@ from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 import cogs
+from bot.arxiv import ArxivClient
 from bot.clock import Clock
 from bot.paging import setup_paging
 from bot.settings import Settings
@@ -70,6 +71,14 @@ class PaperclubBot(commands.Bot):
         self.migrate = migrate
         self.start_background = start_background
         self.synced_commands: list[app_commands.AppCommand] = []
+        self._arxiv: ArxivClient | None = None
+
+    @property
+    def arxiv(self) -> ArxivClient:
+        """The one arXiv client every feature shares (created on first use, closed with the bot)."""
+        if self._arxiv is None:
+            self._arxiv = ArxivClient(self.settings.arxiv_api_url)
+        return self._arxiv
 
     async def setup_hook(self) -> None:
         if self.migrate:
@@ -134,4 +143,6 @@ class PaperclubBot(commands.Bot):
         finally:
             if self.scheduler.running:
                 self.scheduler.shutdown(wait=False)
+            if self._arxiv is not None:
+                await self._arxiv.close()
             await self.engine.dispose()

@@ -114,3 +114,9 @@ async def test_default_permissions_let_organizers_see_setup(discord_env) -> None
     assert response.embeds and response.embeds[0]["title"] == "Paper club settings"
     with pytest.raises(PermissionError):
         await env.invoke("setup show", member=env.members[0])
+
+
+async def test_everything_the_bot_calls_is_local(discord_env) -> None:
+    settings = discord_env.bot.settings
+    assert settings.discord_api_base is not None and settings.discord_api_base.startswith("http://127.0.0.1:")
+    assert settings.arxiv_api_url.startswith("http://127.0.0.1:")

@@ -17,6 +17,7 @@ from bot.api_base import current_api_base, restore_api_base
 from bot.app import build_bot
 from bot.client import PaperclubBot
 from bot.clock import FakeClock
+from bot.sandbox.arxiv import ArxivStandin
 from bot.sandbox.interactions import InteractionResult
 from bot.sandbox.running import connected
 from bot.sandbox.server import ChannelRef, DefaultGuild, MemberRef, StandIn
@@ -41,6 +42,8 @@ class BotEnv:
         self.clock = clock or FakeClock(DEFAULT_START)
         self.settings_overrides = dict(settings_overrides or {})
         self.standin = StandIn()
+        # A local arXiv too, so nothing the bot does here leaves 127.0.0.1 (tests may point elsewhere).
+        self.arxiv = ArxivStandin()
         self.standin.wall_clock = self.clock.now  # the stand-in's date rules follow the FakeClock
         self._stack = contextlib.AsyncExitStack()
         self._bot_stack: contextlib.AsyncExitStack | None = None
@@ -53,17 +56,20 @@ class BotEnv:
         saved = current_api_base()
         self._stack.callback(restore_api_base, saved)
         await self._stack.enter_async_context(self.standin)
+        await self.arxiv.start()
+        self._stack.push_async_callback(self.arxiv.stop)
         self.world = await self.standin.create_default_guild()
         await self.start_bot()
         return self
 
     def _build(self) -> PaperclubBot:
+        overrides = {"arxiv_api_url": self.arxiv.url, **self.settings_overrides}
         self.settings = load_settings(
             database_url=self.database_url,
             discord_api_base=self.standin.base_url,
             discord_token="sandbox-token",
             dev_guild_id=None,
-            **self.settings_overrides,
+            **overrides,
         )
         engine: AsyncEngine | None = self.engine_factory() if self.engine_factory else None
         return build_bot(self.settings, clock=self.clock, engine=engine)

@@ -1,43 +1,35 @@
-"""arXiv metadata on papers: fetched once per paper, kept on the `papers` row, filled in later
-when arXiv was unreachable at suggestion time."""
+"""arXiv metadata on suggested papers: fetched once per paper, kept on the `papers` row, filled in
+later when arXiv was unreachable at suggestion time. The shared part (storing what arXiv said, the
+lookup loop) is in bot.services.paper_metadata."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.arxiv import ArxivMetadata
-from bot.papers import PaperRef, normalize_title
+from bot.papers import PaperRef
+from bot.services.paper_metadata import (
+    MAX_AUTHORS_TEXT,
+    PendingPaper,
+    apply_metadata,
+    id_label,
+)
 from db.models import Paper
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion
 
-MAX_AUTHORS_TEXT = 2000
-
-
-def id_label(arxiv_id: str) -> str:
-    """The title a paper gets when only its arXiv id is known (PaperRef.label)."""
-    return f"arXiv:{arxiv_id}"
-
-
-def apply_metadata(paper: Paper, metadata: ArxivMetadata | None, now: datetime) -> bool:
-    """Store what arXiv said (None: arXiv knows no such paper); True if the title changed.
-
-    The arXiv title replaces only the id placeholder: a title a member typed wins.
-    """
-    paper.metadata_fetched_at = now
-    if metadata is None:
-        return False
-    paper.authors = metadata.authors_text[:MAX_AUTHORS_TEXT] or None
-    paper.abstract = metadata.abstract or None
-    paper.published = metadata.published[:40] or None
-    if paper.arxiv_id and paper.title == id_label(paper.arxiv_id) and metadata.title:
-        paper.title = metadata.title[:400]
-        paper.normalized_title = normalize_title(paper.title)[:400]
-        return True
-    return False
+__all__ = [
+    "MAX_AUTHORS_TEXT",
+    "PendingPaper",
+    "apply_metadata",
+    "id_label",
+    "papers_missing_metadata",
+    "stored_metadata_is_fresh",
+    "store_fetched_metadata",
+    "suggestions_of_paper",
+]
 
 
 async def stored_metadata_is_fresh(session: AsyncSession, guild_id: int, ref: PaperRef) -> bool:
@@ -48,13 +40,6 @@ async def stored_metadata_is_fresh(session: AsyncSession, guild_id: int, ref: Pa
         )
     ).scalar_one_or_none()
     return fetched is not None
-
-
-@dataclass(frozen=True)
-class PendingPaper:
-    guild_id: int
-    paper_id: int
-    arxiv_id: str
 
 
 async def papers_missing_metadata(session: AsyncSession, limit: int = 10) -> list[PendingPaper]:
@@ -75,6 +60,18 @@ async def papers_missing_metadata(session: AsyncSession, limit: int = 10) -> lis
     return [PendingPaper(guild_id, paper_id, arxiv_id) for guild_id, paper_id, arxiv_id in rows if arxiv_id]
 
 
+async def suggestions_of_paper(session: AsyncSession, paper_id: int) -> list[int]:
+    """Ids of the paper's active suggestions (their posts show its title)."""
+    ids = (
+        await session.execute(
+            select(Suggestion.id).where(
+                Suggestion.paper_id == paper_id, Suggestion.status.in_(ACTIVE_STATUSES)
+            )
+        )
+    ).scalars()
+    return list(ids)
+
+
 async def store_fetched_metadata(
     session: AsyncSession, paper_id: int, metadata: ArxivMetadata | None, now: datetime
 ) -> tuple[bool, list[int]]:
@@ -83,11 +80,4 @@ async def store_fetched_metadata(
     if paper is None:
         return False, []
     changed = apply_metadata(paper, metadata, now)
-    ids = (
-        await session.execute(
-            select(Suggestion.id).where(
-                Suggestion.paper_id == paper_id, Suggestion.status.in_(ACTIVE_STATUSES)
-            )
-        )
-    ).scalars()
-    return changed, list(ids)
+    return changed, await suggestions_of_paper(session, paper_id)

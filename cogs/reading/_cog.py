@@ -4,6 +4,7 @@ service, render the reply. Paged replies use bot.paging, so their ◀ ▶ button
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from typing import Any
 
 import discord
@@ -19,6 +20,7 @@ from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import NO_MENTIONS, send_ephemeral
 from bot.services import reading as svc
 from bot.services.guild_settings import get_config
+from bot.services.paper_metadata import fill_missing_metadata
 from bot.timeutil import resolve_timezone
 from cogs.reading import _render as render
 from cogs.reading._options import (
@@ -207,6 +209,7 @@ class ReadingCog(
     ) -> None:
         await ensure_organizer(interaction)
         guild_id = require_guild_id(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)  # an arXiv lookup may follow
         async with self.bot.session_factory() as session, session.begin():
             outcome = await svc.add_to_list(
                 session,
@@ -217,6 +220,13 @@ class ReadingCog(
                 user_id=interaction.user.id,
                 now=self.bot.clock.now(),
             )
+        # After the commit: an arXiv paper new to the store gets its title (arXiv trouble keeps the id).
+        stored = await fill_missing_metadata(
+            self.bot.arxiv, self.bot.session_factory, [outcome.paper.id], self.bot.clock.now()
+        )
+        if any(paper.title_changed for paper in stored):
+            async with self.bot.session_factory() as session:
+                outcome = replace(outcome, paper=(await svc.paper_infos(session, [outcome.paper.id]))[0])
         await send_ephemeral(interaction, render.add_message(outcome))
 
     @app_commands.command(name="remove", description="Take a paper off a reading list (organizers)")

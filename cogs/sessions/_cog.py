@@ -31,7 +31,13 @@ from cogs.sessions._buttons import (
     announcement_view,
     list_page_view,
 )
-from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply_with_card
+from cogs.sessions._edit import (
+    EditRequest,
+    EditSessionModal,
+    apply_edit,
+    reply_with_card,
+    with_paper_metadata,
+)
 
 Title = app_commands.Range[str, 1, svc.MAX_TITLE]
 When = app_commands.Range[str, 1, 100]
@@ -130,6 +136,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
                 description=description,
                 now=now,
             )
+        info = await with_paper_metadata(self.bot, info)
         self.bot.dispatch("session_saved", guild_id, info.id)
         lines = [
             f"Added session #{info.id}. This is how its announcement will look; "

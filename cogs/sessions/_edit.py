@@ -18,6 +18,7 @@ from bot.replies import send_ephemeral
 from bot.scheduled_events import sync_event
 from bot.services import sessions as svc
 from bot.services.guild_settings import GuildConfig
+from bot.services.paper_metadata import fill_missing_metadata
 from bot.services.sessions import SessionInfo
 from bot.views import PaperclubModal
 
@@ -106,6 +107,7 @@ async def apply_edit(
             note = start.note
         edit = await svc.edit_session(session, interaction.guild_id, session_id, now=now, **changes)
     info = edit.info
+    info = await with_paper_metadata(bot, info)
     lines: list[str] = []
     if not edit.changed:
         lines.append(f"Nothing changed in session #{info.id}.")
@@ -124,6 +126,19 @@ async def apply_edit(
     if note:
         lines.append(f"Note: {note}.")
     await reply_with_card(interaction, lines, info, config, now)
+
+
+async def with_paper_metadata(bot: PaperclubBot, info: SessionInfo) -> SessionInfo:
+    """After the session's write has committed: look up its arXiv papers that have no metadata yet
+    (a few seconds at most; arXiv trouble only leaves the id labels) and give the session as it now
+    stands."""
+    stored = await fill_missing_metadata(
+        bot.arxiv, bot.session_factory, [paper.id for paper in info.papers], bot.clock.now()
+    )
+    if not any(paper.title_changed for paper in stored):
+        return info
+    async with bot.session_factory() as session:
+        return await svc.get_session(session, info.guild_id, info.id)
 
 
 async def reply_with_card(

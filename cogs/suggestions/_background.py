@@ -16,10 +16,11 @@ from typing import Any
 
 import discord
 
-from bot.arxiv import ArxivClient, ArxivUnavailable
+from bot.arxiv import ArxivClient
 from bot.replies import NO_MENTIONS
+from bot.services.paper_metadata import fetch_and_store
 from bot.services.suggestions_duplicates import TitleIndex
-from bot.services.suggestions_metadata import papers_missing_metadata, store_fetched_metadata
+from bot.services.suggestions_metadata import papers_missing_metadata, suggestions_of_paper
 from bot.services.suggestions_polls import PollResult, RunningPoll, due_polls, finish_poll
 from cogs.suggestions._render import poll_result_message
 
@@ -126,20 +127,12 @@ class SuggestionBackground:
             return 0
         async with self.bot.session_factory() as session:
             pending = await papers_missing_metadata(session, limit=ENRICH_BATCH)
-        done = 0
-        for paper in pending:
-            try:
-                metadata = await self.arxiv.fetch(paper.arxiv_id)
-            except ArxivUnavailable as exc:
-                log.info("arXiv still unavailable for late metadata: %s", exc)
-                break
-            async with self.bot.session_factory() as session, session.begin():
-                title_changed, suggestion_ids = await store_fetched_metadata(
-                    session, paper.paper_id, metadata, now
-                )
-            if title_changed:
+        stored = await fetch_and_store(self.arxiv, self.bot.session_factory, pending, now)
+        for paper in stored:
+            if paper.title_changed:
                 self.titles.forget(paper.guild_id)
+            async with self.bot.session_factory() as session:
+                suggestion_ids = await suggestions_of_paper(session, paper.paper_id)
             for suggestion_id in suggestion_ids:
                 await self.refresh_post(suggestion_id)
-            done += 1
-        return done
+        return len(stored)

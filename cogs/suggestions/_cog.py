@@ -55,7 +55,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
 
     def __init__(self, bot: Any) -> None:
         self.bot = bot
-        self.arxiv = ArxivClient(bot.settings.arxiv_api_url)
+        self.arxiv: ArxivClient = bot.arxiv  # shared, owned and closed by the bot
         self.titles = TitleIndex()
         self.refresher = PostRefresher(self.refresh_post)
         self._tick_lock = asyncio.Lock()
@@ -103,7 +103,6 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
                 job.remove()
         self.refresher.cancel_all()
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
-        await self.arxiv.close()
 
     async def _clock_moved(self, now: datetime) -> None:
         await self.tick(now)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.sandbox.arxiv import ArxivStandin
 from bot.services.suggestions_queries import card_by_id
 
 ORDER = 40
@@ -24,8 +23,7 @@ async def _post(demo: Any, suggestion_id: int) -> Any:
 
 
 async def tour(demo: Any) -> None:
-    arxiv = ArxivStandin()
-    await arxiv.start()
+    arxiv = demo.env.arxiv  # the demo's arXiv is local
     arxiv.add(
         ARXIV_ID,
         TITLE,
@@ -35,50 +33,45 @@ async def tour(demo: Any) -> None:
         "between a user simulated by language models and a language agent provided with API tools.",
         "2024-06-17T17:42:00Z",
     )
-    cog = demo.bot.get_cog("Suggestions")
-    cog.arxiv.base_url = arxiv.url  # the demo's arXiv is local
     rita, sam, tom = demo.members[:3]
-    try:
-        demo.narrate(
-            "Rita suggests a paper by its arXiv link; the bot fetches its details and posts it in #suggestions"
-        )
-        await demo.invoke(
-            "suggest",
-            {
-                "paper": f"https://arxiv.org/abs/{ARXIV_ID}",
-                "why": "The user-simulator half of Tau2-Bench starts here.",
-                "topic": "user simulators",
-            },
-            member=rita,
-        )
-        async with demo.bot.session_factory() as session:
-            from sqlalchemy import func, select
+    demo.narrate(
+        "Rita suggests a paper by its arXiv link; the bot fetches its details and posts it in #suggestions"
+    )
+    await demo.invoke(
+        "suggest",
+        {
+            "paper": f"https://arxiv.org/abs/{ARXIV_ID}",
+            "why": "The user-simulator half of Tau2-Bench starts here.",
+            "topic": "user simulators",
+        },
+        member=rita,
+    )
+    async with demo.bot.session_factory() as session:
+        from sqlalchemy import func, select
 
-            from db.models.suggestions import Suggestion
+        from db.models.suggestions import Suggestion
 
-            suggestion_id = int((await session.execute(select(func.max(Suggestion.id)))).scalar_one())
-        post = await _post(demo, suggestion_id)
-        demo.show(post, "the forum post in #suggestions, tagged “user simulators”")
+        suggestion_id = int((await session.execute(select(func.max(Suggestion.id)))).scalar_one())
+    post = await _post(demo, suggestion_id)
+    demo.show(post, "the forum post in #suggestions, tagged “user simulators”")
 
-        demo.narrate("Sam suggests the same paper by its PDF link: a duplicate, so his vote goes to Rita's")
-        await demo.invoke("suggest", {"paper": f"arxiv.org/pdf/{ARXIV_ID}v2"}, member=sam)
+    demo.narrate("Sam suggests the same paper by its PDF link: a duplicate, so his vote goes to Rita's")
+    await demo.invoke("suggest", {"paper": f"arxiv.org/pdf/{ARXIV_ID}v2"}, member=sam)
 
-        demo.narrate("Tom upvotes it on the post, and offers to present it")
-        await demo.click(post, f"sugg:vote:{suggestion_id}", member=tom, label="👍 Upvote")
-        await demo.click(post, f"sugg:present:{suggestion_id}", member=tom, label="🎤 I'd present this")
+    demo.narrate("Tom upvotes it on the post, and offers to present it")
+    await demo.click(post, f"sugg:vote:{suggestion_id}", member=tom, label="👍 Upvote")
+    await demo.click(post, f"sugg:present:{suggestion_id}", member=tom, label="🎤 I'd present this")
 
-        demo.narrate("An organizer shortlists it, then accepts it; Rita hears by DM and the post changes")
-        await demo.invoke(
-            "suggestions review",
-            {
-                "suggestion": str(suggestion_id),
-                "decision": "shortlist",
-                "note": "For the user-simulator session",
-            },
-        )
-        await demo.invoke("suggestions review", {"suggestion": str(suggestion_id), "decision": "accept"})
-        demo.show_dms(rita)
-        demo.show(await _post(demo, suggestion_id), "the post now")
-        await demo.invoke("suggestions list", member=sam)
-    finally:
-        await arxiv.stop()
+    demo.narrate("An organizer shortlists it, then accepts it; Rita hears by DM and the post changes")
+    await demo.invoke(
+        "suggestions review",
+        {
+            "suggestion": str(suggestion_id),
+            "decision": "shortlist",
+            "note": "For the user-simulator session",
+        },
+    )
+    await demo.invoke("suggestions review", {"suggestion": str(suggestion_id), "decision": "accept"})
+    demo.show_dms(rita)
+    demo.show(await _post(demo, suggestion_id), "the post now")
+    await demo.invoke("suggestions list", member=sam)

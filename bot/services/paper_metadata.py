@@ -1,0 +1,133 @@
+"""arXiv metadata on papers, shared by suggestions, sessions and reading lists.
+
+A paper given by arXiv id is stored under the label "arXiv:<id>" first; its title, authors, abstract
+and date are looked up afterwards, outside the write's transaction, and stored in a second short
+transaction. Only papers never looked up (``metadata_fetched_at IS NULL``) are fetched, and a title a
+member typed is never replaced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.arxiv import ArxivClient, ArxivMetadata, ArxivUnavailable
+from bot.papers import normalize_title
+from db.models import Paper
+
+log = logging.getLogger("paperclub.arxiv")
+
+MAX_AUTHORS_TEXT = 2000
+LOOKUP_BUDGET = 5.0  # seconds an interactive command waits for arXiv in all
+
+
+def id_label(arxiv_id: str) -> str:
+    """The title a paper gets when only its arXiv id is known (PaperRef.label)."""
+    return f"arXiv:{arxiv_id}"
+
+
+def apply_metadata(paper: Paper, metadata: ArxivMetadata | None, now: datetime) -> bool:
+    """Store what arXiv said (None: arXiv knows no such paper); True if the title changed.
+
+    The arXiv title replaces only the id placeholder: a title a member typed wins.
+    """
+    paper.metadata_fetched_at = now
+    if metadata is None:
+        return False
+    paper.authors = metadata.authors_text[:MAX_AUTHORS_TEXT] or None
+    paper.abstract = metadata.abstract or None
+    paper.published = metadata.published[:40] or None
+    if paper.arxiv_id and paper.title == id_label(paper.arxiv_id) and metadata.title:
+        paper.title = metadata.title[:400]
+        paper.normalized_title = normalize_title(paper.title)[:400]
+        return True
+    return False
+
+
+@dataclass(frozen=True)
+class PendingPaper:
+    guild_id: int
+    paper_id: int
+    arxiv_id: str
+
+
+@dataclass(frozen=True)
+class StoredMetadata:
+    guild_id: int
+    paper_id: int
+    title_changed: bool
+
+
+async def papers_lacking_metadata(session: AsyncSession, paper_ids: Iterable[int]) -> list[PendingPaper]:
+    """Of these papers, the arXiv ones never looked up, in id order."""
+    ids = sorted(set(paper_ids))
+    if not ids:
+        return []
+    rows = (
+        await session.execute(
+            select(Paper.guild_id, Paper.id, Paper.arxiv_id)
+            .where(Paper.id.in_(ids), Paper.arxiv_id.is_not(None), Paper.metadata_fetched_at.is_(None))
+            .order_by(Paper.id)
+        )
+    ).all()
+    return [PendingPaper(guild_id, paper_id, arxiv_id) for guild_id, paper_id, arxiv_id in rows if arxiv_id]
+
+
+async def store_metadata(
+    session: AsyncSession, paper_id: int, metadata: ArxivMetadata | None, now: datetime
+) -> bool:
+    """Apply one lookup to a paper still lacking metadata; True if its title changed."""
+    paper = await session.get(Paper, paper_id)
+    if paper is None or paper.metadata_fetched_at is not None:
+        return False
+    return apply_metadata(paper, metadata, now)
+
+
+async def fetch_and_store(
+    arxiv: ArxivClient,
+    session_factory: async_sessionmaker[AsyncSession],
+    pending: Iterable[PendingPaper],
+    now: datetime,
+    *,
+    budget: float | None = None,
+) -> list[StoredMetadata]:
+    """Ask arXiv about each paper (no transaction open meanwhile), store each answer in its own short
+    transaction. Stops at the first failure (arXiv down, rate-limited, or no answer within ``budget``
+    seconds in all; None: only the client's own timeout), leaving the rest unfetched. Never raises
+    for arXiv trouble; returns what was stored."""
+    loop = asyncio.get_running_loop()
+    deadline = None if budget is None else loop.time() + budget
+    stored: list[StoredMetadata] = []
+    for paper in pending:
+        try:
+            async with asyncio.timeout_at(deadline):
+                metadata = await arxiv.fetch(paper.arxiv_id)
+        except (ArxivUnavailable, TimeoutError) as exc:
+            log.info("arXiv lookup of %s failed; keeping the id label: %r", paper.arxiv_id, exc)
+            break
+        async with session_factory() as session, session.begin():
+            changed = await store_metadata(session, paper.paper_id, metadata, now)
+        stored.append(StoredMetadata(paper.guild_id, paper.paper_id, changed))
+    return stored
+
+
+async def fill_missing_metadata(
+    arxiv: ArxivClient,
+    session_factory: async_sessionmaker[AsyncSession],
+    paper_ids: Iterable[int],
+    now: datetime,
+    *,
+    budget: float | None = LOOKUP_BUDGET,
+) -> list[StoredMetadata]:
+    """Look up the arXiv papers among ``paper_ids`` that have no metadata yet (see fetch_and_store)."""
+    async with session_factory() as session:
+        pending = await papers_lacking_metadata(session, paper_ids)
+    if not pending or arxiv.blocked_for > 0:
+        return []
+    return await fetch_and_store(arxiv, session_factory, pending, now, budget=budget)
