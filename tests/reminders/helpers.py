@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -56,6 +57,23 @@ class RecordingTransport:
             raise self.failures.pop(0)
         self.sent.append(outgoing)
         return 900_000 + len(self.sent)
+
+
+class MeetingTransport(RecordingTransport):
+    """A transport whose first send waits (up to 5 s) until the other runner's transport is sending too,
+    so a test of two runners is sure both really ran at the same time, whatever the machine's load."""
+
+    def __init__(self, barrier: asyncio.Barrier, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.barrier = barrier
+        self.met = False
+
+    async def send(self, outgoing: Outgoing) -> int | None:
+        if not self.met:
+            self.met = True
+            with contextlib.suppress(TimeoutError, asyncio.BrokenBarrierError):
+                await asyncio.wait_for(self.barrier.wait(), 5)
+        return await super().send(outgoing)
 
 
 async def configure(factory: Factory, guild_id: int = GUILD, **changes: Any) -> None:

@@ -16,6 +16,7 @@ from tests.reminders.helpers import (
     NOW,
     PING_ROLE,
     ManualClock,
+    MeetingTransport,
     RecordingTransport,
     configure,
     make_reminder,
@@ -71,7 +72,8 @@ async def test_two_runners_over_one_store_send_each_reminder_once(session_factor
 
         other_factory = create_session_factory(other_engine)
         clock = ManualClock(NOW)
-        one, two = RecordingTransport(delay=0.001), RecordingTransport(delay=0.001)
+        meeting = asyncio.Barrier(2)
+        one, two = MeetingTransport(meeting, delay=0.001), MeetingTransport(meeting, delay=0.001)
         first = runner_for(session_factory, clock, one)
         second = runner_for(other_factory, clock, two)
         await asyncio.gather(first.start(), second.start())
