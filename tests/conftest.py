@@ -29,6 +29,24 @@ STORE_PARAMS = [
 ]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "sqlite_only: checks SQLite-only machinery; runs on the SQLite store only"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A `sqlite_only` test has nothing to check on PostgreSQL: leave that variant out (not skip it)."""
+    keep, drop = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        on_postgres = callspec is not None and callspec.params.get("store_info") == "postgresql"
+        (drop if on_postgres and item.get_closest_marker("sqlite_only") else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
 class StoreInfo:
     """Where a test's store lives: the URL and (PostgreSQL) the schema."""
 

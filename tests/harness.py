@@ -4,7 +4,8 @@
         result = await discord_env.invoke("setup show", member=discord_env.organizer)
         response = await result.response()
 
-Override `bot_settings_overrides` in a test module to change bot settings (e.g. ARXIV_API_URL).
+Override `bot_settings_overrides` in a test module to change bot settings; `arxiv` is a local arXiv
+stand-in the bot is pointed at (extend it to seed papers).
 """
 
 from __future__ import annotations
@@ -14,12 +15,24 @@ from typing import Any
 
 import pytest
 
+from bot.sandbox.arxiv import ArxivStandin
 from bot.sandbox.botenv import BotEnv
 
 
 @pytest.fixture
-def bot_settings_overrides() -> dict[str, Any]:
-    return {}
+async def arxiv() -> AsyncIterator[ArxivStandin]:
+    """The local arXiv stand-in, knowing no papers until a test adds them (never the real arXiv)."""
+    standin = ArxivStandin()
+    await standin.start()
+    try:
+        yield standin
+    finally:
+        await standin.stop()
+
+
+@pytest.fixture
+def bot_settings_overrides(arxiv: ArxivStandin) -> dict[str, Any]:
+    return {"arxiv_api_url": arxiv.url}
 
 
 @pytest.fixture

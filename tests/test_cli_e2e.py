@@ -20,6 +20,8 @@ def _env(standin: StandIn, tmp_path: Path) -> dict[str, str]:
         "DISCORD_API_BASE": standin.base_url,
         "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'cli.db'}",
         "LOG_LEVEL": "DEBUG",
+        # Nothing leaves this machine: arXiv at a closed local port (the CLI commands here never need it).
+        "ARXIV_API_URL": "http://127.0.0.1:9/api/query",
     }
 
 
@@ -34,7 +36,14 @@ async def _run(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, st
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    out, err = await asyncio.wait_for(proc.communicate(), timeout=60)
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), timeout=60)
+    except TimeoutError:
+        proc.kill()
+        out, err = await proc.communicate()
+        raise AssertionError(
+            f"paperclub {' '.join(args)} did not exit; its log ends:\n{err.decode()[-3000:]}"
+        ) from None
     return proc.returncode or 0, out.decode(), err.decode()
 
 

@@ -28,9 +28,9 @@ async def test_migrations_from_empty_create_every_table(engine) -> None:
     await upgrade_database(engine)  # idempotent
 
 
+@pytest.mark.sqlite_only
 async def test_sqlite_pragmas(engine, store_info) -> None:
-    if store_info.backend != "sqlite":
-        pytest.skip("SQLite only")
+    assert store_info.backend == "sqlite"
     async with engine.connect() as conn:
         assert (await conn.execute(text("PRAGMA foreign_keys"))).scalar() == 1
         assert (await conn.execute(text("PRAGMA journal_mode"))).scalar() == "wal"

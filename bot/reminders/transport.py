@@ -33,7 +33,6 @@ class SendError(Exception):
 class Transport(Protocol):
     async def send(self, outgoing: Outgoing) -> int | None:
         """Send it; return the message id, or raise SendError."""
-        ...
 
 
 def allowed_mentions_for(outgoing: Outgoing) -> discord.AllowedMentions:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -40,9 +41,7 @@ class SuggestionBackground:
     _tick_lock: asyncio.Lock
     _last_enrich: datetime | None
     _stopped: bool
-
-    async def refresh_post(self, suggestion_id: int) -> None:
-        raise NotImplementedError
+    refresh_post: Callable[[int], Awaitable[None]]  # provided by SuggestionActions
 
     def schedule_poll_check(self, poll_id: int, ends_at: datetime) -> None:
         """A real-time job at the poll's end; harmless if the clock says it is not due yet."""

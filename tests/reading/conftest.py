@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.programme import import_text
-from bot.sandbox.arxiv import ArxivStandin
 
 CLUB_YAML = Path(__file__).resolve().parents[2] / "examples" / "club.yaml"
 GUILD = 1
@@ -50,19 +47,3 @@ async def snapshot(factory: async_sessionmaker[AsyncSession]) -> dict[str, list[
             rows = (await session.execute(text(f"SELECT {columns} FROM {table}"))).all()
             out[table] = sorted((tuple(row) for row in rows), key=repr)
     return out
-
-
-@pytest.fixture
-async def arxiv() -> AsyncIterator[ArxivStandin]:
-    """The local arXiv stand-in, knowing no papers until a test adds them (never the real arXiv)."""
-    standin = ArxivStandin()
-    await standin.start()
-    try:
-        yield standin
-    finally:
-        await standin.stop()
-
-
-@pytest.fixture
-def bot_settings_overrides(arxiv: ArxivStandin) -> dict[str, Any]:
-    return {"arxiv_api_url": arxiv.url}

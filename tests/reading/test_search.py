@@ -312,9 +312,9 @@ async def test_no_match_on_any_page(club) -> None:
             assert result.any_word
 
 
+@pytest.mark.sqlite_only
 async def test_sqlite_index_merges_segments_early(club, store_info) -> None:
-    if store_info.backend != "sqlite":
-        pytest.skip("FTS5 only")
+    assert store_info.backend == "sqlite"  # FTS5's automerge option
     async with club() as session:
         value = await session.scalar(text("SELECT v FROM reading_search_config WHERE k = 'automerge'"))
     assert value == 2

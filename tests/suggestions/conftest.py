@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,9 +14,9 @@ TAU_BENCH = "Tau-Bench: A Benchmark for Tool-Agent-User Interaction in Real-Worl
 
 
 @pytest.fixture
-async def arxiv() -> AsyncIterator[ArxivStandin]:
-    standin = ArxivStandin()
-    await standin.start()
+def arxiv(arxiv: ArxivStandin) -> ArxivStandin:
+    """The shared local arXiv stand-in, seeded with the papers these tests suggest."""
+    standin = arxiv
     standin.add(
         "2406.12045", TAU_BENCH, ["Shunyu Yao", "Noah Shinn"], "We propose tau-bench.", "2024-06-17T17:42:00Z"
     )
@@ -29,12 +28,9 @@ async def arxiv() -> AsyncIterator[ArxivStandin]:
     standin.add(
         "2401.12345", "AutoEnv: Automated Environments for Measuring Cross-Environment Agent Learning"
     )
-    try:
-        yield standin
-    finally:
-        await standin.stop()
+    return standin
 
 
 @pytest.fixture
-def bot_settings_overrides(arxiv: ArxivStandin) -> dict[str, Any]:
-    return {"arxiv_api_url": arxiv.url, "suggestions_per_day": 5}
+def bot_settings_overrides(bot_settings_overrides: dict[str, Any]) -> dict[str, Any]:
+    return {**bot_settings_overrides, "suggestions_per_day": 5}
