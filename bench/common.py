@@ -14,8 +14,8 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.sandbox.running import connected
-from bot.sandbox.server import StandIn
+from bot.demo.running import connected
+from standin.server import StandIn
 
 
 def percentile(samples: list[float], p: float) -> float:

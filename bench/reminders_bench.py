@@ -44,13 +44,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bench.common import percentile
 from bot.app import build_bot
 from bot.clock import Clock
-from bot.sandbox.ratelimits import Limit
-from bot.sandbox.running import connected
-from bot.sandbox.server import StandIn
+from bot.demo.running import connected
 from bot.settings import load_settings
 from db.engine import create_engine
 from db.migrate import upgrade_database
 from db.models.reminders import Reminder
+from standin.ratelimits import Limit
+from standin.server import StandIn
 
 MESSAGES = r"/channels/\d+/messages$"
 

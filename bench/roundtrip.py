@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from bench.common import bare_floor, line, summary, time_invoke
-from bot.sandbox.botenv import BotEnv
+from bot.demo.botenv import BotEnv
 
 
 async def paperclub_round(calls: int, db_url: str) -> list[float]:

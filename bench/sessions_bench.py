@@ -30,7 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.common import bare_floor, line, summary, time_invoke
 from bot.api_base import apply_api_base
-from bot.sandbox.botenv import BotEnv
+from bot.demo.botenv import BotEnv
 from db.engine import create_engine
 from db.models import ClubSession, Paper, SessionPaper
 

@@ -266,7 +266,7 @@ async def bench_votes(engine: Any, voters: int) -> None:
 
 
 async def bench_votes_through_standin(voters: int) -> None:
-    from bot.sandbox.botenv import BotEnv
+    from bot.demo.botenv import BotEnv
 
     with tempfile.TemporaryDirectory(prefix="paperclub-bench-") as tmp:
         url = f"sqlite+aiosqlite:///{Path(tmp) / 'votes.db'}"

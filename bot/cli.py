@@ -73,7 +73,7 @@ async def _sync_commands(args: argparse.Namespace) -> int:
 
 
 async def _demo(args: argparse.Namespace) -> int:
-    from bot.sandbox.demo import run_demo
+    from bot.demo.runner import run_demo
 
     return await run_demo(verbose=args.verbose)
 

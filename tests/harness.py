@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from bot.sandbox.arxiv import ArxivStandin
-from bot.sandbox.botenv import BotEnv
+from bot.demo.botenv import BotEnv
+from standin.arxiv import ArxivStandin
 
 
 @pytest.fixture

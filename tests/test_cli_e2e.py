@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from bot.sandbox.server import StandIn
+from standin.server import StandIn
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GabcDE.abcdefghijklmnopqrstuvwxyz0123456789AB"
 

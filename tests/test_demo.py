@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from bot.sandbox.demo import discover_tours, run_demo
+from bot.demo.runner import discover_tours, run_demo
 
 
 async def test_demo_prints_the_tour() -> None:

@@ -7,10 +7,10 @@ from typing import Any
 
 from sqlalchemy import select
 
-from bot.sandbox.arxiv import ArxivStandin
-from bot.sandbox.botenv import BotEnv
-from bot.sandbox.state import EPHEMERAL, Message
+from bot.demo.botenv import BotEnv
 from db.models import Paper
+from standin.arxiv import ArxivStandin
+from standin.state import EPHEMERAL, Message
 
 AUTOENV = "AutoEnv: Automated Environments for Measuring Cross-Environment Agent Learning"
 

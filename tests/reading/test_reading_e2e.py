@@ -12,11 +12,11 @@ from typing import Any
 import bibtexparser
 import pytest
 
+from bot.demo.botenv import BotEnv
 from bot.exports import history_markdown
-from bot.sandbox.botenv import BotEnv
-from bot.sandbox.state import EPHEMERAL, Message
 from bot.services.reading import all_history
 from bot.timeutil import resolve_timezone
+from standin.state import EPHEMERAL, Message
 from tests.reading.conftest import import_club
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.sandbox.botenv import BotEnv
+from bot.demo.botenv import BotEnv
 
 
 @pytest.fixture

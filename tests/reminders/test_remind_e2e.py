@@ -11,9 +11,9 @@ from sqlalchemy import func, select
 
 from bot.reminders import DiscordTransport, ReminderRunner, RunnerConfig
 from bot.reminders import runner as runner_module
-from bot.sandbox.state import EPHEMERAL, SEND_MESSAGES
 from db.engine import create_session_factory
 from db.models.reminders import Reminder
+from standin.state import EPHEMERAL, SEND_MESSAGES
 from tests.reminders.helpers import ManualClock, cog, run, settle
 
 MESSAGES = r"/channels/\d+/messages$"

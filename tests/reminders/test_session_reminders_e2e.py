@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 
-from bot.sandbox.state import EPHEMERAL
 from db.models.reminders import Reminder
+from standin.state import EPHEMERAL
 from tests.reminders.helpers import run, setup_club
 
 # The clock starts on Monday 30 November 2026, 9:00 AM PT; the session is that Thursday at 9:30 AM PT.

@@ -9,9 +9,9 @@ from typing import Any
 import icalendar
 from sqlalchemy import func, select
 
-from bot.sandbox.botenv import BotEnv
-from bot.sandbox.state import EPHEMERAL, Message
+from bot.demo.botenv import BotEnv
 from db.models import ClubSession
+from standin.state import EPHEMERAL, Message
 
 # Tuesday 20 October 2026, before the club page's two November sessions.
 OCTOBER = datetime(2026, 10, 20, 12, 0, tzinfo=UTC)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from bot.demo.botenv import BotEnv
 from bot.papers import parse_paper_ref
-from bot.sandbox.arxiv import ArxivStandin
-from bot.sandbox.botenv import BotEnv
 from bot.services.papers import get_or_create_paper
 from db.models import Paper
+from standin.arxiv import ArxivStandin
 from tests.sessions.e2e_helpers import OCTOBER, configure, is_ephemeral, run
 
 AUTOENV = "AutoEnv: Automated Environments for Measuring Cross-Environment Agent Learning"

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.sandbox.state import DEFAULT_BOT_PERMISSIONS, MANAGE_EVENTS
 from bot.services import sessions as svc
+from standin.state import DEFAULT_BOT_PERMISSIONS, MANAGE_EVENTS
 from tests.sessions.e2e_helpers import (
     add_session,
     announcements,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bot.sandbox.arxiv import ArxivStandin
+from standin.arxiv import ArxivStandin
 
 NOW = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
 TAU_BENCH = "Tau-Bench: A Benchmark for Tool-Agent-User Interaction in Real-World Domains"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.arxiv import ArxivClient, ArxivUnavailable, parse_atom
-from bot.sandbox.arxiv import ArxivStandin, error_entry
+from standin.arxiv import ArxivStandin, error_entry
 from tests.suggestions.conftest import TAU_BENCH
 
 

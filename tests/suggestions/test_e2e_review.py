@@ -298,7 +298,7 @@ async def test_a_session_from_a_suggestion_gets_its_discord_event(discord_env) -
     assert info.event_id == int(event["id"])
 
     # without Manage Events the session is still made, and the organizer is told what to grant
-    from bot.sandbox.state import DEFAULT_BOT_PERMISSIONS, MANAGE_EVENTS
+    from standin.state import DEFAULT_BOT_PERMISSIONS, MANAGE_EVENTS
 
     await env.standin.set_bot_permissions(DEFAULT_BOT_PERMISSIONS & ~MANAGE_EVENTS)
     _, opened = await _accept_and_open_form(env, other)

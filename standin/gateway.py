@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import WSMsgType, web
 
-from bot.sandbox.state import Json
+from standin.state import Json
 
 if TYPE_CHECKING:
-    from bot.sandbox.state import State
+    from standin.state import State
 
 log = logging.getLogger(__name__)
 

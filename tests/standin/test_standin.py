@@ -9,9 +9,9 @@ import discord
 import pytest
 from discord import app_commands
 
-from bot.sandbox import StandIn
-from bot.sandbox.server import DefaultGuild
-from tests.sandbox.barebot import BareBot
+from standin import StandIn
+from standin.server import DefaultGuild
+from tests.standin.barebot import BareBot
 
 pytestmark = pytest.mark.asyncio
 

@@ -19,9 +19,9 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.sandbox import rest, rest_events, rest_interactions, rest_messages
-from bot.sandbox.gateway import Gateway
-from bot.sandbox.interactions import (
+from standin import rest, rest_events, rest_interactions, rest_messages
+from standin.gateway import Gateway
+from standin.interactions import (
     APPLICATION_COMMAND,
     AUTOCOMPLETE,
     MESSAGE_COMPONENT,
@@ -36,10 +36,10 @@ from bot.sandbox.interactions import (
     find_command,
     modal_data,
 )
-from bot.sandbox.messages import build_message
-from bot.sandbox.ratelimits import Limit, RateLimiter
-from bot.sandbox.rest import STANDIN, Fault, RequestRecord
-from bot.sandbox.state import (
+from standin.messages import build_message
+from standin.ratelimits import Limit, RateLimiter
+from standin.rest import STANDIN, Fault, RequestRecord
+from standin.state import (
     ADMINISTRATOR,
     DEFAULT_BOT_PERMISSIONS,
     Channel,
@@ -51,7 +51,7 @@ from bot.sandbox.state import (
     User,
     member_permissions,
 )
-from bot.sandbox.world import DefaultGuild, WorldBuilder
+from standin.world import DefaultGuild, WorldBuilder
 
 MemberRef = Member | User | str | int
 ChannelRef = Channel | str | int

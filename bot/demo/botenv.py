@@ -17,12 +17,12 @@ from bot.api_base import current_api_base, restore_api_base
 from bot.app import build_bot
 from bot.client import PaperclubBot
 from bot.clock import FakeClock
-from bot.sandbox.arxiv import ArxivStandin
-from bot.sandbox.interactions import InteractionResult
-from bot.sandbox.running import connected
-from bot.sandbox.server import ChannelRef, DefaultGuild, MemberRef, StandIn
-from bot.sandbox.state import Message
+from bot.demo.running import connected
 from bot.settings import Settings, load_settings
+from standin.arxiv import ArxivStandin
+from standin.interactions import InteractionResult
+from standin.server import ChannelRef, DefaultGuild, MemberRef, StandIn
+from standin.state import Message
 
 # Monday 30 November 2026, 9:00 AM in Los Angeles: a few days before the club's usual Thursday.
 DEFAULT_START = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)

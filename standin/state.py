@@ -1,7 +1,7 @@
 """In-memory Discord world for the stand-in: users, guilds, roles, channels, messages.
 
 Everything here is plain data plus Discord-shaped ``payload()`` serialisers. Nothing
-talks to the network; :mod:`bot.sandbox.rest` and :mod:`bot.sandbox.gateway` do.
+talks to the network; :mod:`standin.rest` and :mod:`standin.gateway` do.
 """
 
 from __future__ import annotations
@@ -502,7 +502,7 @@ def member_permissions(guild: Guild, member: Member, channel: Channel | None = N
 
 
 class State:
-    """The whole world. Owned by :class:`bot.sandbox.server.StandIn`."""
+    """The whole world. Owned by :class:`standin.server.StandIn`."""
 
     def __init__(self, bot_name: str = "PaperClub") -> None:
         self.ids = Snowflakes()

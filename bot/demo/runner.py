@@ -1,6 +1,6 @@
 """`paperclub demo`: the bot against the local stand-in, a scripted tour, printed as each person sees it.
 
-Each feature adds a tour module in `bot/sandbox/tours/` with `ORDER: int` and `async def tour(demo)`;
+Each feature adds a tour module in `bot/demo/tours/` with `ORDER: int` and `async def tour(demo)`;
 they run in ORDER on one guild, one store and one FakeClock, so later parts see what earlier parts made.
 """
 
@@ -16,12 +16,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from bot.demo import tours
+from bot.demo.botenv import BotEnv
 from bot.logs import setup_logging
-from bot.sandbox import tours
-from bot.sandbox.botenv import BotEnv
-from bot.sandbox.interactions import InteractionResult, Response
-from bot.sandbox.render import render_components, render_embed, render_message
-from bot.sandbox.state import Channel, Member, Message, Role, User
+from standin.interactions import InteractionResult, Response
+from standin.render import render_components, render_embed, render_message
+from standin.state import Channel, Member, Message, Role, User
 
 RULE = "─" * 78
 

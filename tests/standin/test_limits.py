@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.sandbox.limits import ApiError, check_commands, check_message, check_modal
+from standin.limits import ApiError, check_commands, check_message, check_modal
 
 
 def test_limits_reject_bad_commands_and_bodies() -> None:

@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from bot.sandbox import limits
-from bot.sandbox.limits import ApiError, not_found
-from bot.sandbox.messages import build_message, edit_message
-from bot.sandbox.rest import (
+from standin import limits
+from standin.limits import ApiError, not_found
+from standin.messages import build_message, edit_message
+from standin.rest import (
     API,
     Handler,
     body_of,
@@ -21,7 +21,7 @@ from bot.sandbox.rest import (
     standin_of,
     uploads_of,
 )
-from bot.sandbox.state import (
+from standin.state import (
     ATTACH_FILES,
     CREATE_PUBLIC_THREADS,
     DM,
@@ -40,7 +40,7 @@ from bot.sandbox.state import (
 )
 
 if TYPE_CHECKING:
-    from bot.sandbox.server import StandIn
+    from standin.server import StandIn
 
 
 def message_from(request: web.Request, channel: Channel) -> Message:

@@ -10,9 +10,9 @@ import aiohttp
 import discord
 import pytest
 
-from bot.sandbox import StandIn
-from bot.sandbox.running import connected
-from bot.sandbox.server import DefaultGuild
+from bot.demo.running import connected
+from standin import StandIn
+from standin.server import DefaultGuild
 
 pytestmark = pytest.mark.asyncio
 

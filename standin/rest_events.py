@@ -6,11 +6,11 @@ import datetime as dt
 
 from aiohttp import web
 
-from bot.sandbox import limits
-from bot.sandbox.limits import not_found
-from bot.sandbox.messages import parse_time
-from bot.sandbox.rest import API, Handler, body_of, guild_from, no_content, ok, require, snowflake, standin_of
-from bot.sandbox.state import CREATE_EVENTS, MANAGE_EVENTS, Guild, Json
+from standin import limits
+from standin.limits import not_found
+from standin.messages import parse_time
+from standin.rest import API, Handler, body_of, guild_from, no_content, ok, require, snowflake, standin_of
+from standin.state import CREATE_EVENTS, MANAGE_EVENTS, Guild, Json
 
 
 def _event_from(request: web.Request) -> tuple[Guild, Json]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from bot.sandbox.gateway import Gateway
-from bot.sandbox.state import (
+from standin.gateway import Gateway
+from standin.state import (
     DEFAULT_BOT_PERMISSIONS,
     EVERYONE_PERMISSIONS,
     GUILD_FORUM,
@@ -49,7 +49,7 @@ class DefaultGuild:
 
 
 class WorldBuilder:
-    """World-building half of :class:`bot.sandbox.server.StandIn`; every change is dispatched on the gateway."""
+    """World-building half of :class:`standin.server.StandIn`; every change is dispatched on the gateway."""
 
     state: State
     gateway: Gateway

@@ -1,6 +1,6 @@
 """REST v10: the aiohttp app, its middleware (request log, faults, rate-limit headers, errors) and the
 user/application/command/guild routes. Message, thread, interaction and scheduled-event routes live in
-:mod:`bot.sandbox.rest_messages`, :mod:`bot.sandbox.rest_interactions` and :mod:`bot.sandbox.rest_events`.
+:mod:`standin.rest_messages`, :mod:`standin.rest_interactions` and :mod:`standin.rest_events`.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from bot.sandbox import limits, ratelimits
-from bot.sandbox.limits import ApiError, missing_permissions, not_found
-from bot.sandbox.messages import Upload
-from bot.sandbox.state import Channel, Guild, Json, Member, member_permissions
+from standin import limits, ratelimits
+from standin.limits import ApiError, missing_permissions, not_found
+from standin.messages import Upload
+from standin.state import Channel, Guild, Json, Member, member_permissions
 
 if TYPE_CHECKING:
-    from bot.sandbox.server import StandIn
+    from standin.server import StandIn
 
 API = "/api/v10"
 STANDIN: web.AppKey[StandIn] = web.AppKey("standin")

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from bot.sandbox.state import Json
+from standin.state import Json
 
 Limit = tuple[int, float]  # (requests, per seconds)
 CHANNEL_MESSAGES = ("POST", "/channels/{channel_id}/messages")

@@ -9,10 +9,10 @@ import aiohttp
 import discord
 import pytest
 
-from bot.sandbox import StandIn
-from bot.sandbox.render import render_channel, render_message
-from bot.sandbox.server import DefaultGuild
-from tests.sandbox.barebot import BareBot
+from standin import StandIn
+from standin.render import render_channel, render_message
+from standin.server import DefaultGuild
+from tests.standin.barebot import BareBot
 
 pytestmark = pytest.mark.asyncio
 

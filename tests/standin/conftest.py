@@ -6,10 +6,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.sandbox import StandIn
-from bot.sandbox.running import connected
-from bot.sandbox.server import DefaultGuild
-from tests.sandbox.barebot import BareBot
+from bot.demo.running import connected
+from standin import StandIn
+from standin.server import DefaultGuild
+from tests.standin.barebot import BareBot
 
 
 @pytest.fixture

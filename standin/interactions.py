@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.sandbox.state import (
+from standin.state import (
     EPHEMERAL,
     Channel,
     Guild,

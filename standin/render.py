@@ -15,7 +15,7 @@ import datetime as dt
 import re
 import textwrap
 
-from bot.sandbox.state import DM, Json, Message, State
+from standin.state import DM, Json, Message, State
 
 WIDTH = 72
 BUTTON_STYLES = {1: "", 2: "", 3: "✓ ", 4: "✗ ", 5: "", 6: "★ "}

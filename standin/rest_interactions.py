@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from bot.sandbox import limits
-from bot.sandbox.interactions import (
+from standin import limits
+from standin.interactions import (
     APPLICATION_COMMAND,
     AUTOCOMPLETE,
     MESSAGE_COMPONENT,
@@ -17,13 +17,13 @@ from bot.sandbox.interactions import (
     ModalRef,
     Response,
 )
-from bot.sandbox.limits import ApiError
-from bot.sandbox.messages import Upload, build_message, edit_message
-from bot.sandbox.rest import API, Handler, body_of, no_content, ok, snowflake, standin_of, uploads_of
-from bot.sandbox.state import EPHEMERAL, LOADING, Json, Message
+from standin.limits import ApiError
+from standin.messages import Upload, build_message, edit_message
+from standin.rest import API, Handler, body_of, no_content, ok, snowflake, standin_of, uploads_of
+from standin.state import EPHEMERAL, LOADING, Json, Message
 
 if TYPE_CHECKING:
-    from bot.sandbox.server import StandIn
+    from standin.server import StandIn
 
 UNKNOWN_INTERACTION = (404, 10062, "Unknown interaction")
 ALLOWED_RESPONSES: dict[int, set[int]] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from bot.sandbox.state import IS_COMPONENTS_V2, Json
+from standin.state import IS_COMPONENTS_V2, Json
 
 CONTENT_MAX = 2000
 EMBEDS_MAX = 10

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bot.sandbox.state import (
+from standin.state import (
     EPHEMERAL,
     LOADING,
     MENTION_EVERYONE,

@@ -10,7 +10,7 @@ from typing import TypeVar
 import discord
 
 from bot.api_base import apply_api_base, current_api_base, restore_api_base
-from bot.sandbox.server import StandIn
+from standin.server import StandIn
 
 ClientT = TypeVar("ClientT", bound=discord.Client)
 FAST_GUILD_READY = 0.05
