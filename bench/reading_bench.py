@@ -40,7 +40,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bench.common import bare_floor, line, percentile, time_invoke
 from bot.demo.botenv import BotEnv
 from bot.papers import normalize_title
-from bot.search import parse_query, ranked_page, search
+from bot.services.reading.search import parse_query, ranked_page, search
 from db.engine import create_engine
 from db.models import ClubSession, Paper, SessionPaper
 

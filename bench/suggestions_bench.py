@@ -33,9 +33,9 @@ from sqlalchemy import insert, select
 
 from bench.common import line, percentile
 from bot.papers import normalize_title, parse_paper_ref, titles_match
-from bot.services.suggestions import toggle_vote
-from bot.services.suggestions_duplicates import TitleIndex, find_duplicate
-from bot.services.suggestions_queries import count_votes
+from bot.services.suggestions.actions import toggle_vote
+from bot.services.suggestions.duplicates import TitleIndex, find_duplicate
+from bot.services.suggestions.queries import count_votes
 from db.engine import create_engine, create_session_factory
 from db.migrate import upgrade_database
 from db.models import Paper

@@ -79,14 +79,14 @@ async def _demo(args: argparse.Namespace) -> int:
 
 
 async def _import(args: argparse.Namespace) -> int:
-    from bot.programme import import_file
+    from bot.services.reading.files import import_file
 
     settings = _settings()
     return await import_file(settings, Path(args.file), guild_id=args.guild)
 
 
 async def _export(args: argparse.Namespace) -> int:
-    from bot.programme import export_file
+    from bot.services.reading.files import export_file
 
     settings = _settings()
     return await export_file(settings, Path(args.file), guild_id=args.guild)

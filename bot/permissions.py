@@ -10,7 +10,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import NotAllowed
-from bot.services.guild_settings import GuildConfig, get_config
+from bot.services.setup.config import GuildConfig, get_config
 
 T = TypeVar("T")
 

@@ -26,8 +26,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.errors import BadInput
-from bot.services.guild_settings import get_config
-from bot.services.sessions_queries import MAX_CHOICES, session_choices
+from bot.services.sessions.queries import MAX_CHOICES, session_choices
+from bot.services.setup.config import get_config
 
 MAX_ID = 2**31 - 1
 MAX_SESSION_ID = MAX_ID

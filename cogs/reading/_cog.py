@@ -11,16 +11,16 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import exports
-from bot import search as full_text
 from bot.client import PaperclubBot
 from bot.errors import BadInput
 from bot.paging import Page, clamp_page, page_count, register_pager, send_page
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import NO_MENTIONS, send_ephemeral
-from bot.services import reading as svc
-from bot.services.guild_settings import get_config
-from bot.services.paper_metadata import fill_missing_metadata
+from bot.services.papers.metadata import fill_missing_metadata
+from bot.services.reading import exports
+from bot.services.reading import lists as svc
+from bot.services.reading import search as full_text
+from bot.services.setup.config import get_config
 from bot.timeutil import resolve_timezone
 from cogs.reading import _render as render
 from cogs.reading._options import (

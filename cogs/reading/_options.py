@@ -9,11 +9,11 @@ from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput
-from bot.exports import ExportFormat
 from bot.papers import MAX_URL_LENGTH
 from bot.replies import CHOICE_NAME_LIMIT, one_line
-from bot.search import suggest
-from bot.services import reading as svc
+from bot.services.reading import lists as svc
+from bot.services.reading.exports import ExportFormat
+from bot.services.reading.search import suggest
 from bot.transformers import MAX_CHOICES, OptionTransformer, guild_choices
 
 EXPORT_NAMES: dict[ExportFormat, str] = {

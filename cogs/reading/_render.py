@@ -9,9 +9,8 @@ import discord
 from discord.utils import escape_markdown
 
 from bot.replies import EMBED_DESCRIPTION_LIMIT, EMBED_TITLE_LIMIT, cut, markdown_link, one_line
-from bot.search import MARK_CLOSE, MARK_OPEN, SearchHit, SearchPage, SessionBrief
-from bot.services.papers import PaperInfo
-from bot.services.reading import (
+from bot.services.papers.store import PaperInfo
+from bot.services.reading.lists import (
     AddOutcome,
     HistoryEntry,
     HistoryPage,
@@ -19,6 +18,7 @@ from bot.services.reading import (
     ListSummary,
     RemoveOutcome,
 )
+from bot.services.reading.search import MARK_CLOSE, MARK_OPEN, SearchHit, SearchPage, SessionBrief
 from bot.timeutil import format_club_date
 
 COLOUR = discord.Colour.teal()

@@ -1,6 +1,6 @@
 """/remind add, list, cancel, me — and the listeners that keep automatic session reminders planned.
 
-Thin: read the interaction, call the service, render the reply. The runner (bot/reminders) sends.
+Thin: read the interaction, call the service, render the reply. The runner (bot/services/reminders/runner.py) sends through cogs/reminders/transport.py.
 """
 
 from __future__ import annotations
@@ -20,15 +20,15 @@ from bot.client import PaperclubBot
 from bot.errors import BadInput, NotAllowed
 from bot.paging import Page, clamp_page, page_count, register_pager, send_page
 from bot.permissions import ensure_organizer, guild_config_for, require_guild_id
-from bot.reminders import DiscordTransport, ReminderRunner, RunnerConfig
 from bot.replies import send_ephemeral
-from bot.services import reminders as svc
-from bot.services import reminders_plan as plan
-from bot.services import reminders_queries as queries
-from bot.services.guild_settings import get_config
+from bot.services.reminders import plan, queries
+from bot.services.reminders import requested as svc
+from bot.services.reminders.runner import ReminderRunner, RunnerConfig
+from bot.services.setup.config import get_config
 from bot.transformers import SessionOption
 from cogs.reminders import _render as render
 from cogs.reminders._options import Duration, Message, ReminderId, Repeat, When
+from cogs.reminders.transport import DiscordTransport
 
 log = logging.getLogger("paperclub.reminders")
 

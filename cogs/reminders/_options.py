@@ -13,9 +13,9 @@ from bot import timeutil
 from bot.errors import BadInput, PaperclubError
 from bot.permissions import member_is_organizer
 from bot.replies import CHOICE_NAME_LIMIT, cut
-from bot.services import reminders as svc
-from bot.services import reminders_queries as queries
-from bot.services.guild_settings import get_config
+from bot.services.reminders import queries
+from bot.services.reminders import requested as svc
+from bot.services.setup.config import get_config
 from bot.transformers import IdTransformer, OptionTransformer, guild_choices
 
 Repeat = Literal["none", "daily", "weekly", "monthly"]

@@ -8,8 +8,8 @@ import discord
 
 from bot import timeutil
 from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, one_line
-from bot.services.reminders import ReminderInfo, ReminderList, Subscription
-from bot.services.reminders_queries import describe
+from bot.services.reminders.queries import describe
+from bot.services.reminders.requested import ReminderInfo, ReminderList, Subscription
 from bot.timeutil import DisplayZone
 
 LIST_PAGE_SIZE = 8

@@ -12,12 +12,14 @@ from typing import Any
 import discord
 from discord.utils import escape_markdown
 
-from bot import ics, timeutil
+from bot import timeutil
 from bot.errors import NotAllowed
 from bot.permissions import require_guild_id
 from bot.replies import NO_MENTIONS, one_line, send_ephemeral
-from bot.services.sessions import SessionInfo, get_session
-from bot.services.sessions_queries import toggle_subscription
+from bot.services.sessions import calendar as ics
+from bot.services.sessions.info import SessionInfo
+from bot.services.sessions.queries import toggle_subscription
+from bot.services.sessions.store import get_session
 from bot.views import PaperclubView, guarded
 
 IN_SERVER_ONLY = "This button works in a server, not in DMs."

@@ -11,19 +11,18 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot import ics
-from bot import render_sessions as render
 from bot.client import PaperclubBot
 from bot.errors import BadInput, Conflict
 from bot.paging import clamp_page, page_count
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import fit_embed, send_ephemeral, send_reply
-from bot.scheduled_events import sync_event
-from bot.services import sessions as svc
-from bot.services import sessions_queries as queries
-from bot.services.guild_settings import GuildConfig, get_config
+from bot.services.sessions import calendar as ics
+from bot.services.sessions import queries, rules
+from bot.services.sessions import store as svc
+from bot.services.setup.config import GuildConfig, get_config
 from bot.transformers import SessionOption, TimezoneOption
 from cogs.sessions import _publish as publish
+from cogs.sessions import render
 from cogs.sessions._buttons import (
     CalendarButton,
     ListPageButton,
@@ -38,14 +37,15 @@ from cogs.sessions._edit import (
     reply_with_card,
     with_paper_metadata,
 )
+from cogs.sessions.events import sync_event
 
-Title = app_commands.Range[str, 1, svc.MAX_TITLE]
+Title = app_commands.Range[str, 1, rules.MAX_TITLE]
 When = app_commands.Range[str, 1, 100]
-Name = app_commands.Range[str, 1, svc.MAX_PRESENTER_NAME]
+Name = app_commands.Range[str, 1, rules.MAX_PRESENTER_NAME]
 Papers = app_commands.Range[str, 1, 2000]
 Url = app_commands.Range[str, 1, 512]
-Duration = app_commands.Range[int, svc.MIN_DURATION, svc.MAX_DURATION]
-Description = app_commands.Range[str, 1, svc.MAX_DESCRIPTION]
+Duration = app_commands.Range[int, rules.MIN_DURATION, rules.MAX_DURATION]
+Description = app_commands.Range[str, 1, rules.MAX_DESCRIPTION]
 
 WHEN_HELP = "e.g. 2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorrow 17:00"
 TZ_HELP = "Zone `when` is read in: PT, ET, UK, GMT, CET, IST, UTC or an IANA name (default: the server's)"
@@ -118,8 +118,8 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         description: Description | None = None,
     ) -> None:
         config, guild_id, now = await self._organizer_begin(interaction)
-        start = svc.resolve_start(when, timezone, config.timezone, now)
-        paper_list = svc.paper_texts(papers)
+        start = rules.resolve_start(when, timezone, config.timezone, now)
+        paper_list = rules.paper_texts(papers)
         async with self.bot.session_factory() as session, session.begin():
             info = await svc.create_session(
                 session,
@@ -205,7 +205,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         self,
         interaction: discord.Interaction[Any],
         session: SessionOption,
-        reason: app_commands.Range[str, 1, svc.MAX_CANCEL_REASON] | None = None,
+        reason: app_commands.Range[str, 1, rules.MAX_CANCEL_REASON] | None = None,
     ) -> None:
         config, guild_id, now = await self._organizer_begin(interaction)
         async with self.bot.session_factory() as db, db.begin():

@@ -10,17 +10,18 @@ from zoneinfo import ZoneInfo
 
 import discord
 
-from bot import render_sessions as render
 from bot.client import PaperclubBot
 from bot.errors import BadInput
 from bot.permissions import ensure_organizer
 from bot.replies import send_ephemeral
-from bot.scheduled_events import sync_event
-from bot.services import sessions as svc
-from bot.services.guild_settings import GuildConfig
-from bot.services.paper_metadata import fill_missing_metadata
-from bot.services.sessions import SessionInfo
+from bot.services.papers.metadata import fill_missing_metadata
+from bot.services.sessions import rules
+from bot.services.sessions import store as svc
+from bot.services.sessions.info import SessionInfo
+from bot.services.setup.config import GuildConfig
 from bot.views import PaperclubModal
+from cogs.sessions import render
+from cogs.sessions.events import sync_event
 
 CLEAR = "-"
 FIELD_LABELS = {
@@ -75,7 +76,7 @@ def service_changes(request: EditRequest) -> dict[str, Any]:
         changes["presenter_name"] = _cleared(request.presenter_name)
     if request.papers is not None:
         text = _cleared(request.papers)
-        changes["papers"] = svc.paper_texts(text)
+        changes["papers"] = rules.paper_texts(text)
     if request.signup_url is not None:
         changes["signup_url"] = _cleared(request.signup_url)
     if request.description is not None:
@@ -102,7 +103,7 @@ async def apply_edit(
     async with bot.session_factory() as session, session.begin():
         if request.when is not None:
             current = await svc.get_session(session, interaction.guild_id, session_id)
-            start = svc.resolve_start(request.when, request.timezone, current.timezone, now)
+            start = rules.resolve_start(request.when, request.timezone, current.timezone, now)
             changes.update(starts_at_utc=start.utc, timezone=start.zone)
             note = start.note
         edit = await svc.edit_session(session, interaction.guild_id, session_id, now=now, **changes)
@@ -177,7 +178,7 @@ class EditSessionModal(PaperclubModal):
             "description": info.description or "",
         }
         self.title_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label="Title", custom_id="session_edit:title", default=info.title, max_length=svc.MAX_TITLE
+            label="Title", custom_id="session_edit:title", default=info.title, max_length=rules.MAX_TITLE
         )
         self.when_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
             label=f"When ({info.timezone})"[:45],
@@ -206,7 +207,7 @@ class EditSessionModal(PaperclubModal):
             style=discord.TextStyle.paragraph,
             default=(info.description or "")[:2000] or None,
             required=False,
-            max_length=svc.MAX_DESCRIPTION,
+            max_length=rules.MAX_DESCRIPTION,
         )
         for item in (
             self.title_input,

@@ -1,5 +1,5 @@
 """What the sessions feature does in Discord besides replying: the announcement message and its thread,
-the cancellation notice and the recap post (the scheduled event is bot/scheduled_events.py).
+the cancellation notice and the recap post (the scheduled event is cogs/sessions/events.py).
 
 Each step is best effort once the session is saved: a missing permission becomes a short warning for
 the organizer (returned as text), never a lost session.
@@ -14,13 +14,13 @@ from typing import Any, Final
 
 import discord
 
-from bot import render_sessions as render
 from bot.client import PaperclubBot
 from bot.errors import NotConfigured
 from bot.replies import NO_MENTIONS
-from bot.services import sessions as svc
-from bot.services.sessions import SessionInfo
+from bot.services.sessions import store as svc
+from bot.services.sessions.info import SessionInfo
 from bot.timeutil import DisplayZone
+from cogs.sessions import render
 from cogs.sessions._buttons import announcement_view
 
 log = logging.getLogger("paperclub.sessions")

@@ -14,10 +14,10 @@ from bot.errors import BadInput, Conflict
 from bot.papers import PaperRef
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import one_line, send_ephemeral
-from bot.scheduled_events import sync_event
-from bot.services import sessions as sessions_service
-from bot.services.guild_settings import get_config
-from bot.services.suggestions import (
+from bot.services.sessions import rules
+from bot.services.sessions import store as sessions_service
+from bot.services.setup.config import get_config
+from bot.services.suggestions.actions import (
     SuggestionDraft,
     in_transaction,
     link_session,
@@ -27,9 +27,10 @@ from bot.services.suggestions import (
     toggle_vote,
     validate_draft,
 )
-from bot.services.suggestions_duplicates import TitleIndex, find_duplicate
-from bot.services.suggestions_metadata import stored_metadata_is_fresh
-from bot.services.suggestions_queries import SuggestionCard, card_by_id, get_card
+from bot.services.suggestions.duplicates import TitleIndex, find_duplicate
+from bot.services.suggestions.metadata import stored_metadata_is_fresh
+from bot.services.suggestions.queries import SuggestionCard, card_by_id, get_card
+from cogs.sessions.events import sync_event
 from cogs.suggestions._components import SessionFromSuggestionModal
 from cogs.suggestions._posting import PostRefresher, edit_post, publish, resolve_channel
 from cogs.suggestions._render import card_embed, duplicate_message, plural, post_link, safe_title
@@ -203,7 +204,7 @@ class SuggestionActions:
         config = await ensure_organizer(interaction)
         guild_id = guild_id_of(interaction)
         now = self.bot.clock.now()
-        start = sessions_service.resolve_start(when, timezone, config.timezone, now)
+        start = rules.resolve_start(when, timezone, config.timezone, now)
         card = await self._accepted_card(guild_id, suggestion_id)  # a quick refusal; link_session re-checks
         presenter = card.volunteer_ids[0] if len(card.volunteer_ids) == 1 else None
         await interaction.response.defer(ephemeral=True, thinking=True)  # the event is made over REST

@@ -19,10 +19,10 @@ import discord
 
 from bot.arxiv import ArxivClient
 from bot.replies import NO_MENTIONS
-from bot.services.paper_metadata import fetch_and_store
-from bot.services.suggestions_duplicates import TitleIndex
-from bot.services.suggestions_metadata import papers_missing_metadata, suggestions_of_paper
-from bot.services.suggestions_polls import PollResult, RunningPoll, due_polls, finish_poll
+from bot.services.papers.metadata import fetch_and_store
+from bot.services.suggestions.duplicates import TitleIndex
+from bot.services.suggestions.metadata import papers_missing_metadata, suggestions_of_paper
+from bot.services.suggestions.polls import PollResult, RunningPoll, due_polls, finish_poll
 from cogs.suggestions._render import poll_result_message
 
 log = logging.getLogger("paperclub.suggestions")

@@ -17,11 +17,11 @@ from bot.errors import BadInput
 from bot.paging import Page, clamp_page, first_page, page_count, register_pager
 from bot.permissions import guild_config_for, member_is_organizer, organizer_only
 from bot.replies import NO_MENTIONS, cut, one_line, send_ephemeral, send_reply
-from bot.services.guild_settings import get_config
-from bot.services.suggestions import review_suggestion, withdraw_suggestion
-from bot.services.suggestions_duplicates import TitleIndex
-from bot.services.suggestions_polls import choose_poll_options, record_poll, running_polls
-from bot.services.suggestions_queries import SortOrder, StatusFilter, get_card, list_suggestions
+from bot.services.setup.config import get_config
+from bot.services.suggestions.actions import review_suggestion, withdraw_suggestion
+from bot.services.suggestions.duplicates import TitleIndex
+from bot.services.suggestions.polls import choose_poll_options, record_poll, running_polls
+from bot.services.suggestions.queries import SortOrder, StatusFilter, get_card, list_suggestions
 from cogs.suggestions._actions import SuggestionActions, guild_id_of
 from cogs.suggestions._background import SuggestionBackground
 from cogs.suggestions._components import DYNAMIC_ITEMS, SuggestModal, session_offer_view

@@ -11,8 +11,8 @@ import discord
 
 from bot.errors import NotAllowed
 from bot.replies import BUTTON_LABEL_LIMIT, cut
-from bot.services.suggestions import MAX_REASON_LENGTH
-from bot.services.suggestions_queries import SuggestionCard
+from bot.services.suggestions.actions import MAX_REASON_LENGTH
+from bot.services.suggestions.queries import SuggestionCard
 from bot.views import PaperclubModal, PaperclubView, guarded, log_component
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.errors import BadInput
 from bot.papers import MAX_URL_LENGTH, PaperRef, parse_paper_ref
 from bot.replies import CHOICE_NAME_LIMIT
-from bot.services.guild_settings import get_config
-from bot.services.suggestions_queries import search_suggestions
+from bot.services.setup.config import get_config
+from bot.services.suggestions.queries import search_suggestions
 from bot.transformers import MAX_CHOICES, OptionTransformer, guild_choices
 from cogs.suggestions._render import choice_name
 

@@ -12,7 +12,7 @@ import discord
 
 from bot.errors import NotConfigured
 from bot.replies import CONTENT_LIMIT, NO_MENTIONS, THREAD_NAME_LIMIT, cut, one_line
-from bot.services.suggestions_queries import SuggestionCard
+from bot.services.suggestions.queries import SuggestionCard
 from cogs.suggestions._components import card_view
 from cogs.suggestions._render import card_embed
 

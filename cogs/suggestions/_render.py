@@ -16,9 +16,9 @@ from bot.replies import (
     markdown_link,
     one_line,
 )
-from bot.services.suggestions import DuplicateNotice
-from bot.services.suggestions_polls import PollResult
-from bot.services.suggestions_queries import SuggestionCard, SuggestionSummary
+from bot.services.suggestions.actions import DuplicateNotice
+from bot.services.suggestions.polls import PollResult
+from bot.services.suggestions.queries import SuggestionCard, SuggestionSummary
 
 STATUS_LABELS = {
     "open": "🗳️ Open",

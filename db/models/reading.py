@@ -2,7 +2,7 @@
 
 The full-text index over papers, sessions and lists is not a model: it is a SQLite FTS5
 virtual table or a PostgreSQL table with a generated ``tsvector``, created and kept in step
-by triggers in migration 0004 (see bot/search.py).
+by triggers in migration 0004 (see bot/services/reading/search.py).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from db.base import Base, utcnow
 
-#: Row statuses. ``sending`` means claimed by one runner (see bot/reminders/runner.py).
+#: Row statuses. ``sending`` means claimed by one runner (see bot/services/reminders/runner.py).
 PENDING, SENDING, SENT = "pending", "sending", "sent"
 CANCELLED, FAILED, MISSED = "cancelled", "failed", "missed"
 LIVE_STATUSES = (PENDING, SENDING)

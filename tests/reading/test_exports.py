@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import bibtexparser
 import pytest
 
-from bot.exports import (
+from bot.services.reading.exports import (
     HISTORY_CSV_COLUMNS,
     LIST_CSV_COLUMNS,
     bib_escape,
@@ -21,8 +21,8 @@ from bot.exports import (
     history_markdown,
     list_markdown,
 )
-from bot.programme import import_text
-from bot.services.reading import all_history, list_detail
+from bot.services.reading.files import import_text
+from bot.services.reading.lists import all_history, list_detail
 from tests.reading.conftest import GUILD
 
 PT = ZoneInfo("America/Los_Angeles")

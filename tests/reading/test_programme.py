@@ -11,8 +11,15 @@ import yaml
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from bot.programme import LineLoader, export_file, export_text, import_file, import_text, parse_document
-from bot.services.reading_programme import ProgrammeInvalid
+from bot.services.reading.document import ProgrammeInvalid
+from bot.services.reading.files import (
+    LineLoader,
+    export_file,
+    export_text,
+    import_file,
+    import_text,
+    parse_document,
+)
 from bot.settings import load_settings
 from db.models import ClubSession, Paper
 from db.models.reading import ReadingList, ReadingListItem

@@ -13,8 +13,8 @@ import bibtexparser
 import pytest
 
 from bot.demo.botenv import BotEnv
-from bot.exports import history_markdown
-from bot.services.reading import all_history
+from bot.services.reading.exports import history_markdown
+from bot.services.reading.lists import all_history
 from bot.timeutil import resolve_timezone
 from standin.state import EPHEMERAL, Message
 from tests.reading.conftest import import_club

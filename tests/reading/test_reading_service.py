@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import update
 
 from bot.errors import BadInput, Conflict, NotFound
-from bot.services import reading as svc
+from bot.services.reading import lists as svc
 from db.models import ClubSession
 from tests.reading.conftest import GUILD
 

@@ -8,10 +8,12 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import func, select, text, update
 
-from bot import search as search_module
 from bot.errors import BadInput
 from bot.papers import parse_paper_ref
-from bot.search import (
+from bot.services.papers.store import get_or_create_paper
+from bot.services.reading import search as search_module
+from bot.services.reading.lists import add_to_list, read_paper_input, remove_from_list
+from bot.services.reading.search import (
     MARK_CLOSE,
     MARK_OPEN,
     fts5_expression,
@@ -22,8 +24,6 @@ from bot.search import (
     suggest,
     tsquery_expression,
 )
-from bot.services.papers import get_or_create_paper
-from bot.services.reading import add_to_list, read_paper_input, remove_from_list
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.reading import ReadingList
 from tests.reading.conftest import GUILD

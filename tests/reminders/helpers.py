@@ -12,9 +12,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
-from bot.reminders import SendError
-from bot.services.guild_settings import update_config
-from bot.services.reminders_delivery import Outgoing
+from bot.services.reminders.delivery import Outgoing
+from bot.services.reminders.runner import SendError
+from bot.services.setup.config import update_config
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import CUSTOM, PENDING, Reminder
 

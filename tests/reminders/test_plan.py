@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy.exc import IntegrityError
 
-from bot.services import reminders_plan as plan
+from bot.services.reminders import plan
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import SESSION, Reminder
 from tests.reminders.helpers import GUILD, NOW, configure, make_reminder, make_session, rows

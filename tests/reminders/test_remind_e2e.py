@@ -9,8 +9,9 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select
 
-from bot.reminders import DiscordTransport, ReminderRunner, RunnerConfig
-from bot.reminders import runner as runner_module
+from bot.services.reminders import runner as runner_module
+from bot.services.reminders.runner import ReminderRunner, RunnerConfig
+from cogs.reminders.transport import DiscordTransport
 from db.engine import create_session_factory
 from db.models.reminders import Reminder
 from standin.state import EPHEMERAL, SEND_MESSAGES

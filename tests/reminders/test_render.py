@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.services import reminders_render as r
+from bot.services.reminders import texts as r
 from bot.timeutil import DEFAULT_DISPLAY_ZONES
 
 NOV5 = datetime(2026, 11, 5, 16, 0, tzinfo=UTC)

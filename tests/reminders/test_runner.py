@@ -7,9 +7,8 @@ from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 from bot.clock import FakeClock
-from bot.reminders import ReminderRunner, RunnerConfig, SendError
-from bot.services import reminders_delivery as delivery
-from bot.services import reminders_queue as queue
+from bot.services.reminders import delivery, queue
+from bot.services.reminders.runner import ReminderRunner, RunnerConfig, SendError
 from db.models.reminders import PERSONAL, SESSION
 from tests.reminders.helpers import (
     ANNOUNCEMENTS,

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.errors import BadInput, Conflict, NotFound
-from bot.services import reminders as svc
-from bot.services import reminders_queries as queries
+from bot.services.reminders import queries
+from bot.services.reminders import requested as svc
 from db.models import SessionSubscription
 from tests.reminders.helpers import CHANNEL, GUILD, NOW, make_reminder, make_session, rows
 

@@ -7,7 +7,7 @@ from sqlalchemy import select
 
 from bot.demo.botenv import BotEnv
 from bot.papers import parse_paper_ref
-from bot.services.papers import get_or_create_paper
+from bot.services.papers.store import get_or_create_paper
 from db.models import Paper
 from standin.arxiv import ArxivStandin
 from tests.sessions.e2e_helpers import OCTOBER, configure, is_ephemeral, run

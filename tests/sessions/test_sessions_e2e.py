@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
-from bot.services import sessions_queries as queries
+from bot.services.sessions import queries
 from tests.sessions.e2e_helpers import (
     CLUB_NOV5,
     CLUB_NOV19,

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.services import sessions as svc
+from bot.services.sessions import store as svc
 from standin.state import DEFAULT_BOT_PERMISSIONS, MANAGE_EVENTS
 from tests.sessions.e2e_helpers import (
     add_session,

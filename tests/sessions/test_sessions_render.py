@@ -8,13 +8,13 @@ from datetime import UTC, datetime, timedelta
 import icalendar
 import pytest
 
-from bot import ics
-from bot import render_sessions as render
 from bot.replies import markdown_link
-from bot.services import sessions as svc
-from bot.services.papers import PaperInfo
-from bot.services.sessions import SessionInfo
+from bot.services.papers.store import PaperInfo
+from bot.services.sessions import calendar as ics
+from bot.services.sessions import rules
+from bot.services.sessions.info import SessionInfo
 from bot.timeutil import DEFAULT_DISPLAY_ZONES
+from cogs.sessions import render
 
 NOW = datetime(2026, 10, 1, 12, 0, tzinfo=UTC)
 
@@ -108,7 +108,7 @@ TIME_TABLE = [
 
 @pytest.mark.parametrize(("typed", "utc", "line"), TIME_TABLE)
 def test_time_table(typed, utc, line) -> None:
-    start = svc.resolve_start(typed, "PT", "UTC", NOW)
+    start = rules.resolve_start(typed, "PT", "UTC", NOW)
     assert start.utc == utc
     info = make_info(starts_at=start.utc)
     assert render.club_time(info, DEFAULT_DISPLAY_ZONES, NOW) == line
@@ -119,7 +119,7 @@ def test_time_table(typed, utc, line) -> None:
 
 
 def test_same_moment_typed_in_uk_time() -> None:
-    start = svc.resolve_start("5 Nov 2026 4:00 PM", "UK", "America/Los_Angeles", NOW)
+    start = rules.resolve_start("5 Nov 2026 4:00 PM", "UK", "America/Los_Angeles", NOW)
     assert start.utc == TIME_TABLE[0][1] and start.zone == "Europe/London"
 
 

@@ -8,8 +8,9 @@ import pytest
 from sqlalchemy import func, select
 
 from bot.errors import BadInput, Conflict, NotFound
-from bot.services import sessions as svc
-from bot.services import sessions_queries as q
+from bot.services.sessions import queries as q
+from bot.services.sessions import rules
+from bot.services.sessions import store as svc
 from db.models import ClubSession, Paper, SessionSubscription
 
 NOW = datetime(2026, 10, 20, 12, 0, tzinfo=UTC)
@@ -105,21 +106,21 @@ async def test_duplicate_title_and_start_is_a_conflict(session_factory) -> None:
 
 
 def test_resolve_start_reads_the_zone_and_rejects_bad_times() -> None:
-    start = svc.resolve_start("2026-11-05 08:00", None, "America/Los_Angeles", NOW)
+    start = rules.resolve_start("2026-11-05 08:00", None, "America/Los_Angeles", NOW)
     assert start.utc == NOV5 and start.zone == "America/Los_Angeles" and start.note is None
-    uk = svc.resolve_start("5 Nov 2026 4:00 PM", "UK", "America/Los_Angeles", NOW)
+    uk = rules.resolve_start("5 Nov 2026 4:00 PM", "UK", "America/Los_Angeles", NOW)
     assert uk.utc == NOV5 and uk.zone == "Europe/London"
     with pytest.raises(BadInput, match="does not exist"):
-        svc.resolve_start("2027-03-14 02:30", "PT", "UTC", NOW)
-    ambiguous = svc.resolve_start("2026-11-01 01:30", "PT", "UTC", NOW)
+        rules.resolve_start("2027-03-14 02:30", "PT", "UTC", NOW)
+    ambiguous = rules.resolve_start("2026-11-01 01:30", "PT", "UTC", NOW)
     assert ambiguous.note and "twice" in ambiguous.note
     assert ambiguous.utc == datetime(2026, 11, 1, 8, 30, tzinfo=UTC)  # the first (PDT) one
     with pytest.raises(BadInput):
-        svc.resolve_start("someday", None, "UTC", NOW)
+        rules.resolve_start("someday", None, "UTC", NOW)
     with pytest.raises(BadInput, match="past"):
-        svc.resolve_start("2026-10-01 09:00", None, "UTC", NOW)
+        rules.resolve_start("2026-10-01 09:00", None, "UTC", NOW)
     with pytest.raises(BadInput, match="Mars"):
-        svc.resolve_start("tomorrow 17:00", "Mars/Olympus", "UTC", NOW)
+        rules.resolve_start("tomorrow 17:00", "Mars/Olympus", "UTC", NOW)
 
 
 async def test_edit_changes_fields_and_raises_sequence(session_factory) -> None:

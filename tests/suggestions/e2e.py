@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.services.suggestions_queries import SuggestionCard, card_by_id
+from bot.services.suggestions.queries import SuggestionCard, card_by_id
 
 EPHEMERAL = 1 << 6
 

@@ -6,8 +6,8 @@ import asyncio
 
 from sqlalchemy import func, select
 
-from bot.services.suggestions import in_transaction, submit_suggestion, toggle_vote, validate_draft
-from bot.services.suggestions_duplicates import TitleIndex
+from bot.services.suggestions.actions import in_transaction, submit_suggestion, toggle_vote, validate_draft
+from bot.services.suggestions.duplicates import TitleIndex
 from db.models.suggestions import Suggestion
 from tests.suggestions.conftest import NOW
 from tests.suggestions.test_service import GUILD, TOPICS, submit
@@ -24,7 +24,7 @@ async def test_fifty_members_vote_at_once(session_factory) -> None:
     counts = await asyncio.gather(*(vote(1000 + i) for i in range(50)))
     assert all(1 <= c <= 50 for c in counts)  # each sees its own vote; the store has them all:
     async with session_factory() as s:
-        from bot.services.suggestions_queries import get_card
+        from bot.services.suggestions.queries import get_card
 
         assert (await get_card(s, GUILD, card.id)).votes == 50
     # and 50 take it back at once
@@ -43,7 +43,7 @@ async def test_same_member_pressing_twice_at_once_never_fails(session_factory) -
 
     results = await asyncio.gather(*(vote() for _ in range(6)))
     async with session_factory() as s:
-        from bot.services.suggestions_queries import count_votes
+        from bot.services.suggestions.queries import count_votes
 
         votes = await count_votes(s, card.id)
     assert votes in (0, 1) and len(results) == 6  # one vote at most, and no press failed

@@ -126,7 +126,7 @@ async def test_accepted_suggestion_becomes_a_session(discord_env) -> None:
     assert f"<@{env.members[2].id}> offered to present" in content
     linked = await card(env, sid)
     assert linked.session_id is not None
-    from bot.services.sessions import get_session
+    from bot.services.sessions.store import get_session
 
     async with env.bot.session_factory() as s:
         info = await get_session(s, env.guild.id, linked.session_id)
@@ -291,7 +291,7 @@ async def test_a_session_from_a_suggestion_gets_its_discord_event(discord_env) -
     assert event["name"].startswith("Tau-Bench")
     assert event["scheduled_start_time"].startswith("2026-12-10T17:30:00")
     linked = await card(env, sid)
-    from bot.services.sessions import get_session
+    from bot.services.sessions.store import get_session
 
     async with env.bot.session_factory() as s:
         info = await get_session(s, env.guild.id, linked.session_id)

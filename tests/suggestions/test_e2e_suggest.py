@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from bot.papers import parse_paper_ref
-from bot.services.papers import get_or_create_paper
+from bot.services.papers.store import get_or_create_paper
 from db.models import ClubSession, SessionPaper
 from tests.suggestions.conftest import TAU_BENCH
 from tests.suggestions.e2e import (

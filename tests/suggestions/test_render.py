@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.services.suggestions_queries import SuggestionSummary
+from bot.services.suggestions.queries import SuggestionSummary
 from cogs.suggestions._render import summary_line
 
 

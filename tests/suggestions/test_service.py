@@ -9,8 +9,8 @@ import pytest
 from bot.arxiv import ArxivMetadata
 from bot.errors import BadInput, Conflict, NotAllowed, NotFound
 from bot.papers import parse_paper_ref
-from bot.services.papers import get_or_create_paper
-from bot.services.suggestions import (
+from bot.services.papers.store import get_or_create_paper
+from bot.services.suggestions.actions import (
     review_suggestion,
     submit_suggestion,
     toggle_volunteer,
@@ -18,10 +18,10 @@ from bot.services.suggestions import (
     validate_draft,
     withdraw_suggestion,
 )
-from bot.services.suggestions_duplicates import TitleIndex
-from bot.services.suggestions_metadata import papers_missing_metadata, store_fetched_metadata
-from bot.services.suggestions_polls import choose_poll_options, due_polls, finish_poll, record_poll
-from bot.services.suggestions_queries import get_card, list_suggestions, search_suggestions
+from bot.services.suggestions.duplicates import TitleIndex
+from bot.services.suggestions.metadata import papers_missing_metadata, store_fetched_metadata
+from bot.services.suggestions.polls import choose_poll_options, due_polls, finish_poll, record_poll
+from bot.services.suggestions.queries import get_card, list_suggestions, search_suggestions
 from db.models import ClubSession, SessionPaper
 from tests.suggestions.conftest import NOW, TAU_BENCH
 
@@ -518,8 +518,8 @@ async def _review(sf, suggestion_id: int, decision: str) -> None:
 
 async def session_from(sf, suggestion_id: int, title: str) -> int:
     """What "Create a session from it" writes: the session and the link, in one transaction."""
-    from bot.services.sessions import create_session
-    from bot.services.suggestions import link_session
+    from bot.services.sessions.store import create_session
+    from bot.services.suggestions.actions import link_session
 
     async with sf() as s, s.begin():
         info = await create_session(

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bot.programme import import_text
+from bot.services.reading.files import import_text
 
 ORDER = 70  # after the other features' tours: the import then merges with whatever they created
 CLUB_YAML = Path(__file__).resolve().parents[3] / "examples" / "club.yaml"

@@ -7,7 +7,7 @@ import re
 from datetime import timedelta
 from typing import Any
 
-from bot.services.sessions import get_session
+from bot.services.sessions.store import get_session
 
 ORDER = 40
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.services.suggestions_queries import card_by_id
+from bot.services.suggestions.queries import card_by_id
 
 ORDER = 40
 

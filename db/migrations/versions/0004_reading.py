@@ -7,7 +7,7 @@ per reading list (name, description). Its row id is ``ref_id * 4 + kind`` (1 ses
 rewrite the affected documents, so every write by any feature updates the index in the same
 transaction. SQLite: an FTS5 table (porter stemming, diacritics folded). PostgreSQL: a table
 with a generated, weighted ``tsvector`` and a GIN index. Both split words on punctuation the
-same way bot/search.py splits queries. Cancelled sessions are not indexed.
+same way bot/services/reading/search.py splits queries. Cancelled sessions are not indexed.
 
 Revision ID: 0004
 Revises: 0001
@@ -206,7 +206,7 @@ def _downgrade_sqlite() -> None:
 
 # ---------------------------------------------------------------- PostgreSQL: tsvector + GIN + triggers
 
-# Punctuation (ASCII, Latin-1, general) becomes a space before parsing, as bot/search.py does
+# Punctuation (ASCII, Latin-1, general) becomes a space before parsing, as bot/services/reading/search.py does
 # with queries; listed as code-point ranges so the result does not depend on the locale.
 _PG_PUNCT = r"[\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e\u00a0-\u00bf\u2010-\u2027\u2030-\u205e]+"
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
 
-from bot.services.papers import PaperInfo, paper_info
+from bot.services.papers.store import PaperInfo, paper_info
 from db.models import ClubSession
 
 SCHEDULED: Final = "scheduled"

@@ -19,14 +19,9 @@ from sqlalchemy.orm import selectinload
 
 from bot import timeutil
 from bot.errors import Conflict
-from bot.services.sessions import (
-    CANCELLED,
-    MAX_DURATION,
-    SCHEDULED,
-    SessionInfo,
-    load_row,
-    session_info,
-)
+from bot.services.sessions.info import CANCELLED, SCHEDULED, SessionInfo, session_info
+from bot.services.sessions.rules import MAX_DURATION
+from bot.services.sessions.store import load_row
 from bot.text import CHOICE_NAME_LIMIT, cut
 from db.models import ClubSession, SessionSubscription
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import discord
 
-from bot import render_sessions as render
 from bot.client import PaperclubBot
-from bot.services import sessions as svc
-from bot.services.sessions import SessionInfo
+from bot.services.sessions import store as svc
+from bot.services.sessions.info import SessionInfo
 from bot.timeutil import DisplayZone
+from cogs.sessions import render
 
 log = logging.getLogger("paperclub.sessions")
 

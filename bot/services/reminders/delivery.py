@@ -7,7 +7,7 @@ once even when two runners (two processes on one PostgreSQL store, or a timer th
     pending --------------------> missed (fell due while the bot was down, beyond the grace period)
     pending --------------------> cancelled (by an organizer, or its session was cancelled)
 
-Finding the work (what is due, stale claims, repeats) is in :mod:`bot.services.reminders_queue`.
+Finding the work (what is due, stale claims, repeats) is in :mod:`bot.services.reminders.queue`.
 """
 
 from __future__ import annotations
@@ -21,9 +21,8 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
-from bot.services.guild_settings import GuildConfig, get_config
-from bot.services.reminders_queue import missed_reason, plan_next_occurrence, set_if
-from bot.services.reminders_render import (
+from bot.services.reminders.queue import missed_reason, plan_next_occurrence, set_if
+from bot.services.reminders.texts import (
     PaperLink,
     SessionFacts,
     custom_text,
@@ -32,6 +31,7 @@ from bot.services.reminders_render import (
     recap_text,
     session_channel_text,
 )
+from bot.services.setup.config import GuildConfig, get_config
 from db.models import ClubSession
 from db.models.reminders import (
     CANCELLED,

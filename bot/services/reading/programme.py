@@ -16,16 +16,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from bot.papers import normalize_title
-from bot.services import sessions as session_rules
-from bot.services.guild_settings import get_config, update_config
-from bot.services.papers import get_or_create_paper
-from bot.services.reading import normalize_list_name
-from bot.services.reading_programme import (
-    SESSION_URLS,
-    Programme,
-    ProgrammePaper,
-    format_wall_time,
-)
+from bot.services.papers.store import get_or_create_paper
+from bot.services.reading.document import SESSION_URLS, Programme, ProgrammePaper, format_wall_time
+from bot.services.reading.lists import normalize_list_name
+from bot.services.sessions.info import SCHEDULED
+from bot.services.setup.config import get_config, update_config
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.reading import ReadingList, ReadingListItem
 
@@ -167,7 +162,7 @@ async def apply_programme(session: AsyncSession, programme: Programme) -> Import
                 starts_at=given.starts_at,
                 timezone=default_zone,
                 duration_minutes=60,
-                status=session_rules.SCHEDULED,
+                status=SCHEDULED,
                 sequence=0,
                 papers=[],
             )
@@ -289,7 +284,7 @@ async def dump_programme(session: AsyncSession, guild_id: int) -> dict[str, Any]
             **{key: getattr(row, key) for key in SESSION_URLS},
         }
         doc.update({k: v for k, v in optional.items() if v is not None})
-        if row.status != session_rules.SCHEDULED:
+        if row.status != SCHEDULED:
             doc["status"] = row.status
         doc["papers"] = [paper_document(link.paper) for link in row.papers]
         sessions.append(doc)

@@ -8,13 +8,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
-from bot.services.reminders import (
-    MAX_CHOICES,
-    PROBLEMS_WINDOW,
-    ReminderInfo,
-    ReminderList,
-    info_of,
-)
+from bot.services.reminders.requested import MAX_CHOICES, PROBLEMS_WINDOW, ReminderInfo, ReminderList, info_of
 from bot.text import CHOICE_NAME_LIMIT, cut
 from db.models import ClubSession
 from db.models.reminders import CUSTOM, FAILED, LIVE_STATUSES, MISSED, PENDING, Reminder

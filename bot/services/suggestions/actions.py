@@ -2,8 +2,8 @@
 
 Plain values in, plain dataclasses out; every function runs inside the caller's one transaction
 and validates everything before its first write. Reading helpers live in
-:mod:`bot.services.suggestions_queries`, duplicates in :mod:`bot.services.suggestions_duplicates`,
-polls in :mod:`bot.services.suggestions_polls`.
+:mod:`bot.services.suggestions.queries`, duplicates in :mod:`bot.services.suggestions.duplicates`,
+polls in :mod:`bot.services.suggestions.polls`.
 """
 
 from __future__ import annotations
@@ -22,15 +22,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.arxiv import ArxivMetadata
 from bot.errors import BadInput, Conflict, NotAllowed, NotFound
 from bot.papers import MAX_TITLE_LENGTH, PaperRef, normalize_title, parse_paper_ref
-from bot.services.papers import get_or_create_paper
-from bot.services.suggestions_duplicates import PaperStanding, TitleIndex, find_duplicate
-from bot.services.suggestions_metadata import apply_metadata
-from bot.services.suggestions_queries import (
-    SuggestionCard,
-    card_for,
-    count_votes,
-    suggestion_row,
-)
+from bot.services.papers.metadata import apply_metadata
+from bot.services.papers.store import get_or_create_paper
+from bot.services.suggestions.duplicates import PaperStanding, TitleIndex, find_duplicate
+from bot.services.suggestions.queries import SuggestionCard, card_for, count_votes, suggestion_row
 from bot.timeutil import discord_timestamp
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer, SuggestionVote
 

@@ -21,16 +21,31 @@ import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Protocol
 
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.base import BaseScheduler
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
-from bot.reminders.transport import SendError, Transport
-from bot.services import reminders_delivery as delivery
-from bot.services import reminders_queue as queue
-from bot.services.reminders_queue import DueRow
+from bot.services.reminders import delivery, queue
+from bot.services.reminders.delivery import Outgoing
+from bot.services.reminders.queue import DueRow
+
+
+class SendError(Exception):
+    """A send that did not go out. ``retryable``: worth another try after a backoff."""
+
+    def __init__(self, reason: str, *, retryable: bool) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retryable = retryable
+
+
+class Transport(Protocol):
+    async def send(self, outgoing: Outgoing) -> int | None:
+        """Send it; return the message id, or raise SendError."""
+
 
 log = logging.getLogger("paperclub.reminders")
 

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from icalendar import Calendar, Event
 
-from bot.services.sessions import SessionInfo
+from bot.services.sessions.info import SessionInfo
 from bot.timeutil import ensure_aware_utc
 
 PRODID = "-//paperclub//Paper club sessions//EN"

@@ -11,7 +11,7 @@ from discord.ext import commands
 from bot.client import PaperclubBot
 from bot.permissions import ensure_organizer, manager_only
 from bot.replies import cut, send_ephemeral
-from bot.services.guild_settings import GuildConfig, update_config
+from bot.services.setup.config import GuildConfig, update_config
 from bot.transformers import timezone_autocomplete
 
 
@@ -126,7 +126,3 @@ class SetupCog(
         self, interaction: discord.Interaction[Any], topics: app_commands.Range[str, 1, 1000]
     ) -> None:
         await self._change(interaction, suggestion_topics=topics)
-
-
-async def setup(bot: PaperclubBot) -> None:
-    await bot.add_cog(SetupCog(bot))

@@ -1,8 +1,8 @@
 """Reminders people ask for: organizers' custom ones (/remind add, list, cancel) and members' /remind me.
 
 Plain values in, plain dataclasses out. Each function validates all of its input before it writes, and
-writes inside the caller's one transaction. Sending lives in :mod:`bot.services.reminders_delivery`,
-automatic session reminders in :mod:`bot.services.reminders_plan`.
+writes inside the caller's one transaction. Sending lives in :mod:`bot.services.reminders.delivery`,
+automatic session reminders in :mod:`bot.services.reminders.plan`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.errors import BadInput, Conflict, NotFound
-from bot.services.reminders_plan import SCHEDULED, PlanResult, plan_session
+from bot.services.reminders.plan import SCHEDULED, PlanResult, plan_session
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import (
     CANCELLED,

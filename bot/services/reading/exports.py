@@ -19,8 +19,8 @@ from datetime import datetime
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from bot.services.papers import PaperInfo
-from bot.services.reading import HistoryEntry, ListDetail
+from bot.services.papers.store import PaperInfo
+from bot.services.reading.lists import HistoryEntry, ListDetail
 from bot.timeutil import MONTHS
 
 ExportFormat = Literal["markdown", "bibtex", "csv", "json"]

@@ -2,8 +2,9 @@
 
 Every function validates all of its input before it writes anything, and writes inside the caller's
 transaction (``async with bot.session_factory() as s, s.begin():``). Listing, autocomplete and the
-Remind me subscriptions live in :mod:`bot.services.sessions_queries`; the plain values
-(:class:`SessionInfo`, :class:`SessionEdit`) in :mod:`bot.services.sessions_info`, re-exported here.
+Remind me subscriptions live in :mod:`bot.services.sessions.queries`; the plain values
+(:class:`SessionInfo`, :class:`SessionEdit`) in :mod:`bot.services.sessions.info`, the field rules in
+:mod:`bot.services.sessions.rules`.
 """
 
 from __future__ import annotations
@@ -19,17 +20,10 @@ from sqlalchemy.orm import selectinload
 from bot import timeutil
 from bot.errors import BadInput, Conflict, NotFound
 from bot.papers import normalize_title, parse_paper_ref
-from bot.services.papers import papers_from_text
-from bot.services.sessions_info import CANCELLED, SCHEDULED, SessionEdit, SessionInfo, session_info
-from bot.services.sessions_rules import (
+from bot.services.papers.store import papers_from_text
+from bot.services.sessions.info import CANCELLED, SCHEDULED, SessionEdit, SessionInfo, session_info
+from bot.services.sessions.rules import (
     MAX_CANCEL_REASON,
-    MAX_DAYS_AHEAD,
-    MAX_DESCRIPTION,
-    MAX_DURATION,
-    MAX_PRESENTER_NAME,
-    MAX_TITLE,
-    MIN_DURATION,
-    StartTime,
     check_duration,
     check_paper_count,
     check_start,
@@ -38,44 +32,8 @@ from bot.services.sessions_rules import (
     clean_presenter_name,
     clean_title,
     clean_url,
-    paper_texts,
-    resolve_start,
 )
 from db.models import ClubSession, SessionPaper
-
-__all__ = [  # the field rules and plain values are re-exported: features use them as sessions.<name>
-    "CANCELLED",
-    "MAX_CANCEL_REASON",
-    "MAX_DAYS_AHEAD",
-    "MAX_DESCRIPTION",
-    "MAX_DURATION",
-    "MAX_PRESENTER_NAME",
-    "MAX_TITLE",
-    "MIN_DURATION",
-    "SCHEDULED",
-    "UNSET",
-    "SessionEdit",
-    "SessionInfo",
-    "StartTime",
-    "cancel_session",
-    "check_duration",
-    "check_paper_count",
-    "check_timezone",
-    "clean_description",
-    "clean_presenter_name",
-    "clean_title",
-    "clean_url",
-    "create_session",
-    "edit_session",
-    "get_session",
-    "load_row",
-    "paper_texts",
-    "recap_session",
-    "record_announcement",
-    "record_event",
-    "resolve_start",
-    "session_info",
-]
 
 
 class _Unset:

@@ -2,7 +2,7 @@
 
 Import reads the whole file, validates every row (reporting each problem with its line), and only
 then writes everything in one transaction. The schema is described in
-bot/services/reading_programme.py; examples/club.yaml is a complete example.
+bot/services/reading/document.py; examples/club.yaml is a complete example.
 """
 
 from __future__ import annotations
@@ -17,15 +17,9 @@ from typing import Any, TextIO
 import yaml
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.services.guild_settings import get_config
-from bot.services.reading_programme import (
-    LINE_KEY,
-    LINES_KEY,
-    Problem,
-    ProgrammeInvalid,
-    validate_programme,
-)
-from bot.services.reading_programme_store import ImportReport, apply_programme, dump_programme
+from bot.services.reading.document import LINE_KEY, LINES_KEY, Problem, ProgrammeInvalid, validate_programme
+from bot.services.reading.programme import ImportReport, apply_programme, dump_programme
+from bot.services.setup.config import get_config
 from bot.settings import Settings
 from db.engine import create_engine, create_session_factory
 from db.migrate import upgrade_database

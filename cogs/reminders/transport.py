@@ -1,4 +1,4 @@
-"""Sending one reminder through discord.py, and sorting failures into "try again later" and "give up".
+"""The runner's :class:`~bot.services.reminders.runner.Transport` for Discord: sending one reminder through discord.py, and sorting failures into "try again later" and "give up".
 
 discord.py already waits out rate limits (429) and retries 5xx answers a few times; what still fails
 reaches us as an exception. Every send carries the reminder's nonce, so discord.py also sets
@@ -8,31 +8,17 @@ reaches us as an exception. Every send carries the reminder's nonce, so discord.
 from __future__ import annotations
 
 import asyncio
-from typing import Protocol
 
 import aiohttp
 import discord
 
-from bot.services.reminders_delivery import Outgoing
+from bot.services.reminders.delivery import Outgoing
+from bot.services.reminders.runner import SendError
 
-SEND_TIMEOUT = 45.0  # seconds; shorter than the claim lease (reminders_queue.SENDING_LEASE)
+SEND_TIMEOUT = 45.0  # seconds; shorter than the claim lease (bot.services.reminders.queue.SENDING_LEASE)
 DMS_CLOSED = 50007
 MISSING_ACCESS = 50001
 MISSING_PERMISSIONS = 50013
-
-
-class SendError(Exception):
-    """A send that did not go out. ``retryable``: worth another try after a backoff."""
-
-    def __init__(self, reason: str, *, retryable: bool) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.retryable = retryable
-
-
-class Transport(Protocol):
-    async def send(self, outgoing: Outgoing) -> int | None:
-        """Send it; return the message id, or raise SendError."""
 
 
 def allowed_mentions_for(outgoing: Outgoing) -> discord.AllowedMentions:

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import Conflict
-from bot.services.suggestions_queries import SuggestionSummary, poll_candidates
+from bot.services.suggestions.queries import SuggestionSummary, poll_candidates
 from db.models import Paper
 from db.models.suggestions import Suggestion, SuggestionPoll, SuggestionPollOption
 

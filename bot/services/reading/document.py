@@ -16,7 +16,7 @@ A programme file looks like ``examples/club.yaml``::
 
 A paper is a string (title, arXiv id or link, DOI, any http(s) link) or a mapping with ``paper``
 (that reference) and/or ``title``, optional ``authors`` and, in lists, ``note``. The loader
-(bot/programme.py) attaches the line of every mapping and list item, so :func:`validate_programme`
+(bot/services/reading/files.py) attaches the line of every mapping and list item, so :func:`validate_programme`
 reports every bad row with its line; nothing is written unless the whole file is valid.
 """
 
@@ -30,15 +30,16 @@ from zoneinfo import ZoneInfo
 from bot import timeutil
 from bot.errors import BadInput
 from bot.papers import MAX_PAPERS_PER_LIST, PaperRef, parse_paper_ref
-from bot.services import sessions as session_rules
-from bot.services.guild_settings import normalize_change
-from bot.services.reading import (
+from bot.services.reading.lists import (
     MAX_ITEMS_PER_LIST,
     MAX_LIST_DESCRIPTION,
     clean_list_name,
     clean_note,
     normalize_list_name,
 )
+from bot.services.sessions import rules
+from bot.services.sessions.info import CANCELLED, SCHEDULED
+from bot.services.setup.config import normalize_change
 
 LINE_KEY = "__line__"
 LINES_KEY = "__lines__"
@@ -75,7 +76,7 @@ SESSION_URLS = {
     "notes_url": "The notes link",
     "wiki_url": "The session page link",
 }
-STATUSES = (session_rules.SCHEDULED, session_rules.CANCELLED)
+STATUSES = (SCHEDULED, CANCELLED)
 LIST_FIELDS = {"name", "description", "papers"}
 PAPER_FIELDS = {"paper", "title", "authors", "note"}
 TOP_FIELDS = {"guild_id", "settings", "sessions", "lists", "version"}
@@ -312,16 +313,12 @@ def _session(
         return checker.line_of(node, key) or line
 
     before = len(checker.problems)
-    title = checker.check(
-        at("title"), f"{where}.title", session_rules.clean_title, str(node.get("title") or "")
-    )
+    title = checker.check(at("title"), f"{where}.title", rules.clean_title, str(node.get("title") or ""))
     if title:
         where = f"{where} (“{title[:60]}”)"
     fields: dict[str, Any] = {}
     zone_text = checker.text(node.get("timezone"), f"{where}.timezone", at("timezone"))
-    session_zone = checker.check(
-        at("timezone"), f"{where}.timezone", session_rules.check_timezone, zone_text or zone
-    )
+    session_zone = checker.check(at("timezone"), f"{where}.timezone", rules.check_timezone, zone_text or zone)
     if zone_text is not None and session_zone:
         fields["timezone"] = session_zone
     starts_text = checker.text(node.get("starts_at"), f"{where}.starts_at", at("starts_at"), required=True)
@@ -336,12 +333,12 @@ def _session(
         )
         if minutes is not None:
             fields["duration_minutes"] = checker.check(
-                at("duration_minutes"), f"{where}.duration_minutes", session_rules.check_duration, minutes
+                at("duration_minutes"), f"{where}.duration_minutes", rules.check_duration, minutes
             )
     if "presenter" in node:
         text = checker.text(node["presenter"], f"{where}.presenter", at("presenter"))
         fields["presenter_name"] = checker.check(
-            at("presenter"), f"{where}.presenter", session_rules.clean_presenter_name, text
+            at("presenter"), f"{where}.presenter", rules.clean_presenter_name, text
         )
     if "presenter_id" in node:
         fields["presenter_id"] = checker.integer(
@@ -350,12 +347,12 @@ def _session(
     if "description" in node:
         text = checker.text(node["description"], f"{where}.description", at("description"))
         fields["description"] = checker.check(
-            at("description"), f"{where}.description", session_rules.clean_description, text
+            at("description"), f"{where}.description", rules.clean_description, text
         )
     for key, label in SESSION_URLS.items():
         if key in node:
             text = checker.text(node[key], f"{where}.{key}", at(key))
-            fields[key] = checker.check(at(key), f"{where}.{key}", session_rules.clean_url, text, label)
+            fields[key] = checker.check(at(key), f"{where}.{key}", rules.clean_url, text, label)
     if "status" in node:
         status = checker.text(node["status"], f"{where}.status", at("status"), required=True)
         if status is not None and status.strip().lower() not in STATUSES:

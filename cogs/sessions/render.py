@@ -24,7 +24,7 @@ from bot.replies import (
     markdown_link,
     one_line,
 )
-from bot.services.sessions import SessionInfo
+from bot.services.sessions.info import SessionInfo
 from bot.timeutil import DisplayZone
 
 EVENT_NAME_LIMIT = 100

@@ -1,6 +1,6 @@
 """arXiv metadata on suggested papers: fetched once per paper, kept on the `papers` row, filled in
 later when arXiv was unreachable at suggestion time. The shared part (storing what arXiv said, the
-lookup loop) is in bot.services.paper_metadata."""
+lookup loop) is in bot.services.papers.metadata."""
 
 from __future__ import annotations
 
@@ -11,12 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.arxiv import ArxivMetadata
 from bot.papers import PaperRef
-from bot.services.paper_metadata import (
-    MAX_AUTHORS_TEXT,
-    PendingPaper,
-    apply_metadata,
-    id_label,
-)
+from bot.services.papers.metadata import MAX_AUTHORS_TEXT, PendingPaper, apply_metadata, id_label
 from db.models import Paper
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion
 

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import NotFound
 from bot.papers import normalize_title
-from bot.services.papers import PaperInfo, paper_info
+from bot.services.papers.store import PaperInfo, paper_info
 from db.models import Paper
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer, SuggestionVote
 

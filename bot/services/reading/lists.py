@@ -12,7 +12,7 @@ from sqlalchemy.orm import selectinload
 
 from bot.errors import BadInput, Conflict, NotFound
 from bot.papers import PaperRef, normalize_title, parse_paper_ref
-from bot.services.papers import PaperInfo, find_paper, get_or_create_paper, paper_info
+from bot.services.papers.store import PaperInfo, find_paper, get_or_create_paper, paper_info
 from db.models import ClubSession, Paper
 from db.models.reading import ReadingList, ReadingListItem
 

@@ -1,0 +1,1 @@
+"""A server's club settings (`config`): read with defaults, validate and change."""
