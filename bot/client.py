@@ -6,7 +6,7 @@ import hashlib
 import json
 import logging
 import pkgutil
-from typing import Any
+from typing import Any, TypeAlias
 
 import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -146,3 +146,8 @@ class PaperclubBot(commands.Bot):
             if self._arxiv is not None:
                 await self._arxiv.close()
             await self.engine.dispose()
+
+
+Interaction: TypeAlias = discord.Interaction[PaperclubBot]
+"""An interaction with our bot: ``interaction.client`` is a :class:`PaperclubBot` (its store, clock,
+scheduler and settings are type-checked). Every cog annotates its interactions with this."""

@@ -17,12 +17,15 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.replies import NO_MENTIONS, fit_embed, send_reply
 from bot.views import PaperclubView, guarded
+
+if TYPE_CHECKING:
+    from bot.client import Interaction
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,7 @@ class Page:
 PageRenderer = Callable[[Any, int, str, int], Awaitable[Page]]
 """(bot, guild_id, arg, page) -> Page"""
 
-PageGuard = Callable[[discord.Interaction[Any]], Awaitable[object]]
+PageGuard = Callable[["Interaction"], Awaitable[object]]
 """Run before every page turn; raises (e.g. NotAllowed) to refuse the presser."""
 
 _RENDERERS: dict[str, PageRenderer] = {}
@@ -87,7 +90,7 @@ class PageButton(
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await guarded(interaction, lambda: self._turn(interaction))
 
-    async def _turn(self, interaction: discord.Interaction[Any]) -> None:
+    async def _turn(self, interaction: Interaction) -> None:
         renderer = _RENDERERS.get(self.name)
         if renderer is None or interaction.guild_id is None:
             await interaction.response.send_message("This list is no longer available.", ephemeral=True)
@@ -123,7 +126,7 @@ async def first_page(
 
 
 async def send_page(
-    interaction: discord.Interaction[Any], name: str, arg: str, page: Page, *, public: bool = False
+    interaction: Interaction, name: str, arg: str, page: Page, *, public: bool = False
 ) -> None:
     """Answer with a page a renderer made, and its ◀ ▶ buttons (ephemeral unless ``public``)."""
     view = pager_view(name, arg, page)  # adds the footer: fit the embed after it

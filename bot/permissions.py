@@ -4,13 +4,16 @@ by server admins, so they are only a hint)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import discord
 from discord import app_commands
 
 from bot.errors import NotAllowed
 from bot.services.setup.config import GuildConfig, get_config
+
+if TYPE_CHECKING:
+    from bot.client import Interaction
 
 T = TypeVar("T")
 
@@ -42,20 +45,20 @@ def member_is_manager(member: discord.Member) -> bool:
 IN_SERVER_ONLY = "This command works in a server, not in DMs."
 
 
-def require_guild_id(interaction: discord.Interaction[Any], refusal: str = IN_SERVER_ONLY) -> int:
+def require_guild_id(interaction: Interaction, refusal: str = IN_SERVER_ONLY) -> int:
     """The interaction's guild id; NotAllowed with ``refusal`` in DMs."""
     if interaction.guild_id is None:
         raise NotAllowed(refusal)
     return interaction.guild_id
 
 
-async def guild_config_for(interaction: discord.Interaction[Any]) -> GuildConfig:
+async def guild_config_for(interaction: Interaction) -> GuildConfig:
     guild_id = require_guild_id(interaction)
     async with interaction.client.session_factory() as session:
         return await get_config(session, guild_id)
 
 
-async def ensure_organizer(interaction: discord.Interaction[Any]) -> GuildConfig:
+async def ensure_organizer(interaction: Interaction) -> GuildConfig:
     """Raise NotAllowed unless the user is an organizer; returns the guild's settings."""
     config = await guild_config_for(interaction)
     if not isinstance(interaction.user, discord.Member) or not member_is_organizer(interaction.user, config):
@@ -66,7 +69,7 @@ async def ensure_organizer(interaction: discord.Interaction[Any]) -> GuildConfig
 def organizer_only() -> Callable[[T], T]:
     """app_commands check: organizers only (Manage Events or the organizer role)."""
 
-    async def predicate(interaction: discord.Interaction[Any]) -> bool:
+    async def predicate(interaction: Interaction) -> bool:
         try:
             await ensure_organizer(interaction)
         except NotAllowed as exc:
@@ -79,7 +82,7 @@ def organizer_only() -> Callable[[T], T]:
 def manager_only() -> Callable[[T], T]:
     """app_commands check: Manage Server only."""
 
-    async def predicate(interaction: discord.Interaction[Any]) -> bool:
+    async def predicate(interaction: Interaction) -> bool:
         try:
             require_guild_id(interaction)
             if not isinstance(interaction.user, discord.Member) or not member_is_manager(interaction.user):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord.utils import escape_markdown
@@ -21,6 +21,9 @@ from bot.text import (
     cut,
     one_line,
 )
+
+if TYPE_CHECKING:
+    from bot.client import Interaction
 
 NO_MENTIONS = discord.AllowedMentions.none()
 
@@ -68,7 +71,7 @@ def fit_embed(embed: discord.Embed) -> discord.Embed:
 
 
 async def send_reply(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     content: str | None = None,
     *,
     embed: discord.Embed | None = None,
@@ -94,7 +97,7 @@ async def send_reply(
 
 
 async def send_ephemeral(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     content: str | None = None,
     *,
     embed: discord.Embed | None = None,

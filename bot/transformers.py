@@ -18,7 +18,7 @@ read from the store for the user's guild).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import discord
 from discord import app_commands
@@ -29,6 +29,9 @@ from bot.errors import BadInput
 from bot.services.sessions.queries import MAX_CHOICES, session_choices
 from bot.services.setup.config import get_config
 
+if TYPE_CHECKING:
+    from bot.client import Interaction
+
 MAX_ID = 2**31 - 1
 MAX_SESSION_ID = MAX_ID
 
@@ -36,7 +39,7 @@ ChoiceT = TypeVar("ChoiceT", str, int, float)
 
 
 async def guild_choices(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     query: Callable[[AsyncSession, int], Awaitable[Iterable[tuple[str, ChoiceT]]]],
 ) -> list[app_commands.Choice[ChoiceT]]:
     """Autocomplete read from the store: ``query(session, guild_id)`` gives (name, value) pairs, names
@@ -48,9 +51,7 @@ async def guild_choices(
     return [app_commands.Choice(name=name, value=value) for name, value in pairs][:MAX_CHOICES]
 
 
-async def session_autocomplete(
-    interaction: discord.Interaction[Any], current: str
-) -> list[app_commands.Choice[int]]:
+async def session_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[int]]:
     """Choices for a `session` option in the user's guild."""
 
     async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, int]]:
@@ -61,9 +62,7 @@ async def session_autocomplete(
     return await guild_choices(interaction, query)
 
 
-async def timezone_autocomplete(
-    interaction: discord.Interaction[Any], current: str
-) -> list[app_commands.Choice[str]]:
+async def timezone_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     return [app_commands.Choice(name=n, value=v) for n, v in timeutil.timezone_choices(current)][:MAX_CHOICES]
 
 
@@ -116,7 +115,7 @@ class SessionIdTransformer(IdTransformer):
         return session_id
 
     async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
-        self, interaction: discord.Interaction[Any], value: int | float | str
+        self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[int]]:
         return await session_autocomplete(interaction, str(value))
 
@@ -130,7 +129,7 @@ class TimezoneTransformer(OptionTransformer):
         return timeutil.resolve_timezone(str(value)).key
 
     async def autocomplete(  # type: ignore[override]
-        self, interaction: discord.Interaction[Any], value: int | float | str
+        self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[str]]:
         return await timezone_autocomplete(interaction, str(value))
 

@@ -13,14 +13,14 @@ from bot.errors import PaperclubError
 from bot.replies import send_ephemeral
 
 if TYPE_CHECKING:
-    from bot.client import PaperclubBot
+    from bot.client import Interaction, PaperclubBot  # noqa: F401  (PaperclubBot: the base class's string)
 
 log = logging.getLogger("paperclub.interactions")
 
 APOLOGY = "Sorry, something went wrong on our side. The organizers can find the details in the bot's log."
 
 
-def _command_name(interaction: discord.Interaction[Any]) -> str:
+def _command_name(interaction: Interaction) -> str:
     command = interaction.command
     if command is not None:
         return command.qualified_name
@@ -28,12 +28,12 @@ def _command_name(interaction: discord.Interaction[Any]) -> str:
     return str(data.get("custom_id") or data.get("name") or interaction.type.name)
 
 
-def _elapsed_ms(interaction: discord.Interaction[Any]) -> float:
+def _elapsed_ms(interaction: Interaction) -> float:
     started = interaction.extras.get("paperclub_t0")
     return (time.perf_counter() - started) * 1000 if started else 0.0
 
 
-def log_outcome(interaction: discord.Interaction[Any], outcome: str) -> None:
+def log_outcome(interaction: Interaction, outcome: str) -> None:
     log.info(
         "interaction command=%s guild=%s user=%s latency_ms=%.1f outcome=%s",
         _command_name(interaction),
@@ -58,7 +58,7 @@ def unwrap(error: BaseException) -> BaseException:
     return error
 
 
-async def report_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
+async def report_error(interaction: Interaction, error: BaseException) -> None:
     """Domain errors become short ephemeral replies; anything else is logged and apologised for."""
     original = unwrap(error)
     try:
@@ -92,11 +92,9 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
 
 
 class PaperclubTree(app_commands.CommandTree["PaperclubBot"]):
-    async def interaction_check(self, interaction: discord.Interaction[PaperclubBot]) -> bool:
+    async def interaction_check(self, interaction: Interaction) -> bool:
         interaction.extras.setdefault("paperclub_t0", time.perf_counter())
         return True
 
-    async def on_error(
-        self, interaction: discord.Interaction[PaperclubBot], error: app_commands.AppCommandError
-    ) -> None:
+    async def on_error(self, interaction: Interaction, error: app_commands.AppCommandError) -> None:
         await report_error(interaction, error)

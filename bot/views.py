@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.tree import log_outcome, report_error
+
+if TYPE_CHECKING:
+    from bot.client import Interaction
 
 
 class PaperclubView(discord.ui.View):
@@ -26,12 +29,12 @@ class PaperclubView(discord.ui.View):
 
 class PaperclubModal(discord.ui.Modal):
     async def on_error(  # type: ignore[override]  # discord.py's stub differs from its runtime call
-        self, interaction: discord.Interaction[Any], error: Exception, /
+        self, interaction: Interaction, error: Exception, /
     ) -> None:
         await report_error(interaction, error)
 
 
-async def guarded(interaction: discord.Interaction[Any], handler: Callable[[], Awaitable[None]]) -> None:
+async def guarded(interaction: Interaction, handler: Callable[[], Awaitable[None]]) -> None:
     """Run a dynamic (restart-proof) button's handler with the one error handler.
 
     discord.py only logs errors raised in a DynamicItem's callback, leaving the member without an
@@ -46,5 +49,5 @@ async def guarded(interaction: discord.Interaction[Any], handler: Callable[[], A
         log_component(interaction)
 
 
-def log_component(interaction: discord.Interaction[Any], outcome: str = "ok") -> None:
+def log_component(interaction: Interaction, outcome: str = "ok") -> None:
     log_outcome(interaction, outcome)

@@ -79,7 +79,7 @@ async def test_settings_survive_restart_without_resync(discord_env) -> None:
 
 async def test_unexpected_error_is_logged_and_apologised(discord_env, monkeypatch, caplog) -> None:
     env = discord_env
-    import cogs.setup as setup_cog
+    from cogs.setup import _cog as setup_cog
 
     def explode(*args, **kwargs):
         raise RuntimeError("kaboom")

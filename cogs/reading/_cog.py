@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.client import PaperclubBot
+from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput
 from bot.paging import Page, clamp_page, page_count, register_pager, send_page
 from bot.permissions import ensure_organizer, require_guild_id
@@ -107,15 +107,13 @@ class ReadingCog(
 
     @app_commands.command(name="history", description="Sessions the club has held, newest first")
     @app_commands.describe(page="Which page to open (5 sessions a page)", public=PUBLIC_HELP)
-    async def history(
-        self, interaction: discord.Interaction[Any], page: PageNumber = 1, public: bool = False
-    ) -> None:
+    async def history(self, interaction: Interaction, page: PageNumber = 1, public: bool = False) -> None:
         shown = await self.history_page(self.bot, require_guild_id(interaction), "", page - 1)
         await send_page(interaction, HISTORY_PAGER, "", shown, public=public)
 
     @app_commands.command(name="lists", description="The server's reading lists and their sizes")
     @app_commands.describe(public=PUBLIC_HELP)
-    async def lists(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
+    async def lists(self, interaction: Interaction, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
         await send_page(
             interaction, LISTS_PAGER, "", await self.lists_page(self.bot, guild_id, "", 0), public=public
@@ -125,9 +123,7 @@ class ReadingCog(
     @app_commands.rename(list_name="list")
     @app_commands.describe(list_name="The reading list", public=PUBLIC_HELP)
     @app_commands.autocomplete(list_name=list_name_autocomplete)
-    async def show(
-        self, interaction: discord.Interaction[Any], list_name: ListName, public: bool = False
-    ) -> None:
+    async def show(self, interaction: Interaction, list_name: ListName, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
         async with self.bot.session_factory() as session:
             list_id = await svc.list_id_for(session, guild_id, list_name)
@@ -141,7 +137,7 @@ class ReadingCog(
         query="A few words: a paper, an author, a topic, a presenter or a list", public=PUBLIC_HELP
     )
     @app_commands.autocomplete(query=query_autocomplete)
-    async def search(self, interaction: discord.Interaction[Any], query: Query, public: bool = False) -> None:
+    async def search(self, interaction: Interaction, query: Query, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
@@ -163,7 +159,7 @@ class ReadingCog(
     @app_commands.choices(file_format=EXPORT_CHOICES)
     async def export(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         file_format: str = "markdown",
         list_name: ListName | None = None,
     ) -> None:
@@ -202,7 +198,7 @@ class ReadingCog(
     @app_commands.autocomplete(list_name=list_name_autocomplete, paper=any_paper_autocomplete)
     async def add(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         list_name: ListName,
         paper: PaperArg,
         note: Note | None = None,
@@ -233,9 +229,7 @@ class ReadingCog(
     @app_commands.rename(list_name="list")
     @app_commands.describe(list_name="The reading list", paper="The paper to take off it")
     @app_commands.autocomplete(list_name=list_name_autocomplete, paper=list_paper_autocomplete)
-    async def remove(
-        self, interaction: discord.Interaction[Any], list_name: ListName, paper: PaperArg
-    ) -> None:
+    async def remove(self, interaction: Interaction, list_name: ListName, paper: PaperArg) -> None:
         await ensure_organizer(interaction)
         guild_id = require_guild_id(interaction)
         async with self.bot.session_factory() as session, session.begin():

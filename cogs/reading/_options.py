@@ -8,6 +8,7 @@ import discord
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.client import Interaction
 from bot.errors import BadInput
 from bot.papers import MAX_URL_LENGTH
 from bot.replies import CHOICE_NAME_LIMIT, one_line
@@ -58,9 +59,7 @@ def _choice(name: str, value: str) -> tuple[str, str]:
     return one_line(name, CHOICE_NAME_LIMIT) or "—", value[:100]
 
 
-async def list_name_autocomplete(
-    interaction: discord.Interaction[Any], current: str
-) -> list[app_commands.Choice[str]]:
+async def list_name_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
         names = await svc.list_name_choices(session, guild_id, current, MAX_CHOICES)
         return [_choice(name, name) for name in names]
@@ -68,9 +67,7 @@ async def list_name_autocomplete(
     return await guild_choices(interaction, query)
 
 
-async def any_paper_autocomplete(
-    interaction: discord.Interaction[Any], current: str
-) -> list[app_commands.Choice[str]]:
+async def any_paper_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     """Stored papers matching what is typed; the value is the paper's key, so the exact paper is used."""
 
     async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
@@ -81,9 +78,7 @@ async def any_paper_autocomplete(
     return await guild_choices(interaction, query)
 
 
-async def list_paper_autocomplete(
-    interaction: discord.Interaction[Any], current: str
-) -> list[app_commands.Choice[str]]:
+async def list_paper_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     """The papers on the list chosen in the `list` option."""
     list_name = getattr(interaction.namespace, "list", None)
     if not list_name:
@@ -96,9 +91,7 @@ async def list_paper_autocomplete(
     return await guild_choices(interaction, query)
 
 
-async def query_autocomplete(
-    interaction: discord.Interaction[Any], current: str
-) -> list[app_commands.Choice[str]]:
+async def query_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     """Paper titles and list names for the words typed so far."""
 
     async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:

@@ -16,7 +16,7 @@ from discord import app_commands
 from discord.ext import commands
 from sqlalchemy.exc import IntegrityError
 
-from bot.client import PaperclubBot
+from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
 from bot.paging import Page, clamp_page, page_count, register_pager, send_page
 from bot.permissions import ensure_organizer, guild_config_for, require_guild_id
@@ -175,7 +175,7 @@ class RemindersCog(
     )
     async def add(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         when: When,
         message: Message,
         channel: PostableChannel | None = None,
@@ -212,14 +212,14 @@ class RemindersCog(
     @app_commands.command(
         name="list", description="Pending reminders, and those missed or failed this week (organizers)"
     )
-    async def list_(self, interaction: discord.Interaction[Any]) -> None:
+    async def list_(self, interaction: Interaction) -> None:
         await ensure_organizer(interaction)
         page = await self.render_page(self.bot, require_guild_id(interaction), "", 0)
         await send_page(interaction, PAGER, "", page)
 
     @app_commands.command(name="cancel", description="Cancel a pending reminder (organizers)")
     @app_commands.describe(reminder="The reminder's number, as in /remind list")
-    async def cancel(self, interaction: discord.Interaction[Any], reminder: ReminderId) -> None:
+    async def cancel(self, interaction: Interaction, reminder: ReminderId) -> None:
         await ensure_organizer(interaction)
         async with self.bot.session_factory() as db, db.begin():
             info = await svc.cancel_reminder(
@@ -237,7 +237,7 @@ class RemindersCog(
         before="How long before it starts, e.g. 1h, 30m, 1d (default 1h)",
     )
     async def me(
-        self, interaction: discord.Interaction[Any], session: SessionOption, before: Duration | None = None
+        self, interaction: Interaction, session: SessionOption, before: Duration | None = None
     ) -> None:
         guild_id = require_guild_id(interaction)
         config = await guild_config_for(interaction)

@@ -10,6 +10,7 @@ from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
+from bot.client import Interaction
 from bot.errors import BadInput, PaperclubError
 from bot.permissions import member_is_organizer
 from bot.replies import CHOICE_NAME_LIMIT, cut
@@ -22,7 +23,7 @@ Repeat = Literal["none", "daily", "weekly", "monthly"]
 Message = app_commands.Range[str, 1, svc.MAX_MESSAGE]
 
 
-async def _preview(interaction: discord.Interaction[Any], text: str) -> str:
+async def _preview(interaction: Interaction, text: str) -> str:
     """How ``text`` reads as the reminder's time, for the autocomplete list."""
     if interaction.guild_id is None:
         return text
@@ -52,7 +53,7 @@ class WhenTransformer(OptionTransformer):
         return text
 
     async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
-        self, interaction: discord.Interaction[Any], value: int | float | str
+        self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[str]]:
         text = " ".join(str(value).split())[:100]
         if not text:
@@ -80,7 +81,7 @@ class ReminderIdTransformer(IdTransformer):
     noun = "reminder"
 
     async def autocomplete(  # type: ignore[override]
-        self, interaction: discord.Interaction[Any], value: int | float | str
+        self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[int]]:
         async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, int]]:
             config = await get_config(session, guild_id)

@@ -13,6 +13,7 @@ import discord
 from discord.utils import escape_markdown
 
 from bot import timeutil
+from bot.client import Interaction
 from bot.errors import NotAllowed
 from bot.permissions import require_guild_id
 from bot.replies import NO_MENTIONS, one_line, send_ephemeral
@@ -48,7 +49,7 @@ class RemindMeButton(
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await guarded(interaction, lambda: self._toggle(interaction))
 
-    async def _toggle(self, interaction: discord.Interaction[Any]) -> None:
+    async def _toggle(self, interaction: Interaction) -> None:
         guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
         bot = interaction.client
         async with bot.session_factory() as session, session.begin():
@@ -93,7 +94,7 @@ class CalendarButton(
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await guarded(interaction, lambda: self._send_ics(interaction))
 
-    async def _send_ics(self, interaction: discord.Interaction[Any]) -> None:
+    async def _send_ics(self, interaction: Interaction) -> None:
         guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
         bot = interaction.client
         async with bot.session_factory() as session:
@@ -133,7 +134,7 @@ class ListPageButton(
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await guarded(interaction, lambda: self._turn(interaction))
 
-    async def _turn(self, interaction: discord.Interaction[Any]) -> None:
+    async def _turn(self, interaction: Interaction) -> None:
         if ListPageButton.renderer is None:
             raise NotAllowed("This list is no longer available; run /session list again.")
         embed, page, pages = await ListPageButton.renderer(

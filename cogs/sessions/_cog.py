@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import io
 from datetime import datetime
-from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.client import PaperclubBot
+from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, Conflict
 from bot.paging import clamp_page, page_count
 from bot.permissions import ensure_organizer, require_guild_id
@@ -81,9 +80,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             embed.set_footer(text=f"Page {page + 1} of {pages} · {total} upcoming")
         return fit_embed(embed), page, pages
 
-    async def _organizer_begin(
-        self, interaction: discord.Interaction[Any]
-    ) -> tuple[GuildConfig, int, datetime]:
+    async def _organizer_begin(self, interaction: Interaction) -> tuple[GuildConfig, int, datetime]:
         """Organizers only: check, then defer the ephemeral answer. Gives (config, guild id, now)."""
         config = await ensure_organizer(interaction)
         guild_id = require_guild_id(interaction)
@@ -106,7 +103,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     )
     async def add(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         title: Title,
         when: When,
         timezone: TimezoneOption | None = None,
@@ -165,7 +162,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     )
     async def edit(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         session: SessionOption,
         title: Title | None = None,
         when: When | None = None,
@@ -203,7 +200,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     @app_commands.describe(session="The session to cancel", reason="Shown in the cancellation notice")
     async def cancel(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         session: SessionOption,
         reason: app_commands.Range[str, 1, rules.MAX_CANCEL_REASON] | None = None,
     ) -> None:
@@ -233,7 +230,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     )
     async def announce(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         session: SessionOption,
         channel: discord.TextChannel | None = None,
     ) -> None:
@@ -273,7 +270,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     )
     async def recap(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         session: SessionOption,
         recording_url: Url | None = None,
         notes_url: Url | None = None,
@@ -304,7 +301,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
 
     @app_commands.command(name="list", description="Upcoming sessions, soonest first")
     @app_commands.describe(public="Post the list for everyone (default: only you see it)")
-    async def list_(self, interaction: discord.Interaction[Any], public: bool = False) -> None:
+    async def list_(self, interaction: Interaction, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
         embed, page, pages = await self.render_page(guild_id, 0)
         view = list_page_view(page, pages)
@@ -314,9 +311,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     @app_commands.describe(
         session="The session to show", public="Post it for everyone (default: only you see it)"
     )
-    async def show(
-        self, interaction: discord.Interaction[Any], session: SessionOption, public: bool = False
-    ) -> None:
+    async def show(self, interaction: Interaction, session: SessionOption, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
         now = self.bot.clock.now()
         async with self.bot.session_factory() as db:
@@ -327,7 +322,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         await send_reply(interaction, embed=embed, view=view, public=public)
 
     @app_commands.command(name="calendar", description="A calendar file (.ics) of all upcoming sessions")
-    async def calendar(self, interaction: discord.Interaction[Any]) -> None:
+    async def calendar(self, interaction: Interaction) -> None:
         guild_id = require_guild_id(interaction)
         now = self.bot.clock.now()
         async with self.bot.session_factory() as db:

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import discord
 
-from bot.client import PaperclubBot
+from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput
 from bot.permissions import ensure_organizer
 from bot.replies import send_ephemeral
@@ -88,7 +88,7 @@ def service_changes(request: EditRequest) -> dict[str, Any]:
 
 async def apply_edit(
     bot: PaperclubBot,
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     config: GuildConfig,
     session_id: int,
     request: EditRequest,
@@ -143,7 +143,7 @@ async def with_paper_metadata(bot: PaperclubBot, info: SessionInfo) -> SessionIn
 
 
 async def reply_with_card(
-    interaction: discord.Interaction[Any],
+    interaction: Interaction,
     lines: list[str],
     info: SessionInfo,
     config: GuildConfig,

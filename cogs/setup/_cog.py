@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.client import PaperclubBot
+from bot.client import Interaction, PaperclubBot
 from bot.permissions import ensure_organizer, manager_only
 from bot.replies import cut, send_ephemeral
 from bot.services.setup.config import GuildConfig, update_config
@@ -47,7 +45,7 @@ class SetupCog(
         self.bot = bot
         super().__init__()
 
-    async def _change(self, interaction: discord.Interaction[Any], **changes: object) -> None:
+    async def _change(self, interaction: Interaction, **changes: object) -> None:
         assert interaction.guild_id is not None
         async with self.bot.session_factory() as session, session.begin():
             config = await update_config(session, interaction.guild_id, **changes)
@@ -55,16 +53,14 @@ class SetupCog(
         await send_ephemeral(interaction, "Saved.", embed=render_settings_embed(config))
 
     @app_commands.command(name="show", description="Show the club's settings (organizers)")
-    async def show(self, interaction: discord.Interaction[Any]) -> None:
+    async def show(self, interaction: Interaction) -> None:
         config = await ensure_organizer(interaction)
         await send_ephemeral(interaction, embed=render_settings_embed(config))
 
     @app_commands.command(name="announcements", description="Channel where sessions are announced")
     @app_commands.describe(channel="A text channel the bot can post in")
     @manager_only()
-    async def announcements(
-        self, interaction: discord.Interaction[Any], channel: discord.TextChannel
-    ) -> None:
+    async def announcements(self, interaction: Interaction, channel: discord.TextChannel) -> None:
         await self._change(interaction, announcements_channel_id=channel.id)
 
     @app_commands.command(
@@ -73,56 +69,50 @@ class SetupCog(
     @app_commands.describe(channel="A text or forum channel the bot can post in")
     @manager_only()
     async def suggestions(
-        self, interaction: discord.Interaction[Any], channel: discord.TextChannel | discord.ForumChannel
+        self, interaction: Interaction, channel: discord.TextChannel | discord.ForumChannel
     ) -> None:
         await self._change(interaction, suggestions_channel_id=channel.id)
 
     @app_commands.command(name="organizer_role", description="Role whose members may run organizer commands")
     @app_commands.describe(role="Members with this role count as organizers")
     @manager_only()
-    async def organizer_role(self, interaction: discord.Interaction[Any], role: discord.Role) -> None:
+    async def organizer_role(self, interaction: Interaction, role: discord.Role) -> None:
         await self._change(interaction, organizer_role_id=role.id)
 
     @app_commands.command(name="ping_role", description="Role pinged by session reminders")
     @app_commands.describe(role="The only role reminders may ping")
     @manager_only()
-    async def ping_role(self, interaction: discord.Interaction[Any], role: discord.Role) -> None:
+    async def ping_role(self, interaction: Interaction, role: discord.Role) -> None:
         await self._change(interaction, ping_role_id=role.id)
 
     @app_commands.command(name="timezone", description="The club's home time zone (times are typed in it)")
     @app_commands.describe(zone="An IANA name such as America/Los_Angeles, or PT, ET, UK, CET, IST, UTC")
     @manager_only()
-    async def timezone(
-        self, interaction: discord.Interaction[Any], zone: app_commands.Range[str, 1, 64]
-    ) -> None:
+    async def timezone(self, interaction: Interaction, zone: app_commands.Range[str, 1, 64]) -> None:
         await self._change(interaction, timezone=zone)
 
     @timezone.autocomplete("zone")
     async def _zone_autocomplete(
-        self, interaction: discord.Interaction[Any], current: str
+        self, interaction: Interaction, current: str
     ) -> list[app_commands.Choice[str]]:
         return await timezone_autocomplete(interaction, current)
 
     @app_commands.command(name="display_zones", description="Zones every session time is shown in")
     @app_commands.describe(zones="e.g. America/Los_Angeles=PT, Europe/London, Asia/Kolkata=IST")
     @manager_only()
-    async def display_zones(
-        self, interaction: discord.Interaction[Any], zones: app_commands.Range[str, 1, 400]
-    ) -> None:
+    async def display_zones(self, interaction: Interaction, zones: app_commands.Range[str, 1, 400]) -> None:
         await self._change(interaction, display_zones=zones)
 
     @app_commands.command(name="reminder_offsets", description="When session reminders go out, e.g. 24h,1h")
     @app_commands.describe(offsets="Comma-separated times before each session, e.g. 24h,1h")
     @manager_only()
     async def reminder_offsets(
-        self, interaction: discord.Interaction[Any], offsets: app_commands.Range[str, 1, 100]
+        self, interaction: Interaction, offsets: app_commands.Range[str, 1, 100]
     ) -> None:
         await self._change(interaction, reminder_offsets=offsets)
 
     @app_commands.command(name="topics", description="Topics members can file suggestions under")
     @app_commands.describe(topics="Separated by ; e.g. environment generation; verifier soundness; other")
     @manager_only()
-    async def topics(
-        self, interaction: discord.Interaction[Any], topics: app_commands.Range[str, 1, 1000]
-    ) -> None:
+    async def topics(self, interaction: Interaction, topics: app_commands.Range[str, 1, 1000]) -> None:
         await self._change(interaction, suggestion_topics=topics)

@@ -10,6 +10,7 @@ from discord.utils import escape_markdown
 
 from bot import timeutil
 from bot.arxiv import ArxivClient, ArxivMetadata, ArxivUnavailable
+from bot.client import Interaction
 from bot.errors import BadInput, Conflict
 from bot.papers import PaperRef
 from bot.permissions import ensure_organizer, require_guild_id
@@ -38,7 +39,7 @@ from cogs.suggestions._render import card_embed, duplicate_message, plural, post
 log = logging.getLogger("paperclub.suggestions")
 
 
-def guild_id_of(interaction: discord.Interaction[Any]) -> int:
+def guild_id_of(interaction: Interaction) -> int:
     return require_guild_id(interaction, "Suggestions work in a server, not in DMs.")
 
 
@@ -74,7 +75,7 @@ class SuggestionActions:
 
     async def suggest_paper(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         paper: str | PaperRef,
         title: str | None,
         why: str | None,
@@ -146,7 +147,7 @@ class SuggestionActions:
         if card is not None:
             await edit_post(self.bot, card)
 
-    async def press_vote(self, interaction: discord.Interaction[Any], suggestion_id: int) -> None:
+    async def press_vote(self, interaction: Interaction, suggestion_id: int) -> None:
         guild_id = guild_id_of(interaction)
         async with self.bot.session_factory() as session, session.begin():
             result = await toggle_vote(
@@ -160,7 +161,7 @@ class SuggestionActions:
         await send_ephemeral(interaction, text)
         self.refresher.request(suggestion_id)
 
-    async def press_present(self, interaction: discord.Interaction[Any], suggestion_id: int) -> None:
+    async def press_present(self, interaction: Interaction, suggestion_id: int) -> None:
         guild_id = guild_id_of(interaction)
         async with self.bot.session_factory() as session, session.begin():
             result = await toggle_volunteer(
@@ -186,7 +187,7 @@ class SuggestionActions:
             raise Conflict(f"Session #{card.session_id} was already made from suggestion #{card.id}.")
         return card
 
-    async def open_session_form(self, interaction: discord.Interaction[Any], suggestion_id: int) -> None:
+    async def open_session_form(self, interaction: Interaction, suggestion_id: int) -> None:
         config = await ensure_organizer(interaction)
         card = await self._accepted_card(guild_id_of(interaction), suggestion_id)
         await interaction.response.send_modal(
@@ -195,7 +196,7 @@ class SuggestionActions:
 
     async def create_session_from(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         suggestion_id: int,
         title: str,
         when: str,

@@ -13,6 +13,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.arxiv import ArxivClient
+from bot.client import Interaction
 from bot.errors import BadInput
 from bot.paging import Page, clamp_page, first_page, page_count, register_pager
 from bot.permissions import guild_config_for, member_is_organizer, organizer_only
@@ -120,7 +121,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
     @app_commands.autocomplete(topic=topic_autocomplete)
     async def suggest(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         paper: PaperOption | None = None,
         why: app_commands.Range[str, 1, 1000] | None = None,
         topic: app_commands.Range[str, 1, 50] | None = None,
@@ -148,7 +149,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
     @app_commands.autocomplete(topic=topic_autocomplete)
     async def list_command(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         status: StatusFilter = "active",
         topic: app_commands.Range[str, 1, 50] | None = None,
         sort: SortOrder = "votes",
@@ -194,7 +195,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         name="show", description="A suggestion's full card: who voted, who offered to present"
     )
     @app_commands.describe(suggestion="The suggestion (type words of its title or its number)")
-    async def show(self, interaction: discord.Interaction[Any], suggestion: SuggestionOption) -> None:
+    async def show(self, interaction: Interaction, suggestion: SuggestionOption) -> None:
         guild_id = guild_id_of(interaction)
         async with self.bot.session_factory() as session:
             card = await get_card(session, guild_id, suggestion)
@@ -214,7 +215,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
     @organizer_only()
     async def review(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         suggestion: SuggestionOption,
         decision: Decision,
         note: app_commands.Range[str, 1, 500] | None = None,
@@ -260,9 +261,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
 
     @suggestions.command(name="withdraw", description="Take back a suggestion (yours, or any for organizers)")
     @app_commands.describe(suggestion="The suggestion to withdraw")
-    async def withdraw(
-        self, interaction: discord.Interaction[Any], suggestion: ActiveSuggestionOption
-    ) -> None:
+    async def withdraw(self, interaction: Interaction, suggestion: ActiveSuggestionOption) -> None:
         guild_id = guild_id_of(interaction)
         config = await guild_config_for(interaction)
         is_organizer = isinstance(interaction.user, discord.Member) and member_is_organizer(
@@ -302,7 +301,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
     @organizer_only()
     async def poll(
         self,
-        interaction: discord.Interaction[Any],
+        interaction: Interaction,
         count: app_commands.Range[int, 2, 10] = 5,
         hours: app_commands.Range[int, 1, 768] = 24,
     ) -> None:

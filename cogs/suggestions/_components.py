@@ -5,10 +5,11 @@ working after a restart; each hands the press to the cog (registered as "Suggest
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
+from bot.client import Interaction
 from bot.errors import NotAllowed
 from bot.replies import BUTTON_LABEL_LIMIT, cut
 from bot.services.suggestions.actions import MAX_REASON_LENGTH
@@ -21,12 +22,12 @@ if TYPE_CHECKING:
 COG_NAME = "Suggestions"
 
 
-def handlers(interaction: discord.Interaction[Any]) -> SuggestionActions:
+def handlers(interaction: Interaction) -> SuggestionActions:
     """The suggestions cog, whose SuggestionActions handle the presses and forms."""
     cog = interaction.client.get_cog(COG_NAME)
     if cog is None:
         raise NotAllowed("Suggestions are switched off on this bot right now.")
-    return cog
+    return cast("SuggestionActions", cog)
 
 
 class VoteButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sugg:vote:(?P<id>\d{1,10})"):

@@ -10,6 +10,7 @@ import discord
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.client import Interaction
 from bot.errors import BadInput
 from bot.papers import MAX_URL_LENGTH, PaperRef, parse_paper_ref
 from bot.replies import CHOICE_NAME_LIMIT
@@ -39,7 +40,7 @@ def parse_suggestion_id(text: str) -> int:
 
 
 async def suggestion_choices(
-    interaction: discord.Interaction[Any], current: str, *, active_only: bool
+    interaction: Interaction, current: str, *, active_only: bool
 ) -> list[app_commands.Choice[str]]:
     async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
         items = await search_suggestions(
@@ -61,7 +62,7 @@ class SuggestionTransformer(OptionTransformer):
         return parse_suggestion_id(str(value))
 
     async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
-        self, interaction: discord.Interaction[Any], value: int | float | str
+        self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[str]]:
         return await suggestion_choices(interaction, str(value), active_only=self.active_only)
 
@@ -72,9 +73,7 @@ class ActiveSuggestionTransformer(SuggestionTransformer):
     active_only = True
 
 
-async def topic_autocomplete(
-    interaction: discord.Interaction[Any], current: str
-) -> list[app_commands.Choice[str]]:
+async def topic_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     wanted = current.strip().casefold()
 
     async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
