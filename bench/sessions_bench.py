@@ -148,7 +148,8 @@ async def measure(env: BotEnv, n: int, calls: int, rounds: int) -> dict[str, lis
             samples["list"].append(await time_invoke(listing))
             samples["show"].append(await time_invoke(show))
     check = await (await listing()).response()
-    assert check.embeds and "Page 1 of" in check.embeds[0]["footer"]["text"], check.embeds
+    assert check.embeds, check
+    assert "Page 1 of" in check.embeds[0]["footer"]["text"], check.embeds
     return samples
 
 

@@ -290,7 +290,7 @@ def _dateparser_fallback(text: str, tz: ZoneInfo, now_local: datetime) -> tuple[
     settings |= {"RETURN_AS_TIMEZONE_AWARE": True, "PREFER_DATES_FROM": "future"}
     try:
         result = dateparser.parse(text, languages=["en"], settings=settings)
-    except Exception:  # dateparser raises assorted errors on odd input
+    except Exception:  # noqa: BLE001  dateparser raises assorted error types on odd input: all mean no date
         return None
     if not isinstance(result, datetime) or result.tzinfo is None:
         return None

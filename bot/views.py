@@ -43,7 +43,7 @@ async def guarded(interaction: Interaction, handler: Callable[[], Awaitable[None
     interaction.extras.setdefault("paperclub_t0", time.perf_counter())
     try:
         await handler()
-    except Exception as error:  # every error is reported: domain ones to the member, others logged
+    except Exception as error:  # noqa: BLE001  the one handler: domain errors to the member, others logged
         await report_error(interaction, error)
     else:
         log_component(interaction)

@@ -25,7 +25,8 @@ async def near_full(bot: Any, guild_id: int, arg: str, page: int) -> Page:
 
 async def post_pager(env: Any, name: str) -> Any:
     embed, view = await first_page(env.bot, name, env.guild.id)
-    assert len(embed) <= 6000 and embed.footer.text == "Page 1 of 2"
+    assert len(embed) <= 6000
+    assert embed.footer.text == "Page 1 of 2"
     channel = env.bot.get_channel(env.general.id)
     sent = await channel.send(embed=embed, view=view)
     return env.standin.message(sent.id)
@@ -49,7 +50,8 @@ async def test_a_near_full_page_still_fits_with_its_footer(discord_env) -> None:
         turned = await (await env.click(message, next_id)).response()
         (embed,) = turned.embeds
         assert embed["footer"]["text"] == "Page 2 of 2"
-        assert embed_length(embed) <= 6000 and embed["title"] == "Big"
+        assert embed_length(embed) <= 6000
+        assert embed["title"] == "Big"
     finally:
         paging._RENDERERS.pop("near_full", None)
 
@@ -72,9 +74,12 @@ async def test_a_guarded_pager_refuses_before_rendering(discord_env) -> None:
         next_id = next(b["custom_id"] for b in message.buttons if b["custom_id"].endswith(":n"))
         rendered.clear()
         refused = await (await env.click(message, next_id, member=env.member)).response()
-        assert refused.ephemeral and refused.content == "Admins only." and rendered == []
+        assert refused.ephemeral
+        assert refused.content == "Admins only."
+        assert rendered == []
         turned = await (await env.click(message, next_id, member=env.admin)).response()
-        assert turned.embeds[0]["footer"]["text"] == "Page 2 of 2" and rendered == [1]
+        assert turned.embeds[0]["footer"]["text"] == "Page 2 of 2"
+        assert rendered == [1]
     finally:
         paging._RENDERERS.pop("guarded", None)
         paging._GUARDS.pop("guarded", None)

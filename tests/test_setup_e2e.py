@@ -16,7 +16,8 @@ async def test_commands_synced_and_valid(discord_env) -> None:
     names = {c["name"] for c in discord_env.standin.commands()}
     assert "setup" in names
     puts = discord_env.standin.requests_to("PUT", r"/applications/\d+/commands$")
-    assert len(puts) == 1 and puts[0].status == 200
+    assert len(puts) == 1
+    assert puts[0].status == 200
 
 
 async def test_setup_show_defaults_for_new_guild(discord_env) -> None:
@@ -36,12 +37,14 @@ async def test_setup_changes_need_manage_server(discord_env) -> None:
     assert refused.ephemeral
     assert "Manage Server" in refused.content
     refused = await (await env.invoke("setup show", member=env.members[0])).response()
-    assert refused.ephemeral and "organizers" in refused.content.lower()
+    assert refused.ephemeral
+    assert "organizers" in refused.content.lower()
 
     ok = await (
         await env.invoke("setup announcements", {"channel": env.announcements}, member=env.admin)
     ).response()
-    assert ok.ephemeral and ok.content == "Saved."
+    assert ok.ephemeral
+    assert ok.content == "Saved."
     ok = await (await env.invoke("setup timezone", {"zone": "ET"}, member=env.admin)).response()
     fields = {f["name"]: f["value"] for f in ok.embeds[0]["fields"]}
     assert fields["Time zone"] == "America/New_York"
@@ -51,7 +54,8 @@ async def test_setup_changes_need_manage_server(discord_env) -> None:
 async def test_setup_bad_input_is_ephemeral_and_stores_nothing(discord_env) -> None:
     env = discord_env
     bad = await (await env.invoke("setup timezone", {"zone": "Mars/Olympus"}, member=env.admin)).response()
-    assert bad.ephemeral and "Mars/Olympus" in bad.content
+    assert bad.ephemeral
+    assert "Mars/Olympus" in bad.content
     bad = await (await env.invoke("setup reminder_offsets", {"offsets": "soon"}, member=env.admin)).response()
     assert bad.ephemeral
     shown = await (await env.invoke("setup show", member=env.admin)).response()
@@ -87,7 +91,8 @@ async def test_unexpected_error_is_logged_and_apologised(discord_env, monkeypatc
     monkeypatch.setattr(setup_cog, "render_settings_embed", explode)
     with caplog.at_level(logging.INFO):
         response = await (await env.invoke("setup show", member=env.admin)).response()
-    assert response.ephemeral and response.content == APOLOGY
+    assert response.ephemeral
+    assert response.content == APOLOGY
     record = next(r for r in caplog.records if r.levelno == logging.ERROR)
     assert "command=setup show" in record.getMessage()
     assert f"guild={env.guild.id}" in record.getMessage()
@@ -111,12 +116,14 @@ async def test_default_permissions_let_organizers_see_setup(discord_env) -> None
     env = discord_env
     env.standin.enforce_command_permissions = True
     response = await (await env.invoke("setup show", member=env.organizer)).response()
-    assert response.embeds and response.embeds[0]["title"] == "Paper club settings"
+    assert response.embeds
+    assert response.embeds[0]["title"] == "Paper club settings"
     with pytest.raises(PermissionError):
         await env.invoke("setup show", member=env.members[0])
 
 
 async def test_everything_the_bot_calls_is_local(discord_env) -> None:
     settings = discord_env.bot.settings
-    assert settings.discord_api_base is not None and settings.discord_api_base.startswith("http://127.0.0.1:")
+    assert settings.discord_api_base is not None
+    assert settings.discord_api_base.startswith("http://127.0.0.1:")
     assert settings.arxiv_api_url.startswith("http://127.0.0.1:")

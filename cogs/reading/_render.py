@@ -229,7 +229,8 @@ def hit_text(hit: SearchHit, now: datetime) -> str:
             )
         head += " — " + "; ".join(where)
     elif hit.kind == "session":
-        assert hit.starts_at is not None and hit.timezone is not None
+        assert hit.starts_at is not None
+        assert hit.timezone is not None
         when = day(hit.starts_at, hit.timezone, now)
         coming = " (coming)" if hit.starts_at > now else ""
         head = f"🗓️ **{when} — {escape_markdown(one_line(hit.title, 150))}**{coming}"

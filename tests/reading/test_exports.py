@@ -130,14 +130,15 @@ async def test_bibtex_parses_back(small) -> None:
     assert len(parsed.entries) == 4
     tau = by_title[r"{τ-bench: a benchmark for \textbraceleft{}tool\textbraceright{} agents \& users}"]
     assert tau["ENTRYTYPE"] == "misc"
-    assert (
-        tau["eprint"] == "2406.12045" and tau["archiveprefix"] == "arXiv"
-    )  # the parser lower-cases field names
-    assert tau["year"] == "2024" and tau["ID"] == "yao2024bench"
+    assert tau["eprint"] == "2406.12045"
+    assert tau["archiveprefix"] == "arXiv"
+    assert tau["year"] == "2024"
+    assert tau["ID"] == "yao2024bench"
     assert tau["author"] == "Shunyu Yao and Noah Shinn and Pedram Razavi and Karthik Narasimhan"
     assert tau["note"] == "Read by the paper club on 4 December 2025 (What is a verifier?)"
     doi = next(e for e in parsed.entries if "doi" in e)
-    assert doi["doi"] == "10.1145/3366423.3380211" and "eprint" not in doi
+    assert doi["doi"] == "10.1145/3366423.3380211"
+    assert "eprint" not in doi
     assert len({e["ID"] for e in parsed.entries}) == 4
 
     listed = bibtexparser.loads(export_list("bibtex", detail).data.decode())
@@ -167,7 +168,8 @@ async def test_csv_parses_back(small) -> None:
         ("2025-12-04", "τ-bench: a benchmark for {tool} agents & users"),
         ("2025-12-04", "Plain Title_with_underscores"),
     ]
-    assert rows[2]["arxiv_id"] == "2406.12045" and rows[2]["presenter"] == "Ada *Lovelace*"
+    assert rows[2]["arxiv_id"] == "2406.12045"
+    assert rows[2]["presenter"] == "Ada *Lovelace*"
     assert rows[2]["recording_url"] == "https://example.org/rec(1)"
 
     items = list(csv.DictReader(io.StringIO(export_list("csv", detail).data.decode())))
@@ -195,7 +197,8 @@ async def test_json_parses_back(small) -> None:
     assert datetime.fromisoformat(first["starts_at"]) == datetime(2025, 12, 4, 17, 30, tzinfo=UTC)
 
     listed = json.loads(export_list("json", detail).data)
-    assert listed["list"] == "Gym list" and listed["description"] == "Gyms worth a look."
+    assert listed["list"] == "Gym list"
+    assert listed["description"] == "Gyms worth a look."
     assert [p["note"] for p in listed["papers"]] == ["The τ-bench paper, 50% of the fun", None]
 
 

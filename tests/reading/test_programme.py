@@ -40,7 +40,8 @@ async def test_club_programme_imports_as_on_the_page(club) -> None:
         ).all()
         lists = (await session.scalars(select(ReadingList).order_by(ReadingList.name))).all()
         papers = await session.scalar(select(func.count()).select_from(Paper))
-    assert len(rows) == 15 and all(r.guild_id == GUILD for r in rows)
+    assert len(rows) == 15
+    assert all(r.guild_id == GUILD for r in rows)
     assert rows[0].title == "OS-Genesis: reverse task synthesis"
     assert rows[0].starts_at == datetime(2026, 2, 11, 17, 30, tzinfo=UTC)  # 9:30 AM PST
     march_17 = next(r for r in rows if r.title == "Priorities in LLM-generated environments")
@@ -57,8 +58,10 @@ async def test_club_programme_imports_as_on_the_page(club) -> None:
 async def test_importing_twice_changes_nothing(club) -> None:
     before = await snapshot(club)
     guild, report = await import_text(club, CLUB_YAML.read_text(), suffix=".yaml", guild_id=None)
-    assert guild == GUILD and not report.changed_anything
-    assert report.sessions_same == 15 and report.lists_same == 2
+    assert guild == GUILD
+    assert not report.changed_anything
+    assert report.sessions_same == 15
+    assert report.lists_same == 2
     assert await snapshot(club) == before
 
 
@@ -66,10 +69,12 @@ async def test_export_import_round_trip(club) -> None:
     exported = await export_text(club, GUILD, suffix=".yaml")
     before = await snapshot(club)
     _, again = await import_text(club, exported, suffix=".yaml", guild_id=GUILD)
-    assert not again.changed_anything and await snapshot(club) == before
+    assert not again.changed_anything
+    assert await snapshot(club) == before
 
     _, other = await import_text(club, exported, suffix=".yaml", guild_id=77)  # into a fresh guild
-    assert other.sessions_new == 15 and other.lists_new == 2
+    assert other.sessions_new == 15
+    assert other.lists_new == 2
     re_exported = await export_text(club, 77, suffix=".yaml")
     assert re_exported.replace("guild_id: 77", "guild_id: 1") == exported
 
@@ -90,8 +95,10 @@ async def test_editing_the_file_updates_only_what_changed(club) -> None:
     async with club() as session:
         paper = await session.scalar(select(Paper).where(Paper.key == "arxiv:2401.12340"))
         row = await session.scalar(select(ClubSession).where(ClubSession.title.like("Sandbox%")))
-    assert paper is not None and paper.arxiv_id == "2401.12340"  # a bare id stays text, trailing 0 and all
-    assert row is not None and row.recording_url == "https://example.org/rec"
+    assert paper is not None
+    assert paper.arxiv_id == "2401.12340"
+    assert row is not None
+    assert row.recording_url == "https://example.org/rec"
 
 
 BAD_FILE = """\
@@ -194,7 +201,9 @@ def test_loader_keeps_ids_and_odd_titles_as_text() -> None:
         True,
         ["1", "no"],
     )
-    assert data["__line__"] == 1 and data["__lines__"]["c"] == 3 and data["f"].lines == [6, 6]
+    assert data["__line__"] == 1
+    assert data["__lines__"]["c"] == 3
+    assert data["f"].lines == [6, 6]
     assert issubclass(LineLoader, yaml.SafeLoader)
 
 
@@ -214,14 +223,16 @@ async def test_cli_import_and_export(tmp_path: Path, capsys) -> None:
     out = tmp_path / "programme.json"
     assert await export_file(settings, out, guild_id=42) == 0
     data = json.loads(out.read_text())
-    assert data["guild_id"] == 42 and len(data["sessions"]) == 15
+    assert data["guild_id"] == 42
+    assert len(data["sessions"]) == 15
     assert await export_file(settings, tmp_path / "programme.txt", guild_id=42) == 1
 
     bad = tmp_path / "bad.yaml"
     bad.write_text(BAD_FILE)
     assert await import_file(settings, bad, guild_id=None) == 1
     err = capsys.readouterr().err
-    assert "nothing was imported" in err and "bad.yaml: line 9: sessions[2]" in err
+    assert "nothing was imported" in err
+    assert "bad.yaml: line 9: sessions[2]" in err
 
 
 async def test_import_into_the_same_store_from_two_guilds_keeps_them_apart(session_factory) -> None:

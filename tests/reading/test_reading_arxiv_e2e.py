@@ -27,7 +27,9 @@ async def test_reading_add_shows_the_arxiv_title(discord_env: BotEnv, arxiv: Arx
     assert reply.content.startswith(f"Added **{AUTOENV}** to **Environments** (a new list)")
     async with env.bot.session_factory() as session:
         row = await session.scalar(select(Paper).where(Paper.key == "arxiv:2401.12345"))
-    assert row is not None and row.authors == "Ada Lovelace" and row.metadata_fetched_at is not None
+    assert row is not None
+    assert row.authors == "Ada Lovelace"
+    assert row.metadata_fetched_at is not None
     shown = await (await env.invoke("reading show", {"list": "Environments"}, member=env.member)).final()
     assert f"1. [{AUTOENV}](https://arxiv.org/abs/2401.12345)" in shown.embeds[0]["description"]
 

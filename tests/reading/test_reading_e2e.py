@@ -54,19 +54,22 @@ async def test_history_pages_survive_a_restart(env: BotEnv) -> None:
     first = await run(env, "reading history")
     assert ephemeral(first)
     embed = first.embeds[0]
-    assert embed["title"] == "Reading so far" and embed["footer"]["text"] == "Page 1 of 3"
+    assert embed["title"] == "Reading so far"
+    assert embed["footer"]["text"] == "Page 1 of 3"
     names = [f["name"] for f in embed["fields"]]
     assert names[0] == "19 November — User models and user simulators"
     assert names[1] == "5 November — Building data recipes for terminal agents"
     tmax = embed["fields"][1]["value"]
-    assert "Presented by Hamish Ivison" in tmax and "TMax · Terminal-World · T1" in tmax
+    assert "Presented by Hamish Ivison" in tmax
+    assert "TMax · Terminal-World · T1" in tmax
 
     await env.restart_bot()
     second = await (await env.click(first, button(first, "Next"), member=env.member)).response()
     assert second.embeds[0]["footer"]["text"] == "Page 2 of 3"
     assert second.embeds[0]["fields"][0]["name"] == "9 June — Multi-turn tool-use benchmarks"
     third = await run(env, "reading history", {"page": 9, "public": True})
-    assert not ephemeral(third) and third.embeds[0]["footer"]["text"] == "Page 3 of 3"
+    assert not ephemeral(third)
+    assert third.embeds[0]["footer"]["text"] == "Page 3 of 3"
     assert third.embeds[0]["fields"][-1]["name"] == "11 February — OS-Genesis: reverse task synthesis"
 
 
@@ -82,9 +85,11 @@ async def test_lists_add_show_remove_and_permissions(env: BotEnv) -> None:
     assert "**WorldSmith** — 6 papers" in lists.embeds[0]["description"]
 
     refused = await run(env, "reading add", {"list": "WorldSmith", "paper": "OMNI"}, member=env.member)
-    assert ephemeral(refused) and "Only organizers" in refused.content
+    assert ephemeral(refused)
+    assert "Only organizers" in refused.content
     refused = await run(env, "reading remove", {"list": "WorldSmith", "paper": "AutoEnv"}, member=env.member)
-    assert ephemeral(refused) and "Only organizers" in refused.content
+    assert ephemeral(refused)
+    assert "Only organizers" in refused.content
 
     added = await run(
         env,
@@ -92,9 +97,8 @@ async def test_lists_add_show_remove_and_permissions(env: BotEnv) -> None:
         {"list": "User sims", "paper": "https://arxiv.org/abs/2406.12045v2", "note": "@everyone read this"},
         member=env.organizer,
     )
-    assert ephemeral(added) and added.content.startswith(
-        "Added **arXiv:2406.12045** to **User sims** (a new list)"
-    )
+    assert ephemeral(added)
+    assert added.content.startswith("Added **arXiv:2406.12045** to **User sims** (a new list)")
     choices = await env.autocomplete("reading add", "paper", "persim", options={"list": "User sims"})
     assert [(c["name"], c["value"]) for c in choices] == [("Persimmon", "title:persimmon")]
     await run(env, "reading add", {"list": "user SIMS", "paper": "title:persimmon"}, member=env.organizer)
@@ -117,7 +121,8 @@ async def test_lists_add_show_remove_and_permissions(env: BotEnv) -> None:
     assert removed.content == "Removed **Persimmon** from **User sims**. It now has 1 paper."
 
     missing = await run(env, "reading show", {"list": "Nope"})
-    assert ephemeral(missing) and "no reading list called “Nope”" in missing.content
+    assert ephemeral(missing)
+    assert "no reading list called “Nope”" in missing.content
     assert "ITSMBench, User sims, WorldSmith" in missing.content
 
 
@@ -159,9 +164,11 @@ async def test_hostile_queries_never_fail(env: BotEnv) -> None:
     common = await run(env, "reading search", {"query": "AND OR NOT"})
     assert "too common" in common.embeds[0]["description"]
     too_long = await run(env, "reading search", {"query": "x" * 201})
-    assert ephemeral(too_long) and "keep it under 200" in too_long.content
+    assert ephemeral(too_long)
+    assert "keep it under 200" in too_long.content
     blank = await run(env, "reading search", {"query": "   "})
-    assert ephemeral(blank) and blank.content.startswith("Type something to search for")
+    assert ephemeral(blank)
+    assert blank.content.startswith("Type something to search for")
 
 
 async def test_search_pages_survive_a_restart(env: BotEnv) -> None:
@@ -178,7 +185,8 @@ async def test_exports_parse_back(env: BotEnv) -> None:
     result = await env.invoke("reading export", {"format": "bibtex", "list": "worldsmith"}, member=env.member)
     assert (await result.response()).deferred
     final = await result.final()
-    assert ephemeral(final) and final.content == "Here is “worldsmith” as BibTeX."
+    assert ephemeral(final)
+    assert final.content == "Here is “worldsmith” as BibTeX."
     entries = bibtexparser.loads(final.file("worldsmith.bib").decode()).entries
     assert [e["title"] for e in entries] == [
         "{Agent World Model}",
@@ -208,4 +216,5 @@ async def test_exports_parse_back(env: BotEnv) -> None:
     assert len(data["sessions"]) == 15
 
     missing = await run(env, "reading export", {"list": "Nope"})
-    assert ephemeral(missing) and "no reading list" in missing.content
+    assert ephemeral(missing)
+    assert "no reading list" in missing.content

@@ -55,15 +55,19 @@ async def test_lists_add_show_remove(club) -> None:
             session, GUILD, "User Sims", svc.read_paper_input("persimmon"), note=None, user_id=7
         )
     assert (made.list_name, made.created_list, made.size) == ("User Sims", True, 1)
-    assert again.already_there and not again.note_changed and not again.created_list
-    assert noted.already_there and noted.note_changed
+    assert again.already_there
+    assert not again.note_changed
+    assert not again.created_list
+    assert noted.already_there
+    assert noted.note_changed
     assert by_title.paper.title == "Persimmon"  # the stored paper, matched on its title
     async with club() as session:
         summaries = await svc.list_summaries(session, GUILD)
         page = await svc.list_page(session, GUILD, await svc.list_id_for(session, GUILD, "user sims"))
         choices = await svc.list_paper_choices(session, GUILD, "User Sims", "pers")
     assert [(s.name, s.size) for s in summaries] == [("ITSMBench", 4), ("User Sims", 2), ("WorldSmith", 6)]
-    assert page is not None and [(i.paper.title, i.note) for i in page.items] == [
+    assert page is not None
+    assert [(i.paper.title, i.note) for i in page.items] == [
         ("arXiv:2406.12045", "new note"),
         ("Persimmon", None),
     ]
@@ -73,7 +77,8 @@ async def test_lists_add_show_remove(club) -> None:
         removed = await svc.remove_from_list(
             session, GUILD, "user sims", svc.read_paper_input("title:persimmon")
         )
-        assert not removed.list_removed and removed.size == 1
+        assert not removed.list_removed
+        assert removed.size == 1
         with pytest.raises(NotFound):
             await svc.remove_from_list(session, GUILD, "user sims", svc.read_paper_input("persimmon"))
         gone = await svc.remove_from_list(session, GUILD, "user sims", svc.read_paper_input("2406.12045"))
@@ -138,4 +143,5 @@ async def test_new_lists_items_and_papers_are_stamped_with_the_given_now(session
         (item,) = (await session.execute(select(ReadingListItem))).scalars()
         (paper,) = (await session.execute(select(Paper))).scalars()
     assert (reading_list.created_at, reading_list.updated_at) == (NOW, NOW)
-    assert item.added_at == NOW and paper.created_at == NOW
+    assert item.added_at == NOW
+    assert paper.created_at == NOW

@@ -56,7 +56,8 @@ async def test_moving_a_session_moves_its_reminders(session_factory) -> None:
     async with session_factory() as s, s.begin():
         (await s.get(ClubSession, club)).starts_at = later
     result = await replan(session_factory, club)
-    assert result.moved == 3 and result.added == 0
+    assert result.moved == 3
+    assert result.added == 0
     after = await rows(session_factory)
     assert {r.plan_key: r.id for r in after} == before  # same rows, new times
     assert slots(after) == sorted(

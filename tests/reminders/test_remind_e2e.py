@@ -50,7 +50,8 @@ async def test_a_reminder_goes_out_at_its_time_and_never_pings(env) -> None:
     await env.clock.advance(timedelta(minutes=1))
     (message,) = posted(env)
     assert message.content == f"⏰ **Reminder**\n{text}"
-    assert message.payload["mentions"] == [] and message.payload["mention_roles"] == []
+    assert message.payload["mentions"] == []
+    assert message.payload["mention_roles"] == []
     assert message.payload["mention_everyone"] is False
     assert message.payload["nonce"] == "pc-rem-1-0"
     await env.clock.advance(timedelta(days=2))
@@ -67,7 +68,8 @@ async def test_the_when_autocomplete_previews_the_time(env) -> None:
         }
     ]
     (bad,) = await env.autocomplete("remind add", "when", "someday")
-    assert bad["name"].startswith("someday → ⚠ I couldn't read") and len(bad["name"]) <= 100
+    assert bad["name"].startswith("someday → ⚠ I couldn't read")
+    assert len(bad["name"]) <= 100
 
 
 async def test_bad_input_gets_a_clear_ephemeral_refusal_and_nothing_is_stored(env) -> None:
@@ -80,9 +82,11 @@ async def test_bad_input_gets_a_clear_ephemeral_refusal_and_nothing_is_stored(en
     }
     for (when, message), expected in cases.items():
         reply = await run(env, "remind add", {"when": when, "message": message})
-        assert is_ephemeral(reply) and expected in reply.content, reply.content
+        assert is_ephemeral(reply), reply.content
+        assert expected in reply.content, reply.content
     member_reply = await run(env, "remind add", {"when": "tomorrow 9am", "message": "x"}, member=env.member)
-    assert is_ephemeral(member_reply) and member_reply.content.startswith("Only organizers")
+    assert is_ephemeral(member_reply)
+    assert member_reply.content.startswith("Only organizers")
     assert await stored(env) == []
 
 
@@ -106,7 +110,8 @@ async def test_the_pending_cap_is_a_clear_refusal(env) -> None:
                 )
             )
     reply = await run(env, "remind add", {"when": "tomorrow 9am", "message": "one more"})
-    assert is_ephemeral(reply) and "already has 500 pending reminders" in reply.content
+    assert is_ephemeral(reply)
+    assert "already has 500 pending reminders" in reply.content
     assert len(await stored(env)) == 500
 
 
@@ -115,7 +120,8 @@ async def test_a_channel_the_bot_cannot_post_in_is_refused_with_the_permission(e
     reply = await run(
         env, "remind add", {"when": "tomorrow 9am", "message": "x", "channel": env.announcements}
     )
-    assert is_ephemeral(reply) and "give me Send Messages" in reply.content
+    assert is_ephemeral(reply)
+    assert "give me Send Messages" in reply.content
     assert await stored(env) == []
 
 
@@ -123,20 +129,23 @@ async def test_list_pages_and_cancel_with_autocomplete(env) -> None:
     for hour in range(10):
         await add(env, f"tomorrow {hour + 8}:00", f"Reminder number {hour}")
     listing = await run(env, "remind list")
-    assert is_ephemeral(listing) and listing.embeds[0]["title"] == "Reminders: 10 pending"
+    assert is_ephemeral(listing)
+    assert listing.embeds[0]["title"] == "Reminders: 10 pending"
     assert "Reminder number 0" in listing.embeds[0]["description"]
     next_button = [c for c in listing.buttons if c["custom_id"].endswith(":n")][0]
     page2 = await (await env.click(listing, next_button["custom_id"])).response()
     assert "Reminder number 9" in page2.embeds[0]["description"]
 
     choices = await env.autocomplete("remind cancel", "reminder", "number 3")
-    assert [c["value"] for c in choices] == [4] and choices[0]["name"].startswith("#4 · Tue 1 Dec 11:00")
+    assert [c["value"] for c in choices] == [4]
+    assert choices[0]["name"].startswith("#4 · Tue 1 Dec 11:00")
     reply = await run(env, "remind cancel", {"reminder": 4})
     assert reply.content == "Cancelled reminder **#4** (Reminder number 3)."
     again = await run(env, "remind cancel", {"reminder": 4})
     assert again.content == "There is no pending reminder #4 in this server."
     await env.clock.advance(timedelta(days=1, hours=10))
-    assert len(posted(env)) == 9 and all("number 3" not in m.content for m in posted(env))
+    assert len(posted(env)) == 9
+    assert all("number 3" not in m.content for m in posted(env))
 
 
 async def test_restart_between_scheduling_and_due_time_loses_and_doubles_nothing(env) -> None:
@@ -166,7 +175,8 @@ async def test_downtime_within_grace_is_sent_delayed_beyond_it_is_missed(env) ->
     listing = await run(env, "remind list")
     text = listing.embeds[0]["description"]
     assert "Missed or failed in the last week (1)" in text
-    assert "Missed" in text and "The bot was offline when this fell due (more than 1h late)." in text
+    assert "Missed" in text
+    assert "The bot was offline when this fell due (more than 1h late)." in text
 
 
 async def test_429_and_500_from_discord_are_retried_and_it_goes_out_once(env) -> None:
@@ -193,7 +203,9 @@ async def test_when_discord_keeps_failing_the_bot_backs_off_and_tries_again(env,
     await env.clock.advance(timedelta(minutes=10))
     assert posted(env) == []
     (row,) = await stored(env)
-    assert row.status == "pending" and row.attempts == 1 and "Discord answered 500" in (row.last_error or "")
+    assert row.status == "pending"
+    assert row.attempts == 1
+    assert "Discord answered 500" in (row.last_error or "")
     await env.clock.advance(timedelta(seconds=30))
     assert [m.content for m in posted(env)] == ["⏰ **Reminder**\nEventually"]
     assert {r.json["nonce"] for r in env.standin.requests_to("POST", MESSAGES)} == {"pc-rem-1-0"}
@@ -208,7 +220,8 @@ async def test_a_crash_between_sending_and_recording_does_not_post_twice(env, mo
 
     monkeypatch.setattr(runner_module.delivery, "finish_sent", crash)
     await env.clock.advance(timedelta(minutes=10))
-    assert len(posted(env)) == 1 and (await stored(env))[0].status == "sending"
+    assert len(posted(env)) == 1
+    assert (await stored(env))[0].status == "sending"
     monkeypatch.setattr(runner_module.delivery, "finish_sent", original)
     await env.restart_bot()
     await env.clock.advance(timedelta(minutes=2))  # the dead claim's lease runs out; it is sent again
@@ -275,7 +288,8 @@ async def test_list_page_buttons_refuse_members(env) -> None:
     listing = await run(env, "remind list")
     next_button = next(c for c in listing.buttons if c["custom_id"].endswith(":n"))
     refused = await (await env.click(listing, next_button["custom_id"], member=env.member)).response()
-    assert refused.ephemeral and refused.content.startswith("Only organizers")
+    assert refused.ephemeral
+    assert refused.content.startswith("Only organizers")
     assert not refused.embeds
     page2 = await (await env.click(listing, next_button["custom_id"])).response()
     assert "Reminder number 9" in page2.embeds[0]["description"]
@@ -284,10 +298,12 @@ async def test_list_page_buttons_refuse_members(env) -> None:
 async def test_add_defers_before_checking_the_channel_and_still_answers(env) -> None:
     result = await env.invoke("remind add", {"when": "tomorrow 9am", "message": "x"}, member=env.organizer)
     first = await result.response()
-    assert first.deferred and first.ephemeral
+    assert first.deferred
+    assert first.ephemeral
     assert (await result.final()).content.startswith("⏰ Reminder **#1**")
     await env.standin.set_overwrite(env.general, env.world.bot_role, deny=SEND_MESSAGES)
     refused = await env.invoke("remind add", {"when": "tomorrow 9am", "message": "y"}, member=env.organizer)
     assert (await refused.response()).deferred
     final = await refused.final()
-    assert is_ephemeral(final) and "give me Send Messages" in final.content
+    assert is_ephemeral(final)
+    assert "give me Send Messages" in final.content

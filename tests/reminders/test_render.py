@@ -40,14 +40,16 @@ def test_session_reminder_without_papers_or_ping_and_delayed() -> None:
     assert text.startswith(
         "⏰ **Building data recipes for terminal agents** starts <t:1793894400:R> (delayed)"
     )
-    assert "TMax" not in text and "<@&" not in text
+    assert "TMax" not in text
+    assert "<@&" not in text
 
 
 def test_many_long_papers_are_cut_to_fit_one_message() -> None:
     papers = tuple(r.PaperLink("P" * 300, "https://example.org/" + "x" * 200) for _ in range(30))
     facts = r.SessionFacts(**{**FACTS.__dict__, "papers": papers})
     text = r.session_channel_text(facts, DEFAULT_DISPLAY_ZONES, ping_role_id=1, with_papers=True)
-    assert len(text) <= r.CONTENT_LIMIT and "more" in text.splitlines()[-1]
+    assert len(text) <= r.CONTENT_LIMIT
+    assert "more" in text.splitlines()[-1]
 
 
 def test_titles_are_escaped() -> None:
@@ -66,4 +68,6 @@ def test_custom_text_keeps_the_message_and_names_the_session() -> None:
 def test_presenter_and_recap_dms() -> None:
     assert CLUB_TIME in r.presenter_text(FACTS, DEFAULT_DISPLAY_ZONES)
     recap = r.recap_text(FACTS, session_ref="#12")
-    assert "/session recap" in recap and "#12" in recap and "recording" in recap
+    assert "/session recap" in recap
+    assert "#12" in recap
+    assert "recording" in recap

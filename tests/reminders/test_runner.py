@@ -45,15 +45,21 @@ async def test_due_reminders_go_out_once_at_their_time(session_factory) -> None:
     await clock.advance(timedelta(minutes=5))
     assert [o.reminder_id for o in transport.sent] == [soon]
     sent = transport.sent[0]
-    assert sent.channel_id == 5001 and sent.user_id is None and sent.ping_role_id is None
+    assert sent.channel_id == 5001
+    assert sent.user_id is None
+    assert sent.ping_role_id is None
     assert sent.content == "⏰ **Reminder**\nFirst"
-    assert sent.nonce == f"pc-rem-{soon}-0" and len(sent.nonce) <= 25
+    assert sent.nonce == f"pc-rem-{soon}-0"
+    assert len(sent.nonce) <= 25
     await clock.advance(timedelta(minutes=1))
     await runner.run_due()
     assert len(transport.sent) == 1
     first = await row(session_factory, soon)
-    assert first.status == "sent" and first.sent_at == NOW + timedelta(minutes=5) and first.attempts == 1
-    assert first.sent_message_id == 900_001 and not first.delayed
+    assert first.status == "sent"
+    assert first.sent_at == NOW + timedelta(minutes=5)
+    assert first.attempts == 1
+    assert first.sent_message_id == 900_001
+    assert not first.delayed
     assert (await row(session_factory, later)).status == "pending"
     await runner.stop()
 
@@ -79,8 +85,10 @@ async def test_two_runners_over_one_store_send_each_reminder_once(session_factor
         await asyncio.gather(first.run_due(), second.run_due(), first.run_due(), second.run_due())
         await asyncio.gather(first.idle(), second.idle())
         counts = Counter(o.reminder_id for o in one.sent + two.sent)
-        assert sorted(counts) == ids and set(counts.values()) == {1}
-        assert one.sent and two.sent  # both runners really took part
+        assert sorted(counts) == ids
+        assert set(counts.values()) == {1}
+        assert one.sent
+        assert two.sent
         assert {r.status for r in await rows(session_factory)} == {"sent"}
         await asyncio.gather(first.stop(), second.stop())
     finally:
@@ -96,7 +104,8 @@ async def test_failed_send_is_retried_with_backoff_and_the_same_nonce(session_fa
     await runner.start()
     await clock.advance(timedelta(minutes=1))
     after_failure = await row(session_factory, reminder)
-    assert after_failure.status == "pending" and after_failure.attempts == 1
+    assert after_failure.status == "pending"
+    assert after_failure.attempts == 1
     assert after_failure.next_attempt_at == due + delivery.BACKOFF_BASE
     assert after_failure.last_error == "Attempt 1 failed: Discord answered 500."
     await clock.advance(timedelta(seconds=29))
@@ -105,7 +114,9 @@ async def test_failed_send_is_retried_with_backoff_and_the_same_nonce(session_fa
     assert len(transport.sent) == 1
     assert [o.nonce for o in transport.attempts] == [f"pc-rem-{reminder}-0"] * 2
     done = await row(session_factory, reminder)
-    assert done.status == "sent" and done.attempts == 2 and done.last_error is None
+    assert done.status == "sent"
+    assert done.attempts == 2
+    assert done.last_error is None
     assert not done.delayed  # a retry is not downtime
     await runner.stop()
 
@@ -120,8 +131,10 @@ async def test_gives_up_after_the_last_attempt(session_factory) -> None:
     for attempt in range(1, delivery.MAX_ATTEMPTS):
         await clock.advance(delivery.backoff(attempt))
     final = await row(session_factory, reminder)
-    assert len(transport.attempts) == delivery.MAX_ATTEMPTS and transport.sent == []
-    assert final.status == "failed" and final.last_error == "Gave up after 5 attempts: Discord answered 503."
+    assert len(transport.attempts) == delivery.MAX_ATTEMPTS
+    assert transport.sent == []
+    assert final.status == "failed"
+    assert final.last_error == "Gave up after 5 attempts: Discord answered 503."
     await clock.advance(timedelta(hours=1))
     assert len(transport.attempts) == delivery.MAX_ATTEMPTS
     await runner.stop()
@@ -139,8 +152,11 @@ async def test_closed_dms_fail_without_retry(session_factory) -> None:
     await runner.start()
     await clock.advance(timedelta(hours=1))
     final = await row(session_factory, reminder)
-    assert len(transport.attempts) == 1 and transport.attempts[0].user_id == 42
-    assert final.status == "failed" and "50007" in (final.last_error or "") and final.attempts == 1
+    assert len(transport.attempts) == 1
+    assert transport.attempts[0].user_id == 42
+    assert final.status == "failed"
+    assert "50007" in (final.last_error or "")
+    assert final.attempts == 1
 
 
 async def test_downtime_within_grace_sends_late_marked_delayed(session_factory) -> None:
@@ -148,9 +164,11 @@ async def test_downtime_within_grace_sends_late_marked_delayed(session_factory) 
     clock, transport = FakeClock(NOW), RecordingTransport()
     runner = runner_for(session_factory, clock, transport, grace_minutes=60)
     await runner.start()  # the bot comes back 30 minutes after the reminder fell due
-    assert len(transport.sent) == 1 and transport.sent[0].content.startswith("⏰ **Reminder** (delayed)")
+    assert len(transport.sent) == 1
+    assert transport.sent[0].content.startswith("⏰ **Reminder** (delayed)")
     final = await row(session_factory, reminder)
-    assert final.status == "sent" and final.delayed
+    assert final.status == "sent"
+    assert final.delayed
 
 
 async def test_downtime_beyond_grace_is_missed_and_a_repeat_goes_on(session_factory) -> None:
@@ -166,10 +184,12 @@ async def test_downtime_beyond_grace_is_missed_and_a_repeat_goes_on(session_fact
     await runner.start()
     assert transport.sent == []
     missed = await row(session_factory, one_off)
-    assert missed.status == "missed" and "offline" in (missed.last_error or "")
+    assert missed.status == "missed"
+    assert "offline" in (missed.last_error or "")
     assert (await row(session_factory, weekly)).status == "missed"
     following = await rows(session_factory, series_id=weekly)
-    assert len(following) == 1 and following[0].status == "pending"
+    assert len(following) == 1
+    assert following[0].status == "pending"
     assert following[0].due_at == NOW - timedelta(hours=3) + timedelta(days=7)
     assert following[0].occurrence == 1
 
@@ -180,7 +200,8 @@ async def test_a_clock_jump_while_running_is_not_downtime(session_factory) -> No
     runner = runner_for(session_factory, clock, transport, grace_minutes=0)
     await runner.start()
     await clock.advance(timedelta(hours=23))
-    assert len(transport.sent) == 1 and "(delayed)" not in transport.sent[0].content
+    assert len(transport.sent) == 1
+    assert "(delayed)" not in transport.sent[0].content
 
 
 async def test_weekly_repeat_keeps_local_time_across_the_march_change(session_factory) -> None:
@@ -199,7 +220,8 @@ async def test_weekly_repeat_keeps_local_time_across_the_march_change(session_fa
     assert len(transport.sent) == 2
     assert transport.sent[1].nonce == f"pc-rem-{weekly}-1"
     third = (await rows(session_factory, series_id=weekly, status="pending"))[0]
-    assert third.due_at == datetime(2026, 3, 19, 16, 30, tzinfo=UTC) and third.occurrence == 2
+    assert third.due_at == datetime(2026, 3, 19, 16, 30, tzinfo=UTC)
+    assert third.occurrence == 2
 
 
 async def test_a_send_cut_off_by_a_crash_is_resent_with_its_nonce_or_marked_failed(session_factory) -> None:
@@ -222,7 +244,8 @@ async def test_a_send_cut_off_by_a_crash_is_resent_with_its_nonce_or_marked_fail
     assert transport.sent[0].nonce == f"pc-rem-{recent}-0"
     assert (await row(session_factory, recent)).status == "sent"
     lost = await row(session_factory, old)
-    assert lost.status == "failed" and "stopped while sending" in (lost.last_error or "")
+    assert lost.status == "failed"
+    assert "stopped while sending" in (lost.last_error or "")
 
 
 async def test_a_fresh_claim_by_another_runner_is_left_alone(session_factory) -> None:
@@ -232,7 +255,8 @@ async def test_a_fresh_claim_by_another_runner_is_left_alone(session_factory) ->
     clock, transport = FakeClock(NOW + timedelta(seconds=30)), RecordingTransport()
     runner = runner_for(session_factory, clock, transport)
     await runner.start()
-    assert transport.sent == [] and (await row(session_factory, reminder)).status == "sending"
+    assert transport.sent == []
+    assert (await row(session_factory, reminder)).status == "sending"
 
 
 async def test_session_reminder_needs_an_announcements_channel(session_factory) -> None:
@@ -250,11 +274,9 @@ async def test_session_reminder_needs_an_announcements_channel(session_factory) 
     runner = runner_for(session_factory, clock, transport)
     await runner.start()
     final = await row(session_factory, reminder)
-    assert (
-        transport.sent == []
-        and final.status == "failed"
-        and "/setup announcements" in (final.last_error or "")
-    )
+    assert transport.sent == []
+    assert final.status == "failed"
+    assert "/setup announcements" in (final.last_error or "")
     await configure(session_factory)
     again = await make_reminder(
         session_factory,
@@ -268,7 +290,8 @@ async def test_session_reminder_needs_an_announcements_channel(session_factory) 
     )
     await clock.advance(timedelta(minutes=1))
     assert [o.reminder_id for o in transport.sent] == [again]
-    assert transport.sent[0].channel_id == ANNOUNCEMENTS and transport.sent[0].ping_role_id == PING_ROLE
+    assert transport.sent[0].channel_id == ANNOUNCEMENTS
+    assert transport.sent[0].ping_role_id == PING_ROLE
     assert transport.sent[0].content.startswith(f"<@&{PING_ROLE}> ⏰ **Building data recipes")
 
 
@@ -277,7 +300,8 @@ async def test_reminders_of_a_cancelled_session_are_not_sent(session_factory) ->
     reminder = await make_reminder(session_factory, NOW, session_id=club, offset_minutes=60)
     clock, transport = FakeClock(NOW), RecordingTransport()
     await runner_for(session_factory, clock, transport).start()
-    assert transport.sent == [] and (await row(session_factory, reminder)).status == "cancelled"
+    assert transport.sent == []
+    assert (await row(session_factory, reminder)).status == "cancelled"
 
 
 async def test_monthly_repeat_keeps_its_day_clamped_to_short_months(session_factory) -> None:

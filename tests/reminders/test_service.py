@@ -33,10 +33,15 @@ async def add(factory, when="tomorrow 9am", message="Read the paper", **kw):
 
 async def test_add_reads_the_time_in_the_guild_zone(session_factory) -> None:
     info, note = await add(session_factory, when="tomorrow 9am", repeat="weekly")
-    assert info.due_at == datetime(2026, 12, 1, 17, 0, tzinfo=UTC) and note is None
-    assert info.id == info.row_id and info.repeat == "weekly" and info.status == "pending"
+    assert info.due_at == datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
+    assert note is None
+    assert info.id == info.row_id
+    assert info.repeat == "weekly"
+    assert info.status == "pending"
     stored = (await rows(session_factory))[0]
-    assert stored.repeat_timezone == ZONE and stored.channel_id == CHANNEL and stored.created_by == 9
+    assert stored.repeat_timezone == ZONE
+    assert stored.channel_id == CHANNEL
+    assert stored.created_by == 9
     monthly, _ = await add(session_factory, when="2027-01-31 09:00", repeat="monthly")
     assert (await rows(session_factory, id=monthly.row_id))[0].repeat_anchor_day == 31
     relative, _ = await add(session_factory, when="in 2 hours")
@@ -47,7 +52,8 @@ async def test_add_tied_to_a_session_counts_back_from_its_start(session_factory)
     starts = NOW + timedelta(days=3)
     club = await make_session(session_factory, starts)
     info, _ = await add(session_factory, when="2h", session_id=club)
-    assert info.due_at == starts - timedelta(hours=2) and info.session_title
+    assert info.due_at == starts - timedelta(hours=2)
+    assert info.session_title
     assert (await rows(session_factory))[0].offset_minutes == 120
     with pytest.raises(BadInput, match="already past"):
         await add(session_factory, when="4d", session_id=club)
@@ -111,14 +117,17 @@ async def test_cancel_by_number_including_a_repeat_series(session_factory) -> No
     )
     async with session_factory() as s, s.begin():
         cancelled = await svc.cancel_reminder(s, GUILD, series_root, by_user=9, now=NOW)
-    assert cancelled.row_id == current and cancelled.id == series_root and cancelled.status == "cancelled"
+    assert cancelled.row_id == current
+    assert cancelled.id == series_root
+    assert cancelled.status == "cancelled"
     async with session_factory() as s, s.begin():
         with pytest.raises(NotFound):
             await svc.cancel_reminder(s, GUILD, series_root, by_user=9, now=NOW)
         with pytest.raises(NotFound):
             await svc.cancel_reminder(s, GUILD + 1, info.id, by_user=9, now=NOW)
     stored = (await rows(session_factory, id=current))[0]
-    assert stored.cancelled_by == 9 and stored.last_error == "Cancelled by an organizer."
+    assert stored.cancelled_by == 9
+    assert stored.last_error == "Cancelled by an organizer."
 
 
 async def test_list_pages_pending_then_recent_problems(session_factory) -> None:
@@ -132,9 +141,8 @@ async def test_list_pages_pending_then_recent_problems(session_factory) -> None:
         first = await queries.list_reminders(s, GUILD, now=NOW, offset=0, limit=4)
         second = await queries.list_reminders(s, GUILD, now=NOW, offset=4, limit=4)
     assert (first.total_pending, first.total_problems) == (5, 2)
-    assert [i.message for i in first.pending] == [
-        f"pending {h}" for h in range(1, 5)
-    ] and first.problems == []
+    assert [i.message for i in first.pending] == [f"pending {h}" for h in range(1, 5)]
+    assert first.problems == []
     assert [i.message for i in second.pending] == ["pending 5"]
     assert [i.last_error for i in second.problems] == ["offline", "DMs closed"]
 
@@ -148,7 +156,8 @@ async def test_cancel_choices_match_number_or_text(session_factory) -> None:
         everything = await queries.cancel_choices(s, GUILD, current="", zone=ZONE)
     assert [v for _, v in by_text] == [one.id] == [v for _, v in by_number]
     assert by_text[0][0].startswith(f"#{one.id} · Tue 1 Dec 09:00 · Read TMax")
-    assert len(everything) == 2 and all(len(name) <= 100 for name, _ in everything)
+    assert len(everything) == 2
+    assert all(len(name) <= 100 for name, _ in everything)
 
 
 async def test_autocomplete_caps_at_25(session_factory) -> None:
@@ -156,7 +165,8 @@ async def test_autocomplete_caps_at_25(session_factory) -> None:
         await make_reminder(session_factory, NOW + timedelta(hours=i + 1), message="y" * 300)
     async with session_factory() as s:
         choices = await queries.cancel_choices(s, GUILD, current="", zone=ZONE)
-    assert len(choices) == 25 and all(len(name) <= 100 for name, _ in choices)
+    assert len(choices) == 25
+    assert all(len(name) <= 100 for name, _ in choices)
 
 
 async def test_remind_me_toggles_and_moves(session_factory) -> None:
@@ -177,16 +187,21 @@ async def test_remind_me_toggles_and_moves(session_factory) -> None:
             )
 
     on, plan = await toggle()
-    assert on.subscribed and on.due_at == starts - timedelta(hours=1) and plan.added >= 1
+    assert on.subscribed
+    assert on.due_at == starts - timedelta(hours=1)
+    assert plan.added >= 1
     personal = await rows(session_factory, plan_key="personal:42")
     assert [(r.status, r.due_at, r.user_id) for r in personal] == [
         ("pending", starts - timedelta(hours=1), 42)
     ]
     moved, plan = await toggle(before=timedelta(minutes=30))
-    assert moved.subscribed and moved.changed_offset and plan.moved == 1
+    assert moved.subscribed
+    assert moved.changed_offset
+    assert plan.moved == 1
     assert (await rows(session_factory, plan_key="personal:42"))[0].due_at == starts - timedelta(minutes=30)
     off, plan = await toggle()
-    assert not off.subscribed and plan.cancelled == 1
+    assert not off.subscribed
+    assert plan.cancelled == 1
     assert {r.status for r in await rows(session_factory, plan_key="personal:42")} == {"cancelled"}
     async with session_factory() as s:
         assert await s.get(SessionSubscription, (club, 42)) is None

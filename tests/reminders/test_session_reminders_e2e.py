@@ -50,7 +50,8 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
         signup_url="https://lu.ma/paperclub",
     )
     reply = await run(env, "remind me", {"session": session_id}, member=subscriber)
-    assert reply.flags & EPHEMERAL and reply.content.startswith("I'll DM you: 1h before **Building data")
+    assert reply.flags & EPHEMERAL
+    assert reply.content.startswith("I'll DM you: 1h before **Building data")
     await run(env, "session announce", {"session": session_id})
     announcement = from_bot(env, env.messages_in(env.announcements))[-1]
     await (await env.click(announcement, f"session:remind:{session_id}", member=clicker)).final()
@@ -80,16 +81,17 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
     )
     assert f"starts <t:{int(STARTS.timestamp())}:R>\n🗓️ {CLUB_TIME}\n" in day_before.content
     assert "✍️ Sign up: <https://lu.ma/paperclub>" in day_before.content
-    assert "📄 Read beforehand:" in day_before.content and "arxiv.org/abs/2401.12345" in day_before.content
+    assert "📄 Read beforehand:" in day_before.content
+    assert "arxiv.org/abs/2401.12345" in day_before.content
     assert day_before.payload["mention_roles"] == [str(readers)]  # the ping role, and nothing else
-    assert day_before.payload["mentions"] == [] and day_before.payload["mention_everyone"] is False
+    assert day_before.payload["mentions"] == []
+    assert day_before.payload["mention_everyone"] is False
     assert from_bot(env, env.dm_messages(subscriber)) == []
 
     await env.clock.set(STARTS - timedelta(hours=1))
     day_before, hour_before = reminders_in_announcements(env)
-    assert (
-        hour_before.content.startswith(f"<@&{readers}> ⏰") and "Read beforehand" not in hour_before.content
-    )
+    assert hour_before.content.startswith(f"<@&{readers}> ⏰")
+    assert "Read beforehand" not in hour_before.content
     for member in (subscriber, clicker):
         (dm,) = from_bot(env, env.dm_messages(member))
         assert dm.content.startswith("⏰ **Building data recipes for terminal agents** starts")
@@ -97,10 +99,8 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
 
     await env.clock.set(STARTS + timedelta(hours=2))  # an hour after the end
     recap = from_bot(env, env.dm_messages(presenter))[-1]
-    assert (
-        "Thanks for presenting" in recap.content
-        and f"`/session recap` (session #{session_id})" in recap.content
-    )
+    assert "Thanks for presenting" in recap.content
+    assert f"`/session recap` (session #{session_id})" in recap.content
     assert await pending(env) == []
     assert len(reminders_in_announcements(env)) == 2
 
@@ -152,7 +152,8 @@ async def test_closed_dms_end_as_failed_and_are_not_retried(env) -> None:
     dm_posts = [r for r in env.standin.requests_to("POST", r"/channels/\d+/messages$") if r.status == 403]
     assert len(dm_posts) == 1
     listing = await run(env, "remind list")
-    assert "Failed" in listing.embeds[0]["description"] and "50007" in listing.embeds[0]["description"]
+    assert "Failed" in listing.embeds[0]["description"]
+    assert "50007" in listing.embeds[0]["description"]
 
 
 async def test_remind_me_again_turns_it_off_and_bad_offsets_are_refused(env) -> None:
@@ -166,7 +167,8 @@ async def test_remind_me_again_turns_it_off_and_bad_offsets_are_refused(env) -> 
     off = await run(env, "remind me", {"session": session_id}, member=member)
     assert off.content == "OK, no DM before **Building data recipes for terminal agents**."
     too_early = await run(env, "remind me", {"session": session_id, "before": "5d"}, member=member)
-    assert too_early.flags & EPHEMERAL and "already past" in too_early.content
+    assert too_early.flags & EPHEMERAL
+    assert "already past" in too_early.content
     nonsense = await run(env, "remind me", {"session": session_id, "before": "soonish"}, member=member)
     assert "couldn't read" in nonsense.content
     await env.clock.set(STARTS)

@@ -10,7 +10,7 @@ from bot.papers import parse_paper_ref
 from bot.services.papers.store import get_or_create_paper
 from db.models import Paper
 from standin.arxiv import ArxivStandin
-from tests.sessions.e2e_helpers import OCTOBER, configure, is_ephemeral, run
+from tests.sessions.helpers import OCTOBER, configure, is_ephemeral, run
 
 AUTOENV = "AutoEnv: Automated Environments for Measuring Cross-Environment Agent Learning"
 
@@ -29,12 +29,16 @@ async def test_add_shows_the_arxiv_title(env: BotEnv, arxiv: ArxivStandin) -> No
     reply = await run(
         env, "session add", {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"}
     )
-    assert is_ephemeral(reply) and reply.content.startswith("Added session #1.")
+    assert is_ephemeral(reply)
+    assert reply.content.startswith("Added session #1.")
     papers = {f["name"]: f["value"] for f in reply.embeds[0]["fields"]}["Paper"]
-    assert "AutoEnv" in papers and "arXiv:2401.12345" not in papers
+    assert "AutoEnv" in papers
+    assert "arXiv:2401.12345" not in papers
     row = await paper_row(env, "arxiv:2401.12345")
-    assert row.title == AUTOENV and row.authors == "Ada Lovelace, Alan Turing"
-    assert row.abstract == "We build environments." and row.published == "2024-01-22"
+    assert row.title == AUTOENV
+    assert row.authors == "Ada Lovelace, Alan Turing"
+    assert row.abstract == "We build environments."
+    assert row.published == "2024-01-22"
     assert row.metadata_fetched_at is not None
     assert arxiv.requests == ["2401.12345"]
 
@@ -53,18 +57,21 @@ async def test_add_with_arxiv_down_keeps_the_id_label(env: BotEnv, arxiv: ArxivS
     reply = await run(
         env, "session add", {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"}
     )
-    assert is_ephemeral(reply) and reply.content.startswith("Added session #1.")
+    assert is_ephemeral(reply)
+    assert reply.content.startswith("Added session #1.")
     papers = {f["name"]: f["value"] for f in reply.embeds[0]["fields"]}["Paper"]
     assert "arXiv:2401.12345" in papers
     row = await paper_row(env, "arxiv:2401.12345")
-    assert row.title == "arXiv:2401.12345" and row.metadata_fetched_at is None
+    assert row.title == "arXiv:2401.12345"
+    assert row.metadata_fetched_at is None
 
     # arXiv is back: editing the session's papers fills the title in
     arxiv.mode = "ok"
     reply = await run(env, "session edit", {"session": 1, "papers": "2401.12345\nTMax"})
     assert reply.content.startswith("Saved session #1")
     papers = {f["name"]: f["value"] for f in reply.embeds[0]["fields"]}["Papers"]
-    assert "AutoEnv" in papers and "TMax" in papers
+    assert "AutoEnv" in papers
+    assert "TMax" in papers
     assert (await paper_row(env, "arxiv:2401.12345")).title == AUTOENV
 
 
@@ -92,4 +99,5 @@ async def test_a_given_title_is_kept(env: BotEnv, arxiv: ArxivStandin) -> None:
     )
     assert "Our name" in {f["name"]: f["value"] for f in reply.embeds[0]["fields"]}["Paper"]
     row = await paper_row(env, "arxiv:2401.12345")
-    assert row.title == "Our name" and row.authors == "Ada Lovelace"
+    assert row.title == "Our name"
+    assert row.authors == "Ada Lovelace"

@@ -7,7 +7,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 from bot.services.sessions import queries
-from tests.sessions.e2e_helpers import (
+from tests.sessions.helpers import (
     CLUB_NOV5,
     CLUB_NOV19,
     EVENT_CANCELED,
@@ -46,16 +46,19 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
             "description": "Where tasks come from, how they are checked, what the reward sees.",
         },
     )
-    assert is_ephemeral(reply) and reply.content.startswith("Added session #1.")
+    assert is_ephemeral(reply)
+    assert reply.content.startswith("Added session #1.")
     card = reply.embeds[0]
     assert card["title"] == "Building data recipes for terminal agents"
     assert card["description"].startswith(CLUB_NOV5 + "\n<t:1793894400:F> (<t:1793894400:R>)")
     fields = {f["name"]: f["value"] for f in card["fields"]}
-    assert fields["Presenter"] == f"<@{presenter.id}>" and fields["Duration"] == "1 hour"
+    assert fields["Presenter"] == f"<@{presenter.id}>"
+    assert fields["Duration"] == "1 hour"
     assert fields["Papers"].count("•") == 3  # the two arXiv forms are one paper
     assert announcements(env) == []
     event = event_for(env, "Building data recipes")
-    assert event["entity_type"] == 3 and event["status"] == EVENT_SCHEDULED
+    assert event["entity_type"] == 3
+    assert event["status"] == EVENT_SCHEDULED
     assert event["entity_metadata"]["location"] == "https://lu.ma/paperclub-tmax"
     assert event["scheduled_start_time"].startswith("2026-11-05T16:00:00")
     assert event["scheduled_end_time"].startswith("2026-11-05T17:00:00")
@@ -63,15 +66,14 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
 
     # announce: one message in #announcements with three buttons, and a thread with the presenter in it
     reply = await run(env, "session announce", {"session": 1})
-    assert is_ephemeral(reply) and reply.content.startswith("Announced session #1")
+    assert is_ephemeral(reply)
+    assert reply.content.startswith("Announced session #1")
     (posted,) = announcements(env)
     assert posted.embeds[0]["description"].startswith(CLUB_NOV5)
     assert button_ids(posted) == ["link:https://lu.ma/paperclub-tmax", "session:remind:1", "session:ics:1"]
     (thread,) = env.standin.threads
-    assert (
-        thread.name == "Building data recipes for terminal agents"
-        and thread.parent_id == env.announcements.id
-    )
+    assert thread.name == "Building data recipes for terminal agents"
+    assert thread.parent_id == env.announcements.id
     assert presenter.id in thread.thread_members
 
     # edit: time and title; the event follows at once, the announcement waits for announce
@@ -81,9 +83,8 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
     assert "Saved session #1: changed time, title." in reply.content
     assert "/session announce" in reply.content
     event = event_for(env, "Terminal agents")
-    assert (
-        event["scheduled_start_time"].startswith("2026-11-05T17:30:00") and event["status"] == EVENT_SCHEDULED
-    )
+    assert event["scheduled_start_time"].startswith("2026-11-05T17:30:00")
+    assert event["status"] == EVENT_SCHEDULED
     assert announcements(env)[0].embeds[0]["title"] == "Building data recipes for terminal agents"
 
     # announce again: the same message is edited, no duplicate, no second thread
@@ -125,7 +126,8 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
     assert "https://youtu.be/tmax" in fields["Recording and notes"]
     assert posted.components == []  # over: no sign-up or reminder buttons any more
     (recap,) = env.messages_in(thread)
-    assert "https://youtu.be/tmax" in recap.content and "https://club.example/notes/tmax" in recap.content
+    assert "https://youtu.be/tmax" in recap.content
+    assert "https://club.example/notes/tmax" in recap.content
     shown = await run(env, "session show", {"session": 1}, member=env.member)
     assert "https://club.example/notes/tmax" in str(shown.embeds[0]["fields"])
 
@@ -178,13 +180,15 @@ async def test_remind_me_toggles_and_survives_restart(env) -> None:
     custom_id = f"session:remind:{session_id}"
 
     first = await (await env.click(posted, custom_id, member=env.members[1])).final()
-    assert is_ephemeral(first) and first.content.startswith("I'll remind you before **Reminders**")
+    assert is_ephemeral(first)
+    assert first.content.startswith("I'll remind you before **Reminders**")
     async with env.bot.session_factory() as db:
         assert list(await queries.subscriber_ids(db, session_id)) == [env.members[1].id]
 
     await env.restart_bot()
     second = await (await env.click(posted, custom_id, member=env.members[1])).final()
-    assert is_ephemeral(second) and second.content == "OK, no reminder for **Reminders**."
+    assert is_ephemeral(second)
+    assert second.content == "OK, no reminder for **Reminders**."
     third = await (await env.click(posted, custom_id, member=env.members[2])).final()
     assert third.content.startswith("I'll remind you")
     async with env.bot.session_factory() as db:
@@ -201,7 +205,8 @@ async def test_add_to_calendar_button_gives_an_ics(env) -> None:
     ).final()
     assert is_ephemeral(reply)
     (event,) = ics_events(reply.file(f"paperclub-session-{session_id}.ics"))
-    assert str(event["SUMMARY"]) == "Calendar" and str(event["STATUS"]) == "CONFIRMED"
+    assert str(event["SUMMARY"]) == "Calendar"
+    assert str(event["STATUS"]) == "CONFIRMED"
     assert event.decoded("DTSTART") == datetime(2026, 12, 10, 17, 30, tzinfo=UTC)
     assert str(event["LOCATION"]) == "https://lu.ma/c"
 
@@ -213,14 +218,17 @@ async def test_calendar_command_lists_upcoming_with_sequence_and_cancellations(e
     await run(env, "session edit", {"session": moved, "when": "2026-12-17 10:00"})
     await run(env, "session cancel", {"session": dropped})
     reply = await run(env, "session calendar", member=env.member)
-    assert is_ephemeral(reply) and reply.content.startswith("2 upcoming sessions.")
+    assert is_ephemeral(reply)
+    assert reply.content.startswith("2 upcoming sessions.")
     events = {str(e["SUMMARY"]): e for e in ics_events(reply.file("paperclub-sessions.ics"))}
     assert set(events) == {"Kept", "Moved", "Dropped"}
-    assert int(events["Kept"]["SEQUENCE"]) == 0 and int(events["Moved"]["SEQUENCE"]) == 1
+    assert int(events["Kept"]["SEQUENCE"]) == 0
+    assert int(events["Moved"]["SEQUENCE"]) == 1
     assert events["Moved"].decoded("DTSTART") == datetime(2026, 12, 17, 18, 0, tzinfo=UTC)
     assert str(events["Dropped"]["STATUS"]) == "CANCELLED"
     assert len({str(e["UID"]) for e in events.values()}) == 3
-    assert kept and all(e.decoded("DTSTART").utcoffset() == timedelta(0) for e in events.values())
+    assert kept
+    assert all(e.decoded("DTSTART").utcoffset() == timedelta(0) for e in events.values())
 
 
 async def test_list_paginates_beyond_ten_and_pages_survive_restart(env) -> None:
@@ -256,7 +264,8 @@ async def test_show_and_autocomplete(env) -> None:
         c["value"] for c in await env.autocomplete("session show", "session", "user", member=env.member)
     ] == [later]
     shown = await run(env, "session show", {"session": soon}, member=env.member)
-    assert is_ephemeral(shown) and shown.embeds[0]["description"].startswith(CLUB_NOV5)
+    assert is_ephemeral(shown)
+    assert shown.embeds[0]["description"].startswith(CLUB_NOV5)
     assert button_ids(shown) == [f"session:remind:{soon}", f"session:ics:{soon}"]
     zones = await env.autocomplete("session add", "timezone", "kolk", member=env.organizer)
     assert {"name": "Asia/Kolkata", "value": "Asia/Kolkata"} in zones
@@ -268,7 +277,8 @@ async def test_edit_in_a_modal(env) -> None:
     )
     opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
     modal = (await opened.response()).modal
-    assert modal is not None and modal["title"] == f"Edit session #{session_id}"
+    assert modal is not None
+    assert modal["title"] == f"Edit session #{session_id}"
     submitted = await env.submit_modal(
         opened,
         {
@@ -282,7 +292,8 @@ async def test_edit_in_a_modal(env) -> None:
     assert "changed papers, sign-up link, title" in reply.content
     shown = await run(env, "session show", {"session": session_id})
     card = shown.embeds[0]
-    assert card["title"] == "Modal, renamed" and "Sign up" not in str(card["fields"])
+    assert card["title"] == "Modal, renamed"
+    assert "Sign up" not in str(card["fields"])
     assert "T1" in str(card["fields"])
     assert card["description"].startswith("Thursday 10 December, 9:30 AM PT")  # time untouched
 
@@ -299,7 +310,8 @@ async def test_edit_options_clear_fields_with_a_dash(env) -> None:
     assert "changed description, duration, papers, presenter" in reply.content
     card = reply.embeds[0]
     names = [f["name"] for f in card["fields"]]
-    assert "Presenter" not in names and "Papers" not in names
+    assert "Presenter" not in names
+    assert "Papers" not in names
     assert "Soon gone" not in card["description"]
     assert {"name": "Duration", "value": "1 h 30 min", "inline": True} in card["fields"]
     (event,) = env.scheduled_events()

@@ -9,7 +9,7 @@ import pytest
 
 from bot.services.sessions import store as svc
 from standin.state import DEFAULT_BOT_PERMISSIONS, MANAGE_EVENTS
-from tests.sessions.e2e_helpers import (
+from tests.sessions.helpers import (
     add_session,
     announcements,
     configure,
@@ -86,7 +86,8 @@ async def test_bad_edits_and_ids(env) -> None:
     ]
     for options, message in cases:
         reply = await run(env, "session edit", options)
-        assert is_ephemeral(reply) and message in reply.content, (options, reply.content)
+        assert is_ephemeral(reply), (options, reply.content)
+        assert message in reply.content, (options, reply.content)
     shown = await run(env, "session show", {"session": session_id})
     assert shown.embeds[0]["title"] == "Original"
     assert shown.embeds[0]["description"].startswith("Thursday 10 December, 9:30 AM PT")
@@ -95,7 +96,8 @@ async def test_bad_edits_and_ids(env) -> None:
 async def test_duplicate_session_is_refused(env) -> None:
     await add_session(env, "Twice", "2026-12-10 09:30")
     reply = await run(env, "session add", {"title": "twice", "when": "10 Dec 2026 9:30 AM"})
-    assert is_ephemeral(reply) and "already has that title at that time" in reply.content
+    assert is_ephemeral(reply)
+    assert "already has that title at that time" in reply.content
     assert await count_sessions(env) == 1
 
 
@@ -117,9 +119,8 @@ async def test_another_guilds_session_is_not_found(env) -> None:
         ("session edit", {"session": foreign.id}),
     ]:
         reply = await run(env, name, options)
-        assert (
-            is_ephemeral(reply) and reply.content == f"There is no session #{foreign.id} in this server."
-        ), name
+        assert is_ephemeral(reply), name
+        assert reply.content == f"There is no session #{foreign.id} in this server.", name
     assert await env.autocomplete("session show", "session", "", member=env.member) == []
 
 
@@ -148,13 +149,16 @@ async def test_mentions_never_ping_and_long_text_is_cut(env) -> None:
     for message in announcements(env):
         payload = message.payload
         assert payload["mention_everyone"] is False
-        assert payload["mention_roles"] == [] and payload["mentions"] == []
+        assert payload["mention_roles"] == []
+        assert payload["mentions"] == []
     notice = announcements(env)[-1]
     assert "@everyone" in notice.content  # shown as typed, but it did not ping
     (thread,) = env.standin.threads
-    assert len(thread.name) <= 100 and thread.name.endswith("…")
+    assert len(thread.name) <= 100
+    assert thread.name.endswith("…")
     (event,) = env.scheduled_events()
-    assert len(event["name"]) <= 100 and len(event["description"]) <= 1000
+    assert len(event["name"]) <= 100
+    assert len(event["description"]) <= 1000
     choices = await env.autocomplete("session show", "session", "", member=env.member)
     assert all(len(c["name"]) <= 100 for c in choices)
 
@@ -165,9 +169,11 @@ async def test_missing_manage_events_still_saves_and_says_what_to_grant(env) -> 
     reply = await run(env, "session add", {"title": "No events", "when": "2026-12-10 09:30"})
     assert reply.content.startswith("Added session #1.")
     assert "grant the bot **Manage Events**" in reply.content
-    assert await count_sessions(env) == 1 and env.scheduled_events() == []
+    assert await count_sessions(env) == 1
+    assert env.scheduled_events() == []
     reply = await run(env, "session announce", {"session": 1})
-    assert reply.content.startswith("Announced session #1") and "Manage Events" in reply.content
+    assert reply.content.startswith("Announced session #1")
+    assert "Manage Events" in reply.content
     # once granted, announcing again creates the missing event
     await env.standin.set_bot_permissions(DEFAULT_BOT_PERMISSIONS)
     reply = await run(env, "session announce", {"session": 1})
@@ -179,14 +185,16 @@ async def test_missing_manage_events_still_saves_and_says_what_to_grant(env) -> 
 async def test_announce_needs_a_channel_and_reposts_a_deleted_message(env) -> None:
     session_id = await add_session(env, "Where", "2026-12-10 09:30")
     reply = await run(env, "session announce", {"session": session_id})
-    assert is_ephemeral(reply) and "/setup announcements" in reply.content
+    assert is_ephemeral(reply)
+    assert "/setup announcements" in reply.content
     reply = await run(env, "session announce", {"session": session_id, "channel": env.general})
     assert reply.content.startswith("Announced")
     assert len(env.messages_in(env.general)) == 1
     # moved to #announcements: posted there, the old one removed (no duplicate)
     await configure(env)
     reply = await run(env, "session announce", {"session": session_id, "channel": env.announcements})
-    assert reply.content.startswith("Announced") and len(announcements(env)) == 1
+    assert reply.content.startswith("Announced")
+    assert len(announcements(env)) == 1
     assert env.messages_in(env.general) == []
     # someone deleted the announcement: announcing again posts a new one
     env.standin.fail_next("PATCH", r"/channels/\d+/messages/\d+$", status=404)
@@ -198,7 +206,8 @@ async def test_announce_needs_a_channel_and_reposts_a_deleted_message(env) -> No
 async def test_cancelled_and_past_sessions(env) -> None:
     session_id = await add_session(env, "Soon over", "tomorrow 17:00")
     reply = await run(env, "session recap", {"session": session_id, "recording_url": "https://youtu.be/x"})
-    assert is_ephemeral(reply) and "has not happened yet" in reply.content
+    assert is_ephemeral(reply)
+    assert "has not happened yet" in reply.content
     await run(env, "session cancel", {"session": session_id})
     for name, options, message in [
         ("session cancel", {"session": session_id}, "already cancelled"),
@@ -207,7 +216,8 @@ async def test_cancelled_and_past_sessions(env) -> None:
         ("session edit", {"session": session_id}, "was cancelled"),
     ]:
         reply = await run(env, name, options)
-        assert is_ephemeral(reply) and message in reply.content, (name, reply.content)
+        assert is_ephemeral(reply), (name, reply.content)
+        assert message in reply.content, (name, reply.content)
 
 
 async def test_announce_where_the_bot_may_not_post(env) -> None:
@@ -216,9 +226,12 @@ async def test_announce_where_the_bot_may_not_post(env) -> None:
     env.standin.fail_next("POST", rf"/channels/{env.announcements.id}/messages$", status=403)
     reply = await run(env, "session announce", {"session": session_id})
     assert is_ephemeral(reply)
-    assert "I can't post in" in reply.content and "Send Messages" in reply.content
+    assert "I can't post in" in reply.content
+    assert "Send Messages" in reply.content
     assert announcements(env) == []
     env.standin.fail_next("POST", r"/messages/\d+/threads$", status=403)
     reply = await run(env, "session announce", {"session": session_id})
-    assert reply.content.startswith("Announced") and "could not open a discussion thread" in reply.content
-    assert len(announcements(env)) == 1 and env.standin.threads == []
+    assert reply.content.startswith("Announced")
+    assert "could not open a discussion thread" in reply.content
+    assert len(announcements(env)) == 1
+    assert env.standin.threads == []

@@ -120,7 +120,8 @@ def test_time_table(typed, utc, line) -> None:
 
 def test_same_moment_typed_in_uk_time() -> None:
     start = rules.resolve_start("5 Nov 2026 4:00 PM", "UK", "America/Los_Angeles", NOW)
-    assert start.utc == TIME_TABLE[0][1] and start.zone == "Europe/London"
+    assert start.utc == TIME_TABLE[0][1]
+    assert start.zone == "Europe/London"
 
 
 def test_card_fits_discords_limits_with_huge_input() -> None:
@@ -140,10 +141,13 @@ def test_card_fits_discords_limits_with_huge_input() -> None:
         wiki_url="https://w.example/" + "w" * 490,
     )
     embed = render.session_embed(info, DEFAULT_DISPLAY_ZONES, now=NOW)
-    assert len(embed) <= 6000 and len(embed.title or "") <= 256 and len(embed.description or "") <= 4096
+    assert len(embed) <= 6000
+    assert len(embed.title or "") <= 256
+    assert len(embed.description or "") <= 4096
     assert all(len(f.value or "") <= 1024 and len(f.name or "") <= 256 for f in embed.fields)
     assert "more" in next(f.value for f in embed.fields if f.name == "Papers")
-    assert len(render.thread_name(info)) <= 100 and render.thread_name(info).endswith("…")
+    assert len(render.thread_name(info)) <= 100
+    assert render.thread_name(info).endswith("…")
     assert len(render.event_name(info)) <= 100
     assert len(render.event_description(info, DEFAULT_DISPLAY_ZONES)) <= 1000
     assert render.event_location(make_info(signup_url="https://x.example/" + "y" * 200)) == "Video call"
@@ -167,8 +171,10 @@ def test_cancelled_card() -> None:
     info = make_info(status="cancelled", cancel_reason="Presenter ill")
     embed = render.session_embed(info, DEFAULT_DISPLAY_ZONES, now=NOW)
     assert embed.title == "Cancelled: Building data recipes for terminal agents"
-    assert "cancelled" in (embed.description or "") and "Presenter ill" in (embed.description or "")
-    assert embed.url is None and "Sign up" not in [f.name for f in embed.fields]
+    assert "cancelled" in (embed.description or "")
+    assert "Presenter ill" in (embed.description or "")
+    assert embed.url is None
+    assert "Sign up" not in [f.name for f in embed.fields]
 
 
 def test_duration_text() -> None:
@@ -182,22 +188,29 @@ def test_duration_text() -> None:
 
 def _events(data: bytes) -> list[icalendar.Event]:
     calendar = icalendar.Calendar.from_ical(data)
-    assert calendar["VERSION"] == "2.0" and calendar["PRODID"] and calendar["METHOD"] == "PUBLISH"
+    assert calendar["VERSION"] == "2.0"
+    assert calendar["PRODID"]
+    assert calendar["METHOD"] == "PUBLISH"
     return list(calendar.walk("VEVENT"))
 
 
 def test_ics_round_trip() -> None:
     info = make_info(sequence=3, description="Where tasks come from.")
     data = ics.calendar_bytes([info], now=NOW)
-    assert b"\r\n" in data and b"DTSTART:20261105T160000Z" in data
+    assert b"\r\n" in data
+    assert b"DTSTART:20261105T160000Z" in data
     (event,) = _events(data)
     assert str(event["UID"]) == "session-99-7@paperclub.invalid"
-    assert event.decoded("DTSTART") == info.starts_at and event.decoded("DTEND") == info.ends_at
+    assert event.decoded("DTSTART") == info.starts_at
+    assert event.decoded("DTEND") == info.ends_at
     assert event.decoded("DTSTART").utcoffset() == timedelta(0)
     assert event.decoded("DTSTAMP") == NOW
-    assert int(event["SEQUENCE"]) == 3 and str(event["STATUS"]) == "CONFIRMED"
-    assert str(event["SUMMARY"]) == info.title and str(event["LOCATION"]) == "https://lu.ma/paperclub"
-    assert "Terminal-World" in str(event["DESCRIPTION"]) and "Hamish Ivison" in str(event["DESCRIPTION"])
+    assert int(event["SEQUENCE"]) == 3
+    assert str(event["STATUS"]) == "CONFIRMED"
+    assert str(event["SUMMARY"]) == info.title
+    assert str(event["LOCATION"]) == "https://lu.ma/paperclub"
+    assert "Terminal-World" in str(event["DESCRIPTION"])
+    assert "Hamish Ivison" in str(event["DESCRIPTION"])
 
 
 def test_ics_cancelled_and_uid_stable_across_edits() -> None:
@@ -206,7 +219,8 @@ def test_ics_cancelled_and_uid_stable_across_edits() -> None:
     (a,) = _events(ics.calendar_bytes([before], now=NOW))
     (b,) = _events(ics.calendar_bytes([after], now=NOW))
     assert a["UID"] == b["UID"]
-    assert int(b["SEQUENCE"]) > int(a["SEQUENCE"]) and str(b["STATUS"]) == "CANCELLED"
+    assert int(b["SEQUENCE"]) > int(a["SEQUENCE"])
+    assert str(b["STATUS"]) == "CANCELLED"
 
 
 def test_ics_long_and_odd_text_is_folded_and_escaped() -> None:

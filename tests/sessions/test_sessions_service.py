@@ -41,9 +41,12 @@ async def test_create_and_get_round_trip(session_factory) -> None:
         signup_url="lu.ma/paperclub",
         description="Where tasks come from.",
     )
-    assert info.id > 0 and info.guild_id == GUILD
-    assert info.starts_at == NOV5 and info.ends_at == NOV5 + timedelta(hours=1)
-    assert info.status == "scheduled" and info.sequence == 0
+    assert info.id > 0
+    assert info.guild_id == GUILD
+    assert info.starts_at == NOV5
+    assert info.ends_at == NOV5 + timedelta(hours=1)
+    assert info.status == "scheduled"
+    assert info.sequence == 0
     assert [p.title for p in info.papers] == ["TMax", "arXiv:2401.12345", "Terminal-World"]
     assert info.signup_url == "https://lu.ma/paperclub"
     async with session_factory() as s:
@@ -107,13 +110,17 @@ async def test_duplicate_title_and_start_is_a_conflict(session_factory) -> None:
 
 def test_resolve_start_reads_the_zone_and_rejects_bad_times() -> None:
     start = rules.resolve_start("2026-11-05 08:00", None, "America/Los_Angeles", NOW)
-    assert start.utc == NOV5 and start.zone == "America/Los_Angeles" and start.note is None
+    assert start.utc == NOV5
+    assert start.zone == "America/Los_Angeles"
+    assert start.note is None
     uk = rules.resolve_start("5 Nov 2026 4:00 PM", "UK", "America/Los_Angeles", NOW)
-    assert uk.utc == NOV5 and uk.zone == "Europe/London"
+    assert uk.utc == NOV5
+    assert uk.zone == "Europe/London"
     with pytest.raises(BadInput, match="does not exist"):
         rules.resolve_start("2027-03-14 02:30", "PT", "UTC", NOW)
     ambiguous = rules.resolve_start("2026-11-01 01:30", "PT", "UTC", NOW)
-    assert ambiguous.note and "twice" in ambiguous.note
+    assert ambiguous.note
+    assert "twice" in ambiguous.note
     assert ambiguous.utc == datetime(2026, 11, 1, 8, 30, tzinfo=UTC)  # the first (PDT) one
     with pytest.raises(BadInput):
         rules.resolve_start("someday", None, "UTC", NOW)
@@ -142,7 +149,8 @@ async def test_edit_changes_fields_and_raises_sequence(session_factory) -> None:
     assert edit.info.signup_url is None
     async with session_factory() as s, s.begin():
         same = await svc.edit_session(s, GUILD, info.id, now=NOW, title="New title", papers=["TMax", "T1"])
-    assert same.changed == set() and same.info.sequence == 1
+    assert same.changed == set()
+    assert same.info.sequence == 1
 
 
 async def test_edit_validates_before_writing(session_factory) -> None:
@@ -164,7 +172,9 @@ async def test_cancel_then_no_more_edits(session_factory) -> None:
     info = await add(session_factory)
     async with session_factory() as s, s.begin():
         cancelled = await svc.cancel_session(s, GUILD, info.id, reason="Presenter ill", now=NOW)
-    assert cancelled.is_cancelled and cancelled.sequence == 1 and cancelled.cancel_reason == "Presenter ill"
+    assert cancelled.is_cancelled
+    assert cancelled.sequence == 1
+    assert cancelled.cancel_reason == "Presenter ill"
     async with session_factory() as s, s.begin():
         with pytest.raises(Conflict):
             await svc.cancel_session(s, GUILD, info.id, reason=None, now=NOW)
@@ -193,7 +203,8 @@ async def test_recap_only_after_start(session_factory) -> None:
             recording_url="https://youtu.be/x",
             notes_url="https://notes.example/1",
         )
-    assert done.recording_url == "https://youtu.be/x" and done.notes_url == "https://notes.example/1"
+    assert done.recording_url == "https://youtu.be/x"
+    assert done.notes_url == "https://notes.example/1"
     assert done.wiki_url is None
 
 
@@ -257,7 +268,8 @@ async def test_toggle_subscription(session_factory) -> None:
     async with session_factory() as s:
         assert list(await q.subscriber_ids(s, info.id)) == [7, 8]
         row = await s.get(SessionSubscription, (info.id, 7))
-        assert row is not None and row.before_minutes == 60
+        assert row is not None
+        assert row.before_minutes == 60
     async with session_factory() as s, s.begin():
         assert await q.toggle_subscription(s, GUILD, info.id, 7, now=NOW) is False
     async with session_factory() as s:
@@ -291,4 +303,5 @@ async def test_new_rows_are_stamped_with_the_given_now_not_the_wall_clock(sessio
         assert row is not None
         assert (row.created_at, row.updated_at) == (NOW, NOW)
         papers = list((await s.execute(select(Paper).where(Paper.guild_id == GUILD))).scalars())
-    assert len(papers) == 2 and all(p.created_at == NOW for p in papers)
+    assert len(papers) == 2
+    assert all(p.created_at == NOW for p in papers)

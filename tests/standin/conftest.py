@@ -9,7 +9,7 @@ import pytest
 from bot.demo.running import connected
 from standin import StandIn
 from standin.server import DefaultGuild
-from tests.standin.barebot import BareBot
+from tests.standin.helpers import BareBot
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 from standin import StandIn
 from standin.render import render_channel, render_message
 from standin.server import DefaultGuild
-from tests.standin.barebot import BareBot
+from tests.standin.helpers import BareBot
 
 pytestmark = pytest.mark.asyncio
 
@@ -33,22 +33,28 @@ async def test_channel_message_with_file_edit_and_delete(
     assert standin.requests_to("POST", r"/messages$")[-1].files == ["session.ics"]
     assert await sent.attachments[0].read() == b"BEGIN:VCALENDAR"
     edited = await sent.edit(content="agenda v2")
-    assert edited.content == "agenda v2" and stored.content == "agenda v2" and len(stored.attachments) == 1
+    assert edited.content == "agenda v2"
+    assert stored.content == "agenda v2"
+    assert len(stored.attachments) == 1
     await sent.delete()
     assert standin.messages_in(world.general) == []
 
 
 async def test_interaction_response_with_file(bot: BareBot, standin: StandIn) -> None:
     reply = await (await standin.invoke("ics")).response()
-    assert reply.ephemeral and [a["filename"] for a in reply.attachments] == ["session.ics"]
-    assert reply.message is not None and reply.message.file("session.ics").startswith(b"BEGIN:VCALENDAR")
+    assert reply.ephemeral
+    assert [a["filename"] for a in reply.attachments] == ["session.ics"]
+    assert reply.message is not None
+    assert reply.message.file("session.ics").startswith(b"BEGIN:VCALENDAR")
 
 
 async def test_defer_then_edit_original(bot: BareBot, standin: StandIn) -> None:
     result = await standin.invoke("think")
     assert (await result.response()).ephemeral
     final = await result.final()
-    assert final.content == "ready" and final.embeds[0]["title"] == "Result" and final.ephemeral
+    assert final.content == "ready"
+    assert final.embeds[0]["title"] == "Result"
+    assert final.ephemeral
 
 
 async def test_forum_post_and_thread_from_message(
@@ -59,15 +65,18 @@ async def test_forum_post_and_thread_from_message(
     tag = next(t for t in forum.available_tags if t.name == "verifier soundness")
     post = await forum.create_thread(name="Checking verifiers", content="Worth a read", applied_tags=[tag])
     [thread] = standin.threads
-    assert thread.parent_id == world.suggestions.id and thread.applied_tags == [tag.id]
-    assert post.message.id == thread.id and standin.messages_in(thread)[0].content == "Worth a read"
+    assert thread.parent_id == world.suggestions.id
+    assert thread.applied_tags == [tag.id]
+    assert post.message.id == thread.id
+    assert standin.messages_in(thread)[0].content == "Worth a read"
     with pytest.raises(discord.HTTPException) as info:
         await forum.create_thread(name="Bad tag", content="x", applied_tags=[discord.Object(1)])  # type: ignore[list-item]
     assert info.value.code == 50035
 
     message = await text_channel(bot, world.announcements.id).send("Session 1")
     discussion = await message.create_thread(name="Session 1 discussion")
-    assert discussion.id == message.id and standin.state.channels[message.id].name == "Session 1 discussion"
+    assert discussion.id == message.id
+    assert standin.state.channels[message.id].name == "Session 1 discussion"
     await discussion.add_user(discord.Object(world.members[0].id))
     assert world.members[0].id in standin.state.channels[discussion.id].thread_members
 
@@ -90,8 +99,8 @@ async def test_scheduled_event_lifecycle(bot: BareBot, standin: StandIn, world: 
     assert standin.scheduled_events()[0]["entity_metadata"] == {"location": "Room 5"}
     await edited.delete()
     assert standin.scheduled_events() == []
+    past = discord.utils.utcnow() - dt.timedelta(days=1)
     with pytest.raises(discord.HTTPException) as info:
-        past = discord.utils.utcnow() - dt.timedelta(days=1)
         await guild.create_scheduled_event(
             name="Past",
             start_time=past,
@@ -111,10 +120,10 @@ async def test_poll_votes_and_expiry(bot: BareBot, standin: StandIn, world: Defa
     await standin.vote(stored, world.members[0], 2)
     await standin.vote(stored, world.members[1], 2)
     ended = await sent.end_poll()
-    assert ended.poll is not None and ended.poll.is_finalised()
-    assert stored.poll is not None and stored.poll["results"]["answer_counts"] == [
-        {"id": 2, "count": 2, "me_voted": False}
-    ]
+    assert ended.poll is not None
+    assert ended.poll.is_finalised()
+    assert stored.poll is not None
+    assert stored.poll["results"]["answer_counts"] == [{"id": 2, "count": 2, "me_voted": False}]
     assert "📊 Which paper next? (final)" in render_message(stored, standin.state)
 
 
@@ -137,12 +146,14 @@ async def test_unknown_route_faults_and_expired_token(bot: BareBot, standin: Sta
     headers = {"Authorization": "Bot sandbox-token"}
     async with aiohttp.ClientSession(headers=headers) as http:
         async with http.get(api + "/nope/nothing") as resp:
-            assert resp.status == 404 and await resp.json() == {"message": "404: Not Found", "code": 0}
+            assert resp.status == 404
+            assert await resp.json() == {"message": "404: Not Found", "code": 0}
         standin.fail_next("GET", r"^/users/@me$", status=500)
         async with http.get(api + "/users/@me") as resp:
             assert resp.status == 500
         async with http.get(api + "/users/@me") as resp:
-            assert resp.status == 200 and int(resp.headers["X-RateLimit-Remaining"]) > 0
+            assert resp.status == 200
+            assert int(resp.headers["X-RateLimit-Remaining"]) > 0
         result = await standin.invoke("echo", {"text": "hi"})
         await result.response()
         standin.advance_clock(15 * 60 + 1)
@@ -150,7 +161,8 @@ async def test_unknown_route_faults_and_expired_token(bot: BareBot, standin: Sta
             f"{api}/webhooks/{standin.state.application_id}/{result.record.token}",
             json={"content": "too late"},
         ) as resp:
-            assert resp.status == 401 and (await resp.json())["code"] == 50027
+            assert resp.status == 401
+            assert (await resp.json())["code"] == 50027
 
 
 async def test_render_message_with_embed_and_buttons(
@@ -166,8 +178,11 @@ async def test_render_message_with_embed_and_buttons(
     )
     text = render_channel(standin.state, world.announcements.id)
     assert text.startswith("#announcements  PaperClub (bot):")
-    assert "@Readers next session" in text and "┌ Session #3" in text
-    assert "[ Sign up ↗ ] [ Remind me ]" in text and "When: " in text and "UTC" in text
+    assert "@Readers next session" in text
+    assert "┌ Session #3" in text
+    assert "[ Sign up ↗ ] [ Remind me ]" in text
+    assert "When: " in text
+    assert "UTC" in text
 
 
 async def test_entity_select_pins_and_event_interest(
@@ -185,7 +200,8 @@ async def test_entity_select_pins_and_event_interest(
     sent = await text_channel(bot, world.general.id).send("Who presents?", view=view)
     clicked = await standin.click(sent.id, "pick-user", values=[world.organizer], member=world.admin)
     assert (await clicked.response()).content == "noted"
-    assert [m.id for m in picked] == [world.organizer.id] and isinstance(picked[0], discord.Member)
+    assert [m.id for m in picked] == [world.organizer.id]
+    assert isinstance(picked[0], discord.Member)
 
     await sent.pin()
     assert standin.message(sent.id).payload["pinned"] is True

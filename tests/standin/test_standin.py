@@ -11,7 +11,7 @@ from discord import app_commands
 
 from standin import StandIn
 from standin.server import DefaultGuild
-from tests.standin.barebot import BareBot
+from tests.standin.helpers import BareBot
 
 pytestmark = pytest.mark.asyncio
 
@@ -23,13 +23,15 @@ async def wait_errors(bot: BareBot) -> list[BaseException]:
 
 async def test_login_connect_populates_cache(bot: BareBot, standin: StandIn, world: DefaultGuild) -> None:
     guild = bot.get_guild(world.guild.id)
-    assert guild is not None and guild.name == "Paper Club"
+    assert guild is not None
+    assert guild.name == "Paper Club"
     assert {c.name for c in guild.channels} >= {"announcements", "suggestions", "general"}
     forum = guild.get_channel(world.suggestions.id)
     assert isinstance(forum, discord.ForumChannel)
     assert [t.name for t in forum.available_tags][0] == "environment generation"
     organizer = guild.get_member(world.organizer.id)
-    assert organizer is not None and organizer.guild_permissions.manage_events
+    assert organizer is not None
+    assert organizer.guild_permissions.manage_events
     assert guild.me.guild_permissions.manage_events
     assert len(guild.members) == len(world.guild.members)
     names = {c["name"] for c in standin.commands()}
@@ -40,7 +42,8 @@ async def test_sync_rejects_long_description(bot: BareBot) -> None:
     bot.tree.add_command(app_commands.Command(name="wordy", description="x" * 101, callback=_noop))
     with pytest.raises(discord.HTTPException) as info:
         await bot.tree.sync()
-    assert info.value.status == 400 and info.value.code == 50035
+    assert info.value.status == 400
+    assert info.value.code == 50035
     assert "description" in info.value.text
 
 
@@ -50,14 +53,17 @@ async def _noop(interaction: discord.Interaction) -> None:
 
 async def test_subcommand_and_options(bot: BareBot, standin: StandIn, world: DefaultGuild) -> None:
     reply = await (await standin.invoke("setup show", {"verbose": True}, member=world.admin)).response()
-    assert reply.type == 4 and reply.ephemeral and reply.content == "settings verbose=True"
+    assert reply.type == 4
+    assert reply.ephemeral
+    assert reply.content == "settings verbose=True"
     assert reply.message not in standin.messages_in(world.general)
 
     result = await standin.invoke(
         "echo", {"text": "hi", "times": 2, "who": world.organizer, "where": world.announcements}
     )
     reply = await result.response()
-    assert not reply.ephemeral and reply.content == "hi hi for Olivia in #announcements"
+    assert not reply.ephemeral
+    assert reply.content == "hi hi for Olivia in #announcements"
     assert [m.content for m in standin.messages_in(world.general)] == [reply.content]
 
 
@@ -65,7 +71,8 @@ async def test_defer_and_followups(bot: BareBot, standin: StandIn) -> None:
     result = await standin.invoke("slow")
     assert (await result.response()).deferred
     final = await result.final()
-    assert final.content == "done slowly" and final.id == result.message.id  # type: ignore[union-attr]
+    assert final.content == "done slowly"
+    assert final.id == result.message.id
     followups = await result.wait_followups(2)
     assert [m.content for m in followups] == ["done slowly", "and one more"]
 
@@ -73,10 +80,12 @@ async def test_defer_and_followups(bot: BareBot, standin: StandIn) -> None:
 async def test_modal_round_trip(bot: BareBot, standin: StandIn) -> None:
     opened = await standin.invoke("form")
     modal = (await opened.response()).modal
-    assert modal is not None and modal["title"] == "Suggest a paper"
+    assert modal is not None
+    assert modal["title"] == "Suggest a paper"
     submitted = await standin.submit_modal(opened, {"form:title": "Attention", "form:why": "classic"})
     reply = await submitted.response()
-    assert reply.ephemeral and reply.content == "Thanks for 'Attention' (classic)"
+    assert reply.ephemeral
+    assert reply.content == "Thanks for 'Attention' (classic)"
 
 
 async def test_button_and_select(bot: BareBot, standin: StandIn, world: DefaultGuild) -> None:
@@ -99,7 +108,8 @@ async def test_embed_over_6000_is_rejected(bot: BareBot, standin: StandIn) -> No
     error = await result.wait_error()
     assert error["code"] == 50035
     [raised] = await wait_errors(bot)
-    assert isinstance(raised, discord.HTTPException) and raised.code == 50035
+    assert isinstance(raised, discord.HTTPException)
+    assert raised.code == 50035
     assert result.record.response is None
 
 
@@ -110,7 +120,8 @@ async def test_late_response_is_unknown_interaction(bot: BareBot, standin: Stand
     bot.gate.set()
     assert (await result.wait_error())["code"] == 10062
     [raised] = await wait_errors(bot)
-    assert isinstance(raised, discord.NotFound) and raised.code == 10062
+    assert isinstance(raised, discord.NotFound)
+    assert raised.code == 10062
 
 
 async def test_second_response_is_rejected(bot: BareBot, standin: StandIn) -> None:
@@ -118,7 +129,8 @@ async def test_second_response_is_rejected(bot: BareBot, standin: StandIn) -> No
     assert (await result.response()).content == "first"
     assert (await result.wait_error())["code"] == 40060
     [raised] = await wait_errors(bot)
-    assert isinstance(raised, discord.HTTPException) and raised.code == 40060
+    assert isinstance(raised, discord.HTTPException)
+    assert raised.code == 40060
 
 
 async def test_enforced_nonce_returns_first_message(

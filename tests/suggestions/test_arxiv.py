@@ -54,8 +54,10 @@ async def test_429_retry_after_is_honoured(arxiv: ArxivStandin) -> None:
         meta = await client.fetch("2406.12045")
     finally:
         await client.close()
-    assert meta is not None and len(arxiv.requests) == 2
-    assert waits and 2.5 < waits[0] <= 3
+    assert meta is not None
+    assert len(arxiv.requests) == 2
+    assert waits
+    assert 2.5 < waits[0] <= 3
 
 
 async def test_long_retry_after_refuses_without_calling_again(arxiv: ArxivStandin) -> None:

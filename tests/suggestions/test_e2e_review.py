@@ -9,7 +9,7 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from db.models.suggestions import SuggestionPoll
-from tests.suggestions.e2e import (
+from tests.suggestions.helpers import (
     button,
     card,
     fields,
@@ -43,11 +43,12 @@ async def test_review_shortlist_then_accept_tells_submitter_and_rerenders(discor
     )
     assert (await result.response()).deferred
     final = await result.final()
-    assert (
-        final.flags & (1 << 6) and "is now ⭐ shortlisted" in final.content and "told by DM" in final.content
-    )
+    assert final.flags & (1 << 6)
+    assert "is now ⭐ shortlisted" in final.content
+    assert "told by DM" in final.content
     dm = env.dm_messages(submitter)[-1]
-    assert "was shortlisted by the organizers" in dm.content and "Next month?" in dm.content
+    assert "was shortlisted by the organizers" in dm.content
+    assert "Next month?" in dm.content
     post = await post_of(env, sid)
     info = fields(post.embeds[0])
     assert info["Status"] == f"⭐ Shortlisted by <@{env.organizer.id}>"
@@ -58,7 +59,8 @@ async def test_review_shortlist_then_accept_tells_submitter_and_rerenders(discor
     final = await (
         await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "accept"})
     ).final()
-    assert "accepted" in final.content and button(final, "sugg:session:")
+    assert "accepted" in final.content
+    assert button(final, "sugg:session:")
     assert "accepted 🎉" in env.dm_messages(submitter)[-1].content
     post = await post_of(env, sid)
     assert fields(post.embeds[0])["Status"].startswith("✅ Accepted")
@@ -89,7 +91,8 @@ async def test_review_needs_an_organizer_and_a_suggestion_of_this_guild(discord_
             "suggestions review", {"suggestion": str(sid), "decision": "accept"}, member=env.members[1]
         )
     ).response()
-    assert refused.ephemeral and "Only organizers" in refused.content
+    assert refused.ephemeral
+    assert "Only organizers" in refused.content
     missing = await (
         await env.invoke("suggestions review", {"suggestion": "987654", "decision": "accept"})
     ).final()
@@ -107,7 +110,8 @@ async def test_accepted_suggestion_becomes_a_session(discord_env) -> None:
     ).final()
     # a plain member cannot use the organizer's button
     refused = await (await env.click(final, f"sugg:session:{sid}", member=env.members[1])).response()
-    assert refused.ephemeral and "Only organizers" in refused.content
+    assert refused.ephemeral
+    assert "Only organizers" in refused.content
     opened = await (await env.click(final, f"sugg:session:{sid}")).response()
     assert opened.modal is not None
     title_input = next(
@@ -118,11 +122,13 @@ async def test_accepted_suggestion_becomes_a_session(discord_env) -> None:
     )
     assert title_input["value"].startswith("Tau-Bench")
     bad = await (await env.submit_modal(opened, {"when": "yesterday 9am"})).response()
-    assert bad.ephemeral and (await card(env, sid)).session_id is None
+    assert bad.ephemeral
+    assert (await card(env, sid)).session_id is None
     made = await env.submit_modal(opened, {"when": "2026-12-10 09:30", "timezone": "PT"})
     answer = await made.response()
     content = answer.content if not answer.deferred else (await made.final()).content
-    assert "Made session #" in content and "/session announce" in content
+    assert "Made session #" in content
+    assert "/session announce" in content
     assert f"<@{env.members[2].id}> offered to present" in content
     linked = await card(env, sid)
     assert linked.session_id is not None
@@ -131,9 +137,11 @@ async def test_accepted_suggestion_becomes_a_session(discord_env) -> None:
     async with env.bot.session_factory() as s:
         info = await get_session(s, env.guild.id, linked.session_id)
     assert info.starts_at.isoformat() == "2026-12-10T17:30:00+00:00"
-    assert info.papers[0].key == "arxiv:2406.12045" and info.presenter_id == env.members[2].id
+    assert info.papers[0].key == "arxiv:2406.12045"
+    assert info.presenter_id == env.members[2].id
     again = await (await env.click(final, f"sugg:session:{sid}")).response()
-    assert again.ephemeral and "already made" in again.content
+    assert again.ephemeral
+    assert "already made" in again.content
 
 
 async def test_withdraw_rules(discord_env) -> None:
@@ -142,7 +150,8 @@ async def test_withdraw_rules(discord_env) -> None:
     refused = await (
         await env.invoke("suggestions withdraw", {"suggestion": str(sid)}, member=env.members[1])
     ).response()
-    assert refused.ephemeral and "Only the member who suggested it" in refused.content
+    assert refused.ephemeral
+    assert "Only the member who suggested it" in refused.content
     done = await (
         await invoke_to_completion(env, "suggestions withdraw", {"suggestion": str(sid)})
     ).response()
@@ -161,13 +170,15 @@ async def test_list_sort_filter_and_autocomplete(discord_env) -> None:
     listed = await (await env.invoke("suggestions list", member=env.members[1])).response()
     assert listed.ephemeral
     text = listed.embeds[0]["description"]
-    assert text.index(f"#{b}") < text.index(f"#{a}") and "👍 2" in text
+    assert text.index(f"#{b}") < text.index(f"#{a}")
+    assert "👍 2" in text
     newest = await (await env.invoke("suggestions list", {"sort": "newest"})).response()
     assert newest.embeds[0]["description"].index(f"#{c}") < newest.embeds[0]["description"].index(f"#{a}")
     none = await (await env.invoke("suggestions list", {"status": "declined"})).response()
     assert "No suggestions" in none.embeds[0]["description"]
     bad_topic = await (await env.invoke("suggestions list", {"topic": "astrology"})).response()
-    assert bad_topic.ephemeral and "not a topic" in bad_topic.content
+    assert bad_topic.ephemeral
+    assert "not a topic" in bad_topic.content
     choices = await env.autocomplete("suggestions show", "suggestion", "tau2")
     assert [ch["value"] for ch in choices] == [str(b)]
     assert all(len(ch["name"]) <= 100 for ch in choices)
@@ -201,13 +212,17 @@ async def test_poll_and_its_result(discord_env) -> None:
             await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "shortlist"})
         ).final()
     refused = await (await env.invoke("suggestions poll", member=env.members[0])).response()
-    assert refused.ephemeral and "Only organizers" in refused.content
+    assert refused.ephemeral
+    assert "Only organizers" in refused.content
     result = await invoke_to_completion(env, "suggestions poll", {"hours": 24}, channel=env.general)
     response = await result.response()
     message = response.message
-    assert message is not None and message.poll is not None
+    assert message is not None
+    assert message.poll is not None
     answers = [x["poll_media"]["text"] for x in message.poll["answers"]]
-    assert len(answers) == 2 and answers[0].startswith(f"#{a} ") and answers[1].startswith(f"#{c} ")
+    assert len(answers) == 2
+    assert answers[0].startswith(f"#{a} ")
+    assert answers[1].startswith(f"#{c} ")
     assert all(len(text) <= 55 for text in answers)
     for member in env.members[:2]:
         await env.standin.vote(message, member, 2)
@@ -218,9 +233,12 @@ async def test_poll_and_its_result(discord_env) -> None:
     await env.clock.advance(timedelta(hours=1, minutes=2))
     async with env.bot.session_factory() as s:
         poll = (await s.execute(select(SuggestionPoll))).scalar_one()
-    assert poll.status == "ended" and poll.total_votes == 3 and poll.winner_suggestion_id == c
+    assert poll.status == "ended"
+    assert poll.total_votes == 3
+    assert poll.winner_suggestion_id == c
     announced = env.messages_in(env.general)[-1]
-    assert "The paper poll has ended" in announced.content and "wins" in announced.content
+    assert "The paper poll has ended" in announced.content
+    assert "wins" in announced.content
     assert "Agent World Model" in announced.content
 
 
@@ -229,7 +247,8 @@ async def test_poll_needs_two_suggestions(discord_env) -> None:
     await use_channel(env)
     await suggest(env, env.members[0], paper="2406.12045")
     refused = await (await env.invoke("suggestions poll")).response()
-    assert refused.ephemeral and "at least two" in refused.content
+    assert refused.ephemeral
+    assert "at least two" in refused.content
 
 
 async def test_poll_that_ended_while_down_is_recorded_at_start(discord_env) -> None:
@@ -260,9 +279,11 @@ async def test_a_poll_that_cannot_be_recorded_is_taken_down(discord_env, monkeyp
     monkeypatch.setattr(cog_module, "record_poll", failing_record)
     result = await env.invoke("suggestions poll", {"hours": 24}, channel=env.general)
     posted = (await result.response()).message
-    assert posted is not None and posted.poll is not None
+    assert posted is not None
+    assert posted.poll is not None
     (told,) = await result.wait_followups(1)
-    assert told.ephemeral and told.content == APOLOGY
+    assert told.ephemeral
+    assert told.content == APOLOGY
     assert env.standin.message(posted.id).deleted
     assert [m for m in env.messages_in(env.general) if m.poll is not None] == []
     async with env.bot.session_factory() as s:
@@ -286,7 +307,8 @@ async def test_a_session_from_a_suggestion_gets_its_discord_event(discord_env) -
     made = await env.submit_modal(opened, {"when": "2026-12-10 09:30", "timezone": "PT"})
     assert (await made.response()).deferred
     content = (await made.final()).content
-    assert "Made session #" in content and "Manage Events" not in content
+    assert "Made session #" in content
+    assert "Manage Events" not in content
     (event,) = env.scheduled_events()
     assert event["name"].startswith("Tau-Bench")
     assert event["scheduled_start_time"].startswith("2026-12-10T17:30:00")
@@ -304,8 +326,10 @@ async def test_a_session_from_a_suggestion_gets_its_discord_event(discord_env) -
     _, opened = await _accept_and_open_form(env, other)
     made = await env.submit_modal(opened, {"when": "2026-12-17 09:30", "timezone": "PT"})
     content = (await made.final()).content
-    assert "Made session #" in content and "grant the bot **Manage Events**" in content
-    assert len(env.scheduled_events()) == 1 and (await card(env, other)).session_id is not None
+    assert "Made session #" in content
+    assert "grant the bot **Manage Events**" in content
+    assert len(env.scheduled_events()) == 1
+    assert (await card(env, other)).session_id is not None
 
 
 async def test_two_organizers_submitting_the_session_form_at_once_make_one_session(discord_env) -> None:
@@ -349,4 +373,5 @@ async def test_a_failed_start_up_task_is_logged_when_the_cog_unloads(discord_env
     with caplog.at_level(logging.ERROR, logger="paperclub.suggestions"):
         await env.stop_bot()
     (record,) = [r for r in caplog.records if "start-up task failed" in r.getMessage()]
-    assert record.exc_info is not None and "start-up broke" in str(record.exc_info[1])
+    assert record.exc_info is not None
+    assert "start-up broke" in str(record.exc_info[1])

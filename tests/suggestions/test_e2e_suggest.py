@@ -10,7 +10,7 @@ from bot.papers import parse_paper_ref
 from bot.services.papers.store import get_or_create_paper
 from db.models import ClubSession, SessionPaper
 from tests.suggestions.conftest import TAU_BENCH
-from tests.suggestions.e2e import (
+from tests.suggestions.helpers import (
     EPHEMERAL,
     button,
     card,
@@ -49,10 +49,12 @@ async def test_suggest_arxiv_link_in_forum_channel(discord_env, arxiv) -> None:
         member=env.members[0],
     )
     first = await result.response()
-    assert first.deferred and first.ephemeral
+    assert first.deferred
+    assert first.ephemeral
     final = await result.final()
     assert final.flags & EPHEMERAL
-    assert "Thanks! Your suggestion is #" in final.content and "discord.com/channels" in final.content
+    assert "Thanks! Your suggestion is #" in final.content
+    assert "discord.com/channels" in final.content
     assert arxiv.requests == ["2406.12045"]
 
     thread = next(t for t in env.standin.threads if t.parent_id == env.suggestions.id)
@@ -61,14 +63,21 @@ async def test_suggest_arxiv_link_in_forum_channel(discord_env, arxiv) -> None:
     post = await post_of(env, await latest_suggestion_id(env))
     assert post.channel_id == thread.id
     embed = post.embeds[0]
-    assert embed["title"] == TAU_BENCH.replace("-", "-")
+    assert embed["title"] == TAU_BENCH
     assert embed["url"] == "https://arxiv.org/abs/2406.12045"
     info = fields(embed)
     assert info["Suggested by"] == f"<@{env.members[0].id}>"
-    assert info["Authors"] == "Shunyu Yao, Noah Shinn" and info["Published"] == "2024-06-17"
-    assert info["Topic"] == "benchmark validity" and info["Votes"] == "0"
+    assert info["Authors"] == "Shunyu Yao, Noah Shinn"
+    assert info["Published"] == "2024-06-17"
+    assert info["Topic"] == "benchmark validity"
+    assert info["Votes"] == "0"
     assert "Tau2 builds on it @everyone" in embed["description"]
-    assert post.payload.get("allowed_mentions", {}).get("parse", []) == [] or "mentions" not in post.payload
+    # The @everyone in the member's text pings nobody: the bot asked for no mentions, and none happened.
+    [created] = env.standin.requests_to("POST", rf"^/channels/{env.suggestions.id}/threads$")
+    assert created.json["message"]["allowed_mentions"]["parse"] == []
+    assert post.payload["mention_everyone"] is False
+    assert post.payload["mentions"] == []
+    assert post.payload["mention_roles"] == []
     assert button(post, "sugg:vote:")["label"] == "Upvote · 0"
     assert button(post, "sugg:present:")["label"] == "I'd present this"
 
@@ -90,7 +99,8 @@ async def test_modal_path(discord_env) -> None:
     opened = await (
         await env.invoke("suggest", {"topic": "user simulators"}, member=env.members[2])
     ).response()
-    assert opened.modal is not None and opened.modal["title"] == "Suggest a paper"
+    assert opened.modal is not None
+    assert opened.modal["title"] == "Suggest a paper"
     result = await env.submit_modal(
         opened,
         {
@@ -103,8 +113,10 @@ async def test_modal_path(discord_env) -> None:
     final = await result.final()
     assert "Thanks" in final.content
     shown = await card(env, await latest_suggestion_id(env))
-    assert shown.paper.key == "openreview:AbC123xyz" and shown.paper.title == "Simulated users"
-    assert shown.topic == "user simulators" and shown.reason == "Relevant."
+    assert shown.paper.key == "openreview:AbC123xyz"
+    assert shown.paper.title == "Simulated users"
+    assert shown.topic == "user simulators"
+    assert shown.reason == "Relevant."
 
 
 async def test_modal_bad_input_is_ephemeral_and_stores_nothing(discord_env) -> None:
@@ -113,11 +125,13 @@ async def test_modal_bad_input_is_ephemeral_and_stores_nothing(discord_env) -> N
     opened = await (await env.invoke("suggest", member=env.members[0])).response()
     result = await env.submit_modal(opened, {"paper": "javascript:alert(1)"}, member=env.members[0])
     answer = await result.response()
-    assert answer.ephemeral and "http(s)" in answer.content
+    assert answer.ephemeral
+    assert "http(s)" in answer.content
     opened = await (await env.invoke("suggest", member=env.members[0])).response()
     result = await env.submit_modal(opened, {"paper": "  \n "}, member=env.members[0])
     answer = await result.response()
-    assert answer.ephemeral and "Give a paper" in answer.content
+    assert answer.ephemeral
+    assert "Give a paper" in answer.content
     assert env.standin.threads == []
 
 
@@ -142,7 +156,8 @@ async def test_bad_input_is_ephemeral_and_stores_nothing(discord_env, options, e
 
 async def test_not_configured(discord_env) -> None:
     answer = await suggest(discord_env, discord_env.members[0], paper="2406.12045")
-    assert answer.ephemeral and "/setup suggestions" in answer.content
+    assert answer.ephemeral
+    assert "/setup suggestions" in answer.content
 
 
 async def test_duplicates_by_link_variant_and_fuzzy_title(discord_env, arxiv) -> None:
@@ -158,7 +173,8 @@ async def test_duplicates_by_link_variant_and_fuzzy_title(discord_env, arxiv) ->
     fuzzy = await suggest(
         env, tom, paper="tau bench: a benchmark for tool agent user interaction in real world domain"
     )
-    assert "already suggested" in fuzzy.content and "2 votes now" in fuzzy.content
+    assert "already suggested" in fuzzy.content
+    assert "2 votes now" in fuzzy.content
     again = await suggest(env, sam, paper="2406.12045")
     assert "you had already voted" in again.content
     own = await suggest(env, rita, paper="2406.12045")
@@ -184,7 +200,8 @@ async def test_duplicate_of_a_paper_already_read(discord_env) -> None:
         paper = await get_or_create_paper(s, env.guild.id, parse_paper_ref("2406.12045"), title=TAU_BENCH)
         s.add(SessionPaper(session_id=row.id, paper_id=paper.id, position=0))
     answer = await suggest(env, env.members[0], paper="https://arxiv.org/abs/2406.12045v3")
-    assert "already read" in answer.content and "4 April" in answer.content
+    assert "already read" in answer.content
+    assert "4 April" in answer.content
     assert "Tool-graph environment synthesis" in answer.content
     assert env.standin.threads == []
 
@@ -194,7 +211,8 @@ async def test_arxiv_down_saves_and_enriches_later(discord_env, arxiv) -> None:
     await use_channel(env)
     arxiv.mode = "down"
     answer = await suggest(env, env.members[0], paper="2406.12045")
-    assert "Thanks" in answer.content and "arXiv did not answer" in answer.content
+    assert "Thanks" in answer.content
+    assert "arXiv did not answer" in answer.content
     sid = await latest_suggestion_id(env)
     post = await post_of(env, sid)
     assert post.embeds[0]["title"] == "arXiv:2406.12045"
@@ -226,7 +244,8 @@ async def test_daily_cap(discord_env, arxiv) -> None:
             in (await suggest(env, env.members[0], paper=f"Paper number {i} on environments")).content
         )
     refused = await suggest(env, env.members[0], paper="One too many")
-    assert "limit is 5 a day" in refused.content and refused.ephemeral
+    assert "limit is 5 a day" in refused.content
+    assert refused.ephemeral
     assert len(env.standin.threads) == 5
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tests.suggestions.e2e import (
+from tests.suggestions.helpers import (
     button,
     card,
     fields,
@@ -28,7 +28,8 @@ async def test_upvote_toggles_and_updates_the_post(discord_env) -> None:
     sid, post = await _suggested(env)
     voter = env.members[1]
     answer = await (await env.click(post, f"sugg:vote:{sid}", member=voter)).response()
-    assert answer.ephemeral and "Your vote is in (1 vote now)" in answer.content
+    assert answer.ephemeral
+    assert "Your vote is in (1 vote now)" in answer.content
     post = await post_of(env, sid)
     assert button(post, "sugg:vote:")["label"] == "Upvote · 1"
     assert fields(post.embeds[0])["Votes"] == "1"
@@ -42,14 +43,16 @@ async def test_volunteer_to_present(discord_env) -> None:
     env = discord_env
     sid, post = await _suggested(env)
     answer = await (await env.click(post, f"sugg:present:{sid}", member=env.members[2])).response()
-    assert answer.ephemeral and "offered to present" in answer.content
+    assert answer.ephemeral
+    assert "offered to present" in answer.content
     post = await post_of(env, sid)
     assert button(post, "sugg:present:")["label"] == "I'd present this · 1"
     assert fields(post.embeds[0])["Offered to present"] == f"<@{env.members[2].id}>"
     shown = await (
         await env.invoke("suggestions show", {"suggestion": str(sid)}, member=env.members[1])
     ).response()
-    assert shown.ephemeral and f"<@{env.members[2].id}>" in fields(shown.embeds[0])["Offered to present"]
+    assert shown.ephemeral
+    assert f"<@{env.members[2].id}>" in fields(shown.embeds[0])["Offered to present"]
 
 
 async def test_fifty_members_vote_at_once(discord_env) -> None:
@@ -86,9 +89,11 @@ async def test_votes_closed_after_withdrawal(discord_env) -> None:
             env, "suggestions withdraw", {"suggestion": str(sid)}, member=env.members[0]
         )
     ).response()
-    assert done.ephemeral and "withdrawn" in done.content
+    assert done.ephemeral
+    assert "withdrawn" in done.content
     post = await post_of(env, sid)
     assert button(post, "sugg:vote:").get("disabled") is True
     assert "Withdrawn" in fields(post.embeds[0])["Status"]
     answer = await (await env.click(post, f"sugg:vote:{sid}", member=env.members[1])).response()
-    assert answer.ephemeral and "voting on it is closed" in answer.content
+    assert answer.ephemeral
+    assert "voting on it is closed" in answer.content

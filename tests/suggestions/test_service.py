@@ -91,7 +91,8 @@ def test_bad_papers_are_refused(paper) -> None:
 
 def test_topic_matches_case_insensitively_and_reason_is_kept_whole() -> None:
     d = draft("2406.12045", topic="Benchmark Validity", reason="x" * 1000)
-    assert d.topic == "benchmark validity" and d.reason == "x" * 1000
+    assert d.topic == "benchmark validity"
+    assert d.reason == "x" * 1000
 
 
 # ---------------------------------------------------------------- submitting and duplicates
@@ -103,12 +104,16 @@ async def test_submit_stores_suggestion_with_arxiv_metadata(session_factory, ind
         session_factory, index, "https://arxiv.org/abs/2406.12045v2", metadata=meta, reason="good"
     )
     card = result.card
-    assert card is not None and result.duplicate is None
+    assert card is not None
+    assert result.duplicate is None
     assert card.paper.key == "arxiv:2406.12045"
     assert card.paper.title == TAU_BENCH
     assert card.paper.authors == "Shunyu Yao, Noah Shinn"
-    assert card.abstract == "We propose." and card.published == "2024-06-17"
-    assert card.status == "open" and card.votes == 0 and card.reason == "good"
+    assert card.abstract == "We propose."
+    assert card.published == "2024-06-17"
+    assert card.status == "open"
+    assert card.votes == 0
+    assert card.reason == "good"
 
 
 async def test_members_own_title_wins_over_arxiv(session_factory, index) -> None:
@@ -116,24 +121,32 @@ async def test_members_own_title_wins_over_arxiv(session_factory, index) -> None
     result = await submit(
         session_factory, index, "2406.12045", metadata=meta, title="tau-bench (the original)"
     )
-    assert result.card is not None and result.card.paper.title == "tau-bench (the original)"
+    assert result.card is not None
+    assert result.card.paper.title == "tau-bench (the original)"
 
 
 async def test_duplicate_by_other_link_adds_a_vote(session_factory, index) -> None:
     first = await submit(session_factory, index, "https://arxiv.org/abs/2406.12045")
     assert first.card is not None
     again = await submit(session_factory, index, "https://arxiv.org/pdf/2406.12045v3.pdf", user=BOB)
-    assert again.card is None and again.duplicate is not None
+    assert again.card is None
+    assert again.duplicate is not None
     notice = again.duplicate
     assert notice.standing.suggestion_id == first.card.id
     assert notice.standing.submitter_id == ALICE
-    assert notice.vote_added and notice.votes == 1 and not notice.own
+    assert notice.vote_added
+    assert notice.votes == 1
+    assert not notice.own
     # a third time by the same member: no second vote
     third = await submit(session_factory, index, "arXiv:2406.12045", user=BOB)
-    assert third.duplicate is not None and not third.duplicate.vote_added and third.duplicate.votes == 1
+    assert third.duplicate is not None
+    assert not third.duplicate.vote_added
+    assert third.duplicate.votes == 1
     # the submitter themself
     own = await submit(session_factory, index, "2406.12045", user=ALICE)
-    assert own.duplicate is not None and own.duplicate.own and not own.duplicate.vote_added
+    assert own.duplicate is not None
+    assert own.duplicate.own
+    assert not own.duplicate.vote_added
 
 
 async def test_duplicate_by_url_variant(session_factory, index) -> None:
@@ -166,7 +179,8 @@ async def test_duplicate_by_title_of_an_arxiv_paper(session_factory, index) -> N
     meta = ArxivMetadata("2406.12045", TAU_BENCH, (), "", "2024-06-17")
     await submit(session_factory, index, "2406.12045", metadata=meta)
     by_title = await submit(session_factory, index, TAU_BENCH.upper(), user=BOB)
-    assert by_title.duplicate is not None and by_title.duplicate.vote_added
+    assert by_title.duplicate is not None
+    assert by_title.duplicate.vote_added
 
 
 async def test_already_read_paper_is_a_duplicate_without_vote(session_factory, index) -> None:
@@ -183,7 +197,8 @@ async def test_read_paper_matched_by_fuzzy_title(session_factory, index) -> None
         session_factory, "Old one", NOW - timedelta(days=9), ["OS-Genesis: Reverse Task Synthesis"]
     )
     result = await submit(session_factory, index, "OS Genesis - reverse task synthesis")
-    assert result.duplicate is not None and result.duplicate.standing.read_at is not None
+    assert result.duplicate is not None
+    assert result.duplicate.standing.read_at is not None
 
 
 async def test_cancelled_sessions_do_not_count_and_upcoming_ones_do(session_factory, index) -> None:
@@ -193,7 +208,8 @@ async def test_cancelled_sessions_do_not_count_and_upcoming_ones_do(session_fact
     assert (await submit(session_factory, index, "2406.12045")).card is not None
     await add_session(session_factory, "Soon", NOW + timedelta(days=3), ["2506.07982"])
     upcoming = await submit(session_factory, index, "2506.07982")
-    assert upcoming.duplicate is not None and upcoming.duplicate.standing.scheduled_at is not None
+    assert upcoming.duplicate is not None
+    assert upcoming.duplicate.standing.scheduled_at is not None
 
 
 async def test_declined_or_withdrawn_paper_can_be_suggested_again(session_factory, index) -> None:
@@ -210,7 +226,8 @@ async def test_declined_or_withdrawn_paper_can_be_suggested_again(session_factor
             now=NOW,
         )
     again = await submit(session_factory, index, "2406.12045", user=BOB)
-    assert again.card is not None and again.card.id != first.card.id
+    assert again.card is not None
+    assert again.card.id != first.card.id
     # the old one cannot come back while the new one stands
     with pytest.raises(Conflict, match=f"#{again.card.id}"):
         async with session_factory() as s, s.begin():
@@ -228,7 +245,8 @@ async def test_declined_or_withdrawn_paper_can_be_suggested_again(session_factor
 async def test_guilds_are_separate(session_factory, index) -> None:
     mine = await submit(session_factory, index, "2406.12045")
     theirs = await submit(session_factory, index, "2406.12045", guild=OTHER_GUILD)
-    assert mine.card is not None and theirs.card is not None
+    assert mine.card is not None
+    assert theirs.card is not None
     async with session_factory() as s:
         with pytest.raises(NotFound, match=f"#{mine.card.id}"):
             await get_card(s, OTHER_GUILD, mine.card.id)
@@ -276,10 +294,12 @@ async def test_vote_toggles_and_closed_suggestions_refuse(session_factory, index
     assert (again.added, again.count) == (False, 1)
     async with session_factory() as s, s.begin():
         offer = await toggle_volunteer(s, GUILD, card.id, CAROL, NOW)
-    assert offer.added and offer.count == 1
+    assert offer.added
+    assert offer.count == 1
     async with session_factory() as s:
         shown = await get_card(s, GUILD, card.id)
-    assert shown.voter_ids == (CAROL,) and shown.volunteer_ids == (CAROL,)
+    assert shown.voter_ids == (CAROL,)
+    assert shown.volunteer_ids == (CAROL,)
     with pytest.raises(NotFound):
         async with session_factory() as s, s.begin():
             await toggle_vote(s, OTHER_GUILD, card.id, BOB, NOW)
@@ -308,8 +328,10 @@ async def test_review_can_change_and_keeps_the_note(session_factory, index) -> N
             reviewer_id=ORGANIZER,
             now=NOW,
         )
-    assert result.changed and result.previous_status == "open"
-    assert result.card.status == "shortlisted" and result.card.review_note == "promising"
+    assert result.changed
+    assert result.previous_status == "open"
+    assert result.card.status == "shortlisted"
+    assert result.card.review_note == "promising"
     async with session_factory() as s, s.begin():
         result = await review_suggestion(
             s,
@@ -320,7 +342,8 @@ async def test_review_can_change_and_keeps_the_note(session_factory, index) -> N
             reviewer_id=ORGANIZER,
             now=NOW,
         )
-    assert result.card.status == "accepted" and result.card.review_note is None
+    assert result.card.status == "accepted"
+    assert result.card.review_note is None
     with pytest.raises(BadInput, match="Note"):
         async with session_factory() as s, s.begin():
             await review_suggestion(
@@ -374,7 +397,9 @@ async def _three(session_factory, index):
             session_factory, index, "Gamma simulator paper", user=CAROL, now=NOW + timedelta(minutes=2)
         )
     ).card
-    assert a and b and c
+    assert a
+    assert b
+    assert c
     async with session_factory() as s, s.begin():
         for voter in (1, 2, 3):
             await toggle_vote(s, GUILD, b.id, voter, NOW)
@@ -390,10 +415,12 @@ async def test_list_sorts_filters_and_pages(session_factory, index) -> None:
         topical, topical_total = await list_suggestions(s, GUILD, topic="Environment Generation")
         page2, _ = await list_suggestions(s, GUILD, offset=2, limit=2)
         declined, _ = await list_suggestions(s, GUILD, status="declined")
-    assert total == 3 and [x.id for x in by_votes] == [b.id, a.id, c.id]
+    assert total == 3
+    assert [x.id for x in by_votes] == [b.id, a.id, c.id]
     assert by_votes[0].votes == 3
     assert [x.id for x in newest] == [c.id, b.id, a.id]
-    assert topical_total == 1 and topical[0].id == a.id
+    assert topical_total == 1
+    assert topical[0].id == a.id
     assert [x.id for x in page2] == [c.id]
     assert declined == []
 
@@ -444,8 +471,10 @@ async def test_poll_result_recorded_once(session_factory, index) -> None:
         assert [p.id for p in await due_polls(s, NOW + timedelta(hours=24))] == [poll_id]
     async with session_factory() as s, s.begin():
         result = await finish_poll(s, poll_id, {1: 2, 2: 5}, NOW + timedelta(hours=24))
-    assert result is not None and result.total_votes == 7
-    assert result.winner is not None and result.winner.suggestion_id == a.id
+    assert result is not None
+    assert result.total_votes == 7
+    assert result.winner is not None
+    assert result.winner.suggestion_id == a.id
     assert [o.votes for o in result.options] == [5, 2, 0]
     async with session_factory() as s, s.begin():
         assert await finish_poll(s, poll_id, {1: 9}, NOW) is None
@@ -467,7 +496,9 @@ async def test_poll_tie_has_no_single_winner(session_factory, index) -> None:
             now=NOW,
         )
         result = await finish_poll(s, poll_id, {1: 3, 2: 3}, NOW)
-    assert result is not None and result.winner is None and len(result.winners) == 2
+    assert result is not None
+    assert result.winner is None
+    assert len(result.winners) == 2
 
 
 # ---------------------------------------------------------------- late metadata
@@ -475,18 +506,21 @@ async def test_poll_tie_has_no_single_winner(session_factory, index) -> None:
 
 async def test_metadata_filled_in_later(session_factory, index) -> None:
     card = (await submit(session_factory, index, "2406.12045")).card  # arXiv was down: no metadata
-    assert card is not None and card.paper.title == "arXiv:2406.12045"
+    assert card is not None
+    assert card.paper.title == "arXiv:2406.12045"
     async with session_factory() as s:
         pending = await papers_missing_metadata(s)
     assert [(p.paper_id, p.arxiv_id) for p in pending] == [(card.paper.id, "2406.12045")]
     meta = ArxivMetadata("2406.12045", TAU_BENCH, ("Shunyu Yao",), "Abstract.", "2024-06-17")
     async with session_factory() as s, s.begin():
         changed, ids = await store_fetched_metadata(s, card.paper.id, meta, NOW)
-    assert changed and ids == [card.id]
+    assert changed
+    assert ids == [card.id]
     async with session_factory() as s:
         assert await papers_missing_metadata(s) == []
         shown = await get_card(s, GUILD, card.id)
-    assert shown.paper.title == TAU_BENCH and shown.paper.authors == "Shunyu Yao"
+    assert shown.paper.title == TAU_BENCH
+    assert shown.paper.authors == "Shunyu Yao"
     index.forget(GUILD)
     # now the title is known, a suggestion by title is caught
     assert (await submit(session_factory, index, TAU_BENCH, user=BOB)).duplicate is not None

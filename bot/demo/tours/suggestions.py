@@ -18,7 +18,8 @@ async def _post(demo: Any, suggestion_id: int) -> Any:
     await cog.refresher.wait_idle()
     async with demo.bot.session_factory() as session:
         card = await card_by_id(session, suggestion_id)
-    assert card is not None and card.message_id is not None
+    assert card is not None
+    assert card.message_id is not None
     return demo.standin.message(card.message_id)
 
 

@@ -46,7 +46,8 @@ def session_id_in(text: str) -> int:
 
 async def add_session(env: BotEnv, title: str, when: str, **options: Any) -> int:
     reply = await run(env, "session add", {"title": title, "when": when, **options})
-    assert is_ephemeral(reply) and reply.content.startswith("Added session #"), reply.content
+    assert is_ephemeral(reply), reply.content
+    assert reply.content.startswith("Added session #"), reply.content
     return session_id_in(reply.content)
 
 
