@@ -20,6 +20,7 @@ from bot.clock import Clock
 from bot.paging import setup_paging
 from bot.settings import Settings
 from bot.tree import PaperclubTree, log_outcome
+from bot.web import WebServer
 from db.migrate import upgrade_database
 from db.models import AppState
 
@@ -72,6 +73,11 @@ class PaperclubBot(commands.Bot):
         self.start_background = start_background
         self.synced_commands: list[app_commands.AppCommand] = []
         self._arxiv: ArxivClient | None = None
+        self.web: WebServer | None = (
+            WebServer(settings.web_host, settings.web_port, public_url=settings.public_url)
+            if settings.web_port is not None and start_background
+            else None
+        )
 
     @property
     def arxiv(self) -> ArxivClient:
@@ -88,6 +94,8 @@ class PaperclubBot(commands.Bot):
             await self.load_extension(extension)
         if self.start_background and not self.scheduler.running:
             self.scheduler.start()
+        if self.web is not None:
+            await self.web.start()  # after every cog has added its routes
         if self.sync_mode != "never":
             await self.sync_application_commands(force=self.sync_mode == "force")
 
@@ -143,6 +151,8 @@ class PaperclubBot(commands.Bot):
         finally:
             if self.scheduler.running:
                 self.scheduler.shutdown(wait=False)
+            if self.web is not None:
+                await self.web.stop()
             if self._arxiv is not None:
                 await self._arxiv.close()
             await self.engine.dispose()

@@ -22,6 +22,9 @@ _HOW_TO_FIX: dict[str, str] = {
     "LOG_LEVEL": "use one of DEBUG, INFO, WARNING, ERROR",
     "DISCORD_API_BASE": "use an http(s) base URL such as http://127.0.0.1:8123, or leave it unset for Discord",
     "ARXIV_API_URL": "use an http(s) URL such as https://export.arxiv.org/api/query",
+    "WEB_PORT": "use a port number such as 8080 (0: any free port), or leave it unset to serve nothing",
+    "WEB_HOST": "use the address to listen on, such as 127.0.0.1 (the default) or 0.0.0.0",
+    "PUBLIC_URL": "use the https address people reach the web server at, such as https://club.example.org",
 }
 
 
@@ -42,13 +45,16 @@ class Settings(BaseSettings):
     max_pending_reminders: int = Field(default=500, ge=1, le=100_000)
     presenter_dm_days: int = Field(default=3, ge=0, le=30)
     suggestions_per_day: int = Field(default=5, ge=1, le=1000)
+    web_port: int | None = Field(default=None, ge=0, le=65535)
+    web_host: str = Field(default="127.0.0.1", min_length=1)
+    public_url: str | None = None
 
     @field_validator("log_level", mode="before")
     @classmethod
     def _upper_level(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
 
-    @field_validator("dev_guild_id", "discord_api_base", mode="before")
+    @field_validator("dev_guild_id", "discord_api_base", "web_port", "public_url", mode="before")
     @classmethod
     def _blank_is_none(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
@@ -61,7 +67,7 @@ class Settings(BaseSettings):
             raise ValueError("must start with sqlite+aiosqlite:// or postgresql+asyncpg://")
         return value
 
-    @field_validator("discord_api_base", "arxiv_api_url")
+    @field_validator("discord_api_base", "arxiv_api_url", "public_url")
     @classmethod
     def _check_http_url(cls, value: str | None) -> str | None:
         if value is None:

@@ -1,0 +1,84 @@
+"""The bot's small web server (aiohttp.web): off unless ``WEB_PORT`` is set.
+
+Features add their routes while the bot sets up (in ``cog_load``), and the bot starts the server once
+every cog is loaded (the end of ``setup_hook``) and stops it in ``close``::
+
+    routes = web.RouteTableDef()
+
+    @routes.get("/{slug}/")
+    async def home(request: web.Request) -> web.StreamResponse: ...
+
+    async def cog_load(self) -> None:
+        if self.bot.web is not None:
+            self.bot.web.add_routes(routes)
+
+The server only listens on ``WEB_HOST`` (127.0.0.1 by default): put a reverse proxy in front of it for
+the internet. ``PUBLIC_URL`` is the address people use, for links in Discord messages and feeds.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from aiohttp import web
+
+log = logging.getLogger("paperclub.web")
+
+
+class WebServer:
+    """Collects routes from features, then serves them on ``host:port``."""
+
+    def __init__(self, host: str, port: int, *, public_url: str | None = None) -> None:
+        self.host = host
+        self.port = port
+        self._public_url = public_url.rstrip("/") if public_url else None
+        self.app = web.Application()
+        self._runner: web.AppRunner | None = None
+        self._site: web.TCPSite | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._runner is not None
+
+    def add_routes(self, routes: Iterable[web.AbstractRouteDef]) -> None:
+        """Add a feature's routes; only before the server starts (aiohttp freezes the router then)."""
+        if self.started:
+            raise RuntimeError("routes must be added before the web server starts (in cog_load)")
+        self.app.add_routes(routes)
+
+    @property
+    def bound_port(self) -> int:
+        """The port actually listened on (differs from ``port`` when that was 0: any free port)."""
+        if self._site is None or self._runner is None:
+            return self.port
+        for address in self._runner.addresses:
+            if isinstance(address, tuple) and len(address) >= 2:
+                return int(address[1])
+        return self.port
+
+    @property
+    def public_url(self) -> str:
+        """``PUBLIC_URL``, or (unset) this server's own address."""
+        return self._public_url or f"http://{self.host}:{self.bound_port}"
+
+    async def start(self) -> None:
+        if self.started:
+            return
+        runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        await runner.setup()
+        site = web.TCPSite(runner, self.host, self.port)
+        try:
+            await site.start()
+        except OSError:
+            await runner.cleanup()
+            raise
+        self._runner, self._site = runner, site
+        log.info(
+            "web server listening on %s:%d (public address %s)", self.host, self.bound_port, self.public_url
+        )
+
+    async def stop(self) -> None:
+        runner, self._runner, self._site = self._runner, None, None
+        if runner is not None:
+            await runner.cleanup()
