@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 import cogs
 from bot.arxiv import ArxivClient
-from bot.clock import Clock
+from bot.clock import Clock, SystemClock
 from bot.paging import setup_paging
 from bot.settings import Settings
 from bot.tree import PaperclubTree, log_outcome
@@ -66,7 +66,7 @@ class PaperclubBot(commands.Bot):
         self.engine = engine
         self.session_factory = session_factory
         self.scheduler = scheduler
-        self.clock = clock or Clock()
+        self.clock: Clock = clock or SystemClock()
         self.sync_mode = sync_commands  # "auto" (when changed), "force", or "never"
         self.migrate = migrate
         self.start_background = start_background

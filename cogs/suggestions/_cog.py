@@ -69,9 +69,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         register_pager("suggestions", self.render_page)
-        on_change = getattr(self.bot.clock, "on_change", None)
-        if on_change is not None:  # a FakeClock (tests, the demo): re-check whenever it moves
-            on_change(self._clock_moved)
+        self.bot.clock.on_change(self._clock_moved)  # a FakeClock (tests, the demo) calls it on each move
         self.bot.scheduler.add_job(
             self.tick, "interval", minutes=10, id="suggestions-tick", replace_existing=True
         )
@@ -87,9 +85,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
 
     async def cog_unload(self) -> None:
         self._stopped = True
-        remove_listener = getattr(self.bot.clock, "remove_listener", None)
-        if remove_listener is not None:
-            remove_listener(self._clock_moved)
+        self.bot.clock.remove_listener(self._clock_moved)
         if self._startup is not None:
             self._startup.cancel()
             # Wait for it: a task cancelled mid-query must finish before the engine is disposed.
