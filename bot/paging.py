@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.replies import NO_MENTIONS, fit_embed, send_reply
-from bot.views import PaperclubView, guarded
+from bot.views import PaperclubView, PersistentButton, field
 
 if TYPE_CHECKING:
     from bot.client import Interaction
@@ -65,32 +65,19 @@ def clamp_page(page: int, pages: int) -> int:
     return min(max(page, 0), pages - 1)
 
 
-class PageButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"pg:(?P<name>[a-z_]+):(?P<arg>[^:]{0,60}):(?P<page>\d+):(?P<dir>[pn])",
-):
+class PageButton(PersistentButton, prefix="pg"):
+    """◀ or ▶ under a paged list; ``page`` is the page it opens."""
+
+    name: str = field(r"[a-z_]+")
+    arg: str = field(r"[^:]{0,60}")
+    page: int = field(r"\d+", int)
+    direction: str = field(r"[pn]")
+
     def __init__(self, name: str, arg: str, page: int, direction: str, *, disabled: bool = False) -> None:
         label = "◀ Previous" if direction == "p" else "Next ▶"
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"pg:{name}:{arg}:{page}:{direction}",
-                disabled=disabled,
-            )
-        )
-        self.name, self.arg, self.page = name, arg, page
+        super().__init__(name, arg, page, direction, label=label, disabled=disabled)
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> PageButton:
-        return cls(match["name"], match["arg"], int(match["page"]), match["dir"])
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, lambda: self._turn(interaction))
-
-    async def _turn(self, interaction: Interaction) -> None:
+    async def pressed(self, interaction: Interaction) -> None:
         renderer = _RENDERERS.get(self.name)
         if renderer is None or interaction.guild_id is None:
             await interaction.response.send_message("This list is no longer available.", ephemeral=True)
