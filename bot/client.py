@@ -17,7 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 import cogs
 from bot.arxiv import ArxivClient
 from bot.clock import Clock, SystemClock
-from bot.paging import setup_paging
+from bot.paging import PageButton, Pagers
 from bot.settings import Settings
 from bot.tree import PaperclubTree, log_outcome
 from db.migrate import upgrade_database
@@ -72,6 +72,7 @@ class PaperclubBot(commands.Bot):
         self.start_background = start_background
         self.synced_commands: list[app_commands.AppCommand] = []
         self._arxiv: ArxivClient | None = None
+        self.pagers = Pagers()  # each cog registers its paged lists in cog_load (bot/paging.py)
 
     @property
     def arxiv(self) -> ArxivClient:
@@ -83,7 +84,7 @@ class PaperclubBot(commands.Bot):
     async def setup_hook(self) -> None:
         if self.migrate:
             await upgrade_database(self.engine)
-        setup_paging(self)
+        self.add_dynamic_items(PageButton)  # the ◀ ▶ of every paged list, looked up in self.pagers
         for extension in discover_extensions():
             await self.load_extension(extension)
         if self.start_background and not self.scheduler.running:

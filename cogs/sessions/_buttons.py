@@ -4,18 +4,15 @@ their custom_id, so they keep working after a restart (registered in the cog's c
 from __future__ import annotations
 
 import io
-from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import ClassVar
 
 import discord
 from discord.utils import escape_markdown
 
 from bot import timeutil
 from bot.client import Interaction
-from bot.errors import NotAllowed
 from bot.permissions import require_guild_id
-from bot.replies import NO_MENTIONS, one_line, send_ephemeral
+from bot.replies import one_line, send_ephemeral
 from bot.services.sessions import calendar as ics
 from bot.services.sessions.info import SessionInfo
 from bot.services.sessions.queries import toggle_subscription
@@ -68,42 +65,6 @@ class CalendarButton(PersistentButton, prefix="session:ics"):
         async with bot.session_factory() as session:
             info = await get_session(session, guild_id, self.session_id)
         await send_ephemeral(interaction, calendar_hint(info), file=ics_file(info, bot.clock.now()))
-
-
-PageRenderer = Callable[[int, int], Awaitable[tuple[discord.Embed, int, int]]]
-"""(guild_id, page) -> (embed, page shown, page count)"""
-
-
-class ListPageButton(PersistentButton, prefix="session:list"):
-    """◀ ▶ under /session list; the page is in the custom_id, so a press after a restart re-renders it."""
-
-    renderer: ClassVar[PageRenderer | None] = None  # set by the cog in cog_load
-    page: int = field(r"\d{1,6}", int)
-    direction: str = field(r"[pn]")
-
-    def __init__(self, page: int, direction: str, *, disabled: bool = False) -> None:
-        label = "◀ Previous" if direction == "p" else "Next ▶"
-        super().__init__(max(page, 0), direction, label=label, disabled=disabled)
-
-    async def pressed(self, interaction: Interaction) -> None:
-        if ListPageButton.renderer is None:
-            raise NotAllowed("This list is no longer available; run /session list again.")
-        embed, page, pages = await ListPageButton.renderer(
-            require_guild_id(interaction, IN_SERVER_ONLY), self.page
-        )
-        await interaction.response.edit_message(
-            embed=embed, view=list_page_view(page, pages), allowed_mentions=NO_MENTIONS
-        )
-
-
-def list_page_view(page: int, pages: int) -> discord.ui.View | None:
-    """◀ ▶ for page `page` (0-based) of `pages`, or None when everything fits on one page."""
-    if pages <= 1:
-        return None
-    view = PaperclubView(timeout=None)
-    view.add_item(ListPageButton(page - 1, "p", disabled=page <= 0))
-    view.add_item(ListPageButton(page + 1, "n", disabled=page >= pages - 1))
-    return view
 
 
 def calendar_hint(info: SessionInfo) -> str:

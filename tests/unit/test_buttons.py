@@ -10,12 +10,11 @@ import pytest
 
 from bot.paging import PageButton
 from bot.views import PersistentButton, field
-from cogs.sessions._buttons import CalendarButton, ListPageButton, RemindMeButton
+from cogs.sessions._buttons import CalendarButton, RemindMeButton
 from cogs.suggestions._components import CreateSessionButton, PresentButton, VoteButton
 
 ALL_BUTTONS: list[type[PersistentButton]] = [
     PageButton,
-    ListPageButton,
     RemindMeButton,
     CalendarButton,
     VoteButton,
@@ -38,14 +37,6 @@ PINNED: list[tuple[PersistentButton, dict[str, Any]]] = [
     (
         PageButton("sessions", "", 0, "p", disabled=True),
         {"style": SECONDARY, "disabled": True, "label": "◀ Previous", "custom_id": "pg:sessions::0:p"},
-    ),
-    (
-        ListPageButton(-1, "p", disabled=True),
-        {"style": SECONDARY, "disabled": True, "label": "◀ Previous", "custom_id": "session:list:0:p"},
-    ),
-    (
-        ListPageButton(1, "n"),
-        {"style": SECONDARY, "disabled": False, "label": "Next ▶", "custom_id": "session:list:1:n"},
     ),
     (
         RemindMeButton(7),
@@ -126,8 +117,30 @@ def test_a_pressed_custom_id_rebuilds_that_button_and_only_that_one(
     assert all(getattr(again, spec.name) == getattr(button, spec.name) for spec in cls._fields)
 
 
+@pytest.mark.parametrize(
+    ("legacy", "page", "direction"), [("session:list:0:p", 0, "p"), ("session:list:1:n", 1, "n")]
+)
+def test_session_list_buttons_from_before_the_one_pager_turn_the_sessions_pager(
+    legacy: str, page: int, direction: str
+) -> None:
+    """/session list had its own ◀ ▶ (``session:list:<page>:<p|n>``); PageButton reads them as the "sessions" pager."""
+    ((cls, match),) = matching(legacy)
+    assert cls is PageButton
+    button = PageButton.from_match(match)
+    assert (button.name, button.arg, button.page, button.direction) == ("sessions", "", page, direction)
+    assert button.custom_id == f"pg:sessions::{page}:{direction}"  # what its page is re-sent with
+
+
 def test_custom_ids_not_ours_or_malformed_match_no_button() -> None:
-    for custom_id in ("session:remind:", "session:remind:12345678901", "sugg:vote:1:2", "pg:Bad::0:n", "x"):
+    for custom_id in (
+        "session:remind:",
+        "session:remind:12345678901",
+        "sugg:vote:1:2",
+        "pg:Bad::0:n",
+        "session:list:1234567:n",
+        "session:list:1:x",
+        "x",
+    ):
         assert matching(custom_id) == [], custom_id
 
 
