@@ -43,7 +43,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.common import percentile
 from bot.app import build_bot
-from bot.clock import Clock
+from bot.clock import SystemClock
 from bot.demo.running import connected
 from bot.settings import load_settings
 from db.engine import create_engine
@@ -123,7 +123,7 @@ async def start_bot(store: Store, standin: StandIn) -> Any:
         discord_token="bench-token",
         log_level="WARNING",
     )
-    return build_bot(settings, clock=Clock(), engine=store.engine())
+    return build_bot(settings, clock=SystemClock(), engine=store.engine())
 
 
 # ---------------------------------------------------------------- 1. start-up (in a child process)

@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 import cogs
 from bot.arxiv import ArxivClient
-from bot.clock import Clock
-from bot.paging import setup_paging
+from bot.clock import Clock, SystemClock
+from bot.paging import PageButton, Pagers
 from bot.settings import Settings
 from bot.tree import PaperclubTree, log_outcome
 from bot.web import WebServer
@@ -67,7 +67,7 @@ class PaperclubBot(commands.Bot):
         self.engine = engine
         self.session_factory = session_factory
         self.scheduler = scheduler
-        self.clock = clock or Clock()
+        self.clock: Clock = clock or SystemClock()
         self.sync_mode = sync_commands  # "auto" (when changed), "force", or "never"
         self.migrate = migrate
         self.start_background = start_background
@@ -78,6 +78,7 @@ class PaperclubBot(commands.Bot):
             if settings.web_port is not None and start_background
             else None
         )
+        self.pagers = Pagers()  # each cog registers its paged lists in cog_load (bot/paging.py)
 
     @property
     def arxiv(self) -> ArxivClient:
@@ -89,7 +90,7 @@ class PaperclubBot(commands.Bot):
     async def setup_hook(self) -> None:
         if self.migrate:
             await upgrade_database(self.engine)
-        setup_paging(self)
+        self.add_dynamic_items(PageButton)  # the ◀ ▶ of every paged list, looked up in self.pagers
         for extension in discover_extensions():
             await self.load_extension(extension)
         if self.start_background and not self.scheduler.running:

@@ -1,17 +1,54 @@
-"""The time source. Production uses the system clock; tests move a FakeClock by hand."""
+"""The time source. Production uses the system clock; tests and the demo move a FakeClock by hand.
+
+Both implement :class:`Clock`, so code that wants to hear the clock move (the reminder runner, the
+suggestion polls) registers a listener on any clock: the system clock never calls it (real time moves
+without telling anyone; use an alarm), a FakeClock calls it on every move and awaits it.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+ClockListener = Callable[[datetime], object]
+"""Called with the new time when a clock moves; an awaitable it returns is awaited."""
 
 
-class Clock:
-    """Aware-UTC wall clock."""
+class Clock(Protocol):
+    """Aware-UTC wall clock. Implementations subclass it, so mypy checks they implement all of it."""
+
+    @property
+    def announces_moves(self) -> bool:
+        """True when every move is announced to the listeners (a FakeClock): work due at a time can run
+        from the listener instead of a real-time alarm, and the mover waits for it."""
+        ...
+
+    def now(self) -> datetime: ...
+
+    def on_change(self, listener: ClockListener) -> None:
+        """Call ``listener`` whenever the clock moves (never, for real time)."""
+        ...
+
+    def remove_listener(self, listener: ClockListener) -> None: ...
+
+
+class SystemClock(Clock):
+    """The real time, from the system."""
+
+    @property
+    def announces_moves(self) -> bool:
+        return False
 
     def now(self) -> datetime:
         return datetime.now(UTC)
+
+    def on_change(self, listener: ClockListener) -> None:
+        """Nothing to hear: real time moves continuously and unannounced."""
+
+    def remove_listener(self, listener: ClockListener) -> None:
+        """Nothing was kept."""
 
 
 class FakeClock(Clock):
@@ -21,15 +58,19 @@ class FakeClock(Clock):
         if start.tzinfo is None:
             raise ValueError("FakeClock needs an aware datetime")
         self._now = start.astimezone(UTC)
-        self._listeners: list[Callable[[datetime], object]] = []
+        self._listeners: list[ClockListener] = []
+
+    @property
+    def announces_moves(self) -> bool:
+        return True
 
     def now(self) -> datetime:
         return self._now
 
-    def on_change(self, listener: Callable[[datetime], object]) -> None:
+    def on_change(self, listener: ClockListener) -> None:
         self._listeners.append(listener)
 
-    def remove_listener(self, listener: Callable[[datetime], object]) -> None:
+    def remove_listener(self, listener: ClockListener) -> None:
         if listener in self._listeners:
             self._listeners.remove(listener)
 

@@ -1,15 +1,16 @@
 """Paginated replies with ◀ ▶ buttons that keep working after a restart.
 
-A feature registers a page renderer under a short name; the buttons carry
-``pg:<name>:<arg>:<page>`` in their custom_id, so no state is held in memory
-and a press after a restart re-renders the page from the store. Usage::
+The bot holds one registry, ``bot.pagers``: a feature registers a page renderer under a short name in its
+cog's ``cog_load`` (and unregisters it in ``cog_unload``). The buttons carry ``pg:<name>:<arg>:<page>:<p|n>``
+in their custom_id, so no state is held in memory and a press after a restart re-renders the page from the
+store; a pager's guard runs on every press. Usage::
 
-    register_pager("sessions", render_sessions_page)   # in the cog's cog_load
-    register_pager("reminders", render_page, guard=ensure_organizer)  # checked on every press
-    embed, view = await first_page(bot, "sessions", guild_id, arg="")
-    await send_reply(interaction, embed=embed, view=view)
-    # or, with a Page the cog rendered itself:
-    await send_page(interaction, "sessions", arg, page, public=True)
+    bot.pagers.register("sessions", self.render_page)  # (guild_id, arg, page) -> Page
+    bot.pagers.register("reminders", self.render_page, guard=ensure_organizer)
+    ...
+    await send_page(interaction, "sessions", arg, await self.render_page(guild_id, arg, 0), public=True)
+    # or let the registry render the first page:
+    embed, view = await bot.pagers.first_page("sessions", guild_id, arg)
 """
 
 from __future__ import annotations
@@ -17,15 +18,21 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Self
 
 import discord
 
 from bot.replies import NO_MENTIONS, fit_embed, send_reply
-from bot.views import PaperclubView, guarded
+from bot.views import PaperclubView, PersistentButton, field
 
 if TYPE_CHECKING:
     from bot.client import Interaction
+
+NAME = re.compile(r"[a-z_]{1,20}")
+
+# /session list had its own buttons before there was one pager: "session:list:<page>:<p|n>" on messages
+# posted then still turn the pages of the "sessions" pager (the sessions cog's /session list).
+LEGACY_SESSION_LIST = "sessions"
 
 
 @dataclass(frozen=True)
@@ -33,28 +40,54 @@ class Page:
     embed: discord.Embed
     page: int  # 0-based, clamped by the renderer
     pages: int  # total, at least 1
+    note: str = ""  # after "Page n of m" in the footer, e.g. "12 upcoming"
 
 
-PageRenderer = Callable[[Any, int, str, int], Awaitable[Page]]
-"""(bot, guild_id, arg, page) -> Page"""
+PageRenderer = Callable[[int, str, int], Awaitable[Page]]
+"""(guild_id, arg, page) -> Page; ``arg`` is what the buttons carry besides the page (≤ 60 chars, no ``:``)."""
 
 PageGuard = Callable[["Interaction"], Awaitable[object]]
 """Run before every page turn; raises (e.g. NotAllowed) to refuse the presser."""
 
-_RENDERERS: dict[str, PageRenderer] = {}
-_GUARDS: dict[str, PageGuard] = {}
+
+@dataclass(frozen=True)
+class Pager:
+    render: PageRenderer
+    guard: PageGuard | None = None
 
 
-def register_pager(name: str, renderer: PageRenderer, *, guard: PageGuard | None = None) -> None:
-    """Register a renderer; ``guard`` (e.g. ``ensure_organizer``) is awaited on every ◀ ▶ press before
-    rendering, so a list shown to an organizer cannot be paged by anyone else."""
-    if not re.fullmatch(r"[a-z_]{1,20}", name):
-        raise ValueError(f"bad pager name {name!r}")
-    _RENDERERS[name] = renderer
-    if guard is None:
-        _GUARDS.pop(name, None)
-    else:
-        _GUARDS[name] = guard
+class Pagers:
+    """The bot's paged lists by name (``bot.pagers``); the ◀ ▶ buttons look their pager up on each press."""
+
+    def __init__(self) -> None:
+        self._pagers: dict[str, Pager] = {}
+
+    def register(self, name: str, render: PageRenderer, *, guard: PageGuard | None = None) -> None:
+        """Register a renderer; ``guard`` (e.g. ``ensure_organizer``) is awaited on every ◀ ▶ press before
+        rendering, so a list shown to an organizer cannot be paged by anyone else."""
+        if not NAME.fullmatch(name):
+            raise ValueError(f"bad pager name {name!r}")
+        if name in self._pagers:
+            raise ValueError(f"a pager named {name!r} is already registered")
+        self._pagers[name] = Pager(render, guard)
+
+    def unregister(self, *names: str) -> None:
+        for name in names:
+            self._pagers.pop(name, None)
+
+    def get(self, name: str) -> Pager | None:
+        return self._pagers.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._pagers
+
+    async def first_page(
+        self, name: str, guild_id: int, arg: str = "", page: int = 0
+    ) -> tuple[discord.Embed, discord.ui.View | None]:
+        """Render a page of a registered pager: its embed (footer added, fitted) and its buttons."""
+        result = await self._pagers[name].render(guild_id, arg, page)
+        view = pager_view(name, arg, result)  # adds the footer: fit the embed after it
+        return fit_embed(result.embed), view
 
 
 def page_count(total_items: int, per_page: int) -> int:
@@ -66,39 +99,35 @@ def clamp_page(page: int, pages: int) -> int:
 
 
 class PageButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"pg:(?P<name>[a-z_]+):(?P<arg>[^:]{0,60}):(?P<page>\d+):(?P<dir>[pn])",
+    PersistentButton,
+    prefix="pg",
+    legacy=r"session:list:(?P<legacy_page>\d{1,6}):(?P<legacy_direction>[pn])",
 ):
+    """◀ or ▶ under a paged list; ``page`` is the page it opens."""
+
+    name: str = field(r"[a-z_]+")
+    arg: str = field(r"[^:]{0,60}")
+    page: int = field(r"\d+", int)
+    direction: str = field(r"[pn]")
+
     def __init__(self, name: str, arg: str, page: int, direction: str, *, disabled: bool = False) -> None:
         label = "◀ Previous" if direction == "p" else "Next ▶"
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"pg:{name}:{arg}:{page}:{direction}",
-                disabled=disabled,
-            )
-        )
-        self.name, self.arg, self.page = name, arg, page
+        super().__init__(name, arg, page, direction, label=label, disabled=disabled)
 
     @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> PageButton:
-        return cls(match["name"], match["arg"], int(match["page"]), match["dir"])
+    def from_match(cls, match: re.Match[str]) -> Self:
+        if match["legacy_page"] is not None:
+            return cls(LEGACY_SESSION_LIST, "", int(match["legacy_page"]), match["legacy_direction"])
+        return super().from_match(match)
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, lambda: self._turn(interaction))
-
-    async def _turn(self, interaction: Interaction) -> None:
-        renderer = _RENDERERS.get(self.name)
-        if renderer is None or interaction.guild_id is None:
+    async def pressed(self, interaction: Interaction) -> None:
+        pager = interaction.client.pagers.get(self.name)
+        if pager is None or interaction.guild_id is None:
             await interaction.response.send_message("This list is no longer available.", ephemeral=True)
             return
-        guard = _GUARDS.get(self.name)
-        if guard is not None:
-            await guard(interaction)
-        page = await renderer(interaction.client, interaction.guild_id, self.arg, self.page)
+        if pager.guard is not None:
+            await pager.guard(interaction)
+        page = await pager.render(interaction.guild_id, self.arg, self.page)
         view = pager_view(self.name, self.arg, page)  # adds the footer: fit the embed after it
         await interaction.response.edit_message(
             embed=fit_embed(page.embed), view=view, allowed_mentions=NO_MENTIONS
@@ -113,16 +142,9 @@ def pager_view(name: str, arg: str, page: Page) -> discord.ui.View | None:
     previous, following = max(page.page - 1, 0), min(page.page + 1, page.pages - 1)
     view.add_item(PageButton(name, arg, previous, "p", disabled=page.page <= 0))
     view.add_item(PageButton(name, arg, following, "n", disabled=page.page >= page.pages - 1))
-    page.embed.set_footer(text=f"Page {page.page + 1} of {page.pages}")
+    footer = f"Page {page.page + 1} of {page.pages}"
+    page.embed.set_footer(text=f"{footer} · {page.note}" if page.note else footer)
     return view
-
-
-async def first_page(
-    bot: Any, name: str, guild_id: int, arg: str = "", page: int = 0
-) -> tuple[discord.Embed, discord.ui.View | None]:
-    result = await _RENDERERS[name](bot, guild_id, arg, page)
-    view = pager_view(name, arg, result)  # adds the footer: fit the embed after it
-    return fit_embed(result.embed), view
 
 
 async def send_page(
@@ -131,8 +153,3 @@ async def send_page(
     """Answer with a page a renderer made, and its ◀ ▶ buttons (ephemeral unless ``public``)."""
     view = pager_view(name, arg, page)  # adds the footer: fit the embed after it
     await send_reply(interaction, embed=fit_embed(page.embed), view=view, public=public)
-
-
-def setup_paging(bot: discord.Client) -> None:
-    """Register the page buttons once (the Bot does this in setup_hook)."""
-    bot.add_dynamic_items(PageButton)

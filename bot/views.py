@@ -1,10 +1,25 @@
-"""Base view and modal: errors go through the same handler as slash commands, and each press is logged."""
+"""The UI base classes: a view, a modal and a restart-proof button whose errors go through the same handler
+as slash commands, and whose presses and submissions are logged.
+
+A button that must keep working after a restart keeps its state in its custom_id::
+
+    class RemindMeButton(PersistentButton, prefix="session:remind"):
+        session_id: int = field(r"\\d{1,10}", int)  # custom_id "session:remind:<session_id>"
+        label, emoji, style = "Remind me", "⏰", discord.ButtonStyle.primary
+
+        async def pressed(self, interaction: Interaction) -> None:
+            ...  # interaction.client is the PaperclubBot; errors reach the one handler
+
+    view.add_item(RemindMeButton(info.id))
+    bot.add_dynamic_items(RemindMeButton)  # in the cog's cog_load (remove_dynamic_items in cog_unload)
+"""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar, overload
 
 import discord
 
@@ -12,6 +27,12 @@ from bot.tree import log_outcome, report_error
 
 if TYPE_CHECKING:
     from bot.client import Interaction
+
+T = TypeVar("T")
+
+# "custom_id ... a string of 1 to 100 characters" (Discord: Components reference, Custom ID;
+# https://discord.com/developers/docs/components/reference#anatomy-of-a-component-custom-id).
+CUSTOM_ID_LIMIT = 100
 
 
 class PaperclubView(discord.ui.View):
@@ -28,10 +49,115 @@ class PaperclubView(discord.ui.View):
 
 
 class PaperclubModal(discord.ui.Modal):
+    """A modal whose subclasses implement ``submitted``; errors go to the one handler, submissions are logged."""
+
+    async def on_submit(self, interaction: discord.Interaction[Any], /) -> None:
+        await self.submitted(interaction)
+        log_component(interaction)
+
+    async def submitted(self, interaction: Interaction) -> None:
+        """Handle the submitted form (``interaction.client`` is the PaperclubBot)."""
+        raise NotImplementedError
+
     async def on_error(  # type: ignore[override]  # discord.py's stub differs from its runtime call
         self, interaction: Interaction, error: Exception, /
     ) -> None:
         await report_error(interaction, error)
+
+
+class Field:
+    """One value a PersistentButton keeps in its custom_id (declare it with :func:`field`)."""
+
+    def __init__(self, pattern: str, parse: Callable[[str], Any]) -> None:
+        self.pattern = pattern
+        self.parse = parse
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+
+@overload
+def field(pattern: str) -> str: ...
+@overload
+def field(pattern: str, parse: Callable[[str], T]) -> T: ...
+def field(pattern: str, parse: Callable[[str], Any] = str) -> Any:
+    """A custom_id field of a PersistentButton: ``pattern`` is the regex its text matches (no ``:``),
+    ``parse`` turns that text back into the value. Typed as the value, like ``dataclasses.field``."""
+    return Field(pattern, parse)
+
+
+class PersistentButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"(?!)"):
+    """A button whose state is its custom_id, ``<prefix>:<field>:<field>…``, so a press after a restart
+    rebuilds it (discord.py matches the custom_id against the template built from the fields).
+
+    Subclasses give ``prefix=`` in the class line, declare their fields with :func:`field` (in custom_id
+    order), their look as class attributes (``label``, ``emoji``, ``style``; ``label=`` in ``__init__``
+    for a label that changes), and implement :meth:`pressed`. ``legacy=`` adds an older custom_id form
+    still accepted from posted messages (override :meth:`from_match` to read it).
+    """
+
+    label: ClassVar[str] = ""
+    emoji: ClassVar[str | None] = None
+    style: ClassVar[discord.ButtonStyle] = discord.ButtonStyle.secondary
+    _prefix: ClassVar[str]
+    _fields: ClassVar[tuple[Field, ...]]
+
+    def __init_subclass__(cls, *, prefix: str, legacy: str | None = None) -> None:
+        fields = tuple(
+            value
+            for klass in reversed(cls.__mro__)
+            for value in vars(klass).values()
+            if isinstance(value, Field)
+        )
+        for spec in fields:
+            if hasattr(PersistentButton, spec.name):  # e.g. `id`, `row`, `label`: discord.py's or the look
+                raise TypeError(f"{cls.__name__}.{spec.name} would shadow PersistentButton.{spec.name}")
+        template = re.escape(prefix) + "".join(f":(?P<{spec.name}>{spec.pattern})" for spec in fields)
+        if legacy is not None:
+            template = f"{template}|{legacy}"
+        super().__init_subclass__(template=template)
+        cls._prefix, cls._fields = prefix, fields
+
+    def __init__(self, *values: Any, label: str | None = None, disabled: bool = False) -> None:
+        if len(values) != len(self._fields):
+            names = ", ".join(spec.name for spec in self._fields)
+            raise TypeError(f"{type(self).__name__} takes its custom_id fields ({names}), got {values!r}")
+        for spec, value in zip(self._fields, values, strict=True):
+            setattr(self, spec.name, value)
+        custom_id = ":".join([self._prefix, *(str(value) for value in values)])
+        if len(custom_id) > CUSTOM_ID_LIMIT:
+            raise ValueError(f"custom_id {custom_id[:40]!r}… is over Discord's {CUSTOM_ID_LIMIT} characters")
+        if not self.template.fullmatch(
+            custom_id
+        ):  # discord.py checks only that the template matches a prefix
+            raise ValueError(f"custom_id {custom_id!r} does not match {type(self).__name__}'s fields")
+        button: discord.ui.Button[Any] = discord.ui.Button(
+            label=self.label if label is None else label,
+            emoji=self.emoji,
+            style=self.style,
+            custom_id=custom_id,
+            disabled=disabled,
+        )
+        super().__init__(button)
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls.from_match(match)
+
+    @classmethod
+    def from_match(cls, match: re.Match[str]) -> Self:
+        """The pressed button, rebuilt from its custom_id's fields."""
+        return cls(*(spec.parse(match[spec.name]) for spec in cls._fields))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await guarded(interaction, lambda: self.pressed(interaction))
+
+    async def pressed(self, interaction: Interaction) -> None:
+        """Handle a press (``interaction.client`` is the PaperclubBot); raise a domain error to refuse."""
+        raise NotImplementedError
 
 
 async def guarded(interaction: Interaction, handler: Callable[[], Awaitable[None]]) -> None:

@@ -1,20 +1,21 @@
 """The ◀ ▶ page buttons (bot/paging.py) end to end: the footer they add never pushes an embed over
-Discord's 6000 characters, and a pager's guard is checked on every press."""
+Discord's 6000 characters, a pager's guard is checked on every press, and the registry is the bot's."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import discord
+import pytest
 
-from bot import paging
 from bot.errors import NotAllowed
-from bot.paging import Page, first_page, register_pager
+from bot.paging import Page
+from tests.sessions.helpers import add_session, run
 
 FIELD_VALUE = "v" * 1000
 
 
-async def near_full(bot: Any, guild_id: int, arg: str, page: int) -> Page:
+async def near_full(guild_id: int, arg: str, page: int) -> Page:
     """An embed of 5,990 characters before the pager's 'Page n of 2' footer."""
     embed = discord.Embed(title="Big", description="d" * (5990 - 3 - 5 * (5 + 1000)))
     for n in range(5):
@@ -24,7 +25,7 @@ async def near_full(bot: Any, guild_id: int, arg: str, page: int) -> Page:
 
 
 async def post_pager(env: Any, name: str) -> Any:
-    embed, view = await first_page(env.bot, name, env.guild.id)
+    embed, view = await env.bot.pagers.first_page(name, env.guild.id)
     assert len(embed) <= 6000
     assert embed.footer.text == "Page 1 of 2"
     channel = env.bot.get_channel(env.general.id)
@@ -43,17 +44,14 @@ def embed_length(embed: dict[str, Any]) -> int:
 
 async def test_a_near_full_page_still_fits_with_its_footer(discord_env) -> None:
     env = discord_env
-    register_pager("near_full", near_full)
-    try:
-        message = await post_pager(env, "near_full")
-        next_id = next(b["custom_id"] for b in message.buttons if b["custom_id"].endswith(":n"))
-        turned = await (await env.click(message, next_id)).response()
-        (embed,) = turned.embeds
-        assert embed["footer"]["text"] == "Page 2 of 2"
-        assert embed_length(embed) <= 6000
-        assert embed["title"] == "Big"
-    finally:
-        paging._RENDERERS.pop("near_full", None)
+    env.bot.pagers.register("near_full", near_full)
+    message = await post_pager(env, "near_full")
+    next_id = next(b["custom_id"] for b in message.buttons if b["custom_id"].endswith(":n"))
+    turned = await (await env.click(message, next_id)).response()
+    (embed,) = turned.embeds
+    assert embed["footer"]["text"] == "Page 2 of 2"
+    assert embed_length(embed) <= 6000
+    assert embed["title"] == "Big"
 
 
 async def test_a_guarded_pager_refuses_before_rendering(discord_env) -> None:
@@ -64,22 +62,68 @@ async def test_a_guarded_pager_refuses_before_rendering(discord_env) -> None:
         if interaction.user.id != env.admin.id:
             raise NotAllowed("Admins only.")
 
-    async def renderer(bot: Any, guild_id: int, arg: str, page: int) -> Page:
+    async def renderer(guild_id: int, arg: str, page: int) -> Page:
         rendered.append(page)
-        return await near_full(bot, guild_id, arg, page)
+        return await near_full(guild_id, arg, page)
 
-    register_pager("guarded", renderer, guard=only_admins)
-    try:
-        message = await post_pager(env, "guarded")
-        next_id = next(b["custom_id"] for b in message.buttons if b["custom_id"].endswith(":n"))
-        rendered.clear()
-        refused = await (await env.click(message, next_id, member=env.member)).response()
-        assert refused.ephemeral
-        assert refused.content == "Admins only."
-        assert rendered == []
-        turned = await (await env.click(message, next_id, member=env.admin)).response()
-        assert turned.embeds[0]["footer"]["text"] == "Page 2 of 2"
-        assert rendered == [1]
-    finally:
-        paging._RENDERERS.pop("guarded", None)
-        paging._GUARDS.pop("guarded", None)
+    env.bot.pagers.register("guarded", renderer, guard=only_admins)
+    message = await post_pager(env, "guarded")
+    next_id = next(b["custom_id"] for b in message.buttons if b["custom_id"].endswith(":n"))
+    rendered.clear()
+    refused = await (await env.click(message, next_id, member=env.member)).response()
+    assert refused.ephemeral
+    assert refused.content == "Admins only."
+    assert rendered == []
+    turned = await (await env.click(message, next_id, member=env.admin)).response()
+    assert turned.embeds[0]["footer"]["text"] == "Page 2 of 2"
+    assert rendered == [1]
+
+
+async def test_the_registry_is_the_bots_and_a_name_is_taken_once(discord_env) -> None:
+    env = discord_env
+    assert "sessions" in env.bot.pagers  # registered by the sessions cog's cog_load
+    with pytest.raises(ValueError, match="already registered"):
+        env.bot.pagers.register("sessions", near_full)
+    with pytest.raises(ValueError, match="bad pager name"):
+        env.bot.pagers.register("Not-A-Name", near_full)
+    old_bot = env.bot
+    env.bot.pagers.register("near_full", near_full)
+    await env.restart_bot()  # a new process: its cogs register again, nothing is left from the old one
+    assert env.bot.pagers is not old_bot.pagers
+    assert "sessions" in env.bot.pagers
+    assert "near_full" not in env.bot.pagers
+
+
+async def test_an_unloaded_feature_takes_its_pages_away(discord_env) -> None:
+    env = discord_env
+    for week in range(12):
+        await add_session(env, f"Week {week + 1}", f"2026-12-{3 + week % 4 * 7:02d} {9 + week // 4}:30")
+    listing = await run(env, "session list", member=env.member)
+    next_id = next(b["custom_id"] for b in listing.buttons if "Next" in b["label"])
+    assert next_id == "pg:sessions::1:n"
+    await env.bot.remove_cog("SessionsCog")  # cog_unload unregisters the pager
+    assert "sessions" not in env.bot.pagers
+    gone = await (await env.click(listing, next_id, member=env.member)).response()
+    assert gone.ephemeral
+    assert gone.content == "This list is no longer available."
+
+
+async def test_session_list_buttons_posted_before_the_one_pager_still_turn_its_pages(discord_env) -> None:
+    """/session list's buttons used to be ``session:list:<page>:<p|n>``; messages posted then still page."""
+    env = discord_env
+    for week in range(12):
+        await add_session(env, f"Week {week + 1}", f"2026-12-{3 + week % 4 * 7:02d} {9 + week // 4}:30")
+    old = discord.ui.View()
+    old.add_item(discord.ui.Button(label="◀ Previous", custom_id="session:list:0:p", disabled=True))
+    old.add_item(discord.ui.Button(label="Next ▶", custom_id="session:list:1:n"))
+    sent = await env.bot.get_channel(env.general.id).send(embed=discord.Embed(title="Upcoming"), view=old)
+    await env.restart_bot()  # the old buttons' own view is gone with the old process
+    posted = env.standin.message(sent.id)
+    turned = await (await env.click(posted, "session:list:1:n", member=env.member)).response()
+    (embed,) = turned.embeds
+    assert embed["footer"]["text"] == "Page 2 of 2 · 12 upcoming"
+    assert embed["description"].count("**#") == 2
+    assert [b["custom_id"] for b in env.standin.message(sent.id).buttons] == [
+        "pg:sessions::0:p",
+        "pg:sessions::1:n",
+    ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import io
 from dataclasses import replace
-from typing import Any
 
 import discord
 from discord import app_commands
@@ -13,7 +12,7 @@ from discord.ext import commands
 
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput
-from bot.paging import Page, clamp_page, page_count, register_pager, send_page
+from bot.paging import Page, clamp_page, page_count, send_page
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import NO_MENTIONS, send_ephemeral
 from bot.services.papers.metadata import fill_missing_metadata
@@ -58,14 +57,17 @@ class ReadingCog(
         super().__init__()
 
     async def cog_load(self) -> None:
-        register_pager(HISTORY_PAGER, self.history_page)
-        register_pager(LISTS_PAGER, self.lists_page)
-        register_pager(LIST_PAGER, self.list_page)
-        register_pager(SEARCH_PAGER, self.search_page)
+        self.bot.pagers.register(HISTORY_PAGER, self.history_page)
+        self.bot.pagers.register(LISTS_PAGER, self.lists_page)
+        self.bot.pagers.register(LIST_PAGER, self.list_page)
+        self.bot.pagers.register(SEARCH_PAGER, self.search_page)
+
+    async def cog_unload(self) -> None:
+        self.bot.pagers.unregister(HISTORY_PAGER, LISTS_PAGER, LIST_PAGER, SEARCH_PAGER)
 
     # ------------------------------------------------------------------ page renderers (also after restarts)
 
-    async def history_page(self, bot: Any, guild_id: int, arg: str, page: int) -> Page:
+    async def history_page(self, guild_id: int, arg: str, page: int) -> Page:
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
             history = await svc.history_page(
@@ -73,7 +75,7 @@ class ReadingCog(
             )
         return Page(render.history_embed(history, now), history.page, history.pages)
 
-    async def lists_page(self, bot: Any, guild_id: int, arg: str, page: int) -> Page:
+    async def lists_page(self, guild_id: int, arg: str, page: int) -> Page:
         async with self.bot.session_factory() as session:
             summaries = await svc.list_summaries(session, guild_id)
         pages = page_count(len(summaries), render.LISTS_PAGE_SIZE)
@@ -81,7 +83,7 @@ class ReadingCog(
         shown = summaries[page * render.LISTS_PAGE_SIZE : (page + 1) * render.LISTS_PAGE_SIZE]
         return Page(render.lists_embed(shown, len(summaries)), page, pages)
 
-    async def list_page(self, bot: Any, guild_id: int, arg: str, page: int) -> Page:
+    async def list_page(self, guild_id: int, arg: str, page: int) -> Page:
         async with self.bot.session_factory() as session:
             found = await svc.list_page(
                 session, guild_id, int(arg or 0), page=page, per_page=render.LIST_PAGE_SIZE
@@ -91,7 +93,7 @@ class ReadingCog(
             return Page(gone, 0, 1)
         return Page(render.list_embed(found), found.page, found.pages)
 
-    async def search_page(self, bot: Any, guild_id: int, arg: str, page: int) -> Page:
+    async def search_page(self, guild_id: int, arg: str, page: int) -> Page:
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
             query = await full_text.saved_query(session, guild_id, int(arg or 0))
@@ -108,16 +110,14 @@ class ReadingCog(
     @app_commands.command(name="history", description="Sessions the club has held, newest first")
     @app_commands.describe(page="Which page to open (5 sessions a page)", public=PUBLIC_HELP)
     async def history(self, interaction: Interaction, page: PageNumber = 1, public: bool = False) -> None:
-        shown = await self.history_page(self.bot, require_guild_id(interaction), "", page - 1)
+        shown = await self.history_page(require_guild_id(interaction), "", page - 1)
         await send_page(interaction, HISTORY_PAGER, "", shown, public=public)
 
     @app_commands.command(name="lists", description="The server's reading lists and their sizes")
     @app_commands.describe(public=PUBLIC_HELP)
     async def lists(self, interaction: Interaction, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
-        await send_page(
-            interaction, LISTS_PAGER, "", await self.lists_page(self.bot, guild_id, "", 0), public=public
-        )
+        await send_page(interaction, LISTS_PAGER, "", await self.lists_page(guild_id, "", 0), public=public)
 
     @app_commands.command(name="show", description="The papers on a reading list, with notes")
     @app_commands.rename(list_name="list")
@@ -128,9 +128,7 @@ class ReadingCog(
         async with self.bot.session_factory() as session:
             list_id = await svc.list_id_for(session, guild_id, list_name)
         arg = str(list_id)
-        await send_page(
-            interaction, LIST_PAGER, arg, await self.list_page(self.bot, guild_id, arg, 0), public=public
-        )
+        await send_page(interaction, LIST_PAGER, arg, await self.list_page(guild_id, arg, 0), public=public)
 
     @app_commands.command(name="search", description="Search sessions, papers, presenters and reading lists")
     @app_commands.describe(

@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
-from bot.paging import Page, clamp_page, page_count, register_pager, send_page
+from bot.paging import Page, clamp_page, page_count, send_page
 from bot.permissions import ensure_organizer, guild_config_for, require_guild_id
 from bot.replies import send_ephemeral
 from bot.services.reminders import plan, queries
@@ -75,7 +75,7 @@ class RemindersCog(
     # ------------------------------------------------------------------ lifecycle
 
     async def cog_load(self) -> None:
-        register_pager(PAGER, self.render_page, guard=ensure_organizer)
+        self.bot.pagers.register(PAGER, self.render_page, guard=ensure_organizer)
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
             upcoming = await plan.upcoming_session_ids(session, now)
@@ -83,6 +83,7 @@ class RemindersCog(
         await self.runner.start()
 
     async def cog_unload(self) -> None:
+        self.bot.pagers.unregister(PAGER)
         await self.runner.stop()
 
     async def settle(self) -> None:
@@ -151,7 +152,7 @@ class RemindersCog(
 
     # ------------------------------------------------------------------ /remind list pages
 
-    async def render_page(self, bot: Any, guild_id: int, arg: str, page: int) -> Page:
+    async def render_page(self, guild_id: int, arg: str, page: int) -> Page:
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
             config = await get_config(session, guild_id)
@@ -214,7 +215,7 @@ class RemindersCog(
     )
     async def list_(self, interaction: Interaction) -> None:
         await ensure_organizer(interaction)
-        page = await self.render_page(self.bot, require_guild_id(interaction), "", 0)
+        page = await self.render_page(require_guild_id(interaction), "", 0)
         await send_page(interaction, PAGER, "", page)
 
     @app_commands.command(name="cancel", description="Cancel a pending reminder (organizers)")

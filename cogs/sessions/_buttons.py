@@ -1,55 +1,36 @@
-"""The announcement's buttons. Remind me and Add to calendar are DynamicItems with the session id in
+"""The announcement's buttons. Remind me and Add to calendar are PersistentButtons with the session id in
 their custom_id, so they keep working after a restart (registered in the cog's cog_load)."""
 
 from __future__ import annotations
 
 import io
-import re
-from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any
 
 import discord
 from discord.utils import escape_markdown
 
 from bot import timeutil
 from bot.client import Interaction
-from bot.errors import NotAllowed
 from bot.permissions import require_guild_id
-from bot.replies import NO_MENTIONS, one_line, send_ephemeral
+from bot.replies import one_line, send_ephemeral
 from bot.services.sessions import calendar as ics
 from bot.services.sessions.info import SessionInfo
 from bot.services.sessions.queries import toggle_subscription
 from bot.services.sessions.store import get_session
-from bot.views import PaperclubView, guarded
+from bot.views import PaperclubView, PersistentButton, field
 
 IN_SERVER_ONLY = "This button works in a server, not in DMs."
 
 
-class RemindMeButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"session:remind:(?P<session_id>\d{1,10})"
-):
-    def __init__(self, session_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Remind me",
-                emoji="⏰",
-                style=discord.ButtonStyle.primary,
-                custom_id=f"session:remind:{session_id}",
-            )
-        )
-        self.session_id = session_id
+class RemindMeButton(PersistentButton, prefix="session:remind"):
+    """Toggles the presser's reminder for the session."""
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> RemindMeButton:
-        return cls(int(match["session_id"]))
+    session_id: int = field(r"\d{1,10}", int)
+    label = "Remind me"
+    emoji = "⏰"
+    style = discord.ButtonStyle.primary
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, lambda: self._toggle(interaction))
-
-    async def _toggle(self, interaction: Interaction) -> None:
+    async def pressed(self, interaction: Interaction) -> None:
         guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
         bot = interaction.client
         async with bot.session_factory() as session, session.begin():
@@ -71,88 +52,19 @@ class RemindMeButton(
         await send_ephemeral(interaction, text)
 
 
-class CalendarButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"session:ics:(?P<session_id>\d{1,10})"
-):
-    def __init__(self, session_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Add to calendar",
-                emoji="📅",
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"session:ics:{session_id}",
-            )
-        )
-        self.session_id = session_id
+class CalendarButton(PersistentButton, prefix="session:ics"):
+    """Sends the presser the session's .ics file."""
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> CalendarButton:
-        return cls(int(match["session_id"]))
+    session_id: int = field(r"\d{1,10}", int)
+    label = "Add to calendar"
+    emoji = "📅"
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, lambda: self._send_ics(interaction))
-
-    async def _send_ics(self, interaction: Interaction) -> None:
+    async def pressed(self, interaction: Interaction) -> None:
         guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
         bot = interaction.client
         async with bot.session_factory() as session:
             info = await get_session(session, guild_id, self.session_id)
         await send_ephemeral(interaction, calendar_hint(info), file=ics_file(info, bot.clock.now()))
-
-
-PageRenderer = Callable[[int, int], Awaitable[tuple[discord.Embed, int, int]]]
-"""(guild_id, page) -> (embed, page shown, page count)"""
-
-
-class ListPageButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=r"session:list:(?P<page>\d{1,6}):(?P<direction>[pn])",
-):
-    """◀ ▶ under /session list; the page is in the custom_id, so a press after a restart re-renders it."""
-
-    renderer: PageRenderer | None = None  # set by the cog in cog_load
-
-    def __init__(self, page: int, direction: str, *, disabled: bool = False) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="◀ Previous" if direction == "p" else "Next ▶",
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"session:list:{max(page, 0)}:{direction}",
-                disabled=disabled,
-            )
-        )
-        self.page = max(page, 0)
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> ListPageButton:
-        return cls(int(match["page"]), match["direction"])
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, lambda: self._turn(interaction))
-
-    async def _turn(self, interaction: Interaction) -> None:
-        if ListPageButton.renderer is None:
-            raise NotAllowed("This list is no longer available; run /session list again.")
-        embed, page, pages = await ListPageButton.renderer(
-            require_guild_id(interaction, IN_SERVER_ONLY), self.page
-        )
-        await interaction.response.edit_message(
-            embed=embed, view=list_page_view(page, pages), allowed_mentions=NO_MENTIONS
-        )
-
-
-def list_page_view(page: int, pages: int) -> discord.ui.View | None:
-    """◀ ▶ for page `page` (0-based) of `pages`, or None when everything fits on one page."""
-    if pages <= 1:
-        return None
-    view = PaperclubView(timeout=None)
-    view.add_item(ListPageButton(page - 1, "p", disabled=page <= 0))
-    view.add_item(ListPageButton(page + 1, "n", disabled=page >= pages - 1))
-    return view
 
 
 def calendar_hint(info: SessionInfo) -> str:

@@ -12,9 +12,9 @@ from discord.ext import commands
 
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, Conflict
-from bot.paging import clamp_page, page_count
+from bot.paging import Page, clamp_page, page_count, send_page
 from bot.permissions import ensure_organizer, require_guild_id
-from bot.replies import fit_embed, send_ephemeral, send_reply
+from bot.replies import send_ephemeral, send_reply
 from bot.services.sessions import calendar as ics
 from bot.services.sessions import queries, rules
 from bot.services.sessions import store as svc
@@ -22,13 +22,7 @@ from bot.services.setup.config import GuildConfig, get_config
 from bot.transformers import SessionOption, TimezoneOption
 from cogs.sessions import _publish as publish
 from cogs.sessions import render
-from cogs.sessions._buttons import (
-    CalendarButton,
-    ListPageButton,
-    RemindMeButton,
-    announcement_view,
-    list_page_view,
-)
+from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view
 from cogs.sessions._edit import (
     EditRequest,
     EditSessionModal,
@@ -49,6 +43,7 @@ Description = app_commands.Range[str, 1, rules.MAX_DESCRIPTION]
 WHEN_HELP = "e.g. 2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorrow 17:00"
 TZ_HELP = "Zone `when` is read in: PT, ET, UK, GMT, CET, IST, UTC or an IANA name (default: the server's)"
 PAPERS_HELP = "One per line or separated by ; — titles, arXiv ids or links, DOIs, other links"
+LIST_PAGER = "sessions"  # bot.paging also turns /session list's old "session:list:…" buttons with it
 
 
 @app_commands.guild_only()
@@ -58,14 +53,15 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         super().__init__()
 
     async def cog_load(self) -> None:
-        ListPageButton.renderer = self.render_page
-        self.bot.add_dynamic_items(RemindMeButton, CalendarButton, ListPageButton)
+        self.bot.pagers.register(LIST_PAGER, self.render_page)
+        self.bot.add_dynamic_items(RemindMeButton, CalendarButton)
 
     async def cog_unload(self) -> None:
-        self.bot.remove_dynamic_items(RemindMeButton, CalendarButton, ListPageButton)
+        self.bot.remove_dynamic_items(RemindMeButton, CalendarButton)
+        self.bot.pagers.unregister(LIST_PAGER)
 
-    async def render_page(self, guild_id: int, page: int) -> tuple[discord.Embed, int, int]:
-        """One page of /session list: (embed, page shown, page count). The ◀ ▶ buttons call it again."""
+    async def render_page(self, guild_id: int, arg: str, page: int) -> Page:
+        """One page of /session list (``arg`` unused). The ◀ ▶ buttons call it again."""
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
             config = await get_config(session, guild_id)
@@ -76,9 +72,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
                 session, guild_id, now, limit=render.LIST_PAGE_SIZE, offset=page * render.LIST_PAGE_SIZE
             )
         embed = render.list_embed(infos, config.display_zones, total=total, now=now)
-        if pages > 1:
-            embed.set_footer(text=f"Page {page + 1} of {pages} · {total} upcoming")
-        return fit_embed(embed), page, pages
+        return Page(embed, page, pages, note=f"{total} upcoming")
 
     async def _organizer_begin(self, interaction: Interaction) -> tuple[GuildConfig, int, datetime]:
         """Organizers only: check, then defer the ephemeral answer. Gives (config, guild id, now)."""
@@ -303,9 +297,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     @app_commands.describe(public="Post the list for everyone (default: only you see it)")
     async def list_(self, interaction: Interaction, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
-        embed, page, pages = await self.render_page(guild_id, 0)
-        view = list_page_view(page, pages)
-        await send_reply(interaction, embed=embed, view=view, public=public)
+        await send_page(interaction, LIST_PAGER, "", await self.render_page(guild_id, "", 0), public=public)
 
     @app_commands.command(name="show", description="A session's card, with recording and notes once known")
     @app_commands.describe(

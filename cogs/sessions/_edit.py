@@ -234,7 +234,7 @@ class EditSessionModal(PaperclubModal):
             setattr(request, name, value if value.strip() else CLEAR)
         return request
 
-    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+    async def submitted(self, interaction: Interaction) -> None:
         config = await ensure_organizer(interaction)  # checked again: roles may have changed meanwhile
         request = self.request()
         if request.is_empty():

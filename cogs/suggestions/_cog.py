@@ -15,7 +15,7 @@ from discord.ext import commands
 from bot.arxiv import ArxivClient
 from bot.client import Interaction
 from bot.errors import BadInput
-from bot.paging import Page, clamp_page, first_page, page_count, register_pager
+from bot.paging import Page, clamp_page, page_count
 from bot.permissions import guild_config_for, member_is_organizer, organizer_only
 from bot.replies import NO_MENTIONS, cut, one_line, send_ephemeral, send_reply
 from bot.services.setup.config import get_config
@@ -37,6 +37,7 @@ from cogs.suggestions._render import STATUS_LABELS, card_embed, list_embed, post
 
 log = logging.getLogger("paperclub.suggestions")
 
+PAGER = "suggestions"
 PAGE_SIZE = 8
 POLL_ANSWER_LIMIT = 55
 POLL_QUESTION = "Which paper should the club read next?"
@@ -68,10 +69,8 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
-        register_pager("suggestions", self.render_page)
-        on_change = getattr(self.bot.clock, "on_change", None)
-        if on_change is not None:  # a FakeClock (tests, the demo): re-check whenever it moves
-            on_change(self._clock_moved)
+        self.bot.pagers.register(PAGER, self.render_page)
+        self.bot.clock.on_change(self._clock_moved)  # a FakeClock (tests, the demo) calls it on each move
         self.bot.scheduler.add_job(
             self.tick, "interval", minutes=10, id="suggestions-tick", replace_existing=True
         )
@@ -87,9 +86,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
 
     async def cog_unload(self) -> None:
         self._stopped = True
-        remove_listener = getattr(self.bot.clock, "remove_listener", None)
-        if remove_listener is not None:
-            remove_listener(self._clock_moved)
+        self.bot.clock.remove_listener(self._clock_moved)
         if self._startup is not None:
             self._startup.cancel()
             # Wait for it: a task cancelled mid-query must finish before the engine is disposed.
@@ -104,6 +101,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
                 job.remove()
         self.refresher.cancel_all()
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
+        self.bot.pagers.unregister(PAGER)
 
     async def _clock_moved(self, now: datetime) -> None:
         await self.tick(now)
@@ -163,10 +161,10 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
             if not matches:
                 raise BadInput(f"“{topic[:50]}” is not a topic here: {', '.join(config.suggestion_topics)}.")
             topic_index = str(matches[0])
-        embed, view = await first_page(self.bot, "suggestions", guild_id, f"{status}.{topic_index}.{sort}")
+        embed, view = await self.bot.pagers.first_page(PAGER, guild_id, f"{status}.{topic_index}.{sort}")
         await send_reply(interaction, embed=embed, view=view)
 
-    async def render_page(self, bot: Any, guild_id: int, arg: str, page: int) -> Page:
+    async def render_page(self, guild_id: int, arg: str, page: int) -> Page:
         """One page of /suggestions list; ``arg`` is 'status.topic-index.sort' (kept in the buttons)."""
         status_text, topic_text, sort_text = (arg.split(".") + ["", "", ""])[:3]
         status: StatusFilter = status_text if status_text in STATUS_FILTERS else "active"  # type: ignore[assignment]

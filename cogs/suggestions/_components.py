@@ -1,11 +1,10 @@
 """Buttons and modals. The post's Upvote and I'd present this buttons, and the organizer's
-Create session button, are DynamicItems with the suggestion id in their custom_id, so they keep
+Create session button, are PersistentButtons with the suggestion id in their custom_id, so they keep
 working after a restart; each hands the press to the cog (registered as "Suggestions")."""
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import discord
 
@@ -14,7 +13,7 @@ from bot.errors import NotAllowed
 from bot.replies import BUTTON_LABEL_LIMIT, cut
 from bot.services.suggestions.actions import MAX_REASON_LENGTH
 from bot.services.suggestions.queries import SuggestionCard
-from bot.views import PaperclubModal, PaperclubView, guarded, log_component
+from bot.views import PaperclubModal, PaperclubView, PersistentButton, field
 
 if TYPE_CHECKING:
     from cogs.suggestions._actions import SuggestionActions
@@ -30,83 +29,40 @@ def handlers(interaction: Interaction) -> SuggestionActions:
     return cast("SuggestionActions", cog)
 
 
-class VoteButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sugg:vote:(?P<id>\d{1,10})"):
+class VoteButton(PersistentButton, prefix="sugg:vote"):
+    suggestion_id: int = field(r"\d{1,10}", int)
+    emoji = "👍"
+    style = discord.ButtonStyle.primary
+
     def __init__(self, suggestion_id: int, votes: int = 0, *, disabled: bool = False) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label=f"Upvote · {votes}",
-                emoji="👍",
-                style=discord.ButtonStyle.primary,
-                custom_id=f"sugg:vote:{suggestion_id}",
-                disabled=disabled,
-            )
-        )
-        self.suggestion_id = suggestion_id
+        super().__init__(suggestion_id, label=f"Upvote · {votes}", disabled=disabled)
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> VoteButton:
-        return cls(int(match["id"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(interaction, lambda: handlers(interaction).press_vote(interaction, self.suggestion_id))
+    async def pressed(self, interaction: Interaction) -> None:
+        await handlers(interaction).press_vote(interaction, self.suggestion_id)
 
 
-class PresentButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sugg:present:(?P<id>\d{1,10})"
-):
+class PresentButton(PersistentButton, prefix="sugg:present"):
+    suggestion_id: int = field(r"\d{1,10}", int)
+    emoji = "🎤"
+
     def __init__(self, suggestion_id: int, volunteers: int = 0, *, disabled: bool = False) -> None:
         label = "I'd present this" + (f" · {volunteers}" if volunteers else "")
-        super().__init__(
-            discord.ui.Button(
-                label=cut(label, BUTTON_LABEL_LIMIT),
-                emoji="🎤",
-                style=discord.ButtonStyle.secondary,
-                custom_id=f"sugg:present:{suggestion_id}",
-                disabled=disabled,
-            )
-        )
-        self.suggestion_id = suggestion_id
+        super().__init__(suggestion_id, label=cut(label, BUTTON_LABEL_LIMIT), disabled=disabled)
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> PresentButton:
-        return cls(int(match["id"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(
-            interaction, lambda: handlers(interaction).press_present(interaction, self.suggestion_id)
-        )
+    async def pressed(self, interaction: Interaction) -> None:
+        await handlers(interaction).press_present(interaction, self.suggestion_id)
 
 
-class CreateSessionButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"sugg:session:(?P<id>\d{1,10})"
-):
+class CreateSessionButton(PersistentButton, prefix="sugg:session"):
     """Offered to the organizer who accepted a suggestion: opens the prefilled session form."""
 
-    def __init__(self, suggestion_id: int) -> None:
-        super().__init__(
-            discord.ui.Button(
-                label="Create a session from it",
-                emoji="📅",
-                style=discord.ButtonStyle.success,
-                custom_id=f"sugg:session:{suggestion_id}",
-            )
-        )
-        self.suggestion_id = suggestion_id
+    suggestion_id: int = field(r"\d{1,10}", int)
+    label = "Create a session from it"
+    emoji = "📅"
+    style = discord.ButtonStyle.success
 
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
-    ) -> CreateSessionButton:
-        return cls(int(match["id"]))
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await guarded(
-            interaction, lambda: handlers(interaction).open_session_form(interaction, self.suggestion_id)
-        )
+    async def pressed(self, interaction: Interaction) -> None:
+        await handlers(interaction).open_session_form(interaction, self.suggestion_id)
 
 
 DYNAMIC_ITEMS = (VoteButton, PresentButton, CreateSessionButton)
@@ -154,7 +110,7 @@ class SuggestModal(PaperclubModal, title="Suggest a paper"):
         super().__init__(custom_id="sugg:modal:suggest")
         self.topic = topic
 
-    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+    async def submitted(self, interaction: Interaction) -> None:
         await handlers(interaction).suggest_paper(
             interaction,
             self.paper.value,
@@ -162,7 +118,6 @@ class SuggestModal(PaperclubModal, title="Suggest a paper"):
             _optional(self.why.value),
             self.topic,
         )
-        log_component(interaction)
 
 
 class SessionFromSuggestionModal(PaperclubModal, title="New session from a suggestion"):
@@ -187,7 +142,7 @@ class SessionFromSuggestionModal(PaperclubModal, title="New session from a sugge
         self.session_title.default = title[:200]
         self.zone.placeholder = timezone
 
-    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+    async def submitted(self, interaction: Interaction) -> None:
         await handlers(interaction).create_session_from(
             interaction,
             self.suggestion_id,
@@ -195,4 +150,3 @@ class SessionFromSuggestionModal(PaperclubModal, title="New session from a sugge
             self.when.value,
             _optional(self.zone.value),
         )
-        log_component(interaction)

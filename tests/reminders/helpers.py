@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import Clock
+from bot.clock import SystemClock
 from bot.services.reminders.delivery import Outgoing
 from bot.services.reminders.runner import SendError
 from bot.services.setup.config import update_config
@@ -28,7 +28,7 @@ NOW = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
 Factory = async_sessionmaker[AsyncSession]
 
 
-class ManualClock(Clock):
+class ManualClock(SystemClock):
     """A clock moved by hand with no listeners (the runner then behaves as in production, minus the alarm)."""
 
     def __init__(self, now: datetime) -> None:

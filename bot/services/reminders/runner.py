@@ -93,7 +93,7 @@ class ReminderRunner:
     @property
     def driven_by_clock(self) -> bool:
         """A FakeClock moves by hand: its listener runs the due reminders instead of a real-time alarm."""
-        return hasattr(self.clock, "on_change")
+        return self.clock.announces_moves
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -103,7 +103,7 @@ class ReminderRunner:
         self._last_look = self.clock.now()
         if self.driven_by_clock and not self._listening:
             self._listening = True
-            self.clock.on_change(self._on_clock)  # type: ignore[attr-defined]
+            self.clock.on_change(self._on_clock)
         await self.run_due()
 
     async def stop(self, timeout: float = 5.0) -> None:
