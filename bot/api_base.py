@@ -1,47 +1,112 @@
 """Point discord.py at another Discord-compatible API (DISCORD_API_BASE).
 
-discord.py has no public option for its base URLs, so this module sets the
-class attributes that hold them. Every place in discord.py 2.7 that holds
-the Discord API's address is listed here; anything else is derived from them:
+discord.py has no public option for its base URLs, so this module sets the class attributes that hold
+them. Every place in discord.py 2.7 that holds the Discord API's address is listed here; anything else is
+derived from them:
 
-* ``discord.http.Route.BASE`` -- every REST route. The interaction-webhook
-  adapter (``discord.webhook.async_``) and the sync webhook adapter build
-  their routes with this same ``Route`` class, so interaction responses and
-  follow-ups follow it too.
-* ``discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY`` -- the gateway used on
-  the first IDENTIFY and after an INVALID_SESSION. Resumes use the
-  ``resume_gateway_url`` that READY carries, which the server chooses.
+* ``discord.http.Route.BASE`` -- every REST route. The interaction-webhook adapter
+  (``discord.webhook.async_``) and the sync webhook adapter build their routes with this same ``Route``
+  class, so interaction responses and follow-ups follow it too.
+* ``discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY`` -- the gateway used on the first IDENTIFY and
+  after an INVALID_SESSION. Resumes use the ``resume_gateway_url`` that READY carries, which the server
+  chooses.
 
-Call :func:`apply_api_base` before the client logs in. ``None`` restores
-Discord's own addresses.
+How discord.py 2.7 finds the gateway: a plain ``Client`` never asks; it connects to ``DEFAULT_GATEWAY``
+(``wss://gateway.discord.gg/``). Only ``AutoShardedClient`` calls ``HTTPClient.get_bot_gateway()``
+(``GET /gateway/bot``) when it has no shard count; 2.7 no longer has ``HTTPClient.get_gateway()``. So
+for another server we ask ``GET /gateway`` ourselves (Discord's "Get Gateway", which needs no token:
+https://discord.com/developers/docs/events/gateway#get-gateway) and put its ``url`` in
+``DEFAULT_GATEWAY``. For Discord itself nothing is asked and nothing changes.
+
+Call :func:`apply_api_base` before the client logs in and :func:`discover_gateway` before it connects.
+``None`` restores Discord's own addresses.
 """
 
 from __future__ import annotations
 
+import logging
+
+import aiohttp
 import discord.gateway
 import discord.http
 import yarl
 
+from bot.settings import LOOPBACK_HOSTS, SettingsError, api_addresses
+
+log = logging.getLogger("paperclub.api")
+
 DISCORD_REST_BASE = "https://discord.com/api/v10"
 DISCORD_GATEWAY = yarl.URL("wss://gateway.discord.gg/")
+GATEWAY_LOOKUP_TIMEOUT = 10.0
 
 
 def gateway_url_for(base: str) -> yarl.URL:
-    """The gateway address that belongs to an HTTP base URL (http→ws, https→wss)."""
-    url = yarl.URL(base.rstrip("/"))
-    scheme = "wss" if url.scheme == "https" else "ws"
-    return url.with_scheme(scheme).with_path(url.path.rstrip("/") + "/gateway/")
+    """The gateway address derived from a DISCORD_API_BASE value (``/gateway/`` at its root; http→ws)."""
+    return yarl.URL(api_addresses(base).gateway)
 
 
 def apply_api_base(base: str | None) -> None:
-    """Send every REST, webhook and gateway call to ``base`` (e.g. ``http://127.0.0.1:8123``)."""
+    """Send every REST and webhook call to ``base`` (its root, or ``…/api`` or ``…/api/vN``), and the gateway
+    to the address derived from it until :func:`discover_gateway` learns the announced one."""
     if not base:
         discord.http.Route.BASE = DISCORD_REST_BASE
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = DISCORD_GATEWAY
         return
-    root = base.rstrip("/")
-    discord.http.Route.BASE = f"{root}/api/v10"
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway_url_for(root)
+    addresses = api_addresses(base)
+    discord.http.Route.BASE = addresses.rest
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(addresses.gateway)
+
+
+async def discover_gateway(base: str | None, *, timeout: float = GATEWAY_LOOKUP_TIMEOUT) -> yarl.URL:
+    """Ask ``GET /gateway`` at ``base`` where its gateway is and use that; keep the derived address only when
+    the call is not answered (no connection, a timeout, an error status, no usable ``url``). Returns the
+    gateway in force. ``None`` (Discord): asks nothing. The token is not sent: the call needs none.
+
+    Raises SettingsError when the server announces a plain ``ws://`` gateway off this machine: the token
+    would travel unencrypted in IDENTIFY (the same rule as for DISCORD_API_BASE itself).
+    """
+    if not base:
+        return discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    addresses = api_addresses(base)
+    derived = yarl.URL(addresses.gateway)
+    where = f"{addresses.rest}/gateway"
+    announced: object = None
+    try:
+        async with (
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as http,
+            http.get(where, allow_redirects=False) as response,
+        ):
+            if response.status != 200:
+                reason = f"HTTP {response.status}"
+            else:
+                data = await response.json(content_type=None)
+                announced = data.get("url") if isinstance(data, dict) else None
+                reason = "no gateway url in the answer"
+    except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+        reason = f"{type(exc).__name__}: {exc}".rstrip(": ")
+    gateway = _usable(announced) if isinstance(announced, str) else None
+    if gateway is None and isinstance(announced, str):
+        reason = f"not a ws(s) url: {announced[:100]!r}"
+    if gateway is None:
+        log.warning("GET %s not answered (%s); using the derived gateway %s", where, reason, derived)
+        gateway = derived
+    elif gateway.scheme == "ws" and (gateway.host or "") not in LOOPBACK_HOSTS:
+        raise SettingsError(
+            f"DISCORD_API_BASE's server announces the gateway {gateway} (plain ws off this machine, so the "
+            "token would travel unencrypted): the server must announce a wss:// gateway."
+        )
+    else:
+        log.info("gateway from GET %s: %s", where, gateway)
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = gateway
+    return gateway
+
+
+def _usable(text: str) -> yarl.URL | None:
+    try:
+        url = yarl.URL(text)
+    except ValueError:
+        return None
+    return url if url.scheme in ("ws", "wss") and url.host else None
 
 
 def current_api_base() -> tuple[str, yarl.URL]:

@@ -4,17 +4,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError
 
-from bot.settings import Settings, SettingsError, load_settings
+from bot.settings import Settings, SettingsError, api_addresses, load_settings
+from db.engine import describe_database
 
 log = logging.getLogger("paperclub")
+MAX_ID = 2**63 - 1  # the store keeps ids in signed 64-bit columns; Discord's snowflakes fit
+
+
+class CommandFailed(Exception):
+    """A command could not do its job: one line for the user, and the exit code (1; 2 for bad input)."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def _settings() -> Settings:
@@ -27,23 +39,75 @@ def _settings() -> Settings:
 
 
 async def _run(args: argparse.Namespace) -> int:
-    import discord
-
+    from bot.api_base import discover_gateway
     from bot.app import build_bot
 
     settings = _settings()
     token = settings.require_token()
-    bot = build_bot(settings, sync_commands="auto")
-    try:
+    with _discord_failures(settings):
+        bot = build_bot(settings, sync_commands="auto")
+        await discover_gateway(settings.discord_api_base)
         async with bot:
             await bot.start(token)
+    return 0
+
+
+@contextlib.contextmanager
+def _discord_failures(settings: Settings) -> Iterator[None]:
+    """What can go wrong in `run` and `sync-commands`, each as its own one line (never the token)."""
+    import aiohttp
+    import discord
+
+    try:
+        with _database_failures(settings):
+            yield
     except discord.LoginFailure:
         raise SettingsError(
             "DISCORD_TOKEN was refused by Discord: reset the token in the developer portal."
         ) from None
     except discord.PrivilegedIntentsRequired:
         raise SettingsError("Discord refused the intents: the bot needs no privileged intents.") from None
-    return 0
+    except discord.HTTPException as exc:
+        guild = settings.dev_guild_id
+        if guild is not None and f"/guilds/{guild}/commands" in str(exc.response.url):
+            raise SettingsError(
+                f"DEV_GUILD_ID is {guild}, but the bot cannot sync commands to that server "
+                f"({exc.status} {exc.text or 'error'}): invite the bot to it with the bot and "
+                "applications.commands scopes, or unset DEV_GUILD_ID."
+            ) from None
+        raise
+    except (aiohttp.ClientError, discord.GatewayNotFound) as exc:
+        raise CommandFailed(_unreachable_discord(settings, exc)) from None
+
+
+def _unreachable_discord(settings: Settings, exc: BaseException) -> str:
+    base = settings.discord_api_base
+    where = f"the Discord API at {api_addresses(base).rest} (DISCORD_API_BASE)" if base else "Discord"
+    fix = "check DISCORD_API_BASE and that the server is running" if base else "check the network"
+    reason = " ".join(f"{type(exc).__name__}: {exc}".split()).rstrip(": ")[:200]
+    return f"cannot reach {where} ({reason}): {fix}."
+
+
+@contextlib.contextmanager
+def _database_failures(settings: Settings) -> Iterator[None]:
+    """The store can't be used: one line naming which database (never its password)."""
+    import aiohttp
+    import asyncpg
+
+    try:
+        yield
+    except DBAPIError as exc:
+        raise CommandFailed(describe_database_error(exc, settings.database_url)) from None
+    except (asyncpg.PostgresError, asyncpg.InterfaceError) as exc:  # raised unwrapped while connecting
+        raise CommandFailed(describe_database_error(exc, settings.database_url)) from None
+    except aiohttp.ClientError:
+        raise  # aiohttp's connection errors are OSErrors too, but they are never the store's
+    except OSError as exc:  # asyncpg raises the socket's own error when it cannot connect
+        where = describe_database(settings.database_url)
+        reason = _without_password(f"{type(exc).__name__}: {exc}", settings.database_url)
+        raise CommandFailed(
+            f"cannot connect to {where} ({reason}): check DATABASE_URL and that the server is running."
+        ) from None
 
 
 async def _db_upgrade(args: argparse.Namespace) -> int:
@@ -52,10 +116,11 @@ async def _db_upgrade(args: argparse.Namespace) -> int:
 
     settings = _settings()
     engine = create_engine(settings.database_url)
-    try:
-        await upgrade_database(engine)
-    finally:
-        await engine.dispose()
+    with _database_failures(settings):
+        try:
+            await upgrade_database(engine)
+        finally:
+            await engine.dispose()
     print("database is up to date")
     return 0
 
@@ -65,9 +130,10 @@ async def _sync_commands(args: argparse.Namespace) -> int:
 
     settings = _settings()
     token = settings.require_token()
-    bot = build_bot(settings, sync_commands="force", start_background=False)
-    async with bot:
-        await bot.login(token)  # runs setup_hook, which syncs
+    with _discord_failures(settings):
+        bot = build_bot(settings, sync_commands="force", start_background=False)
+        async with bot:
+            await bot.login(token)  # runs setup_hook, which syncs
     print(f"synced {len(bot.synced_commands)} commands")
     return 0
 
@@ -82,18 +148,35 @@ async def _import(args: argparse.Namespace) -> int:
     from bot.services.reading.files import import_file
 
     settings = _settings()
-    return await import_file(settings, Path(args.file), guild_id=args.guild)
+    with _database_failures(settings):
+        return await import_file(settings, Path(args.file), guild_id=args.guild)
 
 
 async def _export(args: argparse.Namespace) -> int:
     from bot.services.reading.files import export_file
 
     settings = _settings()
-    return await export_file(settings, Path(args.file), guild_id=args.guild)
+    with _database_failures(settings):
+        return await export_file(settings, Path(args.file), guild_id=args.guild)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line (exit 2) that points to --help."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def server_id(text: str) -> int:
+    """A --guild value: a server id, i.e. a positive whole number (Developer Mode → Copy Server ID)."""
+    value = text.strip()
+    if not (value.isascii() and value.isdigit()) or not 0 < int(value) <= MAX_ID:
+        raise argparse.ArgumentTypeError(f"not a server id: {text[:30]!r} (a positive whole number)")
+    return int(value)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="paperclub", description="A Discord bot for a research paper club.")
+    parser = _Parser(prog="paperclub", description="A Discord bot for a research paper club.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     run = sub.add_parser("run", help="run the bot (needs DISCORD_TOKEN)", description="Run the bot.")
@@ -127,7 +210,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Validate a YAML/JSON programme, then write it in one transaction.",
     )
     imp.add_argument("file", help="path to a .yaml/.yml/.json file")
-    imp.add_argument("--guild", type=int, default=None, help="guild id (default: the file's guild_id)")
+    imp.add_argument(
+        "--guild",
+        type=server_id,
+        default=None,
+        help="server id (default: the file's guild_id, else the one server the store knows)",
+    )
     imp.set_defaults(handler=_import)
 
     exp = sub.add_parser(
@@ -136,15 +224,30 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write settings, sessions and reading lists to a YAML/JSON file.",
     )
     exp.add_argument("file", help="path to a .yaml/.yml/.json file")
-    exp.add_argument("--guild", type=int, required=True, help="guild id to export")
+    exp.add_argument(
+        "--guild", type=server_id, default=None, help="server id (default: the one server the store knows)"
+    )
     exp.set_defaults(handler=_export)
     return parser
 
 
-def describe_database_error(exc: DBAPIError) -> str:
-    """One line on why the store can't be used, without the URL (it may hold a password)."""
-    reason = " ".join(str(exc.orig).split())[:200] if exc.orig is not None else type(exc).__name__
-    return f"cannot use the database in DATABASE_URL ({reason}): check that it is reachable and writable."
+def describe_database_error(exc: Exception, url: str) -> str:
+    """One line on why the store can't be used: which database (never the password), and the driver's reason."""
+    cause = exc.orig if isinstance(exc, DBAPIError) else exc
+    reason = " ".join(str(cause).split())[:200] if cause is not None else type(exc).__name__
+    reason = _without_password(reason, url)
+    return (
+        f"cannot use {describe_database(url)} ({reason}): check DATABASE_URL and that the database is "
+        "reachable and writable."
+    )
+
+
+def _without_password(text: str, url: str) -> str:
+    with contextlib.suppress(ArgumentError):
+        password = make_url(url).password
+        if password:
+            text = text.replace(str(password), "[password]")
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -155,14 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     except SettingsError as exc:
         print(f"paperclub: {exc}", file=sys.stderr)
         return 2
+    except CommandFailed as exc:
+        print(f"paperclub: {exc}", file=sys.stderr)
+        return exc.code
     except KeyboardInterrupt:
         return 130
-    except DBAPIError as exc:
-        print(f"paperclub: {describe_database_error(exc)}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(
-            f"paperclub: cannot connect ({type(exc).__name__}: {exc}): check DATABASE_URL and the network.",
-            file=sys.stderr,
-        )
-        return 1

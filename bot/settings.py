@@ -7,20 +7,26 @@ variable and how to fix it; the CLI prints that line and exits, no traceback.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from typing import Any, Literal, NamedTuple
 from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from db.engine import normalise_database_url
+
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
 _HOW_TO_FIX: dict[str, str] = {
     "DISCORD_TOKEN": "copy the bot token from the Discord developer portal (Bot → Reset Token) into .env",
-    "DATABASE_URL": "use sqlite+aiosqlite:///path/to/paperclub.db or postgresql+asyncpg://user:pass@host/db",
+    "DATABASE_URL": "use sqlite+aiosqlite:///path/to/paperclub.db or postgresql://user:pass@host/db",
     "DEV_GUILD_ID": "use the numeric id of your test server (Developer Mode → right-click the server → Copy ID)",
     "LOG_LEVEL": "use one of DEBUG, INFO, WARNING, ERROR",
-    "DISCORD_API_BASE": "use an http(s) base URL such as http://127.0.0.1:8123, or leave it unset for Discord",
+    "DISCORD_API_BASE": (
+        "use the server's root or its API base, such as http://127.0.0.1:8123 or https://host/api/v10, "
+        "or leave it unset for Discord"
+    ),
     "ARXIV_API_URL": "use an http(s) URL such as https://export.arxiv.org/api/query",
     "WEB_PORT": "use a port number such as 8080 (0: any free port), or leave it unset to serve nothing",
     "WEB_HOST": "use the address to listen on, such as 127.0.0.1 (the default) or 0.0.0.0",
@@ -30,6 +36,47 @@ _HOW_TO_FIX: dict[str, str] = {
 
 class SettingsError(Exception):
     """A setting is missing or invalid; the message is one line naming it and the fix."""
+
+
+# discord.py 2.7 speaks version 10 of Discord's API (discord.http.INTERNAL_API_VERSION).
+API_VERSION = 10
+_VERSIONED = re.compile(r"(?P<root>.*)/api/v(?P<version>[0-9]+)")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+class ApiAddresses(NamedTuple):
+    """Where DISCORD_API_BASE sends things."""
+
+    rest: str  # every REST and webhook route starts here (discord.py's Route.BASE), e.g. http://h/api/v10
+    gateway: str  # the gateway address derived from it (ws(s)://h/gateway/), used when GET /gateway is not answered
+
+
+def api_addresses(base: str) -> ApiAddresses:
+    """The REST base and derived gateway of a DISCORD_API_BASE value; ValueError (one reason) if unusable.
+
+    Accepted: the server's root (``http://127.0.0.1:8123``, or a root under a path prefix), or a base ending
+    in ``/api`` or ``/api/vN`` -- the form of discord.py's ``Route.BASE`` (``https://discord.com/api/v10``)
+    and of Discord-compatible servers. The root gets ``/api/v10``, ``/api`` gets ``/v10``, ``/api/vN`` is
+    kept as written. The derived gateway is ``/gateway/`` at the root, ws for http and wss for https.
+    """
+    parts = urlsplit(base.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError("must be an http(s) URL")
+    if parts.query or parts.fragment:
+        raise ValueError("must have no query or fragment")
+    path = parts.path.rstrip("/")
+    versioned = _VERSIONED.fullmatch(path)
+    if versioned:
+        root, version = versioned["root"], int(versioned["version"])
+    else:
+        root, version = path.removesuffix("/api") if path.endswith("/api") else path, API_VERSION
+    if "api" in root.split("/"):
+        raise ValueError("must be the server's root, or end in /api or /api/vN")
+    ws = "wss" if parts.scheme == "https" else "ws"
+    return ApiAddresses(
+        rest=f"{parts.scheme}://{parts.netloc}{root}/api/v{version}",
+        gateway=f"{ws}://{parts.netloc}{root}/gateway/",
+    )
 
 
 class Settings(BaseSettings):
@@ -62,10 +109,7 @@ class Settings(BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _check_database_url(cls, value: str) -> str:
-        scheme = value.split("://", 1)[0] if "://" in value else ""
-        if scheme not in ("sqlite+aiosqlite", "postgresql+asyncpg"):
-            raise ValueError("must start with sqlite+aiosqlite:// or postgresql+asyncpg://")
-        return value
+        return normalise_database_url(value)  # postgresql:// and postgres:// become postgresql+asyncpg://
 
     @field_validator("discord_api_base", "arxiv_api_url", "public_url")
     @classmethod
@@ -79,12 +123,13 @@ class Settings(BaseSettings):
 
     @field_validator("discord_api_base")
     @classmethod
-    def _no_token_over_plain_http(cls, value: str | None) -> str | None:
-        """The token goes to this address: plain http only to this machine (the local stand-in)."""
+    def _check_api_base(cls, value: str | None) -> str | None:
+        """A root or /api[/vN] base; the token goes there, so plain http only to this machine."""
         if value is None:
             return None
+        api_addresses(value)
         parts = urlsplit(value)
-        if parts.scheme == "http" and (parts.hostname or "") not in ("127.0.0.1", "localhost", "::1"):
+        if parts.scheme == "http" and (parts.hostname or "") not in LOOPBACK_HOSTS:
             raise ValueError("must use https unless it is on this machine (127.0.0.1 or localhost)")
         return value
 

@@ -2,14 +2,66 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 SQLITE_CACHE_KIB = 32_768
+
+
+# DATABASE_URL spellings and the async driver each stands for. postgresql:// and postgres:// are how libpq,
+# psql and hosting providers write PostgreSQL URLs; the store always talks to it through asyncpg.
+DRIVERS = {
+    "sqlite+aiosqlite": "sqlite+aiosqlite",
+    "postgresql+asyncpg": "postgresql+asyncpg",
+    "postgresql": "postgresql+asyncpg",
+    "postgres": "postgresql+asyncpg",
+}
+URL_FORMS = "must start with sqlite+aiosqlite://, postgresql:// or postgresql+asyncpg://"
+
+
+def normalise_database_url(url: str) -> str:
+    """The one place a DATABASE_URL becomes the form the engine uses; ValueError (one reason) otherwise.
+
+    ``postgresql://`` and ``postgres://`` become ``postgresql+asyncpg://``, and libpq's ``sslmode=`` query
+    parameter becomes asyncpg's ``ssl=`` (asyncpg takes the same values: disable, allow, prefer, require,
+    verify-ca, verify-full). Other URLs are returned unchanged. The error never includes the URL.
+    """
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    driver = DRIVERS.get(scheme)
+    if driver is None:
+        raise ValueError(URL_FORMS)
+    if driver == "sqlite+aiosqlite":
+        return url
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise ValueError("is not a valid URL") from None
+    changed = parsed.set(drivername=driver)
+    if "sslmode" in parsed.query:
+        query = dict(parsed.query)
+        query.setdefault("ssl", query.pop("sslmode"))
+        changed = changed.set(query=query)
+    return url if changed == parsed else changed.render_as_string(hide_password=False)
+
+
+def describe_database(url: str | URL) -> str:
+    """Which database this is, for messages: backend, host, port and name, never the user's password."""
+    try:
+        parsed = make_url(url) if isinstance(url, str) else url
+    except ArgumentError:
+        return "the database in DATABASE_URL"
+    if parsed.get_backend_name() == "sqlite":
+        return f"the SQLite database {Path(parsed.database).resolve() if parsed.database else '(no file)'}"
+    host = parsed.host or "localhost"
+    where = f"{host}:{parsed.port or 5432}"
+    user = f" as {parsed.username}" if parsed.username else ""
+    return f"the PostgreSQL database {parsed.database or '(default)'} on {where}{user}"
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -37,6 +89,7 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
     `search_path` (PostgreSQL only) puts every table in that schema; tests use it to get a
     clean store per test on one database.
     """
+    url = normalise_database_url(url)
     parsed = make_url(url)
     kwargs: dict[str, Any] = {"echo": echo}
     if parsed.get_backend_name() == "sqlite":

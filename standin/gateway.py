@@ -95,6 +95,7 @@ class Gateway:
         self.identifies = 0
         self.resumes = 0
         self.frames_received: list[Json] = []
+        self._own_site: web.AppRunner | None = None  # set by serve_apart
 
     @property
     def connected(self) -> bool:
@@ -131,6 +132,19 @@ class Gateway:
         for session in self.sessions.values():
             if session.ws is not None and not session.ws.closed:
                 await session.ws.close(code=1001)
+        if self._own_site is not None:
+            await self._own_site.cleanup()
+            self._own_site = None
+
+    async def serve_apart(self, host: str, path: str) -> int:
+        """Serve the gateway at ``path`` on a port of its own (returned): a server whose gateway is only
+        found through ``GET /gateway``, not where a client would derive it from the REST address."""
+        app = web.Application()
+        app.router.add_get(path, self.handle)
+        self._own_site = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
+        await self._own_site.setup()
+        await web.TCPSite(self._own_site, host, 0).start()
+        return int(self._own_site.addresses[0][1])
 
     # -- websocket handler ----------------------------------------------------------------------------------
     async def handle(self, request: web.Request) -> web.WebSocketResponse:

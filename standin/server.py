@@ -66,8 +66,13 @@ class StandIn(WorldBuilder):
         bot_name: str = "PaperClub",
         bot_permissions: int = DEFAULT_BOT_PERMISSIONS,
         timeout: float = 5.0,
+        gateway_path: str | None = None,
     ) -> None:
         self.host, self.port = host, port
+        # None: the gateway is at /gateway/ on the REST port (where a client derives it). A path: only there,
+        # on a port of its own, so a client finds it only through GET /gateway.
+        self.gateway_path = gateway_path
+        self.gateway_port: int | None = None
         self.state = State(bot_name)
         self.bot_permissions = bot_permissions
         self.timeout = timeout
@@ -103,8 +108,11 @@ class StandIn(WorldBuilder):
         rest_messages.add_routes(app)
         rest_interactions.add_routes(app)
         rest_events.add_routes(app)
-        app.router.add_get("/gateway", self.gateway.handle)
-        app.router.add_get("/gateway/", self.gateway.handle)
+        if self.gateway_path is None:
+            app.router.add_get("/gateway", self.gateway.handle)
+            app.router.add_get("/gateway/", self.gateway.handle)
+        else:
+            self.gateway_port = await self.gateway.serve_apart(self.host, self.gateway_path)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, self.host, self.port)
@@ -130,6 +138,8 @@ class StandIn(WorldBuilder):
 
     @property
     def gateway_url(self) -> str:
+        if self.gateway_path is not None:
+            return f"ws://{self.host}:{self.gateway_port}{self.gateway_path}"
         return f"ws://{self.host}:{self.port}/gateway/"
 
     @property

@@ -16,14 +16,32 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from bot.clock import FakeClock
 from bot.demo import tours
 from bot.demo.botenv import BotEnv
 from bot.logs import setup_logging
 from standin.interactions import InteractionResult, Response
 from standin.render import render_components, render_embed, render_message
-from standin.state import Channel, Member, Message, Role, User
+from standin.state import DISCORD_EPOCH_MS, Channel, Member, Message, Role, Snowflakes, User
 
 RULE = "─" * 78
+
+
+class ClockSnowflakes(Snowflakes):
+    """The stand-in's ids, timed by the demo's FakeClock instead of the real time: the same tour gives
+    the same ids (and so the same links) on every run, and each id's time is the demo's time."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        super().__init__()
+        self._clock = clock
+
+    def next(self) -> int:
+        ms = int(self._clock.now().timestamp() * 1000) - DISCORD_EPOCH_MS
+        candidate = (ms << 22) | (next(self._increment) & 0xFFF)
+        if candidate <= self._last:
+            candidate = self._last + 1
+        self._last = candidate
+        return candidate
 
 
 def discover_tours() -> list[Any]:
@@ -56,6 +74,17 @@ class Demo:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.env, name)
+
+    async def settle(self) -> None:
+        """Wait until the work the last step set off in the background is done: the reminders cog's planning
+        and sends, the suggestion posts' refreshes. Each waits on its own tasks (no sleeps), so the next
+        step sees what this one did and the tour prints the same on every run."""
+        reminders = self.env.bot.get_cog("RemindersCog")
+        if reminders is not None:
+            await reminders.settle()  # type: ignore[attr-defined]
+        suggestions = self.env.bot.get_cog("Suggestions")
+        if suggestions is not None:
+            await suggestions.refresher.wait_idle()  # type: ignore[attr-defined]
 
     def narrate(self, text: str) -> None:
         print(f"\n{RULE}\n▶ {text}\n{RULE}", file=self.out)
@@ -106,13 +135,15 @@ class Demo:
         if not quiet:
             self._print(f"\n{_who(member)} uses /{name} {args}".rstrip())
         result = await self.env.invoke(name, options, member=member, channel=channel)
-        if not quiet:
-            response = await result.response()
-            if response.deferred:
-                final = await result.final()
+        # Quiet or not, the tour waits for the answer: the next step must see what this one did.
+        response = await result.response()
+        if response.deferred:
+            final = await result.final()
+            if not quiet:
                 self._print(render_message(final, self.env.standin.state))
-            else:
-                self._print(self.render_response(response))
+        elif not quiet:
+            self._print(self.render_response(response))
+        await self.settle()
         return result
 
     async def click(
@@ -126,6 +157,7 @@ class Demo:
             self._print(render_message(await result.final(), self.env.standin.state))
         else:
             self._print(self.render_response(response))
+        await self.settle()
         return result
 
     async def submit_modal(self, source: Any, values: Mapping[str, Any], *, member: Any = None) -> Any:
@@ -139,6 +171,7 @@ class Demo:
             self._print(render_message(await result.final(), self.env.standin.state))
         else:
             self._print(self.render_response(response))
+        await self.settle()
         return result
 
     def show_channel(self, channel: Any, last: int = 1) -> None:
@@ -158,9 +191,13 @@ async def run_demo(*, verbose: bool = False, out: TextIO = sys.stdout) -> int:
     with tempfile.TemporaryDirectory(prefix="paperclub-demo-") as tmp:
         url = f"sqlite+aiosqlite:///{Path(tmp) / 'demo.db'}"
         print("paperclub demo — the bot against a local Discord stand-in (no token, no network)", file=out)
-        async with BotEnv(database_url=url) as env:
+        env = BotEnv(database_url=url)
+        env.standin.state.ids = ClockSnowflakes(env.clock)
+        async with env:
             demo = Demo(env, out)
             for module in discover_tours():
                 await module.tour(demo)
-    print(f"\n{RULE}\nDemo finished in {time.perf_counter() - started:.1f} s.", file=out)
+    # The elapsed time goes to the log, not the tour: the same tour prints the same text on every run.
+    logging.getLogger("paperclub.demo").info("demo finished in %.1f s", time.perf_counter() - started)
+    print(f"\n{RULE}\nDemo finished.", file=out)
     return 0

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 import discord
 
-from bot.api_base import apply_api_base, current_api_base, restore_api_base
+from bot.api_base import apply_api_base, current_api_base, discover_gateway, restore_api_base
 from standin.server import StandIn
 
 ClientT = TypeVar("ClientT", bound=discord.Client)
@@ -24,8 +24,12 @@ async def connected(
     token: str = "sandbox-token",
     timeout: float = 10.0,
     fast_ready: bool = True,
+    api_base: str | None = None,
 ) -> AsyncIterator[ClientT]:
     """Point discord.py at ``standin``, start ``client`` and wait until it is ready; close and restore after.
+
+    ``api_base`` is the DISCORD_API_BASE to use (default: the stand-in's root); the gateway is found with
+    ``GET /gateway`` there, as ``paperclub run`` does.
 
     discord.py waits ``guild_ready_timeout`` (2 s by default) after the last GUILD_CREATE before it fires
     ``on_ready``. The stand-in sends every GUILD_CREATE right after READY, so with ``fast_ready`` that wait
@@ -33,7 +37,12 @@ async def connected(
     client instead and ``fast_ready=False`` to avoid touching a private attribute).
     """
     saved = current_api_base()
-    apply_api_base(standin.base_url)
+    apply_api_base(api_base or standin.base_url)
+    try:
+        await discover_gateway(api_base or standin.base_url, timeout=timeout)
+    except BaseException:
+        restore_api_base(saved)
+        raise
     if fast_ready:
         state = client._connection
         state.guild_ready_timeout = min(state.guild_ready_timeout, FAST_GUILD_READY)

@@ -57,7 +57,7 @@ async def test_club_programme_imports_as_on_the_page(club) -> None:
 
 async def test_importing_twice_changes_nothing(club) -> None:
     before = await snapshot(club)
-    guild, report = await import_text(club, CLUB_YAML.read_text(), suffix=".yaml", guild_id=None)
+    guild, report = await import_text(club, CLUB_YAML.read_text(), suffix=".yaml", guild_id=GUILD)
     assert guild == GUILD
     assert not report.changed_anything
     assert report.sessions_same == 15
@@ -90,7 +90,7 @@ async def test_editing_the_file_updates_only_what_changed(club) -> None:
         "papers: [DSec]",
         "papers: [DSec, https://arxiv.org/abs/2401.12340]\n    recording_url: https://example.org/rec",
     )
-    _, report = await import_text(club, text, suffix=".yaml", guild_id=None)
+    _, report = await import_text(club, text, suffix=".yaml", guild_id=GUILD)
     assert (report.sessions_changed, report.sessions_same, report.papers_new) == (1, 14, 1)
     async with club() as session:
         paper = await session.scalar(select(Paper).where(Paper.key == "arxiv:2401.12340"))

@@ -1,11 +1,15 @@
 from __future__ import annotations
 
+import os
+import re
 import subprocess
 import sys
 
 import pytest
+from sqlalchemy import text
 
-from bot.settings import SettingsError, load_settings
+from bot.settings import SettingsError, api_addresses, load_settings
+from db.engine import create_engine, describe_database, normalise_database_url
 
 
 @pytest.fixture(autouse=True)
@@ -122,12 +126,9 @@ def test_help(argv: list[str]) -> None:
     assert "usage: paperclub" in proc.stdout
 
 
-def test_cli_unreachable_database_is_one_line(tmp_path) -> None:
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(tmp_path),
-        "DATABASE_URL": "postgresql+asyncpg://u:pw@127.0.0.1:1/x",
-    }
+@pytest.mark.parametrize("scheme", ["postgresql+asyncpg", "postgresql", "postgres"])
+def test_cli_unreachable_database_is_one_line_naming_it(tmp_path, scheme: str) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DATABASE_URL": f"{scheme}://u:pw@127.0.0.1:1/x"}
     proc = subprocess.run(
         [sys.executable, "-m", "bot", "db", "upgrade"],
         cwd=tmp_path,
@@ -139,4 +140,112 @@ def test_cli_unreachable_database_is_one_line(tmp_path) -> None:
     assert proc.returncode == 1
     assert "Traceback" not in proc.stderr
     assert "pw" not in proc.stderr
-    assert proc.stderr.strip().splitlines()[-1].startswith("paperclub: cannot connect")
+    assert proc.stderr.count("\n") == 1
+    assert proc.stderr.startswith(
+        "paperclub: cannot connect to the PostgreSQL database x on 127.0.0.1:1 as u (ConnectionRefusedError: "
+    )
+    assert proc.stderr.rstrip().endswith("check DATABASE_URL and that the server is running.")
+
+
+def test_cli_db_upgrade_is_quiet(tmp_path) -> None:
+    """No alembic INFO lines ("Context impl SQLiteImpl.", "Running upgrade ...") unless LOG_LEVEL=DEBUG."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DATABASE_URL": "sqlite+aiosqlite:///cli.db"}
+    run = [sys.executable, "-m", "bot", "db", "upgrade"]
+    proc = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert proc.stdout == "database is up to date\n"
+    assert proc.stderr == ""
+    (tmp_path / "cli.db").unlink()
+    debug = subprocess.run(
+        run, cwd=tmp_path, env={**env, "LOG_LEVEL": "DEBUG"}, capture_output=True, text=True, timeout=60
+    )
+    assert "alembic.runtime.migration: Running upgrade" in debug.stderr
+    assert "aiosqlite" not in debug.stderr
+
+
+@pytest.mark.parametrize(
+    ("base", "rest", "gateway"),
+    [
+        ("http://127.0.0.1:5555", "http://127.0.0.1:5555/api/v10", "ws://127.0.0.1:5555/gateway/"),
+        ("http://127.0.0.1:5555/", "http://127.0.0.1:5555/api/v10", "ws://127.0.0.1:5555/gateway/"),
+        ("http://127.0.0.1:5555/api", "http://127.0.0.1:5555/api/v10", "ws://127.0.0.1:5555/gateway/"),
+        ("http://127.0.0.1:5555/api/v10", "http://127.0.0.1:5555/api/v10", "ws://127.0.0.1:5555/gateway/"),
+        ("https://discord.com/api/v10", "https://discord.com/api/v10", "wss://discord.com/gateway/"),
+        (
+            "https://chat.example.org/api/v9/",
+            "https://chat.example.org/api/v9",
+            "wss://chat.example.org/gateway/",
+        ),
+        (
+            "https://example.org/spacebar/api",
+            "https://example.org/spacebar/api/v10",
+            "wss://example.org/spacebar/gateway/",
+        ),
+        (
+            "https://example.org/proxy",
+            "https://example.org/proxy/api/v10",
+            "wss://example.org/proxy/gateway/",
+        ),
+    ],
+)
+def test_api_base_forms(base: str, rest: str, gateway: str) -> None:
+    assert api_addresses(base) == (rest, gateway)
+    assert load_settings(discord_api_base=base).discord_api_base == base.rstrip("/")
+
+
+@pytest.mark.parametrize(
+    ("base", "reason"),
+    [
+        ("https://example.org/api/v10/guilds", "must be the server's root, or end in /api or /api/vN"),
+        ("https://example.org/api/latest", "must be the server's root, or end in /api or /api/vN"),
+        ("https://example.org/api/v10?x=1", "must have no query or fragment"),
+        ("http://discord.example.com/api/v10", "must use https unless it is on this machine"),
+    ],
+)
+def test_unusable_api_bases(monkeypatch: pytest.MonkeyPatch, base: str, reason: str) -> None:
+    monkeypatch.setenv("DISCORD_API_BASE", base)
+    with pytest.raises(SettingsError, match=rf"^DISCORD_API_BASE is invalid \({re.escape(reason)}"):
+        load_settings()
+
+
+@pytest.mark.parametrize(
+    ("given", "used"),
+    [
+        ("postgresql://u:pw@db.example:5433/club", "postgresql+asyncpg://u:pw@db.example:5433/club"),
+        ("postgres://u:pw@db.example/club", "postgresql+asyncpg://u:pw@db.example/club"),
+        ("postgresql+asyncpg://u:pw@db.example/club", "postgresql+asyncpg://u:pw@db.example/club"),
+        # libpq's sslmode, as hosting providers write it, is asyncpg's ssl
+        (
+            "postgres://u:p%40ss@db.example/club?sslmode=require",
+            "postgresql+asyncpg://u:p%40ss@db.example/club?ssl=require",
+        ),
+        ("sqlite+aiosqlite:///club.db", "sqlite+aiosqlite:///club.db"),
+    ],
+)
+def test_database_url_forms(given: str, used: str) -> None:
+    assert load_settings(database_url=given).database_url == used
+    assert normalise_database_url(used) == used
+
+
+def test_postgresql_url_builds_an_asyncpg_engine() -> None:
+    engine = create_engine("postgresql://u:pw@127.0.0.1:1/club")
+    assert engine.dialect.driver == "asyncpg"
+
+
+@pytest.mark.skipif("TEST_DATABASE_URL" not in os.environ, reason="needs TEST_DATABASE_URL")
+async def test_plain_postgresql_url_connects() -> None:
+    url = os.environ["TEST_DATABASE_URL"].replace("postgresql+asyncpg://", "postgresql://", 1)
+    engine = create_engine(load_settings(database_url=url).database_url)
+    try:
+        async with engine.connect() as conn:
+            assert (await conn.execute(text("select 1"))).scalar_one() == 1
+    finally:
+        await engine.dispose()
+
+
+def test_database_is_described_without_its_password(tmp_path) -> None:
+    assert (
+        describe_database("postgresql+asyncpg://club:s3cret@db.example:5433/paperclub")
+        == "the PostgreSQL database paperclub on db.example:5433 as club"
+    )
+    assert describe_database("sqlite+aiosqlite:///club.db") == f"the SQLite database {tmp_path / 'club.db'}"

@@ -1,16 +1,22 @@
-"""Tour: the club's programme from examples/club.yaml, then "have we read it?", the history, a reading
-list, and a BibTeX export of that list."""
+"""Tour: the club's programme (bot/demo/club.yaml, the package's copy of examples/club.yaml), then "have we
+read it?", the history, a reading list, and a BibTeX export of that list."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
+from importlib import resources
 from typing import Any
 
 from bot.services.reading.files import import_text
 
 ORDER = 70  # after the other features' tours: the import then merges with whatever they created
-CLUB_YAML = Path(__file__).resolve().parents[3] / "examples" / "club.yaml"
+
+
+def club_programme() -> str:
+    """The club's programme as shipped in the package (so the demo works from any install)."""
+    return resources.files("bot.demo").joinpath("club.yaml").read_text(encoding="utf-8")
+
+
 AFTER_THE_PROGRAMME = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
 
 
@@ -18,7 +24,7 @@ async def tour(demo: Any) -> None:
     demo.narrate("The club's programme comes in from examples/club.yaml (what `paperclub import` does)")
     if demo.clock.now() < AFTER_THE_PROGRAMME:
         await demo.clock.set(AFTER_THE_PROGRAMME)  # both November sessions have taken place
-    text = CLUB_YAML.read_text(encoding="utf-8")
+    text = club_programme()
     guild_id, report = await import_text(
         demo.bot.session_factory, text, suffix=".yaml", guild_id=demo.guild.id
     )

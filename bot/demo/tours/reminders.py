@@ -13,10 +13,8 @@ ORDER = 40
 
 
 async def _settle(demo: Any) -> None:
-    """Let the reminders cog finish planning (it reacts to events) before the clock moves."""
-    cog = demo.bot.get_cog("RemindersCog")
-    if cog is not None:
-        await cog.settle()
+    """After a clock move: let the reminders cog finish sending what fell due (steps settle by themselves)."""
+    await demo.settle()
 
 
 async def tour(demo: Any) -> None:
@@ -49,21 +47,23 @@ async def tour(demo: Any) -> None:
         return
     session_id = int(match.group(1))
     await demo.invoke("remind me", {"session": session_id, "before": "2h"}, member=demo.members[0])
-    await _settle(demo)
     await demo.invoke("remind list")
 
     demo.narrate(
         "Fast-forward one day: the organizer's reminder goes out in #general, without pinging @everyone"
     )
     await demo.clock.advance(timedelta(days=1))
+    await _settle(demo)
     demo.show_channel(demo.general)
 
     async with demo.bot.session_factory() as db:
         starts = (await get_session(db, demo.guild.id, session_id)).starts_at
     demo.narrate("Fast-forward to 24 hours before the session: the automatic reminder pings Readers only")
     await demo.clock.set(starts - timedelta(hours=24))
+    await _settle(demo)
     demo.show_channel(demo.announcements)
 
     demo.narrate("Two hours before: the member who asked gets a DM")
     await demo.clock.set(starts - timedelta(hours=2))
+    await _settle(demo)
     demo.show_dms(demo.members[0])

@@ -1,4 +1,5 @@
-"""`paperclub import FILE` and `paperclub export FILE --guild ID`: the club's programme as YAML or JSON.
+"""`paperclub import FILE [--guild ID]` and `paperclub export FILE [--guild ID]`: the club's programme as YAML
+or JSON.
 
 Import reads the whole file, validates every row (reporting each problem with its line), and only
 then writes everything in one transaction. The schema is described in
@@ -8,20 +9,24 @@ bot/services/reading/document.py; examples/club.yaml is a complete example.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import re
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
 import yaml
+from sqlalchemy import select, union
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.services.reading.document import LINE_KEY, LINES_KEY, Problem, ProgrammeInvalid, validate_programme
 from bot.services.reading.programme import ImportReport, apply_programme, dump_programme
 from bot.services.setup.config import get_config
 from bot.settings import Settings
-from db.engine import create_engine, create_session_factory
+from db.base import Base
+from db.engine import create_engine, create_session_factory, describe_database
 from db.migrate import upgrade_database
 
 MAX_FILE_BYTES = 5_000_000
@@ -98,7 +103,12 @@ async def import_text(
 ) -> tuple[int, ImportReport]:
     """Validate `text`, then write it in one transaction. Returns (guild id, report); ProgrammeInvalid
     (with every problem) before anything is written."""
-    data = parse_document(text, suffix)
+    return await _import_data(session_factory, parse_document(text, suffix), guild_id)
+
+
+async def _import_data(
+    session_factory: async_sessionmaker[AsyncSession], data: Any, guild_id: int | None
+) -> tuple[int, ImportReport]:
     target = guild_id or _guild_in(data)
     async with session_factory() as session:
         default_zone = (await get_config(session, target)).timezone if target else "America/Los_Angeles"
@@ -106,6 +116,27 @@ async def import_text(
     async with session_factory() as session, session.begin():
         report = await apply_programme(session, programme)
     return programme.guild_id, report
+
+
+async def known_guilds(session: AsyncSession) -> list[int]:
+    """Every server the store holds anything for (each table with a guild_id column), in order."""
+    tables = [table for table in Base.metadata.sorted_tables if "guild_id" in table.c]
+    query = union(*(select(table.c.guild_id) for table in tables))
+    return sorted(int(value) for value in (await session.scalars(query)))
+
+
+class GuildUnclear(Exception):
+    """The command line does not say which server, or names one the store does not have (exit 2)."""
+
+
+def _choose_guild(known: list[int], *, what: str, where: str) -> int:
+    """The one server the store knows, or GuildUnclear saying why it can't choose."""
+    if len(known) == 1:
+        return known[0]
+    if not known:
+        raise GuildUnclear(f"say which server with --guild ID ({where} has no server yet)")
+    listed = ", ".join(str(g) for g in known[:10]) + (" …" if len(known) > 10 else "")
+    raise GuildUnclear(f"say which server {what} with --guild ID ({where} has {len(known)}: {listed})")
 
 
 def _guild_in(data: Any) -> int | None:
@@ -131,25 +162,41 @@ def _report_problems(exc: ProgrammeInvalid, path: Path, err: TextIO) -> None:
 
 
 async def import_file(settings: Settings, path: Path, guild_id: int | None) -> int:
-    """The CLI's import: 0 when imported (or nothing to change), 1 when the file has problems."""
+    """The CLI's import: 0 when imported (or nothing to change), 1 when the file can't be read or has
+    problems, 2 when it is not clear which server it is for.
+
+    The server: ``--guild``, else the file's ``guild_id`` (an export carries it), else the one server
+    the store knows (said on stdout); with none or several, refused.
+    """
     try:
         suffix = file_suffix(path)
         size = (await asyncio.to_thread(path.stat)).st_size
         if size > MAX_FILE_BYTES:
             raise ProgrammeInvalid([Problem(None, "file", f"over {MAX_FILE_BYTES // 1_000_000} MB")])
         text = await asyncio.to_thread(path.read_text, encoding="utf-8")
+        data = parse_document(text, suffix)
     except ProgrammeInvalid as exc:
         _report_problems(exc, path, sys.stderr)
         return 1
     except UnicodeDecodeError:
         print(f"paperclub: {path} is not UTF-8 text; nothing was imported.", file=sys.stderr)
         return 1
+    except OSError as exc:
+        print(f"paperclub: cannot read {path} ({_why(exc)}); nothing was imported.", file=sys.stderr)
+        return 1
     engine = create_engine(settings.database_url)
     try:
         await upgrade_database(engine)
-        target, report = await import_text(
-            create_session_factory(engine), text, suffix=suffix, guild_id=guild_id
-        )
+        factory = create_session_factory(engine)
+        if guild_id is None and _guild_in(data) is None:
+            async with factory() as session:
+                known = await known_guilds(session)
+            guild_id = _choose_guild(known, what="to import into", where=_store(settings, path))
+            print(f"importing into server {guild_id}, the only one in the store (--guild ID to choose)")
+        target, report = await _import_data(factory, data, guild_id)
+    except GuildUnclear as exc:
+        print(f"paperclub: {exc}; nothing was imported.", file=sys.stderr)
+        return 2
     except ProgrammeInvalid as exc:
         _report_problems(exc, path, sys.stderr)
         return 1
@@ -159,8 +206,12 @@ async def import_file(settings: Settings, path: Path, guild_id: int | None) -> i
     return 0
 
 
-async def export_file(settings: Settings, path: Path, guild_id: int) -> int:
-    """The CLI's export: writes the guild's programme to `path` (YAML or JSON by extension)."""
+async def export_file(settings: Settings, path: Path, guild_id: int | None) -> int:
+    """The CLI's export: writes the guild's programme to `path` (YAML or JSON by extension), all or nothing.
+
+    0 when written, 1 when the path is unusable, 2 when the server is not clear: ``--guild`` must name a
+    server the store has; without it, the one server the store knows is used (and said on stdout).
+    """
     try:
         suffix = file_suffix(path)
     except ProgrammeInvalid as exc:
@@ -169,9 +220,53 @@ async def export_file(settings: Settings, path: Path, guild_id: int) -> int:
     engine = create_engine(settings.database_url)
     try:
         await upgrade_database(engine)
-        text = await export_text(create_session_factory(engine), guild_id, suffix=suffix)
+        factory = create_session_factory(engine)
+        async with factory() as session:
+            known = await known_guilds(session)
+        if guild_id is None:
+            guild_id = _choose_guild(known, what="to export", where=_store(settings))
+            print(f"exporting server {guild_id}, the only one in the store (--guild ID to choose)")
+        elif guild_id not in known:
+            others = f" (it has {', '.join(map(str, known[:10]))})" if known else " (it has no server yet)"
+            raise GuildUnclear(f"{_store(settings)} has nothing for server {guild_id}{others}")
+        text = await export_text(factory, guild_id, suffix=suffix)
+    except GuildUnclear as exc:
+        print(f"paperclub: {exc}; nothing was written.", file=sys.stderr)
+        return 2
     finally:
         await engine.dispose()
-    await asyncio.to_thread(path.write_text, text, encoding="utf-8")
+    try:
+        await asyncio.to_thread(_write_whole, path, text)
+    except OSError as exc:
+        print(
+            f"paperclub: cannot write {path} ({_why(exc)}): choose a file in a folder you can write to.",
+            file=sys.stderr,
+        )
+        return 1
     print(f"exported guild {guild_id} to {path}")
     return 0
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Write via a temporary file in the same folder and rename it: a failed export leaves no half file.
+    The file gets the usual permissions (0o666 less the umask), as a plain write would."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _why(exc: OSError) -> str:
+    """'No such file or directory', 'Permission denied'... (the OS's reason, without the path again)."""
+    return exc.strerror or type(exc).__name__
+
+
+def _store(settings: Settings, path: Path | None = None) -> str:
+    where = describe_database(settings.database_url)
+    return f"{path.name} has no guild_id and {where}" if path is not None else where
