@@ -14,28 +14,26 @@ the test harness fails the test that caused it (see ``StandIn.check_violations``
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 from urllib.parse import unquote
 
-import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.protocols import Validator
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from standin import spec_quirks
+from standin.spec_validator import FORMATS, SpecValidator, dispatch_unions
 
 SPEC_URI = "urn:discord-api-spec:openapi.json"
 METHODS = ("get", "put", "post", "patch", "delete")
 NO_OPERATION = "(no operation)"
-UNION_KEYWORD = "x-standin-union"  # see _dispatch_unions
 _MESSAGE_MAX = 300
 
 
@@ -61,50 +59,6 @@ class Violation:
 
     def __str__(self) -> str:
         return f"{self.operation_id} {self.pointer or '/'}: {self.message}  [{self.method} {self.path}]"
-
-
-# -- formats: jsonschema checks none unless asked; these are the ones Discord's spec uses ------------------
-FORMATS = jsonschema.FormatChecker(formats=())
-_INT_RANGES = {"int32": (-(2**31), 2**31 - 1), "int64": (-(2**63), 2**63 - 1)}
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$")
-
-
-@FORMATS.checks("date-time", raises=ValueError)
-def _is_datetime(value: object) -> bool:
-    if not isinstance(value, str):
-        return True
-    dt.datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    return len(value) > 10 and value[10] in "Tt "  # a date and a time, not a bare date
-
-
-@FORMATS.checks("uri")
-def _is_uri(value: object) -> bool:
-    return not isinstance(value, str) or bool(_URI.match(value))
-
-
-def _int_format(name: str) -> None:
-    low, high = _INT_RANGES[name]
-
-    @FORMATS.checks(name)
-    def check(value: object) -> bool:
-        return not isinstance(value, int) or isinstance(value, bool) or low <= value <= high
-
-
-for _name in _INT_RANGES:
-    _int_format(_name)
-
-
-# -- the validator: Draft 2020-12 (OpenAPI 3.1's dialect) plus the union dispatch of _dispatch_unions ----
-def _union(validator: Any, branches: dict[str, Any], instance: Any, schema: Any) -> Iterator[ValidationError]:
-    """Validate an object against the one branch its ``type`` selects (a missing or unknown ``type`` is
-    reported by the ``required`` and ``enum`` beside this keyword)."""
-    if isinstance(instance, dict) and "type" in instance:
-        branch = branches.get(repr(instance["type"]))
-        if branch is not None:
-            yield from validator.descend(instance, branch)
-
-
-SpecValidator = jsonschema.validators.extend(jsonschema.Draft202012Validator, {UNION_KEYWORD: _union})
 
 
 # -- operations ------------------------------------------------------------------------------------------
@@ -157,6 +111,9 @@ class ApiSpec:
         )
         self._root = _Node()
         self.operations: dict[str, Operation] = {}
+        # Body outcomes by (operation, body as JSON text): a bot sends the same command tree at every
+        # start and often the same reply; a hit costs one json.dumps instead of a validation.
+        self._bodies: dict[tuple[str, str], list[tuple[tuple[object, ...], str]]] = {}
         for template, item in document["paths"].items():
             for method in METHODS:
                 if method in item:
@@ -228,12 +185,13 @@ class ApiSpec:
     def _compile(self, operation: Operation) -> None:
         item_pointer = pointer("paths", operation.template)
         op = self.resolve(operation.spec_pointer)
-        declared: dict[tuple[str, str], str] = {}
-        for where, params in ((item_pointer, self.resolve(item_pointer).get("parameters", [])),):
+        declared: dict[tuple[str, str], str] = {}  # (in, name) -> pointer to the parameter object
+        for where, params in (
+            (item_pointer, self.resolve(item_pointer).get("parameters", [])),
+            (operation.spec_pointer, op.get("parameters", [])),  # the operation's override the path's
+        ):
             for i, prm in enumerate(params):
                 declared[(prm["in"], prm["name"])] = f"{where}/parameters/{i}"
-        for i, prm in enumerate(op.get("parameters", [])):  # operation-level ones override the path's
-            declared[(prm["in"], prm["name"])] = f"{operation.spec_pointer}/parameters/{i}"
         for (location, name), prm_pointer in declared.items():
             if location not in ("path", "query"):
                 continue
@@ -258,6 +216,23 @@ class ApiSpec:
             operation.body_required = bool(body.get("required"))
         operation._compiled = True
 
+    def forget_bodies(self) -> None:
+        """Drop the remembered body outcomes (a benchmark measuring uncached checks)."""
+        self._bodies.clear()
+
+    def _body_errors(self, operation: Operation, body: Any) -> list[tuple[tuple[object, ...], str]]:
+        """(path in the body, message) of each error, remembered for bodies seen before."""
+        assert operation.body is not None
+        key = _body_cache_key(operation, body)
+        found = self._bodies.get(key) if key is not None else None
+        if found is None:
+            found = [(tuple(e.absolute_path), _describe(e)) for e in _errors(operation.body, body)]
+            if key is not None:
+                if len(self._bodies) >= BODY_CACHE_MAX:
+                    del self._bodies[next(iter(self._bodies))]  # the oldest
+                self._bodies[key] = found
+        return found
+
     # -- checking ----------------------------------------------------------------------------------------
     def check(
         self, method: str, path: str, query: Mapping[str, Any], body: Any, *, has_body: bool
@@ -274,6 +249,7 @@ class ApiSpec:
         violations: list[Violation] = []
 
         def report(error: ValidationError | None, base: tuple[object, ...], text: str = "") -> None:
+            """One violation at ``base`` (plus the error's own path), with ``text`` or the error's."""
             parts = (*base, *error.absolute_path) if error is not None else base
             message = text or _describe(error)
             violations.append(
@@ -289,26 +265,51 @@ class ApiSpec:
                 if param.required:
                     report(None, (param.location, param.name), "required parameter is missing")
                 continue
-            error = best_match(param.validator.iter_errors(value))
+            error = next(iter(_errors(param.validator, value)), None)
             if error is not None:
                 report(error, (param.location, param.name))
         if operation.body is not None and has_body:
-            for error in _errors(operation.body, body):
-                report(error, ("body",))
+            for parts, message in self._body_errors(operation, body):
+                report(None, ("body", *parts), message)
         elif operation.body is not None and operation.body_required:
             report(None, ("body",), "a request body is required")
         return operation, violations
 
 
+BODY_CACHE_MAX = 4096
+
+
+def _body_cache_key(operation: Operation, body: Any) -> tuple[str, str] | None:
+    try:
+        return operation.operation_id, json.dumps(body, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+
+
 def _errors(validator: Validator, instance: Any) -> list[ValidationError]:
-    """The most telling error of each failing branch (the cheap ``is_valid`` first: most requests pass)."""
+    """The most telling error under each failure (the cheap ``is_valid`` first: most requests pass)."""
     if validator.is_valid(instance):
         return []
-    errors = []
-    for error in validator.iter_errors(instance):
-        best = best_match([error])
-        errors.append(best if best is not None else error)
-    return errors
+    return [_pinpoint(error) for error in validator.iter_errors(instance)]
+
+
+def _pinpoint(error: ValidationError) -> ValidationError:
+    """Down a failed union to its deepest error, one that is not a mere type mismatch where a branch
+    says more (``best_match`` stops where branches tie, at "is not valid under any of the given
+    schemas", which names no field)."""
+    best = best_match([error]) or error
+    while best.context:
+        union = best
+        best = max(union.context, key=lambda e: (len(e.absolute_path), e.validator != "type"))
+        if best.validator == "type":  # every branch refused the value's type: say which types would do
+            wanted = [
+                t
+                for e in union.context
+                if e.validator == "type" and e.absolute_path == best.absolute_path
+                for t in ([e.validator_value] if isinstance(e.validator_value, str) else e.validator_value)
+            ]
+            best.message = f"{best.instance!r} is not of type {', '.join(map(repr, dict.fromkeys(wanted)))}"
+    return best
 
 
 def _describe(error: ValidationError | None) -> str:
@@ -373,97 +374,11 @@ def error_body(violations: list[Violation]) -> dict[str, Any]:
     return {"message": "Invalid Form Body", "code": 50035, "errors": error_tree(violations)}
 
 
-# -- discriminated unions ----------------------------------------------------------------------------------
-def _discriminator(document: dict[str, Any], branch: Any) -> Any:
-    """The one ``type`` value a union branch requires (``properties.type`` an ``enum`` of one value or a
-    ``const``, ``type`` required), or None when the branch is not of that form."""
-    seen = 0
-    while isinstance(branch, dict) and "$ref" in branch and seen < 8:
-        ref = branch["$ref"]
-        if not ref.startswith("#/components/schemas/"):
-            return None
-        branch = document["components"]["schemas"].get(ref.rsplit("/", 1)[1])
-        seen += 1
-    if not isinstance(branch, dict) or branch.get("type") != "object":
-        return None
-    kind = branch.get("properties", {}).get("type")
-    if not isinstance(kind, dict) or "type" not in branch.get("required", ()):
-        return None
-    if "const" in kind:
-        return kind["const"]
-    enum = kind.get("enum")
-    return enum[0] if isinstance(enum, list) and len(enum) == 1 else None
-
-
-_NO_CONST = object()
-_CONST_KEYS = {"const", "title", "description"}
-
-
-def _dispatch_unions(document: dict[str, Any]) -> int:
-    """Rewrite each ``oneOf`` of object branches told apart by a required ``type`` value (components,
-    embeds' parts, command options, interaction callbacks) into a dispatch on that value.
-
-    Equivalent: the values are distinct and required, so at most one branch can hold and ``oneOf`` holds
-    exactly when the branch whose value the instance carries does; the ``x-standin-union`` keyword
-    (see ``_union``) validates just that branch. Faster (one branch validated, not all of them), and the
-    error names the real fault (``/components/0/components/0/label``) instead of every branch's ``type``.
-    A ``{"type": "null"}`` branch beside them is kept as is. Likewise a ``oneOf`` of titled ``const``s
-    (the spec's enumerations) becomes an ``enum``. Returns how many unions were rewritten."""
-    rewritten = 0
-
-    def visit(node: Any) -> None:
-        nonlocal rewritten
-        if isinstance(node, list):
-            for item in node:
-                visit(item)
-            return
-        if not isinstance(node, dict):
-            return
-        for value in node.values():
-            visit(value)
-        branches = node.get("oneOf")
-        if not isinstance(branches, list):
-            return
-        consts = [b.get("const", _NO_CONST) for b in branches if isinstance(b, dict)]
-        if (
-            len(consts) == len(branches)
-            and _NO_CONST not in consts
-            and all(set(b) <= _CONST_KEYS for b in branches)
-            and len(set(map(repr, consts))) == len(consts)
-        ):
-            # An enumeration spelt as a oneOf of titled consts (ChannelTypes, MessageComponentTypes...):
-            # distinct values, so exactly one matches iff the value is among them.
-            del node["oneOf"]
-            node["enum"] = consts
-            rewritten += 1
-            return
-        typed = [b for b in branches if b != {"type": "null"}]
-        values = [_discriminator(document, b) for b in typed]
-        if len(typed) < 2 or any(v is None for v in values) or len(set(map(repr, values))) != len(values):
-            return
-        dispatch: dict[str, Any] = {
-            "type": "object",
-            "required": ["type"],
-            "properties": {"type": {"enum": values}},
-            UNION_KEYWORD: {repr(v): b for v, b in zip(values, typed, strict=True)},
-        }
-        if len(typed) == len(branches):
-            del node["oneOf"]
-            node.setdefault("allOf", []).append(dispatch)
-        else:
-            node["oneOf"] = [{"type": "null"}, dispatch]
-        rewritten += 1
-
-    visit(document["components"]["schemas"])
-    visit(document["paths"])
-    return rewritten
-
-
 @functools.cache
 def load_spec() -> ApiSpec:
     """The vendored description with its quirks patched in; read once per process."""
     raw = resources.files("standin").joinpath("spec/openapi.json").read_text(encoding="utf-8")
     document = json.loads(raw)
     spec_quirks.apply_all(document)
-    _dispatch_unions(document)
+    dispatch_unions(document)
     return ApiSpec(document)

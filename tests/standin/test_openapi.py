@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import textwrap
+import tomllib
 from pathlib import Path
 
 import aiohttp
@@ -74,6 +75,40 @@ def test_a_union_member_is_checked_against_its_own_branch_only() -> None:
     assert "is too long" in violation.message
 
 
+def test_formats_are_checked() -> None:
+    event = {
+        "name": "Reading",
+        "privacy_level": 2,
+        "entity_type": 3,
+        "entity_metadata": {"location": "Room 4"},
+        "scheduled_start_time": "2026-12-03T16:00:00+00:00",
+        "scheduled_end_time": "2026-12-03T17:00:00Z",
+    }
+    assert check("POST", "/guilds/1/scheduled-events", event) == []
+    event["scheduled_start_time"] = "next Thursday"
+    assert where(check("POST", "/guilds/1/scheduled-events", event)) == [
+        ("create_guild_scheduled_event", "/body/scheduled_start_time")
+    ]
+    embed = {"title": "Paper", "url": "arxiv.org/abs/1706.03762"}  # no scheme: not a URI
+    assert where(check("POST", "/channels/1/messages", {"embeds": [embed]})) == [
+        ("create_message", "/body/embeds/0/url")
+    ]
+
+
+def test_a_union_refusing_every_type_names_the_types_it_takes() -> None:
+    [violation] = check("POST", "/channels/1/messages", {"message_reference": {"message_id": 1.5}})
+    assert violation.pointer == "/body/message_reference/message_id"
+    assert violation.message == "1.5 is not of type 'string', 'integer'"
+
+
+def test_remembered_outcomes_keep_bodies_apart() -> None:
+    bad = {"content": "hi", "flags": True}
+    for _ in range(2):  # the second answer comes from the remembered outcome
+        assert where(check("POST", "/channels/1/messages", bad)) == [("create_message", "/body/flags")]
+    assert check("POST", "/channels/1/messages", {"content": "hi", "flags": 1}) == []
+    assert where(check("PATCH", "/channels/1/messages/2", bad)) == [("update_message", "/body/flags")]
+
+
 def test_messages_cut_the_offending_value_short() -> None:
     [violation] = check("POST", "/channels/1/messages", {"content": "x" * 5000})
     assert violation.pointer == "/body/content"
@@ -121,6 +156,9 @@ def test_the_vendored_copy_is_the_pinned_upstream_file() -> None:
     document = json.loads((ROOT / "standin" / "spec" / "openapi.json").read_text(encoding="utf-8"))
     assert document["openapi"].startswith("3.1")
     assert document["info"]["license"]["identifier"] == "MIT"
+    # Installed with the package (not only in a checkout), since `paperclub demo` runs the stand-in.
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert {"spec/openapi.json", "spec/README.md"} <= set(package_data["standin"])
 
 
 # -- through the stand-in ---------------------------------------------------------------------------------
