@@ -99,6 +99,34 @@ QUIRKS: tuple[Quirk, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class Looser:
+    """Where the spec allows more than Discord does: no patch (the spec stays as published), the rule is
+    held by the hand-written limits in :mod:`standin.limits`, the second line behind the spec."""
+
+    what: str
+    held_by: str  # the standin.limits name that holds the rule
+    sources: tuple[str, ...]
+
+
+LOOSER_THAN_DISCORD: tuple[Looser, ...] = (
+    Looser(
+        "MessageCreateRequest.content has maxLength 4000 (a Nitro user's limit); a bot's message is "
+        "2000 characters at most",
+        "CONTENT_MAX",
+        (
+            "discord-api-docs:developers/resources/message.mdx (Create Message: content up to 2000 characters)",
+        ),
+    ),
+    Looser(
+        "the 6000-character total over all embeds of a message (titles, descriptions, fields, footer, "
+        "author) cannot be said in JSON Schema",
+        "EMBED_TOTAL_MAX",
+        ("discord-api-docs:developers/resources/message.mdx (Embed Limits: combined sum of 6000)",),
+    ),
+)
+
+
 def apply_all(document: Json) -> None:
     for quirk in QUIRKS:
         quirk.patch(document)

@@ -14,7 +14,7 @@ import discord
 import pytest
 from multidict import MultiDict
 
-from standin import StandIn, spec_quirks
+from standin import StandIn, limits, spec_quirks
 from standin.openapi import ApiSpec, SpecViolationError, Violation, load_spec
 from standin.server import DefaultGuild
 from tests.standin.helpers import BareBot
@@ -148,6 +148,13 @@ def test_every_quirk_has_a_reason_and_a_source_and_fails_loudly_when_its_gap_is_
         spec_quirks.apply_all(document)  # applied twice: each target is already patched
 
 
+def test_rules_the_spec_is_looser_on_are_held_by_the_limits() -> None:
+    for looser in spec_quirks.LOOSER_THAN_DISCORD:
+        assert hasattr(limits, looser.held_by), looser.what
+    assert check("POST", "/channels/1/messages", {"content": "x" * 2001}) == []  # the spec lets it by
+    assert limits.CONTENT_MAX == 2000
+
+
 def test_the_vendored_copy_is_the_pinned_upstream_file() -> None:
     notice = (ROOT / "standin" / "spec" / "README.md").read_text(encoding="utf-8")
     assert "74fda0fad044407ea280043a03ffc9bc64c4e49e" in notice
@@ -175,6 +182,18 @@ async def test_bad_body_from_discord_py_is_refused_like_invalid_form_body(
     [violation] = standin.take_violations()
     assert (violation.operation_id, violation.pointer) == ("create_message", "/body/embeds/0/title")
     assert standin.messages_in(world.general) == []
+
+
+async def test_the_hand_written_limits_stay_a_second_line(
+    bot: BareBot, standin: StandIn, world: DefaultGuild
+) -> None:
+    channel = bot.get_channel(world.general.id)
+    assert isinstance(channel, discord.TextChannel)
+    with pytest.raises(discord.HTTPException) as info:
+        await channel.send("x" * 2001)  # the spec allows 4000 here; Discord (and standin.limits) 2000
+    assert info.value.code == 50035
+    assert "2000" in info.value.text
+    assert standin.violations == []
 
 
 async def test_bad_path_and_query_params_are_refused(standin: StandIn, world: DefaultGuild) -> None:
