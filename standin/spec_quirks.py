@@ -85,13 +85,14 @@ QUIRKS: tuple[Quirk, ...] = (
         "(its docs: ids are stored as integers and serialised to strings on the way out; an upload's "
         "`attachments[].id` is the integer index n of `files[n]`), and discord.py sends integers in "
         "several places: allowed_mentions users/roles, message_reference message_id/channel_id, "
-        "attachments[].id, a scheduled event's channel_id.",
+        "attachments[].id, a DM's recipient_id, a scheduled event's channel_id.",
         (
             "discord-api-docs:developers/reference.mdx (ID Serialization; Uploading Files: the index n "
             "of files[n] is the attachment's snowflake placeholder)",
             "discord.py:discord/mentions.py (AllowedMentions.to_dict: [x.id for x in self.users/roles])",
             "discord.py:discord/message.py (MessageReference.to_dict: message_id, channel_id as int)",
             "discord.py:discord/file.py (File.to_dict: 'id': index)",
+            "discord.py:discord/http.py (start_private_message: {'recipient_id': user_id})",
             "discord.py:discord/scheduled_event.py, discord/guild.py (payload['channel_id'] = channel.id)",
         ),
         _integer_snowflakes,
