@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from standin import limits, ratelimits
+from standin import limits, openapi, ratelimits
 from standin.limits import ApiError, missing_permissions, not_found
 from standin.messages import Upload
 from standin.state import Channel, Guild, Json, Member, member_permissions
@@ -139,6 +139,11 @@ async def _read_body(request: web.Request) -> tuple[Any, list[Upload]]:
     return (json.loads(raw) if raw else None), []
 
 
+def _spec_path(request: web.Request) -> str:
+    """The path as sent (still percent-encoded) without ``/api`` or ``/api/vN``, as the spec's paths read."""
+    return re.sub(r"^/api(?:/v\d+)?(?=/|$)", "", request.rel_url.raw_path) or "/"
+
+
 def _route_template(request: web.Request) -> str:
     resource = request.match_info.route.resource
     return resource.canonical if resource is not None else request.path
@@ -205,6 +210,11 @@ async def middleware(request: web.Request, handler: Handler) -> web.StreamRespon
         return ok({"message": "400: Bad Request", "code": 50109}, status=400)
     record.files = [u.filename for u in uploads]
     request[JSON_KEY], request[UPLOADS_KEY] = record.json, uploads
+    violations = standin.check_request(request.method, _spec_path(request), request.query, record.json)
+    if violations:
+        record.status = 400 if any(v.operation_id != openapi.NO_OPERATION for v in violations) else 404
+        await standin.notify()
+        return ok(openapi.error_body(violations), status=record.status)
     fault = standin.take_fault(request.method, path)
     verdict = None if fault is not None else _take_ratelimit(request)
     if fault is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import logging
 import re
 import time
 from collections.abc import Callable, Mapping
@@ -37,6 +38,7 @@ from standin.interactions import (
     modal_data,
 )
 from standin.messages import build_message
+from standin.openapi import ApiSpec, SpecViolationError, Violation, load_spec
 from standin.ratelimits import Limit, RateLimiter
 from standin.rest import STANDIN, Fault, RequestRecord
 from standin.state import (
@@ -53,6 +55,8 @@ from standin.state import (
 )
 from standin.world import DefaultGuild, WorldBuilder
 
+log = logging.getLogger(__name__)
+
 MemberRef = Member | User | str | int
 ChannelRef = Channel | str | int
 
@@ -67,6 +71,7 @@ class StandIn(WorldBuilder):
         bot_permissions: int = DEFAULT_BOT_PERMISSIONS,
         timeout: float = 5.0,
         gateway_path: str | None = None,
+        validate_requests: bool = True,
     ) -> None:
         self.host, self.port = host, port
         # None: the gateway is at /gateway/ on the REST port (where a client derives it). A path: only there,
@@ -78,6 +83,12 @@ class StandIn(WorldBuilder):
         self.timeout = timeout
         self.gateway = Gateway(self.state, lambda: self.gateway_url)
         self.requests: list[RequestRecord] = []
+        # Every REST request is checked against Discord's OpenAPI description (standin/openapi.py); a
+        # violation is answered 400 (50035) and kept here until check_violations() raises it at exit.
+        # validate_requests=False only for a benchmark's baseline.
+        self.validate_requests = validate_requests
+        self.spec: ApiSpec | None = None
+        self.violations: list[Violation] = []
         self.faults: list[Fault] = []
         self.interactions: dict[int, InteractionRecord] = {}
         self.by_token: dict[str, InteractionRecord] = {}
@@ -102,6 +113,7 @@ class StandIn(WorldBuilder):
 
     # -- lifecycle ------------------------------------------------------------------------------------------
     async def start(self) -> StandIn:
+        self.spec = load_spec()  # once per process: the patched spec, its path matcher, cached validators
         app = web.Application(middlewares=[rest.middleware], client_max_size=64 * 1024 * 1024)
         app[STANDIN] = self
         rest.add_routes(app)
@@ -131,6 +143,7 @@ class StandIn(WorldBuilder):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
+        self.check_violations()
 
     @property
     def base_url(self) -> str:
@@ -152,6 +165,29 @@ class StandIn(WorldBuilder):
 
     def advance_clock(self, seconds: float) -> None:
         self.clock_offset += seconds
+
+    # -- Discord's OpenAPI description -----------------------------------------------------------------------
+    def check_request(self, method: str, path: str, query: Mapping[str, Any], body: Any) -> list[Violation]:
+        """Violations of one request (``path`` without ``/api/vN``); each is logged and kept."""
+        if not self.validate_requests or self.spec is None:
+            return []
+        _, violations = self.spec.check(method, path, query, body, has_body=body is not None)
+        for violation in violations:
+            log.error("request breaks Discord's API description: %s", violation)
+        self.violations.extend(violations)
+        return violations
+
+    def take_violations(self) -> list[Violation]:
+        """The violations so far, forgotten: for a test that sends a bad request on purpose."""
+        taken, self.violations = self.violations, []
+        return taken
+
+    def check_violations(self) -> None:
+        """Raise ``SpecViolationError`` (an AssertionError naming each operation and pointer) if any request
+        broke the description. Called on exit (``async with StandIn()``), so a violation the client
+        swallowed still fails the test, bench or demo that caused it."""
+        if self.violations:
+            raise SpecViolationError(self.take_violations())
 
     # -- faults, request log, waiting -----------------------------------------------------------------------
     def fail_next(

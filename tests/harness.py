@@ -5,7 +5,9 @@
         response = await result.response()
 
 Override `bot_settings_overrides` in a test module to change bot settings; `arxiv` is a local arXiv
-stand-in the bot is pointed at (extend it to seed papers).
+stand-in the bot is pointed at (extend it to seed papers). A request that breaks Discord's OpenAPI
+description fails the test at teardown, naming the operation and the JSON pointer, even when the bot's
+error handling swallowed the 400 (`env.standin.take_violations()` for a test that sends one on purpose).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import pytest
 
 from bot.demo.botenv import BotEnv
 from standin.arxiv import ArxivStandin
+from standin.openapi import SpecViolationError
 
 
 @pytest.fixture
@@ -46,4 +49,10 @@ async def discord_env(store_info: Any, bot_settings_overrides: dict[str, Any]) -
     try:
         yield env
     finally:
-        await env.close()
+        failure = ""
+        try:
+            await env.close()
+        except SpecViolationError as exc:  # a request broke Discord's OpenAPI description: fail the test
+            failure = str(exc)
+        if failure:
+            pytest.fail(failure, pytrace=False)

@@ -91,8 +91,12 @@ class BotEnv:
         return await self.start_bot()
 
     async def close(self) -> None:
+        """Stop the bot and the stand-ins; raises ``SpecViolationError`` (naming each operation and JSON
+        pointer) if any request broke Discord's OpenAPI description, so tests, benches and the demo fail
+        on one the bot's own error handling swallowed."""
         await self.stop_bot()
-        await self._stack.aclose()
+        await self._stack.aclose()  # leaves the StandIn, whose exit raises on a recorded violation
+        self.standin.check_violations()  # (and again here, should the stand-in have been left already)
 
     async def __aenter__(self) -> BotEnv:
         return await self.start()

@@ -8,15 +8,24 @@ import pytest
 
 from bot.demo.running import connected
 from standin import StandIn
+from standin.openapi import SpecViolationError
 from standin.server import DefaultGuild
 from tests.standin.helpers import BareBot
 
 
 @pytest.fixture
 async def standin() -> AsyncIterator[StandIn]:
-    async with StandIn() as server:
-        await server.create_default_guild()
-        yield server
+    """Fails the test at teardown if any request broke Discord's OpenAPI description (a test that sends
+    one on purpose takes it with ``standin.take_violations()``)."""
+    failure = ""
+    try:
+        async with StandIn() as server:
+            await server.create_default_guild()
+            yield server
+    except SpecViolationError as exc:
+        failure = str(exc)
+    if failure:
+        pytest.fail(failure, pytrace=False)
 
 
 @pytest.fixture

@@ -38,13 +38,17 @@ async def test_login_connect_populates_cache(bot: BareBot, standin: StandIn, wor
     assert names >= {"setup", "echo", "slow", "form", "panel", "topic", "bigembed", "late", "twice"}
 
 
-async def test_sync_rejects_long_description(bot: BareBot) -> None:
+async def test_sync_rejects_long_description(bot: BareBot, standin: StandIn) -> None:
     bot.tree.add_command(app_commands.Command(name="wordy", description="x" * 101, callback=_noop))
     with pytest.raises(discord.HTTPException) as info:
         await bot.tree.sync()
     assert info.value.status == 400
     assert info.value.code == 50035
     assert "description" in info.value.text
+    # Discord's OpenAPI description caught it first (the hand-written limit is the second line).
+    [violation] = standin.take_violations()
+    assert violation.operation_id == "bulk_set_application_commands"
+    assert violation.pointer.endswith("/description")
 
 
 async def _noop(interaction: discord.Interaction) -> None:
