@@ -82,7 +82,9 @@ async def test_every_id_autocomplete_answers_hostile_input(discord_env: BotEnv) 
         ("٣", "Pick a suggestion from the list, or type its number (e.g. 12)."),
     ],
 )
-async def test_suggestion_options_refuse_what_is_not_an_id(discord_env: BotEnv, typed: str, reply: str) -> None:
+async def test_suggestion_options_refuse_what_is_not_an_id(
+    discord_env: BotEnv, typed: str, reply: str
+) -> None:
     await seed(discord_env)
     for command, extra in (("suggestions show", {}), ("suggestions withdraw", {})):
         answer = await final(discord_env, command, {"suggestion": typed, **extra}, discord_env.member)
