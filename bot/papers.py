@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 from rapidfuzz import fuzz
 
 from bot.errors import BadInput
+from bot.text import clean_line
 
 PaperKind = Literal["arxiv", "doi", "openreview", "acl", "url", "title"]
 
@@ -291,7 +292,7 @@ def parse_paper_ref(text: str) -> PaperRef:
     url = _with_scheme(cleaned)
     if _SCHEME.match(url) and url.split(":", 1)[0].lower() in ("http", "https"):
         return _url_ref(url)
-    title = " ".join(cleaned.split())
+    title = clean_line(cleaned)
     if len(title) > MAX_TITLE_LENGTH:
         raise BadInput(
             f"That title is over {MAX_TITLE_LENGTH} characters; shorten it or paste a link instead."

@@ -7,8 +7,6 @@ import re
 import unicodedata
 from urllib.parse import urlsplit
 
-from bot.papers import is_http_url
-
 CONTENT_LIMIT = 2000
 EMBED_TITLE_LIMIT = 256
 EMBED_DESCRIPTION_LIMIT = 4096
@@ -19,6 +17,27 @@ EMBED_TOTAL_LIMIT = 6000
 BUTTON_LABEL_LIMIT = 80
 CHOICE_NAME_LIMIT = 100
 THREAD_NAME_LIMIT = 100
+
+
+#: Format characters that stay in member text: ZWNJ and ZWJ (Persian words, emoji sequences), LRM and
+#: RLM (mixed-direction text). Every other one is invisible and is dropped.
+_KEPT_FORMAT = frozenset("\u200c\u200d\u200e\u200f")
+
+
+def visible(text: str) -> str:
+    """``text`` without control characters (newlines and tabs stay) and invisible format characters
+    (zero-width space, word joiner, BOM, soft hyphen, direction overrides and isolates), which could make
+    a title or name empty to the eye or read as another. Services clean member text with it."""
+    return "".join(
+        ch
+        for ch in text
+        if ch in "\n\t" or ch in _KEPT_FORMAT or unicodedata.category(ch) not in ("Cc", "Cf")
+    )
+
+
+def clean_line(text: str) -> str:
+    """:func:`visible` text on one line, runs of whitespace as one space ('' when nothing shows)."""
+    return " ".join(visible(text).split())
 
 
 def cut(text: str | None, limit: int) -> str:
@@ -56,17 +75,12 @@ _LOOKALIKE = re.compile(r"[\\*~|`\[\]<>]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
 # title that is itself a link shows without its scheme (discord-api-docs#7721).
 _SCHEME_IN_TEXT = re.compile(r"\b[a-z][a-z0-9+.-]*:/+", re.IGNORECASE)
 _URL_ESCAPES = str.maketrans({"(": "%28", ")": "%29", "<": "%3C", ">": "%3E", "\\": "%5C", '"': "%22"})
-_INVISIBLE = {"Cc", "Cf"}  # controls and format characters (zero-width, direction overrides)
-_JOINER = "\u200d"  # kept: it joins emoji sequences
 
 
 def link_text(text: str | None, limit: int = 200) -> str:
-    """Text for inside a masked link's brackets: one line within ``limit``, invisible characters dropped,
+    """Text for inside a masked link's brackets: one line within ``limit``, :func:`visible` characters only,
     no URL scheme, markdown characters as :data:`LINK_TEXT_LOOKALIKES`. Never empty ("link")."""
-    visible = "".join(
-        ch for ch in (text or "") if ch == _JOINER or unicodedata.category(ch) not in _INVISIBLE
-    )
-    line = _SCHEME_IN_TEXT.sub("", one_line(visible, limit))
+    line = _SCHEME_IN_TEXT.sub("", one_line(visible(text or ""), limit))
     return _LOOKALIKE.sub(lambda m: LINK_TEXT_LOOKALIKES[m.group(0)], line) or "link"
 
 
@@ -74,6 +88,8 @@ def link_url(url: str | None) -> str | None:
     """``url`` fit for a masked link's target, or None when it is not an http(s) URL (Discord masks only
     http, https and discord:// links, discord-api-docs#6088). Characters that could end the target early
     or reopen markup are percent-encoded, so the link cannot be broken out of."""
+    from bot.papers import is_http_url  # (bot.papers imports this module)
+
     raw = (url or "").strip()
     try:
         if " " in urlsplit(raw).netloc:
