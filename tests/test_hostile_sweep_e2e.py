@@ -152,6 +152,7 @@ class Watch:
     def __init__(self, env: BotEnv, caplog: pytest.LogCaptureFixture) -> None:
         self.env, self.caplog, self.seen = env, caplog, 0
         self.findings: list[str] = []
+        self.messages = 0  # message bodies checked for open mentions
 
     def check(self, what: str, shown: str) -> None:
         if shown == APOLOGY:
@@ -166,6 +167,7 @@ class Watch:
             body = request.json if isinstance(request.json, dict) else {}
             data = body.get("data") if isinstance(body.get("data"), dict) else body
             if ("content" in data or "embeds" in data) and request.method in ("POST", "PATCH"):
+                self.messages += 1
                 mentions = data.get("allowed_mentions")
                 if (
                     mentions is None
@@ -212,6 +214,17 @@ async def test_bad_input_on_every_command(discord_env: BotEnv, caplog: pytest.Lo
                     assert all(1 <= len(c["name"]) <= 100 for c in choices), (what, choices)
                     assert not any(FOREIGN_TITLE in c["name"] for c in choices), what
                     watch.check(f"{what} (autocomplete)", "")
+        # Numbers at both ends of what Discord lets a member send.
+        for option in options:
+            if option["type"] == 4 and option["name"] not in ("session", "reminder"):
+                for value in (option["min_value"], option["max_value"]):
+                    what = f"/{name} {option['name']}={value}"
+                    shown = await answer(
+                        await env.invoke(name, {**required, option["name"]: value}, member=member)
+                    )
+                    assert shown, what
+                    watch.check(what, shown)
+                    tried += 1
         # Another server's rows, by number: never shown, never changed.
         for option in options:
             if option["name"] in ("session", "reminder", "suggestion"):
@@ -223,6 +236,7 @@ async def test_bad_input_on_every_command(discord_env: BotEnv, caplog: pytest.Lo
                 assert shown.startswith("There is no "), (what, shown)
                 watch.check(what, shown)
     assert tried > 300
+    assert watch.messages > tried  # every reply, and the posts they made, were looked at
     assert watch.findings == []
     async with env.bot.session_factory() as db:
         kept = await db.scalar(
