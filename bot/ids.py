@@ -16,6 +16,8 @@ from bot.errors import BadInput, NotFound
 
 #: The store's id columns are INTEGER: 32-bit signed on PostgreSQL (SQLite would take 64 bits).
 MAX_ID: Final = 2**31 - 1
+#: Discord ids (guilds, channels, members) are snowflakes, kept in BIGINT columns.
+MAX_BIGINT: Final = 2**63 - 1
 
 _TYPED = re.compile(r"#?\s*([0-9]{1,10})")  # ASCII digits only; 10 digits already pass MAX_ID
 _LEADING = re.compile(r"#?\s*([0-9]{1,10})(?![0-9])(?:\W.*)?", re.DOTALL)
