@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 from rapidfuzz import fuzz
 
 from bot.errors import BadInput
+from bot.text import clean_line
 
 PaperKind = Literal["arxiv", "doi", "openreview", "acl", "url", "title"]
 
@@ -160,8 +161,9 @@ def _bad_scheme(text: str) -> str | None:
 
 
 def is_http_url(text: str) -> bool:
-    """True for an absolute http(s) URL with a host and no whitespace."""
-    if not text or any(c.isspace() for c in text):
+    """True for an absolute http(s) URL with a host and no whitespace, control or invisible format
+    characters (a direction override or zero-width space would make the link read as another)."""
+    if not text or any(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs") for c in text):
         return False
     try:
         parts = urlsplit(text)
@@ -171,11 +173,20 @@ def is_http_url(text: str) -> bool:
         return False
 
 
+def _refuse_invisible(url: str, field: str) -> None:
+    if any(unicodedata.category(c) in ("Cc", "Cf") and not c.isspace() for c in url):
+        raise BadInput(
+            f"{field} has invisible characters in it (a zero-width space or a direction mark, say); "
+            "type it or paste it again from the address bar."
+        )
+
+
 def validate_http_url(text: str, field: str = "Link") -> str:
     """Return a cleaned http(s) URL (https:// added to bare domains), or raise BadInput."""
     url = _with_scheme(_strip_wrapping(text))
     if not url:
         raise BadInput(f"{field} is empty; paste a link starting with https://.")
+    _refuse_invisible(url, field)
     if len(url) > MAX_URL_LENGTH:
         raise BadInput(f"{field} is too long (over {MAX_URL_LENGTH} characters); use a shorter link.")
     if not is_http_url(url):
@@ -228,6 +239,7 @@ def _doi_ref(doi: str) -> PaperRef:
 def _url_ref(url: str) -> PaperRef:
     if len(url) > MAX_URL_LENGTH:
         raise BadInput(f"That link is over {MAX_URL_LENGTH} characters; use a shorter one (e.g. the DOI).")
+    _refuse_invisible(url, "That link")
     if not is_http_url(url):
         raise BadInput("That doesn't look like a complete link; paste it starting with https://.")
     parts = urlsplit(url)
@@ -280,7 +292,7 @@ def parse_paper_ref(text: str) -> PaperRef:
     url = _with_scheme(cleaned)
     if _SCHEME.match(url) and url.split(":", 1)[0].lower() in ("http", "https"):
         return _url_ref(url)
-    title = " ".join(cleaned.split())
+    title = clean_line(cleaned)
     if len(title) > MAX_TITLE_LENGTH:
         raise BadInput(
             f"That title is over {MAX_TITLE_LENGTH} characters; shorten it or paste a link instead."

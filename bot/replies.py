@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import discord
-from discord.utils import escape_markdown
 
 from bot.text import (
     BUTTON_LABEL_LIMIT,
@@ -19,6 +18,8 @@ from bot.text import (
     EMBED_TOTAL_LIMIT,
     THREAD_NAME_LIMIT,
     cut,
+    link_text,
+    markdown_link,
     one_line,
 )
 
@@ -42,18 +43,12 @@ __all__ = [
     "cut",
     "embed_size",
     "fit_embed",
+    "link_text",
     "markdown_link",
     "one_line",
     "send_ephemeral",
     "send_reply",
 ]
-
-
-def markdown_link(text: str, url: str) -> str:
-    """``[text](url)`` that shows the text as typed and whose URL cannot close the brackets early."""
-    label = escape_markdown(text).replace("[", "\\[").replace("]", "\\]")
-    safe = url.replace("(", "%28").replace(")", "%29").replace(" ", "%20")
-    return f"[{label}]({safe})"
 
 
 def embed_size(embed: discord.Embed) -> int:

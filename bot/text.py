@@ -1,6 +1,11 @@
-"""Discord's length limits and text trimming, without importing discord (services use these)."""
+"""Discord's length limits, text trimming and masked links, without importing discord (services use
+these too)."""
 
 from __future__ import annotations
+
+import re
+import unicodedata
+from urllib.parse import urlsplit
 
 CONTENT_LIMIT = 2000
 EMBED_TITLE_LIMIT = 256
@@ -14,6 +19,27 @@ CHOICE_NAME_LIMIT = 100
 THREAD_NAME_LIMIT = 100
 
 
+#: Format characters that stay in member text: ZWNJ and ZWJ (Persian words, emoji sequences), LRM and
+#: RLM (mixed-direction text). Every other one is invisible and is dropped.
+_KEPT_FORMAT = frozenset("\u200c\u200d\u200e\u200f")
+
+
+def visible(text: str) -> str:
+    """``text`` without control characters (newlines and tabs stay) and invisible format characters
+    (zero-width space, word joiner, BOM, soft hyphen, direction overrides and isolates), which could make
+    a title or name empty to the eye or read as another. Services clean member text with it."""
+    return "".join(
+        ch
+        for ch in text
+        if ch in "\n\t" or ch in _KEPT_FORMAT or unicodedata.category(ch) not in ("Cc", "Cf")
+    )
+
+
+def clean_line(text: str) -> str:
+    """:func:`visible` text on one line, runs of whitespace as one space ('' when nothing shows)."""
+    return " ".join(visible(text).split())
+
+
 def cut(text: str | None, limit: int) -> str:
     """Cut text to `limit` characters with an ellipsis (for display only; stored text stays whole)."""
     if text is None:
@@ -23,3 +49,65 @@ def cut(text: str | None, limit: int) -> str:
 
 def one_line(text: str, limit: int = 100) -> str:
     return cut(" ".join(text.split()), limit)
+
+
+# ---------------------------------------------------------------- masked links
+
+#: What shows for each character Discord would read as markdown inside a masked link's text. Discord
+#: does not unescape there: a backslash before `*` stops the italics but stays visible ("Escaping is
+#: disabled in masked links for security reasons. The fact that you can see the `\\` is representative
+#: that it is disabled", Discord staff on discord-api-docs#6185). So link text is never
+#: backslash-escaped; these look-alikes stand in, and the rest of the text shows exactly as typed.
+LINK_TEXT_LOOKALIKES: dict[str, str] = {
+    "\\": "\u29f5",  # ⧵ reverse solidus operator
+    "*": "\u2217",  # ∗ asterisk operator
+    "_": "\u02cd",  # ˍ modifier letter low macron (only at a word's edge: snake_case stays)
+    "~": "\u223c",  # ∼ tilde operator
+    "|": "\u2223",  # ∣ divides
+    "`": "\u02cb",  # ˋ modifier letter grave accent
+    "[": "\uff3b",  # ［ fullwidth brackets: the link's own brackets stay the only ones
+    "]": "\uff3d",
+    "<": "\u2039",  # ‹ › no <@id>, <#id>, <t:…> or <https://…> inside the link
+    ">": "\u203a",
+}
+_LOOKALIKE = re.compile(r"[\\*~|`\[\]<>]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+# Discord prints a masked link as raw text when its text holds a URL ("https://" and a name), so a
+# title that is itself a link shows without its scheme (discord-api-docs#7721).
+_SCHEME_IN_TEXT = re.compile(r"\b[a-z][a-z0-9+.-]*:/+", re.IGNORECASE)
+_URL_ESCAPES = str.maketrans({"(": "%28", ")": "%29", "<": "%3C", ">": "%3E", "\\": "%5C", '"': "%22"})
+
+
+def link_text(text: str | None, limit: int = 200) -> str:
+    """Text for inside a masked link's brackets: one line within ``limit``, :func:`visible` characters only,
+    no URL scheme, markdown characters as :data:`LINK_TEXT_LOOKALIKES`. Never empty ("link")."""
+    line = _SCHEME_IN_TEXT.sub("", one_line(visible(text or ""), limit))
+    return _LOOKALIKE.sub(lambda m: LINK_TEXT_LOOKALIKES[m.group(0)], line) or "link"
+
+
+def link_url(url: str | None) -> str | None:
+    """``url`` fit for a masked link's target, or None when it is not an http(s) URL (Discord masks only
+    http, https and discord:// links, discord-api-docs#6088). Characters that could end the target early
+    or reopen markup are percent-encoded, so the link cannot be broken out of."""
+    from bot.papers import is_http_url  # (bot.papers imports this module)
+
+    raw = (url or "").strip()
+    try:
+        if " " in urlsplit(raw).netloc:
+            return None
+    except ValueError:  # e.g. an unclosed [IPv6 host
+        return None
+    spaced = raw.replace(" ", "%20")  # a space pasted into the path stays part of the target
+    if not spaced or not is_http_url(spaced):
+        return None
+    return spaced.translate(_URL_ESCAPES)
+
+
+def markdown_link(text: str | None, url: str | None, *, limit: int = 200, preview: bool = True) -> str:
+    """``[text](url)`` showing the text as typed (see :func:`link_text`) and going where ``url`` says.
+    The one way masked links are made. ``preview=False`` wraps the URL in <>, so a link in a message's
+    content gets no preview card. An unusable URL leaves just the text (never a broken link)."""
+    label = link_text(text, limit)
+    target = link_url(url)
+    if target is None:
+        return label
+    return f"[{label}](<{target}>)" if not preview else f"[{label}]({target})"

@@ -44,7 +44,17 @@ _MONTH_RE = "|".join(sorted(_MONTH_WORDS, key=len, reverse=True))
 _TIME = r"(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ap>[ap]\.?m\.?)?|(?P<word>noon|midnight)"
 _ACCEPTED = "2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorrow 17:00, today 5pm, in 2 hours"
 _OFFSET_UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60}
-_OFFSET_TOKEN = re.compile(r"(\d{1,6})\s*(w|wks?|weeks?|d|days?|h|hrs?|hours?|m|mins?|minutes?)(?![a-z])")
+_OFFSET_TOKEN = re.compile(r"(\d+)\s*(w|wks?|weeks?|d|days?|h|hrs?|hours?|m|mins?|minutes?)(?![a-z])")
+_MAX_TEXT = 100  # longer input is refused before any pattern runs on it
+
+#: What the parser reads, whatever the caller then allows: dates in the calendar years from
+#: YEARS_AROUND_NOW before now's year to YEARS_AROUND_NOW after it (outside: BadInput saying so),
+#: and durations up to MAX_OFFSET. Every datetime the bot then computes from them (a reminder before
+#: a session, the next repeat) stays far from datetime's own limits (years 1 and 9999), where
+#: arithmetic raises OverflowError. Services narrow this further (no past sessions, at most two
+#: years ahead), with their own messages.
+YEARS_AROUND_NOW = 100
+MAX_OFFSET = timedelta(days=3650)
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,29 @@ def ensure_aware_utc(dt: datetime) -> datetime:
     if dt.tzinfo is None or dt.utcoffset() is None:
         raise ValueError(f"naive datetime not allowed: {dt!r}")
     return dt.astimezone(UTC)
+
+
+def date_window(now: datetime) -> tuple[date, date]:
+    """The first and last dates :func:`parse_when` reads, around ``now``."""
+    year = ensure_aware_utc(now).year
+    first = max(1, year - YEARS_AROUND_NOW)
+    last = min(9998, year + YEARS_AROUND_NOW)  # 9998: a zone's offset must not carry UTC past 9999
+    return date(first, 1, 1), date(last, 12, 31)
+
+
+def out_of_range(now: datetime) -> BadInput:
+    first, last = date_window(now)
+    return BadInput(
+        f"Dates must be between {_fmt_long_date(first, weekday=False)} and "
+        f"{_fmt_long_date(last, weekday=False)}."
+    )
+
+
+def _check_in_window(day: date, now: datetime) -> date:
+    first, last = date_window(now)
+    if not first <= day <= last:
+        raise out_of_range(now)
+    return day
 
 
 @lru_cache(maxsize=1)
@@ -211,7 +244,10 @@ def _split_day_and_clock(text: str, day_re: str) -> tuple[str, time] | None:
     return None
 
 
-def _make_date(year: int, month: int, day: int) -> date:
+def _make_date(year: int, month: int, day: int, now: datetime) -> date:
+    first, last = date_window(now)
+    if not first.year <= year <= last.year:
+        raise out_of_range(now)
     if not 1 <= month <= 12:
         raise BadInput(f"There is no month {month}; use 1–12.")
     try:
@@ -222,7 +258,7 @@ def _make_date(year: int, month: int, day: int) -> date:
 
 def _next_yearless(month: int, day: int, clock: time, now_local: datetime) -> date:
     for year in range(now_local.year, now_local.year + 9):
-        if day <= calendar.monthrange(year, month)[1]:
+        if 1 <= day <= calendar.monthrange(year, month)[1]:
             d = date(year, month, day)
             if datetime.combine(d, clock, tzinfo=now_local.tzinfo) > now_local:
                 return d
@@ -238,7 +274,7 @@ def _calendar_date(text: str, now_local: datetime) -> tuple[date, time] | None:
         clock = _match_clock(re.sub(r"^(\d{1,2}:\d{2}):\d{2}(?:\.\d+)?$", r"\1", m.group(4)))
         if clock is None:
             return None
-        return _make_date(int(m.group(1)), int(m.group(2)), int(m.group(3))), clock
+        return _make_date(int(m.group(1)), int(m.group(2)), int(m.group(3)), now_local), clock
     lead = rf"(?:(?P<wd>{_WEEKDAY_RE})\s+)?"
     day_first = rf"{lead}(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mo>{_MONTH_RE})\.?"
     month_first = rf"{lead}(?P<mo>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?"
@@ -249,7 +285,7 @@ def _calendar_date(text: str, now_local: datetime) -> tuple[date, time] | None:
             continue
         month, day = _MONTH_WORDS[m.group("mo")], int(m.group("d"))
         if m.group("y"):
-            d = _make_date(int(m.group("y")), month, day)
+            d = _make_date(int(m.group("y")), month, day, now_local)
         else:
             d = _next_yearless(month, day, clock, now_local)
         if m.group("wd") and _WEEKDAY_WORDS[m.group("wd")] != d.weekday():
@@ -310,7 +346,7 @@ def parse_when(text: str, tz: ZoneInfo, now: datetime) -> ParsedTime:
     cleaned = text.strip()
     if not cleaned:
         raise BadInput(f"Please give a time, e.g. {_ACCEPTED}.")
-    if len(cleaned) > 100:
+    if len(cleaned) > _MAX_TEXT:
         raise BadInput(f"That time is too long to read; try e.g. {_ACCEPTED}.")
     lowered = cleaned.split(" / ")[0].casefold().replace(",", " ")
     lowered = re.sub(r"\s+", " ", re.sub(r"\bat\b|\bon\b", " ", lowered)).strip()
@@ -321,14 +357,17 @@ def parse_when(text: str, tz: ZoneInfo, now: datetime) -> ParsedTime:
         tz, lowered = ZoneInfo("UTC"), lowered[:-1].strip()
     rel = re.fullmatch(r"in\s+(an?\s+)?(.+)", lowered)
     if rel:
-        try:
-            delta = parse_offset(("1 " if rel.group(1) else "") + rel.group(2))
-        except BadInput:
+        seconds = _offset_seconds(("1 " if rel.group(1) else "") + rel.group(2))
+        if seconds is None or seconds <= 0:
             raise BadInput(
                 f"I couldn't read “{cleaned[:60]}” as a time. Try e.g. in 2 hours, "
                 "in 30 minutes or in 3 days."
-            ) from None
-        utc = now + delta
+            )
+        _, last = date_window(now)
+        if seconds > (datetime.combine(last, time(), tzinfo=UTC) - now).total_seconds():
+            raise out_of_range(now)  # checked on the number: `now + delta` itself could overflow
+        utc = now + timedelta(seconds=seconds)
+        _check_in_window(utc.astimezone(tz).date(), now)
         return ParsedTime(utc=utc, local=utc.astimezone(tz))
     if m := re.search(r"\b\d{1,2}/\d{1,2}\b|\b\d{1,2}[.-]\d{1,2}[.-]\d{2,4}\b", lowered):
         raise BadInput(
@@ -343,7 +382,7 @@ def parse_when(text: str, tz: ZoneInfo, now: datetime) -> ParsedTime:
     )
     if found is None:
         raise BadInput(f"I couldn't read “{cleaned[:60]}” as a time. Try e.g. {_ACCEPTED}.")
-    local, note = _localize(found[0], found[1], tz)
+    local, note = _localize(_check_in_window(found[0], now), found[1], tz)
     return ParsedTime(utc=local.astimezone(UTC), local=local, note=note)
 
 
@@ -361,18 +400,32 @@ def ensure_within(dt_utc: datetime, now: datetime, max_days: int = 730) -> None:
         raise BadInput(f"That is too far ahead; pick a time within the next {max_days} days.")
 
 
-def parse_offset(text: str) -> timedelta:
-    """'1h', '30m', '2d', '1w', '1h30m', '90 minutes', '24 h', '1 hour and 30 minutes'."""
+def _offset_seconds(text: str) -> int | None:
+    """The seconds in '1h30m', '2 days', '1 hour and 30 minutes' (any size), or None if unreadable."""
     cleaned = re.sub(r"\band\b|,", " ", text.strip().casefold()).strip()
+    if len(cleaned) > _MAX_TEXT:
+        return None
     tokens = list(_OFFSET_TOKEN.finditer(cleaned))
-    leftover = _OFFSET_TOKEN.sub("", cleaned).strip()
-    if not tokens or leftover:
+    if not tokens or _OFFSET_TOKEN.sub("", cleaned).strip():
+        return None
+    return sum(int(t.group(1)) * _OFFSET_UNITS[t.group(2)[0]] for t in tokens)
+
+
+def parse_offset(text: str) -> timedelta:
+    """'1h', '30m', '2d', '1w', '1h30m', '90 minutes', '24 h', '1 hour and 30 minutes'; at most
+    :data:`MAX_OFFSET`."""
+    seconds = _offset_seconds(text)
+    if seconds is None:
         raise BadInput(
             f"I couldn't read “{text.strip()[:40]}” as a duration. Use e.g. 30m, 1h, 1h30m, 2d or 90 minutes."
         )
-    seconds = sum(int(t.group(1)) * _OFFSET_UNITS[t.group(2)[0]] for t in tokens)
     if seconds <= 0:
         raise BadInput("A duration must be more than zero, e.g. 30m or 1h.")
+    if seconds > MAX_OFFSET.total_seconds():
+        raise BadInput(
+            f"That is too long; a duration can be at most {format_offset(MAX_OFFSET)} "
+            f"(about {MAX_OFFSET.days // 365} years)."
+        )
     return timedelta(seconds=seconds)
 
 
@@ -478,17 +531,22 @@ def next_occurrence(
 
     Monthly repeats keep the day of month (``anchor_day``, default the previous one's), clamped
     to the month's end. A wall time in a DST gap moves forward by the gap; an ambiguous one takes
-    the first occurrence. Returns aware UTC.
+    the first occurrence. Returns aware UTC; BadInput when the next one would fall past the end of
+    the calendar datetime holds (the year 9999), so a series ends there instead of crashing.
     """
-    local = ensure_aware_utc(prev_utc).astimezone(tz)
-    d = local.date()
-    if rule == "daily":
-        d += timedelta(days=1)
-    elif rule == "weekly":
-        d += timedelta(days=7)
-    elif rule == "monthly":
-        year, month = (d.year + 1, 1) if d.month == 12 else (d.year, d.month + 1)
-        d = date(year, month, min(anchor_day or d.day, calendar.monthrange(year, month)[1]))
-    else:
+    if rule not in ("daily", "weekly", "monthly"):
         raise ValueError(f"unknown repeat rule {rule!r}")
-    return _wall_to_utc_shift(d, local.time(), tz)
+    prev = ensure_aware_utc(prev_utc)
+    try:  # only near datetime's last year (9999) can the local date, the next one or its UTC not exist
+        local = prev.astimezone(tz)
+        d = local.date()
+        if rule == "daily":
+            d += timedelta(days=1)
+        elif rule == "weekly":
+            d += timedelta(days=7)
+        else:
+            year, month = (d.year + 1, 1) if d.month == 12 else (d.year, d.month + 1)
+            d = date(year, month, min(anchor_day or d.day, calendar.monthrange(year, month)[1]))
+        return _wall_to_utc_shift(d, local.time(), tz)
+    except (OverflowError, ValueError):
+        raise BadInput("That repeat has reached the end of the calendar (the year 9999).") from None

@@ -25,14 +25,17 @@ from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
-from bot.errors import BadInput
+from bot.errors import BadInput, PaperclubError
+from bot.ids import MAX_ID, parse_id, require_id
+from bot.services.sessions import rules as session_rules
 from bot.services.sessions.queries import MAX_CHOICES, session_choices
-from bot.services.setup.config import get_config
+from bot.services.sessions.store import get_session
+from bot.services.setup.config import GuildConfig, get_config
+from bot.text import CHOICE_NAME_LIMIT, cut
 
 if TYPE_CHECKING:
     from bot.client import Interaction
 
-MAX_ID = 2**31 - 1
 MAX_SESSION_ID = MAX_ID
 
 ChoiceT = TypeVar("ChoiceT", str, int, float)
@@ -89,7 +92,7 @@ class OptionTransformer(app_commands.Transformer):
 
 class IdTransformer(OptionTransformer):
     """An integer option naming a stored row by its number (1 … 2**31-1); gives the ``int``. The service
-    checks that it belongs to the guild. ``noun`` names the row in the error for a non-number."""
+    checks that it belongs to the guild. ``noun`` names the row in the errors."""
 
     option_type = discord.AppCommandOptionType.integer
     minimum = 1
@@ -97,22 +100,13 @@ class IdTransformer(OptionTransformer):
     noun: ClassVar[str] = "row"
 
     async def transform(self, interaction: discord.Interaction[Any], value: Any) -> int:
-        try:
-            return int(value)
-        except (TypeError, ValueError):
-            raise BadInput(f"Pick a {self.noun} from the list (or type its number).") from None
+        return require_id(value, self.noun)
 
 
 class SessionIdTransformer(IdTransformer):
     """An integer option with session autocomplete; gives the id."""
 
     noun = "session"
-
-    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> int:
-        session_id = await super().transform(interaction, value)
-        if not 1 <= session_id <= MAX_SESSION_ID:
-            raise BadInput(f"There is no session #{session_id} in this server.")
-        return session_id
 
     async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
         self, interaction: Interaction, value: int | float | str
@@ -134,5 +128,77 @@ class TimezoneTransformer(OptionTransformer):
         return await timezone_autocomplete(interaction, str(value))
 
 
+WHEN_EXAMPLES = "tomorrow 9am, 2026-12-03 09:00, Thursday 9:30am"
+
+
+class WhenTransformer(OptionTransformer):
+    """A time as typed ('tomorrow 9am', '2026-12-03 09:00'), given to the command with its spaces tidied;
+    the command's service reads it. The autocomplete shows, before the command is sent, how it reads in
+    the zone it will be read in (the `timezone` option's, else the server's), or why it can't be: the
+    parser's BadInput (a date out of range, a time that does not exist...) becomes a "⚠" choice, so the
+    list always answers."""
+
+    minimum = 1
+    maximum = 100
+    #: For "That <what> time is in the past".
+    what: ClassVar[str] = "session"
+    #: The service's furthest time ahead, checked in the preview too (None: no check).
+    max_days_ahead: ClassVar[int | None] = session_rules.MAX_DAYS_AHEAD
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> str:
+        text = " ".join(str(value).split())
+        if not text:
+            raise BadInput(f"Please give a time, e.g. {WHEN_EXAMPLES}.")
+        return text
+
+    async def zone(self, interaction: Interaction, session: AsyncSession, config: GuildConfig) -> str:
+        """The zone the command will read the time in: the `timezone` option's, else the server's."""
+        typed = getattr(interaction.namespace, "timezone", None)
+        return timeutil.resolve_timezone(str(typed)).key if typed else config.timezone
+
+    async def preview(self, interaction: Interaction, text: str) -> str:
+        """How ``text`` reads: the club time line (first two display zones, with the year)."""
+        if interaction.guild_id is None:
+            return text
+        now = interaction.client.clock.now()
+        async with interaction.client.session_factory() as session:
+            config = await get_config(session, interaction.guild_id)
+            zone = await self.zone(interaction, session, config)
+        parsed = timeutil.parse_when(text, timeutil.resolve_timezone(zone), now)
+        timeutil.ensure_future(parsed.utc, now, what=self.what)
+        if self.max_days_ahead is not None:
+            timeutil.ensure_within(parsed.utc, now, self.max_days_ahead)
+        return timeutil.format_club_time(parsed.utc, config.display_zones[:2], with_year=True)
+
+    async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
+        self, interaction: Interaction, value: int | float | str
+    ) -> list[app_commands.Choice[str]]:
+        text = " ".join(str(value).split())[: self.maximum]
+        if not text:
+            return []
+        try:
+            shown = await self.preview(interaction, text)
+        except PaperclubError as error:
+            shown = f"⚠ {error.user_message}"
+        return [app_commands.Choice(name=cut(f"{text} → {shown}", CHOICE_NAME_LIMIT), value=text)]
+
+
+class SessionEditWhenTransformer(WhenTransformer):
+    """`when` of /session edit: without a `timezone`, read in the session's own zone (as the edit does)."""
+
+    async def zone(self, interaction: Interaction, session: AsyncSession, config: GuildConfig) -> str:
+        typed = getattr(interaction.namespace, "timezone", None)
+        session_id = parse_id(getattr(interaction.namespace, "session", None))
+        if typed or session_id is None or interaction.guild_id is None:
+            return await super().zone(interaction, session, config)
+        try:
+            return (await get_session(session, interaction.guild_id, session_id)).timezone
+        except PaperclubError:  # not (yet) a session of this server: the server's zone, as a guess
+            return config.timezone
+
+
 SessionOption = app_commands.Transform[int, SessionIdTransformer]
 TimezoneOption = app_commands.Transform[str, TimezoneTransformer]
+#: `when` of /session add; `SessionEditWhen` for /session edit.
+SessionWhen = app_commands.Transform[str, WhenTransformer]
+SessionEditWhen = app_commands.Transform[str, SessionEditWhenTransformer]

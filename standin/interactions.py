@@ -286,6 +286,39 @@ def _resolve_value(
     return value
 
 
+# Discord's clients send an option's value only within the command's declared limits, so a test that
+# asks for more is asking for something no member can do. Docs, Application Command Option Structure
+# and Option Type (interactions/application-commands): INTEGER is "any integer between -2^53+1 and
+# 2^53-1", NUMBER "any double between -2^53 and 2^53"; `min_value`/`max_value` are "the minimum/maximum
+# value permitted", `min_length`/`max_length` "the minimum/maximum allowed length"; "if you specify
+# `choices` for an option, they are the only valid values for a user to pick" (autocomplete options
+# are "not confined to only use choices given by the application").
+SAFE_INTEGER = 2**53 - 1
+
+
+def check_option_value(definition: Json, value: Any) -> None:
+    """ValueError when ``value`` is one Discord's clients would not send for this option."""
+    otype, name = int(definition["type"]), definition["name"]
+    if otype in (4, 10):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"option {name!r} takes a number, not {value!r}")
+        if otype == 4 and (not isinstance(value, int) or not -SAFE_INTEGER <= value <= SAFE_INTEGER):
+            raise ValueError(f"option {name!r}: {value!r} is not an integer within ±(2^53-1)")
+        if otype == 10 and not -(2**53) <= value <= 2**53:
+            raise ValueError(f"option {name!r}: {value!r} is outside ±2^53")
+        low, high = definition.get("min_value"), definition.get("max_value")
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise ValueError(f"option {name!r}: {value!r} is outside {low}…{high}")
+    if otype == 3:
+        low, high = definition.get("min_length"), definition.get("max_length")
+        size = len(str(value))
+        if (low is not None and size < low) or (high is not None and size > high):
+            raise ValueError(f"option {name!r}: {size} characters, outside {low}…{high}")
+    choices = definition.get("choices")
+    if choices and value not in [c["value"] for c in choices]:
+        raise ValueError(f"option {name!r}: {value!r} is not one of its choices")
+
+
 def command_data(
     state: State,
     cmd: Json,
@@ -313,6 +346,8 @@ def command_data(
         if name == focused:
             leaf.append({"name": name, "type": otype, "value": str(value), "focused": True})
         else:
+            if otype in (3, 4, 10):
+                check_option_value(by_name[name], value)
             leaf.append(
                 {
                     "name": name,

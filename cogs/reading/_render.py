@@ -31,15 +31,15 @@ FIELD_VALUE_BUDGET = 900  # 5 fields x (200 + 900) + title and footer stays unde
 SNIPPET_BUDGET = 220
 
 
-def link(label: str, url: str | None) -> str:
-    """A markdown link whose label and URL cannot break out of the brackets."""
+def link(label: str, url: str | None, limit: int = 150) -> str:
+    """The label as a masked link to ``url`` (bot.text.markdown_link), or escaped text without one."""
     if not url:
-        return escape_markdown(label).replace("[", "\\[").replace("]", "\\]")
-    return markdown_link(label, url)
+        return escape_markdown(one_line(label, limit)).replace("[", "\\[").replace("]", "\\]")
+    return markdown_link(label, url, limit=limit)
 
 
 def paper_link(paper: PaperInfo, limit: int = 150) -> str:
-    return link(one_line(paper.title, limit), paper.url)
+    return link(paper.title, paper.url, limit)
 
 
 def joined_within(parts: Sequence[str], budget: int, separator: str = " · ") -> str:
@@ -217,7 +217,7 @@ def _sessions_text(briefs: Sequence[SessionBrief], now: datetime) -> str:
 def hit_text(hit: SearchHit, now: datetime) -> str:
     snippet = snippet_text(hit.snippet) if _plain(hit.snippet) != " ".join(hit.title.split()) else ""
     if hit.kind == "paper":
-        head = f"📄 **{link(one_line(hit.title, 150), hit.url)}**"
+        head = f"📄 **{link(hit.title, hit.url)}**"
         where = []
         if hit.read_in:
             where.append("read " + _sessions_text(hit.read_in, now))

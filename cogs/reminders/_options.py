@@ -11,40 +11,26 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.client import Interaction
-from bot.errors import BadInput, PaperclubError
+from bot.errors import BadInput
+from bot.ids import shown_number
 from bot.permissions import member_is_organizer
-from bot.replies import CHOICE_NAME_LIMIT, cut
 from bot.services.reminders import queries
 from bot.services.reminders import requested as svc
 from bot.services.setup.config import get_config
 from bot.transformers import IdTransformer, OptionTransformer, guild_choices
+from bot.transformers import WhenTransformer as SharedWhenTransformer
 
 Repeat = Literal["none", "daily", "weekly", "monthly"]
 Message = app_commands.Range[str, 1, svc.MAX_MESSAGE]
 
 
-async def _preview(interaction: Interaction, text: str) -> str:
-    """How ``text`` reads as the reminder's time, for the autocomplete list."""
-    if interaction.guild_id is None:
-        return text
-    bot = interaction.client
-    now = bot.clock.now()
-    session_id = getattr(interaction.namespace, "session", None)
-    async with bot.session_factory() as session:
-        config = await get_config(session, interaction.guild_id)
-        if session_id is not None:
-            offset = timeutil.parse_offset(text)
-            return f"{timeutil.format_offset(offset)} before session #{session_id}"
-    parsed = timeutil.parse_when(text, timeutil.resolve_timezone(config.timezone), now)
-    timeutil.ensure_future(parsed.utc, now, what="reminder")
-    return timeutil.format_club_time(parsed.utc, config.display_zones[:2], with_year=True)
+class WhenTransformer(SharedWhenTransformer):
+    """A time as typed ('tomorrow 9am', '2026-12-03 09:00'), or with a `session` a time before it ('1h').
+    The service reads it in the guild's zone; the autocomplete shows how it will be read before the
+    command is sent (or, with "⚠", why it can't be)."""
 
-
-class WhenTransformer(OptionTransformer):
-    """A time as typed ('tomorrow 9am', '2026-12-03 09:00', or '1h' before a session). The service reads
-    it in the guild's zone; the autocomplete shows how it will be read before the command is sent."""
-
-    maximum = 100
+    what = "reminder"
+    max_days_ahead = svc.MAX_DAYS_AHEAD
 
     async def transform(self, interaction: discord.Interaction[Any], value: Any) -> str:
         text = " ".join(str(value).split())
@@ -52,17 +38,12 @@ class WhenTransformer(OptionTransformer):
             raise BadInput("Please give a time, e.g. tomorrow 9am, 2026-12-03 09:00, or 1h with a session.")
         return text
 
-    async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
-        self, interaction: Interaction, value: int | float | str
-    ) -> list[app_commands.Choice[str]]:
-        text = " ".join(str(value).split())[:100]
-        if not text:
-            return []
-        try:
-            shown = await _preview(interaction, text)
-        except PaperclubError as error:
-            shown = f"⚠ {error.user_message}"
-        return [app_commands.Choice(name=cut(f"{text} → {shown}", CHOICE_NAME_LIMIT), value=text)]
+    async def preview(self, interaction: Interaction, text: str) -> str:
+        session_id = getattr(interaction.namespace, "session", None)
+        if interaction.guild_id is None or session_id is None:
+            return await super().preview(interaction, text)
+        offset = timeutil.parse_offset(text)
+        return f"{timeutil.format_offset(offset)} before session #{shown_number(session_id)}"
 
 
 class DurationTransformer(OptionTransformer):

@@ -19,7 +19,7 @@ from bot.services.sessions import calendar as ics
 from bot.services.sessions import queries, rules
 from bot.services.sessions import store as svc
 from bot.services.setup.config import GuildConfig, get_config
-from bot.transformers import SessionOption, TimezoneOption
+from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, TimezoneOption
 from cogs.sessions import _publish as publish
 from cogs.sessions import render
 from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view
@@ -33,7 +33,6 @@ from cogs.sessions._edit import (
 from cogs.sessions.events import sync_event
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]
-When = app_commands.Range[str, 1, 100]
 Name = app_commands.Range[str, 1, rules.MAX_PRESENTER_NAME]
 Papers = app_commands.Range[str, 1, 2000]
 Url = app_commands.Range[str, 1, 512]
@@ -99,7 +98,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         self,
         interaction: Interaction,
         title: Title,
-        when: When,
+        when: SessionWhen,
         timezone: TimezoneOption | None = None,
         presenter: discord.Member | None = None,
         presenter_name: Name | None = None,
@@ -159,7 +158,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         interaction: Interaction,
         session: SessionOption,
         title: Title | None = None,
-        when: When | None = None,
+        when: SessionEditWhen | None = None,
         timezone: TimezoneOption | None = None,
         presenter: discord.Member | None = None,
         presenter_name: Name | None = None,

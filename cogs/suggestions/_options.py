@@ -3,7 +3,6 @@ autocomplete by title) and the guild's topics."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import discord
@@ -11,15 +10,13 @@ from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import Interaction
-from bot.errors import BadInput
+from bot.ids import require_id
 from bot.papers import MAX_URL_LENGTH, PaperRef, parse_paper_ref
 from bot.replies import CHOICE_NAME_LIMIT
 from bot.services.setup.config import get_config
 from bot.services.suggestions.queries import search_suggestions
 from bot.transformers import MAX_CHOICES, OptionTransformer, guild_choices
 from cogs.suggestions._render import choice_name
-
-_SUGGESTION_ID = re.compile(r"#?\s*(\d{1,9})\b.*", re.DOTALL)
 
 
 class PaperTransformer(OptionTransformer):
@@ -33,10 +30,8 @@ class PaperTransformer(OptionTransformer):
 
 
 def parse_suggestion_id(text: str) -> int:
-    match = _SUGGESTION_ID.fullmatch(text.strip())
-    if not match:
-        raise BadInput("Pick a suggestion from the list, or type its number (e.g. 12).")
-    return int(match.group(1))
+    """'12', '#12' or a pasted choice name '#12 · Title' -> 12 (see bot.ids)."""
+    return require_id(text, "suggestion", pasted_name=True)
 
 
 async def suggestion_choices(

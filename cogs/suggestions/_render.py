@@ -118,7 +118,7 @@ def card_embed(card: SuggestionCard, *, full: bool = False) -> discord.Embed:
 
 def summary_line(item: SuggestionSummary) -> str:
     linked = (
-        markdown_link(one_line(item.title, 90), item.url) if item.url else f"**{safe_title(item.title, 90)}**"
+        markdown_link(item.title, item.url, limit=90) if item.url else f"**{safe_title(item.title, 90)}**"
     )
     presenters = f" · 🎤 {item.volunteers}" if item.volunteers else ""
     topic = f" · {escape_markdown(item.topic)}" if item.topic else ""

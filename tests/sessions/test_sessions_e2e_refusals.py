@@ -142,7 +142,7 @@ async def test_mentions_never_ping_and_long_text_is_cut(env) -> None:
         "2026-12-10 09:30",
         presenter_name="@everyone",
         description="@here " + "d" * 1990,
-        papers="\n".join(f"{'P' * 290} {n}" for n in range(10)),
+        papers="\n".join(f"{'P' * 290} {n}" for n in range(6)),  # within the option's 2,000
     )
     await run(env, "session announce", {"session": session_id})
     await run(env, "session cancel", {"session": session_id, "reason": f"@everyone <@&{readers.id}>"})

@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 
 from bot import timeutil
 from bot.errors import BadInput
+from bot.ids import MAX_BIGINT
 from bot.papers import MAX_PAPERS_PER_LIST, PaperRef, parse_paper_ref
 from bot.services.reading.lists import (
     MAX_ITEMS_PER_LIST,
@@ -184,14 +185,26 @@ class _Checker:
             return None
         return str(value)
 
-    def integer(self, value: Any, where: str, line: int | None, *, low: int = 1) -> int | None:
+    def integer(
+        self, value: Any, where: str, line: int | None, *, low: int = 1, high: int = MAX_BIGINT
+    ) -> int | None:
+        """A whole number in ``low``…``high`` (default: what a BIGINT column holds, as ids do). ASCII
+        digits only: '²'.isdigit() is true but int('²') raises."""
         if value is None:
             return None
         text = str(value).strip()
-        if isinstance(value, bool) or not text.lstrip("-").isdigit() or int(text) < low:
+        digits = text.removeprefix("-")
+        if isinstance(value, bool) or not (digits.isascii() and digits.isdigit()):
+            number = None
+        else:
+            number = int(text) if len(digits) <= 19 else high + 1  # (int() refuses 4,300+ digits)
+        if number is None or number < low:
             self.add(line, where, f"expected a whole number of at least {low}, found “{text[:40]}”")
             return None
-        return int(text)
+        if number > high:
+            self.add(line, where, f"“{text[:40]}” is too large (at most {high:,})")
+            return None
+        return number
 
     def check(self, line: int | None, where: str, func: Any, *args: Any) -> Any:
         """Run a validator that raises BadInput; record its message as a problem."""
@@ -215,6 +228,9 @@ def read_wall_time(text: str, zone: ZoneInfo) -> datetime:
     except ValueError:
         parsed = None
     if parsed is not None and parsed.tzinfo is not None:
+        first, last = timeutil.date_window(timeutil.utcnow())
+        if not first <= parsed.date() <= last:
+            raise timeutil.out_of_range(timeutil.utcnow())
         return parsed.astimezone(UTC)
     for fmt in WALL_TIME_FORMATS:
         try:
@@ -222,6 +238,9 @@ def read_wall_time(text: str, zone: ZoneInfo) -> datetime:
         except ValueError:
             continue
         local = naive.replace(tzinfo=zone)
+        first, last = timeutil.date_window(timeutil.utcnow())  # as for times typed in Discord
+        if not first <= naive.date() <= last:
+            raise timeutil.out_of_range(timeutil.utcnow())
         if local.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != naive:
             raise BadInput(f"{cleaned} does not exist in {zone.key} (the clocks skip it).")
         return local.astimezone(UTC)

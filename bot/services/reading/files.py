@@ -21,6 +21,7 @@ import yaml
 from sqlalchemy import select, union
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.ids import MAX_BIGINT
 from bot.services.reading.document import LINE_KEY, LINES_KEY, Problem, ProgrammeInvalid, validate_programme
 from bot.services.reading.programme import ImportReport, apply_programme, dump_programme
 from bot.services.setup.config import get_config
@@ -141,7 +142,10 @@ def _choose_guild(known: list[int], *, what: str, where: str) -> int:
 
 def _guild_in(data: Any) -> int | None:
     value = data.get("guild_id") if isinstance(data, dict) else None
-    return int(value) if isinstance(value, int | str) and str(value).strip().isdigit() else None
+    text = str(value).strip() if isinstance(value, int | str) and not isinstance(value, bool) else ""
+    if not (text.isascii() and text.isdigit() and len(text) <= 19):  # '²'.isdigit() is true
+        return None
+    return int(text) if 0 < int(text) <= MAX_BIGINT else None
 
 
 async def export_text(

@@ -13,6 +13,7 @@ from sqlalchemy.orm import selectinload
 from bot.errors import BadInput, Conflict, NotFound
 from bot.papers import PaperRef, normalize_title, parse_paper_ref
 from bot.services.papers.store import PaperInfo, find_paper, get_or_create_paper, paper_info
+from bot.text import clean_line
 from db.models import ClubSession, Paper
 from db.models.reading import ReadingList, ReadingListItem
 
@@ -175,11 +176,11 @@ def read_paper_input(text: str) -> PaperInput:
 
 
 def normalize_list_name(name: str) -> str:
-    return " ".join(name.split()).casefold()
+    return clean_line(name).casefold()
 
 
 def clean_list_name(name: str) -> str:
-    cleaned = " ".join(name.split())
+    cleaned = clean_line(name)
     if not cleaned:
         raise BadInput("Give the list a name, e.g. WorldSmith.")
     if len(cleaned) > MAX_LIST_NAME:
@@ -190,7 +191,7 @@ def clean_list_name(name: str) -> str:
 def clean_note(note: str | None) -> str | None:
     if note is None:
         return None
-    cleaned = " ".join(note.split())
+    cleaned = clean_line(note)
     if len(cleaned) > MAX_NOTE:
         raise BadInput(f"Notes are at most {MAX_NOTE} characters (that one is {len(cleaned)}).")
     return cleaned or None

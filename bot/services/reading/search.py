@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput
 from bot.papers import parse_paper_ref
+from bot.text import clean_line
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.reading import ReadingList, ReadingListItem, ReadingSearchQuery
 
@@ -205,7 +206,7 @@ def _id_text(text: str) -> str | None:
 
 def parse_query(text: str) -> SearchTerms:
     """Validate a member's query and reduce it to plain words. Never raises on any syntax."""
-    cleaned = " ".join(text.split())
+    cleaned = clean_line(text)
     if not cleaned:
         raise BadInput("Type something to search for: a paper, a topic, a presenter or a list name.")
     if len(cleaned) > MAX_QUERY_LENGTH:

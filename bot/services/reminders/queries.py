@@ -8,6 +8,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
+from bot.ids import parse_id
 from bot.services.reminders.requested import MAX_CHOICES, PROBLEMS_WINDOW, ReminderInfo, ReminderList, info_of
 from bot.text import CHOICE_NAME_LIMIT, cut
 from db.models import ClubSession
@@ -68,14 +69,15 @@ async def cancel_choices(
 ) -> list[tuple[str, int]]:
     """Autocomplete for /remind cancel: pending reminders, soonest first, matched on number or text."""
     tz = timeutil.resolve_timezone(zone)
-    typed = current.strip().lstrip("#")
+    typed = current.strip().lstrip("#").strip()
+    typed_id = parse_id(typed)
     query = (
         select(Reminder, ClubSession.title)
         .outerjoin(ClubSession, ClubSession.id == Reminder.session_id)
         .where(Reminder.guild_id == guild_id, Reminder.status == PENDING)
     )
-    if typed.isdigit():
-        query = query.where(or_(Reminder.id == int(typed), Reminder.series_id == int(typed)))
+    if typed_id is not None:
+        query = query.where(or_(Reminder.id == typed_id, Reminder.series_id == typed_id))
     elif typed:
         needle = typed.casefold()
         query = query.where(

@@ -17,6 +17,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
+from bot.errors import BadInput
 from db.models.reminders import CANCELLED, FAILED, MISSED, PENDING, SENDING, Reminder
 
 log = logging.getLogger("paperclub.reminders")
@@ -170,7 +171,10 @@ async def plan_next_occurrence(session: AsyncSession, row_id: int, now: datetime
     row = await session.get(Reminder, row_id, populate_existing=True)
     if row is None or row.repeat is None or row.status == CANCELLED:
         return None
-    due = next_due(row.due_at, row.repeat, row.repeat_timezone or "UTC", row.repeat_anchor_day, now)
+    try:
+        due = next_due(row.due_at, row.repeat, row.repeat_timezone or "UTC", row.repeat_anchor_day, now)
+    except BadInput:  # past the calendar's end (year 9999): the series ends with this occurrence
+        return None
     following = Reminder(
         guild_id=row.guild_id,
         kind=row.kind,

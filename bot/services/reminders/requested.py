@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot import timeutil
 from bot.errors import BadInput, Conflict, NotFound
 from bot.services.reminders.plan import SCHEDULED, PlanResult, plan_session
+from bot.text import visible
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import (
     CANCELLED,
@@ -104,7 +105,7 @@ def info_of(row: Reminder, session_title: str | None = None) -> ReminderInfo:
 
 def clean_message(text: str) -> str:
     """The reminder's text as typed (mentions in it never ping); refused when empty or too long."""
-    cleaned = text.strip()
+    cleaned = visible(text).strip()
     if not cleaned:
         raise BadInput("The reminder's message is empty; write what members should be reminded of.")
     if len(cleaned) > MAX_MESSAGE:

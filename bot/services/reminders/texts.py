@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot import timeutil
-from bot.text import CONTENT_LIMIT, cut
+from bot.text import CONTENT_LIMIT, cut, markdown_link
 from bot.timeutil import DisplayZone
 
 DELAYED = "(delayed)"
@@ -81,8 +81,10 @@ def session_channel_text(
     if with_papers and facts.papers:
         head.append("📄 Read beforehand:")
         for paper in facts.papers:
-            title = cut(escape(paper.title), 200)
-            tail.append(f"• [{title}](<{paper.url}>)" if paper.url else f"• {title}")
+            if paper.url:
+                tail.append("• " + markdown_link(paper.title, paper.url, limit=200, preview=False))
+            else:
+                tail.append(f"• {cut(escape(paper.title), 200)}")
     return _fit_lines(head, tail)
 
 

@@ -19,6 +19,7 @@ from sqlalchemy.orm import selectinload
 
 from bot import timeutil
 from bot.errors import Conflict
+from bot.ids import parse_id
 from bot.services.sessions.info import CANCELLED, SCHEDULED, SessionInfo, session_info
 from bot.services.sessions.rules import MAX_DURATION
 from bot.services.sessions.store import load_row
@@ -160,20 +161,21 @@ async def session_choices(
     """
     tz = timeutil.resolve_timezone(zone)
     cap = max(0, min(limit, MAX_CHOICES))
-    typed = current.strip().lstrip("#")
+    typed = current.strip()
+    typed_id = parse_id(typed)
     columns = select(ClubSession.id, ClubSession.title, ClubSession.starts_at, ClubSession.status)
     found: list[Any] = []
-    if typed.isdigit():
+    if typed_id is not None:
         exact = (
             await session.execute(
                 columns.add_columns(ClubSession.duration_minutes).where(
-                    ClubSession.guild_id == guild_id, ClubSession.id == int(typed)
+                    ClubSession.guild_id == guild_id, ClubSession.id == typed_id
                 )
             )
         ).first()
         if exact is not None:
             found.append(exact)
-    needle = None if typed.isdigit() else typed or None
+    needle = None if typed_id is not None else typed.lstrip("#").strip() or None
     conditions = _filters(guild_id, True, needle)
     upcoming = await _upcoming_rows(
         session,

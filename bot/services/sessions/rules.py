@@ -10,6 +10,7 @@ from typing import Final
 from bot import timeutil
 from bot.errors import BadInput
 from bot.papers import MAX_PAPERS_PER_LIST, split_paper_list, validate_http_url
+from bot.text import clean_line, visible
 
 MAX_TITLE: Final = 200
 MAX_DESCRIPTION: Final = 2000
@@ -50,7 +51,7 @@ def check_start(starts_at: datetime, now: datetime) -> datetime:
 
 
 def clean_title(title: str) -> str:
-    cleaned = " ".join(title.split())
+    cleaned = clean_line(title)
     if not cleaned:
         raise BadInput("Give the session a title.")
     if len(cleaned) > MAX_TITLE:
@@ -59,18 +60,18 @@ def clean_title(title: str) -> str:
 
 
 def clean_description(text: str | None) -> str | None:
-    if text is None or not text.strip():
+    cleaned = visible(text).strip() if text is not None else ""
+    if not cleaned:
         return None
-    cleaned = text.strip()
     if len(cleaned) > MAX_DESCRIPTION:
         raise BadInput(f"The description is {len(cleaned)} characters; keep it within {MAX_DESCRIPTION}.")
     return cleaned
 
 
 def clean_presenter_name(name: str | None) -> str | None:
-    if name is None or not name.strip():
+    cleaned = clean_line(name) if name is not None else ""
+    if not cleaned:
         return None
-    cleaned = " ".join(name.split())
     if len(cleaned) > MAX_PRESENTER_NAME:
         raise BadInput(f"The presenter's name is too long; keep it within {MAX_PRESENTER_NAME} characters.")
     return cleaned

@@ -8,6 +8,7 @@ from datetime import timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
+from bot.text import clean_line
 from db.models import GuildSettings
 from db.models.core import (
     DEFAULT_DISPLAY_ZONES,
@@ -86,7 +87,7 @@ def normalize_change(name: str, value: object) -> object:
     if name == "suggestion_topics":
         from bot.errors import BadInput
 
-        topics = [t.strip() for t in str(value).replace(",", ";").split(";") if t.strip()]
+        topics = [t for t in (clean_line(t) for t in str(value).replace(",", ";").split(";")) if t]
         if not topics or len(topics) > 20 or any(len(t) > 50 for t in topics):
             raise BadInput("Give 1–20 topics separated by `;`, each at most 50 characters.")
         return ";".join(topics)

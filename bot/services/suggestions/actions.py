@@ -26,6 +26,7 @@ from bot.services.papers.metadata import apply_metadata
 from bot.services.papers.store import get_or_create_paper
 from bot.services.suggestions.duplicates import PaperStanding, TitleIndex, find_duplicate
 from bot.services.suggestions.queries import SuggestionCard, card_for, count_votes, suggestion_row
+from bot.text import visible
 from bot.timeutil import discord_timestamp
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer, SuggestionVote
 
@@ -56,7 +57,7 @@ def clean_text(value: str | None, field: str, limit: int) -> str | None:
     """None stays None; otherwise stripped, and refused when blank or over ``limit`` characters."""
     if value is None:
         return None
-    text = value.strip()
+    text = visible(value).strip()
     if not text:
         raise BadInput(f"{field} is empty; write something or leave it out.")
     if len(text) > limit:

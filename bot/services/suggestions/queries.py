@@ -10,6 +10,7 @@ from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import NotFound
+from bot.ids import parse_id
 from bot.papers import normalize_title
 from bot.services.papers.store import PaperInfo, paper_info
 from db.models import Paper
@@ -222,9 +223,9 @@ async def search_suggestions(
     query = _summary_query(guild_id)
     if active_only:
         query = query.where(Suggestion.status.in_(ACTIVE_STATUSES))
-    cleaned = text.strip().lstrip("#")
-    if cleaned.isdigit():
-        query = query.where(Suggestion.id == int(cleaned))
+    typed_id = parse_id(text)
+    if typed_id is not None:
+        query = query.where(Suggestion.id == typed_id)
     elif normalized := normalize_title(text):
         query = query.where(Paper.normalized_title.contains(normalized, autoescape=True))
     query = query.order_by(query.selected_columns.votes.desc(), Suggestion.id.desc()).limit(limit)

@@ -1,0 +1,86 @@
+"""Paper titles with markdown characters, through every view that links them, as Discord would show them
+(tests/markdown_view.py): the masked link keeps the whole title, shows no backslash, is not formatted and
+goes to the paper's URL, whose `)` cannot end it early."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bot.demo.botenv import BotEnv
+from bot.services.reminders.texts import PaperLink, SessionFacts, session_channel_text
+from bot.timeutil import DEFAULT_DISPLAY_ZONES
+from standin.state import Message
+from tests.markdown_view import link_to
+
+TITLE = "Tau *bench* _v2_ ~~old~~ ||spoiler|| [draft](notes) (a) `code` \\ back ] end <@1> __u__"
+URL = "https://example.org/papers/tau_(2024)"
+BARE_URL = "https://example.org/only_(link)"
+
+
+async def final(env: BotEnv, name: str, options: dict[str, Any], member: Any = None) -> Message:
+    return await (await env.invoke(name, options, member=member or env.organizer)).final()
+
+
+def description(message: Message) -> str:
+    (embed,) = message.embeds
+    return str(embed.get("description") or "")
+
+
+def field(message: Message, name: str) -> str:
+    (embed,) = message.embeds
+    return next(f["value"] for f in embed.get("fields", []) if f["name"].startswith(name))
+
+
+async def suggest_the_paper(env: BotEnv) -> None:
+    saved = await final(env, "setup suggestions", {"channel": env.suggestions}, env.admin)
+    assert saved.content == "Saved."
+    thanks = await final(env, "suggest", {"paper": URL, "title": TITLE}, env.member)
+    assert thanks.content.startswith("Thanks!"), thanks.content
+
+
+async def test_suggestions_list_shows_the_title_as_typed(discord_env: BotEnv) -> None:
+    await suggest_the_paper(discord_env)
+    listed = await final(discord_env, "suggestions list", {}, discord_env.member)
+    assert link_to(description(listed), URL).as_typed == TITLE
+
+
+async def test_reading_show_and_search_show_the_title_as_typed(discord_env: BotEnv) -> None:
+    await suggest_the_paper(discord_env)
+    added = await final(discord_env, "reading add", {"list": "Markdown", "paper": URL})
+    assert added.content.startswith("Added **Tau"), added.content
+    await final(discord_env, "reading add", {"list": "Markdown", "paper": BARE_URL})
+    shown = await final(discord_env, "reading show", {"list": "Markdown"}, discord_env.member)
+    assert link_to(description(shown), URL).as_typed == TITLE
+    # A paper known only by its link: the link's text is the address without its scheme (a URL as the
+    # text would make Discord print the markdown raw).
+    assert link_to(description(shown), BARE_URL).as_typed == "example.org/only_(link)"
+    found = await final(discord_env, "reading search", {"query": "spoiler"}, discord_env.member)
+    assert link_to(description(found), URL).as_typed == TITLE
+
+
+async def test_session_card_and_announcement_show_the_title_as_typed(discord_env: BotEnv) -> None:
+    await suggest_the_paper(discord_env)
+    added = await final(
+        discord_env, "session add", {"title": "Markdown night", "when": "tomorrow 17:00", "papers": URL}
+    )
+    assert added.content.startswith("Added session #1"), added.content
+    card = await final(discord_env, "session show", {"session": 1}, discord_env.member)
+    assert link_to(field(card, "Paper"), URL).as_typed == TITLE
+
+
+def test_the_reminder_in_the_channel_links_the_title_as_typed() -> None:
+    starts = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
+    facts = SessionFacts(
+        id=1,
+        title="Markdown night",
+        starts_at=starts,
+        ends_at=starts + timedelta(hours=1),
+        signup_url=None,
+        presenter_name=None,
+        papers=(PaperLink(TITLE, URL),),
+    )
+    text = session_channel_text(facts, DEFAULT_DISPLAY_ZONES, ping_role_id=None, with_papers=True)
+    link = link_to(text, URL)
+    assert link.as_typed == TITLE
+    assert f"(<{URL.replace('(', '%28').replace(')', '%29')}>)" in link.raw_text  # no preview card
