@@ -133,7 +133,13 @@ def _short_name(part: str) -> bool:
     if len(words) == 1 and any(mark in part for mark in "./:"):
         return True  # an id or a link
     starts_like_a_name = part[0].isupper() or part[0].isdigit()
-    return starts_like_a_name and len(words) <= MAX_SHORT_NAME_WORDS and len(part) <= MAX_SHORT_NAME
+    subtitled = ":" in part  # 'SAGE: hierarchical exploration' is a title
+    return (
+        starts_like_a_name
+        and not subtitled
+        and len(words) <= MAX_SHORT_NAME_WORDS
+        and len(part) <= MAX_SHORT_NAME
+    )
 
 
 def _comma_list(text: str) -> list[str] | None:
