@@ -39,9 +39,10 @@ SHOWN_TITLE = 80
 
 @dataclass(frozen=True)
 class Published:
-    """What the caller needs to reply: the session as saved, ``notes`` (how the input was read) and
-    ``warnings`` (other sessions at that time, Discord trouble), each a line for the reply. For an
-    edit, ``changed`` names the fields that changed (empty: nothing did, nothing was published)."""
+    """What the caller needs to reply: the session as saved (with arXiv's titles; the Discord event's
+    id is recorded in the store, not here), ``notes`` (how the input was read) and ``warnings`` (other
+    sessions at that time, Discord trouble), each a line for the reply. For an edit, ``changed``
+    names the fields that changed (empty: nothing did, nothing was published)."""
 
     info: SessionInfo
     notes: tuple[str, ...] = ()

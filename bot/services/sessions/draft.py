@@ -22,7 +22,7 @@ from typing import Any, Final
 from bot.errors import BadInput
 from bot.papers import PaperRef, parse_paper_ref
 from bot.services.sessions import rules
-from bot.services.sessions.rules import PaperReading
+from bot.services.sessions.rules import PaperReading, StartTime
 
 CLEAR: Final = "-"
 """Typed for an optional field of an edit, removes it."""
@@ -100,20 +100,12 @@ class SessionChanges:
         return not self.columns() and isinstance(self.papers, Unset)
 
 
-@dataclass(frozen=True)
-class _Start:
-    utc: datetime
-    zone: str
-    note: str | None
-
-
-def _start(when: str | datetime, zone: str | None, default_zone: str, now: datetime) -> _Start:
+def _start(when: str | datetime, zone: str | None, default_zone: str, now: datetime) -> StartTime:
     """A typed start ('Thursday 9:30am', read in ``zone`` or else ``default_zone``), or a computed one
     (an aware datetime, shown in that zone): the zone resolved once, the start checked once."""
     if isinstance(when, datetime):
-        return _Start(rules.check_start(when, now), rules.check_timezone(zone or default_zone), None)
-    start = rules.resolve_start(when, zone, default_zone, now)
-    return _Start(start.utc, start.zone, start.note)
+        return StartTime(rules.check_start(when, now), rules.check_timezone(zone or default_zone))
+    return rules.resolve_start(when, zone, default_zone, now)
 
 
 def _papers(
