@@ -228,7 +228,9 @@ class SuggestionActions:
         published = await create_and_publish(
             self.bot, guild_id, draft, created_by=interaction.user.id, zones=config.display_zones, then=link
         )
-        self.refresher.request(card.id)  # the post shows the session (and the paper's arXiv title)
+        # The post now shows the session and the paper's arXiv title. Awaited here, not left to the
+        # background refresher, so no refresh is still reading the store when the cog unloads.
+        await self.refresh_post(card.id)
         info = published.info
         lines = [
             f"Made session #{info.id} **{escape_markdown(one_line(info.title, 150))}** for "

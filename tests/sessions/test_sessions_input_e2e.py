@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import func, update
+
 from bot.demo.botenv import BotEnv
 from bot.services.sessions import store as svc
 from bot.services.sessions.draft import new_session
+from db.models import Paper
 from tests.sessions.helpers import OCTOBER, add_session, count_sessions, is_ephemeral, run
 
 SPLIT_NOTE = "Papers: read as 3 papers, split at the commas: “TMax” · “Terminal-World” · “T1”."
@@ -96,21 +99,37 @@ def text_input(modal: dict[str, Any], custom_id: str) -> tuple[str | None, dict[
 
 
 async def session_with_long_papers(env: BotEnv, count: int, length: int) -> tuple[int, list[str]]:
-    """A session whose papers' links add up to more than a form field might hold (as an imported
-    programme can store them)."""
+    """A session whose papers' links add up to more than a form field might hold."""
     links = [f"https://example.org/papers/{n}/" + "x" * (length - 30) for n in range(count)]
+    return await _seed(env, links)
+
+
+async def _seed(env: BotEnv, papers: list[str]) -> tuple[int, list[str]]:
     now = env.clock.now()
     draft = new_session(
-        title="Long reading", when="2026-12-10 09:30", default_zone="UTC", now=now, papers=links
+        title="Long reading", when="2026-12-10 09:30", default_zone="UTC", now=now, papers=papers
     )
     async with env.bot.session_factory() as s, s.begin():
         created = await svc.create_session(s, env.guild.id, draft, created_by=env.organizer.id, now=now)
     return created.info.id, await stored_keys(env, created.info.id)
 
 
+async def session_with_long_titles(env: BotEnv) -> tuple[int, list[str]]:
+    """Ten papers under 400-character titles (the most the store keeps, as a programme import may give
+    them): more than the 4,000 characters a form field holds."""
+    session_id, keys = await _seed(env, [f"Paper {n}" for n in range(10)])
+    async with env.bot.session_factory() as s, s.begin():
+        await s.execute(
+            update(Paper)
+            .where(Paper.guild_id == env.guild.id)
+            .values(title=func.substr(Paper.title + " " + "long " * 80, 1, 400))
+        )
+    return session_id, keys
+
+
 async def test_the_form_keeps_papers_it_showed_whole_when_only_the_title_changes(env) -> None:
     await env.clock.set(OCTOBER)
-    session_id, keys = await session_with_long_papers(env, count=6, length=450)  # ~2,700 characters
+    session_id, keys = await session_with_long_papers(env, count=6, length=380)  # ~2,300 characters
     opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
     modal = (await opened.response()).modal
     assert modal is not None
@@ -126,7 +145,7 @@ async def test_the_form_keeps_papers_it_showed_whole_when_only_the_title_changes
 
 async def test_the_form_keeps_papers_too_long_to_show_unless_typed_in(env) -> None:
     await env.clock.set(OCTOBER)
-    session_id, keys = await session_with_long_papers(env, count=10, length=480)  # ~4,800 characters
+    session_id, keys = await session_with_long_titles(env)  # 4,009 characters
     opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
     modal = (await opened.response()).modal
     assert modal is not None
@@ -163,3 +182,14 @@ async def test_the_form_submitted_untouched_changes_nothing(env) -> None:
     assert reply.ephemeral
     assert reply.content == f"Nothing changed in session #{session_id}."
     assert await stored_keys(env, session_id) == keys
+
+
+async def test_a_link_too_long_to_keep_is_refused_and_nothing_stored(env) -> None:
+    await env.clock.set(OCTOBER)
+    link = "https://example.org/papers/" + "x" * 420
+    reply = await run(
+        env, "session add", {"title": "Long link", "when": "2026-11-05 08:00", "papers": f"TMax\n{link}"}
+    )
+    assert is_ephemeral(reply)
+    assert "too long to keep" in reply.content
+    assert await count_sessions(env) == 0
