@@ -23,6 +23,8 @@ PaperKind = Literal["arxiv", "doi", "openreview", "acl", "url", "title"]
 MAX_TITLE_LENGTH = 300
 MAX_URL_LENGTH = 512
 MAX_PAPERS_PER_LIST = 10
+MAX_KEY_LENGTH = 400  # papers.key
+MAX_DOI_LENGTH = 200  # papers.doi
 
 _ARXIV_NEW = r"(?P<new>\d{4}\.\d{4,5})"
 _ARXIV_OLD = r"(?P<old>[a-z][a-z-]*(?:\.[a-z]{2})?/\d{7})"
@@ -269,7 +271,17 @@ def _url_ref(url: str) -> PaperRef:
 
 
 def parse_paper_ref(text: str) -> PaperRef:
-    """Read an arXiv ID/link, DOI, OpenReview/ACL Anthology link, other http(s) link, or a title."""
+    """Read an arXiv ID/link, DOI, OpenReview/ACL Anthology link, other http(s) link, or a title.
+    Refuses a reference too long to store (the papers table's key and DOI columns)."""
+    ref = _read_ref(text)
+    if len(ref.key) > MAX_KEY_LENGTH or len(ref.doi or "") > MAX_DOI_LENGTH:
+        raise BadInput(
+            "That link or DOI is too long to keep; paste a shorter form (e.g. the DOI or arXiv ID)."
+        )
+    return ref
+
+
+def _read_ref(text: str) -> PaperRef:
     cleaned = _strip_wrapping(text)
     if not cleaned:
         raise BadInput("Give a paper: an arXiv ID (2401.12345), a DOI, a link or the title.")

@@ -1,5 +1,6 @@
-"""/session: add, edit, cancel, announce, list, show, recap, calendar. Thin: read the interaction, call
-the service, do the Discord side (cogs.sessions._publish), render the reply."""
+"""/session: add, edit, cancel, announce, list, show, recap, calendar. Thin: read the interaction, build
+the checked draft (bot.services.sessions.draft) and hand it to the publish flow (cogs.sessions.publish),
+or call the service and do the Discord side (cogs.sessions.announcements); render the reply."""
 
 from __future__ import annotations
 
@@ -18,19 +19,14 @@ from bot.replies import send_ephemeral, send_reply
 from bot.services.sessions import calendar as ics
 from bot.services.sessions import queries, rules
 from bot.services.sessions import store as svc
+from bot.services.sessions.draft import new_session
 from bot.services.setup.config import GuildConfig, get_config
-from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, TimezoneOption
-from cogs.sessions import _publish as publish
-from cogs.sessions import render
+from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
+from cogs.sessions import announcements, render
 from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view
-from cogs.sessions._edit import (
-    EditRequest,
-    EditSessionModal,
-    apply_edit,
-    reply_with_card,
-    with_paper_metadata,
-)
+from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply_with_card
 from cogs.sessions.events import sync_event
+from cogs.sessions.publish import create_and_publish
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]
 Name = app_commands.Range[str, 1, rules.MAX_PRESENTER_NAME]
@@ -38,10 +34,11 @@ Papers = app_commands.Range[str, 1, 2000]
 Url = app_commands.Range[str, 1, 512]
 Duration = app_commands.Range[int, rules.MIN_DURATION, rules.MAX_DURATION]
 Description = app_commands.Range[str, 1, rules.MAX_DESCRIPTION]
+Zone = app_commands.Range[str, 1, 64]  # as typed: the session's draft resolves it, once
 
 WHEN_HELP = "e.g. 2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorrow 17:00"
 TZ_HELP = "Zone `when` is read in: PT, ET, UK, GMT, CET, IST, UTC or an IANA name (default: the server's)"
-PAPERS_HELP = "One per line or separated by ; — titles, arXiv ids or links, DOIs, other links"
+PAPERS_HELP = "One per line, or split by ; (or commas): titles, arXiv ids, DOIs, links"
 LIST_PAGER = "sessions"  # bot.paging also turns /session list's old "session:list:…" buttons with it
 
 
@@ -83,6 +80,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     # ------------------------------------------------------------------ organizers
 
     @app_commands.command(name="add", description="Add a session (organizers)")
+    @app_commands.autocomplete(timezone=timezone_autocomplete)
     @app_commands.describe(
         title="What the session is about",
         when=WHEN_HELP,
@@ -99,7 +97,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         interaction: Interaction,
         title: Title,
         when: SessionWhen,
-        timezone: TimezoneOption | None = None,
+        timezone: Zone | None = None,
         presenter: discord.Member | None = None,
         presenter_name: Name | None = None,
         papers: Papers | None = None,
@@ -108,39 +106,33 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         description: Description | None = None,
     ) -> None:
         config, guild_id, now = await self._organizer_begin(interaction)
-        start = rules.resolve_start(when, timezone, config.timezone, now)
-        paper_list = rules.paper_texts(papers)
-        async with self.bot.session_factory() as session, session.begin():
-            info = await svc.create_session(
-                session,
-                guild_id,
-                title=title,
-                starts_at_utc=start.utc,
-                timezone=start.zone,
-                created_by=interaction.user.id,
-                presenter_id=presenter.id if presenter else None,
-                presenter_name=presenter_name or (presenter.display_name if presenter else None),
-                papers=paper_list,
-                signup_url=signup_url,
-                duration_minutes=duration,
-                description=description,
-                now=now,
-            )
-        info = await with_paper_metadata(self.bot, info)
-        self.bot.dispatch("session_saved", guild_id, info.id)
+        draft = new_session(
+            title=title,
+            when=when,
+            zone=timezone,
+            default_zone=config.timezone,
+            now=now,
+            presenter_id=presenter.id if presenter else None,
+            presenter_name=presenter_name or (presenter.display_name if presenter else None),
+            papers=papers,
+            signup_url=signup_url,
+            duration=duration,
+            description=description,
+        )
+        published = await create_and_publish(
+            self.bot, guild_id, draft, created_by=interaction.user.id, zones=config.display_zones
+        )
+        info = published.info
         lines = [
             f"Added session #{info.id}. This is how its announcement will look; "
-            f"post it with `/session announce session:{info.id}`."
+            f"post it with `/session announce session:{info.id}`.",
+            *published.notes,
+            *published.warnings,
         ]
-        if start.note:
-            lines.append(f"Note: {start.note}.")
-        if interaction.guild is not None:
-            warning = await sync_event(self.bot, interaction.guild, info, config.display_zones)
-            if warning:
-                lines.append(warning)
         await reply_with_card(interaction, lines, info, config, now)
 
     @app_commands.command(name="edit", description="Change a session; with no options, edit it in a form")
+    @app_commands.autocomplete(timezone=timezone_autocomplete)
     @app_commands.describe(
         session="The session to change",
         title="New title",
@@ -159,7 +151,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         session: SessionOption,
         title: Title | None = None,
         when: SessionEditWhen | None = None,
-        timezone: TimezoneOption | None = None,
+        timezone: Zone | None = None,
         presenter: discord.Member | None = None,
         presenter_name: Name | None = None,
         papers: Papers | None = None,
@@ -206,8 +198,8 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             await sync_event(self.bot, interaction.guild, info, config.display_zones)
             if interaction.guild
             else None,
-            await publish.refresh_announcement(self.bot, info, config.display_zones),
-            await publish.post_cancellation(self.bot, info, config.display_zones),
+            await announcements.refresh_announcement(self.bot, info, config.display_zones),
+            await announcements.post_cancellation(self.bot, info, config.display_zones),
         ]
         if info.is_announced:
             lines.append(f"A notice is posted in <#{info.announcement_channel_id}>.")
@@ -236,7 +228,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             raise BadInput(
                 f"Session #{info.id} is over; use `/session recap` to add its recording and notes."
             )
-        outcome = await publish.announce(
+        outcome = await announcements.announce(
             self.bot,
             info,
             config.display_zones,
@@ -284,8 +276,8 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         if info.is_announced:
             lines.append("The announcement now links it.")
         warnings = [
-            await publish.refresh_announcement(self.bot, info, config.display_zones),
-            await publish.post_recap(self.bot, info),
+            await announcements.refresh_announcement(self.bot, info, config.display_zones),
+            await announcements.post_recap(self.bot, info),
         ]
         lines.extend(w for w in warnings if w)
         await reply_with_card(interaction, lines, info, config, now)

@@ -1,29 +1,34 @@
 """/session edit: options for the fields to change, or (with none given) a modal pre-filled with the
-session's title, time, papers, sign-up link and description."""
+session's title, time, papers, sign-up link and description.
+
+Either way the raw values become one checked :class:`~bot.services.sessions.draft.SessionChanges`
+(only the fields given) and go through the publish flow (cogs/sessions/publish.py). The form never
+loses what the member did not touch: a field submitted as it was pre-filled is unchanged, and a
+field whose stored text does not fit it is left empty (its label says so) and kept unless typed in.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from functools import partial
+from typing import Any, Final
 from zoneinfo import ZoneInfo
 
 import discord
 
 from bot.client import Interaction, PaperclubBot
-from bot.errors import BadInput
 from bot.permissions import ensure_organizer
 from bot.replies import send_ephemeral
-from bot.services.papers.metadata import fill_missing_metadata
 from bot.services.sessions import rules
-from bot.services.sessions import store as svc
+from bot.services.sessions.draft import CLEAR, SessionChanges, session_changes
 from bot.services.sessions.info import SessionInfo
 from bot.services.setup.config import GuildConfig
 from bot.views import PaperclubModal
 from cogs.sessions import render
-from cogs.sessions.events import sync_event
+from cogs.sessions.publish import change_and_publish
 
-CLEAR = "-"
 FIELD_LABELS = {
     "title": "title",
     "starts_at": "time",
@@ -35,6 +40,13 @@ FIELD_LABELS = {
     "duration_minutes": "duration",
     "description": "description",
 }
+# Discord's text input: a value and max_length of at most 4000 characters, a placeholder of at most
+# 100, a label of at most 45 (discord-api-docs, Component Reference → Text Input; the OpenAPI
+# description's TextInputComponentForModalRequest says the same).
+TEXT_INPUT_MAX: Final = 4000
+PLACEHOLDER_MAX: Final = 100
+LABEL_MAX: Final = 45
+PAPERS_INPUT_MAX: Final = TEXT_INPUT_MAX
 
 
 @dataclass
@@ -54,36 +66,31 @@ class EditRequest:
     def is_empty(self) -> bool:
         return all(value is None for value in vars(self).values())
 
+    def draft(
+        self, now: datetime, session_zone: str | None = None
+    ) -> SessionChanges | Callable[[str], SessionChanges]:
+        """The checked edit; or, for a `when` without `timezone` and no ``session_zone`` known, the
+        function that checks it given the session's stored zone (the publish flow calls it)."""
+        if self.when is not None and self.timezone is None and session_zone is None:
+            return partial(self.changes, now)
+        return self.changes(now, session_zone)
 
-def _cleared(value: str) -> str | None:
-    return None if value.strip() == CLEAR else value
-
-
-def service_changes(request: EditRequest) -> dict[str, Any]:
-    """Keyword arguments for svc.edit_session, except the time (which needs the session's zone)."""
-    changes: dict[str, Any] = {}
-    if request.title is not None:
-        changes["title"] = request.title
-    if request.timezone is not None and request.when is None:
-        raise BadInput("Give `when` together with `timezone` (the time zone is how `when` is read).")
-    if request.presenter is not None:
-        if request.presenter_name is not None and request.presenter_name.strip() == CLEAR:
-            raise BadInput("Pick a presenter or remove it with presenter_name `-`, not both.")
-        changes["presenter_id"] = request.presenter.id
-        changes["presenter_name"] = request.presenter_name or request.presenter.display_name
-    elif request.presenter_name is not None:
-        changes["presenter_id"] = None  # a guest's name replaces a member, '-' removes both
-        changes["presenter_name"] = _cleared(request.presenter_name)
-    if request.papers is not None:
-        text = _cleared(request.papers)
-        changes["papers"] = rules.paper_texts(text)
-    if request.signup_url is not None:
-        changes["signup_url"] = _cleared(request.signup_url)
-    if request.description is not None:
-        changes["description"] = _cleared(request.description)
-    if request.duration is not None:
-        changes["duration_minutes"] = request.duration
-    return changes
+    def changes(self, now: datetime, session_zone: str | None = None) -> SessionChanges:
+        """The checked edit (BadInput on the first bad value); ``when`` is read in ``timezone``, else
+        in ``session_zone``."""
+        return session_changes(
+            now=now,
+            session_zone=session_zone,
+            title=self.title,
+            when=self.when,
+            zone=self.timezone,
+            presenter_id=self.presenter.id if self.presenter else None,
+            presenter_name=self.presenter_name or (self.presenter.display_name if self.presenter else None),
+            papers=self.papers,
+            signup_url=self.signup_url,
+            duration=self.duration,
+            description=self.description,
+        )
 
 
 async def apply_edit(
@@ -92,54 +99,32 @@ async def apply_edit(
     config: GuildConfig,
     session_id: int,
     request: EditRequest,
+    *,
+    session_zone: str | None = None,
 ) -> None:
-    """Validate, save in one transaction, keep the event in step, and reply (ephemerally)."""
+    """Check, save in one transaction, publish, and reply (ephemerally). A `when` without `timezone`
+    is read in ``session_zone`` (what the form showed), else in the session's zone as stored."""
     assert interaction.guild_id is not None
     if not interaction.response.is_done():
         await interaction.response.defer(ephemeral=True, thinking=True)
-    changes = service_changes(request)
     now = bot.clock.now()
-    note = None
-    async with bot.session_factory() as session, session.begin():
-        if request.when is not None:
-            current = await svc.get_session(session, interaction.guild_id, session_id)
-            start = rules.resolve_start(request.when, request.timezone, current.timezone, now)
-            changes.update(starts_at_utc=start.utc, timezone=start.zone)
-            note = start.note
-        edit = await svc.edit_session(session, interaction.guild_id, session_id, now=now, **changes)
-    info = edit.info
-    info = await with_paper_metadata(bot, info)
+    published = await change_and_publish(
+        bot, interaction.guild_id, session_id, request.draft(now, session_zone), zones=config.display_zones
+    )
+    info = published.info
     lines: list[str] = []
-    if not edit.changed:
+    if not published.changed:
         lines.append(f"Nothing changed in session #{info.id}.")
     else:
-        bot.dispatch("session_saved", info.guild_id, info.id)
-        labels = sorted({FIELD_LABELS.get(name, name) for name in edit.changed})
+        labels = sorted({FIELD_LABELS.get(name, name) for name in published.changed})
         lines.append(f"Saved session #{info.id}: changed {', '.join(labels)}.")
         if info.is_announced:
             lines.append(
                 f"The announcement still shows the old details: run `/session announce session:{info.id}`."
             )
-        if interaction.guild is not None:
-            warning = await sync_event(bot, interaction.guild, info, config.display_zones)
-            if warning:
-                lines.append(warning)
-    if note:
-        lines.append(f"Note: {note}.")
+    lines.extend(published.notes)
+    lines.extend(published.warnings)
     await reply_with_card(interaction, lines, info, config, now)
-
-
-async def with_paper_metadata(bot: PaperclubBot, info: SessionInfo) -> SessionInfo:
-    """After the session's write has committed: look up its arXiv papers that have no metadata yet
-    (a few seconds at most; arXiv trouble only leaves the id labels) and give the session as it now
-    stands."""
-    stored = await fill_missing_metadata(
-        bot.arxiv, bot.session_factory, [paper.id for paper in info.papers], bot.clock.now()
-    )
-    if not any(paper.title_changed for paper in stored):
-        return info
-    async with bot.session_factory() as session:
-        return await svc.get_session(session, info.guild_id, info.id)
 
 
 async def reply_with_card(
@@ -163,17 +148,26 @@ def _papers_input(info: SessionInfo) -> str:
     return "\n".join(paper.url or paper.title for paper in info.papers)
 
 
+def _same(submitted: str, prefilled: str) -> bool:
+    """Whether a field came back as it was pre-filled (clients may trim it or send CRLF)."""
+    return submitted.replace("\r\n", "\n").strip() == prefilled.replace("\r\n", "\n").strip()
+
+
 class EditSessionModal(PaperclubModal):
     """The common fields, pre-filled; only what the organizer changed is saved."""
 
     def __init__(self, bot: PaperclubBot, info: SessionInfo) -> None:
-        super().__init__(title=f"Edit session #{info.id}"[:45], timeout=900)
+        super().__init__(title=f"Edit session #{info.id}"[:LABEL_MAX], timeout=900)
         self.bot = bot
         self.session_id = info.id
-        self.initial = {
+        self.session_zone = info.timezone
+        papers = _papers_input(info)
+        self.papers_fit = len(papers) <= PAPERS_INPUT_MAX
+        # What each field shows: submitted unchanged, it leaves the stored value alone.
+        self.prefilled = {
             "title": info.title,
             "when": _local_input(info),
-            "papers": _papers_input(info),
+            "papers": papers if self.papers_fit else "",
             "signup_url": info.signup_url or "",
             "description": info.description or "",
         }
@@ -181,18 +175,26 @@ class EditSessionModal(PaperclubModal):
             label="Title", custom_id="session_edit:title", default=info.title, max_length=rules.MAX_TITLE
         )
         self.when_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label=f"When ({info.timezone})"[:45],
+            label=f"When ({info.timezone})"[:LABEL_MAX],
             custom_id="session_edit:when",
-            default=self.initial["when"],
+            default=self.prefilled["when"],
             max_length=100,
         )
+        count = len(info.papers)
         self.papers_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label="Papers (one per line)",
+            label="Papers (one per line)"
+            if self.papers_fit
+            else f"Papers: {count} kept unless you type here",
             custom_id="session_edit:papers",
             style=discord.TextStyle.paragraph,
-            default=self.initial["papers"][:2000] or None,
+            default=self.prefilled["papers"] or None,
+            placeholder=None
+            if self.papers_fit
+            else (
+                f"The {count} papers are too long to show here. A list typed here replaces them; {CLEAR} removes them."
+            )[:PLACEHOLDER_MAX],
             required=False,
-            max_length=2000,
+            max_length=PAPERS_INPUT_MAX,
         )
         self.signup_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
             label="Sign-up link",
@@ -205,7 +207,7 @@ class EditSessionModal(PaperclubModal):
             label="Description",
             custom_id="session_edit:description",
             style=discord.TextStyle.paragraph,
-            default=(info.description or "")[:2000] or None,
+            default=info.description or None,
             required=False,
             max_length=rules.MAX_DESCRIPTION,
         )
@@ -219,7 +221,8 @@ class EditSessionModal(PaperclubModal):
             self.add_item(item)
 
     def request(self) -> EditRequest:
-        """Only the fields whose text changed; an emptied optional field is cleared."""
+        """Only the fields whose text differs from what was pre-filled; an emptied optional field is
+        cleared (a papers field left empty because its papers did not fit stays as it was)."""
         submitted = {
             "title": self.title_input.value,
             "when": self.when_input.value,
@@ -229,7 +232,7 @@ class EditSessionModal(PaperclubModal):
         }
         request = EditRequest()
         for name, value in submitted.items():
-            if value.strip() == self.initial[name].strip():
+            if _same(value, self.prefilled[name]):
                 continue
             setattr(request, name, value if value.strip() else CLEAR)
         return request
@@ -240,4 +243,6 @@ class EditSessionModal(PaperclubModal):
         if request.is_empty():
             await send_ephemeral(interaction, f"Nothing changed in session #{self.session_id}.")
             return
-        await apply_edit(self.bot, interaction, config, self.session_id, request)
+        await apply_edit(
+            self.bot, interaction, config, self.session_id, request, session_zone=self.session_zone
+        )

@@ -7,6 +7,7 @@ from typing import Any
 
 import discord
 from discord.utils import escape_markdown
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.arxiv import ArxivClient, ArxivMetadata, ArxivUnavailable
@@ -15,8 +16,8 @@ from bot.errors import BadInput, Conflict
 from bot.papers import PaperRef
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import one_line, send_ephemeral
-from bot.services.sessions import rules
-from bot.services.sessions import store as sessions_service
+from bot.services.sessions.draft import new_session
+from bot.services.sessions.info import SessionInfo
 from bot.services.setup.config import get_config
 from bot.services.suggestions.actions import (
     SuggestionDraft,
@@ -31,7 +32,7 @@ from bot.services.suggestions.actions import (
 from bot.services.suggestions.duplicates import TitleIndex, find_duplicate
 from bot.services.suggestions.metadata import stored_metadata_is_fresh
 from bot.services.suggestions.queries import SuggestionCard, card_by_id, get_card
-from cogs.sessions.events import sync_event
+from cogs.sessions.publish import create_and_publish
 from cogs.suggestions._components import SessionFromSuggestionModal
 from cogs.suggestions._posting import PostRefresher, edit_post, publish, resolve_channel
 from cogs.suggestions._render import card_embed, duplicate_message, plural, post_link, safe_title
@@ -202,28 +203,35 @@ class SuggestionActions:
         when: str,
         timezone: str | None,
     ) -> None:
+        """The session form of an accepted suggestion: its paper, the one volunteer (if exactly one
+        offered) as presenter, through the sessions' create-and-publish flow (arXiv titles, event)."""
         config = await ensure_organizer(interaction)
         guild_id = guild_id_of(interaction)
         now = self.bot.clock.now()
-        start = rules.resolve_start(when, timezone, config.timezone, now)
         card = await self._accepted_card(guild_id, suggestion_id)  # a quick refusal; link_session re-checks
         presenter = card.volunteer_ids[0] if len(card.volunteer_ids) == 1 else None
+        draft = new_session(
+            title=title,
+            when=when,
+            zone=timezone,
+            default_zone=config.timezone,
+            now=now,
+            presenter_id=presenter,
+            papers=[card.paper.url or card.paper.title],
+        )
         await interaction.response.defer(ephemeral=True, thinking=True)  # the event is made over REST
-        async with self.bot.session_factory() as session, session.begin():
-            info = await sessions_service.create_session(
-                session,
-                guild_id,
-                title=title,
-                starts_at_utc=start.utc,
-                timezone=start.zone,
-                created_by=interaction.user.id,
-                presenter_id=presenter,
-                papers=[card.paper.url or card.paper.title],
-                now=now,
-            )
+
+        async def link(session: AsyncSession, info: SessionInfo) -> None:
             # Conflict (rolling the session back) if another submit linked one first.
             await link_session(session, guild_id, card.id, info.id, now=now)
-        self.bot.dispatch("session_saved", guild_id, info.id)
+
+        published = await create_and_publish(
+            self.bot, guild_id, draft, created_by=interaction.user.id, zones=config.display_zones, then=link
+        )
+        # The post now shows the session and the paper's arXiv title. Awaited here, not left to the
+        # background refresher, so no refresh is still reading the store when the cog unloads.
+        await self.refresh_post(card.id)
+        info = published.info
         lines = [
             f"Made session #{info.id} **{escape_markdown(one_line(info.title, 150))}** for "
             f"{timeutil.discord_timestamp(info.starts_at, 'F')} from suggestion #{card.id}.",
@@ -231,12 +239,8 @@ class SuggestionActions:
         ]
         if presenter is not None:
             lines.append(f"<@{presenter}> offered to present, so they are down as the presenter.")
-        if start.note:
-            lines.append(f"Note: {start.note}.")
-        if interaction.guild is not None:
-            warning = await sync_event(self.bot, interaction.guild, info, config.display_zones)
-            if warning:
-                lines.append(warning)
+        lines.extend(published.notes)
+        lines.extend(published.warnings)
         await send_ephemeral(interaction, "\n".join(lines))
 
     # ------------------------------------------------------------------ telling the submitter

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.services.sessions import store as svc
+from bot.services.sessions.draft import new_session
 from standin.state import DEFAULT_BOT_PERMISSIONS, MANAGE_EVENTS
 from tests.sessions.helpers import (
     add_session,
@@ -102,16 +103,12 @@ async def test_duplicate_session_is_refused(env) -> None:
 
 
 async def test_another_guilds_session_is_not_found(env) -> None:
+    now = env.clock.now()
+    draft = new_session(
+        title="Elsewhere", when=datetime(2026, 12, 10, 17, 30, tzinfo=UTC), default_zone="UTC", now=now
+    )
     async with env.bot.session_factory() as db, db.begin():
-        foreign = await svc.create_session(
-            db,
-            424242,
-            title="Elsewhere",
-            starts_at_utc=datetime(2026, 12, 10, 17, 30, tzinfo=UTC),
-            timezone="UTC",
-            created_by=1,
-            now=env.clock.now(),
-        )
+        foreign = (await svc.create_session(db, 424242, draft, created_by=1, now=now)).info
     for name, options in [
         ("session show", {"session": foreign.id}),
         ("session announce", {"session": foreign.id}),

@@ -11,6 +11,7 @@ from bot.errors import BadInput, Conflict, NotFound
 from bot.services.sessions import queries as q
 from bot.services.sessions import rules
 from bot.services.sessions import store as svc
+from bot.services.sessions.draft import SessionChanges, SessionDraft, new_session, session_changes
 from db.models import ClubSession, Paper, SessionSubscription
 
 NOW = datetime(2026, 10, 20, 12, 0, tzinfo=UTC)
@@ -19,18 +20,25 @@ OTHER_GUILD = 222
 NOV5 = datetime(2026, 11, 5, 16, 0, tzinfo=UTC)  # 8:00 AM PT
 
 
+def draft_of(title="Building data recipes for terminal agents", start=NOV5, **kw) -> SessionDraft:
+    return new_session(
+        title=title,
+        when=start,
+        zone=kw.pop("timezone", "America/Los_Angeles"),
+        default_zone="UTC",
+        now=kw.pop("now", NOW),
+        **kw,
+    )
+
+
 async def add(factory, title="Building data recipes for terminal agents", start=NOV5, guild=GUILD, **kw):
+    draft = draft_of(title, start, **kw)
     async with factory() as s, s.begin():
-        return await svc.create_session(
-            s,
-            guild,
-            title=title,
-            starts_at_utc=start,
-            timezone=kw.pop("timezone", "America/Los_Angeles"),
-            created_by=1,
-            now=kw.pop("now", NOW),
-            **kw,
-        )
+        return (await svc.create_session(s, guild, draft, created_by=1, now=NOW)).info
+
+
+def edit_of(**kw) -> SessionChanges:
+    return session_changes(now=NOW, session_zone="America/Los_Angeles", **kw)
 
 
 async def test_create_and_get_round_trip(session_factory) -> None:
@@ -85,16 +93,18 @@ async def test_other_guilds_session_is_not_found(session_factory) -> None:
         ({"start": NOW + timedelta(days=800)}, "too far"),
         ({"signup_url": "javascript:alert(1)"}, "http"),
         ({"signup_url": "data:text/html,hi"}, "http"),
-        ({"duration_minutes": 5}, "minutes"),
+        ({"duration": 5}, "minutes"),
         ({"timezone": "Mars/Olympus"}, "Mars/Olympus"),
         ({"papers": ["javascript:alert(1)"]}, "http"),
         ({"description": "d" * 2001}, "2000"),
         ({"presenter_name": "n" * 101}, "100"),
     ],
 )
-async def test_bad_input_stores_nothing(session_factory, kw, message) -> None:
+async def test_bad_input_is_refused_by_the_draft_and_stores_nothing(session_factory, kw, message) -> None:
     with pytest.raises(BadInput, match=message):
         await add(session_factory, **kw)
+    with pytest.raises(BadInput, match=message):
+        draft_of(**kw)
     async with session_factory() as s:
         assert await s.scalar(select(func.count()).select_from(ClubSession)) == 0
         assert await s.scalar(select(func.count()).select_from(Paper)) == 0
@@ -137,18 +147,19 @@ async def test_edit_changes_fields_and_raises_sequence(session_factory) -> None:
             s,
             GUILD,
             info.id,
+            edit_of(
+                title="New title", when=NOV5 + timedelta(minutes=90), papers=["TMax", "T1"], signup_url="-"
+            ),
             now=NOW,
-            title="New title",
-            starts_at_utc=NOV5 + timedelta(minutes=90),
-            papers=["TMax", "T1"],
-            signup_url=None,
         )
     assert edit.changed == {"title", "starts_at", "papers", "signup_url"}
     assert edit.info.sequence == 1
     assert [p.title for p in edit.info.papers] == ["TMax", "T1"]
     assert edit.info.signup_url is None
     async with session_factory() as s, s.begin():
-        same = await svc.edit_session(s, GUILD, info.id, now=NOW, title="New title", papers=["TMax", "T1"])
+        same = await svc.edit_session(
+            s, GUILD, info.id, edit_of(title="New title", papers="TMax\nT1"), now=NOW
+        )
     assert same.changed == set()
     assert same.info.sequence == 1
 
@@ -157,15 +168,14 @@ async def test_edit_validates_before_writing(session_factory) -> None:
     info = await add(session_factory)
     other = await add(session_factory, title="Other", start=NOV5 + timedelta(days=7))
     with pytest.raises(BadInput):
-        async with session_factory() as s, s.begin():
-            await svc.edit_session(s, GUILD, info.id, now=NOW, title="Changed", signup_url="ftp://x")
+        edit_of(title="Changed", signup_url="ftp://x")
     with pytest.raises(Conflict):
         async with session_factory() as s, s.begin():
-            await svc.edit_session(s, GUILD, other.id, now=NOW, title=info.title, starts_at_utc=NOV5)
+            await svc.edit_session(s, GUILD, other.id, edit_of(title=info.title, when=NOV5), now=NOW)
     async with session_factory() as s:
         assert (await svc.get_session(s, GUILD, info.id)).title == info.title
         with pytest.raises(NotFound):
-            await svc.edit_session(s, OTHER_GUILD, info.id, now=NOW, title="x")
+            await svc.edit_session(s, OTHER_GUILD, info.id, edit_of(title="x"), now=NOW)
 
 
 async def test_cancel_then_no_more_edits(session_factory) -> None:
@@ -179,7 +189,7 @@ async def test_cancel_then_no_more_edits(session_factory) -> None:
         with pytest.raises(Conflict):
             await svc.cancel_session(s, GUILD, info.id, reason=None, now=NOW)
         with pytest.raises(Conflict):
-            await svc.edit_session(s, GUILD, info.id, now=NOW, title="x")
+            await svc.edit_session(s, GUILD, info.id, edit_of(title="x"), now=NOW)
 
 
 async def test_recap_only_after_start(session_factory) -> None:
@@ -209,9 +219,7 @@ async def test_recap_only_after_start(session_factory) -> None:
 
 
 async def test_list_upcoming_in_progress_first_then_soonest(session_factory) -> None:
-    running = await add(
-        session_factory, title="Running", start=NOW + timedelta(minutes=1), duration_minutes=120
-    )
+    running = await add(session_factory, title="Running", start=NOW + timedelta(minutes=1), duration=120)
     first = await add(session_factory, title="First", start=NOW + timedelta(hours=3))
     second = await add(session_factory, title="Second", start=NOW + timedelta(days=3))
     cancelled = await add(session_factory, title="Cancelled", start=NOW + timedelta(days=1))

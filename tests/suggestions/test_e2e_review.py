@@ -9,6 +9,7 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from db.models.suggestions import SuggestionPoll
+from tests.suggestions.conftest import TAU_BENCH
 from tests.suggestions.helpers import (
     button,
     card,
@@ -375,3 +376,32 @@ async def test_a_failed_start_up_task_is_logged_when_the_cog_unloads(discord_env
     (record,) = [r for r in caplog.records if "start-up task failed" in r.getMessage()]
     assert record.exc_info is not None
     assert "start-up broke" in str(record.exc_info[1])
+
+
+async def test_a_session_from_a_suggestion_gets_the_arxiv_title(discord_env, arxiv) -> None:
+    """arXiv was down when the paper was suggested; making the session fills its title in (as
+    /session add does), and the event and the suggestion's post show it."""
+    env = discord_env
+    await use_channel(env)
+    arxiv.mode = "down"
+    await suggest(env, env.members[0], paper="2406.12045")
+    sid = await latest_suggestion_id(env)
+    assert (await card(env, sid)).paper.title == "arXiv:2406.12045"
+    arxiv.mode = "ok"  # back, before the periodic check has looked again
+    _, opened = await _accept_and_open_form(env, sid)
+    made = await env.submit_modal(
+        opened, {"title": "Tool agents", "when": "2026-12-10 09:30", "timezone": "PT"}
+    )
+    content = (await made.final()).content
+    assert "Made session #" in content
+    linked = await card(env, sid)
+    assert linked.session_id is not None
+    from bot.services.sessions.store import get_session
+
+    async with env.bot.session_factory() as s:
+        info = await get_session(s, env.guild.id, linked.session_id)
+    assert [p.title for p in info.papers] == [TAU_BENCH]
+    (event,) = env.scheduled_events()
+    assert f"Papers: {TAU_BENCH}" in event["description"]
+    post = await post_of(env, sid)
+    assert post.embeds[0]["title"] == TAU_BENCH

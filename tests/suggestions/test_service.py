@@ -552,20 +552,15 @@ async def _review(sf, suggestion_id: int, decision: str) -> None:
 
 async def session_from(sf, suggestion_id: int, title: str) -> int:
     """What "Create a session from it" writes: the session and the link, in one transaction."""
+    from bot.services.sessions.draft import new_session
     from bot.services.sessions.store import create_session
     from bot.services.suggestions.actions import link_session
 
+    draft = new_session(
+        title=title, when=NOW + timedelta(days=10), default_zone="UTC", now=NOW, papers=["2406.12045"]
+    )
     async with sf() as s, s.begin():
-        info = await create_session(
-            s,
-            GUILD,
-            title=title,
-            starts_at_utc=NOW + timedelta(days=10),
-            timezone="UTC",
-            created_by=ORGANIZER,
-            papers=["2406.12045"],
-            now=NOW,
-        )
+        info = (await create_session(s, GUILD, draft, created_by=ORGANIZER, now=NOW)).info
         await link_session(s, GUILD, suggestion_id, info.id, now=NOW)
         return info.id
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.papers import PaperRef, normalize_title, parse_paper_ref
+from bot.papers import PaperRef, normalize_title
 from db.models import Paper
 
 
@@ -89,11 +90,11 @@ async def get_or_create_paper(
     return row
 
 
-async def papers_from_text(
-    session: AsyncSession, guild_id: int, texts: list[str], *, now: datetime | None = None
+async def papers_for_refs(
+    session: AsyncSession, guild_id: int, refs: Sequence[PaperRef], *, now: datetime | None = None
 ) -> list[Paper]:
-    """Parse and store each paper reference, keeping the given order and dropping repeats."""
-    refs = [parse_paper_ref(text) for text in texts]  # validate all before writing any
+    """The guild's paper for each (already parsed) reference, created when new, in the given order
+    and without repeats."""
     seen: set[str] = set()
     rows: list[Paper] = []
     for ref in refs:

@@ -30,7 +30,7 @@ from zoneinfo import ZoneInfo
 from bot import timeutil
 from bot.errors import BadInput
 from bot.ids import MAX_BIGINT
-from bot.papers import MAX_PAPERS_PER_LIST, PaperRef, parse_paper_ref
+from bot.papers import PaperRef, parse_paper_ref
 from bot.services.reading.lists import (
     MAX_ITEMS_PER_LIST,
     MAX_LIST_DESCRIPTION,
@@ -385,10 +385,7 @@ def _session(
     papers = None
     if "papers" in node:
         papers = _papers(checker, node["papers"], f"{where}.papers", at("papers"), in_list=False)
-        if len(papers) > MAX_PAPERS_PER_LIST:
-            checker.add(
-                at("papers"), f"{where}.papers", f"a session reads at most {MAX_PAPERS_PER_LIST} papers"
-            )
+        checker.check(at("papers"), f"{where}.papers", rules.check_paper_count, [p.ref.key for p in papers])
     if len(checker.problems) > before or title is None or starts_at is None:
         return None
     return ProgrammeSession(title, starts_at, fields, tuple(papers) if papers is not None else None, line)

@@ -1,5 +1,5 @@
-"""A stored session as plain values (:class:`SessionInfo`), and what an edit changed. Re-exported by
-:mod:`bot.services.sessions`, which stores them."""
+"""A stored session as plain values (:class:`SessionInfo`), what an edit changed (:class:`SessionEdit`)
+and the sessions a saved one overlaps (:class:`Overlap`)."""
 
 from __future__ import annotations
 
@@ -58,12 +58,22 @@ class SessionInfo:
 
 
 @dataclass(frozen=True)
+class Overlap:
+    """Another scheduled session of the guild whose time overlaps a saved one."""
+
+    id: int
+    title: str
+    starts_at: datetime
+
+
+@dataclass(frozen=True)
 class SessionEdit:
-    """What an edit changed, so the caller knows whether the event/announcement need refreshing."""
+    """What an edit changed, so the caller knows whether the event/announcement need refreshing, and
+    the guild's other sessions at the new time when the time or length changed."""
 
     info: SessionInfo
     changed: frozenset[str] = field(default_factory=frozenset)
-    note: str | None = None
+    overlaps: tuple[Overlap, ...] = ()
 
 
 def session_info(row: ClubSession) -> SessionInfo:

@@ -1,15 +1,18 @@
-"""Checks and parsing for session fields, shared by the sessions service, the programme import and the
-suggestions feature. Pure: no store, no discord. Each raises BadInput with the user's message."""
+"""Checks and parsing for session fields: one definition of each rule, used by the session drafts
+(:mod:`bot.services.sessions.draft`, which every feature creating or editing a session goes through)
+and by the programme import (:mod:`bot.services.reading.document`). Pure: no store, no discord. Each
+raises BadInput with the user's message."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
 from bot import timeutil
 from bot.errors import BadInput
-from bot.papers import MAX_PAPERS_PER_LIST, split_paper_list, validate_http_url
+from bot.papers import MAX_PAPERS_PER_LIST, PaperRef, parse_paper_ref, split_paper_list, validate_http_url
 from bot.text import clean_line, visible
 
 MAX_TITLE: Final = 200
@@ -19,6 +22,8 @@ MAX_CANCEL_REASON: Final = 500
 MIN_DURATION: Final = 15
 MAX_DURATION: Final = 600
 MAX_DAYS_AHEAD: Final = 730
+MAX_SHORT_NAME_WORDS: Final = 4
+MAX_SHORT_NAME: Final = 40
 
 
 @dataclass(frozen=True)
@@ -99,8 +104,76 @@ def check_paper_count(texts: list[str]) -> list[str]:
     return texts
 
 
-def paper_texts(text: str | None) -> list[str]:
-    """The `papers` option: one per line or separated by ';'. Empty means none."""
+@dataclass(frozen=True)
+class PaperReading:
+    """How a `papers` text was read: the pieces it was split into (``items``, in order) and their
+    references (``refs``: parsed once, repeats of the same paper dropped). ``by_commas`` when the
+    commas were taken as separators (see :func:`read_papers`)."""
+
+    items: tuple[str, ...] = ()
+    refs: tuple[PaperRef, ...] = ()
+    by_commas: bool = False
+
+    @property
+    def worth_telling(self) -> bool:
+        """Whether the reply should say how the text was read: a comma was either a separator or
+        kept inside a paper, and the member may have meant the other."""
+        return self.by_commas or any("," in item for item in self.items)
+
+
+_LAST_AND = re.compile(r"\s+(?:and|&)\s+", re.IGNORECASE)
+_LIST_AND = re.compile(r"^(?:and|&)\s+", re.IGNORECASE)
+
+
+def _short_name(part: str) -> bool:
+    """A part of a comma list that reads as a paper's short name ('TMax', 'Terminal-World', 'Agent
+    World Model') or a reference ('2401.12345', an arXiv or DOI link), not a fragment of a title."""
+    words = part.split()
+    if not words:
+        return False
+    if len(words) == 1 and any(mark in part for mark in "./:"):
+        return True  # an id or a link
+    starts_like_a_name = part[0].isupper() or part[0].isdigit()
+    subtitled = ":" in part  # 'SAGE: hierarchical exploration' is a title
+    return (
+        starts_like_a_name
+        and not subtitled
+        and len(words) <= MAX_SHORT_NAME_WORDS
+        and len(part) <= MAX_SHORT_NAME
+    )
+
+
+def _comma_list(text: str) -> list[str] | None:
+    """The names of a list written as the club page writes them ('TMax, Terminal-World and T1',
+    'A, B, and C'), or None when the commas may belong to a title."""
+    parts = [part.strip() for part in text.strip().split(",")]
+    if len(parts) < 2:
+        return None
+    last = _LIST_AND.sub("", parts[-1])
+    pair = _LAST_AND.split(last)
+    parts[-1:] = pair if len(pair) == 2 and all(_short_name(p) for p in pair) else [last]
+    return parts if all(_short_name(part) for part in parts) else None
+
+
+def read_papers(text: str | None) -> PaperReading:
+    """The `papers` option or form field, read once: one paper per line or separated by ';'.
+
+    Without either separator, commas separate too when every part reads as a short name or a
+    reference (see :func:`_comma_list`): 'TMax, Terminal-World, T1' is three papers, while
+    'Read, Watch and Learn: agents from video' stays one title; a whole text in quotes is always
+    one paper. Empty means none. Each piece is parsed into a :class:`PaperRef` here, once.
+    """
     if text is None or not text.strip():
-        return []
-    return split_paper_list(text)
+        return PaperReading()
+    by_commas = False
+    if re.search(r"[\n;]", text):
+        items = split_paper_list(text)
+    elif (names := _comma_list(text)) is not None:
+        items, by_commas = check_paper_count(names), True
+    else:
+        items = [text.strip()]
+    refs: dict[str, PaperRef] = {}
+    for item in items:
+        ref = parse_paper_ref(item)
+        refs.setdefault(ref.key, ref)
+    return PaperReading(items=tuple(items), refs=tuple(refs.values()), by_commas=by_commas)

@@ -1,50 +1,37 @@
 """Reading sessions: create, edit, cancel, recap and look up. Plain values in, :class:`SessionInfo` out.
 
-Every function validates all of its input before it writes anything, and writes inside the caller's
-transaction (``async with bot.session_factory() as s, s.begin():``). Listing, autocomplete and the
+Creating and editing take a checked draft (:class:`~bot.services.sessions.draft.SessionDraft`,
+:class:`~bot.services.sessions.draft.SessionChanges`) and check nothing again; cancel and recap
+validate their few values before they write. Each writes inside the caller's transaction
+(``async with bot.session_factory() as s, s.begin():``), except :func:`save_new_session` and
+:func:`save_changes`, the store part of the create-and-publish flow (cogs.sessions.publish), which
+open their own: one for the write, then short ones for arXiv's titles. Listing, autocomplete and the
 Remind me subscriptions live in :mod:`bot.services.sessions.queries`; the plain values
-(:class:`SessionInfo`, :class:`SessionEdit`) in :mod:`bot.services.sessions.info`, the field rules in
-:mod:`bot.services.sessions.rules`.
+(:class:`SessionInfo`, :class:`SessionEdit`, :class:`Overlap`) in :mod:`bot.services.sessions.info`,
+the field rules in :mod:`bot.services.sessions.rules`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, Final
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
 from bot import timeutil
+from bot.arxiv import ArxivClient
 from bot.errors import BadInput, Conflict, NotFound
-from bot.papers import normalize_title, parse_paper_ref
-from bot.services.papers.store import papers_from_text
-from bot.services.sessions.info import CANCELLED, SCHEDULED, SessionEdit, SessionInfo, session_info
-from bot.services.sessions.rules import (
-    MAX_CANCEL_REASON,
-    check_duration,
-    check_paper_count,
-    check_start,
-    check_timezone,
-    clean_description,
-    clean_presenter_name,
-    clean_title,
-    clean_url,
-)
+from bot.papers import PaperRef, normalize_title
+from bot.services.papers.metadata import LOOKUP_BUDGET, PendingPaper, fetch_and_store, papers_lacking_metadata
+from bot.services.papers.store import papers_for_refs
+from bot.services.sessions.draft import SessionChanges, SessionDraft, Unset
+from bot.services.sessions.info import CANCELLED, SCHEDULED, Overlap, SessionEdit, SessionInfo, session_info
+from bot.services.sessions.rules import MAX_CANCEL_REASON, MAX_DURATION, clean_url
 from db.models import ClubSession, SessionPaper
-
-
-class _Unset:
-    """Marks an edit argument that was not given (None means 'clear this field')."""
-
-    def __repr__(self) -> str:
-        return "UNSET"
-
-
-UNSET: Final = _Unset()
-
 
 # ---------------------------------------------------------------- store
 
@@ -113,106 +100,87 @@ async def _flush_unique(session: AsyncSession) -> None:
 
 
 async def _set_papers(
-    session: AsyncSession, row: ClubSession, guild_id: int, texts: list[str], now: datetime
+    session: AsyncSession, row: ClubSession, guild_id: int, refs: Sequence[PaperRef], now: datetime
 ) -> None:
-    papers = await papers_from_text(session, guild_id, texts, now=now)
+    papers = await papers_for_refs(session, guild_id, refs, now=now)
     row.papers.clear()
     await session.flush()
     for position, paper in enumerate(papers):
         row.papers.append(SessionPaper(paper_id=paper.id, paper=paper, position=position))
 
 
-async def create_session(
-    session: AsyncSession,
-    guild_id: int,
-    *,
-    title: str,
-    starts_at_utc: datetime,
-    timezone: str,
-    created_by: int | None,
-    presenter_id: int | None = None,
-    presenter_name: str | None = None,
-    papers: list[str] | None = None,
-    signup_url: str | None = None,
-    duration_minutes: int = 60,
-    description: str | None = None,
-    now: datetime,
-) -> SessionInfo:
-    """Store a new session. ``papers`` are texts (titles, arXiv ids/links, DOIs, URLs)."""
-    clean = {
-        "title": clean_title(title),
-        "description": clean_description(description),
-        "presenter_name": clean_presenter_name(presenter_name),
-        "signup_url": clean_url(signup_url, "The sign-up link"),
-        "duration_minutes": check_duration(duration_minutes),
-        "timezone": check_timezone(timezone),
-    }
-    starts_at = check_start(starts_at_utc, now)
-    texts = check_paper_count(list(papers or []))
-    for text in texts:  # validate before any write
-        parse_paper_ref(text)
-    await _ensure_no_duplicate(session, guild_id, str(clean["title"]), starts_at)
+async def _overlaps(session: AsyncSession, row: ClubSession) -> tuple[Overlap, ...]:
+    """The guild's other scheduled sessions running at the same time as ``row`` (soonest first)."""
+    ends_at = row.starts_at + timedelta(minutes=row.duration_minutes)
+    earliest = row.starts_at - timedelta(minutes=MAX_DURATION)  # no session starts earlier and still runs
+    candidates = await session.execute(
+        select(ClubSession.id, ClubSession.title, ClubSession.starts_at, ClubSession.duration_minutes)
+        .where(
+            ClubSession.guild_id == row.guild_id,
+            ClubSession.id != row.id,
+            ClubSession.status == SCHEDULED,
+            ClubSession.starts_at < ends_at,
+            ClubSession.starts_at > earliest,
+        )
+        .order_by(ClubSession.starts_at, ClubSession.id)
+    )
+    return tuple(
+        Overlap(other_id, title, starts_at)
+        for other_id, title, starts_at, minutes in candidates
+        if starts_at + timedelta(minutes=minutes) > row.starts_at
+    )
 
+
+@dataclass(frozen=True)
+class Created:
+    """A stored new session, and the guild's other sessions at the same time (a warning, not a refusal)."""
+
+    info: SessionInfo
+    overlaps: tuple[Overlap, ...] = ()
+
+
+async def create_session(
+    session: AsyncSession, guild_id: int, draft: SessionDraft, *, created_by: int | None, now: datetime
+) -> Created:
+    """Store a new session from its checked draft (caller's transaction). Conflict when the guild
+    already has a session with that title at that time."""
+    await _ensure_no_duplicate(session, guild_id, draft.title, draft.starts_at)
     row = ClubSession(
         guild_id=guild_id,
-        starts_at=starts_at,
-        presenter_id=presenter_id,
         status=SCHEDULED,
         sequence=0,
         created_by=created_by,
         created_at=now,
         updated_at=now,
-        **clean,
+        **draft.columns(),
     )
     row.papers = []
     session.add(row)
     await _flush_unique(session)
-    await _set_papers(session, row, guild_id, texts, now)
+    await _set_papers(session, row, guild_id, draft.papers, now)
     await session.flush()
-    return await get_session(session, guild_id, row.id)
+    overlaps = await _overlaps(session, row)
+    return Created(await get_session(session, guild_id, row.id), overlaps)
+
+
+async def session_zone(session: AsyncSession, guild_id: int, session_id: int) -> str:
+    """The zone a session's times are read and shown in (NotFound as :func:`get_session`)."""
+    zone = await session.scalar(
+        select(ClubSession.timezone).where(ClubSession.id == session_id, ClubSession.guild_id == guild_id)
+    )
+    if zone is None:
+        raise NotFound(f"There is no session #{session_id} in this server.")
+    return zone
 
 
 async def edit_session(
-    session: AsyncSession,
-    guild_id: int,
-    session_id: int,
-    *,
-    now: datetime,
-    title: str | _Unset = UNSET,
-    starts_at_utc: datetime | _Unset = UNSET,
-    timezone: str | _Unset = UNSET,
-    presenter_id: int | None | _Unset = UNSET,
-    presenter_name: str | None | _Unset = UNSET,
-    papers: list[str] | _Unset = UNSET,
-    signup_url: str | None | _Unset = UNSET,
-    duration_minutes: int | _Unset = UNSET,
-    description: str | None | _Unset = UNSET,
+    session: AsyncSession, guild_id: int, session_id: int, changes: SessionChanges, *, now: datetime
 ) -> SessionEdit:
-    """Change the given fields (None clears an optional one). Raises the sequence when anything
-    changed, so calendar apps replace their copy."""
+    """Apply a checked edit (caller's transaction): only what differs from the stored session is
+    written. Raises the sequence when anything changed, so calendar apps replace their copy. When the
+    time or length changed, ``overlaps`` lists the guild's other sessions at the new time."""
     row = await _load_scheduled(session, guild_id, session_id, "was cancelled; add a new session instead.")
-    updates: dict[str, Any] = {}
-    if not isinstance(title, _Unset):
-        updates["title"] = clean_title(title)
-    if not isinstance(starts_at_utc, _Unset):
-        updates["starts_at"] = check_start(starts_at_utc, now)
-    if not isinstance(timezone, _Unset):
-        updates["timezone"] = check_timezone(timezone)
-    if not isinstance(presenter_id, _Unset):
-        updates["presenter_id"] = presenter_id
-    if not isinstance(presenter_name, _Unset):
-        updates["presenter_name"] = clean_presenter_name(presenter_name)
-    if not isinstance(signup_url, _Unset):
-        updates["signup_url"] = clean_url(signup_url, "The sign-up link")
-    if not isinstance(duration_minutes, _Unset):
-        updates["duration_minutes"] = check_duration(duration_minutes)
-    if not isinstance(description, _Unset):
-        updates["description"] = clean_description(description)
-    new_papers: list[str] | None = None
-    if not isinstance(papers, _Unset):
-        refs = [parse_paper_ref(text) for text in check_paper_count(papers)]
-        if [ref.key for ref in refs] != [link.paper.key for link in row.papers]:
-            new_papers = list(papers)
+    updates = changes.columns()
     changed = {name for name, value in updates.items() if getattr(row, name) != value}
     if "title" in changed or "starts_at" in changed:
         await _ensure_no_duplicate(
@@ -224,14 +192,91 @@ async def edit_session(
         )
     for name in changed:
         setattr(row, name, updates[name])
-    if new_papers is not None:
-        await _set_papers(session, row, guild_id, new_papers, now)
+    if not isinstance(changes.papers, Unset) and [ref.key for ref in changes.papers] != [
+        link.paper.key for link in row.papers
+    ]:
+        await _set_papers(session, row, guild_id, changes.papers, now)
         changed.add("papers")
     if changed:
         row.sequence += 1
         row.updated_at = now
     await _flush_unique(session)
-    return SessionEdit(info=await get_session(session, guild_id, row.id), changed=frozenset(changed))
+    overlaps = await _overlaps(session, row) if changed & {"starts_at", "duration_minutes"} else ()
+    return SessionEdit(
+        info=await get_session(session, guild_id, row.id), changed=frozenset(changed), overlaps=overlaps
+    )
+
+
+# ---------------------------------------------------------------- saving, then the arXiv titles
+
+Then = Callable[[AsyncSession, SessionInfo], Awaitable[object]]
+"""A step of the caller's inside the saving transaction (e.g. link the session to a suggestion);
+raising rolls the session back."""
+
+
+async def _pending_metadata(session: AsyncSession, info: SessionInfo) -> list[PendingPaper]:
+    return await papers_lacking_metadata(session, [paper.id for paper in info.papers])
+
+
+async def _with_metadata(
+    session_factory: async_sessionmaker[AsyncSession],
+    arxiv: ArxivClient,
+    info: SessionInfo,
+    pending: list[PendingPaper],
+    now: datetime,
+) -> SessionInfo:
+    """After the write has committed: look up the arXiv papers that had no metadata yet (within
+    LOOKUP_BUDGET seconds; arXiv trouble only leaves the id labels), and the session as it now stands."""
+    if not pending or arxiv.blocked_for > 0:
+        return info
+    stored = await fetch_and_store(arxiv, session_factory, pending, now, budget=LOOKUP_BUDGET)
+    if not any(paper.title_changed for paper in stored):
+        return info
+    async with session_factory() as session:
+        return await get_session(session, info.guild_id, info.id)
+
+
+async def save_new_session(
+    session_factory: async_sessionmaker[AsyncSession],
+    arxiv: ArxivClient,
+    guild_id: int,
+    draft: SessionDraft,
+    *,
+    created_by: int | None,
+    now: datetime,
+    then: Then | None = None,
+) -> Created:
+    """The store part of creating a session (see cogs.sessions.publish for the Discord part): save
+    the draft (and ``then``) in one transaction, then fill in the arXiv titles of its papers."""
+    async with session_factory() as session, session.begin():
+        created = await create_session(session, guild_id, draft, created_by=created_by, now=now)
+        if then is not None:
+            await then(session, created.info)
+        pending = await _pending_metadata(session, created.info)
+    info = await _with_metadata(session_factory, arxiv, created.info, pending, now)
+    return Created(info, created.overlaps)
+
+
+async def save_changes(
+    session_factory: async_sessionmaker[AsyncSession],
+    arxiv: ArxivClient,
+    guild_id: int,
+    session_id: int,
+    changes: SessionChanges | Callable[[str], SessionChanges],
+    *,
+    now: datetime,
+) -> tuple[SessionEdit, SessionChanges]:
+    """The store part of editing a session: apply the checked changes in one transaction, then fill
+    in the arXiv titles. ``changes`` may be a function of the session's zone that builds them (for a
+    `when` read in the session's own zone); then it is built inside the transaction, from the zone
+    as stored. Gives the edit and the changes applied."""
+    async with session_factory() as session, session.begin():
+        if not isinstance(changes, SessionChanges):
+            changes = changes(await session_zone(session, guild_id, session_id))
+        edit = await edit_session(session, guild_id, session_id, changes, now=now)
+        pending = await _pending_metadata(session, edit.info)
+    info = await _with_metadata(session_factory, arxiv, edit.info, pending, now)
+    return replace(edit, info=info), changes
 
 
 async def cancel_session(

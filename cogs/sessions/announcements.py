@@ -1,5 +1,6 @@
-"""What the sessions feature does in Discord besides replying: the announcement message and its thread,
-the cancellation notice and the recap post (the scheduled event is cogs/sessions/events.py).
+"""A session's posts in Discord: the announcement message and its thread, the cancellation notice and
+the recap post (the scheduled event is cogs/sessions/events.py; creating a session and publishing it,
+cogs/sessions/publish.py).
 
 Each step is best effort once the session is saved: a missing permission becomes a short warning for
 the organizer (returned as text), never a lost session.

@@ -1,0 +1,222 @@
+"""A session as checked input: :class:`SessionDraft` (a new session) and :class:`SessionChanges` (an edit,
+only the fields given). Pure: no store, no discord.
+
+Every feature that creates or edits a session builds one of these once from what the member typed
+(:func:`new_session`, :func:`session_changes`); every check runs there (BadInput with the member's
+message), each value once: the zone is resolved once, the start read and checked once, the papers
+split and parsed once into :class:`~bot.papers.PaperRef`. The store (:mod:`bot.services.sessions.store`)
+takes the draft as it is and checks nothing again; the create-and-publish flow
+(:mod:`cogs.sessions.publish`) takes it from any feature.
+
+    draft = new_session(title=title, when=when, zone=timezone, default_zone=config.timezone, now=now)
+    published = await create_and_publish(bot, guild_id, draft, created_by=user_id, zones=config.display_zones)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from typing import Any, Final
+
+from bot.errors import BadInput
+from bot.papers import PaperRef, parse_paper_ref
+from bot.services.sessions import rules
+from bot.services.sessions.rules import PaperReading, StartTime
+
+CLEAR: Final = "-"
+"""Typed for an optional field of an edit, removes it."""
+
+
+class Unset:
+    """Marks a field an edit does not change (None means 'clear it')."""
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Final = Unset()
+
+
+@dataclass(frozen=True)
+class SessionDraft:
+    """A new session, every field checked. Build it with :func:`new_session`."""
+
+    title: str
+    starts_at: datetime  # aware UTC
+    timezone: str  # IANA name: how the start was read, and how the session is shown
+    presenter_id: int | None = None
+    presenter_name: str | None = None
+    papers: tuple[PaperRef, ...] = ()
+    signup_url: str | None = None
+    duration_minutes: int = 60
+    description: str | None = None
+    start_note: str | None = None
+    """How an unclear start was read (e.g. which of a fall-back hour's two times was taken)."""
+    reading: PaperReading | None = None
+    """How a typed `papers` text was split, when it was typed."""
+
+    def columns(self) -> dict[str, Any]:
+        """The stored session's columns (all but the papers)."""
+        return {
+            "title": self.title,
+            "starts_at": self.starts_at,
+            "timezone": self.timezone,
+            "presenter_id": self.presenter_id,
+            "presenter_name": self.presenter_name,
+            "signup_url": self.signup_url,
+            "duration_minutes": self.duration_minutes,
+            "description": self.description,
+        }
+
+
+@dataclass(frozen=True)
+class SessionChanges:
+    """An edit: only the fields given, each checked (None clears an optional one, UNSET leaves it).
+    Build it with :func:`session_changes`."""
+
+    title: str | Unset = UNSET
+    starts_at: datetime | Unset = UNSET
+    timezone: str | Unset = UNSET
+    presenter_id: int | None | Unset = UNSET
+    presenter_name: str | None | Unset = UNSET
+    papers: tuple[PaperRef, ...] | Unset = UNSET
+    signup_url: str | None | Unset = UNSET
+    duration_minutes: int | Unset = UNSET
+    description: str | None | Unset = UNSET
+    start_note: str | None = field(default=None, compare=False)
+    reading: PaperReading | None = field(default=None, compare=False)
+
+    def columns(self) -> dict[str, Any]:
+        """The given columns (all but the papers) and their new values."""
+        skip = {"papers", "start_note", "reading"}
+        return {
+            f.name: value
+            for f in fields(self)
+            if f.name not in skip and not isinstance(value := getattr(self, f.name), Unset)
+        }
+
+    def is_empty(self) -> bool:
+        return not self.columns() and isinstance(self.papers, Unset)
+
+
+def _start(when: str | datetime, zone: str | None, default_zone: str, now: datetime) -> StartTime:
+    """A typed start ('Thursday 9:30am', read in ``zone`` or else ``default_zone``), or a computed one
+    (an aware datetime, shown in that zone): the zone resolved once, the start checked once."""
+    if isinstance(when, datetime):
+        return StartTime(rules.check_start(when, now), rules.check_timezone(zone or default_zone))
+    return rules.resolve_start(when, zone, default_zone, now)
+
+
+def _papers(
+    papers: str | Sequence[str | PaperRef] | None,
+) -> tuple[tuple[PaperRef, ...], PaperReading | None]:
+    """Typed text (split as :func:`rules.read_papers` says), or papers one by one (texts parsed here,
+    references kept): each parsed once, repeats dropped."""
+    if papers is None:
+        return (), None
+    if isinstance(papers, str):
+        reading = rules.read_papers(papers)
+        return reading.refs, reading
+    rules.check_paper_count(list(map(str, papers)))
+    refs: dict[str, PaperRef] = {}
+    for paper in papers:
+        ref = paper if isinstance(paper, PaperRef) else parse_paper_ref(paper)
+        refs.setdefault(ref.key, ref)
+    return tuple(refs.values()), None
+
+
+def new_session(
+    *,
+    title: str,
+    when: str | datetime,
+    now: datetime,
+    default_zone: str,
+    zone: str | None = None,
+    presenter_id: int | None = None,
+    presenter_name: str | None = None,
+    papers: str | Sequence[str | PaperRef] | None = None,
+    signup_url: str | None = None,
+    duration: int = 60,
+    description: str | None = None,
+) -> SessionDraft:
+    """Check a new session's values, each once; BadInput with the member's message on the first bad one.
+
+    ``when`` is what was typed (read in ``zone``, else ``default_zone``, the guild's) or an aware
+    datetime (a computed start, e.g. a series' next date; shown in ``zone`` or ``default_zone``).
+    ``presenter_id`` is a member presenting, ``presenter_name`` how to show them (the caller gives
+    the member's display name by default) or a guest's name. ``papers`` is the typed text (one per
+    line, ';', or commas between short names: see :func:`rules.read_papers`) or the papers one by one.
+    """
+    clean_title = rules.clean_title(title)
+    start = _start(when, zone, default_zone, now)
+    refs, reading = _papers(papers)
+    return SessionDraft(
+        title=clean_title,
+        starts_at=start.utc,
+        timezone=start.zone,
+        presenter_id=presenter_id,
+        presenter_name=rules.clean_presenter_name(presenter_name),
+        papers=refs,
+        signup_url=rules.clean_url(signup_url, "The sign-up link"),
+        duration_minutes=rules.check_duration(duration),
+        description=rules.clean_description(description),
+        start_note=start.note,
+        reading=reading,
+    )
+
+
+def _cleared(value: str) -> str | None:
+    return None if value.strip() == CLEAR else value
+
+
+def session_changes(
+    *,
+    now: datetime,
+    session_zone: str | None = None,
+    title: str | None = None,
+    when: str | datetime | None = None,
+    zone: str | None = None,
+    presenter_id: int | None = None,
+    presenter_name: str | None = None,
+    papers: str | Sequence[str | PaperRef] | None = None,
+    signup_url: str | None = None,
+    duration: int | None = None,
+    description: str | None = None,
+) -> SessionChanges:
+    """Check an edit's values, each once. None leaves a field as it is; ``-`` (:data:`CLEAR`) removes
+    an optional one (presenter_name, papers, signup_url, description).
+
+    ``when`` is read in ``zone`` if given, else in ``session_zone`` (the session's own, which the
+    caller must then give). A member as ``presenter_id`` (shown as ``presenter_name``, by default
+    their display name) replaces a guest; ``presenter_name`` alone names a guest (replacing the
+    member), ``-`` removes whoever presents.
+    """
+    changes: dict[str, Any] = {}
+    if title is not None:
+        changes["title"] = rules.clean_title(title)
+    if zone is not None and when is None:
+        raise BadInput("Give `when` together with `timezone` (the time zone is how `when` is read).")
+    if when is not None:
+        if zone is None and session_zone is None:
+            raise ValueError("reading `when` without `timezone` needs the session's zone")
+        start = _start(when, zone, session_zone or "", now)
+        changes.update(starts_at=start.utc, timezone=start.zone, start_note=start.note)
+    if presenter_id is not None:
+        if presenter_name is not None and presenter_name.strip() == CLEAR:
+            raise BadInput("Pick a presenter or remove it with presenter_name `-`, not both.")
+        changes["presenter_id"] = presenter_id
+        changes["presenter_name"] = rules.clean_presenter_name(presenter_name)
+    elif presenter_name is not None:
+        changes["presenter_id"] = None  # a guest's name replaces a member, '-' removes both
+        changes["presenter_name"] = rules.clean_presenter_name(_cleared(presenter_name))
+    if papers is not None:
+        given = _cleared(papers) if isinstance(papers, str) else papers
+        changes["papers"], changes["reading"] = _papers(given)
+    if signup_url is not None:
+        changes["signup_url"] = rules.clean_url(_cleared(signup_url), "The sign-up link")
+    if duration is not None:
+        changes["duration_minutes"] = rules.check_duration(duration)
+    if description is not None:
+        changes["description"] = rules.clean_description(_cleared(description))
+    return SessionChanges(**changes)
