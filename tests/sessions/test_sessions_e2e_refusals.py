@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.services.sessions import store as svc
 from bot.permissions import REQUIRED_PERMISSIONS
+from bot.services.sessions import store as svc
 from standin.state import CREATE_EVENTS, MANAGE_EVENTS
 from tests.sessions.helpers import (
     add_session,

@@ -101,7 +101,9 @@ async def test_pinning_needs_pin_messages_not_manage_messages(
     assert standin.message(sent.id).payload["pinned"] is True
 
 
-async def test_a_reply_needs_read_message_history(bot: BareBot, standin: StandIn, world: DefaultGuild) -> None:
+async def test_a_reply_needs_read_message_history(
+    bot: BareBot, standin: StandIn, world: DefaultGuild
+) -> None:
     channel = _text(bot, world.general.id)
     first = await channel.send("the announcement")
     await _everyone_cannot(standin, world, READ_MESSAGE_HISTORY)
