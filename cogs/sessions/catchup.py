@@ -45,8 +45,9 @@ class EventCatchUp(commands.Cog):
         await self.catch_up(guild)
 
     async def catch_up(self, guild: discord.Guild) -> int:
-        """Give each upcoming session of ``guild`` that lacks one its Discord event; returns how many
-        now have one. Stops at the first refusal (a missing permission refuses them all alike)."""
+        """Give each upcoming session of ``guild`` that lacks one its Discord event; returns how many it
+        brought in step (made here, or left to another process holding the claim). Stops at the first
+        refusal (a missing permission refuses them all alike)."""
         try:
             return await self._catch_up(guild)
         finally:
