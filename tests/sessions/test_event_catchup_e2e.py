@@ -113,7 +113,9 @@ async def test_two_processes_starting_at_once_make_each_event_once(env, monkeypa
     monkeypatch.setattr(discord.Guild, "create_scheduled_event", create)
     monkeypatch.setattr(event_claims, "claim_event", claim)
     second_engine = env.engine_factory() if env.engine_factory else None
-    second = build_bot(env.settings, clock=env.clock, engine=second_engine)
+    # (the store is migrated already; alembic's module-level context cannot run twice at once in one
+    # process, which two real processes never share)
+    second = build_bot(env.settings, clock=env.clock, engine=second_engine, migrate=False)
     async with contextlib.AsyncExitStack() as stack:
         await asyncio.gather(env.start_bot(), stack.enter_async_context(connected(second, env.standin)))
         await asyncio.gather(_caught_up(env.bot, env.guild.id), _caught_up(second, env.guild.id))
