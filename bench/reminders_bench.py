@@ -45,6 +45,7 @@ from bench.common import percentile
 from bot.app import build_bot
 from bot.clock import SystemClock
 from bot.demo.running import connected
+from bot.permissions import REQUIRED_PERMISSIONS
 from bot.settings import load_settings
 from db.engine import create_engine
 from db.migrate import upgrade_database
@@ -132,7 +133,7 @@ async def start_bot(store: Store, standin: StandIn) -> Any:
 async def child_startup(url: str, schema: str | None, eager: bool) -> dict[str, float]:
     store = Store(None)
     store.url, store.schema = url, schema
-    async with StandIn() as standin:
+    async with StandIn(bot_permissions=REQUIRED_PERMISSIONS.value) as standin:
         await standin.create_default_guild()
         rss_before, _ = rss_mb()
         started = time.perf_counter()
@@ -233,7 +234,7 @@ async def burst_round(
     store = Store(url)
     await store.create()
     try:
-        async with StandIn() as standin:
+        async with StandIn(bot_permissions=REQUIRED_PERMISSIONS.value) as standin:
             standin.channel_message_limit = channel_limit
             world = await standin.create_default_guild()
             targets = [await standin.create_channel(world.guild, f"bench-{i}") for i in range(channels)]

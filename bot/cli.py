@@ -1,4 +1,4 @@
-"""The `paperclub` command line: run, demo, db upgrade, sync-commands, import, export."""
+"""The `paperclub` command line: run, demo, db upgrade, sync-commands, import, export, invite-url."""
 
 from __future__ import annotations
 
@@ -175,6 +175,55 @@ def server_id(text: str) -> int:
     return int(value)
 
 
+# -- invite-url ------------------------------------------------------------------------------------------------
+def _client_id(text: str) -> int:
+    """An application id: a snowflake (a positive integer of at most 64 bits)."""
+    if not (text.isascii() and text.isdigit()) or not 0 < int(text) < 1 << 64:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an application id (the digits of a Discord id)")
+    return int(text)
+
+
+async def _invite_url(args: argparse.Namespace) -> int:
+    """Print the invite URL with exactly the bot's required permissions (bot.permissions)."""
+    from bot.permissions import invite_url
+
+    client_id: int | None = args.client_id
+    if client_id is None:
+        import discord
+
+        from bot.api_base import apply_api_base
+
+        settings = _settings()
+        token = settings.require_token()
+        apply_api_base(settings.discord_api_base)
+        client = discord.Client(intents=discord.Intents.none())
+        try:
+            async with client:
+                await client.login(token)  # discord.py reads GET /oauth2/applications/@me here
+                client_id = client.application_id or (await client.application_info()).id
+        except discord.LoginFailure:
+            raise SettingsError(
+                "DISCORD_TOKEN was refused by Discord: reset the token in the developer portal, "
+                "or pass --client-id."
+            ) from None
+    print(invite_url(client_id))
+    return 0
+
+
+def _add_invite_url(sub: Any) -> None:
+    invite = sub.add_parser(
+        "invite-url",
+        help="print the URL that adds the bot to a server with the permissions it needs",
+        description="Print the bot's invite URL (scopes bot and applications.commands, exactly the "
+        "permissions in bot/permissions.py). The application id is read with DISCORD_TOKEN unless "
+        "--client-id is given.",
+    )
+    invite.add_argument(
+        "--client-id", type=_client_id, default=None, help="the application id (no token needed)"
+    )
+    invite.set_defaults(handler=_invite_url)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="paperclub", description="A Discord bot for a research paper club.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -228,6 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--guild", type=server_id, default=None, help="server id (default: the one server the store knows)"
     )
     exp.set_defaults(handler=_export)
+    _add_invite_url(sub)
     return parser
 
 

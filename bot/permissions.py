@@ -1,10 +1,11 @@
-"""Who may run what, checked in code on every call (Discord's default permissions can be changed
-by server admins, so they are only a hint)."""
+"""Permissions: what the bot itself needs (``REQUIRED_PERMISSIONS``, defined once), and who may run
+what, checked in code on every call (Discord's default permissions can be changed by server admins, so
+they are only a hint)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Final, TypeVar
 
 import discord
 from discord import app_commands
@@ -16,6 +17,75 @@ if TYPE_CHECKING:
     from bot.client import Interaction
 
 T = TypeVar("T")
+
+# -- what the bot needs -----------------------------------------------------------------------------------
+# The bot's permission set, defined once. The README's invite URL and integer come from it (a test checks
+# they agree), `paperclub invite-url` prints it, the test harness installs the bot in the stand-in with
+# exactly these, and /setup checks each configured channel against the part that channel's use needs.
+# Flags: https://discord.com/developers/docs/topics/permissions#permissions-bitwise-permission-flags
+REQUIRED_PERMISSIONS: Final = discord.Permissions(
+    # See the channels it posts in: announcements, suggestions, reminder channels.
+    view_channel=True,
+    # Post announcements, reminders, suggestion cards and cancellation notices; open a forum post per
+    # suggestion ("Start Thread in Forum or Media Channel": the current user must have SEND_MESSAGES).
+    send_messages=True,
+    # The recap in a session's thread, notes in a suggestion's forum post, adding the presenter to the
+    # thread ("Add Thread Member: requires the ability to send messages in the thread").
+    send_messages_in_threads=True,
+    # The discussion thread under each announcement ("Start Thread from Message").
+    create_public_threads=True,
+    # Announcements and suggestion cards are embeds.
+    embed_links=True,
+    # .ics calendar files and reading-list exports go out as interaction follow-ups, which follow the bot
+    # user's permissions (change log, 1 November 2023: "Fix Message Edit Interaction Response Permissions").
+    attach_files=True,
+    # Replies: a cancellation notice replies to its announcement, a poll's result to the poll ("Create
+    # Message: when creating a message as a reply ..., the current user must have READ_MESSAGE_HISTORY").
+    read_message_history=True,
+    # Each session's Discord scheduled event. Since 23 February 2026 a bot needs CREATE_EVENTS (1 << 44) to
+    # create one, MANAGE_EVENTS alone no longer does (change log, 24 November 2025: "Permission Changes Going
+    # into Effect February 2026"); CREATE_EVENTS also lets it edit and cancel the events it created ("Guild
+    # Scheduled Event Permissions Requirements", entity_type EXTERNAL). The bot only ever touches events it
+    # created, so it does not ask for MANAGE_EVENTS (editing everyone's events).
+    create_events=True,
+    # `/suggestions poll` posts a native poll.
+    send_polls=True,
+)
+# Not asked for, on purpose: Manage Events (see above); Pin Messages (1 << 51, needed to pin since
+# 23 February 2026: the bot pins nothing); Bypass Slowmode (1 << 52: bots are not slowed); Mention Everyone
+# (reminders ping only the ping role, which the server makes mentionable); Manage Messages / Threads / Roles.
+
+# Discord's names for the flags, as the server settings show them.
+PERMISSION_NAMES: Final[dict[str, str]] = {
+    "view_channel": "View Channels",
+    "read_messages": "View Channels",  # discord.py's other name for view_channel (what iteration yields)
+    "send_messages": "Send Messages",
+    "send_messages_in_threads": "Send Messages in Threads",
+    "create_public_threads": "Create Public Threads",
+    "embed_links": "Embed Links",
+    "attach_files": "Attach Files",
+    "read_message_history": "Read Message History",
+    "create_events": "Create Events",
+    "manage_events": "Manage Events",
+    "send_polls": "Send Polls",
+    "mention_everyone": "Mention @everyone, @here, and All Roles",
+    "pin_messages": "Pin Messages",
+}
+
+INVITE_SCOPES: Final = ("bot", "applications.commands")
+
+
+def permission_names(permissions: discord.Permissions) -> list[str]:
+    """Discord's names of the flags set in ``permissions``, in bit order."""
+    return [PERMISSION_NAMES.get(flag, flag.replace("_", " ").title()) for flag, on in permissions if on]
+
+
+def invite_url(client_id: int | str) -> str:
+    """The OAuth2 URL that adds the bot to a server with exactly :data:`REQUIRED_PERMISSIONS`."""
+    return discord.utils.oauth_url(client_id, permissions=REQUIRED_PERMISSIONS, scopes=INVITE_SCOPES)
+
+
+# -- who may run what ---------------------------------------------------------------------------------------
 
 
 class RefusedCheck(app_commands.CheckFailure):

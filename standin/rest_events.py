@@ -1,8 +1,18 @@
-"""Guild scheduled event routes (create/list/get/edit/delete, interested users)."""
+"""Guild scheduled event routes (create/list/get/edit/delete, interested users).
+
+Permissions follow Discord's current rules ("Guild Scheduled Event Permissions Requirements",
+https://discord.com/developers/docs/resources/guild-scheduled-event#guild-scheduled-event-permissions-requirements):
+creating needs CREATE_EVENTS; modifying or deleting needs MANAGE_EVENTS, or CREATE_EVENTS when the current
+user created the event. Since 23 February 2026 MANAGE_EVENTS alone no longer lets a bot create events
+(change log, 24 November 2025: "Permission Changes Going into Effect February 2026"). The stand-in checks
+the guild-level permissions of EXTERNAL events; events in a channel (VOICE, STAGE_INSTANCE) are computed in
+that channel, with the channel's own extra permissions (CONNECT, MANAGE_CHANNELS...) not modelled.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
@@ -10,7 +20,10 @@ from standin import limits
 from standin.limits import not_found
 from standin.messages import parse_time
 from standin.rest import API, Handler, body_of, guild_from, no_content, ok, require, snowflake, standin_of
-from standin.state import CREATE_EVENTS, MANAGE_EVENTS, Guild, Json
+from standin.state import CREATE_EVENTS, MANAGE_EVENTS, Channel, Guild, Json
+
+if TYPE_CHECKING:
+    from standin.server import StandIn
 
 
 def _event_from(request: web.Request) -> tuple[Guild, Json]:
@@ -19,6 +32,26 @@ def _event_from(request: web.Request) -> tuple[Guild, Json]:
     if event is None:
         raise not_found("Guild Scheduled Event", 10070)
     return guild, event
+
+
+def _channel_of(standin: StandIn, guild: Guild, channel_id: object) -> Channel | None:
+    if channel_id is None:
+        return None
+    channel = standin.state.channels.get(int(str(channel_id)))
+    return channel if channel is not None and channel.guild_id == guild.id else None
+
+
+def require_create(standin: StandIn, guild: Guild, body: Json) -> None:
+    """Create Permissions: CREATE_EVENTS (MANAGE_EVENTS alone no longer suffices since 2026-02-23)."""
+    require(standin, guild, CREATE_EVENTS, _channel_of(standin, guild, body.get("channel_id")))
+
+
+def require_modify(standin: StandIn, guild: Guild, event: Json) -> None:
+    """Modify/Delete Permissions: "If the event was created by the current user, either CREATE_EVENTS or
+    MANAGE_EVENTS. Otherwise, MANAGE_EVENTS"."""
+    own = str(event.get("creator_id")) == str(standin.state.bot.id)
+    channel = _channel_of(standin, guild, event.get("channel_id"))
+    require(standin, guild, (CREATE_EVENTS | MANAGE_EVENTS) if own else MANAGE_EVENTS, channel, any_of=own)
 
 
 def _check_event_times(body: Json, event: Json | None, now: dt.datetime) -> None:
@@ -42,7 +75,7 @@ def _check_event_times(body: Json, event: Json | None, now: dt.datetime) -> None
 
 async def create_event(request: web.Request) -> web.Response:
     standin, guild, body = standin_of(request), guild_from(request), body_of(request)
-    require(standin, guild, MANAGE_EVENTS | CREATE_EVENTS, any_of=True)
+    require_create(standin, guild, body)
     limits.check_scheduled_event(body, partial=False)
     _check_event_times(body, None, standin.wall_clock())
     event_id = standin.state.ids.next()
@@ -82,7 +115,7 @@ async def get_event(request: web.Request) -> web.Response:
 async def patch_event(request: web.Request) -> web.Response:
     standin = standin_of(request)
     guild, event = _event_from(request)
-    require(standin, guild, MANAGE_EVENTS)
+    require_modify(standin, guild, event)
     body = body_of(request)
     limits.check_scheduled_event(body, partial=True)
     _check_event_times(body, event, standin_of(request).wall_clock())
@@ -108,7 +141,7 @@ async def patch_event(request: web.Request) -> web.Response:
 async def delete_event(request: web.Request) -> web.Response:
     standin = standin_of(request)
     guild, event = _event_from(request)
-    require(standin, guild, MANAGE_EVENTS)
+    require_modify(standin, guild, event)
     del guild.scheduled_events[int(event["id"])]
     await standin.gateway.dispatch("GUILD_SCHEDULED_EVENT_DELETE", event)
     return no_content()

@@ -7,12 +7,13 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from standin import limits
-from standin.limits import ApiError, not_found
+from standin.limits import ApiError, missing_permissions, not_found
 from standin.messages import build_message, edit_message
 from standin.rest import (
     API,
     Handler,
     body_of,
+    bot_member,
     channel_from,
     no_content,
     ok,
@@ -25,10 +26,13 @@ from standin.state import (
     ATTACH_FILES,
     CREATE_PUBLIC_THREADS,
     DM,
+    EMBED_LINKS,
     GUILD_FORUM,
     MANAGE_MESSAGES,
     MANAGE_THREADS,
+    PIN_MESSAGES,
     PUBLIC_THREAD,
+    READ_MESSAGE_HISTORY,
     SEND_MESSAGES,
     SEND_MESSAGES_IN_THREADS,
     SEND_POLLS,
@@ -37,6 +41,7 @@ from standin.state import (
     Json,
     Message,
     iso,
+    member_permissions,
 )
 
 if TYPE_CHECKING:
@@ -50,27 +55,59 @@ def message_from(request: web.Request, channel: Channel) -> Message:
     return message
 
 
-def check_can_post(standin: StandIn, channel: Channel, body: Json, file_count: int) -> None:
-    """Channel permission checks for the bot posting a message (not for interaction responses)."""
+def check_can_post(standin: StandIn, channel: Channel, body: Json, file_count: int) -> Json:
+    """Channel permission checks for the bot posting a message (not for interaction responses); returns
+    the message as Discord keeps it (see :func:`drop_unembeddable`)."""
     state = standin.state
     if channel.type == DM:
         recipient = channel.recipients[0]
         if recipient.dms_closed:
             raise ApiError(403, 50007, "Cannot send messages to this user")
-        return
+        return body
     guild = state.guild_of(channel)
     if guild is None:
-        return
+        return body
     if channel.type == GUILD_FORUM:
         raise ApiError(400, 50008, "Cannot send messages in a non-text channel")
+    # Threads: "The SEND_MESSAGES permission is not inherited; users must have SEND_MESSAGES_IN_THREADS"
+    # (Permissions, "Inherited Permissions (Threads)").
     send = SEND_MESSAGES_IN_THREADS if channel.is_thread else SEND_MESSAGES
     require(standin, guild, VIEW_CHANNEL | send, channel)
     if file_count:
         require(standin, guild, ATTACH_FILES, channel)
     if body.get("poll"):
         require(standin, guild, SEND_POLLS, channel)
+    if is_reply(body):
+        # Create Message, Limitations: "When creating a message as a reply to another message, the current
+        # user must have the READ_MESSAGE_HISTORY permission."
+        require(standin, guild, READ_MESSAGE_HISTORY, channel)
+    kept = drop_unembeddable(standin, channel, body, file_count)
     if channel.is_thread and channel.locked:
         raise ApiError(400, 50083, "Thread is archived")
+    return kept
+
+
+def is_reply(body: Json) -> bool:
+    reference = body.get("message_reference")
+    return (
+        isinstance(reference, dict) and int(reference.get("type") or 0) == 0
+    )  # 0 DEFAULT (reply), 1 FORWARD
+
+
+def drop_unembeddable(standin: StandIn, channel: Channel, body: Json, file_count: int) -> Json:
+    """The message as Discord keeps it. Without EMBED_LINKS a bot's embeds are not shown: Discord drops them
+    from a message that has other content, and refuses an embed-only message with Missing Permissions. The
+    docs say only that EMBED_LINKS auto-embeds links; this is the behaviour reported in
+    discord/discord-api-docs#2601 and #5648. (The request log keeps what the bot sent.)"""
+    guild = standin.state.guild_of(channel)
+    if guild is None or not body.get("embeds"):
+        return body
+    if member_permissions(guild, bot_member(standin, guild), channel) & EMBED_LINKS:
+        return body
+    rest = any(body.get(key) for key in ("content", "components", "sticker_ids", "poll"))
+    if not rest and not file_count:
+        raise missing_permissions()
+    return {**body, "embeds": []}
 
 
 async def post_message(request: web.Request) -> web.Response:
@@ -80,7 +117,7 @@ async def post_message(request: web.Request) -> web.Response:
         body_of(request),
         uploads_of(request),
     )
-    check_can_post(standin, channel, body, len(uploads))
+    kept = check_can_post(standin, channel, body, len(uploads))
     limits.check_message(body, file_count=len(uploads))
     nonce = body.get("nonce")
     key = (channel.id, str(nonce))
@@ -91,7 +128,7 @@ async def post_message(request: web.Request) -> web.Response:
             if earlier is not None and not earlier.deleted:
                 return ok(earlier.payload)
     message = standin.state.add_message(
-        build_message(standin.state, channel, body, uploads, base_url=standin.base_url)
+        build_message(standin.state, channel, kept, uploads, base_url=standin.base_url)
     )
     if nonce is not None:
         standin.state.nonces[key] = (standin.clock(), message.id)
@@ -158,7 +195,9 @@ async def pin(request: web.Request) -> web.Response:
     message = message_from(request, channel)
     guild = standin.state.guild_of(channel)
     if guild is not None:
-        require(standin, guild, MANAGE_MESSAGES, channel)
+        # Pin/Unpin Message: "Requires the PIN_MESSAGES permission"; MANAGE_MESSAGES alone no longer does
+        # since 23 February 2026 (change log, 24 November 2025).
+        require(standin, guild, VIEW_CHANNEL | PIN_MESSAGES, channel)
     message.payload["pinned"] = request.method == "PUT"
     await standin.gateway.dispatch("MESSAGE_UPDATE", message.payload)
     return no_content()
@@ -203,7 +242,7 @@ async def thread_from_message(request: web.Request) -> web.Response:
     guild = standin.state.guild_of(channel)
     if guild is None or channel.is_thread:
         raise ApiError(400, 50024, "Cannot execute action on this channel type")
-    require(standin, guild, CREATE_PUBLIC_THREADS, channel)
+    require(standin, guild, VIEW_CHANNEL | CREATE_PUBLIC_THREADS, channel)
     limits.check_thread(body)
     if message.id in standin.state.channels:
         raise ApiError(400, 160004, "A thread has already been created for this message")
@@ -250,6 +289,8 @@ async def create_thread(request: web.Request) -> web.Response:
         )
         await _announce_thread(standin, thread)
         return ok(thread.payload(), status=201)
+    # Start Thread in Forum or Media Channel: "The current user must have the SEND_MESSAGES permission
+    # (CREATE_PUBLIC_THREADS is ignored)."
     require(standin, guild, VIEW_CHANNEL | SEND_MESSAGES, channel)
     starter = body.get("message")
     if not isinstance(starter, dict):
@@ -259,6 +300,9 @@ async def create_thread(request: web.Request) -> web.Response:
             "Invalid Form Body",
             {"message": {"_errors": [{"code": "BASE_TYPE_REQUIRED", "message": "This field is required"}]}},
         )
+    if len(uploads):
+        require(standin, guild, ATTACH_FILES, channel)
+    kept = drop_unembeddable(standin, channel, starter, len(uploads))
     limits.check_message(starter, file_count=len(uploads))
     known = {int(t["id"]) for t in channel.available_tags}
     tags = [int(t) for t in body.get("applied_tags") or []]
@@ -286,7 +330,7 @@ async def create_thread(request: web.Request) -> web.Response:
         auto_archive_duration=int(body.get("auto_archive_duration") or 1440),
     )
     state.add_channel(thread)
-    message = build_message(state, thread, starter, uploads, base_url=standin.base_url)
+    message = build_message(state, thread, kept, uploads, base_url=standin.base_url)
     message.payload["id"] = str(thread.id)  # a forum post's starter message shares the thread's id
     state.add_message(message)
     await _announce_thread(standin, thread)
@@ -303,6 +347,12 @@ async def add_thread_member(request: web.Request) -> web.Response:
     guild = standin.state.guild_of(thread)
     if guild is None or user_id not in guild.members:
         raise not_found("Member", 10007)
+    if raw != "@me":
+        # Add Thread Member: "Requires the ability to send messages in the thread. Also requires the thread
+        # is not archived."
+        require(standin, guild, VIEW_CHANNEL | SEND_MESSAGES_IN_THREADS, thread)
+    if thread.archived:
+        raise ApiError(400, 50083, "Thread is archived")
     thread.thread_members.add(user_id)
     return no_content()
 

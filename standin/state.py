@@ -16,7 +16,7 @@ Json = dict[str, Any]
 
 DISCORD_EPOCH_MS = 1420070400000
 
-# Permission bits (https://discord.com/developers/docs/topics/permissions)
+# Permission bits (https://discord.com/developers/docs/topics/permissions#permissions-bitwise-permission-flags)
 CREATE_INSTANT_INVITE = 1 << 0
 KICK_MEMBERS = 1 << 1
 BAN_MEMBERS = 1 << 2
@@ -34,14 +34,24 @@ MENTION_EVERYONE = 1 << 17
 USE_EXTERNAL_EMOJIS = 1 << 18
 MANAGE_ROLES = 1 << 28
 USE_APPLICATION_COMMANDS = 1 << 31
-MANAGE_EVENTS = 1 << 33
+MANAGE_EVENTS = 1 << 33  # edit and delete the scheduled events of all users
 MANAGE_THREADS = 1 << 34
 CREATE_PUBLIC_THREADS = 1 << 35
 CREATE_PRIVATE_THREADS = 1 << 36
 SEND_MESSAGES_IN_THREADS = 1 << 38
-CREATE_EVENTS = 1 << 44
+CREATE_GUILD_EXPRESSIONS = 1 << 43
+CREATE_EVENTS = 1 << 44  # create scheduled events, and edit and delete those the current user created
 SEND_POLLS = 1 << 49
-ALL_PERMISSIONS = (1 << 51) - 1
+USE_EXTERNAL_APPS = 1 << 50
+PIN_MESSAGES = 1 << 51  # split from MANAGE_MESSAGES; alone required to pin since 2026-02-23
+BYPASS_SLOWMODE = 1 << 52
+ALL_PERMISSIONS = (1 << 53) - 1
+
+# The February 2026 splits (Discord change log, 24 November 2025, "Permission Changes Going into Effect
+# February 2026 for PIN_MESSAGES, BYPASS_SLOWMODE, CREATE_GUILD_EXPRESSIONS, and CREATE_EVENTS"): from
+# 23 February 2026 the old permission alone no longer grants the split-off ability, for bots too. The stand-in
+# models today's rules only: creating a scheduled event needs CREATE_EVENTS (rest_events), pinning needs
+# PIN_MESSAGES (rest_messages). BYPASS_SLOWMODE does not apply to bots; the stand-in has no custom emoji.
 
 EVERYONE_PERMISSIONS = (
     CREATE_INSTANT_INVITE
@@ -58,9 +68,11 @@ EVERYONE_PERMISSIONS = (
     | SEND_MESSAGES_IN_THREADS
     | SEND_POLLS
 )
-DEFAULT_BOT_PERMISSIONS = (
-    EVERYONE_PERMISSIONS | MANAGE_EVENTS | MANAGE_THREADS | MANAGE_MESSAGES | MENTION_EVERYONE | MANAGE_ROLES
-)
+# The bot's own (managed) role when whoever installs it says nothing: no permissions, as for an invite
+# without a permissions integer. The stand-in imports nothing of its users, so a bot's test harness passes
+# what its invite grants (paperclub's bot.demo.botenv passes bot.permissions.REQUIRED_PERMISSIONS); the bot
+# then holds exactly that plus what @everyone has, as on a real server.
+DEFAULT_BOT_PERMISSIONS = 0
 
 # Channel types
 GUILD_TEXT = 0

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.permissions import REQUIRED_PERMISSIONS
 from standin.server import StandIn
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GabcDE.abcdefghijklmnopqrstuvwxyz0123456789AB"
@@ -51,7 +52,7 @@ async def _run(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, st
 
 
 async def test_sync_commands_pushes_the_tree(tmp_path: Path) -> None:
-    async with StandIn() as standin:
+    async with StandIn(bot_permissions=REQUIRED_PERMISSIONS.value) as standin:
         await standin.create_default_guild()
         code, out, err = await _run(["sync-commands"], _env(standin, tmp_path), tmp_path)
         assert code == 0, err
@@ -62,7 +63,7 @@ async def test_sync_commands_pushes_the_tree(tmp_path: Path) -> None:
 
 
 async def test_run_answers_commands_and_never_logs_the_token(tmp_path: Path) -> None:
-    async with StandIn() as standin:
+    async with StandIn(bot_permissions=REQUIRED_PERMISSIONS.value) as standin:
         world = await standin.create_default_guild()
         proc = await asyncio.create_subprocess_exec(
             sys.executable,

@@ -7,7 +7,17 @@ import logging
 
 import pytest
 
+from bot.permissions import REQUIRED_PERMISSIONS
 from bot.tree import APOLOGY
+from standin.state import (
+    CREATE_EVENTS,
+    CREATE_PUBLIC_THREADS,
+    EMBED_LINKS,
+    MANAGE_EVENTS,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    VIEW_CHANNEL,
+)
 
 EPHEMERAL = 1 << 6
 
@@ -127,3 +137,114 @@ async def test_everything_the_bot_calls_is_local(discord_env) -> None:
     assert settings.discord_api_base is not None
     assert settings.discord_api_base.startswith("http://127.0.0.1:")
     assert settings.arxiv_api_url.startswith("http://127.0.0.1:")
+
+
+# -- what the bot lacks, computed from the roles and overwrites the gateway gave ---------------------------------
+
+
+async def _setup(env, command: str, options: dict):
+    return await (await env.invoke(command, options, member=env.admin)).response()
+
+
+def _settings_fields(response) -> dict[str, str]:
+    return {f["name"]: f["value"] for f in response.embeds[0]["fields"]}
+
+
+async def test_setup_show_says_nothing_is_missing_with_the_invites_permissions(discord_env) -> None:
+    env = discord_env
+    for command, options in [
+        ("setup announcements", {"channel": env.announcements}),
+        ("setup suggestions", {"channel": env.suggestions}),
+        ("setup ping_role", {"role": env.world.readers}),
+    ]:
+        saved = await _setup(env, command, options)
+        assert saved.content == "Saved.", saved.content
+    shown = await (await env.invoke("setup show", member=env.organizer)).response()
+    assert shown.embeds[0]["description"] == "✅ The bot has every permission the club's settings need."
+
+
+async def test_a_channel_the_bot_cannot_post_in_is_refused_with_the_fix(discord_env) -> None:
+    env = discord_env
+    # a private channel: @everyone may not see it, and the bot's role was not let in
+    await env.standin.set_overwrite(env.announcements, env.guild.everyone, deny=VIEW_CHANNEL)
+    refused = await _setup(env, "setup announcements", {"channel": env.announcements})
+    assert refused.ephemeral
+    assert refused.content.startswith(f"Not saved: I can't post in <#{env.announcements.id}>.")
+    assert f"Grant the bot **View Channels** in <#{env.announcements.id}>" in refused.content
+    assert "Send Messages" not in refused.content  # judged once the bot can see the channel
+    assert "run `/setup announcements` again" in refused.content
+    shown = await _setup(env, "setup show", {})
+    assert _settings_fields(shown)["Announcements channel"] == "not set"
+
+    # let the bot's role in, but read-only
+    await env.standin.set_overwrite(
+        env.announcements, env.world.bot_role, allow=VIEW_CHANNEL, deny=SEND_MESSAGES
+    )
+    refused = await _setup(env, "setup announcements", {"channel": env.announcements})
+    assert "Grant the bot **Send Messages**" in refused.content
+    assert "Embed Links" not in refused.content  # implied by Send Messages
+    # allowed to post: saved
+    await env.standin.set_overwrite(env.announcements, env.world.bot_role, allow=VIEW_CHANNEL)
+    saved = await _setup(env, "setup announcements", {"channel": env.announcements})
+    assert saved.content == "Saved."
+    assert _settings_fields(saved)["Announcements channel"] == f"<#{env.announcements.id}>"
+
+
+async def test_lesser_gaps_are_saved_and_said_prominently(discord_env) -> None:
+    env = discord_env
+    await env.standin.set_overwrite(
+        env.announcements, env.world.bot_role, deny=EMBED_LINKS | CREATE_PUBLIC_THREADS
+    )
+    saved = await _setup(env, "setup announcements", {"channel": env.announcements})
+    assert saved.ephemeral
+    assert saved.content.startswith("⚠️ Saved, but the bot is missing permissions")
+    assert _settings_fields(saved)["Announcements channel"] == f"<#{env.announcements.id}>"
+    lines = saved.embeds[0]["description"].splitlines()
+    channel = f"<#{env.announcements.id}>"
+    assert lines[0] == "⚠️ **The bot is missing permissions:**"
+    assert lines[1:] == [
+        f"• Grant the bot **Embed Links** in {channel} (an announcement is an embed; Edit Channel → Permissions)",
+        f"• Grant the bot **Create Public Threads** in {channel} "
+        "(each announcement opens a discussion thread; Edit Channel → Permissions)",
+    ]
+    # /setup show says the same; granting them clears the list
+    shown = await (await env.invoke("setup show", member=env.organizer)).response()
+    assert shown.embeds[0]["description"].splitlines() == lines
+    await env.standin.set_overwrite(env.announcements, env.world.bot_role)
+    shown = await (await env.invoke("setup show", member=env.organizer)).response()
+    assert shown.embeds[0]["description"].startswith("✅")
+
+
+async def test_server_forum_and_ping_role_gaps(discord_env) -> None:
+    env = discord_env
+    quiet = await env.standin.create_role(env.guild, "Quiet readers", 0, mentionable=False)
+    await _setup(env, "setup announcements", {"channel": env.announcements})
+    await _setup(env, "setup suggestions", {"channel": env.suggestions})
+    saved = await _setup(env, "setup ping_role", {"role": quiet})
+    assert saved.content.startswith("⚠️ Saved")
+    assert f"• Make <@&{quiet.id}> mentionable" in saved.embeds[0]["description"]
+    assert "reminders cannot ping it" in saved.embeds[0]["description"]
+    # an older invite: Manage Events, no Create Events; and no posting in the forum's threads
+    await env.standin.set_bot_permissions((REQUIRED_PERMISSIONS.value & ~CREATE_EVENTS) | MANAGE_EVENTS)
+    await env.standin.set_overwrite(env.suggestions, env.world.bot_role, deny=SEND_MESSAGES_IN_THREADS)
+    shown = await (await env.invoke("setup show", member=env.organizer)).response()
+    lines = shown.embeds[0]["description"].splitlines()
+    assert lines[1] == (
+        "• Grant the bot **Create Events** in the server "
+        "(each session gets a Discord event; Server Settings → Roles)"
+    )
+    assert f"• Grant the bot **Send Messages in Threads** in <#{env.suggestions.id}>" in lines[3]
+    assert len(lines) == 4, lines
+
+
+async def test_a_configured_channel_that_is_gone(discord_env) -> None:
+    env = discord_env
+    await _setup(env, "setup announcements", {"channel": env.general})
+    channel = env.general
+    del env.guild.channels[channel.id]  # deleted by an admin: Discord says CHANNEL_DELETE
+    await env.standin.gateway.dispatch("CHANNEL_DELETE", channel.payload())
+    shown = await (await env.invoke("setup show", member=env.organizer)).response()
+    assert (
+        f"<#{env.general.id}> is gone: run `/setup announcements` with another channel"
+        in (shown.embeds[0]["description"])
+    )

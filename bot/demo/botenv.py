@@ -18,6 +18,7 @@ from bot.app import build_bot
 from bot.client import PaperclubBot
 from bot.clock import FakeClock
 from bot.demo.running import connected
+from bot.permissions import REQUIRED_PERMISSIONS
 from bot.settings import Settings, load_settings
 from standin.arxiv import ArxivStandin
 from standin.interactions import InteractionResult
@@ -41,7 +42,8 @@ class BotEnv:
         self.engine_factory = engine_factory  # () -> AsyncEngine, for a PostgreSQL schema per test
         self.clock = clock or FakeClock(DEFAULT_START)
         self.settings_overrides = dict(settings_overrides or {})
-        self.standin = StandIn()
+        # The bot is installed with exactly what the README's invite grants (tests needing less say so).
+        self.standin = StandIn(bot_permissions=REQUIRED_PERMISSIONS.value)
         # A local arXiv too, so nothing the bot does here leaves 127.0.0.1 (tests may point elsewhere).
         self.arxiv = ArxivStandin()
         self.standin.wall_clock = self.clock.now  # the stand-in's date rules follow the FakeClock

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from bot.client import PaperclubBot
 from cogs.sessions._cog import SessionsCog
+from cogs.sessions.catchup import EventCatchUp
 
-__all__ = ["SessionsCog", "setup"]
+__all__ = ["EventCatchUp", "SessionsCog", "setup"]
 
 
 async def setup(bot: PaperclubBot) -> None:
     await bot.add_cog(SessionsCog(bot))
+    await bot.add_cog(EventCatchUp(bot))

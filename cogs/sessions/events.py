@@ -1,19 +1,30 @@
 """A session's Discord scheduled event: created, moved or cancelled to match the store.
 
-Shared by every feature that saves a session (the sessions cog, and the suggestions cog when it makes
-a session from an accepted suggestion). Best effort once the session is saved: a missing permission
-becomes a short warning for the organizer, never a lost session.
+Shared by every feature that saves a session (the sessions cog, the suggestions cog when it makes a
+session from an accepted suggestion, and the start-up catch-up for imported sessions). Best effort once
+the session is saved: a missing permission becomes a short warning for the organizer, never a lost session.
+
+Creating is claimed in the store first (bot.services.sessions.event_claims), so two processes, or the
+catch-up and an organizer's edit, never make two events for one session.
+
+Permissions (Discord, "Guild Scheduled Event Permissions Requirements"): creating needs Create Events
+(since 23 February 2026 Manage Events alone no longer does); editing and cancelling the bot's own events
+needs Create Events or Manage Events. The bot only touches events it created, so Create Events is the one
+to ask for (bot.permissions.REQUIRED_PERMISSIONS).
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Sequence
-from typing import Any
+from datetime import datetime
+from typing import Any, Final
 
 import discord
 
 from bot.client import PaperclubBot
+from bot.services.sessions import event_claims
 from bot.services.sessions import store as svc
 from bot.services.sessions.info import SessionInfo
 from bot.timeutil import DisplayZone
@@ -21,9 +32,9 @@ from cogs.sessions import render
 
 log = logging.getLogger("paperclub.sessions")
 
-GRANT_MANAGE_EVENTS = (
-    "I could not update the Discord event: grant the bot **Manage Events** "
-    "(Server Settings → Roles). The session itself is saved."
+GRANT_CREATE_EVENTS: Final = (
+    "I could not create or update the session's Discord event: grant the bot **Create Events** "
+    "(Server Settings → Roles → the bot's role). The session itself is saved."
 )
 
 
@@ -66,12 +77,56 @@ async def sync_event(
             if event.status == discord.EventStatus.scheduled:
                 await event.edit(**_event_fields(info, zones))
             return None  # an event already started, ended or cancelled by hand is left as it is
-        created = await guild.create_scheduled_event(**_event_fields(info, zones))
+        await _create_claimed(bot, guild, info, zones, now)
     except discord.Forbidden:
-        return GRANT_MANAGE_EVENTS
+        return GRANT_CREATE_EVENTS
     except discord.HTTPException as error:
         log.warning("scheduled event for session %s failed: %s", info.id, error)
         return f"Discord did not accept the event ({error.status}); the session itself is saved."
-    async with bot.session_factory() as session, session.begin():
-        await svc.record_event(session, info.guild_id, info.id, created.id)
     return None
+
+
+async def _create_claimed(
+    bot: PaperclubBot,
+    guild: discord.Guild,
+    info: SessionInfo,
+    zones: Sequence[DisplayZone],
+    now: datetime,
+) -> None:
+    """Create the event under a claim in the store, from the session as stored once the claim is held.
+
+    Without the claim (someone else is creating it right now) nothing is done: the holder reads the
+    session after claiming, and re-reads it after recording the event, so it ends on the latest fields.
+    """
+    token = secrets.token_hex(8)
+    async with bot.session_factory() as session, session.begin():
+        if not await event_claims.claim_event(session, info.guild_id, info.id, token, now):
+            log.info("session %s: another process is creating its event", info.id)
+            return
+    try:
+        async with bot.session_factory() as session:
+            current = await svc.get_session(session, info.guild_id, info.id)
+        if current.is_cancelled or current.has_started(now):
+            return
+        existing = None
+        if current.event_id is not None and current.event_id != info.event_id:
+            existing = await _existing_event(guild, current.event_id)  # made by the claim's last holder
+        made_from: dict[str, Any] | None = None  # the fields the event was made with (None: not known)
+        if existing is None:
+            made_from = _event_fields(current, zones)
+            event = await guild.create_scheduled_event(**made_from)
+            async with bot.session_factory() as session, session.begin():
+                await svc.record_event(session, info.guild_id, info.id, event.id)
+        else:
+            event = existing
+        async with bot.session_factory() as session:
+            latest = await svc.get_session(session, info.guild_id, info.id)
+        if event.status != discord.EventStatus.scheduled:
+            return
+        if latest.is_cancelled:
+            await event.cancel()
+        elif _event_fields(latest, zones) != made_from:
+            await event.edit(**_event_fields(latest, zones))  # changed while the event was being made
+    finally:
+        async with bot.session_factory() as session, session.begin():
+            await event_claims.release_event_claim(session, info.guild_id, info.id, token)

@@ -7,10 +7,15 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, PaperclubBot
-from bot.permissions import ensure_organizer, manager_only
-from bot.replies import cut, send_ephemeral
+from bot.errors import BadInput, NotAllowed
+from bot.permissions import IN_SERVER_ONLY, ensure_organizer, manager_only
+from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, send_ephemeral
 from bot.services.setup.config import GuildConfig, update_config
 from bot.transformers import timezone_autocomplete
+from cogs.setup import access
+
+SAVED = "Saved."
+SAVED_WITH_GAPS = "⚠️ Saved, but the bot is missing permissions: see the list below."
 
 
 def _mention(kind: str, value: int | None) -> str:
@@ -19,8 +24,18 @@ def _mention(kind: str, value: int | None) -> str:
     return f"<#{value}>" if kind == "channel" else f"<@&{value}>"
 
 
-def render_settings_embed(config: GuildConfig) -> discord.Embed:
-    embed = discord.Embed(title="Paper club settings", colour=discord.Colour.blurple())
+def _guild(interaction: Interaction) -> discord.Guild:
+    if interaction.guild is None:
+        raise NotAllowed(IN_SERVER_ONLY)
+    return interaction.guild
+
+
+def render_settings_embed(config: GuildConfig, gaps: list[access.Gap] | None = None) -> discord.Embed:
+    """The settings card; with ``gaps``, what the bot lacks for them (or that nothing is missing) on top."""
+    description = cut(access.report(gaps), EMBED_DESCRIPTION_LIMIT) if gaps is not None else None
+    embed = discord.Embed(
+        title="Paper club settings", description=description, colour=discord.Colour.blurple()
+    )
     embed.add_field(name="Announcements channel", value=_mention("channel", config.announcements_channel_id))
     embed.add_field(name="Suggestions channel", value=_mention("channel", config.suggestions_channel_id))
     embed.add_field(name="Organizer role", value=_mention("role", config.organizer_role_id))
@@ -45,23 +60,39 @@ class SetupCog(
         self.bot = bot
         super().__init__()
 
-    async def _change(self, interaction: Interaction, **changes: object) -> None:
-        assert interaction.guild_id is not None
+    async def _change(
+        self, interaction: Interaction, *, channel: access.Checked | None = None, **changes: object
+    ) -> None:
+        """Save the changes and answer with the settings and what the bot lacks for them. A channel the
+        bot cannot post in is refused (nothing saved), with the permission to grant."""
+        guild = _guild(interaction)
+        if channel is not None:
+            refusal = access.refusal_for(guild, channel)
+            if refusal is not None:
+                raise BadInput(refusal)
         async with self.bot.session_factory() as session, session.begin():
-            config = await update_config(session, interaction.guild_id, **changes)
-        self.bot.dispatch("guild_settings_changed", interaction.guild_id, set(changes))
-        await send_ephemeral(interaction, "Saved.", embed=render_settings_embed(config))
+            config = await update_config(session, guild.id, **changes)
+        self.bot.dispatch("guild_settings_changed", guild.id, set(changes))
+        gaps = access.guild_gaps(guild, config)
+        await send_ephemeral(
+            interaction, SAVED_WITH_GAPS if gaps else SAVED, embed=render_settings_embed(config, gaps)
+        )
 
     @app_commands.command(name="show", description="Show the club's settings (organizers)")
     async def show(self, interaction: Interaction) -> None:
         config = await ensure_organizer(interaction)
-        await send_ephemeral(interaction, embed=render_settings_embed(config))
+        gaps = access.guild_gaps(_guild(interaction), config)
+        await send_ephemeral(interaction, embed=render_settings_embed(config, gaps))
 
     @app_commands.command(name="announcements", description="Channel where sessions are announced")
     @app_commands.describe(channel="A text channel the bot can post in")
     @manager_only()
     async def announcements(self, interaction: Interaction, channel: discord.TextChannel) -> None:
-        await self._change(interaction, announcements_channel_id=channel.id)
+        await self._change(
+            interaction,
+            channel=access.Checked(channel, access.ANNOUNCEMENTS, "/setup announcements"),
+            announcements_channel_id=channel.id,
+        )
 
     @app_commands.command(
         name="suggestions", description="Channel (text or forum) where suggestions are posted"
@@ -71,7 +102,11 @@ class SetupCog(
     async def suggestions(
         self, interaction: Interaction, channel: discord.TextChannel | discord.ForumChannel
     ) -> None:
-        await self._change(interaction, suggestions_channel_id=channel.id)
+        await self._change(
+            interaction,
+            channel=access.Checked(channel, access.needs_of(channel), "/setup suggestions"),
+            suggestions_channel_id=channel.id,
+        )
 
     @app_commands.command(name="organizer_role", description="Role whose members may run organizer commands")
     @app_commands.describe(role="Members with this role count as organizers")

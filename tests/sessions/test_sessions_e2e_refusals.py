@@ -1,5 +1,5 @@
 """/session refusals end to end: who may, bad input (a clear ephemeral message, nothing stored), mentions
-that must not ping, over-long text, and Discord refusing the bot (missing Manage Events, a lost message)."""
+that must not ping, over-long text, and Discord refusing the bot (missing Create Events, a lost message)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.permissions import REQUIRED_PERMISSIONS
 from bot.services.sessions import store as svc
 from bot.services.sessions.draft import new_session
-from standin.state import DEFAULT_BOT_PERMISSIONS, MANAGE_EVENTS
+from standin.state import CREATE_EVENTS, MANAGE_EVENTS
 from tests.sessions.helpers import (
     add_session,
     announcements,
@@ -160,21 +161,24 @@ async def test_mentions_never_ping_and_long_text_is_cut(env) -> None:
     assert all(len(c["name"]) <= 100 for c in choices)
 
 
-async def test_missing_manage_events_still_saves_and_says_what_to_grant(env) -> None:
+async def test_without_create_events_the_session_is_saved_and_the_reply_says_what_to_grant(env) -> None:
     await configure(env)
-    await env.standin.set_bot_permissions(DEFAULT_BOT_PERMISSIONS & ~MANAGE_EVENTS)
+    # The bot was invited the old way: Manage Events but not Create Events. Since 23 February 2026 Manage
+    # Events alone no longer lets a bot create a scheduled event (Discord change log, 24 November 2025).
+    await env.standin.set_bot_permissions((REQUIRED_PERMISSIONS.value & ~CREATE_EVENTS) | MANAGE_EVENTS)
     reply = await run(env, "session add", {"title": "No events", "when": "2026-12-10 09:30"})
     assert reply.content.startswith("Added session #1.")
-    assert "grant the bot **Manage Events**" in reply.content
+    assert "grant the bot **Create Events**" in reply.content
+    assert "Manage Events" not in reply.content
     assert await count_sessions(env) == 1
     assert env.scheduled_events() == []
     reply = await run(env, "session announce", {"session": 1})
     assert reply.content.startswith("Announced session #1")
-    assert "Manage Events" in reply.content
+    assert "Create Events" in reply.content
     # once granted, announcing again creates the missing event
-    await env.standin.set_bot_permissions(DEFAULT_BOT_PERMISSIONS)
+    await env.standin.set_bot_permissions(REQUIRED_PERMISSIONS.value)
     reply = await run(env, "session announce", {"session": 1})
-    assert "Manage Events" not in reply.content
+    assert "Create Events" not in reply.content
     (event,) = env.scheduled_events()
     assert event["name"] == "No events"
 

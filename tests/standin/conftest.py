@@ -10,7 +10,12 @@ from bot.demo.running import connected
 from standin import StandIn
 from standin.openapi import SpecViolationError
 from standin.server import DefaultGuild
+from standin.state import CREATE_EVENTS, MANAGE_EVENTS, PIN_MESSAGES
 from tests.standin.helpers import BareBot
+
+# The stand-in's own tests drive a bare bot that creates, edits and deletes events and pins a message:
+# its role grants those (and @everyone the rest), nothing of paperclub's invite.
+BARE_BOT_PERMISSIONS = CREATE_EVENTS | MANAGE_EVENTS | PIN_MESSAGES
 
 
 @pytest.fixture
@@ -19,7 +24,7 @@ async def standin() -> AsyncIterator[StandIn]:
     one on purpose takes it with ``standin.take_violations()``)."""
     failure = ""
     try:
-        async with StandIn() as server:
+        async with StandIn(bot_permissions=BARE_BOT_PERMISSIONS) as server:
             await server.create_default_guild()
             yield server
     except SpecViolationError as exc:

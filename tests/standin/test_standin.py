@@ -32,7 +32,7 @@ async def test_login_connect_populates_cache(bot: BareBot, standin: StandIn, wor
     organizer = guild.get_member(world.organizer.id)
     assert organizer is not None
     assert organizer.guild_permissions.manage_events
-    assert guild.me.guild_permissions.manage_events
+    assert guild.me.guild_permissions.create_events
     assert len(guild.members) == len(world.guild.members)
     names = {c["name"] for c in standin.commands()}
     assert names >= {"setup", "echo", "slow", "form", "panel", "topic", "bigembed", "late", "twice"}
@@ -174,7 +174,8 @@ async def test_rate_limit_is_waited_out(bot: BareBot, standin: StandIn, world: D
 async def test_permissions_and_closed_dms(bot: BareBot, standin: StandIn, world: DefaultGuild) -> None:
     guild = bot.get_guild(world.guild.id)
     assert guild is not None
-    await standin.set_bot_permissions(world.bot_role.permissions & ~(1 << 33))
+    # Manage Events without Create Events: since 23 February 2026 a bot cannot create events with it
+    await standin.set_bot_permissions(world.bot_role.permissions & ~(1 << 44))
     start = discord.utils.utcnow() + dt.timedelta(days=1)
     with pytest.raises(discord.Forbidden) as info:
         await guild.create_scheduled_event(

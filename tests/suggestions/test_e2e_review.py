@@ -309,7 +309,7 @@ async def test_a_session_from_a_suggestion_gets_its_discord_event(discord_env) -
     assert (await made.response()).deferred
     content = (await made.final()).content
     assert "Made session #" in content
-    assert "Manage Events" not in content
+    assert "Create Events" not in content
     (event,) = env.scheduled_events()
     assert event["name"].startswith("Tau-Bench")
     assert event["scheduled_start_time"].startswith("2026-12-10T17:30:00")
@@ -320,15 +320,16 @@ async def test_a_session_from_a_suggestion_gets_its_discord_event(discord_env) -
         info = await get_session(s, env.guild.id, linked.session_id)
     assert info.event_id == int(event["id"])
 
-    # without Manage Events the session is still made, and the organizer is told what to grant
-    from standin.state import DEFAULT_BOT_PERMISSIONS, MANAGE_EVENTS
+    # without Create Events the session is still made, and the organizer is told what to grant
+    from bot.permissions import REQUIRED_PERMISSIONS
+    from standin.state import CREATE_EVENTS
 
-    await env.standin.set_bot_permissions(DEFAULT_BOT_PERMISSIONS & ~MANAGE_EVENTS)
+    await env.standin.set_bot_permissions(REQUIRED_PERMISSIONS.value & ~CREATE_EVENTS)
     _, opened = await _accept_and_open_form(env, other)
     made = await env.submit_modal(opened, {"when": "2026-12-17 09:30", "timezone": "PT"})
     content = (await made.final()).content
     assert "Made session #" in content
-    assert "grant the bot **Manage Events**" in content
+    assert "grant the bot **Create Events**" in content
     assert len(env.scheduled_events()) == 1
     assert (await card(env, other)).session_id is not None
 

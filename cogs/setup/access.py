@@ -1,0 +1,178 @@
+"""What the bot lacks where the club's settings send it, each with the fix.
+
+Computed from the guild's roles and the channel overwrites the gateway gave (discord.py's
+``channel.permissions_for(guild.me)`` and ``guild.me.guild_permissions``), for each configured channel
+against what that channel's use needs, and for the server (Create Events). Every flag here is part of
+:data:`bot.permissions.REQUIRED_PERMISSIONS`, the invite's set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+import discord
+
+from bot.permissions import PERMISSION_NAMES
+from bot.services.setup.config import GuildConfig
+
+CHANNEL_FIX: Final = "Edit Channel → Permissions"
+SERVER_FIX: Final = "Server Settings → Roles"
+
+
+@dataclass(frozen=True)
+class Need:
+    flag: str  # a discord.Permissions attribute
+    why: str
+
+    @property
+    def name(self) -> str:
+        return PERMISSION_NAMES[self.flag]
+
+
+VIEW = "view_channel"
+SEND = "send_messages"
+# "Denying SEND_MESSAGES implicitly denies MENTION_EVERYONE, SEND_TTS_MESSAGES, ATTACH_FILES, and
+# EMBED_LINKS" (Permissions, "Implicit Permissions"): not worth listing until Send Messages is granted.
+IMPLIED_BY_SEND: Final = frozenset({"embed_links", "attach_files", "mention_everyone"})
+
+ANNOUNCEMENTS: Final = (
+    Need(VIEW, "to see it"),
+    Need(SEND, "for announcements and reminders"),
+    Need("embed_links", "an announcement is an embed"),
+    Need("read_message_history", "a cancellation notice replies to its announcement"),
+    Need("create_public_threads", "each announcement opens a discussion thread"),
+    Need("send_messages_in_threads", "recaps are posted in that thread"),
+)
+SUGGESTIONS_TEXT: Final = (
+    Need(VIEW, "to see it"),
+    Need(SEND, "each suggestion is posted there"),
+    Need("embed_links", "a suggestion is an embed"),
+    Need("send_polls", "for `/suggestions poll` run there"),
+    Need("read_message_history", "a poll's result replies to the poll"),
+)
+SUGGESTIONS_FORUM: Final = (
+    Need(VIEW, "to see it"),
+    Need(SEND, "each suggestion opens a forum post"),
+    Need("embed_links", "a suggestion is an embed"),
+    Need("send_messages_in_threads", "updates are posted in each suggestion's post"),
+)
+SERVER: Final = (Need("create_events", "each session gets a Discord event"),)
+
+
+@dataclass(frozen=True)
+class Gap:
+    """One thing the bot lacks, as the line that says how to fix it."""
+
+    fix: str
+    blocking: bool = False  # the bot cannot post in that channel at all
+
+
+def needs_of(channel: discord.abc.GuildChannel) -> Sequence[Need]:
+    return SUGGESTIONS_FORUM if isinstance(channel, discord.ForumChannel) else SUGGESTIONS_TEXT
+
+
+def channel_gaps(channel: discord.abc.GuildChannel, me: discord.Member, needs: Sequence[Need]) -> list[Gap]:
+    """What the bot lacks in ``channel`` of ``needs``. Without View Channels nothing else can be judged;
+    without Send Messages the flags it implies are left out."""
+    have = channel.permissions_for(me)
+    lacking = [need for need in needs if not getattr(have, need.flag)]
+    flags = {need.flag for need in lacking}
+    if VIEW in flags:
+        lacking = [need for need in lacking if need.flag == VIEW]
+    elif SEND in flags:
+        lacking = [need for need in lacking if need.flag not in IMPLIED_BY_SEND]
+    return [
+        Gap(
+            f"grant the bot **{need.name}** in {channel.mention} ({need.why}; {CHANNEL_FIX})",
+            blocking=need.flag in (VIEW, SEND),
+        )
+        for need in lacking
+    ]
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A channel being set, the needs of its use, and the command that sets it."""
+
+    channel: discord.abc.GuildChannel
+    needs: Sequence[Need]
+    command: str
+
+
+def refusal_for(guild: discord.Guild, checked: Checked) -> str | None:
+    """The reply refusing to save a channel the bot cannot post in, or None."""
+    if guild.me is None:
+        return None  # cannot judge: saved, and /setup show checks again
+    blocking = [gap for gap in channel_gaps(checked.channel, guild.me, checked.needs) if gap.blocking]
+    if not blocking:
+        return None
+    lines = [f"Not saved: I can't post in {checked.channel.mention}."]
+    lines += [f"• {_capitalized(gap.fix)}" for gap in blocking]
+    lines.append(f"Then run `{checked.command}` again.")
+    return "\n".join(lines)
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _configured(
+    guild: discord.Guild, channel_id: int | None, command: str
+) -> tuple[discord.abc.GuildChannel | None, list[Gap]]:
+    """The configured channel, or the gap saying it is gone."""
+    if channel_id is None:
+        return None, []
+    channel = guild.get_channel(channel_id)
+    if channel is None:
+        return None, [Gap(f"<#{channel_id}> is gone: run `{command}` with another channel", blocking=True)]
+    return channel, []
+
+
+def guild_gaps(guild: discord.Guild, config: GuildConfig) -> list[Gap]:
+    """Everything the bot lacks for the club's settings in ``guild``: the server, then each channel."""
+    me = guild.me
+    if me is None:
+        return [Gap("I could not check my permissions (my member is not known yet); try again shortly")]
+    server = me.guild_permissions
+    gaps = [
+        Gap(f"grant the bot **{need.name}** in the server ({need.why}; {SERVER_FIX})")
+        for need in SERVER
+        if not getattr(server, need.flag)
+    ]
+    announcements, gone = _configured(guild, config.announcements_channel_id, "/setup announcements")
+    gaps += gone
+    if announcements is not None:
+        gaps += channel_gaps(announcements, me, ANNOUNCEMENTS)
+        gaps += _ping_role_gaps(guild, config, announcements, me)
+    suggestions, gone = _configured(guild, config.suggestions_channel_id, "/setup suggestions")
+    gaps += gone
+    if suggestions is not None:
+        gaps += channel_gaps(suggestions, me, needs_of(suggestions))
+    return gaps
+
+
+def _ping_role_gaps(
+    guild: discord.Guild, config: GuildConfig, channel: discord.abc.GuildChannel, me: discord.Member
+) -> list[Gap]:
+    """Reminders ping the ping role in the announcements channel: it must be mentionable, or the bot
+    needs Mention @everyone there (which the invite does not ask for)."""
+    role = guild.get_role(config.ping_role_id) if config.ping_role_id else None
+    if role is None or role.mentionable or channel.permissions_for(me).mention_everyone:
+        return []
+    return [
+        Gap(
+            f"make {role.mention} mentionable (Server Settings → Roles → {discord.utils.escape_markdown(role.name)}"
+            " → Allow anyone to @mention this role), or reminders cannot ping it"
+        )
+    ]
+
+
+def report(gaps: Sequence[Gap]) -> str:
+    """The lines shown under the settings: what to fix, or that nothing is missing."""
+    if not gaps:
+        return "✅ The bot has every permission the club's settings need."
+    lines = ["⚠️ **The bot is missing permissions:**"]
+    lines += [f"• {_capitalized(gap.fix)}" for gap in gaps]
+    return "\n".join(lines)
