@@ -3,12 +3,13 @@
 ``SessionOption`` is a session picked by id, with autocomplete (upcoming first, then recent; at most
 25 choices, names within 100 characters). It only turns the option into an ``int``: the service
 checks that the id belongs to the guild (``get_session`` raises NotFound otherwise), so the check
-and the write happen in one transaction. ``TimezoneOption`` is an IANA name or club abbreviation
-(PT, UK, IST...) with autocomplete, given to the command as the IANA name.
+and the write happen in one transaction. ``SessionWhen`` is a time as typed, with an autocomplete
+preview of how it reads; a `timezone` option is plain text with :func:`timezone_autocomplete`, resolved
+once by the feature's draft.
 
-    from bot.transformers import SessionOption, TimezoneOption
+    from bot.transformers import SessionOption, SessionWhen, timezone_autocomplete
 
-    async def remind(self, interaction, session: SessionOption, timezone: TimezoneOption | None = None): ...
+    async def remind(self, interaction: Interaction, session: SessionOption, when: SessionWhen): ...
 
 For a feature's own options: :class:`OptionTransformer` (the option's type and bounds as class
 attributes), :class:`IdTransformer` (a row picked by number) and :func:`guild_choices` (autocomplete
@@ -34,7 +35,7 @@ from bot.services.setup.config import GuildConfig, get_config
 from bot.text import CHOICE_NAME_LIMIT, cut
 
 if TYPE_CHECKING:
-    from bot.client import Interaction
+    from bot.client import Interaction, PaperclubBot  # noqa: F401  (PaperclubBot: the base class's string)
 
 MAX_SESSION_ID = MAX_ID
 
@@ -69,7 +70,7 @@ async def timezone_autocomplete(interaction: Interaction, current: str) -> list[
     return [app_commands.Choice(name=n, value=v) for n, v in timeutil.timezone_choices(current)][:MAX_CHOICES]
 
 
-class OptionTransformer(app_commands.Transformer):
+class OptionTransformer(app_commands.Transformer["PaperclubBot"]):
     """A Transformer whose option type and bounds are class attributes (for a string option the bounds
     are its length). Subclasses add ``transform`` and, when they offer one, ``autocomplete``."""
 
@@ -99,7 +100,7 @@ class IdTransformer(OptionTransformer):
     maximum = MAX_ID
     noun: ClassVar[str] = "row"
 
-    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> int:
+    async def transform(self, interaction: Interaction, value: Any) -> int:
         return require_id(value, self.noun)
 
 
@@ -112,20 +113,6 @@ class SessionIdTransformer(IdTransformer):
         self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[int]]:
         return await session_autocomplete(interaction, str(value))
-
-
-class TimezoneTransformer(OptionTransformer):
-    """An IANA zone name or club abbreviation; gives the IANA name (BadInput when unknown)."""
-
-    maximum = 64
-
-    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> str:
-        return timeutil.resolve_timezone(str(value)).key
-
-    async def autocomplete(  # type: ignore[override]
-        self, interaction: Interaction, value: int | float | str
-    ) -> list[app_commands.Choice[str]]:
-        return await timezone_autocomplete(interaction, str(value))
 
 
 WHEN_EXAMPLES = "tomorrow 9am, 2026-12-03 09:00, Thursday 9:30am"
@@ -145,7 +132,7 @@ class WhenTransformer(OptionTransformer):
     #: The service's furthest time ahead, checked in the preview too (None: no check).
     max_days_ahead: ClassVar[int | None] = session_rules.MAX_DAYS_AHEAD
 
-    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> str:
+    async def transform(self, interaction: Interaction, value: Any) -> str:
         text = " ".join(str(value).split())
         if not text:
             raise BadInput(f"Please give a time, e.g. {WHEN_EXAMPLES}.")
@@ -198,7 +185,6 @@ class SessionEditWhenTransformer(WhenTransformer):
 
 
 SessionOption = app_commands.Transform[int, SessionIdTransformer]
-TimezoneOption = app_commands.Transform[str, TimezoneTransformer]
 #: `when` of /session add; `SessionEditWhen` for /session edit.
 SessionWhen = app_commands.Transform[str, WhenTransformer]
 SessionEditWhen = app_commands.Transform[str, SessionEditWhenTransformer]

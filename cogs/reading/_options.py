@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import discord
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -41,7 +40,7 @@ class PaperInputTransformer(OptionTransformer):
     minimum = 1
     maximum = MAX_URL_LENGTH
 
-    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> svc.PaperInput:
+    async def transform(self, interaction: Interaction, value: Any) -> svc.PaperInput:
         return svc.read_paper_input(str(value))
 
 

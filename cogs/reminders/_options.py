@@ -32,7 +32,7 @@ class WhenTransformer(SharedWhenTransformer):
     what = "reminder"
     max_days_ahead = svc.MAX_DAYS_AHEAD
 
-    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> str:
+    async def transform(self, interaction: Interaction, value: Any) -> str:
         text = " ".join(str(value).split())
         if not text:
             raise BadInput("Please give a time, e.g. tomorrow 9am, 2026-12-03 09:00, or 1h with a session.")
@@ -51,7 +51,7 @@ class DurationTransformer(OptionTransformer):
 
     maximum = 40
 
-    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> timedelta:
+    async def transform(self, interaction: Interaction, value: Any) -> timedelta:
         return timeutil.parse_offset(str(value))
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import discord
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -25,7 +24,7 @@ class PaperTransformer(OptionTransformer):
     minimum = 1
     maximum = MAX_URL_LENGTH
 
-    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> PaperRef:
+    async def transform(self, interaction: Interaction, value: Any) -> PaperRef:
         return parse_paper_ref(str(value))
 
 
@@ -53,7 +52,7 @@ class SuggestionTransformer(OptionTransformer):
     active_only = False
     maximum = 100
 
-    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> int:
+    async def transform(self, interaction: Interaction, value: Any) -> int:
         return parse_suggestion_id(str(value))
 
     async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
