@@ -43,7 +43,9 @@ class BotEnv:
         self.clock = clock or FakeClock(DEFAULT_START)
         self.settings_overrides = dict(settings_overrides or {})
         # The bot is installed with exactly what the README's invite grants (tests needing less say so).
-        self.standin = StandIn(bot_permissions=REQUIRED_PERMISSIONS.value)
+        # Waits (for a reply, a message) give up after 15 s: generous on a loaded 2-core CI machine; a
+        # passing test never waits that long, only a failing one does.
+        self.standin = StandIn(bot_permissions=REQUIRED_PERMISSIONS.value, timeout=15.0)
         # A local arXiv too, so nothing the bot does here leaves 127.0.0.1 (tests may point elsewhere).
         self.arxiv = ArxivStandin()
         self.standin.wall_clock = self.clock.now  # the stand-in's date rules follow the FakeClock
