@@ -38,7 +38,7 @@ def safe_link(url: str | None) -> str | None:
     return text
 
 
-def _link_open(tokens: Any, idx: int, options: Any, env: Any, renderer: Any) -> str:
+def _link_open(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
     tokens[idx].attrSet("rel", "nofollow noopener")
     return str(renderer.renderToken(tokens, idx, options, env))
 
