@@ -61,6 +61,7 @@ async def set_website(interaction: Interaction, enabled: bool, slug: str | None)
 class AboutModal(PaperclubModal, title="How the club runs"):
     text: discord.ui.TextInput[AboutModal] = discord.ui.TextInput(
         label="How it runs (Markdown: lists, links, bold)",
+        custom_id="site_about:text",
         style=discord.TextStyle.paragraph,
         required=False,
         max_length=MAX_ABOUT,
