@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Any, Final
 from urllib.parse import quote
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from bot import timeutil
 from bot.errors import BadInput
-from bot.services.papers.store import PaperInfo
+from bot.services.papers.store import PaperInfo, paper_info
 from bot.services.reading import search as reading_search
 from bot.services.reading.lists import list_summaries
 from bot.services.sessions.info import CANCELLED, SessionInfo, session_info
@@ -30,7 +30,7 @@ from bot.services.site.config import SiteConfig
 from bot.services.site.embeds import Embed, recording_embed
 from bot.services.site.markdown import safe_link
 from bot.text import cut, one_line
-from db.models import ClubSession, Paper
+from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
 from db.models.reading import ReadingList, ReadingListItem
 from db.models.suggestions import Suggestion, SuggestionVote
 
@@ -243,29 +243,39 @@ async def site_view(session: AsyncSession, site: SiteConfig) -> tuple[SiteView, 
 # ---------------------------------------------------------------- queries
 
 
-def _past(guild_id: int, now: datetime) -> list[object]:
+def _past(guild_id: int, now: datetime) -> list[ColumnElement[bool]]:
     return [ClubSession.guild_id == guild_id, ClubSession.starts_at <= now, ClubSession.status != CANCELLED]
 
 
 async def _past_sessions(
     session: AsyncSession, guild_id: int, now: datetime, *, limit: int, offset: int = 0
 ) -> list[SessionInfo]:
-    rows = await session.scalars(
-        select(ClubSession)
-        .where(*_past(guild_id, now))  # type: ignore[arg-type]
-        .options(selectinload(ClubSession.papers))
+    infos, _ = await _feed_infos(
+        session,
+        select(*_SESSION_COLUMNS)
+        .where(*_past(guild_id, now))
         .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
         .limit(limit)
-        .offset(offset)
+        .offset(offset),
     )
-    return [session_info(row) for row in rows]
+    return infos
 
 
 async def _past_count(session: AsyncSession, guild_id: int, now: datetime) -> int:
-    count = await session.scalar(
-        select(func.count()).select_from(ClubSession).where(*_past(guild_id, now))  # type: ignore[arg-type]
+    """Sessions that took place: all started ones less the cancelled, each counted from an index alone."""
+    started = await session.scalar(
+        select(func.count())
+        .select_from(ClubSession)
+        .where(ClubSession.guild_id == guild_id, ClubSession.starts_at <= now)
     )
-    return int(count or 0)
+    cancelled = await session.scalar(
+        select(func.count())
+        .select_from(ClubSession)
+        .where(
+            ClubSession.guild_id == guild_id, ClubSession.status == CANCELLED, ClubSession.starts_at <= now
+        )
+    )
+    return int(started or 0) - int(cancelled or 0)
 
 
 async def _shortlist(session: AsyncSession, guild_id: int) -> tuple[ShortlistItem, ...]:
@@ -284,8 +294,6 @@ async def _shortlist(session: AsyncSession, guild_id: int) -> tuple[ShortlistIte
         .order_by(votes.desc(), Suggestion.created_at, Suggestion.id)
         .limit(SHORTLIST_COUNT)
     )
-    from bot.services.papers.store import paper_info
-
     return tuple(
         ShortlistItem(paper_view(paper_info(paper)), topic, one_line(reason, 300) if reason else None, int(n))
         for topic, reason, paper, n in rows
@@ -337,8 +345,6 @@ async def list_page(session: AsyncSession, site: SiteConfig, list_id: int) -> Li
             .order_by(ReadingListItem.position, ReadingListItem.added_at)
         )
     )
-    from bot.services.papers.store import paper_info
-
     view, _ = await site_view(session, site)
     return ListPage(
         view,
@@ -395,23 +401,101 @@ async def search_page(
 # ---------------------------------------------------------------- feeds
 
 
+_SESSION_COLUMNS = (
+    ClubSession.id,
+    ClubSession.guild_id,
+    ClubSession.title,
+    ClubSession.description,
+    ClubSession.starts_at,
+    ClubSession.duration_minutes,
+    ClubSession.timezone,
+    ClubSession.presenter_id,
+    ClubSession.presenter_name,
+    ClubSession.signup_url,
+    ClubSession.recording_url,
+    ClubSession.notes_url,
+    ClubSession.wiki_url,
+    ClubSession.status,
+    ClubSession.announcement_channel_id,
+    ClubSession.announcement_message_id,
+    ClubSession.thread_id,
+    ClubSession.event_id,
+    ClubSession.sequence,
+    ClubSession.cancel_reason,
+    ClubSession.created_by,
+    ClubSession.updated_at,
+)
+
+
+async def _feed_infos(session: AsyncSession, query: Any) -> tuple[list[SessionInfo], datetime | None]:
+    """Sessions as plain values straight from column rows (a feed lists hundreds: no ORM objects), with
+    their papers in order; and the latest change among them."""
+    rows = (await session.execute(query)).all()
+    papers: dict[int, list[PaperInfo]] = {row.id: [] for row in rows}
+    if papers:
+        links = await session.execute(
+            select(
+                SessionPaper.session_id,
+                Paper.id,
+                Paper.key,
+                Paper.kind,
+                Paper.title,
+                Paper.url,
+                Paper.arxiv_id,
+                Paper.doi,
+                Paper.authors,
+                Paper.wiki_url,
+            )
+            .join(Paper, Paper.id == SessionPaper.paper_id)
+            .where(SessionPaper.session_id.in_(list(papers)))
+            .order_by(SessionPaper.session_id, SessionPaper.position)
+        )
+        for sid, *paper in links.all():
+            papers[sid].append(PaperInfo(*paper))
+    infos = [
+        SessionInfo(
+            id=row.id,
+            guild_id=row.guild_id,
+            title=row.title,
+            description=row.description,
+            starts_at=row.starts_at,
+            ends_at=row.starts_at + timedelta(minutes=row.duration_minutes),
+            duration_minutes=row.duration_minutes,
+            timezone=row.timezone,
+            presenter_id=row.presenter_id,
+            presenter_name=row.presenter_name,
+            papers=papers[row.id],
+            signup_url=row.signup_url,
+            recording_url=row.recording_url,
+            notes_url=row.notes_url,
+            wiki_url=row.wiki_url,
+            status=row.status,
+            announcement_channel_id=row.announcement_channel_id,
+            announcement_message_id=row.announcement_message_id,
+            thread_id=row.thread_id,
+            event_id=row.event_id,
+            sequence=row.sequence,
+            cancel_reason=row.cancel_reason,
+            created_by=row.created_by,
+        )
+        for row in rows
+    ]
+    return infos, max((row.updated_at for row in rows), default=None)
+
+
 async def calendar_sessions(
     session: AsyncSession, guild_id: int, now: datetime, *, recent_days: int = 90, limit: int = 500
 ) -> tuple[list[SessionInfo], datetime | None]:
     """The feed's sessions: those of the last ``recent_days`` and every upcoming one (cancelled ones
     too, so calendars drop them), oldest first, at most ``limit``; and the latest change among them."""
     since = now - timedelta(days=recent_days)
-    rows = list(
-        await session.scalars(
-            select(ClubSession)
-            .where(ClubSession.guild_id == guild_id, ClubSession.starts_at >= since)
-            .options(selectinload(ClubSession.papers))
-            .order_by(ClubSession.starts_at, ClubSession.id)
-            .limit(limit)
-        )
+    return await _feed_infos(
+        session,
+        select(*_SESSION_COLUMNS)
+        .where(ClubSession.guild_id == guild_id, ClubSession.starts_at >= since)
+        .order_by(ClubSession.starts_at, ClubSession.id)
+        .limit(limit),
     )
-    changed = max((row.updated_at for row in rows), default=None)
-    return [session_info(row) for row in rows], changed
 
 
 async def personal_sessions(
@@ -424,25 +508,19 @@ async def personal_sessions(
     limit: int = 500,
 ) -> tuple[list[SessionInfo], datetime | None]:
     """The sessions this member asked to be reminded of (Remind me, /remind me), as :func:`calendar_sessions`."""
-    from db.models import SessionSubscription
-
     since = now - timedelta(days=recent_days)
-    rows = list(
-        await session.scalars(
-            select(ClubSession)
-            .join(SessionSubscription, SessionSubscription.session_id == ClubSession.id)
-            .where(
-                ClubSession.guild_id == guild_id,
-                SessionSubscription.user_id == user_id,
-                ClubSession.starts_at >= since,
-            )
-            .options(selectinload(ClubSession.papers))
-            .order_by(ClubSession.starts_at, ClubSession.id)
-            .limit(limit)
+    return await _feed_infos(
+        session,
+        select(*_SESSION_COLUMNS)
+        .join(SessionSubscription, SessionSubscription.session_id == ClubSession.id)
+        .where(
+            ClubSession.guild_id == guild_id,
+            SessionSubscription.user_id == user_id,
+            ClubSession.starts_at >= since,
         )
+        .order_by(ClubSession.starts_at, ClubSession.id)
+        .limit(limit),
     )
-    changed = max((row.updated_at for row in rows), default=None)
-    return [session_info(row) for row in rows], changed
 
 
 @dataclass(frozen=True)
