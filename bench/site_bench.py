@@ -32,7 +32,7 @@ from bench.common import summary
 from bot.clock import FakeClock
 from bot.services.site import config as site_config
 from bot.services.site.web import site_routes
-from db.engine import create_engine, create_session_factory
+from db.engine import create_engine, create_session_factory, read_only_session_factory
 from db.migrate import upgrade_database
 from db.models import ClubSession, Paper, SessionPaper
 
@@ -153,7 +153,8 @@ async def client_main(spec: dict[str, Any]) -> None:
 
 def run_client(spec: dict[str, Any]) -> dict[str, list[float]]:
     done = subprocess.run(
-        [sys.executable, "-m", "bench.site_bench", "--client", json.dumps(spec)],
+        [sys.executable, "-m", "bench.site_bench", "--client"],
+        input=json.dumps(spec),
         capture_output=True,
         text=True,
         check=True,
@@ -175,7 +176,7 @@ async def main(args: argparse.Namespace) -> None:
             f"({url.split(':', 1)[0]})"
         )
         engine = create_engine(url)
-        factory = create_session_factory(engine)
+        factory = read_only_session_factory(engine)  # as the bot serves the site
         site_app = web.Application()
         site_app.add_routes(site_routes(factory, FakeClock(NOW), lambda: "https://club.example.org"))
         floor_app = web.Application()
@@ -225,13 +226,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--database-url", default=None, help="default: a fresh SQLite file")
-    parser.add_argument("--client", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args()
 
 
 if __name__ == "__main__":
     arguments = parse_args()
-    if arguments.client is not None:
-        asyncio.run(client_main(json.loads(arguments.client)))
+    if arguments.client:
+        asyncio.run(client_main(json.loads(sys.stdin.read())))
     else:
         asyncio.run(main(arguments))

@@ -14,6 +14,7 @@ from bot.services.site import tokens
 from bot.services.site.config import get_site
 from bot.services.site.web import site_routes
 from cogs.site.links import public_base
+from db.engine import read_only_session_factory
 
 OFF = "This server's website is off, so there is no calendar feed yet: an admin turns it on with `/setup website`."
 UNREACHABLE = "The website has no address yet: the bot's host sets WEB_PORT (and PUBLIC_URL) to serve it."
@@ -30,7 +31,8 @@ class CalendarCog(
     async def cog_load(self) -> None:
         if self.bot.web is not None:
             web = self.bot.web  # its public_url is PUBLIC_URL, else its own address once it listens
-            web.add_routes(site_routes(self.bot.session_factory, self.bot.clock, lambda: web.public_url))
+            readers = read_only_session_factory(self.bot.engine)  # pages only read: no SQLite write lock
+            web.add_routes(site_routes(readers, self.bot.clock, lambda: web.public_url))
 
     async def _feed(self, interaction: Interaction, *, reset: bool) -> None:
         guild_id = require_guild_id(interaction)
