@@ -31,7 +31,7 @@ from sqlalchemy import insert, select
 from bench.common import summary
 from bot.clock import FakeClock
 from bot.services.site import config as site_config
-from bot.services.site.web import site_routes
+from bot.services.site.web import BOT_CACHE_SECONDS, site_routes
 from db.engine import create_engine, create_session_factory, read_only_session_factory
 from db.migrate import upgrade_database
 from db.models import ClubSession, Paper, SessionPaper
@@ -178,7 +178,11 @@ async def main(args: argparse.Namespace) -> None:
         engine = create_engine(url)
         factory = read_only_session_factory(engine)  # as the bot serves the site
         site_app = web.Application()
-        site_app.add_routes(site_routes(factory, FakeClock(NOW), lambda: "https://club.example.org"))
+        site_app.add_routes(
+            site_routes(
+                factory, FakeClock(NOW), lambda: "https://club.example.org", cache_seconds=args.cache_seconds
+            )
+        )
         floor_app = web.Application()
         floor_app.router.add_get("/hello", hello)
         site_runner, site_url = await serve(site_app)
@@ -226,6 +230,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--database-url", default=None, help="default: a fresh SQLite file")
+    parser.add_argument(
+        "--cache-seconds",
+        type=float,
+        default=BOT_CACHE_SECONDS,
+        help="the handlers' in-process cache of the home page and feeds (0: every answer built from the store)",
+    )
     parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args()
 

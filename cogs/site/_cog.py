@@ -12,7 +12,7 @@ from bot.permissions import require_guild_id
 from bot.replies import send_ephemeral
 from bot.services.site import tokens
 from bot.services.site.config import get_site
-from bot.services.site.web import site_routes
+from bot.services.site.web import BOT_CACHE_SECONDS, site_routes
 from cogs.site.links import public_base
 from db.engine import read_only_session_factory
 
@@ -32,7 +32,10 @@ class CalendarCog(
         if self.bot.web is not None:
             web = self.bot.web  # its public_url is PUBLIC_URL, else its own address once it listens
             readers = read_only_session_factory(self.bot.engine)  # pages only read: no SQLite write lock
-            web.add_routes(site_routes(readers, self.bot.clock, lambda: web.public_url))
+            routes = site_routes(
+                readers, self.bot.clock, lambda: web.public_url, cache_seconds=BOT_CACHE_SECONDS
+            )
+            web.add_routes(routes)
 
     async def _feed(self, interaction: Interaction, *, reset: bool) -> None:
         guild_id = require_guild_id(interaction)

@@ -14,6 +14,7 @@ no stored time says when a page last changed, and a wrong one would keep stale c
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Awaitable, Callable
 from typing import Final
 
@@ -76,14 +77,43 @@ def not_found() -> web.Response:
 
 
 class SiteHandlers:
-    """The routes of every guild's site (``/<slug>/…``)."""
+    """The routes of every guild's site (``/<slug>/…``).
+
+    ``cache_seconds`` (0: off) keeps the home page and the two feeds, the pages every reader and calendar
+    app polls, for that long in this process after building them from the store: within the freshness
+    their Cache-Control already grants (60 s and 300 s). The site's on/off check runs on every request
+    before the cache, so a site turned off stops at once. Session, list, archive and search pages are
+    always built from the store.
+    """
 
     def __init__(
-        self, session_factory: async_sessionmaker[AsyncSession], clock: Clock, public_url: PublicUrl
+        self,
+        session_factory: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        public_url: PublicUrl,
+        *,
+        cache_seconds: float = 0.0,
     ) -> None:
         self.session_factory = session_factory
         self.clock = clock
         self.public_url = public_url
+        self.cache_seconds = cache_seconds
+        self._cache: dict[tuple[int, str], tuple[float, bytes]] = {}
+
+    async def _cached(self, site: SiteConfig, name: str, build: Callable[[], Awaitable[bytes]]) -> bytes:
+        if self.cache_seconds <= 0:
+            return await build()
+        key = (site.guild_id, name)
+        now = time.monotonic()
+        hit = self._cache.get(key)
+        if hit is not None and now - hit[0] < self.cache_seconds:
+            return hit[1]
+        body = await build()
+        if len(self._cache) > 10_000:  # many clubs: drop the oldest half rather than grow without bound
+            for old in sorted(self._cache, key=lambda k: self._cache[k][0])[: len(self._cache) // 2]:
+                del self._cache[old]
+        self._cache[key] = (now, body)
+        return body
 
     def base_url(self, site: SiteConfig) -> str | None:
         base = self.public_url()
@@ -136,8 +166,11 @@ class SiteHandlers:
         return respond(request, html.encode("utf-8"), HTML, cache=PAGE_CACHE)
 
     async def home(self, request: web.Request, session: AsyncSession, site: SiteConfig) -> web.Response:
-        data = await pages.home_page(session, site, self.clock.now())
-        return self._html(request, render.home_html(data, base_url=self.base_url(site)))
+        async def build() -> bytes:
+            data = await pages.home_page(session, site, self.clock.now())
+            return render.home_html(data, base_url=self.base_url(site)).encode("utf-8")
+
+        return respond(request, await self._cached(site, "home", build), HTML, cache=PAGE_CACHE)
 
     async def session(
         self, request: web.Request, session: AsyncSession, site: SiteConfig
@@ -188,9 +221,11 @@ class SiteHandlers:
         return response
 
     async def calendar(self, request: web.Request, session: AsyncSession, site: SiteConfig) -> web.Response:
-        infos, changed = await pages.calendar_sessions(session, site.guild_id, self.clock.now())
-        body = feeds.ics_feed(infos, changed, name=site.title)
-        return respond(request, body, "text/calendar", cache=FEED_CACHE)
+        async def build() -> bytes:
+            infos, changed = await pages.calendar_sessions(session, site.guild_id, self.clock.now())
+            return feeds.ics_feed(infos, changed, name=site.title)
+
+        return respond(request, await self._cached(site, "ics", build), "text/calendar", cache=FEED_CACHE)
 
     async def personal_calendar(
         self, request: web.Request, session: AsyncSession, site: SiteConfig
@@ -206,16 +241,28 @@ class SiteHandlers:
         return response
 
     async def atom(self, request: web.Request, session: AsyncSession, site: SiteConfig) -> web.Response:
-        view, entries = await pages.atom_entries(session, site, self.clock.now())
-        return respond(request, feeds.atom_feed(view, entries), "application/atom+xml", cache=FEED_CACHE)
+        async def build() -> bytes:
+            view, entries = await pages.atom_entries(session, site, self.clock.now())
+            return feeds.atom_feed(view, entries)
+
+        body = await self._cached(site, "atom", build)
+        return respond(request, body, "application/atom+xml", cache=FEED_CACHE)
 
     async def static(self, request: web.Request, session: AsyncSession, site: SiteConfig) -> web.Response:
         name = request.match_info["name"]
         return respond(request, render.static_file(name), render.STATIC_FILES[name], cache=STATIC_CACHE)
 
 
+#: What the bot uses (tests and `site build` use 0: every answer straight from the store).
+BOT_CACHE_SECONDS: Final = 15.0
+
+
 def site_routes(
-    session_factory: async_sessionmaker[AsyncSession], clock: Clock, public_url: PublicUrl
+    session_factory: async_sessionmaker[AsyncSession],
+    clock: Clock,
+    public_url: PublicUrl,
+    *,
+    cache_seconds: float = 0.0,
 ) -> web.RouteTableDef:
     """Every site's routes, for ``WebServer.add_routes`` (or any aiohttp application)."""
-    return SiteHandlers(session_factory, clock, public_url).routes()
+    return SiteHandlers(session_factory, clock, public_url, cache_seconds=cache_seconds).routes()
