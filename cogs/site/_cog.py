@@ -12,7 +12,7 @@ from bot.permissions import require_guild_id
 from bot.replies import send_ephemeral
 from bot.services.site import tokens
 from bot.services.site.config import get_site
-from bot.services.site.web import BOT_CACHE_SECONDS, site_routes
+from bot.services.site.web import BOT_CACHE_SECONDS, SiteHandlers
 from cogs.site.links import public_base
 from db.engine import read_only_session_factory
 
@@ -26,16 +26,38 @@ class CalendarCog(
 ):
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
+        self.handlers: SiteHandlers | None = None
         super().__init__()
 
     async def cog_load(self) -> None:
         if self.bot.web is not None:
             web = self.bot.web  # its public_url is PUBLIC_URL, else its own address once it listens
             readers = read_only_session_factory(self.bot.engine)  # pages only read: no SQLite write lock
-            routes = site_routes(
+            self.handlers = SiteHandlers(
                 readers, self.bot.clock, lambda: web.public_url, cache_seconds=BOT_CACHE_SECONDS
             )
-            web.add_routes(routes)
+            web.add_routes(self.handlers.routes())
+
+    # What this process changes shows at once; other processes' changes within BOT_CACHE_SECONDS.
+    def _forget(self, guild_id: int) -> None:
+        if self.handlers is not None:
+            self.handlers.forget(guild_id)
+
+    @commands.Cog.listener()
+    async def on_site_changed(self, guild_id: int) -> None:
+        self._forget(guild_id)
+
+    @commands.Cog.listener()
+    async def on_session_saved(self, guild_id: int, session_id: int) -> None:
+        self._forget(guild_id)
+
+    @commands.Cog.listener()
+    async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
+        self._forget(guild_id)
+
+    @commands.Cog.listener()
+    async def on_guild_settings_changed(self, guild_id: int, fields: set[str]) -> None:
+        self._forget(guild_id)
 
     async def _feed(self, interaction: Interaction, *, reset: bool) -> None:
         guild_id = require_guild_id(interaction)

@@ -100,6 +100,11 @@ class SiteHandlers:
         self.cache_seconds = cache_seconds
         self._cache: dict[tuple[int, str], tuple[float, bytes]] = {}
 
+    def forget(self, guild_id: int) -> None:
+        """Drop a guild's kept pages (the bot calls this when it changes that guild's sessions or site)."""
+        for key in [k for k in self._cache if k[0] == guild_id]:
+            del self._cache[key]
+
     async def _cached(self, site: SiteConfig, name: str, build: Callable[[], Awaitable[bytes]]) -> bytes:
         if self.cache_seconds <= 0:
             return await build()
