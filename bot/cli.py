@@ -1,4 +1,4 @@
-"""The `paperclub` command line: run, demo, db upgrade, sync-commands, import, export, invite-url."""
+"""The `paperclub` command line: run, demo, db upgrade, sync-commands, import, export, invite-url, site build."""
 
 from __future__ import annotations
 
@@ -160,6 +160,58 @@ async def _export(args: argparse.Namespace) -> int:
         return await export_file(settings, Path(args.file), guild_id=args.guild)
 
 
+# ---------------------------------------------------------------- site build (the club's website, #13)
+
+
+async def _site_build(args: argparse.Namespace) -> int:
+    from bot.clock import SystemClock
+    from bot.errors import NotConfigured
+    from bot.services.site.build import build_site
+    from db.engine import create_engine, create_session_factory
+
+    settings = _settings()
+    base_url = args.base_url
+    engine = create_engine(settings.database_url)
+    with _database_failures(settings):
+        try:
+            report = await build_site(
+                create_session_factory(engine),
+                args.guild,
+                Path(args.out_dir),
+                now=SystemClock().now(),
+                base_url=base_url,
+            )
+        except NotConfigured as exc:
+            raise CommandFailed(exc.user_message) from None
+        except OSError as exc:
+            raise CommandFailed(f"cannot write {args.out_dir} ({exc.strerror or exc})") from None
+        finally:
+            await engine.dispose()
+    print(
+        f"wrote {report.files} files to {report.out_dir} (site /{report.slug}/: "
+        f"{report.sessions} session pages, {report.lists} reading lists)"
+    )
+    return 0
+
+
+def _add_site_parser(sub: Any) -> None:
+    site = sub.add_parser("site", help="the club's website", description="The club's public website.")
+    site_sub = site.add_subparsers(dest="site_command", required=True, metavar="SITE_COMMAND")
+    build = site_sub.add_parser(
+        "build",
+        help="write the website as static files",
+        description="Write a server's website (pages, calendar.ics, feed.atom) as static files to OUT_DIR.",
+    )
+    build.add_argument("--guild", type=server_id, required=True, help="server id (its website must be on)")
+    build.add_argument("out_dir", metavar="OUT_DIR", help="folder to write (created if missing)")
+    build.add_argument(
+        "--base-url",
+        default=None,
+        help="the address the folder is served at (for the page's webcal:// link), e.g. https://club.example.org/",
+    )
+    build.set_defaults(handler=_site_build)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with a usage error as one line (exit 2) that points to --help."""
 
@@ -278,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     exp.set_defaults(handler=_export)
     _add_invite_url(sub)
+    _add_site_parser(sub)
     return parser
 
 

@@ -77,10 +77,15 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+READ_ONLY_OPTION = "paperclub_read_only"
+
+
 def _sqlite_begin_immediate(conn: Any) -> None:
     """Take the write lock at BEGIN, so concurrent writers queue on busy_timeout
-    instead of failing with 'database is locked' when a read turns into a write."""
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
+    instead of failing with 'database is locked' when a read turns into a write.
+    Sessions that never write (:func:`read_only_session_factory`) begin deferred: WAL readers
+    then run beside each other and beside the writer instead of queueing for its lock."""
+    conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY_OPTION) else "BEGIN IMMEDIATE")
 
 
 def create_engine(url: str, *, echo: bool = False, search_path: str | None = None) -> AsyncEngine:
@@ -116,6 +121,11 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
+
+
+def read_only_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    """Sessions for code that only reads (the website): same pool; on SQLite a plain (deferred) BEGIN."""
+    return async_sessionmaker(engine.execution_options(**{READ_ONLY_OPTION: True}), expire_on_commit=False)
 
 
 def backend_name(engine: AsyncEngine) -> str:

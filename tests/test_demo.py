@@ -21,6 +21,12 @@ async def test_demo_prints_the_tour() -> None:
     assert "Only members with Manage Server can change the club's settings." in text
     assert "Demo finished" in text
     assert "Traceback" not in text
+    # the website tour (bot/demo/tours/site.py): the home page's address and text, a Session page link
+    assert "Website on: https://club.example.org/paper-club/." in text
+    assert "GET https://club.example.org/paper-club/ → 200 text/html; charset=utf-8" in text
+    assert "  │ • 16 October — Sandbox infrastructure for environments at scale." in text
+    assert "  │ • Where. A video call; sign up on Luma beforehand" in text
+    assert "[ Session page ↗ ]" in text
 
 
 async def test_demo_is_the_same_every_run() -> None:

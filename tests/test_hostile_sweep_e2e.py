@@ -94,6 +94,7 @@ def valid(env: BotEnv, ids: dict[str, int]) -> dict[str, Any]:
         "zones": "UTC",
         "offsets": "1h",
         "topics": "Benchmarks, Simulators",
+        "enabled": True,  # /setup website (its slug and /setup about's text are swept)
     }
 
 

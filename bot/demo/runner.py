@@ -25,6 +25,7 @@ from standin.render import render_components, render_embed, render_message
 from standin.state import DISCORD_EPOCH_MS, Channel, Member, Message, Role, Snowflakes, User
 
 RULE = "─" * 78
+DEMO_PUBLIC_URL = "https://club.example.org"
 
 
 class ClockSnowflakes(Snowflakes):
@@ -191,7 +192,9 @@ async def run_demo(*, verbose: bool = False, out: TextIO = sys.stdout) -> int:
     with tempfile.TemporaryDirectory(prefix="paperclub-demo-") as tmp:
         url = f"sqlite+aiosqlite:///{Path(tmp) / 'demo.db'}"
         print("paperclub demo — the bot against a local Discord stand-in (no token, no network)", file=out)
-        env = BotEnv(database_url=url)
+        # The website tour serves the club page on a free local port; links show the address a real club
+        # would put behind its reverse proxy (PUBLIC_URL), so the tour prints the same text every run.
+        env = BotEnv(database_url=url, settings_overrides={"web_port": 0, "public_url": DEMO_PUBLIC_URL})
         env.standin.state.ids = ClockSnowflakes(env.clock)
         async with env:
             demo = Demo(env, out)

@@ -10,7 +10,7 @@ import discord
 from discord.utils import escape_markdown
 
 from bot import timeutil
-from bot.client import Interaction
+from bot.client import Interaction, PaperclubBot
 from bot.permissions import require_guild_id
 from bot.replies import one_line, send_ephemeral
 from bot.services.sessions import calendar as ics
@@ -78,17 +78,41 @@ def ics_file(info: SessionInfo, now: datetime) -> discord.File:
     return discord.File(io.BytesIO(data), filename=ics.session_filename(info))
 
 
-def announcement_view(info: SessionInfo, now: datetime) -> discord.ui.View | None:
-    """Sign up (a link), Remind me and Add to calendar; fewer once cancelled or over (None: no buttons)."""
+def announcement_view(
+    info: SessionInfo, now: datetime, page_url: str | None = None
+) -> discord.ui.View | None:
+    """Sign up (a link), Remind me and Add to calendar; fewer once cancelled or over (None: no buttons).
+    ``page_url`` (the session's page, while the website is on: :func:`session_page_url`) adds a
+    **Session page** link, which stays once the session is over (the recording and notes are there)."""
+    page: discord.ui.Button[discord.ui.View] | None = (
+        discord.ui.Button(label="Session page", style=discord.ButtonStyle.link, url=page_url)
+        if page_url
+        else None
+    )
     if info.has_ended(now):
-        return None
+        if page is None:
+            return None
+        view = PaperclubView(timeout=None)
+        view.add_item(page)
+        return view
     view = PaperclubView(timeout=None)
     if info.is_cancelled:
         view.add_item(CalendarButton(info.id))
+        if page is not None:
+            view.add_item(page)
         return view
     if info.signup_url:
         view.add_item(discord.ui.Button(label="Sign up", style=discord.ButtonStyle.link, url=info.signup_url))
     if not info.has_started(now):
         view.add_item(RemindMeButton(info.id))
     view.add_item(CalendarButton(info.id))
+    if page is not None:
+        view.add_item(page)
     return view
+
+
+async def session_page_url(bot: PaperclubBot, info: SessionInfo) -> str | None:
+    """The session's page on the club's website, or None while the website is off."""
+    from cogs.site.links import session_url
+
+    return await session_url(bot, info.guild_id, info.id)

@@ -23,7 +23,7 @@ from bot.services.sessions.draft import new_session
 from bot.services.setup.config import GuildConfig, get_config
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
 from cogs.sessions import announcements, render
-from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view
+from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view, session_page_url
 from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply_with_card
 from cogs.sessions.events import sync_event
 from cogs.sessions.publish import create_and_publish
@@ -300,7 +300,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         async with self.bot.session_factory() as db:
             config = await get_config(db, guild_id)
             info = await svc.get_session(db, guild_id, session)
-        view = announcement_view(info, now)
+        view = announcement_view(info, now, await session_page_url(self.bot, info))
         embed = render.session_embed(info, config.display_zones, now=now)
         await send_reply(interaction, embed=embed, view=view, public=public)
 

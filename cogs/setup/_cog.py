@@ -13,6 +13,7 @@ from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, send_ephemeral
 from bot.services.setup.config import GuildConfig, update_config
 from bot.transformers import timezone_autocomplete
 from cogs.setup import access
+from cogs.site import _setup as site_setup
 
 SAVED = "Saved."
 SAVED_WITH_GAPS = "⚠️ Saved, but the bot is missing permissions: see the list below."
@@ -82,7 +83,11 @@ class SetupCog(
     async def show(self, interaction: Interaction) -> None:
         config = await ensure_organizer(interaction)
         gaps = access.guild_gaps(_guild(interaction), config)
-        await send_ephemeral(interaction, embed=render_settings_embed(config, gaps))
+        embed = render_settings_embed(config, gaps)
+        embed.add_field(
+            name="Website", value=cut(await site_setup.show_field(interaction), 1024), inline=False
+        )
+        await send_ephemeral(interaction, embed=embed)
 
     @app_commands.command(name="announcements", description="Channel where sessions are announced")
     @app_commands.describe(channel="A text channel the bot can post in")
@@ -151,3 +156,26 @@ class SetupCog(
     @manager_only()
     async def topics(self, interaction: Interaction, topics: app_commands.Range[str, 1, 1000]) -> None:
         await self._change(interaction, suggestion_topics=topics)
+
+    # ------------------------------------------------------------ the club's website (cogs/site/_setup.py)
+
+    @app_commands.command(
+        name="website", description="Serve the club's public page and calendar feeds (or stop)"
+    )
+    @app_commands.describe(
+        enabled="On: serve this server's page, session pages and feeds; off: serve nothing",
+        slug="The address, e.g. paper-club for /paper-club/ (needed the first time)",
+    )
+    @manager_only()
+    async def website(
+        self, interaction: Interaction, enabled: bool, slug: app_commands.Range[str, 1, 40] | None = None
+    ) -> None:
+        await site_setup.set_website(interaction, enabled, slug)
+
+    @app_commands.command(name="about", description='The website\'s "How it runs" text (Markdown)')
+    @app_commands.describe(text="One line of Markdown; leave it out for a form that takes several lines")
+    @manager_only()
+    async def about(
+        self, interaction: Interaction, text: app_commands.Range[str, 1, 4000] | None = None
+    ) -> None:
+        await site_setup.set_about(interaction, text)

@@ -1,0 +1,157 @@
+"""A guild's website settings: whether it is on, its address (``/<slug>/``), its title and "How it runs".
+
+Nothing of a guild is served until it turned the site on (:func:`site_by_slug` finds only enabled sites).
+Turning it off keeps the slug, so turning it on again gives the same address.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Final
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.errors import BadInput, Conflict
+from bot.text import clean_line, visible
+from db.models.site import SiteSettings
+
+MAX_SLUG: Final = 40
+MAX_ABOUT: Final = 4000
+MAX_TITLE: Final = 100
+DEFAULT_TITLE: Final = "Paper club"
+_SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
+#: Addresses the web server keeps for itself or other features (health checks, metrics, static files).
+RESERVED_SLUGS: Final = frozenset(
+    {"healthz", "metrics", "static", "api", "admin", "assets", "favicon.ico", "robots.txt", "well-known"}
+)
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    """A guild's website settings as plain values."""
+
+    guild_id: int
+    enabled: bool
+    slug: str | None
+    title: str
+    about: str | None
+    updated_at: datetime | None = None
+
+    @property
+    def live(self) -> bool:
+        return self.enabled and self.slug is not None
+
+
+def _config(row: SiteSettings | None, guild_id: int) -> SiteConfig:
+    if row is None:
+        return SiteConfig(guild_id, False, None, DEFAULT_TITLE, None)
+    return SiteConfig(row.guild_id, row.enabled, row.slug, row.title, row.about, row.updated_at)
+
+
+def clean_slug(text: str) -> str:
+    """The site's address: 1–40 lower-case letters, digits and hyphens (not at either end)."""
+    slug = text.strip().lower()
+    if not _SLUG.fullmatch(slug) or "--" in slug:
+        raise BadInput(
+            f"The address must be 1–{MAX_SLUG} lower-case letters, digits and single hyphens, "
+            "not starting or ending with a hyphen, e.g. `paper-club`."
+        )
+    if slug in RESERVED_SLUGS:
+        raise BadInput(f"`{slug}` is kept for the web server itself; pick another address.")
+    return slug
+
+
+def clean_about(text: str | None) -> str | None:
+    """The "How it runs" Markdown: kept whole (lines too), without invisible characters."""
+    cleaned = visible(text or "").strip()
+    if len(cleaned) > MAX_ABOUT:
+        raise BadInput(f"That text is {len(cleaned)} characters; keep it within {MAX_ABOUT}.")
+    return cleaned or None
+
+
+def clean_title(text: str | None) -> str:
+    return (clean_line(text or "") or DEFAULT_TITLE)[:MAX_TITLE]
+
+
+async def get_site(session: AsyncSession, guild_id: int) -> SiteConfig:
+    return _config(await session.get(SiteSettings, guild_id), guild_id)
+
+
+async def site_by_slug(session: AsyncSession, slug: str) -> SiteConfig | None:
+    """The enabled site at ``/<slug>/`` (None for an unknown slug and for a site that is off)."""
+    if not _SLUG.fullmatch(slug):
+        return None
+    row = await session.scalar(select(SiteSettings).where(SiteSettings.slug == slug))
+    if row is None or not row.enabled:
+        return None
+    return _config(row, row.guild_id)
+
+
+async def _row(session: AsyncSession, guild_id: int, now: datetime) -> SiteSettings:
+    row = await session.get(SiteSettings, guild_id)
+    if row is None:
+        row = SiteSettings(guild_id=guild_id, enabled=False, title=DEFAULT_TITLE, created_at=now)
+        session.add(row)
+    return row
+
+
+async def set_website(
+    session: AsyncSession,
+    guild_id: int,
+    *,
+    enabled: bool,
+    slug: str | None,
+    title: str | None,
+    now: datetime,
+) -> SiteConfig:
+    """Turn the site on or off; ``slug`` (checked) sets or changes its address. Conflict if it is taken."""
+    wanted = clean_slug(slug) if slug is not None and slug.strip() else None
+    row = await _row(session, guild_id, now)
+    if wanted is None and enabled and row.slug is None:
+        raise BadInput("Give the site an address with `slug`, e.g. `paper-club` (it becomes /paper-club/).")
+    if wanted is not None and wanted != row.slug:
+        taken = await session.scalar(
+            select(SiteSettings.guild_id).where(
+                SiteSettings.slug == wanted, SiteSettings.guild_id != guild_id
+            )
+        )
+        if taken is not None:
+            raise Conflict(f"The address `{wanted}` is taken by another server; pick another.")
+        row.slug = wanted
+    row.enabled = enabled
+    if title is not None:
+        row.title = clean_title(title)
+    row.updated_at = now
+    try:
+        await session.flush()
+    except IntegrityError as error:  # a racing server took the same slug between our check and the write
+        if "slug" not in str(error.orig):
+            raise
+        raise Conflict(f"The address `{wanted}` was just taken by another server; pick another.") from None
+    return _config(row, guild_id)
+
+
+async def set_about(session: AsyncSession, guild_id: int, text: str | None, *, now: datetime) -> SiteConfig:
+    """Set (or, with nothing, clear) the "How it runs" text."""
+    about = clean_about(text)
+    row = await _row(session, guild_id, now)
+    row.about = about
+    row.updated_at = now
+    await session.flush()
+    return _config(row, guild_id)
+
+
+def site_url(base: str | None, config: SiteConfig) -> str | None:
+    """The site's home address at ``base`` (PUBLIC_URL or the bot's own server), when it is on."""
+    if base is None or not config.live:
+        return None
+    return f"{base.rstrip('/')}/{config.slug}/"
+
+
+def session_page_url(base: str | None, config: SiteConfig, session_id: int) -> str | None:
+    home = site_url(base, config)
+    return f"{home}sessions/{session_id}/" if home else None

@@ -1,0 +1,59 @@
+"""The "How it runs" text: CommonMark rendered by markdown-it-py with raw HTML off.
+
+Whatever an organizer types, the output holds only markdown-it's own tags (paragraphs, lists, emphasis,
+code, headings, quotes, links): ``html=False`` escapes any typed tag, images are switched off (the
+pages load nothing from elsewhere), and links keep only http, https and mailto targets — anything else
+(``javascript:``, ``data:``, relative paths) stays as plain text. Links get ``rel="nofollow noopener"``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+from urllib.parse import urlsplit
+
+from markdown_it import MarkdownIt
+
+SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
+
+
+def safe_link(url: str | None) -> str | None:
+    """The URL when its scheme is http(s) (with a host) or mailto, else None. Parsed, never string-matched."""
+    if not url:
+        return None
+    text = url.strip()
+    if any(ord(c) < 0x21 or ord(c) == 0x7F for c in text):
+        return None
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in SAFE_SCHEMES:
+        return None
+    if scheme in ("http", "https") and not parts.hostname:
+        return None
+    if scheme == "mailto" and not parts.path:
+        return None
+    return text
+
+
+def _link_open(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    tokens[idx].attrSet("rel", "nofollow noopener")
+    return str(renderer.renderToken(tokens, idx, options, env))
+
+
+@lru_cache(maxsize=1)
+def _renderer() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.disable("image")
+    md.validateLink = lambda url: safe_link(url) is not None  # type: ignore[method-assign]
+    md.add_render_rule("link_open", _link_open)
+    return md
+
+
+def render_markdown(text: str | None) -> str:
+    """Safe HTML for ``text`` (empty for none)."""
+    if not text:
+        return ""
+    return _renderer().render(text)

@@ -1,0 +1,110 @@
+"""/calendar link and /calendar reset (ephemeral): a member's personal calendar feed, and the site's
+routes on the bot's web server (added in cog_load, before the bot starts the server)."""
+
+from __future__ import annotations
+
+from discord import app_commands
+from discord.ext import commands
+
+from bot.client import Interaction, PaperclubBot
+from bot.errors import NotConfigured
+from bot.permissions import require_guild_id
+from bot.replies import send_ephemeral
+from bot.services.site import tokens
+from bot.services.site.config import get_site
+from bot.services.site.web import BOT_CACHE_SECONDS, SiteHandlers
+from cogs.site.links import public_base
+from db.engine import read_only_session_factory
+
+OFF = "This server's website is off, so there is no calendar feed yet: an admin turns it on with `/setup website`."
+UNREACHABLE = "The website has no address yet: the bot's host sets WEB_PORT (and PUBLIC_URL) to serve it."
+
+
+@app_commands.guild_only()
+class CalendarCog(
+    commands.GroupCog, group_name="calendar", group_description="Your own calendar feed of sessions"
+):
+    def __init__(self, bot: PaperclubBot) -> None:
+        self.bot = bot
+        self.handlers: SiteHandlers | None = None
+        super().__init__()
+
+    async def cog_load(self) -> None:
+        if self.bot.web is not None:
+            web = self.bot.web  # its public_url is PUBLIC_URL, else its own address once it listens
+            readers = read_only_session_factory(self.bot.engine)  # pages only read: no SQLite write lock
+            self.handlers = SiteHandlers(
+                readers, self.bot.clock, lambda: web.public_url, cache_seconds=BOT_CACHE_SECONDS
+            )
+            web.add_routes(self.handlers.routes())
+
+    # What this process changes shows at once; other processes' changes within BOT_CACHE_SECONDS.
+    def _forget(self, guild_id: int) -> None:
+        if self.handlers is not None:
+            self.handlers.forget(guild_id)
+
+    @commands.Cog.listener()
+    async def on_site_changed(self, guild_id: int) -> None:
+        self._forget(guild_id)
+
+    @commands.Cog.listener()
+    async def on_session_saved(self, guild_id: int, session_id: int) -> None:
+        self._forget(guild_id)
+
+    @commands.Cog.listener()
+    async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
+        self._forget(guild_id)
+
+    @commands.Cog.listener()
+    async def on_guild_settings_changed(self, guild_id: int, fields: set[str]) -> None:
+        self._forget(guild_id)
+
+    async def _feed(self, interaction: Interaction, *, reset: bool) -> None:
+        guild_id = require_guild_id(interaction)
+        base = public_base(self.bot)
+        async with self.bot.session_factory() as session, session.begin():
+            site = await get_site(session, guild_id)
+            if not site.live:
+                raise NotConfigured(OFF)
+            if base is None:
+                raise NotConfigured(UNREACHABLE)
+            issued = await tokens.issue(
+                session, guild_id, interaction.user.id, now=self.bot.clock.now(), reset=reset
+            )
+        if issued.token is None:
+            made = issued.created_at
+            day = f"{made.day} {made:%B %Y}"
+            await send_ephemeral(
+                interaction,
+                f"You already have a personal calendar feed (made {day}). Its address is secret and only a "
+                "fingerprint of it is kept, so I can't show it again: `/calendar reset` gives you a new one "
+                "(the old one stops working).",
+            )
+            return
+        url = f"{base.rstrip('/')}/{site.slug}/calendar/{issued.token}.ics"
+        lead = (
+            "Your new personal calendar feed (the old address no longer works):"
+            if issued.replaced
+            else (
+                "Your personal calendar feed: the sessions you asked to be reminded of (**Remind me** or `/remind me`)."
+            )
+        )
+        await send_ephemeral(
+            interaction,
+            f"{lead}\n<{url}>\nSubscribe to it in your calendar app (Google Calendar: Other calendars → From URL; "
+            "Apple Calendar: File → New Calendar Subscription). "
+            "Keep it to yourself: anyone with the address sees your sessions. I show it only now; "
+            "`/calendar reset` replaces it.",
+        )
+
+    @app_commands.command(
+        name="link", description="Your personal calendar feed of the sessions you're reminded of"
+    )
+    async def link(self, interaction: Interaction) -> None:
+        await self._feed(interaction, reset=False)
+
+    @app_commands.command(
+        name="reset", description="A new address for your calendar feed; the old one stops working"
+    )
+    async def reset(self, interaction: Interaction) -> None:
+        await self._feed(interaction, reset=True)

@@ -1,0 +1,97 @@
+"""What /setup website and /setup about do (the commands themselves sit in the /setup group, cogs/setup):
+Manage Server is checked there (manager_only) and again here, in code, before anything is written."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.client import Interaction
+from bot.errors import NotAllowed
+from bot.permissions import member_is_manager, require_guild_id
+from bot.replies import send_ephemeral
+from bot.services.site import config as site_config
+from bot.services.site.config import MAX_ABOUT, SiteConfig
+from bot.views import PaperclubModal
+from cogs.site.links import guild_site, public_base
+
+MANAGERS_ONLY = "Only members with Manage Server can change the club's website."
+
+
+def _ensure_manager(interaction: Interaction) -> int:
+    guild_id = require_guild_id(interaction)
+    if not isinstance(interaction.user, discord.Member) or not member_is_manager(interaction.user):
+        raise NotAllowed(MANAGERS_ONLY)
+    return guild_id
+
+
+def site_status(base: str | None, site: SiteConfig) -> str:
+    """One line for /setup show and the replies here."""
+    if not site.live:
+        return f"off (address `/{site.slug}/` kept)" if site.slug else "off"
+    url = site_config.site_url(base, site)
+    if url is None:
+        return f"on at `/{site.slug}/`, but not served: set WEB_PORT (and PUBLIC_URL) on the bot's host"
+    return f"on: {url}"
+
+
+async def show_field(interaction: Interaction) -> str:
+    """The Website line of /setup show."""
+    guild_id = require_guild_id(interaction)
+    return site_status(public_base(interaction.client), await guild_site(interaction.client, guild_id))
+
+
+async def set_website(interaction: Interaction, enabled: bool, slug: str | None) -> None:
+    guild_id = _ensure_manager(interaction)
+    bot = interaction.client
+    title = interaction.guild.name if interaction.guild is not None else None
+    async with bot.session_factory() as session, session.begin():
+        site = await site_config.set_website(
+            session, guild_id, enabled=enabled, slug=slug, title=title, now=bot.clock.now()
+        )
+    bot.dispatch("site_changed", guild_id)
+    status = site_status(public_base(bot), site)
+    extra = (
+        " Announcements and `/session show` now link each session's page; members get their own calendar "
+        "feed with `/calendar link`."
+        if site.live
+        else " Nothing of this server is served now."
+    )
+    await send_ephemeral(interaction, f"Website {status}.{extra}")
+
+
+class AboutModal(PaperclubModal, title="How the club runs"):
+    text: discord.ui.TextInput[AboutModal] = discord.ui.TextInput(
+        label="How it runs (Markdown: lists, links, bold)",
+        custom_id="site_about:text",
+        style=discord.TextStyle.paragraph,
+        required=False,
+        max_length=MAX_ABOUT,
+    )
+
+    def __init__(self, current: str | None) -> None:
+        super().__init__()
+        self.text.default = current
+
+    async def submitted(self, interaction: Interaction) -> None:
+        await save_about(interaction, self.text.value)
+
+
+async def save_about(interaction: Interaction, text: str | None) -> None:
+    guild_id = _ensure_manager(interaction)
+    bot = interaction.client
+    async with bot.session_factory() as session, session.begin():
+        site = await site_config.set_about(session, guild_id, text, now=bot.clock.now())
+    bot.dispatch("site_changed", guild_id)
+    shown = "cleared" if site.about is None else f"saved ({len(site.about)} characters)"
+    where = "" if site.live else " It shows once the website is on (`/setup website`)."
+    await send_ephemeral(interaction, f"The “How it runs” text is {shown}.{where}")
+
+
+async def set_about(interaction: Interaction, text: str | None) -> None:
+    """With ``text``: save it. Without: a form holding the current text (Markdown needs line breaks)."""
+    guild_id = _ensure_manager(interaction)
+    if text is not None:
+        await save_about(interaction, text)
+        return
+    site = await guild_site(interaction.client, guild_id)
+    await interaction.response.send_modal(AboutModal(site.about))

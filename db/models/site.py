@@ -1,0 +1,45 @@
+"""The club's public website (issue #13): each guild's opt-in and address, and members' secret calendar feeds.
+
+Nothing of a guild is served until its row here says ``enabled``. A personal feed's address holds a random
+token; the store keeps only its SHA-256 (``token_hash``), so a leaked database gives no working address.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import BigInteger, Boolean, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column
+
+from db.base import Base, utcnow
+
+
+class SiteSettings(Base):
+    """One row per guild that ever ran /setup website or /setup about."""
+
+    __tablename__ = "site_settings"
+    __table_args__ = (UniqueConstraint("slug", name="uq_site_settings_slug"),)
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    slug: Mapped[str | None] = mapped_column(String(40))
+    title: Mapped[str] = mapped_column(String(100), default="Paper club")
+    about: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class CalendarToken(Base):
+    """A member's personal calendar feed: one live token per member and guild (reset replaces it)."""
+
+    __tablename__ = "site_calendar_tokens"
+    __table_args__ = (
+        UniqueConstraint("guild_id", "user_id", name="uq_site_calendar_tokens_guild_user"),
+        UniqueConstraint("token_hash", name="uq_site_calendar_tokens_token_hash"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    token_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,0 +1,79 @@
+"""Fixtures for the website: the club's real programme (examples/club.yaml) in the store, its site on,
+and the site's handlers served by aiohttp's test server (no bot: they are Discord-free)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.clock import FakeClock
+from bot.services.reading.files import import_text
+from bot.services.site import config as site_config
+from bot.services.site.web import site_routes
+
+ROOT = Path(__file__).resolve().parents[2]
+GUILD = 424242424242424242
+OTHER_GUILD = 535353535353535353
+SLUG = "paper-club"
+PUBLIC = "https://club.example.org"
+# Tuesday 20 October 2026: after 16 October (read), before the two November sessions (next).
+OCTOBER = datetime(2026, 10, 20, 12, 0, tzinfo=UTC)
+CLUB_NOV5 = "Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST"
+CLUB_NOV19 = "Thursday 19 November, 9:30 AM PT / 5:30 PM GMT / 11:00 PM IST"
+ABOUT = """\
+- **Format.** An hour, usually Thursdays at 9:30 AM PT.
+- **Where.** A video call; sign up on [Luma](https://lu.ma/paperclub) beforehand.
+"""
+
+
+@dataclass
+class Club:
+    session_factory: async_sessionmaker[AsyncSession]
+    clock: FakeClock
+    guild_id: int = GUILD
+    slug: str = SLUG
+
+
+async def import_club(session_factory: async_sessionmaker[AsyncSession], guild_id: int = GUILD) -> None:
+    text = (ROOT / "examples" / "club.yaml").read_text(encoding="utf-8")
+    await import_text(session_factory, text, suffix=".yaml", guild_id=guild_id)
+
+
+async def enable_site(
+    session_factory: async_sessionmaker[AsyncSession],
+    guild_id: int = GUILD,
+    slug: str = SLUG,
+    *,
+    about: str | None = ABOUT,
+    title: str = "Paper club",
+) -> None:
+    async with session_factory() as session, session.begin():
+        await site_config.set_website(session, guild_id, enabled=True, slug=slug, title=title, now=OCTOBER)
+        if about is not None:
+            await site_config.set_about(session, guild_id, about, now=OCTOBER)
+
+
+@pytest.fixture
+async def club(session_factory: async_sessionmaker[AsyncSession]) -> Club:
+    await import_club(session_factory)
+    await enable_site(session_factory)
+    return Club(session_factory, FakeClock(OCTOBER))
+
+
+def site_app(club: Club, public: str | None = PUBLIC) -> web.Application:
+    app = web.Application()
+    app.add_routes(site_routes(club.session_factory, club.clock, lambda: public))
+    return app
+
+
+@pytest.fixture
+async def client(club: Club) -> AsyncIterator[TestClient]:
+    async with TestClient(TestServer(site_app(club))) as test_client:
+        yield test_client
