@@ -12,6 +12,7 @@ from bot.permissions import IN_SERVER_ONLY, ensure_organizer, manager_only
 from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, send_ephemeral
 from bot.services.setup.config import GuildConfig, update_config
 from bot.transformers import timezone_autocomplete
+from cogs.series import settings as series_settings
 from cogs.setup import access
 
 SAVED = "Saved."
@@ -82,7 +83,9 @@ class SetupCog(
     async def show(self, interaction: Interaction) -> None:
         config = await ensure_organizer(interaction)
         gaps = access.guild_gaps(_guild(interaction), config)
-        await send_ephemeral(interaction, embed=render_settings_embed(config, gaps))
+        embed = render_settings_embed(config, gaps)
+        embed.add_field(name="Series", value=await series_settings.show_field(interaction), inline=False)
+        await send_ephemeral(interaction, embed=embed)
 
     @app_commands.command(name="announcements", description="Channel where sessions are announced")
     @app_commands.describe(channel="A text channel the bot can post in")
@@ -151,3 +154,21 @@ class SetupCog(
     @manager_only()
     async def topics(self, interaction: Interaction, topics: app_commands.Range[str, 1, 1000]) -> None:
         await self._change(interaction, suggestion_topics=topics)
+
+    # ------------------------------------------------------------ the series (cogs/series/settings.py)
+
+    @app_commands.command(
+        name="series_horizon", description="How many weeks ahead each series has its sessions"
+    )
+    @app_commands.describe(weeks="1–12 (default 8); each of those weeks gets its session and Discord event")
+    @manager_only()
+    async def series_horizon(self, interaction: Interaction, weeks: app_commands.Range[int, 1, 12]) -> None:
+        await series_settings.set_horizon(interaction, weeks)
+
+    @app_commands.command(
+        name="series_nudge", description="Days before an open week the organizers are nudged"
+    )
+    @app_commands.describe(days="0–28 (default 7; 0: no nudges) before a week with no presenter or no paper")
+    @manager_only()
+    async def series_nudge(self, interaction: Interaction, days: app_commands.Range[int, 0, 28]) -> None:
+        await series_settings.set_nudge_days(interaction, days)
