@@ -39,7 +39,8 @@ def _expected(day: date) -> str:
 def test_a_year_of_thursdays_stays_at_half_past_nine_in_los_angeles() -> None:
     days = list(THURSDAYS.dates(date(2027, 1, 1), date(2027, 12, 31)))
     assert len(days) == 52
-    assert days[0] == date(2027, 1, 7) and days[-1] == date(2027, 12, 30)
+    assert days[0] == date(2027, 1, 7)
+    assert days[-1] == date(2027, 12, 30)
     table = [(day, format_club_time(THURSDAYS.start_on(day), DEFAULT_DISPLAY_ZONES)) for day in days]
     assert table == [(day, _expected(day)) for day in days]
     # the four kinds of week the club page's readers see, each present
@@ -66,7 +67,8 @@ def test_every_other_week_and_until() -> None:
         date(2026, 12, 31),
     ]
     assert list(rule.dates(date(2026, 11, 20), date(2026, 12, 4))) == [date(2026, 12, 3)]
-    assert rule.meets_on(date(2026, 12, 3)) and not rule.meets_on(date(2026, 12, 10))
+    assert rule.meets_on(date(2026, 12, 3))
+    assert not rule.meets_on(date(2026, 12, 10))
     assert rule.next_date(NOW) == date(2026, 12, 3)
     assert rule.horizon(NOW, 8) == [date(2026, 12, 3), date(2026, 12, 17), date(2026, 12, 31)]
     assert rule.next_date(datetime(2027, 1, 1, tzinfo=UTC)) is None  # ended
@@ -127,7 +129,8 @@ def test_bad_dates(typed: str, message: str) -> None:
 
 
 def test_every_is_one_or_two_weeks() -> None:
-    assert rules.check_every(1) == 1 and rules.check_every(2) == 2
+    assert rules.check_every(1) == 1
+    assert rules.check_every(2) == 2
     with pytest.raises(
         BadInput, match=r"every week \(every: 1\) or every other week \(every: 2\), not every 3"
     ):
@@ -177,11 +180,13 @@ def test_an_edit_starts_the_new_rule_from_the_next_week() -> None:
     fortnightly = Rule(3, time(9, 30), "America/Los_Angeles", 2, date(2026, 11, 19))
     moved = rules.edit_rule(fortnightly, 60, now=NOW, day="Tuesday")
     assert moved.rule.anchor == date(2026, 12, 1)  # the week of 3 December, on its Tuesday
-    assert moved.changed == {"day"} and moved.moves_weeks
+    assert moved.changed == {"day"}
+    assert moved.moves_weeks
     later = rules.edit_rule(fortnightly, 60, now=NOW, day="Monday", time="8am")
     assert later.rule.anchor == date(2026, 12, 14)  # 30 November has begun: the next cycle's Monday
     longer = rules.edit_rule(fortnightly, 60, now=NOW, duration=90, until="2027-03-25")
-    assert longer.rule.anchor == fortnightly.anchor and not longer.moves_weeks
+    assert longer.rule.anchor == fortnightly.anchor
+    assert not longer.moves_weeks
     assert longer.changed == {"duration", "until"}
     with pytest.raises(BadInput, match="has passed"):
         rules.edit_rule(fortnightly, 60, now=NOW, until="2026-11-01")
@@ -197,7 +202,8 @@ def test_a_moved_week_reads_a_time_alone_as_that_day() -> None:
 
 
 def test_the_horizon_and_the_event_budget() -> None:
-    assert rules.weeks_held(8, 1) == 9 and rules.weeks_held(8, 2) == 5
+    assert rules.weeks_held(8, 1) == 9
+    assert rules.weeks_held(8, 2) == 5
     assert rules.weeks_held(rules.MAX_HORIZON_WEEKS, 1) * 3 <= rules.EVENT_BUDGET <= 100 // 2
     with pytest.raises(BadInput):
         rules.check_horizon(13)

@@ -12,7 +12,6 @@ from db.models import ClubSession
 from db.models.reminders import NUDGE, PENDING, SENT, Reminder
 from tests.series.helpers import (
     THURSDAY_CLUB,
-    add_thursdays,
     configure,
     from_bot,
     is_ephemeral,
@@ -85,7 +84,8 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     assert events_by_start(env)["2026-12-24T17:30"] == ("Thursday paper club", EVENT_CANCELED)
     async with env.bot.session_factory() as db:
         christmas = await db.get(ClubSession, SESSION_DEC[24])
-        assert christmas is not None and christmas.status == "cancelled"
+        assert christmas is not None
+        assert christmas.status == "cancelled"
         assert christmas.cancel_reason == "Christmas Eve"
     assert not [n for n in await nudges(env, PENDING) if n[0] == SESSION_DEC[24]]
 
@@ -123,7 +123,8 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     )
     async with env.bot.session_factory() as db:
         week = await db.get(ClubSession, SESSION_DEC[10])
-        assert week is not None and week.presenter_id == sam.id  # Tom's press changed nothing
+        assert week is not None
+        assert week.presenter_id == sam.id
     assert (SESSION_DEC[10], "nudge:presenter") not in await nudges(env, PENDING)
     # pressing again steps down; once more takes it back
     assert "no longer present" in (await press(env, announcement, present_id, sam)).content
