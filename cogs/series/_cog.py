@@ -351,9 +351,7 @@ class SeriesCog(commands.GroupCog, group_name="series", group_description="The c
             row = await svc.load_series(session, guild_id, series)
             rule = series_rule(row)
             day = rules.parse_date(date, rule.tz, now)
-            rule.require_week(day)
-            start = rules.read_move(when, day, rule, now)
-            changes = await svc.move_week(session, row, day, start, now)
+            changes, start = await svc.move_week(session, row, day, when, now)
             info = series_info(row)
         moved = timeutil.format_club_time(start, config.display_zones)
         await self._follow(

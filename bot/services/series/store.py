@@ -31,7 +31,7 @@ from bot.services.series.rules import Rule, RuleEdit, SeriesDraft
 from bot.services.sessions import store as sessions
 from bot.services.sessions.draft import SessionChanges, new_session
 from bot.services.sessions.info import CANCELLED, SCHEDULED, session_info
-from bot.text import clean_line
+from bot.text import clean_line, cut
 from db.models import ClubSession
 from db.models.series import (
     DEFAULT_HORIZON_WEEKS,
@@ -198,13 +198,15 @@ async def create_series(
 ) -> Series:
     """Store a checked new series (its weeks come from :func:`fill_weeks`). Conflict for a second series of
     the same name, or when the server's series would hold more weeks ahead than its event budget."""
-    existing = await session.scalar(
-        select(Series.id).where(Series.guild_id == guild_id, Series.name_key == draft.key)
-    )
+    existing = (
+        await session.execute(
+            select(Series.id, Series.name).where(Series.guild_id == guild_id, Series.name_key == draft.key)
+        )
+    ).first()
     if existing is not None:
         raise Conflict(
-            f"There is already a series called “{draft.name}” (#{existing}); pick another name, or change "
-            f"that one with `/series edit`."
+            f"There is already a series called “{existing.name}” (#{existing.id}); pick another name, or "
+            "change that one with `/series edit`."
         )
     settings = await get_settings(session, guild_id)
     held = sum(
@@ -540,9 +542,12 @@ async def unskip_week(
     return changes
 
 
-async def move_week(session: AsyncSession, row: Series, day: date, start: datetime, now: datetime) -> Changes:
+async def move_week(
+    session: AsyncSession, row: Series, day: date, when: str, now: datetime
+) -> tuple[Changes, datetime]:
     """One week at another time (or day): its session moves, or is made at that time (a week beyond the
-    horizon). ``start`` is checked (future, within two years) by the caller's draft."""
+    horizon). ``when`` is read by :func:`rules.read_move` (a time alone is that time on the week's day),
+    once the week is known to be one that can move. Gives the changes and the new start."""
     rule = series_rule(row)
     rule.require_week(day)
     week = await _week(session, row.id, day)
@@ -550,6 +555,7 @@ async def move_week(session: AsyncSession, row: Series, day: date, start: dateti
     _not_past(club.starts_at if club is not None else rule.start_on(day), day, now)
     if week is not None and week.status == WEEK_SKIPPED:
         raise Conflict(f"{rules.long_date(day)} is skipped; `/series unskip` it first, then move it.")
+    start = rules.read_move(when, day, rule, now)
     if week is None:
         week = await _insert_week(session, row, day, now)
         if week is None:
@@ -565,7 +571,7 @@ async def move_week(session: AsyncSession, row: Series, day: date, start: dateti
     row.sequence += 1
     row.updated_at = now
     await session.flush()
-    return Changes(saved=[session_id])
+    return Changes(saved=[session_id]), start
 
 
 def _same_week(day: date, rule: Rule) -> date:
@@ -725,7 +731,8 @@ async def skip_for_cancelled(session: AsyncSession, guild_id: int, session_id: i
     club = await session.get(ClubSession, session_id, populate_existing=True)
     if club is None or club.status != CANCELLED:
         return False
-    week.status, week.skip_reason, week.updated_at = WEEK_SKIPPED, rules.clean_reason(club.cancel_reason), now
+    reason = cut(clean_line(club.cancel_reason or ""), rules.MAX_SKIP_REASON) or None  # (up to 500 there)
+    week.status, week.skip_reason, week.updated_at = WEEK_SKIPPED, reason, now
     row = await session.get(Series, info.id)
     if row is not None:
         row.sequence += 1
