@@ -8,6 +8,7 @@ Best effort once the store is written: trouble becomes a warning line for the or
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -18,6 +19,7 @@ from bot.errors import NotConfigured
 from bot.replies import NO_MENTIONS
 from bot.services.series import store as svc
 from bot.services.series.info import Changes, SeriesInfo
+from bot.services.sessions import event_claims
 from bot.services.sessions import store as sessions
 from bot.services.setup.config import get_config
 from bot.timeutil import DisplayZone
@@ -82,7 +84,6 @@ async def organizer_thread(bot: PaperclubBot, guild_id: int, *, add_user: int | 
     A public thread: a private one needs Create Private Threads, which the bot is not given
     (bot.permissions.REQUIRED_PERMISSIONS), and the nudges invite members to claim the week anyway. Only
     one is recorded per server, even when two processes open one at the same moment."""
-    now = bot.clock.now()
     async with bot.session_factory() as session:
         settings = await svc.get_settings(session, guild_id)
         config = await get_config(session, guild_id)
@@ -93,6 +94,31 @@ async def organizer_thread(bot: PaperclubBot, guild_id: int, *, add_user: int | 
         )
         if not isinstance(parent, discord.TextChannel):
             return None
+        thread = await _open_thread(bot, guild_id, parent, replacing=settings.organizer_thread_id)
+        if thread is None:
+            async with bot.session_factory() as session:  # another process opened it (or is opening it)
+                return (await svc.get_settings(session, guild_id)).organizer_thread_id
+    if add_user is not None:
+        try:
+            await thread.add_user(discord.Object(id=add_user))
+        except discord.HTTPException as error:
+            log.info("guild %s: could not add %s to the organizers' thread: %s", guild_id, add_user, error)
+    return int(thread.id)
+
+
+async def _open_thread(
+    bot: PaperclubBot, guild_id: int, parent: discord.TextChannel, *, replacing: int | None
+) -> discord.Thread | None:
+    """Open and record the thread under a claim in the store, so two processes never open two."""
+    token, key = secrets.token_hex(8), f"series-thread-claim:{guild_id}"
+    async with bot.session_factory() as session, session.begin():
+        if not await event_claims.claim(session, key, token, bot.clock.now()):
+            return None
+    try:
+        async with bot.session_factory() as session:
+            current = (await svc.get_settings(session, guild_id)).organizer_thread_id
+        if current != replacing:
+            return None  # recorded meanwhile by the claim's last holder
         try:
             thread = await parent.create_thread(
                 name=ORGANIZER_THREAD,
@@ -103,22 +129,15 @@ async def organizer_thread(bot: PaperclubBot, guild_id: int, *, add_user: int | 
             log.warning("guild %s: could not open the organizers' thread: %s", guild_id, error)
             return None
         async with bot.session_factory() as session, session.begin():
-            recorded = await svc.set_organizer_thread(
-                session, guild_id, thread.id, now, replacing=settings.organizer_thread_id
-            )
-        if not recorded:  # another process opened one first: use theirs
-            async with bot.session_factory() as session:
-                return (await svc.get_settings(session, guild_id)).organizer_thread_id
+            await svc.set_organizer_thread(session, guild_id, thread.id, bot.clock.now(), replacing=replacing)
         try:
             await thread.send(THREAD_INTRO, allowed_mentions=NO_MENTIONS)
         except discord.HTTPException as error:
             log.warning("guild %s: could not post in the organizers' thread: %s", guild_id, error)
-    if add_user is not None:
-        try:
-            await thread.add_user(discord.Object(id=add_user))
-        except discord.HTTPException as error:
-            log.info("guild %s: could not add %s to the organizers' thread: %s", guild_id, add_user, error)
-    return int(thread.id)
+        return thread
+    finally:
+        async with bot.session_factory() as session, session.begin():
+            await event_claims.release(session, key, token)
 
 
 # ---------------------------------------------------------------- the open-weeks message
