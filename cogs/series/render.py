@@ -21,6 +21,7 @@ from bot.services.series.presenters import Offer, PresenterStat
 from bot.timeutil import DisplayZone
 from bot.views import PaperclubView
 from cogs.series.buttons import PresentButton
+from cogs.sessions.render import duration_text
 
 COLOUR = discord.Colour.blurple()
 ENDED_COLOUR = discord.Colour.dark_grey()
@@ -75,12 +76,7 @@ def week_line(info: SeriesInfo, week: WeekInfo, zones: Sequence[DisplayZone], no
 def header(info: SeriesInfo, zones: Sequence[DisplayZone], now: datetime) -> str:
     rule = info.rule
     today = now.astimezone(rule.tz).date()
-    hours = (
-        f"{info.duration_minutes // 60} h"
-        if info.duration_minutes % 60 == 0
-        else f"{info.duration_minutes} min"
-    )
-    text = f"{rules.rule_text(rule, zones, now)} ({rule.zone}) · {hours}"
+    text = f"{rules.rule_text(rule, zones, now)} ({rule.zone}) · {duration_text(info.duration_minutes)}"
     if info.has_ended(today):
         assert rule.until is not None
         text += f" · ended {rules.long_date(rule.until)}"

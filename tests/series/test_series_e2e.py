@@ -74,7 +74,9 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     assert len(lines) == 8
     assert lines[0] == f"**{THURSDAY_CLUB}** — 🙋 **open** · 📄 **no paper yet** · #1"
     assert lines[5].startswith("**Thursday 7 January 2027, 9:30 AM PT / 5:30 PM GMT / 11:00 PM IST**")
-    assert shown.embeds[0]["description"].startswith("Every Thursday at 9:30 AM PT (America/Los_Angeles)")
+    assert shown.embeds[0]["description"].startswith(
+        "Every Thursday at 9:30 AM PT (America/Los_Angeles) · 1 hour"
+    )
 
     # skip Christmas Eve: the week shows why, its session and event are cancelled, nothing is nudged for it
     reply = await run(env, "series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"})
