@@ -85,7 +85,7 @@ class Demo:
         suggestions = self.env.bot.get_cog("Suggestions")
         if suggestions is not None:
             await suggestions.refresher.wait_idle()  # type: ignore[attr-defined]
-        series = self.env.bot.get_cog("SeriesCog")
+        series = self.env.bot.get_cog("SeriesBackground")
         if series is not None:
             await series.settle()  # type: ignore[attr-defined]
 

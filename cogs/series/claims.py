@@ -34,7 +34,7 @@ async def press_present(interaction: Interaction, session_id: int) -> None:
         )
         config = await get_config(session, guild_id)
     await publishing.publish(bot, guild_id, Changes(saved=[session_id]), config.display_zones)
-    cog = bot.get_cog("SeriesCog")
+    cog = bot.get_cog("SeriesBackground")
     refresh = getattr(cog, "refresh_guild", None)
     if refresh is not None:
         await refresh(guild_id)

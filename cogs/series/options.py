@@ -14,6 +14,7 @@ from bot.client import Interaction
 from bot.errors import BadInput
 from bot.services.series import rules
 from bot.services.series import store as svc
+from bot.services.series import weeks as weeks_svc
 from bot.transformers import OptionTransformer, guild_choices
 
 
@@ -57,7 +58,7 @@ class WeekTransformer(_Text):
 
         async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
             settings = await svc.get_settings(session, guild_id)
-            return await svc.week_choices(
+            return await weeks_svc.week_choices(
                 session, guild_id, str(ref) if ref else None, str(value)[:40], now, settings.horizon_weeks
             )
 

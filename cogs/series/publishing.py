@@ -18,6 +18,7 @@ from bot.client import PaperclubBot
 from bot.errors import NotConfigured
 from bot.replies import NO_MENTIONS
 from bot.services.series import store as svc
+from bot.services.series import weeks as weeks_svc
 from bot.services.series.info import Changes, SeriesInfo
 from bot.services.sessions import event_claims
 from bot.services.sessions import store as sessions
@@ -148,7 +149,7 @@ async def _board_parts(bot: PaperclubBot, info: SeriesInfo) -> tuple[discord.Emb
     async with bot.session_factory() as session:
         config = await get_config(session, info.guild_id)
         settings = await svc.get_settings(session, info.guild_id)
-        weeks = await svc.weeks_view(session, info, now, settings.horizon_weeks)
+        weeks = await weeks_svc.weeks_view(session, info, now, settings.horizon_weeks)
     zones = config.display_zones
     return render.board_embed(info, weeks, zones, now), render.board_view(weeks, now)
 

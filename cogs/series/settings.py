@@ -31,7 +31,7 @@ async def set_horizon(interaction: Interaction, weeks: int) -> None:
     await interaction.response.defer(ephemeral=True, thinking=True)
     async with bot.session_factory() as session, session.begin():
         settings = await svc.set_horizon(session, guild_id, weeks, bot.clock.now())
-    cog = bot.get_cog("SeriesCog")
+    cog = bot.get_cog("SeriesBackground")
     run = getattr(cog, "run_horizons", None)
     if run is not None:
         await run([guild_id])  # the weeks the longer horizon now reaches
@@ -43,7 +43,7 @@ async def set_nudge_days(interaction: Interaction, days: int) -> None:
     await interaction.response.defer(ephemeral=True, thinking=True)
     async with bot.session_factory() as session, session.begin():
         settings = await svc.set_nudge_days(session, guild_id, days, bot.clock.now())
-    cog = bot.get_cog("SeriesCog")
+    cog = bot.get_cog("SeriesBackground")
     refresh = getattr(cog, "refresh_guild", None)
     if refresh is not None:
         await refresh(guild_id)  # the nudges move to the new day before each week

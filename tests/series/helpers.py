@@ -18,7 +18,7 @@ THURSDAY_CLUB = "Thursday 3 December, 9:30 AM PT / 5:30 PM GMT / 11:00 PM IST"
 
 
 def cog(env: BotEnv) -> Any:
-    return env.bot.get_cog("SeriesCog")
+    return env.bot.get_cog("SeriesBackground")
 
 
 async def settle(env: BotEnv) -> None:

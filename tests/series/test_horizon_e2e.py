@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 
 from bot.app import build_bot
 from bot.demo.running import connected
-from bot.services.series import store as series_store
+from bot.services.series import weeks as series_weeks
 from db.models import ClubSession
 from db.models.reminders import NUDGE, SENT, Reminder
 from db.models.series import SeriesWeek
@@ -68,14 +68,14 @@ async def test_the_horizon_moves_on_across_restarts_without_a_second_week(env) -
     await env.stop_bot()
     await env.clock.set(datetime(2026, 12, 14, 17, 0, tzinfo=UTC))
     await env.start_bot()
-    await env.bot.get_cog("SeriesCog").ready(env.guild.id).wait()
+    await env.bot.get_cog("SeriesBackground").ready(env.guild.id).wait()
     await settle(env)
     assert await week_dates(env) == thursdays(date(2026, 12, 3), 10)
     assert len(env.standin.requests_to("POST", EVENT_POSTS)) == 10
 
     # a restart at the same time makes nothing
     await env.restart_bot()
-    await env.bot.get_cog("SeriesCog").ready(env.guild.id).wait()
+    await env.bot.get_cog("SeriesBackground").ready(env.guild.id).wait()
     await settle(env)
     assert await week_dates(env) == thursdays(date(2026, 12, 3), 10)
     assert len(env.standin.requests_to("POST", EVENT_POSTS)) == 10
@@ -100,7 +100,7 @@ async def test_two_processes_fill_the_same_horizon_once(env, store_info, monkeyp
 
     # Both processes read the weeks, see the same ones missing, and insert at the same moment (on
     # PostgreSQL; SQLite takes one writer at a time, so there they run one after the other).
-    real_insert = series_store._insert_week
+    real_insert = series_weeks.insert_week
     barrier = asyncio.Barrier(2)
     met: set[int] = set()
 
@@ -111,19 +111,19 @@ async def test_two_processes_fill_the_same_horizon_once(env, store_info, monkeyp
                 await asyncio.wait_for(barrier.wait(), 10)
         return await real_insert(session, row, day, now, **kwargs)
 
-    monkeypatch.setattr(series_store, "_insert_week", insert)
+    monkeypatch.setattr(series_weeks, "insert_week", insert)
     second_engine = env.engine_factory() if env.engine_factory else None
     second = build_bot(env.settings, clock=env.clock, engine=second_engine, migrate=False)
     async with connected(second, env.standin):
-        await second.get_cog("SeriesCog").ready(env.guild.id).wait()
-        cogs = [env.bot.get_cog("SeriesCog"), second.get_cog("SeriesCog")]
+        await second.get_cog("SeriesBackground").ready(env.guild.id).wait()
+        cogs = [env.bot.get_cog("SeriesBackground"), second.get_cog("SeriesBackground")]
         later = datetime(2026, 12, 21, 17, 0, tzinfo=UTC)  # three weeks on: each series has new weeks
         for cog in cogs:
             cog._last_day = later.date()  # the day's run is the one started below, in both at once
         await env.clock.set(later)
         made = await asyncio.gather(*(cog.run_horizons([env.guild.id]) for cog in cogs))
         for bot in (env.bot, second):
-            await bot.get_cog("SeriesCog").settle()
+            await bot.get_cog("SeriesBackground").settle()
             await bot.get_cog("RemindersCog").settle()
         if store_info.backend == "postgresql":
             assert len(met) == 2  # both processes were inserting at once
@@ -135,7 +135,7 @@ async def test_two_processes_fill_the_same_horizon_once(env, store_info, monkeyp
         # each nudge goes out once, whichever process's reminder runner claims it
         await env.clock.set(datetime(2027, 1, 14, 17, 0, tzinfo=UTC))
         for bot in (env.bot, second):
-            await bot.get_cog("SeriesCog").settle()
+            await bot.get_cog("SeriesBackground").settle()
             await bot.get_cog("RemindersCog").settle()
         assert await duplicates(env) == []
     thread = thread_named(env, "Programme · organizers")

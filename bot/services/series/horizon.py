@@ -20,7 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import PaperclubError
 from bot.services.series.nudges import plan_nudges
-from bot.services.series.store import active_series, fill_weeks, get_settings
+from bot.services.series.store import active_series, get_settings
+from bot.services.series.weeks import fill_weeks
 from db.models.series import Series
 
 log = logging.getLogger("paperclub.series")

@@ -20,7 +20,8 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.services.series.info import SeriesInfo, WeekInfo
-from bot.services.series.store import active_series, get_settings, weeks_view
+from bot.services.series.store import active_series, get_settings
+from bot.services.series.weeks import weeks_view
 from db.models.reminders import CANCELLED, NUDGE, PENDING, Reminder
 
 PRESENTER_KEY = "nudge:presenter"

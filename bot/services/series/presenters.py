@@ -19,7 +19,7 @@ from bot.papers import normalize_title
 from bot.services.series import rules
 from bot.services.series.info import SeriesInfo
 from bot.services.series.nudges import cancel_presenter_nudge
-from bot.services.series.store import week_of_session
+from bot.services.series.weeks import week_of_session
 from bot.services.sessions import store as sessions
 from bot.services.sessions.info import SCHEDULED, SessionInfo
 from db.models import ClubSession

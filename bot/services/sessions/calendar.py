@@ -24,6 +24,7 @@ from icalendar import Calendar, Event, Timezone
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.services.series import store as series_store
+from bot.services.series import weeks as series_weeks
 from bot.services.series.info import SeriesInfo, WeekInfo
 from bot.services.sessions import queries
 from bot.services.sessions.info import SessionInfo
@@ -226,7 +227,7 @@ async def series_calendars(
     for info in await series_store.list_series(session, guild_id):
         if series_id is not None and info.id != series_id:
             continue
-        weeks = await series_store.weeks_view(
+        weeks = await series_weeks.weeks_view(
             session, info, now, settings.horizon_weeks, since=info.rule.anchor
         )
         found.append(SeriesCalendar(info, tuple(weeks)))
