@@ -204,8 +204,9 @@ async def edit_series(
             await session.flush()
             if club is not None and moved and club.status == SCHEDULED:
                 changes.notes.append(
-                    f"{rules.long_date(week.week_date)} was moved, so it stays as it is, as a session of its own "
-                    f"(#{club.id})."
+                    f"The week of {rules.long_date(week.week_date)} was moved to "
+                    f"{rules.long_date(club.starts_at.astimezone(old.tz).date())}, so it stays as a session of its "
+                    f"own (#{club.id})."
                 )
             elif club is not None and club.status == SCHEDULED:
                 await sessions.cancel_session(session, row.guild_id, club.id, reason=NO_LONGER, now=now)
