@@ -43,8 +43,8 @@ async def test_a_new_day_and_every_other_week(env) -> None:
         in reply.content
     )
     assert (
-        "Tuesday 15 December 2026 was moved, so it stays as it is, as a session of its own (#3)."
-        in reply.content
+        "The week of Tuesday 15 December 2026 was moved to Thursday 17 December 2026, so it stays as a "
+        "session of its own (#3)." in reply.content
     )
     lines = week_lines(await run(env, "series show", {"series": "1"}, member=env.member))
     assert lines[0].startswith("**Tuesday 8 December, 9:30 AM PT")
