@@ -158,11 +158,19 @@ class SeriesBackground(commands.Cog):
 
     @commands.Cog.listener()
     async def on_session_saved(self, guild_id: int, session_id: int) -> None:
+        # Tracked from the listener's first step, so settle() waits for it (tests, the demo).
+        await self._track(self._week_saved(guild_id, session_id))
+
+    async def _week_saved(self, guild_id: int, session_id: int) -> None:
         if await self._is_week(guild_id, session_id):
             self._refresh_soon(guild_id)
 
     @commands.Cog.listener()
     async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
+        await self._track(self._week_cancelled(guild_id, session_id))
+
+    async def _week_cancelled(self, guild_id: int, session_id: int) -> None:
+        """A week's session cancelled with /session cancel: the week is skipped, with its reason."""
         async with self.bot.session_factory() as session, session.begin():
             skipped = await changes_svc.skip_for_cancelled(
                 session, guild_id, session_id, self.bot.clock.now()
