@@ -550,3 +550,38 @@ def next_occurrence(
         return _wall_to_utc_shift(d, local.time(), tz)
     except (OverflowError, ValueError):
         raise BadInput("That repeat has reached the end of the calendar (the year 9999).") from None
+
+
+# ---------------------------------------------------------------- wall-clock dates and times (public forms)
+
+
+def parse_clock(text: str) -> time:
+    """A time of day as typed: '9:30am', '9:30 AM', '17:30', '5pm', 'noon'. BadInput when unreadable."""
+    cleaned = " ".join(text.strip().casefold().split())
+    clock = _match_clock(cleaned) if len(cleaned) <= 20 else None
+    if clock is None:
+        raise BadInput(
+            f"I couldn't read “{text.strip()[:40]}” as a time of day; write it like 9:30am or 17:30."
+        )
+    return clock
+
+
+def localize(day: date, clock: time, tz: ZoneInfo) -> tuple[datetime, str | None]:
+    """The wall time ``clock`` on ``day`` in ``tz`` (aware, in ``tz``): BadInput naming the date when the
+    clocks skip it, the first of the two when it happens twice (with a note saying so)."""
+    return _localize(day, clock, tz)
+
+
+def wall_to_utc(day: date, clock: time, tz: ZoneInfo) -> datetime:
+    """Like :func:`localize`, but never refuses: a time the clocks skip moves forward by the gap."""
+    return _wall_to_utc_shift(day, clock, tz)
+
+
+def format_long_date(day: date | datetime, *, weekday: bool = True) -> str:
+    """'Thursday 5 November 2026' (or '5 November 2026')."""
+    return _fmt_long_date(day, weekday)
+
+
+def format_clock(t: datetime | time) -> str:
+    """'9:30 AM'."""
+    return _fmt_clock(t)

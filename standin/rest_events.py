@@ -73,11 +73,25 @@ def _check_event_times(body: Json, event: Json | None, now: dt.datetime) -> None
     errs.raise_if_any()
 
 
+# "30038: Maximum number of uncompleted guild scheduled events reached (100)" (docs: Opcodes and Status
+# Codes → JSON Error Codes). Uncompleted: SCHEDULED (1) or ACTIVE (2).
+MAX_UNCOMPLETED_EVENTS = 100
+
+
+def _check_event_cap(guild: Guild) -> None:
+    uncompleted = sum(1 for event in guild.scheduled_events.values() if event.get("status") in (1, 2))
+    if uncompleted >= MAX_UNCOMPLETED_EVENTS:
+        raise limits.ApiError(
+            400, 30038, "Maximum number of uncompleted guild scheduled events reached (100)"
+        )
+
+
 async def create_event(request: web.Request) -> web.Response:
     standin, guild, body = standin_of(request), guild_from(request), body_of(request)
     require_create(standin, guild, body)
     limits.check_scheduled_event(body, partial=False)
     _check_event_times(body, None, standin.wall_clock())
+    _check_event_cap(guild)
     event_id = standin.state.ids.next()
     bot = standin.state.bot
     event: Json = {

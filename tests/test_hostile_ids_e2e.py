@@ -41,6 +41,8 @@ ID_AUTOCOMPLETES: list[tuple[str, str, dict[str, Any]]] = [
     ("suggestions show", "suggestion", {}),
     ("suggestions review", "suggestion", {"decision": "shortlist"}),
     ("suggestions withdraw", "suggestion", {}),
+    ("series show", "series", {}),
+    ("series skip", "series", {"date": "2026-12-10"}),
 ]
 
 
@@ -57,6 +59,8 @@ async def seed(env: BotEnv) -> None:
     assert reminded.content.startswith("⏰ Reminder **#"), reminded.content
     thanks = await final(env, "suggest", {"paper": "https://example.org/p", "title": "Paper one"}, env.member)
     assert thanks.content.startswith("Thanks!"), thanks.content
+    weekly = await final(env, "series add", {"name": "Weekly", "day": "Thursday", "time": "9:30am"})
+    assert weekly.content.startswith("Added series #1"), weekly.content
 
 
 async def test_every_id_autocomplete_answers_hostile_input(discord_env: BotEnv) -> None:

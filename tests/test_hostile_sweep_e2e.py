@@ -28,11 +28,14 @@ STORED_TEXT = [
     ("reminders", "message"),
     ("suggestions", "reason"),
     ("guild_settings", "suggestion_topics"),
+    ("series", "name"),
+    ("series", "description"),
+    ("series_weeks", "skip_reason"),
 ]
 FOREIGN_GUILD = 424242
 FOREIGN_TITLE = "Foreign session"
 # Run last: they end the rows the other commands use.
-LAST = ("suggestions withdraw", "session cancel")
+LAST = ("suggestions withdraw", "session cancel", "series end")
 # What a command needs besides the row to get as far as looking the row up.
 ROW_EXTRA: dict[str, dict[str, Any]] = {
     "session recap": {"recording_url": "https://example.org/recording"},
@@ -95,6 +98,13 @@ def valid(env: BotEnv, ids: dict[str, int]) -> dict[str, Any]:
         "offsets": "1h",
         "topics": "Benchmarks, Simulators",
         "enabled": True,  # /setup website (its slug and /setup about's text are swept)
+        "name": "Ours weekly",
+        "day": "Thursday",
+        "time": "9:30am",
+        "series": str(ids["series"]),
+        "date": "2026-12-10",
+        "weeks": 8,
+        "days": 7,
     }
 
 
@@ -129,6 +139,8 @@ async def seed(env: BotEnv, title: str) -> dict[str, int]:
     assert suggested.startswith("Thanks!"), suggested
     listed = await run("reading add", {"list": title, "paper": "https://example.org/ours"})
     assert listed.startswith("Added"), listed
+    weekly = await run("series add", {"name": f"{title} weekly", "day": "Thursday", "time": "9:30am"})
+    assert weekly.startswith("Added series #"), weekly
     async with env.bot.session_factory() as db:
         row = lambda sql: db.scalar(text(sql), {"guild": env.guild.id})  # noqa: E731
         return {
@@ -137,13 +149,17 @@ async def seed(env: BotEnv, title: str) -> dict[str, int]:
                 await row("SELECT max(id) FROM reminders WHERE guild_id = :guild AND kind = 'custom'")
             ),
             "suggestion": int(await row("SELECT max(id) FROM suggestions WHERE guild_id = :guild")),
+            "series": int(await row("SELECT max(id) FROM series WHERE guild_id = :guild")),
         }
 
 
 async def move_to_another_server(env: BotEnv) -> None:
     async with env.bot.session_factory() as db, db.begin():
         # (the search index too: the app never moves a row between servers, so no trigger follows it)
-        for table in ("sessions", "reminders", "suggestions", "reading_lists", "papers", "reading_search"):
+        for table in (
+            *("sessions", "reminders", "suggestions", "reading_lists", "papers", "reading_search"),
+            *("series", "series_weeks", "series_settings"),
+        ):
             await db.execute(text(f"UPDATE {table} SET guild_id = :foreign"), {"foreign": FOREIGN_GUILD})
 
 
@@ -228,7 +244,7 @@ async def test_bad_input_on_every_command(discord_env: BotEnv, caplog: pytest.Lo
                     tried += 1
         # Another server's rows, by number: never shown, never changed.
         for option in options:
-            if option["name"] in ("session", "reminder", "suggestion"):
+            if option["name"] in ("session", "reminder", "suggestion", "series"):
                 foreign = 1 if option["type"] == 4 else "1"
                 values = {**required, **ROW_EXTRA.get(name, {}), option["name"]: foreign}
                 shown = await answer(await env.invoke(name, values, member=member))

@@ -18,6 +18,7 @@ from bot.services.sessions.info import SessionInfo
 from bot.services.sessions.queries import toggle_subscription
 from bot.services.sessions.store import get_session
 from bot.views import PaperclubView, PersistentButton, field
+from cogs.series.buttons import present_button
 
 IN_SERVER_ONLY = "This button works in a server, not in DMs."
 
@@ -64,17 +65,22 @@ class CalendarButton(PersistentButton, prefix="session:ics"):
         bot = interaction.client
         async with bot.session_factory() as session:
             info = await get_session(session, guild_id, self.session_id)
-        await send_ephemeral(interaction, calendar_hint(info), file=ics_file(info, bot.clock.now()))
+            data = await ics.session_calendar(session, info, bot.clock.now(), name=one_line(info.title, 100))
+        await send_ephemeral(interaction, calendar_hint(info), file=ics_file(info, data))
 
 
 def calendar_hint(info: SessionInfo) -> str:
     if info.is_cancelled:
         return "This session is cancelled; open the file to remove it from your calendar."
+    if info.series_id is not None:
+        return (
+            "This week is part of a series: the file adds every week of it (skipped weeks left out, moved "
+            "ones at their own time), and importing it again later updates them."
+        )
     return "Open the file to add the session to your calendar (Google, Apple and Outlook read it)."
 
 
-def ics_file(info: SessionInfo, now: datetime) -> discord.File:
-    data = ics.calendar_bytes([info], now=now, name=one_line(info.title, 100))
+def ics_file(info: SessionInfo, data: bytes) -> discord.File:
     return discord.File(io.BytesIO(data), filename=ics.session_filename(info))
 
 
@@ -105,6 +111,9 @@ def announcement_view(
         view.add_item(discord.ui.Button(label="Sign up", style=discord.ButtonStyle.link, url=info.signup_url))
     if not info.has_started(now):
         view.add_item(RemindMeButton(info.id))
+        present = present_button(info)  # a week of a series: I'll present (cogs/series/buttons.py)
+        if present is not None:
+            view.add_item(present)
     view.add_item(CalendarButton(info.id))
     if page is not None:
         view.add_item(page)

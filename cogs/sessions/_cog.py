@@ -308,11 +308,9 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     async def calendar(self, interaction: Interaction) -> None:
         guild_id = require_guild_id(interaction)
         now = self.bot.clock.now()
-        async with self.bot.session_factory() as db:
-            infos = await queries.list_for_calendar(db, guild_id, now)
         name = interaction.guild.name if interaction.guild else "Paper club"
-        data = ics.calendar_bytes(infos, now=now, name=name[:100])
-        count = sum(1 for info in infos if not info.is_cancelled)
+        async with self.bot.session_factory() as db:
+            data, count = await ics.guild_calendar(db, guild_id, now, name=name[:100])
         await send_ephemeral(
             interaction,
             f"{count} upcoming session{'s' if count != 1 else ''}. Open the file to add them to your calendar; "

@@ -12,6 +12,7 @@ from bot.permissions import IN_SERVER_ONLY, ensure_organizer, manager_only
 from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, send_ephemeral
 from bot.services.setup.config import GuildConfig, update_config
 from bot.transformers import timezone_autocomplete
+from cogs.series import settings as series_settings
 from cogs.setup import access
 from cogs.site import _setup as site_setup
 
@@ -86,6 +87,9 @@ class SetupCog(
         embed = render_settings_embed(config, gaps)
         embed.add_field(
             name="Website", value=cut(await site_setup.show_field(interaction), 1024), inline=False
+        )
+        embed.add_field(
+            name="Series", value=cut(await series_settings.show_field(interaction), 1024), inline=False
         )
         await send_ephemeral(interaction, embed=embed)
 
@@ -179,3 +183,21 @@ class SetupCog(
         self, interaction: Interaction, text: app_commands.Range[str, 1, 4000] | None = None
     ) -> None:
         await site_setup.set_about(interaction, text)
+
+    # ------------------------------------------------------------ the series (cogs/series/settings.py)
+
+    @app_commands.command(
+        name="series_horizon", description="How many weeks ahead each series has its sessions"
+    )
+    @app_commands.describe(weeks="1–12 (default 8); each of those weeks gets its session and Discord event")
+    @manager_only()
+    async def series_horizon(self, interaction: Interaction, weeks: app_commands.Range[int, 1, 12]) -> None:
+        await series_settings.set_horizon(interaction, weeks)
+
+    @app_commands.command(
+        name="series_nudge", description="Days before an open week the organizers are nudged"
+    )
+    @app_commands.describe(days="0–28 (default 7; 0: no nudges) before a week with no presenter or no paper")
+    @manager_only()
+    async def series_nudge(self, interaction: Interaction, days: app_commands.Range[int, 0, 28]) -> None:
+        await series_settings.set_nudge_days(interaction, days)

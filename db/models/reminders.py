@@ -21,8 +21,10 @@ FINAL_STATUSES = (SENT, CANCELLED, FAILED, MISSED)
 
 #: Kinds: an organizer's ``custom`` reminder; automatic ``session`` reminders in the announcements
 #: channel; ``personal`` DMs for members who asked (Remind me); the presenter's DMs before
-#: (``presenter``) and after (``recap``) the session.
+#: (``presenter``) and after (``recap``) the session; the organizers' ``nudge`` before a series week that still
+#: has no presenter or no paper (planned by bot/services/series/nudges.py, not by the session planner).
 CUSTOM, SESSION, PERSONAL, PRESENTER, RECAP = "custom", "session", "personal", "presenter", "recap"
+NUDGE = "nudge"
 AUTOMATIC_KINDS = (SESSION, PERSONAL, PRESENTER, RECAP)
 
 _LIVE_SQL = "status IN ('pending', 'sending') AND plan_key IS NOT NULL"

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from db.base import Base, utcnow
+
+if TYPE_CHECKING:
+    from db.models.series import SeriesWeek
 
 
 class Paper(Base):
@@ -71,6 +75,9 @@ class ClubSession(Base):
     papers: Mapped[list[SessionPaper]] = relationship(
         back_populates="session", order_by="SessionPaper.position", cascade="all, delete-orphan"
     )
+    # The week of a series this session is (db/models/series.py). Loaded only where asked for
+    # (bot.services.sessions.store.load_row); read anywhere else it raises rather than query unseen.
+    series_week: Mapped[SeriesWeek | None] = relationship(lazy="raise", viewonly=True)
 
 
 class SessionPaper(Base):

@@ -10,6 +10,7 @@ import pytest
 
 from bot.paging import PageButton
 from bot.views import PersistentButton, field
+from cogs.series.buttons import PresentButton as SeriesPresentButton
 from cogs.sessions._buttons import CalendarButton, RemindMeButton
 from cogs.suggestions._components import CreateSessionButton, PresentButton, VoteButton
 
@@ -20,6 +21,7 @@ ALL_BUTTONS: list[type[PersistentButton]] = [
     VoteButton,
     PresentButton,
     CreateSessionButton,
+    SeriesPresentButton,
 ]
 PRIMARY, SECONDARY, SUCCESS = 1, 2, 3
 
@@ -88,6 +90,26 @@ PINNED: list[tuple[PersistentButton, dict[str, Any]]] = [
         }
         | emoji("📅"),
     ),
+    # A series week's I'll present (its announcement, its card, the open-weeks message), and Step down.
+    (
+        SeriesPresentButton.claim(42),
+        {"style": SUCCESS, "disabled": False, "label": "I'll present", "custom_id": "series:present:42"}
+        | emoji("🙋"),
+    ),
+    (
+        SeriesPresentButton.claim(42, "Thu 17 Dec"),
+        {"style": SUCCESS, "disabled": False, "label": "Thu 17 Dec", "custom_id": "series:present:42"}
+        | emoji("🙋"),
+    ),
+    (
+        SeriesPresentButton.step_down(42),
+        {
+            "style": SECONDARY,
+            "disabled": False,
+            "label": "Step down as presenter",
+            "custom_id": "series:present:42",
+        },
+    ),
 ]
 
 
@@ -139,6 +161,8 @@ def test_custom_ids_not_ours_or_malformed_match_no_button() -> None:
         "pg:Bad::0:n",
         "session:list:1234567:n",
         "session:list:1:x",
+        "series:present:",
+        "series:present:12345678901",
         "x",
     ):
         assert matching(custom_id) == [], custom_id

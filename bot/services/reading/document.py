@@ -22,8 +22,8 @@ reports every bad row with its line; nothing is written unless the whole file is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -38,6 +38,7 @@ from bot.services.reading.lists import (
     clean_note,
     normalize_list_name,
 )
+from bot.services.series import programme as series_programme
 from bot.services.sessions import rules
 from bot.services.sessions.info import CANCELLED, SCHEDULED
 from bot.services.setup.config import normalize_change
@@ -70,6 +71,8 @@ SESSION_FIELDS = {
     "notes_url",
     "wiki_url",
     "status",
+    "series",  # a week of one of the file's series (bot/services/series/programme.py) ...
+    "week",  # ... on this date
 }
 SESSION_URLS = {
     "signup_url": "The sign-up link",
@@ -80,7 +83,7 @@ SESSION_URLS = {
 STATUSES = (SCHEDULED, CANCELLED)
 LIST_FIELDS = {"name", "description", "papers"}
 PAPER_FIELDS = {"paper", "title", "authors", "note"}
-TOP_FIELDS = {"guild_id", "settings", "sessions", "lists", "version"}
+TOP_FIELDS = {"guild_id", "settings", "sessions", "lists", "series", "version"}
 WALL_TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S")
 
 
@@ -120,6 +123,8 @@ class ProgrammeSession:
     papers: tuple[ProgrammePaper, ...] | None
     """None when the file does not say (the stored papers stay)."""
     line: int | None = None
+    week: tuple[str, date] | None = None
+    """The series (its name key) and week date this session is, when it is a week of one."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,7 @@ class Programme:
     settings: dict[str, object] = field(default_factory=dict)
     sessions: list[ProgrammeSession] = field(default_factory=list)
     lists: list[ProgrammeList] = field(default_factory=list)
+    series: list[series_programme.ProgrammeSeries] = field(default_factory=list)
 
 
 class _Checker:
@@ -299,8 +305,14 @@ def _papers(
 def _settings(checker: _Checker, node: Any, line: int | None) -> dict[str, object]:
     if node is None:
         return {}
-    node = checker.mapping(node, "settings", set(SETTINGS_FIELDS), line)
+    node = checker.mapping(node, "settings", set(SETTINGS_FIELDS) | set(series_programme.SETTINGS), line)
     out: dict[str, object] = {}
+    for name, check in series_programme.SETTINGS.items():
+        if node is not None and name in node:
+            where, at = f"settings.{name}", checker.line_of(node, name)
+            number = checker.integer(node[name], where, at, low=0)
+            if number is not None and checker.check(at, where, check, number) is not None:
+                out[name] = number
     for name, kind in SETTINGS_FIELDS.items():
         if node is None or name not in node:
             continue
@@ -433,6 +445,9 @@ def validate_programme(data: Any, *, guild_id: int | None, default_timezone: str
         checker.add(None, "guild_id", "no guild: put guild_id in the file or pass --guild ID")
     settings = _settings(checker, root.get("settings"), checker.line_of(root, "settings"))
     zone = str(settings.get("timezone") or default_timezone)
+    series = series_programme.check_series(checker, root.get("series"), checker.line_of(root, "series"), zone)
+    series_by_key = {item.key: item for item in series}
+    seen_weeks: dict[tuple[str, date], int] = {}
 
     sessions: list[ProgrammeSession] = []
     seen_sessions: dict[tuple[str, datetime], int] = {}
@@ -449,6 +464,23 @@ def validate_programme(data: Any, *, guild_id: int | None, default_timezone: str
             )
             continue
         seen_sessions[key] = index + 1
+        if isinstance(node, dict) and (node.get("series") is not None or node.get("week") is not None):
+            week = series_programme.check_week(
+                checker,
+                f"sessions[{index + 1}]",
+                line,
+                series_by_key,
+                str(node.get("series")),
+                checker.text(node.get("week"), f"sessions[{index + 1}].week", line),
+            )
+            if week is not None and week in seen_weeks:
+                checker.add(
+                    line, f"sessions[{index + 1}].week", f"the same week as sessions[{seen_weeks[week]}]"
+                )
+                continue
+            if week is not None:
+                seen_weeks[week] = index + 1
+                parsed = replace(parsed, week=week)
         sessions.append(parsed)
 
     lists: list[ProgrammeList] = []
@@ -470,7 +502,7 @@ def validate_programme(data: Any, *, guild_id: int | None, default_timezone: str
     if checker.problems or target is None:
         checker.problems.sort(key=lambda p: p.line or 0)
         raise ProgrammeInvalid(checker.problems)
-    return Programme(target, settings, sessions, lists)
+    return Programme(target, settings, sessions, lists, series)
 
 
 def format_wall_time(dt: datetime, zone: str) -> str:

@@ -19,8 +19,10 @@ from bot.papers import normalize_title
 from bot.services.papers.store import get_or_create_paper
 from bot.services.reading.document import SESSION_URLS, Programme, ProgrammePaper, format_wall_time
 from bot.services.reading.lists import normalize_list_name
+from bot.services.series import programme as series_programme
 from bot.services.sessions.info import SCHEDULED
 from bot.services.setup.config import get_config, update_config
+from db.base import utcnow
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.reading import ReadingList, ReadingListItem
 
@@ -38,6 +40,9 @@ class ImportReport:
     lists_changed: int = 0
     lists_same: int = 0
     settings_changed: bool = False
+    series_new: int = 0
+    series_changed: int = 0
+    series_same: int = 0
 
     @property
     def changed_anything(self) -> bool:
@@ -49,6 +54,8 @@ class ImportReport:
             or self.lists_new
             or self.lists_changed
             or self.settings_changed
+            or self.series_new
+            or self.series_changed
         )
 
     def summary(self, guild_id: int) -> str:
@@ -58,7 +65,12 @@ class ImportReport:
             f"guild {guild_id}: sessions {self.sessions_new} new, {self.sessions_changed} changed, "
             f"{self.sessions_same} unchanged; papers {self.papers_new} new, {self.papers_changed} changed; "
             f"lists {self.lists_new} new, {self.lists_changed} changed, {self.lists_same} unchanged; "
-            f"settings {'changed' if self.settings_changed else 'unchanged'}."
+            f"settings {'changed' if self.settings_changed else 'unchanged'}"
+            + (
+                f"; series {self.series_new} new, {self.series_changed} changed, {self.series_same} unchanged."
+                if self.series_new or self.series_changed or self.series_same
+                else "."
+            )
         )
 
 
@@ -126,7 +138,18 @@ async def apply_programme(session: AsyncSession, programme: Programme) -> Import
     report = ImportReport()
     papers = _Papers(session, guild_id, report)
 
-    if programme.settings:
+    now = utcnow()
+    series_settings = {k: v for k, v in programme.settings.items() if k in series_programme.SETTINGS}
+    if await series_programme.apply_settings(session, guild_id, series_settings, now):  # type: ignore[arg-type]
+        report.settings_changed = True
+    guild_settings = {k: v for k, v in programme.settings.items() if k not in series_programme.SETTINGS}
+    (
+        report.series_new,
+        report.series_changed,
+        report.series_same,
+        series_rows,
+    ) = await series_programme.apply_series(session, guild_id, programme.series, now)
+    if guild_settings:
         config = await get_config(session, guild_id)
         current = {
             "timezone": config.timezone,
@@ -138,7 +161,7 @@ async def apply_programme(session: AsyncSession, programme: Programme) -> Import
             "organizer_role_id": config.organizer_role_id,
             "ping_role_id": config.ping_role_id,
         }
-        changes = {k: v for k, v in programme.settings.items() if current.get(k) != v}
+        changes = {k: v for k, v in guild_settings.items() if current.get(k) != v}
         if changes:
             await update_config(session, guild_id, **changes)
             report.settings_changed = True
@@ -172,6 +195,13 @@ async def apply_programme(session: AsyncSession, programme: Programme) -> Import
             rows = [await papers.get(p) for p in given.papers]
             await session.flush()
             changed = await _apply_session_papers(row, rows) or changed
+        if given.week is not None:
+            await session.flush()
+            key, day = given.week
+            changed = (
+                await series_programme.link_week(session, guild_id, row, series_rows[key], day, now)
+                or changed
+            )
         if created:
             report.sessions_new += 1
         elif changed:
@@ -263,6 +293,8 @@ async def dump_programme(session: AsyncSession, guild_id: int) -> dict[str, Any]
     for name in ("announcements_channel_id", "suggestions_channel_id", "organizer_role_id", "ping_role_id"):
         if (value := getattr(config, name)) is not None:
             settings[name] = value
+    series_docs, weeks_of, series_settings = await series_programme.dump_series(session, guild_id)
+    settings.update(series_settings)
 
     sessions = []
     rows = await session.scalars(
@@ -286,6 +318,8 @@ async def dump_programme(session: AsyncSession, guild_id: int) -> dict[str, Any]
         doc.update({k: v for k, v in optional.items() if v is not None})
         if row.status != SCHEDULED:
             doc["status"] = row.status
+        if row.id in weeks_of:
+            doc["series"], doc["week"] = weeks_of[row.id]
         doc["papers"] = [paper_document(link.paper) for link in row.papers]
         sessions.append(doc)
 
@@ -306,6 +340,7 @@ async def dump_programme(session: AsyncSession, guild_id: int) -> dict[str, Any]
         "version": PROGRAMME_VERSION,
         "guild_id": guild_id,
         "settings": settings,
+        **({"series": series_docs} if series_docs else {}),
         "sessions": sessions,
         "lists": lists,
     }

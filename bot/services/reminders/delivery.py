@@ -26,6 +26,7 @@ from bot.services.reminders.texts import (
     PaperLink,
     SessionFacts,
     custom_text,
+    nudge_text,
     personal_text,
     presenter_text,
     recap_text,
@@ -38,6 +39,7 @@ from db.models.reminders import (
     CUSTOM,
     FAILED,
     MISSED,
+    NUDGE,
     PENDING,
     PERSONAL,
     PRESENTER,
@@ -210,6 +212,8 @@ def _render(row: Reminder, config: GuildConfig, facts: SessionFacts | None, dela
         return presenter_text(facts, zones, delayed=delayed)
     if row.kind == RECAP:
         return recap_text(facts, session_ref=f"#{facts.id}", delayed=delayed)
+    if row.kind == NUDGE:
+        return nudge_text(row.plan_key or "", row.message or "", facts, zones, delayed=delayed)
     return custom_text(row.message or "", facts, zones, delayed=delayed)
 
 

@@ -20,6 +20,7 @@ from db.models.reminders import (
     CANCELLED,
     CUSTOM,
     LIVE_STATUSES,
+    NUDGE,
     PENDING,
     PERSONAL,
     PRESENTER,
@@ -122,7 +123,12 @@ async def plan_session(
         .all()
     )
     result = PlanResult()
-    live = {row.plan_key: row for row in rows if row.plan_key and row.status in LIVE_STATUSES}
+    # Nudges are the series planner's (bot/services/series/nudges.py): left alone here.
+    live = {
+        row.plan_key: row
+        for row in rows
+        if row.plan_key and row.status in LIVE_STATUSES and row.kind != NUDGE
+    }
     for key, row in live.items():
         slot = wanted.get(key)
         if row.status != PENDING:

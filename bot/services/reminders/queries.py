@@ -111,5 +111,6 @@ def describe(info: ReminderInfo) -> str:
         "personal": "DM to a member",
         "presenter": "DM to the presenter",
         "recap": "Recap request to the presenter",
+        "nudge": "Nudge to the organizers",
     }.get(info.kind, info.kind)
     return f"{what}: {title}" if title else what

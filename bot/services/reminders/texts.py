@@ -134,3 +134,17 @@ def custom_text(
         tail = f"\n— **{cut(escape(facts.title), 150)}**, {_when(facts, zones)}"
     room = CONTENT_LIMIT - len(head) - len(tail)
     return head + cut(message, room) + tail
+
+
+def nudge_text(
+    plan_key: str, line: str, facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed: bool = False
+) -> str:
+    """The organizers' nudge before a series week that still has no presenter (``nudge:presenter``) or no
+    paper (``nudge:paper``); ``line`` says where to claim it or how to set it."""
+    missing = "no paper" if plan_key.endswith(":paper") else "no presenter"
+    mark = "📄" if missing == "no paper" else "🙋"
+    head = (
+        f"{mark} **{cut(escape(facts.title), 200)}** still has **{missing}**{_delayed(delayed)}: "
+        f"{timeutil.format_club_time(facts.starts_at, zones)} ({timeutil.discord_timestamp(facts.starts_at, 'R')})"
+    )
+    return cut(f"{head}\n{line}" if line else head, CONTENT_LIMIT)

@@ -1,20 +1,37 @@
-"""Calendar files (RFC 5545) for sessions, built with icalendar.
+"""Calendar files (RFC 5545) for sessions and series, built with icalendar.
 
-Each session is one VEVENT whose UID never changes, so calendar apps update their copy instead of
+Each one-off session is one VEVENT whose UID never changes, so calendar apps update their copy instead of
 adding a second one; SEQUENCE (``sessions.sequence``, raised on every edit and on cancelling) tells
-them which copy is newer, and STATUS:CANCELLED removes it. Times are written in UTC (``...Z``), which
+them which copy is newer, and STATUS:CANCELLED removes it. Its times are written in UTC (``...Z``), which
 every calendar app reads without needing a VTIMEZONE block.
+
+A series is written the way calendar apps expect a repeating event: one VEVENT with
+``RRULE:FREQ=WEEKLY;INTERVAL=…;BYDAY=…`` from ``DTSTART;TZID=<the series' zone>`` (with that zone's
+VTIMEZONE, so 9:30 AM PT stays 9:30 AM PT across daylight saving), ``UNTIL`` when it ends, ``EXDATE``
+for each skipped week, and an overriding VEVENT (same UID, ``RECURRENCE-ID`` the week's regular start)
+for each week that was moved or has its own title, presenter, papers or description. The sessions of
+those weeks are not written again as one-off VEVENTs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import datetime
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
-from icalendar import Calendar, Event
+from icalendar import Calendar, Event, Timezone
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.services.series import store as series_store
+from bot.services.series import weeks as series_weeks
+from bot.services.series.info import SeriesInfo, WeekInfo
+from bot.services.sessions import queries
 from bot.services.sessions.info import SessionInfo
 from bot.timeutil import ensure_aware_utc
+
+BYDAY = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+TIMEZONE_YEARS = 10  # the VTIMEZONE spells out each zone's changes this far past the series' start
 
 PRODID = "-//paperclub//Paper club sessions//EN"
 UID_DOMAIN = "paperclub.invalid"
@@ -62,18 +79,176 @@ def session_event(info: SessionInfo, *, now: datetime) -> Event:
     return event
 
 
-def calendar_bytes(sessions: Iterable[SessionInfo], *, now: datetime, name: str = "Paper club") -> bytes:
-    """A whole VCALENDAR (METHOD:PUBLISH) with one VEVENT per session."""
+@dataclass(frozen=True)
+class SeriesCalendar:
+    """A series and its stored weeks from the first week of its current rule on (what the VEVENT covers)."""
+
+    info: SeriesInfo
+    weeks: tuple[WeekInfo, ...] = ()
+
+    @property
+    def covered(self) -> set[int]:
+        """The sessions this series' VEVENTs stand for (not written again as one-offs)."""
+        return {week.session.id for week in self.weeks if week.session is not None}
+
+
+def series_uid(info: SeriesInfo) -> str:
+    return f"series-{info.guild_id}-{info.id}@{UID_DOMAIN}"
+
+
+def _local(when: datetime | date, at: time | None, zone: ZoneInfo) -> datetime:
+    if isinstance(when, datetime):
+        return ensure_aware_utc(when).astimezone(zone)
+    assert at is not None
+    return datetime.combine(when, at, tzinfo=zone)
+
+
+def _differs(week: WeekInfo, info: SeriesInfo) -> bool:
+    """Whether the week needs its own VEVENT: moved, or its own title, presenter, papers, length or text."""
+    club = week.session
+    if club is None:
+        return False
+    return (
+        week.is_moved
+        or club.title != info.name
+        or bool(club.presenter_id or club.presenter_name)
+        or bool(club.papers)
+        or club.duration_minutes != info.duration_minutes
+        or (club.description or None) != (info.description or None)
+    )
+
+
+def series_events(calendar: SeriesCalendar, *, now: datetime) -> list[Event]:
+    """The series' VEVENT (RRULE, EXDATE) and one overriding VEVENT per week that differs from it."""
+    info, rule = calendar.info, calendar.info.rule
+    zone = rule.tz
+    start = _local(rule.anchor, rule.start, zone)
+    master = Event()
+    master.add("uid", series_uid(info))
+    master.add("dtstamp", ensure_aware_utc(now))
+    master.add("dtstart", start)
+    master.add("dtend", start + timedelta(minutes=info.duration_minutes))
+    repeat: dict[str, object] = {"FREQ": "WEEKLY", "INTERVAL": rule.interval, "BYDAY": BYDAY[rule.weekday]}
+    if rule.until is not None:
+        # With DTSTART in a zone, UNTIL is in UTC (RFC 5545, 3.3.10): the end of the last day, there.
+        last = datetime.combine(rule.until, time(23, 59, 59), tzinfo=zone).astimezone(UTC)
+        repeat["UNTIL"] = last
+    master.add("rrule", repeat)
+    skipped = [
+        _local(week.week_date, rule.start, zone)
+        for week in calendar.weeks
+        if week.is_skipped and rule.meets_on(week.week_date)
+    ]
+    if skipped:
+        master.add("exdate", skipped)
+    master.add("sequence", info.sequence)
+    master.add("status", "CONFIRMED")
+    master.add("summary", info.name)
+    master.add("location", info.signup_url or "Video call")
+    if info.signup_url:
+        master.add("url", info.signup_url)
+    lines = [
+        line
+        for line in (info.description, f"Sign up: {info.signup_url}" if info.signup_url else None)
+        if line
+    ]
+    if lines:
+        master.add("description", "\n\n".join(lines))
+    events = [master]
+    for week in calendar.weeks:
+        if not week.is_scheduled or week.session is None or not rule.meets_on(week.week_date):
+            continue
+        if not _differs(week, info):
+            continue
+        club = week.session
+        override = session_event(club, now=now)
+        del override["uid"]
+        override.add("uid", series_uid(info))
+        del override["dtstart"], override["dtend"], override["sequence"]
+        override.add("recurrence-id", _local(week.week_date, rule.start, zone))
+        override.add("dtstart", _local(club.starts_at, None, zone))
+        override.add("dtend", _local(club.ends_at, None, zone))
+        override.add("sequence", info.sequence + club.sequence)
+        events.append(override)
+    return events
+
+
+def _timezones(series: Sequence[SeriesCalendar]) -> list[Timezone]:
+    spans: dict[str, tuple[date, date]] = {}
+    for item in series:
+        rule = item.info.rule
+        first = date(rule.anchor.year, 1, 1)
+        last = date((rule.until or rule.anchor).year + TIMEZONE_YEARS, 1, 1)
+        known = spans.get(rule.zone)
+        spans[rule.zone] = (min(first, known[0]), max(last, known[1])) if known else (first, last)
+    return [Timezone.from_tzid(zone, first_date=a, last_date=b) for zone, (a, b) in sorted(spans.items())]
+
+
+def calendar_bytes(
+    sessions: Iterable[SessionInfo],
+    *,
+    now: datetime,
+    name: str = "Paper club",
+    series: Sequence[SeriesCalendar] = (),
+) -> bytes:
+    """A whole VCALENDAR (METHOD:PUBLISH): each series as a repeating VEVENT with its overrides and its
+    zone's VTIMEZONE, and one VEVENT per session that is not a week of one of them."""
     calendar = Calendar()
     calendar.add("prodid", PRODID)
     calendar.add("version", "2.0")
     calendar.add("calscale", "GREGORIAN")
     calendar.add("method", "PUBLISH")
     calendar.add("x-wr-calname", name)
+    covered = set().union(*(item.covered for item in series)) if series else set()
+    for zone in _timezones(series):
+        calendar.add_component(zone)
+    for item in series:
+        for event in series_events(item, now=now):
+            calendar.add_component(event)
     for info in sessions:
-        calendar.add_component(session_event(info, now=now))
+        if info.id not in covered:
+            calendar.add_component(session_event(info, now=now))
     return calendar.to_ical()
 
 
 def session_filename(info: SessionInfo) -> str:
     return f"paperclub-session-{info.id}.ics"
+
+
+# ---------------------------------------------------------------- from the store
+
+
+async def series_calendars(
+    session: AsyncSession, guild_id: int, now: datetime, *, series_id: int | None = None
+) -> list[SeriesCalendar]:
+    """Every series of the guild (or one), with its weeks from its current rule's first week on."""
+    settings = await series_store.get_settings(session, guild_id)
+    found = []
+    for info in await series_store.list_series(session, guild_id):
+        if series_id is not None and info.id != series_id:
+            continue
+        weeks = await series_weeks.weeks_view(
+            session, info, now, settings.horizon_weeks, since=info.rule.anchor
+        )
+        found.append(SeriesCalendar(info, tuple(weeks)))
+    return found
+
+
+async def guild_calendar(
+    session: AsyncSession, guild_id: int, now: datetime, *, name: str
+) -> tuple[bytes, int]:
+    """/session calendar: every upcoming session and every series of the guild; and how many sessions
+    that is (weeks of a series included)."""
+    infos = await queries.list_for_calendar(session, guild_id, now)
+    series = await series_calendars(session, guild_id, now)
+    count = sum(1 for info in infos if not info.is_cancelled)
+    return calendar_bytes(infos, now=now, name=name, series=series), count
+
+
+async def session_calendar(session: AsyncSession, info: SessionInfo, now: datetime, *, name: str) -> bytes:
+    """Add to calendar: the session, or, for a week of a series, the whole series (one repeating event that
+    calendar apps keep in step, instead of a copy of one week)."""
+    if info.series_id is not None:
+        series = await series_calendars(session, info.guild_id, now, series_id=info.series_id)
+        return calendar_bytes([], now=now, name=series[0].info.name if series else name, series=series)
+    return calendar_bytes([info], now=now, name=name)

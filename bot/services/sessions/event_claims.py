@@ -36,7 +36,14 @@ async def claim_event(
     session: AsyncSession, guild_id: int, session_id: int, token: str, now: datetime
 ) -> bool:
     """Take the right to create the session's event; False when someone else holds a live claim."""
-    key = claim_key(guild_id, session_id)
+    return await claim(session, claim_key(guild_id, session_id), token, now)
+
+
+async def claim(
+    session: AsyncSession, key: str, token: str, now: datetime, lease: timedelta = CLAIM_LEASE
+) -> bool:
+    """Take the claim ``key`` (any ``app_state`` key: one thing made once, e.g. a series' organizer thread);
+    False when someone else holds it and its ``lease`` has not run out."""
     insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
     inserted = await session.execute(
         insert(AppState).values(key=key, value=token, updated_at=now).on_conflict_do_nothing()
@@ -45,16 +52,19 @@ async def claim_event(
         return True
     stale = await session.execute(
         update(AppState)
-        .where(AppState.key == key, AppState.updated_at <= now - CLAIM_LEASE)
+        .where(AppState.key == key, AppState.updated_at <= now - lease)
         .values(value=token, updated_at=now)
     )
     return _rowcount(stale) == 1
 
 
 async def release_event_claim(session: AsyncSession, guild_id: int, session_id: int, token: str) -> None:
-    await session.execute(
-        delete(AppState).where(AppState.key == claim_key(guild_id, session_id), AppState.value == token)
-    )
+    await release(session, claim_key(guild_id, session_id), token)
+
+
+async def release(session: AsyncSession, key: str, token: str) -> None:
+    """Give the claim ``key`` back (only by the token that holds it)."""
+    await session.execute(delete(AppState).where(AppState.key == key, AppState.value == token))
 
 
 async def sessions_missing_events(session: AsyncSession, guild_id: int, now: datetime) -> Sequence[int]:

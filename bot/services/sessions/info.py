@@ -41,6 +41,9 @@ class SessionInfo:
     sequence: int
     cancel_reason: str | None = None
     created_by: int | None = None
+    series_id: int | None = None
+    """The series this session is a week of (bot/services/series), when known: read by ``load_row``
+    (so ``get_session``), None from the list queries."""
 
     @property
     def is_cancelled(self) -> bool:
@@ -77,7 +80,9 @@ class SessionEdit:
 
 
 def session_info(row: ClubSession) -> SessionInfo:
-    """Plain values of a row whose papers were loaded (see :func:`load_row`)."""
+    """Plain values of a row whose papers were loaded (see :func:`load_row`; its series week too, when
+    that was loaded: it is never loaded here behind the caller's back)."""
+    week = row.__dict__.get("series_week")
     return SessionInfo(
         id=row.id,
         guild_id=row.guild_id,
@@ -102,4 +107,5 @@ def session_info(row: ClubSession) -> SessionInfo:
         sequence=row.sequence,
         cancel_reason=row.cancel_reason,
         created_by=row.created_by,
+        series_id=week.series_id if week is not None else None,
     )

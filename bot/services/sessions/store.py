@@ -41,7 +41,7 @@ async def load_row(session: AsyncSession, guild_id: int, session_id: int) -> Clu
         await session.execute(
             select(ClubSession)
             .where(ClubSession.id == session_id)
-            .options(selectinload(ClubSession.papers))
+            .options(selectinload(ClubSession.papers), selectinload(ClubSession.series_week))
             .execution_options(populate_existing=True)
         )
     ).scalar_one_or_none()

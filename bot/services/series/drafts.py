@@ -1,0 +1,185 @@
+"""A new series and an edit of one's rule, each value checked once (:func:`new_series`, :func:`edit_rule`):
+the drafts the commands build from what organizers typed, before anything is stored. Pure: no store, no
+discord; BadInput with the organizer's message on the first bad value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from bot import timeutil
+from bot.errors import BadInput
+from bot.services.series.rules import (
+    Rule,
+    check_every,
+    check_times,
+    clean_name,
+    day_month,
+    first_date,
+    long_date,
+    name_key,
+    parse_date,
+    parse_weekday,
+    weekday_name,
+)
+from bot.services.sessions import rules as session_rules
+
+
+@dataclass(frozen=True)
+class SeriesDraft:
+    """A new series, every value checked (build it with :func:`new_series`)."""
+
+    name: str
+    rule: Rule
+    duration_minutes: int = 60
+    signup_url: str | None = None
+    description: str | None = None
+
+    @property
+    def key(self) -> str:
+        return name_key(self.name)
+
+
+def _rule_from(
+    *,
+    day: str,
+    clock: str,
+    zone: str,
+    every: int,
+    first: str | None,
+    until: str | None,
+    now: datetime,
+) -> Rule:
+    weekday = parse_weekday(day)
+    start = timeutil.parse_clock(clock)
+    tz = timeutil.resolve_timezone(zone)
+    check_every(every)
+    if first is None:
+        begins = first_date(weekday, start, tz, now)
+    else:
+        begins = parse_date(first, tz, now, what="first date")
+        if begins.weekday() != weekday:
+            raise BadInput(
+                f"This series meets on {weekday_name(weekday, plural=True)}; {day_month(begins)} (first) is a "
+                f"{weekday_name(begins.weekday())}."
+            )
+    ends = parse_date(until, tz, now, what="until date") if until else None
+    if ends is not None and ends < begins:
+        raise BadInput(
+            f"until ({long_date(ends)}) is before the first week ({long_date(begins)}); "
+            "give a later until, or leave it out."
+        )
+    rule = Rule(weekday, start, tz.key, every, begins, ends)
+    check_times(rule, begins)
+    session_rules.check_start(rule.start_on(begins), now)  # not past, not over two years out
+    return rule
+
+
+def new_series(
+    *,
+    name: str,
+    day: str,
+    time: str,
+    now: datetime,
+    default_zone: str,
+    zone: str | None = None,
+    every: int = 1,
+    first: str | None = None,
+    until: str | None = None,
+    duration: int = 60,
+    signup_url: str | None = None,
+    description: str | None = None,
+) -> SeriesDraft:
+    """Check a new series' values, each once (BadInput on the first bad one)."""
+    clean = clean_name(name)
+    rule = _rule_from(
+        day=day, clock=time, zone=zone or default_zone, every=every, first=first, until=until, now=now
+    )
+    return SeriesDraft(
+        name=clean,
+        rule=rule,
+        duration_minutes=session_rules.check_duration(duration),
+        signup_url=session_rules.clean_url(signup_url, "The sign-up link"),
+        description=session_rules.clean_description(description),
+    )
+
+
+@dataclass(frozen=True)
+class RuleEdit:
+    """/series edit: the rule as it becomes (``rule``), the duration, and which parts changed."""
+
+    rule: Rule
+    duration_minutes: int
+    changed: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def moves_weeks(self) -> bool:
+        """Whether the weeks ahead move (day, time, zone or every changed), rather than only end sooner or
+        later or last longer."""
+        return bool(self.changed & {"day", "time", "timezone", "every"})
+
+
+def edit_rule(
+    old: Rule,
+    old_duration: int,
+    *,
+    now: datetime,
+    day: str | None = None,
+    time: str | None = None,
+    zone: str | None = None,
+    every: int | None = None,
+    until: str | None = None,
+    duration: int | None = None,
+) -> RuleEdit:
+    """Check an edit of the rule, each value once. When the day, time, zone or every change, the new rule
+    starts from the next week not yet begun (the week of the old rule's next date, on the new weekday, or
+    the cycle after when that has passed); past weeks keep the old rule."""
+    weekday = parse_weekday(day) if day is not None else old.weekday
+    start = timeutil.parse_clock(time) if time is not None else old.start
+    tz = timeutil.resolve_timezone(zone) if zone is not None else old.tz
+    interval = check_every(every) if every is not None else old.interval
+    minutes = session_rules.check_duration(duration) if duration is not None else old_duration
+    changed = {
+        name
+        for name, was, now_is in (
+            ("day", old.weekday, weekday),
+            ("time", old.start, start),
+            ("timezone", old.zone, tz.key),
+            ("every", old.interval, interval),
+            ("duration", old_duration, minutes),
+        )
+        if was != now_is
+    }
+    anchor = old.anchor
+    if changed & {"day", "time", "timezone", "every"}:
+        anchor = _next_anchor(old, weekday, start, tz, interval, now)
+    ends = old.until
+    if until is not None:
+        ends = parse_date(until, tz, now, what="until date")
+        if ends != old.until:
+            changed.add("until")
+    rule = Rule(weekday, start, tz.key, interval, anchor, ends)
+    if ends is not None and "until" in changed:
+        today = now.astimezone(tz).date()
+        if ends < today:
+            raise BadInput(
+                f"until ({long_date(ends)}) has passed; to stop the series now, use `/series end`."
+            )
+    if ends is not None and ends < anchor:
+        raise BadInput(
+            f"until ({long_date(ends)}) is before the series' next week ({long_date(anchor)}); "
+            "to stop the series, use `/series end`."
+        )
+    if changed & {"day", "time", "timezone", "every"}:
+        check_times(rule, anchor)
+    return RuleEdit(rule, minutes, frozenset(changed))
+
+
+def _next_anchor(old: Rule, weekday: int, start: time, tz: ZoneInfo, interval: int, now: datetime) -> date:
+    reference = old.next_date(now) or now.astimezone(tz).date()
+    anchor = reference - timedelta(days=reference.weekday()) + timedelta(days=weekday)
+    while timeutil.wall_to_utc(anchor, start, tz) <= now:
+        anchor += timedelta(weeks=interval)
+    return anchor

@@ -1,0 +1,118 @@
+"""A series and its weeks as plain values (what the cog shows, the calendar writes and the nudges say), and
+what a change did (the sessions to publish)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+
+from bot.services.series.rules import Rule
+from bot.services.sessions.info import SessionInfo
+from db.models.series import WEEK_SCHEDULED, WEEK_SKIPPED, Series
+
+
+@dataclass(frozen=True)
+class SeriesInfo:
+    id: int
+    guild_id: int
+    name: str
+    rule: Rule
+    first_date: date
+    duration_minutes: int
+    signup_url: str | None
+    description: str | None
+    sequence: int
+    board_channel_id: int | None
+    board_message_id: int | None
+    created_by: int | None
+
+    def has_ended(self, today: date) -> bool:
+        return self.rule.until is not None and self.rule.until < today
+
+
+def series_info(row: Series) -> SeriesInfo:
+    return SeriesInfo(
+        id=row.id,
+        guild_id=row.guild_id,
+        name=row.name,
+        rule=series_rule(row),
+        first_date=row.first_date,
+        duration_minutes=row.duration_minutes,
+        signup_url=row.signup_url,
+        description=row.description,
+        sequence=row.sequence,
+        board_channel_id=row.board_channel_id,
+        board_message_id=row.board_message_id,
+        created_by=row.created_by,
+    )
+
+
+def series_rule(row: Series) -> Rule:
+    return Rule(
+        weekday=row.weekday,
+        start=time.fromisoformat(row.start_time),
+        zone=row.timezone,
+        interval=row.interval,
+        anchor=row.anchor_date,
+        until=row.until_date,
+    )
+
+
+@dataclass(frozen=True)
+class WeekInfo:
+    """One week as /series show, the calendar and the open-weeks message see it. ``regular_start`` is when
+    the rule puts it; ``session`` is its session once it has one (a skipped week keeps its cancelled one)."""
+
+    series_id: int
+    week_date: date
+    status: str
+    regular_start: datetime
+    skip_reason: str | None = None
+    session: SessionInfo | None = None
+
+    @property
+    def is_skipped(self) -> bool:
+        return self.status == WEEK_SKIPPED
+
+    @property
+    def is_scheduled(self) -> bool:
+        return self.status == WEEK_SCHEDULED
+
+    @property
+    def starts_at(self) -> datetime:
+        return self.session.starts_at if self.session is not None else self.regular_start
+
+    @property
+    def is_moved(self) -> bool:
+        return self.session is not None and self.session.starts_at != self.regular_start
+
+    @property
+    def has_presenter(self) -> bool:
+        return self.session is not None and bool(self.session.presenter_id or self.session.presenter_name)
+
+    @property
+    def has_paper(self) -> bool:
+        return self.session is not None and bool(self.session.papers)
+
+    @property
+    def is_open(self) -> bool:
+        """Scheduled, with its session, and nobody presents yet: members may claim it."""
+        return self.is_scheduled and self.session is not None and not self.has_presenter
+
+
+@dataclass
+class Changes:
+    """What a change to a series did to its sessions, for the Discord side to follow: ``saved`` (created,
+    moved, reinstated: tell the other features, keep the event in step, refresh the announcement) and
+    ``cancelled`` (skipped or no longer meeting: cancel the event, mark the announcement), and lines for
+    the organizer's reply."""
+
+    saved: list[int] = field(default_factory=list)
+    cancelled: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def __iadd__(self, other: Changes) -> Changes:
+        self.saved.extend(other.saved)
+        self.cancelled.extend(other.cancelled)
+        self.notes.extend(other.notes)
+        return self

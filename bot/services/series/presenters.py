@@ -1,0 +1,179 @@
+"""Presenters: members claiming an open week of a series (the I'll present button), and who has presented,
+how often and when last, with who offered to present suggested papers (/presenters).
+
+A claim is one conditional UPDATE of the week's session (only while nobody presents it), so the first of
+two members pressing at once gets the week and the second is told who did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.errors import Conflict, NotAllowed, NotFound
+from bot.papers import normalize_title
+from bot.services.series import rules
+from bot.services.series.info import SeriesInfo
+from bot.services.series.nudges import cancel_presenter_nudge
+from bot.services.series.weeks import week_of_session
+from bot.services.sessions import store as sessions
+from bot.services.sessions.info import SCHEDULED, SessionInfo
+from db.models import ClubSession
+from db.models.series import WEEK_SKIPPED
+from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer
+
+
+@dataclass(frozen=True)
+class Claim:
+    outcome: Literal["claimed", "withdrawn"]
+    session: SessionInfo
+    series: SeriesInfo
+
+
+def presenter_label(info: SessionInfo) -> str:
+    """How the presenter shows in a refusal: their mention (renders as the name, never pings), or a guest's
+    name."""
+    if info.presenter_id is not None:
+        return f"<@{info.presenter_id}>"
+    return info.presenter_name or "Someone"
+
+
+async def _set_presenter(
+    session: AsyncSession,
+    session_id: int,
+    now: datetime,
+    *,
+    to: tuple[int | None, str | None],
+    only_if: object,
+) -> bool:
+    done = await session.execute(
+        update(ClubSession)
+        .where(ClubSession.id == session_id, ClubSession.status == SCHEDULED, only_if)  # type: ignore[arg-type]
+        .values(
+            presenter_id=to[0],
+            presenter_name=to[1],
+            sequence=ClubSession.sequence + 1,
+            updated_at=now,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return int(getattr(done, "rowcount", 0) or 0) == 1
+
+
+async def toggle_presenter(
+    session: AsyncSession, guild_id: int, session_id: int, user_id: int, display_name: str, *, now: datetime
+) -> Claim:
+    """The member presses I'll present on a week: they present it if nobody does, step down if they do; a
+    week someone else presents is refused (only they, or an organizer with /session edit, change it)."""
+    found = await week_of_session(session, guild_id, session_id)
+    if found is None:
+        await sessions.get_session(session, guild_id, session_id)  # NotFound for another server's session
+        raise NotFound(
+            "That session is not a week of a series; organizers set its presenter with `/session edit`."
+        )
+    series, week = found
+    club = await sessions.get_session(session, guild_id, session_id)
+    day = rules.long_date(week.week_date)
+    if week.status == WEEK_SKIPPED or club.is_cancelled:
+        raise Conflict(f"{day} is skipped, so there is nothing to present.")
+    if club.has_started(now):
+        raise Conflict(f"{day} has already begun.")
+    name = " ".join(display_name.split())[:100] or None
+    if club.presenter_id == user_id:
+        if not await _set_presenter(
+            session, session_id, now, to=(None, None), only_if=ClubSession.presenter_id == user_id
+        ):
+            raise Conflict("That changed just now; press again.")
+        outcome: Literal["claimed", "withdrawn"] = "withdrawn"
+    elif club.presenter_id is None and not club.presenter_name:
+        open_now = (ClubSession.presenter_id.is_(None)) & (ClubSession.presenter_name.is_(None))
+        if not await _set_presenter(session, session_id, now, to=(user_id, name), only_if=open_now):
+            taken = await sessions.get_session(session, guild_id, session_id)
+            raise NotAllowed(f"{presenter_label(taken)} just claimed {day}.")
+        await cancel_presenter_nudge(session, session_id, now)
+        outcome = "claimed"
+    else:
+        raise NotAllowed(
+            f"{presenter_label(club)} presents {day}. Only they can step down; an organizer can change it "
+            "with `/session edit`."
+        )
+    return Claim(outcome, await sessions.get_session(session, guild_id, session_id), series)
+
+
+# ---------------------------------------------------------------- /presenters
+
+
+@dataclass(frozen=True)
+class PresenterStat:
+    """A member (``user_id``) or a guest (by name) who presented: how often, when last, and next."""
+
+    name: str
+    user_id: int | None
+    count: int
+    last: datetime | None
+    next: datetime | None
+
+
+@dataclass
+class _Tally:
+    name: str
+    user_id: int | None
+    count: int = 0
+    last: datetime | None = None
+    next: datetime | None = None
+
+
+@dataclass(frozen=True)
+class Offer:
+    user_id: int
+    suggestion_id: int
+    paper: str
+
+
+async def presenter_stats(session: AsyncSession, guild_id: int, now: datetime) -> list[PresenterStat]:
+    """Everyone who has presented (imported history included) or is to present, most sessions first.
+
+    A member is counted by their id; a guest (or a presenter imported by name) by the name, ignoring case
+    and spacing."""
+    rows = (
+        await session.execute(
+            select(ClubSession.presenter_id, ClubSession.presenter_name, ClubSession.starts_at)
+            .where(
+                ClubSession.guild_id == guild_id,
+                ClubSession.status == SCHEDULED,
+                (ClubSession.presenter_id.is_not(None)) | (ClubSession.presenter_name.is_not(None)),
+            )
+            .order_by(ClubSession.starts_at)
+        )
+    ).all()
+    found: dict[tuple[str, object], _Tally] = {}
+    for presenter_id, name, starts_at in rows:
+        key = ("id", presenter_id) if presenter_id is not None else ("name", normalize_title(name))
+        tally = found.setdefault(key, _Tally(name or "", presenter_id))
+        tally.name = name or tally.name
+        if starts_at <= now:
+            tally.count += 1
+            tally.last = starts_at
+        elif tally.next is None:
+            tally.next = starts_at
+    stats = [PresenterStat(t.name, t.user_id, t.count, t.last, t.next) for t in found.values()]
+    stats.sort(key=lambda s: (-s.count, -(s.last.timestamp() if s.last else 0.0), s.name.casefold()))
+    return stats
+
+
+async def presenter_offers(session: AsyncSession, guild_id: int) -> list[Offer]:
+    """Members who offered to present a suggested paper (I'd present this) that is still open,
+    shortlisted or accepted, first offers first."""
+    rows = (
+        await session.execute(
+            select(SuggestionVolunteer.user_id, Suggestion)
+            .join(Suggestion, Suggestion.id == SuggestionVolunteer.suggestion_id)
+            .where(Suggestion.guild_id == guild_id, Suggestion.status.in_(ACTIVE_STATUSES))
+            .order_by(SuggestionVolunteer.created_at, Suggestion.id)
+        )
+    ).all()
+    return [Offer(user_id, suggestion.id, suggestion.paper.title) for user_id, suggestion in rows]

@@ -1,0 +1,430 @@
+"""Series in the programme file of ``paperclub import`` / ``export`` (bot/services/reading/document.py and
+programme.py call these): a top-level ``series:`` list, and ``series:`` + ``week:`` on each session that is a
+week of one. Checked with the rest of the file (every problem with its line, nothing written unless the
+whole file is good), written in the same transaction, and read back so that a file exported and imported
+into an empty server exports the same again.
+
+    series:
+      - name: Thursday paper club
+        day: thursday
+        time: "09:30"                 # wall clock in `timezone` (default: the club's)
+        every: 1                      # or 2
+        first: 2026-12-03             # its first week ever
+        since: 2027-01-07             # optional: the first week of its current day/time (after /series edit)
+        until: 2027-06-24             # optional: its last date
+        duration_minutes: 60
+        signup_url: https://lu.ma/paperclub
+        skipped:
+          - {date: 2026-12-24, reason: Christmas Eve}
+    sessions:
+      - title: Thursday paper club
+        starts_at: 2026-12-17 08:00   # a moved week: its session at its own time
+        series: Thursday paper club
+        week: 2026-12-17
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, time
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot import timeutil
+from bot.errors import BadInput
+from bot.services.series import rules
+from bot.services.series.rules import Rule
+from db.models import ClubSession
+from db.models.series import (
+    DEFAULT_HORIZON_WEEKS,
+    DEFAULT_NUDGE_DAYS,
+    WEEK_SCHEDULED,
+    WEEK_SKIPPED,
+    Series,
+    SeriesSettings,
+    SeriesWeek,
+)
+
+SERIES_FIELDS = {
+    "name",
+    "day",
+    "time",
+    "timezone",
+    "every",
+    "first",
+    "since",
+    "until",
+    "duration_minutes",
+    "signup_url",
+    "description",
+    "skipped",
+}
+SKIP_FIELDS = {"date", "reason"}
+#: Settings of the series, in the file's `settings:` (written there only when not the default).
+SETTINGS = {"series_horizon_weeks": rules.check_horizon, "series_nudge_days": rules.check_nudge_days}
+
+
+@dataclass(frozen=True)
+class ProgrammeSeries:
+    name: str
+    rule: Rule  # anchored at `since` (else `first`)
+    first: date
+    duration_minutes: int = 60
+    signup_url: str | None = None
+    description: str | None = None
+    skipped: tuple[tuple[date, str | None], ...] = ()
+    line: int | None = None
+
+    @property
+    def key(self) -> str:
+        return rules.name_key(self.name)
+
+
+def _lines(node: Any) -> list[int | None]:
+    lines = getattr(node, "lines", None)
+    return list(lines) if lines else [None] * len(node or [])
+
+
+def _iso_date(text: str) -> date:
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise BadInput(f"“{text.strip()[:20]}” is not a date like 2026-12-24") from None
+
+
+def check_series(checker: Any, nodes: Any, line: int | None, zone: str) -> list[ProgrammeSeries]:
+    """The file's `series:` list, each entry checked (problems go to ``checker``, the document's)."""
+    out: list[ProgrammeSeries] = []
+    seen: dict[str, int] = {}
+    items = checker.sequence(nodes, "series", line)
+    for index, (node, item_line) in enumerate(zip(items, _lines(items), strict=True)):
+        where = f"series[{index + 1}]"
+        at_line = checker.line_of(node) or item_line or line
+        parsed = _one(checker, node, where, at_line, zone)
+        if parsed is None:
+            continue
+        if parsed.key in seen:
+            checker.add(at_line, where, f"the same name as series[{seen[parsed.key]}]")
+            continue
+        seen[parsed.key] = index + 1
+        out.append(parsed)
+    return out
+
+
+def _one(checker: Any, node: Any, where: str, line: int | None, zone: str) -> ProgrammeSeries | None:
+    node = checker.mapping(node, where, SERIES_FIELDS, line)
+    if node is None:
+        return None
+
+    def at(key: str) -> int | None:
+        return checker.line_of(node, key) or line
+
+    def text(key: str, *, required: bool = False) -> str | None:
+        return checker.text(node.get(key), f"{where}.{key}", at(key), required=required)
+
+    before = len(checker.problems)
+    name = checker.check(at("name"), f"{where}.name", rules.clean_name, text("name", required=True) or "")
+    if name:
+        where = f"{where} (“{name[:60]}”)"
+    weekday = checker.check(at("day"), f"{where}.day", rules.parse_weekday, text("day", required=True) or "")
+    start = checker.check(
+        at("time"), f"{where}.time", timeutil.parse_clock, text("time", required=True) or ""
+    )
+    tz_name = checker.check(
+        at("timezone"), f"{where}.timezone", rules.session_rules.check_timezone, text("timezone") or zone
+    )
+    every = checker.integer(node.get("every", 1), f"{where}.every", at("every"))
+    if every is not None:
+        every = checker.check(at("every"), f"{where}.every", rules.check_every, every)
+    dates: dict[str, date | None] = {}
+    for key in ("first", "since", "until"):
+        value = text(key, required=key == "first")
+        dates[key] = checker.check(at(key), f"{where}.{key}", _iso_date, value) if value else None
+    minutes = 60
+    if "duration_minutes" in node:
+        given = checker.integer(node["duration_minutes"], f"{where}.duration_minutes", at("duration_minutes"))
+        minutes = (
+            checker.check(
+                at("duration_minutes"),
+                f"{where}.duration_minutes",
+                rules.session_rules.check_duration,
+                given or 0,
+            )
+            or 60
+        )
+    signup = checker.check(
+        at("signup_url"),
+        f"{where}.signup_url",
+        rules.session_rules.clean_url,
+        text("signup_url"),
+        "The sign-up link",
+    )
+    description = checker.check(
+        at("description"), f"{where}.description", rules.session_rules.clean_description, text("description")
+    )
+    if len(checker.problems) > before or None in (name, weekday, start, tz_name, every, dates["first"]):
+        return None
+    first = dates["first"]
+    assert first is not None
+    assert isinstance(start, time)
+    anchor = dates["since"] or first
+    rule = Rule(weekday, start, tz_name, every, anchor, dates["until"])
+    for key in ("first", "since"):
+        day = dates[key]
+        if day is not None and day.weekday() != weekday:
+            checker.add(
+                at(key),
+                f"{where}.{key}",
+                f"{day.isoformat()} is a {rules.weekday_name(day.weekday())}, not a {rules.weekday_name(weekday)}",
+            )
+    if dates["since"] is not None and dates["since"] < first:
+        checker.add(at("since"), f"{where}.since", "is before first")
+    if rule.until is not None and rule.until < first:
+        checker.add(at("until"), f"{where}.until", "is before first")
+    checker.check(at("time"), f"{where}.time", rules.check_times, rule, anchor)
+    skipped = _skipped(checker, node.get("skipped"), f"{where}.skipped", at("skipped"), rule)
+    if len(checker.problems) > before:
+        return None
+    return ProgrammeSeries(name, rule, first, minutes, signup, description, skipped, line)
+
+
+def _skipped(
+    checker: Any, nodes: Any, where: str, line: int | None, rule: Rule
+) -> tuple[tuple[date, str | None], ...]:
+    out: dict[date, str | None] = {}
+    items = checker.sequence(nodes, where, line)
+    for index, (node, item_line) in enumerate(zip(items, _lines(items), strict=True)):
+        here, at = f"{where}[{index + 1}]", item_line or line
+        reason = None
+        if isinstance(node, dict):
+            at = checker.line_of(node) or at
+            if checker.mapping(node, here, SKIP_FIELDS, at) is None:
+                continue
+            raw = checker.text(node.get("date"), f"{here}.date", at, required=True)
+            reason = checker.check(
+                at, f"{here}.reason", rules.clean_reason, checker.text(node.get("reason"), here, at)
+            )
+        else:
+            raw = checker.text(node, here, at, required=True)
+        day = checker.check(at, here, _iso_date, raw) if raw else None
+        if day is None:
+            continue
+        if day >= rule.anchor and (problem := rule.mismatch(day)) is not None:
+            checker.add(at, here, problem)
+            continue
+        if day in out:
+            checker.add(at, here, f"{day.isoformat()} is listed twice")
+            continue
+        out[day] = reason
+    return tuple(sorted(out.items()))
+
+
+def check_week(
+    checker: Any,
+    where: str,
+    line: int | None,
+    series: dict[str, ProgrammeSeries],
+    name: str,
+    week_text: str | None,
+) -> tuple[str, date] | None:
+    """A session's `series` and `week`: the series must be in the file, the week one of its dates."""
+    if not name.strip() or name == "None":
+        checker.add(line, f"{where}.series", "is required with week (the name of one of the file's series)")
+        return None
+    found = series.get(rules.name_key(name))
+    if found is None:
+        checker.add(line, f"{where}.series", f"“{name[:60]}” is not one of the file's series")
+        return None
+    if week_text is None:
+        checker.add(line, f"{where}.week", "is required with series (the week's date, e.g. 2026-12-03)")
+        return None
+    day = checker.check(line, f"{where}.week", _iso_date, week_text)
+    if day is None:
+        return None
+    if day >= found.rule.anchor and (problem := found.rule.mismatch(day)) is not None:
+        checker.add(line, f"{where}.week", problem)
+        return None
+    return found.key, day
+
+
+# ---------------------------------------------------------------- writing
+
+
+async def apply_series(
+    session: AsyncSession, guild_id: int, given: list[ProgrammeSeries], now: Any
+) -> tuple[int, int, int, dict[str, Series]]:
+    """Upsert the file's series by name, and mark its skipped weeks (their sessions are the file's
+    sessions, cancelled there); gives (new, changed, same) and the rows by name key, to link the weeks'
+    sessions to."""
+    new = changed = same = 0
+    by_key: dict[str, Series] = {}
+    for item in given:
+        rule = item.rule
+        values: dict[str, Any] = {
+            "name": item.name,
+            "weekday": rule.weekday,
+            "start_time": rule.start.strftime("%H:%M"),
+            "timezone": rule.zone,
+            "interval": rule.interval,
+            "first_date": item.first,
+            "anchor_date": rule.anchor,
+            "until_date": rule.until,
+            "duration_minutes": item.duration_minutes,
+            "signup_url": item.signup_url,
+            "description": item.description,
+        }
+        row = await session.scalar(
+            select(Series).where(Series.guild_id == guild_id, Series.name_key == item.key)
+        )
+        created, touched = row is None, False
+        if row is None:
+            row = Series(
+                guild_id=guild_id, name_key=item.key, sequence=0, created_at=now, updated_at=now, **values
+            )
+            session.add(row)
+            await session.flush()
+        else:
+            for name, value in values.items():
+                if getattr(row, name) != value:
+                    setattr(row, name, value)
+                    touched = True
+        for day, reason in item.skipped:
+            week = await session.scalar(
+                select(SeriesWeek).where(SeriesWeek.series_id == row.id, SeriesWeek.week_date == day)
+            )
+            if week is None:
+                session.add(
+                    SeriesWeek(
+                        series_id=row.id,
+                        guild_id=guild_id,
+                        week_date=day,
+                        status=WEEK_SKIPPED,
+                        skip_reason=reason,
+                        created_at=now,
+                        updated_at=now,
+                    )
+                )
+                touched = True
+            elif (week.status, week.skip_reason) != (WEEK_SKIPPED, reason):
+                week.status, week.skip_reason, week.updated_at = WEEK_SKIPPED, reason, now
+                touched = True
+        if created:
+            new += 1
+        elif touched:
+            row.sequence += 1
+            row.updated_at = now
+            changed += 1
+        else:
+            same += 1
+        await session.flush()
+        by_key[item.key] = row
+    return new, changed, same, by_key
+
+
+async def link_week(
+    session: AsyncSession, guild_id: int, club: ClubSession, row: Series, day: date, now: Any
+) -> bool:
+    """Make ``club`` the session of ``row``'s week ``day`` (the week made if absent). True when it changed."""
+    await session.flush()
+    week = await session.scalar(
+        select(SeriesWeek).where(SeriesWeek.series_id == row.id, SeriesWeek.week_date == day)
+    )
+    if week is None:
+        session.add(
+            SeriesWeek(
+                series_id=row.id,
+                guild_id=guild_id,
+                week_date=day,
+                status=WEEK_SCHEDULED,
+                session_id=club.id,
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        await session.flush()
+        return True
+    if week.session_id == club.id:
+        return False
+    week.session_id = club.id
+    await session.flush()
+    return True
+
+
+async def apply_settings(session: AsyncSession, guild_id: int, values: dict[str, int], now: Any) -> bool:
+    if not values:
+        return False
+    row = await session.get(SeriesSettings, guild_id)
+    if row is None:
+        row = SeriesSettings(
+            guild_id=guild_id,
+            horizon_weeks=DEFAULT_HORIZON_WEEKS,
+            nudge_days=DEFAULT_NUDGE_DAYS,
+            created_at=now,
+            updated_at=now,
+        )
+        session.add(row)
+    changed = False
+    for key, column in (("series_horizon_weeks", "horizon_weeks"), ("series_nudge_days", "nudge_days")):
+        if key in values and getattr(row, column) != values[key]:
+            setattr(row, column, values[key])
+            changed = True
+    await session.flush()
+    return changed
+
+
+# ---------------------------------------------------------------- reading back
+
+
+async def dump_series(
+    session: AsyncSession, guild_id: int
+) -> tuple[list[dict[str, Any]], dict[int, tuple[str, str]], dict[str, int]]:
+    """The guild's series as the file writes them, each session that is a week (id → series name, week),
+    and the series settings that differ from the defaults."""
+    docs: list[dict[str, Any]] = []
+    weeks_of: dict[int, tuple[str, str]] = {}
+    rows = await session.scalars(select(Series).where(Series.guild_id == guild_id).order_by(Series.name_key))
+    for row in rows:
+        doc: dict[str, Any] = {
+            "name": row.name,
+            "day": timeutil.WEEKDAYS[row.weekday],
+            "time": row.start_time,
+            "timezone": row.timezone,
+            "every": row.interval,
+            "first": row.first_date.isoformat(),
+        }
+        if row.anchor_date != row.first_date:
+            doc["since"] = row.anchor_date.isoformat()
+        if row.until_date is not None:
+            doc["until"] = row.until_date.isoformat()
+        if row.duration_minutes != 60:
+            doc["duration_minutes"] = row.duration_minutes
+        if row.signup_url:
+            doc["signup_url"] = row.signup_url
+        if row.description:
+            doc["description"] = row.description
+        weeks = list(
+            await session.scalars(
+                select(SeriesWeek).where(SeriesWeek.series_id == row.id).order_by(SeriesWeek.week_date)
+            )
+        )
+        skipped = [
+            {"date": w.week_date.isoformat(), **({"reason": w.skip_reason} if w.skip_reason else {})}
+            for w in weeks
+            if w.status == WEEK_SKIPPED
+        ]
+        if skipped:
+            doc["skipped"] = skipped
+        for week in weeks:
+            if week.session_id is not None:
+                weeks_of[week.session_id] = (row.name, week.week_date.isoformat())
+        docs.append(doc)
+    settings_row = await session.get(SeriesSettings, guild_id)
+    settings: dict[str, int] = {}
+    if settings_row is not None:
+        if settings_row.horizon_weeks != DEFAULT_HORIZON_WEEKS:
+            settings["series_horizon_weeks"] = settings_row.horizon_weeks
+        if settings_row.nudge_days != DEFAULT_NUDGE_DAYS:
+            settings["series_nudge_days"] = settings_row.nudge_days
+    return docs, weeks_of, settings

@@ -1,0 +1,345 @@
+"""A series' rule (a weekday, a wall-clock time in a zone, every one or two weeks, from an anchor date, until an
+optional last date) and every check of what organizers type for it. Pure: no store, no discord; each check
+raises BadInput with the organizer's message.
+
+Times are wall-clock in the series' zone: Thursday 9:30 AM PT stays 9:30 AM PT all year, whatever UTC
+offset that is on the day (:meth:`Rule.start_on`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from typing import Final
+from zoneinfo import ZoneInfo
+
+from bot import timeutil
+from bot.errors import BadInput
+from bot.services.sessions import rules as session_rules
+from bot.text import clean_line
+from bot.timeutil import WEEKDAYS, DisplayZone
+
+MAX_NAME: Final = 100
+MAX_SKIP_REASON: Final = 200
+EVERY: Final = (1, 2)
+MIN_HORIZON_WEEKS: Final = 1
+MAX_HORIZON_WEEKS: Final = 12
+MAX_NUDGE_DAYS: Final = 28
+#: How far ahead a new or edited rule's times are checked against the zone's clock changes.
+CHECK_DAYS: Final = session_rules.MAX_DAYS_AHEAD
+#: Weeks ahead that all series of a server may hold at once, each with its Discord scheduled event. Discord
+#: allows 100 uncompleted scheduled events per server (JSON error 30038, "Maximum number of uncompleted guild
+#: scheduled events reached (100)", docs: Opcodes and Status Codes → JSON Error Codes); the series keep to
+#: half of that, leaving the rest to one-off sessions and events made by hand.
+EVENT_BUDGET: Final = 50
+
+_MONTHS = {m: i for i, m in enumerate(timeutil.MONTHS, 1)} | {
+    m[:3]: i for i, m in enumerate(timeutil.MONTHS, 1)
+}
+_MONTHS["sept"] = 9
+_DAYS = (
+    {w: i for i, w in enumerate(WEEKDAYS)}
+    | {w[:3]: i for i, w in enumerate(WEEKDAYS)}
+    | {w + "s": i for i, w in enumerate(WEEKDAYS)}
+    | {"tues": 1, "weds": 2, "thur": 3, "thurs": 3}
+)
+_CLOCK_ONLY = re.compile(r"(?:\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?|noon|midnight)", re.IGNORECASE)
+
+
+def weekday_name(weekday: int, plural: bool = False) -> str:
+    return WEEKDAYS[weekday].title() + ("s" if plural else "")
+
+
+def short_date(day: date, *, year: bool = False) -> str:
+    """'Thu 3 Dec' (with the year: 'Thu 3 Dec 2026')."""
+    text = f"{WEEKDAYS[day.weekday()][:3].title()} {day.day} {timeutil.MONTHS[day.month - 1][:3].title()}"
+    return f"{text} {day.year}" if year else text
+
+
+def long_date(day: date) -> str:
+    """'Thursday 3 December 2026'."""
+    return timeutil.format_long_date(day)
+
+
+def day_month(day: date) -> str:
+    """'4 December' (the issue's form: "4 December is a Friday")."""
+    return f"{day.day} {timeutil.MONTHS[day.month - 1].title()}"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """When a series meets: ``weekday`` at ``start`` (wall clock in ``zone``), every ``interval`` weeks from
+    ``anchor`` (a date on that weekday), up to ``until`` (inclusive) when set."""
+
+    weekday: int
+    start: time
+    zone: str
+    interval: int
+    anchor: date
+    until: date | None = None
+
+    @property
+    def tz(self) -> ZoneInfo:
+        return ZoneInfo(self.zone)
+
+    @property
+    def step(self) -> timedelta:
+        return timedelta(weeks=self.interval)
+
+    def today(self, now: datetime) -> date:
+        """Today's date in the rule's zone."""
+        return now.astimezone(self.tz).date()
+
+    def meets_on(self, day: date) -> bool:
+        return (
+            day >= self.anchor
+            and (day - self.anchor).days % (7 * self.interval) == 0
+            and (self.until is None or day <= self.until)
+        )
+
+    def start_on(self, day: date) -> datetime:
+        """The rule's start on ``day`` in aware UTC (a time the clocks skip moves forward by the gap; rules
+        are checked against that when made, see :func:`check_times`)."""
+        return timeutil.wall_to_utc(day, self.start, self.tz)
+
+    def dates(self, first: date, last: date) -> Iterator[date]:
+        """The dates it meets on from ``first`` to ``last`` (inclusive)."""
+        if first <= self.anchor:
+            day = self.anchor
+        else:
+            steps = -(-(first - self.anchor).days // (7 * self.interval))
+            day = self.anchor + self.step * steps
+        end = min(last, self.until) if self.until is not None else last
+        while day <= end:
+            yield day
+            day += self.step
+
+    def next_date(self, now: datetime, *, limit_days: int = 3660) -> date | None:
+        """The first date it meets on whose start is after ``now`` (None: it has ended)."""
+        today = now.astimezone(self.tz).date()
+        for day in self.dates(today - timedelta(days=1), today + timedelta(days=limit_days)):
+            if self.start_on(day) > now:
+                return day
+        return None
+
+    def horizon(self, now: datetime, weeks: int) -> list[date]:
+        """The dates it meets on, not yet started, within ``weeks`` weeks of today (in its zone)."""
+        today = now.astimezone(self.tz).date()
+        return [
+            day
+            for day in self.dates(today - timedelta(days=1), today + timedelta(weeks=weeks))
+            if self.start_on(day) > now
+        ]
+
+    def mismatch(self, day: date) -> str | None:
+        """Why ``day`` is not one of its weeks, in the organizer's words (None: it is one)."""
+        plural = weekday_name(self.weekday, plural=True)
+        if day.weekday() != self.weekday:
+            return f"This series meets on {plural}; {day_month(day)} is a {weekday_name(day.weekday())}."
+        if day < self.anchor:
+            return f"This series meets from {long_date(self.anchor)}; {day_month(day)} is before that."
+        if self.until is not None and day > self.until:
+            return f"This series ends on {long_date(self.until)}; {day_month(day)} is after that."
+        if not self.meets_on(day):
+            before = day - timedelta(weeks=1)
+            after = day + timedelta(weeks=1)
+            return (
+                f"This series meets every other {weekday_name(self.weekday)}; {day_month(day)} is not one "
+                f"of its weeks ({day_month(before)} and {day_month(after)} are)."
+            )
+        return None
+
+    def require_week(self, day: date) -> date:
+        problem = self.mismatch(day)
+        if problem is not None:
+            raise BadInput(problem)
+        return day
+
+
+# ---------------------------------------------------------------- what organizers type
+
+
+def clean_name(text: str) -> str:
+    name = clean_line(text)
+    if not name:
+        raise BadInput("Give the series a name, e.g. Thursday paper club.")
+    if len(name) > MAX_NAME:
+        raise BadInput(f"The name is {len(name)} characters; keep it within {MAX_NAME}.")
+    return name
+
+
+def name_key(name: str) -> str:
+    """The name as compared for "a second series of the same name": case and spacing ignored."""
+    return " ".join(clean_line(name).casefold().split())[:MAX_NAME]
+
+
+def parse_weekday(text: str) -> int:
+    """'Thursday', 'thu', 'Thursdays' → 3; BadInput for anything that is not a day of the week."""
+    word = clean_line(text).casefold().rstrip(".")
+    found = _DAYS.get(word)
+    if found is None:
+        shown = clean_line(text)[:30] or "(empty)"
+        raise BadInput(
+            f"“{shown}” is not a day of the week; pick one of Monday, Tuesday, Wednesday, Thursday, Friday, "
+            "Saturday or Sunday."
+        )
+    return found
+
+
+def weekday_choices(current: str) -> list[tuple[str, str]]:
+    """Autocomplete for `day`: the seven days, those starting with what was typed first."""
+    typed = current.strip().casefold()
+    days = [w.title() for w in WEEKDAYS]
+    return [(d, d) for d in sorted(days, key=lambda d: not d.casefold().startswith(typed))]
+
+
+def check_every(every: int) -> int:
+    if every not in EVERY:
+        raise BadInput(
+            f"A series meets every week (every: 1) or every other week (every: 2), not every {every} weeks."
+        )
+    return every
+
+
+def parse_date(text: str, zone: ZoneInfo, now: datetime, *, what: str = "date") -> date:
+    """A date as typed: 2026-12-24, 24 Dec 2026, 24 December, Dec 24, Thursday 24 December, today,
+    tomorrow. Without a year, the next such date from today (in ``zone``). A weekday given with the date
+    must agree with it."""
+    cleaned = clean_line(text).casefold().replace(",", " ")
+    cleaned = " ".join(cleaned.split())
+    if not cleaned or len(cleaned) > 40:
+        raise BadInput(f"Give the {what} like 2026-12-24 or 24 Dec 2026.")
+    today = now.astimezone(zone).date()
+    if cleaned in ("today", "tomorrow"):
+        return today + timedelta(days=cleaned == "tomorrow")
+    weekday: int | None = None
+    words = cleaned.split()
+    if words[0] in _DAYS and len(words) > 1:
+        weekday = _DAYS[words[0]]
+        words = words[1:]
+    day = _read_date(" ".join(words), today, now, what)
+    if weekday is not None and day.weekday() != weekday:
+        raise BadInput(
+            f"{timeutil.format_long_date(day, weekday=False)} is a {weekday_name(day.weekday())}, "
+            f"not a {weekday_name(weekday)}."
+        )
+    return day
+
+
+def _read_date(text: str, today: date, now: datetime, what: str) -> date:
+    iso = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", text)
+    if iso:
+        year, month, day = (int(part) for part in iso.groups())
+        return _make(year, month, day, now)
+    for pattern in (
+        r"(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>[a-z]+)\.?(?:\s+(?P<y>\d{4}))?",
+        r"(?P<m>[a-z]+)\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?(?:\s+(?P<y>\d{4}))?",
+    ):
+        found = re.fullmatch(pattern, text)
+        if found is None or found["m"] not in _MONTHS:
+            continue
+        month, day = _MONTHS[found["m"]], int(found["d"])
+        if found["y"]:
+            return _make(int(found["y"]), month, day, now)
+        for year in (today.year, today.year + 1, today.year + 4):  # the next such date (29 Feb: a leap year)
+            try:
+                candidate = date(year, month, day)
+            except ValueError:
+                continue
+            if candidate >= today:
+                return candidate
+        raise BadInput(f"{timeutil.MONTHS[month - 1].title()} has no day {day}.")
+    if re.search(r"\b\d{1,2}/\d{1,2}\b", text):
+        raise BadInput(
+            f"“{text[:20]}” could be day/month or month/day; write the month as a word (24 Dec 2026) or "
+            "use 2026-12-24."
+        )
+    raise BadInput(f"I couldn't read “{text[:40]}” as a {what}; write it like 2026-12-24 or 24 Dec 2026.")
+
+
+def _make(year: int, month: int, day: int, now: datetime) -> date:
+    first, last = timeutil.date_window(now)
+    if not first.year <= year <= last.year:
+        raise timeutil.out_of_range(now)
+    if not 1 <= month <= 12:
+        raise BadInput(f"There is no month {month}; use 1–12.")
+    try:
+        return date(year, month, day)
+    except ValueError:
+        raise BadInput(f"{timeutil.MONTHS[month - 1].title()} {year} has no day {day}.") from None
+
+
+def clean_reason(text: str | None) -> str | None:
+    reason = clean_line(text or "")
+    if len(reason) > MAX_SKIP_REASON:
+        raise BadInput(f"Keep the reason within {MAX_SKIP_REASON} characters.")
+    return reason or None
+
+
+def check_times(rule: Rule, first: date, *, days: int = CHECK_DAYS) -> None:
+    """BadInput naming the first date, from ``first`` on (for ``days``), on which the rule's time does not
+    exist in its zone (the clocks skip it)."""
+    for day in rule.dates(first, first + timedelta(days=days)):
+        timeutil.localize(day, rule.start, rule.tz)
+
+
+def first_date(rule_weekday: int, start: time, tz: ZoneInfo, now: datetime) -> date:
+    """The next such weekday whose start (at ``start`` in ``tz``) is still ahead: today if not yet begun."""
+    today = now.astimezone(tz).date()
+    for ahead in range(8):
+        day = today + timedelta(days=ahead)
+        if day.weekday() == rule_weekday and timeutil.wall_to_utc(day, start, tz) > now:
+            return day
+    raise AssertionError("a weekday comes round within eight days")
+
+
+def read_move(text: str, week: date, rule: Rule, now: datetime) -> datetime:
+    """`when` of /series move: a time alone ('8:00am') is that time on the week's date; anything else is
+    read as /session add reads `when`, in the series' zone. The new start, aware UTC, in the future."""
+    cleaned = " ".join(text.split())
+    if _CLOCK_ONLY.fullmatch(cleaned):
+        local, _ = timeutil.localize(week, timeutil.parse_clock(cleaned), rule.tz)
+        start = local.astimezone(timeutil.UTC)
+    else:
+        start = timeutil.parse_when(cleaned, rule.tz, now).utc
+    return session_rules.check_start(start, now)
+
+
+# ---------------------------------------------------------------- settings and showing
+
+
+def check_horizon(weeks: int) -> int:
+    if not MIN_HORIZON_WEEKS <= weeks <= MAX_HORIZON_WEEKS:
+        raise BadInput(
+            f"A series keeps {MIN_HORIZON_WEEKS}–{MAX_HORIZON_WEEKS} weeks ahead (you gave {weeks})."
+        )
+    return weeks
+
+
+def check_nudge_days(days: int) -> int:
+    if not 0 <= days <= MAX_NUDGE_DAYS:
+        raise BadInput(f"Nudge 0–{MAX_NUDGE_DAYS} days before an open week (0: no nudges; you gave {days}).")
+    return days
+
+
+def weeks_held(horizon_weeks: int, interval: int) -> int:
+    """At most how many weeks (each with its Discord event) a series holds ahead with this horizon."""
+    return horizon_weeks // interval + 1
+
+
+def zone_label(zone: str, zones: Sequence[DisplayZone], at: datetime) -> str:
+    """How the club shows ``zone``: its display zone's label (PT), else its abbreviation on that date."""
+    for shown in zones:
+        if shown.zone == zone and shown.label:
+            return shown.label
+    return at.astimezone(ZoneInfo(zone)).tzname() or zone
+
+
+def rule_text(rule: Rule, zones: Sequence[DisplayZone], now: datetime) -> str:
+    """'Every Thursday at 9:30 AM PT' / 'Every other Thursday at 9:30 AM PT'."""
+    at = rule.start_on(rule.next_date(now) or rule.anchor)
+    every = "Every" if rule.interval == 1 else "Every other"
+    label = zone_label(rule.zone, zones, at)
+    return f"{every} {weekday_name(rule.weekday)} at {timeutil.format_clock(rule.start)} {label}"

@@ -1,0 +1,246 @@
+"""A series' weeks in the store: each week one row per (series, week date) under a unique constraint,
+inserted with INSERT … ON CONFLICT DO NOTHING together with its session in one transaction, so two processes
+filling the same horizon make each week once (on PostgreSQL the second waits for the first's row, then
+leaves it); and the weeks as /series show, the open-weeks message, the calendar and the nudges see them.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import exists, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import selectinload
+
+from bot.errors import NotFound
+from bot.papers import normalize_title
+from bot.services.series import rules
+from bot.services.series.info import SeriesInfo, WeekInfo, series_info, series_rule
+from bot.services.series.store import get_series
+from bot.services.sessions import store as sessions
+from bot.services.sessions.draft import new_session
+from bot.services.sessions.info import CANCELLED, SCHEDULED, session_info
+from db.models import ClubSession
+from db.models.series import (
+    WEEK_SCHEDULED,
+    Series,
+    SeriesWeek,
+)
+
+
+def _insert(session: AsyncSession) -> Any:
+    return pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+
+
+async def insert_week(
+    session: AsyncSession,
+    row: Series,
+    day: date,
+    now: datetime,
+    *,
+    status: str = WEEK_SCHEDULED,
+    reason: str | None = None,
+) -> SeriesWeek | None:
+    """Insert the week if absent; None when it exists already (made meanwhile by another process)."""
+    statement = (
+        _insert(session)(SeriesWeek)
+        .values(
+            series_id=row.id,
+            guild_id=row.guild_id,
+            week_date=day,
+            status=status,
+            skip_reason=reason,
+            created_at=now,
+            updated_at=now,
+        )
+        .on_conflict_do_nothing(index_elements=["series_id", "week_date"])
+        .returning(SeriesWeek.id)
+    )
+    new_id = (await session.execute(statement)).scalar_one_or_none()
+    return None if new_id is None else await session.get(SeriesWeek, new_id)
+
+
+def reinstate(club: ClubSession, now: datetime) -> None:
+    """A cancelled week's session scheduled again: a new Discord event (the old one stays cancelled)."""
+    club.status, club.cancel_reason, club.event_id = SCHEDULED, None, None
+    club.sequence += 1
+    club.updated_at = now
+
+
+async def week_session(session: AsyncSession, row: Series, start: datetime, now: datetime) -> int:
+    """The week's session: one already there with the series' name at that time and no week of its own (e.g.
+    imported, or cancelled when the series stopped meeting that week), else a new one titled with the name."""
+    linked = exists().where(SeriesWeek.session_id == ClubSession.id)
+    candidates = await session.scalars(
+        select(ClubSession).where(
+            ClubSession.guild_id == row.guild_id, ClubSession.starts_at == start, ~linked
+        )
+    )
+    for club in candidates:
+        if normalize_title(club.title) == normalize_title(row.name):
+            if club.status == CANCELLED:
+                reinstate(club, now)
+            return club.id
+    draft = new_session(
+        title=row.name,
+        when=start,
+        zone=row.timezone,
+        default_zone=row.timezone,
+        now=now,
+        signup_url=row.signup_url,
+        duration=row.duration_minutes,
+        description=row.description,
+    )
+    created = await sessions.create_session(session, row.guild_id, draft, created_by=row.created_by, now=now)
+    return created.info.id
+
+
+async def link_session(session: AsyncSession, week: SeriesWeek, session_id: int, now: datetime) -> None:
+    await session.execute(
+        update(SeriesWeek)
+        .where(SeriesWeek.id == week.id)
+        .values(session_id=session_id, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    week.session_id = session_id
+
+
+async def fill_weeks(session: AsyncSession, row: Series, now: datetime, horizon_weeks: int) -> list[int]:
+    """Give every week of the horizon its row and its session, where missing; the sessions made (or taken
+    over), to publish. Idempotent: run it any number of times, from any number of processes."""
+    rule = series_rule(row)
+    wanted = rule.horizon(now, horizon_weeks)
+    if not wanted:
+        return []
+    existing = {
+        week.week_date: week
+        for week in await session.scalars(
+            select(SeriesWeek)
+            .where(SeriesWeek.series_id == row.id, SeriesWeek.week_date.in_(wanted))
+            .execution_options(populate_existing=True)
+        )
+    }
+    made: list[int] = []
+    for day in wanted:
+        week = existing.get(day)
+        if week is None:
+            week = await insert_week(session, row, day, now)
+            if week is None:
+                continue  # made meanwhile by another process, with its session
+        elif week.status != WEEK_SCHEDULED or week.session_id is not None:
+            continue
+        session_id = await week_session(session, row, rule.start_on(day), now)
+        await link_session(session, week, session_id, now)
+        made.append(session_id)
+    await session.flush()
+    return made
+
+
+# ---------------------------------------------------------------- the weeks as shown
+
+
+async def sessions_by_id(session: AsyncSession, ids: list[int]) -> dict[int, Any]:
+    if not ids:
+        return {}
+    rows = await session.scalars(
+        select(ClubSession)
+        .where(ClubSession.id.in_(ids))
+        .options(selectinload(ClubSession.papers))
+        .execution_options(populate_existing=True)
+    )
+    return {club.id: session_info(club) for club in rows}
+
+
+async def weeks_view(
+    session: AsyncSession, info: SeriesInfo, now: datetime, horizon_weeks: int, *, since: date | None = None
+) -> list[WeekInfo]:
+    """The series' coming weeks, soonest first: every stored week not yet over (a skipped one beyond the
+    horizon included), and the horizon's dates not stored yet (the daily job is about to add them). With
+    ``since``, every stored week from that date (the calendar's)."""
+    rule = info.rule
+    today = rule.today(now)
+    first = since if since is not None else today - timedelta(days=1)
+    rows = list(
+        await session.scalars(
+            select(SeriesWeek)
+            .where(SeriesWeek.series_id == info.id, SeriesWeek.week_date >= first)
+            .order_by(SeriesWeek.week_date)
+            .execution_options(populate_existing=True)
+        )
+    )
+    by_id = await sessions_by_id(session, [w.session_id for w in rows if w.session_id is not None])
+    weeks: dict[date, WeekInfo] = {}
+    for week in rows:
+        club = by_id.get(week.session_id) if week.session_id is not None else None
+        regular = rule.start_on(week.week_date)
+        if week.week_date < rule.anchor and club is not None:
+            regular = club.starts_at  # a week of the rule before the last /series edit: as it was held
+        view = WeekInfo(
+            series_id=info.id,
+            week_date=week.week_date,
+            status=week.status,
+            regular_start=regular,
+            skip_reason=week.skip_reason,
+            session=club,
+        )
+        ends = (
+            club.ends_at
+            if club is not None
+            else view.regular_start + timedelta(minutes=info.duration_minutes)
+        )
+        if since is None and ends <= now:
+            continue
+        weeks[week.week_date] = view
+    for day in rule.horizon(now, horizon_weeks):
+        weeks.setdefault(day, WeekInfo(info.id, day, WEEK_SCHEDULED, rule.start_on(day)))
+    return [weeks[day] for day in sorted(weeks)]
+
+
+async def week_of_session(
+    session: AsyncSession, guild_id: int, session_id: int
+) -> tuple[SeriesInfo, SeriesWeek] | None:
+    """The series and week a session belongs to, or None for a session of no series."""
+    week = (
+        await session.execute(
+            select(SeriesWeek)
+            .where(SeriesWeek.session_id == session_id, SeriesWeek.guild_id == guild_id)
+            .execution_options(populate_existing=True)
+        )
+    ).scalar_one_or_none()
+    if week is None:
+        return None
+    row = await session.get(Series, week.series_id, populate_existing=True)
+    assert row is not None
+    return series_info(row), week
+
+
+async def week_choices(
+    session: AsyncSession, guild_id: int, ref: str | None, current: str, now: datetime, horizon_weeks: int
+) -> list[tuple[str, str]]:
+    """Autocomplete for a `date` option: the series' coming weeks, 'Thu 10 Dec 2026 · open', value the ISO
+    date (typing filters them)."""
+    if not ref:
+        return []
+    try:
+        info = await get_series(session, guild_id, ref)
+    except NotFound:
+        return []
+    typed = current.strip().casefold()
+    out = []
+    for week in await weeks_view(session, info, now, max(horizon_weeks, 12)):
+        if week.is_skipped:
+            state = "skipped" + (f": {week.skip_reason}" if week.skip_reason else "")
+        elif week.is_open:
+            state = "open"
+        elif week.has_presenter and week.session is not None:
+            state = f"{week.session.presenter_name or 'presenter set'}"
+        else:
+            state = "scheduled"
+        name = f"{rules.short_date(week.week_date, year=True)} · {state}"
+        if typed and typed not in name.casefold() and typed not in week.week_date.isoformat():
+            continue
+        out.append((name[:100], week.week_date.isoformat()))
+    return out[:25]

@@ -1,0 +1,341 @@
+"""/series: add, show, list, skip, unskip, move, edit, end, open. Thin: check who may, read the options into
+a checked draft (bot.services.series.drafts), write in one transaction (bot.services.series.store, weeks,
+changes), then follow on Discord (cogs/series/publishing.py) and reply. The background work (the daily
+horizon job, refreshes after changes) is cogs/series/background.py; /presenters, cogs/series/presenters.py.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+from discord.utils import escape_markdown
+
+from bot import timeutil
+from bot.client import Interaction, PaperclubBot
+from bot.permissions import ensure_organizer, require_guild_id
+from bot.replies import one_line, send_ephemeral, send_reply
+from bot.services.series import changes as changes_svc
+from bot.services.series import drafts, rules
+from bot.services.series import store as svc
+from bot.services.series import weeks as weeks_svc
+from bot.services.series.info import Changes, SeriesInfo, series_info, series_rule
+from bot.services.sessions import rules as session_rules
+from bot.services.setup.config import GuildConfig, get_config
+from bot.transformers import timezone_autocomplete
+from cogs.series import publishing, render
+from cogs.series.background import SeriesBackground
+from cogs.series.options import (
+    Clock,
+    DateText,
+    Every,
+    Name,
+    Reason,
+    SeriesOption,
+    WeekdayOption,
+    WeekOption,
+    Zone,
+)
+
+log = logging.getLogger("paperclub.series")
+
+Url = app_commands.Range[str, 1, 512]
+Duration = app_commands.Range[int, session_rules.MIN_DURATION, session_rules.MAX_DURATION]
+Description = app_commands.Range[str, 1, session_rules.MAX_DESCRIPTION]
+
+TIME_HELP = "Wall-clock time, e.g. 9:30am or 17:30 (stays that time all year in the zone)"
+ZONE_HELP = "Zone the time is in: PT, ET, UK, CET, IST, UTC or an IANA name (default: the server's)"
+
+
+@app_commands.guild_only()
+class SeriesCog(commands.GroupCog, group_name="series", group_description="The club's weekly series"):
+    def __init__(self, bot: PaperclubBot, background: SeriesBackground) -> None:
+        self.bot = bot
+        self.background = background
+        super().__init__()
+
+    # ------------------------------------------------------------------ helpers
+
+    async def _organizer_begin(self, interaction: Interaction) -> tuple[GuildConfig, int, datetime]:
+        config = await ensure_organizer(interaction)
+        guild_id = require_guild_id(interaction)
+        await interaction.response.defer(ephemeral=True, thinking=True)
+        return config, guild_id, self.bot.clock.now()
+
+    async def _card(self, guild_id: int, info: SeriesInfo, config: GuildConfig) -> discord.Embed:
+        now = self.bot.clock.now()
+        async with self.bot.session_factory() as session:
+            settings = await svc.get_settings(session, guild_id)
+            fresh = await svc.get_series(session, guild_id, info.id)
+            weeks = await weeks_svc.weeks_view(session, fresh, now, settings.horizon_weeks)
+        return render.series_embed(fresh, weeks, config.display_zones, now, horizon=settings.horizon_weeks)
+
+    async def _follow(
+        self,
+        interaction: Interaction,
+        config: GuildConfig,
+        info: SeriesInfo,
+        changes: Changes,
+        lines: list[str],
+    ) -> None:
+        """After a change: Discord follows, the boards and nudges too; the organizer gets the lines and the
+        series card as it now stands."""
+        warnings = await publishing.publish(self.bot, info.guild_id, changes, config.display_zones)
+        await self.background.refresh_guild(info.guild_id)
+        embed = await self._card(info.guild_id, info, config)
+        await send_ephemeral(interaction, "\n".join([*lines, *changes.notes, *warnings]), embed=embed)
+
+    @staticmethod
+    def _shown(info: SeriesInfo) -> str:
+        return f"**{escape_markdown(one_line(info.name, 80))}**"
+
+    # ------------------------------------------------------------------ organizers
+
+    @app_commands.command(
+        name="add", description="Add a weekly series; each week becomes a session (organizers)"
+    )
+    @app_commands.autocomplete(timezone=timezone_autocomplete)
+    @app_commands.describe(
+        name="What the series is called (each week's title until it gets its own topic)",
+        day="The weekday it meets on",
+        time=TIME_HELP,
+        timezone=ZONE_HELP,
+        every="1: every week (default), 2: every other week",
+        first="The first date, e.g. 2026-12-03 (default: the next such day)",
+        until="The last date it may meet on (default: no end)",
+        duration="Length in minutes (default 60)",
+        signup_url="The sign-up page for every week (https://…)",
+        description="A few lines shown on the series and each week",
+    )
+    async def add(
+        self,
+        interaction: Interaction,
+        name: Name,
+        day: WeekdayOption,
+        time: Clock,
+        timezone: Zone | None = None,
+        every: Every = 1,
+        first: DateText | None = None,
+        until: DateText | None = None,
+        duration: Duration = 60,
+        signup_url: Url | None = None,
+        description: Description | None = None,
+    ) -> None:
+        config, guild_id, now = await self._organizer_begin(interaction)
+        draft = drafts.new_series(
+            name=name,
+            day=day,
+            time=time,
+            zone=timezone,
+            default_zone=config.timezone,
+            every=every,
+            first=first,
+            until=until,
+            duration=duration,
+            signup_url=signup_url,
+            description=description,
+            now=now,
+        )
+        async with self.bot.session_factory() as session, session.begin():
+            row = await svc.create_series(session, guild_id, draft, created_by=interaction.user.id, now=now)
+            settings = await svc.get_settings(session, guild_id)
+            made = await weeks_svc.fill_weeks(session, row, now, settings.horizon_weeks)
+            info = series_info(row)
+        thread = await publishing.organizer_thread(self.bot, guild_id, add_user=interaction.user.id)
+        weeks = f"{len(made)} week{'s' if len(made) != 1 else ''}"
+        lines = [
+            f"Added series #{info.id} {self._shown(info)}: {rules.rule_text(info.rule, config.display_zones, now)}, "
+            f"from {rules.long_date(info.rule.anchor)}. The next {weeks} have their sessions and Discord events; "
+            "announce one with `/session announce`, and post the open weeks for members to claim with "
+            "`/series open`.",
+            f"Nudges about open weeks go to <#{thread}>."
+            if thread
+            else "Nudges about open weeks need an announcements channel (`/setup announcements`) for their thread.",
+        ]
+        await self._follow(interaction, config, info, Changes(saved=made), lines)
+
+    @app_commands.command(
+        name="skip", description="Skip one week of a series, e.g. for a holiday (organizers)"
+    )
+    @app_commands.describe(
+        series="The series",
+        date="The week to skip, e.g. 2026-12-24",
+        reason="Shown on the series and in the notice",
+    )
+    async def skip(
+        self, interaction: Interaction, series: SeriesOption, date: WeekOption, reason: Reason | None = None
+    ) -> None:
+        config, guild_id, now = await self._organizer_begin(interaction)
+        async with self.bot.session_factory() as session, session.begin():
+            row = await svc.load_series(session, guild_id, series)
+            rule = series_rule(row)
+            day = rules.parse_date(date, rule.tz, now)
+            changes = await changes_svc.skip_week(session, row, day, rules.clean_reason(reason), now)
+            info = series_info(row)
+        because = f" ({escape_markdown(one_line(reason, 120))})" if reason else ""
+        await self._follow(interaction, config, info, changes, [f"Skipped {rules.long_date(day)}{because}."])
+
+    @app_commands.command(name="unskip", description="Meet again on a skipped week (organizers)")
+    @app_commands.describe(series="The series", date="The skipped week, e.g. 2026-12-24")
+    async def unskip(self, interaction: Interaction, series: SeriesOption, date: WeekOption) -> None:
+        config, guild_id, now = await self._organizer_begin(interaction)
+        async with self.bot.session_factory() as session, session.begin():
+            row = await svc.load_series(session, guild_id, series)
+            day = rules.parse_date(date, series_rule(row).tz, now)
+            settings = await svc.get_settings(session, guild_id)
+            changes = await changes_svc.unskip_week(session, row, day, now, settings.horizon_weeks)
+            info = series_info(row)
+        await self._follow(
+            interaction, config, info, changes, [f"{rules.long_date(day)} is a week of the series again."]
+        )
+
+    @app_commands.command(name="move", description="Hold one week at another time or day (organizers)")
+    @app_commands.describe(
+        series="The series",
+        date="The week to move (its usual date), e.g. 2026-11-05",
+        when="The new time: 8:00am (that day), or a day and time like 2026-11-04 17:00",
+    )
+    async def move(
+        self,
+        interaction: Interaction,
+        series: SeriesOption,
+        date: WeekOption,
+        when: app_commands.Range[str, 1, 100],
+    ) -> None:
+        config, guild_id, now = await self._organizer_begin(interaction)
+        async with self.bot.session_factory() as session, session.begin():
+            row = await svc.load_series(session, guild_id, series)
+            rule = series_rule(row)
+            day = rules.parse_date(date, rule.tz, now)
+            changes, start = await changes_svc.move_week(session, row, day, when, now)
+            info = series_info(row)
+        moved = timeutil.format_club_time(start, config.display_zones)
+        await self._follow(
+            interaction, config, info, changes, [f"The week of {rules.long_date(day)} is now on {moved}."]
+        )
+
+    @app_commands.command(
+        name="edit", description="Change a series' day, time, zone, every, until or length (organizers)"
+    )
+    @app_commands.autocomplete(timezone=timezone_autocomplete)
+    @app_commands.describe(
+        series="The series",
+        day="New weekday",
+        time=TIME_HELP,
+        timezone="New zone for the time",
+        every="1: every week, 2: every other week",
+        until="New last date",
+        duration="New length in minutes",
+    )
+    async def edit(
+        self,
+        interaction: Interaction,
+        series: SeriesOption,
+        day: WeekdayOption | None = None,
+        time: Clock | None = None,
+        timezone: Zone | None = None,
+        every: Every | None = None,
+        until: DateText | None = None,
+        duration: Duration | None = None,
+    ) -> None:
+        config, guild_id, now = await self._organizer_begin(interaction)
+        async with self.bot.session_factory() as session, session.begin():
+            row = await svc.load_series(session, guild_id, series)
+            edit = drafts.edit_rule(
+                series_rule(row),
+                row.duration_minutes,
+                now=now,
+                day=day,
+                time=time,
+                zone=timezone,
+                every=every,
+                until=until,
+                duration=duration,
+            )
+            if not edit.changed:
+                info = series_info(row)
+                changes = Changes()
+                lines = [f"Nothing changed in {self._shown(info)}."]
+            else:
+                settings = await svc.get_settings(session, guild_id)
+                changes = await changes_svc.edit_series(session, row, edit, now, settings.horizon_weeks)
+                info = series_info(row)
+                lines = [
+                    f"Saved {self._shown(info)}: changed {', '.join(sorted(edit.changed))}. The weeks ahead follow "
+                    "(moved weeks keep their own time; past weeks never change)."
+                ]
+        await self._follow(interaction, config, info, changes, lines)
+
+    @app_commands.command(name="end", description="End a series after a date, or now (organizers)")
+    @app_commands.describe(series="The series", after="Its last date, e.g. 2027-06-24 (default: end it now)")
+    async def end(
+        self, interaction: Interaction, series: SeriesOption, after: DateText | None = None
+    ) -> None:
+        config, guild_id, now = await self._organizer_begin(interaction)
+        async with self.bot.session_factory() as session, session.begin():
+            row = await svc.load_series(session, guild_id, series)
+            last = rules.parse_date(after, series_rule(row).tz, now, what="date") if after else None
+            changes = await changes_svc.end_series(session, row, last, now)
+            info = series_info(row)
+        assert info.rule.until is not None
+        dropped = len(changes.cancelled)
+        lines = [
+            f"{self._shown(info)} ends after {rules.long_date(info.rule.until)}."
+            + (f" {dropped} coming week{'s' if dropped != 1 else ''} cancelled." if dropped else "")
+        ]
+        await self._follow(interaction, config, info, changes, lines)
+
+    @app_commands.command(
+        name="open", description="Post (or update) the open weeks, each with a claim button (organizers)"
+    )
+    @app_commands.describe(
+        series="The series",
+        channel="Where to post it (default: where it was posted, else the announcements channel, else here)",
+    )
+    async def open(
+        self, interaction: Interaction, series: SeriesOption, channel: discord.TextChannel | None = None
+    ) -> None:
+        config, guild_id, _ = await self._organizer_begin(interaction)
+        async with self.bot.session_factory() as session:
+            info = await svc.get_series(session, guild_id, series)
+        target: Any = channel
+        if target is None and not info.board_message_id:
+            target = (
+                self.bot.get_channel(config.announcements_channel_id)
+                if config.announcements_channel_id
+                else None
+            ) or interaction.channel
+        url, edited = await publishing.post_board(self.bot, info, target)
+        await publishing.organizer_thread(self.bot, guild_id, add_user=interaction.user.id)
+        await self.background.refresh_guild(guild_id)  # the nudges now link it
+        verb = "Updated the open weeks of" if edited else "Posted the open weeks of"
+        await send_ephemeral(interaction, f"{verb} {self._shown(info)}: {url}")
+
+    # ------------------------------------------------------------------ everyone
+
+    @app_commands.command(name="show", description="A series' coming weeks: who presents, what is read")
+    @app_commands.describe(series="The series", public="Post it for everyone (default: only you see it)")
+    async def show(self, interaction: Interaction, series: SeriesOption, public: bool = False) -> None:
+        guild_id = require_guild_id(interaction)
+        now = self.bot.clock.now()
+        async with self.bot.session_factory() as session:
+            config = await get_config(session, guild_id)
+            settings = await svc.get_settings(session, guild_id)
+            info = await svc.get_series(session, guild_id, series)
+            weeks = await weeks_svc.weeks_view(session, info, now, settings.horizon_weeks)
+        embed = render.series_embed(info, weeks, config.display_zones, now, horizon=settings.horizon_weeks)
+        await send_reply(interaction, embed=embed, view=render.board_view(weeks, now), public=public)
+
+    @app_commands.command(name="list", description="Every series of this server")
+    @app_commands.describe(public="Post the list for everyone (default: only you see it)")
+    async def list_(self, interaction: Interaction, public: bool = False) -> None:
+        guild_id = require_guild_id(interaction)
+        async with self.bot.session_factory() as session:
+            config = await get_config(session, guild_id)
+            infos = await svc.list_series(session, guild_id)
+        embed = render.list_embed(infos, config.display_zones, self.bot.clock.now())
+        await send_reply(interaction, embed=embed, public=public)

@@ -1,0 +1,52 @@
+"""The I'll present button, on each open week's announcement and card (cogs/sessions/_buttons.py) and on
+the open-weeks message (/series open). A PersistentButton with the week's session id in its custom_id, so it
+keeps working after a restart; the first member to press it presents that week, pressing again steps down.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from bot.client import Interaction
+from bot.services.sessions.info import SessionInfo
+from bot.views import PersistentButton, field
+
+
+class PresentButton(PersistentButton, prefix="series:present"):
+    """Claims the week for the presser, or gives it back when they present it."""
+
+    session_id: int = field(r"\d{1,10}", int)
+    label = "I'll present"
+    emoji = "🙋"
+    style = discord.ButtonStyle.success
+
+    @classmethod
+    def claim(cls, session_id: int, label: str | None = None) -> PresentButton:
+        """An open week's button (``label``: the week's date, on the open-weeks message)."""
+        return cls(session_id, label=label)
+
+    @classmethod
+    def step_down(cls, session_id: int) -> PresentButton:
+        button = cls(session_id, label="Step down as presenter")
+        button.item.style = discord.ButtonStyle.secondary
+        button.item.emoji = None
+        return button
+
+    async def pressed(self, interaction: Interaction) -> None:
+        # Imported here: the claim flow uses the sessions cog (announcements, events), whose announcement
+        # buttons import this module.
+        from cogs.series.claims import press_present
+
+        await press_present(interaction, self.session_id)
+
+
+def present_button(info: SessionInfo) -> PresentButton | None:
+    """The button for a week's announcement or card: I'll present while open, Step down while a member
+    presents (only they may press it); none for a session of no series or with a guest presenter."""
+    if info.series_id is None or info.is_cancelled:
+        return None
+    if info.presenter_id is None and not info.presenter_name:
+        return PresentButton.claim(info.id)
+    if info.presenter_id is not None:
+        return PresentButton.step_down(info.id)
+    return None

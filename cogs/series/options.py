@@ -1,0 +1,88 @@
+"""The /series options: a series (picked from the list, or typed: its number or its name), one of its weeks
+(autocomplete lists the coming weeks of the series picked), a weekday. Each gives the text as typed, with
+its spaces tidied; the services read it once, inside their transaction."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import discord
+from discord import app_commands
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.client import Interaction
+from bot.errors import BadInput
+from bot.services.series import rules
+from bot.services.series import store as svc
+from bot.services.series import weeks as weeks_svc
+from bot.transformers import OptionTransformer, guild_choices
+
+
+class _Text(OptionTransformer):
+    """A string option given to the command with its spaces tidied (BadInput when empty)."""
+
+    minimum = 1
+    maximum = 100
+    what: ClassVar[str] = "a value"
+
+    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> str:
+        text = " ".join(str(value).split())
+        if not text:
+            raise BadInput(f"Give {self.what}.")
+        return text
+
+
+class SeriesTransformer(_Text):
+    what = "a series (pick one from the list)"
+
+    async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
+        self, interaction: Interaction, value: int | float | str
+    ) -> list[app_commands.Choice[str]]:
+        async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
+            return await svc.series_choices(session, guild_id, str(value)[:100])
+
+        return await guild_choices(interaction, query)
+
+
+class WeekTransformer(_Text):
+    """A date of the series given in the `series` option (its coming weeks as choices)."""
+
+    maximum = 40
+    what = "a date, e.g. 2026-12-24"
+
+    async def autocomplete(  # type: ignore[override]
+        self, interaction: Interaction, value: int | float | str
+    ) -> list[app_commands.Choice[str]]:
+        ref = getattr(interaction.namespace, "series", None)
+        now = interaction.client.clock.now()
+
+        async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
+            settings = await svc.get_settings(session, guild_id)
+            return await weeks_svc.week_choices(
+                session, guild_id, str(ref) if ref else None, str(value)[:40], now, settings.horizon_weeks
+            )
+
+        return await guild_choices(interaction, query)
+
+
+class WeekdayTransformer(_Text):
+    maximum = 20
+    what = "a day of the week"
+
+    async def autocomplete(  # type: ignore[override]
+        self, interaction: Interaction, value: int | float | str
+    ) -> list[app_commands.Choice[str]]:
+        return [app_commands.Choice(name=n, value=v) for n, v in rules.weekday_choices(str(value))]
+
+
+SeriesOption = app_commands.Transform[str, SeriesTransformer]
+WeekOption = app_commands.Transform[str, WeekTransformer]
+WeekdayOption = app_commands.Transform[str, WeekdayTransformer]
+Name = app_commands.Range[str, 1, rules.MAX_NAME]
+Clock = app_commands.Range[str, 1, 20]
+Zone = app_commands.Range[str, 1, 64]
+DateText = app_commands.Range[str, 1, 40]
+# `every` takes any whole number of weeks up to a year, so that a value other than 1 or 2 reaches the bot and
+# gets its reason ("every week or every other week"), instead of a client that only shows two choices.
+Every = app_commands.Range[int, 1, 52]
+Reason = app_commands.Range[str, 1, rules.MAX_SKIP_REASON]

@@ -1,0 +1,220 @@
+"""The Discord side of the series: each week's session kept in step (the other features told, its scheduled
+event created, moved or cancelled, its announcement refreshed), the organizers' thread the nudges go to, and
+the open-weeks message (/series open) kept up to date.
+
+Best effort once the store is written: trouble becomes a warning line for the organizer, never a lost week.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Sequence
+from typing import Any, Final
+
+import discord
+
+from bot.client import PaperclubBot
+from bot.errors import NotConfigured
+from bot.replies import NO_MENTIONS
+from bot.services.series import store as svc
+from bot.services.series import weeks as weeks_svc
+from bot.services.series.info import Changes, SeriesInfo
+from bot.services.sessions import event_claims
+from bot.services.sessions import store as sessions
+from bot.services.setup.config import get_config
+from bot.timeutil import DisplayZone
+from cogs.series import render
+from cogs.sessions import announcements
+from cogs.sessions.events import sync_event
+
+log = logging.getLogger("paperclub.series")
+
+ORGANIZER_THREAD: Final = "Programme · organizers"
+THREAD_ARCHIVE_MINUTES: Final = 10080  # a week; "sending a message will automatically unarchive the thread,
+# unless the thread has been locked by a moderator" (docs: Threads), so a nudge a month later still lands.
+THREAD_INTRO: Final = (
+    "This thread is for the club's organizers. A few days before a week of a series that still has no "
+    "presenter, or no paper, the bot posts a nudge here (once per week and kind); `/setup series_nudge` sets "
+    "how many days. Skipped weeks are never nudged."
+)
+
+
+async def _channel(bot: PaperclubBot, channel_id: int) -> Any:
+    channel = bot.get_channel(channel_id)
+    if channel is None:
+        try:
+            channel = await bot.fetch_channel(channel_id)
+        except (discord.NotFound, discord.Forbidden):
+            return None
+    return channel
+
+
+async def publish(
+    bot: PaperclubBot, guild_id: int, changes: Changes, zones: Sequence[DisplayZone]
+) -> list[str]:
+    """Follow the store's changes on Discord; warnings for the organizer (each once)."""
+    guild = bot.get_guild(guild_id)
+    warnings: list[str | None] = []
+    for session_id in dict.fromkeys(changes.saved):
+        async with bot.session_factory() as session:
+            info = await sessions.get_session(session, guild_id, session_id)
+        bot.dispatch("session_saved", guild_id, session_id)
+        if guild is not None:
+            warnings.append(await sync_event(bot, guild, info, zones))
+        warnings.append(await announcements.refresh_announcement(bot, info, zones))
+    for session_id in dict.fromkeys(changes.cancelled):
+        async with bot.session_factory() as session:
+            info = await sessions.get_session(session, guild_id, session_id)
+        bot.dispatch("session_cancelled", guild_id, session_id)
+        if guild is not None:
+            warnings.append(await sync_event(bot, guild, info, zones))
+        warnings.append(await announcements.refresh_announcement(bot, info, zones))
+        warnings.append(await announcements.post_cancellation(bot, info, zones))
+    return list(dict.fromkeys(w for w in warnings if w))
+
+
+# ---------------------------------------------------------------- the organizers' thread
+
+
+async def organizer_thread(bot: PaperclubBot, guild_id: int, *, add_user: int | None = None) -> int | None:
+    """The organizers' thread in the announcements channel, opened the first time (None: no announcements
+    channel, or the bot may not open a thread there). ``add_user`` joins it (an organizer setting up a
+    series), so Discord tells them of each nudge.
+
+    A public thread: a private one needs Create Private Threads, which the bot is not given
+    (bot.permissions.REQUIRED_PERMISSIONS), and the nudges invite members to claim the week anyway. Only
+    one is recorded per server, even when two processes open one at the same moment."""
+    async with bot.session_factory() as session:
+        settings = await svc.get_settings(session, guild_id)
+        config = await get_config(session, guild_id)
+    thread: Any = await _channel(bot, settings.organizer_thread_id) if settings.organizer_thread_id else None
+    if not isinstance(thread, discord.Thread):
+        parent = (
+            await _channel(bot, config.announcements_channel_id) if config.announcements_channel_id else None
+        )
+        if not isinstance(parent, discord.TextChannel):
+            return None
+        thread = await _open_thread(bot, guild_id, parent, replacing=settings.organizer_thread_id)
+        if thread is None:
+            async with bot.session_factory() as session:  # another process opened it (or is opening it)
+                return (await svc.get_settings(session, guild_id)).organizer_thread_id
+    if add_user is not None:
+        try:
+            await thread.add_user(discord.Object(id=add_user))
+        except discord.HTTPException as error:
+            log.info("guild %s: could not add %s to the organizers' thread: %s", guild_id, add_user, error)
+    return int(thread.id)
+
+
+async def _open_thread(
+    bot: PaperclubBot, guild_id: int, parent: discord.TextChannel, *, replacing: int | None
+) -> discord.Thread | None:
+    """Open and record the thread under a claim in the store, so two processes never open two."""
+    token, key = secrets.token_hex(8), f"series-thread-claim:{guild_id}"
+    async with bot.session_factory() as session, session.begin():
+        if not await event_claims.claim(session, key, token, bot.clock.now()):
+            return None
+    try:
+        async with bot.session_factory() as session:
+            current = (await svc.get_settings(session, guild_id)).organizer_thread_id
+        if current != replacing:
+            return None  # recorded meanwhile by the claim's last holder
+        try:
+            thread = await parent.create_thread(
+                name=ORGANIZER_THREAD,
+                type=discord.ChannelType.public_thread,
+                auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+            )
+        except discord.HTTPException as error:
+            log.warning("guild %s: could not open the organizers' thread: %s", guild_id, error)
+            return None
+        async with bot.session_factory() as session, session.begin():
+            await svc.set_organizer_thread(session, guild_id, thread.id, bot.clock.now(), replacing=replacing)
+        try:
+            await thread.send(THREAD_INTRO, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as error:
+            log.warning("guild %s: could not post in the organizers' thread: %s", guild_id, error)
+        return thread
+    finally:
+        async with bot.session_factory() as session, session.begin():
+            await event_claims.release(session, key, token)
+
+
+# ---------------------------------------------------------------- the open-weeks message
+
+
+async def _board_parts(bot: PaperclubBot, info: SeriesInfo) -> tuple[discord.Embed, discord.ui.View | None]:
+    now = bot.clock.now()
+    async with bot.session_factory() as session:
+        config = await get_config(session, info.guild_id)
+        settings = await svc.get_settings(session, info.guild_id)
+        weeks = await weeks_svc.weeks_view(session, info, now, settings.horizon_weeks)
+    zones = config.display_zones
+    return render.board_embed(info, weeks, zones, now), render.board_view(weeks, now)
+
+
+async def post_board(
+    bot: PaperclubBot, info: SeriesInfo, channel: discord.TextChannel | discord.Thread | None
+) -> tuple[str, bool]:
+    """Post the open-weeks message in ``channel``, or edit the posted one in place (``channel`` None, or
+    the same). Gives its link and whether it was edited."""
+    embed, view = await _board_parts(bot, info)
+    message: discord.Message | None = None
+    old = await _channel(bot, info.board_channel_id) if info.board_channel_id else None
+    if (
+        info.board_message_id
+        and isinstance(old, discord.TextChannel | discord.Thread)
+        and (channel is None or channel.id == old.id)
+    ):
+        try:
+            message = await old.get_partial_message(info.board_message_id).edit(
+                embed=embed, view=view, allowed_mentions=NO_MENTIONS
+            )
+            return message.jump_url, True
+        except discord.NotFound:
+            message = None  # deleted by someone: post it again
+    target = channel or old
+    if not isinstance(target, discord.TextChannel | discord.Thread):
+        raise NotConfigured("Pick a text channel for the open weeks with the `channel` option.")
+    try:
+        message = await target.send(
+            embed=embed, view=view or discord.utils.MISSING, allowed_mentions=NO_MENTIONS
+        )
+    except discord.Forbidden:
+        raise NotConfigured(
+            f"I can't post in {target.mention}: give the bot View Channel, Send Messages and Embed Links there."
+        ) from None
+    if (
+        info.board_message_id
+        and isinstance(old, discord.TextChannel | discord.Thread)
+        and old.id != target.id
+    ):
+        try:
+            await old.get_partial_message(info.board_message_id).delete()
+        except discord.HTTPException as error:
+            log.info("series %s: the old open-weeks message stays: %s", info.id, error)
+    async with bot.session_factory() as session, session.begin():
+        row = await svc.load_series(session, info.guild_id, info.id)
+        await svc.record_board(session, row, target.id, message.id)
+    return message.jump_url, False
+
+
+async def refresh_board(bot: PaperclubBot, info: SeriesInfo) -> None:
+    """Bring the posted open-weeks message up to date (a claim, a skip, a week gone by)."""
+    if not (info.board_channel_id and info.board_message_id):
+        return
+    channel = await _channel(bot, info.board_channel_id)
+    if not isinstance(channel, discord.TextChannel | discord.Thread):
+        return
+    embed, view = await _board_parts(bot, info)
+    try:
+        await channel.get_partial_message(info.board_message_id).edit(
+            embed=embed, view=view, allowed_mentions=NO_MENTIONS
+        )
+    except discord.NotFound:
+        async with bot.session_factory() as session, session.begin():
+            row = await svc.load_series(session, info.guild_id, info.id)
+            await svc.record_board(session, row, None, None)
+    except discord.HTTPException as error:
+        log.warning("series %s: could not update the open-weeks message: %s", info.id, error)

@@ -1,0 +1,216 @@
+"""How series look: the series card (/series show), the list (/series list), the open-weeks message
+(/series open) and its claim buttons, /presenters' pages. Nothing here sends.
+
+Member text (names, titles, reasons) is shown inside embeds, escaped, cut to Discord's limits for display
+only; mentions in embeds render as names and never ping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import discord
+from discord.utils import escape_markdown
+
+from bot import timeutil
+from bot.replies import EMBED_DESCRIPTION_LIMIT, EMBED_TITLE_LIMIT, cut, fit_embed, markdown_link, one_line
+from bot.services.series import rules
+from bot.services.series.info import SeriesInfo, WeekInfo
+from bot.services.series.presenters import Offer, PresenterStat
+from bot.timeutil import DisplayZone
+from bot.views import PaperclubView
+from cogs.series.buttons import PresentButton
+from cogs.sessions.render import duration_text
+
+COLOUR = discord.Colour.blurple()
+ENDED_COLOUR = discord.Colour.dark_grey()
+BOARD_LIMIT = 20  # open weeks on the /series open message: one claim button each (Discord: 25 per message)
+PRESENTERS_PAGE = 15
+
+
+def _when(start: datetime, zones: Sequence[DisplayZone], now: datetime) -> str:
+    first = start.astimezone(timeutil.resolve_timezone(zones[0].zone))
+    with_year = first.year != now.astimezone(first.tzinfo).year
+    return timeutil.format_club_time(start, zones, with_year=with_year)
+
+
+def _presenter(week: WeekInfo) -> str:
+    club = week.session
+    assert club is not None
+    if club.presenter_id is not None:
+        return f"🎤 <@{club.presenter_id}>"
+    return f"🎤 {escape_markdown(one_line(club.presenter_name or '', 60))}"
+
+
+def _papers(week: WeekInfo) -> str:
+    club = week.session
+    assert club is not None
+    if not club.papers:
+        return "📄 **no paper yet**"
+    names = ", ".join(escape_markdown(one_line(p.title, 60)) for p in club.papers[:3])
+    more = f" +{len(club.papers) - 3}" if len(club.papers) > 3 else ""
+    return f"📄 {names}{more}"
+
+
+def week_line(info: SeriesInfo, week: WeekInfo, zones: Sequence[DisplayZone], now: datetime) -> str:
+    """One week of /series show: its time in the club's zones, then presenter or open, papers or no paper
+    yet; a skipped week with its reason."""
+    if week.is_skipped:
+        day = timeutil.format_long_date(week.week_date, weekday=True)
+        reason = f": {escape_markdown(one_line(week.skip_reason, 120))}" if week.skip_reason else ""
+        return f"~~{day}~~ — **skipped**{reason}"
+    when = f"**{_when(week.starts_at, zones, now)}**"
+    if week.session is None:
+        return f"{when} — being scheduled"
+    parts = [when]
+    if week.is_moved:
+        parts.append(f"(moved from {timeutil.format_clock(week.regular_start.astimezone(info.rule.tz))})")
+    if week.session.title != info.name:
+        parts.append(f"“{escape_markdown(one_line(week.session.title, 80))}”")
+    head = " ".join(parts)
+    who = _presenter(week) if week.has_presenter else "🙋 **open**"
+    return f"{head} — {who} · {_papers(week)} · #{week.session.id}"
+
+
+def header(info: SeriesInfo, zones: Sequence[DisplayZone], now: datetime) -> str:
+    rule = info.rule
+    today = now.astimezone(rule.tz).date()
+    text = f"{rules.rule_text(rule, zones, now)} ({rule.zone}) · {duration_text(info.duration_minutes)}"
+    if info.has_ended(today):
+        assert rule.until is not None
+        text += f" · ended {rules.long_date(rule.until)}"
+    elif rule.until is not None:
+        text += f" · until {rules.long_date(rule.until)}"
+    if info.signup_url:
+        text += " · " + markdown_link("sign up", info.signup_url)
+    return text
+
+
+def series_embed(
+    info: SeriesInfo, weeks: Sequence[WeekInfo], zones: Sequence[DisplayZone], now: datetime, *, horizon: int
+) -> discord.Embed:
+    """/series show: the rule, then the coming weeks."""
+    ended = info.has_ended(now.astimezone(info.rule.tz).date())
+    embed = discord.Embed(title=cut(info.name, EMBED_TITLE_LIMIT), colour=ENDED_COLOUR if ended else COLOUR)
+    lines = [header(info, zones, now)]
+    if info.description:
+        lines.append(escape_markdown(cut(info.description, 600)))
+    lines.append("")
+    if weeks:
+        lines.extend(week_line(info, week, zones, now) for week in weeks)
+    else:
+        lines.append("No coming weeks." if ended else "No weeks in the next few weeks.")
+    embed.description = cut("\n".join(lines), EMBED_DESCRIPTION_LIMIT)
+    open_count = sum(1 for week in weeks if week.is_open)
+    embed.set_footer(
+        text=f"Series #{info.id} · {horizon} weeks ahead · {open_count} open"
+        + (" · /series open posts them for members to claim" if open_count else "")
+    )
+    return fit_embed(embed)
+
+
+def list_embed(infos: Sequence[SeriesInfo], zones: Sequence[DisplayZone], now: datetime) -> discord.Embed:
+    embed = discord.Embed(title="Series", colour=COLOUR)
+    if not infos:
+        embed.description = "No series yet. Organizers add one with `/series add`."
+        return embed
+    lines = []
+    for info in infos:
+        today = now.astimezone(info.rule.tz).date()
+        upcoming = info.rule.next_date(now)
+        state = "ended" if info.has_ended(today) or upcoming is None else f"next {rules.short_date(upcoming)}"
+        lines.append(
+            f"**#{info.id} · {escape_markdown(one_line(info.name, 80))}** — {rules.rule_text(info.rule, zones, now)} · {state}"
+        )
+    embed.description = cut("\n".join(lines), EMBED_DESCRIPTION_LIMIT)
+    return embed
+
+
+# ---------------------------------------------------------------- the open weeks
+
+
+def open_weeks(weeks: Sequence[WeekInfo], now: datetime) -> list[WeekInfo]:
+    return [w for w in weeks if w.is_open and w.session is not None and not w.session.has_started(now)][
+        :BOARD_LIMIT
+    ]
+
+
+def board_embed(
+    info: SeriesInfo, weeks: Sequence[WeekInfo], zones: Sequence[DisplayZone], now: datetime
+) -> discord.Embed:
+    """/series open: the weeks nobody presents yet, each with its claim button under the message."""
+    shown = open_weeks(weeks, now)
+    embed = discord.Embed(title=cut(f"Open weeks · {info.name}", EMBED_TITLE_LIMIT), colour=COLOUR)
+    if not shown:
+        ended = info.has_ended(now.astimezone(info.rule.tz).date())
+        embed.description = (
+            "This series has ended." if ended else "Every coming week has a presenter. Thank you!"
+        )
+        return embed
+    lines = [
+        "Want to lead a session? Press a week below to present it (press it again to step down).",
+        "",
+    ]
+    for week in shown:
+        assert week.session is not None
+        title = (
+            f" “{escape_markdown(one_line(week.session.title, 60))}”"
+            if week.session.title != info.name
+            else ""
+        )
+        paper = "" if week.has_paper else " · no paper yet"
+        lines.append(f"**{_when(week.starts_at, zones, now)}**{title}{paper}")
+    embed.description = cut("\n".join(lines), EMBED_DESCRIPTION_LIMIT)
+    embed.set_footer(text=f"Series #{info.id} · {rules.rule_text(info.rule, zones, now)}")
+    return fit_embed(embed)
+
+
+def board_view(weeks: Sequence[WeekInfo], now: datetime) -> discord.ui.View | None:
+    shown = open_weeks(weeks, now)
+    if not shown:
+        return None
+    view = PaperclubView(timeout=None)
+    for week in shown:
+        assert week.session is not None
+        view.add_item(PresentButton.claim(week.session.id, rules.short_date(week.week_date)))
+    return view
+
+
+# ---------------------------------------------------------------- /presenters
+
+
+def presenter_lines(
+    stats: Sequence[PresenterStat], offers: Sequence[Offer], now: datetime, zone: str
+) -> list[str]:
+    """Who presented (how often, when last, when next), then who offered to present suggested papers."""
+    lines: list[str] = []
+    if stats:
+        lines.append("**Who presents**")
+    for stat in stats:
+        who = f"<@{stat.user_id}>" if stat.user_id is not None else escape_markdown(one_line(stat.name, 60))
+        parts = [f"{stat.count} time{'s' if stat.count != 1 else ''}" if stat.count else "not yet"]
+        if stat.last is not None:
+            parts.append(f"last {timeutil.format_club_date(stat.last, zone, now=now)}")
+        if stat.next is not None:
+            parts.append(f"next {timeutil.discord_timestamp(stat.next, 'D')}")
+        lines.append(f"{who} — {', '.join(parts)}")
+    if offers:
+        lines.extend(["", "**Offered to present (on suggestions)**"])
+    for offer in offers:
+        lines.append(
+            f"<@{offer.user_id}> — “{escape_markdown(one_line(offer.paper, 80))}” (suggestion #{offer.suggestion_id})"
+        )
+    return lines
+
+
+def presenters_embed(lines: Sequence[str], page: int, pages: int) -> discord.Embed:
+    embed = discord.Embed(title="Presenters", colour=COLOUR)
+    if not lines:
+        embed.description = (
+            "Nobody has presented yet. Open weeks of a series have an **I'll present** button."
+        )
+        return embed
+    chunk = lines[page * PRESENTERS_PAGE : (page + 1) * PRESENTERS_PAGE]
+    embed.description = cut("\n".join(chunk), EMBED_DESCRIPTION_LIMIT)
+    return embed

@@ -1,0 +1,50 @@
+"""The series' settings in /setup (the commands are declared in cogs/setup/_cog.py, which calls these):
+``/setup series_horizon weeks`` (default 8) and ``/setup series_nudge days`` (default 7, 0: off). Kept in
+the feature's own table (``series_settings``), with the organizers' thread the nudges go to."""
+
+from __future__ import annotations
+
+from bot.client import Interaction
+from bot.permissions import require_guild_id
+from bot.replies import send_ephemeral
+from bot.services.series import store as svc
+
+
+def _describe(settings: svc.Settings) -> str:
+    nudge = f"{settings.nudge_days} days before an open week" if settings.nudge_days else "off"
+    thread = (
+        f" in <#{settings.organizer_thread_id}>"
+        if settings.organizer_thread_id and settings.nudge_days
+        else ""
+    )
+    return f"{settings.horizon_weeks} weeks ahead · nudges {nudge}{thread}"
+
+
+async def show_field(interaction: Interaction) -> str:
+    """The "Series" line of /setup show."""
+    async with interaction.client.session_factory() as session:
+        return _describe(await svc.get_settings(session, require_guild_id(interaction)))
+
+
+async def set_horizon(interaction: Interaction, weeks: int) -> None:
+    bot, guild_id = interaction.client, require_guild_id(interaction)
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    async with bot.session_factory() as session, session.begin():
+        settings = await svc.set_horizon(session, guild_id, weeks, bot.clock.now())
+    cog = bot.get_cog("SeriesBackground")
+    run = getattr(cog, "run_horizons", None)
+    if run is not None:
+        await run([guild_id])  # the weeks the longer horizon now reaches
+    await send_ephemeral(interaction, f"Saved. Series: {_describe(settings)}.")
+
+
+async def set_nudge_days(interaction: Interaction, days: int) -> None:
+    bot, guild_id = interaction.client, require_guild_id(interaction)
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    async with bot.session_factory() as session, session.begin():
+        settings = await svc.set_nudge_days(session, guild_id, days, bot.clock.now())
+    cog = bot.get_cog("SeriesBackground")
+    refresh = getattr(cog, "refresh_guild", None)
+    if refresh is not None:
+        await refresh(guild_id)  # the nudges move to the new day before each week
+    await send_ephemeral(interaction, f"Saved. Series: {_describe(settings)}.")
