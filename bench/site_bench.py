@@ -2,7 +2,11 @@
 calendar.ics, served from the store, beside a bare aiohttp "hello" on the same machine in the same run.
 
     .venv/bin/python -m bench.site_bench [--sessions 20000] [--papers 100000] [--requests 300]
-        [--concurrency 4] [--rounds 3] [--database-url URL]
+        [--concurrency 4] [--rounds 3] [--database-url URL] [--cache-seconds 15] [--only home,session]
+
+``--database-url`` (PostgreSQL) seeds a fresh schema of that database and drops it afterwards, so one
+database serves every run, then runs VACUUM ANALYZE, as autovacuum would soon after such a load (SQLite
+is left as the bot leaves it: no ANALYZE).
 
 The site's handlers and the bare "hello" each listen on 127.0.0.1 (one process, as in the bot); the client
 is a second process (aiohttp, ``--concurrency`` requests in flight), so client and server do not share a
@@ -21,12 +25,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, text
 
 from bench.common import summary
 from bot.clock import FakeClock
@@ -42,8 +47,8 @@ NOW = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
 TARGETS_MS = {"home": 50.0, "session": 50.0, "calendar.ics": 200.0}
 
 
-async def seed(url: str, sessions: int, papers: int) -> list[int]:
-    engine = create_engine(url)
+async def seed(url: str, sessions: int, papers: int, *, search_path: str | None = None) -> list[int]:
+    engine = create_engine(url, search_path=search_path)
     await upgrade_database(engine)
     factory = create_session_factory(engine)
     async with factory() as session, session.begin():
@@ -98,6 +103,10 @@ async def seed(url: str, sessions: int, papers: int) -> list[int]:
             )
         await site_config.set_website(session, GUILD, enabled=True, slug=SLUG, title="Bench club", now=NOW)
         await site_config.set_about(session, GUILD, "- **Format.** An hour.\n- **Where.** A call.", now=NOW)
+    if engine.dialect.name == "postgresql":  # what autovacuum does soon after such a load
+        async with engine.connect() as conn:
+            await conn.execution_options(isolation_level="AUTOCOMMIT")
+            await conn.execute(text("VACUUM ANALYZE"))
     await engine.dispose()
     return session_ids
 
@@ -166,16 +175,34 @@ def run_client(spec: dict[str, Any]) -> dict[str, list[float]]:
 # ---------------------------------------------------------------- the run
 
 
+async def _pg_schema(url: str, statement: str) -> None:
+    admin = create_engine(url)
+    async with admin.begin() as conn:
+        await conn.execute(text(statement))
+    await admin.dispose()
+
+
 async def main(args: argparse.Namespace) -> None:
+    schema = f"site_bench_{uuid.uuid4().hex[:10]}" if args.database_url else None
+    if schema:  # PostgreSQL: a schema of its own, dropped afterwards
+        await _pg_schema(args.database_url, f'CREATE SCHEMA "{schema}"')
+    try:
+        await _run(args, schema)
+    finally:
+        if schema:
+            await _pg_schema(args.database_url, f'DROP SCHEMA "{schema}" CASCADE')
+
+
+async def _run(args: argparse.Namespace, schema: str | None) -> None:
     with tempfile.TemporaryDirectory(prefix="paperclub-site-bench-") as tmp:
         url = args.database_url or f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
         started = time.perf_counter()
-        session_ids = await seed(url, args.sessions, args.papers)
+        session_ids = await seed(url, args.sessions, args.papers, search_path=schema)
         print(
             f"seeded {args.sessions:,} sessions and {args.papers:,} papers in {time.perf_counter() - started:.1f} s "
-            f"({url.split(':', 1)[0]})"
+            f"({url.split(':', 1)[0]}), cache {args.cache_seconds:g} s"
         )
-        engine = create_engine(url)
+        engine = create_engine(url, search_path=schema)
         factory = read_only_session_factory(engine)  # as the bot serves the site
         site_app = web.Application()
         site_app.add_routes(
@@ -195,6 +222,8 @@ async def main(args: argparse.Namespace) -> None:
             "session": [f"{site_url}/{SLUG}/sessions/{rng.choice(session_ids)}/" for _ in range(n)],
             "calendar.ics": [f"{site_url}/{SLUG}/calendar.ics"] * n,
         }
+        wanted = {"hello (bare aiohttp)", *args.only.split(",")} if args.only else set(targets)
+        targets = {name: urls for name, urls in targets.items() if name in wanted}
         spec = {"targets": targets, "warmup": targets, "rounds": args.rounds, "concurrency": args.concurrency}
         try:
             results = await asyncio.get_running_loop().run_in_executor(None, run_client, spec)
@@ -229,12 +258,19 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--requests", type=int, default=300, help="requests per target per round")
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--database-url", default=None, help="default: a fresh SQLite file")
+    parser.add_argument(
+        "--database-url",
+        default=None,
+        help="default: a fresh SQLite file; a PostgreSQL URL gets a fresh schema, dropped afterwards",
+    )
     parser.add_argument(
         "--cache-seconds",
         type=float,
         default=BOT_CACHE_SECONDS,
         help="the handlers' in-process cache of the home page and feeds (0: every answer built from the store)",
+    )
+    parser.add_argument(
+        "--only", default=None, help="comma-separated targets (home,session,calendar.ics); default: all"
     )
     parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     return parser.parse_args()

@@ -237,29 +237,3 @@ async def test_no_public_address_means_no_webcal_link(club: Club) -> None:
     assert "webcal://" not in html
     assert 'href="./calendar.ics"' in html
     assert PUBLIC not in html
-
-
-async def test_the_bots_cache_keeps_home_and_feeds_briefly_and_never_outlives_opt_out(
-    club: Club, monkeypatch
-) -> None:
-    from aiohttp import web
-
-    from bot.services.site import web as site_web
-
-    ticks = [1000.0]
-    monkeypatch.setattr(site_web.time, "monotonic", lambda: ticks[0])
-    app = web.Application()
-    app.add_routes(site_web.site_routes(club.session_factory, club.clock, lambda: PUBLIC, cache_seconds=15))
-    async with TestClient(TestServer(app)) as http:
-        first = await (await http.get("/paper-club/")).text()
-        async with club.session_factory() as session, session.begin():
-            await site_config.set_about(session, club.guild_id, "Changed text", now=club.clock.now())
-        assert await (await http.get("/paper-club/")).text() == first  # within 15 s: the kept copy
-        ticks[0] += 16
-        assert "Changed text" in await (await http.get("/paper-club/")).text()
-        async with club.session_factory() as session, session.begin():
-            await site_config.set_website(
-                session, club.guild_id, enabled=False, slug=None, title=None, now=club.clock.now()
-            )
-        assert (await http.get("/paper-club/")).status == 404  # off: at once, cache or not
-        assert (await http.get("/paper-club/calendar.ics")).status == 404

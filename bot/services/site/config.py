@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput, Conflict
 from bot.text import clean_line, visible
+from db.models import GuildSettings
+from db.models.core import DEFAULT_DISPLAY_ZONES, DEFAULT_SUGGESTION_TOPICS, DEFAULT_TIMEZONE
 from db.models.site import SiteSettings
 
 MAX_SLUG: Final = 40
@@ -44,6 +46,16 @@ class SiteConfig:
     @property
     def live(self) -> bool:
         return self.enabled and self.slug is not None
+
+
+@dataclass(frozen=True)
+class LiveSite:
+    """An enabled site and the guild settings its pages show (zones, topics), read in one query."""
+
+    site: SiteConfig
+    timezone: str = DEFAULT_TIMEZONE
+    display_zones: str = DEFAULT_DISPLAY_ZONES
+    suggestion_topics: str = DEFAULT_SUGGESTION_TOPICS
 
 
 def _config(row: SiteSettings | None, guild_id: int) -> SiteConfig:
@@ -89,6 +101,39 @@ async def site_by_slug(session: AsyncSession, slug: str) -> SiteConfig | None:
     if row is None or not row.enabled:
         return None
     return _config(row, row.guild_id)
+
+
+_SITE = SiteSettings.__table__.c
+_GUILD = GuildSettings.__table__.c
+#: Built once: every page request runs it first (the site's on/off check and what its pages need).
+_LIVE_SITE = (
+    select(
+        _SITE.guild_id,
+        _SITE.slug,
+        _SITE.title,
+        _SITE.about,
+        _SITE.updated_at,
+        _GUILD.timezone,
+        _GUILD.display_zones,
+        _GUILD.suggestion_topics,
+    )
+    .select_from(SiteSettings.__table__.outerjoin(GuildSettings.__table__, _GUILD.guild_id == _SITE.guild_id))
+    .where(_SITE.slug == bindparam("slug"), _SITE.enabled.is_(True))
+)
+
+
+async def live_site(session: AsyncSession, slug: str) -> LiveSite | None:
+    """The enabled site at ``/<slug>/`` with its guild's display settings (defaults when the guild never
+    ran /setup), in one query; None for an unknown slug and for a site that is off."""
+    if not _SLUG.fullmatch(slug):
+        return None
+    row = (await (await session.connection()).execute(_LIVE_SITE, {"slug": slug})).first()
+    if row is None:
+        return None
+    site = SiteConfig(row.guild_id, True, row.slug, row.title, row.about, row.updated_at)
+    if row.timezone is None:  # no guild_settings row: the defaults
+        return LiveSite(site)
+    return LiveSite(site, row.timezone, row.display_zones, row.suggestion_topics)
 
 
 async def _row(session: AsyncSession, guild_id: int, now: datetime) -> SiteSettings:

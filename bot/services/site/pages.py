@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cached_property
 from typing import Any, Final
 from urllib.parse import quote
+from zoneinfo import ZoneInfo
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
@@ -22,17 +24,15 @@ from bot import timeutil
 from bot.errors import BadInput
 from bot.services.papers.store import PaperInfo, paper_info
 from bot.services.reading import search as reading_search
-from bot.services.reading.lists import list_summaries
 from bot.services.sessions.info import CANCELLED, SessionInfo, session_info
-from bot.services.sessions.queries import list_upcoming
 from bot.services.setup.config import GuildConfig, get_config
-from bot.services.site.config import SiteConfig
+from bot.services.site import queries
+from bot.services.site.config import LiveSite, SiteConfig
 from bot.services.site.embeds import Embed, recording_embed
 from bot.services.site.markdown import safe_link
 from bot.text import cut, one_line
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
 from db.models.reading import ReadingList, ReadingListItem
-from db.models.suggestions import Suggestion, SuggestionVote
 
 NEXT_COUNT: Final = 10
 RECENT_COUNT: Final = 20
@@ -53,10 +53,12 @@ class PaperView:
 
 @dataclass(frozen=True)
 class SessionView:
+    """A session as the pages show it. The time texts and the recording's player are worked out when a
+    page first reads them (a list shows the date or the time, rarely both), from the fields alone, so
+    equal views still mean equal pages."""
+
     id: int
     title: str
-    when: str  # the club page's form: "Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST"
-    date: str  # "16 October" (with the year when it is not this year)
     starts_at: datetime
     ends_at: datetime
     duration: str
@@ -66,7 +68,6 @@ class SessionView:
     description: str | None
     signup_url: str | None
     recording_url: str | None
-    recording: Embed | None
     notes_url: str | None
     wiki_url: str | None
     thread_url: str | None
@@ -74,6 +75,30 @@ class SessionView:
     cancel_reason: str | None
     started: bool
     ended: bool
+    display: Display  # the guild's zones
+    with_year: bool  # the session is not in the reader's current year (in the first zone)
+
+    @cached_property
+    def when(self) -> str:
+        """The club page's form: "Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST"."""
+        return timeutil.format_club_time(self.starts_at, self.display.zones, with_year=self.with_year)
+
+    @cached_property
+    def date(self) -> str:
+        """ "16 October" (with the year when it is not this year)."""
+        text = timeutil.format_club_date(self.starts_at, self.display.tz)
+        return f"{text} {self.starts_at.astimezone(self.display.tz).year}" if self.with_year else text
+
+    @cached_property
+    def recording(self) -> Embed | None:
+        """The recording's player when it is a YouTube, Vimeo or Loom link (else the page links it)."""
+        return recording_embed(self.recording_url)
+
+    @property
+    def links(self) -> tuple[tuple[str, str], ...]:
+        """What came after the session, as (label, address): the recording, the notes, the wiki page."""
+        found = (("Recording", self.recording_url), ("Notes", self.notes_url), ("Wiki", self.wiki_url))
+        return tuple((label, url) for label, url in found if url)
 
     @property
     def headline(self) -> str:
@@ -171,15 +196,48 @@ class SearchPage:
 # ---------------------------------------------------------------- plain values
 
 
-def paper_view(info: PaperInfo) -> PaperView:
+@dataclass(frozen=True)
+class Display:
+    """The guild settings the pages show: its zones (the first one dates the sessions) and its topics."""
+
+    zones: tuple[timeutil.DisplayZone, ...]
+    tz: ZoneInfo
+    labels: str  # "PT / GMT / IST", for the page's explanation
+    topics: tuple[str, ...]
+
+
+def display_of(timezone: str, display_zones: str, suggestion_topics: str) -> Display:
+    """Parsed once per page, not once per session."""
+    zones = tuple(timeutil.parse_display_zones(display_zones))
+    tz = timeutil.resolve_timezone(zones[0].zone if zones else timezone)
+    labels = " / ".join(z.label or z.zone for z in zones)
+    topics = tuple(t for t in suggestion_topics.split(";") if t and t.casefold() != "other")
+    return Display(zones, tz, labels, topics)
+
+
+def _display(config: GuildConfig) -> Display:
+    return display_of(config.timezone, config.display_zones_text, ";".join(config.suggestion_topics))
+
+
+def live_display(live: LiveSite) -> Display:
+    return display_of(live.timezone, live.display_zones, live.suggestion_topics)
+
+
+def _paper(title: str, url: str | None, arxiv_id: str | None, wiki_url: str | None) -> PaperView:
+    """A paper's links, each checked."""
     abs_url = pdf_url = None
-    if info.arxiv_id:
-        quoted = quote(info.arxiv_id, safe="./")
+    if arxiv_id:
+        quoted = quote(arxiv_id, safe="./")
         abs_url, pdf_url = f"https://arxiv.org/abs/{quoted}", f"https://arxiv.org/pdf/{quoted}"
-    url = safe_link(info.url)
-    if url is not None and not url.lower().startswith(("http://", "https://")):
-        url = None
-    return PaperView(info.title, url, abs_url, pdf_url, _http(info.wiki_url))
+    return PaperView(title, _http(url), abs_url, pdf_url, _http(wiki_url))
+
+
+def paper_view(info: PaperInfo) -> PaperView:
+    return _paper(info.title, info.url, info.arxiv_id, info.wiki_url)
+
+
+def _paper_of_row(row: Any) -> PaperView:
+    return _paper(row.paper_title, row.paper_url, row.paper_arxiv_id, row.paper_wiki_url)
 
 
 def _http(url: str | None) -> str | None:
@@ -196,48 +254,59 @@ def _duration(minutes: int) -> str:
     return f"{hours} h {mins} min"
 
 
-def session_view(info: SessionInfo, config: GuildConfig, now: datetime) -> SessionView:
-    zones = config.display_zones
-    tz = timeutil.resolve_timezone(zones[0].zone if zones else config.timezone)
-    with_year = now.astimezone(tz).year != info.starts_at.astimezone(tz).year
-    summary = one_line(info.description, SUMMARY_LIMIT) if info.description else None
-    recording = _http(info.recording_url)
+def _view(s: Any, papers: tuple[PaperView, ...], display: Display, now: datetime) -> SessionView:
+    """``s``: a SessionInfo or a row of :data:`queries.SESSION_COLUMNS` (the same names)."""
+    starts_at: datetime = s.starts_at
+    ends_at = starts_at + timedelta(minutes=s.duration_minutes)
+    tz = display.tz
     return SessionView(
-        id=info.id,
-        title=info.title,
-        when=timeutil.format_club_time(info.starts_at, zones, with_year=with_year),
-        date=timeutil.format_club_date(info.starts_at, tz, now=now),
-        starts_at=info.starts_at,
-        ends_at=info.ends_at,
-        duration=_duration(info.duration_minutes),
-        presenter=info.presenter_name,  # a guest's or member's typed name; never the member's id
-        papers=tuple(paper_view(p) for p in info.papers),
-        summary=summary,
-        description=info.description,
-        signup_url=_http(info.signup_url),
-        recording_url=recording,
-        recording=recording_embed(recording),
-        notes_url=_http(info.notes_url),
-        wiki_url=_http(info.wiki_url),
-        thread_url=(
-            f"https://discord.com/channels/{info.guild_id}/{info.thread_id}" if info.thread_id else None
-        ),
-        cancelled=info.is_cancelled,
-        cancel_reason=info.cancel_reason,
-        started=info.has_started(now),
-        ended=info.has_ended(now),
+        id=s.id,
+        title=s.title,
+        starts_at=starts_at,
+        ends_at=ends_at,
+        duration=_duration(s.duration_minutes),
+        presenter=s.presenter_name,  # a guest's or member's typed name; never the member's id
+        papers=papers,
+        summary=one_line(s.description, SUMMARY_LIMIT) if s.description else None,
+        description=s.description,
+        signup_url=_http(s.signup_url),
+        recording_url=_http(s.recording_url),
+        notes_url=_http(s.notes_url),
+        wiki_url=_http(s.wiki_url),
+        thread_url=(f"https://discord.com/channels/{s.guild_id}/{s.thread_id}" if s.thread_id else None),
+        cancelled=s.status == CANCELLED,
+        cancel_reason=s.cancel_reason,
+        started=starts_at <= now,
+        ended=ends_at <= now,
+        display=display,
+        with_year=now.astimezone(tz).year != starts_at.astimezone(tz).year,
     )
 
 
-def _topics(config: GuildConfig) -> tuple[str, ...]:
-    return tuple(t for t in config.suggestion_topics if t.casefold() != "other")
+def _info_view(info: SessionInfo, display: Display, now: datetime) -> SessionView:
+    return _view(info, tuple(paper_view(p) for p in info.papers), display, now)
 
 
-async def site_view(session: AsyncSession, site: SiteConfig) -> tuple[SiteView, GuildConfig]:
+def session_view(info: SessionInfo, config: GuildConfig, now: datetime) -> SessionView:
+    return _info_view(info, _display(config), now)
+
+
+def _row_view(found: queries.SessionRow, display: Display, now: datetime) -> SessionView:
+    return _view(found.row, tuple(_paper_of_row(r) for r in found.papers), display, now)
+
+
+async def _site_display(session: AsyncSession, site: SiteConfig, display: Display | None) -> Display:
+    return display if display is not None else _display(await get_config(session, site.guild_id))
+
+
+async def site_view(
+    session: AsyncSession, site: SiteConfig, display: Display | None = None
+) -> tuple[SiteView, Display]:
+    """The site's header and footer values; ``display`` (from :func:`live_display`) saves reading the
+    guild's settings again."""
     assert site.slug is not None
-    config = await get_config(session, site.guild_id)
-    labels = " / ".join(z.label or z.zone for z in config.display_zones)
-    return SiteView(site.slug, site.title, site.about, labels, _topics(config)), config
+    shown = await _site_display(session, site, display)
+    return SiteView(site.slug, site.title, site.about, shown.labels, shown.topics), shown
 
 
 # ---------------------------------------------------------------- queries
@@ -261,80 +330,48 @@ async def _past_sessions(
     return infos
 
 
-async def _past_count(session: AsyncSession, guild_id: int, now: datetime) -> int:
-    """Sessions that took place: all started ones less the cancelled, each counted from an index alone."""
-    started = await session.scalar(
-        select(func.count())
-        .select_from(ClubSession)
-        .where(ClubSession.guild_id == guild_id, ClubSession.starts_at <= now)
+async def home_page(
+    session: AsyncSession, site: SiteConfig, now: datetime, display: Display | None = None
+) -> HomePage:
+    """Two reads: the sessions (next and read so far) with their papers and the count of past sessions;
+    the lists and the shortlist (and the guild's settings when ``display`` is not given)."""
+    view, shown = await site_view(session, site, display)
+    conn = await session.connection()
+    sessions = await queries.home_sessions(
+        conn, site.guild_id, now, next_count=NEXT_COUNT, recent_count=RECENT_COUNT
     )
-    cancelled = await session.scalar(
-        select(func.count())
-        .select_from(ClubSession)
-        .where(
-            ClubSession.guild_id == guild_id, ClubSession.status == CANCELLED, ClubSession.starts_at <= now
+    extras = await queries.lists_and_shortlist(conn, site.guild_id, SHORTLIST_COUNT)
+    lists = tuple(ListView(row.list_id, row.name, row.text, int(row.n)) for row in extras.lists)
+    shortlist = tuple(
+        ShortlistItem(
+            _paper_of_row(row), row.topic, one_line(row.text, 300) if row.text else None, int(row.n)
         )
-    )
-    return int(started or 0) - int(cancelled or 0)
-
-
-async def _shortlist(session: AsyncSession, guild_id: int) -> tuple[ShortlistItem, ...]:
-    votes = (
-        select(func.count())
-        .select_from(SuggestionVote)
-        .where(SuggestionVote.suggestion_id == Suggestion.id)
-        .correlate(Suggestion)
-        .scalar_subquery()
-        .label("votes")
-    )
-    rows = await session.execute(
-        select(Suggestion.topic, Suggestion.reason, Paper, votes)
-        .join(Paper, Paper.id == Suggestion.paper_id)
-        .where(Suggestion.guild_id == guild_id, Suggestion.status == "shortlisted")
-        .order_by(votes.desc(), Suggestion.created_at, Suggestion.id)
-        .limit(SHORTLIST_COUNT)
-    )
-    return tuple(
-        ShortlistItem(paper_view(paper_info(paper)), topic, one_line(reason, 300) if reason else None, int(n))
-        for topic, reason, paper, n in rows
-    )
-
-
-async def home_page(session: AsyncSession, site: SiteConfig, now: datetime) -> HomePage:
-    view, config = await site_view(session, site)
-    upcoming = await list_upcoming(session, site.guild_id, now, limit=NEXT_COUNT)
-    shown = {info.id for info in upcoming}
-    recent = [
-        i for i in await _past_sessions(session, site.guild_id, now, limit=RECENT_COUNT) if i.id not in shown
-    ]
-    lists = tuple(
-        ListView(s.id, s.name, s.description, s.size) for s in await list_summaries(session, site.guild_id)
+        for row in extras.shortlist
     )
     return HomePage(
         site=view,
-        upcoming=tuple(session_view(i, config, now) for i in upcoming),
-        recent=tuple(session_view(i, config, now) for i in recent),
-        past_total=await _past_count(session, site.guild_id, now),
+        upcoming=tuple(_row_view(s, shown, now) for s in sessions.upcoming),
+        recent=tuple(_row_view(s, shown, now) for s in sessions.recent),
+        past_total=sessions.past_total,
         lists=lists,
-        shortlist=await _shortlist(session, site.guild_id),
+        shortlist=shortlist,
     )
 
 
 async def session_page(
-    session: AsyncSession, site: SiteConfig, session_id: int, now: datetime
+    session: AsyncSession, site: SiteConfig, session_id: int, now: datetime, display: Display | None = None
 ) -> SessionPage | None:
-    row = await session.scalar(
-        select(ClubSession)
-        .where(ClubSession.id == session_id, ClubSession.guild_id == site.guild_id)
-        .options(selectinload(ClubSession.papers))
-    )
-    if row is None:
+    """One read: the session with its papers (and the guild's settings when ``display`` is not given)."""
+    found = await queries.one_session(await session.connection(), site.guild_id, session_id)
+    if found is None:
         return None
-    view, config = await site_view(session, site)
-    return SessionPage(view, session_view(session_info(row), config, now))
+    view, shown = await site_view(session, site, display)
+    return SessionPage(view, _row_view(found, shown, now))
 
 
-async def list_page(session: AsyncSession, site: SiteConfig, list_id: int) -> ListPage | None:
+async def list_page(
+    session: AsyncSession, site: SiteConfig, list_id: int, display: Display | None = None
+) -> ListPage | None:
     row = await session.get(ReadingList, list_id)
     if row is None or row.guild_id != site.guild_id:
         return None
@@ -345,7 +382,7 @@ async def list_page(session: AsyncSession, site: SiteConfig, list_id: int) -> Li
             .order_by(ReadingListItem.position, ReadingListItem.added_at)
         )
     )
-    view, _ = await site_view(session, site)
+    view, _ = await site_view(session, site, display)
     return ListPage(
         view,
         ListView(row.id, row.name, row.description, len(items)),
@@ -354,25 +391,30 @@ async def list_page(session: AsyncSession, site: SiteConfig, list_id: int) -> Li
 
 
 async def archive_page(
-    session: AsyncSession, site: SiteConfig, page: int, now: datetime
+    session: AsyncSession, site: SiteConfig, page: int, now: datetime, display: Display | None = None
 ) -> ArchivePage | None:
     """Every session that took place, newest first, :data:`ARCHIVE_PAGE` a page (None past the last)."""
-    total = await _past_count(session, site.guild_id, now)
+    total = await queries.past_count(await session.connection(), site.guild_id, now)
     pages = max(1, -(-total // ARCHIVE_PAGE))
     if not 1 <= page <= pages:
         return None
-    view, config = await site_view(session, site)
+    view, shown = await site_view(session, site, display)
     infos = await _past_sessions(
         session, site.guild_id, now, limit=ARCHIVE_PAGE, offset=(page - 1) * ARCHIVE_PAGE
     )
-    return ArchivePage(view, tuple(session_view(i, config, now) for i in infos), page, pages, total)
+    return ArchivePage(view, tuple(_info_view(i, shown, now) for i in infos), page, pages, total)
 
 
 async def search_page(
-    session: AsyncSession, site: SiteConfig, query: str, page: int, now: datetime
+    session: AsyncSession,
+    site: SiteConfig,
+    query: str,
+    page: int,
+    now: datetime,
+    display: Display | None = None,
 ) -> SearchPage:
     """The reading feature's full-text search over sessions, papers and lists (page is 1-based)."""
-    view, config = await site_view(session, site)
+    view, shown = await site_view(session, site, display)
     if not query.strip():
         return SearchPage(view, "", (), 0, 1, 1)
     try:
@@ -381,7 +423,7 @@ async def search_page(
         )
     except BadInput as error:
         return SearchPage(view, cut(query, 200), (), 0, 1, 1, problem=error.user_message)
-    zones = config.display_zones
+    zones = shown.zones
     results: list[SearchResult] = []
     for hit in found.hits:
         if hit.kind == "session" and hit.starts_at is not None:
@@ -532,10 +574,10 @@ class FeedEntry:
 
 
 async def atom_entries(
-    session: AsyncSession, site: SiteConfig, now: datetime, limit: int = 30
+    session: AsyncSession, site: SiteConfig, now: datetime, limit: int = 30, display: Display | None = None
 ) -> tuple[SiteView, list[FeedEntry]]:
     """The newest changes first: new sessions, and sessions whose recording or notes came in."""
-    view, config = await site_view(session, site)
+    view, shown = await site_view(session, site, display)
     rows = list(
         await session.scalars(
             select(ClubSession)
@@ -550,7 +592,7 @@ async def atom_entries(
         info = session_info(row)
         entries.append(
             FeedEntry(
-                session_view(info, config, now),
+                _info_view(info, shown, now),
                 row.updated_at,
                 row.created_at,
                 bool(info.recording_url or info.notes_url or info.wiki_url),

@@ -51,6 +51,9 @@ def environment() -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        # The templates are package data and never change while the bot runs: no stat() of each file
+        # (base, macros, the page) on every render to see whether it changed.
+        auto_reload=False,
     )
     env.filters["iso"] = _iso
     env.filters["marked"] = _marked

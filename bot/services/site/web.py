@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Final
+from typing import Any, Final
 
 from aiohttp import web
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -24,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.ids import parse_id
 from bot.services.site import feeds, pages, render
-from bot.services.site.config import SiteConfig, site_by_slug
+from bot.services.site.config import LiveSite, SiteConfig, live_site, site_by_slug
 from bot.services.site.tokens import owner_of
 
 HTML: Final = "text/html"
@@ -55,10 +56,16 @@ def _matches(header: str, etag: str) -> bool:
 
 
 def respond(
-    request: web.Request, body: bytes, content_type: str, *, cache: str, charset: str | None = "utf-8"
+    request: web.Request,
+    body: bytes,
+    content_type: str,
+    *,
+    cache: str,
+    charset: str | None = "utf-8",
+    etag: str | None = None,
 ) -> web.Response:
-    """200 with the body, or 304 when the client already holds it."""
-    etag = etag_of(body)
+    """200 with the body, or 304 when the client already holds it (``etag``: the body's, if known)."""
+    etag = etag or etag_of(body)
     headers = {"ETag": etag, "Cache-Control": cache, "Vary": "Accept-Encoding"}
     if _matches(request.headers.get("If-None-Match", ""), etag):
         response = web.Response(status=304, headers=headers)
@@ -76,14 +83,55 @@ def not_found() -> web.Response:
     return response
 
 
+class Kept:
+    """Bodies built from the store, each reused only for **equal** inputs read from the store again.
+
+    Every request reads the site and its page's data from the store (so a change made by any process,
+    the bot's own or another sharing the database, shows at the next request); what is kept is only the
+    last body built per page and the inputs it was built from (the page's plain values, or the feed's
+    sessions), so rendering the same values twice is skipped. The output is a pure function of those
+    inputs, so a kept body is never stale, and the ETag stays the same while nothing changed.
+    ``seconds`` bounds how long a body is kept (0: nothing kept, every body built); at most
+    :data:`MAX_KEPT` pages are kept, the least recently used dropped first.
+    """
+
+    MAX_KEPT: Final = 2_000
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._kept: OrderedDict[tuple[int, str], tuple[float, Any, bytes, str]] = OrderedDict()
+
+    def forget(self, guild_id: int) -> None:
+        for key in [k for k in self._kept if k[0] == guild_id]:
+            del self._kept[key]
+
+    def body(self, guild_id: int, name: str, inputs: Any, build: Callable[[], bytes]) -> tuple[bytes, str]:
+        """The body (and its ETag) for ``inputs``: the kept one when they equal its inputs, else built."""
+        if self.seconds <= 0:
+            body = build()
+            return body, etag_of(body)
+        key = (guild_id, name)
+        now = time.monotonic()
+        hit = self._kept.get(key)
+        if hit is not None and now - hit[0] < self.seconds and hit[1] == inputs:
+            self._kept.move_to_end(key)
+            return hit[2], hit[3]
+        body = build()
+        etag = etag_of(body)
+        self._kept[key] = (now, inputs, body, etag)
+        self._kept.move_to_end(key)
+        while len(self._kept) > self.MAX_KEPT:
+            self._kept.popitem(last=False)
+        return body, etag
+
+
 class SiteHandlers:
     """The routes of every guild's site (``/<slug>/…``).
 
-    ``cache_seconds`` (0: off) keeps the home page and the two feeds, the pages every reader and calendar
-    app polls, for that long in this process after building them from the store: within the freshness
-    their Cache-Control already grants (60 s and 300 s). The site's on/off check runs on every request
-    before the cache, so a site turned off stops at once. Session, list, archive and search pages are
-    always built from the store.
+    Every answer is read from the store: the site's on/off check and the guild's display settings in
+    one query, then the page's own reads. ``cache_seconds`` (0: off) keeps each built body that long
+    for reuse while the store gives the same values (see :class:`Kept`): a change by any process shows
+    at the next request, and a site turned off stops at once.
     """
 
     def __init__(
@@ -98,27 +146,37 @@ class SiteHandlers:
         self.clock = clock
         self.public_url = public_url
         self.cache_seconds = cache_seconds
-        self._cache: dict[tuple[int, str], tuple[float, bytes]] = {}
+        self.kept = Kept(cache_seconds)
 
     def forget(self, guild_id: int) -> None:
-        """Drop a guild's kept pages (the bot calls this when it changes that guild's sessions or site)."""
-        for key in [k for k in self._cache if k[0] == guild_id]:
-            del self._cache[key]
+        """Drop a guild's kept bodies (never needed for correctness: each is reused only for the same
+        values read from the store; the bot calls this when it changes that guild's sessions or site)."""
+        self.kept.forget(guild_id)
 
-    async def _cached(self, site: SiteConfig, name: str, build: Callable[[], Awaitable[bytes]]) -> bytes:
-        if self.cache_seconds <= 0:
-            return await build()
-        key = (site.guild_id, name)
-        now = time.monotonic()
-        hit = self._cache.get(key)
-        if hit is not None and now - hit[0] < self.cache_seconds:
-            return hit[1]
-        body = await build()
-        if len(self._cache) > 10_000:  # many clubs: drop the oldest half rather than grow without bound
-            for old in sorted(self._cache, key=lambda k: self._cache[k][0])[: len(self._cache) // 2]:
-                del self._cache[old]
-        self._cache[key] = (now, body)
-        return body
+    def _kept(
+        self,
+        request: web.Request,
+        live: LiveSite,
+        name: str,
+        inputs: Any,
+        build: Callable[[], bytes],
+        content_type: str,
+        *,
+        cache: str,
+    ) -> web.Response:
+        body, etag = self.kept.body(live.site.guild_id, name, inputs, build)
+        return respond(request, body, content_type, cache=cache, etag=etag)
+
+    def _html(
+        self, request: web.Request, live: LiveSite, name: str, page: Any, render_page: Callable[..., str]
+    ) -> web.Response:
+        """A page's HTML from its plain values (rendered unless the same values were just rendered)."""
+        base_url = self.base_url(live.site)
+
+        def build() -> bytes:
+            return render_page(page, base_url=base_url).encode("utf-8")
+
+        return self._kept(request, live, name, (page, base_url), build, HTML, cache=PAGE_CACHE)
 
     def base_url(self, site: SiteConfig) -> str | None:
         base = self.public_url()
@@ -141,17 +199,17 @@ class SiteHandlers:
         routes.get(r"/{slug}/{tail:.*}")(self.unknown)
         return routes
 
-    Handler = Callable[[web.Request, AsyncSession, SiteConfig], Awaitable[web.Response | None]]
+    Handler = Callable[[web.Request, AsyncSession, LiveSite], Awaitable[web.Response | None]]
 
     def _page(self, handler: Handler) -> Callable[[web.Request], Awaitable[web.Response]]:
         """Look the site up by slug (only enabled sites are found); None from the handler is a 404."""
 
         async def wrapped(request: web.Request) -> web.Response:
             async with self.session_factory() as session:
-                site = await site_by_slug(session, request.match_info["slug"])
-                if site is None:
+                live = await live_site(session, request.match_info["slug"])
+                if live is None:
                     return not_found()
-                response = await handler(request, session, site)
+                response = await handler(request, session, live)
             return response if response is not None else not_found()
 
         return wrapped
@@ -167,74 +225,83 @@ class SiteHandlers:
     async def unknown(self, request: web.Request) -> web.Response:
         return not_found()
 
-    def _html(self, request: web.Request, html: str) -> web.Response:
-        return respond(request, html.encode("utf-8"), HTML, cache=PAGE_CACHE)
-
-    async def home(self, request: web.Request, session: AsyncSession, site: SiteConfig) -> web.Response:
-        async def build() -> bytes:
-            data = await pages.home_page(session, site, self.clock.now())
-            return render.home_html(data, base_url=self.base_url(site)).encode("utf-8")
-
-        return respond(request, await self._cached(site, "home", build), HTML, cache=PAGE_CACHE)
+    async def home(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
+        page = await pages.home_page(session, live.site, self.clock.now(), pages.live_display(live))
+        return self._html(request, live, "home", page, render.home_html)
 
     async def session(
-        self, request: web.Request, session: AsyncSession, site: SiteConfig
+        self, request: web.Request, session: AsyncSession, live: LiveSite
     ) -> web.Response | None:
         session_id = parse_id(request.match_info["id"])
         if session_id is None:
             return None
-        data = await pages.session_page(session, site, session_id, self.clock.now())
+        page = await pages.session_page(
+            session, live.site, session_id, self.clock.now(), pages.live_display(live)
+        )
         return (
             None
-            if data is None
-            else self._html(request, render.session_html(data, base_url=self.base_url(site)))
+            if page is None
+            else self._html(request, live, f"session/{session_id}", page, render.session_html)
         )
 
     async def reading_list(
-        self, request: web.Request, session: AsyncSession, site: SiteConfig
+        self, request: web.Request, session: AsyncSession, live: LiveSite
     ) -> web.Response | None:
         list_id = parse_id(request.match_info["id"])
-        data = None if list_id is None else await pages.list_page(session, site, list_id)
-        return (
+        page = (
             None
-            if data is None
-            else self._html(request, render.list_html(data, base_url=self.base_url(site)))
+            if list_id is None
+            else await pages.list_page(session, live.site, list_id, pages.live_display(live))
         )
+        return None if page is None else self._html(request, live, f"list/{list_id}", page, render.list_html)
 
     async def archive(
-        self, request: web.Request, session: AsyncSession, site: SiteConfig
+        self, request: web.Request, session: AsyncSession, live: LiveSite
     ) -> web.Response | None:
         number = request.match_info.get("n")
         if number is not None and (number.startswith("0") or number == "1"):
             return None  # one address per page: the first is /past/
-        data = await pages.archive_page(session, site, int(number or 1), self.clock.now())
+        page = await pages.archive_page(
+            session, live.site, int(number or 1), self.clock.now(), pages.live_display(live)
+        )
         return (
             None
-            if data is None
-            else self._html(request, render.archive_html(data, base_url=self.base_url(site)))
+            if page is None
+            else self._html(request, live, f"past/{page.page}", page, render.archive_html)
         )
 
-    async def search(self, request: web.Request, session: AsyncSession, site: SiteConfig) -> web.Response:
+    async def search(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         query = request.query.get("q", "")[:1000]
         raw_page = request.query.get("page", "1")
         number = int(raw_page) if raw_page.isascii() and raw_page.isdigit() and len(raw_page) <= 3 else 1
-        data = await pages.search_page(
-            session, site, query, min(max(number, 1), MAX_SEARCH_PAGE), self.clock.now()
+        page = await pages.search_page(
+            session,
+            live.site,
+            query,
+            min(max(number, 1), MAX_SEARCH_PAGE),
+            self.clock.now(),
+            pages.live_display(live),
         )
-        response = self._html(request, render.search_html(data, base_url=self.base_url(site)))
+        html = render.search_html(page, base_url=self.base_url(live.site))
+        response = respond(request, html.encode("utf-8"), HTML, cache=PAGE_CACHE)
         response.headers["X-Robots-Tag"] = "noindex"
         return response
 
-    async def calendar(self, request: web.Request, session: AsyncSession, site: SiteConfig) -> web.Response:
-        async def build() -> bytes:
-            infos, changed = await pages.calendar_sessions(session, site.guild_id, self.clock.now())
+    async def calendar(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
+        site = live.site
+        infos, changed = await pages.calendar_sessions(session, site.guild_id, self.clock.now())
+
+        def build() -> bytes:
             return feeds.ics_feed(infos, changed, name=site.title)
 
-        return respond(request, await self._cached(site, "ics", build), "text/calendar", cache=FEED_CACHE)
+        # The inputs are exactly ics_feed's arguments: whatever else the feed comes to show must join them.
+        inputs = (infos, changed, site.title)
+        return self._kept(request, live, "ics", inputs, build, "text/calendar", cache=FEED_CACHE)
 
     async def personal_calendar(
-        self, request: web.Request, session: AsyncSession, site: SiteConfig
+        self, request: web.Request, session: AsyncSession, live: LiveSite
     ) -> web.Response | None:
+        site = live.site
         user_id = await owner_of(session, site.guild_id, request.match_info["token"])
         if user_id is None:
             return None
@@ -245,20 +312,25 @@ class SiteHandlers:
         response.headers["X-Robots-Tag"] = "noindex"
         return response
 
-    async def atom(self, request: web.Request, session: AsyncSession, site: SiteConfig) -> web.Response:
-        async def build() -> bytes:
-            view, entries = await pages.atom_entries(session, site, self.clock.now())
+    async def atom(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
+        view, entries = await pages.atom_entries(
+            session, live.site, self.clock.now(), display=pages.live_display(live)
+        )
+
+        def build() -> bytes:
             return feeds.atom_feed(view, entries)
 
-        body = await self._cached(site, "atom", build)
-        return respond(request, body, "application/atom+xml", cache=FEED_CACHE)
+        return self._kept(
+            request, live, "atom", (view, entries), build, "application/atom+xml", cache=FEED_CACHE
+        )
 
-    async def static(self, request: web.Request, session: AsyncSession, site: SiteConfig) -> web.Response:
+    async def static(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         name = request.match_info["name"]
         return respond(request, render.static_file(name), render.STATIC_FILES[name], cache=STATIC_CACHE)
 
 
-#: What the bot uses (tests and `site build` use 0: every answer straight from the store).
+#: What the bot uses (tests and `site build` use 0: every body built). Every answer reads the store
+#: either way; a kept body is reused only for the same values (see :class:`Kept`).
 BOT_CACHE_SECONDS: Final = 15.0
 
 

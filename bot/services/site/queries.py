@@ -1,0 +1,279 @@
+"""The store reads behind the home page and a session page, as column rows (no ORM objects).
+
+Each page reads exactly the columns it shows, in as few round trips as it can: the home page's next
+sessions, the sessions read so far and all their papers come back from one statement (a UNION ALL of
+three index ranges on ``(guild_id, status, starts_at)`` / ``(guild_id, starts_at)``, joined to
+``session_papers`` and ``papers`` by primary key), a session page from one statement joined the same
+way. The statements are built once, at import, with bound parameters: SQLAlchemy then reuses their
+cache keys and compiled SQL, and PostgreSQL (asyncpg) its prepared statements.
+
+Every range here is index-driven (``EXPLAIN QUERY PLAN`` on SQLite, ``EXPLAIN (ANALYZE, BUFFERS)`` on
+PostgreSQL, with 20,000 sessions and 100,000 papers stored; see bench/site_bench.py). The one read that
+grows with the club's history is the count of past sessions, two index-only counts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from sqlalchemy import Integer, String, bindparam, cast, func, literal_column, null, select, union_all
+from sqlalchemy.engine import Row
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.services.sessions.info import CANCELLED, SCHEDULED
+from bot.services.sessions.rules import MAX_DURATION
+from db.models import ClubSession, Paper, SessionPaper
+from db.models.reading import ReadingList, ReadingListItem
+from db.models.suggestions import Suggestion, SuggestionVote
+
+_S = ClubSession.__table__.c
+_SP = SessionPaper.__table__.c
+_P = Paper.__table__.c
+
+#: What a page shows of a session (SessionView's sources): not the Discord ids, the creator or the
+#: event, which no page shows.
+SESSION_COLUMNS: Final = (
+    _S.id,
+    _S.guild_id,
+    _S.title,
+    _S.description,
+    _S.starts_at,
+    _S.duration_minutes,
+    _S.presenter_name,
+    _S.signup_url,
+    _S.recording_url,
+    _S.notes_url,
+    _S.wiki_url,
+    _S.status,
+    _S.cancel_reason,
+    _S.thread_id,
+)
+#: What a page shows of a paper (PaperView's sources).
+PAPER_COLUMNS: Final = (_P.title, _P.url, _P.arxiv_id, _P.wiki_url)
+
+RUNNING, NEXT, PAST = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """A session's columns (a result row) and its papers' columns, in their order."""
+
+    row: Any
+    papers: tuple[Row[Any], ...]
+
+
+def _with_papers(sessions: Any, *extra: Any) -> Any:
+    """``sessions`` (a subquery with SESSION_COLUMNS) joined to its papers, one row per paper (or one
+    with no paper); ``extra`` columns on every row."""
+    return select(
+        sessions,
+        _SP.position.label("paper_position"),
+        *(column.label(f"paper_{column.name}") for column in PAPER_COLUMNS),
+        *extra,
+    ).select_from(
+        sessions.outerjoin(SessionPaper.__table__, _SP.session_id == sessions.c.id).outerjoin(
+            Paper.__table__, _P.id == _SP.paper_id
+        )
+    )
+
+
+_STARTED: Final = (
+    select(func.count())
+    .select_from(ClubSession.__table__)
+    .where(_S.guild_id == bindparam("guild"), _S.starts_at <= bindparam("now"))
+    .scalar_subquery()
+)
+_CANCELLED: Final = (
+    select(func.count())
+    .select_from(ClubSession.__table__)
+    .where(_S.guild_id == bindparam("guild"), _S.status == CANCELLED, _S.starts_at <= bindparam("now"))
+    .scalar_subquery()
+)
+#: Sessions that took place: all started ones less the cancelled, each counted from an index alone,
+#: in one round trip.
+_PAST_COUNT: Final = select((_STARTED - _CANCELLED).label("past"))
+
+
+def _home_sessions(next_count: int, recent_count: int) -> Any:
+    guild = _S.guild_id == bindparam("guild")
+    part = literal_column  # the part's number, a constant of the statement (not a parameter)
+    running = (
+        select(part(str(RUNNING), Integer).label("part"), *SESSION_COLUMNS)
+        .where(
+            guild,
+            _S.status == SCHEDULED,
+            _S.starts_at > bindparam("window"),
+            _S.starts_at <= bindparam("now"),
+        )
+        .subquery()
+    )
+    upcoming = (
+        select(part(str(NEXT), Integer).label("part"), *SESSION_COLUMNS)
+        .where(guild, _S.status == SCHEDULED, _S.starts_at > bindparam("now"))
+        .order_by(_S.starts_at, _S.id)
+        .limit(next_count)
+        .subquery()
+    )
+    past = (
+        select(part(str(PAST), Integer).label("part"), *SESSION_COLUMNS)
+        .where(guild, _S.starts_at <= bindparam("now"), _S.status != CANCELLED)
+        .order_by(_S.starts_at.desc(), _S.id.desc())
+        .limit(recent_count)
+        .subquery()
+    )
+    parts = union_all(select(running), select(upcoming), select(past)).subquery("shown")
+    # The count rides along on every row (evaluated once: an uncorrelated subquery), saving a round trip.
+    return _with_papers(parts, _PAST_COUNT.scalar_subquery().label("past_total"))
+
+
+_HOME_STATEMENTS: dict[tuple[int, int], Any] = {}
+
+
+def _group(rows: Sequence[Row[Any]], key: Any) -> dict[Any, SessionRow]:
+    """Rows of (session columns, paper columns) → one SessionRow per ``key(row)``, papers in order."""
+    grouped: dict[Any, tuple[Row[Any], list[Row[Any]]]] = {}
+    for row in rows:
+        entry = grouped.setdefault(key(row), (row, []))
+        if row.paper_position is not None:
+            entry[1].append(row)
+    return {
+        k: SessionRow(first, tuple(sorted(papers, key=lambda r: r.paper_position)))
+        for k, (first, papers) in grouped.items()
+    }
+
+
+@dataclass(frozen=True)
+class HomeSessions:
+    upcoming: list[SessionRow]
+    recent: list[SessionRow]
+    past_total: int  # every session that took place (not cancelled)
+
+
+async def home_sessions(
+    conn: AsyncConnection, guild_id: int, now: datetime, *, next_count: int, recent_count: int
+) -> HomeSessions:
+    """The next sessions (in progress first, then soonest first: as ``list_upcoming``) and the ones read
+    so far (newest first, not cancelled; those shown as next left out), with their papers, and the
+    count of past sessions: one statement."""
+    statement = _HOME_STATEMENTS.get((next_count, recent_count))
+    if statement is None:
+        statement = _HOME_STATEMENTS.setdefault(
+            (next_count, recent_count), _home_sessions(next_count, recent_count)
+        )
+    window = now - timedelta(minutes=MAX_DURATION)
+    rows = (await conn.execute(statement, {"guild": guild_id, "now": now, "window": window})).all()
+    by_part = _group(rows, lambda r: (r.part, r.id))
+    running = sorted(
+        (s for (part, _), s in by_part.items() if part == RUNNING and _ends(s.row) > now),
+        key=lambda s: (s.row.starts_at, s.row.id),
+    )
+    future = sorted(
+        (s for (part, _), s in by_part.items() if part == NEXT), key=lambda s: (s.row.starts_at, s.row.id)
+    )
+    upcoming = (running + future)[:next_count]
+    shown = {s.row.id for s in upcoming}
+    recent = sorted(
+        (s for (part, _), s in by_part.items() if part == PAST and s.row.id not in shown),
+        key=lambda s: (s.row.starts_at, s.row.id),
+        reverse=True,
+    )
+    return HomeSessions(upcoming, recent, int(rows[0].past_total or 0) if rows else 0)
+
+
+def _ends(row: Any) -> datetime:
+    ends: datetime = row.starts_at + timedelta(minutes=row.duration_minutes)
+    return ends
+
+
+_ONE_SESSION: Final = _with_papers(
+    select(*SESSION_COLUMNS)
+    .where(_S.id == bindparam("session_id"), _S.guild_id == bindparam("guild"))
+    .subquery("one")
+)
+
+
+async def one_session(conn: AsyncConnection, guild_id: int, session_id: int) -> SessionRow | None:
+    """A session of the guild with its papers (one statement), or None."""
+    rows = (await conn.execute(_ONE_SESSION, {"guild": guild_id, "session_id": session_id})).all()
+    return next(iter(_group(rows, lambda r: r.id).values()), None)
+
+
+async def past_count(conn: AsyncConnection, guild_id: int, now: datetime) -> int:
+    value = await conn.scalar(_PAST_COUNT, {"guild": guild_id, "now": now})
+    return int(value or 0)
+
+
+_L = ReadingList.__table__.c
+_LI = ReadingListItem.__table__.c
+_SG = Suggestion.__table__.c
+LIST, SHORTLISTED = 0, 1
+
+
+def _lists_and_shortlist(limit: int) -> Any:
+    """The guild's reading lists (by name, with their sizes) and its shortlist (most votes first, at most
+    ``limit``) in one statement: a UNION ALL of the two, each row with its part and its rank in it."""
+
+    def none(kind: Any) -> Any:
+        return cast(null(), kind)
+
+    lists = (
+        select(
+            literal_column(str(LIST), Integer).label("part"),
+            func.row_number().over(order_by=_L.normalized_name).label("rank"),
+            _L.id.label("list_id"),
+            _L.name.label("name"),
+            _L.description.label("text"),
+            func.count(_LI.paper_id).label("n"),
+            none(String).label("topic"),
+            *(none(column.type).label(f"paper_{column.name}") for column in PAPER_COLUMNS),
+        )
+        .select_from(ReadingList.__table__.outerjoin(ReadingListItem.__table__, _LI.list_id == _L.id))
+        .where(_L.guild_id == bindparam("guild"))
+        .group_by(_L.id, _L.name, _L.description, _L.normalized_name)
+    )
+    votes = (
+        select(func.count())
+        .select_from(SuggestionVote.__table__)
+        .where(SuggestionVote.__table__.c.suggestion_id == _SG.id)
+        .correlate(Suggestion.__table__)
+        .scalar_subquery()
+    )
+    order = (votes.desc(), _SG.created_at, _SG.id)
+    shortlist = (
+        select(
+            literal_column(str(SHORTLISTED), Integer).label("part"),
+            func.row_number().over(order_by=order).label("rank"),
+            none(Integer).label("list_id"),
+            none(String).label("name"),
+            _SG.reason.label("text"),
+            votes.label("n"),
+            _SG.topic.label("topic"),
+            *(column.label(f"paper_{column.name}") for column in PAPER_COLUMNS),
+        )
+        .select_from(Suggestion.__table__.join(Paper.__table__, _P.id == _SG.paper_id))
+        .where(_SG.guild_id == bindparam("guild"), _SG.status == "shortlisted")
+        .order_by(*order)
+        .limit(limit)
+        .subquery()
+    )
+    return union_all(lists, select(shortlist))
+
+
+@dataclass(frozen=True)
+class ListsAndShortlist:
+    lists: list[Row[Any]]  # list_id, name, text (the description), n (its size)
+    shortlist: list[Row[Any]]  # text (the reason), n (votes), topic, the paper's columns (paper_…)
+
+
+_LISTS_AND_SHORTLISTS: dict[int, Any] = {}
+
+
+async def lists_and_shortlist(conn: AsyncConnection, guild_id: int, limit: int) -> ListsAndShortlist:
+    statement = _LISTS_AND_SHORTLISTS.get(limit)
+    if statement is None:
+        statement = _LISTS_AND_SHORTLISTS.setdefault(limit, _lists_and_shortlist(limit))
+    rows = sorted((await conn.execute(statement, {"guild": guild_id})).all(), key=lambda r: (r.part, r.rank))
+    return ListsAndShortlist([r for r in rows if r.part == LIST], [r for r in rows if r.part == SHORTLISTED])
