@@ -17,6 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import NotConfigured
+from bot.services.sessions.calendar import series_calendars
 from bot.services.site import feeds, pages, render
 from bot.services.site.config import get_site
 from db.models.reading import ReadingList
@@ -87,7 +88,8 @@ async def build_site(
             put(where, render.archive_html(archive, base_url=base_url, static=True))
             number += 1
         infos, changed = await pages.calendar_sessions(session, guild_id, now)
-        put("calendar.ics", feeds.ics_feed(infos, changed, name=site.title))
+        series = await series_calendars(session, guild_id, now)
+        put("calendar.ics", feeds.ics_feed(infos, changed, name=site.title, series=series))
         view, entries = await pages.atom_entries(session, site, now)
         put("feed.atom", feeds.atom_feed(view, entries))
     for name in render.STATIC_FILES:

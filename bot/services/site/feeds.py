@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from xml.etree import ElementTree
 
-from bot.services.sessions.calendar import calendar_bytes
+from bot.services.sessions.calendar import SeriesCalendar, calendar_bytes
 from bot.services.sessions.info import SessionInfo
 from bot.services.site.pages import FeedEntry, SiteView
 
@@ -23,8 +23,16 @@ ATOM_NS = "http://www.w3.org/2005/Atom"
 TAG_AUTHORITY = "paperclub.invalid,2026"
 
 
-def ics_feed(sessions: Sequence[SessionInfo], changed: datetime | None, *, name: str) -> bytes:
-    return calendar_bytes(sessions, now=changed or EPOCH, name=name[:100])
+def ics_feed(
+    sessions: Sequence[SessionInfo],
+    changed: datetime | None,
+    *,
+    name: str,
+    series: Sequence[SeriesCalendar] = (),
+) -> bytes:
+    """The club's feed: each series as one repeating VEVENT (RRULE, EXDATE for skipped weeks, RECURRENCE-ID
+    overrides for moved or retitled ones), every other session as its own VEVENT."""
+    return calendar_bytes(sessions, now=changed or EPOCH, name=name[:100], series=series)
 
 
 def _iso(dt: datetime) -> str:

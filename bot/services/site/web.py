@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.ids import parse_id
+from bot.services.sessions.calendar import series_calendars
 from bot.services.site import feeds, pages, render
 from bot.services.site.config import LiveSite, SiteConfig, live_site, site_by_slug
 from bot.services.site.tokens import owner_of
@@ -289,13 +290,15 @@ class SiteHandlers:
 
     async def calendar(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         site = live.site
-        infos, changed = await pages.calendar_sessions(session, site.guild_id, self.clock.now())
+        now = self.clock.now()
+        infos, changed = await pages.calendar_sessions(session, site.guild_id, now)
+        series = await series_calendars(session, site.guild_id, now)
 
         def build() -> bytes:
-            return feeds.ics_feed(infos, changed, name=site.title)
+            return feeds.ics_feed(infos, changed, name=site.title, series=series)
 
         # The inputs are exactly ics_feed's arguments: whatever else the feed comes to show must join them.
-        inputs = (infos, changed, site.title)
+        inputs = (infos, changed, site.title, tuple(series))
         return self._kept(request, live, "ics", inputs, build, "text/calendar", cache=FEED_CACHE)
 
     async def personal_calendar(
