@@ -125,6 +125,24 @@ async def test_an_edit_that_changes_no_document_writes_none(
         assert await writes.since() == (0, 0, 1)  # a cancelled session leaves the index
 
 
+@pytest.mark.usefixtures("postgresql_only")
+async def test_writes_after_a_flush_or_a_rolled_back_savepoint_are_flushed_too(
+    session_factory: async_sessionmaker[AsyncSession],
+) -> None:
+    async with session_factory() as session, session.begin():
+        await session.execute(insert(Paper), [_paper(1)])
+        await session.execute(text("SET CONSTRAINTS ALL IMMEDIATE"))  # flushed here...
+        await session.execute(text("SET CONSTRAINTS ALL DEFERRED"))
+        savepoint = await session.begin_nested()
+        await session.execute(insert(Paper), [_paper(3)])  # registers a flush inside the savepoint...
+        await savepoint.rollback()  # ...which goes with its row and its mark
+        await session.execute(insert(Paper), [_paper(2)])  # so this registers again, flushed at COMMIT
+        await session.execute(insert(Paper), [_paper(4)])
+    async with session_factory() as session:
+        found = await search(session, GUILD, "wombat gyms", per_page=10)
+        assert sorted(h.title for h in found.hits) == [f"Bulk paper {i} on wombat gyms" for i in (1, 2, 4)]
+
+
 async def _backend_waiting_on_a_lock(conn: AsyncConnection, pid: int) -> None:
     """Return once backend ``pid`` waits on a lock (polled: PostgreSQL has no event for it)."""
     for _ in range(500):

@@ -75,51 +75,80 @@ _TABLES_SQL = (
     "CREATE UNLOGGED TABLE reading_search_flushes (txid bigint PRIMARY KEY)",
 )
 
-_MARK_FUNCTION = """
-CREATE FUNCTION reading_search_mark(k smallint, refs integer[]) RETURNS void LANGUAGE sql AS $fn$
-INSERT INTO reading_search_dirty (txid, kind, ref_id)
-  SELECT DISTINCT txid_current(), k, r FROM unnest(refs) AS r WHERE r IS NOT NULL
-  ON CONFLICT DO NOTHING;
-INSERT INTO reading_search_flushes (txid) VALUES (txid_current()) ON CONFLICT DO NOTHING;
+# The flush is registered once per transaction: a transaction-local setting remembers that it was (it is
+# undone with a rolled-back savepoint, as the registration itself is, and the flush clears it).
+_REGISTERED = "paperclub.reading_search_flush"
+_MARK_FUNCTIONS = (
+    f"""
+CREATE FUNCTION reading_search_register() RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF current_setting('{_REGISTERED}', true) IS DISTINCT FROM txid_current()::text THEN
+    INSERT INTO reading_search_flushes (txid) VALUES (txid_current()) ON CONFLICT DO NOTHING;
+    PERFORM set_config('{_REGISTERED}', txid_current()::text, true);
+  END IF;
+END;
 $fn$
-"""
+""",
+    """
+CREATE FUNCTION reading_search_mark(k smallint, ref integer) RETURNS void LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF ref IS NOT NULL THEN
+    INSERT INTO reading_search_dirty (txid, kind, ref_id) VALUES (txid_current(), k, ref) ON CONFLICT DO NOTHING;
+    PERFORM reading_search_register();
+  END IF;
+END;
+$fn$
+""",
+)
+
+
+def _mark(kind: int, *refs: str) -> str:
+    return "\n".join(f"PERFORM reading_search_mark({kind}::smallint, {ref});" for ref in refs)
+
+
+_OLD_AND_NEW = "IF TG_OP <> 'INSERT' THEN {old} END IF;\nIF TG_OP <> 'DELETE' THEN {new} END IF;"
+
+
+def _old_and_new(kind: int, column: str) -> str:
+    return _OLD_AND_NEW.format(old=_mark(kind, f"OLD.{column}"), new=_mark(kind, f"NEW.{column}"))
+
 
 _MARK_TRIGGERS = {
     # name: (table, events, plpgsql body); 0004's triggers had the same names, tables and events.
     "rs_sessions": (
         "sessions",
         "INSERT OR DELETE OR UPDATE OF title, description, presenter_name, status",
-        f"PERFORM reading_search_mark({SESSION}::smallint, ARRAY[OLD.id, NEW.id]);",
+        _old_and_new(SESSION, "id"),
     ),
     "rs_session_papers": (
         "session_papers",
         "INSERT OR DELETE OR UPDATE",
-        f"PERFORM reading_search_mark({SESSION}::smallint, ARRAY[OLD.session_id, NEW.session_id]);",
+        _old_and_new(SESSION, "session_id"),
     ),
     "rs_papers": (
         "papers",
         "INSERT OR DELETE OR UPDATE OF title, authors, arxiv_id, doi, url",
-        f"""
-        PERFORM reading_search_mark({PAPER}::smallint, ARRAY[OLD.id, NEW.id]);
+        _old_and_new(PAPER, "id")
+        + f"""
         IF TG_OP = 'UPDATE' THEN  -- the sessions that read it show its title and ids
-          PERFORM reading_search_mark(
-            {SESSION}::smallint, ARRAY(SELECT sp.session_id FROM session_papers sp WHERE sp.paper_id = NEW.id));
+          INSERT INTO reading_search_dirty (txid, kind, ref_id)
+            SELECT txid_current(), {SESSION}, sp.session_id FROM session_papers sp WHERE sp.paper_id = NEW.id
+            ON CONFLICT DO NOTHING;
+          PERFORM reading_search_register();
         END IF;
         """,
     ),
     "rs_list_items": (
         "reading_list_items",
         "INSERT OR DELETE OR UPDATE OF note, paper_id",
-        f"PERFORM reading_search_mark({PAPER}::smallint, ARRAY[OLD.paper_id, NEW.paper_id]);",
+        _old_and_new(PAPER, "paper_id"),
     ),
     "rs_lists": (
         "reading_lists",
         "INSERT OR DELETE OR UPDATE OF name, description",
-        f"PERFORM reading_search_mark({LIST}::smallint, ARRAY[OLD.id, NEW.id]);",
+        _old_and_new(LIST, "id"),
     ),
 }
-# In a plpgsql row trigger OLD is NULL on INSERT and NEW is NULL on DELETE (PostgreSQL 11+), so
-# ARRAY[OLD.x, NEW.x] holds what exists; reading_search_mark skips the NULLs.
 
 
 # ---------------------------------------------------------------- writing (at commit)
@@ -174,6 +203,7 @@ DECLARE
   guild bigint;
 BEGIN
   DELETE FROM reading_search_flushes WHERE txid = NEW.txid;
+  PERFORM set_config('{_REGISTERED}', '', true);  -- a write after this flush registers a new one
   WITH taken AS (DELETE FROM reading_search_dirty WHERE txid = NEW.txid RETURNING kind, ref_id)
   SELECT coalesce(array_agg(ref_id) FILTER (WHERE kind = {SESSION}), '{{}}'),
          coalesce(array_agg(ref_id) FILTER (WHERE kind = {PAPER}), '{{}}'),
@@ -209,7 +239,8 @@ def _upgrade_postgresql() -> None:
         op.execute(f"DROP FUNCTION {signature}")
     for statement in _TABLES_SQL:
         op.execute(statement)
-    op.execute(_MARK_FUNCTION)
+    for function in _MARK_FUNCTIONS:
+        op.execute(function)
     op.execute(
         f"CREATE FUNCTION {_WRITE_SIGNATURE} RETURNS void LANGUAGE sql AS $fn$\n{_write_function(old)};\n$fn$"
     )
@@ -241,7 +272,8 @@ def _downgrade_postgresql() -> None:
     op.execute("DROP TABLE reading_search_dirty")
     op.execute("DROP FUNCTION reading_search_flush()")
     op.execute(f"DROP FUNCTION {_WRITE_SIGNATURE}")
-    op.execute("DROP FUNCTION reading_search_mark(smallint, integer[])")
+    op.execute("DROP FUNCTION reading_search_mark(smallint, integer)")
+    op.execute("DROP FUNCTION reading_search_register()")
     for signature, body in old._PG_FUNCTIONS.items():
         op.execute(f"CREATE FUNCTION {signature} RETURNS void LANGUAGE sql AS $fn$\n{body};\n$fn$")
     for name, (table, events, body) in old._PG_TRIGGERS.items():
