@@ -154,8 +154,11 @@ class ReminderRunner:
         if self.driven_by_clock and not self._listening:
             self._listening = True
             self.clock.on_change(self._on_clock)
-        async with self._writing(), self.session_factory() as session, session.begin():
-            await delivery.prepare(session, self.clock.now())
+        try:
+            async with self._writing(), self.session_factory() as session, session.begin():
+                await delivery.prepare(session, self.clock.now())
+        except Exception:  # only a warm-up: the first claim compiles what it needs instead
+            log.exception("reminders: preparing the claim statements failed")
         await self.run_due()
 
     async def stop(self, timeout: float = 5.0) -> None:
