@@ -65,6 +65,7 @@ SESSION, PAPER, LIST = 1, 2, 3
 # Advisory lock class for "writing this guild's search documents" (two-int form; the objid is a hash
 # of the schema and the guild, so stores in other schemas of one database do not wait on each other).
 LOCK_CLASS = 0x52534541  # "RSEA"
+CLEAN_PENDING_AFTER = 256  # documents written by one flush from which it merges the GIN pending list
 
 _TABLES_SQL = (
     # UNLOGGED: their rows live only inside the transaction that wrote them (a crash empties them,
@@ -224,6 +225,13 @@ BEGIN
   END LOOP;
   -- New statements from here: under READ COMMITTED they see what committed while we waited.
   PERFORM reading_search_write(sids, pids, lids);
+  -- A large write leaves its GIN entries in the index's pending list, which every search then scans
+  -- in full until a VACUUM (with all of a bulk load in it the planner even prefers a sequential scan):
+  -- merge them into the index now, in bulk.
+  IF coalesce(cardinality(sids), 0) + coalesce(cardinality(pids), 0) + coalesce(cardinality(lids), 0)
+     >= {CLEAN_PENDING_AFTER} THEN
+    PERFORM gin_clean_pending_list('ix_reading_search_tsv'::regclass);
+  END IF;
   RETURN NULL;
 END;
 $fn$
