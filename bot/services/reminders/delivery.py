@@ -166,14 +166,12 @@ async def claim_many(
     in_grace = or_(Reminder.attempts > 0, Reminder.due_at >= late_origin - grace)
     rows: list[ClaimedRow] = []
     for ids in _chunks(sorted(set(row_ids))):
-        # The candidates are locked first (PostgreSQL; SQLite writes one transaction at a time anyway),
-        # skipping those another runner is claiming right now, then claimed if still due.
-        candidates = (
-            select(Reminder.id).where(Reminder.id.in_(ids), *pending_now).with_for_update(skip_locked=True)
-        )
+        locked = await _lock_candidates(session, ids, pending_now)
+        if not locked:
+            continue
         claim_them = (  # Core RETURNING of plain columns: no ORM objects to build for a burst
             update(_REMINDERS)
-            .where(Reminder.id.in_(candidates.scalar_subquery()), *pending_now, in_grace)
+            .where(Reminder.id.in_(locked), *pending_now, in_grace)
             .values(
                 status=SENDING,
                 claim_token=token,
@@ -226,6 +224,16 @@ async def claim_many(
     return out
 
 
+async def _lock_candidates(session: AsyncSession, ids: Sequence[int], where: list[Any]) -> list[int]:
+    """Of these rows, the ones still matching ``where``, locked for this transaction. On PostgreSQL rows
+    another runner is claiming right now are skipped (``FOR UPDATE SKIP LOCKED``) instead of waited for;
+    SQLite takes one writer at a time anyway. A statement of its own, so the UPDATE that follows is a
+    plain one over a list of ids, planned well even before the table has statistics (a freshly
+    written burst): locking inside the UPDATE made PostgreSQL re-run the locking query per row."""
+    candidates = select(Reminder.id).where(Reminder.id.in_(ids), *where).with_for_update(skip_locked=True)
+    return list((await session.execute(candidates)).scalars().all())
+
+
 async def prepare(session: AsyncSession, now: datetime) -> None:
     """Run the claim and record statements once over no rows, so SQLAlchemy has compiled them (and the
     ORM set up what they load) before a burst falls due: the first claim of a burst is then as quick as
@@ -246,14 +254,12 @@ async def _mark_missed(
     """First attempts that fell due more than ``grace`` before the bot came back: missed, not sent."""
     beyond_grace = [Reminder.attempts == 0, Reminder.due_at < late_origin - grace]
     for ids in _chunks(sorted(row_ids)):
-        candidates = (
-            select(Reminder.id)
-            .where(Reminder.id.in_(ids), *pending_now, *beyond_grace)
-            .with_for_update(skip_locked=True)
-        )
+        locked = await _lock_candidates(session, ids, pending_now + beyond_grace)
+        if not locked:
+            continue
         statement = (
             update(Reminder)
-            .where(Reminder.id.in_(candidates.scalar_subquery()), *pending_now, *beyond_grace)
+            .where(Reminder.id.in_(locked), *pending_now, *beyond_grace)
             .values(status=MISSED, last_error=missed_reason(grace), updated_at=now)
             .returning(Reminder.id)
             .execution_options(synchronize_session=False)
