@@ -21,7 +21,7 @@ Figures, each over the same query mix, interleaved round by round:
 ``--with-before`` (PostgreSQL): a second store in its own schema, migrated to 0004 only (its row
 triggers, which rewrite a document per row written) and filled with the same rows, searched in the
 same rounds as the current store, query by query in alternating order: the before/after of migration
-0005 in one run, on one machine load. Also printed per store: the index table's size and the dead rows
+0014 in one run, on one machine load. Also printed per store: the index table's size and the dead rows
 ANALYZE counted after the load.
 """
 

@@ -1,4 +1,4 @@
-"""How the search index is written (migration 0005): on PostgreSQL each document once per transaction, in
+"""How the search index is written (migration 0014): on PostgreSQL each document once per transaction, in
 id order, and two transactions changing one document at once both reach it; upgrading an existing
 store and going back keep the index whole. The search results themselves are tested in test_search.py."""
 
@@ -214,7 +214,7 @@ async def test_two_transactions_changing_one_document_both_reach_it(engine: Asyn
 async def test_upgrade_from_0004_and_back_keeps_the_index(
     engine: AsyncEngine, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:
-    """A store at 0004 with content upgrades to 0005 with the same index; a downgrade restores 0004's triggers."""
+    """A store at 0004 with content upgrades to 0014 with the same index; a downgrade restores 0004's triggers."""
 
     def migrate(conn, *, down: bool) -> None:  # type: ignore[no-untyped-def]
         config = alembic_config()
@@ -232,7 +232,7 @@ async def test_upgrade_from_0004_and_back_keeps_the_index(
     assert await snapshot(session_factory) == before
     async with session_factory() as session:
         assert (await search(session, GUILD, "AutoEnv")).total == 3
-    async with session_factory() as session, session.begin():  # and 0005 keeps it in step
+    async with session_factory() as session, session.begin():  # and 0014 keeps it in step
         await session.execute(update(Paper).where(Paper.title == "AutoEnv").values(title="AutoEnvy"))
     async with session_factory() as session:
         assert (await search(session, GUILD, "AutoEnvy")).total == 3

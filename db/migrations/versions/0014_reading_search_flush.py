@@ -27,7 +27,7 @@ overwrites the other's change with a stale document. (0004 raised a unique viola
 
 The document queries are 0004's, imported from it, so both revisions index exactly the same text.
 
-Revision ID: 0005
+Revision ID: 0014
 Revises: 0004
 Create Date: 2026-12-14
 """
@@ -41,7 +41,7 @@ from types import ModuleType
 
 from alembic import op
 
-revision: str = "0005"
+revision: str = "0014"
 down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
