@@ -2,7 +2,7 @@
 through the local stand-in with the real discord.py client.
 
     .venv/bin/python -m bench.reading_bench [--n 20000] [--rounds 200]
-                                            [--database-url postgresql+asyncpg://…]
+                                            [--database-url postgresql+asyncpg://…] [--with-before]
 
 ``--n`` papers and ``--n / 5`` sessions (three papers each) are stored in one guild (the issue's size
 is ``--n 100000``: 100,000 papers and 20,000 sessions), with titles, authors and descriptions drawn
@@ -17,6 +17,12 @@ Figures, each over the same query mix, interleaved round by round:
    baseline, and the ratio between the two.
 3. ``/reading search`` from dispatch to first response through the stand-in, against the floor of a
    bare discord.py bot answering a static reply through the same stand-in.
+
+``--with-before`` (PostgreSQL): a second store in its own schema, migrated to 0004 only (its row
+triggers, which rewrite a document per row written) and filled with the same rows, searched in the
+same rounds as the current store, query by query in alternating order: the before/after of migration
+0014 in one run, on one machine load. Also printed per store: the index table's size and the dead rows
+ANALYZE counted after the load.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import json
 import logging
 import random
 import statistics
@@ -40,8 +47,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bench.common import bare_floor, line, percentile, time_invoke
 from bot.demo.botenv import BotEnv
 from bot.papers import normalize_title
-from bot.services.reading.search import parse_query, ranked_page, search
-from db.engine import create_engine
+from bot.services.reading import search as search_module
+from bot.services.reading.search import MAX_RESULTS, parse_query, ranked_page, search, tsquery_expression
+from db.engine import create_engine, create_session_factory
+from db.migrate import alembic_config, upgrade_database
 from db.models import ClubSession, Paper, SessionPaper
 
 QUERIES = [
@@ -253,8 +262,59 @@ async def like_query(session: AsyncSession, guild_id: int, query: str) -> int:
     return total
 
 
+class BeforeStore:
+    """The same rows in a store whose search index is written as migration 0004 wrote it (PostgreSQL)."""
+
+    REVISION = "0004"
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.schema = f"bench_before_{uuid.uuid4().hex[:8]}"
+        self.engine = create_engine(url, search_path=self.schema)
+        self.session_factory = create_session_factory(self.engine)
+
+    async def create(self, guild_id: int, n_papers: int) -> dict[str, float]:
+        await _pg_schema(self.url, f'CREATE SCHEMA "{self.schema}"')
+        await upgrade_database(self.engine)
+
+        def downgrade(connection: Any) -> None:
+            from alembic import command
+
+            config = alembic_config()
+            config.attributes["connection"] = connection
+            command.downgrade(config, self.REVISION)
+
+        async with self.engine.begin() as conn:
+            await conn.run_sync(downgrade)
+        async with self.session_factory() as session, session.begin():
+            timings = await populate(session, guild_id, n_papers)
+        async with self.engine.begin() as conn:
+            await conn.execute(text("ANALYZE"))
+        return timings
+
+    async def drop(self) -> None:
+        await self.engine.dispose()
+        await _pg_schema(self.url, f'DROP SCHEMA "{self.schema}" CASCADE')
+
+
+async def index_shape(session: AsyncSession) -> str:
+    """PostgreSQL: the index table's size, its GIN index's, and the dead rows ANALYZE counted."""
+    size, gin, live, dead = (
+        await session.execute(
+            text(
+                "SELECT pg_relation_size('reading_search'), pg_relation_size('ix_reading_search_tsv'), "
+                "n_live_tup, n_dead_tup FROM pg_stat_user_tables "
+                "WHERE relid = 'reading_search'::regclass"
+            )
+        )
+    ).one()
+    return f"reading_search {size / 2**20:.1f} MiB (GIN {gin / 2**20:.1f} MiB), {live:,} live rows, {dead:,} dead"
+
+
 async def run(args: argparse.Namespace) -> None:
     logging.getLogger().setLevel(logging.ERROR)
+    if args.with_before and not args.database_url:
+        raise SystemExit("--with-before compares PostgreSQL stores: give --database-url")
     with tempfile.TemporaryDirectory(prefix="paperclub-bench-") as tmp:
         url = args.database_url or f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
         schema = f"bench_{uuid.uuid4().hex[:10]}" if args.database_url else None
@@ -262,9 +322,12 @@ async def run(args: argparse.Namespace) -> None:
         if schema:  # PostgreSQL: a schema of its own, dropped afterwards
             await _pg_schema(url, f'CREATE SCHEMA "{schema}"')
             engine_factory = functools.partial(create_engine, url, search_path=schema)
+        before = BeforeStore(url) if args.with_before else None
         try:
-            await _bench(args, url, engine_factory)
+            await _bench(args, url, engine_factory, before)
         finally:
+            if before is not None:
+                await before.drop()
             if schema:
                 await _pg_schema(url, f'DROP SCHEMA "{schema}" CASCADE')
 
@@ -276,7 +339,7 @@ async def _pg_schema(url: str, statement: str) -> None:
     await admin.dispose()
 
 
-async def _bench(args: argparse.Namespace, url: str, engine_factory: Any) -> None:
+async def _bench(args: argparse.Namespace, url: str, engine_factory: Any, before: BeforeStore | None) -> None:
     async with BotEnv(database_url=url, engine_factory=engine_factory) as env:
         guild_id = env.guild.id
         backend = env.bot.engine.dialect.name
@@ -294,7 +357,25 @@ async def _bench(args: argparse.Namespace, url: str, engine_factory: Any) -> Non
         )
         async with env.bot.session_factory() as session:
             sizes = {q: await store_query(session, guild_id, q) for q in QUERIES}
+            shape = await index_shape(session) if backend == "postgresql" else ""
         print("matches per query: " + ", ".join(f"{q!r}={n}" for q, n in sizes.items()))
+        if shape:
+            print(f"after load: {shape}")
+        if before is not None:
+            started = time.perf_counter()
+            old_timings = await before.create(guild_id, args.n)
+            print(
+                f"before-store (migration {before.REVISION}'s triggers) stored in "
+                f"{time.perf_counter() - started:.1f} s: "
+                + ", ".join(f"{k} {v:.1f} s" for k, v in old_timings.items())
+            )
+            async with before.session_factory() as session:
+                old_sizes = {q: await store_query(session, guild_id, q) for q in QUERIES}
+                print(f"before-store after load: {await index_shape(session)}")
+            if old_sizes != sizes:
+                raise SystemExit(f"the two stores disagree on the matches: {old_sizes} vs {sizes}")
+        old_per_query: dict[str, list[float]] = {q: [] for q in QUERIES}
+        like_per_query: dict[str, list[float]] = {q: [] for q in QUERIES}
 
         ranked: list[float] = []
         service: list[float] = []
@@ -307,12 +388,16 @@ async def _bench(args: argparse.Namespace, url: str, engine_factory: Any) -> Non
                 await (await env.invoke("reading search", {"query": q}, member=member)).response()
         for round_no in range(args.rounds):
             for q in QUERIES:
+                if before is not None and round_no % 2:  # the before-store first in every other round
+                    old_per_query[q].append(await _timed_store_query(before, guild_id, q))
                 async with env.bot.session_factory() as session:
                     t0 = time.perf_counter()
                     await store_query(session, guild_id, q)
                     t1 = time.perf_counter()
                     await search(session, guild_id, q)
                     t2 = time.perf_counter()
+                if before is not None and not round_no % 2:
+                    old_per_query[q].append(await _timed_store_query(before, guild_id, q))
                 ranked.append((t1 - t0) * 1000)
                 service.append((t2 - t1) * 1000)
                 per_query[q].append((t1 - t0) * 1000)
@@ -324,10 +409,27 @@ async def _bench(args: argparse.Namespace, url: str, engine_factory: Any) -> Non
                         t0 = time.perf_counter()
                         await like_query(session, guild_id, q)
                         scan.append((time.perf_counter() - t0) * 1000)
+                        like_per_query[q].append(scan[-1])
+        explained: dict[str, tuple[str, str]] = {}
+        if args.explain and backend == "postgresql":
+            async with env.bot.session_factory() as session:
+                after_plans = await explain_queries(session, guild_id)
+            before_plans: dict[str, str] = {}
+            if before is not None:
+                async with before.session_factory() as session:
+                    before_plans = await explain_queries(session, guild_id)
+            explained = {q: (after_plans[q], before_plans.get(q, "")) for q in after_plans}
     floor = await bare_floor(min(len(via_discord), 500))
 
+    old_ranked = [ms for samples in old_per_query.values() for ms in samples]
     print()
     print(line("store search (ranked query)", ranked))
+    if old_ranked:
+        print(line(f"  the same, before ({BeforeStore.REVISION})", old_ranked))
+        print(
+            f"{'ratio before / after':<34} p50 {statistics.median(old_ranked) / statistics.median(ranked):7.2f}x"
+            f"   p99 {percentile(old_ranked, 99) / percentile(ranked, 99):7.2f}x"
+        )
     print(line("store search (service call)", service))
     print(line("LIKE '%…%' scan (baseline)", scan))
     print(
@@ -341,17 +443,70 @@ async def _bench(args: argparse.Namespace, url: str, engine_factory: Any) -> Non
         f"   p99 {percentile(via_discord, 99) / percentile(floor, 99):7.2f}x"
     )
     print()
-    print("store search p99 by query:")
+    print(
+        "store search by query (ms, p50 / p99)"
+        + ("; before: the 0004 store in the same rounds" if old_ranked else "")
+    )
     for q, samples in per_query.items():
-        print(
-            f"  {q!r:<32} matches={sizes[q]:>6}  p50={statistics.median(samples):6.2f} ms  p99={percentile(samples, 99):6.2f} ms"
-        )
+        figures = f"  {q!r:<32} matches={sizes[q]:>6}  after {statistics.median(samples):6.2f} / {percentile(samples, 99):6.2f}"
+        if old_per_query[q]:
+            old = old_per_query[q]
+            figures += f"   before {statistics.median(old):6.2f} / {percentile(old, 99):6.2f}"
+        if like_per_query[q]:
+            figures += f"   LIKE p50 {statistics.median(like_per_query[q]):7.1f}"
+        print(figures)
+    if explained:
+        print("\nthe page query's plan, fastest of 7 EXPLAIN ANALYZE runs (after | before):")
+        for q, (after_plan, before_plan) in explained.items():
+            print(f"  {q!r:<32} {after_plan}" + (f"\n  {'':<32} {before_plan}" if before_plan else ""))
     ok_store = percentile(ranked, 99) < 10
     ok_discord = percentile(via_discord, 99) < 50
     print(
         f"\ntargets: store search p99 < 10 ms: {'met' if ok_store else 'MISSED'}; "
         f"/reading search p99 < 50 ms: {'met' if ok_discord else 'MISSED'}"
     )
+
+
+async def explain_queries(session: AsyncSession, guild_id: int, repeats: int = 7) -> dict[str, str]:
+    """PostgreSQL: per query, the ranked page query's plan under EXPLAIN (ANALYZE, BUFFERS), run ``repeats``
+    times: its fastest execution, the buffers it touched, and what its scans returned (load-independent)."""
+    out: dict[str, str] = {}
+    for q in QUERIES:
+        words = parse_query(q).words
+        if not words:
+            continue
+        params = {
+            "q": tsquery_expression(words),
+            "g": guild_id,
+            "cap": MAX_RESULTS + 1,
+            "limit": 5,
+            "offset": 0,
+        }
+        statement = text("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + search_module._PG_PAGE.text)
+        best: Any = None
+        for _ in range(repeats):
+            raw = (await session.execute(statement, params)).scalar_one()
+            plan = (raw if isinstance(raw, list) else json.loads(raw))[0]
+            if best is None or plan["Execution Time"] < best["Execution Time"]:
+                best = plan
+        nodes = [best["Plan"]]
+        scans: list[str] = []
+        while nodes:
+            node = nodes.pop()
+            nodes.extend(node.get("Plans", []))
+            if "Scan" in node["Node Type"] and node["Node Type"] != "Subquery Scan":
+                name = node["Node Type"].replace(" Scan", "").replace("Bitmap ", "bitmap ").lower()
+                scans.append(f"{name} {node['Actual Rows']} rows")
+        buffers = best["Plan"]["Shared Hit Blocks"] + best["Plan"]["Shared Read Blocks"]
+        out[q] = f"{best['Execution Time']:6.2f} ms {buffers:5} buffers ({', '.join(reversed(scans))})"
+    return out
+
+
+async def _timed_store_query(store: BeforeStore, guild_id: int, query: str) -> float:
+    async with store.session_factory() as session:
+        started = time.perf_counter()
+        await store_query(session, guild_id, query)
+        return (time.perf_counter() - started) * 1000
 
 
 def main() -> None:
@@ -364,6 +519,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=100, help="rounds over the query mix")
     parser.add_argument("--like-rounds", type=int, default=10, help="rounds of the (slow) LIKE baseline")
     parser.add_argument("--database-url", default=None, help="a PostgreSQL URL to bench that store instead")
+    parser.add_argument(
+        "--explain", action="store_true", help="PostgreSQL: print each query's plan, buffers and fastest run"
+    )
+    parser.add_argument(
+        "--with-before",
+        action="store_true",
+        help="PostgreSQL: also search a store indexed by migration 0004's triggers, in the same rounds",
+    )
     asyncio.run(run(parser.parse_args()))
 
 

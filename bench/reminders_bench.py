@@ -1,7 +1,7 @@
 """Reminders at scale, through the local stand-in with the real discord.py client and the real clock.
 
     .venv/bin/python -m bench.reminders_bench [--n 20000] [--burst 1000] [--channels 20]
-                                              [--channel-limit 5/5|off]
+                                              [--channel-limit 5/5|off] [--wide 1000] [--global-limit 50|off]
                                               [--database-url postgresql+asyncpg://…]
 
 1. Start-up with ``--n`` pending reminders stored (the issue's size is 100,000): seconds from building the
@@ -18,22 +18,40 @@
    zero-latency client sending each channel's reminders in order, each as early as the limit allows — and
    what the bot adds beyond that, reminder by reminder.
 
-Parts 1 and 2 run with the stand-in's default generous headers (``remaining: 49``, never limited).
+4. ``--wide`` (default 1000; 0 skips it): ``--burst`` reminders all due in the same second across that many
+   channels, one each ("everyone picks 9:00"), against a bare discord.py client posting the same messages
+   (50 at a time), in the same run: with no limit (the bot not pacing itself), and with the stand-in
+   emulating Discord's global limit (``--global-limit``, 50 requests per second per bot token), the bot
+   pacing itself under the 50/s it knows (bot.services.reminders.pacing) and the bare client unpaced.
+   Printed: the drain (first due to last post), the rate reached against the limit, and the 429s.
+
+Each burst (the bot's and the bare client's) runs with the heap collected and frozen first (``gc.collect()``,
+``gc.freeze()``, as a long-running process does after start-up): this one process holds the stand-in, the bot,
+alembic and their start-up garbage, and a full collection of all of it falling inside one burst but not the
+other (100-250 ms on this machine) would decide the comparison.
+
+Parts 1 and 2 run with the stand-in's default generous headers (``remaining: 49``, never limited). In parts 2
+and 3 the stand-in emulates no global limit and the bot does not pace itself under one (as a bot granted a
+higher limit); part 4 runs both ways.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import gc
 import json
 import logging
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -46,6 +64,7 @@ from bot.app import build_bot
 from bot.clock import SystemClock
 from bot.demo.running import connected
 from bot.permissions import REQUIRED_PERMISSIONS
+from bot.services.reminders import pacing
 from bot.settings import load_settings
 from db.engine import create_engine
 from db.migrate import upgrade_database
@@ -54,6 +73,17 @@ from standin.ratelimits import Limit
 from standin.server import StandIn
 
 MESSAGES = r"/channels/\d+/messages$"
+
+
+@contextlib.contextmanager
+def steady_heap() -> Iterator[None]:
+    """Collect and freeze what exists, so a burst pays only for collecting its own garbage."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def rss_mb() -> tuple[float, float]:
@@ -229,13 +259,25 @@ def limit_floor(due_by_channel: dict[int, list[tuple[str, float]]], limit: Limit
 
 
 async def burst_round(
-    url: str | None, count: int, channels: int, spread_s: float, channel_limit: Limit | None = None
+    url: str | None,
+    count: int,
+    channels: int,
+    spread_s: float,
+    channel_limit: Limit | None = None,
+    *,
+    global_limit: Limit | None = None,
+    pace: int = 0,
 ) -> dict[str, Any]:
+    """One burst through the bot. ``global_limit``: the stand-in's global limit; ``pace``: the global limit
+    the bot paces its sends under (0: none)."""
     store = Store(url)
     await store.create()
+    saved_pace = pacing.GLOBAL_REQUESTS_PER_SECOND
+    pacing.GLOBAL_REQUESTS_PER_SECOND = pace
     try:
         async with StandIn(bot_permissions=REQUIRED_PERMISSIONS.value) as standin:
             standin.channel_message_limit = channel_limit
+            standin.global_limit = global_limit
             world = await standin.create_default_guild()
             targets = [await standin.create_channel(world.guild, f"bench-{i}") for i in range(channels)]
             lead = 8.0  # seconds for the bot to start before the first one falls due
@@ -258,24 +300,28 @@ async def burst_round(
                 )
             bot = await start_bot(store, standin)
             async with connected(bot, standin):
-                forced = max(limit_floor(due_by_channel, channel_limit).values()) if channel_limit else 0.0
-                deadline = time.monotonic() + lead + spread_s + forced + 120
-                while time.monotonic() < deadline:
-                    ok = [r for r in standin.requests_to("POST", MESSAGES) if r.status == 200]
-                    if len(ok) >= count:
-                        break
-                    await asyncio.sleep(0.2)
-                await asyncio.sleep(1.0)  # anything extra (a double) would show up now
-                posts = [r for r in standin.requests_to("POST", MESSAGES) if r.status == 200]
-                per_nonce = Counter(r.json.get("nonce") for r in posts)
-                posted = sum(len(standin.messages_in(c)) for c in targets)
-                late_by_nonce = {
-                    r.json["nonce"]: (r.time - due_by_nonce[r.json["nonce"]]) * 1000
-                    for r in posts
-                    if r.json.get("nonce") in due_by_nonce
-                }
-                times = sorted(r.time for r in posts)
-                limited = sum(1 for r in standin.requests_to("POST", MESSAGES) if r.status == 429)
+                with steady_heap():
+                    forced = (
+                        max(limit_floor(due_by_channel, channel_limit).values()) if channel_limit else 0.0
+                    )
+                    deadline = time.monotonic() + lead + spread_s + forced + 120
+                    while time.monotonic() < deadline:
+                        ok = [r for r in standin.requests_to("POST", MESSAGES) if r.status == 200]
+                        if len(ok) >= count:
+                            break
+                        await asyncio.sleep(0.2)
+                    await asyncio.sleep(1.0)  # anything extra (a double) would show up now
+                    posts = [r for r in standin.requests_to("POST", MESSAGES) if r.status == 200]
+                    per_nonce = Counter(r.json.get("nonce") for r in posts)
+                    posted = sum(len(standin.messages_in(c)) for c in targets)
+                    late_by_nonce = {
+                        r.json["nonce"]: (r.time - due_by_nonce[r.json["nonce"]]) * 1000
+                        for r in posts
+                        if r.json.get("nonce") in due_by_nonce
+                    }
+                    times = sorted(r.time for r in posts)
+                    limited = sum(1 for r in standin.requests_to("POST", MESSAGES) if r.status == 429)
+                    limited_any = sum(1 for r in standin.requests if r.status == 429)
             floor_ms = (
                 {n: s * 1000 for n, s in limit_floor(due_by_channel, channel_limit).items()}
                 if channel_limit
@@ -288,15 +334,24 @@ async def burst_round(
                 "late_ms": list(late_by_nonce.values()),
                 "drain_s": (times[-1] - min(due_by_nonce.values())) if times else float("nan"),
                 "rate_limited": limited,
+                "rate_limited_any": limited_any,
+                "rate": (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 else float("nan"),
                 "floor_ms": list(floor_ms.values()),
                 "excess_ms": [late - floor_ms[n] for n, late in late_by_nonce.items() if n in floor_ms],
             }
     finally:
+        pacing.GLOBAL_REQUESTS_PER_SECOND = saved_pace
         await store.drop()
 
 
-async def bare_burst(count: int, channels: int) -> float:
+async def bare_burst(count: int, channels: int, global_limit: Limit | None = None) -> float:
     """The floor: a bare discord.py client posting ``count`` messages to ``channels`` channels at once."""
+    return (await bare_burst_figures(count, channels, global_limit))["drain_s"]
+
+
+async def bare_burst_figures(count: int, channels: int, global_limit: Limit | None = None) -> dict[str, Any]:
+    """A bare discord.py client posting ``count`` messages to ``channels`` channels at once (50 in flight,
+    one at a time per channel), discord.py waiting out any 429: its drain, rate and 429s."""
     import discord
 
     async with StandIn() as standin:
@@ -312,16 +367,27 @@ async def bare_burst(count: int, channels: int) -> float:
                 async with locks[channel.id], limit:
                     await client.get_partial_messageable(channel.id).send(f"Bench {i}", nonce=f"bare-{i}")
 
-            started = time.perf_counter()
-            await asyncio.gather(*(post(i) for i in range(count)))
-            return time.perf_counter() - started
+            standin.global_limit = global_limit
+            with steady_heap():
+                started = time.perf_counter()
+                await asyncio.gather(*(post(i) for i in range(count)))
+                drain = time.perf_counter() - started
+        posts = [r for r in standin.requests_to("POST", MESSAGES) if r.status == 200]
+        times = sorted(r.time for r in posts)
+        return {
+            "drain_s": drain,
+            "sent": len({r.json.get("nonce") for r in posts}),
+            "rate": (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 else float("nan"),
+            "rate_limited_any": sum(1 for r in standin.requests if r.status == 429),
+        }
 
 
 def report(name: str, figures: dict[str, Any], count: int) -> None:
     late = figures["late_ms"]
     print(
         f"{name:<30} sent {figures['sent']:>5}/{count} (messages {figures['messages']}, doubles {figures['doubles']})"
-        f"  late p50 {percentile(late, 50):7.0f} ms  p99 {percentile(late, 99):7.0f} ms  max {max(late):7.0f} ms"
+        f"  late min {min(late):6.0f} ms  p50 {percentile(late, 50):7.0f} ms  p99 {percentile(late, 99):7.0f} ms"
+        f"  max {max(late):7.0f} ms"
         f"  drained {figures['drain_s']:.2f} s after the first was due"
     )
 
@@ -335,7 +401,7 @@ async def bench_burst(count: int, channels: int, url: str | None) -> None:
     floor = await bare_burst(count, channels)
     print(
         f"{'bare discord.py, same sends':<30} drained in {floor:.2f} s   "
-        f"→ the runner's drain is {same['drain_s'] / floor:.2f}x the floor (claim + record per reminder)"
+        f"→ the runner's drain is {same['drain_s'] / floor:.2f}x the floor (claims and records in batches)"
     )
     ok = spread["sent"] == count == same["sent"] and not spread["doubles"] and not same["doubles"]
     print(
@@ -382,6 +448,54 @@ async def bench_limited(count: int, channels: int, url: str | None, limit: Limit
     )
 
 
+async def bench_wide(
+    count: int, channels: int, url: str | None, global_limit: Limit | None, rounds: int
+) -> None:
+    store = "PostgreSQL" if url else "SQLite"
+    print(
+        f"\n== {count:,} reminders due in the same second across {channels:,} channels, one each ({store}); "
+        f"{rounds} rounds, the bare client and the bot alternating =="
+    )
+    bare: list[dict[str, Any]] = []
+    free: list[dict[str, Any]] = []
+    for _ in range(rounds):
+        bare.append(await bare_burst_figures(count, channels))
+        free.append(await burst_round(url, count, channels, spread_s=0.0, pace=0))
+    bare_drain = statistics.median(f["drain_s"] for f in bare)
+    free_drain = statistics.median(f["drain_s"] for f in free)
+    once = all(f["sent"] == count == f["messages"] and not f["doubles"] for f in free)
+    print(
+        f"{'no limit: bare discord.py':<38} drained in {bare_drain:6.2f} s (median; rounds: "
+        + ", ".join(f"{f['drain_s']:.2f}" for f in bare)
+        + ")"
+    )
+    print(
+        f"{'no limit: the bot (not pacing)':<38} drained in {free_drain:6.2f} s (median; rounds: "
+        + ", ".join(f"{f['drain_s']:.2f}" for f in free)
+        + f")  → {free_drain / bare_drain:.2f}x the bare client (target ≤ 1.5x)"
+    )
+    print(f"{'  sent exactly once, every round':<38} {'yes' if once else 'NO'}")
+    report("  lateness, last round", free[-1], count)
+    if global_limit is None:
+        return
+    per_s = global_limit[0] / global_limit[1]
+    bare_limited = await bare_burst_figures(count, channels, global_limit)
+    paced = await burst_round(url, count, channels, spread_s=0.0, global_limit=global_limit, pace=int(per_s))
+    once = paced["sent"] == count == paced["messages"] and not paced["doubles"]
+    print(
+        f"{f'global limit {per_s:g}/s: bare discord.py':<38} drained in {bare_limited['drain_s']:6.2f} s"
+        f"  ({bare_limited['rate']:5.1f} posts/s = {bare_limited['rate'] / per_s:4.0%} of the limit)"
+        f"  429s: {bare_limited['rate_limited_any']}"
+    )
+    print(
+        f"{f'global limit {per_s:g}/s: the bot (paced)':<38} drained in {paced['drain_s']:6.2f} s"
+        f"  ({paced['rate']:5.1f} posts/s = {paced['rate'] / per_s:4.0%} of the limit; target ≥ 90%)"
+        f"  429s: {paced['rate_limited_any']} (target 0);  sent exactly once: {'yes' if once else 'NO'}"
+    )
+    print(f"{'  the limit alone forces':<38} {(count - 1) / per_s:6.2f} s for {count:,} posts")
+    report("  lateness", paced, count)
+
+
 def parse_limit(text: str) -> Limit | None:
     """``5/5`` → (5, 5.0): 5 messages per 5 s per channel; ``off`` → None."""
     if text.lower() in ("off", "none", "0"):
@@ -404,6 +518,9 @@ async def main(args: argparse.Namespace) -> None:
         await bench_burst(args.burst, args.channels, args.database_url)
     if args.channel_limit is not None:
         await bench_limited(args.burst, args.channels, args.database_url, args.channel_limit)
+    if args.wide:
+        global_limit = None if args.global_limit is None else (args.global_limit, 1.0)
+        await bench_wide(args.burst, args.wide, args.database_url, global_limit, args.wide_rounds)
 
 
 if __name__ == "__main__":
@@ -421,6 +538,17 @@ if __name__ == "__main__":
         default="5/5",
         metavar="N/S|off",
         help="emulate Discord's per-channel message limit, N per S seconds, for part 3 (default 5/5; off skips it)",
+    )
+    parser.add_argument(
+        "--wide", type=int, default=1000, help="channels for part 4's burst, one reminder each (0 skips it)"
+    )
+    parser.add_argument("--wide-rounds", type=int, default=3, help="part 4: rounds without a limit (medians)")
+    parser.add_argument(
+        "--global-limit",
+        type=lambda text: None if text.lower() in ("off", "none", "0") else int(text),
+        default=50,
+        metavar="N|off",
+        help="part 4: the stand-in's global limit, requests per second per bot (default 50, Discord's)",
     )
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL"), help="PostgreSQL URL")
     parser.add_argument("--skip-startup", action="store_true")

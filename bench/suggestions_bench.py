@@ -1,7 +1,7 @@
 """Suggestions at scale: the duplicate check against many stored papers, and many members voting at once.
 
-    .venv/bin/python -m bench.suggestions_bench [--n 20000] [--queries 300] [--voters 200]
-                                                [--database-url postgresql+asyncpg://…]
+    .venv/bin/python -m bench.suggestions_bench [--n 20000] [--queries 300] [--voters 200] [--presses 500]
+                                                [--presses-only] [--database-url postgresql+asyncpg://…]
 
 1. ``duplicate check``: ``--n`` papers in one guild, every one with an open suggestion (the worst
    case: every paper "stands"), titles drawn from a research vocabulary. The check the bot runs
@@ -14,13 +14,19 @@
    transaction each, all concurrently) on SQLite (or the given store): errors, the exact count, and
    per-vote latency, against the same votes one after another (the baseline).
 3. ``votes through the stand-in``: the same number of members clicking the real button on the post
-   through the local Discord stand-in with the real discord.py client.
+   through the local Discord stand-in with the real discord.py client (all at once: the baseline), then
+   ``--presses`` members (the issue's 500) pressing within one second (evenly spread), in the same run and
+   the same store: each press's answer latency (press → the stand-in has the first response; and → the
+   confirmation, when the bot deferred first) p50/p99/max, how many took over Discord's 3 s, and whether
+   the stored count, every member's own answer and the post's label agree (no vote lost or doubled).
+   ``--presses-only`` runs just this part.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import random
 import statistics
 import tempfile
@@ -39,7 +45,7 @@ from bot.services.suggestions.queries import count_votes
 from db.engine import create_engine, create_session_factory
 from db.migrate import upgrade_database
 from db.models import Paper
-from db.models.suggestions import Suggestion
+from db.models.suggestions import Suggestion, SuggestionVote
 
 GUILD = 42
 NOW = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
@@ -265,7 +271,7 @@ async def bench_votes(engine: Any, voters: int) -> None:
     print(f"  → concurrent/sequential wall time: {wall / sequential_wall:.2f}")
 
 
-async def bench_votes_through_standin(voters: int) -> None:
+async def bench_votes_through_standin(voters: int, presses: int) -> None:
     from bot.demo.botenv import BotEnv
 
     with tempfile.TemporaryDirectory(prefix="paperclub-bench-") as tmp:
@@ -278,36 +284,72 @@ async def bench_votes_through_standin(voters: int) -> None:
             await (
                 await env.invoke("setup suggestions", {"channel": env.general}, member=env.admin)
             ).response()
-            await (
-                await env.invoke("suggest", {"paper": "A paper everyone likes"}, member=env.members[0])
-            ).final()
-            async with env.bot.session_factory() as session:
-                row = (await session.execute(select(Suggestion))).scalar_one()
-            post = env.standin.message(row.message_id)
-            members = [await env.standin.create_member(env.guild, f"voter{i}") for i in range(voters)]
-
-            async def click(member: Any) -> float:
-                started = time.perf_counter()
-                result = await env.click(post, f"sugg:vote:{row.id}", member=member)
-                response = await result.response(timeout=60)
-                assert "Your vote is in" in response.content, response.content
-                return (time.perf_counter() - started) * 1000
-
-            started = time.perf_counter()
-            outcomes = await asyncio.gather(*(click(m) for m in members), return_exceptions=True)
-            wall = time.perf_counter() - started
-            await cog.refresher.wait_idle()
-            async with env.bot.session_factory() as session:
-                stored = await count_votes(session, row.id)
-            errors = [o for o in outcomes if isinstance(o, BaseException)]
-            label = next(b["label"] for b in env.standin.message(post.id).buttons if "vote" in b["custom_id"])
-            edits = len(env.standin.requests_to("PATCH", rf"/messages/{post.id}$"))
-            print(f"\n{voters} members clicking Upvote at once through the stand-in (SQLite)")
-            print(
-                f"  errors: {len(errors)}; stored count {stored}; the post shows '{label}' after {edits} edits"
+            members = [
+                await env.standin.create_member(env.guild, f"voter{i}") for i in range(max(voters, presses))
+            ]
+            await _press_round(
+                env, cog, members[:voters], "once", f"{voters} members clicking Upvote at once"
             )
-            print("  " + line("click → ephemeral answer", [o for o in outcomes if isinstance(o, float)]))
-            print(f"  all done in {wall * 1000:.0f} ms")
+            await _press_round(
+                env, cog, members[:presses], "spread", f"{presses} members clicking Upvote within one second"
+            )
+
+
+async def _press_round(env: Any, cog: Any, members: list[Any], how: str, title: str) -> None:
+    """One suggestion, a click by each member (all at once, or spread evenly over one second)."""
+    paper = f"A paper everyone likes, round {how}"
+    await (await env.invoke("suggest", {"paper": paper}, member=env.members[0])).final()
+    async with env.bot.session_factory() as session:
+        row = (await session.execute(select(Suggestion).order_by(Suggestion.id.desc()).limit(1))).scalar_one()
+    post = env.standin.message(row.message_id)
+    spread = 1.0 if how == "spread" else 0.0
+    gc.collect()  # no full collection of the start-up's garbage inside the round
+
+    async def click(i: int, member: Any) -> tuple[float, float, str]:
+        await asyncio.sleep(spread * i / len(members))
+        started = time.perf_counter()
+        result = await env.click(post, f"sugg:vote:{row.id}", member=member)
+        await result.response(timeout=60)
+        answered = (time.perf_counter() - started) * 1000
+        final = await result.final(timeout=60)
+        confirmed = (time.perf_counter() - started) * 1000
+        return answered, confirmed, final.content
+
+    started = time.perf_counter()
+    outcomes = await asyncio.gather(*(click(i, m) for i, m in enumerate(members)), return_exceptions=True)
+    wall = time.perf_counter() - started
+    await cog.refresher.wait_idle()
+    async with env.bot.session_factory() as session:
+        stored = await count_votes(session, row.id)
+        voters = set(
+            (
+                await session.execute(
+                    select(SuggestionVote.user_id).where(SuggestionVote.suggestion_id == row.id)
+                )
+            )
+            .scalars()
+            .all()
+        )
+    done = [o for o in outcomes if isinstance(o, tuple)]
+    errors = [o for o in outcomes if isinstance(o, BaseException)]
+    confirmed_in = sum(1 for *_, text in done if "Your vote is in" in text)
+    label = next(b["label"] for b in env.standin.message(post.id).buttons if "vote" in b["custom_id"])
+    edits = len(env.standin.requests_to("PATCH", rf"/messages/{post.id}$"))
+    exact = stored == len(members) == confirmed_in and voters == {m.id for m in members}
+    answered = [a for a, _, _ in done]
+    confirmed = [c for _, c, _ in done]
+    print(f"\n{title} through the stand-in (SQLite)")
+    print(
+        f"  errors: {len(errors)}; stored count {stored} of {len(members)}, {confirmed_in} told 'Your vote is in'; "
+        f"the post shows '{label}' after {edits} edits → every vote counted once: {'yes' if exact else 'NO'}"
+    )
+    print("  " + line("click → first response", answered))
+    print("  " + line("click → confirmation", confirmed))
+    late = sum(1 for a in answered if a > 3000)
+    print(
+        f"  all done in {wall * 1000:.0f} ms; answered after Discord's 3 s: {late}; "
+        f"p99 under 1 s: {'yes' if answered and percentile(answered, 99) < 1000 else 'NO'}"
+    )
 
 
 async def main() -> None:
@@ -316,10 +358,15 @@ async def main() -> None:
     parser.add_argument("--queries", type=int, default=300, help="duplicate checks per kind")
     parser.add_argument("--baseline-queries", type=int, default=20, help="baseline checks per kind (slow)")
     parser.add_argument("--voters", type=int, default=200, help="members voting at once")
+    parser.add_argument("--presses", type=int, default=500, help="members pressing within one second")
+    parser.add_argument("--presses-only", action="store_true", help="only the presses through the stand-in")
     parser.add_argument(
         "--database-url", default="", help="a PostgreSQL URL instead of a temporary SQLite file"
     )
     args = parser.parse_args()
+    if args.presses_only:
+        await bench_votes_through_standin(args.voters, args.presses)
+        return
     with tempfile.TemporaryDirectory(prefix="paperclub-bench-") as tmp:
         url = args.database_url or f"sqlite+aiosqlite:///{Path(tmp) / 'bench.db'}"
         schema = None
@@ -340,7 +387,7 @@ async def main() -> None:
                 async with admin.begin() as conn:
                     await conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
                 await admin.dispose()
-    await bench_votes_through_standin(args.voters)
+    await bench_votes_through_standin(args.voters, args.presses)
 
 
 if __name__ == "__main__":

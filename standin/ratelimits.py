@@ -13,8 +13,23 @@ sees (almost) no 429s. ``Reset-After`` is rounded *up* to the millisecond so tha
 on it is never early.
 
 Only ``POST /channels/{channel_id}/messages`` is limited, and only when ``StandIn.channel_message_limit``
-is set (``(5, 5.0)``: 5 per 5 s). Not emulated: the global 50 requests/s limit, shared/sub-limits and the
-invalid-request (Cloudflare) limit.
+is set (``(5, 5.0)``: 5 per 5 s).
+
+The global limit, opt-in as ``StandIn.global_limit`` (``GLOBAL_LIMIT`` = ``(50, 1.0)``), follows Discord's
+rate-limit page (discord-api-docs ``docs/topics/rate-limits.md``, "Global Rate Limit"): "All bots can make
+up to 50 requests per second to our API. If no authorization header is provided, then the limit is applied
+to the IP address. This is independent of any individual rate limit on a route", and "Interaction endpoints
+are not bound to the bot's Global Rate Limit" (``POST /interactions/{id}/{token}/callback`` and the
+``/webhooks/{application_id}/{interaction_token}`` routes that token opens, see
+``docs/interactions/receiving-and-responding``). So every other request counts, per bot token (the
+``Authorization`` header) or per IP without one, in a fixed window that opens with its first request; past
+it the answer is the page's "Example Exceeded Global Rate Limit Response": a 429 with ``Retry-After``
+(whole seconds), ``X-RateLimit-Global: true``, ``X-RateLimit-Scope: global`` and no route headers, and the
+body ``{"message", "retry_after", "global": true}``. discord.py (``HTTPClient.request``) then holds every
+request of that client until ``retry_after`` has passed and retries. The global check comes first: a
+request refused by it is not counted against its route.
+
+Not emulated: shared/sub-limits and the invalid-request (Cloudflare) limit.
 """
 
 from __future__ import annotations
@@ -28,7 +43,9 @@ from dataclasses import dataclass
 from standin.state import Json
 
 Limit = tuple[int, float]  # (requests, per seconds)
+GLOBAL_LIMIT: Limit = (50, 1.0)  # Discord's documented global limit per bot
 CHANNEL_MESSAGES = ("POST", "/channels/{channel_id}/messages")
+INTERACTION_ROUTES = ("/interactions/{interaction_id}/{token}/callback", "/webhooks/{app_id}/{token}")
 MAJOR_PARAMETERS = ("channel_id", "guild_id", "webhook_id")
 
 
@@ -58,6 +75,7 @@ class Verdict:
     remaining: int
     reset_after: float
     bucket: str
+    is_global: bool = False
 
     def headers(self) -> dict[str, str]:
         reset_after = ceil_ms(self.reset_after)
@@ -72,6 +90,18 @@ class Verdict:
     def too_many(self) -> tuple[Json, dict[str, str]]:
         """The 429's body and headers (``Via`` makes discord.py treat it as Discord's, not Cloudflare's)."""
         retry_after = ceil_ms(self.reset_after)
+        if self.is_global:
+            headers = {
+                "Retry-After": str(max(1, math.ceil(retry_after))),
+                "X-RateLimit-Global": "true",
+                "X-RateLimit-Scope": "global",
+                "Via": "1.1 google",
+            }
+            return {
+                "message": "You are being rate limited.",
+                "retry_after": retry_after,
+                "global": True,
+            }, headers
         headers = self.headers()
         headers.update(
             {
@@ -93,16 +123,28 @@ class RateLimiter:
 
     def take(self, method: str, template: str, major: str, limit: Limit) -> Verdict:
         """Count one request against its bucket and say whether it may go through."""
+        return self._take((method, template, major), limit, bucket_hash(method, template))
+
+    def take_global(self, template: str, identity: str, limit: Limit) -> Verdict | None:
+        """Count one request against its sender's global limit; the refusal, or None to go on. ``identity``
+        is the bot token (its Authorization header) or, without one, the client's address."""
+        if template.startswith(INTERACTION_ROUTES):
+            return None
+        key = ("*", "global", hashlib.sha1(identity.encode()).hexdigest())  # the token is not kept as is
+        verdict = self._take(key, limit, "global")
+        if verdict.allowed:
+            return None
+        return Verdict(False, verdict.limit, 0, verdict.reset_after, verdict.bucket, is_global=True)
+
+    def _take(self, key: tuple[str, str, str], limit: Limit, bucket: str) -> Verdict:
         count, per = limit
         if count < 1 or per <= 0:
             raise ValueError(f"a rate limit needs at least 1 request per positive period, not {limit!r}")
         now = self.clock()
-        key = (method, template, major)
         window = self.windows.get(key)
         if window is None or now >= window.resets_at or (window.limit, window.per) != (count, per):
             self._prune(now)
             window = self.windows[key] = Window(count, per, now + per)
-        bucket = bucket_hash(method, template)
         if window.used >= count:
             return Verdict(False, count, 0, window.resets_at - now, bucket)
         window.used += 1

@@ -183,9 +183,15 @@ def _fault_response(request: web.Request, fault: Fault) -> web.Response:
 
 
 def _take_ratelimit(request: web.Request) -> ratelimits.Verdict | None:
-    """Count the request against its emulated bucket when its route is limited (opt-in, see ratelimits)."""
+    """Count the request against the global limit and its route's bucket, when those are emulated (opt-in,
+    see ratelimits); a refusal by the global limit is not counted against the route."""
     standin = standin_of(request)
     template = _route_template(request).removeprefix(API)
+    if standin.global_limit is not None:
+        identity = request.headers.get("Authorization") or f"ip:{request.remote}"
+        refused = standin.ratelimiter.take_global(template, identity, standin.global_limit)
+        if refused is not None:
+            return refused
     limit = ratelimits.route_limit(
         request.method, template, channel_message_limit=standin.channel_message_limit
     )

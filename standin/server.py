@@ -104,6 +104,9 @@ class StandIn(WorldBuilder):
         # 5 per 5 s: rate-limit headers that drive discord.py's pre-emptive waiting, and a 429 (logged in
         # ``requests`` with status 429) for a request over the limit. None (the default): never limited.
         self.channel_message_limit: Limit | None = None
+        # Opt-in emulation of Discord's global limit (standin.ratelimits.GLOBAL_LIMIT: 50 requests per second
+        # per bot token, interaction endpoints exempt): a 429 with "global": true past it. None: never limited.
+        self.global_limit: Limit | None = None
         self.ratelimiter = RateLimiter(self.clock)
         # Wall-clock time for date rules ("event in the past"); BotEnv points it at the bot's FakeClock.
         self.wall_clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)

@@ -1,7 +1,10 @@
 """The runner's :class:`~bot.services.reminders.runner.Transport` for Discord: sending one reminder through discord.py, and sorting failures into "try again later" and "give up".
 
-discord.py already waits out rate limits (429) and retries 5xx answers a few times; what still fails
-reaches us as an exception. Every send carries the reminder's nonce, so discord.py also sets
+discord.py already paces each route by Discord's ``X-RateLimit-*`` headers, waits out a 429 (a global one
+holds every request of the bot) and retries 5xx answers a few times; what still fails reaches us as an
+exception. Discord's global limit (50 requests per second per bot) has no headers until it is exceeded, so
+the transport paces its own requests under it (bot.services.reminders.pacing): a burst of reminders goes
+out at the limit without a 429. Every send carries the reminder's nonce, so discord.py also sets
 ``enforce_nonce`` and a repeat within Discord's window returns the first message instead of a second one.
 """
 
@@ -12,6 +15,7 @@ import asyncio
 import aiohttp
 import discord
 
+from bot.services.reminders import pacing
 from bot.services.reminders.delivery import Outgoing
 from bot.services.reminders.runner import SendError
 
@@ -53,12 +57,32 @@ def classify(error: discord.HTTPException, outgoing: Outgoing) -> SendError:
 
 
 class DiscordTransport:
-    def __init__(self, client: discord.Client, *, timeout: float = SEND_TIMEOUT) -> None:
+    def __init__(
+        self,
+        client: discord.Client,
+        *,
+        timeout: float = SEND_TIMEOUT,
+        requests_per_second: int | None = None,
+    ) -> None:
+        """``requests_per_second``: the bot's global limit to pace under (default
+        pacing.GLOBAL_REQUESTS_PER_SECOND, read when the transport is made; 0: no pacing)."""
         self.client = client
         self.timeout = timeout
+        if requests_per_second is None:
+            requests_per_second = pacing.GLOBAL_REQUESTS_PER_SECOND
+        self.pace = pacing.global_pace(requests_per_second)
+
+    async def _request(self) -> None:
+        """Before each request this transport makes: wait for room under the global limit."""
+        if self.pace is not None:
+            await self.pace.acquire()
 
     async def _destination(self, outgoing: Outgoing) -> discord.abc.Messageable:
         if outgoing.user_id is not None:
+            user = self.client.get_user(outgoing.user_id)
+            if user is not None and user.dm_channel is not None:  # known: no request to open it
+                return user.dm_channel
+            await self._request()
             return await self.client.create_dm(discord.Object(outgoing.user_id))
         assert outgoing.channel_id is not None
         return self.client.get_partial_messageable(outgoing.channel_id, guild_id=outgoing.guild_id)
@@ -67,6 +91,7 @@ class DiscordTransport:
         try:
             async with asyncio.timeout(self.timeout):
                 destination = await self._destination(outgoing)
+                await self._request()
                 message = await destination.send(
                     outgoing.content, nonce=outgoing.nonce, allowed_mentions=allowed_mentions_for(outgoing)
                 )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Awaitable
 from typing import Any
 
 import discord
@@ -26,18 +28,22 @@ from bot.services.suggestions.actions import (
     set_post_location,
     submit_suggestion,
     toggle_volunteer,
-    toggle_vote,
     validate_draft,
 )
 from bot.services.suggestions.duplicates import TitleIndex, find_duplicate
 from bot.services.suggestions.metadata import stored_metadata_is_fresh
 from bot.services.suggestions.queries import SuggestionCard, card_by_id, get_card
+from bot.services.suggestions.votes import Press, ToggleResult, VoteWriter
 from cogs.sessions.publish import create_and_publish
 from cogs.suggestions._components import SessionFromSuggestionModal
 from cogs.suggestions._posting import PostRefresher, edit_post, publish, resolve_channel
 from cogs.suggestions._render import card_embed, duplicate_message, plural, post_link, safe_title
 
 log = logging.getLogger("paperclub.suggestions")
+
+VOTE_DEFER_AFTER = 1.5
+"""Seconds a press waits for its vote to be written before the bot acknowledges it (a deferred, thinking
+ephemeral answer the confirmation then replaces), well inside Discord's 3 s to answer an interaction."""
 
 
 def guild_id_of(interaction: Interaction) -> int:
@@ -51,6 +57,14 @@ class SuggestionActions:
     arxiv: ArxivClient
     titles: TitleIndex
     refresher: PostRefresher
+    _vote_writer: VoteWriter | None = None
+
+    @property
+    def votes(self) -> VoteWriter:
+        """This process's vote writer (presses are written many at a time; see bot.services.suggestions.votes)."""
+        if self._vote_writer is None:
+            self._vote_writer = VoteWriter(self.bot.session_factory)
+        return self._vote_writer
 
     # ------------------------------------------------------------------ suggesting
 
@@ -150,10 +164,8 @@ class SuggestionActions:
 
     async def press_vote(self, interaction: Interaction, suggestion_id: int) -> None:
         guild_id = guild_id_of(interaction)
-        async with self.bot.session_factory() as session, session.begin():
-            result = await toggle_vote(
-                session, guild_id, suggestion_id, interaction.user.id, self.bot.clock.now()
-            )
+        press = Press(guild_id, suggestion_id, interaction.user.id, self.bot.clock.now())
+        result = await self._written_in_time(interaction, self.votes.toggle(press))
         votes = plural(result.count, "vote")
         if result.added:
             text = f"👍 Your vote is in ({votes} now). Press **Upvote** again to take it back."
@@ -161,6 +173,16 @@ class SuggestionActions:
             text = f"Your vote was taken back ({votes} now)."
         await send_ephemeral(interaction, text)
         self.refresher.request(suggestion_id)
+
+    @staticmethod
+    async def _written_in_time(interaction: Interaction, writing: Awaitable[ToggleResult]) -> ToggleResult:
+        """The vote, once committed; if that takes longer than VOTE_DEFER_AFTER, acknowledge the press
+        first (the member sees the bot thinking) so the confirmation can follow after Discord's 3 s."""
+        task = asyncio.ensure_future(writing)
+        done, _ = await asyncio.wait({task}, timeout=VOTE_DEFER_AFTER)
+        if not done:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        return await task
 
     async def press_present(self, interaction: Interaction, suggestion_id: int) -> None:
         guild_id = guild_id_of(interaction)

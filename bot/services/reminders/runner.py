@@ -5,10 +5,19 @@ set to the next time anything needs doing (the earliest pending reminder, or a c
 and never later than :data:`LOOK_AGAIN` so reminders written by another process are found too. Start-up
 therefore costs two indexed queries however many reminders are pending (no job per row to build).
 
-When the alarm fires, every due row is queued per destination (a channel, or a member's DMs) and each is
-claimed with one conditional UPDATE right before it is sent (see reminders_delivery). With a FakeClock
-(tests, the demo) there is no real-time alarm: the clock's listener runs the due reminders and waits
-for them, so ``await clock.advance(...)`` returns once they went out.
+When the alarm fires, every due row is queued per destination (a channel, or a member's DMs). A pump
+claims the queued rows in batches — one conditional UPDATE … RETURNING for the heads of many
+destinations, at most :attr:`RunnerConfig.per_destination` ahead per destination and
+:attr:`RunnerConfig.claim_window` claimed but not yet sent in all, so a claim is still taken shortly
+before its send and never outlives its lease waiting in a queue — and each claimed reminder is sent as a
+send slot frees up, one at a time per destination. How sends ended is recorded in the same transaction as
+the next claim: whatever ended while the previous one was being written, so a burst of 1,000 costs a
+handful of write transactions, not 2,000. A crash between a send and its record leaves the row claimed;
+its lease runs out and it is resent with the same nonce (see :mod:`bot.services.reminders.queue`).
+
+With a FakeClock (tests, the demo) there is no real-time alarm: the clock's listener runs the due
+reminders and waits until they are sent and recorded, so ``await clock.advance(...)`` returns once they
+went out.
 """
 
 from __future__ import annotations
@@ -18,8 +27,9 @@ import contextlib
 import itertools
 import logging
 import uuid
+from collections import defaultdict, deque
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -58,6 +68,42 @@ class RunnerConfig:
     grace: timedelta = timedelta(minutes=60)
     batch: int = 1000  # rows read per query
     concurrency: int = 50  # sends in flight at once (discord.py paces each channel's rate limit)
+    claim_window: int = 500  # rows claimed and not yet sent, at most (one claim UPDATE takes up to this many)
+    per_destination: int = (
+        5  # of those, at most this many for one destination (Discord's 5 per 5 s a channel)
+    )
+
+
+@dataclass(eq=False)
+class _Queued:
+    """A due row this runner will try to claim and send; ``done`` resolves once that is settled."""
+
+    row: DueRow
+    late_origin: datetime
+    done: asyncio.Future[None]
+
+
+@dataclass(eq=False)
+class _Ended:
+    """How one claimed send ended, waiting to be recorded."""
+
+    queued: _Queued
+    outgoing: Outgoing
+    sent: delivery.Sent | None = None
+    error: SendError | None = None
+
+
+@dataclass
+class _Work:
+    """The runner's in-memory view of what it is doing (the store stays the source of truth)."""
+
+    waiting: dict[tuple[str, int], deque[_Queued]] = field(default_factory=dict)  # due, not claimed yet
+    ready: deque[tuple[str, int]] = field(default_factory=deque)  # destinations whose next row may be claimed
+    in_ready: set[tuple[str, int]] = field(default_factory=set)
+    known: dict[int, _Queued] = field(default_factory=dict)  # every row queued and not yet settled
+    ahead: defaultdict[tuple[str, int], int] = field(default_factory=lambda: defaultdict(int))
+    claimed: int = 0  # claimed and not yet sent
+    ended: list[_Ended] = field(default_factory=list)
 
 
 class ReminderRunner:
@@ -81,11 +127,14 @@ class ReminderRunner:
         self.sent = 0
         self._stopped = True
         self._last_look = clock.now()
-        self._inflight: dict[int, asyncio.Task[None]] = {}
+        self._work = _Work()
+        self._sends: set[asyncio.Task[None]] = set()
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._lock_users: dict[tuple[str, int], int] = {}
         self._sending = asyncio.Semaphore(self.config.concurrency)
         self._scan_lock = asyncio.Lock()
+        self._wake = asyncio.Event()
+        self._pump: asyncio.Task[None] | None = None
         self._arming: asyncio.Task[None] | None = None
         self._listening = False
         self._write_gate: asyncio.Lock | None = asyncio.Lock() if single_writer else None
@@ -101,9 +150,15 @@ class ReminderRunner:
         """Handle what fell due while nobody was running (grace rule), then keep watching."""
         self._stopped = False
         self._last_look = self.clock.now()
+        self._pump = asyncio.create_task(self._pumping(), name=f"{self.job_id}:pump")
         if self.driven_by_clock and not self._listening:
             self._listening = True
             self.clock.on_change(self._on_clock)
+        try:
+            async with self._writing(), self.session_factory() as session, session.begin():
+                await delivery.prepare(session, self.clock.now())
+        except Exception:  # only a warm-up: the first claim compiles what it needs instead
+            log.exception("reminders: preparing the claim statements failed")
         await self.run_due()
 
     async def stop(self, timeout: float = 5.0) -> None:
@@ -114,17 +169,26 @@ class ReminderRunner:
                 self.scheduler.remove_job(self.job_id)
         if self._arming is not None:
             self._arming.cancel()
-        tasks = list(self._inflight.values())
-        if tasks:
-            _, late = await asyncio.wait(tasks, timeout=timeout)
+        for waiting in self._work.waiting.values():  # not claimed: the next runner finds them in the store
+            for queued in waiting:
+                self._settle(queued)
+        self._work.waiting.clear()
+        self._work.ready.clear()
+        self._work.in_ready.clear()
+        self._wake.set()
+        if self._sends:
+            _, late = await asyncio.wait(set(self._sends), timeout=timeout)
             for task in late:
                 task.cancel()
             await asyncio.gather(*late, return_exceptions=True)
+        self._wake.set()  # the pump records what ended, then stops
+        if self._pump is not None:
+            await asyncio.gather(self._pump, return_exceptions=True)
 
     async def idle(self) -> None:
-        """Wait until every send in flight has ended."""
-        while self._inflight:
-            await asyncio.gather(*list(self._inflight.values()), return_exceptions=True)
+        """Wait until every reminder queued so far is sent and recorded (or given up for now)."""
+        while self._work.known:
+            await asyncio.gather(*[q.done for q in list(self._work.known.values())], return_exceptions=True)
 
     async def _on_clock(self, _now: datetime) -> None:
         if not self._stopped:
@@ -136,7 +200,7 @@ class ReminderRunner:
         """Queue every due reminder; returns how many. With a FakeClock, also waits for them to be sent."""
         if self._stopped:
             return 0
-        started: list[asyncio.Task[None]] = []
+        queued: list[_Queued] = []
         async with self._scan_lock:
             now = self.clock.now()
             late_origin, self._last_look = self._last_look, now
@@ -152,19 +216,30 @@ class ReminderRunner:
             while True:
                 async with self.session_factory() as session:
                     rows = await queue.due_rows(
-                        session, now, skip=set(self._inflight), limit=self.config.batch
+                        session, now, skip=set(self._work.known), limit=self.config.batch
                     )
-                for row in rows:
-                    task = asyncio.create_task(self._deliver(row, late_origin), name=f"reminder-{row.id}")
-                    self._inflight[row.id] = task
-                    started.append(task)
+                queued.extend(self._queue(row, late_origin) for row in rows)
                 if len(rows) < self.config.batch:
                     break
+        if queued:
+            self._wake.set()
         if self.driven_by_clock:
-            await asyncio.gather(*started, return_exceptions=True)
+            await asyncio.gather(*(q.done for q in queued), return_exceptions=True)
         else:
             self.arm_soon()
-        return len(started)
+        return len(queued)
+
+    def _queue(self, row: DueRow, late_origin: datetime) -> _Queued:
+        queued = _Queued(row, late_origin, asyncio.get_running_loop().create_future())
+        self._work.known[row.id] = queued
+        self._work.waiting.setdefault(row.destination, deque()).append(queued)
+        self._make_ready(row.destination)
+        return queued
+
+    def _settle(self, queued: _Queued) -> None:
+        self._work.known.pop(queued.row.id, None)
+        if not queued.done.done():
+            queued.done.set_result(None)
 
     def arm_soon(self) -> None:
         """Re-set the alarm from the store (after a change, or when a send ended). Coalesces calls."""
@@ -184,7 +259,7 @@ class ReminderRunner:
             self.run_due, "date", run_date=max(when, now), id=self.job_id, replace_existing=True
         )
 
-    # ---------------------------------------------------------------- sending one
+    # ---------------------------------------------------------------- claiming in batches
 
     @contextlib.asynccontextmanager
     async def _writing(self) -> AsyncIterator[None]:
@@ -196,9 +271,137 @@ class ReminderRunner:
             async with self._write_gate:
                 yield
 
+    def _claim_due(self) -> bool:
+        """Claim now, or let more room gather first: claim when fewer rows are claimed than can be sent at
+        once (the sends would starve), or when half the claim window is free (so claims stay large). (A
+        transaction recording ended sends claims whatever room there is anyway.)"""
+        work = self._work
+        if not work.ready:
+            return False
+        return work.claimed < self.config.concurrency or (
+            self.config.claim_window - work.claimed >= self.config.claim_window // 2
+        )
+
+    def _next_batch(self) -> list[_Queued]:
+        """The next rows to claim: the heads of the destinations with room, up to the claim window. From a
+        standstill only as many as can be sent at once, so the first sends start while the rest is claimed."""
+        work = self._work
+        room = self.config.claim_window - work.claimed
+        if not self._sends and not work.ended:
+            room = min(room, self.config.concurrency)
+        batch: list[_Queued] = []
+        while work.ready and room > 0:
+            destination = work.ready[0]
+            waiting = work.waiting[destination]
+            batch.append(waiting.popleft())
+            work.ahead[destination] += 1
+            room -= 1
+            if not waiting:
+                del work.waiting[destination]
+            if not waiting or work.ahead[destination] >= self.config.per_destination:
+                work.ready.popleft()
+                work.in_ready.discard(destination)
+        work.claimed += len(batch)
+        return batch
+
+    def _make_ready(self, destination: tuple[str, int]) -> None:
+        work = self._work
+        if (
+            destination not in work.in_ready
+            and destination in work.waiting
+            and work.ahead[destination] < self.config.per_destination
+        ):
+            work.ready.append(destination)
+            work.in_ready.add(destination)
+
+    async def _pumping(self) -> None:
+        """Record what ended and claim what comes next, together in one transaction, until stopped."""
+        while True:
+            self._wake.clear()
+            claim = not self._stopped and (bool(self._work.ended) or self._claim_due())
+            batch = self._next_batch() if claim else []
+            ended, self._work.ended = self._work.ended, []
+            if ended or batch:
+                await self._step(ended, batch)
+            elif self._stopped and all(task.done() for task in self._sends):
+                return
+            else:
+                await self._wake.wait()
+
+    async def _step(self, ended: list[_Ended], batch: list[_Queued]) -> None:
+        by_origin: defaultdict[datetime, list[_Queued]] = defaultdict(list)
+        for queued in batch:
+            by_origin[queued.late_origin].append(queued)
+        recorded: set[int] = set()
+        retries: dict[int, datetime | None] = {}
+        claimed: dict[int, Outgoing] = {}
+        try:
+            async with self._writing(), self.session_factory() as session, session.begin():
+                now = self.clock.now()
+                recorded, retries = await self._record(session, ended, now)
+                for late_origin, group in by_origin.items():
+                    claimed.update(
+                        await delivery.claim_many(
+                            session,
+                            [q.row.id for q in group],
+                            token=uuid.uuid4().hex,
+                            now=now,
+                            late_origin=late_origin,
+                            grace=self.config.grace,
+                        )
+                    )
+        except Exception:
+            if ended:  # the rows stay claimed: their leases run out and they are resent with their nonces
+                log.exception("reminders: recording %d ended sends failed", len(ended))
+                self._requeue(batch)  # and the claim is tried again on its own
+            else:  # the rows stay pending in the store, and the next look finds them again
+                log.exception("reminders: claiming %d due reminders failed", len(batch))
+                for queued in batch:
+                    self._sent_or_dropped(queued)
+                    self._settle(queued)
+                self.arm_soon()
+            batch, recorded, retries = [], set(), {}
+        self._log_ended(ended, recorded, retries)
+        for one in ended:
+            self._settle(one.queued)
+        if retries:
+            self.arm_soon()
+        for queued in batch:
+            outgoing = claimed.get(queued.row.id)
+            if outgoing is None:  # another runner's, missed, or refused (cancelled session, no channel)
+                self._sent_or_dropped(queued)
+                self._settle(queued)
+                continue
+            task = asyncio.create_task(self._send(queued, outgoing), name=f"reminder-{queued.row.id}")
+            self._sends.add(task)
+            task.add_done_callback(self._sends.discard)
+
+    def _requeue(self, batch: list[_Queued]) -> None:
+        """Put rows that could not be claimed back at the front of their destinations' queues."""
+        for queued in reversed(batch):
+            destination = queued.row.destination
+            self._work.claimed -= 1
+            self._work.ahead[destination] -= 1
+            if self._work.ahead[destination] <= 0:
+                del self._work.ahead[destination]
+            self._work.waiting.setdefault(destination, deque()).appendleft(queued)
+            self._make_ready(destination)
+
+    def _sent_or_dropped(self, queued: _Queued) -> None:
+        """A claimed row left the claim window: room for the next claim of its destination."""
+        destination = queued.row.destination
+        self._work.claimed -= 1
+        self._work.ahead[destination] -= 1
+        if self._work.ahead[destination] <= 0:
+            del self._work.ahead[destination]
+        self._make_ready(destination)
+        self._wake.set()
+
+    # ---------------------------------------------------------------- sending, and recording in batches
+
     @contextlib.asynccontextmanager
     async def _destination_lock(self, key: tuple[str, int]) -> AsyncIterator[None]:
-        """One send at a time per destination, so a claim is taken right before its own send."""
+        """One send at a time per destination, in the order they were claimed."""
         lock = self._locks.setdefault(key, asyncio.Lock())
         self._lock_users[key] = self._lock_users.get(key, 0) + 1
         try:
@@ -209,68 +412,73 @@ class ReminderRunner:
             if not self._lock_users[key]:
                 del self._lock_users[key], self._locks[key]
 
-    async def _deliver(self, row: DueRow, late_origin: datetime) -> None:
+    async def _send(self, queued: _Queued, outgoing: Outgoing) -> None:
+        ended = _Ended(queued, outgoing)
         try:
-            async with self._destination_lock(row.destination), self._sending:
-                if not self._stopped:
-                    await self._claim_and_send(row, late_origin)
-        except Exception:  # a background task must not die silently; the row is recovered by its lease
-            log.exception("reminder=%s delivery crashed", row.id)
-        finally:
-            self._inflight.pop(row.id, None)
-
-    async def _claim_and_send(self, row: DueRow, late_origin: datetime) -> None:
-        token = uuid.uuid4().hex
-        async with self._writing(), self.session_factory() as session, session.begin():
-            outgoing = await delivery.claim(
-                session,
-                row.id,
-                token=token,
-                now=self.clock.now(),
-                late_origin=late_origin,
-                grace=self.config.grace,
+            async with self._destination_lock(queued.row.destination), self._sending:
+                message_id = await self.transport.send(outgoing)
+            ended.sent = delivery.Sent(
+                outgoing.reminder_id, outgoing.claim_token, message_id, self.clock.now(), outgoing.repeats
             )
-        if outgoing is None:
-            return
-        try:
-            message_id = await self.transport.send(outgoing)
         except SendError as error:
-            await self._record_failure(outgoing, error)
+            ended.error = error
+        except asyncio.CancelledError:  # cut off by stop(): the claim's lease brings it back
+            self._sent_or_dropped(queued)
+            self._settle(queued)
+            raise
+        except Exception:  # a background task must not die silently; the row is recovered by its lease
+            log.exception("reminder=%s delivery crashed", queued.row.id)
+            self._sent_or_dropped(queued)
+            self._settle(queued)
             return
-        async with self._writing(), self.session_factory() as session, session.begin():
-            await delivery.finish_sent(
-                session,
-                row.id,
-                token=token,
-                now=self.clock.now(),
-                message_id=message_id,
-                repeats=outgoing.repeats,
-            )
-        self.sent += 1
-        log.info("reminder=%s sent attempt=%d message=%s", row.id, outgoing.attempt, message_id)
+        self._sent_or_dropped(queued)
+        self._work.ended.append(ended)
+        self._wake.set()
 
-    async def _record_failure(self, outgoing: delivery.Outgoing, error: SendError) -> None:
-        now = self.clock.now()
-        retry_at: datetime | None = None
-        async with self._writing(), self.session_factory() as session, session.begin():
-            if error.retryable:
-                retry_at = await delivery.finish_retry(
-                    session,
-                    outgoing.reminder_id,
-                    token=outgoing.claim_token,
-                    now=now,
-                    error=error.reason,
-                    attempt=outgoing.attempt,
+    async def _record(
+        self, session: AsyncSession, ended: list[_Ended], now: datetime
+    ) -> tuple[set[int], dict[int, datetime | None]]:
+        """Write how these sends ended: the ids recorded as sent, and each failure's next try (or None)."""
+        sends = [e.sent for e in ended if e.sent is not None]
+        recorded = await delivery.finish_sent(session, sends, now=now) if sends else set()
+        retries: dict[int, datetime | None] = {}
+        for failure in ended:
+            if failure.error is not None:
+                retries[failure.outgoing.reminder_id] = await self._record_failure(session, failure, now)
+        return recorded, retries
+
+    def _log_ended(
+        self, ended: list[_Ended], recorded: set[int], retries: dict[int, datetime | None]
+    ) -> None:
+        self.sent += len(recorded)
+        for one in ended:
+            reminder_id = one.outgoing.reminder_id
+            if one.sent is not None and reminder_id in recorded:
+                log.info("reminder=%s sent message=%s", reminder_id, one.sent.message_id)
+            elif one.error is not None and reminder_id in retries:
+                retry_at = retries[reminder_id]
+                log.warning(
+                    "reminder=%s attempt=%d failed: %s (%s)",
+                    reminder_id,
+                    one.outgoing.attempt,
+                    one.error.reason,
+                    f"retry at {retry_at.isoformat()}" if retry_at else "final",
                 )
-            else:
-                await delivery.finish_failed(
-                    session, outgoing.reminder_id, token=outgoing.claim_token, now=now, reason=error.reason
-                )
-        log.warning(
-            "reminder=%s attempt=%d failed: %s (%s)",
-            outgoing.reminder_id,
-            outgoing.attempt,
-            error.reason,
-            f"retry at {retry_at.isoformat()}" if retry_at else "final",
+
+    @staticmethod
+    async def _record_failure(session: AsyncSession, failure: _Ended, now: datetime) -> datetime | None:
+        outgoing, error = failure.outgoing, failure.error
+        assert error is not None
+        if error.retryable:
+            return await delivery.finish_retry(
+                session,
+                outgoing.reminder_id,
+                token=outgoing.claim_token,
+                now=now,
+                error=error.reason,
+                attempt=outgoing.attempt,
+            )
+        await delivery.finish_failed(
+            session, outgoing.reminder_id, token=outgoing.claim_token, now=now, reason=error.reason
         )
-        self.arm_soon()
+        return None

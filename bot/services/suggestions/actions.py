@@ -20,12 +20,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.arxiv import ArxivMetadata
-from bot.errors import BadInput, Conflict, NotAllowed, NotFound
+from bot.errors import BadInput, Conflict, NotAllowed, NotFound, PaperclubError
 from bot.papers import MAX_TITLE_LENGTH, PaperRef, normalize_title, parse_paper_ref
 from bot.services.papers.metadata import apply_metadata
 from bot.services.papers.store import get_or_create_paper
 from bot.services.suggestions.duplicates import PaperStanding, TitleIndex, find_duplicate
 from bot.services.suggestions.queries import SuggestionCard, card_for, count_votes, suggestion_row
+from bot.services.suggestions.votes import Press, ToggleResult, toggle_votes
 from bot.text import visible
 from bot.timeutil import discord_timestamp
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer, SuggestionVote
@@ -248,22 +249,15 @@ async def _note_duplicate(
 # ---------------------------------------------------------------- votes and volunteers
 
 
-@dataclass(frozen=True)
-class ToggleResult:
-    added: bool
-    count: int
-    suggestion_id: int
-
-
 async def toggle_vote(
     session: AsyncSession, guild_id: int, suggestion_id: int, user_id: int, now: datetime
 ) -> ToggleResult:
-    """One vote per member: pressing again removes it. The count is read back from the store."""
-    row = await suggestion_row(session, guild_id, suggestion_id)
-    if row.status not in ACTIVE_STATUSES:
-        raise Conflict(f"Suggestion #{row.id} is {row.status}; voting on it is closed.")
-    added = await _toggle_member(session, SuggestionVote, row.id, user_id, now)
-    return ToggleResult(added, await count_votes(session, row.id), row.id)
+    """One vote per member: pressing again removes it. The count is read back from the store. (Presses
+    from Discord go through a VoteWriter, which writes many at a time the same way.)"""
+    (outcome,) = await toggle_votes(session, [Press(guild_id, suggestion_id, user_id, now)])
+    if isinstance(outcome, PaperclubError):
+        raise outcome
+    return outcome
 
 
 async def toggle_volunteer(
