@@ -71,6 +71,7 @@ class Outgoing:
     ping_role_id: int | None
     attempt: int
     repeats: bool = False
+    due_at: datetime | None = None  # the occurrence's time (for the runner's lateness metric)
 
 
 def reminder_nonce(row: Reminder) -> str:
@@ -153,6 +154,7 @@ async def claim(
         ping_role_id=config.ping_role_id if row.kind == SESSION else None,
         attempt=row.attempts,
         repeats=row.repeat is not None,
+        due_at=row.due_at,
     )
 
 

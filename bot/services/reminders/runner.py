@@ -47,6 +47,13 @@ class Transport(Protocol):
         """Send it; return the message id, or raise SendError."""
 
 
+class ReminderObserver(Protocol):
+    """Hears one call per outcome (bot/metrics.py): due (claimed here), sent (with its lateness), retried,
+    failed, missed."""
+
+    def reminder(self, outcome: str, *, count: int = 1, lateness: timedelta | None = None) -> None: ...
+
+
 log = logging.getLogger("paperclub.reminders")
 
 LOOK_AGAIN = timedelta(minutes=1)
@@ -70,6 +77,7 @@ class ReminderRunner:
         config: RunnerConfig | None = None,
         scheduler: BaseScheduler | None = None,
         single_writer: bool = False,
+        observer: ReminderObserver | None = None,
     ) -> None:
         """``single_writer``: the store takes one write at a time (SQLite); queue this runner's writes."""
         self.session_factory = session_factory
@@ -89,6 +97,7 @@ class ReminderRunner:
         self._arming: asyncio.Task[None] | None = None
         self._listening = False
         self._write_gate: asyncio.Lock | None = asyncio.Lock() if single_writer else None
+        self.observer = observer
 
     @property
     def driven_by_clock(self) -> bool:
@@ -145,6 +154,7 @@ class ReminderRunner:
                 missed = await queue.mark_missed_batch(
                     session, late_origin=late_origin, grace=self.config.grace, now=now
                 )
+            self._observe("missed", count=missed)
             if missed or failed:
                 log.warning(
                     "reminders: %d missed while the bot was down, %d interrupted mid-send", missed, failed
@@ -232,6 +242,7 @@ class ReminderRunner:
             )
         if outgoing is None:
             return
+        self._observe("due")
         try:
             message_id = await self.transport.send(outgoing)
         except SendError as error:
@@ -247,6 +258,7 @@ class ReminderRunner:
                 repeats=outgoing.repeats,
             )
         self.sent += 1
+        self._observe("sent", lateness=self.clock.now() - outgoing.due_at if outgoing.due_at else None)
         log.info("reminder=%s sent attempt=%d message=%s", row.id, outgoing.attempt, message_id)
 
     async def _record_failure(self, outgoing: delivery.Outgoing, error: SendError) -> None:
@@ -266,6 +278,7 @@ class ReminderRunner:
                 await delivery.finish_failed(
                     session, outgoing.reminder_id, token=outgoing.claim_token, now=now, reason=error.reason
                 )
+        self._observe("retried" if retry_at else "failed")
         log.warning(
             "reminder=%s attempt=%d failed: %s (%s)",
             outgoing.reminder_id,
@@ -274,3 +287,7 @@ class ReminderRunner:
             f"retry at {retry_at.isoformat()}" if retry_at else "final",
         )
         self.arm_soon()
+
+    def _observe(self, outcome: str, *, count: int = 1, lateness: timedelta | None = None) -> None:
+        if self.observer is not None:
+            self.observer.reminder(outcome, count=count, lateness=lateness)
