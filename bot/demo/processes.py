@@ -68,7 +68,8 @@ class BotProcess:
         self.cwd = cwd
         self.lines: list[str] = []
         self.proc: asyncio.subprocess.Process | None = None
-        self.port: int | None = None
+        port = env.get("WEB_PORT", "0")
+        self.port: int | None = int(port) if port.isdigit() and port != "0" else None  # else from the log
         self._changed = asyncio.Condition()
         self._reader: asyncio.Task[None] | None = None
 
