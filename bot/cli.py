@@ -50,6 +50,7 @@ async def _run(args: argparse.Namespace) -> int:
         async with bot:
             _close_on_signals(bot)
             await bot.start(token)
+        await bot.close()  # returns when the shutdown a signal began has finished
     return 0
 
 

@@ -87,6 +87,7 @@ class PaperclubBot(commands.Bot):
             else None
         )
         self.pagers = Pagers()  # each cog registers its paged lists in cog_load (bot/paging.py)
+        self._closing: asyncio.Future[None] | None = None
         # Counted per bot (tests run several in one process); served at /metrics next to /healthz.
         self.metrics = BotMetrics()
         self.metrics.watch_store(engine)
@@ -195,6 +196,13 @@ class PaperclubBot(commands.Bot):
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
 
     async def close(self) -> None:
+        """Close once, however many callers (a SIGTERM handler and ``async with``): each waits for the same
+        shutdown to finish, the engine disposed last."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._close_once())
+        await asyncio.shield(self._closing)
+
+    async def _close_once(self) -> None:
         try:
             await super().close()
         finally:
