@@ -58,7 +58,9 @@ async def test_metrics_reflect_what_happened(discord_env) -> None:
     after = await scrape(env)
     assert metric(after, "paperclub_interactions_total", command="setup show", outcome="ok") == 2
     assert metric(after, "paperclub_interactions_total", command="remind add", outcome="ok") == 1
-    assert metric(after, "paperclub_interactions_total", command="remind add", outcome="refused:NotAllowed") == 1
+    assert (
+        metric(after, "paperclub_interactions_total", command="remind add", outcome="refused:NotAllowed") == 1
+    )
     assert metric(after, "paperclub_interaction_latency_seconds_count", command="setup show") == 2
     assert metric(after, "paperclub_reminders_total", outcome="due") == 1
     assert metric(after, "paperclub_reminders_total", outcome="sent") == 1
