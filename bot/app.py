@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.api_base import apply_api_base
-from bot.client import PaperclubBot
+from bot.client import PaperclubBot, ShardedPaperclubBot
 from bot.clock import Clock
 from bot.scheduler import build_scheduler
 from bot.settings import Settings
@@ -17,10 +17,24 @@ from db.engine import create_engine, create_session_factory
 def build_bot(
     settings: Settings, *, clock: Clock | None = None, engine: AsyncEngine | None = None, **options: Any
 ) -> PaperclubBot:
-    """A ready-to-start bot. Tests and the demo pass their own settings, engine and FakeClock."""
+    """A ready-to-start bot. Tests and the demo pass their own settings, engine and FakeClock.
+
+    With SHARD_COUNT set it is a :class:`ShardedPaperclubBot` (discord.py's AutoShardedBot) running
+    SHARD_IDS (or every shard) of that many; ``auto`` asks Discord for the count (GET /gateway/bot).
+    """
     apply_api_base(settings.discord_api_base)
-    engine = engine or create_engine(settings.database_url)
-    return PaperclubBot(
+    engine = engine or create_engine(
+        settings.database_url,
+        pool_size=settings.database_pool_size,
+        max_overflow=settings.database_max_overflow,
+    )
+    cls: type[PaperclubBot] = PaperclubBot
+    if settings.shard_count is not None:
+        cls = ShardedPaperclubBot
+        options.setdefault("shard_count", None if settings.shard_count == "auto" else settings.shard_count)
+        if settings.shard_ids is not None:
+            options.setdefault("shard_ids", list(settings.shard_ids))
+    return cls(
         settings=settings,
         engine=engine,
         session_factory=create_session_factory(engine),

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
+import math
 import pkgutil
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeAlias
 
 import discord
@@ -17,6 +20,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 import cogs
 from bot.arxiv import ArxivClient
 from bot.clock import Clock, SystemClock
+from bot.jobs import JobRunner, release_lease, take_lease, take_rate_slot
+from bot.metrics import BotMetrics, ShardState, web_routes
 from bot.paging import PageButton, Pagers
 from bot.settings import Settings
 from bot.tree import PaperclubTree, log_outcome
@@ -25,6 +30,9 @@ from db.migrate import upgrade_database
 from db.models import AppState
 
 log = logging.getLogger("paperclub.bot")
+IDENTIFY_WINDOW = timedelta(seconds=5)  # Discord: max_concurrency IDENTIFYs per 5 seconds
+SYNC_LEASE = timedelta(minutes=2)  # longer than a sync takes, even behind a rate limit
+SYNC_POLL_SECONDS = 0.25  # how often a process waiting for another's sync looks again
 
 
 def discover_extensions() -> list[str]:
@@ -79,6 +87,15 @@ class PaperclubBot(commands.Bot):
             else None
         )
         self.pagers = Pagers()  # each cog registers its paged lists in cog_load (bot/paging.py)
+        self._closing: asyncio.Future[None] | None = None
+        # Counted per bot (tests run several in one process); served at /metrics next to /healthz.
+        self.metrics = BotMetrics()
+        self.metrics.watch_store(engine)
+        self.metrics.watch_gateway(self.shard_states)
+        # Periodic background work, claimed in the store so one process runs each period (bot/jobs.py).
+        self.jobs = JobRunner(session_factory, self.clock, observer=self.metrics)
+        if self.web is not None:
+            self.web.add_routes(web_routes(self))
 
     @property
     def arxiv(self) -> ArxivClient:
@@ -95,6 +112,8 @@ class PaperclubBot(commands.Bot):
             await self.load_extension(extension)
         if self.start_background and not self.scheduler.running:
             self.scheduler.start()
+        if self.start_background:
+            await self.jobs.start()
         if self.web is not None:
             await self.web.start()  # after every cog has added its routes
         if self.sync_mode != "never":
@@ -113,29 +132,59 @@ class PaperclubBot(commands.Bot):
         return hashlib.sha256(blob).hexdigest()
 
     async def sync_application_commands(self, *, force: bool = False) -> bool:
-        """Sync when the command set changed since the last sync (or when forced). True if synced."""
+        """Sync when the command set changed since the last sync (or when forced). True if synced.
+
+        Once per deployment, not per process: the sync is claimed in the store (a lease on the job_runs
+        row ``commands.sync:…``) and the payload's hash written after it, so of processes starting
+        together one syncs and the others wait for it, then find the hash current. The lease, not a lock
+        held across the HTTP call, because SQLite has one write lock for the whole database; a process
+        that dies mid-sync leaves a lease that runs out after :data:`SYNC_LEASE`.
+        """
         guild = self._sync_target()
         digest = self.command_payload_hash(guild)
         assert self.application_id is not None
         key = f"commands:{self.application_id}:{guild.id if guild else 'global'}"
-        async with self.session_factory() as session:
-            row = await session.get(AppState, key)
-            if not force and row is not None and row.value == digest:
-                log.info("application commands unchanged; not syncing")
-                return False
-        self.synced_commands = await self.tree.sync(guild=guild)
-        async with self.session_factory() as session, session.begin():
-            row = await session.get(AppState, key)
-            if row is None:
-                session.add(AppState(key=key, value=digest))
-            else:
-                row.value = digest
+        claim = f"commands.sync:{self.application_id}:{guild.id if guild else 'global'}"
+        waited = False
+        while True:
+            now = datetime.now(UTC)
+            async with self.session_factory() as session, session.begin():
+                row = await session.get(AppState, key)
+                if not force and row is not None and row.value == digest:
+                    log.info(
+                        "application commands unchanged%s; not syncing",
+                        " (another process synced them)" if waited else "",
+                    )
+                    return False
+                if await take_lease(session, claim, self.jobs.token, now, SYNC_LEASE):
+                    break
+            if not waited:
+                log.info("another process is syncing the application commands; waiting for it")
+            waited = True
+            await asyncio.sleep(SYNC_POLL_SECONDS)
+        try:
+            self.synced_commands = await self.tree.sync(guild=guild)
+            async with self.session_factory() as session, session.begin():
+                row = await session.get(AppState, key)
+                if row is None:
+                    session.add(AppState(key=key, value=digest))
+                else:
+                    row.value = digest
+        finally:
+            async with self.session_factory() as session, session.begin():
+                await release_lease(session, claim, self.jobs.token, datetime.now(UTC))
         log.info(
             "synced %d application commands to %s",
             len(self.synced_commands),
             guild.id if guild else "all guilds",
         )
         return True
+
+    def shard_states(self) -> list[ShardState]:
+        """This process's gateway connection (one, as shard 0, when unsharded)."""
+        ws = self.ws
+        connected = ws is not None and ws.open
+        return [ShardState(0, connected, self.latency if connected else math.nan)]
 
     def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
         if event_name == "app_command_completion" and args:
@@ -147,9 +196,17 @@ class PaperclubBot(commands.Bot):
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
 
     async def close(self) -> None:
+        """Close once, however many callers (a SIGTERM handler and ``async with``): each waits for the same
+        shutdown to finish, the engine disposed last."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._close_once())
+        await asyncio.shield(self._closing)
+
+    async def _close_once(self) -> None:
         try:
             await super().close()
         finally:
+            await self.jobs.stop()
             if self.scheduler.running:
                 self.scheduler.shutdown(wait=False)
             if self.web is not None:
@@ -157,6 +214,71 @@ class PaperclubBot(commands.Bot):
             if self._arxiv is not None:
                 await self._arxiv.close()
             await self.engine.dispose()
+
+
+class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
+    """The same bot over discord.py's AutoShardedBot: ``SHARD_COUNT`` shards in the deployment, of which this
+    process runs ``SHARD_IDS`` (all when unset). Discord sends each shard the events and interactions of
+    its guilds only (``(guild_id >> 22) % shard_count``), so every process answers its own guilds; the
+    store decides who does background work (any process: bot/jobs.py). bot/app.py picks this class when
+    SHARD_COUNT is set; the rest of the code sees a PaperclubBot either way."""
+
+    _identify_concurrency: int | None = None
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Keep Discord's identify limit across every process of the deployment, not just this one.
+
+        "Apps are limited by maximum concurrency (max_concurrency in the session start limit object) when
+        identifying": max_concurrency IDENTIFYs per 5 seconds, one per bucket ``shard_id % max_concurrency``
+        (https://discord.com/developers/docs/events/gateway#sharding, "Max Concurrency"); one over it is
+        refused with Invalid Session. discord.py's own hook only sleeps 5 s between this process's shards,
+        so processes started together would collide: each bucket's slot is claimed in the store instead.
+        """
+        if self._identify_concurrency is None:
+            try:
+                limits = await self.fetch_session_start_limits()
+            except (discord.GatewayNotFound, discord.HTTPException) as exc:
+                log.warning("GET /gateway/bot not answered (%s); identifying one shard per 5 s", exc)
+                self._identify_concurrency = 1
+            else:
+                self._identify_concurrency = max(1, limits.max_concurrency)
+                if limits.remaining < len(self.shard_states()):
+                    log.error(
+                        "Discord allows %d more session starts today (%d shards to start); past the limit "
+                        "Discord resets the token",
+                        limits.remaining,
+                        len(self.shard_states()),
+                    )
+        bucket = (shard_id or 0) % self._identify_concurrency
+        waited = await take_rate_slot(self.session_factory, f"gateway.identify.{bucket}", IDENTIFY_WINDOW)
+        if waited:
+            log.info("shard %s waited %.1f s for its identify slot", shard_id, waited.total_seconds())
+
+    def shard_states(self) -> list[ShardState]:
+        expected = self.shard_ids if self.shard_ids is not None else range(self.shard_count or 0)
+        live = self.shards
+        return [
+            ShardState(
+                shard_id,
+                shard_id in live and not live[shard_id].is_closed(),
+                live[shard_id].latency if shard_id in live else math.nan,
+            )
+            for shard_id in expected
+        ]
+
+    async def on_shard_ready(self, shard_id: int) -> None:
+        guilds = sum(1 for guild in self.guilds if guild.shard_id == shard_id)
+        log.info("shard %d of %s ready with %d guild(s)", shard_id, self.shard_count, guilds)
+
+    async def on_ready(self) -> None:
+        ids = self.shard_ids if self.shard_ids is not None else range(self.shard_count or 0)
+        log.info(
+            "ready as %s in %d guild(s) on shard(s) %s of %s",
+            self.user,
+            len(self.guilds),
+            ",".join(str(i) for i in ids),
+            self.shard_count,
+        )
 
 
 Interaction: TypeAlias = discord.Interaction[PaperclubBot]

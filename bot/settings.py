@@ -8,11 +8,11 @@ variable and how to fix it; the CLI prints that line and exits, no traceback.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from db.engine import normalise_database_url
 
@@ -31,6 +31,12 @@ _HOW_TO_FIX: dict[str, str] = {
     "WEB_PORT": "use a port number such as 8080 (0: any free port), or leave it unset to serve nothing",
     "WEB_HOST": "use the address to listen on, such as 127.0.0.1 (the default) or 0.0.0.0",
     "PUBLIC_URL": "use the https address people reach the web server at, such as https://club.example.org",
+    "SHARD_COUNT": "use the total number of shards of the whole deployment, such as 4, or auto (Discord's "
+    "recommendation), or leave it unset for one unsharded connection",
+    "SHARD_IDS": "use the shards this process runs, such as 0-3 or 4,5,6,7, each below SHARD_COUNT and none "
+    "twice, or leave it unset for all of them",
+    "DATABASE_POOL_SIZE": "use the number of PostgreSQL connections each process keeps open, such as 10",
+    "DATABASE_MAX_OVERFLOW": "use how many more connections a process may open at a peak, such as 20",
 }
 
 
@@ -79,6 +85,23 @@ def api_addresses(base: str) -> ApiAddresses:
     )
 
 
+def parse_shard_ids(text: str) -> tuple[int, ...]:
+    """``0-3``, ``4,5,6,7`` or a mix (``0-1,6``) as the shard ids in the order given; ValueError otherwise."""
+    ids: list[int] = []
+    for part in (p.strip() for p in text.split(",")):
+        low, dash, high = part.partition("-")
+        if not low.strip().isdigit() or (dash and not high.strip().isdigit()):
+            raise ValueError(f"{part!r} is not a shard id or a range like 0-3")
+        first, last = int(low), int(high) if dash else int(low)
+        if last < first:
+            raise ValueError(f"the range {part!r} runs backwards")
+        ids.extend(range(first, last + 1))
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"shard {duplicates[0]} is listed twice")
+    return tuple(ids)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
@@ -95,6 +118,12 @@ class Settings(BaseSettings):
     web_port: int | None = Field(default=None, ge=0, le=65535)
     web_host: str = Field(default="127.0.0.1", min_length=1)
     public_url: str | None = None
+    # Sharding (bot/client.py ShardedPaperclubBot): the deployment's total, and this process's share of it.
+    shard_count: int | Literal["auto"] | None = Field(default=None)
+    shard_ids: Annotated[tuple[int, ...] | None, NoDecode] = None
+    # PostgreSQL connections per process (ignored for SQLite): kept open, and extra at a peak.
+    database_pool_size: int = Field(default=10, ge=1, le=200)
+    database_max_overflow: int = Field(default=20, ge=0, le=200)
 
     @field_validator("log_level", mode="before")
     @classmethod
@@ -105,6 +134,44 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_is_none(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("shard_count", mode="before")
+    @classmethod
+    def _check_shard_count(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.strip().lower()
+            if not value:
+                return None
+            if value != "auto":
+                if not value.isdigit():
+                    raise ValueError("must be a whole number or auto")
+                value = int(value)
+        if isinstance(value, int) and not isinstance(value, bool) and value < 1:
+            raise ValueError("must be at least 1")
+        return value
+
+    @field_validator("shard_ids", mode="before")
+    @classmethod
+    def _check_shard_ids(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, str):
+            if not value.strip():
+                return None
+            value = parse_shard_ids(value)
+        if value is None:
+            return None
+        ids = tuple(int(i) for i in value)
+        if len(set(ids)) != len(ids):
+            raise ValueError("a shard is listed twice")
+        count = info.data.get("shard_count")
+        if count is None or count == "auto":
+            # discord.py's AutoShardedClient needs the total to run only some shards.
+            raise ValueError("needs SHARD_COUNT set to the deployment's total number of shards")
+        if not ids:
+            raise ValueError("lists no shard")
+        outside = [i for i in ids if i >= count]
+        if outside:
+            raise ValueError(f"shard {outside[0]} is not below SHARD_COUNT ({count}); ids run from 0")
+        return ids
 
     @field_validator("database_url")
     @classmethod
@@ -132,6 +199,11 @@ class Settings(BaseSettings):
         if parts.scheme == "http" and (parts.hostname or "") not in LOOPBACK_HOSTS:
             raise ValueError("must use https unless it is on this machine (127.0.0.1 or localhost)")
         return value
+
+    @property
+    def sharded(self) -> bool:
+        """True when SHARD_COUNT is set: the bot runs discord.py's AutoShardedBot."""
+        return self.shard_count is not None
 
     def require_token(self) -> str:
         """The token, or a SettingsError when it is missing (only `run` and `sync-commands` need it)."""

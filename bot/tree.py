@@ -34,14 +34,19 @@ def _elapsed_ms(interaction: Interaction) -> float:
 
 
 def log_outcome(interaction: Interaction, outcome: str) -> None:
+    """One log line per interaction, and its count and latency in the bot's metrics (bot/metrics.py)."""
+    command, elapsed_ms = _command_name(interaction), _elapsed_ms(interaction)
     log.info(
         "interaction command=%s guild=%s user=%s latency_ms=%.1f outcome=%s",
-        _command_name(interaction),
+        command,
         interaction.guild_id,
         interaction.user.id,
-        _elapsed_ms(interaction),
+        elapsed_ms,
         outcome,
     )
+    metrics = getattr(interaction.client, "metrics", None)  # a PaperclubBot's; absent on a bare client
+    if metrics is not None:
+        metrics.interaction(command, outcome, elapsed_ms / 1000)
 
 
 def unwrap(error: BaseException) -> BaseException:

@@ -88,11 +88,19 @@ def _sqlite_begin_immediate(conn: Any) -> None:
     conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY_OPTION) else "BEGIN IMMEDIATE")
 
 
-def create_engine(url: str, *, echo: bool = False, search_path: str | None = None) -> AsyncEngine:
+def create_engine(
+    url: str,
+    *,
+    echo: bool = False,
+    search_path: str | None = None,
+    pool_size: int = 10,
+    max_overflow: int = 20,
+) -> AsyncEngine:
     """An AsyncEngine for `url` (sqlite+aiosqlite or postgresql+asyncpg).
 
     `search_path` (PostgreSQL only) puts every table in that schema; tests use it to get a
-    clean store per test on one database.
+    clean store per test on one database. `pool_size` and `max_overflow` (PostgreSQL only): the
+    connections kept open, and how many more a peak may open (DATABASE_POOL_SIZE, DATABASE_MAX_OVERFLOW).
     """
     url = normalise_database_url(url)
     parsed = make_url(url)
@@ -102,7 +110,7 @@ def create_engine(url: str, *, echo: bool = False, search_path: str | None = Non
             raise ValueError("use a file for SQLite (in-memory databases are per connection)")
         kwargs["connect_args"] = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
     else:
-        kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
+        kwargs.update(pool_size=pool_size, max_overflow=max_overflow, pool_pre_ping=True)
         if search_path:
             kwargs["connect_args"] = {"server_settings": {"search_path": search_path}}
     engine = create_async_engine(url, **kwargs)

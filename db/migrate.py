@@ -2,18 +2,41 @@
 
 Each feature's migration branches from the foundation revision, so we upgrade
 to ``heads``: every branch, in dependency order.
+
+Several processes may start at once on one database (a deployment of shards, a rolling upgrade): the
+migrations must run once, and the others must wait for them and then find nothing to do.
+
+* PostgreSQL: the upgrade runs in one transaction that first takes a transaction-level advisory lock
+  (``pg_advisory_xact_lock``) keyed by the schema; a second process blocks on the lock until the first
+  commits, then alembic reads the new ``alembic_version`` and has nothing to do. DDL is transactional, so
+  a process killed mid-upgrade leaves the database as it was, and its lock goes with its connection.
+* SQLite: every transaction starts with ``BEGIN IMMEDIATE`` (db/engine.py), which takes the database's
+  one write lock, so a second process waits there (the busy timeout) and then finds nothing to do. An
+  upgrade that holds the lock longer than the busy timeout makes the waiter retry, up to
+  :data:`SQLITE_WAIT`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import text
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+# pg_advisory_xact_lock(int4, int4): a class of our own, and the schema's hash, so tests that each use a
+# schema of one database do not wait for each other.
+MIGRATION_LOCK_CLASS = 0x50435F4D  # "PC_M"
+SQLITE_WAIT = 300.0  # seconds a process waits for another's SQLite upgrade before giving up
+
+log = logging.getLogger("paperclub.db")
 
 
 def alembic_config(url: str | None = None) -> Config:
@@ -31,6 +54,23 @@ def _upgrade(connection: Connection) -> None:
 
 
 async def upgrade_database(engine: AsyncEngine) -> None:
-    """Bring the store up to date; a no-op when it already is."""
-    async with engine.begin() as conn:
-        await conn.run_sync(_upgrade)
+    """Bring the store up to date; a no-op when it already is. Safe to call from many processes at once."""
+    if engine.dialect.name == "postgresql":
+        async with engine.begin() as conn:
+            await conn.execute(
+                text("SELECT pg_advisory_xact_lock(:lock_class, hashtext(current_schema()))"),
+                {"lock_class": MIGRATION_LOCK_CLASS},
+            )
+            await conn.run_sync(_upgrade)
+        return
+    deadline = time.monotonic() + SQLITE_WAIT
+    while True:
+        try:
+            async with engine.begin() as conn:
+                await conn.run_sync(_upgrade)
+            return
+        except OperationalError as exc:
+            if "database is locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            log.info("another process is upgrading the SQLite database; waiting for it")
+            await asyncio.sleep(0.5)

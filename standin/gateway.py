@@ -1,7 +1,17 @@
-"""The gateway websocket: HELLO, IDENTIFY → READY + GUILD_CREATE, heartbeats, RESUME with replay.
+"""The gateway websocket: HELLO, IDENTIFY → READY + GUILD_CREATE, heartbeats, RESUME with replay, shards.
 
 Frames go out as plain JSON text; discord.py accepts text frames even when it asked for
 ``compress=zlib-stream`` (``DiscordWebSocket.received_message`` only decompresses ``bytes``).
+
+Sharding, as Discord's gateway documents it (https://discord.com/developers/docs/events/gateway#sharding):
+an IDENTIFY with ``shard: [shard_id, num_shards]`` gets, in READY and the GUILD_CREATEs after it and in every
+later event, only the guilds with ``(guild_id >> 22) % num_shards == shard_id``; events without a guild
+(DMs, DM interactions) go to shard 0 only. Several sessions may identify as the same shard (Discord allows
+it, for hand-overs); each gets that shard's events. An invalid shard is closed with 4010, a session that
+would hold more than 2,500 guilds with 4011 ("Each shard can only support a maximum of 2500 guilds, and
+apps that are in 2500+ guilds must enable sharding"). Opt-in (``enforce_identify_rate``): at most
+``max_concurrency`` IDENTIFYs per 5 seconds, one per bucket ``shard_id % max_concurrency``; one over it is
+answered with Invalid Session (opcode 9), as the docs' "Max Concurrency" and "Rate Limiting" describe.
 """
 
 from __future__ import annotations
@@ -10,6 +20,7 @@ import asyncio
 import json
 import logging
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -53,6 +64,24 @@ EVENT_INTENTS: dict[str, tuple[int, int]] = {
     "MESSAGE_POLL_VOTE_REMOVE": (GUILD_MESSAGE_POLLS, DIRECT_MESSAGE_POLLS),
 }
 BUFFER_MAX = 2000
+MAX_GUILDS_PER_SESSION = 2500  # Discord: "Each shard can only support a maximum of 2500 guilds"
+IDENTIFY_WINDOW = 5.0  # seconds; max_concurrency IDENTIFYs per window, one per bucket
+INVALID_SHARD, SHARDING_REQUIRED = 4010, 4011  # gateway close event codes
+
+
+def shard_of(guild_id: int, num_shards: int) -> int:
+    """Discord's sharding formula: ``shard_id = (guild_id >> 22) % num_shards``."""
+    return (guild_id >> 22) % num_shards
+
+
+def event_guild_id(event: str, data: Any) -> int | None:
+    """The guild an event belongs to (GUILD_CREATE/UPDATE/DELETE carry it as ``id``), or None."""
+    if not isinstance(data, dict):
+        return None
+    raw = (
+        data.get("id") if event in ("GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE") else data.get("guild_id")
+    )
+    return int(raw) if raw is not None else None
 
 
 @dataclass
@@ -64,6 +93,22 @@ class Session:
     buffer: list[Json] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     resumes: int = 0
+    shard: tuple[int, int] | None = None  # (shard_id, num_shards) from IDENTIFY; None: unsharded
+
+    def owns(self, guild_id: int | None) -> bool:
+        """Whether this session gets the events of ``guild_id`` (None: events without a guild)."""
+        if self.shard is None:
+            return True
+        shard_id, num_shards = self.shard
+        if guild_id is None:
+            return (
+                shard_id == 0
+            )  # "Gateway events that do not contain a guild_id will only be sent to shard 0"
+        return shard_of(guild_id, num_shards) == shard_id
+
+    @property
+    def live(self) -> bool:
+        return self.ws is not None and not self.ws.closed
 
     def wants(self, event: str, data: Any) -> bool:
         bits = EVENT_INTENTS.get(event)
@@ -96,6 +141,15 @@ class Gateway:
         self.resumes = 0
         self.frames_received: list[Json] = []
         self._own_site: web.AppRunner | None = None  # set by serve_apart
+        # GET /gateway/bot's session_start_limit; IDENTIFYs count against ``session_start_total``.
+        self.session_start_total = 1000
+        self.max_concurrency = 1
+        self.enforce_identify_rate = False
+        self.identify_log: list[
+            tuple[float, int]
+        ] = []  # (monotonic time, shard id) of each accepted IDENTIFY
+        self.invalid_sessions = 0  # IDENTIFYs answered with opcode 9 (over the identify rate)
+        self.max_guilds_per_session = MAX_GUILDS_PER_SESSION
 
     @property
     def connected(self) -> bool:
@@ -109,9 +163,22 @@ class Gateway:
         async with self.changed:
             await asyncio.wait_for(self.changed.wait_for(predicate), timeout)
 
+    def connected_shards(self, num_shards: int | None = None) -> set[int]:
+        """Shard ids with a live session (of ``num_shards`` when given); unsharded sessions count as 0."""
+        return {
+            (s.shard or (0, 1))[0]
+            for s in self.sessions.values()
+            if s.live and (num_shards is None or (s.shard or (0, 1))[1] == num_shards)
+        }
+
+    def session_for(self, guild_id: int | None) -> Session | None:
+        """A live session that gets ``guild_id``'s events, if any."""
+        return next((s for s in self.sessions.values() if s.live and s.owns(guild_id)), None)
+
     async def dispatch(self, event: str, data: Any) -> None:
+        guild_id = event_guild_id(event, data)
         for session in list(self.sessions.values()):
-            if not session.wants(event, data):
+            if not session.owns(guild_id) or not session.wants(event, data):
                 continue
             async with session.lock:
                 session.seq += 1
@@ -120,9 +187,12 @@ class Gateway:
                 del session.buffer[:-BUFFER_MAX]
                 await session.send(frame)
 
-    async def drop(self, code: int = 4000) -> None:
-        """Close every live gateway socket as a network drop would; clients then RESUME."""
+    async def drop(self, code: int = 4000, *, shard: int | None = None) -> None:
+        """Close every live gateway socket (or only shard ``shard``'s) as a network drop would; clients
+        then RESUME."""
         for session in self.sessions.values():
+            if shard is not None and (session.shard or (0, 1))[0] != shard:
+                continue
             ws, session.ws = session.ws, None
             if ws is not None and not ws.closed:
                 await ws.close(code=code, message=b"stand-in dropped the connection")
@@ -180,14 +250,54 @@ class Gateway:
             await self._notify()
         return ws
 
-    async def _identify(self, ws: web.WebSocketResponse, data: Json) -> Session:
-        session = Session(id=secrets.token_hex(16), intents=int(data.get("intents") or 0))
-        self.sessions[session.id] = session
+    def _shard(self, data: Json) -> tuple[int, int] | None | str:
+        """The IDENTIFY's ``shard``: (id, count), None when absent, or why it is invalid."""
+        shard = data.get("shard")
+        if shard is None:
+            return None
+        if (
+            not isinstance(shard, list)
+            or len(shard) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in shard)
+        ):
+            return "shard must be [shard_id, num_shards]"
+        shard_id, num_shards = shard
+        if num_shards < 1 or not 0 <= shard_id < num_shards:
+            return f"shard {shard_id} of {num_shards} does not exist"
+        return shard_id, num_shards
+
+    def _over_identify_rate(self, shard_id: int) -> bool:
+        """Whether another IDENTIFY of this bucket was accepted within the last 5 s (when enforced)."""
+        if not self.enforce_identify_rate:
+            return False
+        bucket = shard_id % self.max_concurrency
+        now = time.monotonic()
+        return any(
+            now - when < IDENTIFY_WINDOW and other % self.max_concurrency == bucket
+            for when, other in self.identify_log
+        )
+
+    async def _identify(self, ws: web.WebSocketResponse, data: Json) -> Session | None:
+        shard = self._shard(data)
+        if isinstance(shard, str):
+            await ws.close(code=INVALID_SHARD, message=f"Invalid shard: {shard}".encode())
+            return None
+        if self._over_identify_rate(shard[0] if shard else 0):
+            self.invalid_sessions += 1
+            await ws.send_str(json.dumps({"op": INVALID_SESSION, "d": False}))
+            return None
+        session = Session(id=secrets.token_hex(16), intents=int(data.get("intents") or 0), shard=shard)
         state = self.state
+        guilds = [g for g in state.guilds.values() if session.owns(g.id)]
+        if len(guilds) > self.max_guilds_per_session:
+            await ws.close(code=SHARDING_REQUIRED, message=b"Sharding required")
+            return None
+        self.identify_log.append((time.monotonic(), shard[0] if shard else 0))
+        self.sessions[session.id] = session
         ready = {
             "v": 10,
             "user": {**state.bot.payload(), "verified": True, "mfa_enabled": False, "email": None},
-            "guilds": [{"id": str(g), "unavailable": True} for g in state.guilds],
+            "guilds": [{"id": str(g.id), "unavailable": True} for g in guilds],
             "session_id": session.id,
             "session_type": "normal",
             "resume_gateway_url": self._url(),
@@ -200,10 +310,12 @@ class Gateway:
             "user_settings": {},
             "_trace": ["sandbox-gateway"],
         }
+        if shard is not None:
+            ready["shard"] = list(shard)
         async with session.lock:
             session.ws = ws
         await self._send_dispatch(session, "READY", ready)
-        for guild in list(state.guilds.values()):
+        for guild in guilds:
             await self._send_dispatch(session, "GUILD_CREATE", guild.gateway_payload())
         self.identifies += 1
         await self._notify()

@@ -261,17 +261,20 @@ async def get_user(request: web.Request) -> web.Response:
 
 
 async def get_gateway(request: web.Request) -> web.Response:
+    """Get Gateway (``url``, no token needed) and Get Gateway Bot (also ``shards`` and
+    ``session_start_limit``: https://discord.com/developers/docs/events/gateway#get-gateway-bot)."""
     standin = standin_of(request)
     data: Json = {"url": standin.gateway_url}
     if request.path.endswith("/bot"):
+        gateway = standin.gateway
         data.update(
             {
-                "shards": 1,
+                "shards": standin.recommended_shards,
                 "session_start_limit": {
-                    "total": 1000,
-                    "remaining": 999,
-                    "reset_after": 86400000,
-                    "max_concurrency": 1,
+                    "total": gateway.session_start_total,
+                    "remaining": max(0, gateway.session_start_total - len(gateway.identify_log)),
+                    "reset_after": 86_400_000,
+                    "max_concurrency": gateway.max_concurrency,
                 },
             }
         )

@@ -13,9 +13,11 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import logging
+import math
 import re
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
@@ -40,7 +42,7 @@ from standin.interactions import (
 from standin.messages import build_message
 from standin.openapi import ApiSpec, SpecViolationError, Violation, load_spec
 from standin.ratelimits import Limit, RateLimiter
-from standin.rest import STANDIN, Fault, RequestRecord
+from standin.rest import API, STANDIN, Fault, Handler, RequestRecord
 from standin.state import (
     ADMINISTRATOR,
     DEFAULT_BOT_PERMISSIONS,
@@ -59,6 +61,24 @@ log = logging.getLogger(__name__)
 
 MemberRef = Member | User | str | int
 ChannelRef = Channel | str | int
+GUILDS_PER_RECOMMENDED_SHARD = 1000  # Discord does not publish its formula; ~1,000 guilds a shard is usual
+
+
+@dataclass
+class Hold:
+    """REST requests kept waiting, received but unanswered, until :meth:`release` (see ``StandIn.hold``)."""
+
+    method: str
+    pattern: re.Pattern[str]
+    released: asyncio.Event = field(default_factory=asyncio.Event)
+    waiting: int = 0  # requests held now
+    held: int = 0  # requests held in all
+
+    def matches(self, method: str, path: str) -> bool:
+        return not self.released.is_set() and self.method in ("*", method) and bool(self.pattern.search(path))
+
+    def release(self) -> None:
+        self.released.set()
 
 
 class StandIn(WorldBuilder):
@@ -111,13 +131,19 @@ class StandIn(WorldBuilder):
         # Wall-clock time for date rules ("event in the past"); BotEnv points it at the bot's FakeClock.
         self.wall_clock: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
         self.default_guild: DefaultGuild | None = None
+        # GET /gateway/bot's recommended shard count; None: one per GUILDS_PER_RECOMMENDED_SHARD guilds.
+        # The gateway's session_start_limit (max_concurrency, enforce_identify_rate) is on self.gateway.
+        self.shards: int | None = None
+        self.holds: list[Hold] = []
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
 
     # -- lifecycle ------------------------------------------------------------------------------------------
     async def start(self) -> StandIn:
         self.spec = load_spec()  # once per process: the patched spec, its path matcher, cached validators
-        app = web.Application(middlewares=[rest.middleware], client_max_size=64 * 1024 * 1024)
+        app = web.Application(
+            middlewares=[self._hold_middleware, rest.middleware], client_max_size=64 * 1024 * 1024
+        )
         app[STANDIN] = self
         rest.add_routes(app)
         rest_messages.add_routes(app)
@@ -159,6 +185,13 @@ class StandIn(WorldBuilder):
         return f"ws://{self.host}:{self.port}/gateway/"
 
     @property
+    def recommended_shards(self) -> int:
+        """The ``shards`` GET /gateway/bot answers."""
+        if self.shards is not None:
+            return self.shards
+        return max(1, math.ceil(len(self.state.guilds) / GUILDS_PER_RECOMMENDED_SHARD))
+
+    @property
     def bot_user(self) -> User:
         return self.state.bot
 
@@ -191,6 +224,30 @@ class StandIn(WorldBuilder):
         swallowed still fails the test, bench or demo that caused it."""
         if self.violations:
             raise SpecViolationError(self.take_violations())
+
+    # -- holding requests -----------------------------------------------------------------------------------
+    def hold(self, method: str, path_regex: str) -> Hold:
+        """Keep the REST requests matching ``method`` (or ``"*"``) and ``path_regex`` (searched in the path
+        without ``/api/v10``) waiting until ``release()``: a slow Discord, or requests in flight when their
+        client is killed. A held request is answered after the release (and logged then) even if its client
+        has gone, as Discord acts on a request it received."""
+        held = Hold(method.upper(), re.compile(path_regex))
+        self.holds.append(held)
+        return held
+
+    @web.middleware
+    async def _hold_middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        path = request.path[len(API) :] if request.path.startswith(API) else request.path
+        for held in self.holds:
+            if held.matches(request.method, path):
+                held.waiting += 1
+                held.held += 1
+                await self.notify()
+                try:
+                    await held.released.wait()
+                finally:
+                    held.waiting -= 1
+        return await handler(request)
 
     # -- faults, request log, waiting -----------------------------------------------------------------------
     def fail_next(
@@ -299,6 +356,13 @@ class StandIn(WorldBuilder):
             lambda: self.gateway.identifies > 0 and self.gateway.connected, timeout or self.timeout
         )
 
+    async def wait_shards(self, num_shards: int, shard_ids: Any = None, timeout: float | None = None) -> None:
+        """Until a live session identified for each of ``shard_ids`` (default: all) of ``num_shards``."""
+        wanted = set(range(num_shards) if shard_ids is None else shard_ids)
+        await self.gateway.wait_for(
+            lambda: wanted <= self.gateway.connected_shards(num_shards), timeout or self.timeout
+        )
+
     async def drop_gateway(self, *, wait_resumed: bool = True, timeout: float | None = None) -> None:
         """Close the gateway socket(s) like a network drop. discord.py reconnects and RESUMEs; with
         ``wait_resumed`` this returns once it has (missed events are replayed before RESUMED)."""
@@ -321,6 +385,9 @@ class StandIn(WorldBuilder):
     async def _send(self, payload: Json, source: Message | None = None) -> InteractionResult:
         if not self.gateway.sessions:
             raise RuntimeError("no bot is connected to the stand-in gateway")
+        guild_id = int(payload["guild_id"]) if payload.get("guild_id") else None
+        if not any(s.owns(guild_id) for s in self.gateway.sessions.values()):
+            raise RuntimeError(f"no bot session is on the shard of guild {guild_id} (shard 0 for DMs)")
         record = InteractionRecord(payload, self.clock(), source)
         self.interactions[record.id] = record
         self.by_token[record.token] = record

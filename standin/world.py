@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from standin.gateway import Gateway
 from standin.state import (
     DEFAULT_BOT_PERMISSIONS,
+    DISCORD_EPOCH_MS,
     EVERYONE_PERMISSIONS,
     GUILD_FORUM,
     GUILD_TEXT,
@@ -85,6 +87,45 @@ class WorldBuilder:
         guild.members[state.bot.id] = Member(user=state.bot, guild_id=guild.id, roles=[bot_role.id])
         await self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload())
         return guild
+
+    async def create_guilds(
+        self, count: int, *, channel: str | None = "reminders", name: str = "Club {n}"
+    ) -> list[Guild]:
+        """``count`` small guilds at once (the bot, the owner, a text channel ``channel``), cheaply: for
+        tests and benches of many guilds and shards. Their ids are snowflakes of consecutive milliseconds
+        a month back, so ``(guild_id >> 22) % num_shards`` deals them round-robin over any number of
+        shards; their GUILD_CREATEs go to the sessions of the shards that own them (if any)."""
+        state = self.state
+        first_ms = int(time.time() * 1000) - DISCORD_EPOCH_MS - 30 * 86_400_000 - count
+        while any(first_ms <= (g >> 22) < first_ms + count for g in state.guilds):  # clear of earlier batches
+            first_ms -= count
+        guilds = []
+        for n in range(count):
+            guild = Guild(id=(first_ms + n) << 22 | 1, name=name.format(n=n + 1), owner_id=state.owner.id)
+            state.guilds[guild.id] = guild
+            guild.roles[guild.id] = Role(
+                id=guild.id, guild_id=guild.id, name="@everyone", permissions=EVERYONE_PERMISSIONS
+            )
+            bot_role = Role(
+                id=state.ids.next(),
+                guild_id=guild.id,
+                name=state.bot.username,
+                permissions=self.bot_permissions,
+                position=1,
+                managed=True,
+            )
+            guild.roles[bot_role.id] = bot_role
+            guild.members[state.owner.id] = Member(user=state.owner, guild_id=guild.id)
+            guild.members[state.bot.id] = Member(user=state.bot, guild_id=guild.id, roles=[bot_role.id])
+            if channel is not None:
+                state.add_channel(
+                    Channel(id=state.ids.next(), type=GUILD_TEXT, name=channel, guild_id=guild.id)
+                )
+            guilds.append(guild)
+        if self.gateway.sessions:
+            for guild in guilds:
+                await self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload())
+        return guilds
 
     def bot_role(self, guild: Guild | None = None) -> Role:
         the_guild = self._guild(guild)

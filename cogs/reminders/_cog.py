@@ -68,6 +68,7 @@ class RemindersCog(
             config=RunnerConfig(grace=timedelta(minutes=bot.settings.reminder_grace_minutes)),
             scheduler=bot.scheduler,
             single_writer=bot.engine.dialect.name == "sqlite",
+            observer=bot.metrics,
         )
         self._planning: set[asyncio.Task[Any]] = set()
         super().__init__()

@@ -1,15 +1,17 @@
 """Background work of the suggestions cog (mixed into it): recording poll results when a poll ends,
 and filling in arXiv metadata that could not be fetched at suggestion time.
 
-Poll ends are detected by a check, not by vote events (which would need the polls intent): the
-check runs from a scheduler job at each poll's end (plus a settle minute for Discord to count),
-from a periodic job, at start-up (polls that ended while the bot was down) and, in tests and the
-demo, whenever the FakeClock moves. It fetches the poll message and reads ``poll.answers``.
+Both are periodic jobs of bot/jobs.py, so each run happens in one process of the deployment, whichever
+claims it (they use REST only, no gateway). Poll ends are detected by a check, not by vote events (which
+would need the polls intent): the polls job runs every :data:`CHECK_EVERY`, and each poll pulls its next
+run in to the poll's end plus a settle minute for Discord to count (``due_by``, kept in the store, so the
+result comes even if the process that posted the poll is gone). A run fetches each ended poll's message
+and reads ``poll.answers``; polls that ended while the bot was down are recorded by the first run after
+start-up. In tests and the demo, the FakeClock's moves run the jobs that fell due.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
@@ -18,18 +20,22 @@ from typing import Any
 import discord
 
 from bot.arxiv import ArxivClient
+from bot.jobs import PeriodicJob
 from bot.replies import NO_MENTIONS
 from bot.services.papers.metadata import fetch_and_store
 from bot.services.suggestions.duplicates import TitleIndex
 from bot.services.suggestions.metadata import papers_missing_metadata, suggestions_of_paper
-from bot.services.suggestions.polls import PollResult, RunningPoll, due_polls, finish_poll
+from bot.services.suggestions.polls import PollResult, RunningPoll, due_polls, finish_poll, running_polls
 from cogs.suggestions._render import poll_result_message
 
 log = logging.getLogger("paperclub.suggestions")
 
 POLL_SETTLE = timedelta(minutes=1)  # Discord finalises counts shortly after the end
+CHECK_EVERY = timedelta(minutes=10)
 ENRICH_EVERY = timedelta(minutes=10)
 ENRICH_BATCH = 5
+POLLS_JOB = "suggestions.polls"
+METADATA_JOB = "suggestions.metadata"
 
 
 class SuggestionBackground:
@@ -38,31 +44,31 @@ class SuggestionBackground:
     bot: Any
     arxiv: ArxivClient
     titles: TitleIndex
-    _tick_lock: asyncio.Lock
-    _last_enrich: datetime | None
-    _stopped: bool
     refresh_post: Callable[[int], Awaitable[None]]  # provided by SuggestionActions
 
-    def schedule_poll_check(self, poll_id: int, ends_at: datetime) -> None:
-        """A real-time job at the poll's end; harmless if the clock says it is not due yet."""
-        self.bot.scheduler.add_job(
-            self.tick,
-            "date",
-            run_date=ends_at + POLL_SETTLE + timedelta(seconds=5),
-            id=f"suggestions-poll-{poll_id}",
-            replace_existing=True,
-        )
+    async def start_background(self) -> None:
+        """Register the two jobs (from cog_load) and make the polls job due at every running poll's end."""
+        await self.bot.jobs.add(PeriodicJob(POLLS_JOB, every=CHECK_EVERY, run=self._polls_run))
+        await self.bot.jobs.add(PeriodicJob(METADATA_JOB, every=ENRICH_EVERY, run=self.enrich_pending))
+        async with self.bot.session_factory() as session:
+            polls = await running_polls(session)
+        if polls:
+            await self.schedule_poll_check(min(poll.ends_at for poll in polls))
 
-    async def tick(self, now: datetime | None = None) -> None:
-        """Record every poll that has ended; enrich papers now and then. Never overlaps itself."""
-        if self._stopped:
-            return
-        async with self._tick_lock:
-            now = now or self.bot.clock.now()
-            await self.finish_due_polls(now)
-            if self._last_enrich is None or now - self._last_enrich >= ENRICH_EVERY:
-                self._last_enrich = now
-                await self.enrich_pending(now)
+    async def stop_background(self) -> None:
+        await self.bot.jobs.remove(POLLS_JOB)
+        await self.bot.jobs.remove(METADATA_JOB)
+
+    async def schedule_poll_check(self, ends_at: datetime) -> None:
+        """Check the polls once a poll ending at ``ends_at`` has been counted (by any process)."""
+        await self.bot.jobs.due_by(POLLS_JOB, ends_at + POLL_SETTLE)
+
+    async def _polls_run(self, now: datetime) -> None:
+        await self.finish_due_polls(now)
+        async with self.bot.session_factory() as session:
+            polls = await running_polls(session)
+        if polls:  # the next poll to end, sooner than the next periodic check
+            await self.schedule_poll_check(min(poll.ends_at for poll in polls))
 
     # ------------------------------------------------------------------ polls
 

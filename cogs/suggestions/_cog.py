@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, Literal
 
 import discord
@@ -21,7 +20,7 @@ from bot.replies import NO_MENTIONS, cut, one_line, send_ephemeral, send_reply
 from bot.services.setup.config import get_config
 from bot.services.suggestions.actions import review_suggestion, withdraw_suggestion
 from bot.services.suggestions.duplicates import TitleIndex
-from bot.services.suggestions.polls import choose_poll_options, record_poll, running_polls
+from bot.services.suggestions.polls import choose_poll_options, record_poll
 from bot.services.suggestions.queries import SortOrder, StatusFilter, get_card, list_suggestions
 from cogs.suggestions._actions import SuggestionActions, guild_id_of
 from cogs.suggestions._background import SuggestionBackground
@@ -60,51 +59,19 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         self.arxiv: ArxivClient = bot.arxiv  # shared, owned and closed by the bot
         self.titles = TitleIndex()
         self.refresher = PostRefresher(self.refresh_post)
-        self._tick_lock = asyncio.Lock()
-        self._last_enrich: datetime | None = None
-        self._stopped = False
-        self._startup: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.register(PAGER, self.render_page)
-        self.bot.clock.on_change(self._clock_moved)  # a FakeClock (tests, the demo) calls it on each move
-        self.bot.scheduler.add_job(
-            self.tick, "interval", minutes=10, id="suggestions-tick", replace_existing=True
-        )
-        async with self.bot.session_factory() as session:
-            for poll in await running_polls(session):
-                self.schedule_poll_check(poll.id, poll.ends_at)
-        self._startup = asyncio.create_task(self._after_ready(), name="suggestions-startup")
-
-    async def _after_ready(self) -> None:
-        """Polls that ended while the bot was down are recorded once it is connected."""
-        await self.bot.wait_until_ready()
-        await self.tick()
+        await self.start_background()  # the poll-result and metadata jobs (bot/jobs.py)
 
     async def cog_unload(self) -> None:
-        self._stopped = True
-        self.bot.clock.remove_listener(self._clock_moved)
-        if self._startup is not None:
-            self._startup.cancel()
-            # Wait for it: a task cancelled mid-query must finish before the engine is disposed.
-            try:
-                await self._startup
-            except asyncio.CancelledError:
-                pass
-            except Exception:
-                log.exception("the suggestions start-up task failed")
-        for job in self.bot.scheduler.get_jobs():
-            if job.id.startswith("suggestions-"):
-                job.remove()
+        await self.stop_background()
         self.refresher.cancel_all()
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.unregister(PAGER)
-
-    async def _clock_moved(self, now: datetime) -> None:
-        await self.tick(now)
 
     # ------------------------------------------------------------------ /suggest
 
@@ -319,7 +286,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         ends_at = now + timedelta(hours=hours)
         try:
             async with self.bot.session_factory() as session, session.begin():
-                poll_id = await record_poll(
+                await record_poll(
                     session,
                     guild_id=guild_id,
                     channel_id=message.channel.id,
@@ -337,7 +304,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
             except discord.HTTPException as error:
                 log.warning("could not delete unrecorded poll message %s: %s", message.id, error)
             raise
-        self.schedule_poll_check(poll_id, ends_at)
+        await self.schedule_poll_check(ends_at)
 
 
 STATUS_FILTERS = ("active", "open", "shortlisted", "accepted", "declined", "withdrawn", "all")

@@ -358,27 +358,6 @@ async def test_two_organizers_submitting_the_session_form_at_once_make_one_sessi
     assert len(env.scheduled_events()) == 1
 
 
-async def test_a_failed_start_up_task_is_logged_when_the_cog_unloads(discord_env, caplog) -> None:
-    import asyncio
-    import logging
-
-    env = discord_env
-
-    async def broken() -> None:
-        raise RuntimeError("start-up broke")
-
-    suggestions_cog = env.bot.get_cog("Suggestions")
-    await suggestions_cog._startup  # the real start-up work is done; now pretend it had failed
-    task = asyncio.create_task(broken())
-    await asyncio.wait([task])
-    suggestions_cog._startup = task
-    with caplog.at_level(logging.ERROR, logger="paperclub.suggestions"):
-        await env.stop_bot()
-    (record,) = [r for r in caplog.records if "start-up task failed" in r.getMessage()]
-    assert record.exc_info is not None
-    assert "start-up broke" in str(record.exc_info[1])
-
-
 async def test_a_session_from_a_suggestion_gets_the_arxiv_title(discord_env, arxiv) -> None:
     """arXiv was down when the paper was suggested; making the session fills its title in (as
     /session add does), and the event and the suggestion's post show it."""

@@ -80,6 +80,7 @@ class Outgoing:
     ping_role_id: int | None
     attempt: int
     repeats: bool = False
+    due_at: datetime | None = None  # the occurrence's time (for the runner's lateness metric)
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,8 @@ class ClaimedRow:
     occurrence: int
     attempts: int
     delayed: bool
+    due_at: datetime
+    plan_key: str | None  # a nudge's week and kind (series:<id>:<date>:presenter|paper)
 
     @property
     def display_id(self) -> int:
@@ -222,6 +225,7 @@ async def claim_many(
             ping_role_id=config.ping_role_id if row.kind == SESSION else None,
             attempt=row.attempts,
             repeats=row.repeat is not None,
+            due_at=row.due_at,
         )
     return out
 

@@ -57,6 +57,13 @@ class Transport(Protocol):
         """Send it; return the message id, or raise SendError."""
 
 
+class ReminderObserver(Protocol):
+    """Hears one call per outcome (bot/metrics.py): due (claimed here), sent (with its lateness), retried,
+    failed, missed."""
+
+    def reminder(self, outcome: str, *, count: int = 1, lateness: timedelta | None = None) -> None: ...
+
+
 log = logging.getLogger("paperclub.reminders")
 
 LOOK_AGAIN = timedelta(minutes=1)
@@ -116,6 +123,7 @@ class ReminderRunner:
         config: RunnerConfig | None = None,
         scheduler: BaseScheduler | None = None,
         single_writer: bool = False,
+        observer: ReminderObserver | None = None,
     ) -> None:
         """``single_writer``: the store takes one write at a time (SQLite); queue this runner's writes."""
         self.session_factory = session_factory
@@ -138,6 +146,7 @@ class ReminderRunner:
         self._arming: asyncio.Task[None] | None = None
         self._listening = False
         self._write_gate: asyncio.Lock | None = asyncio.Lock() if single_writer else None
+        self.observer = observer
 
     @property
     def driven_by_clock(self) -> bool:
@@ -209,6 +218,7 @@ class ReminderRunner:
                 missed = await queue.mark_missed_batch(
                     session, late_origin=late_origin, grace=self.config.grace, now=now
                 )
+            self._observe("missed", count=missed)
             if missed or failed:
                 log.warning(
                     "reminders: %d missed while the bot was down, %d interrupted mid-send", missed, failed
@@ -372,6 +382,7 @@ class ReminderRunner:
                 self._sent_or_dropped(queued)
                 self._settle(queued)
                 continue
+            self._observe("due")
             task = asyncio.create_task(self._send(queued, outgoing), name=f"reminder-{queued.row.id}")
             self._sends.add(task)
             task.add_done_callback(self._sends.discard)
@@ -454,9 +465,12 @@ class ReminderRunner:
         for one in ended:
             reminder_id = one.outgoing.reminder_id
             if one.sent is not None and reminder_id in recorded:
+                due_at = one.outgoing.due_at
+                self._observe("sent", lateness=one.sent.sent_at - due_at if due_at is not None else None)
                 log.info("reminder=%s sent message=%s", reminder_id, one.sent.message_id)
             elif one.error is not None and reminder_id in retries:
                 retry_at = retries[reminder_id]
+                self._observe("retried" if retry_at else "failed")
                 log.warning(
                     "reminder=%s attempt=%d failed: %s (%s)",
                     reminder_id,
@@ -482,3 +496,7 @@ class ReminderRunner:
             session, outgoing.reminder_id, token=outgoing.claim_token, now=now, reason=error.reason
         )
         return None
+
+    def _observe(self, outcome: str, *, count: int = 1, lateness: timedelta | None = None) -> None:
+        if self.observer is not None:
+            self.observer.reminder(outcome, count=count, lateness=lateness)

@@ -1,0 +1,183 @@
+"""Our bot as separate ``paperclub run`` processes against one stand-in, as a deployment runs it: the
+deployment tests (tests/deployment/) and the shards bench (bench/shards_bench.py) drive them from here.
+
+    proc = BotProcess("p0", process_env(standin, database_url, SHARD_COUNT="4", SHARD_IDS="0-1"))
+    await proc.start()
+    await proc.wait_ready()
+    status, body = await proc.get("/healthz")
+    proc.kill()  # kill -9
+
+Each process's log (stderr) is read as it comes, so waiting is on its lines (``wait_for``), never a sleep;
+its web server (``WEB_PORT=0``, any free port) is found from the line it logs when it listens.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from bot.metrics import parse_metrics
+from standin.server import StandIn
+
+TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GabcDE.abcdefghijklmnopqrstuvwxyz0123456789AB"
+_LISTENING = re.compile(r"web server listening on [^:]+:(\d+)")
+
+
+def process_env(standin: StandIn, database_url: str, **extra: str) -> dict[str, str]:
+    """The environment of one process: the stand-in, the store, a web server on any free port."""
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/tmp"),
+        "DISCORD_TOKEN": TOKEN,
+        "DISCORD_API_BASE": standin.base_url,
+        "DATABASE_URL": database_url,
+        "WEB_PORT": "0",
+        "LOG_LEVEL": "INFO",
+        "ARXIV_API_URL": "http://127.0.0.1:9/api/query",  # nothing leaves this machine
+        "DATABASE_POOL_SIZE": "3",
+        "DATABASE_MAX_OVERFLOW": "7",
+        **extra,
+    }
+
+
+class BotProcess:
+    """One ``paperclub`` process (``python -m bot ARGS``, or ``python SCRIPT ARGS``) and its log."""
+
+    def __init__(
+        self,
+        name: str,
+        env: dict[str, str],
+        *,
+        args: Sequence[str] = ("run",),
+        script: Path | None = None,
+        cwd: Path | None = None,
+    ) -> None:
+        self.name = name
+        self.env = env
+        self.args = list(args)
+        self.script = script
+        self.cwd = cwd
+        self.lines: list[str] = []
+        self.proc: asyncio.subprocess.Process | None = None
+        port = env.get("WEB_PORT", "0")
+        self.port: int | None = int(port) if port.isdigit() and port != "0" else None  # else from the log
+        self._changed = asyncio.Condition()
+        self._reader: asyncio.Task[None] | None = None
+
+    async def start(self) -> BotProcess:
+        command = [str(self.script)] if self.script else ["-m", "bot"]
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            *command,
+            *self.args,
+            env=self.env,
+            cwd=self.cwd,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        self._reader = asyncio.create_task(self._read(), name=f"log-{self.name}")
+        return self
+
+    async def _read(self) -> None:
+        assert self.proc is not None
+        assert self.proc.stderr is not None
+        while raw := await self.proc.stderr.readline():
+            line = raw.decode(errors="replace").rstrip("\n")
+            found = _LISTENING.search(line)
+            if found and self.port is None:
+                self.port = int(found[1])
+            async with self._changed:
+                self.lines.append(line)
+                self._changed.notify_all()
+        async with self._changed:
+            self._changed.notify_all()  # the process ended
+
+    @property
+    def exited(self) -> bool:
+        """The process has ended (its log is closed)."""
+        if self._reader is not None and self._reader.done():
+            return True
+        return self.proc is not None and self.proc.returncode is not None
+
+    async def wait_for(self, predicate: Callable[[list[str]], Any], timeout: float = 60.0) -> Any:
+        """Until ``predicate(lines)`` is truthy (returned); AssertionError with the log's end if the process
+        exits first or ``timeout`` passes."""
+
+        def met() -> Any:
+            return predicate(self.lines) or self.exited
+
+        async with self._changed:
+            try:
+                await asyncio.wait_for(self._changed.wait_for(met), timeout)
+            except TimeoutError:
+                raise AssertionError(f"{self.name}: timed out; its log ends:\n{self.tail()}") from None
+        result = predicate(self.lines)
+        if not result:
+            raise AssertionError(f"{self.name} exited ({self.proc and self.proc.returncode}):\n{self.tail()}")
+        return result
+
+    async def wait_line(self, text: str, timeout: float = 60.0) -> str:
+        return str(await self.wait_for(lambda lines: next((x for x in lines if text in x), None), timeout))
+
+    async def wait_ready(self, timeout: float = 90.0) -> None:
+        """Until discord.py is ready (every shard has its guilds) and the web server listens."""
+        await self.wait_line("ready as ", timeout)
+        await self.wait_for(lambda _: self.port is not None, timeout)
+
+    def count(self, text: str) -> int:
+        return sum(text in line for line in self.lines)
+
+    def tail(self, n: int = 40) -> str:
+        return "\n".join(self.lines[-n:])
+
+    @property
+    def url(self) -> str:
+        assert self.port is not None, f"{self.name} has no web server yet"
+        return f"http://127.0.0.1:{self.port}"
+
+    async def get(self, path: str) -> tuple[int, str]:
+        async with aiohttp.ClientSession() as http, http.get(f"{self.url}{path}") as answer:
+            return answer.status, await answer.text()
+
+    async def metrics(self) -> dict[Any, float]:
+        status, body = await self.get("/metrics")
+        assert status == 200, body
+        return parse_metrics(body)
+
+    def kill(self) -> None:
+        """kill -9: no shutdown, claims and leases left behind."""
+        assert self.proc is not None
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.send_signal(signal.SIGKILL)
+
+    async def wait(self, timeout: float = 60.0) -> int:
+        assert self.proc is not None
+        try:
+            code = await asyncio.wait_for(self.proc.wait(), timeout)
+        except TimeoutError:
+            raise AssertionError(f"{self.name} did not exit; its log ends:\n{self.tail()}") from None
+        if self._reader is not None:
+            await asyncio.wait_for(self._reader, timeout)
+        return code
+
+    async def stop(self, timeout: float = 60.0) -> int:
+        """SIGTERM (systemd's stop) and wait; kill -9 if it does not exit in time."""
+        if self.proc is None or self.proc.returncode is not None:
+            return self.proc.returncode if self.proc and self.proc.returncode is not None else 0
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return await self.wait(timeout)
+        except AssertionError:
+            self.kill()
+            await self.wait(timeout)
+            raise

@@ -1,0 +1,254 @@
+"""What the bot counts (``bot.metrics``), served in Prometheus' text format at ``/metrics``, and whether
+this process is fit to serve, at ``/healthz`` — both on the bot's web server (``WEB_PORT``).
+
+Each bot has its own registry (``BotMetrics.registry``), never prometheus_client's global one, so several
+bots in one process (tests) count apart. Every series is per process: a deployment of several processes is
+summed by Prometheus (``sum by (command) (rate(paperclub_interactions_total[5m]))``).
+
+* ``paperclub_interactions_total{command,outcome}`` and ``paperclub_interaction_latency_seconds{command}``:
+  every slash command, button press and form, counted where bot/tree.py logs its one line (``outcome`` is
+  ``ok``, ``refused:<Error>`` or ``error``; a component's ``command`` is its custom_id without the ids).
+* ``paperclub_reminders_total{outcome}``: ``due`` (claimed here to be sent), ``sent``, ``late`` (sent more than
+  :data:`LATE_AFTER` after its time; counted in ``sent`` too), ``retried``, ``failed``, ``missed``; and
+  ``paperclub_reminder_lateness_seconds``, each sent reminder's delay behind its time.
+* ``paperclub_job_runs_total{job,outcome}``, ``paperclub_job_lag_seconds{job}`` (how late the last run started
+  behind its due time), ``paperclub_job_duration_seconds{job}``: the periodic jobs of bot/jobs.py.
+* ``paperclub_gateway_latency_seconds{shard}`` and ``paperclub_gateway_connected{shard}``: each gateway shard
+  this process runs (shard ``0`` when unsharded), read when scraped.
+* ``paperclub_store_errors_total{error}``: every error the database driver raised, by exception type.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from aiohttp import web
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+from sqlalchemy import event, text
+from sqlalchemy.engine import ExceptionContext, make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+if TYPE_CHECKING:
+    from bot.client import PaperclubBot
+
+log = logging.getLogger("paperclub.metrics")
+
+LATE_AFTER = timedelta(minutes=1)  # the reminders' own "(delayed)" threshold
+STORE_CHECK_TIMEOUT = 3.0  # seconds /healthz waits for the store to answer
+LATENCY_BUCKETS = (0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 15.0)
+LATENESS_BUCKETS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 900.0, 3600.0)
+JOB_BUCKETS = (0.01, 0.05, 0.1, 0.5, 1.0, 5.0, 10.0, 30.0, 60.0, 300.0)
+_ID_PART = re.compile(r"^\d+$")
+
+
+class ShardState(NamedTuple):
+    """One gateway connection of this process (``shard_id`` 0 when unsharded)."""
+
+    shard_id: int
+    connected: bool
+    latency: float  # seconds between a heartbeat and its ACK; nan before the first
+
+
+def command_label(name: str) -> str:
+    """A bounded label: a component's custom_id (``suggestion:vote:123``) without its ids."""
+    parts = [p for p in name.split(":") if not _ID_PART.match(p)]
+    return ":".join(parts)[:60] or "unknown"
+
+
+class _Gateway(Collector):
+    """The shards' latency and connection, read from discord.py when scraped."""
+
+    def __init__(self, shards: Callable[[], Iterable[ShardState]]) -> None:
+        self._shards = shards
+
+    def collect(self) -> Iterator[Metric]:
+        latency = GaugeMetricFamily(
+            "paperclub_gateway_latency_seconds", "Heartbeat to ACK time per gateway shard", labels=["shard"]
+        )
+        connected = GaugeMetricFamily(
+            "paperclub_gateway_connected", "1 while the shard's gateway connection is open", labels=["shard"]
+        )
+        for shard in self._shards():
+            if not math.isnan(shard.latency) and not math.isinf(shard.latency):
+                latency.add_metric([str(shard.shard_id)], shard.latency)
+            connected.add_metric([str(shard.shard_id)], 1.0 if shard.connected else 0.0)
+        yield latency
+        yield connected
+
+
+class BotMetrics:
+    """The counters of one bot; also the reminder runner's and the job runner's observer."""
+
+    def __init__(self) -> None:
+        registry = self.registry = CollectorRegistry(auto_describe=True)
+        self.interactions = Counter(
+            "paperclub_interactions",
+            "Interactions answered, by command and outcome",
+            ["command", "outcome"],
+            registry=registry,
+        )
+        self.interaction_latency = Histogram(
+            "paperclub_interaction_latency_seconds",
+            "Time from an interaction's arrival to its outcome",
+            ["command"],
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self.reminders = Counter(
+            "paperclub_reminders",
+            "Reminders handled by this process: due (claimed to send), sent, late, retried, failed, missed",
+            ["outcome"],
+            registry=registry,
+        )
+        self.reminder_lateness = Histogram(
+            "paperclub_reminder_lateness_seconds",
+            "How long after its time each reminder was sent",
+            buckets=LATENESS_BUCKETS,
+            registry=registry,
+        )
+        self.job_runs = Counter(
+            "paperclub_job_runs",
+            "Periodic job runs, by job and outcome",
+            ["job", "outcome"],
+            registry=registry,
+        )
+        self.job_lag = Gauge(
+            "paperclub_job_lag_seconds",
+            "How late the last run of a periodic job started behind its due time",
+            ["job"],
+            registry=registry,
+        )
+        self.job_duration = Histogram(
+            "paperclub_job_duration_seconds",
+            "How long periodic job runs took",
+            ["job"],
+            buckets=JOB_BUCKETS,
+            registry=registry,
+        )
+        self.store_errors = Counter(
+            "paperclub_store_errors",
+            "Errors the database driver raised, by type",
+            ["error"],
+            registry=registry,
+        )
+        for outcome in ("due", "sent", "late", "retried", "failed", "missed"):
+            self.reminders.labels(outcome)  # present (at 0) from the start
+
+    def watch_gateway(self, shards: Callable[[], Iterable[ShardState]]) -> None:
+        self.registry.register(_Gateway(shards))
+
+    def watch_store(self, engine: AsyncEngine) -> None:
+        """Count every error the driver raises on this engine (SQLAlchemy's ``handle_error`` event)."""
+        event.listen(engine.sync_engine, "handle_error", self._store_error)
+
+    def _store_error(self, context: ExceptionContext) -> None:
+        self.store_errors.labels(type(context.original_exception).__name__).inc()
+
+    # -------------------------------------------------------------------- hooks
+
+    def interaction(self, command: str, outcome: str, seconds: float) -> None:
+        label = command_label(command)
+        self.interactions.labels(label, outcome).inc()
+        self.interaction_latency.labels(label).observe(seconds)
+
+    def reminder(self, outcome: str, *, count: int = 1, lateness: timedelta | None = None) -> None:
+        """The reminder runner's one call per outcome (``sent`` with its lateness)."""
+        if count <= 0:
+            return
+        self.reminders.labels(outcome).inc(count)
+        if lateness is not None:
+            seconds = max(lateness.total_seconds(), 0.0)
+            self.reminder_lateness.observe(seconds)
+            if lateness > LATE_AFTER:
+                self.reminders.labels("late").inc(count)
+
+    def job_started(self, name: str, lag: timedelta) -> None:
+        self.job_lag.labels(name).set(lag.total_seconds())
+
+    def job_finished(self, name: str, outcome: str, duration: timedelta) -> None:
+        self.job_runs.labels(name, outcome).inc()
+        self.job_duration.labels(name).observe(duration.total_seconds())
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)
+
+
+# ---------------------------------------------------------------------------------------------- web routes
+
+
+async def health_problems(bot: PaperclubBot) -> list[str]:
+    """What stops this process serving: each gateway shard not connected, not ready, or a store that does
+    not answer. Empty when ready."""
+    problems = [f"shard {s.shard_id}: gateway not connected" for s in bot.shard_states() if not s.connected]
+    if not problems and not bot.is_ready():
+        problems.append("gateway: connected, still receiving the guilds")
+    try:
+        async with asyncio.timeout(STORE_CHECK_TIMEOUT), bot.engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+    except TimeoutError:
+        problems.append(f"store: no answer within {STORE_CHECK_TIMEOUT:.0f} s")
+    except Exception as exc:  # noqa: BLE001  any failure to answer is the finding itself, reported
+        reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:200]
+        password = _password(bot.settings.database_url)
+        if password:
+            reason = reason.replace(password, "[password]")
+        problems.append(f"store: {type(exc).__name__}: {reason}")
+    return problems
+
+
+def _password(url: str) -> str | None:
+    try:
+        return make_url(url).password
+    except ArgumentError:
+        return None
+
+
+def web_routes(bot: PaperclubBot) -> web.RouteTableDef:
+    routes = web.RouteTableDef()
+
+    @routes.get("/healthz")
+    async def healthz(request: web.Request) -> web.Response:
+        problems = await health_problems(bot)
+        if not problems:
+            return web.Response(text="ready\n")
+        return web.Response(status=503, text="not ready\n" + "".join(f"- {p}\n" for p in problems))
+
+    @routes.get("/metrics")
+    async def metrics(request: web.Request) -> web.Response:
+        response = web.Response(body=bot.metrics.render())
+        response.headers["Content-Type"] = CONTENT_TYPE_LATEST
+        return response
+
+    return routes
+
+
+def parse_metrics(text_format: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """``/metrics`` text as {(name, sorted labels): value} (tests and benches read it back)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
+    for family in text_string_to_metric_families(text_format):
+        for sample in family.samples:
+            values[(sample.name, tuple(sorted(sample.labels.items())))] = float(sample.value)
+    return values
+
+
+def metric(values: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: str, **labels: Any) -> float:
+    """One value of :func:`parse_metrics`' result (0 when absent)."""
+    return values.get((name, tuple(sorted((k, str(v)) for k, v in labels.items()))), 0.0)
