@@ -7,14 +7,22 @@ import uuid
 from collections.abc import AsyncIterator
 
 import pytest
+from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from db.engine import create_engine
+from db.migrate import alembic_config
 from standin.server import StandIn
 from tests.conftest import PG_URL
 
 requires_postgres = pytest.mark.skipif(not PG_URL, reason="TEST_DATABASE_URL not set")
+
+# Counted from the scripts, not listed by hand: an empty database runs every revision once, and ends at
+# every feature branch's head.
+_SCRIPTS = ScriptDirectory.from_config(alembic_config())
+MIGRATIONS = sum(1 for _ in _SCRIPTS.walk_revisions())
+HEADS = set(_SCRIPTS.get_heads())
 
 
 @pytest.fixture

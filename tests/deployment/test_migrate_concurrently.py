@@ -7,19 +7,15 @@ import asyncio
 from pathlib import Path
 
 from alembic import command
-from alembic.script import ScriptDirectory
 from sqlalchemy import text
 
 from bot.demo.processes import BotProcess, process_env
 from db.engine import create_engine
 from db.migrate import alembic_config
 from standin.server import StandIn
-from tests.deployment.conftest import requires_postgres
+from tests.deployment.conftest import HEADS, MIGRATIONS, requires_postgres
 
-# Every revision but the foundation (each feature's branch from 0001 and its follow-ups), and the heads.
-_SCRIPTS = ScriptDirectory.from_config(alembic_config())
-FEATURE_MIGRATIONS = sum(1 for rev in _SCRIPTS.walk_revisions() if rev.revision != "0001")
-HEADS = set(_SCRIPTS.get_heads())
+FEATURE_MIGRATIONS = MIGRATIONS - 1  # all but the foundation
 
 
 async def upgrade_three_at_once(standin: StandIn, url: str, cwd: Path) -> list[BotProcess]:

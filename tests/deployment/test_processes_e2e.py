@@ -22,13 +22,12 @@ from db.models.reminders import Reminder
 from standin.gateway import IDENTIFY_WINDOW, shard_of
 from standin.server import StandIn
 from standin.state import Guild
-from tests.deployment.conftest import requires_postgres
+from tests.deployment.conftest import MIGRATIONS, requires_postgres
 
 pytestmark = requires_postgres
 
 BOTPROC = Path(__file__).with_name("botproc.py")
 MESSAGES = r"/channels/\d+/messages$"
-MIGRATIONS = 5  # 0001 and the four feature branches (reminders, suggestions, reading, jobs)
 
 
 async def start_all(procs: list[BotProcess]) -> None:
@@ -193,7 +192,7 @@ async def test_two_processes_share_the_guilds_and_survive_a_kill_minus_nine(
         await standin.wait_until(lambda: len(sent_indexes(standin)) == 24, timeout=lease + look_again + 30)
         assert sent_indexes(standin) == Counter(range(24))  # nothing lost, nothing posted twice
 
-        await survivor.wait_for(lambda _: survivor.count(" sent attempt=") >= 24)  # each recorded as sent
+        await survivor.wait_for(lambda _: survivor.count(" sent message=") >= 24)  # each recorded as sent
         engine = create_engine(pg_database)
         try:
             async with engine.connect() as conn:
