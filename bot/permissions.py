@@ -128,11 +128,19 @@ async def guild_config_for(interaction: Interaction) -> GuildConfig:
         return await get_config(session, guild_id)
 
 
+NOT_ORGANIZER = "Only organizers can do this (Manage Events or the organizer role)."
+
+
+def check_organizer(interaction: Interaction, config: GuildConfig) -> None:
+    """Raise NotAllowed unless the user is an organizer under ``config`` (the guild's settings, just read)."""
+    if not isinstance(interaction.user, discord.Member) or not member_is_organizer(interaction.user, config):
+        raise NotAllowed(NOT_ORGANIZER)
+
+
 async def ensure_organizer(interaction: Interaction) -> GuildConfig:
     """Raise NotAllowed unless the user is an organizer; returns the guild's settings."""
     config = await guild_config_for(interaction)
-    if not isinstance(interaction.user, discord.Member) or not member_is_organizer(interaction.user, config):
-        raise NotAllowed("Only organizers can do this (Manage Events or the organizer role).")
+    check_organizer(interaction, config)
     return config
 
 

@@ -78,14 +78,20 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 READ_ONLY_OPTION = "paperclub_read_only"
+ONE_STATEMENT_OPTION = "paperclub_one_statement"
 
 
 def _sqlite_begin_immediate(conn: Any) -> None:
     """Take the write lock at BEGIN, so concurrent writers queue on busy_timeout
     instead of failing with 'database is locked' when a read turns into a write.
     Sessions that never write (:func:`read_only_session_factory`) begin deferred: WAL readers
-    then run beside each other and beside the writer instead of queueing for its lock."""
-    conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY_OPTION) else "BEGIN IMMEDIATE")
+    then run beside each other and beside the writer instead of queueing for its lock.
+    Reads done in one statement (:func:`one_statement_session_factory`) begin nothing: the statement is
+    its own transaction."""
+    options = conn.get_execution_options()
+    if options.get(ONE_STATEMENT_OPTION):
+        return
+    conn.exec_driver_sql("BEGIN" if options.get(READ_ONLY_OPTION) else "BEGIN IMMEDIATE")
 
 
 def create_engine(
@@ -134,6 +140,24 @@ def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSessi
 def read_only_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     """Sessions for code that only reads (the website): same pool; on SQLite a plain (deferred) BEGIN."""
     return async_sessionmaker(engine.execution_options(**{READ_ONLY_OPTION: True}), expire_on_commit=False)
+
+
+def one_statement_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    """Sessions for a read that is ONE statement (and writes nothing), run outside any transaction.
+
+    A single statement reads one consistent snapshot on its own (SQLite: a statement outside BEGIN is its
+    own transaction, https://www.sqlite.org/lang_transaction.html; PostgreSQL: each statement under READ
+    COMMITTED sees the data committed before it began), so the BEGIN and ROLLBACK around it are only
+    round trips: on SQLite no BEGIN is sent (each aiosqlite call is a hop to its thread), on PostgreSQL the
+    connection runs in autocommit (SQLAlchemy's AUTOCOMMIT level, reset when the connection goes back to
+    the pool). Several statements in such a session would each see their own snapshot: use
+    :func:`read_only_session_factory` for those.
+    """
+    if backend_name(engine) == "sqlite":
+        bound = engine.execution_options(**{ONE_STATEMENT_OPTION: True})
+    else:
+        bound = engine.execution_options(isolation_level="AUTOCOMMIT")
+    return async_sessionmaker(bound, expire_on_commit=False)
 
 
 def backend_name(engine: AsyncEngine) -> str:

@@ -20,10 +20,9 @@ def _describe(settings: svc.Settings) -> str:
     return f"{settings.horizon_weeks} weeks ahead · nudges {nudge}{thread}"
 
 
-async def show_field(interaction: Interaction) -> str:
-    """The "Series" line of /setup show."""
-    async with interaction.client.session_factory() as session:
-        return _describe(await svc.get_settings(session, require_guild_id(interaction)))
+def show_field(settings: svc.Settings) -> str:
+    """The "Series" line of /setup show (which reads the settings with the others, in one statement)."""
+    return _describe(settings)
 
 
 async def set_horizon(interaction: Interaction, weeks: int) -> None:

@@ -8,13 +8,15 @@ from discord.ext import commands
 
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
-from bot.permissions import IN_SERVER_ONLY, ensure_organizer, manager_only
+from bot.permissions import IN_SERVER_ONLY, check_organizer, manager_only, require_guild_id
 from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, send_ephemeral
 from bot.services.setup.config import GuildConfig, update_config
+from bot.services.setup.overview import read_overview
 from bot.transformers import timezone_autocomplete
 from cogs.series import settings as series_settings
 from cogs.setup import access
 from cogs.site import _setup as site_setup
+from db.engine import one_statement_session_factory
 
 SAVED = "Saved."
 SAVED_WITH_GAPS = "⚠️ Saved, but the bot is missing permissions: see the list below."
@@ -60,6 +62,7 @@ class SetupCog(
 ):
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
+        self._readers = one_statement_session_factory(bot.engine)  # /setup show: one SELECT
         super().__init__()
 
     async def _change(
@@ -82,14 +85,19 @@ class SetupCog(
 
     @app_commands.command(name="show", description="Show the club's settings (organizers)")
     async def show(self, interaction: Interaction) -> None:
-        config = await ensure_organizer(interaction)
-        gaps = access.guild_gaps(_guild(interaction), config)
-        embed = render_settings_embed(config, gaps)
+        # One read for the whole card (settings, website, series: one statement, outside a transaction),
+        # and the organizer check uses it. No cache: another process's change shows in the next call.
+        guild_id = require_guild_id(interaction)
+        async with self._readers() as session:
+            overview = await read_overview(session, guild_id)
+        check_organizer(interaction, overview.config)
+        gaps = access.guild_gaps(_guild(interaction), overview.config)
+        embed = render_settings_embed(overview.config, gaps)
         embed.add_field(
-            name="Website", value=cut(await site_setup.show_field(interaction), 1024), inline=False
+            name="Website", value=cut(site_setup.show_field(self.bot, overview.site), 1024), inline=False
         )
         embed.add_field(
-            name="Series", value=cut(await series_settings.show_field(interaction), 1024), inline=False
+            name="Series", value=cut(series_settings.show_field(overview.series), 1024), inline=False
         )
         await send_ephemeral(interaction, embed=embed)
 

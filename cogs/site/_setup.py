@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import discord
 
-from bot.client import Interaction
+from bot.client import Interaction, PaperclubBot
 from bot.errors import NotAllowed
 from bot.permissions import member_is_manager, require_guild_id
 from bot.replies import send_ephemeral
@@ -34,10 +34,9 @@ def site_status(base: str | None, site: SiteConfig) -> str:
     return f"on: {url}"
 
 
-async def show_field(interaction: Interaction) -> str:
-    """The Website line of /setup show."""
-    guild_id = require_guild_id(interaction)
-    return site_status(public_base(interaction.client), await guild_site(interaction.client, guild_id))
+def show_field(bot: PaperclubBot, site: SiteConfig) -> str:
+    """The Website line of /setup show (which reads the site's settings with the others, in one statement)."""
+    return site_status(public_base(bot), site)
 
 
 async def set_website(interaction: Interaction, enabled: bool, slug: str | None) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import Any
 
+from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
@@ -43,7 +45,8 @@ class GuildConfig:
         return timeutil.parse_offsets(self.reminder_offsets_text)
 
 
-def _to_config(row: GuildSettings | None, guild_id: int) -> GuildConfig:
+def config_from_row(row: GuildSettings | Row[Any] | None, guild_id: int) -> GuildConfig:
+    """The settings from a ``guild_settings`` row (an ORM object, or a Core row with its column names)."""
     if row is None:
         return GuildConfig(guild_id=guild_id)
     return GuildConfig(
@@ -60,7 +63,7 @@ def _to_config(row: GuildSettings | None, guild_id: int) -> GuildConfig:
 
 
 async def get_config(session: AsyncSession, guild_id: int) -> GuildConfig:
-    return _to_config(await session.get(GuildSettings, guild_id), guild_id)
+    return config_from_row(await session.get(GuildSettings, guild_id), guild_id)
 
 
 SETTABLE = {
@@ -113,4 +116,4 @@ async def update_config(session: AsyncSession, guild_id: int, **changes: object)
     for name, value in clean.items():
         setattr(row, name, value)
     await session.flush()
-    return _to_config(row, guild_id)
+    return config_from_row(row, guild_id)
