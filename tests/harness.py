@@ -12,6 +12,8 @@ error handling swallowed the 400 (`env.standin.take_violations()` for a test tha
 
 from __future__ import annotations
 
+import asyncio
+import io
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -54,5 +56,28 @@ async def discord_env(store_info: Any, bot_settings_overrides: dict[str, Any]) -
             await env.close()
         except SpecViolationError as exc:  # a request broke Discord's OpenAPI description: fail the test
             failure = str(exc)
+        if not failure:
+            failure = await _left_behind()
         if failure:
             pytest.fail(failure, pytrace=False)
+
+
+LEFTOVER_WAIT_SECONDS = 10.0
+
+
+async def _left_behind() -> str:
+    """Tasks the bot left running after it closed are cancelled here, where a task that will not stop is
+    named with its stack (else the event loop's close waits for it until the test times out)."""
+    current = asyncio.current_task()
+    left = [task for task in asyncio.all_tasks() if task is not current and not task.done()]
+    for task in left:
+        task.cancel()
+    if not left:
+        return ""
+    _, stuck = await asyncio.wait(left, timeout=LEFTOVER_WAIT_SECONDS)
+    if not stuck:
+        return ""
+    report = io.StringIO()
+    for task in stuck:
+        task.print_stack(file=report)
+    return f"{len(stuck)} task(s) would not stop after the bot closed:\n{report.getvalue()}"

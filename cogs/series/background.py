@@ -60,8 +60,12 @@ class SeriesBackground(commands.Cog):
         self.bot.clock.remove_listener(self._on_clock)
         with contextlib.suppress(JobLookupError):
             self.bot.scheduler.remove_job(self.job_id)
-        for task in list(self._tasks):
+        # Cancelled and awaited here, before the bot disposes of the engine: a task still holding a store
+        # connection when the loop closes cannot hand it back (its close waits on a stopped driver).
+        pending = [*self._tasks, *([self._refresher] if self._refresher else [])]
+        for task in pending:
             task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
 
     def ready(self, guild_id: int) -> asyncio.Event:
         """Set once the server's first horizon run since start-up has finished (tests, the demo)."""

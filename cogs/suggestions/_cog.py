@@ -69,7 +69,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
 
     async def cog_unload(self) -> None:
         await self.stop_background()
-        self.refresher.cancel_all()
+        await self.refresher.cancel_all()
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.unregister(PAGER)
 

@@ -133,6 +133,9 @@ class PostRefresher:
         while self._running:
             await asyncio.gather(*self._running.values(), return_exceptions=True)
 
-    def cancel_all(self) -> None:
-        for task in self._running.values():
+    async def cancel_all(self) -> None:
+        """Cancel every refresh and wait for each to end (before the bot disposes of the engine)."""
+        running = list(self._running.values())
+        for task in running:
             task.cancel()
+        await asyncio.gather(*running, return_exceptions=True)
