@@ -3,8 +3,9 @@ checked, the papers split and parsed, store sessions opened, and which calls the
 (each return to it between service calls is a hop).
 
     .venv/bin/python -m bench.session_add_hops
-    # the same on an older tree (its own layout is found), e.g. the commit before the draft:
-    git worktree add /tmp/old f75fadc && PYTHONPATH=/tmp/old .venv/bin/python bench/session_add_hops.py
+    # the same on a tree with the stand-in as its own package and bot/demo/, e.g. the commit before the
+    # draft (older trees had the bot env elsewhere; the figures before #10 are in its closing note):
+    git worktree add /tmp/old <commit> && PYTHONPATH=/tmp/old .venv/bin/python bench/session_add_hops.py
 
 One organizer adds a session with a zone, a presenter and three papers (two of them one arXiv paper,
 one arXiv paper new to the store, so its title is looked up) in a guild where the bot may create
@@ -99,10 +100,7 @@ class BodyCalls:
 
 async def main() -> None:
     logging.disable(logging.WARNING)
-    try:
-        from bot.demo.botenv import BotEnv
-    except ImportError:  # the layout before the stand-in became its own package
-        from bot.sandbox.botenv import BotEnv  # type: ignore[no-redef]
+    from bot.demo.botenv import BotEnv
     seen: dict[str, Counter[str]] = defaultdict(Counter)
     body = BodyCalls()
     with tempfile.TemporaryDirectory() as tmp:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import discord
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -25,7 +24,7 @@ class _Text(OptionTransformer):
     maximum = 100
     what: ClassVar[str] = "a value"
 
-    async def transform(self, interaction: discord.Interaction[Any], value: Any) -> str:
+    async def transform(self, interaction: Interaction, value: Any) -> str:
         text = " ".join(str(value).split())
         if not text:
             raise BadInput(f"Give {self.what}.")
