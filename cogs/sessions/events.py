@@ -99,13 +99,13 @@ async def _create_claimed(
     session after claiming, and re-reads it after recording the event, so it ends on the latest fields.
     """
     token = secrets.token_hex(8)
-    async with bot.session_factory() as session, session.begin():
+    async with bot.session_factory() as session, session.begin():  # the claim and the session as stored
         if not await event_claims.claim_event(session, info.guild_id, info.id, token, now):
             log.info("session %s: another process is creating its event", info.id)
             return
+        current = await svc.get_session(session, info.guild_id, info.id)
+    released = False
     try:
-        async with bot.session_factory() as session:
-            current = await svc.get_session(session, info.guild_id, info.id)
         if current.is_cancelled or current.has_started(now):
             return
         existing = None
@@ -115,12 +115,16 @@ async def _create_claimed(
         if existing is None:
             made_from = _event_fields(current, zones)
             event = await guild.create_scheduled_event(**made_from)
-            async with bot.session_factory() as session, session.begin():
-                await svc.record_event(session, info.guild_id, info.id, event.id)
         else:
             event = existing
-        async with bot.session_factory() as session:
+        # Recorded, read again and released in one transaction: whoever edits the session after this
+        # sees the event and moves it itself.
+        async with bot.session_factory() as session, session.begin():
+            if existing is None:
+                await svc.record_event(session, info.guild_id, info.id, event.id)
             latest = await svc.get_session(session, info.guild_id, info.id)
+            await event_claims.release_event_claim(session, info.guild_id, info.id, token)
+        released = True
         if event.status != discord.EventStatus.scheduled:
             return
         if latest.is_cancelled:
@@ -128,5 +132,6 @@ async def _create_claimed(
         elif _event_fields(latest, zones) != made_from:
             await event.edit(**_event_fields(latest, zones))  # changed while the event was being made
     finally:
-        async with bot.session_factory() as session, session.begin():
-            await event_claims.release_event_claim(session, info.guild_id, info.id, token)
+        if not released:
+            async with bot.session_factory() as session, session.begin():
+                await event_claims.release_event_claim(session, info.guild_id, info.id, token)
