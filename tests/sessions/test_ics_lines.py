@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 
 import icalendar
+import pytest
 import recurring_ical_events
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -253,3 +254,8 @@ def test_a_typed_backslash_n_and_a_leading_bom_are_kept() -> None:
         (event,) = icalendar.Calendar.from_ical(data).walk("VEVENT")
         assert str(event["SUMMARY"]) == title
     assert text_line("SUMMARY", "a\\Nb") == "SUMMARY:a\\\\Nb"
+
+
+def test_a_naive_time_is_refused_not_guessed() -> None:
+    with pytest.raises(ValueError, match="naive"):
+        ics.calendar_bytes([info(1, starts_at=datetime(2026, 12, 3, 17, 30))], now=NOW)

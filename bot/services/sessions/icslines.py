@@ -12,8 +12,10 @@ U+FEFF is kept (icalendar drops it when it decodes its own bytes as ``utf-8-sig`
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Final
+
+from bot.timeutil import ensure_aware_utc
 
 #: RFC 5545, 3.1: "Lines of text SHOULD NOT be longer than 75 octets, excluding the line break." As
 #: icalendar does, a first line holds at most 74 octets and each continuation a space and 74 more.
@@ -99,8 +101,8 @@ def one_line(value: str) -> str:
 
 
 def utc_stamp(when: datetime) -> str:
-    """A UTC DATE-TIME (``YYYYMMDDTHHMMSSZ``, seconds kept, microseconds dropped)."""
-    dt = when.astimezone(UTC)
+    """A UTC DATE-TIME (``YYYYMMDDTHHMMSSZ``, seconds kept, microseconds dropped); a naive ``when`` raises."""
+    dt = ensure_aware_utc(when)
     return f"{dt.year:04}{dt.month:02}{dt.day:02}T{dt.hour:02}{dt.minute:02}{dt.second:02}Z"
 
 
