@@ -1,4 +1,9 @@
-"""Calendar files (RFC 5545) for sessions and series, built with icalendar.
+"""Calendar files (RFC 5545) for sessions and series.
+
+The sessions' VEVENTs (one-off and a series' overrides, hundreds in a feed) are written as content lines
+(:mod:`bot.services.sessions.icslines`), in icalendar's exact form; each series' repeating VEVENT and its
+zone's VTIMEZONE (built once per process) come from icalendar. tests/sessions/test_ics_lines.py checks
+the bytes against the all-icalendar builder this replaced.
 
 Each one-off session is one VEVENT whose UID never changes, so calendar apps update their copy instead of
 adding a second one; SEQUENCE (``sessions.sequence``, raised on every edit and on cancelling) tells
@@ -18,15 +23,25 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-from icalendar import Calendar, Event, Timezone
+from icalendar import Event, Timezone
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.services.series import store as series_store
 from bot.services.series import weeks as series_weeks
 from bot.services.series.info import SeriesInfo, WeekInfo
 from bot.services.sessions import queries
+from bot.services.sessions.icslines import (
+    escape_text,
+    fold,
+    local_stamp,
+    raw_line,
+    text_line,
+    uri_line,
+    utc_stamp,
+)
 from bot.services.sessions.info import SessionInfo
 from bot.timeutil import ensure_aware_utc
 
@@ -61,22 +76,44 @@ def _description(info: SessionInfo) -> str:
     return "\n".join(lines)
 
 
-def session_event(info: SessionInfo, *, now: datetime) -> Event:
-    event = Event()
-    event.add("uid", session_uid(info))
-    event.add("dtstamp", ensure_aware_utc(now))
-    event.add("dtstart", ensure_aware_utc(info.starts_at))
-    event.add("dtend", ensure_aware_utc(info.ends_at))
-    event.add("sequence", info.sequence)
-    event.add("status", "CANCELLED" if info.is_cancelled else "CONFIRMED")
-    event.add("summary", info.title)
-    event.add("location", info.signup_url or "Video call")
-    if info.signup_url:
-        event.add("url", info.signup_url)
+def _vevent(
+    info: SessionInfo,
+    stamp: str,
+    *,
+    uid: str,
+    start: str,
+    end: str,
+    sequence: int,
+    recurrence_id: str | None = None,
+) -> list[str]:
+    """The session's VEVENT as content lines, in icalendar's order (its canonical VEVENT properties, then
+    the rest alphabetically), each escaped and folded (:mod:`bot.services.sessions.icslines`)."""
+    lines = ["BEGIN:VEVENT", text_line("SUMMARY", info.title), start, end, "DTSTAMP:" + stamp]
+    lines.append(text_line("UID", uid))
+    if recurrence_id is not None:
+        lines.append(recurrence_id)
+    lines.append(f"SEQUENCE:{int(sequence)}")
     description = _description(info)
     if description:
-        event.add("description", description)
-    return event
+        lines.append(text_line("DESCRIPTION", description))
+    lines.append(text_line("LOCATION", info.signup_url or "Video call"))
+    lines.append("STATUS:CANCELLED" if info.is_cancelled else "STATUS:CONFIRMED")
+    if info.signup_url:
+        lines.append(uri_line("URL", info.signup_url))
+    lines.append("END:VEVENT")
+    return lines
+
+
+def session_event(info: SessionInfo, *, stamp: str) -> list[str]:
+    """A one-off session's VEVENT: its own UID, its times in UTC. ``stamp``: DTSTAMP (:func:`utc_stamp`)."""
+    return _vevent(
+        info,
+        stamp,
+        uid=session_uid(info),
+        start="DTSTART:" + utc_stamp(info.starts_at),
+        end="DTEND:" + utc_stamp(info.ends_at),
+        sequence=info.sequence,
+    )
 
 
 @dataclass(frozen=True)
@@ -118,8 +155,8 @@ def _differs(week: WeekInfo, info: SeriesInfo) -> bool:
     )
 
 
-def series_events(calendar: SeriesCalendar, *, now: datetime) -> list[Event]:
-    """The series' VEVENT (RRULE, EXDATE) and one overriding VEVENT per week that differs from it."""
+def series_master(calendar: SeriesCalendar, *, now: datetime) -> Event:
+    """The series' repeating VEVENT (RRULE, EXDATE), built with icalendar (one per series)."""
     info, rule = calendar.info, calendar.info.rule
     zone = rule.tz
     start = _local(rule.anchor, rule.start, zone)
@@ -154,26 +191,61 @@ def series_events(calendar: SeriesCalendar, *, now: datetime) -> list[Event]:
     ]
     if lines:
         master.add("description", "\n\n".join(lines))
-    events = [master]
+    return master
+
+
+@lru_cache(maxsize=64)
+def _zone_form(zone: str) -> tuple[str, str]:
+    """What icalendar writes around a DATE-TIME in ``zone``: its parameters (``;TZID=…``, or nothing for
+    UTC) and its suffix (``Z`` for UTC), read once from icalendar itself so both writers agree."""
+    probe = Event()
+    probe.add("dtstart", datetime(2000, 1, 1, tzinfo=ZoneInfo(zone)))
+    line = probe.to_ical().decode().split("\r\n")[1]
+    head, _, value = line.rpartition(":")
+    return head.removeprefix("DTSTART"), "Z" if value.endswith("Z") else ""
+
+
+def series_events(calendar: SeriesCalendar, *, now: datetime) -> list[str]:
+    """The series' VEVENT (RRULE, EXDATE) and one overriding VEVENT per week that differs from it, as
+    content lines: the master from icalendar, the overrides written directly (a series may have many)."""
+    info, rule = calendar.info, calendar.info.rule
+    zone = rule.tz
+    events = series_master(calendar, now=now).to_ical().decode().split("\r\n")[:-1]
+    params, suffix = _zone_form(rule.zone)
+    stamp = utc_stamp(now)
+
+    def at(name: str, when: datetime) -> str:
+        return fold(f"{name}{params}:{local_stamp(when)}{suffix}")
+
     for week in calendar.weeks:
         if not week.is_scheduled or week.session is None or not rule.meets_on(week.week_date):
             continue
         if not _differs(week, info):
             continue
         club = week.session
-        override = session_event(club, now=now)
-        del override["uid"]
-        override.add("uid", series_uid(info))
-        del override["dtstart"], override["dtend"], override["sequence"]
-        override.add("recurrence-id", _local(week.week_date, rule.start, zone))
-        override.add("dtstart", _local(club.starts_at, None, zone))
-        override.add("dtend", _local(club.ends_at, None, zone))
-        override.add("sequence", info.sequence + club.sequence)
-        events.append(override)
+        events.extend(
+            _vevent(
+                club,
+                stamp,
+                uid=series_uid(info),
+                start=at("DTSTART", _local(club.starts_at, None, zone)),
+                end=at("DTEND", _local(club.ends_at, None, zone)),
+                sequence=info.sequence + club.sequence,
+                recurrence_id=at("RECURRENCE-ID", _local(week.week_date, rule.start, zone)),
+            )
+        )
     return events
 
 
-def _timezones(series: Sequence[SeriesCalendar]) -> list[Timezone]:
+@lru_cache(maxsize=64)
+def _timezone_lines(zone: str, first: date, last: date) -> tuple[str, ...]:
+    """The zone's VTIMEZONE (its changes from ``first`` to ``last``), from the tz database via icalendar:
+    the same for the same arguments, so built once per process."""
+    text = Timezone.from_tzid(zone, first_date=first, last_date=last).to_ical().decode()
+    return tuple(text.split("\r\n")[:-1])
+
+
+def _timezones(series: Sequence[SeriesCalendar]) -> list[tuple[str, ...]]:
     spans: dict[str, tuple[date, date]] = {}
     for item in series:
         rule = item.info.rule
@@ -181,7 +253,7 @@ def _timezones(series: Sequence[SeriesCalendar]) -> list[Timezone]:
         last = date((rule.until or rule.anchor).year + TIMEZONE_YEARS, 1, 1)
         known = spans.get(rule.zone)
         spans[rule.zone] = (min(first, known[0]), max(last, known[1])) if known else (first, last)
-    return [Timezone.from_tzid(zone, first_date=a, last_date=b) for zone, (a, b) in sorted(spans.items())]
+    return [_timezone_lines(zone, a, b) for zone, (a, b) in sorted(spans.items())]
 
 
 def calendar_bytes(
@@ -193,22 +265,26 @@ def calendar_bytes(
 ) -> bytes:
     """A whole VCALENDAR (METHOD:PUBLISH): each series as a repeating VEVENT with its overrides and its
     zone's VTIMEZONE, and one VEVENT per session that is not a week of one of them."""
-    calendar = Calendar()
-    calendar.add("prodid", PRODID)
-    calendar.add("version", "2.0")
-    calendar.add("calscale", "GREGORIAN")
-    calendar.add("method", "PUBLISH")
-    calendar.add("x-wr-calname", name)
+    lines = [
+        "BEGIN:VCALENDAR",
+        "VERSION:2.0",
+        "PRODID:" + escape_text(PRODID),
+        "CALSCALE:GREGORIAN",
+        "METHOD:PUBLISH",
+        raw_line("X-WR-CALNAME", name),
+    ]
     covered = set().union(*(item.covered for item in series)) if series else set()
     for zone in _timezones(series):
-        calendar.add_component(zone)
+        lines.extend(zone)
     for item in series:
-        for event in series_events(item, now=now):
-            calendar.add_component(event)
+        lines.extend(series_events(item, now=now))
+    stamp = utc_stamp(now)
     for info in sessions:
         if info.id not in covered:
-            calendar.add_component(session_event(info, now=now))
-    return calendar.to_ical()
+            lines.extend(session_event(info, stamp=stamp))
+    lines.append("END:VCALENDAR")
+    lines.append("")
+    return "\r\n".join(lines).encode("utf-8")
 
 
 def session_filename(info: SessionInfo) -> str:

@@ -494,35 +494,64 @@ async def _feed_infos(session: AsyncSession, query: Any) -> tuple[list[SessionIn
         )
         for sid, *paper in links.all():
             papers[sid].append(PaperInfo(*paper))
-    infos = [
-        SessionInfo(
-            id=row.id,
-            guild_id=row.guild_id,
-            title=row.title,
-            description=row.description,
-            starts_at=row.starts_at,
-            ends_at=row.starts_at + timedelta(minutes=row.duration_minutes),
-            duration_minutes=row.duration_minutes,
-            timezone=row.timezone,
-            presenter_id=row.presenter_id,
-            presenter_name=row.presenter_name,
-            papers=papers[row.id],
-            signup_url=row.signup_url,
-            recording_url=row.recording_url,
-            notes_url=row.notes_url,
-            wiki_url=row.wiki_url,
-            status=row.status,
-            announcement_channel_id=row.announcement_channel_id,
-            announcement_message_id=row.announcement_message_id,
-            thread_id=row.thread_id,
-            event_id=row.event_id,
-            sequence=row.sequence,
-            cancel_reason=row.cancel_reason,
-            created_by=row.created_by,
+    # Rows unpacked as tuples, in _SESSION_COLUMNS' order (a column added there fails here, loudly):
+    # reading 22 columns by name (``row.title``) from each of 500 rows cost ~8 ms of calendar.ics.
+    infos = []
+    latest: datetime | None = None
+    for (
+        sid,
+        guild_id,
+        title,
+        description,
+        starts_at,
+        duration_minutes,
+        timezone,
+        presenter_id,
+        presenter_name,
+        signup_url,
+        recording_url,
+        notes_url,
+        wiki_url,
+        status,
+        announcement_channel_id,
+        announcement_message_id,
+        thread_id,
+        event_id,
+        sequence,
+        cancel_reason,
+        created_by,
+        updated_at,
+    ) in rows:
+        infos.append(
+            SessionInfo(
+                id=sid,
+                guild_id=guild_id,
+                title=title,
+                description=description,
+                starts_at=starts_at,
+                ends_at=starts_at + timedelta(minutes=duration_minutes),
+                duration_minutes=duration_minutes,
+                timezone=timezone,
+                presenter_id=presenter_id,
+                presenter_name=presenter_name,
+                papers=papers[sid],
+                signup_url=signup_url,
+                recording_url=recording_url,
+                notes_url=notes_url,
+                wiki_url=wiki_url,
+                status=status,
+                announcement_channel_id=announcement_channel_id,
+                announcement_message_id=announcement_message_id,
+                thread_id=thread_id,
+                event_id=event_id,
+                sequence=sequence,
+                cancel_reason=cancel_reason,
+                created_by=created_by,
+            )
         )
-        for row in rows
-    ]
-    return infos, max((row.updated_at for row in rows), default=None)
+        if latest is None or updated_at > latest:
+            latest = updated_at
+    return infos, latest
 
 
 async def calendar_sessions(
