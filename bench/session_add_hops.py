@@ -101,6 +101,7 @@ class BodyCalls:
 async def main() -> None:
     logging.disable(logging.WARNING)
     from bot.demo.botenv import BotEnv
+
     seen: dict[str, Counter[str]] = defaultdict(Counter)
     body = BodyCalls()
     with tempfile.TemporaryDirectory() as tmp:
