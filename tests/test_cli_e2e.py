@@ -88,8 +88,7 @@ async def test_run_answers_commands_and_never_logs_the_token(tmp_path: Path) -> 
                 assert raw, "the bot exited early:\n" + "".join(seen)
                 seen.append(raw.decode())
         finally:
-            proc.terminate()
-            out, err = await asyncio.wait_for(proc.communicate(), timeout=30)
+            out, err = await _stopped(proc)
         logs = "".join(seen) + out.decode() + err.decode()
         assert "outcome=ok" in logs
         assert TOKEN not in logs
@@ -109,9 +108,20 @@ async def _run_until_answered(standin: StandIn, env: dict[str, str], cwd: Path) 
         response = await result.response(timeout=30)
         assert response.embeds[0]["title"] == "Paper club settings"
     finally:
-        proc.terminate()
-        _, err = await asyncio.wait_for(proc.communicate(), timeout=30)
+        _, err = await _stopped(proc)
     return err.decode()
+
+
+async def _stopped(proc: asyncio.subprocess.Process) -> tuple[bytes, bytes]:
+    """SIGTERM, as systemd stops the bot: it must exit within 30 s (else it is killed, and the test fails
+    without leaving the process behind)."""
+    proc.terminate()
+    try:
+        return await asyncio.wait_for(proc.communicate(), timeout=30)
+    except TimeoutError:
+        proc.kill()
+        await proc.wait()
+        raise AssertionError("paperclub run did not exit within 30 s of SIGTERM") from None
 
 
 async def test_run_with_a_versioned_base_finds_the_announced_gateway(tmp_path: Path) -> None:
