@@ -30,19 +30,16 @@ import re
 import socket
 import tempfile
 import time
-import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import aiohttp
-from sqlalchemy import func, insert, select, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import func, insert, select
 
 from bench.common import percentile
-from bot.demo.processes import BotProcess, process_env
+from bot.demo.processes import BotProcess, process_env, temporary_database
 from bot.metrics import metric
 from db.engine import create_engine
 from db.migrate import upgrade_database
@@ -68,20 +65,6 @@ class Run:
     )  # name, sent, mean/s, peak/s
     wall_s: float = 0.0  # from the first reminder's time until the stand-in had received every one
     settled_s: float = 0.0  # ... until the store had recorded every one
-
-
-@contextlib.asynccontextmanager
-async def new_database(url: str) -> Any:
-    name = f"pc_bench_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(url).execution_options(isolation_level="AUTOCOMMIT")
-    async with admin.connect() as conn:
-        await conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        async with admin.connect() as conn:
-            await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        await admin.dispose()
 
 
 async def seed(url: str, guilds: list[Guild], n: int, first_due: datetime, window: float) -> list[datetime]:
@@ -168,7 +151,10 @@ class Scraper:
 
 async def one_run(args: argparse.Namespace, name: str, processes: int, kill_at_half: bool, cwd: Path) -> Run:
     run = Run(name)
-    async with new_database(args.database_url) as url, StandIn(validate_requests=args.validate) as standin:
+    async with (
+        temporary_database(args.database_url, "pc_bench") as url,
+        StandIn(validate_requests=args.validate) as standin,
+    ):
         standin.timeout = 60.0
         standin.gateway.max_concurrency = 16
         guilds = await standin.create_guilds(args.guilds)

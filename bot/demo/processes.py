@@ -19,17 +19,39 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Callable, Sequence
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
 
 from bot.metrics import parse_metrics
+from db.engine import create_engine
 from standin.server import StandIn
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GabcDE.abcdefghijklmnopqrstuvwxyz0123456789AB"
 _LISTENING = re.compile(r"web server listening on [^:]+:(\d+)")
+
+
+@contextlib.asynccontextmanager
+async def temporary_database(url: str, prefix: str) -> AsyncIterator[str]:
+    """A new, empty PostgreSQL database beside ``url``'s (its role needs CREATEDB), dropped afterwards even
+    with processes still connected: the URL of it, for processes to share as a deployment's do."""
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"  # our own name, never input
+    admin = create_engine(url).execution_options(isolation_level="AUTOCOMMIT")
+    try:
+        async with admin.connect() as conn:
+            await conn.execute(text(f'CREATE DATABASE "{name}"'))
+        try:
+            yield make_url(url).set(database=name).render_as_string(hide_password=False)
+        finally:
+            async with admin.connect() as conn:
+                await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        await admin.dispose()
 
 
 def process_env(standin: StandIn, database_url: str, **extra: str) -> dict[str, str]:
