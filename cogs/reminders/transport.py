@@ -1,4 +1,4 @@
-"""The runner's :class:`~bot.services.reminders.runner.Transport` for Discord: sending one reminder through discord.py, and sorting failures into "try again later" and "give up".
+"""The runner's :class:`~bot.services.reminders.outcomes.Transport` for Discord: sending one reminder through discord.py, and sorting failures into "try again later" and "give up".
 
 discord.py already paces each route by Discord's ``X-RateLimit-*`` headers, waits out a 429 (a global one
 holds every request of the bot) and retries 5xx answers a few times; what still fails reaches us as an
@@ -17,7 +17,7 @@ import discord
 
 from bot.services.reminders import pacing
 from bot.services.reminders.delivery import Outgoing
-from bot.services.reminders.runner import SendError
+from bot.services.reminders.outcomes import SendError
 
 SEND_TIMEOUT = 45.0  # seconds; shorter than the claim lease (bot.services.reminders.queue.SENDING_LEASE)
 DMS_CLOSED = 50007

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import SystemClock
 from bot.services.reminders.delivery import Outgoing
-from bot.services.reminders.runner import SendError
+from bot.services.reminders.outcomes import SendError
 from bot.services.setup.config import update_config
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import CUSTOM, PENDING, Reminder

@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 from bot.clock import FakeClock
 from bot.services.reminders import delivery, queue
-from bot.services.reminders.runner import ReminderRunner, RunnerConfig, SendError
+from bot.services.reminders.outcomes import SendError
+from bot.services.reminders.runner import ReminderRunner, RunnerConfig
 from db.models.reminders import PERSONAL, SESSION
 from tests.reminders.helpers import (
     ANNOUNCEMENTS,

@@ -27,42 +27,20 @@ import contextlib
 import itertools
 import logging
 import uuid
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
 
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.base import BaseScheduler
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
-from bot.services.reminders import delivery, queue
+from bot.services.reminders import delivery, outcomes, queue
 from bot.services.reminders.delivery import Outgoing
-from bot.services.reminders.queue import DueRow
-
-
-class SendError(Exception):
-    """A send that did not go out. ``retryable``: worth another try after a backoff."""
-
-    def __init__(self, reason: str, *, retryable: bool) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.retryable = retryable
-
-
-class Transport(Protocol):
-    async def send(self, outgoing: Outgoing) -> int | None:
-        """Send it; return the message id, or raise SendError."""
-
-
-class ReminderObserver(Protocol):
-    """Hears one call per outcome (bot/metrics.py): due (claimed here), sent (with its lateness), retried,
-    failed, missed."""
-
-    def reminder(self, outcome: str, *, count: int = 1, lateness: timedelta | None = None) -> None: ...
-
+from bot.services.reminders.outcomes import Outcome, ReminderObserver, SendError, Transport
+from bot.services.reminders.window import ClaimWindow, Queued
 
 log = logging.getLogger("paperclub.reminders")
 
@@ -82,35 +60,11 @@ class RunnerConfig:
 
 
 @dataclass(eq=False)
-class _Queued:
-    """A due row this runner will try to claim and send; ``done`` resolves once that is settled."""
-
-    row: DueRow
-    late_origin: datetime
-    done: asyncio.Future[None]
-
-
-@dataclass(eq=False)
 class _Ended:
     """How one claimed send ended, waiting to be recorded."""
 
-    queued: _Queued
-    outgoing: Outgoing
-    sent: delivery.Sent | None = None
-    error: SendError | None = None
-
-
-@dataclass
-class _Work:
-    """The runner's in-memory view of what it is doing (the store stays the source of truth)."""
-
-    waiting: dict[tuple[str, int], deque[_Queued]] = field(default_factory=dict)  # due, not claimed yet
-    ready: deque[tuple[str, int]] = field(default_factory=deque)  # destinations whose next row may be claimed
-    in_ready: set[tuple[str, int]] = field(default_factory=set)
-    known: dict[int, _Queued] = field(default_factory=dict)  # every row queued and not yet settled
-    ahead: defaultdict[tuple[str, int], int] = field(default_factory=lambda: defaultdict(int))
-    claimed: int = 0  # claimed and not yet sent
-    ended: list[_Ended] = field(default_factory=list)
+    queued: Queued
+    outcome: Outcome
 
 
 class ReminderRunner:
@@ -135,7 +89,8 @@ class ReminderRunner:
         self.sent = 0
         self._stopped = True
         self._last_look = clock.now()
-        self._work = _Work()
+        self._work = ClaimWindow(self.config.claim_window, self.config.per_destination)
+        self._ended: list[_Ended] = []
         self._sends: set[asyncio.Task[None]] = set()
         self._locks: dict[tuple[str, int], asyncio.Lock] = {}
         self._lock_users: dict[tuple[str, int], int] = {}
@@ -178,12 +133,7 @@ class ReminderRunner:
                 self.scheduler.remove_job(self.job_id)
         if self._arming is not None:
             self._arming.cancel()
-        for waiting in self._work.waiting.values():  # not claimed: the next runner finds them in the store
-            for queued in waiting:
-                self._settle(queued)
-        self._work.waiting.clear()
-        self._work.ready.clear()
-        self._work.in_ready.clear()
+        self._work.drop_waiting()  # not claimed: the next runner finds them in the store
         self._wake.set()
         if self._sends:
             _, late = await asyncio.wait(set(self._sends), timeout=timeout)
@@ -209,7 +159,7 @@ class ReminderRunner:
         """Queue every due reminder; returns how many. With a FakeClock, also waits for them to be sent."""
         if self._stopped:
             return 0
-        queued: list[_Queued] = []
+        queued: list[Queued] = []
         async with self._scan_lock:
             now = self.clock.now()
             late_origin, self._last_look = self._last_look, now
@@ -228,7 +178,7 @@ class ReminderRunner:
                     rows = await queue.due_rows(
                         session, now, skip=set(self._work.known), limit=self.config.batch
                     )
-                queued.extend(self._queue(row, late_origin) for row in rows)
+                queued.extend(self._work.add(row, late_origin) for row in rows)
                 if len(rows) < self.config.batch:
                     break
         if queued:
@@ -238,18 +188,6 @@ class ReminderRunner:
         else:
             self.arm_soon()
         return len(queued)
-
-    def _queue(self, row: DueRow, late_origin: datetime) -> _Queued:
-        queued = _Queued(row, late_origin, asyncio.get_running_loop().create_future())
-        self._work.known[row.id] = queued
-        self._work.waiting.setdefault(row.destination, deque()).append(queued)
-        self._make_ready(row.destination)
-        return queued
-
-    def _settle(self, queued: _Queued) -> None:
-        self._work.known.pop(queued.row.id, None)
-        if not queued.done.done():
-            queued.done.set_result(None)
 
     def arm_soon(self) -> None:
         """Re-set the alarm from the store (after a change, or when a send ended). Coalesces calls."""
@@ -285,52 +223,27 @@ class ReminderRunner:
         """Claim now, or let more room gather first: claim when fewer rows are claimed than can be sent at
         once (the sends would starve), or when half the claim window is free (so claims stay large). (A
         transaction recording ended sends claims whatever room there is anyway.)"""
-        work = self._work
-        if not work.ready:
+        if not self._work.ready:
             return False
-        return work.claimed < self.config.concurrency or (
-            self.config.claim_window - work.claimed >= self.config.claim_window // 2
+        return self._work.claimed < self.config.concurrency or (
+            self._work.room() >= self.config.claim_window // 2
         )
 
-    def _next_batch(self) -> list[_Queued]:
-        """The next rows to claim: the heads of the destinations with room, up to the claim window. From a
-        standstill only as many as can be sent at once, so the first sends start while the rest is claimed."""
-        work = self._work
-        room = self.config.claim_window - work.claimed
-        if not self._sends and not work.ended:
+    def _next_batch(self) -> list[Queued]:
+        """The next rows to claim, up to the claim window. From a standstill only as many as can be sent
+        at once, so the first sends start while the rest is claimed."""
+        room = self._work.room()
+        if not self._sends and not self._ended:
             room = min(room, self.config.concurrency)
-        batch: list[_Queued] = []
-        while work.ready and room > 0:
-            destination = work.ready[0]
-            waiting = work.waiting[destination]
-            batch.append(waiting.popleft())
-            work.ahead[destination] += 1
-            room -= 1
-            if not waiting:
-                del work.waiting[destination]
-            if not waiting or work.ahead[destination] >= self.config.per_destination:
-                work.ready.popleft()
-                work.in_ready.discard(destination)
-        work.claimed += len(batch)
-        return batch
-
-    def _make_ready(self, destination: tuple[str, int]) -> None:
-        work = self._work
-        if (
-            destination not in work.in_ready
-            and destination in work.waiting
-            and work.ahead[destination] < self.config.per_destination
-        ):
-            work.ready.append(destination)
-            work.in_ready.add(destination)
+        return self._work.take(room)
 
     async def _pumping(self) -> None:
         """Record what ended and claim what comes next, together in one transaction, until stopped."""
         while True:
             self._wake.clear()
-            claim = not self._stopped and (bool(self._work.ended) or self._claim_due())
+            claim = not self._stopped and (bool(self._ended) or self._claim_due())
             batch = self._next_batch() if claim else []
-            ended, self._work.ended = self._work.ended, []
+            ended, self._ended = self._ended, []
             if ended or batch:
                 await self._step(ended, batch)
             elif self._stopped and all(task.done() for task in self._sends):
@@ -338,8 +251,8 @@ class ReminderRunner:
             else:
                 await self._wake.wait()
 
-    async def _step(self, ended: list[_Ended], batch: list[_Queued]) -> None:
-        by_origin: defaultdict[datetime, list[_Queued]] = defaultdict(list)
+    async def _step(self, ended: list[_Ended], batch: list[Queued]) -> None:
+        by_origin: defaultdict[datetime, list[Queued]] = defaultdict(list)
         for queued in batch:
             by_origin[queued.late_origin].append(queued)
         recorded: set[int] = set()
@@ -348,7 +261,7 @@ class ReminderRunner:
         try:
             async with self._writing(), self.session_factory() as session, session.begin():
                 now = self.clock.now()
-                recorded, retries = await self._record(session, ended, now)
+                recorded, retries = await outcomes.record(session, [e.outcome for e in ended], now)
                 for late_origin, group in by_origin.items():
                     claimed.update(
                         await delivery.claim_many(
@@ -363,49 +276,33 @@ class ReminderRunner:
         except Exception:
             if ended:  # the rows stay claimed: their leases run out and they are resent with their nonces
                 log.exception("reminders: recording %d ended sends failed", len(ended))
-                self._requeue(batch)  # and the claim is tried again on its own
+                self._work.put_back(batch)  # and the claim is tried again on its own
             else:  # the rows stay pending in the store, and the next look finds them again
                 log.exception("reminders: claiming %d due reminders failed", len(batch))
                 for queued in batch:
                     self._sent_or_dropped(queued)
-                    self._settle(queued)
+                    self._work.settle(queued)
                 self.arm_soon()
             batch, recorded, retries = [], set(), {}
         self._log_ended(ended, recorded, retries)
         for one in ended:
-            self._settle(one.queued)
+            self._work.settle(one.queued)
         if retries:
             self.arm_soon()
         for queued in batch:
             outgoing = claimed.get(queued.row.id)
             if outgoing is None:  # another runner's, missed, or refused (cancelled session, no channel)
                 self._sent_or_dropped(queued)
-                self._settle(queued)
+                self._work.settle(queued)
                 continue
             self._observe("due")
             task = asyncio.create_task(self._send(queued, outgoing), name=f"reminder-{queued.row.id}")
             self._sends.add(task)
             task.add_done_callback(self._sends.discard)
 
-    def _requeue(self, batch: list[_Queued]) -> None:
-        """Put rows that could not be claimed back at the front of their destinations' queues."""
-        for queued in reversed(batch):
-            destination = queued.row.destination
-            self._work.claimed -= 1
-            self._work.ahead[destination] -= 1
-            if self._work.ahead[destination] <= 0:
-                del self._work.ahead[destination]
-            self._work.waiting.setdefault(destination, deque()).appendleft(queued)
-            self._make_ready(destination)
-
-    def _sent_or_dropped(self, queued: _Queued) -> None:
+    def _sent_or_dropped(self, queued: Queued) -> None:
         """A claimed row left the claim window: room for the next claim of its destination."""
-        destination = queued.row.destination
-        self._work.claimed -= 1
-        self._work.ahead[destination] -= 1
-        if self._work.ahead[destination] <= 0:
-            del self._work.ahead[destination]
-        self._make_ready(destination)
+        self._work.release(queued)
         self._wake.set()
 
     # ---------------------------------------------------------------- sending, and recording in batches
@@ -423,46 +320,34 @@ class ReminderRunner:
             if not self._lock_users[key]:
                 del self._lock_users[key], self._locks[key]
 
-    async def _send(self, queued: _Queued, outgoing: Outgoing) -> None:
-        ended = _Ended(queued, outgoing)
+    async def _send(self, queued: Queued, outgoing: Outgoing) -> None:
+        outcome = Outcome(outgoing)
         try:
             async with self._destination_lock(queued.row.destination), self._sending:
                 message_id = await self.transport.send(outgoing)
-            ended.sent = delivery.Sent(
+            outcome.sent = delivery.Sent(
                 outgoing.reminder_id, outgoing.claim_token, message_id, self.clock.now(), outgoing.repeats
             )
         except SendError as error:
-            ended.error = error
+            outcome.error = error
         except asyncio.CancelledError:  # cut off by stop(): the claim's lease brings it back
             self._sent_or_dropped(queued)
-            self._settle(queued)
+            self._work.settle(queued)
             raise
         except Exception:  # a background task must not die silently; the row is recovered by its lease
             log.exception("reminder=%s delivery crashed", queued.row.id)
             self._sent_or_dropped(queued)
-            self._settle(queued)
+            self._work.settle(queued)
             return
         self._sent_or_dropped(queued)
-        self._work.ended.append(ended)
+        self._ended.append(_Ended(queued, outcome))
         self._wake.set()
-
-    async def _record(
-        self, session: AsyncSession, ended: list[_Ended], now: datetime
-    ) -> tuple[set[int], dict[int, datetime | None]]:
-        """Write how these sends ended: the ids recorded as sent, and each failure's next try (or None)."""
-        sends = [e.sent for e in ended if e.sent is not None]
-        recorded = await delivery.finish_sent(session, sends, now=now) if sends else set()
-        retries: dict[int, datetime | None] = {}
-        for failure in ended:
-            if failure.error is not None:
-                retries[failure.outgoing.reminder_id] = await self._record_failure(session, failure, now)
-        return recorded, retries
 
     def _log_ended(
         self, ended: list[_Ended], recorded: set[int], retries: dict[int, datetime | None]
     ) -> None:
         self.sent += len(recorded)
-        for one in ended:
+        for one in (e.outcome for e in ended):
             reminder_id = one.outgoing.reminder_id
             if one.sent is not None and reminder_id in recorded:
                 due_at = one.outgoing.due_at
@@ -478,24 +363,6 @@ class ReminderRunner:
                     one.error.reason,
                     f"retry at {retry_at.isoformat()}" if retry_at else "final",
                 )
-
-    @staticmethod
-    async def _record_failure(session: AsyncSession, failure: _Ended, now: datetime) -> datetime | None:
-        outgoing, error = failure.outgoing, failure.error
-        assert error is not None
-        if error.retryable:
-            return await delivery.finish_retry(
-                session,
-                outgoing.reminder_id,
-                token=outgoing.claim_token,
-                now=now,
-                error=error.reason,
-                attempt=outgoing.attempt,
-            )
-        await delivery.finish_failed(
-            session, outgoing.reminder_id, token=outgoing.claim_token, now=now, reason=error.reason
-        )
-        return None
 
     def _observe(self, outcome: str, *, count: int = 1, lateness: timedelta | None = None) -> None:
         if self.observer is not None:
