@@ -1,8 +1,10 @@
-"""Time zones, user-typed times, reminder offsets and the club's time format. Pure functions, no I/O.
+"""Time zones, reminder offsets, wall-clock helpers and the club's time format. Pure functions, no I/O.
 
-Every datetime that leaves this module is timezone-aware. Wall-clock times typed by users are
-interpreted in a zone; times that fall into a DST gap are rejected, ambiguous ones take the first
-occurrence and say so in :attr:`ParsedTime.note`.
+The times users type (parse_when, parse_clock) are read in :mod:`bot.when`.
+
+Every datetime that leaves this module is timezone-aware. A wall-clock time is placed in a zone by
+:func:`localize` (a time in a DST gap refused, an ambiguous one taking the first occurrence, with a
+note) or :func:`wall_to_utc` (never refusing: a gap moves the time forward).
 """
 
 from __future__ import annotations
@@ -34,15 +36,7 @@ CLUB_ZONE_ABBREVIATIONS: dict[str, str] = {
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 MONTHS = ("january", "february", "march", "april", "may", "june", "july",
           "august", "september", "october", "november", "december")
-_WEEKDAY_WORDS = {**{w: i for i, w in enumerate(WEEKDAYS)}, **{w[:3]: i for i, w in enumerate(WEEKDAYS)},
-                  "tues": 1, "weds": 2, "thur": 3, "thurs": 3}
-_MONTH_WORDS = {**{m: i for i, m in enumerate(MONTHS, 1)}, **{m[:3]: i for i, m in enumerate(MONTHS, 1)},
-                "sept": 9}
 # fmt: on
-_WEEKDAY_RE = "|".join(sorted(_WEEKDAY_WORDS, key=len, reverse=True))
-_MONTH_RE = "|".join(sorted(_MONTH_WORDS, key=len, reverse=True))
-_TIME = r"(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ap>[ap]\.?m\.?)?|(?P<word>noon|midnight)"
-_ACCEPTED = "2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorrow 17:00, today 5pm, in 2 hours"
 _OFFSET_UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60}
 _OFFSET_TOKEN = re.compile(r"(\d+)\s*(w|wks?|weeks?|d|days?|h|hrs?|hours?|m|mins?|minutes?)(?![a-z])")
 _MAX_TEXT = 100  # longer input is refused before any pattern runs on it
@@ -55,15 +49,6 @@ _MAX_TEXT = 100  # longer input is refused before any pattern runs on it
 #: years ahead), with their own messages.
 YEARS_AROUND_NOW = 100
 MAX_OFFSET = timedelta(days=3650)
-
-
-@dataclass(frozen=True)
-class ParsedTime:
-    """A parsed user time: ``utc`` (aware UTC), ``local`` (aware, in the zone it was read in)."""
-
-    utc: datetime
-    local: datetime
-    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -95,7 +80,7 @@ def ensure_aware_utc(dt: datetime) -> datetime:
 
 
 def date_window(now: datetime) -> tuple[date, date]:
-    """The first and last dates :func:`parse_when` reads, around ``now``."""
+    """The first and last dates :func:`bot.when.parse_when` reads, around ``now``."""
     year = ensure_aware_utc(now).year
     first = max(1, year - YEARS_AROUND_NOW)
     last = min(9998, year + YEARS_AROUND_NOW)  # 9998: a zone's offset must not carry UTC past 9999
@@ -110,19 +95,13 @@ def out_of_range(now: datetime) -> BadInput:
     )
 
 
-def _check_in_window(day: date, now: datetime) -> date:
-    first, last = date_window(now)
-    if not first <= day <= last:
-        raise out_of_range(now)
-    return day
-
-
 @lru_cache(maxsize=1)
 def _iana_names() -> dict[str, str]:
     return {name.casefold(): name for name in available_timezones()}
 
 
-def _lookup_zone(name: str) -> ZoneInfo | None:
+def lookup_zone(name: str) -> ZoneInfo | None:
+    """The zone an IANA name (any case) or a club abbreviation names, else None."""
     cleaned = name.strip()
     target = CLUB_ZONE_ABBREVIATIONS.get(cleaned.upper())
     if target is None:
@@ -132,7 +111,7 @@ def _lookup_zone(name: str) -> ZoneInfo | None:
 
 def resolve_timezone(name: str) -> ZoneInfo:
     """An IANA zone name (any case) or a club abbreviation (see CLUB_ZONE_ABBREVIATIONS)."""
-    zone = _lookup_zone(name) if name.strip() else None
+    zone = lookup_zone(name) if name.strip() else None
     if zone is None:
         shown = name.strip()[:60] or "(empty)"
         raise BadInput(
@@ -214,178 +193,6 @@ def _wall_to_utc_shift(d: date, t: time, tz: ZoneInfo) -> datetime:
     return datetime.combine(d, t.replace(fold=0), tzinfo=tz).astimezone(UTC)
 
 
-def _match_clock(text: str) -> time | None:
-    m = re.fullmatch(_TIME, text.strip())
-    if m is None:
-        return None
-    word = m.group("word")
-    if word:
-        return time(12 if word == "noon" else 0)
-    hour, minute, ap = int(m.group("h")), int(m.group("m") or 0), m.group("ap")
-    if ap is None and m.group("m") is None:
-        raise BadInput(f"“{m.group(0)}” needs minutes or AM/PM, e.g. {hour}:00 or {hour}pm.")
-    if ap:
-        if not 1 <= hour <= 12:
-            raise BadInput(f"“{m.group(0)}” is not a valid 12-hour time; use 1–12 with AM/PM.")
-        hour = hour % 12 + (12 if ap.startswith("p") else 0)
-    if hour > 23 or minute > 59:
-        raise BadInput(f"“{m.group(0)}” is not a valid time of day.")
-    return time(hour, minute)
-
-
-def _split_day_and_clock(text: str, day_re: str) -> tuple[str, time] | None:
-    """Match '<day> <time>' or '<time> <day>'; returns the day word and the time."""
-    for pattern in (rf"(?P<day>{day_re})\s+(?P<clock>.+)", rf"(?P<clock>.+?)\s+(?P<day>{day_re})"):
-        m = re.fullmatch(pattern, text)
-        if m:
-            clock = _match_clock(m.group("clock"))
-            if clock is not None:
-                return m.group("day"), clock
-    return None
-
-
-def _make_date(year: int, month: int, day: int, now: datetime) -> date:
-    first, last = date_window(now)
-    if not first.year <= year <= last.year:
-        raise out_of_range(now)
-    if not 1 <= month <= 12:
-        raise BadInput(f"There is no month {month}; use 1–12.")
-    try:
-        return date(year, month, day)
-    except ValueError:
-        raise BadInput(f"{MONTHS[month - 1].title()} {year} has no day {day}.") from None
-
-
-def _next_yearless(month: int, day: int, clock: time, now_local: datetime) -> date:
-    for year in range(now_local.year, now_local.year + 9):
-        if 1 <= day <= calendar.monthrange(year, month)[1]:
-            d = date(year, month, day)
-            if datetime.combine(d, clock, tzinfo=now_local.tzinfo) > now_local:
-                return d
-    raise BadInput(f"{MONTHS[month - 1].title()} has no day {day}.")
-
-
-def _calendar_date(text: str, now_local: datetime) -> tuple[date, time] | None:
-    """ISO dates, '5 Nov 2026 8am', 'Nov 5 2026 8am', optionally led by a weekday name."""
-    m = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:t|\s+)(.+?))?", text)
-    if m:
-        if m.group(4) is None:
-            raise BadInput(f"Please add a time of day, e.g. {m.group(0)} 09:30.")
-        clock = _match_clock(re.sub(r"^(\d{1,2}:\d{2}):\d{2}(?:\.\d+)?$", r"\1", m.group(4)))
-        if clock is None:
-            return None
-        return _make_date(int(m.group(1)), int(m.group(2)), int(m.group(3)), now_local), clock
-    lead = rf"(?:(?P<wd>{_WEEKDAY_RE})\s+)?"
-    day_first = rf"{lead}(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mo>{_MONTH_RE})\.?"
-    month_first = rf"{lead}(?P<mo>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?"
-    for pattern in (day_first, month_first):
-        m = re.fullmatch(rf"{pattern}(?:\s+(?P<y>\d{{4}}))?\s+(?P<clock>.+)", text)
-        clock = _match_clock(m.group("clock")) if m else None
-        if m is None or clock is None:
-            continue
-        month, day = _MONTH_WORDS[m.group("mo")], int(m.group("d"))
-        if m.group("y"):
-            d = _make_date(int(m.group("y")), month, day, now_local)
-        else:
-            d = _next_yearless(month, day, clock, now_local)
-        if m.group("wd") and _WEEKDAY_WORDS[m.group("wd")] != d.weekday():
-            raise BadInput(
-                f"{_fmt_long_date(d, weekday=False)} is a {WEEKDAYS[d.weekday()].title()}, "
-                f"not a {WEEKDAYS[_WEEKDAY_WORDS[m.group('wd')]].title()}."
-            )
-        return d, clock
-    return None
-
-
-def _relative_date(text: str, now_local: datetime, tz: ZoneInfo, now: datetime) -> tuple[date, time] | None:
-    """'today 5pm', 'tomorrow 17:00', '(next) thursday 9:30am', and a bare time '9:30am'."""
-    today = now_local.date()
-    found = _split_day_and_clock(text, r"today|tonight|tomorrow|tmrw")
-    if found:
-        return today + timedelta(days=0 if found[0] in ("today", "tonight") else 1), found[1]
-    found = _split_day_and_clock(text, rf"(?:next\s+|this\s+)?(?:{_WEEKDAY_RE})")
-    if found:
-        weekday, clock = _WEEKDAY_WORDS[found[0].split()[-1]], found[1]
-        for ahead in range(1 if found[0].startswith("next") else 0, 8):
-            d = today + timedelta(days=ahead)
-            if d.weekday() == weekday and _wall_to_utc_shift(d, clock, tz) > now:
-                return d, clock
-    bare = _match_clock(text)
-    if bare is not None:
-        later = _wall_to_utc_shift(today, bare, tz) > now
-        return today + timedelta(days=0 if later else 1), bare
-    return None
-
-
-def _dateparser_fallback(text: str, tz: ZoneInfo, now_local: datetime) -> tuple[date, time] | None:
-    if not re.search(r"\d\s*[ap]\.?m\b|\d[:.]\d\d|\bnoon\b|\bmidnight\b", text):
-        return None  # dateparser silently fills in the current time when none is given
-    import dateparser  # lazy: slow import, rarely needed
-
-    settings = {"RELATIVE_BASE": now_local, "TIMEZONE": tz.key, "TO_TIMEZONE": tz.key}
-    settings |= {"RETURN_AS_TIMEZONE_AWARE": True, "PREFER_DATES_FROM": "future"}
-    try:
-        result = dateparser.parse(text, languages=["en"], settings=settings)
-    except Exception:  # noqa: BLE001  dateparser raises assorted error types on odd input: all mean no date
-        return None
-    if not isinstance(result, datetime) or result.tzinfo is None:
-        return None
-    return result.date(), result.time().replace(second=0, microsecond=0)
-
-
-def parse_when(text: str, tz: ZoneInfo, now: datetime) -> ParsedTime:
-    """Parse a user-typed time. Wall-clock forms are read in ``tz`` (or a trailing zone, 'PT').
-
-    Weekday forms ('thursday 9:30am', 'thu 9:30') mean the next occurrence of that weekday and
-    time strictly after ``now``; 'next thursday' is the same but never today (it does not skip a
-    week otherwise). A date without a year means the next such date. 'in N hours/minutes/days'
-    counts elapsed time from ``now``. Slash dates (5/12) are refused as ambiguous. Past times
-    are not rejected here: see :func:`ensure_future`.
-    """
-    now = ensure_aware_utc(now)
-    cleaned = text.strip()
-    if not cleaned:
-        raise BadInput(f"Please give a time, e.g. {_ACCEPTED}.")
-    if len(cleaned) > _MAX_TEXT:
-        raise BadInput(f"That time is too long to read; try e.g. {_ACCEPTED}.")
-    lowered = cleaned.split(" / ")[0].casefold().replace(",", " ")
-    lowered = re.sub(r"\s+", " ", re.sub(r"\bat\b|\bon\b", " ", lowered)).strip()
-    zone_words = lowered.rsplit(" ", 1)
-    if len(zone_words) == 2 and (explicit := _lookup_zone(zone_words[1])) is not None:
-        tz, lowered = explicit, zone_words[0]
-    elif lowered.endswith("z") and re.match(r"\d{4}-", lowered):
-        tz, lowered = ZoneInfo("UTC"), lowered[:-1].strip()
-    rel = re.fullmatch(r"in\s+(an?\s+)?(.+)", lowered)
-    if rel:
-        seconds = _offset_seconds(("1 " if rel.group(1) else "") + rel.group(2))
-        if seconds is None or seconds <= 0:
-            raise BadInput(
-                f"I couldn't read “{cleaned[:60]}” as a time. Try e.g. in 2 hours, "
-                "in 30 minutes or in 3 days."
-            )
-        _, last = date_window(now)
-        if seconds > (datetime.combine(last, time(), tzinfo=UTC) - now).total_seconds():
-            raise out_of_range(now)  # checked on the number: `now + delta` itself could overflow
-        utc = now + timedelta(seconds=seconds)
-        _check_in_window(utc.astimezone(tz).date(), now)
-        return ParsedTime(utc=utc, local=utc.astimezone(tz))
-    if m := re.search(r"\b\d{1,2}/\d{1,2}\b|\b\d{1,2}[.-]\d{1,2}[.-]\d{2,4}\b", lowered):
-        raise BadInput(
-            f"“{m.group(0)}” could be day/month or month/day; write the month as a word "
-            "(5 Nov 2026 8:00 AM) or use 2026-11-05 08:00."
-        )
-    now_local = now.astimezone(tz)
-    found = (
-        _calendar_date(lowered, now_local)
-        or _relative_date(lowered, now_local, tz, now)
-        or _dateparser_fallback(lowered, tz, now_local)
-    )
-    if found is None:
-        raise BadInput(f"I couldn't read “{cleaned[:60]}” as a time. Try e.g. {_ACCEPTED}.")
-    local, note = _localize(_check_in_window(found[0], now), found[1], tz)
-    return ParsedTime(utc=local.astimezone(UTC), local=local, note=note)
-
-
 def ensure_future(dt_utc: datetime, now: datetime, what: str = "session") -> None:
     """Raise BadInput if ``dt_utc`` is not after ``now``."""
     if ensure_aware_utc(dt_utc) <= ensure_aware_utc(now):
@@ -400,7 +207,7 @@ def ensure_within(dt_utc: datetime, now: datetime, max_days: int = 730) -> None:
         raise BadInput(f"That is too far ahead; pick a time within the next {max_days} days.")
 
 
-def _offset_seconds(text: str) -> int | None:
+def offset_seconds(text: str) -> int | None:
     """The seconds in '1h30m', '2 days', '1 hour and 30 minutes' (any size), or None if unreadable."""
     cleaned = re.sub(r"\band\b|,", " ", text.strip().casefold()).strip()
     if len(cleaned) > _MAX_TEXT:
@@ -414,7 +221,7 @@ def _offset_seconds(text: str) -> int | None:
 def parse_offset(text: str) -> timedelta:
     """'1h', '30m', '2d', '1w', '1h30m', '90 minutes', '24 h', '1 hour and 30 minutes'; at most
     :data:`MAX_OFFSET`."""
-    seconds = _offset_seconds(text)
+    seconds = offset_seconds(text)
     if seconds is None:
         raise BadInput(
             f"I couldn't read “{text.strip()[:40]}” as a duration. Use e.g. 30m, 1h, 1h30m, 2d or 90 minutes."
@@ -553,17 +360,6 @@ def next_occurrence(
 
 
 # ---------------------------------------------------------------- wall-clock dates and times (public forms)
-
-
-def parse_clock(text: str) -> time:
-    """A time of day as typed: '9:30am', '9:30 AM', '17:30', '5pm', 'noon'. BadInput when unreadable."""
-    cleaned = " ".join(text.strip().casefold().split())
-    clock = _match_clock(cleaned) if len(cleaned) <= 20 else None
-    if clock is None:
-        raise BadInput(
-            f"I couldn't read “{text.strip()[:40]}” as a time of day; write it like 9:30am or 17:30."
-        )
-    return clock
 
 
 def localize(day: date, clock: time, tz: ZoneInfo) -> tuple[datetime, str | None]:

@@ -25,7 +25,7 @@ import discord
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot import timeutil
+from bot import timeutil, when
 from bot.errors import BadInput, PaperclubError
 from bot.ids import MAX_ID, parse_id, require_id
 from bot.services.sessions import rules as session_rules
@@ -151,7 +151,7 @@ class WhenTransformer(OptionTransformer):
         async with interaction.client.session_factory() as session:
             config = await get_config(session, interaction.guild_id)
             zone = await self.zone(interaction, session, config)
-        parsed = timeutil.parse_when(text, timeutil.resolve_timezone(zone), now)
+        parsed = when.parse_when(text, timeutil.resolve_timezone(zone), now)
         timeutil.ensure_future(parsed.utc, now, what=self.what)
         if self.max_days_ahead is not None:
             timeutil.ensure_within(parsed.utc, now, self.max_days_ahead)

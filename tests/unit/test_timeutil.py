@@ -1,4 +1,4 @@
-"""bot.timeutil: zones, parsing user times, offsets, the club's time format and repeats."""
+"""bot.timeutil and bot.when: zones, parsing user times, offsets, the club's time format and repeats."""
 
 from __future__ import annotations
 
@@ -24,11 +24,11 @@ from bot.timeutil import (
     parse_display_zones,
     parse_offset,
     parse_offsets,
-    parse_when,
     resolve_timezone,
     timezone_choices,
     utcnow,
 )
+from bot.when import parse_when
 
 LA = ZoneInfo("America/Los_Angeles")
 LONDON = ZoneInfo("Europe/London")

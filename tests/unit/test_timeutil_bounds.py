@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot import timeutil
+from bot import when
 from bot.errors import BadInput
 from bot.timeutil import (
     MAX_OFFSET,
@@ -18,8 +18,8 @@ from bot.timeutil import (
     next_occurrence,
     parse_offset,
     parse_offsets,
-    parse_when,
 )
+from bot.when import parse_when
 
 LA = ZoneInfo("America/Los_Angeles")
 NOW = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
@@ -82,14 +82,14 @@ def test_dates_out_of_range_are_refused_with_the_window(text: str) -> None:
 def test_dateparser_is_reached_and_its_far_dates_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """The fallback is where '9999 5pm' is read; its answer is checked against the window too."""
     seen: list[tuple[date, object] | None] = []
-    original = timeutil._dateparser_fallback
+    original = when._dateparser_fallback
 
     def spy(*args: object) -> tuple[date, object] | None:
         found = original(*args)  # type: ignore[arg-type]
         seen.append(found)
         return found
 
-    monkeypatch.setattr(timeutil, "_dateparser_fallback", spy)
+    monkeypatch.setattr(when, "_dateparser_fallback", spy)
     with pytest.raises(BadInput, match=WINDOW):
         parse_when("9999 5pm", LA, NOW)
     assert seen

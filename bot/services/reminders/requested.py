@@ -18,6 +18,7 @@ from bot import timeutil
 from bot.errors import BadInput, Conflict, NotFound
 from bot.services.reminders.plan import SCHEDULED, PlanResult, plan_session
 from bot.text import visible
+from bot.when import parse_when
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import (
     CANCELLED,
@@ -137,7 +138,7 @@ def resolve_due(
                 "is already past; pick a shorter time before it."
             )
         return due, round(offset.total_seconds() / 60), None
-    parsed = timeutil.parse_when(when, timeutil.resolve_timezone(zone), now)
+    parsed = parse_when(when, timeutil.resolve_timezone(zone), now)
     timeutil.ensure_future(parsed.utc, now, what="reminder")
     timeutil.ensure_within(parsed.utc, now, MAX_DAYS_AHEAD)
     return parsed.utc, None, parsed.note

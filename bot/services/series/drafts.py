@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from bot import timeutil
+from bot import timeutil, when
 from bot.errors import BadInput
 from bot.services.series.rules import (
     Rule,
@@ -53,7 +53,7 @@ def _rule_from(
     now: datetime,
 ) -> Rule:
     weekday = parse_weekday(day)
-    start = timeutil.parse_clock(clock)
+    start = when.parse_clock(clock)
     tz = timeutil.resolve_timezone(zone)
     check_every(every)
     if first is None:
@@ -137,7 +137,7 @@ def edit_rule(
     starts from the next week not yet begun (the week of the old rule's next date, on the new weekday, or
     the cycle after when that has passed); past weeks keep the old rule."""
     weekday = parse_weekday(day) if day is not None else old.weekday
-    start = timeutil.parse_clock(time) if time is not None else old.start
+    start = when.parse_clock(time) if time is not None else old.start
     tz = timeutil.resolve_timezone(zone) if zone is not None else old.tz
     interval = check_every(every) if every is not None else old.interval
     minutes = session_rules.check_duration(duration) if duration is not None else old_duration

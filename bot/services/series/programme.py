@@ -32,7 +32,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot import timeutil
+from bot import timeutil, when
 from bot.errors import BadInput
 from bot.services.series import rules
 from bot.services.series.rules import Rule
@@ -129,9 +129,7 @@ def _one(checker: Any, node: Any, where: str, line: int | None, zone: str) -> Pr
     if name:
         where = f"{where} (“{name[:60]}”)"
     weekday = checker.check(at("day"), f"{where}.day", rules.parse_weekday, text("day", required=True) or "")
-    start = checker.check(
-        at("time"), f"{where}.time", timeutil.parse_clock, text("time", required=True) or ""
-    )
+    start = checker.check(at("time"), f"{where}.time", when.parse_clock, text("time", required=True) or "")
     tz_name = checker.check(
         at("timezone"), f"{where}.timezone", rules.session_rules.check_timezone, text("timezone") or zone
     )

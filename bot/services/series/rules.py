@@ -15,7 +15,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Final
 from zoneinfo import ZoneInfo
 
-from bot import timeutil
+from bot import timeutil, when
 from bot.errors import BadInput
 from bot.services.sessions import rules as session_rules
 from bot.text import clean_line
@@ -300,10 +300,10 @@ def read_move(text: str, week: date, rule: Rule, now: datetime) -> datetime:
     read as /session add reads `when`, in the series' zone. The new start, aware UTC, in the future."""
     cleaned = " ".join(text.split())
     if _CLOCK_ONLY.fullmatch(cleaned):
-        local, _ = timeutil.localize(week, timeutil.parse_clock(cleaned), rule.tz)
+        local, _ = timeutil.localize(week, when.parse_clock(cleaned), rule.tz)
         start = local.astimezone(timeutil.UTC)
     else:
-        start = timeutil.parse_when(cleaned, rule.tz, now).utc
+        start = when.parse_when(cleaned, rule.tz, now).utc
     return session_rules.check_start(start, now)
 
 

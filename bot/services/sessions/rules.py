@@ -14,6 +14,7 @@ from bot import timeutil
 from bot.errors import BadInput
 from bot.papers import MAX_PAPERS_PER_LIST, PaperRef, parse_paper_ref, split_paper_list, validate_http_url
 from bot.text import clean_line, visible
+from bot.when import parse_when
 
 MAX_TITLE: Final = 200
 MAX_DESCRIPTION: Final = 2000
@@ -40,7 +41,7 @@ def resolve_start(when: str, timezone: str | None, default_timezone: str, now: d
     """Read a typed start ('2026-11-05 08:00', 'Thursday 9:30am', 'tomorrow 17:00 UK') in
     ``timezone`` (default the guild's). Rejects past times, DST-gap times and times over 2 years out."""
     tz = timeutil.resolve_timezone(timezone or default_timezone)
-    parsed = timeutil.parse_when(when, tz, now)
+    parsed = parse_when(when, tz, now)
     check_start(parsed.utc, now)
     zone = parsed.local.tzinfo
     key = getattr(zone, "key", None) or tz.key
