@@ -172,8 +172,8 @@ class NotifyWatch:
 
     async def _listen_once(self) -> None:
         raw = await self.engine.raw_connection()
-        raw.detach()  # ours for as long as it lives, outside the pool's count
         connection: Any = raw.driver_connection  # asyncpg.Connection
+        raw.detach()  # ours for as long as it lives, outside the pool's count
         closed = asyncio.Event()
         try:
             connection.add_termination_listener(lambda _c: closed.set())
