@@ -113,6 +113,9 @@ class NotifyWatch:
         self._changed = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()  # set while LISTEN is in place
+        self.disconnected = asyncio.Event()  # set while it is not (caching off)
+        self.disconnected.set()
+        self.backend_pid: int | None = None  # the LISTEN connection's server process
 
     def token(self, guild_id: int) -> Hashable | None:
         if not self._listening:
@@ -142,6 +145,7 @@ class NotifyWatch:
     def _lost(self) -> None:
         self._listening = False
         self.connected.clear()
+        self.disconnected.set()
         self._epoch += 1
 
     def start(self) -> None:
@@ -165,7 +169,9 @@ class NotifyWatch:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001  any failure: caching stays off, and we try again
-                log.warning("setup cache: cannot LISTEN (%s); /setup show reads the store", type(exc).__name__)
+                log.warning(
+                    "setup cache: cannot LISTEN (%s); /setup show reads the store", type(exc).__name__
+                )
             self._lost()
             await asyncio.sleep(RECONNECT_AFTER[min(attempt, len(RECONNECT_AFTER) - 1)])
             attempt += 1
@@ -182,6 +188,8 @@ class NotifyWatch:
                 raise RuntimeError("the LISTEN connection is inside a transaction")
             self._epoch += 1  # nothing kept before LISTEN is trusted
             self._listening = True
+            self.backend_pid = connection.get_server_pid()
+            self.disconnected.clear()
             self.connected.set()
             await closed.wait()
         finally:
