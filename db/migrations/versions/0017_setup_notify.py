@@ -8,14 +8,13 @@ committed change, whichever process, CLI or SQL session made it, and /setup show
 guild is dropped (bot/services/setup/cache.py). SQLite needs no trigger: the cache there reads the WAL
 index, which every commit changes.
 
-Why no down revision: the triggers need both tables, so this revision depends on 0012 and 0013. With
-``down_revision = "0001"`` as well, alembic 1.20 fails the upgrade of a fresh database (``KeyError: '0001'``
-in its head bookkeeping: two dependencies on siblings of the same parent); as a base with only those two
-dependencies it runs after both, once, and ``upgrade heads`` applies it like any branch.
+Why it merges 0012 and 0013 (not a branch from 0001): its triggers attach to their tables. Branched
+from 0001, alembic runs it first on a fresh database (measured), before those tables exist; with
+``depends_on`` instead, alembic 1.20 fails a fresh upgrade on two dependencies (``KeyError: '0001'`` in its
+head bookkeeping) and, with one, leaves a version table that disagrees with the scripts' heads.
 
 Revision ID: 0017
-Revises: (none: a base that depends on 0012 and 0013; see below)
-Depends on: 0012 (series_settings), 0013 (site_settings)
+Revises: 0012, 0013
 Create Date: 2026-12-01
 """
 
@@ -26,9 +25,9 @@ from collections.abc import Sequence
 from alembic import op
 
 revision: str = "0017"
-down_revision: str | None = None  # a base: see "Why no down revision" below
-branch_labels: str | Sequence[str] | None = ("setup",)
-depends_on: str | Sequence[str] | None = ("0012", "0013")
+down_revision: str | tuple[str, ...] | None = ("0012", "0013")  # see "Why it merges" above
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
 
 TABLES = ("guild_settings", "site_settings", "series_settings")
 CHANNEL = "paperclub_setup"  # bot/services/setup/cache.py listens here
