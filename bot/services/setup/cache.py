@@ -42,6 +42,7 @@ CHANNEL = "paperclub_setup"  # migration 0017's triggers notify here
 WAL_INDEX_HEADER = 96  # two 48-byte copies of the WAL-index header at the start of the -shm file
 MAX_ENTRIES = 10_000
 RECONNECT_AFTER = (0.1, 0.5, 1.0, 5.0)  # seconds between LISTEN attempts (the last repeats)
+HEARTBEAT, HEARTBEAT_TIMEOUT = 5.0, 3.0  # seconds: how often the LISTEN connection is asked, how long it has
 
 T = TypeVar("T")
 
@@ -63,7 +64,7 @@ class WalIndexWatch:
     """Every commit to a SQLite database in WAL mode, by any connection of any process, from its ``-shm``."""
 
     def __init__(self, database: str | os.PathLike[str]) -> None:
-        self.shm = Path(f"{os.fspath(database)}-shm")
+        self.shm = Path(f"{os.path.abspath(os.fspath(database))}-shm")  # where SQLite put it at start-up
         self._fd: int | None = None
         self._identity: tuple[int, int] | None = None
 
@@ -110,7 +111,7 @@ class NotifyWatch:
         self._epoch = 0
         self._listening = False
         self._generations: dict[int, int] = {}
-        self._changed = asyncio.Condition()
+        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []  # (guild, after, woken)
         self._task: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()  # set while LISTEN is in place
         self.disconnected = asyncio.Event()  # set while it is not (caching off)
@@ -126,9 +127,18 @@ class NotifyWatch:
         return self._generations.get(guild_id, 0)
 
     async def seen(self, guild_id: int, after: int, timeout: float = 10.0) -> None:
-        """Wait until a notification for ``guild_id`` beyond generation ``after`` has arrived (tests)."""
-        async with self._changed:
-            await asyncio.wait_for(self._changed.wait_for(lambda: self.generation(guild_id) > after), timeout)
+        """Wait until a notification for ``guild_id`` beyond generation ``after`` has arrived (tests, and
+        bench.roundtrip's --churn)."""
+        if self.generation(guild_id) > after:
+            return
+        woken: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        waiter = (guild_id, after, woken)
+        self._waiters.append(waiter)
+        try:
+            await asyncio.wait_for(woken, timeout)
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
 
     def _notified(self, _connection: Any, _pid: int, _channel: str, payload: str) -> None:
         if payload.isdigit():
@@ -136,11 +146,9 @@ class NotifyWatch:
             self._generations[guild_id] = self._generations.get(guild_id, 0) + 1
         else:  # a TRUNCATE, or anything else: everything may have changed
             self._epoch += 1
-        asyncio.get_running_loop().create_task(self._wake())
-
-    async def _wake(self) -> None:
-        async with self._changed:
-            self._changed.notify_all()
+        for guild, after, woken in self._waiters:
+            if self.generation(guild) > after and not woken.done():
+                woken.set_result(None)
 
     def _lost(self) -> None:
         self._listening = False
@@ -191,7 +199,13 @@ class NotifyWatch:
             self.backend_pid = connection.get_server_pid()
             self.disconnected.clear()
             self.connected.set()
-            await closed.wait()
+            while not closed.is_set():
+                # A connection that died silently (a half-open TCP link) would deliver nothing and never
+                # say so: ask it something now and then, and give up on it when it does not answer.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(closed.wait(), HEARTBEAT)
+                if not closed.is_set():
+                    await asyncio.wait_for(connection.fetchval("SELECT 1"), HEARTBEAT_TIMEOUT)
         finally:
             self._lost()
             with contextlib.suppress(Exception):
