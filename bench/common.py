@@ -6,9 +6,12 @@ measure their baseline in the same run (and interleave rounds) and report ratios
 
 from __future__ import annotations
 
+import contextlib
+import cProfile
+import gc
 import statistics
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import discord
@@ -50,6 +53,21 @@ async def time_invoke(invoke: Callable[[], Awaitable[Any]]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+@contextlib.contextmanager
+def steady_heap() -> Iterator[None]:
+    """Around timed calls: the heap so far (start-up's, and earlier rounds' garbage) collected and frozen,
+    so a collection inside the timed calls scans only what they made, as in a long-running process whose
+    start-up heap was frozen once (gc.freeze); unfrozen after. Without it a round's generation-1 and
+    generation-2 collections (6-13 ms and 70-250 ms here) land inside the timed calls, and they grow with
+    whatever else the benchmark process has built."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 class BareBot(discord.Client):
     """The floor: a bare discord.py bot whose one command answers a static text."""
 
@@ -65,14 +83,24 @@ class BareBot(discord.Client):
         await self.tree.sync()
 
 
-async def bare_floor(calls: int) -> list[float]:
-    """Round trips of the bare bot's static reply through a fresh stand-in, in ms."""
+async def bare_floor(
+    calls: int, *, steady: bool = False, profiler: cProfile.Profile | None = None
+) -> list[float]:
+    """Round trips of the bare bot's static reply through a fresh stand-in, in ms (``steady``: timed inside
+    :func:`steady_heap`; ``profiler``: enabled around the timed calls)."""
     async with StandIn() as standin:
         world = await standin.create_default_guild()
         async with connected(BareBot(), standin):
             for _ in range(min(20, calls)):  # warm-up
                 await (await standin.invoke("ping", member=world.organizer)).response()
-            return [
-                await time_invoke(lambda: standin.invoke("ping", member=world.organizer))
-                for _ in range(calls)
-            ]
+            with steady_heap() if steady else contextlib.nullcontext():
+                if profiler is not None:
+                    profiler.enable()  # inside: steady_heap's own collection is not profiled
+                try:
+                    return [
+                        await time_invoke(lambda: standin.invoke("ping", member=world.organizer))
+                        for _ in range(calls)
+                    ]
+                finally:
+                    if profiler is not None:
+                        profiler.disable()

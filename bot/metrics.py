@@ -149,6 +149,10 @@ class BotMetrics:
         )
         for outcome in ("due", "sent", "late", "retried", "failed", "missed"):
             self.reminders.labels(outcome)  # present (at 0) from the start
+        # Each (command, outcome)'s counter and latency series, looked up once: labels() takes a lock and
+        # builds its key on every call, most of what counting an interaction cost (bench/roundtrip.py).
+        # Bounded as the labels are (command names, custom_ids without their ids, a few outcomes).
+        self._interaction_series: dict[tuple[str, str], tuple[Any, Any]] = {}
 
     def watch_gateway(self, shards: Callable[[], Iterable[ShardState]]) -> None:
         self.registry.register(_Gateway(shards))
@@ -163,9 +167,13 @@ class BotMetrics:
     # -------------------------------------------------------------------- hooks
 
     def interaction(self, command: str, outcome: str, seconds: float) -> None:
-        label = command_label(command)
-        self.interactions.labels(label, outcome).inc()
-        self.interaction_latency.labels(label).observe(seconds)
+        label = command_label(command)  # keyed by the label: a custom_id's ids would grow the dict
+        series = self._interaction_series.get((label, outcome))
+        if series is None:
+            series = (self.interactions.labels(label, outcome), self.interaction_latency.labels(label))
+            self._interaction_series[(label, outcome)] = series
+        series[0].inc()
+        series[1].observe(seconds)
 
     def reminder(self, outcome: str, *, count: int = 1, lateness: timedelta | None = None) -> None:
         """The reminder runner's one call per outcome (``sent`` with its lateness)."""

@@ -1,9 +1,8 @@
 """Everything /setup show prints, read in one statement: the guild's settings, its website's and its
 series' (three tables, one row each at most, outer-joined to the guild's id).
 
-No cache: each /setup show reads the store again, so a change made by another process (or straight in the
-store) shows in the next one. The statement is what costs; one round trip instead of three sessions is
-where the time was (see bench/roundtrip.py).
+/setup show keeps what this read until any process commits a change to those tables (cache.py says how
+that is seen on each store); a read is then one round trip instead of three sessions.
 """
 
 from __future__ import annotations
