@@ -105,10 +105,11 @@ class _Ranked:
     index_id: int
 
 
-def _page_statement(backend: str, words: int, bucketed: bool) -> TextClause:
+def _page_statement(backend: str, words: int, *, any_word: bool, bucketed: bool) -> TextClause:
+    """PostgreSQL: all of several words bucket by bucket (any of them match densely: the plain walk)."""
     if backend == "sqlite":
         return sql.SQLITE_PAGE
-    return sql.PG_PAGE_WORDS if bucketed and words > 1 else sql.PG_PAGE
+    return sql.PG_PAGE_WORDS if bucketed and words > 1 and not any_word else sql.PG_PAGE
 
 
 async def _ranked(
@@ -182,17 +183,18 @@ async def ranked_page(
     ``bucketed=False`` (PostgreSQL): find several words' newest matches with the plain statement, not
     bucket by bucket (the same rows; the bench's baseline and the tests' reference)."""
     backend = _backend(session)
-    statement = _page_statement(backend, len(terms.words), bucketed)
     page = max(page, 0)
     limit = max(1, min(per_page, MAX_RESULTS - page * per_page))
     any_word = False
     expression = _expression(backend, terms.words, any_word)
+    statement = _page_statement(backend, len(terms.words), any_word=any_word, bucketed=bucketed)
     ranked, total = await _ranked(
         session, guild_id, expression, limit=limit, offset=page * per_page, statement=statement
     )
     if total == 0 and len(terms.words) > 1:
         any_word = True
         expression = _expression(backend, terms.words, any_word)
+        statement = _page_statement(backend, len(terms.words), any_word=any_word, bucketed=bucketed)
         ranked, total = await _ranked(
             session, guild_id, expression, limit=limit, offset=page * per_page, statement=statement
         )

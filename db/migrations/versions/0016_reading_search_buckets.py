@@ -52,6 +52,8 @@ BUCKET_BITS = 12
 """A bucket is 4,096 consecutive index ids (ids are ref_id * 4 + kind): 1,024 papers and as many sessions."""
 WALK_BUCKETS = 256
 """Buckets walked before the rest comes from the plain index (about 260,000 papers)."""
+RARE_MATCHES = 200
+"""At most this many matches estimated: fetched from the plain index, not bucket by bucket."""
 INDEX = "ix_reading_search_buckets"
 
 # Lexemes of a document, each suffixed with '#<guild in hex>.<bucket>'. Stored documents never hold '#':
@@ -72,10 +74,10 @@ LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
   SELECT regexp_replace(q::text, '''([^'']*)''', '''\\1#' || to_hex(guild) || '.' || bucket::text || '''', 'g')::tsquery
 $fn$
 """
-_NEWEST_SIGNATURE = "reading_search_newest(q tsquery, guild bigint, cap integer, walk integer)"
+_NEWEST_SIGNATURE = "reading_search_newest(q tsquery, guild bigint, cap integer, walk integer, rare real)"
 # $1 q, $2 guild, $3 cap, $4 walk. ``(tsv @@ $1) IS TRUE`` is the exact check, written so that the planner
 # does not also bitmap-AND the plain index into every bucket's scan.
-_NEWEST_QUERY = f"""
+_WALK_QUERY = f"""
 WITH top AS (SELECT coalesce(max(r.id), 0) >> {BUCKET_BITS} AS bucket FROM reading_search r),
 walked AS MATERIALIZED (
   SELECT m.id, m.kind, m.ref_id, m.tsv
@@ -95,12 +97,32 @@ SELECT * FROM (
    ORDER BY r.id DESC LIMIT $3)) AS found
 ORDER BY id DESC LIMIT $3
 """
+# What the search ran before this revision: the planner's choice between the backward walk and the bitmap.
+_PLAIN_QUERY = """
+SELECT r.id, r.kind, r.ref_id, r.tsv FROM reading_search r
+WHERE r.guild_id = $2 AND r.tsv @@ $1 ORDER BY r.id DESC LIMIT $3
+"""
+# A rare conjunction (the planner's estimate of its matches at most ``rare``) has its matches fetched from
+# the plain index at once: cheaper than probing every bucket for them. The estimate is the planner's own,
+# read from EXPLAIN (which makes the function VOLATILE; it only reads).
 _NEWEST = f"""
-CREATE FUNCTION {_NEWEST_SIGNATURE.replace("walk integer", f"walk integer DEFAULT {WALK_BUCKETS}")}
+CREATE FUNCTION {
+    _NEWEST_SIGNATURE.replace("walk integer", f"walk integer DEFAULT {WALK_BUCKETS}").replace(
+        "rare real", f"rare real DEFAULT {RARE_MATCHES}"
+    )
+}
 RETURNS TABLE (id bigint, kind varchar, ref_id integer, tsv tsvector)
-LANGUAGE plpgsql STABLE SET jit = off AS $fn$
+LANGUAGE plpgsql VOLATILE SET jit = off AS $fn$
+DECLARE
+  plan json;
 BEGIN
-  RETURN QUERY EXECUTE $q${_NEWEST_QUERY}$q$ USING q, guild, cap, walk;
+  EXECUTE format('EXPLAIN (FORMAT JSON) SELECT 1 FROM reading_search WHERE guild_id = %s AND tsv @@ %L::tsquery',
+                 guild, q) INTO plan;
+  IF (plan -> 0 -> 'Plan' ->> 'Plan Rows')::real <= rare THEN
+    RETURN QUERY EXECUTE $q${_PLAIN_QUERY}$q$ USING q, guild, cap;
+  ELSE
+    RETURN QUERY EXECUTE $q${_WALK_QUERY}$q$ USING q, guild, cap, walk;
+  END IF;
 END;
 $fn$
 """
