@@ -510,6 +510,8 @@ async def explain_queries(
             "cap": MAX_RESULTS + 1,
             "limit": 5,
             "offset": 0,
+            "walk": search_module.WALK_BUCKETS,
+            "rare": search_module.RARE_MATCHES,
         }
         page = search_module.sql.PG_PAGE_WORDS if bucketed and len(words) > 1 else search_module.sql.PG_PAGE
         statement = text("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + page.text)

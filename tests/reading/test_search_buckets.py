@@ -12,6 +12,7 @@ from alembic import command
 from sqlalchemy import delete, insert, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from bot.services.reading import search as search_module
 from bot.services.reading.search import RankedPage, parse_query, ranked_page, tsquery_expression
 from db.migrate import alembic_config, upgrade_database
 from db.models import Paper
@@ -85,7 +86,11 @@ async def _both(session: AsyncSession, guild: int, query: str, page: int, per_pa
     return bucketed
 
 
-async def test_several_words_rank_the_same_pages_either_way(papers: async_sessionmaker[AsyncSession]) -> None:
+@pytest.mark.parametrize("rare", [-1.0, search_module.RARE_MATCHES, 1e9], ids=["walk", "estimate", "no-walk"])
+async def test_several_words_rank_the_same_pages_either_way(
+    papers: async_sessionmaker[AsyncSession], monkeypatch: pytest.MonkeyPatch, rare: float
+) -> None:
+    monkeypatch.setattr(search_module, "RARE_MATCHES", rare)
     seen = {}
     async with papers() as session:
         for query in QUERIES:

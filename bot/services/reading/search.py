@@ -72,6 +72,10 @@ __all__ = [
 MAX_RESULTS = 250
 """At most this many results (50 pages): over it, the reply says "over 250" and the results are
 the best among the newest matches, so a very common word costs no more than a rarer one."""
+WALK_BUCKETS = 256
+"""PostgreSQL, several words: buckets of 4,096 index ids walked, newest first, before the plain index."""
+RARE_MATCHES = 200.0
+"""PostgreSQL, several words: at most this many matches estimated, the plain index at once (no walk)."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +126,15 @@ async def _ranked(
     statement: TextClause,
 ) -> tuple[list[_Ranked], int]:
     """A page of the best matches (among the MAX_RESULTS + 1 newest) and how many matched, up to that."""
-    params = {"q": expression, "g": guild_id, "cap": MAX_RESULTS + 1, "limit": limit, "offset": offset}
+    params: dict[str, object] = {
+        "q": expression,
+        "g": guild_id,
+        "cap": MAX_RESULTS + 1,
+        "limit": limit,
+        "offset": offset,
+    }
+    if statement is sql.PG_PAGE_WORDS:
+        params |= {"walk": WALK_BUCKETS, "rare": RARE_MATCHES}
     rows = (await session.execute(statement, params)).all()
     if rows:
         return [_Ranked(kind, int(ref_id), int(index_id)) for kind, ref_id, index_id, *_ in rows], int(

@@ -50,7 +50,7 @@ PG_PAGE = text(
 PG_PAGE_WORDS = text(
     "SELECT n.kind, n.ref_id, n.id, count(*) OVER () AS total,"
     "  ts_rank(n.tsv, to_tsquery('english', :q), 1) AS score"
-    "  FROM reading_search_newest(to_tsquery('english', :q), :g, :cap) AS n "
+    "  FROM reading_search_newest(to_tsquery('english', :q), :g, :cap, :walk, :rare) AS n "
     "ORDER BY score DESC, n.id DESC LIMIT :limit OFFSET :offset"
 )
 PG_COUNT = text(
