@@ -4,6 +4,7 @@ search is unchanged (one statement either way). Both stores run every test that 
 
 from __future__ import annotations
 
+import asyncio
 import random
 from datetime import UTC, datetime
 
@@ -196,3 +197,43 @@ async def test_downgrade_to_0014_and_back(
     async with papers() as session:
         assert await _both(session, GUILD, "gamma delta", 0, 5) == before
         assert [row.ref_id for row in (await _both(session, GUILD, "quokka wombat", 0, 5)).rows] == [paper_id]
+
+
+@pytest.mark.usefixtures("postgresql_only")
+async def test_two_writers_at_once_reach_the_bucketed_index(papers: async_sessionmaker[AsyncSession]) -> None:
+    """Two transactions adding and renaming papers at once (each flushing at its own COMMIT): both reach the
+    bucketed index, and the walk agrees with the plain query."""
+    written = {0: asyncio.Event(), 1000: asyncio.Event()}
+
+    async def write(offset: int) -> None:
+        async with papers() as session, session.begin():
+            rows = [
+                {
+                    "guild_id": GUILD,
+                    "key": f"title:quokka {offset + i}",
+                    "kind": "title",
+                    "title": f"Quokka wombat {offset + i}",
+                    "normalized_title": f"quokka wombat {offset + i}",
+                    "created_at": STARTS,
+                }
+                for i in range(300)
+            ]
+            await session.execute(insert(Paper), rows)
+            await session.execute(
+                update(Paper)
+                .where(Paper.title == f"paper {offset} alpha")
+                .values(title="Quokka wombat renamed")
+            )
+            written[offset].set()
+            await written[1000 - offset].wait()  # both transactions open, then each commits
+
+    await asyncio.gather(write(0), write(1000))
+    async with papers() as session:
+        found = await _both(session, GUILD, "quokka wombat", 0, 5)
+        assert found.more_than_total  # 600 new papers
+        count = await session.scalar(
+            text("SELECT count(*) FROM reading_search WHERE tsv @@ to_tsquery('english', 'quokka & wombat')")
+        )
+        assert count == 600 + (
+            await session.scalar(text("SELECT count(*) FROM papers WHERE title = 'Quokka wombat renamed'"))
+        )

@@ -1,6 +1,6 @@
 """reading: on PostgreSQL, find the newest matches of several words bucket by bucket, newest first
 
-The search ranks the MAX_RESULTS + 1 newest matches (bot/services/reading/ranking.py). For one word the
+The search ranks the MAX_RESULTS + 1 newest matches (bot/services/reading/search.py). For one word the
 planner does well: a backward walk over the primary key when the word is common, the GIN bitmap when it
 is rare. For two words or more it does not: their conjunction is often common overall yet rare among the
 newest rows (``user simulators``: 6,145 matches, ~1% of the newest papers), so the backward walk tests
@@ -16,11 +16,16 @@ from a few short lists, and the heap is visited for exactly the matches of that 
 sorted by id, until it has ``cap`` matches: buckets are disjoint id ranges, so their matches, bucket after
 bucket, are all the matches in id order, newest first: the same rows the plain query returns. After
 ``walk`` buckets (a rare query would otherwise probe every bucket of a large store) the rest comes from
-the plain tsv index, below the walked range. Each candidate is still checked with ``tsv @@ q``.
+the plain tsv index, below the walked range. Each candidate is still checked with ``tsv @@ q``. A
+conjunction the planner expects to be rare (at most ``rare`` matches) skips the walk: the plain index
+fetches its few matches at once (``2301.01233``: 0.04 ms; walking ~100 empty buckets: 1.1 ms).
+The buckets start from the store's highest id (all guilds); a guild's empty buckets cost one probe each.
 
 The bucketed index is written where the plain one is (the row's own index entries: nothing to refresh, no
 job, correct with any number of writers); the flush function merges its pending list too after a large
-write. It costs about as much as the plain index (16 MiB at 100,000 papers and 20,000 sessions).
+write. At 100,000 papers and 20,000 sessions it is 21.7 MiB after a bulk load (16 MiB freshly built),
+beside the plain index's 12.7 MiB and the table's 47 MiB. Changing ``reading_search_bucketed`` means
+rebuilding the index (it is an index expression).
 
 The walk's plan is built per call with the query's own values (``EXECUTE … USING``), so a prepared
 statement's generic plan never serves a rare and a common query alike, and without JIT (the planner's
