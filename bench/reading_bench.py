@@ -49,7 +49,8 @@ from bench.common import bare_floor, line, percentile, time_invoke
 from bot.demo.botenv import BotEnv
 from bot.papers import normalize_title
 from bot.services.reading import search as search_module
-from bot.services.reading.search import MAX_RESULTS, parse_query, ranked_page, search, tsquery_expression
+from bot.services.reading.search import MAX_RESULTS, ranked_page, search
+from bot.services.reading.terms import parse_query, tsquery_expression
 from db.engine import create_engine, create_session_factory
 from db.migrate import alembic_config, upgrade_database
 from db.models import ClubSession, Paper, SessionPaper

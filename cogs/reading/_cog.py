@@ -16,7 +16,7 @@ from bot.paging import Page, clamp_page, page_count, send_page
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import NO_MENTIONS, send_ephemeral
 from bot.services.papers.metadata import fill_missing_metadata
-from bot.services.reading import exports
+from bot.services.reading import exports, saved_queries
 from bot.services.reading import lists as svc
 from bot.services.reading import search as full_text
 from bot.services.setup.config import get_config
@@ -96,7 +96,7 @@ class ReadingCog(
     async def search_page(self, guild_id: int, arg: str, page: int) -> Page:
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
-            query = await full_text.saved_query(session, guild_id, int(arg or 0))
+            query = await saved_queries.saved_query(session, guild_id, int(arg or 0))
             if query is None:
                 expired = discord.Embed(title="Search", description="This search has expired; run it again.")
                 return Page(expired, 0, 1)
@@ -144,7 +144,7 @@ class ReadingCog(
         query_id = 0
         if result.pages > 1:  # the buttons carry a saved query's id, so they work after a restart
             async with self.bot.session_factory() as session, session.begin():
-                query_id = await full_text.save_query(session, guild_id, result.query, now)
+                query_id = await saved_queries.save_query(session, guild_id, result.query, now)
         await send_page(interaction, SEARCH_PAGER, str(query_id), page, public=public)
 
     @app_commands.command(name="export", description="The reading history or one list as a file")

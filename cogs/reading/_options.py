@@ -12,8 +12,8 @@ from bot.errors import BadInput
 from bot.papers import MAX_URL_LENGTH
 from bot.replies import CHOICE_NAME_LIMIT, one_line
 from bot.services.reading import lists as svc
+from bot.services.reading.autocomplete import suggest
 from bot.services.reading.exports import ExportFormat
-from bot.services.reading.search import suggest
 from bot.transformers import MAX_CHOICES, OptionTransformer, guild_choices
 
 EXPORT_NAMES: dict[ExportFormat, str] = {

@@ -10,6 +10,7 @@ from discord.utils import escape_markdown
 
 from bot.replies import EMBED_DESCRIPTION_LIMIT, EMBED_TITLE_LIMIT, cut, markdown_link, one_line
 from bot.services.papers.store import PaperInfo
+from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN, SearchHit, SessionBrief
 from bot.services.reading.lists import (
     AddOutcome,
     HistoryEntry,
@@ -18,7 +19,7 @@ from bot.services.reading.lists import (
     ListSummary,
     RemoveOutcome,
 )
-from bot.services.reading.search import MARK_CLOSE, MARK_OPEN, SearchHit, SearchPage, SessionBrief
+from bot.services.reading.search import SearchPage
 from bot.timeutil import format_club_date
 
 COLOUR = discord.Colour.teal()

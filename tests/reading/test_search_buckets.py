@@ -14,7 +14,8 @@ from sqlalchemy import delete, insert, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.services.reading import search as search_module
-from bot.services.reading.search import RankedPage, parse_query, ranked_page, tsquery_expression
+from bot.services.reading.search import RankedPage, ranked_page
+from bot.services.reading.terms import parse_query, tsquery_expression
 from db.migrate import alembic_config, upgrade_database
 from db.models import Paper
 from tests.reading.conftest import GUILD

@@ -19,55 +19,20 @@ from sqlalchemy import TextClause
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.services.reading import statements as sql
-from bot.services.reading.autocomplete import Suggestion, suggest
 from bot.services.reading.hits import (
     MARK_CLOSE,
     MARK_OPEN,
     HitKind,
     IndexRow,
     SearchHit,
-    SessionBrief,
     hydrate,
 )
-from bot.services.reading.saved_queries import SAVED_QUERY_DAYS, save_query, saved_query
 from bot.services.reading.terms import (
-    MAX_QUERY_LENGTH,
-    MAX_TERMS,
-    STOPWORDS,
     SearchTerms,
     fts5_expression,
     parse_query,
     tsquery_expression,
-    words_of,
 )
-
-__all__ = [
-    "MARK_CLOSE",
-    "MARK_OPEN",
-    "MAX_QUERY_LENGTH",
-    "MAX_RESULTS",
-    "MAX_TERMS",
-    "SAVED_QUERY_DAYS",
-    "STOPWORDS",
-    "HitKind",
-    "IndexRow",
-    "RankedPage",
-    "SearchHit",
-    "SearchPage",
-    "SearchTerms",
-    "SessionBrief",
-    "Suggestion",
-    "fts5_expression",
-    "hydrate",
-    "parse_query",
-    "ranked_page",
-    "save_query",
-    "saved_query",
-    "search",
-    "suggest",
-    "tsquery_expression",
-    "words_of",
-]
 
 MAX_RESULTS = 250
 """At most this many results (50 pages): over it, the reply says "over 250" and the results are
