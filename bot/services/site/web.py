@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.ids import parse_id
 from bot.services.sessions.calendar import series_calendars
-from bot.services.site import feeds, pages, render
+from bot.services.site import feed_reads, feeds, pages, render, views
 from bot.services.site.config import LiveSite, SiteConfig, live_site, site_by_slug
 from bot.services.site.tokens import owner_of
 
@@ -227,7 +227,7 @@ class SiteHandlers:
         return not_found()
 
     async def home(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
-        page = await pages.home_page(session, live.site, self.clock.now(), pages.live_display(live))
+        page = await pages.home_page(session, live.site, self.clock.now(), views.live_display(live))
         return self._html(request, live, "home", page, render.home_html)
 
     async def session(
@@ -237,7 +237,7 @@ class SiteHandlers:
         if session_id is None:
             return None
         page = await pages.session_page(
-            session, live.site, session_id, self.clock.now(), pages.live_display(live)
+            session, live.site, session_id, self.clock.now(), views.live_display(live)
         )
         return (
             None
@@ -252,7 +252,7 @@ class SiteHandlers:
         page = (
             None
             if list_id is None
-            else await pages.list_page(session, live.site, list_id, pages.live_display(live))
+            else await pages.list_page(session, live.site, list_id, views.live_display(live))
         )
         return None if page is None else self._html(request, live, f"list/{list_id}", page, render.list_html)
 
@@ -263,7 +263,7 @@ class SiteHandlers:
         if number is not None and (number.startswith("0") or number == "1"):
             return None  # one address per page: the first is /past/
         page = await pages.archive_page(
-            session, live.site, int(number or 1), self.clock.now(), pages.live_display(live)
+            session, live.site, int(number or 1), self.clock.now(), views.live_display(live)
         )
         return (
             None
@@ -281,7 +281,7 @@ class SiteHandlers:
             query,
             min(max(number, 1), MAX_SEARCH_PAGE),
             self.clock.now(),
-            pages.live_display(live),
+            views.live_display(live),
         )
         html = render.search_html(page, base_url=self.base_url(live.site))
         response = respond(request, html.encode("utf-8"), HTML, cache=PAGE_CACHE)
@@ -291,7 +291,7 @@ class SiteHandlers:
     async def calendar(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         site = live.site
         now = self.clock.now()
-        infos, changed = await pages.calendar_sessions(session, site.guild_id, now)
+        infos, changed = await feed_reads.calendar_sessions(session, site.guild_id, now)
         series = await series_calendars(session, site.guild_id, now)
 
         def build() -> bytes:
@@ -308,7 +308,7 @@ class SiteHandlers:
         user_id = await owner_of(session, site.guild_id, request.match_info["token"])
         if user_id is None:
             return None
-        infos, changed = await pages.personal_sessions(session, site.guild_id, user_id, self.clock.now())
+        infos, changed = await feed_reads.personal_sessions(session, site.guild_id, user_id, self.clock.now())
         body = feeds.ics_feed(infos, changed, name=f"{site.title}: my sessions")
         response = respond(request, body, "text/calendar", cache=PERSONAL_CACHE)
         response.headers["Referrer-Policy"] = "no-referrer"
@@ -316,8 +316,8 @@ class SiteHandlers:
         return response
 
     async def atom(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
-        view, entries = await pages.atom_entries(
-            session, live.site, self.clock.now(), display=pages.live_display(live)
+        view, entries = await feed_reads.atom_entries(
+            session, live.site, self.clock.now(), display=views.live_display(live)
         )
 
         def build() -> bytes:
