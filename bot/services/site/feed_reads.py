@@ -3,8 +3,9 @@ personal feeds, the archive), and the Atom feed's newest changes."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,6 +14,7 @@ from sqlalchemy.orm import selectinload
 from bot.services.papers.store import PaperInfo
 from bot.services.sessions.info import CANCELLED, SessionInfo, session_info
 from bot.services.site.config import SiteConfig
+from bot.services.site.kept import next_quarter_hour, soonest
 from bot.services.site.views import Display, FeedEntry, SiteView, info_view, site_view
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
 
@@ -146,8 +148,11 @@ async def _feed_infos(session: AsyncSession, query: Any) -> tuple[list[SessionIn
     return infos, latest
 
 
+RECENT_DAYS: Final = 90  # how long calendar.ics keeps a session that took place
+
+
 async def calendar_sessions(
-    session: AsyncSession, guild_id: int, now: datetime, *, recent_days: int = 90, limit: int = 500
+    session: AsyncSession, guild_id: int, now: datetime, *, recent_days: int = RECENT_DAYS, limit: int = 500
 ) -> tuple[list[SessionInfo], datetime | None]:
     """The feed's sessions: those of the last ``recent_days`` and every upcoming one (cancelled ones
     too, so calendars drop them), oldest first, at most ``limit``; and the latest change among them."""
@@ -159,6 +164,16 @@ async def calendar_sessions(
         .order_by(ClubSession.starts_at, ClubSession.id)
         .limit(limit),
     )
+
+
+def calendar_changes_at(
+    infos: Sequence[SessionInfo], now: datetime, *, series: bool, recent_days: int = RECENT_DAYS
+) -> datetime | None:
+    """When time alone changes :func:`calendar_sessions`' feed: its oldest session leaves the window
+    (and, at the limit, the next one comes in); with a series, the series' weeks follow the date in its
+    zone (the horizon), so at the next quarter hour (every zone's midnight is one)."""
+    oldest = infos[0].starts_at + timedelta(days=recent_days) if infos else None
+    return soonest(now, (oldest, next_quarter_hour(now) if series else None))
 
 
 async def personal_sessions(

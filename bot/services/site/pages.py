@@ -22,6 +22,7 @@ from bot.services.reading import search as reading_search
 from bot.services.site import queries
 from bot.services.site.config import SiteConfig
 from bot.services.site.feed_reads import past_sessions
+from bot.services.site.kept import soonest, year_turns
 from bot.services.site.views import (
     ArchivePage,
     Display,
@@ -73,6 +74,7 @@ async def home_page(
         past_total=sessions.past_total,
         lists=lists,
         shortlist=shortlist,
+        changes_at=soonest(now, (sessions.next_change, year_turns(now, shown.tz))),
     )
 
 
@@ -84,7 +86,8 @@ async def session_page(
     if found is None:
         return None
     view, shown = await site_view(session, site, display)
-    return SessionPage(view, row_view(found, shown, now))
+    one = row_view(found, shown, now)
+    return SessionPage(view, one, soonest(now, (one.starts_at, one.ends_at, year_turns(now, shown.tz))))
 
 
 async def list_page(
@@ -112,7 +115,8 @@ async def archive_page(
     session: AsyncSession, site: SiteConfig, page: int, now: datetime, display: Display | None = None
 ) -> ArchivePage | None:
     """Every session that took place, newest first, :data:`ARCHIVE_PAGE` a page (None past the last)."""
-    total = await queries.past_count(await session.connection(), site.guild_id, now)
+    conn = await session.connection()
+    total = await queries.past_count(conn, site.guild_id, now)
     pages = max(1, -(-total // ARCHIVE_PAGE))
     if not 1 <= page <= pages:
         return None
@@ -120,7 +124,8 @@ async def archive_page(
     infos = await past_sessions(
         session, site.guild_id, now, limit=ARCHIVE_PAGE, offset=(page - 1) * ARCHIVE_PAGE
     )
-    return ArchivePage(view, tuple(info_view(i, shown, now) for i in infos), page, pages, total)
+    changes_at = soonest(now, (await queries.next_start(conn, site.guild_id, now), year_turns(now, shown.tz)))
+    return ArchivePage(view, tuple(info_view(i, shown, now) for i in infos), page, pages, total, changes_at)
 
 
 async def search_page(
