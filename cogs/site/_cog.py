@@ -38,7 +38,8 @@ class CalendarCog(
             )
             web.add_routes(self.handlers.routes())
 
-    # What this process changes shows at once; other processes' changes within BOT_CACHE_SECONDS.
+    # Never needed for correctness (the guild's generation shows any process's change at the next
+    # request): frees this process's kept bodies of the guild early.
     def _forget(self, guild_id: int) -> None:
         if self.handlers is not None:
             self.handlers.forget(guild_id)
