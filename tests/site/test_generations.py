@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, date, datetime, timedelta
+from types import SimpleNamespace
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from aiohttp.test_utils import TestClient
@@ -22,6 +24,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.services.setup.config import update_config
 from bot.services.site import config as site_config
 from bot.services.site import render
+from bot.services.site.feed_reads import calendar_changes_at
+from bot.services.site.kept import next_quarter_hour, soonest, year_turns
 from db.migrate import upgrade_database
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.reading import ReadingList, ReadingListItem
@@ -425,3 +429,26 @@ async def test_a_session_page_follows_its_session_ending(club: Club, kept: TestC
     assert 'class="signup"' in (await _text(kept, path))[0]
     await club.clock.advance(datetime(2026, 11, 5, 17, 0, tzinfo=UTC) - club.clock.now())
     assert 'class="signup"' not in (await _text(kept, path))[0]  # no sign-up once it took place
+
+
+def test_the_instants_time_alone_changes_a_page() -> None:
+    now = datetime(2026, 12, 31, 23, 50, tzinfo=UTC)
+    assert next_quarter_hour(now) == datetime(2027, 1, 1, 0, 0, tzinfo=UTC)
+    assert next_quarter_hour(datetime(2027, 1, 1, 0, 0, tzinfo=UTC)) == datetime(
+        2027, 1, 1, 0, 15, tzinfo=UTC
+    )
+    # The new year in Los Angeles comes eight hours after London's.
+    assert year_turns(now, ZoneInfo("America/Los_Angeles")) == datetime(2027, 1, 1, 8, 0, tzinfo=UTC)
+    assert soonest(
+        now, (None, now, now - timedelta(1), now + timedelta(2), now + timedelta(1))
+    ) == now + timedelta(1)
+    assert soonest(now, (None, now)) is None
+
+
+def test_calendar_ics_changes_the_instant_after_its_oldest_session_leaves() -> None:
+    oldest = SimpleNamespace(starts_at=datetime(2026, 10, 16, 16, 30, tzinfo=UTC))
+    at_the_edge = oldest.starts_at + timedelta(days=90)  # still in (starts_at >= now - 90 days)
+    changes = calendar_changes_at([oldest], at_the_edge, series=False)  # type: ignore[list-item]
+    assert changes == at_the_edge + timedelta(microseconds=1)
+    assert calendar_changes_at([], at_the_edge, series=False) is None
+    assert calendar_changes_at([], at_the_edge, series=True) == next_quarter_hour(at_the_edge)

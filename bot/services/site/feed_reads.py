@@ -172,7 +172,8 @@ def calendar_changes_at(
     """When time alone changes :func:`calendar_sessions`' feed: its oldest session leaves the window
     (and, at the limit, the next one comes in); with a series, the series' weeks follow the date in its
     zone (the horizon), so at the next quarter hour (every zone's midnight is one)."""
-    oldest = infos[0].starts_at + timedelta(days=recent_days) if infos else None
+    # Kept while starts_at >= now - recent_days: gone from the first instant after that.
+    oldest = infos[0].starts_at + timedelta(days=recent_days, microseconds=1) if infos else None
     return soonest(now, (oldest, next_quarter_hour(now) if series else None))
 
 
