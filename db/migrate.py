@@ -56,8 +56,8 @@ def _upgrade(connection: Connection) -> None:
     # The site's generation triggers follow other branches' tables (created in any order, and dropped by
     # a SQLite batch rebuild): once every head is in, put back whichever is missing.
     created = site_generations.ensure_triggers(connection)
-    if created:
-        log.info("site generation triggers created: %s", ", ".join(created))
+    if created:  # debug: an empty database creates them all, and `paperclub db upgrade` stays quiet
+        log.debug("site generation triggers created: %s", ", ".join(created))
 
 
 async def upgrade_database(engine: AsyncEngine) -> None:
