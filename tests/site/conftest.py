@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.clock import FakeClock
 from bot.services.reading.files import import_text
 from bot.services.site import config as site_config
-from bot.services.site.web import BOT_CACHE_SECONDS, site_routes
-from db.engine import create_session_factory, read_only_session_factory
+from bot.services.site.web import BOT_CACHE_SECONDS, reader_session_factory, site_routes
+from db.engine import create_session_factory
 from tests.conftest import StoreInfo
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,7 +79,7 @@ def site_app(club: Club, public: str | None = PUBLIC) -> web.Application:
 async def kept(club: Club, engine: AsyncEngine) -> AsyncIterator[TestClient]:
     """The site as the bot serves it: read-only sessions, bodies kept as the bot keeps them."""
     app = web.Application()
-    factory = read_only_session_factory(engine)
+    factory = reader_session_factory(engine)
     app.add_routes(site_routes(factory, club.clock, lambda: PUBLIC, cache_seconds=BOT_CACHE_SECONDS))
     async with TestClient(TestServer(app)) as http:
         yield http

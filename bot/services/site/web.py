@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from aiohttp import web
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.ids import parse_id
@@ -27,6 +27,7 @@ from bot.services.site import feed_reads, feeds, pages, render, views
 from bot.services.site.config import LiveSite, SiteConfig, live_site, site_by_slug
 from bot.services.site.kept import Kept, etag_of, year_turns
 from bot.services.site.tokens import owner_of
+from db.engine import backend_name, one_statement_session_factory, read_only_session_factory
 
 HTML: Final = "text/html"
 PAGE_CACHE: Final = "public, max-age=60"
@@ -283,6 +284,16 @@ class SiteHandlers:
     async def static(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         name = request.match_info["name"]
         return respond(request, render.static_file(name), render.STATIC_FILES[name], cache=STATIC_CACHE)
+
+
+def reader_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    """The sessions the site reads with. SQLite: a deferred BEGIN, so a page's several reads see one
+    snapshot. PostgreSQL: autocommit, since under READ COMMITTED each statement sees its own snapshot
+    inside a transaction too, so a BEGIN and a ROLLBACK around a page's reads are two round trips for
+    nothing (the generation is still read first: see :mod:`kept`)."""
+    if backend_name(engine) == "sqlite":
+        return read_only_session_factory(engine)
+    return one_statement_session_factory(engine)
 
 
 #: What the bot uses (tests and `site build` use 0: every body built). A safety bound only: a kept body
