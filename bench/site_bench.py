@@ -36,8 +36,8 @@ from sqlalchemy import insert, select, text
 from bench.common import summary
 from bot.clock import FakeClock
 from bot.services.site import config as site_config
-from bot.services.site.web import BOT_CACHE_SECONDS, site_routes
-from db.engine import create_engine, create_session_factory, read_only_session_factory
+from bot.services.site.web import BOT_CACHE_SECONDS, reader_session_factory, site_routes
+from db.engine import create_engine, create_session_factory
 from db.migrate import upgrade_database
 from db.models import ClubSession, Paper, SessionPaper
 
@@ -203,7 +203,7 @@ async def _run(args: argparse.Namespace, schema: str | None) -> None:
             f"({url.split(':', 1)[0]}), cache {args.cache_seconds:g} s"
         )
         engine = create_engine(url, search_path=schema)
-        factory = read_only_session_factory(engine)  # as the bot serves the site
+        factory = reader_session_factory(engine)  # as the bot serves the site
         site_app = web.Application()
         site_app.add_routes(
             site_routes(

@@ -30,6 +30,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from db import site_generations
+
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 # pg_advisory_xact_lock(int4, int4): a class of our own, and the schema's hash, so tests that each use a
 # schema of one database do not wait for each other.
@@ -51,6 +53,11 @@ def _upgrade(connection: Connection) -> None:
     config = alembic_config()
     config.attributes["connection"] = connection
     command.upgrade(config, "heads")
+    # The site's generation triggers follow other branches' tables (created in any order, and dropped by
+    # a SQLite batch rebuild): once every head is in, put back whichever is missing.
+    created = site_generations.ensure_triggers(connection)
+    if created:  # debug: an empty database creates them all, and `paperclub db upgrade` stays quiet
+        log.debug("site generation triggers created: %s", ", ".join(created))
 
 
 async def upgrade_database(engine: AsyncEngine) -> None:

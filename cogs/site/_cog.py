@@ -12,9 +12,8 @@ from bot.permissions import require_guild_id
 from bot.replies import send_ephemeral
 from bot.services.site import tokens
 from bot.services.site.config import get_site
-from bot.services.site.web import BOT_CACHE_SECONDS, SiteHandlers
+from bot.services.site.web import BOT_CACHE_SECONDS, SiteHandlers, reader_session_factory
 from cogs.site.links import public_base
-from db.engine import read_only_session_factory
 
 OFF = "This server's website is off, so there is no calendar feed yet: an admin turns it on with `/setup website`."
 UNREACHABLE = "The website has no address yet: the bot's host sets WEB_PORT (and PUBLIC_URL) to serve it."
@@ -32,13 +31,14 @@ class CalendarCog(
     async def cog_load(self) -> None:
         if self.bot.web is not None:
             web = self.bot.web  # its public_url is PUBLIC_URL, else its own address once it listens
-            readers = read_only_session_factory(self.bot.engine)  # pages only read: no SQLite write lock
+            readers = reader_session_factory(self.bot.engine)  # pages only read: no SQLite write lock
             self.handlers = SiteHandlers(
                 readers, self.bot.clock, lambda: web.public_url, cache_seconds=BOT_CACHE_SECONDS
             )
             web.add_routes(self.handlers.routes())
 
-    # What this process changes shows at once; other processes' changes within BOT_CACHE_SECONDS.
+    # Never needed for correctness (the guild's generation shows any process's change at the next
+    # request): frees this process's kept bodies of the guild early.
     def _forget(self, guild_id: int) -> None:
         if self.handlers is not None:
             self.handlers.forget(guild_id)

@@ -11,12 +11,14 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.clock import FakeClock
 from bot.services.reading.files import import_text
 from bot.services.site import config as site_config
-from bot.services.site.web import site_routes
+from bot.services.site.web import BOT_CACHE_SECONDS, reader_session_factory, site_routes
+from db.engine import create_session_factory
+from tests.conftest import StoreInfo
 
 ROOT = Path(__file__).resolve().parents[2]
 GUILD = 424242424242424242
@@ -71,6 +73,27 @@ def site_app(club: Club, public: str | None = PUBLIC) -> web.Application:
     app = web.Application()
     app.add_routes(site_routes(club.session_factory, club.clock, lambda: public))
     return app
+
+
+@pytest.fixture
+async def kept(club: Club, engine: AsyncEngine) -> AsyncIterator[TestClient]:
+    """The site as the bot serves it: read-only sessions, bodies kept as the bot keeps them."""
+    app = web.Application()
+    factory = reader_session_factory(engine)
+    app.add_routes(site_routes(factory, club.clock, lambda: PUBLIC, cache_seconds=BOT_CACHE_SECONDS))
+    async with TestClient(TestServer(app)) as http:
+        yield http
+
+
+@pytest.fixture
+async def other_process(store_info: StoreInfo) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
+    """Writes through an engine (a connection pool) of its own, as another bot process would: nothing
+    tells the site's handlers about them."""
+    other = store_info.engine()
+    try:
+        yield create_session_factory(other)
+    finally:
+        await other.dispose()
 
 
 @pytest.fixture

@@ -1,50 +1,25 @@
-"""The bot keeps built pages (``cache_seconds``), but every answer still reads the store: a change made by
-another process sharing the database shows at the next request, a kept body is reused only while the
-store gives the same values (same ETag, 304s), and a site turned off stops at once."""
+"""The bot keeps built pages (``cache_seconds``), and every answer still reads the store's generation: a
+change made by another process sharing the database shows at the next request, a kept body is reused
+only while nothing it shows changed (same ETag, 304s), and a site turned off stops at once. (The
+generation itself, table by table, and time alone: test_generations.py.)"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
-from aiohttp import web
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.services.site import config as site_config
 from bot.services.site import feeds, render
-from bot.services.site import web as site_web
-from db.engine import create_session_factory, read_only_session_factory
 from db.models import ClubSession, Paper, SessionPaper
-from tests.conftest import StoreInfo
-from tests.site.conftest import PUBLIC, Club
+from tests.site.conftest import Club
 
 TITLE = "Building data recipes for terminal agents"
-
-
-@pytest.fixture
-async def kept(club: Club, engine) -> AsyncIterator[TestClient]:
-    """The site as the bot serves it: read-only sessions, bodies kept 15 s."""
-    app = web.Application()
-    app.add_routes(
-        site_web.site_routes(read_only_session_factory(engine), club.clock, lambda: PUBLIC, cache_seconds=15)
-    )
-    async with TestClient(TestServer(app)) as http:
-        yield http
-
-
-@pytest.fixture
-async def other_process(store_info: StoreInfo) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
-    """Writes through an engine (a connection pool) of its own, as another bot process would: nothing
-    tells the site's handlers about them."""
-    engine = store_info.engine()
-    try:
-        yield create_session_factory(engine)
-    finally:
-        await engine.dispose()
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch, module: Any, name: str) -> list[int]:

@@ -298,9 +298,12 @@ async def series_calendars(
     session: AsyncSession, guild_id: int, now: datetime, *, series_id: int | None = None
 ) -> list[SeriesCalendar]:
     """Every series of the guild (or one), with its weeks from its current rule's first week on."""
+    listed = await series_store.list_series(session, guild_id)
+    if not listed:
+        return []  # most guilds: one read, not two (the feeds call this on every build)
     settings = await series_store.get_settings(session, guild_id)
     found = []
-    for info in await series_store.list_series(session, guild_id):
+    for info in listed:
         if series_id is not None and info.id != series_id:
             continue
         weeks = await series_weeks.weeks_view(

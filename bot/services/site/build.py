@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import NotConfigured
 from bot.services.sessions.calendar import series_calendars
-from bot.services.site import feeds, pages, render
+from bot.services.site import feed_reads, feeds, pages, render
 from bot.services.site.config import get_site
 from db.models.reading import ReadingList
 
@@ -69,7 +69,7 @@ async def build_site(
             )
         home = await pages.home_page(session, site, now)
         put("index.html", render.home_html(home, base_url=base_url, static=True))
-        session_ids = await pages.all_session_ids(session, guild_id)
+        session_ids = await feed_reads.all_session_ids(session, guild_id)
         for session_id in session_ids:
             page = await pages.session_page(session, site, session_id, now)
             if page is not None:
@@ -87,10 +87,10 @@ async def build_site(
             where = "past/index.html" if number == 1 else f"past/{number}/index.html"
             put(where, render.archive_html(archive, base_url=base_url, static=True))
             number += 1
-        infos, changed = await pages.calendar_sessions(session, guild_id, now)
+        infos, changed = await feed_reads.calendar_sessions(session, guild_id, now)
         series = await series_calendars(session, guild_id, now)
         put("calendar.ics", feeds.ics_feed(infos, changed, name=site.title, series=series))
-        view, entries = await pages.atom_entries(session, site, now)
+        view, entries = await feed_reads.atom_entries(session, site, now)
         put("feed.atom", feeds.atom_feed(view, entries))
     for name in render.STATIC_FILES:
         put(name, render.static_file(name))

@@ -15,7 +15,7 @@ from xml.etree import ElementTree
 
 from bot.services.sessions.calendar import SeriesCalendar, calendar_bytes
 from bot.services.sessions.info import SessionInfo
-from bot.services.site.pages import FeedEntry, SiteView
+from bot.services.site.views import FeedEntry, SiteView
 
 #: DTSTAMP of an empty feed (nothing changed yet).
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)

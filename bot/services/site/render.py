@@ -21,7 +21,7 @@ from markupsafe import Markup, escape
 from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN
 from bot.services.site.embeds import FRAME_SOURCES
 from bot.services.site.markdown import render_markdown
-from bot.services.site.pages import ArchivePage, HomePage, ListPage, SearchPage, SessionPage, SiteView
+from bot.services.site.views import ArchivePage, HomePage, ListPage, SearchPage, SessionPage, SiteView
 
 _FRAMES = " ".join(FRAME_SOURCES)
 #: The pages run their own script and stylesheet only; embeds may come from the three video hosts.

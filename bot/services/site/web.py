@@ -13,21 +13,21 @@ no stored time says when a page last changed, and a wrong one would keep stale c
 
 from __future__ import annotations
 
-import hashlib
-import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any, Final
 
 from aiohttp import web
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.ids import parse_id
 from bot.services.sessions.calendar import series_calendars
-from bot.services.site import feeds, pages, render
+from bot.services.site import feed_reads, feeds, pages, render, views
 from bot.services.site.config import LiveSite, SiteConfig, live_site, site_by_slug
+from bot.services.site.kept import Kept, etag_of, year_turns
 from bot.services.site.tokens import owner_of
+from db.engine import backend_name, one_statement_session_factory, read_only_session_factory
 
 HTML: Final = "text/html"
 PAGE_CACHE: Final = "public, max-age=60"
@@ -43,10 +43,6 @@ def security_headers(response: web.StreamResponse) -> None:
     response.headers["Content-Security-Policy"] = render.CSP_HEADER
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers.setdefault("Referrer-Policy", "same-origin")
-
-
-def etag_of(body: bytes) -> str:
-    return '"' + hashlib.sha256(body).hexdigest()[:40] + '"'
 
 
 def _matches(header: str, etag: str) -> bool:
@@ -84,55 +80,15 @@ def not_found() -> web.Response:
     return response
 
 
-class Kept:
-    """Bodies built from the store, each reused only for **equal** inputs read from the store again.
-
-    Every request reads the site and its page's data from the store (so a change made by any process,
-    the bot's own or another sharing the database, shows at the next request); what is kept is only the
-    last body built per page and the inputs it was built from (the page's plain values, or the feed's
-    sessions), so rendering the same values twice is skipped. The output is a pure function of those
-    inputs, so a kept body is never stale, and the ETag stays the same while nothing changed.
-    ``seconds`` bounds how long a body is kept (0: nothing kept, every body built); at most
-    :data:`MAX_KEPT` pages are kept, the least recently used dropped first.
-    """
-
-    MAX_KEPT: Final = 2_000
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self._kept: OrderedDict[tuple[int, str], tuple[float, Any, bytes, str]] = OrderedDict()
-
-    def forget(self, guild_id: int) -> None:
-        for key in [k for k in self._kept if k[0] == guild_id]:
-            del self._kept[key]
-
-    def body(self, guild_id: int, name: str, inputs: Any, build: Callable[[], bytes]) -> tuple[bytes, str]:
-        """The body (and its ETag) for ``inputs``: the kept one when they equal its inputs, else built."""
-        if self.seconds <= 0:
-            body = build()
-            return body, etag_of(body)
-        key = (guild_id, name)
-        now = time.monotonic()
-        hit = self._kept.get(key)
-        if hit is not None and now - hit[0] < self.seconds and hit[1] == inputs:
-            self._kept.move_to_end(key)
-            return hit[2], hit[3]
-        body = build()
-        etag = etag_of(body)
-        self._kept[key] = (now, inputs, body, etag)
-        self._kept.move_to_end(key)
-        while len(self._kept) > self.MAX_KEPT:
-            self._kept.popitem(last=False)
-        return body, etag
-
-
 class SiteHandlers:
     """The routes of every guild's site (``/<slug>/…``).
 
-    Every answer is read from the store: the site's on/off check and the guild's display settings in
-    one query, then the page's own reads. ``cache_seconds`` (0: off) keeps each built body that long
-    for reuse while the store gives the same values (see :class:`Kept`): a change by any process shows
-    at the next request, and a site turned off stops at once.
+    Every answer starts with one read: the site's on/off check, the guild's display settings and its
+    content generation. ``cache_seconds`` (0: off) keeps each built page and feed (see :mod:`kept`):
+    while the generation read is the one a kept body was built at and time alone has not changed it,
+    that body is the answer, with no other read. Any write to what the site shows, by any process
+    sharing the store, moves the generation on in its own transaction (migration 0015), so it shows at
+    the next request; a site turned off stops at once.
     """
 
     def __init__(
@@ -150,34 +106,31 @@ class SiteHandlers:
         self.kept = Kept(cache_seconds)
 
     def forget(self, guild_id: int) -> None:
-        """Drop a guild's kept bodies (never needed for correctness: each is reused only for the same
-        values read from the store; the bot calls this when it changes that guild's sessions or site)."""
+        """Drop a guild's kept bodies (never needed for correctness: the generation says when one is
+        stale; the bot calls this when it changes that guild's sessions or site, to free them early)."""
         self.kept.forget(guild_id)
 
-    def _kept(
-        self,
-        request: web.Request,
-        live: LiveSite,
-        name: str,
-        inputs: Any,
-        build: Callable[[], bytes],
-        content_type: str,
-        *,
-        cache: str,
-    ) -> web.Response:
-        body, etag = self.kept.body(live.site.guild_id, name, inputs, build)
-        return respond(request, body, content_type, cache=cache, etag=etag)
+    Build = Callable[[datetime], Awaitable[tuple[bytes, datetime | None] | None]]
 
-    def _html(
-        self, request: web.Request, live: LiveSite, name: str, page: Any, render_page: Callable[..., str]
-    ) -> web.Response:
-        """A page's HTML from its plain values (rendered unless the same values were just rendered)."""
-        base_url = self.base_url(live.site)
+    async def _kept(
+        self, request: web.Request, live: LiveSite, name: str, build: Build, content_type: str, *, cache: str
+    ) -> web.Response | None:
+        """The kept body of ``name`` while current, else ``build(now)``'s (body, valid until) kept; None
+        from ``build`` is a 404."""
+        now = self.clock.now()
+        key = self.base_url(live.site)
+        guild_id = live.site.guild_id
+        hit = self.kept.get(guild_id, name, live.generation, now, key)
+        if hit is None:
+            built = await build(now)
+            if built is None:
+                return None
+            body, valid_until = built
+            hit = self.kept.keep(guild_id, name, live.generation, valid_until, key, body)
+        return respond(request, hit.body, content_type, cache=cache, etag=hit.etag)
 
-        def build() -> bytes:
-            return render_page(page, base_url=base_url).encode("utf-8")
-
-        return self._kept(request, live, name, (page, base_url), build, HTML, cache=PAGE_CACHE)
+    def _render(self, live: LiveSite, page: Any, render_page: Callable[..., str]) -> bytes:
+        return render_page(page, base_url=self.base_url(live.site)).encode("utf-8")
 
     def base_url(self, site: SiteConfig) -> str | None:
         base = self.public_url()
@@ -226,9 +179,12 @@ class SiteHandlers:
     async def unknown(self, request: web.Request) -> web.Response:
         return not_found()
 
-    async def home(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
-        page = await pages.home_page(session, live.site, self.clock.now(), pages.live_display(live))
-        return self._html(request, live, "home", page, render.home_html)
+    async def home(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response | None:
+        async def build(now: datetime) -> tuple[bytes, datetime | None]:
+            page = await pages.home_page(session, live.site, now, views.live_display(live))
+            return self._render(live, page, render.home_html), page.changes_at
+
+        return await self._kept(request, live, "home", build, HTML, cache=PAGE_CACHE)
 
     async def session(
         self, request: web.Request, session: AsyncSession, live: LiveSite
@@ -236,25 +192,25 @@ class SiteHandlers:
         session_id = parse_id(request.match_info["id"])
         if session_id is None:
             return None
-        page = await pages.session_page(
-            session, live.site, session_id, self.clock.now(), pages.live_display(live)
-        )
-        return (
-            None
-            if page is None
-            else self._html(request, live, f"session/{session_id}", page, render.session_html)
-        )
+
+        async def build(now: datetime) -> tuple[bytes, datetime | None] | None:
+            page = await pages.session_page(session, live.site, session_id, now, views.live_display(live))
+            return None if page is None else (self._render(live, page, render.session_html), page.changes_at)
+
+        return await self._kept(request, live, f"session/{session_id}", build, HTML, cache=PAGE_CACHE)
 
     async def reading_list(
         self, request: web.Request, session: AsyncSession, live: LiveSite
     ) -> web.Response | None:
         list_id = parse_id(request.match_info["id"])
-        page = (
-            None
-            if list_id is None
-            else await pages.list_page(session, live.site, list_id, pages.live_display(live))
-        )
-        return None if page is None else self._html(request, live, f"list/{list_id}", page, render.list_html)
+        if list_id is None:
+            return None
+
+        async def build(now: datetime) -> tuple[bytes, datetime | None] | None:
+            page = await pages.list_page(session, live.site, list_id, views.live_display(live))
+            return None if page is None else (self._render(live, page, render.list_html), None)
+
+        return await self._kept(request, live, f"list/{list_id}", build, HTML, cache=PAGE_CACHE)
 
     async def archive(
         self, request: web.Request, session: AsyncSession, live: LiveSite
@@ -262,14 +218,14 @@ class SiteHandlers:
         number = request.match_info.get("n")
         if number is not None and (number.startswith("0") or number == "1"):
             return None  # one address per page: the first is /past/
-        page = await pages.archive_page(
-            session, live.site, int(number or 1), self.clock.now(), pages.live_display(live)
-        )
-        return (
-            None
-            if page is None
-            else self._html(request, live, f"past/{page.page}", page, render.archive_html)
-        )
+
+        async def build(now: datetime) -> tuple[bytes, datetime | None] | None:
+            page = await pages.archive_page(
+                session, live.site, int(number or 1), now, views.live_display(live)
+            )
+            return None if page is None else (self._render(live, page, render.archive_html), page.changes_at)
+
+        return await self._kept(request, live, f"past/{number or 1}", build, HTML, cache=PAGE_CACHE)
 
     async def search(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         query = request.query.get("q", "")[:1000]
@@ -281,25 +237,25 @@ class SiteHandlers:
             query,
             min(max(number, 1), MAX_SEARCH_PAGE),
             self.clock.now(),
-            pages.live_display(live),
+            views.live_display(live),
         )
         html = render.search_html(page, base_url=self.base_url(live.site))
         response = respond(request, html.encode("utf-8"), HTML, cache=PAGE_CACHE)
         response.headers["X-Robots-Tag"] = "noindex"
         return response
 
-    async def calendar(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
+    async def calendar(
+        self, request: web.Request, session: AsyncSession, live: LiveSite
+    ) -> web.Response | None:
         site = live.site
-        now = self.clock.now()
-        infos, changed = await pages.calendar_sessions(session, site.guild_id, now)
-        series = await series_calendars(session, site.guild_id, now)
 
-        def build() -> bytes:
-            return feeds.ics_feed(infos, changed, name=site.title, series=series)
+        async def build(now: datetime) -> tuple[bytes, datetime | None]:
+            infos, changed = await feed_reads.calendar_sessions(session, site.guild_id, now)
+            series = await series_calendars(session, site.guild_id, now)
+            body = feeds.ics_feed(infos, changed, name=site.title, series=series)
+            return body, feed_reads.calendar_changes_at(infos, now, series=bool(series))
 
-        # The inputs are exactly ics_feed's arguments: whatever else the feed comes to show must join them.
-        inputs = (infos, changed, site.title, tuple(series))
-        return self._kept(request, live, "ics", inputs, build, "text/calendar", cache=FEED_CACHE)
+        return await self._kept(request, live, "ics", build, "text/calendar", cache=FEED_CACHE)
 
     async def personal_calendar(
         self, request: web.Request, session: AsyncSession, live: LiveSite
@@ -308,33 +264,41 @@ class SiteHandlers:
         user_id = await owner_of(session, site.guild_id, request.match_info["token"])
         if user_id is None:
             return None
-        infos, changed = await pages.personal_sessions(session, site.guild_id, user_id, self.clock.now())
+        infos, changed = await feed_reads.personal_sessions(session, site.guild_id, user_id, self.clock.now())
         body = feeds.ics_feed(infos, changed, name=f"{site.title}: my sessions")
         response = respond(request, body, "text/calendar", cache=PERSONAL_CACHE)
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["X-Robots-Tag"] = "noindex"
         return response
 
-    async def atom(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
-        view, entries = await pages.atom_entries(
-            session, live.site, self.clock.now(), display=pages.live_display(live)
-        )
+    async def atom(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response | None:
+        async def build(now: datetime) -> tuple[bytes, datetime | None]:
+            display = views.live_display(live)
+            view, entries = await feed_reads.atom_entries(session, live.site, now, display=display)
+            # An entry shows its session's time (with the year when it is not this year), not whether
+            # it took place: only the year turning changes the feed by time alone.
+            return feeds.atom_feed(view, entries), year_turns(now, display.tz)
 
-        def build() -> bytes:
-            return feeds.atom_feed(view, entries)
-
-        return self._kept(
-            request, live, "atom", (view, entries), build, "application/atom+xml", cache=FEED_CACHE
-        )
+        return await self._kept(request, live, "atom", build, "application/atom+xml", cache=FEED_CACHE)
 
     async def static(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         name = request.match_info["name"]
         return respond(request, render.static_file(name), render.STATIC_FILES[name], cache=STATIC_CACHE)
 
 
-#: What the bot uses (tests and `site build` use 0: every body built). Every answer reads the store
-#: either way; a kept body is reused only for the same values (see :class:`Kept`).
-BOT_CACHE_SECONDS: Final = 15.0
+def reader_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    """The sessions the site reads with. SQLite: a deferred BEGIN, so a page's several reads see one
+    snapshot. PostgreSQL: autocommit, since under READ COMMITTED each statement sees its own snapshot
+    inside a transaction too, so a BEGIN and a ROLLBACK around a page's reads are two round trips for
+    nothing (the generation is still read first: see :mod:`kept`)."""
+    if backend_name(engine) == "sqlite":
+        return read_only_session_factory(engine)
+    return one_statement_session_factory(engine)
+
+
+#: What the bot uses (tests and `site build` use 0: every body built). A safety bound only: a kept body
+#: is answered only while the guild's generation and the clock say it is current (see :mod:`kept`).
+BOT_CACHE_SECONDS: Final = 300.0
 
 
 def site_routes(

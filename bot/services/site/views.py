@@ -1,0 +1,310 @@
+"""The plain values the site's pages and feeds show (no HTML here: see :mod:`render`; the store reads
+are :mod:`pages` and :mod:`feed_reads`).
+
+Only what the club page itself shows: titles, times, presenters' names, papers, descriptions, links,
+the "How it runs" text, reading lists with their notes, the topics and the shortlist (paper, topic,
+reason, votes). Never a Discord user id, a DM, a reminder, or a withdrawn or declined suggestion.
+Every link is checked again here (:func:`bot.services.site.markdown.safe_link`): a page never links
+anything but http(s) (or mailto in the Markdown).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cached_property
+from typing import Any, Final
+from urllib.parse import quote
+from zoneinfo import ZoneInfo
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot import timeutil
+from bot.services.papers.store import PaperInfo
+from bot.services.sessions.info import CANCELLED, SessionInfo
+from bot.services.setup.config import GuildConfig, get_config
+from bot.services.site import queries
+from bot.services.site.config import LiveSite, SiteConfig
+from bot.services.site.embeds import Embed, recording_embed
+from bot.services.site.markdown import safe_link
+from bot.text import one_line
+
+SUMMARY_LIMIT: Final = 400
+
+
+@dataclass(frozen=True)
+class PaperView:
+    title: str
+    url: str | None
+    abs_url: str | None
+    pdf_url: str | None
+    wiki_url: str | None
+
+
+@dataclass(frozen=True)
+class SessionView:
+    """A session as the pages show it. The time texts and the recording's player are worked out when a
+    page first reads them (a list shows the date or the time, rarely both), from the fields alone, so
+    equal views still mean equal pages."""
+
+    id: int
+    title: str
+    starts_at: datetime
+    ends_at: datetime
+    duration: str
+    presenter: str | None
+    papers: tuple[PaperView, ...]
+    summary: str | None  # the description on one line (the club page's sentence)
+    description: str | None
+    signup_url: str | None
+    recording_url: str | None
+    notes_url: str | None
+    wiki_url: str | None
+    thread_url: str | None
+    cancelled: bool
+    cancel_reason: str | None
+    started: bool
+    ended: bool
+    display: Display  # the guild's zones
+    with_year: bool  # the session is not in the reader's current year (in the first zone)
+
+    @cached_property
+    def when(self) -> str:
+        """The club page's form: "Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST"."""
+        return timeutil.format_club_time(self.starts_at, self.display.zones, with_year=self.with_year)
+
+    @cached_property
+    def date(self) -> str:
+        """ "16 October" (with the year when it is not this year)."""
+        text = timeutil.format_club_date(self.starts_at, self.display.tz)
+        return f"{text} {self.starts_at.astimezone(self.display.tz).year}" if self.with_year else text
+
+    @cached_property
+    def recording(self) -> Embed | None:
+        """The recording's player when it is a YouTube, Vimeo or Loom link (else the page links it)."""
+        return recording_embed(self.recording_url)
+
+    @property
+    def links(self) -> tuple[tuple[str, str], ...]:
+        """What came after the session, as (label, address): the recording, the notes, the wiki page."""
+        found = (("Recording", self.recording_url), ("Notes", self.notes_url), ("Wiki", self.wiki_url))
+        return tuple((label, url) for label, url in found if url)
+
+    @property
+    def headline(self) -> str:
+        """The title as a sentence: 'Gym-Anything: autoscaling CUA.' (no second stop after ? ! or .)."""
+        return self.title if self.title.endswith((".", "?", "!", "…")) else f"{self.title}."
+
+
+@dataclass(frozen=True)
+class SiteView:
+    slug: str
+    title: str
+    about: str | None  # Markdown (rendered safely by the templates' layer)
+    zones: str  # "PT / GMT / IST", for the page's explanation
+    topics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ListView:
+    id: int
+    name: str
+    description: str | None
+    size: int
+
+
+@dataclass(frozen=True)
+class ListItemView:
+    paper: PaperView
+    note: str | None
+
+
+@dataclass(frozen=True)
+class ShortlistItem:
+    paper: PaperView
+    topic: str | None
+    reason: str | None
+    votes: int
+
+
+@dataclass(frozen=True)
+class HomePage:
+    site: SiteView
+    upcoming: tuple[SessionView, ...]
+    recent: tuple[SessionView, ...]
+    past_total: int
+    lists: tuple[ListView, ...]
+    shortlist: tuple[ShortlistItem, ...]
+    changes_at: datetime | None = None  # the earliest instant time alone changes the page (None: never)
+
+
+@dataclass(frozen=True)
+class SessionPage:
+    site: SiteView
+    session: SessionView
+    changes_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class ListPage:
+    site: SiteView
+    list: ListView
+    items: tuple[ListItemView, ...]
+
+
+@dataclass(frozen=True)
+class ArchivePage:
+    site: SiteView
+    sessions: tuple[SessionView, ...]
+    page: int  # 1-based
+    pages: int
+    total: int
+    changes_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    kind: str  # "session", "paper" or "list"
+    title: str
+    snippet: str  # member text with reading_search.MARK_OPEN/MARK_CLOSE around matched words
+    session_id: int | None = None
+    list_id: int | None = None
+    url: str | None = None
+    when: str | None = None
+    read_in: tuple[tuple[int, str], ...] = ()  # (session id, its title)
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    site: SiteView
+    query: str
+    results: tuple[SearchResult, ...]
+    total: int
+    page: int  # 1-based
+    pages: int
+    any_word: bool = False
+    problem: str | None = None
+
+
+# ---------------------------------------------------------------- plain values
+
+
+@dataclass(frozen=True)
+class Display:
+    """The guild settings the pages show: its zones (the first one dates the sessions) and its topics."""
+
+    zones: tuple[timeutil.DisplayZone, ...]
+    tz: ZoneInfo
+    labels: str  # "PT / GMT / IST", for the page's explanation
+    topics: tuple[str, ...]
+
+
+def display_of(timezone: str, display_zones: str, suggestion_topics: str) -> Display:
+    """Parsed once per page, not once per session."""
+    zones = tuple(timeutil.parse_display_zones(display_zones))
+    tz = timeutil.resolve_timezone(zones[0].zone if zones else timezone)
+    labels = " / ".join(z.label or z.zone for z in zones)
+    topics = tuple(t for t in suggestion_topics.split(";") if t and t.casefold() != "other")
+    return Display(zones, tz, labels, topics)
+
+
+def _display(config: GuildConfig) -> Display:
+    return display_of(config.timezone, config.display_zones_text, ";".join(config.suggestion_topics))
+
+
+def live_display(live: LiveSite) -> Display:
+    return display_of(live.timezone, live.display_zones, live.suggestion_topics)
+
+
+def _paper(title: str, url: str | None, arxiv_id: str | None, wiki_url: str | None) -> PaperView:
+    """A paper's links, each checked."""
+    abs_url = pdf_url = None
+    if arxiv_id:
+        quoted = quote(arxiv_id, safe="./")
+        abs_url, pdf_url = f"https://arxiv.org/abs/{quoted}", f"https://arxiv.org/pdf/{quoted}"
+    return PaperView(title, http_link(url), abs_url, pdf_url, http_link(wiki_url))
+
+
+def paper_view(info: PaperInfo) -> PaperView:
+    return _paper(info.title, info.url, info.arxiv_id, info.wiki_url)
+
+
+def paper_of_row(row: Any) -> PaperView:
+    return _paper(row.paper_title, row.paper_url, row.paper_arxiv_id, row.paper_wiki_url)
+
+
+def http_link(url: str | None) -> str | None:
+    safe = safe_link(url)
+    return safe if safe is not None and safe.lower().startswith(("http://", "https://")) else None
+
+
+def _duration(minutes: int) -> str:
+    hours, mins = divmod(minutes, 60)
+    if not mins:
+        return f"{hours} hour" + ("s" if hours != 1 else "")
+    if not hours:
+        return f"{mins} minutes"
+    return f"{hours} h {mins} min"
+
+
+def _view(s: Any, papers: tuple[PaperView, ...], display: Display, now: datetime) -> SessionView:
+    """``s``: a SessionInfo or a row of :data:`queries.SESSION_COLUMNS` (the same names)."""
+    starts_at: datetime = s.starts_at
+    ends_at = starts_at + timedelta(minutes=s.duration_minutes)
+    tz = display.tz
+    return SessionView(
+        id=s.id,
+        title=s.title,
+        starts_at=starts_at,
+        ends_at=ends_at,
+        duration=_duration(s.duration_minutes),
+        presenter=s.presenter_name,  # a guest's or member's typed name; never the member's id
+        papers=papers,
+        summary=one_line(s.description, SUMMARY_LIMIT) if s.description else None,
+        description=s.description,
+        signup_url=http_link(s.signup_url),
+        recording_url=http_link(s.recording_url),
+        notes_url=http_link(s.notes_url),
+        wiki_url=http_link(s.wiki_url),
+        thread_url=(f"https://discord.com/channels/{s.guild_id}/{s.thread_id}" if s.thread_id else None),
+        cancelled=s.status == CANCELLED,
+        cancel_reason=s.cancel_reason,
+        started=starts_at <= now,
+        ended=ends_at <= now,
+        display=display,
+        with_year=now.astimezone(tz).year != starts_at.astimezone(tz).year,
+    )
+
+
+def info_view(info: SessionInfo, display: Display, now: datetime) -> SessionView:
+    return _view(info, tuple(paper_view(p) for p in info.papers), display, now)
+
+
+def session_view(info: SessionInfo, config: GuildConfig, now: datetime) -> SessionView:
+    return info_view(info, _display(config), now)
+
+
+def row_view(found: queries.SessionRow, display: Display, now: datetime) -> SessionView:
+    return _view(found.row, tuple(paper_of_row(r) for r in found.papers), display, now)
+
+
+async def _site_display(session: AsyncSession, site: SiteConfig, display: Display | None) -> Display:
+    return display if display is not None else _display(await get_config(session, site.guild_id))
+
+
+async def site_view(
+    session: AsyncSession, site: SiteConfig, display: Display | None = None
+) -> tuple[SiteView, Display]:
+    """The site's header and footer values; ``display`` (from :func:`live_display`) saves reading the
+    guild's settings again."""
+    assert site.slug is not None
+    shown = await _site_display(session, site, display)
+    return SiteView(site.slug, site.title, site.about, shown.labels, shown.topics), shown
+
+
+@dataclass(frozen=True)
+class FeedEntry:
+    session: SessionView
+    updated_at: datetime
+    published_at: datetime
+    recap: bool  # the recording or notes are in
