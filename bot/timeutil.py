@@ -322,6 +322,16 @@ def format_club_date(dt_utc: datetime, zone: str | ZoneInfo, *, now: datetime | 
     return text
 
 
+def format_duration(minutes: int) -> str:
+    """'1 hour', '2 hours', '45 minutes', '1 h 30 min'."""
+    hours, mins = divmod(minutes, 60)
+    if not mins:
+        return f"{hours} hour" + ("s" if hours != 1 else "")
+    if not hours:
+        return f"{mins} minutes"
+    return f"{hours} h {mins} min"
+
+
 def discord_timestamp(dt: datetime, style: Literal["t", "T", "d", "D", "f", "F", "R"] = "F") -> str:
     """Discord's '<t:UNIX:STYLE>' markup, rendered in each reader's own zone."""
     return f"<t:{int(ensure_aware_utc(dt).timestamp())}:{style}>"

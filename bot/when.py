@@ -78,7 +78,8 @@ def _split_day_and_clock(text: str, day_re: str) -> tuple[str, time] | None:
     return None
 
 
-def _make_date(year: int, month: int, day: int, now: datetime) -> date:
+def make_date(year: int, month: int, day: int, now: datetime) -> date:
+    """The calendar date, within :func:`bot.timeutil.date_window` of ``now``; BadInput naming what is wrong."""
     first, last = timeutil.date_window(now)
     if not first.year <= year <= last.year:
         raise timeutil.out_of_range(now)
@@ -108,7 +109,7 @@ def _calendar_date(text: str, now_local: datetime) -> tuple[date, time] | None:
         clock = _match_clock(re.sub(r"^(\d{1,2}:\d{2}):\d{2}(?:\.\d+)?$", r"\1", m.group(4)))
         if clock is None:
             return None
-        return _make_date(int(m.group(1)), int(m.group(2)), int(m.group(3)), now_local), clock
+        return make_date(int(m.group(1)), int(m.group(2)), int(m.group(3)), now_local), clock
     lead = rf"(?:(?P<wd>{_WEEKDAY_RE})\s+)?"
     day_first = rf"{lead}(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mo>{_MONTH_RE})\.?"
     month_first = rf"{lead}(?P<mo>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?"
@@ -119,7 +120,7 @@ def _calendar_date(text: str, now_local: datetime) -> tuple[date, time] | None:
             continue
         month, day = _MONTH_WORDS[m.group("mo")], int(m.group("d"))
         if m.group("y"):
-            d = _make_date(int(m.group("y")), month, day, now_local)
+            d = make_date(int(m.group("y")), month, day, now_local)
         else:
             d = _next_yearless(month, day, clock, now_local)
         if m.group("wd") and _WEEKDAY_WORDS[m.group("wd")] != d.weekday():

@@ -21,7 +21,6 @@ from bot.services.series.presenters import Offer, PresenterStat
 from bot.timeutil import DisplayZone
 from bot.views import PaperclubView
 from cogs.series.buttons import PresentButton
-from cogs.sessions.render import duration_text
 
 COLOUR = discord.Colour.blurple()
 ENDED_COLOUR = discord.Colour.dark_grey()
@@ -76,7 +75,7 @@ def week_line(info: SeriesInfo, week: WeekInfo, zones: Sequence[DisplayZone], no
 def header(info: SeriesInfo, zones: Sequence[DisplayZone], now: datetime) -> str:
     rule = info.rule
     today = now.astimezone(rule.tz).date()
-    text = f"{rules.rule_text(rule, zones, now)} ({rule.zone}) · {duration_text(info.duration_minutes)}"
+    text = f"{rules.rule_text(rule, zones, now)} ({rule.zone}) · {timeutil.format_duration(info.duration_minutes)}"
     if info.has_ended(today):
         assert rule.until is not None
         text += f" · ended {rules.long_date(rule.until)}"

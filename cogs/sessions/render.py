@@ -37,16 +37,6 @@ CANCELLED_COLOUR = discord.Colour.dark_grey()
 DONE_COLOUR = discord.Colour.green()
 
 
-def duration_text(minutes: int) -> str:
-    """'1 hour', '2 hours', '45 minutes', '1 h 30 min'."""
-    hours, mins = divmod(minutes, 60)
-    if not mins:
-        return f"{hours} hour" + ("s" if hours != 1 else "")
-    if not hours:
-        return f"{mins} minutes"
-    return f"{hours} h {mins} min"
-
-
 def club_time(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
     """The club page's form; the year is added when it is not the current one."""
     with_year = now is not None and now.astimezone(info.starts_at.tzinfo).year != info.starts_at.year
@@ -127,7 +117,7 @@ def session_embed(
     presenter = presenter_text(info)
     if presenter:
         embed.add_field(name="Presenter", value=cut(presenter, EMBED_FIELD_VALUE_LIMIT))
-    embed.add_field(name="Duration", value=duration_text(info.duration_minutes))
+    embed.add_field(name="Duration", value=timeutil.format_duration(info.duration_minutes))
     if info.papers:
         label = "Paper" if len(info.papers) == 1 else "Papers"
         embed.add_field(name=label, value=papers_text(info), inline=False)

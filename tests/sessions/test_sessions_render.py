@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import icalendar
 import pytest
 
+from bot import timeutil
 from bot.replies import markdown_link
 from bot.services.papers.store import PaperInfo
 from bot.services.sessions import calendar as ics
@@ -179,7 +180,7 @@ def test_cancelled_card() -> None:
 
 
 def test_duration_text() -> None:
-    assert [render.duration_text(m) for m in (60, 120, 45, 90)] == [
+    assert [timeutil.format_duration(m) for m in (60, 120, 45, 90)] == [
         "1 hour",
         "2 hours",
         "45 minutes",

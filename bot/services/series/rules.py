@@ -232,7 +232,7 @@ def _read_date(text: str, today: date, now: datetime, what: str) -> date:
     iso = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", text)
     if iso:
         year, month, day = (int(part) for part in iso.groups())
-        return _make(year, month, day, now)
+        return when.make_date(year, month, day, now)
     for pattern in (
         r"(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>[a-z]+)\.?(?:\s+(?P<y>\d{4}))?",
         r"(?P<m>[a-z]+)\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?(?:\s+(?P<y>\d{4}))?",
@@ -242,7 +242,7 @@ def _read_date(text: str, today: date, now: datetime, what: str) -> date:
             continue
         month, day = _MONTHS[found["m"]], int(found["d"])
         if found["y"]:
-            return _make(int(found["y"]), month, day, now)
+            return when.make_date(int(found["y"]), month, day, now)
         for year in (today.year, today.year + 1, today.year + 4):  # the next such date (29 Feb: a leap year)
             try:
                 candidate = date(year, month, day)
@@ -257,18 +257,6 @@ def _read_date(text: str, today: date, now: datetime, what: str) -> date:
             "use 2026-12-24."
         )
     raise BadInput(f"I couldn't read “{text[:40]}” as a {what}; write it like 2026-12-24 or 24 Dec 2026.")
-
-
-def _make(year: int, month: int, day: int, now: datetime) -> date:
-    first, last = timeutil.date_window(now)
-    if not first.year <= year <= last.year:
-        raise timeutil.out_of_range(now)
-    if not 1 <= month <= 12:
-        raise BadInput(f"There is no month {month}; use 1–12.")
-    try:
-        return date(year, month, day)
-    except ValueError:
-        raise BadInput(f"{timeutil.MONTHS[month - 1].title()} {year} has no day {day}.") from None
 
 
 def clean_reason(text: str | None) -> str | None:

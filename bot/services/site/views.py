@@ -238,15 +238,6 @@ def http_link(url: str | None) -> str | None:
     return safe if safe is not None and safe.lower().startswith(("http://", "https://")) else None
 
 
-def _duration(minutes: int) -> str:
-    hours, mins = divmod(minutes, 60)
-    if not mins:
-        return f"{hours} hour" + ("s" if hours != 1 else "")
-    if not hours:
-        return f"{mins} minutes"
-    return f"{hours} h {mins} min"
-
-
 def _view(s: Any, papers: tuple[PaperView, ...], display: Display, now: datetime) -> SessionView:
     """``s``: a SessionInfo or a row of :data:`queries.SESSION_COLUMNS` (the same names)."""
     starts_at: datetime = s.starts_at
@@ -257,7 +248,7 @@ def _view(s: Any, papers: tuple[PaperView, ...], display: Display, now: datetime
         title=s.title,
         starts_at=starts_at,
         ends_at=ends_at,
-        duration=_duration(s.duration_minutes),
+        duration=timeutil.format_duration(s.duration_minutes),
         presenter=s.presenter_name,  # a guest's or member's typed name; never the member's id
         papers=papers,
         summary=one_line(s.description, SUMMARY_LIMIT) if s.description else None,
