@@ -16,6 +16,7 @@ import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from discord import app_commands
 from discord.ext import commands
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 import cogs
@@ -151,14 +152,19 @@ class PaperclubBot(commands.Bot):
         while True:
             now = datetime.now(UTC)
             async with self.session_factory() as session, session.begin():
-                row = await session.get(AppState, key)
-                if not force and row is not None and row.value == digest:
+                if not force and await self._synced_digest(session, key) == digest:
                     log.info(
                         "application commands unchanged%s; not syncing",
                         " (another process synced them)" if waited else "",
                     )
                     return False
                 if await take_lease(session, claim, self.jobs.token, now, SYNC_LEASE):
+                    # Read again now the lease is ours: under READ COMMITTED the first read may predate the
+                    # commit of the process that just synced (its hash and its release are one commit).
+                    if not force and await self._synced_digest(session, key) == digest:
+                        await release_lease(session, claim, self.jobs.token, now)
+                        log.info("application commands unchanged (another process synced them); not syncing")
+                        return False
                     break
             if not waited:
                 log.info("another process is syncing the application commands; waiting for it")
@@ -166,21 +172,29 @@ class PaperclubBot(commands.Bot):
             await asyncio.sleep(SYNC_POLL_SECONDS)
         try:
             self.synced_commands = await self.tree.sync(guild=guild)
-            async with self.session_factory() as session, session.begin():
-                row = await session.get(AppState, key)
-                if row is None:
-                    session.add(AppState(key=key, value=digest))
-                else:
-                    row.value = digest
-        finally:
+        except BaseException:
             async with self.session_factory() as session, session.begin():
                 await release_lease(session, claim, self.jobs.token, datetime.now(UTC))
+            raise
+        async with self.session_factory() as session, session.begin():  # the hash and the release together
+            row = await session.get(AppState, key)
+            if row is None:
+                session.add(AppState(key=key, value=digest))
+            else:
+                row.value = digest
+            await release_lease(session, claim, self.jobs.token, datetime.now(UTC))
         log.info(
             "synced %d application commands to %s",
             len(self.synced_commands),
             guild.id if guild else "all guilds",
         )
         return True
+
+    @staticmethod
+    async def _synced_digest(session: AsyncSession, key: str) -> str | None:
+        """The hash of the command set last synced, read fresh (not from the session's identity map)."""
+        result = await session.execute(select(AppState.value).where(AppState.key == key))
+        return result.scalar_one_or_none()
 
     def shard_states(self) -> list[ShardState]:
         """This process's gateway connection (one, as shard 0, when unsharded)."""

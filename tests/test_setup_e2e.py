@@ -248,3 +248,28 @@ async def test_a_configured_channel_that_is_gone(discord_env) -> None:
         f"<#{env.general.id}> is gone: run `/setup announcements` with another channel"
         in (shown.embeds[0]["description"])
     )
+
+
+async def test_a_stale_first_read_of_the_synced_hash_does_not_sync_again(discord_env, monkeypatch) -> None:
+    """Processes starting together: one read the hash before another process's sync committed it, then
+    takes the lease after that process released it. It reads the hash again under the lease: no second
+    sync. (Seen as two syncs with three processes at load 7 before the second read.)"""
+    env = discord_env
+    from bot.client import PaperclubBot
+
+    real = PaperclubBot._synced_digest
+    reads: list[str | None] = []
+
+    async def stale_first(session, key):
+        value = await real(session, key)
+        reads.append(value)
+        return None if len(reads) == 1 else value  # the first read predates the other process's commit
+
+    monkeypatch.setattr(PaperclubBot, "_synced_digest", staticmethod(stale_first))
+    await env.restart_bot()
+    assert len(reads) == 2
+    assert reads[1] is not None
+    puts = env.standin.requests_to("PUT", r"/applications/\d+/commands$")
+    assert len(puts) == 1  # only the first start's sync
+    shown = await (await env.invoke("setup show", member=env.admin)).response()
+    assert shown.embeds
