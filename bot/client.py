@@ -33,6 +33,10 @@ from db.models import AppState
 
 log = logging.getLogger("paperclub.bot")
 IDENTIFY_WINDOW = timedelta(seconds=5)  # Discord: max_concurrency IDENTIFYs per 5 seconds
+# Slots are spaced a little wider than Discord's window: between taking a slot and the IDENTIFY reaching
+# Discord lie a connection and the event loop's scheduling, and a slot taken on time but sent late must
+# not land within 5 s of the next one (seen once at load 4: an Invalid Session).
+IDENTIFY_SPACING = IDENTIFY_WINDOW + timedelta(seconds=1)
 SYNC_LEASE = timedelta(minutes=2)  # longer than a sync takes, even behind a rate limit
 SYNC_POLL_SECONDS = 0.25  # how often a process waiting for another's sync looks again
 
@@ -279,7 +283,7 @@ class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
                         len(self.shard_states()),
                     )
         bucket = (shard_id or 0) % self._identify_concurrency
-        waited = await take_rate_slot(self.session_factory, f"gateway.identify.{bucket}", IDENTIFY_WINDOW)
+        waited = await take_rate_slot(self.session_factory, f"gateway.identify.{bucket}", IDENTIFY_SPACING)
         if waited:
             log.info("shard %s waited %.1f s for its identify slot", shard_id, waited.total_seconds())
 
