@@ -37,8 +37,8 @@ from bot.services.reading.terms import (
 MAX_RESULTS = 250
 """At most this many results (50 pages): over it, the reply says "over 250" and the results are
 the best among the newest matches, so a very common word costs no more than a rarer one."""
-WALK_BUCKETS = 256
-"""PostgreSQL, several words: buckets of 4,096 index ids walked, newest first, before the plain index."""
+WALK_BUCKETS = 128
+"""PostgreSQL, several words: buckets of 8,192 index ids walked, newest first, before the plain index."""
 RARE_MATCHES = 200.0
 """PostgreSQL, several words: at most this many matches estimated, the plain index at once (no walk)."""
 
