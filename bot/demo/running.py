@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from typing import TypeVar
 
@@ -14,6 +15,8 @@ from standin.server import StandIn
 
 ClientT = TypeVar("ClientT", bound=discord.Client)
 FAST_GUILD_READY = 0.05
+
+log = logging.getLogger("paperclub.demo")
 
 
 @contextlib.asynccontextmanager
@@ -64,6 +67,20 @@ async def connected(
         with contextlib.suppress(Exception, asyncio.CancelledError):
             await asyncio.wait_for(runner, timeout)
         restore_api_base(saved)  # another client in this process may still use its own stand-in
+        _name_leftovers()
+
+
+def _name_leftovers() -> None:
+    """Log the tasks still pending once the client closed (at DEBUG; WARNING for the client's own runner).
+    If the event loop then hangs at close on one that ignores cancellation, the log names it."""
+    current = asyncio.current_task()
+    for task in asyncio.all_tasks():
+        if task is current or task.done():
+            continue
+        coro = task.get_coro()
+        where = getattr(coro, "__qualname__", repr(coro))
+        level = logging.WARNING if task.get_name() == "sandbox-client" else logging.DEBUG
+        log.log(level, "task still pending after the client closed: %s (%s)", task.get_name(), where)
 
 
 async def _ready(client: discord.Client, standin: StandIn, timeout: float) -> None:
