@@ -1,4 +1,4 @@
-"""Apply alembic migrations programmatically (at start-up and by `paperclub db upgrade`).
+"""Apply alembic migrations programmatically (at start-up, `paperclub db upgrade` and `db downgrade`).
 
 Each feature's migration branches from the foundation revision, so we upgrade
 to ``heads``: every branch, in dependency order.
@@ -19,9 +19,12 @@ migrations must run once, and the others must wait for them and then find nothin
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 from alembic import command
 from alembic.config import Config
@@ -29,8 +32,6 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
-
-from db import site_generations
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 # pg_advisory_xact_lock(int4, int4): a class of our own, and the schema's hash, so tests that each use a
@@ -42,6 +43,7 @@ log = logging.getLogger("paperclub.db")
 
 
 def alembic_config(url: str | None = None) -> Config:
+    """Alembic's configuration for our migrations (``url``: for stand-alone use; db.migrate passes a connection)."""
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR))
     if url:
@@ -49,35 +51,59 @@ def alembic_config(url: str | None = None) -> Config:
     return config
 
 
+def revision_module(filename: str) -> ModuleType:
+    """An earlier revision's module, loaded from its file (a revision that undoes it calls its functions)."""
+    path = MIGRATIONS_DIR / "versions" / filename
+    spec = importlib.util.spec_from_file_location(f"paperclub_migration_{path.stem}", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _upgrade(connection: Connection) -> None:
     config = alembic_config()
     config.attributes["connection"] = connection
     command.upgrade(config, "heads")
-    # The site's generation triggers follow other branches' tables (created in any order, and dropped by
-    # a SQLite batch rebuild): once every head is in, put back whichever is missing.
-    created = site_generations.ensure_triggers(connection)
-    if created:  # debug: an empty database creates them all, and `paperclub db upgrade` stays quiet
-        log.debug("site generation triggers created: %s", ", ".join(created))
+
+
+def _downgrader(revision: str) -> Callable[[Connection], None]:
+    def downgrade(connection: Connection) -> None:
+        config = alembic_config()
+        config.attributes["connection"] = connection
+        command.downgrade(config, f"{revision}-1")
+
+    return downgrade
 
 
 async def upgrade_database(engine: AsyncEngine) -> None:
     """Bring the store up to date; a no-op when it already is. Safe to call from many processes at once."""
+    await _migrate(engine, _upgrade)
+
+
+async def downgrade_database(engine: AsyncEngine, revision: str) -> None:
+    """Undo migration ``revision`` (one step down its branch) and whatever stands on it, under the same lock."""
+    await _migrate(engine, _downgrader(revision))
+
+
+async def _migrate(engine: AsyncEngine, migrate: Callable[[Connection], None]) -> None:
     if engine.dialect.name == "postgresql":
         async with engine.begin() as conn:
             await conn.execute(
                 text("SELECT pg_advisory_xact_lock(:lock_class, hashtext(current_schema()))"),
                 {"lock_class": MIGRATION_LOCK_CLASS},
             )
-            await conn.run_sync(_upgrade)
+            await conn.run_sync(migrate)
         return
     deadline = time.monotonic() + SQLITE_WAIT
     while True:
         try:
             async with engine.begin() as conn:
-                await conn.run_sync(_upgrade)
+                await conn.run_sync(migrate)
             return
         except OperationalError as exc:
             if "database is locked" not in str(exc) or time.monotonic() > deadline:
                 raise
-            log.info("another process is upgrading the SQLite database; waiting for it")
+            log.info("another process is migrating the SQLite database; waiting for it")
             await asyncio.sleep(0.5)

@@ -12,7 +12,7 @@ from bot.permissions import require_guild_id
 from bot.replies import send_ephemeral
 from bot.services.site import tokens
 from bot.services.site.config import get_site
-from bot.services.site.web import BOT_CACHE_SECONDS, SiteHandlers, reader_session_factory
+from bot.services.site.web import SiteHandlers, reader_session_factory
 from cogs.site.links import public_base
 
 OFF = "This server's website is off, so there is no calendar feed yet: an admin turns it on with `/setup website`."
@@ -25,39 +25,13 @@ class CalendarCog(
 ):
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        self.handlers: SiteHandlers | None = None
         super().__init__()
 
     async def cog_load(self) -> None:
         if self.bot.web is not None:
             web = self.bot.web  # its public_url is PUBLIC_URL, else its own address once it listens
             readers = reader_session_factory(self.bot.engine)  # pages only read: no SQLite write lock
-            self.handlers = SiteHandlers(
-                readers, self.bot.clock, lambda: web.public_url, cache_seconds=BOT_CACHE_SECONDS
-            )
-            web.add_routes(self.handlers.routes())
-
-    # Never needed for correctness (the guild's generation shows any process's change at the next
-    # request): frees this process's kept bodies of the guild early.
-    def _forget(self, guild_id: int) -> None:
-        if self.handlers is not None:
-            self.handlers.forget(guild_id)
-
-    @commands.Cog.listener()
-    async def on_site_changed(self, guild_id: int) -> None:
-        self._forget(guild_id)
-
-    @commands.Cog.listener()
-    async def on_session_saved(self, guild_id: int, session_id: int) -> None:
-        self._forget(guild_id)
-
-    @commands.Cog.listener()
-    async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
-        self._forget(guild_id)
-
-    @commands.Cog.listener()
-    async def on_guild_settings_changed(self, guild_id: int, fields: set[str]) -> None:
-        self._forget(guild_id)
+            web.add_routes(SiteHandlers(readers, self.bot.clock, lambda: web.public_url).routes())
 
     async def _feed(self, interaction: Interaction, *, reset: bool) -> None:
         guild_id = require_guild_id(interaction)

@@ -47,7 +47,6 @@ async def set_website(interaction: Interaction, enabled: bool, slug: str | None)
         site = await site_config.set_website(
             session, guild_id, enabled=enabled, slug=slug, title=title, now=bot.clock.now()
         )
-    bot.dispatch("site_changed", guild_id)
     status = site_status(public_base(bot), site)
     extra = (
         " Announcements and `/session show` now link each session's page; members get their own calendar "
@@ -80,7 +79,6 @@ async def save_about(interaction: Interaction, text: str | None) -> None:
     bot = interaction.client
     async with bot.session_factory() as session, session.begin():
         site = await site_config.set_about(session, guild_id, text, now=bot.clock.now())
-    bot.dispatch("site_changed", guild_id)
     shown = "cleared" if site.about is None else f"saved ({len(site.about)} characters)"
     where = "" if site.live else " It shows once the website is on (`/setup website`)."
     await send_ephemeral(interaction, f"The “How it runs” text is {shown}.{where}")

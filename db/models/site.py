@@ -43,14 +43,3 @@ class CalendarToken(Base):
     user_id: Mapped[int] = mapped_column(BigInteger)
     token_hash: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-
-
-class SiteGeneration(Base):
-    """A guild's content generation: moved on by the database's own triggers (migration 0015) in the same
-    transaction as any write to what the site shows, so a kept page built at the same generation is
-    current whichever process wrote. Never written by our code."""
-
-    __tablename__ = "site_generations"
-
-    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
-    generation: Mapped[int] = mapped_column(BigInteger)

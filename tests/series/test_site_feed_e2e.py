@@ -1,7 +1,7 @@
 """The website's calendar feed (``/<slug>/calendar.ics``, served by the bot and in the static build) gives a
 series in its repeating form: one VEVENT with RRULE, EXDATE for a skipped week and RECURRENCE-ID for a moved
 one, expanded by recurring-ical-events to the weeks /series show lists; a change to the series shows at the
-next poll (the kept body is not reused)."""
+next poll."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.clock import FakeClock
 from bot.services.reading.files import import_text
 from bot.services.site import config as site_config
-from bot.services.site.web import BOT_CACHE_SECONDS, reader_session_factory, site_routes
+from bot.services.site.web import reader_session_factory, site_routes
 from db.engine import create_session_factory
 from tests.conftest import StoreInfo
 
@@ -76,11 +76,10 @@ def site_app(club: Club, public: str | None = PUBLIC) -> web.Application:
 
 
 @pytest.fixture
-async def kept(club: Club, engine: AsyncEngine) -> AsyncIterator[TestClient]:
-    """The site as the bot serves it: read-only sessions, bodies kept as the bot keeps them."""
+async def served(club: Club, engine: AsyncEngine) -> AsyncIterator[TestClient]:
+    """The site as the bot serves it: the read-only sessions the bot's handlers read with."""
     app = web.Application()
-    factory = reader_session_factory(engine)
-    app.add_routes(site_routes(factory, club.clock, lambda: PUBLIC, cache_seconds=BOT_CACHE_SECONDS))
+    app.add_routes(site_routes(reader_session_factory(engine), club.clock, lambda: PUBLIC))
     async with TestClient(TestServer(app)) as http:
         yield http
 

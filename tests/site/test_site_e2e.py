@@ -152,3 +152,34 @@ async def test_calendar_link_and_reset(env: BotEnv) -> None:
     assert "old address no longer works" in reset.content
     assert (await fetch(url.group(1)))[0] == 404
     assert (await fetch(new_url.group(1)))[0] == 200
+
+
+async def test_the_bots_server_answers_etags_and_cache_control(env: BotEnv) -> None:
+    """Through the bot's own web server: a session edited with /session edit shows at the next request,
+    under a new ETag; the old one is answered with the new page, the current one with 304."""
+    await configure(env)
+    session_id = await add_session(env, "Building data recipes", "2026-11-05 08:00")
+    home = await turn_on(env)
+    async with aiohttp.ClientSession() as http:
+        for path, cache in (
+            ("", "public, max-age=60"),
+            (f"sessions/{session_id}/", "public, max-age=60"),
+            ("calendar.ics", "public, max-age=300"),
+            ("feed.atom", "public, max-age=300"),
+        ):
+            async with http.get(home + path) as first:
+                assert first.status == 200, path
+                assert first.headers["Cache-Control"] == cache, path
+                etag = first.headers["ETag"]
+                assert etag.startswith('"'), path  # strong
+            async with http.get(home + path, headers={"If-None-Match": etag}) as again:
+                assert again.status == 304, path
+                assert again.headers["Cache-Control"] == cache, path
+        async with http.get(home) as first:
+            etag = first.headers["ETag"]
+        edit = {"session": session_id, "title": "Data recipes, retitled"}
+        await (await env.invoke("session edit", edit, member=env.organizer)).final()
+        async with http.get(home, headers={"If-None-Match": etag}) as changed:
+            assert changed.status == 200
+            assert changed.headers["ETag"] != etag
+            assert "Data recipes, retitled" in await changed.text()

@@ -19,7 +19,7 @@ from bot.errors import BadInput, Conflict
 from bot.text import clean_line, visible
 from db.models import GuildSettings
 from db.models.core import DEFAULT_DISPLAY_ZONES, DEFAULT_SUGGESTION_TOPICS, DEFAULT_TIMEZONE
-from db.models.site import SiteGeneration, SiteSettings
+from db.models.site import SiteSettings
 
 MAX_SLUG: Final = 40
 MAX_ABOUT: Final = 4000
@@ -56,7 +56,6 @@ class LiveSite:
     timezone: str = DEFAULT_TIMEZONE
     display_zones: str = DEFAULT_DISPLAY_ZONES
     suggestion_topics: str = DEFAULT_SUGGESTION_TOPICS
-    generation: int = 0  # the guild's content generation (site_generations; 0 before any write)
 
 
 def _config(row: SiteSettings | None, guild_id: int) -> SiteConfig:
@@ -106,9 +105,7 @@ async def site_by_slug(session: AsyncSession, slug: str) -> SiteConfig | None:
 
 _SITE = SiteSettings.__table__.c
 _GUILD = GuildSettings.__table__.c
-_GENERATION = SiteGeneration.__table__.c
-#: Built once: every page request runs it first (the site's on/off check, what its pages need and the
-#: guild's content generation, which says whether a kept body is still current).
+#: Built once: every page request runs it first (the site's on/off check and what its pages need).
 _LIVE_SITE = (
     select(
         _SITE.guild_id,
@@ -119,30 +116,24 @@ _LIVE_SITE = (
         _GUILD.timezone,
         _GUILD.display_zones,
         _GUILD.suggestion_topics,
-        _GENERATION.generation,
     )
-    .select_from(
-        SiteSettings.__table__.outerjoin(
-            GuildSettings.__table__, _GUILD.guild_id == _SITE.guild_id
-        ).outerjoin(SiteGeneration.__table__, _GENERATION.guild_id == _SITE.guild_id)
-    )
+    .select_from(SiteSettings.__table__.outerjoin(GuildSettings.__table__, _GUILD.guild_id == _SITE.guild_id))
     .where(_SITE.slug == bindparam("slug"), _SITE.enabled.is_(True))
 )
 
 
 async def live_site(session: AsyncSession, slug: str) -> LiveSite | None:
     """The enabled site at ``/<slug>/`` with its guild's display settings (defaults when the guild never
-    ran /setup) and content generation, in one query; None for an unknown slug and for a site that is off."""
+    ran /setup), in one query; None for an unknown slug and for a site that is off."""
     if not _SLUG.fullmatch(slug):
         return None
     row = (await (await session.connection()).execute(_LIVE_SITE, {"slug": slug})).first()
     if row is None:
         return None
     site = SiteConfig(row.guild_id, True, row.slug, row.title, row.about, row.updated_at)
-    generation = int(row.generation or 0)
     if row.timezone is None:  # no guild_settings row: the defaults
-        return LiveSite(site, generation=generation)
-    return LiveSite(site, row.timezone, row.display_zones, row.suggestion_topics, generation)
+        return LiveSite(site)
+    return LiveSite(site, row.timezone, row.display_zones, row.suggestion_topics)
 
 
 async def _row(session: AsyncSession, guild_id: int, now: datetime) -> SiteSettings:

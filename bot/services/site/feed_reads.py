@@ -3,7 +3,6 @@ personal feeds, the archive), and the Atom feed's newest changes."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -14,7 +13,6 @@ from sqlalchemy.orm import selectinload
 from bot.services.papers.store import PaperInfo
 from bot.services.sessions.info import CANCELLED, SessionInfo, session_info
 from bot.services.site.config import SiteConfig
-from bot.services.site.kept import next_quarter_hour, soonest
 from bot.services.site.views import Display, FeedEntry, SiteView, info_view, site_view
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
 
@@ -66,10 +64,11 @@ FEED_COLUMNS = (
 async def _feed_infos(session: AsyncSession, query: Any) -> tuple[list[SessionInfo], datetime | None]:
     """Sessions as plain values straight from column rows (a feed lists hundreds: no ORM objects), with
     their papers in order; and the latest change among them."""
-    rows = (await session.execute(query)).all()
-    papers: dict[int, list[PaperInfo]] = {row.id: [] for row in rows}
+    conn = await session.connection()  # Core rows: no ORM loading for what is plain columns
+    rows = (await conn.execute(query)).all()
+    papers: dict[int, list[PaperInfo]] = {row[0]: [] for row in rows}
     if papers:
-        links = await session.execute(
+        links = await conn.execute(
             select(
                 SessionPaper.session_id,
                 Paper.id,
@@ -83,7 +82,8 @@ async def _feed_infos(session: AsyncSession, query: Any) -> tuple[list[SessionIn
                 Paper.wiki_url,
             )
             .join(Paper, Paper.id == SessionPaper.paper_id)
-            .where(SessionPaper.session_id.in_(list(papers)))
+            # the same sessions, chosen again in the store: no bound parameter per session
+            .where(SessionPaper.session_id.in_(select(query.subquery().c.id)))
             .order_by(SessionPaper.session_id, SessionPaper.position)
         )
         for sid, *paper in links.all():
@@ -164,17 +164,6 @@ async def calendar_sessions(
         .order_by(ClubSession.starts_at, ClubSession.id)
         .limit(limit),
     )
-
-
-def calendar_changes_at(
-    infos: Sequence[SessionInfo], now: datetime, *, series: bool, recent_days: int = RECENT_DAYS
-) -> datetime | None:
-    """When time alone changes :func:`calendar_sessions`' feed: its oldest session leaves the window
-    (and, at the limit, the next one comes in); with a series, the series' weeks follow the date in its
-    zone (the horizon), so at the next quarter hour (every zone's midnight is one)."""
-    # Kept while starts_at >= now - recent_days: gone from the first instant after that.
-    oldest = infos[0].starts_at + timedelta(days=recent_days, microseconds=1) if infos else None
-    return soonest(now, (oldest, next_quarter_hour(now) if series else None))
 
 
 async def personal_sessions(

@@ -22,7 +22,6 @@ from bot.services.reading import search as reading_search
 from bot.services.site import queries
 from bot.services.site.config import SiteConfig
 from bot.services.site.feed_reads import past_sessions
-from bot.services.site.kept import soonest, year_turns
 from bot.services.site.views import (
     ArchivePage,
     Display,
@@ -74,7 +73,6 @@ async def home_page(
         past_total=sessions.past_total,
         lists=lists,
         shortlist=shortlist,
-        changes_at=soonest(now, (sessions.next_change, year_turns(now, shown.tz))),
     )
 
 
@@ -86,8 +84,7 @@ async def session_page(
     if found is None:
         return None
     view, shown = await site_view(session, site, display)
-    one = row_view(found, shown, now)
-    return SessionPage(view, one, soonest(now, (one.starts_at, one.ends_at, year_turns(now, shown.tz))))
+    return SessionPage(view, row_view(found, shown, now))
 
 
 async def list_page(
@@ -124,8 +121,7 @@ async def archive_page(
     infos = await past_sessions(
         session, site.guild_id, now, limit=ARCHIVE_PAGE, offset=(page - 1) * ARCHIVE_PAGE
     )
-    changes_at = soonest(now, (await queries.next_start(conn, site.guild_id, now), year_turns(now, shown.tz)))
-    return ArchivePage(view, tuple(info_view(i, shown, now) for i in infos), page, pages, total, changes_at)
+    return ArchivePage(view, tuple(info_view(i, shown, now) for i in infos), page, pages, total)
 
 
 async def search_page(

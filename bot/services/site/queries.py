@@ -150,7 +150,6 @@ class HomeSessions:
     upcoming: list[SessionRow]
     recent: list[SessionRow]
     past_total: int  # every session that took place (not cancelled)
-    next_change: datetime | None  # the soonest start or end after now among the sessions read
 
 
 async def home_sessions(
@@ -181,13 +180,7 @@ async def home_sessions(
         key=lambda s: (s.row.starts_at, s.row.id),
         reverse=True,
     )
-    # Time alone changes the page when one of these starts or ends: the next sessions are the soonest,
-    # the count grows only when a session starts, and one not read here starts after those read.
-    next_change = min(
-        (t for r in rows for t in (r.starts_at, _ends(r)) if t > now),
-        default=None,
-    )
-    return HomeSessions(upcoming, recent, int(rows[0].past_total or 0) if rows else 0, next_change)
+    return HomeSessions(upcoming, recent, int(rows[0].past_total or 0) if rows else 0)
 
 
 def _ends(row: Any) -> datetime:
@@ -206,17 +199,6 @@ async def one_session(conn: AsyncConnection, guild_id: int, session_id: int) -> 
     """A session of the guild with its papers (one statement), or None."""
     rows = (await conn.execute(_ONE_SESSION, {"guild": guild_id, "session_id": session_id})).all()
     return next(iter(_group(rows, lambda r: r.id).values()), None)
-
-
-_NEXT_START: Final = select(func.min(_S.starts_at)).where(
-    _S.guild_id == bindparam("guild"), _S.starts_at > bindparam("now"), _S.status != CANCELLED
-)
-
-
-async def next_start(conn: AsyncConnection, guild_id: int, now: datetime) -> datetime | None:
-    """When the next session (not cancelled) starts: the count of past sessions changes then."""
-    value: datetime | None = await conn.scalar(_NEXT_START, {"guild": guild_id, "now": now})
-    return value
 
 
 async def past_count(conn: AsyncConnection, guild_id: int, now: datetime) -> int:

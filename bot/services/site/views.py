@@ -135,14 +135,12 @@ class HomePage:
     past_total: int
     lists: tuple[ListView, ...]
     shortlist: tuple[ShortlistItem, ...]
-    changes_at: datetime | None = None  # the earliest instant time alone changes the page (None: never)
 
 
 @dataclass(frozen=True)
 class SessionPage:
     site: SiteView
     session: SessionView
-    changes_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -159,7 +157,6 @@ class ArchivePage:
     page: int  # 1-based
     pages: int
     total: int
-    changes_at: datetime | None = None
 
 
 @dataclass(frozen=True)

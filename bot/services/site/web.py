@@ -5,16 +5,18 @@ them on its web server (``cogs/site``), and the bench and the tests serve them w
 
 Read-only by construction: every route is a GET (aiohttp answers HEAD for it too, and 405 for any other
 method). A guild's pages exist only while its site is on; an unknown slug, session, list or page is the
-same plain 404 page. Every answer carries a strong ETag (the SHA-256 of its body) and answers a matching
-``If-None-Match`` with 304, so feed readers and calendar apps poll cheaply. Last-Modified is not sent:
-pages shift with the clock (a session moves from "next" to "read") and papers carry no change time, so
-no stored time says when a page last changed, and a wrong one would keep stale copies alive.
+same plain 404 page. Every answer is built from the store at the request, so a change any process made
+shows at the next one. It carries a strong ETag (the SHA-256 of its body) and answers a matching
+``If-None-Match`` with 304, and a ``Cache-Control: max-age`` (pages 60 s; calendar and Atom feeds 300 s,
+personal feeds ``private``), so browsers, feed readers and calendar apps poll cheaply. Last-Modified is not
+sent: pages shift with the clock (a session moves from "next" to "read") and papers carry no change time,
+so no stored time says when a page last changed, and a wrong one would keep stale copies alive.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Callable
-from datetime import datetime
 from typing import Any, Final
 
 from aiohttp import web
@@ -25,7 +27,6 @@ from bot.ids import parse_id
 from bot.services.sessions.calendar import series_calendars
 from bot.services.site import feed_reads, feeds, pages, render, views
 from bot.services.site.config import LiveSite, SiteConfig, live_site, site_by_slug
-from bot.services.site.kept import Kept, etag_of, year_turns
 from bot.services.site.tokens import owner_of
 from db.engine import backend_name, one_statement_session_factory, read_only_session_factory
 
@@ -45,6 +46,11 @@ def security_headers(response: web.StreamResponse) -> None:
     response.headers.setdefault("Referrer-Policy", "same-origin")
 
 
+def etag_of(body: bytes) -> str:
+    """A strong ETag: a hash of the body (the same bytes, the same tag, in any process)."""
+    return '"' + hashlib.sha256(body).hexdigest()[:40] + '"'
+
+
 def _matches(header: str, etag: str) -> bool:
     """RFC 9110 §13.1.2: weak comparison, a list of tags, or ``*``."""
     if header.strip() == "*":
@@ -59,10 +65,9 @@ def respond(
     *,
     cache: str,
     charset: str | None = "utf-8",
-    etag: str | None = None,
 ) -> web.Response:
-    """200 with the body, or 304 when the client already holds it (``etag``: the body's, if known)."""
-    etag = etag or etag_of(body)
+    """200 with the body, or 304 when the client already holds it (``If-None-Match``)."""
+    etag = etag_of(body)
     headers = {"ETag": etag, "Cache-Control": cache, "Vary": "Accept-Encoding"}
     if _matches(request.headers.get("If-None-Match", ""), etag):
         response = web.Response(status=304, headers=headers)
@@ -81,53 +86,15 @@ def not_found() -> web.Response:
 
 
 class SiteHandlers:
-    """The routes of every guild's site (``/<slug>/…``).
-
-    Every answer starts with one read: the site's on/off check, the guild's display settings and its
-    content generation. ``cache_seconds`` (0: off) keeps each built page and feed (see :mod:`kept`):
-    while the generation read is the one a kept body was built at and time alone has not changed it,
-    that body is the answer, with no other read. Any write to what the site shows, by any process
-    sharing the store, moves the generation on in its own transaction (migration 0015), so it shows at
-    the next request; a site turned off stops at once.
-    """
+    """The routes of every guild's site (``/<slug>/…``): each request reads the site (its on/off check and
+    display settings, one statement), then what its page shows."""
 
     def __init__(
-        self,
-        session_factory: async_sessionmaker[AsyncSession],
-        clock: Clock,
-        public_url: PublicUrl,
-        *,
-        cache_seconds: float = 0.0,
+        self, session_factory: async_sessionmaker[AsyncSession], clock: Clock, public_url: PublicUrl
     ) -> None:
         self.session_factory = session_factory
         self.clock = clock
         self.public_url = public_url
-        self.cache_seconds = cache_seconds
-        self.kept = Kept(cache_seconds)
-
-    def forget(self, guild_id: int) -> None:
-        """Drop a guild's kept bodies (never needed for correctness: the generation says when one is
-        stale; the bot calls this when it changes that guild's sessions or site, to free them early)."""
-        self.kept.forget(guild_id)
-
-    Build = Callable[[datetime], Awaitable[tuple[bytes, datetime | None] | None]]
-
-    async def _kept(
-        self, request: web.Request, live: LiveSite, name: str, build: Build, content_type: str, *, cache: str
-    ) -> web.Response | None:
-        """The kept body of ``name`` while current, else ``build(now)``'s (body, valid until) kept; None
-        from ``build`` is a 404."""
-        now = self.clock.now()
-        key = self.base_url(live.site)
-        guild_id = live.site.guild_id
-        hit = self.kept.get(guild_id, name, live.generation, now, key)
-        if hit is None:
-            built = await build(now)
-            if built is None:
-                return None
-            body, valid_until = built
-            hit = self.kept.keep(guild_id, name, live.generation, valid_until, key, body)
-        return respond(request, hit.body, content_type, cache=cache, etag=hit.etag)
 
     def _render(self, live: LiveSite, page: Any, render_page: Callable[..., str]) -> bytes:
         return render_page(page, base_url=self.base_url(live.site)).encode("utf-8")
@@ -179,12 +146,9 @@ class SiteHandlers:
     async def unknown(self, request: web.Request) -> web.Response:
         return not_found()
 
-    async def home(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response | None:
-        async def build(now: datetime) -> tuple[bytes, datetime | None]:
-            page = await pages.home_page(session, live.site, now, views.live_display(live))
-            return self._render(live, page, render.home_html), page.changes_at
-
-        return await self._kept(request, live, "home", build, HTML, cache=PAGE_CACHE)
+    async def home(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
+        page = await pages.home_page(session, live.site, self.clock.now(), views.live_display(live))
+        return respond(request, self._render(live, page, render.home_html), HTML, cache=PAGE_CACHE)
 
     async def session(
         self, request: web.Request, session: AsyncSession, live: LiveSite
@@ -192,12 +156,11 @@ class SiteHandlers:
         session_id = parse_id(request.match_info["id"])
         if session_id is None:
             return None
-
-        async def build(now: datetime) -> tuple[bytes, datetime | None] | None:
-            page = await pages.session_page(session, live.site, session_id, now, views.live_display(live))
-            return None if page is None else (self._render(live, page, render.session_html), page.changes_at)
-
-        return await self._kept(request, live, f"session/{session_id}", build, HTML, cache=PAGE_CACHE)
+        now, display = self.clock.now(), views.live_display(live)
+        page = await pages.session_page(session, live.site, session_id, now, display)
+        if page is None:
+            return None
+        return respond(request, self._render(live, page, render.session_html), HTML, cache=PAGE_CACHE)
 
     async def reading_list(
         self, request: web.Request, session: AsyncSession, live: LiveSite
@@ -205,12 +168,10 @@ class SiteHandlers:
         list_id = parse_id(request.match_info["id"])
         if list_id is None:
             return None
-
-        async def build(now: datetime) -> tuple[bytes, datetime | None] | None:
-            page = await pages.list_page(session, live.site, list_id, views.live_display(live))
-            return None if page is None else (self._render(live, page, render.list_html), None)
-
-        return await self._kept(request, live, f"list/{list_id}", build, HTML, cache=PAGE_CACHE)
+        page = await pages.list_page(session, live.site, list_id, views.live_display(live))
+        if page is None:
+            return None
+        return respond(request, self._render(live, page, render.list_html), HTML, cache=PAGE_CACHE)
 
     async def archive(
         self, request: web.Request, session: AsyncSession, live: LiveSite
@@ -218,14 +179,11 @@ class SiteHandlers:
         number = request.match_info.get("n")
         if number is not None and (number.startswith("0") or number == "1"):
             return None  # one address per page: the first is /past/
-
-        async def build(now: datetime) -> tuple[bytes, datetime | None] | None:
-            page = await pages.archive_page(
-                session, live.site, int(number or 1), now, views.live_display(live)
-            )
-            return None if page is None else (self._render(live, page, render.archive_html), page.changes_at)
-
-        return await self._kept(request, live, f"past/{number or 1}", build, HTML, cache=PAGE_CACHE)
+        now, display = self.clock.now(), views.live_display(live)
+        page = await pages.archive_page(session, live.site, int(number or 1), now, display)
+        if page is None:
+            return None
+        return respond(request, self._render(live, page, render.archive_html), HTML, cache=PAGE_CACHE)
 
     async def search(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         query = request.query.get("q", "")[:1000]
@@ -244,18 +202,12 @@ class SiteHandlers:
         response.headers["X-Robots-Tag"] = "noindex"
         return response
 
-    async def calendar(
-        self, request: web.Request, session: AsyncSession, live: LiveSite
-    ) -> web.Response | None:
-        site = live.site
-
-        async def build(now: datetime) -> tuple[bytes, datetime | None]:
-            infos, changed = await feed_reads.calendar_sessions(session, site.guild_id, now)
-            series = await series_calendars(session, site.guild_id, now)
-            body = feeds.ics_feed(infos, changed, name=site.title, series=series)
-            return body, feed_reads.calendar_changes_at(infos, now, series=bool(series))
-
-        return await self._kept(request, live, "ics", build, "text/calendar", cache=FEED_CACHE)
+    async def calendar(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
+        site, now = live.site, self.clock.now()
+        infos, changed = await feed_reads.calendar_sessions(session, site.guild_id, now)
+        series = await series_calendars(session, site.guild_id, now)
+        body = feeds.ics_feed(infos, changed, name=site.title, series=series)
+        return respond(request, body, "text/calendar", cache=FEED_CACHE)
 
     async def personal_calendar(
         self, request: web.Request, session: AsyncSession, live: LiveSite
@@ -271,15 +223,10 @@ class SiteHandlers:
         response.headers["X-Robots-Tag"] = "noindex"
         return response
 
-    async def atom(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response | None:
-        async def build(now: datetime) -> tuple[bytes, datetime | None]:
-            display = views.live_display(live)
-            view, entries = await feed_reads.atom_entries(session, live.site, now, display=display)
-            # An entry shows its session's time (with the year when it is not this year), not whether
-            # it took place: only the year turning changes the feed by time alone.
-            return feeds.atom_feed(view, entries), year_turns(now, display.tz)
-
-        return await self._kept(request, live, "atom", build, "application/atom+xml", cache=FEED_CACHE)
+    async def atom(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
+        display = views.live_display(live)
+        view, entries = await feed_reads.atom_entries(session, live.site, self.clock.now(), display=display)
+        return respond(request, feeds.atom_feed(view, entries), "application/atom+xml", cache=FEED_CACHE)
 
     async def static(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         name = request.match_info["name"]
@@ -290,23 +237,14 @@ def reader_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSessi
     """The sessions the site reads with. SQLite: a deferred BEGIN, so a page's several reads see one
     snapshot. PostgreSQL: autocommit, since under READ COMMITTED each statement sees its own snapshot
     inside a transaction too, so a BEGIN and a ROLLBACK around a page's reads are two round trips for
-    nothing (the generation is still read first: see :mod:`kept`)."""
+    nothing."""
     if backend_name(engine) == "sqlite":
         return read_only_session_factory(engine)
     return one_statement_session_factory(engine)
 
 
-#: What the bot uses (tests and `site build` use 0: every body built). A safety bound only: a kept body
-#: is answered only while the guild's generation and the clock say it is current (see :mod:`kept`).
-BOT_CACHE_SECONDS: Final = 300.0
-
-
 def site_routes(
-    session_factory: async_sessionmaker[AsyncSession],
-    clock: Clock,
-    public_url: PublicUrl,
-    *,
-    cache_seconds: float = 0.0,
+    session_factory: async_sessionmaker[AsyncSession], clock: Clock, public_url: PublicUrl
 ) -> web.RouteTableDef:
     """Every site's routes, for ``WebServer.add_routes`` (or any aiohttp application)."""
-    return SiteHandlers(session_factory, clock, public_url, cache_seconds=cache_seconds).routes()
+    return SiteHandlers(session_factory, clock, public_url).routes()

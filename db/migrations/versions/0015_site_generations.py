@@ -6,8 +6,8 @@ votes, series and their weeks and settings, the guild's and the site's settings)
 it with the site (one statement) and answers a kept body built at the same generation with no other read.
 
 This revision creates the table and, on PostgreSQL, the mark and flush machinery. The row triggers on
-the followed tables are :mod:`db.site_generations`' (kept by ``db.migrate`` after every upgrade, since
-those tables belong to other branches, which may create them after this one or rebuild them).
+the followed tables were created by ``db.migrate`` after every upgrade (those tables belong to other
+branches), from the code below (once ``db/site_generations.py``). Revision 0018 removes all of it.
 
 Revision ID: 0015
 Revises: 0013
@@ -17,11 +17,12 @@ Create Date: 2026-12-01
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 import sqlalchemy as sa
 from alembic import op
-
-from db.site_generations import drop_triggers
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
 
 revision: str = "0015"
 down_revision: str | None = "0013"
@@ -31,6 +32,133 @@ depends_on: str | Sequence[str] | None = None
 # The reading search flush's advisory lock (0014's LOCK_CLASS and key), taken before a generation's row.
 SEARCH_LOCK_CLASS = 0x52534541
 _MARKED = "paperclub.site_generations"
+
+
+# ---------------------------------------------------------------- the row triggers (once db/site_generations.py)
+
+#: table → the SQL giving the guild a row (``{row}``: NEW or OLD) belongs to.
+GUILD_OF: Final[dict[str, str]] = {
+    "sessions": "{row}.guild_id",
+    "session_papers": "(SELECT s.guild_id FROM sessions s WHERE s.id = {row}.session_id)",
+    "papers": "{row}.guild_id",
+    "reading_lists": "{row}.guild_id",
+    "reading_list_items": "(SELECT l.guild_id FROM reading_lists l WHERE l.id = {row}.list_id)",
+    "suggestions": "{row}.guild_id",
+    "suggestion_votes": "(SELECT g.guild_id FROM suggestions g WHERE g.id = {row}.suggestion_id)",
+    "series": "{row}.guild_id",
+    "series_weeks": "{row}.guild_id",
+    "series_settings": "{row}.guild_id",
+    "guild_settings": "{row}.guild_id",
+    "site_settings": "{row}.guild_id",
+}
+EVENTS: Final = ("INSERT", "UPDATE", "DELETE")
+PREFIX: Final = "sg_"
+
+
+def trigger_names(dialect: str) -> set[str]:
+    """Every trigger :func:`ensure_triggers` keeps (SQLite: one per table and event)."""
+    if dialect == "postgresql":
+        return {f"{PREFIX}{table}" for table in GUILD_OF}
+    return {f"{PREFIX}{table}_{event.lower()}" for table in GUILD_OF for event in EVENTS}
+
+
+def _sqlite_bump(guild: str) -> str:
+    # "WHERE true"-style filter: SQLite's parser needs a WHERE before ON CONFLICT in INSERT … SELECT.
+    return (
+        f"INSERT INTO site_generations (guild_id, generation) SELECT g, 1 FROM (SELECT {guild} AS g) "
+        "WHERE g IS NOT NULL ON CONFLICT (guild_id) DO UPDATE SET generation = site_generations.generation + 1;"
+    )
+
+
+def _sqlite_trigger(table: str, event: str) -> str:
+    guild = GUILD_OF[table]
+    old, new = guild.format(row="OLD"), guild.format(row="NEW")
+    bumps = {
+        "INSERT": [_sqlite_bump(new)],
+        "DELETE": [_sqlite_bump(old)],
+        # the guild changed (never, in practice): both move on
+        "UPDATE": [_sqlite_bump(old), _sqlite_bump(f"CASE WHEN {new} IS NOT {old} THEN {new} END")],
+    }[event]
+    return (
+        f"CREATE TRIGGER IF NOT EXISTS {PREFIX}{table}_{event.lower()} AFTER {event} ON {table} "
+        f"BEGIN {' '.join(bumps)} END"
+    )
+
+
+def _pg_trigger(table: str) -> tuple[str, str]:
+    guild = GUILD_OF[table]
+    name = f"{PREFIX}{table}"
+    function = (
+        f"CREATE OR REPLACE FUNCTION {name}_trigger() RETURNS trigger LANGUAGE plpgsql AS $fn$\nBEGIN\n"
+        f"IF TG_OP <> 'INSERT' THEN PERFORM site_generation_mark({guild.format(row='OLD')}); END IF;\n"
+        f"IF TG_OP <> 'DELETE' THEN PERFORM site_generation_mark({guild.format(row='NEW')}); END IF;\n"
+        "RETURN NULL;\nEND;\n$fn$"
+    )
+    trigger = (
+        f"CREATE TRIGGER {name} AFTER INSERT OR UPDATE OR DELETE ON {table} "
+        f"FOR EACH ROW EXECUTE FUNCTION {name}_trigger()"
+    )
+    return function, trigger
+
+
+def _existing(connection: Connection) -> tuple[set[str], set[str]]:
+    """(tables, triggers of ours) in the connection's schema."""
+    if connection.dialect.name == "postgresql":
+        tables = set(
+            connection.execute(
+                text("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+            ).scalars()
+        )
+        triggers = set(
+            connection.execute(
+                text(
+                    "SELECT t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+                    "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                    "WHERE n.nspname = current_schema() AND NOT t.tgisinternal"
+                )
+            ).scalars()
+        )
+    else:
+        rows = connection.execute(text("SELECT type, name FROM sqlite_master")).all()
+        tables = {name for kind, name in rows if kind == "table"}
+        triggers = {name for kind, name in rows if kind == "trigger"}
+    return tables, {t for t in triggers if t.startswith(PREFIX)}
+
+
+def create_triggers(connection: Connection) -> list[str]:
+    """Create every missing trigger (of the tables that exist); the names created."""
+    tables, present = _existing(connection)
+    if "site_generations" not in tables:
+        return []  # migration 0015 has not run (a downgrade)
+    created = []
+    for table in GUILD_OF:
+        if table not in tables:
+            continue
+        if connection.dialect.name == "postgresql":
+            if f"{PREFIX}{table}" in present:
+                continue
+            for statement in _pg_trigger(table):
+                connection.execute(text(statement))
+            created.append(f"{PREFIX}{table}")
+            continue
+        for event in EVENTS:
+            if f"{PREFIX}{table}_{event.lower()}" not in present:
+                connection.execute(text(_sqlite_trigger(table, event)))
+                created.append(f"{PREFIX}{table}_{event.lower()}")
+    return created
+
+
+def drop_triggers(connection: Connection) -> None:
+    """Every trigger of ours (this revision's downgrade, and 0018's upgrade)."""
+    tables, present = _existing(connection)
+    for table in GUILD_OF:
+        if connection.dialect.name == "postgresql":
+            if f"{PREFIX}{table}" in present:
+                connection.execute(text(f"DROP TRIGGER {PREFIX}{table} ON {table}"))
+            connection.execute(text(f"DROP FUNCTION IF EXISTS {PREFIX}{table}_trigger()"))
+            continue
+        for event in EVENTS:
+            connection.execute(text(f"DROP TRIGGER IF EXISTS {PREFIX}{table}_{event.lower()}"))
 
 
 # ---------------------------------------------------------------- PostgreSQL: mark, then flush at commit
