@@ -10,7 +10,6 @@ from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
 from bot.permissions import IN_SERVER_ONLY, check_organizer, manager_only, require_guild_id
 from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, send_ephemeral
-from bot.services.setup.cache import NotifyWatch, OverviewCache, watch_for
 from bot.services.setup.config import GuildConfig, update_config
 from bot.services.setup.overview import SetupOverview, read_overview
 from bot.transformers import timezone_autocomplete
@@ -64,25 +63,7 @@ class SetupCog(
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
         self._readers = one_statement_session_factory(bot.engine)  # /setup show: one SELECT
-        # What /setup show read, kept while no process has committed a change (bot/services/setup/cache.py).
-        self.overviews: OverviewCache[SetupOverview] = OverviewCache(watch_for(bot.engine))
         super().__init__()
-
-    async def cog_load(self) -> None:
-        if isinstance(self.overviews.watch, NotifyWatch):
-            self.overviews.watch.start()
-
-    async def cog_unload(self) -> None:
-        watch = self.overviews.watch
-        if isinstance(watch, NotifyWatch):
-            await watch.stop()
-        elif hasattr(watch, "close"):
-            watch.close()
-
-    @commands.Cog.listener()
-    async def on_site_changed(self, guild_id: int) -> None:
-        # /setup about's form is answered outside this cog (cogs/site/_setup.py); its commit dispatches this.
-        self.overviews.invalidate(guild_id)
 
     async def _read_overview(self, guild_id: int) -> SetupOverview:
         async with self._readers() as session:
@@ -100,7 +81,6 @@ class SetupCog(
                 raise BadInput(refusal)
         async with self.bot.session_factory() as session, session.begin():
             config = await update_config(session, guild.id, **changes)
-        self.overviews.invalidate(guild.id)
         self.bot.dispatch("guild_settings_changed", guild.id, set(changes))
         gaps = access.guild_gaps(guild, config)
         await send_ephemeral(
@@ -109,10 +89,9 @@ class SetupCog(
 
     @app_commands.command(name="show", description="Show the club's settings (organizers)")
     async def show(self, interaction: Interaction) -> None:
-        # One read for the whole card (settings, website, series: one statement, outside a transaction),
-        # kept until any process commits a change to them; the organizer check uses it.
-        guild_id = require_guild_id(interaction)
-        overview = await self.overviews.get(guild_id, lambda: self._read_overview(guild_id))
+        # One read for the whole card (settings, website, series: one statement, outside a transaction);
+        # the organizer check uses it.
+        overview = await self._read_overview(require_guild_id(interaction))
         check_organizer(interaction, overview.config)
         gaps = access.guild_gaps(_guild(interaction), overview.config)
         embed = render_settings_embed(overview.config, gaps)
@@ -205,8 +184,7 @@ class SetupCog(
     async def website(
         self, interaction: Interaction, enabled: bool, slug: app_commands.Range[str, 1, 40] | None = None
     ) -> None:
-        with self.overviews.writing(require_guild_id(interaction)):
-            await site_setup.set_website(interaction, enabled, slug)
+        await site_setup.set_website(interaction, enabled, slug)
 
     @app_commands.command(name="about", description='The website\'s "How it runs" text (Markdown)')
     @app_commands.describe(text="One line of Markdown; leave it out for a form that takes several lines")
@@ -214,8 +192,7 @@ class SetupCog(
     async def about(
         self, interaction: Interaction, text: app_commands.Range[str, 1, 4000] | None = None
     ) -> None:
-        with self.overviews.writing(require_guild_id(interaction)):
-            await site_setup.set_about(interaction, text)
+        await site_setup.set_about(interaction, text)
 
     # ------------------------------------------------------------ the series (cogs/series/settings.py)
 
@@ -225,8 +202,7 @@ class SetupCog(
     @app_commands.describe(weeks="1–12 (default 8); each of those weeks gets its session and Discord event")
     @manager_only()
     async def series_horizon(self, interaction: Interaction, weeks: app_commands.Range[int, 1, 12]) -> None:
-        with self.overviews.writing(require_guild_id(interaction)):
-            await series_settings.set_horizon(interaction, weeks)
+        await series_settings.set_horizon(interaction, weeks)
 
     @app_commands.command(
         name="series_nudge", description="Days before an open week the organizers are nudged"
@@ -234,5 +210,4 @@ class SetupCog(
     @app_commands.describe(days="0–28 (default 7; 0: no nudges) before a week with no presenter or no paper")
     @manager_only()
     async def series_nudge(self, interaction: Interaction, days: app_commands.Range[int, 0, 28]) -> None:
-        with self.overviews.writing(require_guild_id(interaction)):
-            await series_settings.set_nudge_days(interaction, days)
+        await series_settings.set_nudge_days(interaction, days)

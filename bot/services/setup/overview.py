@@ -1,8 +1,5 @@
-"""Everything /setup show prints, read in one statement: the guild's settings, its website's and its
-series' (three tables, one row each at most, outer-joined to the guild's id).
-
-/setup show keeps what this read until any process commits a change to those tables (cache.py says how
-that is seen on each store); a read is then one round trip instead of three sessions.
+"""Everything /setup show prints, read in one statement at each call: the guild's settings, its website's
+and its series' (three tables, one row each at most, outer-joined to the guild's id).
 """
 
 from __future__ import annotations
