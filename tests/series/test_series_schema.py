@@ -41,8 +41,8 @@ async def test_down_and_up_again(engine) -> None:
     def cycle(connection) -> list[str]:
         config = alembic_config()
         config.attributes["connection"] = connection
-        # One step below the series migration: alembic takes off what stands on it too (0017, the
-        # setup notifications, whose triggers need series_settings). "series@-1" would now mean only 0017.
+        # One step below the series migration: alembic takes off what stands on it too (0017, which
+        # merges the series and site branches, and 0020 on it). "series@-1" would mean only the newest.
         command.downgrade(config, "0012-1")
         gone = set(inspect(connection).get_table_names())
         command.upgrade(config, "heads")

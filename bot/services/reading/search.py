@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import TextClause
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.services.reading import statements as sql
@@ -37,10 +36,6 @@ from bot.services.reading.terms import (
 MAX_RESULTS = 250
 """At most this many results (50 pages): over it, the reply says "over 250" and the results are
 the best among the newest matches, so a very common word costs no more than a rarer one."""
-WALK_BUCKETS = 128
-"""PostgreSQL, several words: buckets of 8,192 index ids walked, newest first, before the plain index."""
-RARE_MATCHES = 200.0
-"""PostgreSQL, several words: at most this many matches estimated, the plain index at once (no walk)."""
 
 
 @dataclass(frozen=True)
@@ -74,13 +69,6 @@ class _Ranked:
     index_id: int
 
 
-def _page_statement(backend: str, words: int, *, any_word: bool, bucketed: bool) -> TextClause:
-    """PostgreSQL: all of several words bucket by bucket (any of them match densely: the plain walk)."""
-    if backend == "sqlite":
-        return sql.SQLITE_PAGE
-    return sql.PG_PAGE_WORDS if bucketed and words > 1 and not any_word else sql.PG_PAGE
-
-
 async def _ranked(
     session: AsyncSession,
     guild_id: int,
@@ -88,18 +76,10 @@ async def _ranked(
     *,
     limit: int,
     offset: int,
-    statement: TextClause,
 ) -> tuple[list[_Ranked], int]:
     """A page of the best matches (among the MAX_RESULTS + 1 newest) and how many matched, up to that."""
-    params: dict[str, object] = {
-        "q": expression,
-        "g": guild_id,
-        "cap": MAX_RESULTS + 1,
-        "limit": limit,
-        "offset": offset,
-    }
-    if statement is sql.PG_PAGE_WORDS:
-        params |= {"walk": WALK_BUCKETS, "rare": RARE_MATCHES}
+    statement = sql.SQLITE_PAGE if _backend(session) == "sqlite" else sql.PG_PAGE
+    params = {"q": expression, "g": guild_id, "cap": MAX_RESULTS + 1, "limit": limit, "offset": offset}
     rows = (await session.execute(statement, params)).all()
     if rows:
         return [_Ranked(kind, int(ref_id), int(index_id)) for kind, ref_id, index_id, *_ in rows], int(
@@ -153,37 +133,25 @@ async def ranked_page(
     *,
     page: int = 0,
     per_page: int = 5,
-    bucketed: bool = True,
 ) -> RankedPage:
-    """The store's search: rank one page for all the words (else any of them), with snippets.
-
-    ``bucketed=False`` (PostgreSQL): find several words' newest matches with the plain statement, not
-    bucket by bucket (the same rows; the bench's baseline and the tests' reference)."""
+    """The store's search: rank one page for all the words (else any of them), with snippets."""
     backend = _backend(session)
     page = max(page, 0)
     limit = max(1, min(per_page, MAX_RESULTS - page * per_page))
     any_word = False
     expression = _expression(backend, terms.words, any_word)
-    statement = _page_statement(backend, len(terms.words), any_word=any_word, bucketed=bucketed)
-    ranked, total = await _ranked(
-        session, guild_id, expression, limit=limit, offset=page * per_page, statement=statement
-    )
+    ranked, total = await _ranked(session, guild_id, expression, limit=limit, offset=page * per_page)
     if total == 0 and len(terms.words) > 1:
         any_word = True
         expression = _expression(backend, terms.words, any_word)
-        statement = _page_statement(backend, len(terms.words), any_word=any_word, bucketed=bucketed)
-        ranked, total = await _ranked(
-            session, guild_id, expression, limit=limit, offset=page * per_page, statement=statement
-        )
+        ranked, total = await _ranked(session, guild_id, expression, limit=limit, offset=page * per_page)
     more = total > MAX_RESULTS
     total = min(total, MAX_RESULTS)
     pages = max(1, -(-total // per_page))
     if total and not ranked:  # asked past the last page (e.g. an old button): show the last one
         page = pages - 1
         limit = min(per_page, total - page * per_page)
-        ranked, _ = await _ranked(
-            session, guild_id, expression, limit=limit, offset=page * per_page, statement=statement
-        )
+        ranked, _ = await _ranked(session, guild_id, expression, limit=limit, offset=page * per_page)
     snippets = await _snippets(session, expression, [r.index_id for r in ranked])
     rows = [IndexRow(r.kind, r.ref_id, snippets.get(r.index_id, "")) for r in ranked]
     return RankedPage(rows, total, min(page, pages - 1), pages, more, any_word)

@@ -2,7 +2,7 @@
 
 Every statement takes the query as a bound parameter (an expression of quoted plain words built by
 ``terms``), never as SQL text. The page statements return ``kind, ref_id, index id, total`` for the
-MAX_RESULTS + 1 newest matches, ranked: the same rows, in the same order, whichever statement runs.
+MAX_RESULTS + 1 newest matches, ranked.
 """
 
 from __future__ import annotations
@@ -35,22 +35,13 @@ SQLITE_SNIPPETS = text(
     "WHERE reading_search MATCH :q AND rowid BETWEEN :lo AND :hi AND +rowid IN :ids"
 ).bindparams(bindparam("ids", expanding=True))
 
-# One word: the planner picks well between a backward walk over the primary key (a common word: the
-# newest rows match) and the GIN bitmap (a rare word), since it knows the word's frequency.
+# The planner picks between a backward walk over the primary key (common words: the newest rows match)
+# and the GIN bitmap (rare words), from the words' frequencies.
 PG_PAGE = text(
     "SELECT n.kind, n.ref_id, n.id, count(*) OVER () AS total,"
     "  ts_rank(n.tsv, to_tsquery('english', :q), 1) AS score FROM ("
     "    SELECT id, kind, ref_id, tsv FROM reading_search"
     "    WHERE guild_id = :g AND tsv @@ to_tsquery('english', :q) ORDER BY id DESC LIMIT :cap) AS n "
-    "ORDER BY score DESC, n.id DESC LIMIT :limit OFFSET :offset"
-)
-# Several words: the same newest matches, found bucket by bucket in the bucketed index (migration 0016's
-# reading_search_newest), since a conjunction of common words is often rare among the newest rows,
-# where the backward walk would test tens of thousands of rows one by one.
-PG_PAGE_WORDS = text(
-    "SELECT n.kind, n.ref_id, n.id, count(*) OVER () AS total,"
-    "  ts_rank(n.tsv, to_tsquery('english', :q), 1) AS score"
-    "  FROM reading_search_newest(to_tsquery('english', :q), :g, :cap, :walk, :rare) AS n "
     "ORDER BY score DESC, n.id DESC LIMIT :limit OFFSET :offset"
 )
 PG_COUNT = text(
