@@ -1,5 +1,5 @@
-"""The `paperclub` command line: run, demo, db upgrade, db backup, sync-commands, import, export, invite-url,
-site build."""
+"""The `paperclub` command line: run, demo, db upgrade, db downgrade, db backup, sync-commands, import, export,
+invite-url, site build."""
 
 from __future__ import annotations
 
@@ -136,6 +136,25 @@ async def _db_upgrade(args: argparse.Namespace) -> int:
         finally:
             await engine.dispose()
     print("database is up to date")
+    return 0
+
+
+async def _db_downgrade(args: argparse.Namespace) -> int:
+    from alembic.util import CommandError
+
+    from db.engine import create_engine
+    from db.migrate import downgrade_database
+
+    settings = _settings()
+    engine = create_engine(settings.database_url)
+    with _database_failures(settings):
+        try:
+            await downgrade_database(engine, args.revision)
+        except CommandError as exc:
+            raise CommandFailed(f"cannot undo migration {args.revision}: {exc}", code=2) from None
+        finally:
+            await engine.dispose()
+    print(f"migration {args.revision} undone")
     return 0
 
 
@@ -355,6 +374,14 @@ def build_parser() -> argparse.ArgumentParser:
         "upgrade", help="apply migrations", description="Apply every pending migration."
     )
     upgrade.set_defaults(handler=_db_upgrade)
+    downgrade = db_sub.add_parser(
+        "downgrade",
+        help="undo one migration (to go back to the release before)",
+        description="Undo migration REVISION (one step down its branch) and any that stand on it, e.g. 0020. "
+        "Run it with the newer release, then start the older one: `paperclub run` upgrades again.",
+    )
+    downgrade.add_argument("revision", metavar="REVISION", help="the migration to undo, e.g. 0020")
+    downgrade.set_defaults(handler=_db_downgrade)
     backup = db_sub.add_parser(
         "backup",
         help="copy the SQLite database to FILE while the bot runs",
