@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
-import json
 import logging
 import random
 import statistics
@@ -50,9 +49,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bench.common import bare_floor, line, percentile, time_invoke
 from bot.demo.botenv import BotEnv
 from bot.papers import normalize_title
-from bot.services.reading import statements
-from bot.services.reading.search import MAX_RESULTS, ranked_page, search
-from bot.services.reading.terms import parse_query, tsquery_expression
+from bot.services.reading.search import ranked_page, search
+from bot.services.reading.terms import parse_query
 from db.engine import create_engine, create_session_factory
 from db.migrate import alembic_config, upgrade_database
 from db.models import ClubSession, Paper, SessionPaper
@@ -421,15 +419,6 @@ async def _bench(args: argparse.Namespace, url: str, engine_factory: Any, before
                         await like_query(session, guild_id, q)
                         scan.append((time.perf_counter() - t0) * 1000)
                         like_per_query[q].append(scan[-1])
-        explained: dict[str, tuple[str, str]] = {}
-        if args.explain and backend == "postgresql":
-            async with env.bot.session_factory() as session:
-                after_plans = await explain_queries(session, guild_id)
-            before_plans: dict[str, str] = {}
-            if before is not None:
-                async with before.session_factory() as session:
-                    before_plans = await explain_queries(session, guild_id)
-            explained = {q: (after_plans[q], before_plans.get(q, "")) for q in after_plans}
     floor = await bare_floor(min(len(via_discord), 500))
 
     old_ranked = [ms for samples in old_per_query.values() for ms in samples]
@@ -466,13 +455,6 @@ async def _bench(args: argparse.Namespace, url: str, engine_factory: Any, before
         if like_per_query[q]:
             figures += f"   LIKE p50 {statistics.median(like_per_query[q]):7.1f}"
         print(figures)
-    if explained:
-        print(
-            "\nthe page query's plan, fastest of 7 EXPLAIN ANALYZE runs"
-            + (" (the bot's | the 0004 store):" if before is not None else ":")
-        )
-        for q, (after_plan, before_plan) in explained.items():
-            print(f"  {q!r:<32} {after_plan}" + (f"\n  {'':<32} {before_plan}" if before_plan else ""))
     target = TARGET_MS[backend]
     ok_store = percentile(ranked, 99) < target
     ok_discord = percentile(via_discord, 99) < TARGET_DISCORD_MS
@@ -480,41 +462,6 @@ async def _bench(args: argparse.Namespace, url: str, engine_factory: Any, before
         f"\ntargets ({backend}): store search p99 < {target:g} ms: {'met' if ok_store else 'MISSED'}; "
         f"/reading search p99 < {TARGET_DISCORD_MS:g} ms: {'met' if ok_discord else 'MISSED'}"
     )
-
-
-async def explain_queries(session: AsyncSession, guild_id: int, repeats: int = 7) -> dict[str, str]:
-    """PostgreSQL: per query, the ranked page query's plan under EXPLAIN (ANALYZE, BUFFERS), run ``repeats``
-    times: its fastest execution, the buffers it touched, and what its scans returned (load-independent)."""
-    out: dict[str, str] = {}
-    for q in QUERIES:
-        words = parse_query(q).words
-        if not words:
-            continue
-        params = {
-            "q": tsquery_expression(words),
-            "g": guild_id,
-            "cap": MAX_RESULTS + 1,
-            "limit": 5,
-            "offset": 0,
-        }
-        statement = text("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + statements.PG_PAGE.text)
-        best: Any = None
-        for _ in range(repeats):
-            raw = (await session.execute(statement, params)).scalar_one()
-            plan = (raw if isinstance(raw, list) else json.loads(raw))[0]
-            if best is None or plan["Execution Time"] < best["Execution Time"]:
-                best = plan
-        nodes = [best["Plan"]]
-        scans: list[str] = []
-        while nodes:
-            node = nodes.pop()
-            nodes.extend(node.get("Plans", []))
-            if "Scan" in node["Node Type"] and node["Node Type"] != "Subquery Scan":
-                name = node["Node Type"].replace(" Scan", "").replace("Bitmap ", "bitmap ").lower()
-                scans.append(f"{name} {node['Actual Rows']} rows")
-        buffers = best["Plan"]["Shared Hit Blocks"] + best["Plan"]["Shared Read Blocks"]
-        out[q] = f"{best['Execution Time']:6.2f} ms {buffers:5} buffers ({', '.join(reversed(scans))})"
-    return out
 
 
 async def _timed_store_query(store: BeforeStore, guild_id: int, query: str) -> float:
@@ -534,9 +481,6 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=100, help="rounds over the query mix")
     parser.add_argument("--like-rounds", type=int, default=10, help="rounds of the (slow) LIKE baseline")
     parser.add_argument("--database-url", default=None, help="a PostgreSQL URL to bench that store instead")
-    parser.add_argument(
-        "--explain", action="store_true", help="PostgreSQL: print each query's plan, buffers and fastest run"
-    )
     parser.add_argument(
         "--with-before",
         action="store_true",
