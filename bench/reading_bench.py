@@ -9,7 +9,8 @@ is ``--n 100000``: 100,000 papers and 20,000 sessions), with titles, authors and
 from a Zipf-like vocabulary so the queries range from rare words to words in a third of the rows.
 Every write goes through the triggers, so building the store also measures indexing.
 
-Figures, each over the same query mix, interleaved round by round:
+Figures, each over the same query mix, interleaved round by round (the heap collected and frozen first,
+as the bot freezes its start-up heap: ``bench.common.steady_heap``):
 
 1. ``store search``: the ranked query the bot runs (FTS5 bm25 / tsvector ts_rank, top 5, with the
    count), and the whole service call (plus loading where each hit belongs).
@@ -46,7 +47,7 @@ from typing import Any
 from sqlalchemy import and_, func, insert, or_, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bench.common import bare_floor, line, percentile, time_invoke
+from bench.common import bare_floor, line, percentile, steady_heap, time_invoke
 from bot.demo.botenv import BotEnv
 from bot.papers import normalize_title
 from bot.services.reading.search import ranked_page, search
@@ -395,30 +396,34 @@ async def _bench(args: argparse.Namespace, url: str, engine_factory: Any, before
         for _ in range(10):  # warm-up
             for q in QUERIES:
                 await (await env.invoke("reading search", {"query": q}, member=member)).response()
-        for round_no in range(args.rounds):
-            for q in QUERIES:
-                if before is not None and round_no % 2:  # the before-store first in every other round
-                    old_per_query[q].append(await _timed_store_query(before, guild_id, q))
-                async with env.bot.session_factory() as session:
-                    t0 = time.perf_counter()
-                    await store_query(session, guild_id, q)
-                    t1 = time.perf_counter()
-                    await search(session, guild_id, q)
-                    t2 = time.perf_counter()
-                if before is not None and not round_no % 2:
-                    old_per_query[q].append(await _timed_store_query(before, guild_id, q))
-                ranked.append((t1 - t0) * 1000)
-                service.append((t2 - t1) * 1000)
-                per_query[q].append((t1 - t0) * 1000)
-                via_discord.append(
-                    await time_invoke(lambda q=q: env.invoke("reading search", {"query": q}, member=member))
-                )
-                if round_no < args.like_rounds:  # the slow baseline, interleaved in the first rounds
+        # Timed with the heap so far (the load's objects too) frozen, as the bot freezes its start-up heap.
+        with steady_heap():
+            for round_no in range(args.rounds):
+                for q in QUERIES:
+                    if before is not None and round_no % 2:  # the before-store first in every other round
+                        old_per_query[q].append(await _timed_store_query(before, guild_id, q))
                     async with env.bot.session_factory() as session:
                         t0 = time.perf_counter()
-                        await like_query(session, guild_id, q)
-                        scan.append((time.perf_counter() - t0) * 1000)
-                        like_per_query[q].append(scan[-1])
+                        await store_query(session, guild_id, q)
+                        t1 = time.perf_counter()
+                        await search(session, guild_id, q)
+                        t2 = time.perf_counter()
+                    if before is not None and not round_no % 2:
+                        old_per_query[q].append(await _timed_store_query(before, guild_id, q))
+                    ranked.append((t1 - t0) * 1000)
+                    service.append((t2 - t1) * 1000)
+                    per_query[q].append((t1 - t0) * 1000)
+                    via_discord.append(
+                        await time_invoke(
+                            lambda q=q: env.invoke("reading search", {"query": q}, member=member)
+                        )
+                    )
+                    if round_no < args.like_rounds:  # the slow baseline, interleaved in the first rounds
+                        async with env.bot.session_factory() as session:
+                            t0 = time.perf_counter()
+                            await like_query(session, guild_id, q)
+                            scan.append((time.perf_counter() - t0) * 1000)
+                            like_per_query[q].append(scan[-1])
     floor = await bare_floor(min(len(via_discord), 500))
 
     old_ranked = [ms for samples in old_per_query.values() for ms in samples]
