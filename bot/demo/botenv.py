@@ -186,9 +186,37 @@ class BotEnv:
         )
 
     async def submit_modal(
-        self, source: Any, values: Mapping[str, Any], *, member: MemberRef | None = None
+        self,
+        source: Any,
+        values: Mapping[str, Any],
+        *,
+        member: MemberRef | None = None,
+        forged: bool = False,
     ) -> Any:
-        return await self.standin.submit_modal(source, values, member=member or self.world.organizer)
+        """Submit a modal the bot opened (values by field custom_id; ``forged`` sends values no client
+        would, such as a choice outside a select's options: see ``standin.modals.submission``)."""
+        return await self.standin.submit_modal(
+            source, values, member=member or self.world.organizer, forged=forged
+        )
+
+    async def invoke_message_command(
+        self, name: str, message: Message | int, *, member: MemberRef | None = None
+    ) -> InteractionResult:
+        """Right-click ``message`` → Apps → ``name`` as ``member`` (PermissionError if they cannot see it)."""
+        return await self.standin.invoke_message_command(name, message, member=member or self.world.organizer)
+
+    async def invoke_user_command(
+        self,
+        name: str,
+        target: MemberRef,
+        *,
+        member: MemberRef | None = None,
+        channel: ChannelRef | None = None,
+    ) -> InteractionResult:
+        """Right-click ``target`` → Apps → ``name`` as ``member`` in ``channel``."""
+        return await self.standin.invoke_user_command(
+            name, target, member=member or self.world.organizer, channel=channel or self.world.general
+        )
 
     def messages_in(self, channel: ChannelRef) -> list[Message]:
         return self.standin.messages_in(channel)
