@@ -295,3 +295,16 @@ def test_a_layout_renders_as_a_member_sees_it() -> None:
     assert "[ Sign up ]" in shown
     accent = render_message(stored(V2, author={"id": "3"}, components=[{**card, "accent_color": 0x5865F2}]))
     assert "■ #5865F2" in accent
+
+
+async def test_mentions_in_text_displays_follow_allowed_mentions(
+    standin: StandIn, world: DefaultGuild
+) -> None:
+    rita = world.members[0]
+    body = {"flags": V2, "components": [container(text(f"Presenting: {rita.mention}"))]}
+    path = f"/channels/{world.general.id}/messages"
+    status, pinged = await post(standin, "POST", path, {**body, "allowed_mentions": {"parse": ["users"]}})
+    assert status == 200
+    assert [u["id"] for u in pinged["mentions"]] == [str(rita.id)]
+    status, quiet = await post(standin, "POST", path, {**body, "allowed_mentions": {"parse": []}})
+    assert (status, quiet["mentions"]) == (200, [])
