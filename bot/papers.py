@@ -22,16 +22,15 @@ from bot.text import clean_line
 PaperKind = Literal["arxiv", "doi", "openreview", "acl", "url", "title"]
 
 MAX_TITLE_LENGTH = 300
-#: The longest link a member may give, as typed (every option and form field taking a link takes this many).
+#: The longest link kept, https:// included (added to a bare one, 'arxiv.org/abs/…'): what a Discord link
+#: button holds (discord-api-docs, Component Reference → Button: url, max 512 characters). Every option and
+#: form field taking a link takes this many; every link column holds it.
 MAX_URL_LENGTH = 512
-#: The longest link kept: https:// is added to a bare one ('arxiv.org/abs/…'). Every link column holds it.
-MAX_STORED_URL_LENGTH = MAX_URL_LENGTH + len("https://")
 MAX_PAPERS_PER_LIST = 10
 #: The longest `papers` text: the most papers, each the longest link, one a line.
 MAX_PAPER_LIST_TEXT = MAX_PAPERS_PER_LIST * (MAX_URL_LENGTH + 1)
-MAX_KEY_LENGTH = (
-    400  # papers.key; a longer key (a long link, a title with wide characters) is kept as its digest
-)
+#: papers.key; a longer key (a long link, a title of wide characters) is kept as its digest.
+MAX_KEY_LENGTH = 400
 MAX_DOI_LENGTH = 200  # papers.doi
 
 _ARXIV_NEW = r"(?P<new>\d{4}\.\d{4,5})"
@@ -192,15 +191,16 @@ def _refuse_invisible(url: str, field: str) -> None:
 
 
 def validate_http_url(text: str, field: str = "Link") -> str:
-    """Return a cleaned http(s) URL (https:// added to bare domains), or raise BadInput. At most
-    :data:`MAX_URL_LENGTH` characters as given (so at most :data:`MAX_STORED_URL_LENGTH` returned)."""
+    """Return a cleaned http(s) URL (https:// added to bare domains), or raise BadInput."""
     given = _strip_wrapping(text)
     url = _with_scheme(given)
     if not url:
         raise BadInput(f"{field} is empty; paste a link starting with https://.")
     _refuse_invisible(url, field)
-    if len(given) > MAX_URL_LENGTH:
-        raise BadInput(f"{field} is too long (over {MAX_URL_LENGTH} characters); use a shorter link.")
+    if len(url) > MAX_URL_LENGTH:
+        raise BadInput(
+            f"{field} is too long (over {MAX_URL_LENGTH} characters{_added(given, url)}); use a shorter link."
+        )
     if not is_http_url(url):
         raise BadInput(f"{field} must be an http(s) link, e.g. https://example.com/page.")
     return url
@@ -248,9 +248,16 @@ def _doi_ref(doi: str) -> PaperRef:
     return PaperRef("doi", f"doi:{doi}", url=f"https://doi.org/{doi}", doi=doi)
 
 
+def _added(given: str, url: str) -> str:
+    """' once https:// is added' when only the added scheme takes a link over the limit."""
+    return " once https:// is added" if len(given) <= MAX_URL_LENGTH < len(url) else ""
+
+
 def _url_ref(url: str, given: str) -> PaperRef:
-    if len(given) > MAX_URL_LENGTH:
-        raise BadInput(f"That link is over {MAX_URL_LENGTH} characters; use a shorter one (e.g. the DOI).")
+    if len(url) > MAX_URL_LENGTH:
+        raise BadInput(
+            f"That link is over {MAX_URL_LENGTH} characters{_added(given, url)}; use a shorter one (e.g. the DOI)."
+        )
     _refuse_invisible(url, "That link")
     if not is_http_url(url):
         raise BadInput("That doesn't look like a complete link; paste it starting with https://.")

@@ -2,8 +2,8 @@
 gets it from the synced commands and the forms the bot opens, is the service's own limit, and that limit fits
 the column that keeps it. A new option or field fails here until it is given its limit. Then, through the
 real discord.py client, values of exactly the longest length are kept: a 512-character link on a reading
-list, in a suggestion and ten of them in a session; a bare one (https:// added); twenty of the longest
-topics."""
+list, in a suggestion, ten of them in a session and one as its sign-up button; a bare one while https://
+fits (else the refusal says why); twenty of the longest topics."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from bot.papers import (
     MAX_KEY_LENGTH,
     MAX_PAPER_LIST_TEXT,
     MAX_PAPERS_PER_LIST,
-    MAX_STORED_URL_LENGTH,
     MAX_TITLE_LENGTH,
     MAX_URL_LENGTH,
 )
@@ -51,16 +50,14 @@ from tests.suggestions.helpers import latest_suggestion_id, use_channel
 
 @dataclass(frozen=True)
 class Takes:
-    """What an option takes: ``limit`` characters, kept in ``column`` (None: read, never kept as typed),
-    where what is kept is at most ``stored`` characters (a link gains https://) or ``limit``."""
+    """What an option takes: ``limit`` characters, kept in ``column`` (None: read, never kept as typed)."""
 
     limit: int
     column: Any = None
-    stored: int | None = None
 
 
 def link(column: Any) -> Takes:
-    return Takes(MAX_URL_LENGTH, column, MAX_STORED_URL_LENGTH)
+    return Takes(MAX_URL_LENGTH, column)
 
 
 READ = None  # a value the command looks up or parses; nothing is kept as typed
@@ -185,7 +182,7 @@ def test_each_limit_fits_the_column_that_keeps_it() -> None:
         if takes.column is None:
             continue
         length = _length(takes.column)
-        assert length is None or (takes.stored or takes.limit) <= length, (where, takes, length)
+        assert length is None or takes.limit <= length, (where, takes, length)
     # the papers table: its key and DOI columns are what parse_paper_ref keeps within
     assert _length(Paper.key) == MAX_KEY_LENGTH
     assert _length(Paper.doi) == MAX_DOI_LENGTH
@@ -286,16 +283,24 @@ async def test_ten_of_the_longest_links_are_kept_in_a_session(discord_env: BotEn
     assert [p.url for p in await paper_rows(env)] == links
 
 
-async def test_a_bare_link_as_long_as_the_option_takes_is_kept_with_https(discord_env: BotEnv) -> None:
+async def test_the_longest_sign_up_link_is_kept_and_makes_its_button(discord_env: BotEnv) -> None:
     env = discord_env
-    bare = long_link(scheme="")
-    assert len(bare) == MAX_URL_LENGTH
+    bare = long_link(MAX_URL_LENGTH - len("https://"), scheme="")
     reply = await final(env, "session add", {"title": "Bare", "when": "tomorrow 17:00", "signup_url": bare})
     assert reply.content.startswith("Added session #1"), reply.content
     async with env.bot.session_factory() as session:
         row = await session.get(ClubSession, 1)
     assert row is not None
     assert row.signup_url == f"https://{bare}"
+    await (await env.invoke("setup announcements", {"channel": env.announcements}, member=env.admin)).final()
+    announced = await final(env, "session announce", {"session": 1})
+    assert announced.flags & EPHEMERAL
+    (post,) = [m for m in env.messages_in(env.announcements) if m.buttons]
+    assert {b.get("label"): b.get("url") for b in post.buttons}["Sign up"] == f"https://{bare}"
+    # one more character fits the option but not the button, once https:// is added: the refusal says so
+    refused = await final(env, "session edit", {"session": 1, "signup_url": bare + "p"})
+    assert refused.flags & EPHEMERAL
+    assert "over 512 characters once https:// is added" in refused.content, refused.content
 
 
 async def test_twenty_of_the_longest_topics_fit_the_option(discord_env: BotEnv) -> None:

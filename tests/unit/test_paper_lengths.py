@@ -1,7 +1,7 @@
-"""What a paper option takes, the papers table keeps: any link of up to MAX_URL_LENGTH characters as typed
-(a bare one too, https:// added), any title of up to MAX_TITLE_LENGTH, each with a key that fits its column
-(a longer key is kept as its digest, the same for every spelling of the paper); only a DOI longer than its
-column is refused, saying so."""
+"""What a paper option takes, the papers table keeps: any link of up to MAX_URL_LENGTH characters (https://
+included, which a bare link gains: past the limit only then, the refusal says so), any title of up to
+MAX_TITLE_LENGTH, each with a key that fits its column (a longer key is kept as its digest, the same for
+every spelling of the paper); only a DOI longer than its column is refused, saying so."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from bot.errors import BadInput
 from bot.papers import (
     MAX_DOI_LENGTH,
     MAX_KEY_LENGTH,
-    MAX_STORED_URL_LENGTH,
     MAX_TITLE_LENGTH,
     MAX_URL_LENGTH,
     parse_paper_ref,
@@ -53,14 +52,19 @@ def test_a_link_whose_key_fits_keeps_its_readable_key() -> None:
     assert ref.key == f"url:{long_link(300)}"
 
 
-def test_a_bare_link_counts_as_typed() -> None:
-    bare = long_link(MAX_URL_LENGTH, scheme="")
-    assert len(validate_http_url(bare)) == MAX_STORED_URL_LENGTH
+def test_a_bare_link_is_kept_while_https_fits_and_refused_saying_why() -> None:
+    bare = long_link(MAX_URL_LENGTH - len("https://"), scheme="")
+    assert validate_http_url(bare) == f"https://{bare}"
     assert parse_paper_ref(bare).url == f"https://{bare}"
-    with pytest.raises(BadInput, match=f"over {MAX_URL_LENGTH} characters"):
+    once = f"over {MAX_URL_LENGTH} characters once https:// is added"
+    with pytest.raises(BadInput, match=once):
         validate_http_url(bare + "p")
-    with pytest.raises(BadInput, match=f"over {MAX_URL_LENGTH} characters"):
-        parse_paper_ref(long_link(MAX_URL_LENGTH + 1))
+    with pytest.raises(BadInput, match=once):
+        parse_paper_ref(bare + "p")
+    for too_long in (long_link(MAX_URL_LENGTH + 1), long_link(MAX_URL_LENGTH + 1, scheme="")):
+        with pytest.raises(BadInput, match=f"over {MAX_URL_LENGTH} characters;") as refused:
+            parse_paper_ref(too_long)
+        assert "once" not in refused.value.user_message
 
 
 def test_a_title_of_wide_characters_is_kept() -> None:
@@ -91,5 +95,5 @@ def test_whatever_fits_the_option_is_kept_or_refused_with_badinput(text: str) ->
         except BadInput:
             continue
         assert len(ref.key) <= MAX_KEY_LENGTH
-        assert len(ref.url or "") <= MAX_STORED_URL_LENGTH
+        assert len(ref.url or "") <= MAX_URL_LENGTH
         assert len(ref.doi or "") <= MAX_DOI_LENGTH
