@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot import timeutil
+from bot import timeutil, when
 from bot.client import Interaction
 from bot.errors import BadInput
 from bot.ids import shown_number
@@ -25,9 +25,9 @@ Message = app_commands.Range[str, 1, svc.MAX_MESSAGE]
 
 
 class WhenTransformer(SharedWhenTransformer):
-    """A time as typed ('tomorrow 9am', '2026-12-03 09:00'), or with a `session` a time before it ('1h').
-    The service reads it in the guild's zone; the autocomplete shows how it will be read before the
-    command is sent (or, with "⚠", why it can't be)."""
+    """A time as typed ('tomorrow 9am', '2026-12-03 09:00') or pasted (a Discord timestamp), or with a `session`
+    a time before it ('1h'). The service reads it in the guild's zone; the autocomplete shows how it will be
+    read before the command is sent (or, with "⚠", why it can't be)."""
 
     what = "reminder"
     max_days_ahead = svc.MAX_DAYS_AHEAD
@@ -42,6 +42,8 @@ class WhenTransformer(SharedWhenTransformer):
         session_id = getattr(interaction.namespace, "session", None)
         if interaction.guild_id is None or session_id is None:
             return await super().preview(interaction, text)
+        if when.pasted_instant(text, interaction.client.clock.now()) is not None:
+            return await super().preview(interaction, text)  # an instant, before the session or not
         offset = timeutil.parse_offset(text)
         return f"{timeutil.format_offset(offset)} before session #{shown_number(session_id)}"
 
@@ -49,7 +51,7 @@ class WhenTransformer(SharedWhenTransformer):
 class DurationTransformer(OptionTransformer):
     """A duration such as 1h, 30m, 2d or 1h30m."""
 
-    maximum = 40
+    maximum = timeutil.MAX_OFFSET_TEXT
 
     async def transform(self, interaction: Interaction, value: Any) -> timedelta:
         return timeutil.parse_offset(str(value))

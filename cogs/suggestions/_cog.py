@@ -28,7 +28,11 @@ from cogs.suggestions._components import DYNAMIC_ITEMS, SuggestModal, session_of
 from cogs.suggestions._options import (
     ActiveSuggestionOption,
     PaperOption,
+    PaperTitle,
+    ReviewNote,
     SuggestionOption,
+    Topic,
+    Why,
     topic_autocomplete,
 )
 from cogs.suggestions._posting import PostRefresher, dm_member, note_in_thread
@@ -88,9 +92,9 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         self,
         interaction: Interaction,
         paper: PaperOption | None = None,
-        why: app_commands.Range[str, 1, 1000] | None = None,
-        topic: app_commands.Range[str, 1, 50] | None = None,
-        title: app_commands.Range[str, 1, 300] | None = None,
+        why: Why | None = None,
+        topic: Topic | None = None,
+        title: PaperTitle | None = None,
     ) -> None:
         if paper is None:
             guild_id_of(interaction)
@@ -116,7 +120,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         self,
         interaction: Interaction,
         status: StatusFilter = "active",
-        topic: app_commands.Range[str, 1, 50] | None = None,
+        topic: Topic | None = None,
         sort: SortOrder = "votes",
     ) -> None:
         guild_id = guild_id_of(interaction)
@@ -183,7 +187,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         interaction: Interaction,
         suggestion: SuggestionOption,
         decision: Decision,
-        note: app_commands.Range[str, 1, 500] | None = None,
+        note: ReviewNote | None = None,
     ) -> None:
         guild_id = guild_id_of(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)

@@ -18,7 +18,7 @@ from bot import timeutil
 from bot.errors import BadInput, Conflict, NotFound
 from bot.services.reminders.plan import SCHEDULED, PlanResult, plan_session
 from bot.text import visible
-from bot.when import parse_when
+from bot.when import parse_when, pasted_instant
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import (
     CANCELLED,
@@ -128,9 +128,19 @@ def clean_repeat(repeat: str | None, *, tied_to_session: bool) -> str | None:
 def resolve_due(
     when: str, *, zone: str, now: datetime, session_starts: datetime | None
 ) -> tuple[datetime, int | None, str | None]:
-    """(due time UTC, minutes before the session or None, note). ``when`` is an offset when a session is given."""
+    """(due time UTC, minutes before the session or None, note). ``when`` is an offset when a session is given
+    (or a pasted Discord timestamp: that instant, kept as the time before the session it falls)."""
     if session_starts is not None:
-        offset = timeutil.parse_offset(when)
+        instant = pasted_instant(when, now)
+        if instant is not None:
+            timeutil.ensure_future(instant, now, what="reminder")
+        if instant is not None and instant >= session_starts:
+            raise BadInput(
+                f"{timeutil.discord_timestamp(instant, 'F')} is not before the session "
+                f"({timeutil.discord_timestamp(session_starts, 'F')}); pick a time before it, or leave out "
+                "`session`."
+            )
+        offset = session_starts - instant if instant is not None else timeutil.parse_offset(when)
         due = session_starts - offset
         if due <= now:
             raise BadInput(
