@@ -12,7 +12,7 @@ summed by Prometheus (``sum by (command) (rate(paperclub_interactions_total[5m])
   :data:`LATE_AFTER` after its time; counted in ``sent`` too), ``retried``, ``failed``, ``missed``; and
   ``paperclub_reminder_lateness_seconds``, each sent reminder's delay behind its time.
 * ``paperclub_job_runs_total{job,outcome}``, ``paperclub_job_lag_seconds{job}`` (how late the last run started
-  behind its due time), ``paperclub_job_duration_seconds{job}``: the periodic jobs of bot/jobs.py.
+  behind its slot), ``paperclub_job_duration_seconds{job}``: the jobs of bot/background.py.
 * ``paperclub_gateway_latency_seconds{shard}`` and ``paperclub_gateway_connected{shard}``: each gateway shard
   this process runs (shard ``0`` when unsharded), read when scraped.
 * ``paperclub_store_errors_total{error}``: every error the database driver raised, by exception type.
@@ -93,7 +93,7 @@ class _Gateway(Collector):
 
 
 class BotMetrics:
-    """The counters of one bot; also the reminder runner's and the job runner's observer."""
+    """The counters of one bot; also the reminder runner's and the background core's observer."""
 
     def __init__(self) -> None:
         registry = self.registry = CollectorRegistry(auto_describe=True)

@@ -1,6 +1,7 @@
 """/remind add, list, cancel, me — and the listeners that keep automatic session reminders planned.
 
-Thin: read the interaction, call the service, render the reply. The runner (bot/services/reminders/runner.py) sends through cogs/reminders/transport.py.
+Thin: read the interaction, call the service, render the reply. The runner (bot/services/reminders/runner.py)
+sends through cogs/reminders/transport.py, as a job of the bot's background core.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from bot.permissions import ensure_organizer, guild_config_for, require_guild_id
 from bot.replies import send_ephemeral
 from bot.services.reminders import plan, queries
 from bot.services.reminders import requested as svc
-from bot.services.reminders.runner import ReminderRunner, RunnerConfig
+from bot.services.reminders.runner import ReminderRunner
 from bot.services.setup.config import get_config
 from bot.transformers import SessionOption
 from cogs.reminders import _render as render
@@ -65,9 +66,7 @@ class RemindersCog(
             session_factory=bot.session_factory,
             clock=bot.clock,
             transport=DiscordTransport(bot),
-            config=RunnerConfig(grace=timedelta(minutes=bot.settings.reminder_grace_minutes)),
-            scheduler=bot.scheduler,
-            single_writer=bot.engine.dialect.name == "sqlite",
+            grace=timedelta(minutes=bot.settings.reminder_grace_minutes),
             observer=bot.metrics,
         )
         self._planning: set[asyncio.Task[Any]] = set()
@@ -80,8 +79,8 @@ class RemindersCog(
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
             upcoming = await plan.upcoming_session_ids(session, now)
+        await self.runner.start(self.bot.background)
         await self._plan(upcoming)
-        await self.runner.start()
 
     async def cog_unload(self) -> None:
         self.bot.pagers.unregister(PAGER)
@@ -91,7 +90,7 @@ class RemindersCog(
         """Wait until planning triggered by events and the sends in flight are done (tests, demo)."""
         while self._planning:
             await asyncio.gather(*list(self._planning), return_exceptions=True)
-        await self.runner.idle()
+        await self.bot.background.idle()
 
     # ------------------------------------------------------------------ planning from events
 
@@ -109,7 +108,7 @@ class RemindersCog(
                 except IntegrityError:  # another process planned the same slot at the same moment
                     if attempt == PLAN_TRIES:
                         raise
-        self.runner.arm_soon()
+        await self.runner.rearm()
 
     async def _tracked(self, work: Any) -> None:
         task = asyncio.current_task()
@@ -208,7 +207,7 @@ class RemindersCog(
                 repeat=repeat,
                 session_id=session,
             )
-        self.runner.arm_soon()
+        await self.runner.rearm()
         await send_ephemeral(interaction, render.added_text(info, config.display_zones, note))
 
     @app_commands.command(
@@ -254,7 +253,7 @@ class RemindersCog(
                 max_pending=self.bot.settings.max_pending_reminders,
                 presenter_dm_days=self.bot.settings.presenter_dm_days,
             )
-        self.runner.arm_soon()
+        await self.runner.rearm()
         self.bot.dispatch(
             "session_subscription_changed", guild_id, session, interaction.user.id, result.subscribed
         )

@@ -69,7 +69,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.register(PAGER, self.render_page)
-        await self.start_background()  # the poll-result and metadata jobs (bot/jobs.py)
+        await self.start_background()  # the poll-result and metadata jobs (bot/background.py)
 
     async def cog_unload(self) -> None:
         await self.stop_background()
@@ -308,7 +308,6 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
             except discord.HTTPException as error:
                 log.warning("could not delete unrecorded poll message %s: %s", message.id, error)
             raise
-        await self.schedule_poll_check(ends_at)
 
 
 STATUS_FILTERS = ("active", "open", "shortlisted", "accepted", "declined", "withdrawn", "all")
