@@ -30,6 +30,7 @@ from bot.transformers import SessionOption
 from cogs.reminders import _render as render
 from cogs.reminders._options import Duration, Message, ReminderId, Repeat, When
 from cogs.reminders.transport import DiscordTransport
+from db.engine import read_only_session_factory
 
 log = logging.getLogger("paperclub.reminders")
 
@@ -70,6 +71,7 @@ class RemindersCog(
             observer=bot.metrics,
         )
         self._planning: set[asyncio.Task[Any]] = set()
+        self._readers = read_only_session_factory(bot.engine)  # /remind list only reads: no write lock
         super().__init__()
 
     # ------------------------------------------------------------------ lifecycle
@@ -154,7 +156,7 @@ class RemindersCog(
 
     async def render_page(self, guild_id: int, arg: str, page: int) -> Page:
         now = self.bot.clock.now()
-        async with self.bot.session_factory() as session:
+        async with self._readers() as session:
             config = await get_config(session, guild_id)
             first = await queries.list_reminders(session, guild_id, now=now, offset=0, limit=0)
             pages = page_count(first.total_pending + first.total_problems, render.LIST_PAGE_SIZE)

@@ -37,6 +37,7 @@ from cogs.suggestions._options import (
 )
 from cogs.suggestions._posting import PostRefresher, dm_member, note_in_thread
 from cogs.suggestions._render import STATUS_LABELS, card_embed, list_embed, post_link, safe_title
+from db.engine import read_only_session_factory
 
 log = logging.getLogger("paperclub.suggestions")
 
@@ -63,6 +64,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         self.arxiv: ArxivClient = bot.arxiv  # shared, owned and closed by the bot
         self.titles = TitleIndex()
         self.refresher = PostRefresher(self.refresh_post)
+        self._readers = read_only_session_factory(bot.engine)  # lists only read: no SQLite write lock
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -140,7 +142,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         status_text, topic_text, sort_text = (arg.split(".") + ["", "", ""])[:3]
         status: StatusFilter = status_text if status_text in STATUS_FILTERS else "active"  # type: ignore[assignment]
         sort: SortOrder = "newest" if sort_text == "newest" else "votes"
-        async with self.bot.session_factory() as session:
+        async with self._readers() as session:
             config = await get_config(session, guild_id)
             topics = config.suggestion_topics
             topic = (
