@@ -81,9 +81,11 @@ class Job:
 class JobObserver(Protocol):
     """What the metrics hear (bot/metrics.py): each run's lag behind its slot, and how it ended."""
 
-    def job_started(self, name: str, lag: timedelta) -> None: ...
+    def job_started(self, name: str, lag: timedelta) -> None:
+        """A run began, this long after its slot."""
 
-    def job_finished(self, name: str, outcome: str, duration: timedelta) -> None: ...
+    def job_finished(self, name: str, outcome: str, duration: timedelta) -> None:
+        """A run ended (ok, error or cancelled) after this long."""
 
 
 # ---------------------------------------------------------------------------------------------- claiming rows

@@ -1,4 +1,5 @@
-"""The Bot: holds the store, the scheduler and the clock it is given, loads every cog, syncs commands."""
+"""The Bot: holds the store, the scheduler (in its background core) and the clock it is given, loads every
+cog, syncs commands."""
 
 from __future__ import annotations
 
@@ -71,7 +72,6 @@ class PaperclubBot(commands.Bot):
         self.settings = settings
         self.engine = engine
         self.session_factory = session_factory
-        self.scheduler = scheduler
         self.clock: Clock = clock or SystemClock()
         self.sync_mode = sync_commands  # "auto" (when changed), "force", or "never"
         self.migrate = migrate
@@ -103,6 +103,7 @@ class PaperclubBot(commands.Bot):
         return self._arxiv
 
     async def setup_hook(self) -> None:
+        """Migrate, load every cog, start the background work and the web server, sync the commands."""
         if self.migrate:
             await upgrade_database(self.engine)
         self.add_dynamic_items(PageButton)  # the ◀ ▶ of every paged list, looked up in self.pagers
@@ -141,19 +142,21 @@ class PaperclubBot(commands.Bot):
         return [ShardState(0, connected, self.latency if connected else math.nan)]
 
     def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
+        """Dispatch an event (a completed command is logged first, synchronously)."""
         if event_name == "app_command_completion" and args:
             # Logged here, synchronously, so the line exists by the time anyone waits on the event.
             log_outcome(args[0], "ok")
         super().dispatch(event_name, *args, **kwargs)
 
     async def on_ready(self) -> None:
+        """Log the connection and freeze the start-up heap."""
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
         self.freeze_startup_heap()
 
     def freeze_startup_heap(self) -> None:
         """Once, at the first READY: collect, then freeze what start-up left (cogs, commands, the guild
         cache), so later collections scan only newer objects and no full collection of the whole start-up
-        heap pauses the event loop mid-interaction (~150 ms measured in bench/roundtrip.py). Reference
+        heap pauses the event loop mid-interaction (bench/roundtrip.py measures it). Reference
         counting still frees frozen objects; only cycles among them are left to the end. (The pattern
         ``gc.freeze`` documents for long-running servers.)"""
         if self._heap_frozen:
@@ -214,6 +217,7 @@ class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
             log.info("shard %s waited %.1f s for its identify slot", shard_id, waited.total_seconds())
 
     def shard_states(self) -> list[ShardState]:
+        """Each shard this process runs, connected or not."""
         expected = self.shard_ids if self.shard_ids is not None else range(self.shard_count or 0)
         live = self.shards
         return [
@@ -226,10 +230,12 @@ class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
         ]
 
     async def on_shard_ready(self, shard_id: int) -> None:
+        """Log each shard as it becomes ready."""
         guilds = sum(1 for guild in self.guilds if guild.shard_id == shard_id)
         log.info("shard %d of %s ready with %d guild(s)", shard_id, self.shard_count, guilds)
 
     async def on_ready(self) -> None:
+        """Log the shards once all are ready, and freeze the start-up heap."""
         ids = self.shard_ids if self.shard_ids is not None else range(self.shard_count or 0)
         log.info(
             "ready as %s in %d guild(s) on shard(s) %s of %s",
@@ -243,4 +249,4 @@ class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
 
 Interaction: TypeAlias = discord.Interaction[PaperclubBot]
 """An interaction with our bot: ``interaction.client`` is a :class:`PaperclubBot` (its store, clock,
-scheduler and settings are type-checked). Every cog annotates its interactions with this."""
+background work and settings are type-checked). Every cog annotates its interactions with this."""

@@ -43,9 +43,11 @@ class SystemClock(Clock):
 
     @property
     def announces_moves(self) -> bool:
+        """Never: real time moves unannounced."""
         return False
 
     def now(self) -> datetime:
+        """The system's time, aware UTC."""
         return datetime.now(UTC)
 
     def on_change(self, listener: ClockListener) -> None:
@@ -67,15 +69,19 @@ class FakeClock(Clock):
 
     @property
     def announces_moves(self) -> bool:
+        """Always: every move calls the listeners."""
         return True
 
     def now(self) -> datetime:
+        """The time the clock was last moved to."""
         return self._now
 
     def on_change(self, listener: ClockListener) -> None:
+        """Call ``listener`` on every move, after the ones added before."""
         self._listeners.append(listener)
 
     def remove_listener(self, listener: ClockListener) -> None:
+        """Stop calling ``listener`` (if it was added)."""
         if listener in self._listeners:
             self._listeners.remove(listener)
 

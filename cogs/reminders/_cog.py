@@ -61,6 +61,8 @@ class RemindersCog(
     group_name="remind",
     group_description="Reminders: schedule one, list them, cancel one, or get a DM before a session",
 ):
+    """/remind and the automatic reminders of sessions; runs the reminder runner."""
+
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
         self.runner = ReminderRunner(
@@ -77,6 +79,7 @@ class RemindersCog(
     # ------------------------------------------------------------------ lifecycle
 
     async def cog_load(self) -> None:
+        """Plan the upcoming sessions' reminders and start the runner."""
         self.bot.pagers.register(PAGER, self.render_page, guard=ensure_organizer)
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
@@ -85,6 +88,7 @@ class RemindersCog(
         await self._plan(upcoming)
 
     async def cog_unload(self) -> None:
+        """Stop the runner (a batch in flight may finish)."""
         self.bot.pagers.unregister(PAGER)
         await self.runner.stop()
 
@@ -124,16 +128,19 @@ class RemindersCog(
 
     @commands.Cog.listener()
     async def on_session_saved(self, guild_id: int, session_id: int) -> None:
+        """Plan a saved session's reminders again."""
         await self._tracked(self._plan([(guild_id, session_id)]))
 
     @commands.Cog.listener()
     async def on_session_subscription_changed(
         self, guild_id: int, session_id: int, user_id: int, subscribed: bool
     ) -> None:
+        """Plan the session's reminders again (Remind me)."""
         await self._tracked(self._plan([(guild_id, session_id)]))
 
     @commands.Cog.listener()
     async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
+        """Cancel a cancelled session's reminders."""
         await self._tracked(self._cancel_session(session_id))
 
     async def _cancel_session(self, session_id: int) -> None:
@@ -144,6 +151,7 @@ class RemindersCog(
 
     @commands.Cog.listener()
     async def on_guild_settings_changed(self, guild_id: int, fields: set[str]) -> None:
+        """New reminder offsets: plan every upcoming session of the guild again."""
         if "reminder_offsets" in fields:
             await self._tracked(self._replan_guild(guild_id))
 
@@ -155,6 +163,7 @@ class RemindersCog(
     # ------------------------------------------------------------------ /remind list pages
 
     async def render_page(self, guild_id: int, arg: str, page: int) -> Page:
+        """One page of /remind list."""
         now = self.bot.clock.now()
         async with self._readers() as session:
             config = await get_config(session, guild_id)
@@ -185,6 +194,7 @@ class RemindersCog(
         session: SessionOption | None = None,
         repeat: Repeat = "none",
     ) -> None:
+        """/remind add."""
         config = await ensure_organizer(interaction)
         guild_id = require_guild_id(interaction)
         # Checking the channel may fetch the bot's member (REST), then two transactions: defer first.
@@ -216,6 +226,7 @@ class RemindersCog(
         name="list", description="Pending reminders, and those missed or failed this week (organizers)"
     )
     async def list_(self, interaction: Interaction) -> None:
+        """/remind list."""
         await ensure_organizer(interaction)
         page = await self.render_page(require_guild_id(interaction), "", 0)
         await send_page(interaction, PAGER, "", page)
@@ -223,6 +234,7 @@ class RemindersCog(
     @app_commands.command(name="cancel", description="Cancel a pending reminder (organizers)")
     @app_commands.describe(reminder="The reminder's number, as in /remind list")
     async def cancel(self, interaction: Interaction, reminder: ReminderId) -> None:
+        """/remind cancel."""
         await ensure_organizer(interaction)
         async with self.bot.session_factory() as db, db.begin():
             info = await svc.cancel_reminder(
@@ -242,6 +254,7 @@ class RemindersCog(
     async def me(
         self, interaction: Interaction, session: SessionOption, before: Duration | None = None
     ) -> None:
+        """/remind me: a DM before a session, or not any more."""
         guild_id = require_guild_id(interaction)
         config = await guild_config_for(interaction)
         async with self.bot.session_factory() as db, db.begin():

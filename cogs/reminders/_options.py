@@ -33,12 +33,14 @@ class WhenTransformer(SharedWhenTransformer):
     max_days_ahead = svc.MAX_DAYS_AHEAD
 
     async def transform(self, interaction: Interaction, value: Any) -> str:
+        """The time typed, checked."""
         text = " ".join(str(value).split())
         if not text:
             raise BadInput("Please give a time, e.g. tomorrow 9am, 2026-12-03 09:00, or 1h with a session.")
         return text
 
     async def preview(self, interaction: Interaction, text: str) -> str:
+        """The autocomplete line: the time as the bot read it."""
         session_id = getattr(interaction.namespace, "session", None)
         if interaction.guild_id is None or session_id is None:
             return await super().preview(interaction, text)
@@ -54,6 +56,7 @@ class DurationTransformer(OptionTransformer):
     maximum = timeutil.MAX_OFFSET_TEXT
 
     async def transform(self, interaction: Interaction, value: Any) -> timedelta:
+        """The duration typed, checked."""
         return timeutil.parse_offset(str(value))
 
 
@@ -66,6 +69,8 @@ class ReminderIdTransformer(IdTransformer):
     async def autocomplete(  # type: ignore[override]
         self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[int]]:
+        """The guild's pending reminders matching what is typed."""
+
         async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, int]]:
             config = await get_config(session, guild_id)
             member = interaction.user

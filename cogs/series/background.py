@@ -47,12 +47,14 @@ class SeriesBackground(commands.Cog):
     # ------------------------------------------------------------------ lifecycle
 
     async def cog_load(self) -> None:
+        """Register the claim button and add the daily horizon job."""
         self.bot.add_dynamic_items(PresentButton)
         await self.bot.background.add(
             Job(HORIZON_JOB, daily(*DAILY_AT), self._daily, once=False, run_at_start=False)
         )
 
     async def cog_unload(self) -> None:
+        """Remove them; stop the refreshes in flight."""
         self.bot.remove_dynamic_items(PresentButton)
         await self.bot.background.remove(HORIZON_JOB)
         # Cancelled and awaited here, before the bot disposes of the engine: a task still holding a store
@@ -80,10 +82,12 @@ class SeriesBackground(commands.Cog):
 
     @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:
+        """The server's horizon, once it is available."""
         await self._start_guild(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
+        """A new server's horizon."""
         await self._start_guild(guild.id)
 
     async def _start_guild(self, guild_id: int) -> None:
@@ -156,6 +160,7 @@ class SeriesBackground(commands.Cog):
     @commands.Cog.listener()
     async def on_session_saved(self, guild_id: int, session_id: int) -> None:
         # Tracked from the listener's first step, so settle() waits for it (tests, the demo).
+        """A week's session changed: refresh the server's boards and nudges."""
         await self._track(self._week_saved(guild_id, session_id))
 
     async def _week_saved(self, guild_id: int, session_id: int) -> None:
@@ -164,6 +169,7 @@ class SeriesBackground(commands.Cog):
 
     @commands.Cog.listener()
     async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
+        """A week's session cancelled: skip the week."""
         await self._track(self._week_cancelled(guild_id, session_id))
 
     async def _week_cancelled(self, guild_id: int, session_id: int) -> None:

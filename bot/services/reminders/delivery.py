@@ -1,16 +1,9 @@
-"""The store side of sending reminders: claiming due rows, rendering them, and recording how sends ended.
+"""The store side of sending reminders: claiming due rows, rendering them, recording how sends ended.
 
-Every state change is a conditional UPDATE checked by the rows it matched, so a reminder goes out at most
-once even when two runners (two processes on one store, or two passes) race:
-
-    pending --claim--> sending --> sent | failed | pending (retry after backoff)
-    pending --------------------> missed (fell due while the bot was down, beyond the grace period)
-    pending --------------------> cancelled (by an organizer, or its session was cancelled)
-
-A claim (:func:`claim`) takes, with one token, the due reminders at the head of their destinations: one
-per destination, so a destination's reminders go out one after another in due order, and no claimed row
-waits behind another send. Finding the rest of the work (stale claims, missed ones, repeats) is in
-:mod:`bot.services.reminders.queue`.
+Every change is a conditional UPDATE checked by the rows it matched, so a reminder goes out at most once
+however many runners race: pending → sending (claimed) → sent | failed | pending (retry after a backoff),
+and pending → missed (due while the bot was down, beyond the grace period) | cancelled. A claim takes the
+due reminder at the head of each destination, so a destination's reminders go out in due order.
 """
 
 from __future__ import annotations

@@ -60,6 +60,8 @@ class ReminderInfo:
 
 @dataclass(frozen=True)
 class ReminderList:
+    """A page of /remind list and its totals."""
+
     pending: list[ReminderInfo]
     problems: list[ReminderInfo]  # missed or failed in the last week
     total_pending: int
@@ -79,10 +81,12 @@ class Subscription:
 
     @property
     def due_at(self) -> datetime:
+        """When the member's DM goes out."""
         return self.starts_at - self.before
 
 
 def info_of(row: Reminder, session_title: str | None = None) -> ReminderInfo:
+    """The plain view of a reminder row."""
     return ReminderInfo(
         id=row.display_id,
         row_id=row.id,
@@ -115,6 +119,7 @@ def clean_message(text: str) -> str:
 
 
 def clean_repeat(repeat: str | None, *, tied_to_session: bool) -> str | None:
+    """The repeat rule, checked (None: once)."""
     value = (repeat or "none").strip().casefold()
     if value == "none":
         return None
@@ -171,6 +176,7 @@ async def _scheduled_session(
 
 
 async def count_live(session: AsyncSession, guild_id: int) -> int:
+    """Pending or sending reminders of the guild."""
     return int(
         (
             await session.execute(

@@ -44,7 +44,8 @@ class ReminderObserver(Protocol):
     """Hears one call per outcome (bot/metrics.py): due (claimed here), sent (with its lateness), retried,
     failed, missed."""
 
-    def reminder(self, outcome: str, *, count: int = 1, lateness: timedelta | None = None) -> None: ...
+    def reminder(self, outcome: str, *, count: int = 1, lateness: timedelta | None = None) -> None:
+        """One outcome (``count`` of them; a send with its lateness)."""
 
 
 class ReminderRunner:
