@@ -234,8 +234,7 @@ class Background:
         self.clock = clock
         self.observer = observer
         self.owner = uuid.uuid4().hex  # this process in job_runs.lease_owner
-        self.jobs: dict[str, Job] = {}
-        self._order: dict[str, int] = {}  # registration order: ties between due jobs run in it
+        self.jobs: dict[str, Job] = {}  # in the order added: due at the same time, they run in it
         self._running: dict[str, asyncio.Task[None]] = {}  # a run: the claim, the job's code, the record
         self._work: dict[str, asyncio.Future[object]] = {}  # the job's code of a run in progress
         self._started = False
@@ -245,19 +244,13 @@ class Background:
         if job.name in self.jobs:
             raise ValueError(f"a job named {job.name!r} is already added")
         now = self.clock.now()
+        first = now if job.run_at_start else next_slot(job.trigger, now)
         if job.once:
             async with self.session_factory() as session, session.begin():
-                await _ensure_row(session, job.name, now)
+                await _ensure_row(session, job.name, first)
         self.jobs[job.name] = job
-        self._order[job.name] = len(self._order)
         self.scheduler.add_job(
-            self._fire,
-            job.trigger,
-            args=[job.name],
-            id=job.name,
-            name=job.name,
-            next_run_time=now if job.run_at_start else next_slot(job.trigger, now),
-            replace_existing=True,
+            self._fire, job.trigger, args=[job.name], id=job.name, name=job.name, next_run_time=first
         )
 
     async def remove(self, name: str) -> None:
@@ -331,7 +324,8 @@ class Background:
             ]
             if not due:
                 return
-            first = min(due, key=lambda s: (s.next_run_time, self._order.get(s.id, 0)))
+            names = list(self.jobs)
+            first = min(due, key=lambda s: (s.next_run_time, names.index(s.id)))
             ran.add(first.id)
             self.scheduler.modify_job(first.id, next_run_time=next_slot(first.trigger, now))
             task = self._start(first.id)
