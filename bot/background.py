@@ -237,6 +237,7 @@ class Background:
         self.jobs: dict[str, Job] = {}  # in the order added: due at the same time, they run in it
         self._running: dict[str, asyncio.Task[None]] = {}  # a run: the claim, the job's code, the record
         self._work: dict[str, asyncio.Future[object]] = {}  # the job's code of a run in progress
+        self._again: set[str] = set()  # fired while a run was in progress: run once more after it
         self._started = False
 
     async def add(self, job: Job) -> None:
@@ -257,6 +258,7 @@ class Background:
         """Unschedule ``name``; a run in progress gets the job's ``stop_wait``, then is cancelled (a ``once``
         job's slot is handed back, due again for any process)."""
         job = self.jobs.pop(name, None)
+        self._again.discard(name)
         with contextlib.suppress(JobLookupError):
             self.scheduler.remove_job(name)
         task = self._running.get(name)
@@ -333,8 +335,12 @@ class Background:
                 await asyncio.gather(task, return_exceptions=True)
 
     async def _fire(self, name: str) -> None:
-        """APScheduler's callback: start the run and return (one run of a job at a time here)."""
-        self._start(name)
+        """APScheduler's callback: start the run and return. One run of a job at a time here: a fire during
+        a run (a wake the run itself asked for) runs the job once more right after it."""
+        if name in self._running:
+            self._again.add(name)
+        else:
+            self._start(name)
 
     def _start(self, name: str) -> asyncio.Task[None] | None:
         job = self.jobs.get(name)
@@ -342,8 +348,14 @@ class Background:
             return None
         task = asyncio.create_task(self._run(job), name=f"job-{name}")
         self._running[name] = task
-        task.add_done_callback(lambda _: self._running.pop(name, None))
+        task.add_done_callback(lambda _: self._ended(name))
         return task
+
+    def _ended(self, name: str) -> None:
+        self._running.pop(name, None)
+        if name in self._again:
+            self._again.discard(name)
+            self._start(name)
 
     async def _run(self, job: Job) -> None:
         now = self.clock.now()

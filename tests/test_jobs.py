@@ -183,6 +183,30 @@ async def test_a_run_stopped_midway_is_handed_back(session_factory) -> None:
     await other.stop()
 
 
+async def test_a_wake_that_fires_during_the_run_runs_the_job_again_after_it(session_factory) -> None:
+    """On APScheduler's timer: a run asks to be woken (the reminders' next due row) at a time that comes
+    before the run ends; the job runs again right after, not at its next hourly slot."""
+    background = core(session_factory, SystemClock())
+    runs: list[datetime] = []
+    again = asyncio.Event()
+
+    async def run(now: datetime) -> None:
+        runs.append(now)
+        if len(runs) == 1:
+            background.wake("test.again", now)  # fires at once, while this run still goes on
+            await asyncio.sleep(0.05)
+        else:
+            again.set()
+
+    await background.add(Job("test.again", every(timedelta(hours=1)), run, once=False))
+    await background.start()
+    try:
+        await asyncio.wait_for(again.wait(), 10)
+    finally:
+        await background.stop()
+    assert len(runs) == 2
+
+
 async def test_real_time_cores_share_the_slots(store_info, engine) -> None:
     """Two cores on the system clock: APScheduler fires each at the same slots, one runs each slot."""
     runs: list[tuple[str, datetime]] = []
