@@ -159,8 +159,8 @@ class SeriesBackground(commands.Cog):
 
     @commands.Cog.listener()
     async def on_session_saved(self, guild_id: int, session_id: int) -> None:
-        # Tracked from the listener's first step, so settle() waits for it (tests, the demo).
         """A week's session changed: refresh the server's boards and nudges."""
+        # Tracked from the listener's first step, so settle() waits for it (tests, the demo).
         await self._track(self._week_saved(guild_id, session_id))
 
     async def _week_saved(self, guild_id: int, session_id: int) -> None:
