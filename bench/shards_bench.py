@@ -48,7 +48,7 @@ from standin.server import StandIn
 from standin.state import Guild
 
 MESSAGES = "/channels/"
-LOOK_AGAIN = 60.0  # the reminder runner's look-again interval (bot/services/reminders/runner.py)
+LOOK_AGAIN = 60.0  # the reminder job's interval (bot/services/reminders/runner.py, LOOK_AGAIN)
 SENDING_LEASE = 90.0  # its claim lease (bot/services/reminders/queue.py)
 LEAD = 45.0  # seconds from seeding to the first reminder's time: the processes start in between
 _INDEX = re.compile(r"Bench reminder (\d+)\b")
@@ -180,8 +180,8 @@ async def one_run(args: argparse.Namespace, name: str, processes: int, kill_at_h
         ]
         receipts = Receipts(standin)
         try:
-            # Seeded before the processes start, due from LEAD s on: each runner arms its alarm for the first
-            # one at start-up (its first look), so nothing waits for a look-again.
+            # Seeded before the processes start, due from LEAD s on: each runner's first pass at start-up wakes
+            # it again at the first one, so nothing waits for a look-again.
             first_due = datetime.now(UTC) + timedelta(seconds=LEAD)
             dues = await seed(url, guilds, args.reminders, first_due, args.window)
             started = time.monotonic()

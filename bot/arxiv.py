@@ -1,15 +1,21 @@
-"""A small client for the arXiv Atom API (title, authors, abstract, date of one paper).
+"""A small client for the arXiv Atom API (title, authors, abstract, date of one paper; title search).
 
-arXiv rate-limits hard, so the client sends one request at a time, honours ``Retry-After`` on 429
-(waiting when the wait is short, otherwise refusing calls until then), times out after 5 s and
-retries once. :meth:`ArxivClient.fetch` returns ``None`` when arXiv says the id does not exist and
-raises :class:`ArxivUnavailable` when arXiv could not be asked (down, slow, rate-limited).
+arXiv rate-limits hard ("make no more than one request every three seconds, and limit requests to a
+single connection at a time", arXiv API Terms of Use, https://info.arxiv.org/help/api/tou.html), so the
+client sends one request at a time, ``min_interval`` seconds after the last one ended, honours
+``Retry-After`` on 429 (waiting when the wait is short, otherwise refusing calls until then), times out
+after 5 s and retries once. :meth:`ArxivClient.fetch` returns ``None`` when arXiv says the id does not
+exist and raises :class:`ArxivUnavailable` when arXiv could not be asked (down, slow, rate-limited).
+:meth:`ArxivClient.search_titles` asks ``search_query=ti:"…"`` (the API User's Manual,
+https://info.arxiv.org/help/api/user-manual.html, 5.1 "Details of Query Construction") and returns
+cleaned, capped candidates (:mod:`bot.sources.clean`), still untrusted text.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Awaitable, Callable
@@ -17,15 +23,25 @@ from dataclasses import dataclass
 
 import aiohttp
 
+from bot.sources import clean
+from bot.sources.http import SourceUnavailable
+from bot.sources.records import Candidate
+
 log = logging.getLogger("paperclub.arxiv")
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ERROR_ID_PREFIX = "http://arxiv.org/api/errors"
 USER_AGENT = "paperclub-bot/0.1 (Discord paper club; metadata lookups)"
+MIN_INTERVAL = 3.0  # seconds between requests, arXiv's terms of use
+SEARCH_MAX = 20
+_QUERY_WORD = re.compile(r"[^\W_]+")
 
 
-class ArxivUnavailable(Exception):
+class ArxivUnavailable(SourceUnavailable):
     """arXiv did not answer usefully (timeout, connection error, 5xx, or rate-limited)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__("arxiv", reason)
 
 
 @dataclass(frozen=True)
@@ -52,6 +68,16 @@ def _bare_id(entry_id: str) -> str:
     return head if head and version.isdigit() else tail
 
 
+def _feed_root(body: str) -> ET.Element:
+    try:
+        root = ET.fromstring(body)
+    except ET.ParseError as exc:
+        raise ArxivUnavailable(f"arXiv sent something that is not XML ({exc})") from exc
+    if root.tag != f"{ATOM}feed":
+        raise ArxivUnavailable("arXiv sent XML that is not an Atom feed")
+    return root
+
+
 def parse_atom(body: str, arxiv_id: str) -> ArxivMetadata | None:
     """The entry for ``arxiv_id`` in an Atom feed, or None when arXiv reports it unknown.
 
@@ -59,12 +85,7 @@ def parse_atom(body: str, arxiv_id: str) -> ArxivMetadata | None:
     ``http://arxiv.org/api/errors`` or with an empty feed. A feed that is not Atom raises
     ArxivUnavailable (a proxy's error page, say).
     """
-    try:
-        root = ET.fromstring(body)
-    except ET.ParseError as exc:
-        raise ArxivUnavailable(f"arXiv sent something that is not XML ({exc})") from exc
-    if root.tag != f"{ATOM}feed":
-        raise ArxivUnavailable("arXiv sent XML that is not an Atom feed")
+    root = _feed_root(body)
     for entry in root.findall(f"{ATOM}entry"):
         entry_id = _clean(entry.findtext(f"{ATOM}id"))
         if not entry_id or entry_id.startswith(ERROR_ID_PREFIX):
@@ -85,6 +106,38 @@ def parse_atom(body: str, arxiv_id: str) -> ArxivMetadata | None:
     return None
 
 
+def parse_search(body: str) -> list[Candidate]:
+    """The entries of an Atom search answer as candidates, in arXiv's order (arXiv gives no score).
+
+    An error entry (a query arXiv could not read) or an empty feed is no candidates; a feed that is not
+    Atom raises ArxivUnavailable.
+    """
+    root = _feed_root(body)
+    found: list[Candidate] = []
+    for entry in root.findall(f"{ATOM}entry"):
+        entry_id = _clean(entry.findtext(f"{ATOM}id"))
+        if not entry_id or entry_id.startswith(ERROR_ID_PREFIX):
+            return []
+        arxiv_id = clean.ident(_bare_id(entry_id), 64)
+        title = clean.text(entry.findtext(f"{ATOM}title"), clean.TITLE_MAX)
+        if arxiv_id is None or title is None:
+            continue
+        authors = clean.names(author.findtext(f"{ATOM}name") for author in entry.findall(f"{ATOM}author"))
+        published = _clean(entry.findtext(f"{ATOM}published"))
+        found.append(
+            Candidate(
+                source="arxiv",
+                source_id=arxiv_id,
+                title=title,
+                authors=authors,
+                year=clean.year(published[:4]),
+                arxiv_id=arxiv_id,
+                url=f"https://arxiv.org/abs/{arxiv_id}",
+            )
+        )
+    return found
+
+
 Sleeper = Callable[[float], Awaitable[None]]
 
 
@@ -99,15 +152,20 @@ class ArxivClient:
         retries: int = 1,
         max_retry_after: float = 10.0,
         sleep: Sleeper = asyncio.sleep,
+        min_interval: float = MIN_INTERVAL,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.base_url = base_url
         self.timeout = timeout
         self.retries = retries
         self.max_retry_after = max_retry_after
+        self.min_interval = min_interval
         self._sleep = sleep
+        self._monotonic = monotonic
         self._session: aiohttp.ClientSession | None = None
         self._lock = asyncio.Lock()
-        self._blocked_until = 0.0  # time.monotonic() before which arXiv asked us not to call
+        self._blocked_until = 0.0  # monotonic() before which arXiv asked us not to call
+        self._last_ended = -float("inf")  # monotonic() when the last request ended
 
     async def close(self) -> None:
         if self._session is not None:
@@ -122,10 +180,29 @@ class ArxivClient:
     @property
     def blocked_for(self) -> float:
         """Seconds until arXiv's last Retry-After runs out (0 when we may call)."""
-        return max(0.0, self._blocked_until - time.monotonic())
+        return max(0.0, self._blocked_until - self._monotonic())
 
     async def fetch(self, arxiv_id: str) -> ArxivMetadata | None:
         """Metadata for ``arxiv_id``; None if arXiv reports it unknown; ArxivUnavailable otherwise."""
+        body = await self._ask({"id_list": arxiv_id, "max_results": "1"}, arxiv_id)
+        return None if body is None else parse_atom(body, arxiv_id)
+
+    async def search_titles(self, query: str, limit: int = 5) -> list[Candidate]:
+        """Papers whose titles hold the words of ``query`` (``ti:"…"``), arXiv's best first; at most ``limit``."""
+        words = _QUERY_WORD.findall(clean.query(query))
+        if not words or limit < 1:
+            return []
+        params = {
+            "search_query": 'ti:"' + " ".join(words) + '"',
+            "start": "0",
+            "max_results": str(min(limit, SEARCH_MAX)),
+            "sortBy": "relevance",
+        }
+        body = await self._ask(params, f"ti:{query[:40]!r}")
+        return [] if body is None else parse_search(body)[:limit]
+
+    async def _ask(self, params: dict[str, str], what: str) -> str | None:
+        """One paced request (retried); the feed's text, or None when arXiv answers 400."""
         async with self._lock:
             attempts = self.retries + 1
             last_error = "no attempt"
@@ -133,25 +210,29 @@ class ArxivClient:
                 wait = self.blocked_for
                 if wait > self.max_retry_after:
                     raise ArxivUnavailable(f"arXiv asked us to wait {wait:.0f}s")
-                if wait:
+                wait = max(wait, self._last_ended + self.min_interval - self._monotonic())
+                if wait > 0:
                     await self._sleep(wait)
                 try:
-                    return await self._get(arxiv_id)
+                    return await self._get(params)
                 except _RetryableError as exc:
                     last_error = str(exc)
                     log.info(
-                        "arXiv lookup of %s failed (attempt %d/%d): %s", arxiv_id, attempt + 1, attempts, exc
+                        "arXiv lookup of %s failed (attempt %d/%d): %s", what, attempt + 1, attempts, exc
                     )
+                finally:
+                    self._last_ended = self._monotonic()
             raise ArxivUnavailable(last_error)
 
-    async def _get(self, arxiv_id: str) -> ArxivMetadata | None:
-        params = {"id_list": arxiv_id, "max_results": "1"}
+    async def _get(self, params: dict[str, str]) -> str | None:
         try:
             async with self._client().get(
                 self.base_url, params=params, timeout=aiohttp.ClientTimeout(total=self.timeout)
             ) as response:
                 if response.status == 429:
-                    self._blocked_until = time.monotonic() + _retry_after(response.headers.get("Retry-After"))
+                    self._blocked_until = self._monotonic() + _retry_after(
+                        response.headers.get("Retry-After")
+                    )
                     raise _RetryableError("rate-limited (429)")
                 if response.status >= 500:
                     raise _RetryableError(f"HTTP {response.status}")
@@ -159,12 +240,11 @@ class ArxivClient:
                     return None  # arXiv answers some malformed ids with 400
                 if response.status != 200:
                     raise ArxivUnavailable(f"HTTP {response.status}")
-                body = await response.text()
+                return await response.text()
         except TimeoutError as exc:
             raise _RetryableError(f"no answer within {self.timeout:g}s") from exc
         except aiohttp.ClientError as exc:
             raise _RetryableError(f"{type(exc).__name__}: {exc}") from exc
-        return parse_atom(body, arxiv_id)
 
 
 class _RetryableError(Exception):

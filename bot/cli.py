@@ -31,11 +31,10 @@ class CommandFailed(Exception):
 
 
 def _settings() -> Settings:
-    from bot.logs import setup_logging
+    from bot.logs import setting_secrets, setup_logging
 
     settings = load_settings()
-    token = settings.discord_token.get_secret_value() if settings.discord_token else ""
-    setup_logging(settings.log_level, secrets=[token, token.strip()])
+    setup_logging(settings.log_level, secrets=setting_secrets(settings))
     return settings
 
 

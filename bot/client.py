@@ -1,44 +1,34 @@
-"""The Bot: holds the store, the scheduler and the clock it is given, loads every cog, syncs commands."""
+"""The Bot: holds the store, the scheduler (in its background core) and the clock it is given, loads every
+cog, syncs commands."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import hashlib
-import json
 import logging
 import math
 import pkgutil
-from datetime import UTC, datetime, timedelta
 from typing import Any, TypeAlias
 
 import discord
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from discord import app_commands
 from discord.ext import commands
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 import cogs
+from bot import command_sync, identify
 from bot.arxiv import ArxivClient
+from bot.background import Background
 from bot.clock import Clock, SystemClock
-from bot.jobs import JobRunner, release_lease, take_lease, take_rate_slot
 from bot.metrics import BotMetrics, ShardState, web_routes
 from bot.paging import PageButton, Pagers
 from bot.settings import Settings
 from bot.tree import PaperclubTree, log_outcome
 from bot.web import WebServer
 from db.migrate import upgrade_database
-from db.models import AppState
 
 log = logging.getLogger("paperclub.bot")
-IDENTIFY_WINDOW = timedelta(seconds=5)  # Discord: max_concurrency IDENTIFYs per 5 seconds
-# Slots are spaced a little wider than Discord's window: between taking a slot and the IDENTIFY reaching
-# Discord lie a connection and the event loop's scheduling, and a slot taken on time but sent late must
-# not land within 5 s of the next one (seen once at load 4: an Invalid Session).
-IDENTIFY_SPACING = IDENTIFY_WINDOW + timedelta(seconds=1)
-SYNC_LEASE = timedelta(minutes=2)  # longer than a sync takes, even behind a rate limit
-SYNC_POLL_SECONDS = 0.25  # how often a process waiting for another's sync looks again
 
 
 def discover_extensions() -> list[str]:
@@ -59,6 +49,8 @@ def default_intents() -> discord.Intents:
 
 
 class PaperclubBot(commands.Bot):
+    """The bot: settings, store, clock, background work and metrics, given in and shared by every cog."""
+
     def __init__(
         self,
         *,
@@ -80,7 +72,6 @@ class PaperclubBot(commands.Bot):
         self.settings = settings
         self.engine = engine
         self.session_factory = session_factory
-        self.scheduler = scheduler
         self.clock: Clock = clock or SystemClock()
         self.sync_mode = sync_commands  # "auto" (when changed), "force", or "never"
         self.migrate = migrate
@@ -99,8 +90,8 @@ class PaperclubBot(commands.Bot):
         self.metrics = BotMetrics()
         self.metrics.watch_store(engine)
         self.metrics.watch_gateway(self.shard_states)
-        # Periodic background work, claimed in the store so one process runs each period (bot/jobs.py).
-        self.jobs = JobRunner(session_factory, self.clock, observer=self.metrics)
+        # Background work on the scheduler: cogs add their jobs in cog_load (bot/background.py).
+        self.background = Background(scheduler, session_factory, self.clock, observer=self.metrics)
         if self.web is not None:
             self.web.add_routes(web_routes(self))
 
@@ -112,15 +103,14 @@ class PaperclubBot(commands.Bot):
         return self._arxiv
 
     async def setup_hook(self) -> None:
+        """Migrate, load every cog, start the background work and the web server, sync the commands."""
         if self.migrate:
             await upgrade_database(self.engine)
         self.add_dynamic_items(PageButton)  # the ◀ ▶ of every paged list, looked up in self.pagers
         for extension in discover_extensions():
             await self.load_extension(extension)
-        if self.start_background and not self.scheduler.running:
-            self.scheduler.start()
         if self.start_background:
-            await self.jobs.start()
+            await self.background.start()
         if self.web is not None:
             await self.web.start()  # after every cog has added its routes
         if self.sync_mode != "never":
@@ -133,72 +123,17 @@ class PaperclubBot(commands.Bot):
         self.tree.copy_global_to(guild=guild)
         return guild
 
-    def command_payload_hash(self, guild: discord.Object | None) -> str:
-        payload = [command.to_dict(self.tree) for command in self.tree.get_commands(guild=guild)]
-        blob = json.dumps(payload, sort_keys=True, default=str).encode()
-        return hashlib.sha256(blob).hexdigest()
-
     async def sync_application_commands(self, *, force: bool = False) -> bool:
-        """Sync when the command set changed since the last sync (or when forced). True if synced.
-
-        Once per deployment, not per process: the sync is claimed in the store (a lease on the job_runs
-        row ``commands.sync:…``) and the payload's hash written after it, so of processes starting
-        together one syncs and the others wait for it, then find the hash current. The lease, not a lock
-        held across the HTTP call, because SQLite has one write lock for the whole database; a process
-        that dies mid-sync leaves a lease that runs out after :data:`SYNC_LEASE`.
-        """
-        guild = self._sync_target()
-        digest = self.command_payload_hash(guild)
+        """Sync when the command set changed since the last sync (or when forced), once per deployment
+        (bot/command_sync.py). True if synced."""
         assert self.application_id is not None
-        key = f"commands:{self.application_id}:{guild.id if guild else 'global'}"
-        claim = f"commands.sync:{self.application_id}:{guild.id if guild else 'global'}"
-        waited = False
-        while True:
-            now = datetime.now(UTC)
-            async with self.session_factory() as session, session.begin():
-                if not force and await self._synced_digest(session, key) == digest:
-                    log.info(
-                        "application commands unchanged%s; not syncing",
-                        " (another process synced them)" if waited else "",
-                    )
-                    return False
-                if await take_lease(session, claim, self.jobs.token, now, SYNC_LEASE):
-                    # Read again now the lease is ours: under READ COMMITTED the first read may predate the
-                    # commit of the process that just synced (its hash and its release are one commit).
-                    if not force and await self._synced_digest(session, key) == digest:
-                        await release_lease(session, claim, self.jobs.token, now)
-                        log.info("application commands unchanged (another process synced them); not syncing")
-                        return False
-                    break
-            if not waited:
-                log.info("another process is syncing the application commands; waiting for it")
-            waited = True
-            await asyncio.sleep(SYNC_POLL_SECONDS)
-        try:
-            self.synced_commands = await self.tree.sync(guild=guild)
-        except BaseException:
-            async with self.session_factory() as session, session.begin():
-                await release_lease(session, claim, self.jobs.token, datetime.now(UTC))
-            raise
-        async with self.session_factory() as session, session.begin():  # the hash and the release together
-            row = await session.get(AppState, key)
-            if row is None:
-                session.add(AppState(key=key, value=digest))
-            else:
-                row.value = digest
-            await release_lease(session, claim, self.jobs.token, datetime.now(UTC))
-        log.info(
-            "synced %d application commands to %s",
-            len(self.synced_commands),
-            guild.id if guild else "all guilds",
+        synced = await command_sync.sync_commands(
+            self.tree, self.session_factory, self.application_id, self._sync_target(), force=force
         )
+        if synced is None:
+            return False
+        self.synced_commands = synced
         return True
-
-    @staticmethod
-    async def _synced_digest(session: AsyncSession, key: str) -> str | None:
-        """The hash of the command set last synced, read fresh (not from the session's identity map)."""
-        result = await session.execute(select(AppState.value).where(AppState.key == key))
-        return result.scalar_one_or_none()
 
     def shard_states(self) -> list[ShardState]:
         """This process's gateway connection (one, as shard 0, when unsharded)."""
@@ -207,19 +142,21 @@ class PaperclubBot(commands.Bot):
         return [ShardState(0, connected, self.latency if connected else math.nan)]
 
     def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
+        """Dispatch an event (a completed command is logged first, synchronously)."""
         if event_name == "app_command_completion" and args:
             # Logged here, synchronously, so the line exists by the time anyone waits on the event.
             log_outcome(args[0], "ok")
         super().dispatch(event_name, *args, **kwargs)
 
     async def on_ready(self) -> None:
+        """Log the connection and freeze the start-up heap."""
         log.info("ready as %s in %d guild(s)", self.user, len(self.guilds))
         self.freeze_startup_heap()
 
     def freeze_startup_heap(self) -> None:
         """Once, at the first READY: collect, then freeze what start-up left (cogs, commands, the guild
         cache), so later collections scan only newer objects and no full collection of the whole start-up
-        heap pauses the event loop mid-interaction (~150 ms measured in bench/roundtrip.py). Reference
+        heap pauses the event loop mid-interaction (bench/roundtrip.py measures it). Reference
         counting still frees frozen objects; only cycles among them are left to the end. (The pattern
         ``gc.freeze`` documents for long-running servers.)"""
         if self._heap_frozen:
@@ -239,9 +176,7 @@ class PaperclubBot(commands.Bot):
         try:
             await super().close()
         finally:
-            await self.jobs.stop()
-            if self.scheduler.running:
-                self.scheduler.shutdown(wait=False)
+            await self.background.stop()
             if self.web is not None:
                 await self.web.stop()
             if self._arxiv is not None:
@@ -253,20 +188,14 @@ class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
     """The same bot over discord.py's AutoShardedBot: ``SHARD_COUNT`` shards in the deployment, of which this
     process runs ``SHARD_IDS`` (all when unset). Discord sends each shard the events and interactions of
     its guilds only (``(guild_id >> 22) % shard_count``), so every process answers its own guilds; the
-    store decides who does background work (any process: bot/jobs.py). bot/app.py picks this class when
+    store decides who does background work (any process: bot/background.py). bot/app.py picks this class when
     SHARD_COUNT is set; the rest of the code sees a PaperclubBot either way."""
 
     _identify_concurrency: int | None = None
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
-        """Keep Discord's identify limit across every process of the deployment, not just this one.
-
-        "Apps are limited by maximum concurrency (max_concurrency in the session start limit object) when
-        identifying": max_concurrency IDENTIFYs per 5 seconds, one per bucket ``shard_id % max_concurrency``
-        (https://discord.com/developers/docs/events/gateway#sharding, "Max Concurrency"); one over it is
-        refused with Invalid Session. discord.py's own hook only sleeps 5 s between this process's shards,
-        so processes started together would collide: each bucket's slot is claimed in the store instead.
-        """
+        """Keep Discord's identify limit across every process of the deployment (bot/identify.py):
+        discord.py's own hook only spaces this process's shards."""
         if self._identify_concurrency is None:
             try:
                 limits = await self.fetch_session_start_limits()
@@ -282,12 +211,13 @@ class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
                         limits.remaining,
                         len(self.shard_states()),
                     )
-        bucket = (shard_id or 0) % self._identify_concurrency
-        waited = await take_rate_slot(self.session_factory, f"gateway.identify.{bucket}", IDENTIFY_SPACING)
+        slot = identify.slot_name(shard_id, self._identify_concurrency)
+        waited = await identify.take_slot(self.session_factory, slot)
         if waited:
             log.info("shard %s waited %.1f s for its identify slot", shard_id, waited.total_seconds())
 
     def shard_states(self) -> list[ShardState]:
+        """Each shard this process runs, connected or not."""
         expected = self.shard_ids if self.shard_ids is not None else range(self.shard_count or 0)
         live = self.shards
         return [
@@ -300,10 +230,12 @@ class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
         ]
 
     async def on_shard_ready(self, shard_id: int) -> None:
+        """Log each shard as it becomes ready."""
         guilds = sum(1 for guild in self.guilds if guild.shard_id == shard_id)
         log.info("shard %d of %s ready with %d guild(s)", shard_id, self.shard_count, guilds)
 
     async def on_ready(self) -> None:
+        """Log the shards once all are ready, and freeze the start-up heap."""
         ids = self.shard_ids if self.shard_ids is not None else range(self.shard_count or 0)
         log.info(
             "ready as %s in %d guild(s) on shard(s) %s of %s",
@@ -317,4 +249,4 @@ class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
 
 Interaction: TypeAlias = discord.Interaction[PaperclubBot]
 """An interaction with our bot: ``interaction.client`` is a :class:`PaperclubBot` (its store, clock,
-scheduler and settings are type-checked). Every cog annotates its interactions with this."""
+background work and settings are type-checked). Every cog annotates its interactions with this."""

@@ -1,4 +1,7 @@
-"""Logging set-up: one format, the token redacted from every record, and other libraries' noise kept down.
+"""Logging set-up: one format, the secrets redacted from every record, and other libraries' noise kept down.
+
+The secrets are every secret setting (:func:`setting_secrets`: the bot token, the Semantic Scholar API key)
+and anything shaped like a bot token.
 
 Levels of other libraries' loggers (LOG_LEVEL sets the rest):
 
@@ -14,6 +17,9 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import Any
+
+from pydantic import SecretStr
 
 _TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,}")
 REDACTED = "[redacted]"
@@ -52,6 +58,18 @@ class RedactingFilter(logging.Filter):
 
 
 _FILTER = RedactingFilter([])
+
+
+def setting_secrets(settings: Any) -> list[str]:
+    """The values of every secret setting (each a SecretStr: DISCORD_TOKEN, SEMANTIC_SCHOLAR_API_KEY),
+    as given and stripped, for :func:`setup_logging` to redact."""
+    secrets: list[str] = []
+    for name in type(settings).model_fields:
+        value = getattr(settings, name)
+        if isinstance(value, SecretStr) and (raw := value.get_secret_value()):
+            secrets.extend(dict.fromkeys((raw, raw.strip())))
+    return [secret for secret in secrets if secret]
+
 
 # Logged by discord.Client.__init__ (discord/client.py, discord.py 2.7) when the voice extras are missing.
 VOICE_WARNINGS = frozenset(

@@ -1,21 +1,8 @@
-"""What the bot counts (``bot.metrics``), served in Prometheus' text format at ``/metrics``, and whether
-this process is fit to serve, at ``/healthz`` — both on the bot's web server (``WEB_PORT``).
-
-Each bot has its own registry (``BotMetrics.registry``), never prometheus_client's global one, so several
-bots in one process (tests) count apart. Every series is per process: a deployment of several processes is
-summed by Prometheus (``sum by (command) (rate(paperclub_interactions_total[5m]))``).
-
-* ``paperclub_interactions_total{command,outcome}`` and ``paperclub_interaction_latency_seconds{command}``:
-  every slash command, button press and form, counted where bot/tree.py logs its one line (``outcome`` is
-  ``ok``, ``refused:<Error>`` or ``error``; a component's ``command`` is its custom_id without the ids).
-* ``paperclub_reminders_total{outcome}``: ``due`` (claimed here to be sent), ``sent``, ``late`` (sent more than
-  :data:`LATE_AFTER` after its time; counted in ``sent`` too), ``retried``, ``failed``, ``missed``; and
-  ``paperclub_reminder_lateness_seconds``, each sent reminder's delay behind its time.
-* ``paperclub_job_runs_total{job,outcome}``, ``paperclub_job_lag_seconds{job}`` (how late the last run started
-  behind its due time), ``paperclub_job_duration_seconds{job}``: the periodic jobs of bot/jobs.py.
-* ``paperclub_gateway_latency_seconds{shard}`` and ``paperclub_gateway_connected{shard}``: each gateway shard
-  this process runs (shard ``0`` when unsharded), read when scraped.
-* ``paperclub_store_errors_total{error}``: every error the database driver raised, by exception type.
+"""What the bot counts, served in Prometheus' text format at ``/metrics``, and whether this process is fit
+to serve, at ``/healthz`` (both on the bot's web server, ``WEB_PORT``). Each bot has its own registry, so
+several bots in one process (tests) count apart; every series is per process (Prometheus sums them):
+interactions and their latency, reminders by outcome and their lateness, job runs (bot/background.py),
+the gateway shards, and store errors. docs/deploy.md says what to alert on.
 """
 
 from __future__ import annotations
@@ -78,6 +65,7 @@ class _Gateway(Collector):
         self._shards = shards
 
     def collect(self) -> Iterator[Metric]:
+        """The shards' gauges, read now."""
         latency = GaugeMetricFamily(
             "paperclub_gateway_latency_seconds", "Heartbeat to ACK time per gateway shard", labels=["shard"]
         )
@@ -93,7 +81,7 @@ class _Gateway(Collector):
 
 
 class BotMetrics:
-    """The counters of one bot; also the reminder runner's and the job runner's observer."""
+    """The counters of one bot; also the reminder runner's and the background core's observer."""
 
     def __init__(self) -> None:
         registry = self.registry = CollectorRegistry(auto_describe=True)
@@ -155,6 +143,7 @@ class BotMetrics:
         self._interaction_series: dict[tuple[str, str], tuple[Any, Any]] = {}
 
     def watch_gateway(self, shards: Callable[[], Iterable[ShardState]]) -> None:
+        """Report these shards' connection and latency when scraped."""
         self.registry.register(_Gateway(shards))
 
     def watch_store(self, engine: AsyncEngine) -> None:
@@ -167,6 +156,7 @@ class BotMetrics:
     # -------------------------------------------------------------------- hooks
 
     def interaction(self, command: str, outcome: str, seconds: float) -> None:
+        """Count one interaction and its latency."""
         label = command_label(command)  # keyed by the label: a custom_id's ids would grow the dict
         series = self._interaction_series.get((label, outcome))
         if series is None:
@@ -187,13 +177,16 @@ class BotMetrics:
                 self.reminders.labels("late").inc(count)
 
     def job_started(self, name: str, lag: timedelta) -> None:
+        """The job's lag behind its slot."""
         self.job_lag.labels(name).set(lag.total_seconds())
 
     def job_finished(self, name: str, outcome: str, duration: timedelta) -> None:
+        """Count a run by outcome, and its duration."""
         self.job_runs.labels(name, outcome).inc()
         self.job_duration.labels(name).observe(duration.total_seconds())
 
     def render(self) -> bytes:
+        """The Prometheus text of every series."""
         return generate_latest(self.registry)
 
 
@@ -228,6 +221,7 @@ def _password(url: str) -> str | None:
 
 
 def web_routes(bot: PaperclubBot) -> web.RouteTableDef:
+    """``/healthz`` and ``/metrics``."""
     routes = web.RouteTableDef()
 
     @routes.get("/healthz")

@@ -7,9 +7,10 @@ for every spelling of the same paper, so it can be the unique key per guild.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
@@ -21,9 +22,15 @@ from bot.text import clean_line
 PaperKind = Literal["arxiv", "doi", "openreview", "acl", "url", "title"]
 
 MAX_TITLE_LENGTH = 300
+#: The longest link kept, https:// included (added to a bare one, 'arxiv.org/abs/…'): what a Discord link
+#: button holds (discord-api-docs, Component Reference → Button: url, max 512 characters). Every option and
+#: form field taking a link takes this many; every link column holds it.
 MAX_URL_LENGTH = 512
 MAX_PAPERS_PER_LIST = 10
-MAX_KEY_LENGTH = 400  # papers.key
+#: The longest `papers` text: the most papers, each the longest link, one a line.
+MAX_PAPER_LIST_TEXT = MAX_PAPERS_PER_LIST * (MAX_URL_LENGTH + 1)
+#: papers.key; a longer key (a long link, a title of wide characters) is kept as its digest.
+MAX_KEY_LENGTH = 400
 MAX_DOI_LENGTH = 200  # papers.doi
 
 _ARXIV_NEW = r"(?P<new>\d{4}\.\d{4,5})"
@@ -185,12 +192,15 @@ def _refuse_invisible(url: str, field: str) -> None:
 
 def validate_http_url(text: str, field: str = "Link") -> str:
     """Return a cleaned http(s) URL (https:// added to bare domains), or raise BadInput."""
-    url = _with_scheme(_strip_wrapping(text))
+    given = _strip_wrapping(text)
+    url = _with_scheme(given)
     if not url:
         raise BadInput(f"{field} is empty; paste a link starting with https://.")
     _refuse_invisible(url, field)
     if len(url) > MAX_URL_LENGTH:
-        raise BadInput(f"{field} is too long (over {MAX_URL_LENGTH} characters); use a shorter link.")
+        raise BadInput(
+            f"{field} is too long (over {MAX_URL_LENGTH} characters{_added(given, url)}); use a shorter link."
+        )
     if not is_http_url(url):
         raise BadInput(f"{field} must be an http(s) link, e.g. https://example.com/page.")
     return url
@@ -238,9 +248,16 @@ def _doi_ref(doi: str) -> PaperRef:
     return PaperRef("doi", f"doi:{doi}", url=f"https://doi.org/{doi}", doi=doi)
 
 
-def _url_ref(url: str) -> PaperRef:
+def _added(given: str, url: str) -> str:
+    """' once https:// is added' when only the added scheme takes a link over the limit."""
+    return " once https:// is added" if len(given) <= MAX_URL_LENGTH < len(url) else ""
+
+
+def _url_ref(url: str, given: str) -> PaperRef:
     if len(url) > MAX_URL_LENGTH:
-        raise BadInput(f"That link is over {MAX_URL_LENGTH} characters; use a shorter one (e.g. the DOI).")
+        raise BadInput(
+            f"That link is over {MAX_URL_LENGTH} characters{_added(given, url)}; use a shorter one (e.g. the DOI)."
+        )
     _refuse_invisible(url, "That link")
     if not is_http_url(url):
         raise BadInput("That doesn't look like a complete link; paste it starting with https://.")
@@ -271,13 +288,18 @@ def _url_ref(url: str) -> PaperRef:
 
 
 def parse_paper_ref(text: str) -> PaperRef:
-    """Read an arXiv ID/link, DOI, OpenReview/ACL Anthology link, other http(s) link, or a title.
-    Refuses a reference too long to store (the papers table's key and DOI columns)."""
+    """Read an arXiv ID/link, DOI, OpenReview/ACL Anthology link, other http(s) link, or a title. A key
+    longer than the papers table keeps becomes its digest (``url:sha256:…``, still one per paper); a DOI
+    longer than its column is refused."""
     ref = _read_ref(text)
-    if len(ref.key) > MAX_KEY_LENGTH or len(ref.doi or "") > MAX_DOI_LENGTH:
+    if len(ref.doi or "") > MAX_DOI_LENGTH:
         raise BadInput(
-            "That link or DOI is too long to keep; paste a shorter form (e.g. the DOI or arXiv ID)."
+            f"That DOI is over {MAX_DOI_LENGTH} characters, too long to keep; paste the paper's link, "
+            "arXiv ID or title instead."
         )
+    if len(ref.key) > MAX_KEY_LENGTH:
+        digest = hashlib.sha256(ref.key.encode("utf-8", "surrogatepass")).hexdigest()
+        ref = replace(ref, key=f"{ref.kind}:sha256:{digest}")
     return ref
 
 
@@ -303,7 +325,7 @@ def _read_ref(text: str) -> PaperRef:
         return _doi_ref(m.group(1))
     url = _with_scheme(cleaned)
     if _SCHEME.match(url) and url.split(":", 1)[0].lower() in ("http", "https"):
-        return _url_ref(url)
+        return _url_ref(url, cleaned)
     title = clean_line(cleaned)
     if len(title) > MAX_TITLE_LENGTH:
         raise BadInput(

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.sources import SOURCE_NAMES
 from db.engine import normalise_database_url
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
@@ -28,6 +29,17 @@ _HOW_TO_FIX: dict[str, str] = {
         "or leave it unset for Discord"
     ),
     "ARXIV_API_URL": "use an http(s) URL such as https://export.arxiv.org/api/query",
+    "PAPER_SOURCES": (
+        "use a comma-separated list of arxiv, semantic_scholar, huggingface, openreview, crossref, datacite "
+        "(or none), or leave it unset for all of them"
+    ),
+    "SEMANTIC_SCHOLAR_API_URL": "use an http(s) URL such as https://api.semanticscholar.org/graph/v1",
+    "SEMANTIC_SCHOLAR_API_KEY": "paste the key Semantic Scholar sent you, or leave it unset for the shared pool",
+    "HUGGINGFACE_API_URL": "use an http(s) URL such as https://huggingface.co",
+    "OPENREVIEW_API_URL": "use an http(s) URL such as https://api2.openreview.net",
+    "CROSSREF_API_URL": "use an http(s) URL such as https://api.crossref.org",
+    "CROSSREF_MAILTO": "use an e-mail address someone reads, such as club@example.org, or leave it unset",
+    "DATACITE_API_URL": "use an http(s) URL such as https://api.datacite.org",
     "WEB_PORT": "use a port number such as 8080 (0: any free port), or leave it unset to serve nothing",
     "WEB_HOST": "use the address to listen on, such as 127.0.0.1 (the default) or 0.0.0.0",
     "PUBLIC_URL": "use the https address people reach the web server at, such as https://club.example.org",
@@ -111,6 +123,17 @@ class Settings(BaseSettings):
     log_level: LogLevel = "INFO"
     discord_api_base: str | None = None
     arxiv_api_url: str = "https://export.arxiv.org/api/query"
+    # Where paper metadata comes from (bot/sources): which sources are asked, and each one's API root.
+    paper_sources: Annotated[tuple[str, ...], NoDecode] = SOURCE_NAMES
+    semantic_scholar_api_url: str = "https://api.semanticscholar.org/graph/v1"
+    semantic_scholar_api_key: SecretStr | None = Field(
+        default=None, description="Semantic Scholar key (secret)."
+    )
+    huggingface_api_url: str = "https://huggingface.co"
+    openreview_api_url: str = "https://api2.openreview.net"
+    crossref_api_url: str = "https://api.crossref.org"
+    crossref_mailto: str | None = None
+    datacite_api_url: str = "https://api.datacite.org"
     reminder_grace_minutes: int = Field(default=60, ge=0, le=24 * 60)
     max_pending_reminders: int = Field(default=500, ge=1, le=100_000)
     presenter_dm_days: int = Field(default=3, ge=0, le=30)
@@ -130,10 +153,43 @@ class Settings(BaseSettings):
     def _upper_level(cls, value: Any) -> Any:
         return value.upper() if isinstance(value, str) else value
 
-    @field_validator("dev_guild_id", "discord_api_base", "web_port", "public_url", mode="before")
+    @field_validator(
+        "dev_guild_id",
+        "discord_api_base",
+        "web_port",
+        "public_url",
+        "semantic_scholar_api_key",
+        "crossref_mailto",
+        mode="before",
+    )
     @classmethod
     def _blank_is_none(cls, value: Any) -> Any:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("paper_sources", mode="before")
+    @classmethod
+    def _check_paper_sources(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            if not value.strip():
+                return SOURCE_NAMES
+            value = () if value.strip().lower() == "none" else value.split(",")
+        names = [str(name).strip().lower() for name in value]
+        if any(name not in SOURCE_NAMES for name in names):
+            raise ValueError("names a source the bot does not know")
+        if len(set(names)) != len(names):
+            raise ValueError("a source is listed twice")
+        return tuple(names)
+
+    @field_validator("crossref_mailto")
+    @classmethod
+    def _check_mailto(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip()
+        local, at, domain = value.partition("@")
+        if not at or not local or "." not in domain or any(c.isspace() or c in "<>,;" for c in value):
+            raise ValueError("must be one e-mail address")
+        return value
 
     @field_validator("shard_count", mode="before")
     @classmethod
@@ -178,7 +234,16 @@ class Settings(BaseSettings):
     def _check_database_url(cls, value: str) -> str:
         return normalise_database_url(value)  # postgresql:// and postgres:// become postgresql+asyncpg://
 
-    @field_validator("discord_api_base", "arxiv_api_url", "public_url")
+    @field_validator(
+        "discord_api_base",
+        "arxiv_api_url",
+        "public_url",
+        "semantic_scholar_api_url",
+        "huggingface_api_url",
+        "openreview_api_url",
+        "crossref_api_url",
+        "datacite_api_url",
+    )
     @classmethod
     def _check_http_url(cls, value: str | None) -> str | None:
         if value is None:
@@ -199,6 +264,10 @@ class Settings(BaseSettings):
         if parts.scheme == "http" and (parts.hostname or "") not in LOOPBACK_HOSTS:
             raise ValueError("must use https unless it is on this machine (127.0.0.1 or localhost)")
         return value
+
+    def source_enabled(self, name: str) -> bool:
+        """True when PAPER_SOURCES lets the bot ask ``name`` (one of bot.sources.SOURCE_NAMES)."""
+        return name in self.paper_sources
 
     @property
     def sharded(self) -> bool:

@@ -39,7 +39,10 @@ MONTHS = ("january", "february", "march", "april", "may", "june", "july",
 # fmt: on
 _OFFSET_UNITS = {"w": 7 * 86400, "d": 86400, "h": 3600, "m": 60}
 _OFFSET_TOKEN = re.compile(r"(\d+)\s*(w|wks?|weeks?|d|days?|h|hrs?|hours?|m|mins?|minutes?)(?![a-z])")
-_MAX_TEXT = 100  # longer input is refused before any pattern runs on it
+#: The longest duration text read ('1 hour and 30 minutes'); longer is refused before any pattern runs on it.
+MAX_OFFSET_TEXT = 100
+#: The longest zone name an option or form field takes (the store's timezone columns hold 64).
+MAX_ZONE_TEXT = 64
 
 #: What the parser reads, whatever the caller then allows: dates in the calendar years from
 #: YEARS_AROUND_NOW before now's year to YEARS_AROUND_NOW after it (outside: BadInput saying so),
@@ -210,7 +213,7 @@ def ensure_within(dt_utc: datetime, now: datetime, max_days: int = 730) -> None:
 def offset_seconds(text: str) -> int | None:
     """The seconds in '1h30m', '2 days', '1 hour and 30 minutes' (any size), or None if unreadable."""
     cleaned = re.sub(r"\band\b|,", " ", text.strip().casefold()).strip()
-    if len(cleaned) > _MAX_TEXT:
+    if len(cleaned) > MAX_OFFSET_TEXT:
         return None
     tokens = list(_OFFSET_TOKEN.finditer(cleaned))
     if not tokens or _OFFSET_TOKEN.sub("", cleaned).strip():

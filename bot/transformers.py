@@ -19,6 +19,7 @@ read from the store for the user's guild).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import discord
@@ -119,14 +120,15 @@ WHEN_EXAMPLES = "tomorrow 9am, 2026-12-03 09:00, Thursday 9:30am"
 
 
 class WhenTransformer(OptionTransformer):
-    """A time as typed ('tomorrow 9am', '2026-12-03 09:00'), given to the command with its spaces tidied;
-    the command's service reads it. The autocomplete shows, before the command is sent, how it reads in
-    the zone it will be read in (the `timezone` option's, else the server's), or why it can't be: the
-    parser's BadInput (a date out of range, a time that does not exist...) becomes a "⚠" choice, so the
-    list always answers."""
+    """A time as typed ('tomorrow 9am', '2026-12-03 09:00') or pasted (a Discord timestamp, '<t:1796320800:F>'),
+    given to the command with its spaces tidied; the command's service reads it. The autocomplete shows,
+    before the command is sent, how it reads in the zone it will be read in (the `timezone` option's, else
+    the server's; a pasted timestamp in every display zone of the club), or why it can't be: the parser's
+    BadInput (a date out of range, a time that does not exist...) becomes a "⚠" choice, so the list always
+    answers."""
 
     minimum = 1
-    maximum = 100
+    maximum = when.MAX_TEXT
     #: For "That <what> time is in the past".
     what: ClassVar[str] = "session"
     #: The service's furthest time ahead, checked in the preview too (None: no check).
@@ -144,7 +146,8 @@ class WhenTransformer(OptionTransformer):
         return timeutil.resolve_timezone(str(typed)).key if typed else config.timezone
 
     async def preview(self, interaction: Interaction, text: str) -> str:
-        """How ``text`` reads: the club time line (first two display zones, with the year)."""
+        """How ``text`` reads: the club time line with the year (a typed time: the first two display zones,
+        beside what was typed; a pasted timestamp, unreadable as it stands: every display zone)."""
         if interaction.guild_id is None:
             return text
         now = interaction.client.clock.now()
@@ -152,10 +155,15 @@ class WhenTransformer(OptionTransformer):
             config = await get_config(session, interaction.guild_id)
             zone = await self.zone(interaction, session, config)
         parsed = when.parse_when(text, timeutil.resolve_timezone(zone), now)
-        timeutil.ensure_future(parsed.utc, now, what=self.what)
+        return self.club_time(parsed.utc, text, config, now)
+
+    def club_time(self, utc: datetime, text: str, config: GuildConfig, now: datetime) -> str:
+        """The preview's line for a start ``utc`` read from ``text``, checked as the service checks it."""
+        timeutil.ensure_future(utc, now, what=self.what)
         if self.max_days_ahead is not None:
-            timeutil.ensure_within(parsed.utc, now, self.max_days_ahead)
-        return timeutil.format_club_time(parsed.utc, config.display_zones[:2], with_year=True)
+            timeutil.ensure_within(utc, now, self.max_days_ahead)
+        zones = config.display_zones if when.is_timestamp(text) else config.display_zones[:2]
+        return timeutil.format_club_time(utc, zones, with_year=True)
 
     async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
         self, interaction: Interaction, value: int | float | str
@@ -167,7 +175,9 @@ class WhenTransformer(OptionTransformer):
             shown = await self.preview(interaction, text)
         except PaperclubError as error:
             shown = f"⚠ {error.user_message}"
-        return [app_commands.Choice(name=cut(f"{text} → {shown}", CHOICE_NAME_LIMIT), value=text)]
+        # A timestamp's markup shows as typed in a choice (no markdown there): its reading stands alone.
+        name = shown if when.is_timestamp(text) and not shown.startswith("⚠") else f"{text} → {shown}"
+        return [app_commands.Choice(name=cut(name, CHOICE_NAME_LIMIT), value=text)]
 
 
 class SessionEditWhenTransformer(WhenTransformer):

@@ -1,5 +1,5 @@
-"""The times users type: "2026-11-05 08:00", "Thursday 9:30am", "tomorrow 5pm", "in 2 hours", and a
-bare time of day. Pure functions, no I/O.
+"""The times users type: "2026-11-05 08:00", "Thursday 9:30am", "tomorrow 5pm", "in 2 hours", a bare time
+of day, and a pasted Discord timestamp ("<t:1762358400:F>", an exact instant). Pure functions, no I/O.
 
 Wall-clock times are read in a zone (or a trailing one, "PT"); a time in a DST gap is refused, an
 ambiguous one takes the first occurrence and says so in :attr:`ParsedTime.note`. What is read is bounded
@@ -12,6 +12,7 @@ import calendar
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from typing import Final
 from zoneinfo import ZoneInfo
 
 from bot import timeutil
@@ -28,8 +29,19 @@ _WEEKDAY_RE = "|".join(sorted(_WEEKDAY_WORDS, key=len, reverse=True))
 _MONTH_RE = "|".join(sorted(_MONTH_WORDS, key=len, reverse=True))
 # fmt: on
 _TIME = r"(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ap>[ap]\.?m\.?)?|(?P<word>noon|midnight)"
-_MAX_TEXT = 100  # longer input is refused before any pattern runs on it
+#: The longest time :func:`parse_when` reads (every `when` option and form field takes this many
+#: characters); longer input is refused before any pattern runs on it.
+MAX_TEXT: Final = 100
+#: The longest time of day :func:`parse_clock` reads.
+MAX_CLOCK_TEXT: Final = 20
 _ACCEPTED = "2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorrow 17:00, today 5pm, in 2 hours"
+# Discord's timestamp markup as its clients send it (the message box's @time picker, a copied message):
+# <t:SECONDS> or <t:SECONDS:STYLE>, STYLE one of t T d D f F s S R (discord-api-docs, Reference → Message
+# Formatting → Timestamp Styles). discord.py 2.7's TIMESTAMP_PATTERN reads the same markup; here the whole
+# value must be one timestamp.
+_TIMESTAMP = re.compile(r"<t:(-?\d+)(?::[tTdDfFsSR])?>")
+_LOOKS_LIKE_TIMESTAMP = re.compile(r"<\s*t\s*:", re.IGNORECASE)
+_TIMESTAMP_EXAMPLE = "`<t:1796320800:F>`"
 
 
 @dataclass(frozen=True)
@@ -168,21 +180,55 @@ def _dateparser_fallback(text: str, tz: ZoneInfo, now_local: datetime) -> tuple[
     return result.date(), result.time().replace(second=0, microsecond=0)
 
 
+def is_timestamp(text: str) -> bool:
+    """Whether ``text`` is one Discord timestamp (``<t:1762358400>``, ``<t:1762358400:F>``), read or not."""
+    return _TIMESTAMP.fullmatch(text.strip()) is not None
+
+
+def pasted_instant(text: str, now: datetime) -> datetime | None:
+    """The instant a pasted Discord timestamp names (``<t:1762358400:F>``: seconds since 1970, any style), aware
+    UTC, whatever zone the rest of the command reads times in; None when ``text`` is not one. BadInput for
+    markup that starts like one but is not (``<t:abc>``), and for an instant outside
+    :func:`bot.timeutil.date_window`."""
+    cleaned = text.strip()
+    m = _TIMESTAMP.fullmatch(cleaned)
+    if m is None:
+        if _LOOKS_LIKE_TIMESTAMP.match(cleaned):
+            shown = cleaned[:40].replace("`", "")
+            raise BadInput(
+                f"`{shown}` is not a Discord timestamp I can read; paste one as Discord writes it, like "
+                f"{_TIMESTAMP_EXAMPLE}, or type a time, e.g. {_ACCEPTED}."
+            )
+        return None
+    first, last = timeutil.date_window(now)
+    start = datetime.combine(first, time(), tzinfo=UTC)
+    end = datetime.combine(last, time(), tzinfo=UTC) + timedelta(days=1)
+    digits = m.group(1).lstrip("-")
+    # Compared as numbers: datetime itself overflows on the largest. More digits than any in the window: out.
+    seconds = int(m.group(1)) if len(digits) <= 15 else None
+    if seconds is None or not start.timestamp() <= seconds < end.timestamp():
+        raise timeutil.out_of_range(now)
+    return datetime.fromtimestamp(seconds, tz=UTC)
+
+
 def parse_when(text: str, tz: ZoneInfo, now: datetime) -> ParsedTime:
     """Parse a user-typed time. Wall-clock forms are read in ``tz`` (or a trailing zone, 'PT').
 
     Weekday forms ('thursday 9:30am', 'thu 9:30') mean the next occurrence of that weekday and
     time strictly after ``now``; 'next thursday' is the same but never today (it does not skip a
     week otherwise). A date without a year means the next such date. 'in N hours/minutes/days'
-    counts elapsed time from ``now``. Slash dates (5/12) are refused as ambiguous. Past times
-    are not rejected here: see :func:`ensure_future`.
+    counts elapsed time from ``now``. Slash dates (5/12) are refused as ambiguous. A pasted Discord
+    timestamp is the instant it names (:func:`pasted_instant`), whatever ``tz``. Past times are not
+    rejected here: see :func:`bot.timeutil.ensure_future`.
     """
     now = timeutil.ensure_aware_utc(now)
     cleaned = text.strip()
     if not cleaned:
         raise BadInput(f"Please give a time, e.g. {_ACCEPTED}.")
-    if len(cleaned) > _MAX_TEXT:
+    if len(cleaned) > MAX_TEXT:
         raise BadInput(f"That time is too long to read; try e.g. {_ACCEPTED}.")
+    if (instant := pasted_instant(cleaned, now)) is not None:
+        return ParsedTime(utc=instant, local=instant.astimezone(tz))
     lowered = cleaned.split(" / ")[0].casefold().replace(",", " ")
     lowered = re.sub(r"\s+", " ", re.sub(r"\bat\b|\bon\b", " ", lowered)).strip()
     zone_words = lowered.rsplit(" ", 1)
@@ -224,7 +270,7 @@ def parse_when(text: str, tz: ZoneInfo, now: datetime) -> ParsedTime:
 def parse_clock(text: str) -> time:
     """A time of day as typed: '9:30am', '9:30 AM', '17:30', '5pm', 'noon'. BadInput when unreadable."""
     cleaned = " ".join(text.strip().casefold().split())
-    clock = _match_clock(cleaned) if len(cleaned) <= 20 else None
+    clock = _match_clock(cleaned) if len(cleaned) <= MAX_CLOCK_TEXT else None
     if clock is None:
         raise BadInput(
             f"I couldn't read “{text.strip()[:40]}” as a time of day; write it like 9:30am or 17:30."

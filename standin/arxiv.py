@@ -1,15 +1,25 @@
 """A local stand-in for the arXiv Atom API (``/api/query?id_list=...``), for tests and the demo.
 
 Register papers with :meth:`ArxivStandin.add`; ids not registered get arXiv's answers for unknown
-ids (an empty feed, or an error entry for a malformed id). ``mode`` simulates trouble:
+ids (an empty feed, or an error entry for a malformed id). ``search_query=ti:"..."`` (or ``ti:word``,
+terms joined by ``AND``) answers the papers whose titles hold each phrase, with ``start`` and
+``max_results`` (the API User's Manual, https://info.arxiv.org/help/api/user-manual.html, 5.1 "Details
+of Query Construction"). ``mode`` simulates trouble:
 ``"down"`` (HTTP 503), ``"slow"`` (answers after ``delay`` seconds), ``"rate_limited"``
 (429 with ``Retry-After``); ``rate_limit_next(n)`` answers the next n requests with 429 only.
+
+``enforce_rate_limit`` (off unless a test turns it on) models arXiv's terms of use, "no more than one
+request every three seconds" (https://info.arxiv.org/help/api/tou.html): a request sooner than 3 s after
+the last one it let through gets 429 and is kept in ``refused_too_fast``. ``clock`` (time.monotonic
+unless given) times requests, so a test can share a virtual clock with the client.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 from xml.sax.saxutils import escape
@@ -18,6 +28,9 @@ from aiohttp import web
 
 Mode = Literal["ok", "down", "slow", "rate_limited"]
 
+MIN_INTERVAL = 3.0  # arXiv's terms of use: one request every three seconds
+_TERM = re.compile(r'ti:(?:"(?P<phrase>[^"]*)"|(?P<word>[^\s"()]+))', re.IGNORECASE)
+_WORD = re.compile(r"[^\W_]+")
 _ID_OK = re.compile(r"(\d{4}\.\d{4,5}|[a-z][a-z-]*(\.[A-Z]{2})?/\d{7})(v\d+)?")
 
 
@@ -68,12 +81,17 @@ def error_entry(arxiv_id: str) -> str:
 class ArxivStandin:
     """An aiohttp server on 127.0.0.1 answering like export.arxiv.org/api/query."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, clock: Callable[[], float] | None = None) -> None:
         self.papers: dict[str, StandinPaper] = {}
         self.mode: Mode = "ok"
         self.delay = 10.0
         self.retry_after = 1
-        self.requests: list[str] = []  # the id_list of each request, in order
+        self.requests: list[str] = []  # the id_list (or search_query) of each request, in order
+        self.request_times: list[float] = []  # clock() when each arrived
+        self.clock = clock or time.monotonic
+        self.enforce_rate_limit = False
+        self.refused_too_fast: list[float] = []  # arrival times of requests sooner than MIN_INTERVAL
+        self._last_admitted = -float("inf")
         self._rate_limit_next = 0
         self._runner: web.AppRunner | None = None
         self.url = ""
@@ -110,9 +128,35 @@ class ArxivStandin:
             await self._runner.cleanup()
             self._runner = None
 
+    def search(self, search_query: str) -> list[StandinPaper]:
+        """The papers whose titles hold every ``ti:`` phrase of ``search_query``, in the order added."""
+        phrases = [
+            [w.lower() for w in _WORD.findall(m["phrase"] if m["phrase"] is not None else m["word"])]
+            for m in _TERM.finditer(search_query)
+        ]
+        phrases = [p for p in phrases if p]
+        if not phrases:
+            return []
+        found = []
+        for paper in self.papers.values():
+            words = [w.lower() for w in _WORD.findall(paper.title)]
+            if all(_holds(words, phrase) for phrase in phrases):
+                found.append(paper)
+        return found
+
     async def _query(self, request: web.Request) -> web.Response:
         id_list = request.query.get("id_list", "")
-        self.requests.append(id_list)
+        search_query = request.query.get("search_query")
+        self.requests.append(id_list if search_query is None else search_query)
+        now = self.clock()
+        self.request_times.append(now)
+        if self.enforce_rate_limit:
+            if now - self._last_admitted < MIN_INTERVAL:
+                self.refused_too_fast.append(now)
+                return web.Response(
+                    status=429, text="Rate exceeded.", headers={"Retry-After": str(int(MIN_INTERVAL))}
+                )
+            self._last_admitted = now
         if self._rate_limit_next > 0 or self.mode == "rate_limited":
             self._rate_limit_next = max(0, self._rate_limit_next - 1)
             return web.Response(
@@ -122,6 +166,8 @@ class ArxivStandin:
             return web.Response(status=503, text="Service Unavailable")
         if self.mode == "slow":
             await asyncio.sleep(self.delay)
+        if search_query is not None:
+            return self._search_feed(request, search_query)
         entries: list[str] = []
         for arxiv_id in filter(None, (part.strip() for part in id_list.split(","))):
             if not _ID_OK.fullmatch(arxiv_id):
@@ -130,3 +176,19 @@ class ArxivStandin:
                 entries.append(paper_entry(paper))
         total = sum(1 for entry in entries if "api/errors" not in entry)
         return web.Response(text=_feed(entries, total), content_type="application/atom+xml")
+
+    def _search_feed(self, request: web.Request, search_query: str) -> web.Response:
+        try:
+            start = int(request.query.get("start", "0"))
+            max_results = int(request.query.get("max_results", "10"))
+        except ValueError:
+            return web.Response(status=400, text="start and max_results must be numbers")
+        found = self.search(search_query)
+        entries = [paper_entry(paper) for paper in found[start : start + max(0, max_results)]]
+        return web.Response(text=_feed(entries, len(found)), content_type="application/atom+xml")
+
+
+def _holds(words: list[str], phrase: list[str]) -> bool:
+    """True when ``phrase`` appears, in order, in ``words``."""
+    n = len(phrase)
+    return any(words[i : i + n] == phrase for i in range(len(words) - n + 1))

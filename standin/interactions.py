@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from standin.state import (
 )
 
 PING, APPLICATION_COMMAND, MESSAGE_COMPONENT, AUTOCOMPLETE, MODAL_SUBMIT = 1, 2, 3, 4, 5
+CHAT_INPUT, USER_COMMAND, MESSAGE_COMMAND = 1, 2, 3  # application command types
 ATTACHMENT_SIZE_LIMIT = 25 * 1024 * 1024
 
 
@@ -110,7 +112,14 @@ class InteractionRecord:
             "authorizing_integration_owners": self.payload.get("authorizing_integration_owners", {}),
         }
         if self.type == APPLICATION_COMMAND:
-            data["name"] = self.payload["data"]["name"]
+            command = self.payload["data"]
+            data["name"] = command["name"]
+            # Application Command Interaction Metadata: target_user for a user command, target_message_id
+            # for a message command.
+            if command.get("type") == MESSAGE_COMMAND:
+                data["target_message_id"] = command["target_id"]
+            elif command.get("type") == USER_COMMAND:
+                data["target_user"] = command["resolved"]["users"][command["target_id"]]
         if self.source is not None:
             data["interacted_message_id"] = str(self.source.id)
         return data
@@ -242,7 +251,7 @@ def _option_defs(cmd: Json, path: list[str]) -> tuple[list[Json], list[tuple[int
     return defs, chain
 
 
-def _resolve_value(
+def resolve_value(
     state: State, guild: Guild | None, otype: int, value: Any, resolved: Json, channel: Channel
 ) -> Any:
     if otype in (3,):
@@ -275,8 +284,9 @@ def _resolve_value(
         target = value if isinstance(value, Channel) else state.channels[int(value)]
         data = target.payload()
         if guild is not None:
+            # Resolved channels carry app_permissions, the bot's permissions there (change log, 16 July 2026).
             bot = guild.members[state.bot.id]
-            data["permissions"] = str(member_permissions(guild, bot, target))
+            data["permissions"] = data["app_permissions"] = str(member_permissions(guild, bot, target))
         resolved.setdefault("channels", {})[str(target.id)] = data
         return str(target.id)
     if otype == 11:
@@ -352,7 +362,7 @@ def command_data(
                 {
                     "name": name,
                     "type": otype,
-                    "value": _resolve_value(state, guild, otype, value, resolved, channel),
+                    "value": resolve_value(state, guild, otype, value, resolved, channel),
                 }
             )
     nested: list[Json] = leaf
@@ -361,6 +371,38 @@ def command_data(
     data: Json = {"id": cmd["id"], "name": cmd["name"], "type": int(cmd.get("type", 1)), "options": nested}
     if resolved:
         data["resolved"] = resolved
+    if cmd.get("guild_id"):
+        data["guild_id"] = cmd["guild_id"]
+    return data
+
+
+def find_context_menu(state: State, guild_id: int | None, name: str, ctype: int) -> Json:
+    """The synced user (2) or message (3) command called ``name`` (guild commands first); such names may
+    hold spaces and capitals ("Suggest this paper")."""
+    for scope in ([guild_id] if guild_id else []) + [None]:
+        for cmd in state.commands.get(scope, []):
+            if cmd["name"] == name and int(cmd.get("type", 1)) == ctype:
+                return cmd
+    kind = "message" if ctype == MESSAGE_COMMAND else "user"
+    synced = sorted(c["name"] for c in state.all_commands() if int(c.get("type", 1)) == ctype)
+    raise LookupError(f"{kind} command {name!r} is not synced ({kind} commands: {synced})")
+
+
+def context_menu_data(state: State, cmd: Json, target: Message | Member | User, channel: Channel) -> Json:
+    """``data`` of a user or message command: ``target_id`` and the target in ``resolved`` (Application
+    Commands, "User Commands" and "Message Commands": the example interactions; Receiving and Responding,
+    Resolved Data Structure: ``messages``, "IDs and partial Message objects"). A message's content is there
+    whatever the bot's intents ("Content of the message a message context menu command is used on", Gateway,
+    Message Content Intent)."""
+    ctype = int(cmd.get("type", 1))
+    resolved: Json = {}
+    if isinstance(target, Message):
+        target_id = str(target.id)
+        resolved["messages"] = {target_id: copy.deepcopy(target.payload)}
+    else:
+        target_id = str(resolve_value(state, state.guild_of(channel), 6, target, resolved, channel))
+    data: Json = {"id": cmd["id"], "name": cmd["name"], "type": ctype, "target_id": target_id}
+    data["resolved"] = resolved
     if cmd.get("guild_id"):
         data["guild_id"] = cmd["guild_id"]
     return data
@@ -376,48 +418,21 @@ def component_data(
     component = message.component(custom_id)
     ctype = int(component["type"])
     data: Json = {"custom_id": custom_id, "component_type": ctype}
+    if component.get("id") is not None:  # Button/select Interaction Response Structure: the component's id
+        data["id"] = component["id"]
     if ctype == 2:
         return data
     if ctype in SELECT_OPTION_TYPES:
         resolved: Json = {}
         guild = state.guild_of(channel)
         data["values"] = [
-            _resolve_value(state, guild, SELECT_OPTION_TYPES[ctype], v, resolved, channel)
+            resolve_value(state, guild, SELECT_OPTION_TYPES[ctype], v, resolved, channel)
             for v in values or []
         ]
         data["resolved"] = resolved
     else:
         data["values"] = [str(v) for v in values or []]
     return data
-
-
-def modal_data(modal: Json, values: Mapping[str, str | list[str]]) -> Json:
-    """Mirror the modal's layout (action rows or labels) with the submitted values."""
-
-    def answer(comp: Json) -> Json:
-        cid = str(comp.get("custom_id"))
-        out: Json = {"type": comp["type"], "custom_id": cid}
-        if comp.get("id") is not None:
-            out["id"] = comp["id"]
-        value = values.get(cid, comp.get("value") or "")
-        if comp["type"] == 4:
-            out["value"] = str(value)
-        else:
-            out["values"] = list(value) if isinstance(value, list) else [value]
-        return out
-
-    rows: list[Json] = []
-    for top in modal.get("components") or []:
-        if top.get("type") == 1:
-            rows.append({"type": 1, "components": [answer(c) for c in top.get("components") or []]})
-        elif top.get("type") == 18 and isinstance(top.get("component"), dict):
-            rows.append({"type": 18, "component": answer(top["component"])})
-    unknown = set(values) - {
-        c["custom_id"] for r in rows for c in r.get("components") or [r.get("component")]
-    }
-    if unknown:
-        raise ValueError(f"modal {modal.get('custom_id')!r} has no fields {sorted(unknown)}")
-    return {"custom_id": modal["custom_id"], "components": rows}
 
 
 @dataclass

@@ -2,82 +2,31 @@
 
 Violations become ``400 {"code": 50035, "message": "Invalid Form Body", "errors": {...}}`` with the
 nested ``errors`` tree Discord uses (``{"embeds": {"0": {"title": {"_errors": [...]}}}}``), which
-discord.py flattens into ``"In embeds.0.title: Must be 256 or fewer in length."``.
+discord.py flattens into ``"In embeds.0.title: Must be 256 or fewer in length."`` (see
+:mod:`standin.errors`). Message components are checked in :mod:`standin.components`, modals in
+:mod:`standin.modals`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
-from standin.state import IS_COMPONENTS_V2, Json
+from standin import components
+from standin.errors import ApiError, FormErrors
+from standin.state import IS_COMPONENTS_V2, Json, Message
 
 CONTENT_MAX = 2000
 EMBEDS_MAX = 10
 EMBED_TOTAL_MAX = 6000
 EMBED_LIMITS = {"title": 256, "description": 4096}
 FIELDS_MAX = 25
-ACTION_ROWS_MAX = 5
-V2_COMPONENTS_MAX = 40
-BUTTONS_PER_ROW = 5
-SELECT_OPTIONS_MAX = 25
 ATTACHMENTS_MAX = 10
 NONCE_MAX = 25
-
-
-class ApiError(Exception):
-    """An error answer: HTTP status plus Discord's JSON body."""
-
-    def __init__(self, status: int, code: int, message: str, errors: Json | None = None) -> None:
-        super().__init__(f"{status} {code} {message}")
-        self.status = status
-        self.body: Json = {"message": message, "code": code}
-        if errors is not None:
-            self.body["errors"] = errors
-
-
-def not_found(what: str, code: int) -> ApiError:
-    return ApiError(404, code, f"Unknown {what}")
-
-
-def missing_permissions() -> ApiError:
-    return ApiError(403, 50013, "Missing Permissions")
-
-
-class FormErrors:
-    """Collects field errors into Discord's nested ``errors`` object."""
-
-    def __init__(self) -> None:
-        self.tree: Json = {}
-
-    def __bool__(self) -> bool:
-        return bool(self.tree)
-
-    def add(self, path: Sequence[str | int], code: str, message: str) -> None:
-        node = self.tree
-        for part in path:
-            node = node.setdefault(str(part), {})
-        node.setdefault("_errors", []).append({"code": code, "message": message})
-
-    def length(
-        self, path: Sequence[str | int], value: Any, high: int, low: int = 0, required: bool = False
-    ) -> None:
-        if value is None:
-            if required:
-                self.add(path, "BASE_TYPE_REQUIRED", "This field is required")
-            return
-        size = len(value) if isinstance(value, (str, list)) else len(str(value))
-        if low and size < low:
-            self.add(path, "BASE_TYPE_BAD_LENGTH", f"Must be between {low} and {high} in length.")
-        elif size > high:
-            if low:
-                self.add(path, "BASE_TYPE_BAD_LENGTH", f"Must be between {low} and {high} in length.")
-            else:
-                self.add(path, "BASE_TYPE_MAX_LENGTH", f"Must be {high} or fewer in length.")
-
-    def raise_if_any(self) -> None:
-        if self.tree:
-            raise ApiError(400, 50035, "Invalid Form Body", self.tree)
+# Application Commands, "Slash Commands": "a maximum of 8000 characters for combined name, description, and
+# value properties for each command, its options (including subcommands and groups), and choices".
+COMMAND_SIZE_MAX = 8000
+# "An app can have the following number of commands: 100 global CHAT_INPUT commands, 15 global USER
+# commands, 15 global MESSAGE commands ... the same amount of guild-specific commands per guild" (raised
+# from 5 per context-menu type: change log, 3 March 2026, "Updates to Context Menu Commands").
+COMMANDS_MAX = {1: 100, 2: 15, 3: 15}
 
 
 # -- messages -------------------------------------------------------------------------------------------------
@@ -112,73 +61,6 @@ def check_embeds(errs: FormErrors, embeds: list[Json], path: str = "embeds") -> 
         errs.add([path], "MAX_EMBED_SIZE_EXCEEDED", f"Embed size exceeds maximum size of {EMBED_TOTAL_MAX}")
 
 
-def _check_interactive(errs: FormErrors, path: list[str | int], comp: Json, seen: set[str]) -> None:
-    ctype = comp.get("type")
-    if ctype == 2:  # button
-        if comp.get("style") == 5:
-            errs.length(path + ["url"], comp.get("url"), 512, 1, required=True)
-        elif comp.get("style") != 6:
-            errs.length(path + ["custom_id"], comp.get("custom_id"), 100, 1, required=True)
-        errs.length(path + ["label"], comp.get("label"), 80)
-    elif ctype in (3, 5, 6, 7, 8):  # selects
-        errs.length(path + ["custom_id"], comp.get("custom_id"), 100, 1, required=True)
-        errs.length(path + ["placeholder"], comp.get("placeholder"), 150)
-        if ctype == 3:
-            options = comp.get("options") or []
-            errs.length(path + ["options"], options, SELECT_OPTIONS_MAX, 1, required=True)
-            for k, opt in enumerate(options):
-                errs.length(path + ["options", k, "label"], opt.get("label"), 100, 1, required=True)
-                errs.length(path + ["options", k, "value"], opt.get("value"), 100, 1, required=True)
-                errs.length(path + ["options", k, "description"], opt.get("description"), 100)
-    custom_id = comp.get("custom_id")
-    if isinstance(custom_id, str):
-        if custom_id in seen:
-            errs.add(
-                path + ["custom_id"],
-                "COMPONENT_CUSTOM_ID_DUPLICATED",
-                "Component custom id cannot be duplicated",
-            )
-        seen.add(custom_id)
-
-
-def check_components(errs: FormErrors, components: list[Json], flags: int) -> None:
-    seen: set[str] = set()
-    if flags & IS_COMPONENTS_V2:
-        count = 0
-
-        def walk(items: list[Json], path: list[str | int]) -> None:
-            nonlocal count
-            for i, comp in enumerate(items):
-                count += 1
-                _check_interactive(errs, path + [i], comp, seen)
-                walk(list(comp.get("components") or []), path + [i, "components"])
-                if isinstance(comp.get("accessory"), dict):
-                    walk([comp["accessory"]], path + [i, "accessory"])
-
-        walk(components, ["components"])
-        if count > V2_COMPONENTS_MAX:
-            errs.add(
-                ["components"], "BASE_TYPE_MAX_LENGTH", f"Must be {V2_COMPONENTS_MAX} or fewer in length."
-            )
-        return
-    if len(components) > ACTION_ROWS_MAX:
-        errs.add(["components"], "BASE_TYPE_MAX_LENGTH", f"Must be {ACTION_ROWS_MAX} or fewer in length.")
-    for i, row in enumerate(components):
-        if row.get("type") != 1:
-            errs.add(["components", i, "type"], "UNION_TYPE_CHOICES", 'Value of field "type" must be 1.')
-            continue
-        children = row.get("components") or []
-        errs.length(["components", i, "components"], children, BUTTONS_PER_ROW, 1, required=True)
-        if any(c.get("type") != 2 for c in children) and len(children) > 1:
-            errs.add(
-                ["components", i, "components"],
-                "COMPONENT_LAYOUT_WIDTH_EXCEEDED",
-                "The specified component exceeds the maximum width",
-            )
-        for j, comp in enumerate(children):
-            _check_interactive(errs, ["components", i, "components", j], comp, seen)
-
-
 def check_poll(errs: FormErrors, poll: Json) -> None:
     errs.length(["poll", "question", "text"], (poll.get("question") or {}).get("text"), 300, 1, required=True)
     answers = poll.get("answers") or []
@@ -192,12 +74,10 @@ def check_poll(errs: FormErrors, poll: Json) -> None:
         errs.add(["poll", "duration"], "NUMBER_TYPE_MAX", "int value should be between 1 and 768.")
 
 
-def check_message(body: Json, *, file_count: int = 0, edit: bool = False) -> None:
-    """Validate a message create/edit body (channel message, interaction response or webhook)."""
-    errs = FormErrors()
+def _check_body(errs: FormErrors, body: Json, flags: int, file_count: int) -> None:
     errs.length(["content"], body.get("content"), CONTENT_MAX)
     check_embeds(errs, list(body.get("embeds") or []))
-    check_components(errs, list(body.get("components") or []), int(body.get("flags") or 0))
+    components.check_components(errs, list(body.get("components") or []), flags)
     if body.get("poll"):
         check_poll(errs, body["poll"])
     attachments = body.get("attachments") or []
@@ -206,42 +86,29 @@ def check_message(body: Json, *, file_count: int = 0, edit: bool = False) -> Non
     nonce = body.get("nonce")
     if isinstance(nonce, str):
         errs.length(["nonce"], nonce, NONCE_MAX)
-    errs.raise_if_any()
-    if edit:
-        return
+
+
+def check_message(body: Json, *, file_count: int = 0) -> None:
+    """Validate a message create body (channel message, interaction response, follow-up or webhook)."""
+    errs = FormErrors()
     flags = int(body.get("flags") or 0)
+    _check_body(errs, body, flags, file_count)
+    if flags & IS_COMPONENTS_V2:
+        components.check_v2_create(errs, body)
+    errs.raise_if_any()
     keys = ("content", "embeds", "components", "poll", "sticker_ids")
     if not file_count and not any(body.get(k) for k in keys) and not flags & IS_COMPONENTS_V2:
         raise ApiError(400, 50006, "Cannot send an empty message")
 
 
-def check_modal(data: Json) -> None:
+def check_edit(message: Message, body: Json, *, file_count: int = 0) -> None:
+    """Validate an edit of ``message`` (channel message, interaction update, webhook or @original edit),
+    under the flags the message will have (a Components V2 message stays one)."""
     errs = FormErrors()
-    errs.length(["data", "title"], data.get("title"), 45, 1, required=True)
-    errs.length(["data", "custom_id"], data.get("custom_id"), 100, 1, required=True)
-    components = data.get("components") or []
-    errs.length(["data", "components"], components, 5, 1, required=True)
-    for i, top in enumerate(components):
-        path: list[str | int] = ["data", "components", i]
-        inner: list[tuple[list[str | int], Json]] = []
-        if top.get("type") == 1:
-            inner = [(path + ["components", j], c) for j, c in enumerate(top.get("components") or [])]
-        elif top.get("type") == 18:
-            errs.length(path + ["label"], top.get("label"), 45, 1, required=True)
-            errs.length(path + ["description"], top.get("description"), 100)
-            inner = [(path + ["component"], top.get("component") or {})]
-        for cpath, comp in inner:
-            errs.length(cpath + ["custom_id"], comp.get("custom_id"), 100, 1, required=True)
-            if comp.get("type") == 4:
-                errs.length(cpath + ["label"], comp.get("label"), 45, 1, required=top.get("type") == 1)
-                errs.length(cpath + ["value"], comp.get("value"), 4000)
-                errs.length(cpath + ["placeholder"], comp.get("placeholder"), 100)
-                for key, low, high in (("min_length", 0, 4000), ("max_length", 1, 4000)):
-                    value = comp.get(key)
-                    if value is not None and not low <= int(value) <= high:
-                        errs.add(
-                            cpath + [key], "NUMBER_TYPE_MAX", f"int value should be between {low} and {high}."
-                        )
+    flags = components.edited_flags(message.flags, body.get("flags"))
+    _check_body(errs, body, flags, file_count)
+    if flags & IS_COMPONENTS_V2:
+        components.check_v2_edit(errs, message.payload, body)
     errs.raise_if_any()
 
 
@@ -286,7 +153,7 @@ def _check_name_desc(errs: FormErrors, path: list[str | int], item: Json, chat: 
 
 
 def _check_options(errs: FormErrors, path: list[str | int], options: list[Json], depth: int) -> int:
-    """Validate an options list; returns the characters it contributes to the 4000 total."""
+    """Validate an options list; returns the characters it contributes to the command's size."""
     size = 0
     errs.length(path, options, 25)
     names: set[str] = set()
@@ -374,8 +241,8 @@ def check_command(errs: FormErrors, path: list[str | int], cmd: Json) -> None:
         )
     size = len(str(cmd.get("name") or "")) + len(str(cmd.get("description") or ""))
     size += _check_options(errs, path + ["options"], options, 0)
-    if size > 4000:
-        errs.add(path, "APPLICATION_COMMAND_TOO_LARGE", "Command exceeds maximum size (4000)")
+    if size > COMMAND_SIZE_MAX:
+        errs.add(path, "APPLICATION_COMMAND_TOO_LARGE", f"Command exceeds maximum size ({COMMAND_SIZE_MAX})")
 
 
 def check_commands(commands: list[Json]) -> None:
@@ -389,8 +256,9 @@ def check_commands(commands: list[Json]) -> None:
                 [i, "name"], "APPLICATION_COMMANDS_DUPLICATE_NAME", "Application command names must be unique"
             )
         keys.add(key)
-    if sum(1 for c in commands if c.get("type", 1) == 1) > 100:
-        errs.add([], "BASE_TYPE_MAX_LENGTH", "Must be 100 or fewer in length.")
+    for ctype, most in COMMANDS_MAX.items():
+        if sum(1 for c in commands if int(c.get("type", 1)) == ctype) > most:
+            errs.add([], "BASE_TYPE_MAX_LENGTH", f"Must be {most} or fewer in length.")
     errs.raise_if_any()
 
 

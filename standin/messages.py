@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from standin.components import assign_ids, edited_flags, mention_text
 from standin.state import (
     EPHEMERAL,
     LOADING,
@@ -158,14 +160,14 @@ def build_message(
         "tts": False,
         "attachments": attachments,
         "embeds": [{"type": "rich", **e} for e in body.get("embeds") or []],
-        "components": list(body.get("components") or []),
+        "components": assign_ids(copy.deepcopy(list(body.get("components") or []))),
         "reactions": [],
         "pinned": False,
         "type": 0,
         "flags": flags,
         "mention_channels": [],
     }
-    payload.update(_mentions(state, channel, payload["content"], body.get("allowed_mentions"), author))
+    payload.update(_mentions(state, channel, mention_text(payload), body.get("allowed_mentions"), author))
     guild = state.guild_of(channel)
     if guild is not None:
         payload["guild_id"] = str(guild.id)
@@ -187,28 +189,39 @@ def build_message(
         payload["interaction_metadata"] = interaction
         if interaction.get("type") == 2:
             payload["type"] = 20
+        target = state.messages.get(int(interaction.get("target_message_id") or 0))
+        if target is not None:
+            # Message Interaction Metadata, target_message_id: "The original response message will also have
+            # message_reference and referenced_message pointing to this message."
+            payload["message_reference"] = {
+                "type": 0,
+                "message_id": str(target.id),
+                "channel_id": str(channel.id),
+            }
+            payload["referenced_message"] = None if target.deleted else copy.deepcopy(target.payload)
     return Message(payload=payload, ephemeral=bool(flags & EPHEMERAL), files=files)
 
 
 def edit_message(state: State, message: Message, body: Json, uploads: list[Upload], *, base_url: str) -> None:
+    """Apply an edit body checked by ``limits.check_edit``; a Components V2 message stays one."""
     payload = message.payload
-    for key in ("content", "components"):
-        if key in body:
-            payload[key] = body[key] if body[key] is not None else ("" if key == "content" else [])
+    if "content" in body:
+        payload["content"] = body["content"] if body["content"] is not None else ""
+    if "components" in body:
+        payload["components"] = assign_ids(copy.deepcopy(list(body["components"] or [])))
     if "embeds" in body:
         payload["embeds"] = [{"type": "rich", **e} for e in body["embeds"] or []]
+    if "poll" in body and body["poll"] is None:
+        payload.pop("poll", None)
     if "attachments" in body or uploads:
         payload["attachments"], message.files = resolve_attachments(
             state, message, message.channel_id, base_url, body.get("attachments"), uploads
         )
-    if body.get("flags") is not None:
-        keep = payload["flags"] & EPHEMERAL
-        payload["flags"] = (int(body["flags"]) & KEPT_FLAGS) | keep
-    payload["flags"] = int(payload.get("flags") or 0) & ~LOADING
+    payload["flags"] = edited_flags(int(payload.get("flags") or 0), body.get("flags")) & ~LOADING
     channel = state.channels.get(message.channel_id)
-    if channel is not None and "content" in body:
+    if channel is not None and ("content" in body or "components" in body):
         author = state.users.get(message.author_id, state.bot)
-        payload.update(_mentions(state, channel, payload["content"], body.get("allowed_mentions"), author))
+        payload.update(_mentions(state, channel, mention_text(payload), body.get("allowed_mentions"), author))
     payload["edited_timestamp"] = iso()
     message.edits += 1
 

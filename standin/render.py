@@ -109,7 +109,70 @@ def _select(comp: Json) -> str:
     return f"[ {placeholder} ▾ ]{listing}"
 
 
+HEADING = re.compile(r"^(#{1,3}) (.+)$")
+SUBTEXT = re.compile(r"^-# (.+)$")
+
+
+def _markdown(text: str, state: State | None, width: int) -> list[str]:
+    """A Text Display as a member reads it: ``#``/``##``/``###`` headings set apart (underlined, or marked),
+    ``-#`` subtext in brackets, the rest wrapped with its inline markdown as typed."""
+    lines: list[str] = []
+    for raw in humanize(text, state).splitlines() or [""]:
+        heading, subtext = HEADING.match(raw), SUBTEXT.match(raw)
+        if heading and len(heading.group(1)) < 3:
+            title = _wrap(heading.group(2), width)
+            rule = "═" if len(heading.group(1)) == 1 else "─"
+            lines.extend([*title, rule * min(width, max(len(t) for t in title))])
+        elif heading:
+            lines.extend(_wrap("▸ " + heading.group(2), width))
+        elif subtext:
+            lines.extend(_wrap(f"({subtext.group(1)})", width))
+        else:
+            lines.extend(_wrap(raw, width))
+    return lines
+
+
+def _media(item: Json) -> str:
+    url = (item.get("media") or {}).get("url", "")
+    alt = f" — {item['description']}" if item.get("description") else ""
+    return f"[image: {url}]{alt}" + (" (spoiler)" if item.get("spoiler") else "")
+
+
+def _section(comp: Json, state: State | None, width: int) -> list[str]:
+    """Text on the left, the accessory (a button or a thumbnail) beside its first line."""
+    accessory = comp.get("accessory") or {}
+    tag = _button(accessory) if accessory.get("type") == 2 else _media(accessory)
+    beside = len(tag) <= width // 2
+    text: list[str] = []
+    for child in comp.get("components") or []:
+        text.extend(
+            _markdown(str(child.get("content") or ""), state, width - (len(tag) + 2 if beside else 0))
+        )
+    if not beside:
+        return [*text, "  ↳ " + tag]
+    first = text[0] if text else ""
+    return [first.ljust(width - len(tag)) + tag, *text[1:]]
+
+
+def _separator(comp: Json, width: int) -> list[str]:
+    """Separator: a divider line (unless ``divider`` is false) with small or (``spacing`` 2) large padding."""
+    large = comp.get("spacing") == 2
+    if comp.get("divider", True) is False:
+        return [""] * (2 if large else 1)
+    return ["", "─" * width, ""] if large else ["─" * width]
+
+
+def _container(comp: Json, state: State | None, width: int) -> list[str]:
+    accent = comp.get("accent_color")
+    head = f"┌─ ■ #{int(accent):06X} " if accent is not None else "┌"
+    head += "(spoiler) " if comp.get("spoiler") else ""
+    inner = render_components(list(comp.get("components") or []), state, width - 2)
+    return [head + "─" * max(2, width - len(head)), *("│ " + line for line in inner), "└" + "─" * (width - 1)]
+
+
 def render_components(components: list[Json], state: State | None = None, width: int = WIDTH) -> list[str]:
+    """Rows of buttons and selects (classic), or a Components V2 layout: text displays with their headings,
+    sections with the accessory beside the text, separators, containers (accent colour shown), media."""
     lines: list[str] = []
     for comp in components:
         ctype = comp.get("type")
@@ -124,21 +187,70 @@ def render_components(components: list[Json], state: State | None = None, width:
         elif ctype in (3, 5, 6, 7, 8):
             lines.append(_select(comp))
         elif ctype == 10:
-            lines.extend(_wrap(humanize(str(comp.get("content") or ""), state), width))
+            lines.extend(_markdown(str(comp.get("content") or ""), state, width))
         elif ctype == 9:
-            lines.extend(render_components(list(comp.get("components") or []), state, width))
-            if isinstance(comp.get("accessory"), dict):
-                lines.extend("  " + line for line in render_components([comp["accessory"]], state, width))
+            lines.extend(_section(comp, state, width))
         elif ctype == 17:
-            inner = render_components(list(comp.get("components") or []), state, width - 2)
-            lines.extend(["┌" + "─" * (width - 1), *("│ " + line for line in inner), "└" + "─" * (width - 1)])
+            lines.extend(_container(comp, state, width))
         elif ctype == 14:
-            lines.append("─" * min(width, 24))
-        elif ctype in (11, 12):
-            lines.append("[image]" if ctype == 11 else f"[gallery of {len(comp.get('items') or [])}]")
+            lines.extend(_separator(comp, width))
+        elif ctype == 11:
+            lines.append(_media(comp))
+        elif ctype == 12:
+            lines.extend(_media(item) for item in comp.get("items") or [])
         elif ctype == 13:
-            lines.append(f"📎 {(comp.get('file') or {}).get('url', 'file')}")
+            name = str((comp.get("file") or {}).get("url", "file")).removeprefix("attachment://")
+            lines.append(f"📎 {name}")
     return lines
+
+
+# -- modals -----------------------------------------------------------------------------------------------
+def _field(comp: Json, label: str = "") -> list[str]:
+    """One input of a modal as the member sees it, pre-filled values and default choices shown."""
+    ctype = comp.get("type")
+    options = comp.get("options") or []
+    if ctype == 4:
+        shown = comp.get("value") or comp.get("placeholder") or ""
+        box = "[ " + (str(shown)[:40] + ("…" if len(str(shown)) > 40 else "")).ljust(30) + " ]"
+        return [box + (" ¶" if comp.get("style") == 2 else "")]
+    if ctype == 21:
+        return ["  ".join(("(•) " if o.get("default") else "( ) ") + str(o.get("label")) for o in options)]
+    if ctype == 22:
+        return ["  ".join(("[x] " if o.get("default") else "[ ] ") + str(o.get("label")) for o in options)]
+    if ctype == 23:
+        return [("[x] " if comp.get("default") else "[ ] ") + label]
+    if ctype == 19:
+        most = comp.get("max_values") or 1
+        kinds = f" ({', '.join(comp['file_types'])})" if comp.get("file_types") else ""
+        return [f"[ 📎 upload up to {most} file{'s' if most != 1 else ''}{kinds} ]"]
+    return [_select(comp)]
+
+
+def render_modal(modal: Json, state: State | None = None, width: int = WIDTH) -> str:
+    """A modal (the ``data`` of a type-9 response) as the member sees it: its title, each Label with its
+    description under it and its input, required fields starred, text displays as text."""
+    title = f"┌ [form] {modal.get('title') or ''} "
+    lines = [title + "─" * max(2, width - len(title))]
+    body: list[str] = []
+    for top in modal.get("components") or []:
+        ctype = top.get("type")
+        fields: list[tuple[str, str | None, Json]] = []
+        if ctype == 18 and isinstance(top.get("component"), dict):
+            fields = [(str(top.get("label") or ""), top.get("description"), top["component"])]
+        elif ctype == 1:
+            fields = [(str(c.get("label") or ""), None, c) for c in top.get("components") or []]
+        elif ctype == 10:
+            body.extend(_markdown(str(top.get("content") or ""), state, width - 2))
+        for label, description, comp in fields:
+            required = comp.get("type") != 23 and comp.get("required", True) is not False
+            if comp.get("type") != 23:
+                body.append(label + (" *" if required else ""))
+            if description:
+                body.extend(_wrap(str(description), width - 4, "  "))
+            body.extend("  " + line for line in _field(comp, label))
+    lines.extend("│ " + line for line in body)
+    lines.append("└" + "─" * (width - 1))
+    return "\n".join(lines)
 
 
 def render_poll(poll: Json) -> list[str]:
@@ -172,6 +284,7 @@ def render_message(message: Message, state: State | None = None, *, width: int =
         for t, on in (("ephemeral", message.ephemeral), ("edited", bool(payload.get("edited_timestamp"))))
         if on
     ]
+
     lines = [f"{where}{who}{' [' + ', '.join(tags) + ']' if tags else ''}:"]
     body: list[str] = []
     if message.content:
@@ -181,7 +294,9 @@ def render_message(message: Message, state: State | None = None, *, width: int =
     body.extend(render_components(message.components, state, width - 2))
     if message.poll:
         body.extend(render_poll(message.poll))
-    for attachment in message.attachments:
+    # Component Reference: with IS_COMPONENTS_V2 "Attachments won't show by default - they must be exposed
+    # through components" (a File, a Media Gallery or a Thumbnail shows them where it stands).
+    for attachment in [] if message.is_components_v2 else message.attachments:
         body.append(f"📎 {attachment['filename']} ({attachment.get('size', 0)} bytes)")
     if isinstance(payload.get("thread"), dict):
         body.append(f"🧵 thread: {payload['thread'].get('name')}")

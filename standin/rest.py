@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from standin import limits, openapi, ratelimits
-from standin.limits import ApiError, missing_permissions, not_found
+from standin.errors import ApiError, missing_permissions, not_found
 from standin.messages import Upload
 from standin.state import Channel, Guild, Json, Member, member_permissions
 

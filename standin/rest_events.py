@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from standin import limits
-from standin.limits import not_found
+from standin.errors import ApiError, FormErrors, not_found
 from standin.messages import parse_time
 from standin.rest import API, Handler, body_of, guild_from, no_content, ok, require, snowflake, standin_of
 from standin.state import CREATE_EVENTS, MANAGE_EVENTS, Channel, Guild, Json
@@ -55,7 +55,7 @@ def require_modify(standin: StandIn, guild: Guild, event: Json) -> None:
 
 
 def _check_event_times(body: Json, event: Json | None, now: dt.datetime) -> None:
-    errs = limits.FormErrors()
+    errs = FormErrors()
     start = parse_time(body.get("scheduled_start_time") or (event or {}).get("scheduled_start_time"))
     end = parse_time(body.get("scheduled_end_time") or (event or {}).get("scheduled_end_time"))
     if start is not None and "scheduled_start_time" in body and start < now:
@@ -81,9 +81,7 @@ MAX_UNCOMPLETED_EVENTS = 100
 def _check_event_cap(guild: Guild) -> None:
     uncompleted = sum(1 for event in guild.scheduled_events.values() if event.get("status") in (1, 2))
     if uncompleted >= MAX_UNCOMPLETED_EVENTS:
-        raise limits.ApiError(
-            400, 30038, "Maximum number of uncompleted guild scheduled events reached (100)"
-        )
+        raise ApiError(400, 30038, "Maximum number of uncompleted guild scheduled events reached (100)")
 
 
 async def create_event(request: web.Request) -> web.Response:

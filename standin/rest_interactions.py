@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from standin import limits
+from standin.errors import ApiError, FormErrors
 from standin.interactions import (
     APPLICATION_COMMAND,
     AUTOCOMPLETE,
@@ -17,8 +18,8 @@ from standin.interactions import (
     ModalRef,
     Response,
 )
-from standin.limits import ApiError
 from standin.messages import Upload, build_message, edit_message
+from standin.modals import check_modal, open_modal
 from standin.rest import API, Handler, body_of, no_content, ok, snowflake, standin_of, uploads_of
 from standin.state import EPHEMERAL, LOADING, Json, Message
 
@@ -90,6 +91,7 @@ async def _apply(
         if rtype == 4:
             limits.check_message(data, file_count=len(uploads))
         else:
+            _check_defer_flags(data)
             data = {"flags": int(data.get("flags") or 0) & EPHEMERAL}
         message = state.add_message(
             build_message(
@@ -113,9 +115,7 @@ async def _apply(
             raise ApiError(400, 50035, "Invalid Form Body")
         record.original = record.source
         if rtype == 7:
-            limits.check_message(
-                {**data, "flags": data.get("flags", record.source.flags)}, file_count=len(uploads), edit=True
-            )
+            limits.check_edit(record.source, data, file_count=len(uploads))
             edit_message(state, record.source, data, uploads, base_url=standin.base_url)
             record.final = record.source
             if not record.source.ephemeral:
@@ -125,9 +125,22 @@ async def _apply(
         limits.check_choices(list(data.get("choices") or []))
         return None
     if rtype == 9:
-        limits.check_modal(data)
+        check_modal(data)
+        data.update(open_modal(data))  # the response records the modal as Discord keeps it (ids filled in)
         standin.modals.append(ModalRef(modal=data, channel_id=record.channel_id, source=record.source))
     return None
+
+
+def _check_defer_flags(data: Json) -> None:
+    """Interaction Callback Data, Messages: with DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE "the only valid message
+    flag you may use is EPHEMERAL. If you'd like to create a component based message with IS_COMPONENTS_V2
+    you must do that with the edit original response endpoint, not this one." (Code: the stand-in's.)"""
+    if int(data.get("flags") or 0) & ~EPHEMERAL:
+        errs = FormErrors()
+        errs.add(
+            ["data", "flags"], "INTERACTION_FLAGS_INVALID", "Only EPHEMERAL may be set on a deferred reply"
+        )
+        errs.raise_if_any()
 
 
 # -- interaction webhook --------------------------------------------------------------------------------------
@@ -164,7 +177,7 @@ async def followup(request: web.Request) -> web.Response:
     original = record.original
     if record.response.type == 5 and original is not None and original.flags & LOADING and not original.edits:
         # Discord turns the first follow-up after a "thinking" defer into the deferred response itself.
-        edit_message(state, original, {**body, "flags": None}, uploads, base_url=standin.base_url)
+        edit_message(state, original, body, uploads, base_url=standin.base_url)
         message = original
         dispatch = "MESSAGE_UPDATE"
     else:
@@ -199,9 +212,7 @@ async def patch_webhook_message(request: web.Request) -> web.Response:
     record = _record_for(request)
     message = _target(request, record)
     body, uploads = body_of(request), uploads_of(request)
-    limits.check_message(
-        {**body, "flags": body.get("flags", message.flags)}, file_count=len(uploads), edit=True
-    )
+    limits.check_edit(message, body, file_count=len(uploads))
     edit_message(standin.state, message, body, uploads, base_url=standin.base_url)
     if record.final is None and message is record.original:
         record.final = message

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from standin import limits
-from standin.limits import ApiError, missing_permissions, not_found
+from standin.errors import ApiError, missing_permissions, not_found
 from standin.messages import build_message, edit_message
 from standin.rest import (
     API,
@@ -163,9 +163,7 @@ async def patch_message(request: web.Request) -> web.Response:
     if message.author_id != standin.state.bot.id:
         raise ApiError(403, 50005, "Cannot edit a message authored by another user")
     body, uploads = body_of(request), uploads_of(request)
-    limits.check_message(
-        {**body, "flags": body.get("flags", message.flags)}, file_count=len(uploads), edit=True
-    )
+    limits.check_edit(message, body, file_count=len(uploads))
     edit_message(standin.state, message, body, uploads, base_url=standin.base_url)
     await standin.gateway.dispatch("MESSAGE_UPDATE", message.payload)
     return ok(message.payload)
@@ -409,6 +407,9 @@ async def get_attachment(request: web.Request) -> web.Response:
         data = standin.state.messages[message_id].files.get(attachment_id)
         if data is not None:
             return web.Response(body=data, content_type="application/octet-stream")
+    uploaded = standin.state.uploads.get(attachment_id)  # a file a member put in a modal's File Upload
+    if uploaded is not None:
+        return web.Response(body=uploaded, content_type="application/octet-stream")
     raise web.HTTPNotFound()
 
 

@@ -106,7 +106,9 @@ class Looser:
     held by the hand-written limits in :mod:`standin.limits`, the second line behind the spec."""
 
     what: str
-    held_by: str  # the standin.limits name that holds the rule
+    held_by: (
+        str  # the name that holds the rule: in standin.limits, or "module.NAME" in another standin module
+    )
     sources: tuple[str, ...]
 
 
@@ -124,6 +126,36 @@ LOOSER_THAN_DISCORD: tuple[Looser, ...] = (
         "author) cannot be said in JSON Schema",
         "EMBED_TOTAL_MAX",
         ("discord-api-docs:developers/resources/message.mdx (Embed Limits: combined sum of 6000)",),
+    ),
+    Looser(
+        "a message's components may be layout components (Text Display, Section, Container, …) at the top "
+        "level whatever its flags; without IS_COMPONENTS_V2 Discord takes action rows only, and with it no "
+        "content, embeds, poll or stickers",
+        "components.LEGACY_FIELDS",
+        (
+            "discord-api-docs:developers/resources/message.mdx (Create Message, flags: with IS_COMPONENTS_V2 "
+            "the message can only contain components)",
+            "discord-api-docs:developers/components/reference.mdx (each layout component: 'you must send "
+            "the message flag 1 << 15 (IS_COMPONENTS_V2)'; Legacy Message Component Behavior)",
+        ),
+    ),
+    Looser(
+        "a Components V2 message has 40 components counted over the whole tree (nested ones included), "
+        "and its Text Displays total 4000 characters; the description limits each list (maxItems 40) "
+        "and each Text Display (maxLength 4000) on its own",
+        "components.V2_COMPONENTS_MAX",
+        (
+            "discord-api-docs:developers/change-log.mdx (29 April 2025, Raised Component Limits: 40 total)",
+            "discord-api-docs:pull/8562 (the text displays of a message may total up to 4000 characters)",
+        ),
+    ),
+    Looser(
+        "ModalInteractionCallbackRequestData.components has maxItems 40; a modal has 1 to 5",
+        "modals.MODAL_COMPONENTS_MAX",
+        (
+            "discord-api-docs:developers/interactions/receiving-and-responding.mdx (Modal: between 1 and 5 "
+            "(inclusive) components)",
+        ),
     ),
 )
 

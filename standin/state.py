@@ -472,7 +472,26 @@ class Message:
 
     @property
     def buttons(self) -> list[Json]:
+        """Every button, in rows, sections and containers alike."""
         return [c for c in self.walk_components() if c.get("type") == 2]
+
+    @property
+    def is_components_v2(self) -> bool:
+        return bool(self.flags & IS_COMPONENTS_V2)
+
+    @property
+    def text_displays(self) -> list[str]:
+        """The content of each Text Display (a Components V2 message's text), in reading order."""
+        return [str(c.get("content") or "") for c in self.walk_components() if c.get("type") == 10]
+
+    @property
+    def text(self) -> str:
+        """What the message says: its text displays (Components V2) or its content."""
+        return "\n".join(self.text_displays) if self.is_components_v2 else self.content
+
+    def components_of_type(self, ctype: int) -> list[Json]:
+        """Every component of one type (10 text display, 9 section, 17 container…), nested ones included."""
+        return [c for c in self.walk_components() if c.get("type") == ctype]
 
     def file(self, filename: str) -> bytes:
         for attachment in self.attachments:
@@ -532,6 +551,7 @@ class State:
         self.nonces: dict[tuple[int, str], tuple[float, int]] = {}  # (channel, nonce) -> (when, message id)
         self.poll_votes: dict[int, dict[int, set[int]]] = {}  # message -> answer -> user ids
         self.event_users: dict[int, set[int]] = {}  # scheduled event -> interested user ids
+        self.uploads: dict[int, bytes] = {}  # attachment id -> bytes of files members upload in modals
 
     # -- lookups ---------------------------------------------------------------------------------------------
     def guild_of(self, channel: Channel) -> Guild | None:

@@ -18,11 +18,15 @@ from standin.state import (
     Channel,
     Guild,
     Member,
+    Message,
     Overwrite,
     Role,
     State,
     User,
 )
+
+MemberRef = Member | User | str | int
+ChannelRef = Channel | str | int
 
 SUGGESTION_TAGS = (
     "environment generation",
@@ -64,6 +68,27 @@ class WorldBuilder:
         if self.default_guild is not None:
             return self.default_guild.guild
         return next(iter(self.state.guilds.values()))
+
+    # -- lookups --------------------------------------------------------------------------------------------
+    def channel(self, ref: ChannelRef, guild: Guild | None = None) -> Channel:
+        if isinstance(ref, Channel):
+            return ref
+        if isinstance(ref, int):
+            return self.state.channels[ref]
+        return self._guild(guild).channel(ref)
+
+    def member(self, ref: MemberRef, guild: Guild | None = None) -> Member:
+        if isinstance(ref, Member):
+            return ref
+        the_guild = self._guild(guild)
+        if isinstance(ref, User):
+            return the_guild.members[ref.id]
+        if isinstance(ref, int):
+            return the_guild.members[ref]
+        return the_guild.member(ref)
+
+    def message(self, message_id: int) -> Message:
+        return self.state.messages[message_id]
 
     # -- building the world ---------------------------------------------------------------------------------
     async def create_guild(self, name: str, *, owner: User | None = None) -> Guild:

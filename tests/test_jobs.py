@@ -1,5 +1,6 @@
-"""The periodic-job core (bot/jobs.py) on SQLite and PostgreSQL: one run per period however many runners
-share the store, a dead claimer's lease running out, pulled-in runs, failures, and the real-time loop."""
+"""The background core (bot/background.py) on SQLite and PostgreSQL: one run per slot however many processes
+share the store, a dead claimer's lease running out, waking a job early, failures, a run handed back at
+shutdown, and the same on APScheduler's real-time timer."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import select
 
-from bot.clock import FakeClock, SystemClock
-from bot.jobs import JobRunner, PeriodicJob, claim_run, next_look
+from bot.background import Background, Job, claim_slot, daily, every, next_slot
+from bot.clock import Clock, FakeClock, SystemClock
 from bot.metrics import BotMetrics, metric, parse_metrics
+from bot.scheduler import build_scheduler
 from db.base import Base
 from db.engine import create_session_factory
 from db.models.jobs import JobRun
@@ -33,20 +35,21 @@ class Recorder:
         self.log.append((self.who, now))
 
 
-def test_slots_are_aligned_to_the_epoch_plus_offset() -> None:
-    daily = PeriodicJob(
-        "series.daily", every=timedelta(days=1), offset=timedelta(hours=6), run=Recorder("", [])
+def core(factory, clock: Clock, **kwargs) -> Background:  # type: ignore[no-untyped-def]
+    return Background(build_scheduler(), factory, clock, **kwargs)
+
+
+def test_slots_are_the_same_in_every_process() -> None:
+    ten = every(EVERY)
+    assert next_slot(ten, datetime(2026, 12, 1, 9, 3, tzinfo=UTC)) == datetime(2026, 12, 1, 9, 10, tzinfo=UTC)
+    assert next_slot(ten, datetime(2026, 12, 1, 9, 10, tzinfo=UTC)) == datetime(
+        2026, 12, 1, 9, 20, tzinfo=UTC
     )
-    assert daily.next_slot(datetime(2026, 12, 1, 5, 59, tzinfo=UTC)) == datetime(
-        2026, 12, 1, 6, 0, tzinfo=UTC
-    )
-    assert daily.next_slot(datetime(2026, 12, 1, 6, 0, tzinfo=UTC)) == datetime(2026, 12, 2, 6, 0, tzinfo=UTC)
-    ten = PeriodicJob("x", every=EVERY, run=Recorder("", []))
-    assert ten.next_slot(datetime(2026, 12, 1, 9, 3, tzinfo=UTC)) == datetime(2026, 12, 1, 9, 10, tzinfo=UTC)
-    with pytest.raises(ValueError, match="every must be positive"):
-        PeriodicJob("bad", every=timedelta(0), run=Recorder("", []))
+    six = daily(6, 0)
+    assert next_slot(six, datetime(2026, 12, 1, 5, 59, tzinfo=UTC)) == datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
+    assert next_slot(six, datetime(2026, 12, 1, 6, 0, tzinfo=UTC)) == datetime(2026, 12, 2, 6, 0, tzinfo=UTC)
     with pytest.raises(ValueError, match="lease"):
-        PeriodicJob("bad", every=EVERY, lease=timedelta(seconds=1), run=Recorder("", []))
+        Job("bad", ten, Recorder("", []), lease=timedelta(seconds=1))
 
 
 async def test_the_migration_matches_the_model(engine) -> None:
@@ -60,17 +63,17 @@ async def test_the_migration_matches_the_model(engine) -> None:
     assert [d for d in flat if "job_runs" in repr(d)] == []
 
 
-async def test_each_period_runs_once_however_many_runners(store_info, engine) -> None:
-    """Three runners (three processes' worth, each with its own engine) on one store and one clock."""
+async def test_each_slot_runs_once_however_many_processes(store_info, engine) -> None:
+    """Three cores (three processes' worth, each with its own engine) on one store and one clock."""
     clock = FakeClock(START)
     runs: list[tuple[str, datetime]] = []
     engines = [engine] + [store_info.engine() for _ in range(2)]
-    runners = [JobRunner(create_session_factory(e), clock) for e in engines]
+    cores = [core(create_session_factory(e), clock) for e in engines]
     try:
-        for i, runner in enumerate(runners):
-            await runner.add(PeriodicJob("test.periodic", every=EVERY, run=Recorder(f"p{i}", runs)))
-        for runner in runners:
-            await runner.start()
+        for i, each in enumerate(cores):
+            await each.add(Job("test.periodic", every(EVERY), Recorder(f"p{i}", runs)))
+        for each in cores:
+            await each.start()
         assert len(runs) == 1  # the first time the deployment sees the job, it runs at once (once)
         for _ in range(12):
             await clock.advance(timedelta(minutes=5))
@@ -82,8 +85,8 @@ async def test_each_period_runs_once_however_many_runners(store_info, engine) ->
         assert row.lease_owner is None
         assert row.next_run_at == START + timedelta(minutes=70)
     finally:
-        for runner in runners:
-            await runner.stop()
+        for each in cores:
+            await each.stop()
         for extra in engines[1:]:
             await extra.dispose()
 
@@ -91,43 +94,42 @@ async def test_each_period_runs_once_however_many_runners(store_info, engine) ->
 async def test_a_dead_claimers_lease_runs_out_and_another_runs_it(session_factory) -> None:
     clock = FakeClock(START)
     runs: list[tuple[str, datetime]] = []
-    job = PeriodicJob("test.lease", every=EVERY, lease=timedelta(seconds=60), run=Recorder("alive", runs))
-    runner = JobRunner(session_factory, clock)
-    await runner.add(job)
+    job = Job("test.lease", every(EVERY), Recorder("alive", runs), lease=timedelta(seconds=60))
+    background = core(session_factory, clock)
+    await background.add(job)
     async with session_factory() as session, session.begin():
-        assert await claim_run(session, job, "killed-process", clock.now()) == (START, False)
-    await runner.start()
-    assert runs == []  # the claim is live: nobody else may run that period
-    async with session_factory() as session:
-        assert await next_look(session, job.name) == START + timedelta(seconds=60)
+        assert await claim_slot(session, job, "killed-process", clock.now()) == START
+    await background.start()
+    assert runs == []  # the claim is live: nobody else may run that slot
     await clock.advance(timedelta(seconds=59))
     assert runs == []
     await clock.advance(timedelta(seconds=2))  # the dead claimer's lease has run out
     assert runs == [("alive", START + timedelta(seconds=61))]
     await clock.advance(timedelta(minutes=1))
-    assert len(runs) == 1  # that period ran once; the next is at 09:10
+    assert len(runs) == 1  # that slot ran once; the next is at 09:10
     await clock.set(START + EVERY)
     assert len(runs) == 2
-    await runner.stop()
+    await background.stop()
 
 
-async def test_due_by_pulls_the_next_run_in_for_every_runner(session_factory) -> None:
+async def test_wake_fires_a_job_early_then_it_keeps_its_slots(session_factory) -> None:
     clock = FakeClock(START)
     runs: list[tuple[str, datetime]] = []
-    first, second = JobRunner(session_factory, clock), JobRunner(session_factory, clock)
-    await first.add(PeriodicJob("test.pull", every=timedelta(hours=1), run=Recorder("first", runs)))
-    await second.add(PeriodicJob("test.pull", every=timedelta(hours=1), run=Recorder("second", runs)))
-    await first.start()
-    await second.start()
-    runs.clear()
-    await second.due_by("test.pull", START + timedelta(minutes=7))
-    await second.due_by("test.pull", START + timedelta(minutes=30))  # later than what is due: no change
+    background = core(session_factory, clock)
+    await background.add(Job("test.wake", every(timedelta(hours=1)), Recorder("here", runs), once=False))
+    await background.start()
+    assert runs == [("here", START)]
+    background.wake("test.wake", START + timedelta(minutes=7))
+    background.wake("test.wake", START + timedelta(minutes=30))  # later than what is due: no change
     await clock.advance(timedelta(minutes=6))
-    assert runs == []
-    await first.stop()  # the process that pulled it in is not needed: it is in the store
+    assert len(runs) == 1
     await clock.advance(timedelta(minutes=1))
-    assert runs == [("second", START + timedelta(minutes=7))]
-    await second.stop()
+    assert runs[1:] == [("here", START + timedelta(minutes=7))]
+    await clock.set(START + timedelta(minutes=59))
+    assert len(runs) == 2
+    await clock.set(START + timedelta(hours=1))
+    assert runs[2:] == [("here", START + timedelta(hours=1))]
+    await background.stop()
 
 
 async def test_a_failing_run_is_logged_counted_and_the_next_slot_still_comes(session_factory, caplog) -> None:
@@ -139,10 +141,10 @@ async def test_a_failing_run_is_logged_counted_and_the_next_slot_still_comes(ses
         calls.append(now)
         raise RuntimeError("arXiv exploded")
 
-    runner = JobRunner(session_factory, clock, observer=metrics)
-    await runner.add(PeriodicJob("test.broken", every=EVERY, run=broken))
+    background = core(session_factory, clock, observer=metrics)
+    await background.add(Job("test.broken", every(EVERY), broken))
     with caplog.at_level(logging.ERROR, logger="paperclub.jobs"):
-        await runner.start()
+        await background.start()
     (record,) = [r for r in caplog.records if "job=test.broken failed" in r.getMessage()]
     # with the traceback (formatted already when bot.logs' redacting filter is installed)
     traceback = record.exc_text or logging.Formatter().formatException(record.exc_info or (None, None, None))
@@ -156,7 +158,7 @@ async def test_a_failing_run_is_logged_counted_and_the_next_slot_still_comes(ses
     values = parse_metrics(metrics.render().decode())
     assert metric(values, "paperclub_job_runs_total", job="test.broken", outcome="error") == 2
     assert metric(values, "paperclub_job_lag_seconds", job="test.broken") == 0
-    await runner.stop()
+    await background.stop()
 
 
 async def test_a_run_stopped_midway_is_handed_back(session_factory) -> None:
@@ -168,24 +170,48 @@ async def test_a_run_stopped_midway_is_handed_back(session_factory) -> None:
         started.set()
         await release.wait()
 
-    stopping = JobRunner(session_factory, clock)
-    await stopping.add(PeriodicJob("test.handback", every=EVERY, run=slow))
-    running = asyncio.create_task(stopping.start())
+    stopping = core(session_factory, clock)
+    await stopping.add(Job("test.handback", every(EVERY), slow))
+    starting = asyncio.create_task(stopping.start())
     await asyncio.wait_for(started.wait(), 10)
     await stopping.stop()  # the bot shuts down mid-run
-    await running
-    other = JobRunner(session_factory, clock)
-    await other.add(PeriodicJob("test.handback", every=EVERY, run=Recorder("other", runs)))
+    await starting
+    other = core(session_factory, clock)
+    await other.add(Job("test.handback", every(EVERY), Recorder("other", runs)))
     await other.start()
     assert runs == [("other", START)]  # due again at once, not at the next slot
     await other.stop()
 
 
-async def test_real_time_runners_share_the_periods(store_info, engine) -> None:
-    """Two runners on the system clock: consecutive slots, none run twice."""
+async def test_a_wake_that_fires_during_the_run_runs_the_job_again_after_it(session_factory) -> None:
+    """On APScheduler's timer: a run asks to be woken (the reminders' next due row) at a time that comes
+    before the run ends; the job runs again right after, not at its next hourly slot."""
+    background = core(session_factory, SystemClock())
+    runs: list[datetime] = []
+    again = asyncio.Event()
+
+    async def run(now: datetime) -> None:
+        runs.append(now)
+        if len(runs) == 1:
+            background.wake("test.again", now)  # fires at once, while this run still goes on
+            await asyncio.sleep(0.05)
+        else:
+            again.set()
+
+    await background.add(Job("test.again", every(timedelta(hours=1)), run, once=False))
+    await background.start()
+    try:
+        await asyncio.wait_for(again.wait(), 10)
+    finally:
+        await background.stop()
+    assert len(runs) == 2
+
+
+async def test_real_time_cores_share_the_slots(store_info, engine) -> None:
+    """Two cores on the system clock: APScheduler fires each at the same slots, one runs each slot."""
     runs: list[tuple[str, datetime]] = []
     done = asyncio.Event()
-    every = timedelta(milliseconds=400)
+    period = timedelta(milliseconds=400)
 
     class Counting(Recorder):
         async def __call__(self, now: datetime) -> None:
@@ -194,25 +220,20 @@ async def test_real_time_runners_share_the_periods(store_info, engine) -> None:
                 done.set()
 
     other_engine = store_info.engine()
-    runners = [
-        JobRunner(create_session_factory(e), SystemClock(), look_again=timedelta(seconds=1))
-        for e in (engine, other_engine)
-    ]
+    cores = [core(create_session_factory(e), SystemClock()) for e in (engine, other_engine)]
     try:
-        for i, runner in enumerate(runners):
-            await runner.add(
-                PeriodicJob(
-                    "test.realtime", every=every, lease=timedelta(seconds=5), run=Counting(f"p{i}", runs)
-                )
+        for i, each in enumerate(cores):
+            await each.add(
+                Job("test.realtime", every(period), Counting(f"p{i}", runs), lease=timedelta(seconds=5))
             )
-            await runner.start()
+            await each.start()
         await asyncio.wait_for(done.wait(), 30)
     finally:
-        for runner in runners:
-            await runner.stop()
+        for each in cores:
+            await each.stop()
         await other_engine.dispose()
     async with create_session_factory(engine)() as session:
         row = (await session.execute(select(JobRun))).scalar_one()
-    assert row.runs == len(runs)  # every run claimed is a run made, by one runner
-    slots = [every * ((when - datetime(1970, 1, 1, tzinfo=UTC)) // every) for _, when in runs[1:]]
-    assert len(set(slots)) == len(slots)  # no period ran twice
+    assert row.runs == len(runs)  # every slot claimed is a run made, by one core
+    slots = [period * ((when - datetime(1970, 1, 1, tzinfo=UTC)) // period) for _, when in runs[1:]]
+    assert len(set(slots)) == len(slots)  # no slot ran twice

@@ -255,9 +255,9 @@ async def test_a_stale_first_read_of_the_synced_hash_does_not_sync_again(discord
     takes the lease after that process released it. It reads the hash again under the lease: no second
     sync. (Seen as two syncs with three processes at load 7 before the second read.)"""
     env = discord_env
-    from bot.client import PaperclubBot
+    from bot import command_sync
 
-    real = PaperclubBot._synced_digest
+    real = command_sync.synced_digest
     reads: list[str | None] = []
 
     async def stale_first(session, key):
@@ -265,7 +265,7 @@ async def test_a_stale_first_read_of_the_synced_hash_does_not_sync_again(discord
         reads.append(value)
         return None if len(reads) == 1 else value  # the first read predates the other process's commit
 
-    monkeypatch.setattr(PaperclubBot, "_synced_digest", staticmethod(stale_first))
+    monkeypatch.setattr(command_sync, "synced_digest", stale_first)
     await env.restart_bot()
     assert len(reads) == 2
     assert reads[1] is not None

@@ -76,7 +76,12 @@ class BotEnv:
             **overrides,
         )
         engine: AsyncEngine | None = self.engine_factory() if self.engine_factory else None
-        return build_bot(self.settings, clock=self.clock, engine=engine)
+        bot = build_bot(self.settings, clock=self.clock, engine=engine)
+        # The local arXiv does not model arXiv's one request per 3 s unless a test turns it on, so the bot
+        # need not keep to it here (tests/papers/ check the pacing against a stand-in that enforces it).
+        if not self.arxiv.enforce_rate_limit:
+            bot.arxiv.min_interval = 0.0
+        return bot
 
     async def start_bot(self) -> PaperclubBot:
         self.bot = self._build()
@@ -186,9 +191,37 @@ class BotEnv:
         )
 
     async def submit_modal(
-        self, source: Any, values: Mapping[str, Any], *, member: MemberRef | None = None
+        self,
+        source: Any,
+        values: Mapping[str, Any],
+        *,
+        member: MemberRef | None = None,
+        forged: bool = False,
     ) -> Any:
-        return await self.standin.submit_modal(source, values, member=member or self.world.organizer)
+        """Submit a modal the bot opened (values by field custom_id; ``forged`` sends values no client
+        would, such as a choice outside a select's options: see ``standin.modals.submission``)."""
+        return await self.standin.submit_modal(
+            source, values, member=member or self.world.organizer, forged=forged
+        )
+
+    async def invoke_message_command(
+        self, name: str, message: Message | int, *, member: MemberRef | None = None
+    ) -> InteractionResult:
+        """Right-click ``message`` → Apps → ``name`` as ``member`` (PermissionError if they cannot see it)."""
+        return await self.standin.invoke_message_command(name, message, member=member or self.world.organizer)
+
+    async def invoke_user_command(
+        self,
+        name: str,
+        target: MemberRef,
+        *,
+        member: MemberRef | None = None,
+        channel: ChannelRef | None = None,
+    ) -> InteractionResult:
+        """Right-click ``target`` → Apps → ``name`` as ``member`` in ``channel``."""
+        return await self.standin.invoke_user_command(
+            name, target, member=member or self.world.organizer, channel=channel or self.world.general
+        )
 
     def messages_in(self, channel: ChannelRef) -> list[Message]:
         return self.standin.messages_in(channel)

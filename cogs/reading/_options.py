@@ -14,6 +14,7 @@ from bot.replies import CHOICE_NAME_LIMIT, one_line
 from bot.services.reading import lists as svc
 from bot.services.reading.autocomplete import suggest
 from bot.services.reading.exports import ExportFormat
+from bot.services.reading.terms import MAX_QUERY_LENGTH
 from bot.transformers import MAX_CHOICES, OptionTransformer, guild_choices
 
 EXPORT_NAMES: dict[ExportFormat, str] = {
@@ -30,7 +31,7 @@ EXPORT_CHOICES = [
 ]
 ListName = app_commands.Range[str, 1, svc.MAX_LIST_NAME]
 Note = app_commands.Range[str, 1, svc.MAX_NOTE]
-Query = app_commands.Range[str, 1, 200]
+Query = app_commands.Range[str, 1, MAX_QUERY_LENGTH]
 PageNumber = app_commands.Range[int, 1, 10_000]
 
 

@@ -9,4 +9,5 @@ __all__ = ["RemindersCog", "setup"]
 
 
 async def setup(bot: PaperclubBot) -> None:
+    """Add the reminders cog."""
     await bot.add_cog(RemindersCog(bot))

@@ -1,6 +1,7 @@
 """/remind add, list, cancel, me — and the listeners that keep automatic session reminders planned.
 
-Thin: read the interaction, call the service, render the reply. The runner (bot/services/reminders/runner.py) sends through cogs/reminders/transport.py.
+Thin: read the interaction, call the service, render the reply. The runner (bot/services/reminders/runner.py)
+sends through cogs/reminders/transport.py, as a job of the bot's background core.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ from bot.permissions import ensure_organizer, guild_config_for, require_guild_id
 from bot.replies import send_ephemeral
 from bot.services.reminders import plan, queries
 from bot.services.reminders import requested as svc
-from bot.services.reminders.runner import ReminderRunner, RunnerConfig
+from bot.services.reminders.runner import ReminderRunner
 from bot.services.setup.config import get_config
 from bot.transformers import SessionOption
 from cogs.reminders import _render as render
 from cogs.reminders._options import Duration, Message, ReminderId, Repeat, When
 from cogs.reminders.transport import DiscordTransport
+from db.engine import read_only_session_factory
 
 log = logging.getLogger("paperclub.reminders")
 
@@ -59,31 +61,34 @@ class RemindersCog(
     group_name="remind",
     group_description="Reminders: schedule one, list them, cancel one, or get a DM before a session",
 ):
+    """/remind and the automatic reminders of sessions; runs the reminder runner."""
+
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
         self.runner = ReminderRunner(
             session_factory=bot.session_factory,
             clock=bot.clock,
             transport=DiscordTransport(bot),
-            config=RunnerConfig(grace=timedelta(minutes=bot.settings.reminder_grace_minutes)),
-            scheduler=bot.scheduler,
-            single_writer=bot.engine.dialect.name == "sqlite",
+            grace=timedelta(minutes=bot.settings.reminder_grace_minutes),
             observer=bot.metrics,
         )
         self._planning: set[asyncio.Task[Any]] = set()
+        self._readers = read_only_session_factory(bot.engine)  # /remind list only reads: no write lock
         super().__init__()
 
     # ------------------------------------------------------------------ lifecycle
 
     async def cog_load(self) -> None:
+        """Plan the upcoming sessions' reminders and start the runner."""
         self.bot.pagers.register(PAGER, self.render_page, guard=ensure_organizer)
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
             upcoming = await plan.upcoming_session_ids(session, now)
+        await self.runner.start(self.bot.background)
         await self._plan(upcoming)
-        await self.runner.start()
 
     async def cog_unload(self) -> None:
+        """Stop the runner (a batch in flight may finish)."""
         self.bot.pagers.unregister(PAGER)
         await self.runner.stop()
 
@@ -91,7 +96,7 @@ class RemindersCog(
         """Wait until planning triggered by events and the sends in flight are done (tests, demo)."""
         while self._planning:
             await asyncio.gather(*list(self._planning), return_exceptions=True)
-        await self.runner.idle()
+        await self.bot.background.idle()
 
     # ------------------------------------------------------------------ planning from events
 
@@ -109,7 +114,7 @@ class RemindersCog(
                 except IntegrityError:  # another process planned the same slot at the same moment
                     if attempt == PLAN_TRIES:
                         raise
-        self.runner.arm_soon()
+        await self.runner.rearm()
 
     async def _tracked(self, work: Any) -> None:
         task = asyncio.current_task()
@@ -123,16 +128,19 @@ class RemindersCog(
 
     @commands.Cog.listener()
     async def on_session_saved(self, guild_id: int, session_id: int) -> None:
+        """Plan a saved session's reminders again."""
         await self._tracked(self._plan([(guild_id, session_id)]))
 
     @commands.Cog.listener()
     async def on_session_subscription_changed(
         self, guild_id: int, session_id: int, user_id: int, subscribed: bool
     ) -> None:
+        """Plan the session's reminders again (Remind me)."""
         await self._tracked(self._plan([(guild_id, session_id)]))
 
     @commands.Cog.listener()
     async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
+        """Cancel a cancelled session's reminders."""
         await self._tracked(self._cancel_session(session_id))
 
     async def _cancel_session(self, session_id: int) -> None:
@@ -143,6 +151,7 @@ class RemindersCog(
 
     @commands.Cog.listener()
     async def on_guild_settings_changed(self, guild_id: int, fields: set[str]) -> None:
+        """New reminder offsets: plan every upcoming session of the guild again."""
         if "reminder_offsets" in fields:
             await self._tracked(self._replan_guild(guild_id))
 
@@ -154,8 +163,9 @@ class RemindersCog(
     # ------------------------------------------------------------------ /remind list pages
 
     async def render_page(self, guild_id: int, arg: str, page: int) -> Page:
+        """One page of /remind list."""
         now = self.bot.clock.now()
-        async with self.bot.session_factory() as session:
+        async with self._readers() as session:
             config = await get_config(session, guild_id)
             first = await queries.list_reminders(session, guild_id, now=now, offset=0, limit=0)
             pages = page_count(first.total_pending + first.total_problems, render.LIST_PAGE_SIZE)
@@ -184,6 +194,7 @@ class RemindersCog(
         session: SessionOption | None = None,
         repeat: Repeat = "none",
     ) -> None:
+        """/remind add."""
         config = await ensure_organizer(interaction)
         guild_id = require_guild_id(interaction)
         # Checking the channel may fetch the bot's member (REST), then two transactions: defer first.
@@ -208,13 +219,14 @@ class RemindersCog(
                 repeat=repeat,
                 session_id=session,
             )
-        self.runner.arm_soon()
+        await self.runner.rearm()
         await send_ephemeral(interaction, render.added_text(info, config.display_zones, note))
 
     @app_commands.command(
         name="list", description="Pending reminders, and those missed or failed this week (organizers)"
     )
     async def list_(self, interaction: Interaction) -> None:
+        """/remind list."""
         await ensure_organizer(interaction)
         page = await self.render_page(require_guild_id(interaction), "", 0)
         await send_page(interaction, PAGER, "", page)
@@ -222,6 +234,7 @@ class RemindersCog(
     @app_commands.command(name="cancel", description="Cancel a pending reminder (organizers)")
     @app_commands.describe(reminder="The reminder's number, as in /remind list")
     async def cancel(self, interaction: Interaction, reminder: ReminderId) -> None:
+        """/remind cancel."""
         await ensure_organizer(interaction)
         async with self.bot.session_factory() as db, db.begin():
             info = await svc.cancel_reminder(
@@ -241,6 +254,7 @@ class RemindersCog(
     async def me(
         self, interaction: Interaction, session: SessionOption, before: Duration | None = None
     ) -> None:
+        """/remind me: a DM before a session, or not any more."""
         guild_id = require_guild_id(interaction)
         config = await guild_config_for(interaction)
         async with self.bot.session_factory() as db, db.begin():
@@ -254,7 +268,7 @@ class RemindersCog(
                 max_pending=self.bot.settings.max_pending_reminders,
                 presenter_dm_days=self.bot.settings.presenter_dm_days,
             )
-        self.runner.arm_soon()
+        await self.runner.rearm()
         self.bot.dispatch(
             "session_subscription_changed", guild_id, session, interaction.user.id, result.subscribed
         )

@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot import timeutil
+from bot import timeutil, when
 from bot.client import Interaction
 from bot.errors import BadInput
 from bot.ids import shown_number
@@ -25,23 +25,27 @@ Message = app_commands.Range[str, 1, svc.MAX_MESSAGE]
 
 
 class WhenTransformer(SharedWhenTransformer):
-    """A time as typed ('tomorrow 9am', '2026-12-03 09:00'), or with a `session` a time before it ('1h').
-    The service reads it in the guild's zone; the autocomplete shows how it will be read before the
-    command is sent (or, with "⚠", why it can't be)."""
+    """A time as typed ('tomorrow 9am', '2026-12-03 09:00') or pasted (a Discord timestamp), or with a `session`
+    a time before it ('1h'). The service reads it in the guild's zone; the autocomplete shows how it will be
+    read before the command is sent (or, with "⚠", why it can't be)."""
 
     what = "reminder"
     max_days_ahead = svc.MAX_DAYS_AHEAD
 
     async def transform(self, interaction: Interaction, value: Any) -> str:
+        """The time typed, checked."""
         text = " ".join(str(value).split())
         if not text:
             raise BadInput("Please give a time, e.g. tomorrow 9am, 2026-12-03 09:00, or 1h with a session.")
         return text
 
     async def preview(self, interaction: Interaction, text: str) -> str:
+        """The autocomplete line: the time as the bot read it."""
         session_id = getattr(interaction.namespace, "session", None)
         if interaction.guild_id is None or session_id is None:
             return await super().preview(interaction, text)
+        if when.pasted_instant(text, interaction.client.clock.now()) is not None:
+            return await super().preview(interaction, text)  # an instant, before the session or not
         offset = timeutil.parse_offset(text)
         return f"{timeutil.format_offset(offset)} before session #{shown_number(session_id)}"
 
@@ -49,9 +53,10 @@ class WhenTransformer(SharedWhenTransformer):
 class DurationTransformer(OptionTransformer):
     """A duration such as 1h, 30m, 2d or 1h30m."""
 
-    maximum = 40
+    maximum = timeutil.MAX_OFFSET_TEXT
 
     async def transform(self, interaction: Interaction, value: Any) -> timedelta:
+        """The duration typed, checked."""
         return timeutil.parse_offset(str(value))
 
 
@@ -64,6 +69,8 @@ class ReminderIdTransformer(IdTransformer):
     async def autocomplete(  # type: ignore[override]
         self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[int]]:
+        """The guild's pending reminders matching what is typed."""
+
         async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, int]]:
             config = await get_config(session, guild_id)
             member = interaction.user

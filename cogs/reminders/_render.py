@@ -17,6 +17,7 @@ _STATUS_WORD = {"missed": "Missed", "failed": "Failed"}
 
 
 def where(info: ReminderInfo) -> str:
+    """Where a reminder goes, as Discord shows it."""
     if info.user_id is not None:
         return f"DM to <@{info.user_id}>"
     if info.channel_id is not None:
@@ -25,10 +26,12 @@ def where(info: ReminderInfo) -> str:
 
 
 def when(info: ReminderInfo, zones: Sequence[DisplayZone]) -> str:
+    """A reminder's time in the club's zones."""
     return f"{timeutil.format_club_time(info.due_at, zones)} ({timeutil.discord_timestamp(info.due_at, 'R')})"
 
 
 def added_text(info: ReminderInfo, zones: Sequence[DisplayZone], note: str | None) -> str:
+    """The answer to /remind add."""
     lines = [
         f"⏰ Reminder **#{info.id}** will go out in {where(info)} on {when(info, zones)}",
         f"That is {timeutil.discord_timestamp(info.due_at, 'F')} in your own time zone.",
@@ -44,10 +47,12 @@ def added_text(info: ReminderInfo, zones: Sequence[DisplayZone], note: str | Non
 
 
 def cancelled_text(info: ReminderInfo) -> str:
+    """The answer to /remind cancel."""
     return f"Cancelled reminder **#{info.id}** ({one_line(describe(info), 120)})."
 
 
 def subscription_text(result: Subscription, zones: Sequence[DisplayZone]) -> str:
+    """The answer to /remind me."""
     title = discord.utils.escape_markdown(one_line(result.session_title, 150))
     if not result.subscribed:
         return f"OK, no DM before **{title}**."
@@ -80,6 +85,7 @@ def _problem_line(info: ReminderInfo) -> str:
 
 
 def list_embed(page: ReminderList, zones: Sequence[DisplayZone]) -> discord.Embed:
+    """The /remind list page."""
     embed = discord.Embed(title=f"Reminders: {page.total_pending} pending", colour=discord.Colour.blurple())
     parts: list[str] = []
     if page.pending:

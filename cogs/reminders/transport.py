@@ -1,28 +1,68 @@
-"""The runner's :class:`~bot.services.reminders.outcomes.Transport` for Discord: sending one reminder through discord.py, and sorting failures into "try again later" and "give up".
+"""The runner's transport to Discord: one reminder sent through discord.py, failures sorted into "try
+again later" and "give up", and the pace under Discord's global limit.
 
-discord.py already paces each route by Discord's ``X-RateLimit-*`` headers, waits out a 429 (a global one
-holds every request of the bot) and retries 5xx answers a few times; what still fails reaches us as an
-exception. Discord's global limit (50 requests per second per bot) has no headers until it is exceeded, so
-the transport paces its own requests under it (bot.services.reminders.pacing): a burst of reminders goes
-out at the limit without a 429. Every send carries the reminder's nonce, so discord.py also sets
-``enforce_nonce`` and a repeat within Discord's window returns the first message instead of a second one.
+discord.py already paces each route by Discord's ``X-RateLimit-*`` headers, waits out a 429 and retries 5xx
+answers a few times; what still fails reaches us as an exception. Discord's global limit has no headers
+until it is exceeded ("All bots can make up to 50 requests per second to our API", discord-api-docs
+``docs/topics/rate-limits.md``, "Global Rate Limit"; interaction responses do not count), and a 429 past it
+holds every request of the bot, so the transport paces its own requests under it (:class:`Pace`). Every
+send carries the reminder's nonce, so discord.py also sets ``enforce_nonce`` and a repeat within Discord's
+window returns the first message instead of a second one.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable
 
 import aiohttp
 import discord
 
-from bot.services.reminders import pacing
-from bot.services.reminders.delivery import Outgoing
-from bot.services.reminders.outcomes import SendError
+from bot.services.reminders.delivery import Outgoing, SendError
 
 SEND_TIMEOUT = 45.0  # seconds; shorter than the claim lease (bot.services.reminders.queue.SENDING_LEASE)
+GLOBAL_REQUESTS_PER_SECOND = 50  # Discord's global limit per bot (0: do not pace)
+MARGIN = 0.1  # seconds added to each one-second window: requests take varying times to reach Discord
 DMS_CLOSED = 50007
 MISSING_ACCESS = 50001
 MISSING_PERMISSIONS = 50013
+
+
+class Pace:
+    """At most ``limit`` requests start in any ``period`` seconds (first come, first served)."""
+
+    def __init__(
+        self,
+        limit: int,
+        period: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        if limit < 1 or period <= 0:
+            raise ValueError(f"a pace needs at least 1 request per positive period, not {limit}/{period}")
+        self.limit, self.period = limit, period
+        self._clock, self._sleep = clock, sleep
+        self._starts: deque[float] = deque()
+        self._turn = asyncio.Lock()
+
+    async def acquire(self) -> None:
+        """Wait until one more request may start, and count it as started now."""
+        async with self._turn:
+            while len(self._starts) >= self.limit:
+                wait = self._starts[0] + self.period - self._clock()
+                if wait <= 0:
+                    self._starts.popleft()
+                else:
+                    await self._sleep(wait)
+            self._starts.append(self._clock())
+
+
+def global_pace(requests_per_second: int) -> Pace | None:
+    """The pace for a bot's global limit of ``requests_per_second`` (0: None, do not pace)."""
+    return Pace(requests_per_second, 1.0 + MARGIN) if requests_per_second else None
 
 
 def allowed_mentions_for(outgoing: Outgoing) -> discord.AllowedMentions:
@@ -35,6 +75,7 @@ def allowed_mentions_for(outgoing: Outgoing) -> discord.AllowedMentions:
 
 
 def classify(error: discord.HTTPException, outgoing: Outgoing) -> SendError:
+    """What a failed request means for the reminder: retry later (429, 5xx) or give up (with the fix)."""
     where = f"<#{outgoing.channel_id}>" if outgoing.channel_id else "the member's DMs"
     if isinstance(error, discord.Forbidden):
         if error.code == DMS_CLOSED:
@@ -57,6 +98,8 @@ def classify(error: discord.HTTPException, outgoing: Outgoing) -> SendError:
 
 
 class DiscordTransport:
+    """Sends reminders through a discord.py client, paced under the bot's global limit."""
+
     def __init__(
         self,
         client: discord.Client,
@@ -64,13 +107,13 @@ class DiscordTransport:
         timeout: float = SEND_TIMEOUT,
         requests_per_second: int | None = None,
     ) -> None:
-        """``requests_per_second``: the bot's global limit to pace under (default
-        pacing.GLOBAL_REQUESTS_PER_SECOND, read when the transport is made; 0: no pacing)."""
+        """``requests_per_second``: the global limit to pace under (default GLOBAL_REQUESTS_PER_SECOND, read
+        when the transport is made; 0: no pacing)."""
         self.client = client
         self.timeout = timeout
         if requests_per_second is None:
-            requests_per_second = pacing.GLOBAL_REQUESTS_PER_SECOND
-        self.pace = pacing.global_pace(requests_per_second)
+            requests_per_second = GLOBAL_REQUESTS_PER_SECOND
+        self.pace = global_pace(requests_per_second)
 
     async def _request(self) -> None:
         """Before each request this transport makes: wait for room under the global limit."""
@@ -88,6 +131,7 @@ class DiscordTransport:
         return self.client.get_partial_messageable(outgoing.channel_id, guild_id=outgoing.guild_id)
 
     async def send(self, outgoing: Outgoing) -> int | None:
+        """Post the reminder (opening the member's DM channel first if need be); its message id."""
         try:
             async with asyncio.timeout(self.timeout):
                 destination = await self._destination(outgoing)

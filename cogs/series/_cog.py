@@ -17,6 +17,7 @@ from discord.utils import escape_markdown
 
 from bot import timeutil
 from bot.client import Interaction, PaperclubBot
+from bot.papers import MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import one_line, send_ephemeral, send_reply
 from bot.services.series import changes as changes_svc
@@ -33,6 +34,7 @@ from cogs.series.options import (
     Clock,
     DateText,
     Every,
+    MoveWhen,
     Name,
     Reason,
     SeriesOption,
@@ -43,7 +45,7 @@ from cogs.series.options import (
 
 log = logging.getLogger("paperclub.series")
 
-Url = app_commands.Range[str, 1, 512]
+Url = app_commands.Range[str, 1, MAX_URL_LENGTH]
 Duration = app_commands.Range[int, session_rules.MIN_DURATION, session_rules.MAX_DURATION]
 Description = app_commands.Range[str, 1, session_rules.MAX_DESCRIPTION]
 
@@ -204,7 +206,7 @@ class SeriesCog(commands.GroupCog, group_name="series", group_description="The c
         interaction: Interaction,
         series: SeriesOption,
         date: WeekOption,
-        when: app_commands.Range[str, 1, 100],
+        when: MoveWhen,
     ) -> None:
         config, guild_id, now = await self._organizer_begin(interaction)
         async with self.bot.session_factory() as session, session.begin():

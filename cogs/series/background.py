@@ -1,24 +1,23 @@
 """The series' background work, as one cog: the daily horizon job (:meth:`SeriesBackground.run_horizons`,
-around :func:`bot.services.series.horizon.extend_horizons`) from an APScheduler job started in ``cog_load``
-(with a FakeClock — tests, the demo — whenever the clock moves to another day), for each server when it
-becomes available (start-up, reconnect); and, after any change to a week (here, or /session edit and
+around :func:`bot.services.series.horizon.extend_horizons`), a job of the background core in every process
+for the servers it serves (their Discord events need the gateway's guild), and a run for each server when
+it becomes available (start-up, reconnect); and, after any change to a week (here, or /session edit and
 /session cancel, heard as ``session_saved`` / ``session_cancelled``), the nudges planned again and the
-open-weeks messages brought up to date. The job moves as it is to a store-claimed periodic-jobs core.
+open-weeks messages brought up to date.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
 import discord
-from apscheduler.jobstores.base import JobLookupError
 from discord.ext import commands
 
+from bot.background import Job, daily
 from bot.client import PaperclubBot
 from bot.services.series import changes as changes_svc
 from bot.services.series import horizon
@@ -30,36 +29,34 @@ from cogs.series import publishing
 from cogs.series.buttons import PresentButton
 
 log = logging.getLogger("paperclub.series")
-DAILY_AT = {"hour": 0, "minute": 17}  # UTC; any time works, the job is idempotent
+HORIZON_JOB = "series.horizons"
+DAILY_AT = (0, 17)  # UTC; any time works, the job is idempotent
 
 
 class SeriesBackground(commands.Cog):
+    """The daily horizon job, start-up runs per server, and boards and nudges kept in step with changes."""
+
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        self.job_id = f"series:horizons:{id(self)}"
         self._tasks: set[asyncio.Task[Any]] = set()
         self._dirty: set[int] = set()
         self._refresher: asyncio.Task[None] | None = None
-        self._last_day = bot.clock.now().date()
         self._ready: dict[int, asyncio.Event] = {}
         super().__init__()
 
     # ------------------------------------------------------------------ lifecycle
 
     async def cog_load(self) -> None:
+        """Register the claim button and add the daily horizon job."""
         self.bot.add_dynamic_items(PresentButton)
-        if self.bot.clock.announces_moves:
-            self.bot.clock.on_change(self._on_clock)
-        elif self.bot.start_background:
-            self.bot.scheduler.add_job(
-                self.run_horizons, "cron", **DAILY_AT, id=self.job_id, replace_existing=True
-            )
+        await self.bot.background.add(
+            Job(HORIZON_JOB, daily(*DAILY_AT), self._daily, once=False, run_at_start=False)
+        )
 
     async def cog_unload(self) -> None:
+        """Remove them; stop the refreshes in flight."""
         self.bot.remove_dynamic_items(PresentButton)
-        self.bot.clock.remove_listener(self._on_clock)
-        with contextlib.suppress(JobLookupError):
-            self.bot.scheduler.remove_job(self.job_id)
+        await self.bot.background.remove(HORIZON_JOB)
         # Cancelled and awaited here, before the bot disposes of the engine: a task still holding a store
         # connection when the loop closes cannot hand it back (its close waits on a stopped driver).
         pending = [*self._tasks, *([self._refresher] if self._refresher else [])]
@@ -85,10 +82,12 @@ class SeriesBackground(commands.Cog):
 
     @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:
+        """The server's horizon, once it is available."""
         await self._start_guild(guild.id)
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
+        """A new server's horizon."""
         await self._start_guild(guild.id)
 
     async def _start_guild(self, guild_id: int) -> None:
@@ -97,10 +96,8 @@ class SeriesBackground(commands.Cog):
         finally:
             self.ready(guild_id).set()
 
-    async def _on_clock(self, now: datetime) -> None:
-        if now.date() != self._last_day:
-            self._last_day = now.date()
-            await self.run_horizons()
+    async def _daily(self, _now: datetime) -> None:
+        await self.run_horizons()
 
     async def run_horizons(self, guild_ids: Iterable[int] | None = None) -> horizon.Extended:
         """The daily job: each series of these servers (default: every server this process serves) gets
@@ -162,6 +159,7 @@ class SeriesBackground(commands.Cog):
 
     @commands.Cog.listener()
     async def on_session_saved(self, guild_id: int, session_id: int) -> None:
+        """A week's session changed: refresh the server's boards and nudges."""
         # Tracked from the listener's first step, so settle() waits for it (tests, the demo).
         await self._track(self._week_saved(guild_id, session_id))
 
@@ -171,6 +169,7 @@ class SeriesBackground(commands.Cog):
 
     @commands.Cog.listener()
     async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
+        """A week's session cancelled: skip the week."""
         await self._track(self._week_cancelled(guild_id, session_id))
 
     async def _week_cancelled(self, guild_id: int, session_id: int) -> None:

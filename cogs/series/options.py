@@ -1,6 +1,7 @@
 """The /series options: a series (picked from the list, or typed: its number or its name), one of its weeks
-(autocomplete lists the coming weeks of the series picked), a weekday. Each gives the text as typed, with
-its spaces tidied; the services read it once, inside their transaction."""
+(autocomplete lists the coming weeks of the series picked), a weekday, a week's new time (autocomplete:
+how it reads). Each gives the text as typed, with its spaces tidied; the services read it once, inside
+their transaction."""
 
 from __future__ import annotations
 
@@ -9,12 +10,15 @@ from typing import Any, ClassVar
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import timeutil, when
 from bot.client import Interaction
 from bot.errors import BadInput
 from bot.services.series import rules
 from bot.services.series import store as svc
 from bot.services.series import weeks as weeks_svc
-from bot.transformers import OptionTransformer, guild_choices
+from bot.services.series.info import series_rule
+from bot.services.setup.config import get_config
+from bot.transformers import OptionTransformer, WhenTransformer, guild_choices
 
 
 class _Text(OptionTransformer):
@@ -32,6 +36,7 @@ class _Text(OptionTransformer):
 
 
 class SeriesTransformer(_Text):
+    maximum = rules.MAX_NAME  # its number, or its name
     what = "a series (pick one from the list)"
 
     async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
@@ -46,7 +51,7 @@ class SeriesTransformer(_Text):
 class WeekTransformer(_Text):
     """A date of the series given in the `series` option (its coming weeks as choices)."""
 
-    maximum = 40
+    maximum = rules.MAX_DATE_TEXT
     what = "a date, e.g. 2026-12-24"
 
     async def autocomplete(  # type: ignore[override]
@@ -64,6 +69,24 @@ class WeekTransformer(_Text):
         return await guild_choices(interaction, query)
 
 
+class MoveWhenTransformer(WhenTransformer):
+    """`when` of /series move: the preview reads it as the move will (a time alone is that time on the week's
+    date; anything else, a pasted timestamp too, as /session add reads it), in the series' zone. Before the
+    series and the week are picked, it reads as /session add's `when` does."""
+
+    async def preview(self, interaction: Interaction, text: str) -> str:
+        ref = getattr(interaction.namespace, "series", None)
+        week = getattr(interaction.namespace, "date", None)
+        if interaction.guild_id is None or not ref or not week:
+            return await super().preview(interaction, text)
+        now = interaction.client.clock.now()
+        async with interaction.client.session_factory() as session:
+            config = await get_config(session, interaction.guild_id)
+            rule = series_rule(await svc.load_series(session, interaction.guild_id, str(ref)))
+        start = rules.read_move(text, rules.parse_date(str(week), rule.tz, now), rule, now)
+        return self.club_time(start, text, config, now)
+
+
 class WeekdayTransformer(_Text):
     maximum = 20
     what = "a day of the week"
@@ -77,10 +100,11 @@ class WeekdayTransformer(_Text):
 SeriesOption = app_commands.Transform[str, SeriesTransformer]
 WeekOption = app_commands.Transform[str, WeekTransformer]
 WeekdayOption = app_commands.Transform[str, WeekdayTransformer]
+MoveWhen = app_commands.Transform[str, MoveWhenTransformer]
 Name = app_commands.Range[str, 1, rules.MAX_NAME]
-Clock = app_commands.Range[str, 1, 20]
-Zone = app_commands.Range[str, 1, 64]
-DateText = app_commands.Range[str, 1, 40]
+Clock = app_commands.Range[str, 1, when.MAX_CLOCK_TEXT]
+Zone = app_commands.Range[str, 1, timeutil.MAX_ZONE_TEXT]
+DateText = app_commands.Range[str, 1, rules.MAX_DATE_TEXT]
 # `every` takes any whole number of weeks up to a year, so that a value other than 1 or 2 reaches the bot and
 # gets its reason ("every week or every other week"), instead of a client that only shows two choices.
 Every = app_commands.Range[int, 1, 52]

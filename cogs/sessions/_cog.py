@@ -11,9 +11,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import timeutil
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, Conflict
 from bot.paging import Page, clamp_page, page_count, send_page
+from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import send_ephemeral, send_reply
 from bot.services.sessions import calendar as ics
@@ -30,11 +32,11 @@ from cogs.sessions.publish import create_and_publish
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]
 Name = app_commands.Range[str, 1, rules.MAX_PRESENTER_NAME]
-Papers = app_commands.Range[str, 1, 2000]
-Url = app_commands.Range[str, 1, 512]
+Papers = app_commands.Range[str, 1, MAX_PAPER_LIST_TEXT]
+Url = app_commands.Range[str, 1, MAX_URL_LENGTH]
 Duration = app_commands.Range[int, rules.MIN_DURATION, rules.MAX_DURATION]
 Description = app_commands.Range[str, 1, rules.MAX_DESCRIPTION]
-Zone = app_commands.Range[str, 1, 64]  # as typed: the session's draft resolves it, once
+Zone = app_commands.Range[str, 1, timeutil.MAX_ZONE_TEXT]  # as typed: the session's draft resolves it, once
 
 WHEN_HELP = "e.g. 2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorrow 17:00"
 TZ_HELP = "Zone `when` is read in: PT, ET, UK, GMT, CET, IST, UTC or an IANA name (default: the server's)"

@@ -18,7 +18,9 @@ from zoneinfo import ZoneInfo
 
 import discord
 
+from bot import when
 from bot.client import Interaction, PaperclubBot
+from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer
 from bot.replies import send_ephemeral
 from bot.services.sessions import rules
@@ -46,7 +48,7 @@ FIELD_LABELS = {
 TEXT_INPUT_MAX: Final = 4000
 PLACEHOLDER_MAX: Final = 100
 LABEL_MAX: Final = 45
-PAPERS_INPUT_MAX: Final = TEXT_INPUT_MAX
+PAPERS_INPUT_MAX: Final = min(TEXT_INPUT_MAX, MAX_PAPER_LIST_TEXT)
 
 
 @dataclass
@@ -178,7 +180,7 @@ class EditSessionModal(PaperclubModal):
             label=f"When ({info.timezone})"[:LABEL_MAX],
             custom_id="session_edit:when",
             default=self.prefilled["when"],
-            max_length=100,
+            max_length=when.MAX_TEXT,
         )
         count = len(info.papers)
         self.papers_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
@@ -201,7 +203,7 @@ class EditSessionModal(PaperclubModal):
             custom_id="session_edit:signup_url",
             default=info.signup_url,
             required=False,
-            max_length=512,
+            max_length=MAX_URL_LENGTH,
         )
         self.description_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
             label="Description",

@@ -15,6 +15,7 @@ from bot.services.setup.overview import SetupOverview, read_overview
 from bot.transformers import timezone_autocomplete
 from cogs.series import settings as series_settings
 from cogs.setup import access
+from cogs.setup._options import AboutText, Offsets, Slug, Topics, Zone, Zones
 from cogs.site import _setup as site_setup
 from db.engine import one_statement_session_factory
 
@@ -142,7 +143,7 @@ class SetupCog(
     @app_commands.command(name="timezone", description="The club's home time zone (times are typed in it)")
     @app_commands.describe(zone="An IANA name such as America/Los_Angeles, or PT, ET, UK, CET, IST, UTC")
     @manager_only()
-    async def timezone(self, interaction: Interaction, zone: app_commands.Range[str, 1, 64]) -> None:
+    async def timezone(self, interaction: Interaction, zone: Zone) -> None:
         await self._change(interaction, timezone=zone)
 
     @timezone.autocomplete("zone")
@@ -154,21 +155,19 @@ class SetupCog(
     @app_commands.command(name="display_zones", description="Zones every session time is shown in")
     @app_commands.describe(zones="e.g. America/Los_Angeles=PT, Europe/London, Asia/Kolkata=IST")
     @manager_only()
-    async def display_zones(self, interaction: Interaction, zones: app_commands.Range[str, 1, 400]) -> None:
+    async def display_zones(self, interaction: Interaction, zones: Zones) -> None:
         await self._change(interaction, display_zones=zones)
 
     @app_commands.command(name="reminder_offsets", description="When session reminders go out, e.g. 24h,1h")
     @app_commands.describe(offsets="Comma-separated times before each session, e.g. 24h,1h")
     @manager_only()
-    async def reminder_offsets(
-        self, interaction: Interaction, offsets: app_commands.Range[str, 1, 100]
-    ) -> None:
+    async def reminder_offsets(self, interaction: Interaction, offsets: Offsets) -> None:
         await self._change(interaction, reminder_offsets=offsets)
 
     @app_commands.command(name="topics", description="Topics members can file suggestions under")
     @app_commands.describe(topics="Separated by ; e.g. environment generation; verifier soundness; other")
     @manager_only()
-    async def topics(self, interaction: Interaction, topics: app_commands.Range[str, 1, 1000]) -> None:
+    async def topics(self, interaction: Interaction, topics: Topics) -> None:
         await self._change(interaction, suggestion_topics=topics)
 
     # ------------------------------------------------------------ the club's website (cogs/site/_setup.py)
@@ -181,17 +180,13 @@ class SetupCog(
         slug="The address, e.g. paper-club for /paper-club/ (needed the first time)",
     )
     @manager_only()
-    async def website(
-        self, interaction: Interaction, enabled: bool, slug: app_commands.Range[str, 1, 40] | None = None
-    ) -> None:
+    async def website(self, interaction: Interaction, enabled: bool, slug: Slug | None = None) -> None:
         await site_setup.set_website(interaction, enabled, slug)
 
     @app_commands.command(name="about", description='The website\'s "How it runs" text (Markdown)')
     @app_commands.describe(text="One line of Markdown; leave it out for a form that takes several lines")
     @manager_only()
-    async def about(
-        self, interaction: Interaction, text: app_commands.Range[str, 1, 4000] | None = None
-    ) -> None:
+    async def about(self, interaction: Interaction, text: AboutText | None = None) -> None:
         await site_setup.set_about(interaction, text)
 
     # ------------------------------------------------------------ the series (cogs/series/settings.py)

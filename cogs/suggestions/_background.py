@@ -1,13 +1,11 @@
 """Background work of the suggestions cog (mixed into it): recording poll results when a poll ends,
 and filling in arXiv metadata that could not be fetched at suggestion time.
 
-Both are periodic jobs of bot/jobs.py, so each run happens in one process of the deployment, whichever
-claims it (they use REST only, no gateway). Poll ends are detected by a check, not by vote events (which
-would need the polls intent): the polls job runs every :data:`CHECK_EVERY`, and each poll pulls its next
-run in to the poll's end plus a settle minute for Discord to count (``due_by``, kept in the store, so the
-result comes even if the process that posted the poll is gone). A run fetches each ended poll's message
-and reads ``poll.answers``; polls that ended while the bot was down are recorded by the first run after
-start-up. In tests and the demo, the FakeClock's moves run the jobs that fell due.
+Both are ``once`` jobs of bot/background.py: each slot runs in one process of the deployment, whichever
+claims it (they use REST only, no gateway). Poll ends are found by a check every :data:`CHECK_EVERY`, not
+by vote events (which would need the polls intent): a run reads each poll ended a settle minute ago
+(Discord finalises its counts) from its message's ``poll.answers``, so polls that ended while the bot was
+down are recorded by the first run after start-up.
 """
 
 from __future__ import annotations
@@ -20,18 +18,18 @@ from typing import Any
 import discord
 
 from bot.arxiv import ArxivClient
-from bot.jobs import PeriodicJob
+from bot.background import Job, every
 from bot.replies import NO_MENTIONS
 from bot.services.papers.metadata import fetch_and_store
 from bot.services.suggestions.duplicates import TitleIndex
 from bot.services.suggestions.metadata import papers_missing_metadata, suggestions_of_paper
-from bot.services.suggestions.polls import PollResult, RunningPoll, due_polls, finish_poll, running_polls
+from bot.services.suggestions.polls import PollResult, RunningPoll, due_polls, finish_poll
 from cogs.suggestions._render import poll_result_message
 
 log = logging.getLogger("paperclub.suggestions")
 
 POLL_SETTLE = timedelta(minutes=1)  # Discord finalises counts shortly after the end
-CHECK_EVERY = timedelta(minutes=10)
+CHECK_EVERY = timedelta(minutes=1)
 ENRICH_EVERY = timedelta(minutes=10)
 ENRICH_BATCH = 5
 POLLS_JOB = "suggestions.polls"
@@ -47,28 +45,14 @@ class SuggestionBackground:
     refresh_post: Callable[[int], Awaitable[None]]  # provided by SuggestionActions
 
     async def start_background(self) -> None:
-        """Register the two jobs (from cog_load) and make the polls job due at every running poll's end."""
-        await self.bot.jobs.add(PeriodicJob(POLLS_JOB, every=CHECK_EVERY, run=self._polls_run))
-        await self.bot.jobs.add(PeriodicJob(METADATA_JOB, every=ENRICH_EVERY, run=self.enrich_pending))
-        async with self.bot.session_factory() as session:
-            polls = await running_polls(session)
-        if polls:
-            await self.schedule_poll_check(min(poll.ends_at for poll in polls))
+        """Add the two jobs (from cog_load)."""
+        await self.bot.background.add(Job(POLLS_JOB, every(CHECK_EVERY), self.finish_due_polls))
+        await self.bot.background.add(Job(METADATA_JOB, every(ENRICH_EVERY), self.enrich_pending))
 
     async def stop_background(self) -> None:
-        await self.bot.jobs.remove(POLLS_JOB)
-        await self.bot.jobs.remove(METADATA_JOB)
-
-    async def schedule_poll_check(self, ends_at: datetime) -> None:
-        """Check the polls once a poll ending at ``ends_at`` has been counted (by any process)."""
-        await self.bot.jobs.due_by(POLLS_JOB, ends_at + POLL_SETTLE)
-
-    async def _polls_run(self, now: datetime) -> None:
-        await self.finish_due_polls(now)
-        async with self.bot.session_factory() as session:
-            polls = await running_polls(session)
-        if polls:  # the next poll to end, sooner than the next periodic check
-            await self.schedule_poll_check(min(poll.ends_at for poll in polls))
+        """Remove them (from cog_unload)."""
+        await self.bot.background.remove(POLLS_JOB)
+        await self.bot.background.remove(METADATA_JOB)
 
     # ------------------------------------------------------------------ polls
 
@@ -86,6 +70,7 @@ class SuggestionBackground:
         return {answer.id: answer.vote_count for answer in message.poll.answers}
 
     async def finish_due_polls(self, now: datetime) -> list[PollResult]:
+        """Record and announce every poll that ended a settle minute ago."""
         async with self.bot.session_factory() as session:
             due = await due_polls(session, now - POLL_SETTLE)
         results = []

@@ -28,11 +28,16 @@ from cogs.suggestions._components import DYNAMIC_ITEMS, SuggestModal, session_of
 from cogs.suggestions._options import (
     ActiveSuggestionOption,
     PaperOption,
+    PaperTitle,
+    ReviewNote,
     SuggestionOption,
+    Topic,
+    Why,
     topic_autocomplete,
 )
 from cogs.suggestions._posting import PostRefresher, dm_member, note_in_thread
 from cogs.suggestions._render import STATUS_LABELS, card_embed, list_embed, post_link, safe_title
+from db.engine import read_only_session_factory
 
 log = logging.getLogger("paperclub.suggestions")
 
@@ -59,13 +64,14 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         self.arxiv: ArxivClient = bot.arxiv  # shared, owned and closed by the bot
         self.titles = TitleIndex()
         self.refresher = PostRefresher(self.refresh_post)
+        self._readers = read_only_session_factory(bot.engine)  # lists only read: no SQLite write lock
 
     # ------------------------------------------------------------------ lifecycle
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.register(PAGER, self.render_page)
-        await self.start_background()  # the poll-result and metadata jobs (bot/jobs.py)
+        await self.start_background()  # the poll-result and metadata jobs (bot/background.py)
 
     async def cog_unload(self) -> None:
         await self.stop_background()
@@ -88,9 +94,9 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         self,
         interaction: Interaction,
         paper: PaperOption | None = None,
-        why: app_commands.Range[str, 1, 1000] | None = None,
-        topic: app_commands.Range[str, 1, 50] | None = None,
-        title: app_commands.Range[str, 1, 300] | None = None,
+        why: Why | None = None,
+        topic: Topic | None = None,
+        title: PaperTitle | None = None,
     ) -> None:
         if paper is None:
             guild_id_of(interaction)
@@ -116,7 +122,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         self,
         interaction: Interaction,
         status: StatusFilter = "active",
-        topic: app_commands.Range[str, 1, 50] | None = None,
+        topic: Topic | None = None,
         sort: SortOrder = "votes",
     ) -> None:
         guild_id = guild_id_of(interaction)
@@ -136,7 +142,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         status_text, topic_text, sort_text = (arg.split(".") + ["", "", ""])[:3]
         status: StatusFilter = status_text if status_text in STATUS_FILTERS else "active"  # type: ignore[assignment]
         sort: SortOrder = "newest" if sort_text == "newest" else "votes"
-        async with self.bot.session_factory() as session:
+        async with self._readers() as session:
             config = await get_config(session, guild_id)
             topics = config.suggestion_topics
             topic = (
@@ -183,7 +189,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         interaction: Interaction,
         suggestion: SuggestionOption,
         decision: Decision,
-        note: app_commands.Range[str, 1, 500] | None = None,
+        note: ReviewNote | None = None,
     ) -> None:
         guild_id = guild_id_of(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -304,7 +310,6 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
             except discord.HTTPException as error:
                 log.warning("could not delete unrecorded poll message %s: %s", message.id, error)
             raise
-        await self.schedule_poll_check(ends_at)
 
 
 STATUS_FILTERS = ("active", "open", "shortlisted", "accepted", "declined", "withdrawn", "all")

@@ -8,9 +8,12 @@ from typing import TYPE_CHECKING, cast
 
 import discord
 
+from bot import timeutil, when
 from bot.client import Interaction
 from bot.errors import NotAllowed
+from bot.papers import MAX_TITLE_LENGTH, MAX_URL_LENGTH
 from bot.replies import BUTTON_LABEL_LIMIT, cut
+from bot.services.sessions.rules import MAX_TITLE as MAX_SESSION_TITLE
 from bot.services.suggestions.actions import MAX_REASON_LENGTH
 from bot.services.suggestions.queries import SuggestionCard
 from bot.views import PaperclubModal, PaperclubView, PersistentButton, field
@@ -93,10 +96,13 @@ class SuggestModal(PaperclubModal, title="Suggest a paper"):
         label="Paper (arXiv id or link, DOI, link or title)",
         custom_id="paper",
         placeholder="2401.12345 or https://arxiv.org/abs/2401.12345",
-        max_length=512,
+        max_length=MAX_URL_LENGTH,
     )
     paper_title: discord.ui.TextInput[SuggestModal] = discord.ui.TextInput(
-        label="Title (optional; found for arXiv papers)", custom_id="title", required=False, max_length=300
+        label="Title (optional; found for arXiv papers)",
+        custom_id="title",
+        required=False,
+        max_length=MAX_TITLE_LENGTH,
     )
     why: discord.ui.TextInput[SuggestModal] = discord.ui.TextInput(
         label="Why should the club read it? (optional)",
@@ -124,22 +130,25 @@ class SessionFromSuggestionModal(PaperclubModal, title="New session from a sugge
     """Prefilled with the suggestion's title; the organizer gives the time (and zone)."""
 
     session_title: discord.ui.TextInput[SessionFromSuggestionModal] = discord.ui.TextInput(
-        label="Title", custom_id="title", max_length=200
+        label="Title", custom_id="title", max_length=MAX_SESSION_TITLE
     )
     when: discord.ui.TextInput[SessionFromSuggestionModal] = discord.ui.TextInput(
-        label="When", custom_id="when", placeholder="Thursday 9:30am, or 2026-12-10 09:30", max_length=100
+        label="When",
+        custom_id="when",
+        placeholder="Thursday 9:30am, or 2026-12-10 09:30",
+        max_length=when.MAX_TEXT,
     )
     zone: discord.ui.TextInput[SessionFromSuggestionModal] = discord.ui.TextInput(
         label="Time zone (optional; the club's by default)",
         custom_id="timezone",
         required=False,
-        max_length=64,
+        max_length=timeutil.MAX_ZONE_TEXT,
     )
 
     def __init__(self, suggestion_id: int, title: str, timezone: str) -> None:
         super().__init__(custom_id=f"sugg:modal:session:{suggestion_id}")
         self.suggestion_id = suggestion_id
-        self.session_title.default = title[:200]
+        self.session_title.default = title[:MAX_SESSION_TITLE]
         self.zone.placeholder = timezone
 
     async def submitted(self, interaction: Interaction) -> None:

@@ -10,9 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.client import Interaction
 from bot.ids import require_id
-from bot.papers import MAX_URL_LENGTH, PaperRef, parse_paper_ref
+from bot.papers import MAX_TITLE_LENGTH, MAX_URL_LENGTH, PaperRef, parse_paper_ref
 from bot.replies import CHOICE_NAME_LIMIT
-from bot.services.setup.config import get_config
+from bot.services.setup.config import MAX_TOPIC, get_config
+from bot.services.suggestions.actions import MAX_NOTE_LENGTH, MAX_REASON_LENGTH
 from bot.services.suggestions.queries import search_suggestions
 from bot.transformers import MAX_CHOICES, OptionTransformer, guild_choices
 from cogs.suggestions._render import choice_name
@@ -84,3 +85,7 @@ async def topic_autocomplete(interaction: Interaction, current: str) -> list[app
 PaperOption = app_commands.Transform[PaperRef, PaperTransformer]
 SuggestionOption = app_commands.Transform[int, SuggestionTransformer]
 ActiveSuggestionOption = app_commands.Transform[int, ActiveSuggestionTransformer]
+Why = app_commands.Range[str, 1, MAX_REASON_LENGTH]
+Topic = app_commands.Range[str, 1, MAX_TOPIC]
+PaperTitle = app_commands.Range[str, 1, MAX_TITLE_LENGTH]
+ReviewNote = app_commands.Range[str, 1, MAX_NOTE_LENGTH]

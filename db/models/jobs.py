@@ -1,12 +1,9 @@
-"""Claims of background work shared by every process on one store (bot/jobs.py): one row per periodic
-job, and rows for one-off leases (``commands.sync:…``, the command sync) and rate slots
-(``gateway.identify.<bucket>``, Discord's identify limit across processes).
+"""Claims shared by every process on one store: a row per ``once`` job of bot/background.py (its next
+slot, and a lease while a process runs it), the command sync's lease (``commands.sync:…``,
+bot/command_sync.py) and the identify slots (``gateway.identify.<bucket>``, bot/identify.py).
 
-A run is claimed by one conditional UPDATE on its row: the claimer writes its token in ``lease_owner``
-and keeps ``lease_until`` in the future while it runs. ``next_run_at`` is when the next run is due; it
-moves on to the following slot when a run is claimed, and a feature may pull it earlier (a poll that
-ends sooner). ``claimed_due`` is the due time of the run in progress, so a run whose claimer died (its
-lease ran out) is run again by another process, and the lag of every run can be measured.
+``next_run_at`` is when the job's next slot is due (for a slot row: when it is next free); ``claimed_due``
+is the slot of the run in progress, so a run whose claimer died (its lease ran out) is run again.
 """
 
 from __future__ import annotations
@@ -20,6 +17,8 @@ from db.base import Base
 
 
 class JobRun(Base):
+    """One job's, lease's or slot's row (see the module docstring)."""
+
     __tablename__ = "job_runs"
 
     name: Mapped[str] = mapped_column(String(100), primary_key=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -11,9 +12,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.clock import SystemClock
-from bot.services.reminders.delivery import Outgoing
-from bot.services.reminders.outcomes import SendError
+from bot.background import Background
+from bot.clock import Clock, SystemClock
+from bot.scheduler import build_scheduler
+from bot.services.reminders.delivery import Outgoing, SendError
+from bot.services.reminders.runner import ReminderRunner
 from bot.services.setup.config import update_config
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import CUSTOM, PENDING, Reminder
@@ -29,7 +32,7 @@ Factory = async_sessionmaker[AsyncSession]
 
 
 class ManualClock(SystemClock):
-    """A clock moved by hand with no listeners (the runner then behaves as in production, minus the alarm)."""
+    """A clock moved by hand with no listeners (passes are then run by calling ``run_due``)."""
 
     def __init__(self, now: datetime) -> None:
         self._now = now
@@ -74,6 +77,18 @@ class MeetingTransport(RecordingTransport):
             with contextlib.suppress(TimeoutError, asyncio.BrokenBarrierError):
                 await asyncio.wait_for(self.barrier.wait(), 5)
         return await super().send(outgoing)
+
+
+@contextlib.asynccontextmanager
+async def running(runner: ReminderRunner, factory: Factory, clock: Clock) -> AsyncIterator[Background]:
+    """The runner as the bot runs it: the job of a background core, which a FakeClock's moves fire."""
+    background = Background(build_scheduler(), factory, clock)
+    await runner.start(background)
+    await background.start()
+    try:
+        yield background
+    finally:
+        await background.stop()
 
 
 async def configure(factory: Factory, guild_id: int = GUILD, **changes: Any) -> None:

@@ -1,5 +1,5 @@
 """Bursts: batch claims by two runners at once (each row claimed once, no runner waiting on the other),
-batch records, a crash between a batch's sends and their record, and pacing under Discord's global limit."""
+batch records, a crash between a batch's sends and their record, and the pace under Discord's global limit."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.clock import FakeClock
-from bot.services.reminders import delivery, pacing, queue
-from bot.services.reminders import runner as runner_module
-from bot.services.reminders.runner import ReminderRunner, RunnerConfig
+from bot.services.reminders import delivery, queue
+from bot.services.reminders.runner import ReminderRunner
+from cogs.reminders import transport as transport_module
 from db.engine import create_session_factory
 from tests.reminders.helpers import (
     NOW,
@@ -23,9 +23,8 @@ from tests.reminders.helpers import (
     configure,
     make_reminder,
     rows,
+    running,
 )
-
-GRACE = timedelta(hours=1)
 
 
 async def many(factory: async_sessionmaker[AsyncSession], count: int, *, channels: int) -> list[int]:
@@ -35,32 +34,34 @@ async def many(factory: async_sessionmaker[AsyncSession], count: int, *, channel
     ]
 
 
-async def claim(factory: async_sessionmaker[AsyncSession], ids: list[int], token: str) -> set[int]:
+async def claim(
+    factory: async_sessionmaker[AsyncSession], token: str, limit: int = delivery.BATCH
+) -> set[int]:
     async with factory() as s, s.begin():
-        return set(await delivery.claim_many(s, ids, token=token, now=NOW, late_origin=NOW, grace=GRACE))
+        _, outgoing = await delivery.claim(s, token=token, now=NOW, late_origin=NOW, limit=limit)
+    return {o.reminder_id for o in outgoing}
 
 
 async def test_two_claims_at_once_split_the_rows_without_waiting(session_factory, store_info) -> None:
-    """Runner A's claim holds its rows (not committed yet) while runner B claims an overlapping batch:
-    on PostgreSQL B skips A's locked rows at once (FOR UPDATE SKIP LOCKED) and takes the others; after A
-    commits, no row is claimed twice. (SQLite has one writer: B's claim runs after A's transaction.)"""
+    """Runner A's claim holds its rows (not committed yet) while runner B claims: on PostgreSQL B skips A's
+    locked rows at once (FOR UPDATE SKIP LOCKED) and takes the others; after A commits, no row is claimed
+    twice. (SQLite has one writer: B's claim runs after A's transaction.)"""
     await configure(session_factory)
-    ids = await many(session_factory, 150, channels=150)
+    ids = await many(session_factory, 150, channels=150)  # oldest first: the claims take them in due order
+    by_due = sorted(ids, key=lambda i: (-(ids.index(i) % 5), i))
     other = store_info.engine()
     try:
         other_factory = create_session_factory(other)
         async with session_factory() as a, a.begin():
-            took_a = set(
-                await delivery.claim_many(a, ids[:100], token="a", now=NOW, late_origin=NOW, grace=GRACE)
-            )
+            _, outgoing = await delivery.claim(a, token="a", now=NOW, late_origin=NOW, limit=100)
+            took_a = {o.reminder_id for o in outgoing}
             if store_info.backend == "postgresql":  # B while A still holds its rows: no waiting
-                took_b = await asyncio.wait_for(claim(other_factory, ids[50:], "b"), timeout=10)
-                assert took_b == set(ids[100:])
+                took_b = await asyncio.wait_for(claim(other_factory, "b"), timeout=10)
         if store_info.backend == "sqlite":
-            took_b = await claim(other_factory, ids[50:], "b")
-        assert took_a == set(ids[:100])
-        assert took_b == set(ids[100:])
-        assert await claim(other_factory, ids, "c") == set()  # nothing left to claim
+            took_b = await claim(other_factory, "b")
+        assert took_a == set(by_due[:100])
+        assert took_b == set(by_due[100:])
+        assert await claim(other_factory, "c") == set()  # nothing left to claim
     finally:
         await other.dispose()
     by_token = Counter(r.claim_token for r in await rows(session_factory))
@@ -83,8 +84,8 @@ class Meeting:
 
 
 class HeldTransport(RecordingTransport):
-    """Every send waits until both runners' transports are sending: each runner can claim only its claim
-    window before the other must take part."""
+    """Every send waits until both runners' transports are sending: each runner can send only its first
+    batch before the other must take part."""
 
     def __init__(self, meeting: Meeting, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -105,22 +106,18 @@ async def test_two_runners_share_a_burst_and_send_each_reminder_once(session_fac
         clock = ManualClock(NOW)
         meeting = Meeting()
         one, two = HeldTransport(meeting, delay=0.001), HeldTransport(meeting, delay=0.001)
-        config = RunnerConfig(grace=GRACE, claim_window=40, concurrency=10)
-        first = ReminderRunner(session_factory=session_factory, clock=clock, transport=one, config=config)
+        first = ReminderRunner(session_factory=session_factory, clock=clock, transport=one, batch=40)
         second = ReminderRunner(
-            session_factory=create_session_factory(other), clock=clock, transport=two, config=config
+            session_factory=create_session_factory(other), clock=clock, transport=two, batch=40
         )
-        await asyncio.gather(first.start(), second.start())
-        await asyncio.gather(first.run_due(), second.run_due())
-        await asyncio.gather(first.idle(), second.idle())
+        sent = await asyncio.gather(first.run_due(), second.run_due())
         counts = Counter(o.reminder_id for o in one.sent + two.sent)
         assert sorted(counts) == ids
         assert set(counts.values()) == {1}
         assert one.sent
         assert two.sent
-        assert first.sent + second.sent == 300
+        assert sum(sent) == 300
         assert {r.status for r in await rows(session_factory)} == {"sent"}
-        await asyncio.gather(first.stop(), second.stop())
     finally:
         await other.dispose()
 
@@ -130,33 +127,26 @@ async def test_a_burst_is_claimed_and_recorded_in_a_few_transactions(session_fac
     await many(session_factory, 120, channels=120)
     claims: list[int] = []
     records: list[int] = []
-    real_claim, real_finish = delivery.claim_many, delivery.finish_sent
+    real_claim, real_record = delivery.claim, delivery.record
 
-    async def counting_claim(session, row_ids, **kwargs):
-        claims.append(len(row_ids))
-        return await real_claim(session, row_ids, **kwargs)
+    async def counting_claim(session, **kwargs):
+        claimed = await real_claim(session, **kwargs)
+        claims.append(claimed[0])
+        return claimed
 
-    async def counting_finish(session, sends, **kwargs):
-        records.append(len(sends))
-        return await real_finish(session, sends, **kwargs)
+    async def counting_record(session, outcomes, now):
+        records.append(len(outcomes))
+        return await real_record(session, outcomes, now)
 
-    monkeypatch.setattr(delivery, "claim_many", counting_claim)
-    monkeypatch.setattr(delivery, "finish_sent", counting_finish)
+    monkeypatch.setattr(delivery, "claim", counting_claim)
+    monkeypatch.setattr(delivery, "record", counting_record)
     clock, transport = FakeClock(NOW), RecordingTransport()
-    runner = ReminderRunner(
-        session_factory=session_factory,
-        clock=clock,
-        transport=transport,
-        config=RunnerConfig(grace=GRACE, concurrency=50, claim_window=100),
-    )
-    await runner.start()
+    runner = ReminderRunner(session_factory=session_factory, clock=clock, transport=transport, batch=50)
+    assert await runner.run_due() == 120
+    assert claims == [50, 50, 20, 0]  # a batch at a time, then nothing more is due
+    assert records == [50, 50, 20]
     assert len(transport.sent) == 120
-    assert sum(claims) - claims[0] == 120  # (the first claim is start-up's warm-up, over no rows)
-    assert len(claims) <= 4
-    assert sum(records) - records[0] == 120
-    assert len(records) < 120
     assert {r.status for r in await rows(session_factory)} == {"sent"}
-    await runner.stop()
 
 
 async def test_a_crash_before_a_batch_is_recorded_resends_it_once_with_its_nonces(
@@ -172,31 +162,29 @@ async def test_a_crash_before_a_batch_is_recorded_resends_it_once_with_its_nonce
     async def crash(*args, **kwargs):
         raise ConnectionError("the process died before recording its sends")
 
-    monkeypatch.setattr(runner_module.delivery, "finish_sent", crash)
-    clock = FakeClock(NOW)
+    monkeypatch.setattr(delivery, "finish_sent", crash)
     dying = RecordingTransport()
-    first = ReminderRunner(session_factory=session_factory, clock=clock, transport=dying)
-    await first.start()
+    first = ReminderRunner(session_factory=session_factory, clock=FakeClock(NOW), transport=dying)
+    with pytest.raises(ConnectionError):
+        await first.run_due()
     assert sorted(o.reminder_id for o in dying.sent) == ids
     assert {r.status for r in await rows(session_factory)} == {"sending"}
-    await first.stop()
-    monkeypatch.setattr(runner_module.delivery, "finish_sent", real_finish)
+    monkeypatch.setattr(delivery, "finish_sent", real_finish)
 
-    later = FakeClock(NOW + queue.SENDING_LEASE + timedelta(seconds=1))
+    later = FakeClock(NOW + timedelta(seconds=30))
     again = RecordingTransport()
     second = ReminderRunner(session_factory=session_factory, clock=later, transport=again)
-    await second.start()
+    async with running(second, session_factory, later):
+        assert again.sent == []  # the claims are still live
+        await later.advance(queue.SENDING_LEASE)
     assert sorted(o.reminder_id for o in again.sent) == ids
     assert {o.nonce for o in again.sent} == {o.nonce for o in dying.sent}
     assert {r.status for r in await rows(session_factory)} == {"sent"}
-    await second.stop()
 
 
 async def test_a_send_whose_claim_was_taken_over_is_not_recorded(session_factory) -> None:
     ids = await many(session_factory, 3, channels=3)
-    async with session_factory() as s, s.begin():
-        claimed = await delivery.claim_many(s, ids, token="mine", now=NOW, late_origin=NOW, grace=GRACE)
-    assert set(claimed) == set(ids)
+    assert await claim(session_factory, "mine") == set(ids)
     async with session_factory() as s, s.begin():  # the lease ran out and another runner re-claimed one
         await queue.set_if(s, ids[0], [], claim_token="theirs")
     sends = [delivery.Sent(i, "mine", 900 + i, NOW) for i in ids]
@@ -210,7 +198,7 @@ async def test_a_send_whose_claim_was_taken_over_is_not_recorded(session_factory
     ]
 
 
-# ---------------------------------------------------------------- pacing under the global limit
+# ---------------------------------------------------------------- the pace under the global limit
 
 
 class SteppedClock:
@@ -218,37 +206,32 @@ class SteppedClock:
 
     def __init__(self) -> None:
         self.now = 0.0
-        self.slept: list[float] = []
 
     def __call__(self) -> float:
         return self.now
 
     async def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
         self.now += seconds
 
 
 async def test_the_pace_lets_at_most_limit_starts_in_any_window() -> None:
     clock = SteppedClock()
-    pace = pacing.SlidingWindow(5, 1.0, clock=clock, sleep=clock.sleep)
+    pace = transport_module.Pace(5, 1.0, clock=clock, sleep=clock.sleep)
     starts = []
     for _ in range(12):
         await pace.acquire()
         starts.append(clock.now)
     assert starts == [0.0] * 5 + [1.0] * 5 + [2.0] * 2
-    assert all(
-        sum(1 for t in starts if start <= t < start + 1.0) <= 5 for start in starts
-    )  # any window starting at any start
-    assert pace.waited == pytest.approx(2.0)
+    assert all(sum(1 for t in starts if start <= t < start + 1.0) <= 5 for start in starts)
 
 
 def test_the_global_pace_is_discord_s_limit_with_a_margin() -> None:
-    pace = pacing.global_pace(50)
+    pace = transport_module.global_pace(50)
     assert pace is not None
     assert (pace.limit, pace.period) == (50, pytest.approx(1.1))
-    assert pacing.global_pace(0) is None
+    assert transport_module.global_pace(0) is None
     with pytest.raises(ValueError, match="at least 1 request"):
-        pacing.SlidingWindow(0, 1.0)
+        transport_module.Pace(0, 1.0)
 
 
 # ---------------------------------------------------------------- end to end: a burst under the global limit
@@ -259,11 +242,11 @@ async def test_a_burst_under_the_global_limit_paces_itself_and_gets_no_429(env) 
     sends under the limit it knows, so a burst of 12 reminders due together goes out without a 429."""
     from tests.reminders.helpers import cog, run
 
-    for i in range(12):
-        channel = env.announcements if i % 2 else env.general
+    channels = [await env.standin.create_channel(env.guild, f"burst-{i}") for i in range(12)]
+    for i, channel in enumerate(channels):
         await run(env, "remind add", {"when": "in 5 minutes", "message": f"Burst {i}", "channel": channel})
     env.standin.global_limit = (5, 0.5)
-    cog(env).runner.transport.pace = pacing.SlidingWindow(5, 0.5 + pacing.JITTER)
+    cog(env).runner.transport.pace = transport_module.Pace(5, 0.5 + transport_module.MARGIN)
     await env.clock.advance(timedelta(minutes=5))
     posts = env.standin.requests_to("POST", r"/channels/\d+/messages$")
     assert sorted(r.json["content"] for r in posts if r.status == 200) == sorted(

@@ -9,13 +9,14 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select
 
-from bot.services.reminders import runner as runner_module
-from bot.services.reminders.runner import ReminderRunner, RunnerConfig
+from bot.metrics import metric, parse_metrics
+from bot.services.reminders import delivery
+from bot.services.reminders.runner import ReminderRunner
 from cogs.reminders.transport import DiscordTransport
 from db.engine import create_session_factory
 from db.models.reminders import Reminder
 from standin.state import EPHEMERAL, SEND_MESSAGES
-from tests.reminders.helpers import ManualClock, cog, run, settle
+from tests.reminders.helpers import ManualClock, run, settle
 
 MESSAGES = r"/channels/\d+/messages$"
 
@@ -212,16 +213,16 @@ async def test_when_discord_keeps_failing_the_bot_backs_off_and_tries_again(env,
 
 async def test_a_crash_between_sending_and_recording_does_not_post_twice(env, monkeypatch) -> None:
     await add(env, "in 10 minutes", "Exactly once")
-    original = runner_module.delivery.finish_sent
+    original = delivery.finish_sent
 
     async def crash(*args, **kwargs):
         raise ConnectionError("the process died before recording the send")
 
-    monkeypatch.setattr(runner_module.delivery, "finish_sent", crash)
+    monkeypatch.setattr(delivery, "finish_sent", crash)
     await env.clock.advance(timedelta(minutes=10))
     assert len(posted(env)) == 1
     assert (await stored(env))[0].status == "sending"
-    monkeypatch.setattr(runner_module.delivery, "finish_sent", original)
+    monkeypatch.setattr(delivery, "finish_sent", original)
     await env.restart_bot()
     await env.clock.advance(timedelta(minutes=2))  # the dead claim's lease runs out; it is sent again
     assert [m.content for m in posted(env)] == ["⏰ **Reminder**\nExactly once"]
@@ -257,12 +258,9 @@ async def test_two_runners_over_one_store_send_each_reminder_once(env, store_inf
             session_factory=create_session_factory(other_engine),
             clock=clock,
             transport=DiscordTransport(env.bot),
-            config=RunnerConfig(grace=timedelta(hours=1)),
+            grace=timedelta(hours=1),
         )
-        await second.start()
-        await asyncio.gather(env.clock.advance(timedelta(minutes=5)), second.run_due())
-        await second.idle()
-        await second.stop()
+        _, sent_by_second = await asyncio.gather(env.clock.advance(timedelta(minutes=5)), second.run_due())
     finally:
         await other_engine.dispose()
     contents = sorted(m.content for m in posted(env) + posted(env, env.announcements))
@@ -270,7 +268,10 @@ async def test_two_runners_over_one_store_send_each_reminder_once(env, store_inf
     async with env.bot.session_factory() as db:
         statuses = (await db.execute(select(Reminder.status, func.count()).group_by(Reminder.status))).all()
     assert statuses == [("sent", 12)]
-    assert cog(env).runner.sent + second.sent == 12
+    sent_by_bot = metric(
+        parse_metrics(env.bot.metrics.render().decode()), "paperclub_reminders_total", outcome="sent"
+    )
+    assert sent_by_bot + sent_by_second == 12
 
 
 async def test_cancel_autocomplete_shows_nothing_to_members(env) -> None:

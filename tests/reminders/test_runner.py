@@ -1,4 +1,5 @@
-"""The runner over the store (SQLite and PostgreSQL) with a recording transport: once, retries, grace, repeats."""
+"""The runner over the store (SQLite and PostgreSQL) with a recording transport, as the job of a background
+core driven by a FakeClock: once, retries, grace, repeats, order per destination."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from datetime import UTC, datetime, timedelta
 
 from bot.clock import FakeClock
 from bot.services.reminders import delivery, queue
-from bot.services.reminders.outcomes import SendError
-from bot.services.reminders.runner import ReminderRunner, RunnerConfig
+from bot.services.reminders.delivery import SendError
+from bot.services.reminders.runner import ReminderRunner
+from db.engine import create_session_factory
 from db.models.reminders import PERSONAL, SESSION
 from tests.reminders.helpers import (
     ANNOUNCEMENTS,
@@ -23,16 +25,21 @@ from tests.reminders.helpers import (
     make_session,
     row,
     rows,
+    running,
 )
 
 
 def runner_for(factory, clock, transport, grace_minutes: int = 60) -> ReminderRunner:
     return ReminderRunner(
-        session_factory=factory,
-        clock=clock,
-        transport=transport,
-        config=RunnerConfig(grace=timedelta(minutes=grace_minutes), batch=50),
+        session_factory=factory, clock=clock, transport=transport, grace=timedelta(minutes=grace_minutes)
     )
+
+
+async def claim(factory, row_id: int, token: str, at) -> None:
+    """A claim of one due row, as a runner's batch takes it (the row must be at its destination's head)."""
+    async with factory() as s, s.begin():
+        claimed, _ = await delivery.claim(s, token=token, now=at, late_origin=at)
+    assert claimed == 1, "the row was not the only one due"
 
 
 async def test_due_reminders_go_out_once_at_their_time(session_factory) -> None:
@@ -41,20 +48,20 @@ async def test_due_reminders_go_out_once_at_their_time(session_factory) -> None:
     later = await make_reminder(session_factory, NOW + timedelta(hours=2), message="Second")
     clock, transport = FakeClock(NOW), RecordingTransport()
     runner = runner_for(session_factory, clock, transport)
-    await runner.start()
-    assert transport.sent == []
-    await clock.advance(timedelta(minutes=5))
-    assert [o.reminder_id for o in transport.sent] == [soon]
-    sent = transport.sent[0]
-    assert sent.channel_id == 5001
-    assert sent.user_id is None
-    assert sent.ping_role_id is None
-    assert sent.content == "⏰ **Reminder**\nFirst"
-    assert sent.nonce == f"pc-rem-{soon}-0"
-    assert len(sent.nonce) <= 25
-    await clock.advance(timedelta(minutes=1))
-    await runner.run_due()
-    assert len(transport.sent) == 1
+    async with running(runner, session_factory, clock):
+        assert transport.sent == []
+        await clock.advance(timedelta(minutes=5))
+        assert [o.reminder_id for o in transport.sent] == [soon]
+        sent = transport.sent[0]
+        assert sent.channel_id == 5001
+        assert sent.user_id is None
+        assert sent.ping_role_id is None
+        assert sent.content == "⏰ **Reminder**\nFirst"
+        assert sent.nonce == f"pc-rem-{soon}-0"
+        assert len(sent.nonce) <= 25
+        await clock.advance(timedelta(minutes=1))
+        assert await runner.run_due() == 0
+        assert len(transport.sent) == 1
     first = await row(session_factory, soon)
     assert first.status == "sent"
     assert first.sent_at == NOW + timedelta(minutes=5)
@@ -62,11 +69,26 @@ async def test_due_reminders_go_out_once_at_their_time(session_factory) -> None:
     assert first.sent_message_id == 900_001
     assert not first.delayed
     assert (await row(session_factory, later)).status == "pending"
-    await runner.stop()
+
+
+async def test_one_destination_s_reminders_go_out_in_due_order(session_factory) -> None:
+    """Three reminders for one channel due together (created in the other order) go out one after another,
+    earliest first, while another channel's goes out beside them."""
+    ids = [
+        await make_reminder(session_factory, NOW - timedelta(seconds=s), message=f"{s}") for s in (1, 3, 2)
+    ]
+    elsewhere = await make_reminder(session_factory, NOW - timedelta(seconds=9), channel_id=5009)
+    clock, transport = FakeClock(NOW), RecordingTransport(delay=0.001)
+    async with running(runner_for(session_factory, clock, transport), session_factory, clock):
+        pass
+    in_channel = [o.reminder_id for o in transport.sent if o.channel_id == 5001]
+    assert in_channel == [ids[1], ids[2], ids[0]]  # due 3 s, 2 s, 1 s ago
+    assert transport.sent[0].reminder_id in (elsewhere, ids[1])
+    assert len(transport.sent) == 4
 
 
 async def test_two_runners_over_one_store_send_each_reminder_once(session_factory, store_info) -> None:
-    """Two processes' runners (separate engines, so separate connections) fire at the same moment."""
+    """Two processes' runners (separate engines, so separate connections) run passes at the same moment."""
     await configure(session_factory)
     ids = [
         await make_reminder(session_factory, NOW - timedelta(seconds=i % 7), channel_id=6000 + i % 10)
@@ -74,24 +96,20 @@ async def test_two_runners_over_one_store_send_each_reminder_once(session_factor
     ]
     other_engine = store_info.engine()
     try:
-        from db.engine import create_session_factory
-
         other_factory = create_session_factory(other_engine)
         clock = ManualClock(NOW)
         meeting = asyncio.Barrier(2)
         one, two = MeetingTransport(meeting, delay=0.001), MeetingTransport(meeting, delay=0.001)
         first = runner_for(session_factory, clock, one)
         second = runner_for(other_factory, clock, two)
-        await asyncio.gather(first.start(), second.start())
-        await asyncio.gather(first.run_due(), second.run_due(), first.run_due(), second.run_due())
-        await asyncio.gather(first.idle(), second.idle())
+        sent = await asyncio.gather(first.run_due(), second.run_due(), first.run_due(), second.run_due())
         counts = Counter(o.reminder_id for o in one.sent + two.sent)
         assert sorted(counts) == ids
         assert set(counts.values()) == {1}
+        assert sum(sent) == 120
         assert one.sent
         assert two.sent
         assert {r.status for r in await rows(session_factory)} == {"sent"}
-        await asyncio.gather(first.stop(), second.stop())
     finally:
         await other_engine.dispose()
 
@@ -101,25 +119,23 @@ async def test_failed_send_is_retried_with_backoff_and_the_same_nonce(session_fa
     reminder = await make_reminder(session_factory, due)
     clock = FakeClock(NOW)
     transport = RecordingTransport(failures=[SendError("Discord answered 500.", retryable=True)])
-    runner = runner_for(session_factory, clock, transport)
-    await runner.start()
-    await clock.advance(timedelta(minutes=1))
-    after_failure = await row(session_factory, reminder)
-    assert after_failure.status == "pending"
-    assert after_failure.attempts == 1
-    assert after_failure.next_attempt_at == due + delivery.BACKOFF_BASE
-    assert after_failure.last_error == "Attempt 1 failed: Discord answered 500."
-    await clock.advance(timedelta(seconds=29))
-    assert transport.sent == []
-    await clock.advance(timedelta(seconds=1))
-    assert len(transport.sent) == 1
+    async with running(runner_for(session_factory, clock, transport), session_factory, clock):
+        await clock.advance(timedelta(minutes=1))
+        after_failure = await row(session_factory, reminder)
+        assert after_failure.status == "pending"
+        assert after_failure.attempts == 1
+        assert after_failure.next_attempt_at == due + delivery.BACKOFF_BASE
+        assert after_failure.last_error == "Attempt 1 failed: Discord answered 500."
+        await clock.advance(timedelta(seconds=29))
+        assert transport.sent == []
+        await clock.advance(timedelta(seconds=1))
+        assert len(transport.sent) == 1
     assert [o.nonce for o in transport.attempts] == [f"pc-rem-{reminder}-0"] * 2
     done = await row(session_factory, reminder)
     assert done.status == "sent"
     assert done.attempts == 2
     assert done.last_error is None
     assert not done.delayed  # a retry is not downtime
-    await runner.stop()
 
 
 async def test_gives_up_after_the_last_attempt(session_factory) -> None:
@@ -127,18 +143,16 @@ async def test_gives_up_after_the_last_attempt(session_factory) -> None:
     clock = FakeClock(NOW)
     failures = [SendError("Discord answered 503.", retryable=True) for _ in range(delivery.MAX_ATTEMPTS)]
     transport = RecordingTransport(failures=failures)
-    runner = runner_for(session_factory, clock, transport)
-    await runner.start()
-    for attempt in range(1, delivery.MAX_ATTEMPTS):
-        await clock.advance(delivery.backoff(attempt))
-    final = await row(session_factory, reminder)
-    assert len(transport.attempts) == delivery.MAX_ATTEMPTS
-    assert transport.sent == []
-    assert final.status == "failed"
-    assert final.last_error == "Gave up after 5 attempts: Discord answered 503."
-    await clock.advance(timedelta(hours=1))
-    assert len(transport.attempts) == delivery.MAX_ATTEMPTS
-    await runner.stop()
+    async with running(runner_for(session_factory, clock, transport), session_factory, clock):
+        for attempt in range(1, delivery.MAX_ATTEMPTS):
+            await clock.advance(delivery.backoff(attempt))
+        final = await row(session_factory, reminder)
+        assert len(transport.attempts) == delivery.MAX_ATTEMPTS
+        assert transport.sent == []
+        assert final.status == "failed"
+        assert final.last_error == "Gave up after 5 attempts: Discord answered 503."
+        await clock.advance(timedelta(hours=1))
+        assert len(transport.attempts) == delivery.MAX_ATTEMPTS
 
 
 async def test_closed_dms_fail_without_retry(session_factory) -> None:
@@ -149,9 +163,8 @@ async def test_closed_dms_fail_without_retry(session_factory) -> None:
     clock = FakeClock(NOW)
     closed = SendError("The member does not accept DMs from the bot (Discord error 50007).", retryable=False)
     transport = RecordingTransport(failures=[closed])
-    runner = runner_for(session_factory, clock, transport)
-    await runner.start()
-    await clock.advance(timedelta(hours=1))
+    async with running(runner_for(session_factory, clock, transport), session_factory, clock):
+        await clock.advance(timedelta(hours=1))
     final = await row(session_factory, reminder)
     assert len(transport.attempts) == 1
     assert transport.attempts[0].user_id == 42
@@ -163,9 +176,9 @@ async def test_closed_dms_fail_without_retry(session_factory) -> None:
 async def test_downtime_within_grace_sends_late_marked_delayed(session_factory) -> None:
     reminder = await make_reminder(session_factory, NOW - timedelta(minutes=30))
     clock, transport = FakeClock(NOW), RecordingTransport()
-    runner = runner_for(session_factory, clock, transport, grace_minutes=60)
-    await runner.start()  # the bot comes back 30 minutes after the reminder fell due
-    assert len(transport.sent) == 1
+    # the bot comes back 30 minutes after the reminder fell due
+    async with running(runner_for(session_factory, clock, transport, 60), session_factory, clock):
+        assert len(transport.sent) == 1
     assert transport.sent[0].content.startswith("⏰ **Reminder** (delayed)")
     final = await row(session_factory, reminder)
     assert final.status == "sent"
@@ -181,9 +194,8 @@ async def test_downtime_beyond_grace_is_missed_and_a_repeat_goes_on(session_fact
         repeat_timezone="America/Los_Angeles",
     )
     clock, transport = FakeClock(NOW), RecordingTransport()
-    runner = runner_for(session_factory, clock, transport, grace_minutes=60)
-    await runner.start()
-    assert transport.sent == []
+    async with running(runner_for(session_factory, clock, transport, 60), session_factory, clock):
+        assert transport.sent == []
     missed = await row(session_factory, one_off)
     assert missed.status == "missed"
     assert "offline" in (missed.last_error or "")
@@ -198,9 +210,8 @@ async def test_downtime_beyond_grace_is_missed_and_a_repeat_goes_on(session_fact
 async def test_a_clock_jump_while_running_is_not_downtime(session_factory) -> None:
     await make_reminder(session_factory, NOW + timedelta(hours=1))
     clock, transport = FakeClock(NOW), RecordingTransport()
-    runner = runner_for(session_factory, clock, transport, grace_minutes=0)
-    await runner.start()
-    await clock.advance(timedelta(hours=23))
+    async with running(runner_for(session_factory, clock, transport, 0), session_factory, clock):
+        await clock.advance(timedelta(hours=23))
     assert len(transport.sent) == 1
     assert "(delayed)" not in transport.sent[0].content
 
@@ -212,13 +223,12 @@ async def test_weekly_repeat_keeps_local_time_across_the_march_change(session_fa
         session_factory, first_due, repeat="weekly", repeat_timezone="America/Los_Angeles"
     )
     clock, transport = FakeClock(first_due - timedelta(minutes=1)), RecordingTransport()
-    runner = runner_for(session_factory, clock, transport)
-    await runner.start()
-    await clock.advance(timedelta(minutes=1))
-    following = (await rows(session_factory, series_id=weekly))[0]
-    assert following.due_at == datetime(2026, 3, 12, 16, 30, tzinfo=UTC)  # 9:30 AM PDT
-    await clock.set(following.due_at)
-    assert len(transport.sent) == 2
+    async with running(runner_for(session_factory, clock, transport), session_factory, clock):
+        await clock.advance(timedelta(minutes=1))
+        following = (await rows(session_factory, series_id=weekly))[0]
+        assert following.due_at == datetime(2026, 3, 12, 16, 30, tzinfo=UTC)  # 9:30 AM PDT
+        await clock.set(following.due_at)
+        assert len(transport.sent) == 2
     assert transport.sent[1].nonce == f"pc-rem-{weekly}-1"
     third = (await rows(session_factory, series_id=weekly, status="pending"))[0]
     assert third.due_at == datetime(2026, 3, 19, 16, 30, tzinfo=UTC)
@@ -228,19 +238,11 @@ async def test_weekly_repeat_keeps_local_time_across_the_march_change(session_fa
 async def test_a_send_cut_off_by_a_crash_is_resent_with_its_nonce_or_marked_failed(session_factory) -> None:
     recent = await make_reminder(session_factory, NOW - timedelta(minutes=2))
     old = await make_reminder(session_factory, NOW - timedelta(minutes=30), channel_id=5009)
-    async with session_factory() as s, s.begin():  # a process claimed both, then died
-        for reminder, claimed in ((recent, NOW - timedelta(minutes=2)), (old, NOW - timedelta(minutes=30))):
-            assert await delivery.claim(
-                s,
-                reminder,
-                token=f"dead{reminder}",
-                now=claimed,
-                late_origin=claimed,
-                grace=timedelta(hours=1),
-            )
+    await claim(session_factory, old, "dead-a", NOW - timedelta(minutes=30))  # a process claimed both,
+    await claim(session_factory, recent, "dead-b", NOW - timedelta(minutes=2))  # then died
     clock, transport = FakeClock(NOW), RecordingTransport()
-    runner = runner_for(session_factory, clock, transport)
-    await runner.start()
+    async with running(runner_for(session_factory, clock, transport), session_factory, clock):
+        pass
     assert [o.reminder_id for o in transport.sent] == [recent]
     assert transport.sent[0].nonce == f"pc-rem-{recent}-0"
     assert (await row(session_factory, recent)).status == "sent"
@@ -251,13 +253,13 @@ async def test_a_send_cut_off_by_a_crash_is_resent_with_its_nonce_or_marked_fail
 
 async def test_a_fresh_claim_by_another_runner_is_left_alone(session_factory) -> None:
     reminder = await make_reminder(session_factory, NOW)
-    async with session_factory() as s, s.begin():
-        assert await delivery.claim(s, reminder, token="alive", now=NOW, late_origin=NOW, grace=timedelta(0))
+    await claim(session_factory, reminder, "alive", NOW)
     clock, transport = FakeClock(NOW + timedelta(seconds=30)), RecordingTransport()
-    runner = runner_for(session_factory, clock, transport)
-    await runner.start()
-    assert transport.sent == []
-    assert (await row(session_factory, reminder)).status == "sending"
+    async with running(runner_for(session_factory, clock, transport), session_factory, clock):
+        assert transport.sent == []
+        assert (await row(session_factory, reminder)).status == "sending"
+        await clock.advance(queue.SENDING_LEASE)  # its claimer never recorded it: taken back, sent
+        assert [o.reminder_id for o in transport.sent] == [reminder]
 
 
 async def test_session_reminder_needs_an_announcements_channel(session_factory) -> None:
@@ -273,23 +275,24 @@ async def test_session_reminder_needs_an_announcements_channel(session_factory) 
     )
     clock, transport = FakeClock(NOW), RecordingTransport()
     runner = runner_for(session_factory, clock, transport)
-    await runner.start()
-    final = await row(session_factory, reminder)
-    assert transport.sent == []
-    assert final.status == "failed"
-    assert "/setup announcements" in (final.last_error or "")
-    await configure(session_factory)
-    again = await make_reminder(
-        session_factory,
-        NOW + timedelta(minutes=1),
-        kind=SESSION,
-        channel_id=None,
-        session_id=club,
-        plan_key="session:59",
-        offset_minutes=59,
-        message=None,
-    )
-    await clock.advance(timedelta(minutes=1))
+    async with running(runner, session_factory, clock):
+        final = await row(session_factory, reminder)
+        assert transport.sent == []
+        assert final.status == "failed"
+        assert "/setup announcements" in (final.last_error or "")
+        await configure(session_factory)
+        again = await make_reminder(
+            session_factory,
+            NOW + timedelta(minutes=1),
+            kind=SESSION,
+            channel_id=None,
+            session_id=club,
+            plan_key="session:59",
+            offset_minutes=59,
+            message=None,
+        )
+        await runner.rearm()
+        await clock.advance(timedelta(minutes=1))
     assert [o.reminder_id for o in transport.sent] == [again]
     assert transport.sent[0].channel_id == ANNOUNCEMENTS
     assert transport.sent[0].ping_role_id == PING_ROLE
@@ -300,7 +303,7 @@ async def test_reminders_of_a_cancelled_session_are_not_sent(session_factory) ->
     club = await make_session(session_factory, NOW + timedelta(hours=1), status="cancelled")
     reminder = await make_reminder(session_factory, NOW, session_id=club, offset_minutes=60)
     clock, transport = FakeClock(NOW), RecordingTransport()
-    await runner_for(session_factory, clock, transport).start()
+    assert await runner_for(session_factory, clock, transport).run_due() == 0
     assert transport.sent == []
     assert (await row(session_factory, reminder)).status == "cancelled"
 

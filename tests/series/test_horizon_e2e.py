@@ -14,6 +14,7 @@ from sqlalchemy import func, select
 from bot.app import build_bot
 from bot.demo.running import connected
 from bot.services.series import weeks as series_weeks
+from cogs.series.background import HORIZON_JOB
 from db.models import ClubSession
 from db.models.reminders import NUDGE, SENT, Reminder
 from db.models.series import SeriesWeek
@@ -118,8 +119,8 @@ async def test_two_processes_fill_the_same_horizon_once(env, store_info, monkeyp
         await second.get_cog("SeriesBackground").ready(env.guild.id).wait()
         cogs = [env.bot.get_cog("SeriesBackground"), second.get_cog("SeriesBackground")]
         later = datetime(2026, 12, 21, 17, 0, tzinfo=UTC)  # three weeks on: each series has new weeks
-        for cog in cogs:
-            cog._last_day = later.date()  # the day's run is the one started below, in both at once
+        for bot in (env.bot, second):  # the day's run is the one started below, in both at once
+            await bot.background.remove(HORIZON_JOB)
         await env.clock.set(later)
         made = await asyncio.gather(*(cog.run_horizons([env.guild.id]) for cog in cogs))
         for bot in (env.bot, second):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from standin.limits import ApiError, check_commands, check_message, check_modal
+from standin.errors import ApiError
+from standin.limits import check_commands, check_message
+from standin.modals import check_modal
 
 
 def test_limits_reject_bad_commands_and_bodies() -> None:

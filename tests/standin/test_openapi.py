@@ -4,6 +4,7 @@ fails the test that caused it, naming the operation and the JSON pointer of the 
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 import textwrap
 import tomllib
@@ -150,7 +151,9 @@ def test_every_quirk_has_a_reason_and_a_source_and_fails_loudly_when_its_gap_is_
 
 def test_rules_the_spec_is_looser_on_are_held_by_the_limits() -> None:
     for looser in spec_quirks.LOOSER_THAN_DISCORD:
-        assert hasattr(limits, looser.held_by), looser.what
+        module, _, name = looser.held_by.rpartition(".")
+        holder = importlib.import_module(f"standin.{module}") if module else limits
+        assert hasattr(holder, name), looser.what
     assert check("POST", "/channels/1/messages", {"content": "x" * 2001}) == []  # the spec lets it by
     assert limits.CONTENT_MAX == 2000
 

@@ -76,7 +76,9 @@ async def test_long_retry_after_refuses_without_calling_again(arxiv: ArxivStandi
 
 async def test_down_is_retried_once_then_unavailable(arxiv: ArxivStandin) -> None:
     arxiv.mode = "down"
-    client = ArxivClient(arxiv.url)
+    client = ArxivClient(
+        arxiv.url, min_interval=0.0
+    )  # the retry's 3 s pacing: tests/papers/test_arxiv_search.py
     try:
         with pytest.raises(ArxivUnavailable, match="503"):
             await client.fetch("2406.12045")
@@ -87,7 +89,7 @@ async def test_down_is_retried_once_then_unavailable(arxiv: ArxivStandin) -> Non
 
 async def test_slow_times_out(arxiv: ArxivStandin) -> None:
     arxiv.mode, arxiv.delay = "slow", 2.0
-    client = ArxivClient(arxiv.url, timeout=0.2)
+    client = ArxivClient(arxiv.url, timeout=0.2, min_interval=0.0)
     try:
         with pytest.raises(ArxivUnavailable, match="no answer within"):
             await client.fetch("2406.12045")
@@ -97,7 +99,7 @@ async def test_slow_times_out(arxiv: ArxivStandin) -> None:
 
 
 async def test_connection_refused_is_unavailable() -> None:
-    client = ArxivClient("http://127.0.0.1:9/api/query", timeout=1)
+    client = ArxivClient("http://127.0.0.1:9/api/query", timeout=1, min_interval=0.0)
     try:
         with pytest.raises(ArxivUnavailable):
             await client.fetch("2406.12045")

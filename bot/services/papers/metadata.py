@@ -52,6 +52,8 @@ def apply_metadata(paper: Paper, metadata: ArxivMetadata | None, now: datetime) 
 
 @dataclass(frozen=True)
 class PendingPaper:
+    """A paper whose arXiv metadata is still to fetch."""
+
     guild_id: int
     paper_id: int
     arxiv_id: str
@@ -59,6 +61,8 @@ class PendingPaper:
 
 @dataclass(frozen=True)
 class StoredMetadata:
+    """A paper whose metadata was stored (and whether its title changed)."""
+
     guild_id: int
     paper_id: int
     title_changed: bool

@@ -1,16 +1,9 @@
-"""The store side of sending one reminder: claiming its row, rendering it, and recording how the send ended.
+"""The store side of sending reminders: claiming due rows, rendering them, recording how sends ended.
 
-Every state change is a conditional UPDATE checked by the rows it matched, so a reminder goes out at most
-once even when two runners (two processes on one PostgreSQL store, or a timer that fires twice) race. A
-burst is claimed and recorded in batches: one UPDATE … RETURNING claims many due rows (on PostgreSQL the
-candidates are locked ``FOR UPDATE SKIP LOCKED``, so two runners claiming at once take different rows
-instead of waiting on each other), and one UPDATE records many sends:
-
-    pending --claim--> sending --> sent | failed | pending (retry after backoff)
-    pending --------------------> missed (fell due while the bot was down, beyond the grace period)
-    pending --------------------> cancelled (by an organizer, or its session was cancelled)
-
-Finding the work (what is due, stale claims, repeats) is in :mod:`bot.services.reminders.queue`.
+Every change is a conditional UPDATE checked by the rows it matched, so a reminder goes out at most once
+however many runners race: pending → sending (claimed) → sent | failed | pending (retry after a backoff),
+and pending → missed (due while the bot was down, beyond the grace period) | cancelled. A claim takes the
+due reminder at the head of each destination, so a destination's reminders go out in due order.
 """
 
 from __future__ import annotations
@@ -18,16 +11,18 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import cast
 
-from sqlalchemy import Table, bindparam, or_, select, update
+from sqlalchemy import Table, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
+from sqlalchemy.sql import ColumnElement
 
-from bot.services.reminders.queue import missed_reason, plan_next_occurrence, set_if
+from bot.background import claim_due
+from bot.services.reminders.queue import plan_next_occurrence, set_if
 from bot.services.reminders.texts import (
     PaperLink,
     SessionFacts,
@@ -45,7 +40,6 @@ from db.models.reminders import (
     CANCELLED,
     CUSTOM,
     FAILED,
-    MISSED,
     NUDGE,
     PENDING,
     PERSONAL,
@@ -59,6 +53,7 @@ from db.models.reminders import (
 
 log = logging.getLogger("paperclub.reminders")
 
+BATCH = 250  # rows claimed at once at most: their sends end well inside the claim's lease at 50/s
 MAX_ATTEMPTS = 5
 BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(minutes=15)
@@ -80,7 +75,7 @@ class Outgoing:
     ping_role_id: int | None
     attempt: int
     repeats: bool = False
-    due_at: datetime | None = None  # the occurrence's time (for the runner's lateness metric)
+    due_at: datetime | None = None  # the occurrence's time (for the lateness metric)
 
 
 @dataclass(frozen=True)
@@ -105,10 +100,12 @@ class ClaimedRow:
 
     @property
     def display_id(self) -> int:
+        """The number members see: the series' first id."""
         return self.series_id or self.id
 
 
-_CLAIMED_COLUMNS = [cast(Table, Reminder.__table__).c[f.name] for f in dataclasses.fields(ClaimedRow)]
+_REMINDERS = cast(Table, Reminder.__table__)
+_CLAIMED_COLUMNS = [_REMINDERS.c[f.name] for f in dataclasses.fields(ClaimedRow)]
 
 
 def reminder_nonce(row: Reminder | ClaimedRow) -> str:
@@ -128,75 +125,54 @@ def _clip(text: str) -> str:
 
 # ---------------------------------------------------------------- claiming and rendering
 
-_REMINDERS = cast(Table, Reminder.__table__)
-CHUNK = 500  # rows per statement (bound parameters stay far below SQLite's and asyncpg's limits)
 
-
-def _chunks(items: Sequence[Any], size: int = CHUNK) -> Iterable[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
+def _destination() -> ColumnElement[int]:
+    """Where a row's send goes: its member's DMs, its channel, or (session reminders) the guild's
+    announcements channel. Snowflakes are unique across users, channels and guilds."""
+    return func.coalesce(Reminder.user_id, Reminder.channel_id, Reminder.guild_id)
 
 
 async def claim(
-    session: AsyncSession,
-    row_id: int,
-    *,
-    token: str,
-    now: datetime,
-    late_origin: datetime,
-    grace: timedelta,
-) -> Outgoing | None:
-    """Claim one due reminder and render it; None when it is not ours to send (any more)."""
-    claimed = await claim_many(session, [row_id], token=token, now=now, late_origin=late_origin, grace=grace)
-    return claimed.get(row_id)
-
-
-async def claim_many(
-    session: AsyncSession,
-    row_ids: Sequence[int],
-    *,
-    token: str,
-    now: datetime,
-    late_origin: datetime,
-    grace: timedelta,
-) -> dict[int, Outgoing]:
-    """Claim these due reminders with one token and render them: the ones that are ours to send, by id.
+    session: AsyncSession, *, token: str, now: datetime, late_origin: datetime, limit: int = BATCH
+) -> tuple[int, list[Outgoing]]:
+    """Claim the due reminders at the head of their destinations (at most ``limit``, earliest first) with
+    ``token``, and render them: (how many rows were claimed, the ones to send, by id). A claimed row that
+    must not go out (its session was cancelled, no channel) gets its final status here.
 
     ``late_origin`` is when the runner last looked: a reminder due before then fell due while nobody was
-    watching (the bot was down), and the grace rule applies to how long before. A row another runner has
-    (or had) claimed is left out; a first attempt beyond the grace period is marked missed; a claimed row
-    that must not go out (its session was cancelled, no channel) gets its final status here.
-    """
-    pending_now = [Reminder.status == PENDING, Reminder.next_attempt_at <= now]
-    in_grace = or_(Reminder.attempts > 0, Reminder.due_at >= late_origin - grace)
-    rows: list[ClaimedRow] = []
-    for ids in _chunks(sorted(set(row_ids))):
-        locked = await _lock_candidates(session, ids, pending_now)
-        if not locked:
-            continue
-        claim_them = (  # Core RETURNING of plain columns: no ORM objects to build for a burst
-            update(_REMINDERS)
-            .where(Reminder.id.in_(locked), *pending_now, in_grace)
-            .values(
-                status=SENDING,
-                claim_token=token,
-                claimed_at=now,
-                attempts=Reminder.attempts + 1,
-                delayed=or_(Reminder.delayed, Reminder.due_at < late_origin - DELAYED_AFTER),
-                updated_at=now,
-            )
-            .returning(*_CLAIMED_COLUMNS)
+    watching (the bot was down), and is marked delayed when more than :data:`DELAYED_AFTER` before it."""
+    due = [Reminder.status == PENDING, Reminder.next_attempt_at <= now]
+    order = (Reminder.next_attempt_at, Reminder.id)
+    ranked = (
+        select(
+            Reminder.id, func.row_number().over(partition_by=_destination(), order_by=order).label("place")
         )
-        rows.extend(ClaimedRow(*row) for row in await session.execute(claim_them))
-    claimed_ids = {row.id for row in rows}
-    unclaimed = [i for i in row_ids if i not in claimed_ids]
-    if unclaimed:
-        await _mark_missed(session, unclaimed, pending_now, late_origin=late_origin, grace=grace, now=now)
-    configs = {g: await get_config(session, g) for g in sorted({row.guild_id for row in rows})}
+        .where(*due)
+        .subquery()
+    )
+    rows = await claim_due(
+        session,
+        Reminder,
+        due=due,
+        among=Reminder.id.in_(select(ranked.c.id).where(ranked.c.place == 1)),
+        values={
+            "status": SENDING,
+            "claim_token": token,
+            "claimed_at": now,
+            "attempts": Reminder.attempts + 1,
+            "delayed": or_(Reminder.delayed, Reminder.due_at < late_origin - DELAYED_AFTER),
+            "updated_at": now,
+        },
+        returning=_CLAIMED_COLUMNS,
+        order_by=order,
+        limit=limit,
+    )
+    claimed = [ClaimedRow(*row) for row in rows]
+    configs = {g: await get_config(session, g) for g in sorted({row.guild_id for row in claimed})}
     zones = {g: config.display_zones for g, config in configs.items()}  # parsed once per guild
-    facts = await _session_facts(session, {row.session_id for row in rows if row.session_id is not None})
-    out: dict[int, Outgoing] = {}
-    for row in sorted(rows, key=lambda r: r.id):
+    facts = await _session_facts(session, {r.session_id for r in claimed if r.session_id is not None})
+    out: list[Outgoing] = []
+    for row in sorted(claimed, key=lambda r: r.id):
         config = configs[row.guild_id]
         found = facts.get(row.session_id) if row.session_id is not None else None
         row_facts, session_status = found if found is not None else (None, None)
@@ -214,65 +190,22 @@ async def claim_many(
             log.info("reminder=%s %s: %s", row.id, status, reason)
             continue
         channel_id = config.announcements_channel_id if row.kind == SESSION else row.channel_id
-        out[row.id] = Outgoing(
-            reminder_id=row.id,
-            claim_token=token,
-            nonce=reminder_nonce(row),
-            guild_id=row.guild_id,
-            channel_id=None if row.user_id is not None else channel_id,
-            user_id=row.user_id,
-            content=_render(row, config, zones[row.guild_id], row_facts, row.delayed),
-            ping_role_id=config.ping_role_id if row.kind == SESSION else None,
-            attempt=row.attempts,
-            repeats=row.repeat is not None,
-            due_at=row.due_at,
+        out.append(
+            Outgoing(
+                reminder_id=row.id,
+                claim_token=token,
+                nonce=reminder_nonce(row),
+                guild_id=row.guild_id,
+                channel_id=None if row.user_id is not None else channel_id,
+                user_id=row.user_id,
+                content=_render(row, config, zones[row.guild_id], row_facts, row.delayed),
+                ping_role_id=config.ping_role_id if row.kind == SESSION else None,
+                attempt=row.attempts,
+                repeats=row.repeat is not None,
+                due_at=row.due_at,
+            )
         )
-    return out
-
-
-async def _lock_candidates(session: AsyncSession, ids: Sequence[int], where: list[Any]) -> list[int]:
-    """Of these rows, the ones still matching ``where``, locked for this transaction. On PostgreSQL rows
-    another runner is claiming right now are skipped (``FOR UPDATE SKIP LOCKED``) instead of waited for;
-    SQLite takes one writer at a time anyway. A statement of its own, so the UPDATE that follows is a
-    plain one over a list of ids, planned well even before the table has statistics (a freshly
-    written burst): locking inside the UPDATE made PostgreSQL re-run the locking query per row."""
-    candidates = select(Reminder.id).where(Reminder.id.in_(ids), *where).with_for_update(skip_locked=True)
-    return list((await session.execute(candidates)).scalars().all())
-
-
-async def prepare(session: AsyncSession, now: datetime) -> None:
-    """Run the claim and record statements once over no rows, so SQLAlchemy has compiled them (and the
-    ORM set up what they load) before a burst falls due: the first claim of a burst is then as quick as
-    the others (about 100 ms sooner on a cold process)."""
-    await claim_many(session, [0], token="", now=now, late_origin=now, grace=timedelta(0))
-    await finish_sent(session, [], now=now, prepare=True)
-
-
-async def _mark_missed(
-    session: AsyncSession,
-    row_ids: Sequence[int],
-    pending_now: list[Any],
-    *,
-    late_origin: datetime,
-    grace: timedelta,
-    now: datetime,
-) -> None:
-    """First attempts that fell due more than ``grace`` before the bot came back: missed, not sent."""
-    beyond_grace = [Reminder.attempts == 0, Reminder.due_at < late_origin - grace]
-    for ids in _chunks(sorted(row_ids)):
-        locked = await _lock_candidates(session, ids, pending_now + beyond_grace)
-        if not locked:
-            continue
-        statement = (
-            update(Reminder)
-            .where(Reminder.id.in_(locked), *pending_now, *beyond_grace)
-            .values(status=MISSED, last_error=missed_reason(grace), updated_at=now)
-            .returning(Reminder.id)
-            .execution_options(synchronize_session=False)
-        )
-        for row_id in (await session.execute(statement)).scalars().all():
-            log.info("reminder=%s missed: fell due while the bot was down", row_id)
-            await plan_next_occurrence(session, row_id, now)
+    return len(claimed), out
 
 
 def _refusal(row: ClaimedRow, config: GuildConfig, session_status: str | None) -> tuple[str, str] | None:
@@ -338,7 +271,16 @@ async def _session_facts(session: AsyncSession, session_ids: set[int]) -> dict[i
     return out
 
 
-# ---------------------------------------------------------------- how a send ended
+# ---------------------------------------------------------------- how sends ended
+
+
+class SendError(Exception):
+    """A send that did not go out. ``retryable``: worth another try after a backoff."""
+
+    def __init__(self, reason: str, *, retryable: bool) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retryable = retryable
 
 
 @dataclass(frozen=True)
@@ -352,6 +294,44 @@ class Sent:
     repeats: bool = False
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """How one claimed send ended: ``sent`` if it went out, else ``error``."""
+
+    outgoing: Outgoing
+    sent: Sent | None = None
+    error: SendError | None = None
+
+
+async def record(
+    session: AsyncSession, outcomes: Sequence[Outcome], now: datetime
+) -> tuple[set[int], dict[int, datetime | None]]:
+    """Write how these sends ended: the ids recorded as sent, and each failure's next try (or None).
+    A row whose claim was taken back meanwhile (its lease ran out) is in neither."""
+    sends = [o.sent for o in outcomes if o.sent is not None]
+    recorded = await finish_sent(session, sends, now=now) if sends else set()
+    retries: dict[int, datetime | None] = {}
+    for failure in outcomes:
+        outgoing, error = failure.outgoing, failure.error
+        if error is None:
+            continue
+        if error.retryable:
+            retries[outgoing.reminder_id] = await finish_retry(
+                session,
+                outgoing.reminder_id,
+                token=outgoing.claim_token,
+                now=now,
+                error=error.reason,
+                attempt=outgoing.attempt,
+            )
+        else:
+            await finish_failed(
+                session, outgoing.reminder_id, token=outgoing.claim_token, now=now, reason=error.reason
+            )
+            retries[outgoing.reminder_id] = None
+    return recorded, retries
+
+
 _DETAILS = (  # a Core statement: executemany, not the ORM's bulk update by primary key
     update(_REMINDERS)
     .where(_REMINDERS.c.id == bindparam("row_id"))
@@ -359,36 +339,30 @@ _DETAILS = (  # a Core statement: executemany, not the ORM's bulk update by prim
 )
 
 
-async def finish_sent(
-    session: AsyncSession, sends: Sequence[Sent], *, now: datetime, prepare: bool = False
-) -> set[int]:
+async def finish_sent(session: AsyncSession, sends: Sequence[Sent], *, now: datetime) -> set[int]:
     """Record sends that went out; returns the ids recorded. One conditional UPDATE … RETURNING per claim
-    token (and per CHUNK) moves the rows still claimed by that token to ``sent``; their message ids and send
-    times follow in one executemany. A send whose claim had been taken over meanwhile is not recorded (its
-    nonce prevented a repeat)."""
+    token moves the rows still claimed by it to ``sent``; their message ids and send times follow in one
+    executemany. A send whose claim had been taken over meanwhile is not recorded (its nonce prevented a
+    repeat)."""
     by_token: dict[str, list[int]] = defaultdict(list)
     for sent in sends:
         by_token[sent.claim_token].append(sent.reminder_id)
-    if prepare:  # see prepare(): both statements, over no rows
-        by_token[""] = [0]
     recorded: set[int] = set()
     for token, ids in by_token.items():
-        for chunk in _chunks(ids):
-            statement = (
-                update(Reminder)
-                .where(Reminder.id.in_(chunk), Reminder.status == SENDING, Reminder.claim_token == token)
-                .values(status=SENT, sent_at=now, last_error=None, claim_token=None, updated_at=now)
-                .returning(Reminder.id)
-                .execution_options(synchronize_session=False)
-            )
-            recorded.update((await session.execute(statement)).scalars().all())
+        statement = (
+            update(_REMINDERS)
+            .where(_REMINDERS.c.id.in_(ids), Reminder.status == SENDING, Reminder.claim_token == token)
+            .values(status=SENT, sent_at=now, last_error=None, claim_token=None, updated_at=now)
+            .returning(_REMINDERS.c.id)
+        )
+        recorded.update((await session.execute(statement)).scalars().all())
     details = [
         {"row_id": s.reminder_id, "b_at": s.sent_at, "b_message": s.message_id}
         for s in sends
         if s.reminder_id in recorded
     ]
-    if details or prepare:
-        await session.execute(_DETAILS, details or [{"row_id": 0, "b_at": now, "b_message": None}])
+    if details:
+        await session.execute(_DETAILS, details)
     for sent in sends:
         if sent.reminder_id not in recorded:
             log.warning(
@@ -403,6 +377,7 @@ async def finish_sent(
 async def finish_failed(
     session: AsyncSession, row_id: int, *, token: str, now: datetime, reason: str
 ) -> bool:
+    """Fail a claimed row for good (a repeating reminder's next occurrence is planned)."""
     done = await set_if(
         session,
         row_id,

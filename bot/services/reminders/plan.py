@@ -45,6 +45,8 @@ class Slot:
 
 @dataclass(frozen=True)
 class PlanResult:
+    """What planning a session's reminders changed."""
+
     added: int = 0
     moved: int = 0
     cancelled: int = 0
@@ -56,6 +58,7 @@ class PlanResult:
 
     @property
     def changed(self) -> bool:
+        """True if anything was added, moved or cancelled."""
         return bool(self.added or self.moved or self.cancelled)
 
 

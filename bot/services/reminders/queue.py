@@ -1,5 +1,5 @@
-"""Finding reminder work in the store: what is due, when to look again, what fell due while the bot was
-down, claims left behind by a runner that died, and the next occurrence of a repeating reminder.
+"""Reminder work besides claiming: when to look again, what fell due while the bot was down, claims left
+behind by a runner that died, and the next occurrence of a repeating reminder.
 
 A row left ``sending`` by a process that died is given back after :data:`SENDING_LEASE`; it is resent
 with the same nonce (so Discord returns the first message rather than posting twice) while that is
@@ -9,7 +9,6 @@ still inside the nonce window, and marked failed otherwise rather than risk a se
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, cast
 
@@ -26,27 +25,8 @@ SENDING_LEASE = timedelta(seconds=90)  # longer than one send may take (the tran
 NONCE_SAFE = timedelta(minutes=3)  # inside Discord's nonce window ("a few minutes")
 
 
-@dataclass(frozen=True)
-class DueRow:
-    """A reminder whose time has come, with what the runner needs to queue it per destination."""
-
-    id: int
-    guild_id: int
-    kind: str
-    channel_id: int | None
-    user_id: int | None
-
-    @property
-    def destination(self) -> tuple[str, int]:
-        """Sends to one destination go one after another (session reminders: the guild's announcements)."""
-        if self.user_id is not None:
-            return ("user", self.user_id)
-        if self.channel_id is not None:
-            return ("channel", self.channel_id)
-        return ("announcements", self.guild_id)
-
-
 def rowcount(result: Any) -> int:
+    """Rows an UPDATE matched."""
     return int(getattr(result, "rowcount", 0) or 0)
 
 
@@ -62,23 +42,11 @@ async def set_if(session: AsyncSession, row_id: int, where: list[Any], **values:
 
 
 def missed_reason(grace: timedelta) -> str:
+    """What /remind list says of a reminder missed while the bot was down."""
     return f"The bot was offline when this fell due (more than {timeutil.format_offset(grace)} late)."
 
 
 # ---------------------------------------------------------------- finding work
-
-
-async def due_rows(
-    session: AsyncSession, now: datetime, *, skip: set[int], limit: int = 1000
-) -> list[DueRow]:
-    query = (
-        select(Reminder.id, Reminder.guild_id, Reminder.kind, Reminder.channel_id, Reminder.user_id)
-        .where(Reminder.status == PENDING, Reminder.next_attempt_at <= now)
-        .order_by(Reminder.next_attempt_at, Reminder.id)
-        .limit(limit + len(skip))
-    )
-    rows = (await session.execute(query)).all()
-    return [DueRow(*row) for row in rows if row.id not in skip][:limit]
 
 
 async def next_wake(session: AsyncSession, now: datetime) -> datetime | None:
@@ -97,26 +65,29 @@ async def next_wake(session: AsyncSession, now: datetime) -> datetime | None:
     return min(candidates) if candidates else None
 
 
-async def mark_missed_batch(
+async def mark_missed(
     session: AsyncSession, *, late_origin: datetime, grace: timedelta, now: datetime
 ) -> int:
-    """One UPDATE for every one-off reminder that fell due more than ``grace`` before the bot came back.
-
-    (Repeating ones are handled row by row in :func:`claim`, which also plans their next occurrence.)
-    """
+    """First attempts that fell due more than ``grace`` before the runner last looked (the bot was down):
+    missed, not sent, in one UPDATE; a repeating one's next occurrence is planned. Returns how many."""
     statement = (
         update(Reminder)
         .where(
             Reminder.status == PENDING,
             Reminder.attempts == 0,
-            Reminder.repeat.is_(None),
             Reminder.due_at < late_origin - grace,
             Reminder.next_attempt_at <= now,
         )
         .values(status=MISSED, last_error=missed_reason(grace), updated_at=now)
+        .returning(Reminder.id, Reminder.repeat)
         .execution_options(synchronize_session=False)
     )
-    return rowcount(await session.execute(statement))
+    missed = (await session.execute(statement)).all()
+    for row_id, repeat in missed:
+        log.info("reminder=%s missed: fell due while the bot was down", row_id)
+        if repeat is not None:
+            await plan_next_occurrence(session, row_id, now)
+    return len(missed)
 
 
 async def recover_stale(session: AsyncSession, now: datetime) -> tuple[int, int]:

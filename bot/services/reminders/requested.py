@@ -18,7 +18,7 @@ from bot import timeutil
 from bot.errors import BadInput, Conflict, NotFound
 from bot.services.reminders.plan import SCHEDULED, PlanResult, plan_session
 from bot.text import visible
-from bot.when import parse_when
+from bot.when import parse_when, pasted_instant
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import (
     CANCELLED,
@@ -60,6 +60,8 @@ class ReminderInfo:
 
 @dataclass(frozen=True)
 class ReminderList:
+    """A page of /remind list and its totals."""
+
     pending: list[ReminderInfo]
     problems: list[ReminderInfo]  # missed or failed in the last week
     total_pending: int
@@ -79,10 +81,12 @@ class Subscription:
 
     @property
     def due_at(self) -> datetime:
+        """When the member's DM goes out."""
         return self.starts_at - self.before
 
 
 def info_of(row: Reminder, session_title: str | None = None) -> ReminderInfo:
+    """The plain view of a reminder row."""
     return ReminderInfo(
         id=row.display_id,
         row_id=row.id,
@@ -115,6 +119,7 @@ def clean_message(text: str) -> str:
 
 
 def clean_repeat(repeat: str | None, *, tied_to_session: bool) -> str | None:
+    """The repeat rule, checked (None: once)."""
     value = (repeat or "none").strip().casefold()
     if value == "none":
         return None
@@ -128,9 +133,19 @@ def clean_repeat(repeat: str | None, *, tied_to_session: bool) -> str | None:
 def resolve_due(
     when: str, *, zone: str, now: datetime, session_starts: datetime | None
 ) -> tuple[datetime, int | None, str | None]:
-    """(due time UTC, minutes before the session or None, note). ``when`` is an offset when a session is given."""
+    """(due time UTC, minutes before the session or None, note). ``when`` is an offset when a session is given
+    (or a pasted Discord timestamp: that instant, kept as the time before the session it falls)."""
     if session_starts is not None:
-        offset = timeutil.parse_offset(when)
+        instant = pasted_instant(when, now)
+        if instant is not None:
+            timeutil.ensure_future(instant, now, what="reminder")
+        if instant is not None and instant >= session_starts:
+            raise BadInput(
+                f"{timeutil.discord_timestamp(instant, 'F')} is not before the session "
+                f"({timeutil.discord_timestamp(session_starts, 'F')}); pick a time before it, or leave out "
+                "`session`."
+            )
+        offset = session_starts - instant if instant is not None else timeutil.parse_offset(when)
         due = session_starts - offset
         if due <= now:
             raise BadInput(
@@ -161,6 +176,7 @@ async def _scheduled_session(
 
 
 async def count_live(session: AsyncSession, guild_id: int) -> int:
+    """Pending or sending reminders of the guild."""
     return int(
         (
             await session.execute(

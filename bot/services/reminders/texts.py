@@ -22,6 +22,8 @@ def escape(text: str) -> str:
 
 @dataclass(frozen=True)
 class PaperLink:
+    """A paper as a reminder links it."""
+
     title: str
     url: str | None
 
@@ -101,6 +103,7 @@ def personal_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed:
 
 
 def presenter_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed: bool = False) -> str:
+    """The presenter's DM before the session."""
     lines = [
         f"🎤 You are presenting **{cut(escape(facts.title), 200)}**{_delayed(delayed)}",
         f"🗓️ {_when(facts, zones)}",
@@ -112,6 +115,7 @@ def presenter_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed
 
 
 def recap_text(facts: SessionFacts, *, session_ref: str, delayed: bool = False) -> str:
+    """The presenter's DM after the session, asking for the recording and notes."""
     return cut(
         f"🙏 Thanks for presenting **{cut(escape(facts.title), 200)}**!{_delayed(delayed)}\n"
         "When the recording and notes are ready, please add their links in the server with "

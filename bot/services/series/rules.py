@@ -23,6 +23,8 @@ from bot.timeutil import WEEKDAYS, DisplayZone
 
 MAX_NAME: Final = 100
 MAX_SKIP_REASON: Final = 200
+#: The longest date :func:`parse_date` reads (the `date`, `first`, `until` and `after` options take this many).
+MAX_DATE_TEXT: Final = 40
 EVERY: Final = (1, 2)
 MIN_HORIZON_WEEKS: Final = 1
 MAX_HORIZON_WEEKS: Final = 12
@@ -206,10 +208,12 @@ def check_every(every: int) -> int:
 def parse_date(text: str, zone: ZoneInfo, now: datetime, *, what: str = "date") -> date:
     """A date as typed: 2026-12-24, 24 Dec 2026, 24 December, Dec 24, Thursday 24 December, today,
     tomorrow. Without a year, the next such date from today (in ``zone``). A weekday given with the date
-    must agree with it."""
+    must agree with it. A pasted Discord timestamp (<t:1796320800:F>) is its instant's date in ``zone``."""
+    if (instant := when.pasted_instant(clean_line(text), now)) is not None:
+        return instant.astimezone(zone).date()
     cleaned = clean_line(text).casefold().replace(",", " ")
     cleaned = " ".join(cleaned.split())
-    if not cleaned or len(cleaned) > 40:
+    if not cleaned or len(cleaned) > MAX_DATE_TEXT:
         raise BadInput(f"Give the {what} like 2026-12-24 or 24 Dec 2026.")
     today = now.astimezone(zone).date()
     if cleaned in ("today", "tomorrow"):

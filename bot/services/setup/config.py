@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, Final
 
 from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -18,6 +18,14 @@ from db.models.core import (
     DEFAULT_SUGGESTION_TOPICS,
     DEFAULT_TIMEZONE,
 )
+
+#: The longest texts /setup takes for zones and offsets (their checked forms, kept, fit the same columns).
+MAX_ZONES_TEXT: Final = 400  # guild_settings.display_zones
+MAX_OFFSETS_TEXT: Final = 100  # guild_settings.reminder_offsets
+MAX_TOPICS: Final = 20
+MAX_TOPIC: Final = 50  # suggestions.topic
+#: Every topic at its longest, with "; " between them.
+MAX_TOPICS_TEXT: Final = MAX_TOPICS * (MAX_TOPIC + 2)
 
 
 @dataclass(frozen=True)
@@ -91,8 +99,10 @@ def normalize_change(name: str, value: object) -> object:
         from bot.errors import BadInput
 
         topics = [t for t in (clean_line(t) for t in str(value).replace(",", ";").split(";")) if t]
-        if not topics or len(topics) > 20 or any(len(t) > 50 for t in topics):
-            raise BadInput("Give 1–20 topics separated by `;`, each at most 50 characters.")
+        if not topics or len(topics) > MAX_TOPICS or any(len(t) > MAX_TOPIC for t in topics):
+            raise BadInput(
+                f"Give 1–{MAX_TOPICS} topics separated by `;`, each at most {MAX_TOPIC} characters."
+            )
         return ";".join(topics)
     return value
 

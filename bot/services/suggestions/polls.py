@@ -62,6 +62,8 @@ async def record_poll(
 
 @dataclass(frozen=True)
 class RunningPoll:
+    """A poll still waiting for its result."""
+
     id: int
     guild_id: int
     channel_id: int
@@ -70,6 +72,7 @@ class RunningPoll:
 
 
 async def due_polls(session: AsyncSession, now: datetime) -> list[RunningPoll]:
+    """Running polls that ended by ``now``, soonest first."""
     rows = (
         await session.execute(
             select(SuggestionPoll)
@@ -80,13 +83,10 @@ async def due_polls(session: AsyncSession, now: datetime) -> list[RunningPoll]:
     return [RunningPoll(p.id, p.guild_id, p.channel_id, p.message_id, p.ends_at) for p in rows]
 
 
-async def running_polls(session: AsyncSession) -> list[RunningPoll]:
-    rows = (await session.execute(select(SuggestionPoll).where(SuggestionPoll.status == "running"))).scalars()
-    return [RunningPoll(p.id, p.guild_id, p.channel_id, p.message_id, p.ends_at) for p in rows]
-
-
 @dataclass(frozen=True)
 class PollOptionResult:
+    """One answer of an ended poll."""
+
     suggestion_id: int
     title: str
     votes: int
@@ -94,6 +94,8 @@ class PollOptionResult:
 
 @dataclass(frozen=True)
 class PollResult:
+    """An ended poll: its answers, most votes first, and who won."""
+
     poll_id: int
     channel_id: int
     message_id: int | None
@@ -103,6 +105,7 @@ class PollResult:
 
     @property
     def winner(self) -> PollOptionResult | None:
+        """The one winner, or None on a tie or with no votes."""
         return self.winners[0] if len(self.winners) == 1 else None
 
 

@@ -1,17 +1,9 @@
 """Upvotes: toggled one member at a time, written many at a time.
 
-Pressing Upvote adds the member's vote, pressing again takes it back. When hundreds of members press
-within a second, one transaction per press means hundreds of transactions queueing for the store's write
-lock (SQLite takes one writer at a time; its busy handler sleeps in steps of milliseconds), and the last
-presses miss Discord's 3 s answer deadline. So a process's presses go through one :class:`VoteWriter`:
-each waits its turn, and whoever's turn it is writes every press queued by then in ONE short transaction
-(:func:`toggle_votes`) — the toggles in press order, then one count per suggestion. Each press is answered
-only once the transaction holding it has committed, so an answer never confirms a vote the store does not
-have.
-
-Several processes on one PostgreSQL store: each batch locks the suggestions it votes on (``FOR NO KEY
-UPDATE``, which vote inserts referencing the suggestion do not wait for) before reading their votes, so two
-processes' batches on one suggestion take turns and each toggle sees the other's committed votes.
+Presses queue in one :class:`VoteWriter` per process; whoever's turn it is writes every press queued by
+then in one short transaction (:func:`toggle_votes`), so a rush of presses does not queue one transaction
+each for the store's write lock. A press is answered only once its transaction committed. On PostgreSQL a
+batch locks the suggestions it votes on (``FOR NO KEY UPDATE``), so two processes' batches take turns.
 """
 
 from __future__ import annotations
@@ -39,6 +31,8 @@ MAX_BATCH = 250
 
 @dataclass(frozen=True)
 class ToggleResult:
+    """A press's outcome: added or taken back, and the count after it."""
+
     added: bool
     count: int
     suggestion_id: int

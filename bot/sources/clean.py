@@ -1,0 +1,117 @@
+"""Cleaning at the client boundary: whatever a source answers becomes a value the bot can keep.
+
+Each function takes an untrusted JSON value and returns the cleaned value or ``None`` (wrong type, empty,
+out of range): control and invisible format characters go (:func:`bot.text.visible`), whitespace runs
+become one space, text is cut to the caps below with an ellipsis, ids are never cut (a cut id names
+another paper, so an over-long one is dropped), links are http(s) only. Mentions and markdown stay as
+the source sent them: the values are untrusted, and are escaped where they are shown.
+
+The caps are what the bot keeps and shows, not what sources allow:
+
+* ``TITLE_MAX`` 300 — the same cap as a title a member types (:data:`bot.papers.MAX_TITLE_LENGTH`); real
+  titles stay well under it, and a card shows at most Discord's 256-character embed title anyway.
+* ``TLDR_MAX`` 600 — Semantic Scholar's TLDRs are one generated sentence; 600 keeps twice the longest
+  plausible one and fits an embed field (1,024) with room for the attribution.
+* ``VENUE_MAX`` 200 and ``DECISION_MAX`` 100 — "Annual Meeting of the Association for Computational
+  Linguistics" is 64 characters, "Accept (oral)" 13.
+* ``NAME_MAX`` 100 per author, ``AUTHORS_KEPT`` 50 authors — enough for any byline a card shows; the total
+  is kept separately where the source gives it.
+* ``URL_MAX`` 512 — Discord's limit for a link button's URL (:data:`bot.papers.MAX_URL_LENGTH`).
+* ``ID_MAX`` 200 — a DOI (:data:`bot.papers.MAX_DOI_LENGTH`); other ids are far shorter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from bot.papers import MAX_DOI_LENGTH, MAX_TITLE_LENGTH, MAX_URL_LENGTH, is_http_url
+from bot.text import clean_line, cut
+
+TITLE_MAX = MAX_TITLE_LENGTH
+TLDR_MAX = 600
+VENUE_MAX = 200
+DECISION_MAX = 100
+NAME_MAX = 100
+AUTHORS_KEPT = 50
+URL_MAX = MAX_URL_LENGTH
+ID_MAX = MAX_DOI_LENGTH
+QUERY_MAX = 300  # the most of a search query sent to a source (a title, or a name like "TMax")
+COUNT_MAX = 10**12  # a count above this is garbage, not a paper's citations
+
+
+def text(value: Any, limit: int) -> str | None:
+    """A string on one line, cut to ``limit`` characters; None for anything else or nothing visible."""
+    if not isinstance(value, str):
+        return None
+    line = clean_line(value[: limit * 4])  # never clean megabytes to keep a few hundred characters
+    return cut(line, limit) if line else None
+
+
+def ident(value: Any, limit: int = ID_MAX) -> str | None:
+    """An identifier: a string (or an int) with no whitespace, at most ``limit`` long, never cut."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        return None
+    cleaned = clean_line(value)
+    if not cleaned or len(cleaned) > limit or " " in cleaned:
+        return None
+    return cleaned
+
+
+def url(value: Any) -> str | None:
+    """An absolute http(s) link with a host, no user name or password in it, at most URL_MAX long."""
+    if not isinstance(value, str):
+        return None
+    link = value.strip()
+    if len(link) > URL_MAX or not is_http_url(link):
+        return None
+    parts = urlsplit(link)
+    if parts.username is not None or parts.password is not None:
+        return None  # "https://github.com@evil.example/" reads as GitHub
+    return link
+
+
+def count(value: Any) -> int | None:
+    """A non-negative whole number (not a bool, not a string)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= COUNT_MAX:
+        return None
+    return value
+
+
+def year(value: Any) -> int | None:
+    """A publication year between 1600 and 2200, from an int or a string of digits."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or not 1600 <= value <= 2200:
+        return None
+    return value
+
+
+def names(values: Iterable[Any], kept: int = AUTHORS_KEPT) -> tuple[str, ...]:
+    """The first ``kept`` names (strings) among ``values``, each cleaned and cut to NAME_MAX."""
+    out: list[str] = []
+    for value in values:
+        name = text(value, NAME_MAX)
+        if name:
+            out.append(name)
+            if len(out) >= kept:
+                break
+    return tuple(out)
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else an empty one (a wrong type reads as nothing known)."""
+    return value if isinstance(value, dict) else {}
+
+
+def items(value: Any) -> list[Any]:
+    """``value`` if it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def query(value: str) -> str:
+    """A search query as sent to a source: one line, at most QUERY_MAX characters."""
+    return clean_line(value)[:QUERY_MAX]

@@ -1,0 +1,396 @@
+"""The polite HTTP behaviour every outside source shares.
+
+Each client owns one :class:`SourceHttp`: requests go out one at a time, paced by a :class:`Pacer` to the
+source's published :class:`RateLimit` (at most N requests in any W seconds, counted from when each one
+*finished*, so network jitter cannot bunch two arrivals at the server closer than the limit allows).
+A 429 blocks the source for its ``Retry-After`` (seconds or an HTTP date; Hugging Face's ``RateLimit``
+header's ``t=``): a short wait is ridden out, a long one raises :class:`SourceUnavailable` with the
+instant it ends, and every call fails fast until then without a request. Timeouts, connection errors and
+5xx are retried ``retries`` times; garbage raises at once. Time comes from a :class:`Timer`, so tests
+move a virtual clock instead of sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import re
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol, TypedDict, Unpack
+
+import aiohttp
+from multidict import CIMultiDict
+
+from bot import __version__
+
+log = logging.getLogger("paperclub.sources")
+
+USER_AGENT = f"paperclub-bot/{__version__} (Discord paper club; paper metadata lookups)"
+MAX_BODY_BYTES = 10 * 1024 * 1024  # Semantic Scholar's documented most per answer; nothing we ask is bigger
+MAX_RETRY_AFTER = 24 * 3600.0  # a longer Retry-After is read as a day
+_RATELIMIT_RESET = re.compile(r";\s*t=(\d+(?:\.\d+)?)")
+
+
+def user_agent(mailto: str | None = None) -> str:
+    """The User-Agent naming the bot (with the operator's contact address, when there is one)."""
+    return f"{USER_AGENT[:-1]}; mailto:{mailto})" if mailto else USER_AGENT
+
+
+class SourceUnavailable(Exception):
+    """A source could not be asked: down, slow, rate-limited or answering garbage.
+
+    ``retry_at`` (aware UTC) is when the source said it may be asked again, when it said so. The message
+    names the source and the reason, never a header or a key.
+    """
+
+    def __init__(self, source: str, reason: str, retry_at: datetime | None = None) -> None:
+        super().__init__(f"{source}: {reason}")
+        self.source = source
+        self.reason = reason
+        self.retry_at = retry_at
+
+
+class Timer(Protocol):
+    """Where a client's time comes from: a monotonic clock, a sleep on it, and the wall clock."""
+
+    def monotonic(self) -> float: ...
+
+    async def sleep(self, seconds: float) -> None: ...
+
+    def wall(self) -> datetime:
+        """Now, aware UTC."""
+        ...
+
+
+class SystemTimer:
+    """The real clocks."""
+
+    def monotonic(self) -> float:
+        """time.monotonic()."""
+        return time.monotonic()
+
+    async def sleep(self, seconds: float) -> None:
+        """asyncio.sleep."""
+        await asyncio.sleep(seconds)
+
+    def wall(self) -> datetime:
+        """datetime.now(UTC)."""
+        return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class RateLimit:
+    """At most ``requests`` requests in any ``per`` seconds."""
+
+    requests: int
+    per: float
+
+    def __post_init__(self) -> None:
+        if self.requests < 1 or self.per <= 0:
+            raise ValueError("a rate limit needs at least one request per a positive time")
+
+    @classmethod
+    def every(cls, seconds: float) -> RateLimit:
+        """One request per ``seconds``."""
+        return cls(1, seconds)
+
+    def __str__(self) -> str:
+        return f"{self.requests} per {self.per:g} s"
+
+
+class Pacer:
+    """Keeps one source within its rate limit and its last ``Retry-After``."""
+
+    def __init__(self, limit: RateLimit, timer: Timer) -> None:
+        self.limit = limit
+        self._timer = timer
+        self._finished: deque[float] = deque(maxlen=limit.requests)
+        self._blocked_until = 0.0
+
+    @property
+    def blocked_for(self) -> float:
+        """Seconds until the source's last Retry-After runs out (0 when it may be asked)."""
+        return max(0.0, self._blocked_until - self._timer.monotonic())
+
+    def delay(self) -> float:
+        """Seconds before the next request may go (the rate limit and any Retry-After)."""
+        now = self._timer.monotonic()
+        wait = self._blocked_until - now
+        if len(self._finished) >= self.limit.requests:
+            wait = max(wait, self._finished[0] + self.limit.per - now)
+        return max(0.0, wait)
+
+    def block(self, seconds: float) -> None:
+        """The source asked for no request in the next ``seconds``."""
+        self._blocked_until = max(self._blocked_until, self._timer.monotonic() + seconds)
+
+    def finished(self) -> None:
+        """A request has just ended (answered or not): it counts against the limit from now."""
+        self._finished.append(self._timer.monotonic())
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One answer: its status, headers and text (decode JSON with :meth:`SourceHttp.json`)."""
+
+    status: int
+    headers: Mapping[str, str]
+    text: str
+
+
+RetryHint = Callable[[Reply, datetime], float | None]
+"""A source's own way of saying how long to wait after a 429: seconds, from the answer and now (UTC)."""
+
+
+class _Retryable(Exception):
+    pass
+
+
+def retry_after_seconds(headers: Mapping[str, str], now: datetime) -> float | None:
+    """Seconds to wait from ``Retry-After`` (delta-seconds or an HTTP date, RFC 9110 §10.2.3) or from the
+    ``t=`` of a ``RateLimit`` header (draft-ietf-httpapi-ratelimit-headers, as Hugging Face sends it)."""
+    value = (headers.get("Retry-After") or "").strip()
+    seconds: float | None = None
+    if value:
+        try:
+            seconds = float(value)
+        except ValueError:
+            try:
+                when = email.utils.parsedate_to_datetime(value)
+            except (TypeError, ValueError, IndexError):
+                when = None
+            if when is not None:
+                if when.tzinfo is None:
+                    when = when.replace(tzinfo=UTC)
+                seconds = (when - now).total_seconds()
+    if seconds is None and (ratelimit := headers.get("RateLimit")):
+        match = _RATELIMIT_RESET.search(ratelimit)
+        seconds = float(match[1]) if match else None
+    if seconds is None or seconds != seconds:  # NaN
+        return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
+
+
+class SourceHttp:
+    """One source's HTTP: paced, one request at a time, with retries; see the module docstring."""
+
+    def __init__(
+        self,
+        source: str,
+        base_url: str,
+        limit: RateLimit,
+        *,
+        timer: Timer | None = None,
+        timeout: float = 10.0,
+        retries: int = 1,
+        max_wait: float = 10.0,
+        backoff: float = 1.0,
+        default_retry_after: float | None = None,
+        headers: Mapping[str, str] | None = None,
+        retry_hint: RetryHint | None = None,
+    ) -> None:
+        self.source = source
+        self.base_url = base_url.rstrip("/")
+        self.timer = timer or SystemTimer()
+        self.pacer = Pacer(limit, self.timer)
+        self.timeout = timeout
+        self.retries = max(0, retries)
+        self.max_wait = max_wait
+        self.backoff = backoff
+        self.default_retry_after = default_retry_after if default_retry_after is not None else limit.per
+        self._headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **(headers or {})}
+        self._retry_hint = retry_hint
+        self._session: aiohttp.ClientSession | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def blocked_for(self) -> float:
+        """Seconds until the source's last Retry-After runs out (0 when it may be asked)."""
+        return self.pacer.blocked_for
+
+    async def close(self) -> None:
+        """Close the connection pool (a later request opens a new one)."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def _client(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(headers=self._headers)
+        return self._session
+
+    def unavailable(self, reason: str) -> SourceUnavailable:
+        """A SourceUnavailable for this source, carrying the end of any Retry-After."""
+        blocked = self.pacer.blocked_for
+        retry_at = self.timer.wall() + timedelta(seconds=blocked) if blocked else None
+        return SourceUnavailable(self.source, reason, retry_at)
+
+    def json(self, reply: Reply) -> Any:
+        """The reply's JSON; SourceUnavailable when it is not JSON."""
+        try:
+            return json.loads(reply.text)
+        except ValueError:
+            raise self.unavailable(f"answered HTTP {reply.status} with something that is not JSON") from None
+
+    def answer(self, reply: Reply, what: str, unknown: tuple[int, ...] = (404,)) -> Any:
+        """A 200's JSON; None for a status in ``unknown`` (the source does not know it); SourceUnavailable
+        for any other status, naming ``what`` was asked."""
+        if reply.status in unknown:
+            return None
+        if reply.status != 200:
+            raise self.unavailable(f"answered HTTP {reply.status} to {what}")
+        return self.json(reply)
+
+    async def get(
+        self, path: str, params: Mapping[str, str] | None = None, *, max_wait: float | None = None
+    ) -> Reply:
+        """GET ``base_url + path``; any status but 429 and 5xx is returned for the client to read."""
+        return await self.request("GET", path, params=params, max_wait=max_wait)
+
+    async def post(
+        self, path: str, body: Any, params: Mapping[str, str] | None = None, *, max_wait: float | None = None
+    ) -> Reply:
+        """POST a JSON body; as :meth:`get`."""
+        return await self.request("POST", path, params=params, body=body, max_wait=max_wait)
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        body: Any = None,
+        max_wait: float | None = None,
+    ) -> Reply:
+        """Send one request politely (see the module docstring). ``max_wait`` (default: the client's) is
+        the most this call waits, in all, for its turn, the rate limit and a Retry-After; beyond it the call
+        raises SourceUnavailable at once, so a command is never held behind a background batch."""
+        limit = self.max_wait if max_wait is None else max_wait
+        started = self.timer.monotonic()
+        try:
+            async with asyncio.timeout(limit):
+                await self._lock.acquire()
+        except TimeoutError:
+            raise self.unavailable(f"busy with other requests for more than {limit:g} s") from None
+        try:
+            return await self._request(method, path, params, body, limit - (self.timer.monotonic() - started))
+        finally:
+            self._lock.release()
+
+    async def _request(
+        self, method: str, path: str, params: Mapping[str, str] | None, body: Any, max_wait: float
+    ) -> Reply:
+        attempts = self.retries + 1
+        reason = "no attempt"
+        for attempt in range(1, attempts + 1):
+            wait = self.pacer.delay()
+            if wait > 0 and wait > max_wait:
+                if self.pacer.blocked_for >= wait:
+                    raise self.unavailable(f"asked us to wait {wait:.0f} s")
+                raise SourceUnavailable(
+                    self.source,
+                    f"its rate limit ({self.pacer.limit}) allows the next request in {wait:.0f} s",
+                    self.timer.wall() + timedelta(seconds=wait),
+                )
+            if wait > 0:
+                await self.timer.sleep(wait)
+            try:
+                reply = await self._send(method, path, params, body)
+            except _Retryable as exc:
+                reason = str(exc)
+            else:
+                if reply.status == 429:
+                    self.pacer.block(self._retry_after(reply))
+                    reason = "rate-limited (429)"
+                elif reply.status >= 500:
+                    reason = f"HTTP {reply.status}"
+                else:
+                    return reply
+            finally:
+                self.pacer.finished()
+            log.info("%s %s failed (attempt %d/%d): %s", self.source, path, attempt, attempts, reason)
+            if attempt < attempts and not self.pacer.blocked_for:
+                await self.timer.sleep(self.backoff)
+        raise self.unavailable(reason)
+
+    def _retry_after(self, reply: Reply) -> float:
+        now = self.timer.wall()
+        seconds = retry_after_seconds(reply.headers, now)
+        if seconds is None and self._retry_hint is not None:
+            seconds = self._retry_hint(reply, now)
+        return self.default_retry_after if seconds is None else min(max(seconds, 0.0), MAX_RETRY_AFTER)
+
+    async def _send(self, method: str, path: str, params: Mapping[str, str] | None, body: Any) -> Reply:
+        try:
+            async with self._client().request(
+                method,
+                self.base_url + path,
+                params=params,
+                json=body,
+                timeout=aiohttp.ClientTimeout(total=self.timeout),
+            ) as response:
+                raw = await response.content.read(MAX_BODY_BYTES + 1)
+                if len(raw) > MAX_BODY_BYTES:
+                    raise self.unavailable(f"answered more than {MAX_BODY_BYTES // 2**20} MiB")
+                try:
+                    text = raw.decode(response.charset or "utf-8", errors="replace")
+                except LookupError:  # a charset Python does not know
+                    text = raw.decode("utf-8", errors="replace")
+                return Reply(response.status, CIMultiDict(response.headers), text)
+        except TimeoutError as exc:
+            raise _Retryable(f"no answer within {self.timeout:g} s") from exc
+        except aiohttp.ClientError as exc:
+            raise _Retryable(f"{type(exc).__name__}: {str(exc)[:200]}") from exc
+
+
+class ClientOptions(TypedDict, total=False):
+    """What every source client takes besides its base URL (see :class:`SourceHttp`)."""
+
+    mailto: str | None  # the operator's contact address, named in the User-Agent
+    timer: Timer | None
+    timeout: float
+    retries: int
+    max_wait: float
+
+
+class SourceClient:
+    """Base of the source clients: one :class:`SourceHttp` (its pacer, its Retry-After), closed together."""
+
+    source = "source"
+
+    def __init__(
+        self,
+        base_url: str,
+        limit: RateLimit,
+        *,
+        headers: Mapping[str, str] | None = None,
+        retry_hint: RetryHint | None = None,
+        **options: Unpack[ClientOptions],
+    ) -> None:
+        self.mailto = options.get("mailto")
+        self.http = SourceHttp(
+            self.source,
+            base_url,
+            limit,
+            timer=options.get("timer"),
+            timeout=options.get("timeout", 10.0),
+            retries=options.get("retries", 1),
+            max_wait=options.get("max_wait", 10.0),
+            headers={"User-Agent": user_agent(self.mailto), **(headers or {})},
+            retry_hint=retry_hint,
+        )
+
+    @property
+    def blocked_for(self) -> float:
+        """Seconds until the source's last Retry-After runs out (0 when it may be asked)."""
+        return self.http.blocked_for
+
+    async def close(self) -> None:
+        """Close the connection pool."""
+        await self.http.close()

@@ -1,0 +1,173 @@
+"""Hugging Face Papers client: a paper's GitHub repository, project page, upvotes, and the models, data sets
+and Spaces that cite it.
+
+Shapes follow huggingface_hub's ``HfApi`` (``paper_info``: ``GET /api/papers/{arxiv_id}``, 404 when the
+paper is not indexed; ``list_papers``: ``GET /api/papers/search?q=`` answering a list of
+``{"paper": {...}, "title": ...}``; ``PaperInfo`` reads ``githubRepo``, ``projectPage``, ``upvotes``,
+``githubStars``) and the Hub's ``GET /api/arxiv/{arxiv_id}/repos`` (``{"models", "datasets", "spaces"}``,
+each a list of repos with ``id``, ``likes``, ``downloads``; empty lists when nothing cites the paper).
+404 on a paper means not indexed: None, not an error.
+
+Rate: the Hub's "Hub APIs" bucket allows an anonymous caller 500 requests per 5-minute fixed window per IP
+address (hub-docs ``docs/hub/rate-limits.md``, Rate limit Tiers); a 429 carries ``RateLimit:
+"api";r=…;t=<seconds until the window resets>``, which the client waits out like a Retry-After.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Unpack
+from urllib.parse import quote
+
+from bot.sources import clean
+from bot.sources.http import ClientOptions, RateLimit, SourceClient
+from bot.sources.records import Candidate
+
+SOURCE = "huggingface"
+API_ROOT = "https://huggingface.co"
+WEB_ROOT = "https://huggingface.co"
+RATE_LIMIT = RateLimit(500, 300.0)
+TOP_REPOS = 3  # linked repos kept by name, most liked first; the count covers them all
+SEARCH_MAX = 20
+
+_REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?")
+_ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}|[a-z][a-z-]*(?:\.[A-Z]{2})?/\d{7}")
+_KINDS = {"models": "", "datasets": "datasets/", "spaces": "spaces/"}
+
+
+@dataclass(frozen=True)
+class HubRepo:
+    """One model, data set or Space on the Hub that cites the paper."""
+
+    repo_id: str  # "namespace/name", checked against the Hub's repo id form
+    likes: int | None
+    downloads: int | None
+    url: str
+
+
+@dataclass(frozen=True)
+class RepoLinks:
+    """How many repos of one kind cite the paper, and the few most liked."""
+
+    count: int
+    top: tuple[HubRepo, ...]
+
+
+@dataclass(frozen=True)
+class HubPaper:
+    """What Hugging Face Papers knows about one arXiv paper (text cleaned and capped, but untrusted)."""
+
+    arxiv_id: str
+    title: str | None
+    authors: tuple[str, ...]
+    upvotes: int | None
+    github_repo: str | None
+    github_stars: int | None
+    project_page: str | None
+    url: str  # the paper's page on huggingface.co
+    models: RepoLinks
+    datasets: RepoLinks
+    spaces: RepoLinks
+
+
+def _authors(value: Any) -> tuple[str, ...]:
+    return clean.names(clean.mapping(author).get("name") for author in clean.items(value))
+
+
+class HuggingFaceClient(SourceClient):
+    """Hugging Face Papers and the Hub's paper links, paced to 500 requests per 5 minutes."""
+
+    source = SOURCE
+
+    def __init__(
+        self, base_url: str = API_ROOT, *, web_url: str = WEB_ROOT, **options: Unpack[ClientOptions]
+    ) -> None:
+        self.web_url = web_url.rstrip("/")
+        super().__init__(base_url, RATE_LIMIT, **options)
+
+    async def paper(self, arxiv_id: str, *, max_wait: float | None = None) -> HubPaper | None:
+        """The paper page and its linked repos (two requests); None when the paper is not indexed."""
+        if not _ARXIV_ID.fullmatch(arxiv_id):
+            return None
+        reply = await self.http.get(f"/api/papers/{quote(arxiv_id, safe='/')}", max_wait=max_wait)
+        body = self.http.answer(reply, "a paper")
+        if body is None:
+            return None
+        if not isinstance(body, dict):
+            raise self.http.unavailable("answered a paper with something other than an object")
+        links = await self.repos(arxiv_id, max_wait=max_wait)
+        return HubPaper(
+            arxiv_id=arxiv_id,
+            title=clean.text(body.get("title"), clean.TITLE_MAX),
+            authors=_authors(body.get("authors")),
+            upvotes=clean.count(body.get("upvotes")),
+            github_repo=clean.url(body.get("githubRepo")),
+            github_stars=clean.count(body.get("githubStars")),
+            project_page=clean.url(body.get("projectPage")),
+            url=f"{self.web_url}/papers/{arxiv_id}",
+            models=links["models"],
+            datasets=links["datasets"],
+            spaces=links["spaces"],
+        )
+
+    async def repos(self, arxiv_id: str, *, max_wait: float | None = None) -> dict[str, RepoLinks]:
+        """The models, datasets and spaces citing an arXiv paper, keyed by those three words."""
+        none = RepoLinks(0, ())
+        if not _ARXIV_ID.fullmatch(arxiv_id):
+            return dict.fromkeys(_KINDS, none)
+        reply = await self.http.get(f"/api/arxiv/{quote(arxiv_id, safe='/')}/repos", max_wait=max_wait)
+        body = self.http.answer(reply, "a paper's repos")
+        if body is None:
+            return dict.fromkeys(_KINDS, none)
+        if not isinstance(body, dict):
+            raise self.http.unavailable("answered a paper's repos with something other than an object")
+        return {kind: self._links(kind, body.get(kind)) for kind in _KINDS}
+
+    async def search(self, query: str, limit: int = 5, *, max_wait: float | None = None) -> list[Candidate]:
+        """Papers on Hugging Face matching ``query`` (``/api/papers/search``), at most ``limit``."""
+        text = clean.query(query)
+        if not text or limit < 1:
+            return []
+        params = {"q": text, "limit": str(min(limit, SEARCH_MAX))}
+        reply = await self.http.get("/api/papers/search", params, max_wait=max_wait)
+        body = self.http.answer(reply, "a search", unknown=(400,))
+        if body is None:
+            return []
+        if not isinstance(body, list):
+            raise self.http.unavailable("answered a search with something other than a list")
+        return [c for c in map(self._candidate, body) if c is not None][:limit]
+
+    def _links(self, kind: str, value: Any) -> RepoLinks:
+        repos = []
+        for entry in map(clean.mapping, clean.items(value)):
+            repo_id = entry.get("id")
+            if not isinstance(repo_id, str) or not _REPO_ID.fullmatch(repo_id):
+                continue
+            url = f"{self.web_url}/{_KINDS[kind]}{repo_id}"
+            repos.append(
+                HubRepo(repo_id, clean.count(entry.get("likes")), clean.count(entry.get("downloads")), url)
+            )
+        ranked = sorted(repos, key=lambda r: (-(r.likes or 0), -(r.downloads or 0), r.repo_id))
+        return RepoLinks(len(repos), tuple(ranked[:TOP_REPOS]))
+
+    def _candidate(self, value: Any) -> Candidate | None:
+        entry = clean.mapping(value)
+        paper = clean.mapping(entry.get("paper"))
+        arxiv_id = paper.get("id", entry.get("id"))
+        if not isinstance(arxiv_id, str) or not _ARXIV_ID.fullmatch(arxiv_id):
+            return None
+        title = clean.text(entry.get("title") or paper.get("title"), clean.TITLE_MAX)
+        if title is None:
+            return None
+        published = paper.get("publishedAt", entry.get("publishedAt"))
+        year = clean.year(published[:4]) if isinstance(published, str) else None
+        return Candidate(
+            source=SOURCE,
+            source_id=arxiv_id,
+            title=title,
+            authors=_authors(paper.get("authors", entry.get("authors"))),
+            year=year,
+            arxiv_id=arxiv_id,
+            url=f"{self.web_url}/papers/{arxiv_id}",
+        )

@@ -1,0 +1,130 @@
+"""OpenReview API v2 client: a submission's venue and decision ("ICLR 2024 oral", "Accept (oral)") and its
+forum link. Never the reviews: only the submission's ``venue``/``venueid`` and the decision note's
+``decision`` are read, whatever else the forum holds.
+
+Shapes follow OpenReview's docs (https://docs.openreview.net: "Using the API: Notes", "How to get all
+decisions", API v2 entities: Note): ``GET /notes?forum=<id>`` answers ``{"notes": [...], "count": n}``,
+every public note posted to the forum (the submission has ``id == forum``); a v2 note's ``content`` maps
+each field to ``{"value": ...}``; the decision is the note whose ``invitations`` include one ending in
+``/-/Decision``. ``GET /notes?id=<id>`` finds a note that is not a forum (a review's link), whose
+``forum`` is then asked. An unknown id: an empty list or 404 (None).
+
+Rate: OpenReview publishes no figure. Its 429 body is ``{"name": "RateLimitError", "status": 429,
+"details": {"limit", "remaining", "resetTime"}}`` (openreview/openreview#437 and others), whose
+``resetTime`` the client waits for when there is no Retry-After; it keeps to 1 request per second,
+the pace of the other keyed scholarly APIs here.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Unpack
+
+from bot.sources import clean
+from bot.sources.http import ClientOptions, RateLimit, Reply, SourceClient
+
+SOURCE = "openreview"
+API_ROOT = "https://api2.openreview.net"
+WEB_ROOT = "https://openreview.net"
+RATE_LIMIT = RateLimit.every(1.0)
+NOTES_LIMIT = 1000  # the API's default page; a forum with more notes than this is not a paper's
+
+_NOTE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+DECISION_INVITATION = "/-/Decision"
+
+
+@dataclass(frozen=True)
+class ReviewDecision:
+    """A submission's venue and decision on OpenReview; never review text (cleaned, capped, untrusted)."""
+
+    forum_id: str
+    title: str | None
+    venue: str | None  # the submission's venue line: "ICLR 2024 oral", "Submitted to ICLR 2025"
+    venue_id: str | None  # "ICLR.cc/2024/Conference"
+    decision: str | None  # the decision note's: "Accept (oral)"; None before one is posted
+    forum_url: str
+
+
+def _value(content: dict[str, Any], field: str) -> Any:
+    """A v2 content field's value (``{"field": {"value": ...}}``)."""
+    return clean.mapping(content.get(field)).get("value")
+
+
+def _is_decision(note: dict[str, Any]) -> bool:
+    invitations = [i for i in clean.items(note.get("invitations")) if isinstance(i, str)]
+    return any(invitation.endswith(DECISION_INVITATION) for invitation in invitations)
+
+
+def _when(note: dict[str, Any]) -> int:
+    stamp = note.get("mdate", note.get("cdate"))
+    return stamp if isinstance(stamp, int) and not isinstance(stamp, bool) else 0
+
+
+def reset_time_hint(reply: Reply, now: datetime) -> float | None:
+    """Seconds until a RateLimitError body's ``details.resetTime`` (ISO 8601 UTC)."""
+    try:
+        body = json.loads(reply.text)
+    except ValueError:
+        return None
+    reset = clean.mapping(clean.mapping(body).get("details")).get("resetTime")
+    if not isinstance(reset, str):
+        return None
+    try:
+        when = datetime.fromisoformat(reset.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (when - now).total_seconds() if when.tzinfo is not None else None
+
+
+class OpenReviewClient(SourceClient):
+    """OpenReview API v2, paced to 1 request per second (see the module docstring)."""
+
+    source = SOURCE
+
+    def __init__(
+        self, base_url: str = API_ROOT, *, web_url: str = WEB_ROOT, **options: Unpack[ClientOptions]
+    ) -> None:
+        self.web_url = web_url.rstrip("/")
+        super().__init__(base_url, RATE_LIMIT, retry_hint=reset_time_hint, **options)
+
+    async def decision(self, note_id: str, *, max_wait: float | None = None) -> ReviewDecision | None:
+        """The venue and decision of the submission whose forum (or one of whose notes) is ``note_id``."""
+        if not _NOTE_ID.fullmatch(note_id):
+            return None
+        notes = await self._notes({"forum": note_id}, max_wait)
+        if not notes:
+            found = await self._notes({"id": note_id}, max_wait)
+            forum = clean.ident(found[0].get("forum"), 64) if found else None
+            if forum is None or forum == note_id or not _NOTE_ID.fullmatch(forum):
+                return None
+            note_id, notes = forum, await self._notes({"forum": forum}, max_wait)
+        submission = next((n for n in notes if n.get("id") == note_id), None)
+        if submission is None:
+            return None
+        content = clean.mapping(submission.get("content"))
+        decisions = sorted((n for n in notes if _is_decision(n)), key=_when)
+        decision = None
+        if decisions:
+            decision = clean.text(
+                _value(clean.mapping(decisions[-1].get("content")), "decision"), clean.DECISION_MAX
+            )
+        return ReviewDecision(
+            forum_id=note_id,
+            title=clean.text(_value(content, "title"), clean.TITLE_MAX),
+            venue=clean.text(_value(content, "venue"), clean.VENUE_MAX),
+            venue_id=clean.ident(_value(content, "venueid")),
+            decision=decision,
+            forum_url=f"{self.web_url}/forum?id={note_id}",
+        )
+
+    async def _notes(self, params: dict[str, str], max_wait: float | None) -> list[dict[str, Any]]:
+        reply = await self.http.get("/notes", {**params, "limit": str(NOTES_LIMIT)}, max_wait=max_wait)
+        body = self.http.answer(reply, "notes", unknown=(400, 403, 404))  # malformed, not public, unknown
+        if body is None:
+            return []
+        if not isinstance(body, dict) or not isinstance(body.get("notes"), list):
+            raise self.http.unavailable("answered notes with something other than {notes: [...]}")
+        return [note for note in body["notes"] if isinstance(note, dict)]

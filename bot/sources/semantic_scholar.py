@@ -1,0 +1,238 @@
+"""Semantic Scholar Academic Graph API client: a paper's TLDR, venue, year, citations, open-access PDF, ids.
+
+Shapes follow the Academic Graph API's OpenAPI description (https://api.semanticscholar.org/api-docs/graph,
+servers ``https://api.semanticscholar.org/graph/v1``): ``GET /paper/{paper_id}`` (``ARXIV:``, ``DOI:``,
+``CorpusId:`` or an S2 paperId) and ``POST /paper/batch`` (``{"ids": [...]}``, at most 500, ``fields`` a
+query parameter, ``null`` for an id it does not know) answer ``FullPaper`` objects; ``GET
+/paper/search/match`` answers ``{"data": [paper + matchScore]}`` or 404 "Title match not found"; ``GET
+/paper/search`` answers ``{"total", "offset", "next", "data"}``. 404 on a paper: not known (None).
+
+Rate: with a key (``x-api-key``) the introductory dedicated rate is 1 request per second on all endpoints
+(Semantic Scholar's API overview, https://www.semanticscholar.org/product/api). Without one, requests
+share one pool with every anonymous caller, so 429s come whatever our own pace; the client keeps the
+same 1 request/s and rides a 429 out like any other (no Retry-After: a second).
+
+Attribution: the API License Agreement (https://www.semanticscholar.org/product/api/license) asks that
+"Licensee will include an attribution to 'Semantic Scholar' on its website or in any published materials
+for contributions from S2", and Semantic Scholar asks for a link back to the paper's page
+(allenai/s2-folks#68) with ``utm_source=api`` (api.semanticscholar.org). :data:`ATTRIBUTION_TEXT`,
+:data:`ATTRIBUTION_URL` and :func:`paper_page_url` are what the card shows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Unpack
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from bot.sources import clean
+from bot.sources.http import ClientOptions, RateLimit, SourceClient
+from bot.sources.records import Candidate
+
+SOURCE = "semantic_scholar"
+API_ROOT = "https://api.semanticscholar.org/graph/v1"
+RATE_LIMIT = RateLimit.every(1.0)
+BATCH_MAX = 500
+SEARCH_MAX = 100  # /paper/search's largest page
+
+ATTRIBUTION_TEXT = "Data from Semantic Scholar"
+ATTRIBUTION_URL = "https://www.semanticscholar.org/?utm_source=api"
+
+PAPER_FIELDS = (
+    "paperId,externalIds,url,title,venue,publicationVenue,year,authors,citationCount,"
+    "influentialCitationCount,openAccessPdf,tldr"
+)
+CANDIDATE_FIELDS = "paperId,externalIds,url,title,venue,year,authors"
+
+
+@dataclass(frozen=True)
+class PublicationVenue:
+    """Semantic Scholar's normalised venue: its name, kind ("conference", "journal") and website."""
+
+    name: str
+    kind: str | None
+    url: str | None
+
+
+@dataclass(frozen=True)
+class ScholarPaper:
+    """What Semantic Scholar knows about one paper (text cleaned and capped, but untrusted)."""
+
+    paper_id: str
+    title: str | None
+    authors: tuple[str, ...]
+    year: int | None
+    venue: str | None
+    publication_venue: PublicationVenue | None
+    tldr: str | None
+    citation_count: int | None
+    influential_citation_count: int | None
+    open_access_pdf: str | None
+    external_ids: tuple[tuple[str, str], ...]  # ("ArXiv", "2106.15928"), ("DOI", "10.…"), ("CorpusId", "…")
+    url: str | None  # the paper's page on semanticscholar.org
+
+    def external_id(self, kind: str) -> str | None:
+        """One external id by Semantic Scholar's name for it (ArXiv, DOI, DBLP, ACL, CorpusId, ...)."""
+        return next((value for key, value in self.external_ids if key.lower() == kind.lower()), None)
+
+    @property
+    def arxiv_id(self) -> str | None:
+        """The arXiv id, when Semantic Scholar knows one."""
+        return self.external_id("ArXiv")
+
+    @property
+    def doi(self) -> str | None:
+        """The DOI, when Semantic Scholar knows one."""
+        return self.external_id("DOI")
+
+
+def arxiv_ref(arxiv_id: str) -> str:
+    """Semantic Scholar's id for an arXiv paper."""
+    return f"ARXIV:{arxiv_id}"
+
+
+def doi_ref(doi: str) -> str:
+    """Semantic Scholar's id for a DOI."""
+    return f"DOI:{doi}"
+
+
+def paper_page_url(paper: ScholarPaper) -> str | None:
+    """The paper's Semantic Scholar page with ``utm_source=api``, the link back the attribution asks for."""
+    if paper.url is None:
+        return None
+    parts = urlsplit(paper.url)
+    query = f"{parts.query}&utm_source=api" if parts.query else "utm_source=api"
+    return urlunsplit(parts._replace(query=query))
+
+
+def _authors(value: Any) -> tuple[str, ...]:
+    return clean.names(clean.mapping(author).get("name") for author in clean.items(value))
+
+
+def _external_ids(value: Any) -> tuple[tuple[str, str], ...]:
+    pairs = []
+    for key, raw in clean.mapping(value).items():
+        name, ident = clean.ident(key, 40), clean.ident(raw)
+        if name and ident:
+            pairs.append((name, ident))
+    return tuple(pairs)
+
+
+def _publication_venue(value: Any) -> PublicationVenue | None:
+    venue = clean.mapping(value)
+    name = clean.text(venue.get("name"), clean.VENUE_MAX)
+    if name is None:
+        return None
+    return PublicationVenue(name, clean.text(venue.get("type"), 40), clean.url(venue.get("url")))
+
+
+def _score(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+class SemanticScholarClient(SourceClient):
+    """The Academic Graph API, paced to 1 request per second (see the module docstring)."""
+
+    source = SOURCE
+
+    def __init__(
+        self, base_url: str = API_ROOT, *, api_key: str | None = None, **options: Unpack[ClientOptions]
+    ) -> None:
+        # The key is never logged: SourceHttp logs paths and reasons only, and bot.logs redacts it.
+        super().__init__(base_url, RATE_LIMIT, headers={"x-api-key": api_key} if api_key else None, **options)
+
+    async def paper(self, paper_id: str, *, max_wait: float | None = None) -> ScholarPaper | None:
+        """One paper by ``ARXIV:…``, ``DOI:…``, ``CorpusId:…`` or S2 id; None when Semantic Scholar has none."""
+        reply = await self.http.get(
+            f"/paper/{quote(paper_id, safe=':/')}", {"fields": PAPER_FIELDS}, max_wait=max_wait
+        )
+        body = self.http.answer(reply, "a paper")
+        return None if body is None else self._paper(body)
+
+    async def papers(
+        self, paper_ids: Sequence[str], *, max_wait: float | None = None
+    ) -> list[ScholarPaper | None]:
+        """Many papers, ``POST /paper/batch`` in batches of 500: one result per id, in order (None: unknown)."""
+        found: list[ScholarPaper | None] = []
+        for start in range(0, len(paper_ids), BATCH_MAX):
+            chunk = list(paper_ids[start : start + BATCH_MAX])
+            reply = await self.http.post(
+                "/paper/batch", {"ids": chunk}, {"fields": PAPER_FIELDS}, max_wait=max_wait
+            )
+            body = self.http.answer(reply, "a batch", unknown=())
+            if not isinstance(body, list) or len(body) != len(chunk):
+                raise self.http.unavailable("answered a batch with something other than one entry per id")
+            found.extend(None if entry is None else self._paper(entry) for entry in body)
+        return found
+
+    async def match_title(self, query: str, *, max_wait: float | None = None) -> Candidate | None:
+        """The paper whose title best matches ``query`` (``/paper/search/match``); None when none does."""
+        text = clean.query(query)
+        if not text:
+            return None
+        reply = await self.http.get(
+            "/paper/search/match", {"query": text, "fields": CANDIDATE_FIELDS}, max_wait=max_wait
+        )
+        # 404: "Title match not found"; 400: a query it cannot use.
+        body = self.http.answer(reply, "a title match", unknown=(400, 404))
+        data = clean.items(clean.mapping(body).get("data"))
+        candidates = [c for c in map(self._candidate, data) if c is not None]
+        return candidates[0] if candidates else None
+
+    async def search(self, query: str, limit: int = 5, *, max_wait: float | None = None) -> list[Candidate]:
+        """Relevance-ranked papers for ``query`` (``/paper/search``), at most ``limit`` (≤ 100)."""
+        text = clean.query(query)
+        if not text or limit < 1:
+            return []
+        params = {"query": text, "limit": str(min(limit, SEARCH_MAX)), "fields": CANDIDATE_FIELDS}
+        reply = await self.http.get("/paper/search", params, max_wait=max_wait)
+        body = self.http.answer(reply, "a search", unknown=(400,))
+        if body is None:
+            return []
+        if not isinstance(body, dict):
+            raise self.http.unavailable("answered a search with something other than an object")
+        return [c for c in map(self._candidate, clean.items(body.get("data"))) if c is not None][:limit]
+
+    def _paper(self, value: Any) -> ScholarPaper:
+        entry = clean.mapping(value)
+        paper_id = clean.ident(entry.get("paperId"), 64)
+        if paper_id is None:
+            raise self.http.unavailable("answered a paper without a paperId")
+        return ScholarPaper(
+            paper_id=paper_id,
+            title=clean.text(entry.get("title"), clean.TITLE_MAX),
+            authors=_authors(entry.get("authors")),
+            year=clean.year(entry.get("year")),
+            venue=clean.text(entry.get("venue"), clean.VENUE_MAX),
+            publication_venue=_publication_venue(entry.get("publicationVenue")),
+            tldr=clean.text(clean.mapping(entry.get("tldr")).get("text"), clean.TLDR_MAX),
+            citation_count=clean.count(entry.get("citationCount")),
+            influential_citation_count=clean.count(entry.get("influentialCitationCount")),
+            open_access_pdf=clean.url(clean.mapping(entry.get("openAccessPdf")).get("url")),
+            external_ids=_external_ids(entry.get("externalIds")),
+            url=clean.url(entry.get("url")),
+        )
+
+    def _candidate(self, value: Any) -> Candidate | None:
+        entry = clean.mapping(value)
+        paper_id = clean.ident(entry.get("paperId"), 64)
+        title = clean.text(entry.get("title"), clean.TITLE_MAX)
+        if paper_id is None or title is None:
+            return None
+        ids = dict(_external_ids(entry.get("externalIds")))
+        return Candidate(
+            source=SOURCE,
+            source_id=paper_id,
+            title=title,
+            authors=_authors(entry.get("authors")),
+            year=clean.year(entry.get("year")),
+            venue=clean.text(entry.get("venue"), clean.VENUE_MAX),
+            arxiv_id=ids.get("ArXiv"),
+            doi=ids.get("DOI"),
+            score=_score(entry.get("matchScore")),
+            url=clean.url(entry.get("url")),
+        )
