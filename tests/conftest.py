@@ -1,15 +1,28 @@
 """Shared fixtures. Store fixtures run every store test on SQLite and, when TEST_DATABASE_URL is set,
-on PostgreSQL (a fresh schema per test)."""
+on PostgreSQL.
+
+Each test's store starts as a copy of one store migrated at the start of the session (per backend), not
+migrated again: SQLite copies the template file with SQLite's backup API, PostgreSQL creates a database
+per test from a template database (`CREATE DATABASE ... TEMPLATE`; the role needs CREATEDB, as the
+deployment tests' does). The bot's start-up still runs its upgrade, which finds nothing to do. A test that
+checks the migrations themselves is marked `empty_store`: its store starts empty, and the `engine`
+fixture (or the bot's start-up) migrates it from nothing, as before.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import sqlite3
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from db.engine import create_engine, create_session_factory
@@ -33,6 +46,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "sqlite_only: checks SQLite-only machinery; runs on the SQLite store only"
     )
+    config.addinivalue_line(
+        "markers",
+        "empty_store: checks the migrations: the store starts empty (not a copy of the migrated template)",
+    )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -48,39 +65,111 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 class StoreInfo:
-    """Where a test's store lives: the URL and (PostgreSQL) the schema."""
+    """Where a test's store lives, and whether it starts empty (`empty_store`) or migrated."""
 
-    def __init__(self, backend: str, url: str, search_path: str | None) -> None:
+    def __init__(self, backend: str, url: str, *, migrated: bool) -> None:
         self.backend = backend
         self.url = url
-        self.search_path = search_path
+        self.migrated = migrated
 
     def engine(self) -> AsyncEngine:
-        return create_engine(self.url, search_path=self.search_path)
+        """A new engine (its own connection pool) on this store."""
+        return create_engine(self.url)
+
+
+def _apart(work: Coroutine[object, object, None]) -> None:
+    """Run `work` to the end on an event loop of its own in another thread (session fixtures are set up
+    from inside a test's running loop, and must leave that loop alone)."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        thread.submit(asyncio.run, work).result()
+
+
+async def _migrate(url: str) -> None:
+    engine = create_engine(url)
+    try:
+        await upgrade_database(engine)
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite store migrated once for the session; its engine is disposed, so no connection is open."""
+    path = tmp_path_factory.mktemp("template") / "paperclub.db"
+    _apart(_migrate(f"sqlite+aiosqlite:///{path}"))
+    return path
+
+
+def copy_sqlite(source: Path, target: Path) -> None:
+    """Copy a SQLite store with SQLite's own backup API (whatever its WAL still holds comes along), without
+    waiting for the disk: a test's store need not outlive a crash."""
+    with (
+        contextlib.closing(sqlite3.connect(source)) as src,
+        contextlib.closing(sqlite3.connect(target)) as dst,
+    ):
+        dst.execute("PRAGMA synchronous=OFF")
+        src.backup(dst)
+
+
+def _pg_url(database: str) -> str:
+    return make_url(PG_URL).set(database=database).render_as_string(hide_password=False)
+
+
+@contextlib.asynccontextmanager
+async def _pg_admin() -> AsyncIterator[AsyncEngine]:
+    admin = create_engine(PG_URL).execution_options(isolation_level="AUTOCOMMIT")
+    try:
+        yield admin
+    finally:
+        await admin.dispose()
+
+
+async def _pg_execute(statement: str) -> None:
+    async with _pg_admin() as admin, admin.connect() as conn:
+        await conn.execute(text(statement))
+
+
+@pytest.fixture(scope="session")
+def postgres_template() -> Iterator[str]:
+    """The name of a PostgreSQL database migrated once for the session (dropped at its end)."""
+    name = f"pc_template_{uuid.uuid4().hex[:10]}"  # our own name, never input
+    _apart(_pg_execute(f'CREATE DATABASE "{name}"'))
+    try:
+        _apart(_migrate(_pg_url(name)))  # its engine disposed: CREATE DATABASE ... TEMPLATE needs it unused
+        yield name
+    finally:
+        _apart(_pg_execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @pytest.fixture(params=STORE_PARAMS)
 async def store_info(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[StoreInfo]:
+    """The test's own store: a copy of the session's migrated template, or empty (`empty_store`)."""
     backend: str = request.param
+    migrated = request.node.get_closest_marker("empty_store") is None
     if backend == "sqlite":
-        yield StoreInfo("sqlite", f"sqlite+aiosqlite:///{tmp_path / 'paperclub.db'}", None)
+        path = tmp_path / "paperclub.db"
+        if migrated:
+            copy_sqlite(request.getfixturevalue("sqlite_template"), path)
+        yield StoreInfo("sqlite", f"sqlite+aiosqlite:///{path}", migrated=migrated)
         return
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(PG_URL)
-    async with admin.begin() as conn:
-        await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    try:
-        yield StoreInfo("postgresql", PG_URL, schema)
-    finally:
-        async with admin.begin() as conn:
-            await conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        await admin.dispose()
+    name = f"pc_test_{uuid.uuid4().hex[:12]}"
+    template = f' TEMPLATE "{request.getfixturevalue("postgres_template")}"' if migrated else ""
+    async with _pg_admin() as admin:
+        async with admin.connect() as conn:
+            await conn.execute(text(f'CREATE DATABASE "{name}"{template}'))
+        try:
+            yield StoreInfo("postgresql", _pg_url(name), migrated=migrated)
+        finally:
+            async with admin.connect() as conn:
+                await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @pytest.fixture
 async def engine(store_info: StoreInfo) -> AsyncIterator[AsyncEngine]:
+    """An engine on the test's store, migrated (an `empty_store` test's migrated here, from empty)."""
     eng = store_info.engine()
-    await upgrade_database(eng)
+    if not store_info.migrated:
+        await upgrade_database(eng)
     try:
         yield eng
     finally:

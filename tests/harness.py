@@ -13,7 +13,6 @@ error handling swallowed the 400 (`env.standin.take_violations()` for a test tha
 from __future__ import annotations
 
 import asyncio
-import gc
 import io
 from collections.abc import AsyncIterator
 from typing import Any
@@ -43,16 +42,7 @@ def bot_settings_overrides(arxiv: ArxivStandin) -> dict[str, Any]:
 
 @pytest.fixture
 async def discord_env(store_info: Any, bot_settings_overrides: dict[str, Any]) -> AsyncIterator[BotEnv]:
-    # The whole suite runs in one process whose heap grows to ~1 GB; a full collection of it landing inside
-    # a test can hold the event loop past Discord's 3 s interaction deadline (which the stand-in enforces).
-    # Collected here, outside the test, and frozen: later collections scan only what came after.
-    gc.collect()
-    gc.freeze()
-    env = BotEnv(
-        database_url=store_info.url,
-        engine_factory=store_info.engine if store_info.search_path else None,
-        settings_overrides=bot_settings_overrides,
-    )
+    env = BotEnv(database_url=store_info.url, settings_overrides=bot_settings_overrides)
     await env.start()
     try:
         yield env

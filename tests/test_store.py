@@ -14,6 +14,7 @@ from db.migrate import upgrade_database
 from db.models import ClubSession, GuildSettings, Paper, SessionPaper
 
 
+@pytest.mark.empty_store
 async def test_migrations_from_empty_create_every_table(engine) -> None:
     async with engine.connect() as conn:
         tables = await conn.run_sync(lambda c: set(inspect(c).get_table_names()))

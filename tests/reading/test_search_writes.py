@@ -231,6 +231,7 @@ async def test_two_transactions_changing_one_document_both_reach_it(
     assert "Bulk paper 1" in papers
 
 
+@pytest.mark.empty_store
 async def test_upgrade_from_0004_and_back_keeps_the_index(
     engine: AsyncEngine, session_factory: async_sessionmaker[AsyncSession]
 ) -> None:

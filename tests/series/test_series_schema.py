@@ -3,6 +3,7 @@ and up again; and it leaves the sessions table (and its search triggers) alone."
 
 from __future__ import annotations
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -10,6 +11,8 @@ from sqlalchemy import inspect, text
 
 from db.base import Base
 from db.migrate import alembic_config
+
+pytestmark = pytest.mark.empty_store  # the migrations from nothing, not the template copied
 
 OWNED = {"series", "series_weeks", "series_settings"}
 

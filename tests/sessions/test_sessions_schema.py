@@ -3,10 +3,13 @@ session_subscriptions), on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from db.base import Base
+
+pytestmark = pytest.mark.empty_store  # the migrations from nothing, not the template copied
 
 OWNED = {"sessions", "papers", "session_papers", "session_subscriptions"}
 

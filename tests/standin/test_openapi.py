@@ -263,7 +263,7 @@ def test_the_fixtures_fail_the_test_that_sent_it(
     pytester.makeini("[pytest]\nasyncio_mode = auto\nasyncio_default_fixture_loop_scope = function\n")
     pytester.makeconftest(
         'pytest_plugins = ["tests.harness"]\n'
-        "from tests.conftest import store_info  # noqa: F401\n"
+        "from tests.conftest import sqlite_template, store_info  # noqa: F401\n"
         "from tests.standin.conftest import standin, world  # noqa: F401\n"
     )
     pytester.makepyfile(
