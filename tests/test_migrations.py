@@ -27,6 +27,8 @@ from db.models import Paper
 from tests.conftest import StoreInfo
 from tests.site.conftest import GUILD, OCTOBER, SLUG, enable_site, import_club
 
+pytestmark = pytest.mark.empty_store  # from nothing to the old heads, then on: not the template copied
+
 OLD_HEADS = {"0002", "0003", "0006", "0015", "0016", "0017"}
 NEW_HEADS = {"0002", "0003", "0006", "0018", "0019", "0020"}
 UNDOES = {"0018": "0015", "0019": "0016", "0020": "0017"}
