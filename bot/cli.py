@@ -221,7 +221,7 @@ async def _demo(args: argparse.Namespace) -> int:
 
 
 async def _import(args: argparse.Namespace) -> int:
-    from bot.services.reading.files import import_file
+    from bot.services.programme.files import import_file
 
     settings = _settings()
     with _database_failures(settings):
@@ -229,7 +229,7 @@ async def _import(args: argparse.Namespace) -> int:
 
 
 async def _export(args: argparse.Namespace) -> int:
-    from bot.services.reading.files import export_file
+    from bot.services.programme.files import export_file
 
     settings = _settings()
     with _database_failures(settings):

@@ -22,10 +22,10 @@ from bot.errors import BadInput, NotAllowed
 from bot.paging import Page, clamp_page, page_count, send_page
 from bot.permissions import ensure_organizer, guild_config_for, require_guild_id
 from bot.replies import send_ephemeral
+from bot.services.config.guild import get_config
 from bot.services.reminders import plan, queries
 from bot.services.reminders import requested as svc
 from bot.services.reminders.runner import ReminderRunner
-from bot.services.setup.config import get_config
 from bot.transformers import SessionOption
 from cogs.reminders import _render as render
 from cogs.reminders._options import Duration, Message, ReminderId, Repeat, When

@@ -20,13 +20,13 @@ from bot.client import Interaction, PaperclubBot
 from bot.papers import MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import one_line, send_ephemeral, send_reply
+from bot.services.config.guild import GuildConfig, get_config
 from bot.services.series import changes as changes_svc
 from bot.services.series import drafts, rules
 from bot.services.series import store as svc
 from bot.services.series import weeks as weeks_svc
 from bot.services.series.info import Changes, SeriesInfo, series_info, series_rule
 from bot.services.sessions import rules as session_rules
-from bot.services.setup.config import GuildConfig, get_config
 from bot.transformers import timezone_autocomplete
 from cogs.series import publishing, render
 from cogs.series.background import SeriesBackground

@@ -19,12 +19,12 @@ from discord.ext import commands
 
 from bot.background import Job, daily
 from bot.client import PaperclubBot
+from bot.services.config.guild import get_config
 from bot.services.series import changes as changes_svc
 from bot.services.series import horizon
 from bot.services.series import store as svc
 from bot.services.series import weeks as weeks_svc
 from bot.services.series.info import Changes
-from bot.services.setup.config import get_config
 from cogs.series import publishing
 from cogs.series.buttons import PresentButton
 

@@ -10,9 +10,9 @@ from discord.utils import escape_markdown
 from bot.client import Interaction
 from bot.permissions import require_guild_id
 from bot.replies import one_line, send_ephemeral
+from bot.services.config.guild import get_config
 from bot.services.series import presenters
 from bot.services.series.info import Changes
-from bot.services.setup.config import get_config
 from bot.timeutil import format_club_time
 from cogs.series import publishing
 

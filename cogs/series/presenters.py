@@ -9,8 +9,8 @@ from discord.ext import commands
 from bot.client import Interaction, PaperclubBot
 from bot.paging import Page, clamp_page, page_count, send_page
 from bot.permissions import require_guild_id
+from bot.services.config.guild import get_config
 from bot.services.series import presenters as presenter_svc
-from bot.services.setup.config import get_config
 from cogs.series import render
 
 PRESENTERS_PAGER = "presenters"

@@ -17,12 +17,12 @@ import discord
 from bot.client import PaperclubBot
 from bot.errors import NotConfigured
 from bot.replies import NO_MENTIONS
+from bot.services.config.guild import get_config
 from bot.services.series import store as svc
 from bot.services.series import weeks as weeks_svc
 from bot.services.series.info import Changes, SeriesInfo
 from bot.services.sessions import event_claims
 from bot.services.sessions import store as sessions
-from bot.services.setup.config import get_config
 from bot.timeutil import DisplayZone
 from cogs.series import render
 from cogs.sessions import announcements

@@ -13,7 +13,7 @@ from bot import timeutil
 from bot.client import Interaction, PaperclubBot
 from bot.permissions import require_guild_id
 from bot.replies import one_line, send_ephemeral
-from bot.services.sessions import calendar as ics
+from bot.services.calendars import ics
 from bot.services.sessions.info import SessionInfo
 from bot.services.sessions.queries import toggle_subscription
 from bot.services.sessions.store import get_session

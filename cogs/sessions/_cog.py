@@ -18,11 +18,11 @@ from bot.paging import Page, clamp_page, page_count, send_page
 from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import send_ephemeral, send_reply
-from bot.services.sessions import calendar as ics
+from bot.services.calendars import ics
+from bot.services.config.guild import GuildConfig, get_config
 from bot.services.sessions import queries, rules
 from bot.services.sessions import store as svc
 from bot.services.sessions.draft import new_session
-from bot.services.setup.config import GuildConfig, get_config
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
 from cogs.sessions import announcements, render
 from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view, session_page_url

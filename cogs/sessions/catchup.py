@@ -19,9 +19,9 @@ import discord
 from discord.ext import commands
 
 from bot.client import PaperclubBot
+from bot.services.config.guild import get_config
 from bot.services.sessions import event_claims
 from bot.services.sessions import store as svc
-from bot.services.setup.config import get_config
 from cogs.sessions.events import sync_event
 
 log = logging.getLogger("paperclub.sessions")

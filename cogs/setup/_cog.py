@@ -10,7 +10,7 @@ from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
 from bot.permissions import IN_SERVER_ONLY, check_organizer, manager_only, require_guild_id
 from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, send_ephemeral
-from bot.services.setup.config import GuildConfig, update_config
+from bot.services.config.guild import GuildConfig, update_config
 from bot.services.setup.overview import SetupOverview, read_overview
 from bot.transformers import timezone_autocomplete
 from cogs.series import settings as series_settings

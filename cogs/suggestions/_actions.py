@@ -18,9 +18,9 @@ from bot.errors import BadInput, Conflict
 from bot.papers import PaperRef
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import one_line, send_ephemeral
+from bot.services.config.guild import get_config
 from bot.services.sessions.draft import new_session
 from bot.services.sessions.info import SessionInfo
-from bot.services.setup.config import get_config
 from bot.services.suggestions.actions import (
     SuggestionDraft,
     in_transaction,

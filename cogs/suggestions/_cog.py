@@ -17,7 +17,7 @@ from bot.errors import BadInput
 from bot.paging import Page, clamp_page, page_count
 from bot.permissions import guild_config_for, member_is_organizer, organizer_only
 from bot.replies import NO_MENTIONS, cut, one_line, send_ephemeral, send_reply
-from bot.services.setup.config import get_config
+from bot.services.config.guild import get_config
 from bot.services.suggestions.actions import review_suggestion, withdraw_suggestion
 from bot.services.suggestions.duplicates import TitleIndex
 from bot.services.suggestions.polls import choose_poll_options, record_poll

@@ -9,8 +9,8 @@ import pytest
 import yaml
 from sqlalchemy import func, select
 
-from bot.services.reading.document import ProgrammeInvalid
-from bot.services.reading.files import export_text, import_text
+from bot.services.programme.document import ProgrammeInvalid
+from bot.services.programme.files import export_text, import_text
 from db.models import ClubSession
 from db.models.series import Series, SeriesWeek
 from tests.series.helpers import add_thursdays, configure, from_bot, press, run, settle

@@ -16,7 +16,7 @@ from bot.app import build_bot
 from bot.demo.botenv import BotEnv
 from bot.demo.running import connected
 from bot.permissions import REQUIRED_PERMISSIONS
-from bot.services.reading.files import import_text
+from bot.services.programme.files import import_text
 from bot.services.sessions import event_claims
 from db.engine import create_engine, create_session_factory
 from db.models import AppState, ClubSession

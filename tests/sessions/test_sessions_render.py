@@ -10,8 +10,8 @@ import pytest
 
 from bot import timeutil
 from bot.replies import markdown_link
+from bot.services.calendars import ics
 from bot.services.papers.store import PaperInfo
-from bot.services.sessions import calendar as ics
 from bot.services.sessions import rules
 from bot.services.sessions.info import SessionInfo
 from bot.timeutil import DEFAULT_DISPLAY_ZONES
