@@ -1,7 +1,7 @@
 """/remind add, list, cancel, me — and the listeners that keep automatic session reminders planned.
 
 Thin: read the interaction, call the service, render the reply. The runner (bot/services/reminders/runner.py)
-sends through cogs/reminders/transport.py, as a job of the bot's background core.
+sends through cogs/reminders/_transport.py, as a job of the bot's background core.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from bot.services.reminders.runner import ReminderRunner
 from bot.transformers import SessionOption
 from cogs.reminders import _render as render
 from cogs.reminders._options import Duration, Message, ReminderId, Repeat, When
-from cogs.reminders.transport import DiscordTransport
+from cogs.reminders._transport import DiscordTransport
 from db.engine import read_only_session_factory
 
 log = logging.getLogger("paperclub.reminders")

@@ -1,7 +1,7 @@
 """/series: add, show, list, skip, unskip, move, edit, end, open. Thin: check who may, read the options into
 a checked draft (bot.services.series.drafts), write in one transaction (bot.services.series.store, weeks,
-changes), then follow on Discord (cogs/series/publishing.py) and reply. The background work (the daily
-horizon job, refreshes after changes) is cogs/series/background.py; /presenters, cogs/series/presenters.py.
+changes), then follow on Discord (cogs/series/_publishing.py) and reply. The background work (the daily
+horizon job, refreshes after changes) is cogs/series/_background.py; /presenters, cogs/series/_presenters.py.
 """
 
 from __future__ import annotations
@@ -28,9 +28,10 @@ from bot.services.series import weeks as weeks_svc
 from bot.services.series.info import Changes, SeriesInfo, series_info, series_rule
 from bot.services.sessions import rules as session_rules
 from bot.transformers import timezone_autocomplete
-from cogs.series import publishing, render
-from cogs.series.background import SeriesBackground
-from cogs.series.options import (
+from cogs.series import _publishing as publishing
+from cogs.series import _render as render
+from cogs.series._background import SeriesBackground
+from cogs.series._options import (
     Clock,
     DateText,
     Every,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot.client import PaperclubBot
+from cogs.sessions._catchup import EventCatchUp
 from cogs.sessions._cog import SessionsCog
-from cogs.sessions.catchup import EventCatchUp
 
 __all__ = ["EventCatchUp", "SessionsCog", "setup"]
 

@@ -18,7 +18,7 @@ from bot.services.sessions.info import SessionInfo
 from bot.services.sessions.queries import toggle_subscription
 from bot.services.sessions.store import get_session
 from bot.views import PaperclubView, PersistentButton, field
-from cogs.series.buttons import present_button
+from cogs.series._buttons import present_button
 
 IN_SERVER_ONLY = "This button works in a server, not in DMs."
 
@@ -111,7 +111,7 @@ def announcement_view(
         view.add_item(discord.ui.Button(label="Sign up", style=discord.ButtonStyle.link, url=info.signup_url))
     if not info.has_started(now):
         view.add_item(RemindMeButton(info.id))
-        present = present_button(info)  # a week of a series: I'll present (cogs/series/buttons.py)
+        present = present_button(info)  # a week of a series: I'll present (cogs/series/_buttons.py)
         if present is not None:
             view.add_item(present)
     view.add_item(CalendarButton(info.id))
@@ -122,6 +122,6 @@ def announcement_view(
 
 async def session_page_url(bot: PaperclubBot, info: SessionInfo) -> str | None:
     """The session's page on the club's website, or None while the website is off."""
-    from cogs.site.links import session_url
+    from cogs.site._links import session_url
 
     return await session_url(bot, info.guild_id, info.id)

@@ -1,6 +1,6 @@
 """/session: add, edit, cancel, announce, list, show, recap, calendar. Thin: read the interaction, build
 the checked draft (bot.services.sessions.draft) and hand it to the publish flow (cogs.sessions.publish),
-or call the service and do the Discord side (cogs.sessions.announcements); render the reply."""
+or call the service and do the Discord side (cogs.sessions._announcements); render the reply."""
 
 from __future__ import annotations
 
@@ -24,10 +24,11 @@ from bot.services.sessions import queries, rules
 from bot.services.sessions import store as svc
 from bot.services.sessions.draft import new_session
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
-from cogs.sessions import announcements, render
+from cogs.sessions import _announcements as announcements
+from cogs.sessions import _render as render
 from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view, session_page_url
 from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply_with_card
-from cogs.sessions.events import sync_event
+from cogs.sessions._events import sync_event
 from cogs.sessions.publish import create_and_publish
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]

@@ -28,7 +28,7 @@ from bot.services.sessions import rules
 from bot.services.sessions.draft import CLEAR, SessionChanges, session_changes
 from bot.services.sessions.info import SessionInfo
 from bot.views import PaperclubModal
-from cogs.sessions import render
+from cogs.sessions import _render as render
 from cogs.sessions.publish import change_and_publish
 
 FIELD_LABELS = {

@@ -14,7 +14,7 @@ The store part (one transaction, then arXiv's titles for papers given by arXiv i
 :func:`bot.services.sessions.store.save_new_session`; this module adds the Discord part: dispatch
 ``session_saved`` (reminders and others listen) and create or move the Discord scheduled event. Both
 are best effort once the session is saved: trouble becomes a warning, never a lost session. It does
-not announce (``/session announce`` posts the announcement: cogs/sessions/announcements.py).
+not announce (``/session announce`` posts the announcement: cogs/sessions/_announcements.py).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from bot.services.sessions.draft import SessionChanges, SessionDraft
 from bot.services.sessions.info import Overlap, SessionInfo
 from bot.services.sessions.rules import PaperReading
 from bot.timeutil import DisplayZone, discord_timestamp
-from cogs.sessions.events import sync_event
+from cogs.sessions._events import sync_event
 
 SHOWN_OVERLAPS = 3
 SHOWN_TITLE = 80

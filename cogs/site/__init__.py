@@ -1,5 +1,5 @@
 """The club's public website, Discord side: /calendar link and reset, and the site's routes on the bot's
-web server. (/setup website and /setup about are in cogs/setup, calling cogs/site/_setup.py.)"""
+web server. (/setup website and /setup about are in cogs/setup, calling cogs/site/settings.py.)"""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from bot.replies import send_ephemeral
 from bot.services.site import tokens
 from bot.services.site.config import get_site
 from bot.services.site.web import SiteHandlers, reader_session_factory
-from cogs.site.links import public_base
+from cogs.site._links import public_base
 
 OFF = "This server's website is off, so there is no calendar feed yet: an admin turns it on with `/setup website`."
 UNREACHABLE = "The website has no address yet: the bot's host sets WEB_PORT (and PUBLIC_URL) to serve it."

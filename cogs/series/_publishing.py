@@ -24,9 +24,9 @@ from bot.services.series.info import Changes, SeriesInfo
 from bot.services.sessions import event_claims
 from bot.services.sessions import store as sessions
 from bot.timeutil import DisplayZone
-from cogs.series import render
-from cogs.sessions import announcements
-from cogs.sessions.events import sync_event
+from cogs.series import _render as render
+from cogs.sessions import _announcements as announcements
+from cogs.sessions._events import sync_event
 
 log = logging.getLogger("paperclub.series")
 

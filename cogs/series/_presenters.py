@@ -11,7 +11,7 @@ from bot.paging import Page, clamp_page, page_count, send_page
 from bot.permissions import require_guild_id
 from bot.services.config.guild import get_config
 from bot.services.series import presenters as presenter_svc
-from cogs.series import render
+from cogs.series import _render as render
 
 PRESENTERS_PAGER = "presenters"
 

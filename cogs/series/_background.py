@@ -25,8 +25,8 @@ from bot.services.series import horizon
 from bot.services.series import store as svc
 from bot.services.series import weeks as weeks_svc
 from bot.services.series.info import Changes
-from cogs.series import publishing
-from cogs.series.buttons import PresentButton
+from cogs.series import _publishing as publishing
+from cogs.series._buttons import PresentButton
 
 log = logging.getLogger("paperclub.series")
 HORIZON_JOB = "series.horizons"

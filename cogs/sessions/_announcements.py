@@ -1,5 +1,5 @@
 """A session's posts in Discord: the announcement message and its thread, the cancellation notice and
-the recap post (the scheduled event is cogs/sessions/events.py; creating a session and publishing it,
+the recap post (the scheduled event is cogs/sessions/_events.py; creating a session and publishing it,
 cogs/sessions/publish.py).
 
 Each step is best effort once the session is saved: a missing permission becomes a short warning for
@@ -21,7 +21,7 @@ from bot.replies import NO_MENTIONS
 from bot.services.sessions import store as svc
 from bot.services.sessions.info import SessionInfo
 from bot.timeutil import DisplayZone
-from cogs.sessions import render
+from cogs.sessions import _render as render
 from cogs.sessions._buttons import announcement_view, session_page_url
 
 log = logging.getLogger("paperclub.sessions")

@@ -35,7 +35,7 @@ class PresentButton(PersistentButton, prefix="series:present"):
     async def pressed(self, interaction: Interaction) -> None:
         # Imported here: the claim flow uses the sessions cog (announcements, events), whose announcement
         # buttons import this module.
-        from cogs.series.claims import press_present
+        from cogs.series._claims import press_present
 
         await press_present(interaction, self.session_id)
 

@@ -14,7 +14,7 @@ from bot.services.config.guild import get_config
 from bot.services.series import presenters
 from bot.services.series.info import Changes
 from bot.timeutil import format_club_time
-from cogs.series import publishing
+from cogs.series import _publishing as publishing
 
 IN_SERVER_ONLY = "This button works in a server, not in DMs."
 

@@ -2,7 +2,7 @@
 
 Sessions that came in by ``paperclub import`` (or whose event failed while the bot lacked Create Events)
 have no scheduled event. When a guild becomes available (start-up, reconnect) or the bot joins one, each
-such session gets its event through :func:`cogs.sessions.events.sync_event`, which claims the creation in
+such session gets its event through :func:`cogs.sessions._events.sync_event`, which claims the creation in
 the store: a restart finds the events recorded and makes none, and two processes sharing one PostgreSQL
 never both make one.
 
@@ -22,7 +22,7 @@ from bot.client import PaperclubBot
 from bot.services.config.guild import get_config
 from bot.services.sessions import event_claims
 from bot.services.sessions import store as svc
-from cogs.sessions.events import sync_event
+from cogs.sessions._events import sync_event
 
 log = logging.getLogger("paperclub.sessions")
 
