@@ -86,9 +86,9 @@ class Demo:
         suggestions = self.env.bot.get_cog("Suggestions")
         if suggestions is not None:
             await suggestions.refresher.wait_idle()  # type: ignore[attr-defined]
-        series = self.env.bot.get_cog("SeriesBackground")
+        series = self.env.bot.get_cog("SeriesCog")
         if series is not None:
-            await series.settle()  # type: ignore[attr-defined]
+            await series.background.settle()  # type: ignore[attr-defined]
 
     def narrate(self, text: str) -> None:
         print(f"\n{RULE}\n▶ {text}\n{RULE}", file=self.out)

@@ -12,11 +12,9 @@ Announcements are not posted automatically: organizers choose when and where a s
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import discord
-from discord.ext import commands
 
 from bot.client import PaperclubBot
 from bot.services.config.guild import get_config
@@ -27,53 +25,30 @@ from cogs.sessions._events import sync_event
 log = logging.getLogger("paperclub.sessions")
 
 
-class EventCatchUp(commands.Cog):
-    def __init__(self, bot: PaperclubBot) -> None:
-        self.bot = bot
-        self._finished: dict[int, asyncio.Event] = {}
-
-    def finished(self, guild_id: int) -> asyncio.Event:
-        """Set once a catch-up of the guild has finished since the bot started (tests, the demo)."""
-        return self._finished.setdefault(guild_id, asyncio.Event())
-
-    @commands.Cog.listener()
-    async def on_guild_available(self, guild: discord.Guild) -> None:
-        await self.catch_up(guild)
-
-    @commands.Cog.listener()
-    async def on_guild_join(self, guild: discord.Guild) -> None:
-        await self.catch_up(guild)
-
-    async def catch_up(self, guild: discord.Guild) -> int:
-        """Give each upcoming session of ``guild`` that lacks one its Discord event; returns how many it
-        brought in step (made here, or left to another process holding the claim). Stops at the first
-        refusal (a missing permission refuses them all alike)."""
-        try:
-            return await self._catch_up(guild)
-        finally:
-            self.finished(guild.id).set()
-
-    async def _catch_up(self, guild: discord.Guild) -> int:
-        now = self.bot.clock.now()
-        async with self.bot.session_factory() as session:
-            config = await get_config(session, guild.id)
-            missing = await event_claims.sessions_missing_events(session, guild.id, now)
-        made = 0
-        for session_id in missing:
-            async with self.bot.session_factory() as session:
-                info = await svc.get_session(session, guild.id, session_id)
-            if info.event_id is not None:
-                continue  # made meanwhile (by an organizer's edit, or another process)
-            warning = await sync_event(self.bot, guild, info, config.display_zones)
-            if warning is not None:
-                log.warning(
-                    "guild %s: %d upcoming session(s) still have no Discord event: %s",
-                    guild.id,
-                    len(missing) - made,
-                    warning,
-                )
-                break
-            made += 1
-        if made:
-            log.info("guild %s: %d upcoming session(s) got their Discord event", guild.id, made)
-        return made
+async def catch_up(bot: PaperclubBot, guild: discord.Guild) -> int:
+    """Give each upcoming session of ``guild`` that lacks one its Discord event; returns how many it
+    brought in step (made here, or left to another process holding the claim). Stops at the first
+    refusal (a missing permission refuses them all alike)."""
+    now = bot.clock.now()
+    async with bot.session_factory() as session:
+        config = await get_config(session, guild.id)
+        missing = await event_claims.sessions_missing_events(session, guild.id, now)
+    made = 0
+    for session_id in missing:
+        async with bot.session_factory() as session:
+            info = await svc.get_session(session, guild.id, session_id)
+        if info.event_id is not None:
+            continue  # made meanwhile (by an organizer's edit, or another process)
+        warning = await sync_event(bot, guild, info, config.display_zones)
+        if warning is not None:
+            log.warning(
+                "guild %s: %d upcoming session(s) still have no Discord event: %s",
+                guild.id,
+                len(missing) - made,
+                warning,
+            )
+            break
+        made += 1
+    if made:
+        log.info("guild %s: %d upcoming session(s) got their Discord event", guild.id, made)
+    return made

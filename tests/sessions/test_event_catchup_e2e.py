@@ -52,7 +52,7 @@ async def _import_while_down(env: BotEnv) -> None:
 
 
 async def _caught_up(bot, guild_id: int) -> None:
-    await asyncio.wait_for(bot.get_cog("EventCatchUp").finished(guild_id).wait(), timeout=10)
+    await asyncio.wait_for(bot.get_cog("SessionsCog").events_caught_up(guild_id).wait(), timeout=10)
 
 
 def _events(env: BotEnv) -> dict[str, str]:
