@@ -83,9 +83,9 @@ class Demo:
         reminders = self.env.bot.get_cog("RemindersCog")
         if reminders is not None:
             await reminders.settle()  # type: ignore[attr-defined]
-        suggestions = self.env.bot.get_cog("Suggestions")
+        suggestions = self.env.bot.get_cog("SuggestionsCog")
         if suggestions is not None:
-            await suggestions.refresher.wait_idle()  # type: ignore[attr-defined]
+            await suggestions.actions.refresher.wait_idle()  # type: ignore[attr-defined]
         series = self.env.bot.get_cog("SeriesCog")
         if series is not None:
             await series.background.settle()  # type: ignore[attr-defined]

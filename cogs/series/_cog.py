@@ -62,7 +62,7 @@ ZONE_HELP = "Zone the time is in: PT, ET, UK, CET, IST, UTC or an IANA name (def
 class SeriesCog(commands.Cog):
     """The /series group and /presenters; starts the series' background work and tells it what it hears."""
 
-    # guild_only as a decorator, as on a GroupCog: it also sets the contexts (guild only) the group is synced with.
+    # guild_only as a decorator, as on a GroupCog: it sets the contexts it is synced with too (guild only).
     series = app_commands.guild_only(
         app_commands.Group(name="series", description="The club's weekly series")
     )

@@ -14,8 +14,8 @@ TITLE = "τ-bench: A Benchmark for Tool-Agent-User Interaction in Real-World Dom
 
 
 async def _post(demo: Any, suggestion_id: int) -> Any:
-    cog = demo.bot.get_cog("Suggestions")
-    await cog.refresher.wait_idle()
+    cog = demo.bot.get_cog("SuggestionsCog")
+    await cog.actions.refresher.wait_idle()
     async with demo.bot.session_factory() as session:
         card = await card_by_id(session, suggestion_id)
     assert card is not None
