@@ -43,7 +43,7 @@ from bot.clock import SystemClock
 from bot.demo.running import connected
 from bot.permissions import REQUIRED_PERMISSIONS
 from bot.settings import load_settings
-from cogs.reminders import transport
+from cogs.reminders import _transport as transport
 from db.engine import create_engine
 from db.migrate import upgrade_database
 from db.models.reminders import Reminder

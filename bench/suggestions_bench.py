@@ -254,8 +254,8 @@ async def bench_presses(presses: int) -> None:
         async with BotEnv(
             database_url=url, settings_overrides={"arxiv_api_url": "http://127.0.0.1:9/api"}
         ) as env:
-            cog = env.bot.get_cog("Suggestions")
-            cog.arxiv.timeout = 0.1
+            cog = env.bot.get_cog("SuggestionsCog")
+            cog.actions.arxiv.timeout = 0.1
             await (
                 await env.invoke("setup suggestions", {"channel": env.general}, member=env.admin)
             ).response()
@@ -269,7 +269,7 @@ async def bench_presses(presses: int) -> None:
                 ("one transaction per press (baseline)", OnePerPress(env.bot.session_factory)),
                 ("batched (the bot's VoteWriter)", votes.VoteWriter(env.bot.session_factory)),
             ):
-                cog._vote_writer = writer
+                cog.actions._vote_writer = writer
                 figures[name] = await _press_round(env, cog, members, name)
             base, bot = figures.values()
             ratio = percentile(bot["answered"], 99) / percentile(base["answered"], 99)
@@ -321,7 +321,7 @@ async def _press_round(env: Any, cog: Any, members: list[Any], title: str) -> di
     wall = time.perf_counter() - started
     answered_all.set()
     probes = await probing
-    await cog.refresher.wait_idle()
+    await cog.actions.refresher.wait_idle()
     async with env.bot.session_factory() as session:
         stored = await count_votes(session, row.id)
         voters = set(
@@ -339,7 +339,7 @@ async def _press_round(env: Any, cog: Any, members: list[Any], title: str) -> di
     label = next(b["label"] for b in env.standin.message(post.id).buttons if "vote" in b["custom_id"])
     exact = stored == len(members) == confirmed_in and voters == {m.id for m in members}
     answered = [a for a, _ in done]
-    print(f"-- {title}: {cog.votes.batches} write transactions")
+    print(f"-- {title}: {cog.actions.votes.batches} write transactions")
     print(
         f"  errors: {len(errors)}; stored count {stored} of {len(members)}, {confirmed_in} told 'Your vote is in'; "
         f"the post shows '{label}' → every vote counted once: {'yes' if exact else 'NO'}"

@@ -19,6 +19,8 @@ from bot.settings import Settings, SettingsError, api_addresses, load_settings
 from db.engine import describe_database
 
 log = logging.getLogger("paperclub")
+# Each command imports what it needs when it runs, so `paperclub --help` and the small commands start
+# without loading the bot and its features.
 MAX_ID = 2**63 - 1  # the store keeps ids in signed 64-bit columns; Discord's snowflakes fit
 
 
@@ -221,7 +223,7 @@ async def _demo(args: argparse.Namespace) -> int:
 
 
 async def _import(args: argparse.Namespace) -> int:
-    from bot.services.reading.files import import_file
+    from bot.services.programme.files import import_file
 
     settings = _settings()
     with _database_failures(settings):
@@ -229,7 +231,7 @@ async def _import(args: argparse.Namespace) -> int:
 
 
 async def _export(args: argparse.Namespace) -> int:
-    from bot.services.reading.files import export_file
+    from bot.services.programme.files import export_file
 
     settings = _settings()
     with _database_failures(settings):

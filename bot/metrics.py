@@ -242,7 +242,7 @@ def web_routes(bot: PaperclubBot) -> web.RouteTableDef:
 
 def parse_metrics(text_format: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     """``/metrics`` text as {(name, sorted labels): value} (tests and benches read it back)."""
-    from prometheus_client.parser import text_string_to_metric_families
+    from prometheus_client.parser import text_string_to_metric_families  # only tests and benches parse it
 
     values: dict[tuple[str, tuple[tuple[str, str], ...]], float] = {}
     for family in text_string_to_metric_families(text_format):

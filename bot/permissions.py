@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 
 from bot.errors import NotAllowed
-from bot.services.setup.config import GuildConfig, get_config
+from bot.services.config.guild import GuildConfig, get_config
 
 if TYPE_CHECKING:
     from bot.client import Interaction

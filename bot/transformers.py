@@ -29,10 +29,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot import timeutil, when
 from bot.errors import BadInput, PaperclubError
 from bot.ids import MAX_ID, parse_id, require_id
+from bot.services.config.guild import GuildConfig, get_config
 from bot.services.sessions import rules as session_rules
 from bot.services.sessions.queries import MAX_CHOICES, session_choices
 from bot.services.sessions.store import get_session
-from bot.services.setup.config import GuildConfig, get_config
 from bot.text import CHOICE_NAME_LIMIT, cut
 
 if TYPE_CHECKING:

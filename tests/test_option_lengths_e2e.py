@@ -23,12 +23,7 @@ from bot.papers import (
     MAX_TITLE_LENGTH,
     MAX_URL_LENGTH,
 )
-from bot.services.reading.lists import MAX_LIST_NAME, MAX_NOTE
-from bot.services.reading.terms import MAX_QUERY_LENGTH
-from bot.services.reminders.requested import MAX_MESSAGE
-from bot.services.series import rules as series_rules
-from bot.services.sessions import rules as session_rules
-from bot.services.setup.config import (
+from bot.services.config.guild import (
     MAX_OFFSETS_TEXT,
     MAX_TOPIC,
     MAX_TOPICS,
@@ -36,6 +31,11 @@ from bot.services.setup.config import (
     MAX_ZONES_TEXT,
     get_config,
 )
+from bot.services.reading.lists import MAX_LIST_NAME, MAX_NOTE
+from bot.services.reading.terms import MAX_QUERY_LENGTH
+from bot.services.reminders.requested import MAX_MESSAGE
+from bot.services.series import rules as series_rules
+from bot.services.sessions import rules as session_rules
 from bot.services.site.config import MAX_ABOUT, MAX_SLUG
 from bot.services.suggestions.actions import MAX_NOTE_LENGTH, MAX_REASON_LENGTH
 from db.models import ClubSession, GuildSettings, Paper

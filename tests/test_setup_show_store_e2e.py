@@ -11,8 +11,8 @@ from typing import Any
 from sqlalchemy import delete, insert, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
+from bot.services.config.guild import get_config
 from bot.services.series.store import get_settings
-from bot.services.setup.config import get_config
 from bot.services.setup.overview import read_overview
 from bot.services.site.config import get_site
 from db.engine import create_session_factory, one_statement_session_factory

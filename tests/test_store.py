@@ -9,7 +9,7 @@ from sqlalchemy import inspect, select, text
 from sqlalchemy.exc import IntegrityError, StatementError
 
 from bot.errors import BadInput
-from bot.services.setup.config import get_config, update_config
+from bot.services.config.guild import get_config, update_config
 from db.migrate import upgrade_database
 from db.models import ClubSession, GuildSettings, Paper, SessionPaper
 

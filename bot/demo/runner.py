@@ -83,12 +83,12 @@ class Demo:
         reminders = self.env.bot.get_cog("RemindersCog")
         if reminders is not None:
             await reminders.settle()  # type: ignore[attr-defined]
-        suggestions = self.env.bot.get_cog("Suggestions")
+        suggestions = self.env.bot.get_cog("SuggestionsCog")
         if suggestions is not None:
-            await suggestions.refresher.wait_idle()  # type: ignore[attr-defined]
-        series = self.env.bot.get_cog("SeriesBackground")
+            await suggestions.actions.refresher.wait_idle()  # type: ignore[attr-defined]
+        series = self.env.bot.get_cog("SeriesCog")
         if series is not None:
-            await series.settle()  # type: ignore[attr-defined]
+            await series.background.settle()  # type: ignore[attr-defined]
 
     def narrate(self, text: str) -> None:
         print(f"\n{RULE}\n▶ {text}\n{RULE}", file=self.out)

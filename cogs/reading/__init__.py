@@ -5,8 +5,7 @@ from __future__ import annotations
 from bot.client import PaperclubBot
 from cogs.reading._cog import ReadingCog
 
-__all__ = ["ReadingCog", "setup"]
-
 
 async def setup(bot: PaperclubBot) -> None:
+    """Add the reading cog."""
     await bot.add_cog(ReadingCog(bot))

@@ -15,11 +15,11 @@ from bot.errors import BadInput
 from bot.paging import Page, clamp_page, page_count, send_page
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import NO_MENTIONS, send_ephemeral
+from bot.services.config.guild import get_config
 from bot.services.papers.metadata import fill_missing_metadata
 from bot.services.reading import exports, saved_queries
 from bot.services.reading import lists as svc
 from bot.services.reading import search as full_text
-from bot.services.setup.config import get_config
 from bot.timeutil import resolve_timezone
 from cogs.reading import _render as render
 from cogs.reading._options import (

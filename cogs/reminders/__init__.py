@@ -5,8 +5,6 @@ from __future__ import annotations
 from bot.client import PaperclubBot
 from cogs.reminders._cog import RemindersCog
 
-__all__ = ["RemindersCog", "setup"]
-
 
 async def setup(bot: PaperclubBot) -> None:
     """Add the reminders cog."""

@@ -1,7 +1,7 @@
 """/remind add, list, cancel, me — and the listeners that keep automatic session reminders planned.
 
 Thin: read the interaction, call the service, render the reply. The runner (bot/services/reminders/runner.py)
-sends through cogs/reminders/transport.py, as a job of the bot's background core.
+sends through cogs/reminders/_transport.py, as a job of the bot's background core.
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ from bot.errors import BadInput, NotAllowed
 from bot.paging import Page, clamp_page, page_count, send_page
 from bot.permissions import ensure_organizer, guild_config_for, require_guild_id
 from bot.replies import send_ephemeral
+from bot.services.config.guild import get_config
 from bot.services.reminders import plan, queries
 from bot.services.reminders import requested as svc
 from bot.services.reminders.runner import ReminderRunner
-from bot.services.setup.config import get_config
 from bot.transformers import SessionOption
 from cogs.reminders import _render as render
 from cogs.reminders._options import Duration, Message, ReminderId, Repeat, When
-from cogs.reminders.transport import DiscordTransport
+from cogs.reminders._transport import DiscordTransport
 from db.engine import read_only_session_factory
 
 log = logging.getLogger("paperclub.reminders")

@@ -14,9 +14,9 @@ from bot.client import Interaction
 from bot.errors import BadInput
 from bot.ids import shown_number
 from bot.permissions import member_is_organizer
+from bot.services.config.guild import get_config
 from bot.services.reminders import queries
 from bot.services.reminders import requested as svc
-from bot.services.setup.config import get_config
 from bot.transformers import IdTransformer, OptionTransformer, guild_choices
 from bot.transformers import WhenTransformer as SharedWhenTransformer
 

@@ -3,19 +3,9 @@
 from __future__ import annotations
 
 from bot.client import PaperclubBot
-
-__all__ = ["setup"]
+from cogs.series._cog import SeriesCog
 
 
 async def setup(bot: PaperclubBot) -> None:
-    # Imported here, not at the top: the sessions cog's announcement buttons import cogs.series.buttons,
-    # and this package's cog imports the sessions cog; importing the cog when the package is first imported
-    # would make that a cycle.
-    from cogs.series._cog import SeriesCog
-    from cogs.series.background import SeriesBackground
-    from cogs.series.presenters import PresentersCog
-
-    background = SeriesBackground(bot)
-    await bot.add_cog(background)
-    await bot.add_cog(SeriesCog(bot, background))
-    await bot.add_cog(PresentersCog(bot))
+    """Add the series cog."""
+    await bot.add_cog(SeriesCog(bot))

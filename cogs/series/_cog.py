@@ -1,7 +1,7 @@
-"""/series: add, show, list, skip, unskip, move, edit, end, open. Thin: check who may, read the options into
-a checked draft (bot.services.series.drafts), write in one transaction (bot.services.series.store, weeks,
-changes), then follow on Discord (cogs/series/publishing.py) and reply. The background work (the daily
-horizon job, refreshes after changes) is cogs/series/background.py; /presenters, cogs/series/presenters.py.
+"""/series (add, show, list, skip, unskip, move, edit, end, open) and /presenters. Thin: check who may, read
+the options into a checked draft (bot.services.series.drafts), write in one transaction (bot.services.series
+.store, weeks, changes), then follow on Discord (cogs/series/_publishing.py) and reply. The background work
+(the daily horizon job, refreshes after changes) is cogs/series/_background.py, started and told here.
 """
 
 from __future__ import annotations
@@ -17,20 +17,24 @@ from discord.utils import escape_markdown
 
 from bot import timeutil
 from bot.client import Interaction, PaperclubBot
+from bot.paging import Page, send_page
 from bot.papers import MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import one_line, send_ephemeral, send_reply
+from bot.services.config.guild import GuildConfig, get_config
 from bot.services.series import changes as changes_svc
 from bot.services.series import drafts, rules
 from bot.services.series import store as svc
 from bot.services.series import weeks as weeks_svc
 from bot.services.series.info import Changes, SeriesInfo, series_info, series_rule
 from bot.services.sessions import rules as session_rules
-from bot.services.setup.config import GuildConfig, get_config
 from bot.transformers import timezone_autocomplete
-from cogs.series import publishing, render
-from cogs.series.background import SeriesBackground
-from cogs.series.options import (
+from cogs.series import _publishing as publishing
+from cogs.series import _render as render
+from cogs.series._background import SeriesBackground
+from cogs.series._buttons import PresentButton, present_button
+from cogs.series._claims import press_present
+from cogs.series._options import (
     Clock,
     DateText,
     Every,
@@ -42,6 +46,8 @@ from cogs.series.options import (
     WeekOption,
     Zone,
 )
+from cogs.series._presenters import PRESENTERS_PAGER, presenters_page
+from cogs.sessions import announcement_buttons
 
 log = logging.getLogger("paperclub.series")
 
@@ -53,12 +59,59 @@ TIME_HELP = "Wall-clock time, e.g. 9:30am or 17:30 (stays that time all year in 
 ZONE_HELP = "Zone the time is in: PT, ET, UK, CET, IST, UTC or an IANA name (default: the server's)"
 
 
-@app_commands.guild_only()
-class SeriesCog(commands.GroupCog, group_name="series", group_description="The club's weekly series"):
-    def __init__(self, bot: PaperclubBot, background: SeriesBackground) -> None:
+class SeriesCog(commands.Cog):
+    """The /series group and /presenters; starts the series' background work and tells it what it hears."""
+
+    # guild_only as a decorator, as on a GroupCog: it sets the contexts it is synced with too (guild only).
+    series = app_commands.guild_only(
+        app_commands.Group(name="series", description="The club's weekly series")
+    )
+
+    def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        self.background = background
+        self.background = SeriesBackground(bot)
         super().__init__()
+
+    async def cog_load(self) -> None:
+        """Register the claim button (on the open-weeks message, and on weeks' announcements through the
+        sessions' registry) and the /presenters pages; add the daily horizon job."""
+        self.bot.add_dynamic_items(PresentButton)
+        announcement_buttons.of(self.bot).add(present_button)
+        self.bot.pagers.register(PRESENTERS_PAGER, self._presenters_page)
+        await self.background.start()
+
+    async def cog_unload(self) -> None:
+        """Take them back; stop the background work (awaited, before the bot disposes of the engine)."""
+        await self.background.stop()
+        self.bot.pagers.unregister(PRESENTERS_PAGER)
+        announcement_buttons.of(self.bot).remove(present_button)
+        self.bot.remove_dynamic_items(PresentButton)
+
+    # ------------------------------------------------------------------ what the cog hears
+
+    @commands.Cog.listener()
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        """The server's horizon, once it is available."""
+        await self.background.start_guild(guild.id)
+
+    @commands.Cog.listener()
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        """A new server's horizon."""
+        await self.background.start_guild(guild.id)
+
+    @commands.Cog.listener()
+    async def on_session_saved(self, guild_id: int, session_id: int) -> None:
+        """A week's session changed: refresh the server's boards and nudges."""
+        await self.background.session_saved(guild_id, session_id)
+
+    @commands.Cog.listener()
+    async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
+        """A week's session cancelled (/session cancel): skip the week."""
+        await self.background.session_cancelled(guild_id, session_id)
+
+    async def press_present(self, interaction: Interaction, session_id: int) -> None:
+        """I'll present (or Step down) pressed on a week (cogs/series/_buttons.py)."""
+        await press_present(interaction, session_id, self.background)
 
     # ------------------------------------------------------------------ helpers
 
@@ -97,9 +150,7 @@ class SeriesCog(commands.GroupCog, group_name="series", group_description="The c
 
     # ------------------------------------------------------------------ organizers
 
-    @app_commands.command(
-        name="add", description="Add a weekly series; each week becomes a session (organizers)"
-    )
+    @series.command(name="add", description="Add a weekly series; each week becomes a session (organizers)")
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     @app_commands.describe(
         name="What the series is called (each week's title until it gets its own topic)",
@@ -160,9 +211,7 @@ class SeriesCog(commands.GroupCog, group_name="series", group_description="The c
         ]
         await self._follow(interaction, config, info, Changes(saved=made), lines)
 
-    @app_commands.command(
-        name="skip", description="Skip one week of a series, e.g. for a holiday (organizers)"
-    )
+    @series.command(name="skip", description="Skip one week of a series, e.g. for a holiday (organizers)")
     @app_commands.describe(
         series="The series",
         date="The week to skip, e.g. 2026-12-24",
@@ -181,7 +230,7 @@ class SeriesCog(commands.GroupCog, group_name="series", group_description="The c
         because = f" ({escape_markdown(one_line(reason, 120))})" if reason else ""
         await self._follow(interaction, config, info, changes, [f"Skipped {rules.long_date(day)}{because}."])
 
-    @app_commands.command(name="unskip", description="Meet again on a skipped week (organizers)")
+    @series.command(name="unskip", description="Meet again on a skipped week (organizers)")
     @app_commands.describe(series="The series", date="The skipped week, e.g. 2026-12-24")
     async def unskip(self, interaction: Interaction, series: SeriesOption, date: WeekOption) -> None:
         config, guild_id, now = await self._organizer_begin(interaction)
@@ -195,7 +244,7 @@ class SeriesCog(commands.GroupCog, group_name="series", group_description="The c
             interaction, config, info, changes, [f"{rules.long_date(day)} is a week of the series again."]
         )
 
-    @app_commands.command(name="move", description="Hold one week at another time or day (organizers)")
+    @series.command(name="move", description="Hold one week at another time or day (organizers)")
     @app_commands.describe(
         series="The series",
         date="The week to move (its usual date), e.g. 2026-11-05",
@@ -220,7 +269,7 @@ class SeriesCog(commands.GroupCog, group_name="series", group_description="The c
             interaction, config, info, changes, [f"The week of {rules.long_date(day)} is now on {moved}."]
         )
 
-    @app_commands.command(
+    @series.command(
         name="edit", description="Change a series' day, time, zone, every, until or length (organizers)"
     )
     @app_commands.autocomplete(timezone=timezone_autocomplete)
@@ -272,7 +321,7 @@ class SeriesCog(commands.GroupCog, group_name="series", group_description="The c
                 ]
         await self._follow(interaction, config, info, changes, lines)
 
-    @app_commands.command(name="end", description="End a series after a date, or now (organizers)")
+    @series.command(name="end", description="End a series after a date, or now (organizers)")
     @app_commands.describe(series="The series", after="Its last date, e.g. 2027-06-24 (default: end it now)")
     async def end(
         self, interaction: Interaction, series: SeriesOption, after: DateText | None = None
@@ -291,7 +340,7 @@ class SeriesCog(commands.GroupCog, group_name="series", group_description="The c
         ]
         await self._follow(interaction, config, info, changes, lines)
 
-    @app_commands.command(
+    @series.command(
         name="open", description="Post (or update) the open weeks, each with a claim button (organizers)"
     )
     @app_commands.describe(
@@ -319,7 +368,7 @@ class SeriesCog(commands.GroupCog, group_name="series", group_description="The c
 
     # ------------------------------------------------------------------ everyone
 
-    @app_commands.command(name="show", description="A series' coming weeks: who presents, what is read")
+    @series.command(name="show", description="A series' coming weeks: who presents, what is read")
     @app_commands.describe(series="The series", public="Post it for everyone (default: only you see it)")
     async def show(self, interaction: Interaction, series: SeriesOption, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
@@ -332,7 +381,7 @@ class SeriesCog(commands.GroupCog, group_name="series", group_description="The c
         embed = render.series_embed(info, weeks, config.display_zones, now, horizon=settings.horizon_weeks)
         await send_reply(interaction, embed=embed, view=render.board_view(weeks, now), public=public)
 
-    @app_commands.command(name="list", description="Every series of this server")
+    @series.command(name="list", description="Every series of this server")
     @app_commands.describe(public="Post the list for everyone (default: only you see it)")
     async def list_(self, interaction: Interaction, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
@@ -341,3 +390,18 @@ class SeriesCog(commands.GroupCog, group_name="series", group_description="The c
             infos = await svc.list_series(session, guild_id)
         embed = render.list_embed(infos, config.display_zones, self.bot.clock.now())
         await send_reply(interaction, embed=embed, public=public)
+
+    # ------------------------------------------------------------------ /presenters
+
+    async def _presenters_page(self, guild_id: int, arg: str, page: int) -> Page:
+        return await presenters_page(self.bot, guild_id, page)
+
+    @app_commands.command(
+        name="presenters", description="Who has presented, how often and when last; who offered to"
+    )
+    @app_commands.describe(public="Post it for everyone (default: only you see it)")
+    async def presenters(self, interaction: Interaction, public: bool = False) -> None:
+        guild_id = require_guild_id(interaction)
+        await send_page(
+            interaction, PRESENTERS_PAGER, "", await presenters_page(self.bot, guild_id, 0), public=public
+        )

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from bot.client import PaperclubBot
 from cogs.sessions._cog import SessionsCog
-from cogs.sessions.catchup import EventCatchUp
-
-__all__ = ["EventCatchUp", "SessionsCog", "setup"]
 
 
 async def setup(bot: PaperclubBot) -> None:
+    """Add the sessions cog."""
     await bot.add_cog(SessionsCog(bot))
-    await bot.add_cog(EventCatchUp(bot))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from datetime import datetime
+from typing import Any
 
 import discord
 from discord.utils import escape_markdown
@@ -13,12 +14,12 @@ from bot import timeutil
 from bot.client import Interaction, PaperclubBot
 from bot.permissions import require_guild_id
 from bot.replies import one_line, send_ephemeral
-from bot.services.sessions import calendar as ics
+from bot.services.calendars import ics
 from bot.services.sessions.info import SessionInfo
 from bot.services.sessions.queries import toggle_subscription
 from bot.services.sessions.store import get_session
 from bot.views import PaperclubView, PersistentButton, field
-from cogs.series.buttons import present_button
+from cogs.sessions import announcement_buttons
 
 IN_SERVER_ONLY = "This button works in a server, not in DMs."
 
@@ -84,44 +85,30 @@ def ics_file(info: SessionInfo, data: bytes) -> discord.File:
     return discord.File(io.BytesIO(data), filename=ics.session_filename(info))
 
 
-def announcement_view(
-    info: SessionInfo, now: datetime, page_url: str | None = None
-) -> discord.ui.View | None:
-    """Sign up (a link), Remind me and Add to calendar; fewer once cancelled or over (None: no buttons).
-    ``page_url`` (the session's page, while the website is on: :func:`session_page_url`) adds a
-    **Session page** link, which stays once the session is over (the recording and notes are there)."""
-    page: discord.ui.Button[discord.ui.View] | None = (
-        discord.ui.Button(label="Session page", style=discord.ButtonStyle.link, url=page_url)
-        if page_url
-        else None
-    )
+async def announcement_view(bot: PaperclubBot, info: SessionInfo, now: datetime) -> discord.ui.View | None:
+    """Sign up (a link), Remind me, what other features add while the session is coming (a week of a
+    series: I'll present), Add to calendar, and the links it keeps (the website's Session page); fewer once
+    cancelled or over (None: no buttons). Other features add theirs through
+    :mod:`cogs.sessions.announcement_buttons`."""
+    extras = announcement_buttons.of(bot)
+    links = await extras.links(info)
     if info.has_ended(now):
-        if page is None:
+        if not links:
             return None
-        view = PaperclubView(timeout=None)
-        view.add_item(page)
-        return view
-    view = PaperclubView(timeout=None)
+        return _view(links)
     if info.is_cancelled:
-        view.add_item(CalendarButton(info.id))
-        if page is not None:
-            view.add_item(page)
-        return view
+        return _view([CalendarButton(info.id), *links])
+    items: list[discord.ui.Item[Any]] = []
     if info.signup_url:
-        view.add_item(discord.ui.Button(label="Sign up", style=discord.ButtonStyle.link, url=info.signup_url))
+        items.append(discord.ui.Button(label="Sign up", style=discord.ButtonStyle.link, url=info.signup_url))
     if not info.has_started(now):
-        view.add_item(RemindMeButton(info.id))
-        present = present_button(info)  # a week of a series: I'll present (cogs/series/buttons.py)
-        if present is not None:
-            view.add_item(present)
-    view.add_item(CalendarButton(info.id))
-    if page is not None:
-        view.add_item(page)
+        items.append(RemindMeButton(info.id))
+        items.extend(extras.coming(info))
+    return _view([*items, CalendarButton(info.id), *links])
+
+
+def _view(items: list[discord.ui.Item[Any]]) -> PaperclubView:
+    view = PaperclubView(timeout=None)
+    for item in items:
+        view.add_item(item)
     return view
-
-
-async def session_page_url(bot: PaperclubBot, info: SessionInfo) -> str | None:
-    """The session's page on the club's website, or None while the website is off."""
-    from cogs.site.links import session_url
-
-    return await session_url(bot, info.guild_id, info.id)

@@ -1,9 +1,10 @@
 """/session: add, edit, cancel, announce, list, show, recap, calendar. Thin: read the interaction, build
 the checked draft (bot.services.sessions.draft) and hand it to the publish flow (cogs.sessions.publish),
-or call the service and do the Discord side (cogs.sessions.announcements); render the reply."""
+or call the service and do the Discord side (cogs.sessions._announcements); render the reply."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 from datetime import datetime
 
@@ -18,17 +19,19 @@ from bot.paging import Page, clamp_page, page_count, send_page
 from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import send_ephemeral, send_reply
-from bot.services.sessions import calendar as ics
+from bot.services.calendars import ics
+from bot.services.config.guild import GuildConfig, get_config
 from bot.services.sessions import queries, rules
 from bot.services.sessions import store as svc
 from bot.services.sessions.draft import new_session
-from bot.services.setup.config import GuildConfig, get_config
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
-from cogs.sessions import announcements, render
-from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view, session_page_url
+from cogs.sessions import _announcements as announcements
+from cogs.sessions import _render as render
+from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view
+from cogs.sessions._catchup import catch_up
 from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply_with_card
-from cogs.sessions.events import sync_event
-from cogs.sessions.publish import create_and_publish
+from cogs.sessions._events import sync_event
+from cogs.sessions.publish import create_and_publish, publish_cancelled
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]
 Name = app_commands.Range[str, 1, rules.MAX_PRESENTER_NAME]
@@ -48,6 +51,7 @@ LIST_PAGER = "sessions"  # bot.paging also turns /session list's old "session:li
 class SessionsCog(commands.GroupCog, group_name="session", group_description="The club's reading sessions"):
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
+        self._caught_up: dict[int, asyncio.Event] = {}
         super().__init__()
 
     async def cog_load(self) -> None:
@@ -78,6 +82,29 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         guild_id = require_guild_id(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)
         return config, guild_id, self.bot.clock.now()
+
+    # ------------------------------------------------------------------ Discord events of imported sessions
+
+    def events_caught_up(self, guild_id: int) -> asyncio.Event:
+        """Set once the server's sessions have had their missing Discord events made since start-up (tests,
+        the demo)."""
+        return self._caught_up.setdefault(guild_id, asyncio.Event())
+
+    @commands.Cog.listener()
+    async def on_guild_available(self, guild: discord.Guild) -> None:
+        """Upcoming sessions without a Discord event (imported ones) get theirs (cogs/sessions/_catchup.py)."""
+        await self._catch_up(guild)
+
+    @commands.Cog.listener()
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        """The same when the bot joins a server that already has sessions."""
+        await self._catch_up(guild)
+
+    async def _catch_up(self, guild: discord.Guild) -> None:
+        try:
+            await catch_up(self.bot, guild)
+        finally:
+            self.events_caught_up(guild.id).set()
 
     # ------------------------------------------------------------------ organizers
 
@@ -194,18 +221,11 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         config, guild_id, now = await self._organizer_begin(interaction)
         async with self.bot.session_factory() as db, db.begin():
             info = await svc.cancel_session(db, guild_id, session, reason=reason, now=now)
-        self.bot.dispatch("session_cancelled", guild_id, info.id)
+        warnings = await publish_cancelled(self.bot, interaction.guild, info, config.display_zones)
         lines = [f"Cancelled session #{info.id}."]
-        warnings = [
-            await sync_event(self.bot, interaction.guild, info, config.display_zones)
-            if interaction.guild
-            else None,
-            await announcements.refresh_announcement(self.bot, info, config.display_zones),
-            await announcements.post_cancellation(self.bot, info, config.display_zones),
-        ]
         if info.is_announced:
             lines.append(f"A notice is posted in <#{info.announcement_channel_id}>.")
-        lines.extend(w for w in warnings if w)
+        lines.extend(warnings)
         await reply_with_card(interaction, lines, info, config, now)
 
     @app_commands.command(
@@ -302,7 +322,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         async with self.bot.session_factory() as db:
             config = await get_config(db, guild_id)
             info = await svc.get_session(db, guild_id, session)
-        view = announcement_view(info, now, await session_page_url(self.bot, info))
+        view = await announcement_view(self.bot, info, now)
         embed = render.session_embed(info, config.display_zones, now=now)
         await send_reply(interaction, embed=embed, view=view, public=public)
 

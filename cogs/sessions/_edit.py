@@ -23,12 +23,12 @@ from bot.client import Interaction, PaperclubBot
 from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer
 from bot.replies import send_ephemeral
+from bot.services.config.guild import GuildConfig
 from bot.services.sessions import rules
 from bot.services.sessions.draft import CLEAR, SessionChanges, session_changes
 from bot.services.sessions.info import SessionInfo
-from bot.services.setup.config import GuildConfig
 from bot.views import PaperclubModal
-from cogs.sessions import render
+from cogs.sessions import _render as render
 from cogs.sessions.publish import change_and_publish
 
 FIELD_LABELS = {

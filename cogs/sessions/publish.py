@@ -14,7 +14,7 @@ The store part (one transaction, then arXiv's titles for papers given by arXiv i
 :func:`bot.services.sessions.store.save_new_session`; this module adds the Discord part: dispatch
 ``session_saved`` (reminders and others listen) and create or move the Discord scheduled event. Both
 are best effort once the session is saved: trouble becomes a warning, never a lost session. It does
-not announce (``/session announce`` posts the announcement: cogs/sessions/announcements.py).
+not announce (``/session announce`` posts the announcement: cogs/sessions/_announcements.py).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import discord
 from discord.utils import escape_markdown
 
 from bot.client import PaperclubBot
@@ -31,7 +32,8 @@ from bot.services.sessions.draft import SessionChanges, SessionDraft
 from bot.services.sessions.info import Overlap, SessionInfo
 from bot.services.sessions.rules import PaperReading
 from bot.timeutil import DisplayZone, discord_timestamp
-from cogs.sessions.events import sync_event
+from cogs.sessions import _announcements as announcements
+from cogs.sessions._events import sync_event
 
 SHOWN_OVERLAPS = 3
 SHOWN_TITLE = 80
@@ -151,3 +153,24 @@ async def change_and_publish(
         warnings=tuple(w for w in warnings if w),
         changed=edit.changed,
     )
+
+
+async def publish_saved(bot: PaperclubBot, info: SessionInfo, zones: Sequence[DisplayZone]) -> list[str]:
+    """A session another feature changed in the store (a week of a series): tell the other features, keep
+    its Discord event and its posted announcement in step. The warnings, if any."""
+    warnings = [await _publish(bot, info, zones), await announcements.refresh_announcement(bot, info, zones)]
+    return [w for w in warnings if w]
+
+
+async def publish_cancelled(
+    bot: PaperclubBot, guild: discord.Guild | None, info: SessionInfo, zones: Sequence[DisplayZone]
+) -> list[str]:
+    """A session just cancelled in the store: tell the other features, cancel its Discord event, mark
+    its announcement and post the notice under it. The warnings, if any."""
+    bot.dispatch("session_cancelled", info.guild_id, info.id)
+    warnings = [
+        await sync_event(bot, guild, info, zones) if guild is not None else None,
+        await announcements.refresh_announcement(bot, info, zones),
+        await announcements.post_cancellation(bot, info, zones),
+    ]
+    return [w for w in warnings if w]

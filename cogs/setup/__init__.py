@@ -5,8 +5,7 @@ from __future__ import annotations
 from bot.client import PaperclubBot
 from cogs.setup._cog import SetupCog
 
-__all__ = ["SetupCog", "setup"]
-
 
 async def setup(bot: PaperclubBot) -> None:
+    """Add the setup cog."""
     await bot.add_cog(SetupCog(bot))

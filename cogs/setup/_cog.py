@@ -10,13 +10,13 @@ from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
 from bot.permissions import IN_SERVER_ONLY, check_organizer, manager_only, require_guild_id
 from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, send_ephemeral
-from bot.services.setup.config import GuildConfig, update_config
+from bot.services.config.guild import GuildConfig, update_config
 from bot.services.setup.overview import SetupOverview, read_overview
 from bot.transformers import timezone_autocomplete
 from cogs.series import settings as series_settings
-from cogs.setup import access
+from cogs.setup import _access as access
 from cogs.setup._options import AboutText, Offsets, Slug, Topics, Zone, Zones
-from cogs.site import _setup as site_setup
+from cogs.site import settings as site_settings
 from db.engine import one_statement_session_factory
 
 SAVED = "Saved."
@@ -97,7 +97,7 @@ class SetupCog(
         gaps = access.guild_gaps(_guild(interaction), overview.config)
         embed = render_settings_embed(overview.config, gaps)
         embed.add_field(
-            name="Website", value=cut(site_setup.show_field(self.bot, overview.site), 1024), inline=False
+            name="Website", value=cut(site_settings.show_field(self.bot, overview.site), 1024), inline=False
         )
         embed.add_field(
             name="Series", value=cut(series_settings.show_field(overview.series), 1024), inline=False
@@ -170,7 +170,7 @@ class SetupCog(
     async def topics(self, interaction: Interaction, topics: Topics) -> None:
         await self._change(interaction, suggestion_topics=topics)
 
-    # ------------------------------------------------------------ the club's website (cogs/site/_setup.py)
+    # ------------------------------------------------------------ the club's website (cogs/site/settings.py)
 
     @app_commands.command(
         name="website", description="Serve the club's public page and calendar feeds (or stop)"
@@ -181,13 +181,13 @@ class SetupCog(
     )
     @manager_only()
     async def website(self, interaction: Interaction, enabled: bool, slug: Slug | None = None) -> None:
-        await site_setup.set_website(interaction, enabled, slug)
+        await site_settings.set_website(interaction, enabled, slug)
 
     @app_commands.command(name="about", description='The website\'s "How it runs" text (Markdown)')
     @app_commands.describe(text="One line of Markdown; leave it out for a form that takes several lines")
     @manager_only()
     async def about(self, interaction: Interaction, text: AboutText | None = None) -> None:
-        await site_setup.set_about(interaction, text)
+        await site_settings.set_about(interaction, text)
 
     # ------------------------------------------------------------ the series (cogs/series/settings.py)
 

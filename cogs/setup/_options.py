@@ -5,7 +5,7 @@ from __future__ import annotations
 from discord import app_commands
 
 from bot import timeutil
-from bot.services.setup.config import MAX_OFFSETS_TEXT, MAX_TOPICS_TEXT, MAX_ZONES_TEXT
+from bot.services.config.guild import MAX_OFFSETS_TEXT, MAX_TOPICS_TEXT, MAX_ZONES_TEXT
 from bot.services.site.config import MAX_ABOUT, MAX_SLUG
 
 Zone = app_commands.Range[str, 1, timeutil.MAX_ZONE_TEXT]

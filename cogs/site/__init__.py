@@ -1,13 +1,12 @@
-"""The club's public website, Discord side: /calendar link and reset, and the site's routes on the bot's
-web server. (/setup website and /setup about are in cogs/setup, calling cogs/site/_setup.py.)"""
+"""The club's public website, Discord side: /calendar link and reset, the site's routes on the bot's web
+server, Session page links; /setup website and /setup about (declared in cogs/setup) in `settings`."""
 
 from __future__ import annotations
 
 from bot.client import PaperclubBot
-from cogs.site._cog import CalendarCog
-
-__all__ = ["CalendarCog", "setup"]
+from cogs.site._cog import SiteCog
 
 
 async def setup(bot: PaperclubBot) -> None:
-    await bot.add_cog(CalendarCog(bot))
+    """Add the site's cog."""
+    await bot.add_cog(SiteCog(bot))

@@ -1,8 +1,12 @@
-"""/calendar link and /calendar reset (ephemeral): a member's personal calendar feed, and the site's
-routes on the bot's web server (added in cog_load, before the bot starts the server)."""
+"""/calendar link and /calendar reset (ephemeral): a member's personal calendar feed; the site's routes on
+the bot's web server (added in cog_load, before the bot starts the server); the Session page link on
+sessions' announcements and cards."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import discord
 from discord import app_commands
 from discord.ext import commands
 
@@ -10,17 +14,19 @@ from bot.client import Interaction, PaperclubBot
 from bot.errors import NotConfigured
 from bot.permissions import require_guild_id
 from bot.replies import send_ephemeral
+from bot.services.sessions.info import SessionInfo
 from bot.services.site import tokens
 from bot.services.site.config import get_site
 from bot.services.site.web import SiteHandlers, reader_session_factory
-from cogs.site.links import public_base
+from cogs.sessions import announcement_buttons
+from cogs.site._links import public_base, session_url
 
 OFF = "This server's website is off, so there is no calendar feed yet: an admin turns it on with `/setup website`."
 UNREACHABLE = "The website has no address yet: the bot's host sets WEB_PORT (and PUBLIC_URL) to serve it."
 
 
 @app_commands.guild_only()
-class CalendarCog(
+class SiteCog(
     commands.GroupCog, group_name="calendar", group_description="Your own calendar feed of sessions"
 ):
     def __init__(self, bot: PaperclubBot) -> None:
@@ -28,10 +34,24 @@ class CalendarCog(
         super().__init__()
 
     async def cog_load(self) -> None:
+        """Link each session's page from its announcement; serve the site on the bot's web server."""
+        announcement_buttons.of(self.bot).add_link(self.session_page_link)
         if self.bot.web is not None:
             web = self.bot.web  # its public_url is PUBLIC_URL, else its own address once it listens
             readers = reader_session_factory(self.bot.engine)  # pages only read: no SQLite write lock
             web.add_routes(SiteHandlers(readers, self.bot.clock, lambda: web.public_url).routes())
+
+    async def cog_unload(self) -> None:
+        """Stop linking the session pages."""
+        announcement_buttons.of(self.bot).remove(self.session_page_link)
+
+    async def session_page_link(self, info: SessionInfo) -> discord.ui.Item[Any] | None:
+        """The session's page, while the server's website is on: kept once the session is over (its
+        recording and notes are there)."""
+        url = await session_url(self.bot, info.guild_id, info.id)
+        if url is None:
+            return None
+        return discord.ui.Button(label="Session page", style=discord.ButtonStyle.link, url=url)
 
     async def _feed(self, interaction: Interaction, *, reset: bool) -> None:
         guild_id = require_guild_id(interaction)

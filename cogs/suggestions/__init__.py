@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from bot.client import PaperclubBot
 from cogs.suggestions._cog import SuggestionsCog
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: PaperclubBot) -> None:
+    """Add the suggestions cog."""
     await bot.add_cog(SuggestionsCog(bot))

@@ -1,4 +1,5 @@
-"""The suggestion flow and the button/modal handlers of the suggestions cog (mixed into it)."""
+"""The suggestion flow, and what the posts' buttons and the session form do (the suggestions cog holds one
+:class:`SuggestionActions` and hands it the presses)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.arxiv import ArxivClient, ArxivMetadata, ArxivUnavailable
-from bot.client import Interaction
+from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, Conflict
 from bot.papers import PaperRef
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import one_line, send_ephemeral
+from bot.services.config.guild import get_config
 from bot.services.sessions.draft import new_session
 from bot.services.sessions.info import SessionInfo
-from bot.services.setup.config import get_config
 from bot.services.suggestions.actions import (
     SuggestionDraft,
     in_transaction,
@@ -51,13 +52,15 @@ def guild_id_of(interaction: Interaction) -> int:
 
 
 class SuggestionActions:
-    """Needs ``bot``, ``arxiv``, ``titles`` and ``refresher`` (set by the cog)."""
+    """/suggest and its form, the presses on a post, the session made from an accepted suggestion; the
+    posts' refresher (re-renders after votes) and the server's title index (duplicates)."""
 
-    bot: Any
-    arxiv: ArxivClient
-    titles: TitleIndex
-    refresher: PostRefresher
-    _vote_writer: VoteWriter | None = None
+    def __init__(self, bot: PaperclubBot, titles: TitleIndex) -> None:
+        self.bot = bot
+        self.arxiv: ArxivClient = bot.arxiv  # shared, owned and closed by the bot
+        self.titles = titles
+        self.refresher = PostRefresher(self.refresh_post)
+        self._vote_writer: VoteWriter | None = None
 
     @property
     def votes(self) -> VoteWriter:
@@ -268,6 +271,7 @@ class SuggestionActions:
     # ------------------------------------------------------------------ telling the submitter
 
     def decision_dm(self, card: SuggestionCard, guild_name: str) -> str:
+        """The submitter's DM after a review."""
         verb = {"shortlisted": "shortlisted", "accepted": "accepted 🎉", "declined": "declined"}[card.status]
         text = (
             f"Your paper suggestion **{safe_title(card.paper.title, 200)}** (#{card.id}) in **{escape_markdown(guild_name)}** "

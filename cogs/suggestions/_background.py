@@ -1,5 +1,5 @@
-"""Background work of the suggestions cog (mixed into it): recording poll results when a poll ends,
-and filling in arXiv metadata that could not be fetched at suggestion time.
+"""Background work of the suggestions cog (it starts and stops it): recording poll results when a poll
+ends, and filling in arXiv metadata that could not be fetched at suggestion time.
 
 Both are ``once`` jobs of bot/background.py: each slot runs in one process of the deployment, whichever
 claims it (they use REST only, no gateway). Poll ends are found by a check every :data:`CHECK_EVERY`, not
@@ -13,12 +13,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
-from typing import Any
 
 import discord
 
-from bot.arxiv import ArxivClient
 from bot.background import Job, every
+from bot.client import PaperclubBot
 from bot.replies import NO_MENTIONS
 from bot.services.papers.metadata import fetch_and_store
 from bot.services.suggestions.duplicates import TitleIndex
@@ -37,19 +36,22 @@ METADATA_JOB = "suggestions.metadata"
 
 
 class SuggestionBackground:
-    """Needs ``bot``, ``arxiv`` and ``titles``; ``refresh_post`` comes from SuggestionActions."""
+    """The poll-result and metadata jobs; ``refresh_post`` re-renders a suggestion's post."""
 
-    bot: Any
-    arxiv: ArxivClient
-    titles: TitleIndex
-    refresh_post: Callable[[int], Awaitable[None]]  # provided by SuggestionActions
+    def __init__(
+        self, bot: PaperclubBot, titles: TitleIndex, refresh_post: Callable[[int], Awaitable[None]]
+    ) -> None:
+        self.bot = bot
+        self.arxiv = bot.arxiv  # shared, owned and closed by the bot
+        self.titles = titles
+        self.refresh_post = refresh_post
 
-    async def start_background(self) -> None:
+    async def start(self) -> None:
         """Add the two jobs (from cog_load)."""
         await self.bot.background.add(Job(POLLS_JOB, every(CHECK_EVERY), self.finish_due_polls))
         await self.bot.background.add(Job(METADATA_JOB, every(ENRICH_EVERY), self.enrich_pending))
 
-    async def stop_background(self) -> None:
+    async def stop(self) -> None:
         """Remove them (from cog_unload)."""
         await self.bot.background.remove(POLLS_JOB)
         await self.bot.background.remove(METADATA_JOB)

@@ -5,19 +5,18 @@ from __future__ import annotations
 import functools
 import logging
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.arxiv import ArxivClient
-from bot.client import Interaction
+from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput
 from bot.paging import Page, clamp_page, page_count
 from bot.permissions import guild_config_for, member_is_organizer, organizer_only
 from bot.replies import NO_MENTIONS, cut, one_line, send_ephemeral, send_reply
-from bot.services.setup.config import get_config
+from bot.services.config.guild import get_config
 from bot.services.suggestions.actions import review_suggestion, withdraw_suggestion
 from bot.services.suggestions.duplicates import TitleIndex
 from bot.services.suggestions.polls import choose_poll_options, record_poll
@@ -35,7 +34,7 @@ from cogs.suggestions._options import (
     Why,
     topic_autocomplete,
 )
-from cogs.suggestions._posting import PostRefresher, dm_member, note_in_thread
+from cogs.suggestions._posting import dm_member, note_in_thread
 from cogs.suggestions._render import STATUS_LABELS, card_embed, list_embed, post_link, safe_title
 from db.engine import read_only_session_factory
 
@@ -52,18 +51,20 @@ LIST_HEADINGS = {
 }
 
 
-class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name="Suggestions"):
+class SuggestionsCog(commands.Cog):
+    """/suggest and /suggestions; hands the posts' presses and forms to its :class:`SuggestionActions` and
+    runs the poll-result and metadata jobs (:class:`SuggestionBackground`)."""
+
     suggestions = app_commands.Group(
         name="suggestions",
         description="The club's paper suggestions: list, show, review, poll",
         guild_only=True,
     )
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        self.arxiv: ArxivClient = bot.arxiv  # shared, owned and closed by the bot
-        self.titles = TitleIndex()
-        self.refresher = PostRefresher(self.refresh_post)
+        self.actions = SuggestionActions(bot, TitleIndex())
+        self.background = SuggestionBackground(bot, self.actions.titles, self.actions.refresh_post)
         self._readers = read_only_session_factory(bot.engine)  # lists only read: no SQLite write lock
 
     # ------------------------------------------------------------------ lifecycle
@@ -71,11 +72,11 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.register(PAGER, self.render_page)
-        await self.start_background()  # the poll-result and metadata jobs (bot/background.py)
+        await self.background.start()  # the poll-result and metadata jobs (bot/background.py)
 
     async def cog_unload(self) -> None:
-        await self.stop_background()
-        await self.refresher.cancel_all()
+        await self.background.stop()
+        await self.actions.refresher.cancel_all()
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.unregister(PAGER)
 
@@ -107,7 +108,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
                 modal.paper_title.default = title
             await interaction.response.send_modal(modal)
             return
-        await self.suggest_paper(interaction, paper, title, why, topic)
+        await self.actions.suggest_paper(interaction, paper, title, why, topic)
 
     # ------------------------------------------------------------------ /suggestions list and show
 
@@ -204,7 +205,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
                 now=self.bot.clock.now(),
             )
         card = result.card
-        await self.refresh_post(card.id)
+        await self.actions.refresh_post(card.id)
         status = STATUS_LABELS[card.status]
         await note_in_thread(
             self.bot,
@@ -212,7 +213,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
             f"{status} by <@{interaction.user.id}>" + (f": {card.review_note}" if card.review_note else "."),
         )
         guild_name = interaction.guild.name if interaction.guild else "the club"
-        told = await dm_member(self.bot, card.submitter_id, self.decision_dm(card, guild_name))
+        told = await dm_member(self.bot, card.submitter_id, self.actions.decision_dm(card, guild_name))
         lines = [f"Suggestion #{card.id} **{safe_title(card.paper.title, 150)}** is now {status.lower()}."]
         lines.append(
             f"<@{card.submitter_id}> was told by DM."
@@ -250,7 +251,7 @@ class SuggestionsCog(SuggestionActions, SuggestionBackground, commands.Cog, name
         await send_ephemeral(
             interaction, f"Suggestion #{card.id} **{safe_title(card.paper.title, 150)}** is withdrawn."
         )
-        await self.refresh_post(card.id)
+        await self.actions.refresh_post(card.id)
         if card.submitter_id != interaction.user.id:
             guild_name = interaction.guild.name if interaction.guild else "the club"
             await dm_member(

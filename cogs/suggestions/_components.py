@@ -1,6 +1,6 @@
 """Buttons and modals. The post's Upvote and I'd present this buttons, and the organizer's
 Create session button, are PersistentButtons with the suggestion id in their custom_id, so they keep
-working after a restart; each hands the press to the cog (registered as "Suggestions")."""
+working after a restart; each hands the press to the cog's SuggestionActions."""
 
 from __future__ import annotations
 
@@ -20,16 +20,15 @@ from bot.views import PaperclubModal, PaperclubView, PersistentButton, field
 
 if TYPE_CHECKING:
     from cogs.suggestions._actions import SuggestionActions
-
-COG_NAME = "Suggestions"
+    from cogs.suggestions._cog import SuggestionsCog
 
 
 def handlers(interaction: Interaction) -> SuggestionActions:
-    """The suggestions cog, whose SuggestionActions handle the presses and forms."""
-    cog = interaction.client.get_cog(COG_NAME)
+    """The suggestions cog's SuggestionActions, which handle the presses and forms."""
+    cog = cast("SuggestionsCog | None", interaction.client.get_cog("SuggestionsCog"))
     if cog is None:
         raise NotAllowed("Suggestions are switched off on this bot right now.")
-    return cast("SuggestionActions", cog)
+    return cog.actions
 
 
 class VoteButton(PersistentButton, prefix="sugg:vote"):

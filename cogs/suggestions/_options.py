@@ -12,7 +12,7 @@ from bot.client import Interaction
 from bot.ids import require_id
 from bot.papers import MAX_TITLE_LENGTH, MAX_URL_LENGTH, PaperRef, parse_paper_ref
 from bot.replies import CHOICE_NAME_LIMIT
-from bot.services.setup.config import MAX_TOPIC, get_config
+from bot.services.config.guild import MAX_TOPIC, get_config
 from bot.services.suggestions.actions import MAX_NOTE_LENGTH, MAX_REASON_LENGTH
 from bot.services.suggestions.queries import search_suggestions
 from bot.transformers import MAX_CHOICES, OptionTransformer, guild_choices

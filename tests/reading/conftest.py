@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.services.reading.files import import_text
+from bot.services.programme.files import import_text
 
 CLUB_YAML = Path(__file__).resolve().parents[2] / "examples" / "club.yaml"
 GUILD = 1

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 import bibtexparser
 import pytest
 
+from bot.services.programme.files import import_text
 from bot.services.reading.exports import (
     HISTORY_CSV_COLUMNS,
     LIST_CSV_COLUMNS,
@@ -21,7 +22,6 @@ from bot.services.reading.exports import (
     history_markdown,
     list_markdown,
 )
-from bot.services.reading.files import import_text
 from bot.services.reading.lists import all_history, list_detail
 from tests.reading.conftest import GUILD
 

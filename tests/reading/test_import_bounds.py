@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.services.reading.document import ProgrammeInvalid
-from bot.services.reading.files import import_text
+from bot.services.programme.document import ProgrammeInvalid
+from bot.services.programme.files import import_text
 from tests.reading.conftest import snapshot
 
 CASES = [

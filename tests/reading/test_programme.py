@@ -11,8 +11,8 @@ import yaml
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from bot.services.reading.document import ProgrammeInvalid
-from bot.services.reading.files import (
+from bot.services.programme.document import ProgrammeInvalid
+from bot.services.programme.files import (
     LineLoader,
     export_file,
     export_text,

@@ -15,9 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.background import Background
 from bot.clock import Clock, SystemClock
 from bot.scheduler import build_scheduler
+from bot.services.config.guild import update_config
 from bot.services.reminders.delivery import Outgoing, SendError
 from bot.services.reminders.runner import ReminderRunner
-from bot.services.setup.config import update_config
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import CUSTOM, PENDING, Reminder
 

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.clock import FakeClock
 from bot.services.reminders import delivery, queue
 from bot.services.reminders.runner import ReminderRunner
-from cogs.reminders import transport as transport_module
+from cogs.reminders import _transport as transport_module
 from db.engine import create_session_factory
 from tests.reminders.helpers import (
     NOW,

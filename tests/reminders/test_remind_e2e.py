@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from bot.metrics import metric, parse_metrics
 from bot.services.reminders import delivery
 from bot.services.reminders.runner import ReminderRunner
-from cogs.reminders.transport import DiscordTransport
+from cogs.reminders._transport import DiscordTransport
 from db.engine import create_session_factory
 from db.models.reminders import Reminder
 from standin.state import EPHEMERAL, SEND_MESSAGES

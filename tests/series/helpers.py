@@ -17,15 +17,15 @@ from standin.state import EPHEMERAL, Message
 THURSDAY_CLUB = "Thursday 3 December, 9:30 AM PT / 5:30 PM GMT / 11:00 PM IST"
 
 
-def cog(env: BotEnv) -> Any:
-    return env.bot.get_cog("SeriesBackground")
+def background(env: BotEnv) -> Any:
+    return env.bot.get_cog("SeriesCog").background
 
 
 async def settle(env: BotEnv) -> None:
     """Let the work changes set off finish: the series' refreshes, the reminders' planning and sends."""
     for _ in range(3):
         await asyncio.sleep(0)
-        await cog(env).settle()
+        await background(env).settle()
         await env.bot.get_cog("RemindersCog").settle()
 
 

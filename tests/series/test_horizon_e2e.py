@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from bot.app import build_bot
 from bot.demo.running import connected
 from bot.services.series import weeks as series_weeks
-from cogs.series.background import HORIZON_JOB
+from cogs.series._background import HORIZON_JOB
 from db.models import ClubSession
 from db.models.reminders import NUDGE, SENT, Reminder
 from db.models.series import SeriesWeek
@@ -69,14 +69,14 @@ async def test_the_horizon_moves_on_across_restarts_without_a_second_week(env) -
     await env.stop_bot()
     await env.clock.set(datetime(2026, 12, 14, 17, 0, tzinfo=UTC))
     await env.start_bot()
-    await env.bot.get_cog("SeriesBackground").ready(env.guild.id).wait()
+    await env.bot.get_cog("SeriesCog").background.ready(env.guild.id).wait()
     await settle(env)
     assert await week_dates(env) == thursdays(date(2026, 12, 3), 10)
     assert len(env.standin.requests_to("POST", EVENT_POSTS)) == 10
 
     # a restart at the same time makes nothing
     await env.restart_bot()
-    await env.bot.get_cog("SeriesBackground").ready(env.guild.id).wait()
+    await env.bot.get_cog("SeriesCog").background.ready(env.guild.id).wait()
     await settle(env)
     assert await week_dates(env) == thursdays(date(2026, 12, 3), 10)
     assert len(env.standin.requests_to("POST", EVENT_POSTS)) == 10
@@ -116,15 +116,15 @@ async def test_two_processes_fill_the_same_horizon_once(env, store_info, monkeyp
     second_engine = env.engine_factory() if env.engine_factory else None
     second = build_bot(env.settings, clock=env.clock, engine=second_engine, migrate=False)
     async with connected(second, env.standin):
-        await second.get_cog("SeriesBackground").ready(env.guild.id).wait()
-        cogs = [env.bot.get_cog("SeriesBackground"), second.get_cog("SeriesBackground")]
+        await second.get_cog("SeriesCog").background.ready(env.guild.id).wait()
+        cogs = [env.bot.get_cog("SeriesCog").background, second.get_cog("SeriesCog").background]
         later = datetime(2026, 12, 21, 17, 0, tzinfo=UTC)  # three weeks on: each series has new weeks
         for bot in (env.bot, second):  # the day's run is the one started below, in both at once
             await bot.background.remove(HORIZON_JOB)
         await env.clock.set(later)
         made = await asyncio.gather(*(cog.run_horizons([env.guild.id]) for cog in cogs))
         for bot in (env.bot, second):
-            await bot.get_cog("SeriesBackground").settle()
+            await bot.get_cog("SeriesCog").background.settle()
             await bot.get_cog("RemindersCog").settle()
         if store_info.backend == "postgresql":
             assert len(met) == 2  # both processes were inserting at once
@@ -136,7 +136,7 @@ async def test_two_processes_fill_the_same_horizon_once(env, store_info, monkeyp
         # each nudge goes out once, whichever process's reminder runner claims it
         await env.clock.set(datetime(2027, 1, 14, 17, 0, tzinfo=UTC))
         for bot in (env.bot, second):
-            await bot.get_cog("SeriesBackground").settle()
+            await bot.get_cog("SeriesCog").background.settle()
             await bot.get_cog("RemindersCog").settle()
         assert await duplicates(env) == []
     thread = thread_named(env, "Programme · organizers")

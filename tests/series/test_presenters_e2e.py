@@ -3,7 +3,7 @@ included), how often and when last, who presents next, and who offered to presen
 
 from __future__ import annotations
 
-from bot.services.reading.files import import_text
+from bot.services.programme.files import import_text
 from tests.reading.conftest import CLUB_YAML
 from tests.series.helpers import add_thursdays, configure, from_bot, is_ephemeral, press, run
 from tests.suggestions.helpers import latest_suggestion_id, post_of, suggest, use_channel

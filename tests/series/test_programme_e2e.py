@@ -9,8 +9,8 @@ import pytest
 import yaml
 from sqlalchemy import func, select
 
-from bot.services.reading.document import ProgrammeInvalid
-from bot.services.reading.files import export_text, import_text
+from bot.services.programme.document import ProgrammeInvalid
+from bot.services.programme.files import export_text, import_text
 from db.models import ClubSession
 from db.models.series import Series, SeriesWeek
 from tests.series.helpers import add_thursdays, configure, from_bot, press, run, settle
@@ -149,7 +149,7 @@ async def test_an_imported_series_gets_the_rest_of_its_horizon_once(env) -> None
     assert (report.series_new, report.sessions_new) == (1, 2)
     assert await counts(factory) == (1, 3, 2)  # two weeks with their sessions, one skipped
     await env.restart_bot()  # the start-up run fills the horizon
-    await env.bot.get_cog("SeriesBackground").ready(env.guild.id).wait()
+    await env.bot.get_cog("SeriesCog").background.ready(env.guild.id).wait()
     await settle(env)
     assert await counts(factory) == (1, 8, 7)  # 3 Dec … 21 Jan; 24 December skipped, no session
     shown = await run(env, "series show", {"series": "Thursday paper club"}, member=env.member)

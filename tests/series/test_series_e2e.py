@@ -178,7 +178,7 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     )
     # the daily job again (a restart): nothing is nudged twice
     await env.restart_bot()
-    await env.bot.get_cog("SeriesBackground").ready(env.guild.id).wait()
+    await env.bot.get_cog("SeriesCog").background.ready(env.guild.id).wait()
     await env.clock.advance(timedelta(minutes=1))
     await settle(env)
     assert await nudges(env, SENT) == sent

@@ -31,7 +31,7 @@ async def test_the_open_weeks_buttons_work_after_a_restart(env) -> None:
     await run(env, "series open", {"series": "1"})
     board = from_bot(env, env.messages_in(env.announcements))[-1]
     await env.restart_bot()
-    await env.bot.get_cog("SeriesBackground").ready(env.guild.id).wait()
+    await env.bot.get_cog("SeriesCog").background.ready(env.guild.id).wait()
     reply = await press(env, board, "series:present:3", env.member)
     assert reply.content.startswith("🎤 You present **Thursday paper club** on Thursday 17 December")
     assert "Thu 17 Dec" not in labels(env, board)

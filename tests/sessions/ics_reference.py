@@ -1,5 +1,5 @@
 """The calendar builder as it was before the one-off and override VEVENTs were written as lines
-(``bot.services.sessions.calendar``, commit c6368fd): every component built and serialised by icalendar.
+(``bot.services.calendars.ics``, commit c6368fd): every component built and serialised by icalendar.
 Kept as the oracle the direct writer is checked against, byte for byte."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from datetime import date, datetime
 
 from icalendar import Calendar, Event, Timezone
 
-from bot.services.sessions.calendar import (
+from bot.services.calendars.ics import (
     PRODID,
     TIMEZONE_YEARS,
     SeriesCalendar,

@@ -16,7 +16,7 @@ from bot.app import build_bot
 from bot.demo.botenv import BotEnv
 from bot.demo.running import connected
 from bot.permissions import REQUIRED_PERMISSIONS
-from bot.services.reading.files import import_text
+from bot.services.programme.files import import_text
 from bot.services.sessions import event_claims
 from db.engine import create_engine, create_session_factory
 from db.models import AppState, ClubSession
@@ -52,7 +52,7 @@ async def _import_while_down(env: BotEnv) -> None:
 
 
 async def _caught_up(bot, guild_id: int) -> None:
-    await asyncio.wait_for(bot.get_cog("EventCatchUp").finished(guild_id).wait(), timeout=10)
+    await asyncio.wait_for(bot.get_cog("SessionsCog").events_caught_up(guild_id).wait(), timeout=10)
 
 
 def _events(env: BotEnv) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""The calendar file's content lines, written directly (bot/services/sessions/icslines.py): the same bytes
+"""The calendar file's content lines, written directly (bot/services/calendars/icslines.py): the same bytes
 icalendar wrote before (tests/sessions/ics_reference.py), and hostile text (commas, semicolons, backslashes,
 line breaks, long unicode) read back unchanged by icalendar's parser and by recurring-ical-events."""
 
@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from icalendar.parser.string import _foldline
 
+from bot.services.calendars import ics
+from bot.services.calendars.icslines import escape_text, fold, one_line, text_line
 from bot.services.papers.store import PaperInfo
 from bot.services.series.info import SeriesInfo, WeekInfo
 from bot.services.series.rules import Rule
-from bot.services.sessions import calendar as ics
-from bot.services.sessions.icslines import escape_text, fold, one_line, text_line
 from bot.services.sessions.info import SessionInfo
 from tests.sessions import ics_reference
 

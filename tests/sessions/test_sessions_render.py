@@ -10,12 +10,12 @@ import pytest
 
 from bot import timeutil
 from bot.replies import markdown_link
+from bot.services.calendars import ics
 from bot.services.papers.store import PaperInfo
-from bot.services.sessions import calendar as ics
 from bot.services.sessions import rules
 from bot.services.sessions.info import SessionInfo
 from bot.timeutil import DEFAULT_DISPLAY_ZONES
-from cogs.sessions import render
+from cogs.sessions import _render as render
 
 NOW = datetime(2026, 10, 1, 12, 0, tzinfo=UTC)
 

@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.clock import FakeClock
-from bot.services.reading.files import import_text
+from bot.services.programme.files import import_text
 from bot.services.site import config as site_config
 from bot.services.site.web import reader_session_factory, site_routes
 from db.engine import create_session_factory

@@ -16,7 +16,7 @@ from icalendar import Calendar
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.services.setup.config import update_config
+from bot.services.config.guild import update_config
 from bot.services.site import config as site_config
 from bot.services.site import tokens
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription

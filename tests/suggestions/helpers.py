@@ -10,7 +10,7 @@ EPHEMERAL = 1 << 6
 
 
 def cog(env: Any) -> Any:
-    return env.bot.get_cog("Suggestions")
+    return env.bot.get_cog("SuggestionsCog")
 
 
 async def use_channel(env: Any, channel: Any = None) -> None:
@@ -38,7 +38,7 @@ async def card(env: Any, suggestion_id: int) -> SuggestionCard:
 
 async def post_of(env: Any, suggestion_id: int) -> Any:
     """The suggestion's post as the stand-in holds it, after pending re-renders."""
-    await cog(env).refresher.wait_idle()
+    await cog(env).actions.refresher.wait_idle()
     found = await card(env, suggestion_id)
     assert found.message_id is not None
     return env.standin.message(found.message_id)

@@ -276,7 +276,7 @@ async def test_a_poll_that_cannot_be_recorded_is_taken_down(discord_env, monkeyp
     async def failing_record(*args, **kwargs):
         raise RuntimeError("the store went away")
 
-    cog_module = sys.modules[type(env.bot.get_cog("Suggestions")).__module__]
+    cog_module = sys.modules[type(env.bot.get_cog("SuggestionsCog")).__module__]
     monkeypatch.setattr(cog_module, "record_poll", failing_record)
     result = await env.invoke("suggestions poll", {"hours": 24}, channel=env.general)
     posted = (await result.response()).message

@@ -161,7 +161,7 @@ async def test_many_members_pressing_at_once_are_all_answered_and_counted(discor
     answers = await asyncio.gather(*(r.final(timeout=30) for r in results))
     assert all("Your vote is in" in a.content for a in answers)
     assert max(int(a.content.split("(")[1].split(" ")[0]) for a in answers) == members
-    cog = env.bot.get_cog("Suggestions")
-    await cog.refresher.wait_idle()
+    cog = env.bot.get_cog("SuggestionsCog")
+    await cog.actions.refresher.wait_idle()
     assert button(await post_of(env, sid), "sugg:vote:")["label"] == f"Upvote · {members}"
-    assert cog.votes.batches < members
+    assert cog.actions.votes.batches < members

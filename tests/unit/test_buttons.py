@@ -10,7 +10,7 @@ import pytest
 
 from bot.paging import PageButton
 from bot.views import PersistentButton, field
-from cogs.series.buttons import PresentButton as SeriesPresentButton
+from cogs.series._buttons import PresentButton as SeriesPresentButton
 from cogs.sessions._buttons import CalendarButton, RemindMeButton
 from cogs.suggestions._components import CreateSessionButton, PresentButton, VoteButton
 

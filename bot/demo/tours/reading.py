@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from importlib import resources
 from typing import Any
 
-from bot.services.reading.files import import_text
+from bot.services.programme.files import import_text
 
 ORDER = 70  # after the other features' tours: the import then merges with whatever they created
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import func, select
+
 from bot.services.suggestions.queries import card_by_id
+from db.models.suggestions import Suggestion
 
 ORDER = 40
 
@@ -14,8 +17,8 @@ TITLE = "τ-bench: A Benchmark for Tool-Agent-User Interaction in Real-World Dom
 
 
 async def _post(demo: Any, suggestion_id: int) -> Any:
-    cog = demo.bot.get_cog("Suggestions")
-    await cog.refresher.wait_idle()
+    cog = demo.bot.get_cog("SuggestionsCog")
+    await cog.actions.refresher.wait_idle()
     async with demo.bot.session_factory() as session:
         card = await card_by_id(session, suggestion_id)
     assert card is not None
@@ -48,10 +51,6 @@ async def tour(demo: Any) -> None:
         member=rita,
     )
     async with demo.bot.session_factory() as session:
-        from sqlalchemy import func, select
-
-        from db.models.suggestions import Suggestion
-
         suggestion_id = int((await session.execute(select(func.max(Suggestion.id)))).scalar_one())
     post = await _post(demo, suggestion_id)
     demo.show(post, "the forum post in #suggestions, tagged “user simulators”")

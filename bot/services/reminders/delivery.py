@@ -22,6 +22,7 @@ from sqlalchemy.orm import selectinload
 from sqlalchemy.sql import ColumnElement
 
 from bot.background import claim_due
+from bot.services.config.guild import GuildConfig, get_config
 from bot.services.reminders.queue import plan_next_occurrence, set_if
 from bot.services.reminders.texts import (
     PaperLink,
@@ -33,7 +34,6 @@ from bot.services.reminders.texts import (
     recap_text,
     session_channel_text,
 )
-from bot.services.setup.config import GuildConfig, get_config
 from bot.timeutil import DisplayZone
 from db.models import ClubSession
 from db.models.reminders import (

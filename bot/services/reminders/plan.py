@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.services.setup.config import get_config
+from bot.services.config.guild import get_config
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import (
     CANCELLED,

@@ -34,7 +34,7 @@ STOP_WAIT = 10.0  # seconds a batch in flight may take to finish when the bot st
 
 
 class Transport(Protocol):
-    """How a reminder reaches Discord (cogs/reminders/transport.py)."""
+    """How a reminder reaches Discord (cogs/reminders/_transport.py)."""
 
     async def send(self, outgoing: Outgoing) -> int | None:
         """Send it; return the message id, or raise SendError."""

@@ -1,6 +1,6 @@
 """Checks and parsing for session fields: one definition of each rule, used by the session drafts
 (:mod:`bot.services.sessions.draft`, which every feature creating or editing a session goes through)
-and by the programme import (:mod:`bot.services.reading.document`). Pure: no store, no discord. Each
+and by the programme import (:mod:`bot.services.programme.document`). Pure: no store, no discord. Each
 raises BadInput with the user's message."""
 
 from __future__ import annotations

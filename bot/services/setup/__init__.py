@@ -1,1 +1,1 @@
-"""A server's club settings (`config`): read with defaults, validate and change."""
+"""Everything /setup show prints, read across features in one statement (`overview`)."""

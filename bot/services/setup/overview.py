@@ -10,8 +10,8 @@ from typing import Final
 from sqlalchemy import BigInteger, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.services.config.guild import GuildConfig, config_from_row
 from bot.services.series.store import Settings as SeriesSettingsValues
-from bot.services.setup.config import GuildConfig, config_from_row
 from bot.services.site.config import DEFAULT_TITLE, SiteConfig
 from db.models import GuildSettings
 from db.models.series import SeriesSettings

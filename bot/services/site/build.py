@@ -17,7 +17,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import NotConfigured
-from bot.services.sessions.calendar import series_calendars
+from bot.services.calendars.ics import series_calendars
 from bot.services.site import feed_reads, feeds, pages, render
 from bot.services.site.config import get_site
 from db.models.reading import ReadingList

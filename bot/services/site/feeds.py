@@ -1,7 +1,7 @@
 """The site's feeds: ``calendar.ics`` (and each member's personal one) and an Atom feed of new sessions
 and recaps.
 
-The calendars come from the sessions feature's one .ics builder (:func:`bot.services.sessions.calendar.
+The calendars come from the calendars' one .ics builder (:func:`bot.services.calendars.ics.
 calendar_bytes`), so whatever it learns (series as RRULE/EXDATE) the feeds follow. Its DTSTAMP is the
 latest change among the listed sessions, not the time of the request: the same sessions give the same
 bytes, so the ETag holds and calendar apps polling the feed get 304s.
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from xml.etree import ElementTree
 
-from bot.services.sessions.calendar import SeriesCalendar, calendar_bytes
+from bot.services.calendars.ics import SeriesCalendar, calendar_bytes
 from bot.services.sessions.info import SessionInfo
 from bot.services.site.views import FeedEntry, SiteView
 

@@ -20,9 +20,9 @@ from zoneinfo import ZoneInfo
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
+from bot.services.config.guild import GuildConfig, get_config
 from bot.services.papers.store import PaperInfo
 from bot.services.sessions.info import CANCELLED, SessionInfo
-from bot.services.setup.config import GuildConfig, get_config
 from bot.services.site import queries
 from bot.services.site.config import LiveSite, SiteConfig
 from bot.services.site.embeds import Embed, recording_embed

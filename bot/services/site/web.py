@@ -24,7 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
 from bot.ids import parse_id
-from bot.services.sessions.calendar import series_calendars
+from bot.services.calendars.ics import series_calendars
 from bot.services.site import feed_reads, feeds, pages, render, views
 from bot.services.site.config import LiveSite, SiteConfig, live_site, site_by_slug
 from bot.services.site.tokens import owner_of

@@ -1,15 +1,22 @@
-"""The I'll present button, on each open week's announcement and card (cogs/sessions/_buttons.py) and on
-the open-weeks message (/series open). A PersistentButton with the week's session id in its custom_id, so it
-keeps working after a restart; the first member to press it presents that week, pressing again steps down.
+"""The I'll present button, on each open week's announcement and card (added through
+cogs/sessions/announcement_buttons.py) and on the open-weeks message (/series open). A PersistentButton with
+the week's session id in its custom_id, so it keeps working after a restart; the first member to press it
+presents that week, pressing again steps down (the cog handles the press: cogs/series/_claims.py).
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import discord
 
 from bot.client import Interaction
+from bot.errors import NotAllowed
 from bot.services.sessions.info import SessionInfo
 from bot.views import PersistentButton, field
+
+if TYPE_CHECKING:
+    from cogs.series._cog import SeriesCog
 
 
 class PresentButton(PersistentButton, prefix="series:present"):
@@ -27,17 +34,18 @@ class PresentButton(PersistentButton, prefix="series:present"):
 
     @classmethod
     def step_down(cls, session_id: int) -> PresentButton:
+        """The presenting member's button: they give the week back."""
         button = cls(session_id, label="Step down as presenter")
         button.item.style = discord.ButtonStyle.secondary
         button.item.emoji = None
         return button
 
     async def pressed(self, interaction: Interaction) -> None:
-        # Imported here: the claim flow uses the sessions cog (announcements, events), whose announcement
-        # buttons import this module.
-        from cogs.series.claims import press_present
-
-        await press_present(interaction, self.session_id)
+        """Hand the press to the series cog."""
+        cog = cast("SeriesCog | None", interaction.client.get_cog("SeriesCog"))
+        if cog is None:
+            raise NotAllowed("The series are switched off on this bot right now.")
+        await cog.press_present(interaction, self.session_id)
 
 
 def present_button(info: SessionInfo) -> PresentButton | None:

@@ -3,7 +3,7 @@ or JSON.
 
 Import reads the whole file, validates every row (reporting each problem with its line), and only
 then writes everything in one transaction. The schema is described in
-bot/services/reading/document.py; examples/club.yaml is a complete example.
+`document`; examples/club.yaml is a complete example.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ from sqlalchemy import select, union
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.ids import MAX_BIGINT
-from bot.services.reading.document import LINE_KEY, LINES_KEY, Problem, ProgrammeInvalid, validate_programme
-from bot.services.reading.programme import ImportReport, apply_programme, dump_programme
-from bot.services.setup.config import get_config
+from bot.services.config.guild import get_config
+from bot.services.programme.document import LINE_KEY, LINES_KEY, Problem, ProgrammeInvalid, validate_programme
+from bot.services.programme.store import ImportReport, apply_programme, dump_programme
 from bot.settings import Settings
 from db.base import Base
 from db.engine import create_engine, create_session_factory, describe_database

@@ -16,12 +16,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from bot.papers import normalize_title
+from bot.services.config.guild import get_config, update_config
 from bot.services.papers.store import get_or_create_paper
-from bot.services.reading.document import SESSION_URLS, Programme, ProgrammePaper, format_wall_time
+from bot.services.programme import series as series_programme
+from bot.services.programme.document import SESSION_URLS, Programme, ProgrammePaper, format_wall_time
 from bot.services.reading.lists import normalize_list_name
-from bot.services.series import programme as series_programme
 from bot.services.sessions.info import SCHEDULED
-from bot.services.setup.config import get_config, update_config
 from db.base import utcnow
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.reading import ReadingList, ReadingListItem

@@ -1,9 +1,9 @@
-"""The series' background work, as one cog: the daily horizon job (:meth:`SeriesBackground.run_horizons`,
-around :func:`bot.services.series.horizon.extend_horizons`), a job of the background core in every process
-for the servers it serves (their Discord events need the gateway's guild), and a run for each server when
-it becomes available (start-up, reconnect); and, after any change to a week (here, or /session edit and
-/session cancel, heard as ``session_saved`` / ``session_cancelled``), the nudges planned again and the
-open-weeks messages brought up to date.
+"""The series' background work (the cog starts it and hands it what it hears): the daily horizon job
+(:meth:`SeriesBackground.run_horizons`, around :func:`bot.services.series.horizon.extend_horizons`), a job of
+the background core in every process for the servers it serves (their Discord events need the gateway's
+guild), and a run for each server when it becomes available (start-up, reconnect); and, after any change to
+a week (/series, or /session edit and /session cancel, heard as ``session_saved`` / ``session_cancelled``),
+the nudges planned again and the open-weeks messages brought up to date.
 """
 
 from __future__ import annotations
@@ -14,26 +14,22 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-import discord
-from discord.ext import commands
-
 from bot.background import Job, daily
 from bot.client import PaperclubBot
+from bot.services.config.guild import get_config
 from bot.services.series import changes as changes_svc
 from bot.services.series import horizon
 from bot.services.series import store as svc
 from bot.services.series import weeks as weeks_svc
 from bot.services.series.info import Changes
-from bot.services.setup.config import get_config
-from cogs.series import publishing
-from cogs.series.buttons import PresentButton
+from cogs.series import _publishing as publishing
 
 log = logging.getLogger("paperclub.series")
 HORIZON_JOB = "series.horizons"
 DAILY_AT = (0, 17)  # UTC; any time works, the job is idempotent
 
 
-class SeriesBackground(commands.Cog):
+class SeriesBackground:
     """The daily horizon job, start-up runs per server, and boards and nudges kept in step with changes."""
 
     def __init__(self, bot: PaperclubBot) -> None:
@@ -42,20 +38,17 @@ class SeriesBackground(commands.Cog):
         self._dirty: set[int] = set()
         self._refresher: asyncio.Task[None] | None = None
         self._ready: dict[int, asyncio.Event] = {}
-        super().__init__()
 
     # ------------------------------------------------------------------ lifecycle
 
-    async def cog_load(self) -> None:
-        """Register the claim button and add the daily horizon job."""
-        self.bot.add_dynamic_items(PresentButton)
+    async def start(self) -> None:
+        """Add the daily horizon job (from the cog's cog_load)."""
         await self.bot.background.add(
             Job(HORIZON_JOB, daily(*DAILY_AT), self._daily, once=False, run_at_start=False)
         )
 
-    async def cog_unload(self) -> None:
-        """Remove them; stop the refreshes in flight."""
-        self.bot.remove_dynamic_items(PresentButton)
+    async def stop(self) -> None:
+        """Remove it; stop the refreshes in flight (from cog_unload)."""
         await self.bot.background.remove(HORIZON_JOB)
         # Cancelled and awaited here, before the bot disposes of the engine: a task still holding a store
         # connection when the loop closes cannot hand it back (its close waits on a stopped driver).
@@ -80,17 +73,8 @@ class SeriesBackground(commands.Cog):
         task.add_done_callback(self._tasks.discard)
         return task
 
-    @commands.Cog.listener()
-    async def on_guild_available(self, guild: discord.Guild) -> None:
-        """The server's horizon, once it is available."""
-        await self._start_guild(guild.id)
-
-    @commands.Cog.listener()
-    async def on_guild_join(self, guild: discord.Guild) -> None:
-        """A new server's horizon."""
-        await self._start_guild(guild.id)
-
-    async def _start_guild(self, guild_id: int) -> None:
+    async def start_guild(self, guild_id: int) -> None:
+        """The server's horizon, once it is available (start-up, reconnect) or joined."""
         try:
             await self._track(self.run_horizons([guild_id]))
         finally:
@@ -157,8 +141,7 @@ class SeriesBackground(commands.Cog):
         async with self.bot.session_factory() as session:
             return await weeks_svc.week_of_session(session, guild_id, session_id) is not None
 
-    @commands.Cog.listener()
-    async def on_session_saved(self, guild_id: int, session_id: int) -> None:
+    async def session_saved(self, guild_id: int, session_id: int) -> None:
         """A week's session changed: refresh the server's boards and nudges."""
         # Tracked from the listener's first step, so settle() waits for it (tests, the demo).
         await self._track(self._week_saved(guild_id, session_id))
@@ -167,8 +150,7 @@ class SeriesBackground(commands.Cog):
         if await self._is_week(guild_id, session_id):
             self._refresh_soon(guild_id)
 
-    @commands.Cog.listener()
-    async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
+    async def session_cancelled(self, guild_id: int, session_id: int) -> None:
         """A week's session cancelled: skip the week."""
         await self._track(self._week_cancelled(guild_id, session_id))
 

@@ -17,16 +17,15 @@ import discord
 from bot.client import PaperclubBot
 from bot.errors import NotConfigured
 from bot.replies import NO_MENTIONS
+from bot.services.config.guild import get_config
 from bot.services.series import store as svc
 from bot.services.series import weeks as weeks_svc
 from bot.services.series.info import Changes, SeriesInfo
 from bot.services.sessions import event_claims
 from bot.services.sessions import store as sessions
-from bot.services.setup.config import get_config
 from bot.timeutil import DisplayZone
-from cogs.series import render
-from cogs.sessions import announcements
-from cogs.sessions.events import sync_event
+from cogs.series import _render as render
+from cogs.sessions.publish import publish_cancelled, publish_saved
 
 log = logging.getLogger("paperclub.series")
 
@@ -53,25 +52,18 @@ async def _channel(bot: PaperclubBot, channel_id: int) -> Any:
 async def publish(
     bot: PaperclubBot, guild_id: int, changes: Changes, zones: Sequence[DisplayZone]
 ) -> list[str]:
-    """Follow the store's changes on Discord; warnings for the organizer (each once)."""
-    guild = bot.get_guild(guild_id)
-    warnings: list[str | None] = []
+    """Follow the store's changes on Discord, as the sessions feature does for its own; warnings for the
+    organizer (each once)."""
+    warnings: list[str] = []
     for session_id in dict.fromkeys(changes.saved):
         async with bot.session_factory() as session:
             info = await sessions.get_session(session, guild_id, session_id)
-        bot.dispatch("session_saved", guild_id, session_id)
-        if guild is not None:
-            warnings.append(await sync_event(bot, guild, info, zones))
-        warnings.append(await announcements.refresh_announcement(bot, info, zones))
+        warnings.extend(await publish_saved(bot, info, zones))
     for session_id in dict.fromkeys(changes.cancelled):
         async with bot.session_factory() as session:
             info = await sessions.get_session(session, guild_id, session_id)
-        bot.dispatch("session_cancelled", guild_id, session_id)
-        if guild is not None:
-            warnings.append(await sync_event(bot, guild, info, zones))
-        warnings.append(await announcements.refresh_announcement(bot, info, zones))
-        warnings.append(await announcements.post_cancellation(bot, info, zones))
-    return list(dict.fromkeys(w for w in warnings if w))
+        warnings.extend(await publish_cancelled(bot, bot.get_guild(guild_id), info, zones))
+    return list(dict.fromkeys(warnings))
 
 
 # ---------------------------------------------------------------- the organizers' thread

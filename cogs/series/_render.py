@@ -20,7 +20,7 @@ from bot.services.series.info import SeriesInfo, WeekInfo
 from bot.services.series.presenters import Offer, PresenterStat
 from bot.timeutil import DisplayZone
 from bot.views import PaperclubView
-from cogs.series.buttons import PresentButton
+from cogs.series._buttons import PresentButton
 
 COLOUR = discord.Colour.blurple()
 ENDED_COLOUR = discord.Colour.dark_grey()

@@ -12,7 +12,7 @@ from bot.replies import send_ephemeral
 from bot.services.site import config as site_config
 from bot.services.site.config import MAX_ABOUT, SiteConfig
 from bot.views import PaperclubModal
-from cogs.site.links import guild_site, public_base
+from cogs.site._links import guild_site, public_base
 
 MANAGERS_ONLY = "Only members with Manage Server can change the club's website."
 

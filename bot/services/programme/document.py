@@ -16,7 +16,7 @@ A programme file looks like ``examples/club.yaml``::
 
 A paper is a string (title, arXiv id or link, DOI, any http(s) link) or a mapping with ``paper``
 (that reference) and/or ``title``, optional ``authors`` and, in lists, ``note``. The loader
-(bot/services/reading/files.py) attaches the line of every mapping and list item, so :func:`validate_programme`
+(`files`) attaches the line of every mapping and list item, so :func:`validate_programme`
 reports every bad row with its line; nothing is written unless the whole file is valid.
 """
 
@@ -31,6 +31,8 @@ from bot import timeutil
 from bot.errors import BadInput
 from bot.ids import MAX_BIGINT
 from bot.papers import PaperRef, parse_paper_ref
+from bot.services.config.guild import normalize_change
+from bot.services.programme import series as series_programme
 from bot.services.reading.lists import (
     MAX_ITEMS_PER_LIST,
     MAX_LIST_DESCRIPTION,
@@ -38,10 +40,8 @@ from bot.services.reading.lists import (
     clean_note,
     normalize_list_name,
 )
-from bot.services.series import programme as series_programme
 from bot.services.sessions import rules
 from bot.services.sessions.info import CANCELLED, SCHEDULED
-from bot.services.setup.config import normalize_change
 
 LINE_KEY = "__line__"
 LINES_KEY = "__lines__"
@@ -71,7 +71,7 @@ SESSION_FIELDS = {
     "notes_url",
     "wiki_url",
     "status",
-    "series",  # a week of one of the file's series (bot/services/series/programme.py) ...
+    "series",  # a week of one of the file's series (bot/services/programme/series.py) ...
     "week",  # ... on this date
 }
 SESSION_URLS = {

@@ -1,5 +1,5 @@
-"""Series in the programme file of ``paperclub import`` / ``export`` (bot/services/reading/document.py and
-programme.py call these): a top-level ``series:`` list, and ``series:`` + ``week:`` on each session that is a
+"""Series in the programme file of ``paperclub import`` / ``export`` (`document` and `store`
+of this package call these): a top-level ``series:`` list, and ``series:`` + ``week:`` on each session that is a
 week of one. Checked with the rest of the file (every problem with its line, nothing written unless the
 whole file is good), written in the same transaction, and read back so that a file exported and imported
 into an empty server exports the same again.

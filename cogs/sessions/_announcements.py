@@ -1,5 +1,5 @@
 """A session's posts in Discord: the announcement message and its thread, the cancellation notice and
-the recap post (the scheduled event is cogs/sessions/events.py; creating a session and publishing it,
+the recap post (the scheduled event is cogs/sessions/_events.py; creating a session and publishing it,
 cogs/sessions/publish.py).
 
 Each step is best effort once the session is saved: a missing permission becomes a short warning for
@@ -21,8 +21,8 @@ from bot.replies import NO_MENTIONS
 from bot.services.sessions import store as svc
 from bot.services.sessions.info import SessionInfo
 from bot.timeutil import DisplayZone
-from cogs.sessions import render
-from cogs.sessions._buttons import announcement_view, session_page_url
+from cogs.sessions import _render as render
+from cogs.sessions._buttons import announcement_view
 
 log = logging.getLogger("paperclub.sessions")
 
@@ -95,7 +95,7 @@ async def announce(
         raise NotConfigured(f"I can't post in <#{target_id}>; pick a text channel I can see.")
     now = bot.clock.now()
     embed = render.session_embed(info, zones, now=now)
-    view = announcement_view(info, now, await session_page_url(bot, info))
+    view = await announcement_view(bot, info, now)
     outcome = Outcome()
     message: discord.Message | None = None
     if info.announcement_message_id and info.announcement_channel_id == channel.id:
@@ -164,7 +164,7 @@ async def refresh_announcement(
     try:
         await channel.get_partial_message(info.announcement_message_id).edit(
             embed=render.session_embed(info, zones, now=now),
-            view=announcement_view(info, now, await session_page_url(bot, info)),
+            view=await announcement_view(bot, info, now),
             allowed_mentions=NO_MENTIONS,
         )
     except discord.HTTPException as error:

@@ -4,7 +4,7 @@ and a session's page, when the guild's website is on."""
 from __future__ import annotations
 
 from bot.client import PaperclubBot
-from bot.services.site.config import SiteConfig, get_site, session_page_url, site_url
+from bot.services.site.config import SiteConfig, get_site, session_page_url
 
 
 def public_base(bot: PaperclubBot) -> str | None:
@@ -15,12 +15,9 @@ def public_base(bot: PaperclubBot) -> str | None:
 
 
 async def guild_site(bot: PaperclubBot, guild_id: int) -> SiteConfig:
+    """The server's website settings."""
     async with bot.session_factory() as session:
         return await get_site(session, guild_id)
-
-
-async def home_url(bot: PaperclubBot, guild_id: int) -> str | None:
-    return site_url(public_base(bot), await guild_site(bot, guild_id))
 
 
 async def session_url(bot: PaperclubBot, guild_id: int, session_id: int) -> str | None:

@@ -15,7 +15,7 @@ from typing import Final
 import discord
 
 from bot.permissions import PERMISSION_NAMES
-from bot.services.setup.config import GuildConfig
+from bot.services.config.guild import GuildConfig
 
 CHANNEL_FIX: Final = "Edit Channel → Permissions"
 SERVER_FIX: Final = "Server Settings → Roles"

@@ -13,11 +13,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot import timeutil, when
 from bot.client import Interaction
 from bot.errors import BadInput
+from bot.services.config.guild import get_config
 from bot.services.series import rules
 from bot.services.series import store as svc
 from bot.services.series import weeks as weeks_svc
 from bot.services.series.info import series_rule
-from bot.services.setup.config import get_config
 from bot.transformers import OptionTransformer, WhenTransformer, guild_choices
 
 

@@ -10,16 +10,18 @@ from discord.utils import escape_markdown
 from bot.client import Interaction
 from bot.permissions import require_guild_id
 from bot.replies import one_line, send_ephemeral
+from bot.services.config.guild import get_config
 from bot.services.series import presenters
 from bot.services.series.info import Changes
-from bot.services.setup.config import get_config
 from bot.timeutil import format_club_time
-from cogs.series import publishing
+from cogs.series import _publishing as publishing
+from cogs.series._background import SeriesBackground
 
 IN_SERVER_ONLY = "This button works in a server, not in DMs."
 
 
-async def press_present(interaction: Interaction, session_id: int) -> None:
+async def press_present(interaction: Interaction, session_id: int, background: SeriesBackground) -> None:
+    """Present the week, or step down; then publish it and refresh the open-weeks message and nudges."""
     guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
     bot = interaction.client
     await interaction.response.defer(ephemeral=True, thinking=True)
@@ -34,10 +36,7 @@ async def press_present(interaction: Interaction, session_id: int) -> None:
         )
         config = await get_config(session, guild_id)
     await publishing.publish(bot, guild_id, Changes(saved=[session_id]), config.display_zones)
-    cog = bot.get_cog("SeriesBackground")
-    refresh = getattr(cog, "refresh_guild", None)
-    if refresh is not None:
-        await refresh(guild_id)
+    await background.refresh_guild(guild_id)
     info = claim.session
     when = format_club_time(info.starts_at, config.display_zones)
     title = escape_markdown(one_line(info.title, 120))

@@ -10,6 +10,7 @@ from sqlalchemy import Row
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
+from bot.errors import BadInput
 from bot.text import clean_line
 from db.models import GuildSettings
 from db.models.core import (
@@ -96,8 +97,6 @@ def normalize_change(name: str, value: object) -> object:
         offsets = timeutil.parse_offsets(str(value))
         return ",".join(timeutil.format_offset(o) for o in offsets)
     if name == "suggestion_topics":
-        from bot.errors import BadInput
-
         topics = [t for t in (clean_line(t) for t in str(value).replace(",", ";").split(";")) if t]
         if not topics or len(topics) > MAX_TOPICS or any(len(t) > MAX_TOPIC for t in topics):
             raise BadInput(

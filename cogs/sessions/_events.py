@@ -28,7 +28,7 @@ from bot.services.sessions import event_claims
 from bot.services.sessions import store as svc
 from bot.services.sessions.info import SessionInfo
 from bot.timeutil import DisplayZone
-from cogs.sessions import render
+from cogs.sessions import _render as render
 
 log = logging.getLogger("paperclub.sessions")
 

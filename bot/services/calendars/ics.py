@@ -1,7 +1,7 @@
 """Calendar files (RFC 5545) for sessions and series.
 
 The sessions' VEVENTs (one-off and a series' overrides, hundreds in a feed) are written as content lines
-(:mod:`bot.services.sessions.icslines`), in icalendar's exact form; each series' repeating VEVENT and its
+(:mod:`bot.services.calendars.icslines`), in icalendar's exact form; each series' repeating VEVENT and its
 zone's VTIMEZONE (built once per process) come from icalendar. tests/sessions/test_ics_lines.py checks
 the bytes against the all-icalendar builder this replaced.
 
@@ -29,11 +29,7 @@ from zoneinfo import ZoneInfo
 from icalendar import Event, Timezone
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.services.series import store as series_store
-from bot.services.series import weeks as series_weeks
-from bot.services.series.info import SeriesInfo, WeekInfo
-from bot.services.sessions import queries
-from bot.services.sessions.icslines import (
+from bot.services.calendars.icslines import (
     escape_text,
     fold,
     local_stamp,
@@ -42,6 +38,10 @@ from bot.services.sessions.icslines import (
     uri_line,
     utc_stamp,
 )
+from bot.services.series import store as series_store
+from bot.services.series import weeks as series_weeks
+from bot.services.series.info import SeriesInfo, WeekInfo
+from bot.services.sessions import queries
 from bot.services.sessions.info import SessionInfo
 from bot.timeutil import ensure_aware_utc
 
@@ -87,7 +87,7 @@ def _vevent(
     recurrence_id: str | None = None,
 ) -> list[str]:
     """The session's VEVENT as content lines, in icalendar's order (its canonical VEVENT properties, then
-    the rest alphabetically), each escaped and folded (:mod:`bot.services.sessions.icslines`)."""
+    the rest alphabetically), each escaped and folded (:mod:`bot.services.calendars.icslines`)."""
     lines = ["BEGIN:VEVENT", text_line("SUMMARY", info.title), start, end, "DTSTAMP:" + stamp]
     lines.append(text_line("UID", uid))
     if recurrence_id is not None:
