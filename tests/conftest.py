@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from bot.demo.processes import drop_database
 from db.engine import create_engine, create_session_factory
 from db.migrate import upgrade_database
 
@@ -131,15 +131,8 @@ async def _pg_execute(statement: str) -> None:
 
 
 async def _pg_drop(admin: AsyncEngine, name: str) -> None:
-    """Drop a test's database. A plain DROP first: it also stops an autovacuum worker in it, which
-    WITH (FORCE) may not (a worker runs as the superuser, whose processes the role may not end); FORCE
-    only if a connection the test left open holds it."""
-    try:
-        async with admin.connect() as conn:
-            await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
-    except DBAPIError:
-        async with admin.connect() as conn:
-            await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    """Drop a test's database, even with a connection the test left open or an autovacuum worker in it."""
+    await drop_database(admin, name)
 
 
 async def _pg_dropped(name: str) -> None:

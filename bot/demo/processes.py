@@ -27,6 +27,8 @@ from typing import Any
 import aiohttp
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.metrics import parse_metrics
 from db.engine import create_engine
@@ -48,10 +50,34 @@ async def temporary_database(url: str, prefix: str) -> AsyncIterator[str]:
         try:
             yield make_url(url).set(database=name).render_as_string(hide_password=False)
         finally:
-            async with admin.connect() as conn:
-                await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            await drop_database(admin, name)
     finally:
         await admin.dispose()
+
+
+_OWN_BACKENDS = text(
+    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+    "WHERE datname = :name AND usename = current_user AND pid <> pg_backend_pid()"
+)
+
+
+async def drop_database(admin: AsyncEngine, name: str, *, attempts: int = 20) -> None:
+    """Drop a throwaway database (``name`` is ours, never input) that processes may still hold.
+
+    DROP DATABASE ... WITH (FORCE) is refused when any backend in it belongs to another role, as an
+    autovacuum worker does, unless the role has pg_signal_backend
+    (https://www.postgresql.org/docs/current/sql-dropdatabase.html). So: end our own role's connections,
+    then a plain DROP, which also stops an autovacuum worker; again after a pause while one lingers."""
+    for attempt in range(attempts):
+        try:
+            async with admin.connect() as conn:
+                await conn.execute(_OWN_BACKENDS, {"name": name})
+                await conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+            return
+        except DBAPIError:
+            if attempt == attempts - 1:
+                raise
+            await asyncio.sleep(0.1 * (attempt + 1))
 
 
 def process_env(standin: StandIn, database_url: str, **extra: str) -> dict[str, str]:
