@@ -29,8 +29,8 @@ from tests.site.conftest import GUILD, OCTOBER, SLUG, enable_site, import_club
 
 pytestmark = pytest.mark.empty_store  # from nothing to the old heads, then on: not the template copied
 
-OLD_HEADS = {"0002", "0003", "0006", "0015", "0016", "0017"}
-NEW_HEADS = {"0002", "0003", "0006", "0018", "0019", "0020"}
+OLD_HEADS = {"0002", "0003", "0006", "0015", "0016", "0017", "0021"}  # the ORM reads 0021's columns
+NEW_HEADS = {"0002", "0003", "0006", "0018", "0019", "0020", "0021"}
 UNDOES = {"0018": "0015", "0019": "0016", "0020": "0017"}
 QUERIES = ("environments", "user simulators", "AutoEnv", "terminal agents benchmark")
 
@@ -197,3 +197,21 @@ def test_the_cli_undoes_one_migration(tmp_path: Path, monkeypatch: pytest.Monkey
     assert "cannot undo migration 9999" in capsys.readouterr().err
     assert main(["db", "upgrade"]) == 0
     assert versions() == NEW_HEADS
+
+
+async def test_the_paper_record_columns_go_down_one_step_and_up_again(engine: AsyncEngine) -> None:
+    """0021 (the outside sources' fields) undone leaves papers as 0001 made them, and comes back."""
+
+    def columns(connection: Connection) -> set[str]:
+        from sqlalchemy import inspect
+
+        return {column["name"] for column in inspect(connection).get_columns("papers")}
+
+    await downgrade_database(engine, "0021")
+    async with engine.connect() as conn:
+        assert "0021" not in await conn.run_sync(_versions)
+        assert not {"tldr", "field_sources", "enriched_at"} & await conn.run_sync(columns)
+    await upgrade_database(engine)
+    async with engine.connect() as conn:
+        assert await conn.run_sync(_versions) == NEW_HEADS
+        assert {"tldr", "field_sources", "enriched_at"} <= await conn.run_sync(columns)

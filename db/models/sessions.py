@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from db.base import Base, utcnow
@@ -35,6 +35,27 @@ class Paper(Base):
     wiki_url: Mapped[str | None] = mapped_column(String(600))
     metadata_fetched_at: Mapped[datetime | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # What the outside sources said (bot/services/papers/merge.py; migration 0021)
+    year: Mapped[int | None] = mapped_column(Integer)
+    venue: Mapped[str | None] = mapped_column(String(200))
+    decision: Mapped[str | None] = mapped_column(String(100))
+    openreview_url: Mapped[str | None] = mapped_column(String(512))
+    tldr: Mapped[str | None] = mapped_column(Text)
+    citation_count: Mapped[int | None] = mapped_column(Integer)
+    influential_citation_count: Mapped[int | None] = mapped_column(Integer)
+    pdf_url: Mapped[str | None] = mapped_column(String(512))
+    code_url: Mapped[str | None] = mapped_column(String(512))
+    project_url: Mapped[str | None] = mapped_column(String(512))
+    s2_id: Mapped[str | None] = mapped_column(String(64))
+    s2_url: Mapped[str | None] = mapped_column(String(512))
+    hf_url: Mapped[str | None] = mapped_column(String(512))
+    hf_upvotes: Mapped[int | None] = mapped_column(Integer)
+    hf_models: Mapped[int | None] = mapped_column(Integer)
+    hf_datasets: Mapped[int | None] = mapped_column(Integer)
+    hf_spaces: Mapped[int | None] = mapped_column(Integer)
+    hf_top: Mapped[list[str] | None] = mapped_column(JSON)
+    field_sources: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # field -> [source, fetched_at]
+    enriched_at: Mapped[datetime | None]
 
 
 class ClubSession(Base):
