@@ -24,6 +24,7 @@ from bot.clock import Clock, SystemClock
 from bot.metrics import BotMetrics, ShardState, web_routes
 from bot.paging import PageButton, Pagers
 from bot.settings import Settings
+from bot.sources.clients import SourceClients
 from bot.tree import PaperclubTree, log_outcome
 from bot.web import WebServer
 from db.migrate import upgrade_database
@@ -79,6 +80,7 @@ class PaperclubBot(commands.Bot):
         self.synced_commands: list[app_commands.AppCommand] = []
         self._heap_frozen = False
         self._arxiv: ArxivClient | None = None
+        self._sources: SourceClients | None = None
         self.web: WebServer | None = (
             WebServer(settings.web_host, settings.web_port, public_url=settings.public_url)
             if settings.web_port is not None and start_background
@@ -101,6 +103,13 @@ class PaperclubBot(commands.Bot):
         if self._arxiv is None:
             self._arxiv = ArxivClient(self.settings.arxiv_api_url)
         return self._arxiv
+
+    @property
+    def sources(self) -> SourceClients:
+        """The outside sources' clients PAPER_SOURCES turns on (created on first use, closed with the bot)."""
+        if self._sources is None:
+            self._sources = SourceClients.from_settings(self.settings)
+        return self._sources
 
     async def setup_hook(self) -> None:
         """Migrate, load every cog, start the background work and the web server, sync the commands."""
@@ -181,6 +190,8 @@ class PaperclubBot(commands.Bot):
                 await self.web.stop()
             if self._arxiv is not None:
                 await self._arxiv.close()
+            if self._sources is not None:
+                await self._sources.close()
             await self.engine.dispose()
 
 

@@ -19,6 +19,7 @@ import discord
 from bot.background import Job, every
 from bot.client import PaperclubBot
 from bot.replies import NO_MENTIONS
+from bot.services.papers.enrich import enrich_due
 from bot.services.papers.metadata import fetch_and_store
 from bot.services.suggestions.duplicates import TitleIndex
 from bot.services.suggestions.metadata import papers_missing_metadata, suggestions_of_paper
@@ -33,6 +34,8 @@ ENRICH_EVERY = timedelta(minutes=10)
 ENRICH_BATCH = 5
 POLLS_JOB = "suggestions.polls"
 METADATA_JOB = "suggestions.metadata"
+PAPERS_EVERY = timedelta(minutes=2)
+PAPERS_JOB = "papers.enrich"
 
 
 class SuggestionBackground:
@@ -50,11 +53,13 @@ class SuggestionBackground:
         """Add the two jobs (from cog_load)."""
         await self.bot.background.add(Job(POLLS_JOB, every(CHECK_EVERY), self.finish_due_polls))
         await self.bot.background.add(Job(METADATA_JOB, every(ENRICH_EVERY), self.enrich_pending))
+        await self.bot.background.add(Job(PAPERS_JOB, every(PAPERS_EVERY), self.enrich_papers))
 
     async def stop(self) -> None:
         """Remove them (from cog_unload)."""
         await self.bot.background.remove(POLLS_JOB)
         await self.bot.background.remove(METADATA_JOB)
+        await self.bot.background.remove(PAPERS_JOB)
 
     # ------------------------------------------------------------------ polls
 
@@ -128,3 +133,25 @@ class SuggestionBackground:
             for suggestion_id in suggestion_ids:
                 await self.refresh_post(suggestion_id)
         return len(stored)
+
+    # ------------------------------------------------------------------ the outside sources
+
+    async def enrich_papers(self, now: datetime) -> int:
+        """Enrich the papers due from Semantic Scholar, Hugging Face and the DOI agencies, then dispatch
+        ``paper_enriched(guild_id, paper_ids)`` per guild; returns how many papers changed."""
+        changed = await enrich_due(self.bot.sources, self.bot.session_factory, now)
+        by_guild: dict[int, list[int]] = {}
+        for paper in changed:
+            by_guild.setdefault(paper.guild_id, []).append(paper.paper_id)
+        for guild_id, paper_ids in by_guild.items():
+            self.titles.forget(guild_id)
+            self.bot.dispatch("paper_enriched", guild_id, tuple(paper_ids))
+        return len(changed)
+
+    async def refresh_papers(self, paper_ids: tuple[int, ...]) -> None:
+        """Re-render the suggestion posts showing these papers."""
+        for paper_id in paper_ids:
+            async with self.bot.session_factory() as session:
+                suggestion_ids = await suggestions_of_paper(session, paper_id)
+            for suggestion_id in suggestion_ids:
+                await self.refresh_post(suggestion_id)

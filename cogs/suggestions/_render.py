@@ -16,6 +16,7 @@ from bot.replies import (
     markdown_link,
     one_line,
 )
+from bot.services.papers.card import fit_lines, short_lines
 from bot.services.suggestions.actions import DuplicateNotice
 from bot.services.suggestions.polls import PollResult
 from bot.services.suggestions.queries import SuggestionCard, SuggestionSummary
@@ -99,6 +100,9 @@ def card_embed(card: SuggestionCard, *, full: bool = False) -> discord.Embed:
     if card.published:
         embed.add_field(name="Published", value=card.published)
     embed.add_field(name="Votes", value=str(card.votes))
+    paper_lines = short_lines(card.record) if card.record else []
+    if paper_lines:
+        embed.add_field(name="The paper", value=fit_lines(paper_lines, EMBED_FIELD_VALUE_LIMIT), inline=False)
     if card.review_note:
         embed.add_field(
             name="Organizers' note", value=cut(card.review_note, EMBED_FIELD_VALUE_LIMIT), inline=False

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.errors import NotFound
 from bot.ids import parse_id
 from bot.papers import normalize_title
+from bot.services.papers.card import PaperRecord, paper_record
 from bot.services.papers.store import PaperInfo, paper_info
 from db.models import Paper
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer, SuggestionVote
@@ -43,6 +44,7 @@ class SuggestionCard:
     session_id: int | None
     voter_ids: tuple[int, ...]
     volunteer_ids: tuple[int, ...]
+    record: PaperRecord | None = None  # what the outside sources said (bot/services/papers/card.py)
 
     @property
     def votes(self) -> int:
@@ -116,6 +118,7 @@ async def card_for(session: AsyncSession, row: Suggestion) -> SuggestionCard:
         session_id=row.session_id,
         voter_ids=tuple(voters),
         volunteer_ids=tuple(volunteers),
+        record=paper_record(paper),
     )
 
 

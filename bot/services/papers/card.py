@@ -1,0 +1,116 @@
+"""The short form of a paper's card: plain lines any post can show (suggestion post, layouts, /paper show).
+
+Every source text is escaped here (markdown, and mentions broken with a zero-width space) on top of the
+posts' ``allowed_mentions`` of none, and each line is cut to fit an embed field.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
+from bot.text import cut, markdown_link, one_line
+from db.models import Paper
+
+LINE_MAX = 300
+TLDR_SHOWN = 400
+_MARKDOWN = re.compile(r"([\\*_~`|>#\[\]])")
+
+
+@dataclass(frozen=True)
+class PaperRecord:
+    """What the outside sources said about a paper, as plain values."""
+
+    tldr: str | None = None
+    year: int | None = None
+    venue: str | None = None
+    decision: str | None = None
+    citation_count: int | None = None
+    influential_citation_count: int | None = None
+    pdf_url: str | None = None
+    code_url: str | None = None
+    project_url: str | None = None
+    hf_url: str | None = None
+    hf_models: int | None = None
+    hf_datasets: int | None = None
+    openreview_url: str | None = None
+    s2_url: str | None = None
+    from_scholar: bool = False  # a field shown came from Semantic Scholar: its attribution is due
+
+
+def paper_record(row: Paper) -> PaperRecord:
+    """A stored paper's source fields."""
+    sources = row.field_sources or {}
+    return PaperRecord(
+        tldr=row.tldr,
+        year=row.year,
+        venue=row.venue,
+        decision=row.decision,
+        citation_count=row.citation_count,
+        influential_citation_count=row.influential_citation_count,
+        pdf_url=row.pdf_url,
+        code_url=row.code_url,
+        project_url=row.project_url,
+        hf_url=row.hf_url,
+        hf_models=row.hf_models,
+        hf_datasets=row.hf_datasets,
+        openreview_url=row.openreview_url,
+        s2_url=row.s2_url,
+        from_scholar=any(isinstance(v, list) and v[:1] == ["semantic_scholar"] for v in sources.values()),
+    )
+
+
+def plain(text: str, limit: int = LINE_MAX) -> str:
+    """Untrusted text shown as typed: one line, markdown escaped, no mention that can ping."""
+    line = one_line(text, limit)
+    line = _MARKDOWN.sub(r"\\\1", line)
+    line = line.replace("@", "@\u200b").replace("<", "<\u200b")
+    return cut(line, limit * 2)
+
+
+def short_lines(record: PaperRecord) -> list[str]:
+    """The short card: TLDR, venue/decision/year, citations, links, and Semantic Scholar's attribution."""
+    lines: list[str] = []
+    if record.tldr:
+        lines.append(f"**TLDR:** {plain(record.tldr, TLDR_SHOWN)}")
+    where = [
+        plain(part, 120)
+        for part in (record.venue, record.decision, str(record.year) if record.year else None)
+        if part
+    ]
+    if where:
+        lines.append(" · ".join(dict.fromkeys(where)))
+    if record.citation_count is not None:
+        cited = f"{record.citation_count} citation{'' if record.citation_count == 1 else 's'}"
+        if record.influential_citation_count:
+            cited += f" ({record.influential_citation_count} influential)"
+        lines.append(cited)
+    links = [
+        markdown_link(label, url, preview=False)
+        for label, url in (
+            ("PDF", record.pdf_url),
+            ("Code", record.code_url),
+            ("Project", record.project_url),
+            ("Hugging Face", record.hf_url),
+            ("OpenReview", record.openreview_url),
+        )
+        if url
+    ]
+    if links:
+        lines.append(" · ".join(links))
+    if record.from_scholar:
+        lines.append("-# " + markdown_link(ATTRIBUTION_TEXT, record.s2_url or ATTRIBUTION_URL, preview=False))
+    return lines
+
+
+def fit_lines(lines: list[str], limit: int) -> str:
+    """Whole lines joined while they fit in ``limit`` characters (a link is never cut in half)."""
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) + (1 if kept else 0) > limit:
+            continue
+        kept.append(line)
+        size += len(line) + (1 if len(kept) > 1 else 0)
+    return "\n".join(kept)

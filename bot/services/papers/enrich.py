@@ -1,0 +1,206 @@
+"""Enriching papers from the outside sources, in the background: ask, merge, store.
+
+:func:`enrich_due` picks papers never enriched or enriched over :data:`REFRESH_AFTER` ago, asks Semantic
+Scholar for all of them in one batch and Hugging Face per arXiv paper (a DOI-only paper: Crossref, or
+DataCite for arXiv's own DOIs), with no transaction open meanwhile, then merges each paper's answers
+(:mod:`bot.services.papers.merge`) in its own short transaction. A source that is down, rate-limited or
+answering garbage is skipped for this run and leaves the others' fields; its client keeps to its published
+rate limit and its Retry-After. Callers run this from a ``once`` job (bot/background.py), whose lease in
+``job_runs`` makes one process of the deployment do each run.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import or_, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.papers import normalize_title
+from bot.services.papers.merge import ARXIV, HF, PRECEDENCE, S2, SourceRecord, merge
+from bot.services.papers.metadata import id_label
+from bot.sources.clients import SourceClients
+from bot.sources.http import SourceUnavailable
+from bot.sources.huggingface import HubPaper
+from bot.sources.records import DoiRecord
+from bot.sources.semantic_scholar import ScholarPaper, arxiv_ref, doi_ref, paper_page_url
+from db.models import Paper
+
+log = logging.getLogger("paperclub.papers")
+
+REFRESH_AFTER = timedelta(days=7)
+BATCH = 50  # papers per run
+
+
+@dataclass(frozen=True)
+class Target:
+    """A paper to enrich: its ids as plain values."""
+
+    guild_id: int
+    paper_id: int
+    arxiv_id: str | None
+    doi: str | None
+
+
+@dataclass(frozen=True)
+class Enriched:
+    """A paper whose record changed."""
+
+    guild_id: int
+    paper_id: int
+
+
+async def due_papers(session: AsyncSession, now: datetime, limit: int = BATCH) -> list[Target]:
+    """Papers with an arXiv id or a DOI never enriched or due a refresh, oldest first."""
+    rows = (
+        await session.execute(
+            select(Paper.guild_id, Paper.id, Paper.arxiv_id, Paper.doi)
+            .where(
+                or_(Paper.arxiv_id.is_not(None), Paper.doi.is_not(None)),
+                or_(Paper.enriched_at.is_(None), Paper.enriched_at < now - REFRESH_AFTER),
+            )
+            .order_by(Paper.enriched_at.is_not(None), Paper.enriched_at, Paper.id)
+            .limit(limit)
+        )
+    ).all()
+    return [Target(*row) for row in rows]
+
+
+def scholar_fields(paper: ScholarPaper) -> dict[str, Any]:
+    """A Semantic Scholar answer as merge fields."""
+    return {
+        "title": paper.title,
+        "authors": paper.authors,
+        "year": paper.year,
+        "venue": paper.publication_venue.name if paper.publication_venue else paper.venue,
+        "tldr": paper.tldr,
+        "citation_count": paper.citation_count,
+        "influential_citation_count": paper.influential_citation_count,
+        "pdf_url": paper.open_access_pdf,
+        "doi": paper.doi,
+        "s2_id": paper.paper_id,
+        "s2_url": paper_page_url(paper),
+    }
+
+
+def hub_fields(paper: HubPaper) -> dict[str, Any]:
+    """A Hugging Face answer as merge fields."""
+    top = [repo.repo_id for links in (paper.models, paper.datasets, paper.spaces) for repo in links.top]
+    return {
+        "title": paper.title,
+        "authors": paper.authors,
+        "code_url": paper.github_repo,
+        "project_url": paper.project_page,
+        "hf_url": paper.url,
+        "hf_upvotes": paper.upvotes,
+        "hf_models": paper.models.count,
+        "hf_datasets": paper.datasets.count,
+        "hf_spaces": paper.spaces.count,
+        "hf_top": top,
+    }
+
+
+def doi_fields(record: DoiRecord) -> dict[str, Any]:
+    """A Crossref or DataCite record as merge fields."""
+    return {"title": record.title, "authors": record.authors, "year": record.year, "venue": record.venue}
+
+
+@dataclass
+class Gathered:
+    """Every source's answers per paper id, and the papers a source failed for (asked again later)."""
+
+    records: dict[int, list[SourceRecord]]
+    failed: set[int]
+
+
+async def gather(clients: SourceClients, targets: Sequence[Target], now: datetime) -> Gathered:
+    """Ask every source about ``targets``; a source that fails adds nothing (logged)."""
+    found: dict[int, list[SourceRecord]] = {target.paper_id: [] for target in targets}
+    failed: set[int] = set()
+    if clients.semantic_scholar is not None and targets:
+        refs = [arxiv_ref(t.arxiv_id) if t.arxiv_id else doi_ref(t.doi or "") for t in targets]
+        try:
+            answers = await clients.semantic_scholar.papers(refs)
+        except SourceUnavailable as exc:
+            log.info("Semantic Scholar skipped this run: %s", exc)
+            failed.update(found)
+        else:
+            for target, answer in zip(targets, answers, strict=True):
+                if answer is not None:
+                    found[target.paper_id].append(SourceRecord(S2, now, scholar_fields(answer)))
+    for target in targets:
+        try:
+            if target.arxiv_id and clients.huggingface is not None:
+                hub = await clients.huggingface.paper(target.arxiv_id)
+                if hub is not None:
+                    found[target.paper_id].append(SourceRecord(HF, now, hub_fields(hub)))
+            elif target.doi and not target.arxiv_id:
+                agency = clients.datacite if target.doi.startswith("10.48550/") else clients.crossref
+                record = await agency.record(target.doi) if agency is not None else None
+                if record is not None:
+                    found[target.paper_id].append(SourceRecord(record.source, now, doi_fields(record)))
+        except SourceUnavailable as exc:
+            log.info("a source skipped paper %s this run: %s", target.paper_id, exc)
+            failed.add(target.paper_id)
+    return Gathered(found, failed)
+
+
+def _current(paper: Paper) -> dict[str, Any]:
+    return {name: getattr(paper, name) for name in PRECEDENCE}
+
+
+async def store_records(
+    session: AsyncSession,
+    paper_id: int,
+    records: Sequence[SourceRecord],
+    now: datetime,
+    *,
+    complete: bool = True,
+) -> bool:
+    """Merge one paper's answers into its row; True if a field changed. ``complete`` (every source
+    answered) stamps it enriched at ``now``; otherwise it stays due, and the next run asks again."""
+    paper = await session.get(Paper, paper_id)
+    if paper is None:
+        return False
+    placeholders = (
+        frozenset({"title"}) if paper.arxiv_id and paper.title == id_label(paper.arxiv_id) else frozenset()
+    )
+    sources = dict(paper.field_sources or {})
+    if paper.metadata_fetched_at is not None and paper.authors:  # arXiv's fill (metadata.py)
+        sources.setdefault("authors", [ARXIV, paper.metadata_fetched_at.isoformat()])
+    merged = merge(_current(paper), sources, records, placeholders=placeholders)
+    for name, value in merged.changes.items():
+        setattr(paper, name, value)
+    if "title" in merged.changes:
+        paper.normalized_title = normalize_title(paper.title)[:400]
+    paper.field_sources = merged.sources
+    if complete:
+        paper.enriched_at = now
+    return bool(merged.changes)
+
+
+async def enrich_due(
+    clients: SourceClients,
+    session_factory: async_sessionmaker[AsyncSession],
+    now: datetime,
+    *,
+    limit: int = BATCH,
+) -> list[Enriched]:
+    """Enrich the papers due (see the module docstring); returns those whose record changed."""
+    async with session_factory() as session:
+        targets = await due_papers(session, now, limit)
+    if not targets:
+        return []
+    found = await gather(clients, targets, now)
+    changed: list[Enriched] = []
+    for target in targets:
+        records = found.records[target.paper_id]
+        complete = target.paper_id not in found.failed
+        async with session_factory() as session, session.begin():
+            if await store_records(session, target.paper_id, records, now, complete=complete):
+                changed.append(Enriched(target.guild_id, target.paper_id))
+    return changed
