@@ -21,7 +21,12 @@ from bot.demo.running import connected
 from bot.permissions import REQUIRED_PERMISSIONS
 from bot.settings import Settings, load_settings
 from standin.arxiv import ArxivStandin
+from standin.crossref import CrossrefStandin
+from standin.datacite import DataCiteStandin
+from standin.huggingface import HuggingFaceStandin
 from standin.interactions import InteractionResult
+from standin.openreview import OpenReviewStandin
+from standin.semantic_scholar import SemanticScholarStandin
 from standin.server import ChannelRef, DefaultGuild, MemberRef, StandIn
 from standin.state import Message
 
@@ -48,6 +53,12 @@ class BotEnv:
         self.standin = StandIn(bot_permissions=REQUIRED_PERMISSIONS.value, timeout=15.0)
         # A local arXiv too, so nothing the bot does here leaves 127.0.0.1 (tests may point elsewhere).
         self.arxiv = ArxivStandin()
+        # and the other paper sources' stand-ins (bot/sources/), knowing no papers until a test adds them
+        self.semantic_scholar = SemanticScholarStandin()
+        self.huggingface = HuggingFaceStandin()
+        self.openreview = OpenReviewStandin()
+        self.crossref = CrossrefStandin()
+        self.datacite = DataCiteStandin()
         self.standin.wall_clock = self.clock.now  # the stand-in's date rules follow the FakeClock
         self._stack = contextlib.AsyncExitStack()
         self._bot_stack: contextlib.AsyncExitStack | None = None
@@ -62,12 +73,29 @@ class BotEnv:
         await self._stack.enter_async_context(self.standin)
         await self.arxiv.start()
         self._stack.push_async_callback(self.arxiv.stop)
+        for source in (
+            self.semantic_scholar,
+            self.huggingface,
+            self.openreview,
+            self.crossref,
+            self.datacite,
+        ):
+            await source.start()
+            self._stack.push_async_callback(source.stop)
         self.world = await self.standin.create_default_guild()
         await self.start_bot()
         return self
 
     def _build(self) -> PaperclubBot:
-        overrides = {"arxiv_api_url": self.arxiv.url, **self.settings_overrides}
+        overrides = {
+            "arxiv_api_url": self.arxiv.url,
+            "semantic_scholar_api_url": self.semantic_scholar.base,
+            "huggingface_api_url": self.huggingface.url,
+            "openreview_api_url": self.openreview.url,
+            "crossref_api_url": self.crossref.url,
+            "datacite_api_url": self.datacite.url,
+            **self.settings_overrides,
+        }
         self.settings = load_settings(
             database_url=self.database_url,
             discord_api_base=self.standin.base_url,

@@ -137,14 +137,16 @@ class SuggestionBackground:
     # ------------------------------------------------------------------ the outside sources
 
     async def enrich_papers(self, now: datetime) -> int:
-        """Enrich the papers due from Semantic Scholar, Hugging Face and the DOI agencies, then dispatch
-        ``paper_enriched(guild_id, paper_ids)`` per guild; returns how many papers changed."""
+        """Enrich the papers due from Semantic Scholar, Hugging Face and the DOI agencies, re-render their
+        suggestion posts, and dispatch ``paper_enriched(guild_id, paper_ids)`` per guild for the other
+        features' posts; returns how many papers changed."""
         changed = await enrich_due(self.bot.sources, self.bot.session_factory, now)
         by_guild: dict[int, list[int]] = {}
         for paper in changed:
             by_guild.setdefault(paper.guild_id, []).append(paper.paper_id)
         for guild_id, paper_ids in by_guild.items():
             self.titles.forget(guild_id)
+            await self.refresh_papers(tuple(paper_ids))
             self.bot.dispatch("paper_enriched", guild_id, tuple(paper_ids))
         return len(changed)
 

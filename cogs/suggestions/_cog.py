@@ -78,11 +78,6 @@ class SuggestionsCog(commands.Cog):
         await self.background.stop()
         await self.actions.refresher.cancel_all()
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
-
-    @commands.Cog.listener()
-    async def on_paper_enriched(self, guild_id: int, paper_ids: tuple[int, ...]) -> None:
-        """Show what the sources said on the posts of these papers' suggestions."""
-        await self.background.refresh_papers(paper_ids)
         self.bot.pagers.unregister(PAGER)
 
     # ------------------------------------------------------------------ /suggest

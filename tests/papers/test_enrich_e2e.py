@@ -1,0 +1,91 @@
+"""Enrichment end to end: a suggested arXiv paper's post gains what Semantic Scholar and Hugging Face say,
+once the background job lands, through the real discord.py client and the sources' stand-ins."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from cogs.suggestions._background import PAPERS_EVERY
+from tests.suggestions.conftest import TAU_BENCH
+from tests.suggestions.helpers import fields, latest_suggestion_id, post_of, suggest, use_channel
+
+ARXIV_ID = "2406.12045"
+TLDR = "Agents fail at tools @everyone **really** <@&1> [x](https://evil.example)"
+
+
+@pytest.fixture
+def arxiv(arxiv: Any) -> Any:
+    arxiv.add(
+        ARXIV_ID, TAU_BENCH, ["Shunyu Yao", "Noah Shinn"], "We propose tau-bench.", "2024-06-17T17:42:00Z"
+    )
+    return arxiv
+
+
+def seed_sources(env: Any) -> None:
+    env.semantic_scholar.add(
+        "s2tau",
+        TAU_BENCH,
+        arxiv_id=ARXIV_ID,
+        year=2024,
+        venue="International Conference on Learning Representations",
+        tldr=TLDR,
+        citation_count=120,
+        influential_citation_count=7,
+        open_access_pdf="https://arxiv.org/pdf/2406.12045",
+    )
+    env.huggingface.add(ARXIV_ID, TAU_BENCH, github_repo="https://github.com/sierra-research/tau-bench")
+
+
+async def suggested_post(env: Any) -> tuple[int, Any]:
+    await use_channel(env)
+    final = await suggest(env, env.members[0], paper=f"https://arxiv.org/abs/{ARXIV_ID}")
+    assert "Thanks! Your suggestion is #" in final.content
+    suggestion_id = await latest_suggestion_id(env)
+    return suggestion_id, await post_of(env, suggestion_id)
+
+
+async def enriched_post(env: Any, suggestion_id: int) -> dict[str, str]:
+    """Move the clock to the enrichment job's next slot (the move returns once the job ran) and read the post."""
+    await env.clock.advance(PAPERS_EVERY + timedelta(seconds=1))
+    return fields((await post_of(env, suggestion_id)).embeds[0])
+
+
+async def test_the_post_shows_the_tldr_and_the_code_link_once_enrichment_lands(discord_env, arxiv) -> None:
+    env = discord_env
+    seed_sources(env)
+    suggestion_id, post = await suggested_post(env)
+    assert "The paper" not in fields(post.embeds[0])
+    shown = (await enriched_post(env, suggestion_id))["The paper"]
+    assert "**TLDR:** Agents fail at tools @\u200beveryone \\*\\*really\\*\\*" in shown
+    assert "International Conference on Learning Representations · 2024" in shown
+    assert "120 citations (7 influential)" in shown
+    assert "[Code](<https://github.com/sierra-research/tau-bench>)" in shown
+    assert "[PDF](<https://arxiv.org/pdf/2406.12045>)" in shown
+    assert "Data from Semantic Scholar" in shown
+    assert "utm_source=api" in shown
+    post = await post_of(env, suggestion_id)
+    assert post.payload["mention_everyone"] is False
+    assert post.payload["mention_roles"] == []
+
+
+@pytest.mark.parametrize("trouble", ["down", "rate_limited"])
+@pytest.mark.parametrize("source", ["semantic_scholar", "huggingface"])
+async def test_a_source_in_trouble_leaves_the_others_fields(discord_env, arxiv, source, trouble) -> None:
+    env = discord_env
+    seed_sources(env)
+    standin = getattr(env, source)
+    if trouble == "down":
+        standin.fail_next(100, 503)
+    else:
+        standin.rate_limit_next(100, retry_after=600)
+    suggestion_id, _ = await suggested_post(env)  # answered: no source is on the command's path
+    shown = (await enriched_post(env, suggestion_id))["The paper"]
+    if source == "semantic_scholar":
+        assert "TLDR" not in shown
+        assert "[Code](" in shown
+    else:
+        assert "TLDR" in shown
+        assert "[Code](" not in shown
