@@ -1,0 +1,71 @@
+"""bot/services/papers/enrich.py against the sources' stand-ins and the store (SQLite and PostgreSQL):
+one batch to Semantic Scholar, provenance per field, the club's title kept, the weekly refresh."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.papers import parse_paper_ref
+from bot.services.papers.enrich import REFRESH_AFTER, enrich_due
+from bot.services.papers.store import get_or_create_paper
+from bot.sources.clients import SourceClients
+from bot.sources.huggingface import HuggingFaceClient
+from bot.sources.semantic_scholar import SemanticScholarClient
+from db.models import Paper
+from standin.huggingface import HuggingFaceStandin
+from standin.semantic_scholar import SemanticScholarStandin
+from tests.papers.helpers import VirtualTimer
+
+GUILD = 4242
+NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+
+
+async def test_enrich_merges_each_source_once_with_provenance_and_refreshes_weekly(
+    session_factory: async_sessionmaker[AsyncSession],
+    semantic_scholar: SemanticScholarStandin,
+    huggingface: HuggingFaceStandin,
+    timer: VirtualTimer,
+) -> None:
+    ids = [f"2406.{10000 + n}" for n in range(3)]
+    for n, arxiv_id in enumerate(ids):
+        semantic_scholar.add(f"s2-{n}", f"Paper {n}", arxiv_id=arxiv_id, tldr=f"TLDR {n}", citation_count=n)
+    huggingface.add(ids[0], "Paper 0", github_repo="https://github.com/a/b")
+    async with session_factory() as session, session.begin():
+        for n, arxiv_id in enumerate(ids):
+            title = "Our own name" if n == 0 else None
+            await get_or_create_paper(session, GUILD, parse_paper_ref(arxiv_id), title=title)
+    clients = SourceClients(
+        semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
+        huggingface=HuggingFaceClient(huggingface.url, timer=timer),
+    )
+    try:
+        changed = await enrich_due(clients, session_factory, NOW)
+        assert len(changed) == 3
+        assert semantic_scholar.count("/graph/v1/paper/batch") == 1  # one batch for every paper
+        assert await enrich_due(clients, session_factory, NOW + timedelta(days=1)) == []  # nothing due
+        async with session_factory() as session:
+            first = await session.get(Paper, changed[0].paper_id)
+            assert first is not None
+            assert first.title == "Our own name"  # the club's title is never replaced
+            assert first.tldr == "TLDR 0"
+            assert first.code_url == "https://github.com/a/b"
+            assert first.field_sources is not None
+            assert first.field_sources["tldr"] == ["semantic_scholar", NOW.isoformat()]
+            assert first.field_sources["code_url"][0] == "huggingface"
+            second = await session.get(Paper, changed[1].paper_id)
+            assert second is not None
+            assert second.title == "Paper 1"  # the id placeholder is filled
+        semantic_scholar.papers["s2-1"].record["citationCount"] = 50
+        later = NOW + REFRESH_AFTER + timedelta(minutes=1)
+        refreshed = await enrich_due(clients, session_factory, later)
+        assert [p.paper_id for p in refreshed] == [changed[1].paper_id]
+        async with session_factory() as session:
+            second = await session.get(Paper, changed[1].paper_id)
+            assert second is not None
+            assert second.citation_count == 50
+            assert second.field_sources is not None
+            assert second.field_sources["citation_count"] == ["semantic_scholar", later.isoformat()]
+    finally:
+        await clients.close()
