@@ -3,7 +3,7 @@
 :func:`enrich_due` picks papers never enriched or enriched over :data:`REFRESH_AFTER` ago, asks Semantic
 Scholar for all of them in one batch and Hugging Face per arXiv paper (a DOI-only paper: Crossref, or
 DataCite for arXiv's own DOIs), with no transaction open meanwhile, then merges each paper's answers
-(:mod:`bot.services.papers.merge`) in its own short transaction. A source that is down, rate-limited or
+(:mod:`bot.services.papers.merge`) in one short transaction. A source that is down, rate-limited or
 answering garbage is skipped for this run and leaves the others' fields; its client keeps to its published
 rate limit and its Retry-After. Callers run this from a ``once`` job (bot/background.py), whose lease in
 ``job_runs`` makes one process of the deployment do each run.
@@ -153,19 +153,11 @@ def _current(paper: Paper) -> dict[str, Any]:
     return {name: getattr(paper, name) for name in PRECEDENCE}
 
 
-async def store_records(
-    session: AsyncSession,
-    paper_id: int,
-    records: Sequence[SourceRecord],
-    now: datetime,
-    *,
-    complete: bool = True,
+def store_records(
+    paper: Paper, records: Sequence[SourceRecord], now: datetime, *, complete: bool = True
 ) -> bool:
     """Merge one paper's answers into its row; True if a field changed. ``complete`` (every source
     answered) stamps it enriched at ``now``; otherwise it stays due, and the next run asks again."""
-    paper = await session.get(Paper, paper_id)
-    if paper is None:
-        return False
     placeholders = (
         frozenset({"title"}) if paper.arxiv_id and paper.title == id_label(paper.arxiv_id) else frozenset()
     )
@@ -197,10 +189,10 @@ async def enrich_due(
         return []
     found = await gather(clients, targets, now)
     changed: list[Enriched] = []
-    for target in targets:
-        records = found.records[target.paper_id]
-        complete = target.paper_id not in found.failed
-        async with session_factory() as session, session.begin():
-            if await store_records(session, target.paper_id, records, now, complete=complete):
-                changed.append(Enriched(target.guild_id, target.paper_id))
+    async with session_factory() as session, session.begin():  # one short write: no source is asked in it
+        rows = (await session.execute(select(Paper).where(Paper.id.in_(found.records)))).scalars()
+        for paper in sorted(rows, key=lambda row: row.id):
+            records = found.records[paper.id]
+            if store_records(paper, records, now, complete=paper.id not in found.failed):
+                changed.append(Enriched(paper.guild_id, paper.id))
     return changed
