@@ -43,16 +43,21 @@ Item = discord.ui.Item[Any]
 
 def escape(text: str | None, limit: int | None = None) -> str:
     """Member text for a Text Display: invisible characters dropped, cut to ``limit`` (before escaping,
-    so an escape is never cut in half), markdown escaped once; URLs stay as typed."""
+    so an escape is never cut in half), markdown and mention markup escaped once; URLs stay as typed."""
     shown = visible(text or "")
     if limit is not None:
         shown = cut(shown, limit)
-    return escape_markdown(shown)
+    return _escape(shown)
 
 
 def escape_line(text: str | None, limit: int = 200) -> str:
     """Member text on one line (a title, a name), escaped once."""
-    return escape_markdown(one_line(visible(text or ""), limit))
+    return _escape(one_line(visible(text or ""), limit))
+
+
+def _escape(text: str) -> str:
+    # A backslash before ``<`` keeps a typed ``<@id>``, ``<#id>`` or ``<t:…>`` as the characters typed.
+    return escape_markdown(text).replace("<", "\\<")
 
 
 _LINK_LABELS = (
