@@ -65,7 +65,7 @@ async def test_the_invite_alone_is_enough(discord_env) -> None:
     assert presenter.id in thread.thread_members
     # an edit moves the bot's own event (Create Events is enough for it)
     edited = await _final(env, "session edit", {"session": 1, "when": "Thursday 10:30am"})
-    assert "grant" not in edited.content, edited.content
+    assert "grant" not in edited.text, edited.text
     assert env.scheduled_events()[0]["scheduled_start_time"].startswith("2026-12-03T18:30:00")
 
     # the automatic reminder a day ahead pings the ping role
