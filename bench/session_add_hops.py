@@ -128,7 +128,7 @@ async def main() -> None:
                 await asyncio.gather(*listeners, return_exceptions=True)  # what session_saved set off
             finally:
                 sys.setprofile(None)
-            print(f"reply: {reply.content.splitlines()[0]}")
+            print(f"reply: {reply.text.splitlines()[0]}")
     command = [name for name in seen if name.startswith("CommandTree")]
     listeners = [name for name in seen if name not in command]
     labels = [

@@ -70,7 +70,7 @@ async def send_reply(
     content: str | None = None,
     *,
     embed: discord.Embed | None = None,
-    view: discord.ui.View | None = None,
+    view: discord.ui.View | discord.ui.LayoutView | None = None,
     public: bool = False,
     **kwargs: Any,
 ) -> None:

@@ -55,5 +55,5 @@ async def test_a_form_submission_is_logged_once(discord_env, caplog) -> None:
             opened, {"session_edit:title": "Form, renamed"}, member=env.organizer
         )
         reply = await submitted.final()
-    assert "changed title" in reply.content
+    assert "changed title" in reply.text
     assert outcomes(caplog, modal["custom_id"]) == ["ok"]

@@ -54,7 +54,7 @@ async def seed(env: BotEnv) -> None:
     """One session, one reminder and one suggestion, so the lookups have rows to (not) find."""
     await final(env, "setup suggestions", {"channel": env.suggestions}, env.admin)
     added = await final(env, "session add", {"title": "Session one", "when": "tomorrow 17:00"})
-    assert added.content.startswith("Added session #1"), added.content
+    assert added.text.startswith("Added session #1"), added.text
     reminded = await final(env, "remind add", {"when": "tomorrow 9am", "message": "Read it"})
     assert reminded.content.startswith("⏰ Reminder **#"), reminded.content
     thanks = await final(env, "suggest", {"paper": "https://example.org/p", "title": "Paper one"}, env.member)

@@ -16,6 +16,7 @@ from sqlalchemy import text
 from bot.demo.botenv import BotEnv
 from bot.text import visible
 from bot.tree import APOLOGY
+from standin.components import text_displays
 from standin.interactions import InteractionResult
 
 STORED_TEXT = [
@@ -114,7 +115,7 @@ async def answer(result: InteractionResult) -> str:
     if first.modal is not None:
         return f"(modal {first.modal.get('custom_id')})"
     shown = await result.final() if first.deferred else first
-    parts = [shown.content]
+    parts = [shown.content, *text_displays(shown.components)]
     for embed in shown.embeds:
         parts += [str(embed.get("title") or ""), str(embed.get("description") or "")]
         parts += [f"{f['name']}: {f['value']}" for f in embed.get("fields", [])]
@@ -183,7 +184,10 @@ class Watch:
                 self.findings.append(f"{what}: {request.method} {request.path} answered {request.status}")
             body = request.json if isinstance(request.json, dict) else {}
             data = body.get("data") if isinstance(body.get("data"), dict) else body
-            if ("content" in data or "embeds" in data) and request.method in ("POST", "PATCH"):
+            if ("content" in data or "embeds" in data or "components" in data) and request.method in (
+                "POST",
+                "PATCH",
+            ):
                 self.messages += 1
                 mentions = data.get("allowed_mentions")
                 if (

@@ -23,7 +23,7 @@ async def final(env: BotEnv, name: str, options: dict[str, Any], member: Any = N
 
 async def a_session(env: BotEnv) -> None:
     added = await final(env, "session add", {"title": "Session one", "when": "tomorrow 17:00"})
-    assert added.content.startswith("Added session #1"), added.content
+    assert added.text.startswith("Added session #1"), added.text
 
 
 @pytest.mark.parametrize("when", FAR_TIMES)
@@ -87,7 +87,7 @@ async def test_the_session_edit_preview_reads_in_the_sessions_own_zone(discord_e
     added = await final(
         discord_env, "session add", {"title": "London", "when": "2026-12-10 09:30", "timezone": "UK"}
     )
-    assert added.content.startswith("Added session #1"), added.content
+    assert added.text.startswith("Added session #1"), added.text
     (choice,) = await discord_env.autocomplete(
         "session edit", "when", "2026-12-11 09:30", options={"session": 1}
     )

@@ -47,24 +47,25 @@ async def test_the_invite_alone_is_enough(discord_env) -> None:
         assert saved.content == "Saved.", (command, saved.content)
         assert saved.embeds[0]["description"].startswith("✅")
 
-    # a session: its event, announcement (an embed), thread with the presenter in it
+    # a session: its event, announcement (a layout), thread with the presenter in it
     presenter = env.members[0]
     added = await _final(
         env, "session add", {"title": "Terminal agents", "when": "Thursday 9:30am", "presenter": presenter}
     )
-    assert added.content.startswith("Added session #1."), added.content
-    assert "grant" not in added.content
+    assert added.text.startswith("Added session #1."), added.text
+    assert "grant" not in added.text
     (event,) = env.scheduled_events()
     announced = await _final(env, "session announce", {"session": 1})
-    assert announced.content.startswith("Announced session #1"), announced.content
-    assert "could not" not in announced.content
+    assert announced.text.startswith("Announced session #1"), announced.text
+    assert "could not" not in announced.text
     (post,) = _from_bot(env, env.announcements)
-    assert post.embeds[0]["title"] == "Terminal agents"
+    assert post.is_components_v2
+    assert post.text_displays[0].startswith("## Terminal agents\n")
     (thread,) = env.standin.threads
     assert presenter.id in thread.thread_members
     # an edit moves the bot's own event (Create Events is enough for it)
     edited = await _final(env, "session edit", {"session": 1, "when": "Thursday 10:30am"})
-    assert "grant" not in edited.content, edited.content
+    assert "grant" not in edited.text, edited.text
     assert env.scheduled_events()[0]["scheduled_start_time"].startswith("2026-12-03T18:30:00")
 
     # the automatic reminder a day ahead pings the ping role

@@ -204,7 +204,7 @@ async def _open_forms(env: BotEnv) -> dict[str, dict[str, Any]]:
     forms: list[dict[str, Any] | None] = []
     forms.append((await (await env.invoke("suggest", {}, member=env.members[0])).response()).modal)
     added = await (await env.invoke("session add", {"title": "One", "when": "tomorrow 17:00"})).final()
-    assert added.content.startswith("Added session #1"), added.content
+    assert added.text.startswith("Added session #1"), added.text
     forms.append((await (await env.invoke("session edit", {"session": 1})).response()).modal)
     forms.append((await (await env.invoke("setup about", {}, member=env.admin)).response()).modal)
     await use_channel(env)
@@ -279,7 +279,7 @@ async def test_ten_of_the_longest_links_are_kept_in_a_session(discord_env: BotEn
     reply = await final(
         env, "session add", {"title": "Long reads", "when": "tomorrow 17:00", "papers": papers}
     )
-    assert reply.content.startswith("Added session #1"), reply.content
+    assert reply.text.startswith("Added session #1"), reply.text
     assert [p.url for p in await paper_rows(env)] == links
 
 
@@ -287,7 +287,7 @@ async def test_the_longest_sign_up_link_is_kept_and_makes_its_button(discord_env
     env = discord_env
     bare = long_link(MAX_URL_LENGTH - len("https://"), scheme="")
     reply = await final(env, "session add", {"title": "Bare", "when": "tomorrow 17:00", "signup_url": bare})
-    assert reply.content.startswith("Added session #1"), reply.content
+    assert reply.text.startswith("Added session #1"), reply.text
     async with env.bot.session_factory() as session:
         row = await session.get(ClubSession, 1)
     assert row is not None

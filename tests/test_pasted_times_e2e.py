@@ -66,7 +66,7 @@ async def test_session_add_takes_the_instant_whatever_its_zone(discord_env: BotE
     reply = await final(
         discord_env, "session add", {"title": "Pasted", "when": stamp(THURSDAY, style), "timezone": "UK"}
     )
-    assert reply.content.startswith("Added session #1"), reply.content
+    assert reply.text.startswith("Added session #1"), reply.text
     row = await session_row(discord_env, 1)
     assert (row.starts_at, row.timezone) == (THURSDAY, "Europe/London")
 
@@ -76,16 +76,16 @@ async def test_session_edit_and_its_form_take_the_instant(discord_env: BotEnv) -
     added = await final(
         env, "session add", {"title": "Moving", "when": "2026-12-10 09:30", "timezone": "IST"}
     )
-    assert added.content.startswith("Added session #1"), added.content
+    assert added.text.startswith("Added session #1"), added.text
     reply = await final(env, "session edit", {"session": 1, "when": stamp(THURSDAY, ":f")})
-    assert reply.content.startswith("Saved session #1: changed time."), reply.content
+    assert reply.text.startswith("Saved session #1: changed time."), reply.text
     row = await session_row(env, 1)
     assert (row.starts_at, row.timezone) == (THURSDAY, "Asia/Kolkata")  # the session's zone stays
 
     opened = await env.invoke("session edit", {"session": 1}, member=env.organizer)
     assert (await opened.response()).modal is not None
     submitted = await (await env.submit_modal(opened, {"session_edit:when": stamp(FRIDAY, ":S")})).final()
-    assert submitted.content.startswith("Saved session #1: changed time."), submitted.content
+    assert submitted.text.startswith("Saved session #1: changed time."), submitted.text
     assert (await session_row(env, 1)).starts_at == FRIDAY
 
     for bad, message in BAD:
@@ -141,7 +141,7 @@ async def test_remind_add_takes_the_instant_alone_and_before_a_session(discord_e
     reply = await final(env, "remind add", {"when": stamp(THURSDAY, ":R"), "message": "Read it"})
     assert reply.flags & EPHEMERAL
     added = await final(env, "session add", {"title": "Later", "when": "2026-12-10 09:30"})
-    assert added.content.startswith("Added session #1"), added.content
+    assert added.text.startswith("Added session #1"), added.text
     tied = await final(env, "remind add", {"when": stamp(THURSDAY), "message": "A week to go", "session": 1})
     assert tied.flags & EPHEMERAL
     alone, before = await custom_reminders(env)

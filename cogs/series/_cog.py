@@ -378,8 +378,8 @@ class SeriesCog(commands.Cog):
             settings = await svc.get_settings(session, guild_id)
             info = await svc.get_series(session, guild_id, series)
             weeks = await weeks_svc.weeks_view(session, info, now, settings.horizon_weeks)
-        embed = render.series_embed(info, weeks, config.display_zones, now, horizon=settings.horizon_weeks)
-        await send_reply(interaction, embed=embed, view=render.board_view(weeks, now), public=public)
+        card = render.series_card(info, weeks, config.display_zones, now, horizon=settings.horizon_weeks)
+        await send_reply(interaction, view=card.view(), public=public)
 
     @series.command(name="list", description="Every series of this server")
     @app_commands.describe(public="Post the list for everyone (default: only you see it)")

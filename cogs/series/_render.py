@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 import discord
 from discord.utils import escape_markdown
 
 from bot import timeutil
+from bot.layouts import Card, escape
 from bot.replies import EMBED_DESCRIPTION_LIMIT, EMBED_TITLE_LIMIT, cut, fit_embed, markdown_link, one_line
 from bot.services.series import rules
 from bot.services.series.info import SeriesInfo, WeekInfo
@@ -109,6 +111,29 @@ def series_embed(
     return fit_embed(embed)
 
 
+def series_card(
+    info: SeriesInfo, weeks: Sequence[WeekInfo], zones: Sequence[DisplayZone], now: datetime, *, horizon: int
+) -> Card:
+    """/series show as a layout: the name as a heading, the rule, the coming weeks, the claim buttons."""
+    ended = info.has_ended(now.astimezone(info.rule.tz).date())
+    card = Card(accent=ENDED_COLOUR if ended else COLOUR)
+    card.heading(info.name, below=header(info, zones, now))
+    if info.description:
+        card.text(escape(info.description, 600))
+    card.separator()
+    if weeks:
+        card.text(cut("\n".join(week_line(info, week, zones, now) for week in weeks), 3000))
+    else:
+        card.text("No coming weeks." if ended else "No weeks in the next few weeks.")
+    open_count = sum(1 for week in weeks if week.is_open)
+    card.text(
+        f"-# Series #{info.id} · {horizon} weeks ahead · {open_count} open"
+        + (" · /series open posts them for members to claim" if open_count else "")
+    )
+    card.row(board_buttons(weeks, now))
+    return card
+
+
 def list_embed(infos: Sequence[SeriesInfo], zones: Sequence[DisplayZone], now: datetime) -> discord.Embed:
     embed = discord.Embed(title="Series", colour=COLOUR)
     if not infos:
@@ -165,14 +190,23 @@ def board_embed(
     return fit_embed(embed)
 
 
+def board_buttons(weeks: Sequence[WeekInfo], now: datetime) -> list[discord.ui.Item[Any]]:
+    """An I'll present button for each open week."""
+    buttons: list[discord.ui.Item[Any]] = []
+    for week in open_weeks(weeks, now):
+        assert week.session is not None
+        buttons.append(PresentButton.claim(week.session.id, rules.short_date(week.week_date)))
+    return buttons
+
+
 def board_view(weeks: Sequence[WeekInfo], now: datetime) -> discord.ui.View | None:
-    shown = open_weeks(weeks, now)
-    if not shown:
+    """The board's buttons as a classic row (None: no open week)."""
+    buttons = board_buttons(weeks, now)
+    if not buttons:
         return None
     view = PaperclubView(timeout=None)
-    for week in shown:
-        assert week.session is not None
-        view.add_item(PresentButton.claim(week.session.id, rules.short_date(week.week_date)))
+    for button in buttons:
+        view.add_item(button)
     return view
 
 

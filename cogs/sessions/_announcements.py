@@ -94,15 +94,12 @@ async def announce(
     if not isinstance(channel, discord.TextChannel):
         raise NotConfigured(f"I can't post in <#{target_id}>; pick a text channel I can see.")
     now = bot.clock.now()
-    embed = render.session_embed(info, zones, now=now)
-    view = await announcement_view(bot, info, now)
+    view = await announcement_view(bot, info, zones, now)
     outcome = Outcome()
     message: discord.Message | None = None
     if info.announcement_message_id and info.announcement_channel_id == channel.id:
         try:
-            message = await channel.get_partial_message(info.announcement_message_id).edit(
-                embed=embed, view=view, allowed_mentions=NO_MENTIONS
-            )
+            message = await _edit_card(channel.get_partial_message(info.announcement_message_id), view)
             outcome.edited = True
         except discord.NotFound:
             message = None  # deleted by someone: post it again
@@ -110,9 +107,7 @@ async def announce(
         await delete_announcement(bot, info)  # moved to another channel: no duplicate left behind
     if message is None:
         try:
-            message = await channel.send(
-                embed=embed, view=view or discord.utils.MISSING, allowed_mentions=NO_MENTIONS
-            )
+            message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
         except discord.Forbidden:
             raise NotConfigured(
                 f"I can't post in {channel.mention}: give the bot View Channel, Send Messages and Embed Links there."
@@ -140,7 +135,14 @@ async def announce(
     return outcome
 
 
+async def _edit_card(message: discord.PartialMessage, view: discord.ui.LayoutView) -> discord.Message:
+    """Edit a posted card into ``view``. An old embed post becomes a layout in the same edit: Discord
+    refuses the IS_COMPONENTS_V2 flag unless its content and embeds are cleared with it (Edit Message)."""
+    return await message.edit(content=None, embeds=[], view=view, allowed_mentions=NO_MENTIONS)
+
+
 async def delete_announcement(bot: PaperclubBot, info: SessionInfo) -> None:
+    """Delete the posted announcement, if there is one (best effort)."""
     if not (info.announcement_channel_id and info.announcement_message_id):
         return
     channel = await _channel(bot, info.announcement_channel_id)
@@ -162,11 +164,8 @@ async def refresh_announcement(
         return "I could not find the announcement's channel any more."
     now = bot.clock.now()
     try:
-        await channel.get_partial_message(info.announcement_message_id).edit(
-            embed=render.session_embed(info, zones, now=now),
-            view=await announcement_view(bot, info, now),
-            allowed_mentions=NO_MENTIONS,
-        )
+        view = await announcement_view(bot, info, zones, now)
+        await _edit_card(channel.get_partial_message(info.announcement_message_id), view)
     except discord.HTTPException as error:
         log.warning("could not update the announcement of session %s: %s", info.id, error)
         return "I could not update the announcement message."

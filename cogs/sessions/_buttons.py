@@ -4,6 +4,7 @@ their custom_id, so they keep working after a restart (registered in the cog's c
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -12,13 +13,16 @@ from discord.utils import escape_markdown
 
 from bot import timeutil
 from bot.client import Interaction, PaperclubBot
+from bot.layouts import link_button
 from bot.permissions import require_guild_id
 from bot.replies import one_line, send_ephemeral
 from bot.services.calendars import ics
 from bot.services.sessions.info import SessionInfo
 from bot.services.sessions.queries import toggle_subscription
 from bot.services.sessions.store import get_session
-from bot.views import PaperclubView, PersistentButton, field
+from bot.timeutil import DisplayZone
+from bot.views import PersistentButton, field
+from cogs.sessions import _render as render
 from cogs.sessions import announcement_buttons
 
 IN_SERVER_ONLY = "This button works in a server, not in DMs."
@@ -85,30 +89,33 @@ def ics_file(info: SessionInfo, data: bytes) -> discord.File:
     return discord.File(io.BytesIO(data), filename=ics.session_filename(info))
 
 
-async def announcement_view(bot: PaperclubBot, info: SessionInfo, now: datetime) -> discord.ui.View | None:
+async def session_buttons(bot: PaperclubBot, info: SessionInfo, now: datetime) -> list[discord.ui.Item[Any]]:
     """Sign up (a link), Remind me, what other features add while the session is coming (a week of a
     series: I'll present), Add to calendar, and the links it keeps (the website's Session page); fewer once
-    cancelled or over (None: no buttons). Other features add theirs through
-    :mod:`cogs.sessions.announcement_buttons`."""
+    cancelled or over. Other features add theirs through :mod:`cogs.sessions.announcement_buttons`."""
     extras = announcement_buttons.of(bot)
     links = await extras.links(info)
     if info.has_ended(now):
-        if not links:
-            return None
-        return _view(links)
+        return links
     if info.is_cancelled:
-        return _view([CalendarButton(info.id), *links])
+        return [CalendarButton(info.id), *links]
     items: list[discord.ui.Item[Any]] = []
-    if info.signup_url:
-        items.append(discord.ui.Button(label="Sign up", style=discord.ButtonStyle.link, url=info.signup_url))
+    if info.signup_url and (signup := link_button(info.signup_url, "Sign up")) is not None:
+        items.append(signup)
     if not info.has_started(now):
         items.append(RemindMeButton(info.id))
         items.extend(extras.coming(info))
-    return _view([*items, CalendarButton(info.id), *links])
+    return [*items, CalendarButton(info.id), *links]
 
 
-def _view(items: list[discord.ui.Item[Any]]) -> PaperclubView:
-    view = PaperclubView(timeout=None)
-    for item in items:
-        view.add_item(item)
-    return view
+async def announcement_view(
+    bot: PaperclubBot,
+    info: SessionInfo,
+    zones: Sequence[DisplayZone],
+    now: datetime,
+    *,
+    note: str | None = None,
+) -> discord.ui.LayoutView:
+    """The session's card with its buttons, as a whole message's layout (``note`` above it)."""
+    buttons = await session_buttons(bot, info, now)
+    return render.session_card(info, zones, now=now, buttons=buttons).view(note=note)

@@ -322,9 +322,8 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         async with self.bot.session_factory() as db:
             config = await get_config(db, guild_id)
             info = await svc.get_session(db, guild_id, session)
-        view = await announcement_view(self.bot, info, now)
-        embed = render.session_embed(info, config.display_zones, now=now)
-        await send_reply(interaction, embed=embed, view=view, public=public)
+        view = await announcement_view(self.bot, info, config.display_zones, now)
+        await send_reply(interaction, view=view, public=public)
 
     @app_commands.command(name="calendar", description="A calendar file (.ics) of all upcoming sessions")
     async def calendar(self, interaction: Interaction) -> None:

@@ -137,8 +137,8 @@ async def reply_with_card(
     now: datetime,
 ) -> None:
     """The organizer's ephemeral answer: the lines, and the session's card as it now stands."""
-    embed = render.session_embed(info, config.display_zones, now=now)
-    await send_ephemeral(interaction, "\n".join(lines), embed=embed)
+    card = render.session_card(info, config.display_zones, now=now)
+    await send_ephemeral(interaction, view=card.view(note="\n".join(lines)))
 
 
 def _local_input(info: SessionInfo) -> str:

@@ -1,26 +1,27 @@
-"""How sessions look: the card (announcement and /session show), list pages, the club page's one-line
-form, the cancellation notice, the recap post and the scheduled event's text. Nothing here sends.
+"""How sessions look: the card (a Components V2 layout: the announcement and /session show), list pages,
+the club page's one-line form, the cancellation notice, the recap post and the scheduled event's text.
+Nothing here sends.
 
-User text is cut to Discord's limits for display only (the store keeps it whole) and is shown inside
-embeds or sent with mentions disabled, so a typed ``@everyone`` never pings.
+User text is cut to Discord's limits for display only (the store keeps it whole), escaped once in the
+card's text (never inside a masked link: each paper's link is a button beside it) and sent with mentions
+disabled, so a typed ``@everyone`` never pings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 import discord
 from discord.utils import escape_markdown
 
 from bot import timeutil
+from bot.layouts import Card, escape, escape_line, link_button
 from bot.replies import (
     CONTENT_LIMIT,
     EMBED_DESCRIPTION_LIMIT,
-    EMBED_FIELD_VALUE_LIMIT,
-    EMBED_TITLE_LIMIT,
     cut,
-    fit_embed,
     markdown_link,
     one_line,
 )
@@ -57,27 +58,8 @@ def presenter_text(info: SessionInfo, *, mention: bool = True) -> str | None:
     if info.presenter_id is not None and mention:
         return f"<@{info.presenter_id}>"
     if info.presenter_name:
-        return escape_markdown(info.presenter_name)
+        return escape_line(info.presenter_name, 100)
     return None
-
-
-def papers_text(info: SessionInfo, limit: int = EMBED_FIELD_VALUE_LIMIT) -> str:
-    lines = []
-    for paper in info.papers:
-        title = one_line(paper.title, 200)
-        line = "• " + (markdown_link(title, paper.url) if paper.url else escape_markdown(title))
-        if paper.wiki_url:
-            line += " · " + markdown_link("wiki", paper.wiki_url)
-        lines.append(line)
-    text = "\n".join(lines)
-    if len(text) <= limit:
-        return text
-    kept: list[str] = []
-    for line in lines:  # drop whole lines rather than cut a link in half
-        if len("\n".join([*kept, line])) > limit - 20:
-            break
-        kept.append(line)
-    return "\n".join(kept) + f"\n… and {len(lines) - len(kept)} more"
 
 
 def afterwards_text(info: SessionInfo) -> str | None:
@@ -93,39 +75,43 @@ def afterwards_text(info: SessionInfo) -> str | None:
     return " · ".join(parts) if parts else None
 
 
-def session_embed(
-    info: SessionInfo, zones: Sequence[DisplayZone], *, now: datetime | None = None
-) -> discord.Embed:
-    """The session card: the announcement and /session show."""
+def session_card(
+    info: SessionInfo,
+    zones: Sequence[DisplayZone],
+    *,
+    now: datetime | None = None,
+    buttons: Sequence[discord.ui.Item[Any]] = (),
+) -> Card:
+    """The session card (the announcement and /session show): the title as a heading, the club-time
+    line, who and how long, the description, each paper with its link button beside it, the recording
+    and notes, then ``buttons`` in a row."""
     over = now is not None and info.has_ended(now)
+    colour = CANCELLED_COLOUR if info.is_cancelled else DONE_COLOUR if over else SCHEDULED_COLOUR
+    card = Card(accent=colour)
     if info.is_cancelled:
-        title, colour = f"Cancelled: {info.title}", CANCELLED_COLOUR
+        reason = f" — {escape_line(info.cancel_reason, 400)}" if info.cancel_reason else ""
+        when = f"~~{club_time(info, zones, now)}~~\n**This session is cancelled**{reason}"
+        title = f"Cancelled: {info.title}"
     else:
-        title, colour = info.title, DONE_COLOUR if over else SCHEDULED_COLOUR
-    embed = discord.Embed(
-        title=cut(title, EMBED_TITLE_LIMIT),
-        url=info.signup_url if info.signup_url and not info.is_cancelled else None,
-        colour=colour,
-    )
-    description = when_text(info, zones, now)
-    if info.is_cancelled:
-        reason = f" — {escape_markdown(one_line(info.cancel_reason, 400))}" if info.cancel_reason else ""
-        description = f"~~{club_time(info, zones, now)}~~\n**This session is cancelled**{reason}"
+        when, title = when_text(info, zones, now), info.title
+    facts = [f"**Presenter:** {cut(presenter, 200)}"] if (presenter := presenter_text(info)) else []
+    facts.append(f"**Duration:** {timeutil.format_duration(info.duration_minutes)}")
+    card.heading(title, below=f"{when}\n{' · '.join(facts)}")
     if info.description:
-        description += "\n\n" + info.description
-    embed.description = cut(description, EMBED_DESCRIPTION_LIMIT)
-    presenter = presenter_text(info)
-    if presenter:
-        embed.add_field(name="Presenter", value=cut(presenter, EMBED_FIELD_VALUE_LIMIT))
-    embed.add_field(name="Duration", value=timeutil.format_duration(info.duration_minutes))
+        card.text(escape(info.description, 1500))
     if info.papers:
-        label = "Paper" if len(info.papers) == 1 else "Papers"
-        embed.add_field(name=label, value=papers_text(info), inline=False)
+        card.separator()
+        card.more("papers", "papers")
+        for paper in info.papers:
+            line = f"**{escape_line(paper.title, 200)}**"
+            if paper.wiki_url:
+                line += " · " + markdown_link("wiki", paper.wiki_url)
+            card.section(line, link_button(paper.url), group="papers")
     after = afterwards_text(info)
-    if after:
-        embed.add_field(name="Recording and notes", value=cut(after, EMBED_FIELD_VALUE_LIMIT), inline=False)
-    embed.set_footer(text=f"Session #{info.id}")
-    return fit_embed(embed)
+    footer = f"-# Session #{info.id}"
+    card.text(f"{after}\n{footer}" if after else footer)
+    card.row(buttons)
+    return card
 
 
 def club_page_line(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:

@@ -29,8 +29,8 @@ async def add_session(env, when: str = "Thursday 9:30am", **options) -> int:
     reply = await run(
         env, "session add", {"title": "Building data recipes for terminal agents", "when": when, **options}
     )
-    match = re.search(r"session #(\d+)", reply.content)
-    assert match, reply.content
+    match = re.search(r"session #(\d+)", reply.text)
+    assert match, reply.text
     return int(match.group(1))
 
 
@@ -51,7 +51,7 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
     )
     reply = await run(env, "remind me", {"session": session_id}, member=subscriber)
     assert reply.flags & EPHEMERAL
-    assert reply.content.startswith("I'll DM you: 1h before **Building data")
+    assert reply.text.startswith("I'll DM you: 1h before **Building data")
     await run(env, "session announce", {"session": session_id})
     announcement = from_bot(env, env.messages_in(env.announcements))[-1]
     await (await env.click(announcement, f"session:remind:{session_id}", member=clicker)).final()

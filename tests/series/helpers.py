@@ -85,8 +85,13 @@ async def store_counts(env: BotEnv) -> tuple[int, int, int, int]:
 
 def week_lines(message: Message) -> list[str]:
     """The week lines of a /series show card (after the header and the blank line)."""
-    description = message.embeds[0]["description"]
-    return description.split("\n\n", 1)[1].split("\n")
+    if message.embeds:  # an organizer's reply
+        description = message.embeds[0]["description"]
+        return description.split("\n\n", 1)[1].split("\n")
+    # the /series show layout: heading, rule (and description), separator, the weeks, the footer
+    (container,) = message.components_of_type(17)
+    texts = [c["content"] for c in container["components"] if c["type"] == 10]
+    return texts[-2].split("\n")
 
 
 def thread_named(env: BotEnv, name: str) -> Any:

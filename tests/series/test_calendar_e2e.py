@@ -39,7 +39,7 @@ async def test_the_calendar_is_one_repeating_event_that_matches_series_show(env)
     await press(env, board, "series:present:2", sam)  # 10 December
     await run(env, "session edit", {"session": 5, "title": "User models and user simulators"})  # 31 December
     one_off = await run(env, "session add", {"title": "Reading retreat", "when": "2026-12-05 10:00"})
-    assert one_off.content.startswith("Added session #9")
+    assert one_off.text.startswith("Added session #9")
 
     reply = await run(env, "session calendar", member=sam)
     assert reply.content.startswith("8 upcoming sessions.")  # 24 December is skipped

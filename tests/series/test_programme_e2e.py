@@ -153,7 +153,7 @@ async def test_an_imported_series_gets_the_rest_of_its_horizon_once(env) -> None
     await settle(env)
     assert await counts(factory) == (1, 8, 7)  # 3 Dec … 21 Jan; 24 December skipped, no session
     shown = await run(env, "series show", {"series": "Thursday paper club"}, member=env.member)
-    description = shown.embeds[0]["description"]
+    description = shown.text
     assert (
         "**Thursday 3 December, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST** (moved from 9:30 AM) “Building data recipes for terminal agents” — 🎤 Hamish Ivison · 📄 TMax, Terminal-World, T1 · #1"
         in description

@@ -74,9 +74,8 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     assert len(lines) == 8
     assert lines[0] == f"**{THURSDAY_CLUB}** — 🙋 **open** · 📄 **no paper yet** · #1"
     assert lines[5].startswith("**Thursday 7 January 2027, 9:30 AM PT / 5:30 PM GMT / 11:00 PM IST**")
-    assert shown.embeds[0]["description"].startswith(
-        "Every Thursday at 9:30 AM PT (America/Los_Angeles) · 1 hour"
-    )
+    assert shown.is_components_v2
+    assert "\nEvery Thursday at 9:30 AM PT (America/Los_Angeles) · 1 hour" in shown.text_displays[0]
 
     # skip Christmas Eve: the week shows why, its session and event are cancelled, nothing is nudged for it
     reply = await run(env, "series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"})
@@ -112,8 +111,7 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
         "🎤 You present **Thursday paper club** on Thursday 10 December, 9:30 AM PT"
     )
     announcement = env.standin.message(announcement.id)
-    fields = {f["name"]: f["value"] for f in announcement.embeds[0]["fields"]}
-    assert fields["Presenter"] == f"<@{sam.id}>"
+    assert f"**Presenter:** <@{sam.id}>" in announcement.text
     assert {b.get("custom_id"): b.get("label") for b in announcement.buttons}[
         present_id
     ] == "Step down as presenter"
@@ -208,7 +206,7 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     shown = await run(env, "series show", {"series": "1"}, member=sam)
     lines = week_lines(shown)
     assert lines[-1].startswith("**Thursday 7 January 2027, 10:00 AM PT")
-    assert "until Thursday 7 January 2027" in shown.embeds[0]["description"]
+    assert "until Thursday 7 January 2027" in shown.text
     events = events_by_start(env)
     assert events["2027-01-14T18:00"] == ("Thursday paper club", EVENT_CANCELED)
     assert events["2027-01-07T18:00"] == ("Thursday paper club", EVENT_SCHEDULED)

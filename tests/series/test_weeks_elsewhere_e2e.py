@@ -51,7 +51,7 @@ async def test_a_presenter_set_with_session_edit_and_a_week_cancelled_with_sessi
     assert lines[1].endswith("— 🎤 Hamish Ivison · 📄 TMax · #2")
 
     reply = await run(env, "session cancel", {"session": 4, "reason": "The room is booked"})
-    assert reply.content.startswith("Cancelled session #4.")
+    assert reply.text.startswith("Cancelled session #4.")
     lines = week_lines(await run(env, "series show", {"series": "1"}, member=env.member))
     assert lines[3] == "~~Thursday 24 December 2026~~ — **skipped**: The room is booked"
     assert "Thu 24 Dec" not in labels(env, board)

@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from bot.demo.botenv import BotEnv
 from db.models import ClubSession
-from standin.state import EPHEMERAL, Message
+from standin.state import EPHEMERAL, Json, Message
 
 # Tuesday 20 October 2026, before the club page's two November sessions.
 OCTOBER = datetime(2026, 10, 20, 12, 0, tzinfo=UTC)
@@ -25,7 +25,7 @@ async def configure(env: BotEnv) -> None:
     reply = await (
         await env.invoke("setup announcements", {"channel": env.announcements}, member=env.admin)
     ).final()
-    assert "Saved" in reply.content
+    assert "Saved" in reply.text
 
 
 async def run(env: BotEnv, name: str, options: dict[str, Any] | None = None, member: Any = None) -> Message:
@@ -46,9 +46,9 @@ def session_id_in(text: str) -> int:
 
 async def add_session(env: BotEnv, title: str, when: str, **options: Any) -> int:
     reply = await run(env, "session add", {"title": title, "when": when, **options})
-    assert is_ephemeral(reply), reply.content
-    assert reply.content.startswith("Added session #"), reply.content
-    return session_id_in(reply.content)
+    assert is_ephemeral(reply), reply.text
+    assert reply.text.startswith("Added session #"), reply.text
+    return session_id_in(reply.text)
 
 
 async def count_sessions(env: BotEnv) -> int:
@@ -63,8 +63,40 @@ def ics_events(data: bytes) -> list[icalendar.Event]:
 
 
 def button_ids(message: Message) -> list[str]:
-    return [b.get("custom_id") or f"link:{b.get('url')}" for b in message.buttons]
+    """The buttons in the message's rows (a card's actions; not the links beside its papers)."""
+    rows = message.components_of_type(1)
+    return [b.get("custom_id") or f"link:{b.get('url')}" for row in rows for b in row["components"]]
+
+
+def card_title(message: Message) -> str:
+    """A card's heading as shown (the first heading of its text displays)."""
+    heading = next(
+        line for text in message.text_displays for line in text.splitlines() if line.startswith("#")
+    )
+    return heading.lstrip("#").strip()
+
+
+def card_items(message: Message) -> list[Json]:
+    """The children of the message's card (its one Container)."""
+    (container,) = message.components_of_type(17)
+    return list(container["components"])
+
+
+def paper_entries(message: Message) -> list[tuple[str, str | None]]:
+    """Each paper on a card: its text, and the URL of the link button beside it (None: no link)."""
+    entries: list[tuple[str, str | None]] = []
+    for item in card_items(message)[1:]:
+        if item["type"] == 9 and item["accessory"].get("style") == 5:
+            entries.append((item["components"][0]["content"], item["accessory"]["url"]))
+        elif item["type"] == 10 and item["content"].startswith("**"):
+            entries.append((item["content"], None))
+    return entries
 
 
 def announcements(env: BotEnv) -> list[Message]:
     return env.messages_in(env.announcements)
+
+
+def papers_of(message: Message) -> str:
+    """A card's papers as one text (each paper's line and its link), for ``in`` checks."""
+    return "\n".join(f"{text} {url or ''}" for text, url in paper_entries(message))

@@ -10,7 +10,7 @@ from bot.papers import parse_paper_ref
 from bot.services.papers.store import get_or_create_paper
 from db.models import Paper
 from standin.arxiv import ArxivStandin
-from tests.sessions.helpers import OCTOBER, configure, is_ephemeral, run
+from tests.sessions.helpers import OCTOBER, configure, is_ephemeral, papers_of, run
 
 AUTOENV = "AutoEnv: Automated Environments for Measuring Cross-Environment Agent Learning"
 
@@ -30,8 +30,8 @@ async def test_add_shows_the_arxiv_title(env: BotEnv, arxiv: ArxivStandin) -> No
         env, "session add", {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"}
     )
     assert is_ephemeral(reply)
-    assert reply.content.startswith("Added session #1.")
-    papers = {f["name"]: f["value"] for f in reply.embeds[0]["fields"]}["Paper"]
+    assert reply.text.startswith("Added session #1.")
+    papers = papers_of(reply)
     assert "AutoEnv" in papers
     assert "arXiv:2401.12345" not in papers
     row = await paper_row(env, "arxiv:2401.12345")
@@ -58,8 +58,8 @@ async def test_add_with_arxiv_down_keeps_the_id_label(env: BotEnv, arxiv: ArxivS
         env, "session add", {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"}
     )
     assert is_ephemeral(reply)
-    assert reply.content.startswith("Added session #1.")
-    papers = {f["name"]: f["value"] for f in reply.embeds[0]["fields"]}["Paper"]
+    assert reply.text.startswith("Added session #1.")
+    papers = papers_of(reply)
     assert "arXiv:2401.12345" in papers
     row = await paper_row(env, "arxiv:2401.12345")
     assert row.title == "arXiv:2401.12345"
@@ -68,8 +68,8 @@ async def test_add_with_arxiv_down_keeps_the_id_label(env: BotEnv, arxiv: ArxivS
     # arXiv is back: editing the session's papers fills the title in
     arxiv.mode = "ok"
     reply = await run(env, "session edit", {"session": 1, "papers": "2401.12345\nTMax"})
-    assert reply.content.startswith("Saved session #1")
-    papers = {f["name"]: f["value"] for f in reply.embeds[0]["fields"]}["Papers"]
+    assert reply.text.startswith("Saved session #1")
+    papers = papers_of(reply)
     assert "AutoEnv" in papers
     assert "TMax" in papers
     assert (await paper_row(env, "arxiv:2401.12345")).title == AUTOENV
@@ -84,8 +84,8 @@ async def test_slow_arxiv_does_not_hold_the_reply(env: BotEnv, arxiv: ArxivStand
     reply = await run(
         env, "session add", {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"}
     )
-    assert reply.content.startswith("Added session #1.")
-    assert "arXiv:2401.12345" in {f["name"]: f["value"] for f in reply.embeds[0]["fields"]}["Paper"]
+    assert reply.text.startswith("Added session #1.")
+    assert "arXiv:2401.12345" in papers_of(reply)
 
 
 async def test_a_given_title_is_kept(env: BotEnv, arxiv: ArxivStandin) -> None:
@@ -97,7 +97,7 @@ async def test_a_given_title_is_kept(env: BotEnv, arxiv: ArxivStandin) -> None:
     reply = await run(
         env, "session add", {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"}
     )
-    assert "Our name" in {f["name"]: f["value"] for f in reply.embeds[0]["fields"]}["Paper"]
+    assert "Our name" in papers_of(reply)
     row = await paper_row(env, "arxiv:2401.12345")
     assert row.title == "Our name"
     assert row.authors == "Ada Lovelace"

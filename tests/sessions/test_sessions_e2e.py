@@ -16,9 +16,11 @@ from tests.sessions.helpers import (
     add_session,
     announcements,
     button_ids,
+    card_title,
     configure,
     ics_events,
     is_ephemeral,
+    paper_entries,
     run,
 )
 
@@ -47,14 +49,13 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
         },
     )
     assert is_ephemeral(reply)
-    assert reply.content.startswith("Added session #1.")
-    card = reply.embeds[0]
-    assert card["title"] == "Building data recipes for terminal agents"
-    assert card["description"].startswith(CLUB_NOV5 + "\n<t:1793894400:F> (<t:1793894400:R>)")
-    fields = {f["name"]: f["value"] for f in card["fields"]}
-    assert fields["Presenter"] == f"<@{presenter.id}>"
-    assert fields["Duration"] == "1 hour"
-    assert fields["Papers"].count("•") == 3  # the two arXiv forms are one paper
+    assert reply.text.startswith("Added session #1.")
+    assert reply.is_components_v2
+    assert not reply.embeds
+    assert card_title(reply) == "Building data recipes for terminal agents"
+    assert CLUB_NOV5 + "\n<t:1793894400:F> (<t:1793894400:R>)" in reply.text
+    assert f"**Presenter:** <@{presenter.id}> · **Duration:** 1 hour" in reply.text
+    assert len(paper_entries(reply)) == 3  # the two arXiv forms are one paper
     assert announcements(env) == []
     event = event_for(env, "Building data recipes")
     assert event["entity_type"] == 3
@@ -67,9 +68,12 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
     # announce: one message in #announcements with three buttons, and a thread with the presenter in it
     reply = await run(env, "session announce", {"session": 1})
     assert is_ephemeral(reply)
-    assert reply.content.startswith("Announced session #1")
+    assert reply.text.startswith("Announced session #1")
     (posted,) = announcements(env)
-    assert posted.embeds[0]["description"].startswith(CLUB_NOV5)
+    assert posted.is_components_v2
+    assert posted.content == ""
+    assert not posted.embeds
+    assert f"## Building data recipes for terminal agents\n{CLUB_NOV5}" in posted.text
     assert button_ids(posted) == ["link:https://lu.ma/paperclub-tmax", "session:remind:1", "session:ics:1"]
     (thread,) = env.standin.threads
     assert thread.name == "Building data recipes for terminal agents"
@@ -80,21 +84,19 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
     reply = await run(
         env, "session edit", {"session": 1, "when": "2026-11-05 09:30", "title": "Terminal agents"}
     )
-    assert "Saved session #1: changed time, title." in reply.content
-    assert "/session announce" in reply.content
+    assert "Saved session #1: changed time, title." in reply.text
+    assert "/session announce" in reply.text
     event = event_for(env, "Terminal agents")
     assert event["scheduled_start_time"].startswith("2026-11-05T17:30:00")
     assert event["status"] == EVENT_SCHEDULED
-    assert announcements(env)[0].embeds[0]["title"] == "Building data recipes for terminal agents"
+    assert card_title(announcements(env)[0]) == "Building data recipes for terminal agents"
 
     # announce again: the same message is edited, no duplicate, no second thread
     reply = await run(env, "session announce", {"session": 1})
-    assert reply.content.startswith("Updated the announcement of session #1")
+    assert reply.text.startswith("Updated the announcement of session #1")
     (posted,) = announcements(env)
-    assert posted.embeds[0]["title"] == "Terminal agents"
-    assert posted.embeds[0]["description"].startswith(
-        "Thursday 5 November, 9:30 AM PT / 5:30 PM GMT / 11:00 PM IST"
-    )
+    assert card_title(posted) == "Terminal agents"
+    assert "## Terminal agents\nThursday 5 November, 9:30 AM PT / 5:30 PM GMT / 11:00 PM IST" in posted.text
     assert len(env.standin.threads) == 1
     assert len(env.standin.requests_to("POST", rf"/channels/{env.announcements.id}/messages$")) == 1
 
@@ -107,7 +109,7 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
     )
     await run(env, "session announce", {"session": second})
     assert len(announcements(env)) == 2
-    assert announcements(env)[1].embeds[0]["description"].startswith(CLUB_NOV19)
+    assert CLUB_NOV19 in announcements(env)[1].text
 
     # recap after the first session: the announcement links the recording, the thread gets a post
     await env.clock.set(datetime(2026, 11, 5, 19, 0, tzinfo=UTC))
@@ -120,24 +122,23 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
             "notes_url": "https://club.example/notes/tmax",
         },
     )
-    assert "Saved the recap of session #1." in reply.content
+    assert "Saved the recap of session #1." in reply.text
     posted = announcements(env)[0]
-    fields = {f["name"]: f["value"] for f in posted.embeds[0]["fields"]}
-    assert "https://youtu.be/tmax" in fields["Recording and notes"]
-    assert posted.components == []  # over: no sign-up or reminder buttons any more
+    assert "[Recording](https://youtu.be/tmax)" in posted.text
+    assert button_ids(posted) == []  # over: no sign-up or reminder buttons any more
     (recap,) = env.messages_in(thread)
-    assert "https://youtu.be/tmax" in recap.content
-    assert "https://club.example/notes/tmax" in recap.content
+    assert "https://youtu.be/tmax" in recap.text
+    assert "https://club.example/notes/tmax" in recap.text
     shown = await run(env, "session show", {"session": 1}, member=env.member)
-    assert "https://club.example/notes/tmax" in str(shown.embeds[0]["fields"])
+    assert "[Notes](https://club.example/notes/tmax)" in shown.text
 
     # cancel the second: a notice in the channel, the announcement marked, the event cancelled
     reply = await run(env, "session cancel", {"session": second, "reason": "The presenter is ill"})
-    assert reply.content.startswith(f"Cancelled session #{second}.")
+    assert reply.text.startswith(f"Cancelled session #{second}.")
     notice = announcements(env)[-1]
-    assert notice.content.startswith("**Cancelled:** User models and user simulators (" + CLUB_NOV19)
-    assert "The presenter is ill" in notice.content
-    assert announcements(env)[1].embeds[0]["title"] == "Cancelled: User models and user simulators"
+    assert notice.text.startswith("**Cancelled:** User models and user simulators (" + CLUB_NOV19)
+    assert "The presenter is ill" in notice.text
+    assert card_title(announcements(env)[1]) == "Cancelled: User models and user simulators"
     assert button_ids(announcements(env)[1]) == [f"session:ics:{second}"]
     assert event_for(env, "User models")["status"] == EVENT_CANCELED
     assert event_for(env, "Terminal agents")["status"] != EVENT_CANCELED
@@ -181,16 +182,16 @@ async def test_remind_me_toggles_and_survives_restart(env) -> None:
 
     first = await (await env.click(posted, custom_id, member=env.members[1])).final()
     assert is_ephemeral(first)
-    assert first.content.startswith("I'll remind you before **Reminders**")
+    assert first.text.startswith("I'll remind you before **Reminders**")
     async with env.bot.session_factory() as db:
         assert list(await queries.subscriber_ids(db, session_id)) == [env.members[1].id]
 
     await env.restart_bot()
     second = await (await env.click(posted, custom_id, member=env.members[1])).final()
     assert is_ephemeral(second)
-    assert second.content == "OK, no reminder for **Reminders**."
+    assert second.text == "OK, no reminder for **Reminders**."
     third = await (await env.click(posted, custom_id, member=env.members[2])).final()
-    assert third.content.startswith("I'll remind you")
+    assert third.text.startswith("I'll remind you")
     async with env.bot.session_factory() as db:
         assert list(await queries.subscriber_ids(db, session_id)) == [env.members[2].id]
 
@@ -219,7 +220,7 @@ async def test_calendar_command_lists_upcoming_with_sequence_and_cancellations(e
     await run(env, "session cancel", {"session": dropped})
     reply = await run(env, "session calendar", member=env.member)
     assert is_ephemeral(reply)
-    assert reply.content.startswith("2 upcoming sessions.")
+    assert reply.text.startswith("2 upcoming sessions.")
     events = {str(e["SUMMARY"]): e for e in ics_events(reply.file("paperclub-sessions.ics"))}
     assert set(events) == {"Kept", "Moved", "Dropped"}
     assert int(events["Kept"]["SEQUENCE"]) == 0
@@ -265,7 +266,7 @@ async def test_show_and_autocomplete(env) -> None:
     ] == [later]
     shown = await run(env, "session show", {"session": soon}, member=env.member)
     assert is_ephemeral(shown)
-    assert shown.embeds[0]["description"].startswith(CLUB_NOV5)
+    assert CLUB_NOV5 in shown.text
     assert button_ids(shown) == [f"session:remind:{soon}", f"session:ics:{soon}"]
     zones = await env.autocomplete("session add", "timezone", "kolk", member=env.organizer)
     assert {"name": "Asia/Kolkata", "value": "Asia/Kolkata"} in zones
@@ -289,13 +290,12 @@ async def test_edit_in_a_modal(env) -> None:
         member=env.organizer,
     )
     reply = await submitted.final()
-    assert "changed papers, sign-up link, title" in reply.content
+    assert "changed papers, sign-up link, title" in reply.text
     shown = await run(env, "session show", {"session": session_id})
-    card = shown.embeds[0]
-    assert card["title"] == "Modal, renamed"
-    assert "Sign up" not in str(card["fields"])
-    assert "T1" in str(card["fields"])
-    assert card["description"].startswith("Thursday 10 December, 9:30 AM PT")  # time untouched
+    assert card_title(shown) == "Modal, renamed"
+    assert "Sign up" not in str(shown.buttons)
+    assert "**T1**" in [text for text, _ in paper_entries(shown)]
+    assert "## Modal, renamed\nThursday 10 December, 9:30 AM PT" in shown.text  # time untouched
 
 
 async def test_edit_options_clear_fields_with_a_dash(env) -> None:
@@ -307,12 +307,10 @@ async def test_edit_options_clear_fields_with_a_dash(env) -> None:
         "session edit",
         {"session": session_id, "presenter_name": "-", "description": "-", "papers": "-", "duration": 90},
     )
-    assert "changed description, duration, papers, presenter" in reply.content
-    card = reply.embeds[0]
-    names = [f["name"] for f in card["fields"]]
-    assert "Presenter" not in names
-    assert "Papers" not in names
-    assert "Soon gone" not in card["description"]
-    assert {"name": "Duration", "value": "1 h 30 min", "inline": True} in card["fields"]
+    assert "changed description, duration, papers, presenter" in reply.text
+    assert "Presenter" not in reply.text
+    assert paper_entries(reply) == []
+    assert "Soon gone" not in reply.text
+    assert "**Duration:** 1 h 30 min" in reply.text
     (event,) = env.scheduled_events()
     assert event["scheduled_end_time"].startswith("2026-12-10T19:00:00")

@@ -14,6 +14,7 @@ from standin.state import CREATE_EVENTS, MANAGE_EVENTS
 from tests.sessions.helpers import (
     add_session,
     announcements,
+    card_title,
     configure,
     count_sessions,
     is_ephemeral,
@@ -36,11 +37,11 @@ async def test_members_are_refused_organizer_commands(env) -> None:
     for name, options in ORGANIZER_COMMANDS:
         reply = await run(env, name, options, member=env.member)
         assert is_ephemeral(reply), name
-        assert reply.content == "Only organizers can do this (Manage Events or the organizer role).", name
+        assert reply.text == "Only organizers can do this (Manage Events or the organizer role).", name
     assert await count_sessions(env) == 1
     assert announcements(env) == []
     shown = await run(env, "session show", {"session": 1}, member=env.member)
-    assert shown.embeds[0]["title"] == "Real session"  # untouched
+    assert card_title(shown) == "Real session"  # untouched
 
 
 async def test_the_organizer_role_is_enough(env) -> None:
@@ -50,7 +51,7 @@ async def test_the_organizer_role_is_enough(env) -> None:
     reply = await run(
         env, "session add", {"title": "By a reader", "when": "tomorrow 17:00"}, member=env.member
     )
-    assert reply.content.startswith("Added session #")
+    assert reply.text.startswith("Added session #")
 
 
 BAD_ADDS = [
@@ -71,7 +72,7 @@ BAD_ADDS = [
 async def test_bad_input_is_refused_and_nothing_stored(env, options, message) -> None:
     reply = await run(env, "session add", {"title": "Bad", **options})
     assert is_ephemeral(reply)
-    assert message in reply.content
+    assert message in reply.text
     assert await count_sessions(env) == 0
     assert env.scheduled_events() == []
 
@@ -88,18 +89,18 @@ async def test_bad_edits_and_ids(env) -> None:
     ]
     for options, message in cases:
         reply = await run(env, "session edit", options)
-        assert is_ephemeral(reply), (options, reply.content)
-        assert message in reply.content, (options, reply.content)
+        assert is_ephemeral(reply), (options, reply.text)
+        assert message in reply.text, (options, reply.text)
     shown = await run(env, "session show", {"session": session_id})
-    assert shown.embeds[0]["title"] == "Original"
-    assert shown.embeds[0]["description"].startswith("Thursday 10 December, 9:30 AM PT")
+    assert card_title(shown) == "Original"
+    assert "## Original\nThursday 10 December, 9:30 AM PT" in shown.text
 
 
 async def test_duplicate_session_is_refused(env) -> None:
     await add_session(env, "Twice", "2026-12-10 09:30")
     reply = await run(env, "session add", {"title": "twice", "when": "10 Dec 2026 9:30 AM"})
     assert is_ephemeral(reply)
-    assert "already has that title at that time" in reply.content
+    assert "already has that title at that time" in reply.text
     assert await count_sessions(env) == 1
 
 
@@ -118,7 +119,7 @@ async def test_another_guilds_session_is_not_found(env) -> None:
     ]:
         reply = await run(env, name, options)
         assert is_ephemeral(reply), name
-        assert reply.content == f"There is no session #{foreign.id} in this server.", name
+        assert reply.text == f"There is no session #{foreign.id} in this server.", name
     assert await env.autocomplete("session show", "session", "", member=env.member) == []
 
 
@@ -126,8 +127,8 @@ async def test_ambiguous_fall_back_time_says_which_was_taken(env) -> None:
     reply = await run(
         env, "session add", {"title": "Fall back", "when": "2027-11-07 01:30", "timezone": "PT"}
     )
-    assert reply.content.startswith("Added session #")
-    assert "happens twice in America/Los_Angeles; I took the first (PDT, UTC-7)" in reply.content
+    assert reply.text.startswith("Added session #")
+    assert "happens twice in America/Los_Angeles; I took the first (PDT, UTC-7)" in reply.text
 
 
 async def test_mentions_never_ping_and_long_text_is_cut(env) -> None:
@@ -150,7 +151,7 @@ async def test_mentions_never_ping_and_long_text_is_cut(env) -> None:
         assert payload["mention_roles"] == []
         assert payload["mentions"] == []
     notice = announcements(env)[-1]
-    assert "@everyone" in notice.content  # shown as typed, but it did not ping
+    assert "@everyone" in notice.text  # shown as typed, but it did not ping
     (thread,) = env.standin.threads
     assert len(thread.name) <= 100
     assert thread.name.endswith("…")
@@ -167,18 +168,18 @@ async def test_without_create_events_the_session_is_saved_and_the_reply_says_wha
     # Events alone no longer lets a bot create a scheduled event (Discord change log, 24 November 2025).
     await env.standin.set_bot_permissions((REQUIRED_PERMISSIONS.value & ~CREATE_EVENTS) | MANAGE_EVENTS)
     reply = await run(env, "session add", {"title": "No events", "when": "2026-12-10 09:30"})
-    assert reply.content.startswith("Added session #1.")
-    assert "grant the bot **Create Events**" in reply.content
-    assert "Manage Events" not in reply.content
+    assert reply.text.startswith("Added session #1.")
+    assert "grant the bot **Create Events**" in reply.text
+    assert "Manage Events" not in reply.text
     assert await count_sessions(env) == 1
     assert env.scheduled_events() == []
     reply = await run(env, "session announce", {"session": 1})
-    assert reply.content.startswith("Announced session #1")
-    assert "Create Events" in reply.content
+    assert reply.text.startswith("Announced session #1")
+    assert "Create Events" in reply.text
     # once granted, announcing again creates the missing event
     await env.standin.set_bot_permissions(REQUIRED_PERMISSIONS.value)
     reply = await run(env, "session announce", {"session": 1})
-    assert "Create Events" not in reply.content
+    assert "Create Events" not in reply.text
     (event,) = env.scheduled_events()
     assert event["name"] == "No events"
 
@@ -187,20 +188,20 @@ async def test_announce_needs_a_channel_and_reposts_a_deleted_message(env) -> No
     session_id = await add_session(env, "Where", "2026-12-10 09:30")
     reply = await run(env, "session announce", {"session": session_id})
     assert is_ephemeral(reply)
-    assert "/setup announcements" in reply.content
+    assert "/setup announcements" in reply.text
     reply = await run(env, "session announce", {"session": session_id, "channel": env.general})
-    assert reply.content.startswith("Announced")
+    assert reply.text.startswith("Announced")
     assert len(env.messages_in(env.general)) == 1
     # moved to #announcements: posted there, the old one removed (no duplicate)
     await configure(env)
     reply = await run(env, "session announce", {"session": session_id, "channel": env.announcements})
-    assert reply.content.startswith("Announced")
+    assert reply.text.startswith("Announced")
     assert len(announcements(env)) == 1
     assert env.messages_in(env.general) == []
     # someone deleted the announcement: announcing again posts a new one
     env.standin.fail_next("PATCH", r"/channels/\d+/messages/\d+$", status=404)
     reply = await run(env, "session announce", {"session": session_id})
-    assert reply.content.startswith("Announced")
+    assert reply.text.startswith("Announced")
     assert len(env.standin.requests_to("POST", rf"/channels/{env.announcements.id}/messages$")) == 2
 
 
@@ -208,7 +209,7 @@ async def test_cancelled_and_past_sessions(env) -> None:
     session_id = await add_session(env, "Soon over", "tomorrow 17:00")
     reply = await run(env, "session recap", {"session": session_id, "recording_url": "https://youtu.be/x"})
     assert is_ephemeral(reply)
-    assert "has not happened yet" in reply.content
+    assert "has not happened yet" in reply.text
     await run(env, "session cancel", {"session": session_id})
     for name, options, message in [
         ("session cancel", {"session": session_id}, "already cancelled"),
@@ -217,8 +218,8 @@ async def test_cancelled_and_past_sessions(env) -> None:
         ("session edit", {"session": session_id}, "was cancelled"),
     ]:
         reply = await run(env, name, options)
-        assert is_ephemeral(reply), (name, reply.content)
-        assert message in reply.content, (name, reply.content)
+        assert is_ephemeral(reply), (name, reply.text)
+        assert message in reply.text, (name, reply.text)
 
 
 async def test_announce_where_the_bot_may_not_post(env) -> None:
@@ -227,12 +228,12 @@ async def test_announce_where_the_bot_may_not_post(env) -> None:
     env.standin.fail_next("POST", rf"/channels/{env.announcements.id}/messages$", status=403)
     reply = await run(env, "session announce", {"session": session_id})
     assert is_ephemeral(reply)
-    assert "I can't post in" in reply.content
-    assert "Send Messages" in reply.content
+    assert "I can't post in" in reply.text
+    assert "Send Messages" in reply.text
     assert announcements(env) == []
     env.standin.fail_next("POST", r"/messages/\d+/threads$", status=403)
     reply = await run(env, "session announce", {"session": session_id})
-    assert reply.content.startswith("Announced")
-    assert "could not open a discussion thread" in reply.content
+    assert reply.text.startswith("Announced")
+    assert "could not open a discussion thread" in reply.text
     assert len(announcements(env)) == 1
     assert env.standin.threads == []

@@ -32,28 +32,28 @@ async def test_commas_between_short_names_separate_papers_and_the_reply_says_so(
         {"title": "Terminal agents", "when": "2026-11-05 08:00", "papers": "TMax, Terminal-World, T1"},
     )
     assert is_ephemeral(reply)
-    assert reply.content.startswith("Added session #1.")
-    assert SPLIT_NOTE in reply.content
-    assert "one paper per line or `;` between papers always separates them" in reply.content
+    assert reply.text.startswith("Added session #1.")
+    assert SPLIT_NOTE in reply.text
+    assert "one paper per line or `;` between papers always separates them" in reply.text
     assert await stored_keys(env, 1) == ["title:tmax", "title:terminal world", "title:t1"]
 
     # a title whose commas are its own stays one paper, and the reply shows how to give several
     reply = await run(
         env, "session edit", {"session": 1, "papers": "Read, Watch and Learn: agents from video"}
     )
-    assert reply.content.startswith("Saved session #1: changed papers.")
-    assert "Papers: read as 1 paper: “Read, Watch and Learn: agents from video”." in reply.content
-    assert HOW_TO_SEPARATE in reply.content
+    assert reply.text.startswith("Saved session #1: changed papers.")
+    assert "Papers: read as 1 paper: “Read, Watch and Learn: agents from video”." in reply.text
+    assert HOW_TO_SEPARATE in reply.text
     assert await stored_keys(env, 1) == ["title:read watch and learn agents from video"]
 
     # the club page's way of writing lists, on edit
     reply = await run(env, "session edit", {"session": 1, "papers": "TMax, Terminal-World and T1"})
-    assert SPLIT_NOTE in reply.content
+    assert SPLIT_NOTE in reply.text
     assert await stored_keys(env, 1) == ["title:tmax", "title:terminal world", "title:t1"]
 
     # lines or ';' leave nothing to tell
     reply = await run(env, "session edit", {"session": 1, "papers": "TMax; T1"})
-    assert "Papers: read as" not in reply.content
+    assert "Papers: read as" not in reply.text
     assert await stored_keys(env, 1) == ["title:tmax", "title:t1"]
 
 
@@ -61,9 +61,9 @@ async def test_sessions_at_the_same_time_are_kept_with_a_warning(env) -> None:
     await env.clock.set(OCTOBER)
     first = await add_session(env, "First", "2026-12-10 09:30", timezone="PT")  # 9:30–10:30 PT
     reply = await run(env, "session add", {"title": "Second", "when": "2026-12-10 10:00", "timezone": "PT"})
-    assert reply.content.startswith("Added session #2.")
-    assert f"Heads up: this overlaps session #{first} “First” (<t:" in reply.content
-    assert "Both are kept" in reply.content
+    assert reply.text.startswith("Added session #2.")
+    assert f"Heads up: this overlaps session #{first} “First” (<t:" in reply.text
+    assert "Both are kept" in reply.text
     assert await count_sessions(env) == 2
 
     # right after the first one ends is no overlap; moved into both, it warns of both
@@ -71,19 +71,19 @@ async def test_sessions_at_the_same_time_are_kept_with_a_warning(env) -> None:
     reply = await run(
         env, "session add", {"title": "Right after", "when": "2026-12-10 11:00", "timezone": "PT"}
     )
-    assert "Heads up" in reply.content  # Third runs 10:30–11:30
+    assert "Heads up" in reply.text  # Third runs 10:30–11:30
     reply = await run(env, "session edit", {"session": third, "when": "2026-12-10 09:45"})
-    assert reply.content.startswith(f"Saved session #{third}: changed time.")
-    assert "Heads up: this overlaps sessions #1 “First”" in reply.content
-    assert "#2 “Second”" in reply.content
+    assert reply.text.startswith(f"Saved session #{third}: changed time.")
+    assert "Heads up: this overlaps sessions #1 “First”" in reply.text
+    assert "#2 “Second”" in reply.text
 
     # an edit that does not move it says nothing of the others; a cancelled one no longer counts
     reply = await run(env, "session edit", {"session": third, "title": "Third, renamed"})
-    assert "Heads up" not in reply.content
+    assert "Heads up" not in reply.text
     await run(env, "session cancel", {"session": first})
     reply = await run(env, "session edit", {"session": third, "duration": 30})
-    assert "Heads up: this overlaps session #2 “Second”" in reply.content
-    assert "First" not in reply.content
+    assert "Heads up: this overlaps session #2 “Second”" in reply.text
+    assert "First" not in reply.text
 
 
 # ---------------------------------------------------------------- the edit form
@@ -135,7 +135,7 @@ async def test_the_form_keeps_papers_it_showed_whole_when_only_the_title_changes
     assert modal is not None
     submitted = await env.submit_modal(opened, {"session_edit:title": "Long reading, renamed"})
     reply = await submitted.final()
-    assert reply.content.startswith(f"Saved session #{session_id}: changed title.")
+    assert reply.text.startswith(f"Saved session #{session_id}: changed title.")
     assert await stored_keys(env, session_id) == keys
     label, papers = text_input(modal, "session_edit:papers")
     assert label == "Papers (one per line)"
@@ -158,7 +158,7 @@ async def test_the_form_keeps_papers_too_long_to_show_unless_typed_in(env) -> No
     # untouched (left empty), the ten papers stay
     submitted = await env.submit_modal(opened, {"session_edit:title": "Ten papers"})
     reply = await submitted.final()
-    assert reply.content.startswith(f"Saved session #{session_id}: changed title.")
+    assert reply.text.startswith(f"Saved session #{session_id}: changed title.")
     assert await stored_keys(env, session_id) == keys
 
     # typed in, the list replaces them
@@ -166,7 +166,7 @@ async def test_the_form_keeps_papers_too_long_to_show_unless_typed_in(env) -> No
     assert (await opened.response()).modal is not None
     submitted = await env.submit_modal(opened, {"session_edit:papers": "TMax\nT1"})
     reply = await submitted.final()
-    assert reply.content.startswith(f"Saved session #{session_id}: changed papers.")
+    assert reply.text.startswith(f"Saved session #{session_id}: changed papers.")
     assert await stored_keys(env, session_id) == ["title:tmax", "title:t1"]
 
 
@@ -191,5 +191,5 @@ async def test_a_link_longer_than_any_kept_is_refused_and_nothing_stored(env) ->
         env, "session add", {"title": "Long link", "when": "2026-11-05 08:00", "papers": f"TMax\n{link}"}
     )
     assert is_ephemeral(reply)
-    assert "That link is over 512 characters" in reply.content
+    assert "That link is over 512 characters" in reply.text
     assert await count_sessions(env) == 0

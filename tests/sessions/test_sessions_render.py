@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import discord
 import icalendar
 import pytest
 
 from bot import timeutil
+from bot.layouts import count_components
 from bot.replies import markdown_link
 from bot.services.calendars import ics
 from bot.services.papers.store import PaperInfo
@@ -141,12 +143,12 @@ def test_card_fits_discords_limits_with_huge_input() -> None:
         notes_url="https://n.example/" + "n" * 490,
         wiki_url="https://w.example/" + "w" * 490,
     )
-    embed = render.session_embed(info, DEFAULT_DISPLAY_ZONES, now=NOW)
-    assert len(embed) <= 6000
-    assert len(embed.title or "") <= 256
-    assert len(embed.description or "") <= 4096
-    assert all(len(f.value or "") <= 1024 and len(f.name or "") <= 256 for f in embed.fields)
-    assert "more" in next(f.value for f in embed.fields if f.name == "Papers")
+    view = render.session_card(info, DEFAULT_DISPLAY_ZONES, now=NOW).view(note="N" * 3000)
+    payload = view.to_components()
+    assert sum(count_components(c) for c in payload) <= 40
+    assert view.content_length() <= 4000
+    texts = [t.content for t in view.walk_children() if isinstance(t, discord.ui.TextDisplay)]
+    assert any(t.startswith("-# … and ") and t.endswith(" more papers") for t in texts)
     assert len(render.thread_name(info)) <= 100
     assert render.thread_name(info).endswith("…")
     assert len(render.event_name(info)) <= 100
@@ -171,12 +173,35 @@ def test_links_cannot_break_out_of_markdown() -> None:
 
 def test_cancelled_card() -> None:
     info = make_info(status="cancelled", cancel_reason="Presenter ill")
-    embed = render.session_embed(info, DEFAULT_DISPLAY_ZONES, now=NOW)
-    assert embed.title == "Cancelled: Building data recipes for terminal agents"
-    assert "cancelled" in (embed.description or "")
-    assert "Presenter ill" in (embed.description or "")
-    assert embed.url is None
-    assert "Sign up" not in [f.name for f in embed.fields]
+    view = render.session_card(info, DEFAULT_DISPLAY_ZONES, now=NOW).view()
+    (container,) = view.to_components()
+    head = container["components"][0]["content"]
+    assert head.startswith("## Cancelled: Building data recipes for terminal agents\n~~Thursday 5 November")
+    assert "**This session is cancelled** — Presenter ill" in head
+    assert container["accent_color"] == render.CANCELLED_COLOUR.value
+
+
+def test_card_text_shows_as_typed() -> None:
+    # member text is escaped once in a text display; a paper's link is the button beside it
+    paper = PaperInfo(
+        3, "url:x", "url", "[click](https://evil.example) **bold** `x`", "https://x.example/p.pdf", None, None
+    )
+    info = make_info(title="# Not *a* heading", papers=[paper], description="> quoted @everyone")
+    (container,) = render.session_card(info, DEFAULT_DISPLAY_ZONES, now=NOW).view().to_components()
+    head, description, _separator, section, footer = container["components"]
+    assert head["content"].startswith("## \\# Not \\*a\\* heading\n")
+    assert description["content"] == "\\> quoted @everyone"
+    assert (
+        section["components"][0]["content"] == "**\\[click](https://evil.example) \\*\\*bold\\*\\* \\`x\\`**"
+    )
+    assert section["accessory"] == {
+        "type": 2,
+        "style": 5,
+        "label": "PDF",
+        "url": "https://x.example/p.pdf",
+        "disabled": False,
+    }
+    assert footer["content"] == "-# Session #7"
 
 
 def test_duration_text() -> None:
