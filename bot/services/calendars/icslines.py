@@ -1,7 +1,7 @@
 """RFC 5545 content lines, written directly: TEXT escaping, 75-octet folding, date-times.
 
 The calendar feed writes hundreds of VEVENTs per answer; building each as an icalendar component and
-serialising it cost ~0.3 ms an event (most of it icalendar's per-character folding), so the one-off
+serialising it was most of the feed's time (icalendar's per-character folding), so the one-off
 sessions' VEVENTs are written here as lines, in the order and form icalendar gives them (tests check the
 bytes against icalendar's own output and the text round-trip through its parser).
 

@@ -58,7 +58,7 @@ def _renderer() -> MarkdownIt:
 @lru_cache(maxsize=256)
 def render_markdown(text: str | None) -> str:
     """Safe HTML for ``text`` (empty for none). Kept per distinct text: a pure function of it (so never
-    stale), and the one costly step of the home page's rendering (about 0.6 ms for the club's text)."""
+    stale), and the one costly step of the home page's rendering."""
     if not text:
         return ""
     return _renderer().render(text)
