@@ -346,3 +346,57 @@ def split_paper_list(text: str, max_papers: int = MAX_PAPERS_PER_LIST) -> list[s
     if len(items) > max_papers:
         raise BadInput(f"That's {len(items)} papers; the limit is {max_papers} at a time.")
     return items
+
+
+# ---------------------------------------------------------------- papers in a message
+
+#: Links that are never papers: Discord's own (messages, attachments, invites) and GIF hosts.
+_NOT_PAPER_HOSTS = (
+    "discord.com",
+    "discordapp.com",
+    "discord.gg",
+    "discordapp.net",
+    "tenor.com",
+    "giphy.com",
+)
+_LINK_IN_TEXT = re.compile(r"https?://[^\s<>()\[\]{}\"'|`]+", re.IGNORECASE)
+_ID_IN_TEXT = re.compile(
+    r"(?<![\w/.])(?:arxiv\s*:\s*\S+|doi\s*:\s*10\.\d{4,9}/\S+|10\.\d{4,9}/[^\s<>()\[\]\"'`]+|"
+    r"\d{4}\.\d{4,5}(?:v\d+)?)(?![\w/])",
+    re.IGNORECASE,
+)
+MAX_LINKS_FOUND = 25  # a select's options
+
+
+def find_paper_links(text: str) -> list[str]:
+    """Every paper a message names by link, arXiv ID or DOI, in order, one per paper (by its key); links
+    to Discord or GIF hosts are left out. Titles in prose are not guessed at."""
+    found: list[tuple[int, str]] = []
+    spans: list[tuple[int, int]] = []
+    for match in _LINK_IN_TEXT.finditer(text):
+        link = match.group(0).rstrip(".,;:!?*_~>")
+        host = (urlsplit(link).hostname or "").lower()
+        spans.append(match.span())
+        if any(host == h or host.endswith("." + h) for h in _NOT_PAPER_HOSTS):
+            continue
+        found.append((match.start(), link))
+    for match in _ID_IN_TEXT.finditer(text):
+        if any(start <= match.start() < end for start, end in spans):
+            continue
+        found.append((match.start(), match.group(0).rstrip(".,;:!?*_~>")))
+    papers: list[str] = []
+    keys: set[str] = set()
+    for _, candidate in sorted(found):
+        if len(candidate) > MAX_URL_LENGTH:
+            continue
+        try:
+            ref = parse_paper_ref(candidate)
+        except BadInput:
+            continue
+        if ref.kind == "title" or ref.key in keys:
+            continue
+        keys.add(ref.key)
+        papers.append(candidate)
+        if len(papers) == MAX_LINKS_FOUND:
+            break
+    return papers

@@ -274,6 +274,18 @@ class Acting(WorldBuilder):
         await self.notify()
         return message
 
+    async def delete_as(self, member: MemberRef, message: Message) -> None:
+        """A member deletes their own message (MESSAGE_DELETE is dispatched); the stand-in keeps it, marked."""
+        where = self.state.channels[message.channel_id]
+        if message.author_id != self.member(member, self.state.guild_of(where)).id:
+            raise PermissionError("a member deletes only their own messages here (no Manage Messages)")
+        message.deleted = True
+        data: Json = {"id": str(message.id), "channel_id": str(where.id)}
+        if where.guild_id is not None:
+            data["guild_id"] = str(where.guild_id)
+        await self.gateway.dispatch("MESSAGE_DELETE", data)
+        await self.notify()
+
     async def mark_interested(self, event: Json | int, member: MemberRef) -> None:
         """A member clicks "Interested" on a scheduled event (GUILD_SCHEDULED_EVENT_USER_ADD)."""
         event_id = int(event["id"]) if isinstance(event, dict) else event

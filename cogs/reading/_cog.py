@@ -12,6 +12,7 @@ from discord.ext import commands
 
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput
+from bot.message_papers import papers_in_message
 from bot.paging import Page, clamp_page, page_count, send_page
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import NO_MENTIONS, send_ephemeral
@@ -22,6 +23,7 @@ from bot.services.reading import lists as svc
 from bot.services.reading import search as full_text
 from bot.timeutil import resolve_timezone
 from cogs.reading import _render as render
+from cogs.reading._forms import LIST_CHOICES, AddFromMessageModal
 from cogs.reading._options import (
     EXPORT_CHOICES,
     EXPORT_NAMES,
@@ -55,8 +57,13 @@ class ReadingCog(
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
         super().__init__()
+        # Right-click a message → Apps → Add to reading list (organizers, checked in the callback).
+        self.add_menu = app_commands.guild_only(
+            app_commands.ContextMenu(name="Add to reading list", callback=self.add_from_message)
+        )
 
     async def cog_load(self) -> None:
+        self.bot.tree.add_command(self.add_menu)
         self.bot.pagers.register(HISTORY_PAGER, self.history_page)
         self.bot.pagers.register(LISTS_PAGER, self.lists_page)
         self.bot.pagers.register(LIST_PAGER, self.list_page)
@@ -64,6 +71,16 @@ class ReadingCog(
 
     async def cog_unload(self) -> None:
         self.bot.pagers.unregister(HISTORY_PAGER, LISTS_PAGER, LIST_PAGER, SEARCH_PAGER)
+        self.bot.tree.remove_command(self.add_menu.name, type=self.add_menu.type)
+
+    async def add_from_message(self, interaction: Interaction, message: discord.Message) -> None:
+        """ "Add to reading list": organizers only; the form filled with the message's paper link."""
+        await ensure_organizer(interaction)
+        guild_id = require_guild_id(interaction)
+        links = await papers_in_message(interaction, message)
+        async with self.bot.session_factory() as session:
+            names = await svc.list_name_choices(session, guild_id, "", LIST_CHOICES)
+        await interaction.response.send_modal(AddFromMessageModal(links, names))
 
     # ------------------------------------------------------------------ page renderers (also after restarts)
 
@@ -202,6 +219,12 @@ class ReadingCog(
         note: Note | None = None,
     ) -> None:
         await ensure_organizer(interaction)
+        await self.add_paper(interaction, list_name, paper, note)
+
+    async def add_paper(
+        self, interaction: Interaction, list_name: str, paper: svc.PaperInput, note: str | None
+    ) -> None:
+        """/reading add and "Add to reading list": store in one transaction, fill in arXiv's title, answer."""
         guild_id = require_guild_id(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)  # an arXiv lookup may follow
         async with self.bot.session_factory() as session, session.begin():

@@ -23,6 +23,7 @@ from bot.services.config.guild import get_config
 from bot.services.sessions.draft import new_session
 from bot.services.sessions.info import SessionInfo
 from bot.services.suggestions.actions import (
+    SourceMessage,
     SuggestionDraft,
     in_transaction,
     link_session,
@@ -98,12 +99,23 @@ class SuggestionActions:
         title: str | None,
         why: str | None,
         topic: str | None,
+        *,
+        volunteer: bool = False,
+        source: SourceMessage | None = None,
     ) -> None:
-        """Everything /suggest and its modal do: validate, defer, look up arXiv, store, post, answer."""
+        """Everything /suggest and its form do: validate, defer, look up arXiv, store, post, answer."""
         guild_id = guild_id_of(interaction)
         async with self.bot.session_factory() as session:
             config = await get_config(session, guild_id)
-        draft = validate_draft(paper, title=title, reason=why, topic=topic, topics=config.suggestion_topics)
+        draft = validate_draft(
+            paper,
+            title=title,
+            reason=why,
+            topic=topic,
+            topics=config.suggestion_topics,
+            volunteer=volunteer,
+            source=source,
+        )
         # Finding the channel may fetch it (REST): defer first. Refusals still reach the member.
         await interaction.response.defer(ephemeral=True, thinking=True)
         channel = await resolve_channel(self.bot, config.suggestions_channel_id)
@@ -118,6 +130,10 @@ class SuggestionActions:
         assert result.card is not None
         card = result.card
         lines = [f"Thanks! Your suggestion is #{card.id}."]
+        if draft.volunteer:
+            lines.append(
+                "You offered to present it; press **I'd present this** on the post to take that back."
+            )
         try:
             channel_id, message_id = await publish(channel, card)
         except discord.HTTPException as exc:

@@ -13,11 +13,17 @@ from discord.ext import commands
 
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput
+from bot.message_papers import papers_in_message
 from bot.paging import Page, clamp_page, page_count
 from bot.permissions import guild_config_for, member_is_organizer, organizer_only
 from bot.replies import NO_MENTIONS, cut, one_line, send_ephemeral, send_reply
 from bot.services.config.guild import get_config
-from bot.services.suggestions.actions import review_suggestion, withdraw_suggestion
+from bot.services.suggestions.actions import (
+    SourceMessage,
+    match_topic,
+    review_suggestion,
+    withdraw_suggestion,
+)
 from bot.services.suggestions.duplicates import TitleIndex
 from bot.services.suggestions.polls import choose_poll_options, record_poll
 from bot.services.suggestions.queries import SortOrder, StatusFilter, get_card, list_suggestions
@@ -66,10 +72,15 @@ class SuggestionsCog(commands.Cog):
         self.actions = SuggestionActions(bot, TitleIndex())
         self.background = SuggestionBackground(bot, self.actions.titles, self.actions.refresh_post)
         self._readers = read_only_session_factory(bot.engine)  # lists only read: no SQLite write lock
+        # Right-click a message → Apps → Suggest this paper (a message command; no privileged intent).
+        self.suggest_menu = app_commands.guild_only(
+            app_commands.ContextMenu(name="Suggest this paper", callback=self.suggest_from_message)
+        )
 
     # ------------------------------------------------------------------ lifecycle
 
     async def cog_load(self) -> None:
+        self.bot.tree.add_command(self.suggest_menu)
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.register(PAGER, self.render_page)
         await self.background.start()  # the poll-result and metadata jobs (bot/background.py)
@@ -79,6 +90,7 @@ class SuggestionsCog(commands.Cog):
         await self.actions.refresher.cancel_all()
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.unregister(PAGER)
+        self.bot.tree.remove_command(self.suggest_menu.name, type=self.suggest_menu.type)
 
     # ------------------------------------------------------------------ /suggest
 
@@ -100,15 +112,24 @@ class SuggestionsCog(commands.Cog):
         title: PaperTitle | None = None,
     ) -> None:
         if paper is None:
-            guild_id_of(interaction)
-            modal = SuggestModal(topic)
-            if why:
-                modal.why.default = why
-            if title:
-                modal.paper_title.default = title
+            async with self.bot.session_factory() as session:
+                config = await get_config(session, guild_id_of(interaction))
+            topics = config.suggestion_topics
+            modal = SuggestModal(topics, topic=match_topic(topic, topics), why=why, title=title)
             await interaction.response.send_modal(modal)
             return
         await self.actions.suggest_paper(interaction, paper, title, why, topic)
+
+    async def suggest_from_message(self, interaction: Interaction, message: discord.Message) -> None:
+        """ "Suggest this paper": the suggestion form filled with the message's paper link (a select of
+        them when it has several), credited to the member, linking back to the message."""
+        guild_id = guild_id_of(interaction)
+        links = await papers_in_message(interaction, message)
+        async with self.bot.session_factory() as session:
+            config = await get_config(session, guild_id)
+        source = SourceMessage(channel_id=message.channel.id, message_id=message.id)
+        modal = SuggestModal(config.suggestion_topics, paper=links[0], source=source, links=tuple(links))
+        await interaction.response.send_modal(modal)
 
     # ------------------------------------------------------------------ /suggestions list and show
 

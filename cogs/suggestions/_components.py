@@ -11,10 +11,11 @@ import discord
 from bot import timeutil, when
 from bot.client import Interaction
 from bot.errors import NotAllowed
+from bot.message_papers import chosen_link, link_options
 from bot.papers import MAX_TITLE_LENGTH, MAX_URL_LENGTH
 from bot.replies import BUTTON_LABEL_LIMIT, cut
 from bot.services.sessions.rules import MAX_TITLE as MAX_SESSION_TITLE
-from bot.services.suggestions.actions import MAX_REASON_LENGTH
+from bot.services.suggestions.actions import MAX_REASON_LENGTH, SourceMessage
 from bot.services.suggestions.queries import SuggestionCard
 from bot.views import PaperclubModal, PaperclubView, PersistentButton, field
 
@@ -89,39 +90,98 @@ def _optional(value: str) -> str | None:
 
 
 class SuggestModal(PaperclubModal, title="Suggest a paper"):
-    """/suggest without a paper: the paper, an optional title and why (the topic comes from the command)."""
+    """/suggest without a paper, and "Suggest this paper": each field in a Label with a line under it; the
+    topic a select of the guild's topics (left out when it has none), "I'd present this" a checkbox."""
 
-    paper: discord.ui.TextInput[SuggestModal] = discord.ui.TextInput(
-        label="Paper (arXiv id or link, DOI, link or title)",
-        custom_id="paper",
-        placeholder="2401.12345 or https://arxiv.org/abs/2401.12345",
-        max_length=MAX_URL_LENGTH,
-    )
-    paper_title: discord.ui.TextInput[SuggestModal] = discord.ui.TextInput(
-        label="Title (optional; found for arXiv papers)",
-        custom_id="title",
-        required=False,
-        max_length=MAX_TITLE_LENGTH,
-    )
-    why: discord.ui.TextInput[SuggestModal] = discord.ui.TextInput(
-        label="Why should the club read it? (optional)",
-        custom_id="why",
-        style=discord.TextStyle.paragraph,
-        required=False,
-        max_length=MAX_REASON_LENGTH,
-    )
-
-    def __init__(self, topic: str | None) -> None:
+    def __init__(
+        self,
+        topics: tuple[str, ...],
+        *,
+        topic: str | None = None,
+        paper: str | None = None,
+        title: str | None = None,
+        why: str | None = None,
+        source: SourceMessage | None = None,
+        links: tuple[str, ...] = (),
+    ) -> None:
         super().__init__(custom_id="sugg:modal:suggest")
-        self.topic = topic
+        self.source = source
+        self.links = list(links)
+        self.paper: discord.ui.TextInput[SuggestModal] = discord.ui.TextInput(
+            custom_id="paper",
+            placeholder="2401.12345, https://arxiv.org/abs/2401.12345, a DOI or the title",
+            default=paper[:MAX_URL_LENGTH] if paper else None,
+            max_length=MAX_URL_LENGTH,
+        )
+        # Several links in the message: which one, as a select (the first chosen).
+        self.paper_choice: discord.ui.Select[SuggestModal] = discord.ui.Select(
+            custom_id="paper", options=link_options(self.links[:25]) if len(self.links) > 1 else []
+        )
+        self.paper_title: discord.ui.TextInput[SuggestModal] = discord.ui.TextInput(
+            custom_id="title", required=False, default=title, max_length=MAX_TITLE_LENGTH
+        )
+        self.why: discord.ui.TextInput[SuggestModal] = discord.ui.TextInput(
+            custom_id="why",
+            style=discord.TextStyle.paragraph,
+            required=False,
+            default=why,
+            max_length=MAX_REASON_LENGTH,
+        )
+        if len(self.links) > 1:
+            self.add_item(
+                discord.ui.Label(
+                    text="Paper",
+                    description="The message links to several papers: pick the one to suggest",
+                    component=self.paper_choice,
+                )
+            )
+        else:
+            self.add_item(
+                discord.ui.Label(
+                    text="Paper",
+                    description="An arXiv id or link, a DOI, an OpenReview or other link, or the title",
+                    component=self.paper,
+                )
+            )
+        self.add_item(
+            discord.ui.Label(
+                text="Title (optional)",
+                description="Found by itself for arXiv papers; give it for other links",
+                component=self.paper_title,
+            )
+        )
+        self.add_item(discord.ui.Label(text="Why should the club read it? (optional)", component=self.why))
+        self.topic: discord.ui.Select[SuggestModal] | None = None
+        if topics:
+            self.topic = discord.ui.Select(
+                custom_id="topic",
+                required=False,
+                min_values=0,
+                max_values=1,
+                placeholder="Pick the closest topic (optional)",
+                options=[discord.SelectOption(label=t, value=t, default=t == topic) for t in topics[:25]],
+            )
+            self.add_item(discord.ui.Label(text="Topic", component=self.topic))
+        self.volunteer: discord.ui.Checkbox[SuggestModal] = discord.ui.Checkbox(custom_id="volunteer")
+        self.add_item(
+            discord.ui.Label(
+                text="I'd present this",
+                description="Offer to present it if the club picks it (you can take it back on the post)",
+                component=self.volunteer,
+            )
+        )
 
     async def submitted(self, interaction: Interaction) -> None:
+        topic = (self.topic.values or [None])[0] if self.topic is not None else None
+        paper = chosen_link(self.links, self.paper_choice.values) if len(self.links) > 1 else self.paper.value
         await handlers(interaction).suggest_paper(
             interaction,
-            self.paper.value,
+            paper,
             _optional(self.paper_title.value),
             _optional(self.why.value),
-            self.topic,
+            topic,
+            volunteer=self.volunteer.value,
+            source=self.source,
         )
 
 

@@ -92,7 +92,10 @@ def card_embed(card: SuggestionCard, *, full: bool = False) -> discord.Embed:
         parts.append("> " + cut(one_line(card.abstract, 4000), ABSTRACT_LIMIT * (2 if full else 1)))
     if parts:
         embed.description = "\n\n".join(parts)
-    embed.add_field(name="Suggested by", value=f"<@{card.submitter_id}>")
+    suggested_by = f"<@{card.submitter_id}>"
+    if card.source_url:
+        suggested_by += f" from [a message]({card.source_url})"
+    embed.add_field(name="Suggested by", value=suggested_by)
     embed.add_field(name="Topic", value=escape_markdown(card.topic) if card.topic else "—")
     embed.add_field(name="Status", value=status_line(card))
     if card.paper.authors:
@@ -160,11 +163,15 @@ def duplicate_message(notice: DuplicateNotice, guild_id: int, zone: str, now: da
         when = timeutil.format_club_date(standing.suggested_at, zone, now=now)
         where = f"suggestion #{standing.suggestion_id}"
         if notice.own:
-            return f"You already suggested {title} on {when} ({where}, {plural(notice.votes, 'vote')})."
+            offered = " Your offer to present it was added." if notice.volunteered else ""
+            return (
+                f"You already suggested {title} on {when} ({where}, {plural(notice.votes, 'vote')}).{offered}"
+            )
         head = f"{title} was already suggested by <@{standing.submitter_id}> on {when} ({where})"
+        offered = " Your offer to present it was added." if notice.volunteered else ""
         if notice.vote_added:
-            return f"{head} — your vote was added ({plural(notice.votes, 'vote')} now)."
-        return f"{head} — you had already voted for it ({plural(notice.votes, 'vote')})."
+            return f"{head} — your vote was added ({plural(notice.votes, 'vote')} now).{offered}"
+        return f"{head} — you had already voted for it ({plural(notice.votes, 'vote')}).{offered}"
     if standing.scheduled_at is not None:
         session = escape_markdown(one_line(standing.scheduled_session_title or "", 80))
         when = timeutil.format_club_date(standing.scheduled_at, zone, now=now)

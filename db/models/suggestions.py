@@ -45,6 +45,9 @@ class Suggestion(Base):
     channel_id: Mapped[int | None] = mapped_column(BigInteger)  # where the post lives (a thread for forums)
     message_id: Mapped[int | None] = mapped_column(BigInteger)
     session_id: Mapped[int | None] = mapped_column(ForeignKey("sessions.id", ondelete="SET NULL"))
+    # The message "Suggest this paper" was used on (its guild is the suggestion's).
+    source_channel_id: Mapped[int | None] = mapped_column(BigInteger)
+    source_message_id: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 

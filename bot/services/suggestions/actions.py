@@ -52,6 +52,16 @@ class SuggestionDraft:
     title: str | None  # the member's own title (wins over arXiv's)
     reason: str | None
     topic: str | None
+    volunteer: bool = False  # "I'd present this" ticked in the form
+    source: SourceMessage | None = None  # the message "Suggest this paper" was used on
+
+
+@dataclass(frozen=True)
+class SourceMessage:
+    """The Discord message a suggestion was made from (ids only; the link is built from them)."""
+
+    channel_id: int
+    message_id: int
 
 
 def clean_text(value: str | None, field: str, limit: int) -> str | None:
@@ -86,7 +96,10 @@ def validate_draft(
     reason: str | None,
     topic: str | None,
     topics: tuple[str, ...],
+    volunteer: bool = False,
+    source: SourceMessage | None = None,
 ) -> SuggestionDraft:
+    """Check every value of a suggestion once: the paper, the title, why, and the topic among ``topics``."""
     ref = paper if isinstance(paper, PaperRef) else parse_paper_ref(paper)
     clean_title = clean_text(title, "Title", MAX_TITLE_LENGTH)
     if clean_title is not None:
@@ -98,6 +111,8 @@ def validate_draft(
         title=clean_title or ref.title,
         reason=clean_text(reason, "Why", MAX_REASON_LENGTH),
         topic=match_topic(topic, topics),
+        volunteer=volunteer,
+        source=source,
     )
 
 
@@ -153,6 +168,7 @@ class DuplicateNotice:
     own: bool  # the member had suggested it themselves
     vote_added: bool
     votes: int
+    volunteered: bool = False  # the member's "I'd present this" was added to the standing suggestion
 
 
 @dataclass(frozen=True)
@@ -200,7 +216,8 @@ async def submit_suggestion(
     match_title = draft.title or (metadata.title if metadata else None)
     standing = await find_duplicate(session, guild_id, draft.ref, match_title, now, index)
     if standing is not None:
-        return SubmitResult(duplicate=await _note_duplicate(session, standing, user_id, now))
+        notice = await _note_duplicate(session, standing, user_id, now, volunteer=draft.volunteer)
+        return SubmitResult(duplicate=notice)
     await _ensure_under_daily_cap(session, guild_id, user_id, now, per_day)
     paper = await get_or_create_paper(session, guild_id, draft.ref, title=draft.title or match_title, now=now)
     if metadata is not None and paper.metadata_fetched_at is None:
@@ -213,19 +230,38 @@ async def submit_suggestion(
         reason=draft.reason,
         topic=draft.topic,
         status="open",
+        source_channel_id=draft.source.channel_id if draft.source else None,
+        source_message_id=draft.source.message_id if draft.source else None,
         created_at=now,
         updated_at=now,
     )
     session.add(row)
     await session.flush()
+    if draft.volunteer:
+        session.add(SuggestionVolunteer(suggestion_id=row.id, user_id=user_id, created_at=now))
+        await session.flush()
     return SubmitResult(card=await card_for(session, row))
 
 
 async def _note_duplicate(
-    session: AsyncSession, standing: PaperStanding, user_id: int, now: datetime
+    session: AsyncSession, standing: PaperStanding, user_id: int, now: datetime, *, volunteer: bool
 ) -> DuplicateNotice:
     if standing.suggestion_id is None or standing.read_at is not None:
         return DuplicateNotice(standing, own=False, vote_added=False, votes=0)
+    volunteered = False
+    if volunteer and standing.suggestion_status in ACTIVE_STATUSES:
+        offered = await session.get(SuggestionVolunteer, (standing.suggestion_id, user_id))
+        if offered is None:
+            await session.execute(
+                _insert_ignoring_duplicates(
+                    session,
+                    SuggestionVolunteer,
+                    suggestion_id=standing.suggestion_id,
+                    user_id=user_id,
+                    created_at=now,
+                )
+            )
+            volunteered = True
     own = standing.submitter_id == user_id
     added = False
     if not own:
@@ -242,7 +278,11 @@ async def _note_duplicate(
             )
             added = True
     return DuplicateNotice(
-        standing, own=own, vote_added=added, votes=await count_votes(session, standing.suggestion_id)
+        standing,
+        own=own,
+        vote_added=added,
+        votes=await count_votes(session, standing.suggestion_id),
+        volunteered=volunteered,
     )
 
 

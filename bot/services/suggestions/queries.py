@@ -45,9 +45,21 @@ class SuggestionCard:
     voter_ids: tuple[int, ...]
     volunteer_ids: tuple[int, ...]
     record: PaperRecord | None = None  # what the outside sources said (bot/services/papers/card.py)
+    source_channel_id: int | None = None  # the message "Suggest this paper" was used on
+    source_message_id: int | None = None
+
+    @property
+    def source_url(self) -> str | None:
+        """The link to the message the suggestion was made from, if it was made from one."""
+        if self.source_channel_id is None or self.source_message_id is None:
+            return None
+        return (
+            f"https://discord.com/channels/{self.guild_id}/{self.source_channel_id}/{self.source_message_id}"
+        )
 
     @property
     def votes(self) -> int:
+        """How many members voted for it."""
         return len(self.voter_ids)
 
     @property
@@ -119,6 +131,8 @@ async def card_for(session: AsyncSession, row: Suggestion) -> SuggestionCard:
         voter_ids=tuple(voters),
         volunteer_ids=tuple(volunteers),
         record=paper_record(paper),
+        source_channel_id=row.source_channel_id,
+        source_message_id=row.source_message_id,
     )
 
 
