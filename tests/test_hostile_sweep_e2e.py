@@ -183,6 +183,8 @@ class Watch:
             if request.status >= 400:
                 self.findings.append(f"{what}: {request.method} {request.path} answered {request.status}")
             body = request.json if isinstance(request.json, dict) else {}
+            if body.get("type") == 9:  # opening a modal: a form, not a message (nothing in it can ping)
+                continue
             data = body.get("data") if isinstance(body.get("data"), dict) else body
             if ("content" in data or "embeds" in data or "components" in data) and request.method in (
                 "POST",
@@ -267,6 +269,70 @@ async def test_bad_input_on_every_command(discord_env: BotEnv, caplog: pytest.Lo
     assert kept == 1
     # Member text is stored without invisible characters (zero-width, direction overrides), and never
     # as nothing but them.
+    async with env.bot.session_factory() as db:
+        for table, column in STORED_TEXT:
+            for (value,) in (await db.execute(text(f"SELECT {column} FROM {table}"))).all():
+                assert value is None or value == visible(value), (table, column, value)
+                assert value is None or value.strip(), (table, column, value)
+
+
+# Each text field of the forms, by modal custom_id: field -> (max length, what the rest of the form needs).
+FORM_FIELDS: dict[str, dict[str, int]] = {
+    "sugg:modal:suggest": {"paper": 512, "title": 300, "why": 1000},
+    "reading:modal:add": {"paper": 512, "new_list": 100, "note": 300},
+}
+
+
+async def test_bad_input_in_the_forms_and_message_commands(
+    discord_env: BotEnv, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Hostile text in every field of the suggestion and reading-list forms, opened from messages whose
+    own text is hostile: nothing crashes, pings or is refused by Discord; what is stored is visible text."""
+    env = discord_env
+    caplog.set_level(logging.ERROR)
+    await seed(env, "Ours")
+    watch = Watch(env, caplog)
+    watch.check("seed", "")
+    mentions = f"@everyone @here <@&{env.world.readers.id}> <@{env.member.id}>"
+    bodies = [
+        f"{mentions} https://example.org/a **bold** [x](https://example.org/b) ||spoiler||",
+        "https://example.org/" + "x" * 1900,
+        "\u200b https://arxiv.org/abs/2401.12345 \u202e",
+        " ".join(f"https://example.org/many/{i}" for i in range(40)),
+    ]
+    tried = 0
+    for body in bodies:
+        posted = await env.standin.post_as(env.member, env.general, body)
+        for menu, modal_id, member in (
+            ("Suggest this paper", "sugg:modal:suggest", env.member),
+            ("Add to reading list", "reading:modal:add", env.organizer),
+        ):
+            for field, limit in FORM_FIELDS[modal_id].items():
+                for value in hostile_values(env, limit):
+                    what = f"{menu} {field}={value[:30]!r}"
+                    opened = await env.invoke_message_command(menu, posted, member=member)
+                    first = await opened.response()
+                    if first.modal is None:  # refused, ephemerally
+                        watch.check(what, first.content)
+                        tried += 1
+                        continue
+                    kinds = {
+                        c["component"]["custom_id"]: c["component"]["type"]
+                        for c in first.modal["components"]
+                        if c.get("type") == 18
+                    }
+                    if kinds.get(field) != 4:
+                        continue  # the paper is a select here (several links)
+                    extra = {"new_list": f"Sweep {tried}"} if modal_id == "reading:modal:add" else {}
+                    if modal_id == "sugg:modal:suggest" and field != "paper":
+                        extra = {"paper": f"https://example.org/sweep/form/{tried}"}
+                    values = {**extra, field: value}
+                    shown = await answer(await env.submit_modal(first, values, member=member, forged=True))
+                    assert shown, what
+                    watch.check(what, shown)
+                    tried += 1
+    assert tried > 40
+    assert watch.findings == []
     async with env.bot.session_factory() as db:
         for table, column in STORED_TEXT:
             for (value,) in (await db.execute(text(f"SELECT {column} FROM {table}"))).all():
