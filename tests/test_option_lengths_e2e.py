@@ -148,7 +148,6 @@ FORMS: dict[str, dict[str, Takes]] = {
         "session_edit:when": Takes(when.MAX_TEXT),
         "session_edit:papers": Takes(min(4000, MAX_PAPER_LIST_TEXT)),
         "session_edit:signup_url": link(ClubSession.signup_url),
-        "session_edit:description": Takes(session_rules.MAX_DESCRIPTION, ClubSession.description),
     },
     "How the club runs": {"site_about:text": Takes(MAX_ABOUT, SiteSettings.about)},
 }

@@ -20,6 +20,7 @@ import discord
 
 from bot import when
 from bot.client import Interaction, PaperclubBot
+from bot.errors import BadInput
 from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer
 from bot.replies import send_ephemeral
@@ -27,6 +28,7 @@ from bot.services.config.guild import GuildConfig
 from bot.services.sessions import rules
 from bot.services.sessions.draft import CLEAR, SessionChanges, session_changes
 from bot.services.sessions.info import SessionInfo
+from bot.text import cut
 from bot.views import PaperclubModal
 from cogs.sessions import _render as render
 from cogs.sessions.publish import change_and_publish
@@ -48,6 +50,7 @@ FIELD_LABELS = {
 TEXT_INPUT_MAX: Final = 4000
 PLACEHOLDER_MAX: Final = 100
 LABEL_MAX: Final = 45
+DESCRIPTION_MAX: Final = 100  # a Label's description (Component Reference, Label)
 PAPERS_INPUT_MAX: Final = min(TEXT_INPUT_MAX, MAX_PAPER_LIST_TEXT)
 
 
@@ -156,13 +159,16 @@ def _same(submitted: str, prefilled: str) -> bool:
 
 
 class EditSessionModal(PaperclubModal):
-    """The common fields, pre-filled; only what the organizer changed is saved."""
+    """The common fields, each in a Label, pre-filled; the presenter a user select (the description
+    stays with the command's option, as a form holds five fields). Only what the organizer changed is
+    saved."""
 
     def __init__(self, bot: PaperclubBot, info: SessionInfo) -> None:
         super().__init__(title=f"Edit session #{info.id}"[:LABEL_MAX], timeout=900)
         self.bot = bot
         self.session_id = info.id
         self.session_zone = info.timezone
+        self.presenter_id = info.presenter_id
         papers = _papers_input(info)
         self.papers_fit = len(papers) <= PAPERS_INPUT_MAX
         # What each field shows: submitted unchanged, it leaves the stored value alone.
@@ -171,22 +177,22 @@ class EditSessionModal(PaperclubModal):
             "when": _local_input(info),
             "papers": papers if self.papers_fit else "",
             "signup_url": info.signup_url or "",
-            "description": info.description or "",
         }
         self.title_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label="Title", custom_id="session_edit:title", default=info.title, max_length=rules.MAX_TITLE
+            custom_id="session_edit:title", default=info.title, max_length=rules.MAX_TITLE
         )
         self.when_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label=f"When ({info.timezone})"[:LABEL_MAX],
-            custom_id="session_edit:when",
-            default=self.prefilled["when"],
-            max_length=when.MAX_TEXT,
+            custom_id="session_edit:when", default=self.prefilled["when"], max_length=when.MAX_TEXT
+        )
+        self.presenter_input: discord.ui.UserSelect[Any] = discord.ui.UserSelect(
+            custom_id="session_edit:presenter",
+            required=False,
+            min_values=0,
+            max_values=1,
+            default_values=[discord.Object(info.presenter_id)] if info.presenter_id else [],
         )
         count = len(info.papers)
         self.papers_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label="Papers (one per line)"
-            if self.papers_fit
-            else f"Papers: {count} kept unless you type here",
             custom_id="session_edit:papers",
             style=discord.TextStyle.paragraph,
             default=self.prefilled["papers"] or None,
@@ -199,44 +205,63 @@ class EditSessionModal(PaperclubModal):
             max_length=PAPERS_INPUT_MAX,
         )
         self.signup_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label="Sign-up link",
             custom_id="session_edit:signup_url",
             default=info.signup_url,
             required=False,
             max_length=MAX_URL_LENGTH,
         )
-        self.description_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            label="Description",
-            custom_id="session_edit:description",
-            style=discord.TextStyle.paragraph,
-            default=info.description or None,
-            required=False,
-            max_length=rules.MAX_DESCRIPTION,
+        guest = (
+            f"Now a guest, {info.presenter_name}: pick a member to replace them"
+            if (info.presenter_name and not info.presenter_id)
+            else "A member of the server; clear it for no presenter"
         )
-        for item in (
-            self.title_input,
-            self.when_input,
-            self.papers_input,
-            self.signup_input,
-            self.description_input,
-        ):
-            self.add_item(item)
+        fields: list[tuple[str, str | None, discord.ui.Item[Any]]] = [
+            ("Title", None, self.title_input),
+            (
+                f"When ({info.timezone})",
+                "Like Thursday 9:30am or 2026-12-10 09:30, or a pasted <t:…> time",
+                self.when_input,
+            ),
+            ("Presenter", guest, self.presenter_input),
+            (
+                "Papers (one per line)" if self.papers_fit else f"Papers: {count} kept unless you type here",
+                "arXiv ids or links, DOIs, links or titles",
+                self.papers_input,
+            ),
+            ("Sign-up link", None, self.signup_input),
+        ]
+        for text, description, item in fields:
+            self.add_item(
+                discord.ui.Label(
+                    text=text[:LABEL_MAX],
+                    description=cut(description, DESCRIPTION_MAX) if description else None,
+                    component=item,
+                )
+            )
 
     def request(self) -> EditRequest:
         """Only the fields whose text differs from what was pre-filled; an emptied optional field is
-        cleared (a papers field left empty because its papers did not fit stays as it was)."""
+        cleared (a papers field left empty because its papers did not fit stays as it was); a member
+        presenter taken out of the select is removed, a guest left alone when none is picked."""
         submitted = {
             "title": self.title_input.value,
             "when": self.when_input.value,
             "papers": self.papers_input.value,
             "signup_url": self.signup_input.value,
-            "description": self.description_input.value,
         }
         request = EditRequest()
         for name, value in submitted.items():
             if _same(value, self.prefilled[name]):
                 continue
             setattr(request, name, value if value.strip() else CLEAR)
+        picked = self.presenter_input.values
+        if picked and picked[0].id != self.presenter_id:
+            member = picked[0]
+            if not isinstance(member, discord.Member):
+                raise BadInput("Pick a member of this server as the presenter.")
+            request.presenter = member
+        elif not picked and self.presenter_id is not None:
+            request.presenter_name = CLEAR
         return request
 
     async def submitted(self, interaction: Interaction) -> None:

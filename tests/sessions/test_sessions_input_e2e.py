@@ -193,3 +193,48 @@ async def test_a_link_longer_than_any_kept_is_refused_and_nothing_stored(env) ->
     assert is_ephemeral(reply)
     assert "That link is over 512 characters" in reply.text
     assert await count_sessions(env) == 0
+
+
+async def _stored_presenter(env: BotEnv, session_id: int) -> tuple[int | None, str | None]:
+    async with env.bot.session_factory() as s:
+        info = await svc.get_session(s, env.guild.id, session_id)
+    return info.presenter_id, info.presenter_name
+
+
+async def test_the_form_labels_its_fields_and_picks_the_presenter_from_a_user_select(env) -> None:
+    await env.clock.set(OCTOBER)
+    first, second = env.members[0], env.members[1]
+    session_id = await add_session(env, "Terminal agents", "2026-10-29 09:30", presenter=first)
+    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    modal = (await opened.response()).modal
+    assert len(modal["components"]) == 5
+    assert all(row["type"] == 18 for row in modal["components"])  # each field in a Label
+    label, select = text_input(modal, "session_edit:presenter")
+    assert label == "Presenter"
+    assert select["type"] == 5  # a user select
+    assert [(int(d["id"]), d["type"]) for d in select["default_values"]] == [(first.id, "user")]
+    # unchanged: nothing to save
+    reply = await (await env.submit_modal(opened, {})).final()
+    assert reply.text == f"Nothing changed in session #{session_id}."
+    # another member
+    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    reply = await (await env.submit_modal(opened, {"session_edit:presenter": [second]})).final()
+    assert reply.text.startswith(f"Saved session #{session_id}: changed presenter."), reply.text
+    assert await _stored_presenter(env, session_id) == (second.id, second.display_name)
+    # cleared: no presenter
+    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    reply = await (await env.submit_modal(opened, {"session_edit:presenter": []})).final()
+    assert reply.text.startswith(f"Saved session #{session_id}: changed presenter."), reply.text
+    assert await _stored_presenter(env, session_id) == (None, None)
+
+
+async def test_a_guest_presenter_stays_unless_a_member_is_picked(env) -> None:
+    await env.clock.set(OCTOBER)
+    session_id = await add_session(env, "Guest talk", "2026-10-29 09:30", presenter_name="Hamish Ivison")
+    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    modal = (await opened.response()).modal
+    row = next(r for r in modal["components"] if r["component"]["custom_id"] == "session_edit:presenter")
+    assert "Hamish Ivison" in row["description"]
+    reply = await (await env.submit_modal(opened, {"session_edit:title": "Guest talk, renamed"})).final()
+    assert reply.text.startswith(f"Saved session #{session_id}: changed title."), reply.text
+    assert await _stored_presenter(env, session_id) == (None, "Hamish Ivison")
