@@ -17,6 +17,7 @@ from discord.utils import escape_markdown
 
 from bot import timeutil
 from bot.client import Interaction, PaperclubBot
+from bot.errors import BadInput
 from bot.paging import Page, send_page
 from bot.papers import MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, require_guild_id
@@ -34,6 +35,7 @@ from cogs.series import _render as render
 from cogs.series._background import SeriesBackground
 from cogs.series._buttons import PresentButton, present_button
 from cogs.series._claims import press_present
+from cogs.series._forms import AddSeriesModal
 from cogs.series._options import (
     Clock,
     DateText,
@@ -153,7 +155,7 @@ class SeriesCog(commands.Cog):
     @series.command(name="add", description="Add a weekly series; each week becomes a session (organizers)")
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     @app_commands.describe(
-        name="What the series is called (each week's title until it gets its own topic)",
+        name="What the series is called, each week's title (leave out name, day and time for a form)",
         day="The weekday it meets on",
         time=TIME_HELP,
         timezone=ZONE_HELP,
@@ -167,9 +169,9 @@ class SeriesCog(commands.Cog):
     async def add(
         self,
         interaction: Interaction,
-        name: Name,
-        day: WeekdayOption,
-        time: Clock,
+        name: Name | None = None,
+        day: WeekdayOption | None = None,
+        time: Clock | None = None,
         timezone: Zone | None = None,
         every: Every = 1,
         first: DateText | None = None,
@@ -178,6 +180,43 @@ class SeriesCog(commands.Cog):
         signup_url: Url | None = None,
         description: Description | None = None,
     ) -> None:
+        if name is None and day is None and time is None:
+            config = await ensure_organizer(interaction)
+            require_guild_id(interaction)
+            await interaction.response.send_modal(AddSeriesModal(config.timezone, timezone=timezone))
+            return
+        if name is None or day is None or time is None:
+            raise BadInput("Give the series' name, day and time, or none of them for a form.")
+        await self.add_series(
+            interaction,
+            name=name,
+            day=day,
+            time=time,
+            timezone=timezone,
+            every=every,
+            first=first,
+            until=until,
+            duration=duration,
+            signup_url=signup_url,
+            description=description,
+        )
+
+    async def add_series(
+        self,
+        interaction: Interaction,
+        *,
+        name: str,
+        day: str,
+        time: str,
+        timezone: str | None,
+        every: int,
+        first: str | None,
+        until: str | None = None,
+        duration: int = 60,
+        signup_url: str | None = None,
+        description: str | None = None,
+    ) -> None:
+        """/series add and its form: check once, store the series and its weeks in one transaction, reply."""
         config, guild_id, now = await self._organizer_begin(interaction)
         draft = drafts.new_series(
             name=name,
