@@ -6,14 +6,15 @@ presents that week, pressing again steps down (the cog handles the press: cogs/s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+import re
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
 from bot.client import Interaction
-from bot.errors import NotAllowed
+from bot.errors import BadInput, NotAllowed
 from bot.services.sessions.info import SessionInfo
-from bot.views import PersistentButton, field
+from bot.views import PersistentButton, field, guarded
 
 if TYPE_CHECKING:
     from cogs.series._cog import SeriesCog
@@ -46,6 +47,50 @@ class PresentButton(PersistentButton, prefix="series:present"):
         if cog is None:
             raise NotAllowed("The series are switched off on this bot right now.")
         await cog.press_present(interaction, self.session_id)
+
+
+class ClaimWeekSelect(
+    discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"series:claim:(?P<series_id>\d{1,10})"
+):
+    """The open-weeks message's select: pick a week to present it (the series id in its custom_id, so it
+    works after a restart; the picked week is checked to be one of that series' open weeks)."""
+
+    def __init__(self, series_id: int, options: list[discord.SelectOption] | None = None) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id=f"series:claim:{series_id}",
+                placeholder="Or pick the week you'll present",
+                options=options or [discord.SelectOption(label="-", value="0")],
+            )
+        )
+        self.series_id = series_id
+
+    @classmethod
+    def of(cls, series_id: int, weeks: list[tuple[Any, str]]) -> ClaimWeekSelect:
+        """The select offering ``weeks`` (WeekInfo, label) of the series."""
+        options = [discord.SelectOption(label=label, value=str(week.session.id)) for week, label in weeks]
+        return cls(series_id, options)
+
+    @classmethod
+    async def from_custom_id(  # type: ignore[override]
+        cls, interaction: Interaction, item: discord.ui.Select[Any], match: re.Match[str], /
+    ) -> ClaimWeekSelect:
+        """Rebuild the select from a pick (options are not needed to read the value)."""
+        return cls(int(match["series_id"]))
+
+    async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
+        """Hand the pick to the series cog through the one error handler."""
+        await guarded(interaction, lambda: self.picked(interaction))
+
+    async def picked(self, interaction: Interaction) -> None:
+        """Claim the picked week, if it is one of this series' weeks."""
+        cog = cast("SeriesCog | None", interaction.client.get_cog("SeriesCog"))
+        if cog is None:
+            raise NotAllowed("The series are switched off on this bot right now.")
+        values = self.item.values
+        if len(values) != 1 or not values[0].isdigit() or len(values[0]) > 10:
+            raise BadInput("Pick one of the weeks in the list.")
+        await cog.press_present(interaction, int(values[0]), series_id=self.series_id)
 
 
 def present_button(info: SessionInfo) -> PresentButton | None:

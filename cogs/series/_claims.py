@@ -20,8 +20,11 @@ from cogs.series._background import SeriesBackground
 IN_SERVER_ONLY = "This button works in a server, not in DMs."
 
 
-async def press_present(interaction: Interaction, session_id: int, background: SeriesBackground) -> None:
-    """Present the week, or step down; then publish it and refresh the open-weeks message and nudges."""
+async def press_present(
+    interaction: Interaction, session_id: int, background: SeriesBackground, *, series_id: int | None = None
+) -> None:
+    """Present the week, or step down; then publish it and refresh the open-weeks message and nudges. A
+    week picked from a series' select (``series_id``) is only claimed, never stepped down from."""
     guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
     bot = interaction.client
     await interaction.response.defer(ephemeral=True, thinking=True)
@@ -33,6 +36,7 @@ async def press_present(interaction: Interaction, session_id: int, background: S
             interaction.user.id,
             interaction.user.display_name,
             now=bot.clock.now(),
+            series_id=series_id,
         )
         config = await get_config(session, guild_id)
     await publishing.publish(bot, guild_id, Changes(saved=[session_id]), config.display_zones)

@@ -33,7 +33,7 @@ from bot.transformers import timezone_autocomplete
 from cogs.series import _publishing as publishing
 from cogs.series import _render as render
 from cogs.series._background import SeriesBackground
-from cogs.series._buttons import PresentButton, present_button
+from cogs.series._buttons import ClaimWeekSelect, PresentButton, present_button
 from cogs.series._claims import press_present
 from cogs.series._forms import AddSeriesModal
 from cogs.series._options import (
@@ -77,7 +77,7 @@ class SeriesCog(commands.Cog):
     async def cog_load(self) -> None:
         """Register the claim button (on the open-weeks message, and on weeks' announcements through the
         sessions' registry) and the /presenters pages; add the daily horizon job."""
-        self.bot.add_dynamic_items(PresentButton)
+        self.bot.add_dynamic_items(PresentButton, ClaimWeekSelect)
         announcement_buttons.of(self.bot).add(present_button)
         self.bot.pagers.register(PRESENTERS_PAGER, self._presenters_page)
         await self.background.start()
@@ -87,7 +87,7 @@ class SeriesCog(commands.Cog):
         await self.background.stop()
         self.bot.pagers.unregister(PRESENTERS_PAGER)
         announcement_buttons.of(self.bot).remove(present_button)
-        self.bot.remove_dynamic_items(PresentButton)
+        self.bot.remove_dynamic_items(PresentButton, ClaimWeekSelect)
 
     # ------------------------------------------------------------------ what the cog hears
 
@@ -111,9 +111,12 @@ class SeriesCog(commands.Cog):
         """A week's session cancelled (/session cancel): skip the week."""
         await self.background.session_cancelled(guild_id, session_id)
 
-    async def press_present(self, interaction: Interaction, session_id: int) -> None:
-        """I'll present (or Step down) pressed on a week (cogs/series/_buttons.py)."""
-        await press_present(interaction, session_id, self.background)
+    async def press_present(
+        self, interaction: Interaction, session_id: int, *, series_id: int | None = None
+    ) -> None:
+        """I'll present (or Step down) pressed on a week, or a week picked in the open-weeks select
+        (``series_id``: only a week of that series, and only to present it) (cogs/series/_buttons.py)."""
+        await press_present(interaction, session_id, self.background, series_id=series_id)
 
     # ------------------------------------------------------------------ helpers
 

@@ -136,14 +136,13 @@ async def _open_thread(
 # ---------------------------------------------------------------- the open-weeks message
 
 
-async def _board_parts(bot: PaperclubBot, info: SeriesInfo) -> tuple[discord.Embed, discord.ui.View | None]:
+async def _board(bot: PaperclubBot, info: SeriesInfo) -> discord.ui.LayoutView:
     now = bot.clock.now()
     async with bot.session_factory() as session:
         config = await get_config(session, info.guild_id)
         settings = await svc.get_settings(session, info.guild_id)
         weeks = await weeks_svc.weeks_view(session, info, now, settings.horizon_weeks)
-    zones = config.display_zones
-    return render.board_embed(info, weeks, zones, now), render.board_view(weeks, now)
+    return render.board_card(info, weeks, config.display_zones, now).view()
 
 
 async def post_board(
@@ -151,7 +150,7 @@ async def post_board(
 ) -> tuple[str, bool]:
     """Post the open-weeks message in ``channel``, or edit the posted one in place (``channel`` None, or
     the same). Gives its link and whether it was edited."""
-    embed, view = await _board_parts(bot, info)
+    view = await _board(bot, info)
     message: discord.Message | None = None
     old = await _channel(bot, info.board_channel_id) if info.board_channel_id else None
     if (
@@ -161,7 +160,7 @@ async def post_board(
     ):
         try:
             message = await old.get_partial_message(info.board_message_id).edit(
-                embed=embed, view=view, allowed_mentions=NO_MENTIONS
+                content=None, embeds=[], view=view, allowed_mentions=NO_MENTIONS
             )
             return message.jump_url, True
         except discord.NotFound:
@@ -170,12 +169,10 @@ async def post_board(
     if not isinstance(target, discord.TextChannel | discord.Thread):
         raise NotConfigured("Pick a text channel for the open weeks with the `channel` option.")
     try:
-        message = await target.send(
-            embed=embed, view=view or discord.utils.MISSING, allowed_mentions=NO_MENTIONS
-        )
+        message = await target.send(view=view, allowed_mentions=NO_MENTIONS)
     except discord.Forbidden:
         raise NotConfigured(
-            f"I can't post in {target.mention}: give the bot View Channel, Send Messages and Embed Links there."
+            f"I can't post in {target.mention}: give the bot View Channel and Send Messages there."
         ) from None
     if (
         info.board_message_id
@@ -199,10 +196,10 @@ async def refresh_board(bot: PaperclubBot, info: SeriesInfo) -> None:
     channel = await _channel(bot, info.board_channel_id)
     if not isinstance(channel, discord.TextChannel | discord.Thread):
         return
-    embed, view = await _board_parts(bot, info)
+    view = await _board(bot, info)
     try:
         await channel.get_partial_message(info.board_message_id).edit(
-            embed=embed, view=view, allowed_mentions=NO_MENTIONS
+            content=None, embeds=[], view=view, allowed_mentions=NO_MENTIONS
         )
     except discord.NotFound:
         async with bot.session_factory() as session, session.begin():

@@ -21,12 +21,11 @@ from bot.services.series import rules
 from bot.services.series.info import SeriesInfo, WeekInfo
 from bot.services.series.presenters import Offer, PresenterStat
 from bot.timeutil import DisplayZone
-from bot.views import PaperclubView
-from cogs.series._buttons import PresentButton
+from cogs.series._buttons import ClaimWeekSelect, PresentButton
 
 COLOUR = discord.Colour.blurple()
 ENDED_COLOUR = discord.Colour.dark_grey()
-BOARD_LIMIT = 20  # open weeks on the /series open message: one claim button each (Discord: 25 per message)
+BOARD_LIMIT = 25  # open weeks on the /series open message: a select's options
 PRESENTERS_PAGE = 15
 
 
@@ -160,34 +159,36 @@ def open_weeks(weeks: Sequence[WeekInfo], now: datetime) -> list[WeekInfo]:
     ]
 
 
-def board_embed(
+def board_card(
     info: SeriesInfo, weeks: Sequence[WeekInfo], zones: Sequence[DisplayZone], now: datetime
-) -> discord.Embed:
-    """/series open: the weeks nobody presents yet, each with its claim button under the message."""
+) -> Card:
+    """/series open as a layout: each open week with its I'll present button beside it (the custom ids of
+    the embed board, so old posts keep working), and a select of every open week to claim one from."""
     shown = open_weeks(weeks, now)
-    embed = discord.Embed(title=cut(f"Open weeks · {info.name}", EMBED_TITLE_LIMIT), colour=COLOUR)
+    card = Card(accent=COLOUR)
+    card.heading(f"Open weeks · {info.name}")
     if not shown:
         ended = info.has_ended(now.astimezone(info.rule.tz).date())
-        embed.description = (
-            "This series has ended." if ended else "Every coming week has a presenter. Thank you!"
-        )
-        return embed
-    lines = [
-        "Want to lead a session? Press a week below to present it (press it again to step down).",
-        "",
-    ]
+        card.text("This series has ended." if ended else "Every coming week has a presenter. Thank you!")
+        return card
+    card.text("Want to lead a session? Press a week to present it (press it again to step down).")
+    card.more("weeks", "open weeks: pick them from the list below")
     for week in shown:
         assert week.session is not None
-        title = (
-            f" “{escape_markdown(one_line(week.session.title, 60))}”"
-            if week.session.title != info.name
-            else ""
-        )
+        title = f" “{escape(week.session.title, 60)}”" if week.session.title != info.name else ""
         paper = "" if week.has_paper else " · no paper yet"
-        lines.append(f"**{_when(week.starts_at, zones, now)}**{title}{paper}")
-    embed.description = cut("\n".join(lines), EMBED_DESCRIPTION_LIMIT)
-    embed.set_footer(text=f"Series #{info.id} · {rules.rule_text(info.rule, zones, now)}")
-    return fit_embed(embed)
+        button = PresentButton.claim(week.session.id, rules.short_date(week.week_date))
+        card.section(f"**{_when(week.starts_at, zones, now)}**{title}{paper}", button, group="weeks")
+    if len(shown) > 1:
+        card.row([ClaimWeekSelect.of(info.id, [(w, _week_option(info, w)) for w in shown])])
+    card.text(f"-# Series #{info.id} · {rules.rule_text(info.rule, zones, now)}")
+    return card
+
+
+def _week_option(info: SeriesInfo, week: WeekInfo) -> str:
+    assert week.session is not None
+    title = f" · {one_line(week.session.title, 60)}" if week.session.title != info.name else ""
+    return cut(f"{rules.long_date(week.week_date)}{title}", 100)
 
 
 def board_buttons(weeks: Sequence[WeekInfo], now: datetime) -> list[discord.ui.Item[Any]]:
@@ -197,17 +198,6 @@ def board_buttons(weeks: Sequence[WeekInfo], now: datetime) -> list[discord.ui.I
         assert week.session is not None
         buttons.append(PresentButton.claim(week.session.id, rules.short_date(week.week_date)))
     return buttons
-
-
-def board_view(weeks: Sequence[WeekInfo], now: datetime) -> discord.ui.View | None:
-    """The board's buttons as a classic row (None: no open week)."""
-    buttons = board_buttons(weeks, now)
-    if not buttons:
-        return None
-    view = PaperclubView(timeout=None)
-    for button in buttons:
-        view.add_item(button)
-    return view
 
 
 # ---------------------------------------------------------------- /presenters

@@ -65,11 +65,22 @@ async def _set_presenter(
 
 
 async def toggle_presenter(
-    session: AsyncSession, guild_id: int, session_id: int, user_id: int, display_name: str, *, now: datetime
+    session: AsyncSession,
+    guild_id: int,
+    session_id: int,
+    user_id: int,
+    display_name: str,
+    *,
+    now: datetime,
+    series_id: int | None = None,
 ) -> Claim:
     """The member presses I'll present on a week: they present it if nobody does, step down if they do; a
-    week someone else presents is refused (only they, or an organizer with /session edit, change it)."""
+    week someone else presents is refused (only they, or an organizer with /session edit, change it).
+    With ``series_id`` (a week picked from that series' select) the week must be one of its weeks, and a
+    week the member already presents stays theirs."""
     found = await week_of_session(session, guild_id, session_id)
+    if found is not None and series_id is not None and found[0].id != series_id:
+        raise NotFound("That week is not one of this series' weeks; pick one from the list.")
     if found is None:
         await sessions.get_session(session, guild_id, session_id)  # NotFound for another server's session
         raise NotFound(
@@ -83,6 +94,8 @@ async def toggle_presenter(
     if club.has_started(now):
         raise Conflict(f"{day} has already begun.")
     name = " ".join(display_name.split())[:100] or None
+    if club.presenter_id == user_id and series_id is not None:
+        raise Conflict(f"You already present {day}. Thank you!")
     if club.presenter_id == user_id:
         if not await _set_presenter(
             session, session_id, now, to=(None, None), only_if=ClubSession.presenter_id == user_id
