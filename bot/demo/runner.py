@@ -164,6 +164,21 @@ class Demo:
         await self.settle()
         return result
 
+    async def message_command(self, name: str, message: Message, *, member: Any = None) -> InteractionResult:
+        """A member right-clicks ``message`` → Apps → ``name``; prints what they see (a form, or a reply)."""
+        member = member or self.env.organizer
+        self._print(f"\n{_who(member)} right-clicks the message → Apps → {name}")
+        result = await self.env.invoke_message_command(name, message, member=member)
+        self._print(self.render_response(await result.response()))
+        return result
+
+    async def post_as(self, member: Any, channel: Any, text: str) -> Message:
+        """A member posts ``text`` in ``channel``; prints it as the channel shows it."""
+        message = await self.env.standin.post_as(member, channel, text)
+        self._print(render_message(message, self.env.standin.state))
+        await self.settle()
+        return message
+
     async def submit_modal(self, source: Any, values: Mapping[str, Any], *, member: Any = None) -> Any:
         member = member or self.env.organizer
         self._print(

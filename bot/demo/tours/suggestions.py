@@ -37,6 +37,15 @@ async def tour(demo: Any) -> None:
         "between a user simulated by language models and a language agent provided with API tools.",
         "2024-06-17T17:42:00Z",
     )
+    arxiv.add(
+        "2506.07982",
+        "τ²-Bench: Evaluating Conversational Agents in a Dual-Control Environment",
+        ["Victor Barres", "Honghua Dong", "Soham Ray", "Xujie Si", "Karthik Narasimhan"],
+        "Existing benchmarks for conversational AI agents simulate single-control environments, where only "
+        "the AI agent can use tools to interact with the world, while the user remains a passive "
+        "information provider. We introduce τ²-bench, where both agent and user act.",
+        "2025-06-09T17:52:00Z",
+    )
     rita, sam, tom = demo.members[:3]
     demo.narrate(
         "Rita suggests a paper by its arXiv link; the bot fetches its details and posts it in #suggestions"
@@ -75,3 +84,16 @@ async def tour(demo: Any) -> None:
     demo.show_dms(rita)
     demo.show(await _post(demo, suggestion_id), "the post now")
     await demo.invoke("suggestions list", member=sam)
+
+    demo.narrate(
+        "Sam shares a paper in #general; Tom right-clicks his message → Apps → Suggest this paper, and the "
+        "form comes filled with its link; he ticks I'd present this"
+    )
+    shared = await demo.post_as(
+        sam, demo.general, "Has anyone read this? https://arxiv.org/abs/2506.07982 — user sims for agents"
+    )
+    opened = await demo.message_command("Suggest this paper", shared, member=tom)
+    await demo.submit_modal(opened, {"why": "The sequel: the user acts too.", "volunteer": True}, member=tom)
+    async with demo.bot.session_factory() as session:
+        latest = int((await session.execute(select(func.max(Suggestion.id)))).scalar_one())
+    demo.show(await _post(demo, latest), "Tom's suggestion, linking back to Sam's message")
