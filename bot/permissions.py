@@ -34,7 +34,8 @@ REQUIRED_PERMISSIONS: Final = discord.Permissions(
     send_messages_in_threads=True,
     # The discussion thread under each announcement ("Start Thread from Message").
     create_public_threads=True,
-    # Announcements and suggestion cards are embeds.
+    # Public answers that are embeds (/reading show public, the paged lists), which follow the bot's own
+    # permissions once deferred (the cards themselves are layouts).
     embed_links=True,
     # .ics calendar files and reading-list exports go out as interaction follow-ups, which follow the bot
     # user's permissions (change log, 1 November 2023: "Fix Message Edit Interaction Response Permissions").

@@ -93,7 +93,7 @@ async def test_the_invite_alone_is_enough(discord_env) -> None:
     assert "could not" not in recap.content, recap.content
     assert "https://youtu.be/tmax" in env.messages_in(thread)[-1].content
 
-    # a suggestion: a forum post (an embed), and a note in its thread when reviewed
+    # a suggestion: a forum post (a layout), and a note in its thread when reviewed
     for member, title in zip(
         env.members[:2], ["Agent World Model: synthetic worlds", "Tau-Bench revisited"], strict=True
     ):
@@ -101,7 +101,7 @@ async def test_the_invite_alone_is_enough(discord_env) -> None:
     sid = await latest_suggestion_id(env)
     forum_posts = [t for t in env.standin.threads if t.parent_id == env.suggestions.id]
     assert len(forum_posts) == 2
-    assert all(env.messages_in(t)[0].embeds for t in forum_posts)
+    assert all(env.messages_in(t)[0].is_components_v2 for t in forum_posts)
     await _final(env, "suggestions review", {"suggestion": str(sid), "decision": "shortlist"})
     assert any("Shortlisted" in m.content for t in forum_posts for m in env.messages_in(t)[1:])
 

@@ -4,13 +4,14 @@ working after a restart; each hands the press to the cog's SuggestionActions."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import discord
 
 from bot import timeutil, when
 from bot.client import Interaction
 from bot.errors import NotAllowed
+from bot.layouts import link_button
 from bot.message_papers import chosen_link, link_options
 from bot.papers import MAX_TITLE_LENGTH, MAX_URL_LENGTH
 from bot.replies import BUTTON_LABEL_LIMIT, cut
@@ -18,6 +19,7 @@ from bot.services.sessions.rules import MAX_TITLE as MAX_SESSION_TITLE
 from bot.services.suggestions.actions import MAX_REASON_LENGTH, SourceMessage
 from bot.services.suggestions.queries import SuggestionCard
 from bot.views import PaperclubModal, PaperclubView, PersistentButton, field
+from cogs.suggestions._render import post_card
 
 if TYPE_CHECKING:
     from cogs.suggestions._actions import SuggestionActions
@@ -71,12 +73,17 @@ class CreateSessionButton(PersistentButton, prefix="sugg:session"):
 DYNAMIC_ITEMS = (VoteButton, PresentButton, CreateSessionButton)
 
 
-def card_view(card: SuggestionCard) -> PaperclubView:
-    """The post's buttons; closed (declined, withdrawn) suggestions show them disabled."""
-    view = PaperclubView(timeout=None)
-    view.add_item(VoteButton(card.id, card.votes, disabled=not card.accepts_votes))
-    view.add_item(PresentButton(card.id, len(card.volunteer_ids), disabled=not card.is_active))
-    return view
+def card_layout(card: SuggestionCard) -> discord.ui.LayoutView:
+    """The post as a layout: the card (cogs/suggestions/_render.py) with Upvote, I'd present this and the
+    paper's link in its row (closed suggestions show the buttons disabled)."""
+    buttons: list[discord.ui.Item[Any]] = [
+        VoteButton(card.id, card.votes, disabled=not card.accepts_votes),
+        PresentButton(card.id, len(card.volunteer_ids), disabled=not card.is_active),
+    ]
+    paper_link = link_button(card.paper.url)
+    if paper_link is not None:
+        buttons.append(paper_link)
+    return post_card(card).row(buttons).view()
 
 
 def session_offer_view(suggestion_id: int) -> PaperclubView:

@@ -13,8 +13,7 @@ import discord
 from bot.errors import NotConfigured
 from bot.replies import CONTENT_LIMIT, NO_MENTIONS, THREAD_NAME_LIMIT, cut, one_line
 from bot.services.suggestions.queries import SuggestionCard
-from cogs.suggestions._components import card_view
-from cogs.suggestions._render import card_embed
+from cogs.suggestions._components import card_layout
 
 log = logging.getLogger("paperclub.suggestions")
 
@@ -49,17 +48,16 @@ def _forum_tags(forum: discord.ForumChannel, topic: str | None) -> list[discord.
 
 async def publish(channel: SuggestionsChannel, card: SuggestionCard) -> tuple[int, int]:
     """Post the card; returns (channel or thread id, message id). Raises discord.HTTPException."""
-    embed, view = card_embed(card), card_view(card)
+    view = card_layout(card)
     if isinstance(channel, discord.ForumChannel):
         created = await channel.create_thread(
             name=cut(one_line(card.paper.title, THREAD_NAME_LIMIT), THREAD_NAME_LIMIT),
-            embed=embed,
             view=view,
             applied_tags=_forum_tags(channel, card.topic),
             allowed_mentions=NO_MENTIONS,
         )
         return created.thread.id, created.message.id
-    message = await channel.send(embed=embed, view=view, allowed_mentions=NO_MENTIONS)
+    message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
     return channel.id, message.id
 
 
@@ -69,7 +67,8 @@ async def edit_post(bot: discord.Client, card: SuggestionCard) -> bool:
         return False
     message = bot.get_partial_messageable(card.channel_id).get_partial_message(card.message_id)
     try:
-        await message.edit(embed=card_embed(card), view=card_view(card), allowed_mentions=NO_MENTIONS)
+        # An embed post from before layouts becomes one in the same edit (content and embeds cleared).
+        await message.edit(content=None, embeds=[], view=card_layout(card), allowed_mentions=NO_MENTIONS)
     except discord.HTTPException as exc:
         log.warning("could not update the post of suggestion %s: %s", card.id, exc)
         return False

@@ -8,6 +8,7 @@ import discord
 from discord.utils import escape_markdown
 
 from bot import timeutil
+from bot.layouts import Card, escape, lines
 from bot.replies import (
     EMBED_FIELD_VALUE_LIMIT,
     EMBED_TITLE_LIMIT,
@@ -121,6 +122,39 @@ def card_embed(card: SuggestionCard, *, full: bool = False) -> discord.Embed:
             embed.add_field(name="Session", value=f"Session #{card.session_id}")
     embed.set_footer(text=f"Suggestion #{card.id}")
     return fit_embed(embed)
+
+
+def post_card(card: SuggestionCard) -> Card:
+    """The suggestion's post as a layout card: the title as a heading, why, the abstract, who suggested it
+    (and from which message), topic, status, authors, the paper's short card, the organizers' note, who
+    offered to present; each member or source text escaped once (the link is the post's button)."""
+    layout = Card(accent=STATUS_COLOURS.get(card.status, discord.Colour.blurple()))
+    layout.heading(card.paper.title)
+    if card.reason:
+        layout.text(f"**Why:** {escape(card.reason, REASON_LIMIT)}")
+    if card.abstract:
+        layout.text("> " + escape(one_line(card.abstract, 4000), ABSTRACT_LIMIT))
+    suggested_by = f"<@{card.submitter_id}>"
+    if card.source_url:
+        suggested_by += f" from [a message]({card.source_url})"
+    facts = [
+        f"**Suggested by:** {suggested_by}",
+        f"**Topic:** {escape(card.topic, 50) if card.topic else '—'}",
+        f"**Status:** {status_line(card)}",
+        f"**Authors:** {escape(card.paper.authors, 300)}" if card.paper.authors else None,
+        f"**Published:** {card.published}" if card.published else None,
+        f"**Votes:** {card.votes}",
+    ]
+    layout.text(lines(facts))
+    paper_lines = short_lines(card.record) if card.record else []
+    if paper_lines:
+        layout.text("**The paper**\n" + fit_lines(paper_lines, 1500))
+    if card.review_note:
+        layout.text(f"**Organizers' note:** {escape(card.review_note, 500)}")
+    offered = mentions(card.volunteer_ids, limit=1000, empty="nobody yet — press **I'd present this**")
+    layout.text(f"**Offered to present:** {offered}")
+    layout.text(f"-# Suggestion #{card.id} · {timeutil.discord_timestamp(card.created_at, 'D')}")
+    return layout
 
 
 def summary_line(item: SuggestionSummary) -> str:

@@ -10,7 +10,7 @@ import pytest
 
 from cogs.suggestions._background import PAPERS_EVERY
 from tests.suggestions.conftest import TAU_BENCH
-from tests.suggestions.helpers import fields, latest_suggestion_id, post_of, suggest, use_channel
+from tests.suggestions.helpers import latest_suggestion_id, post_fields, post_of, suggest, use_channel
 
 ARXIV_ID = "2406.12045"
 TLDR = "Agents fail at tools @everyone **really** <@&1> [x](https://evil.example)"
@@ -50,14 +50,14 @@ async def suggested_post(env: Any) -> tuple[int, Any]:
 async def enriched_post(env: Any, suggestion_id: int) -> dict[str, str]:
     """Move the clock to the enrichment job's next slot (the move returns once the job ran) and read the post."""
     await env.clock.advance(PAPERS_EVERY + timedelta(seconds=1))
-    return fields((await post_of(env, suggestion_id)).embeds[0])
+    return post_fields(await post_of(env, suggestion_id))
 
 
 async def test_the_post_shows_the_tldr_and_the_code_link_once_enrichment_lands(discord_env, arxiv) -> None:
     env = discord_env
     seed_sources(env)
     suggestion_id, post = await suggested_post(env)
-    assert "The paper" not in fields(post.embeds[0])
+    assert "The paper" not in post_fields(post)
     shown = (await enriched_post(env, suggestion_id))["The paper"]
     assert "**TLDR:** Agents fail at tools @\u200beveryone \\*\\*really\\*\\*" in shown
     assert "International Conference on Learning Representations · 2024" in shown

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.services.suggestions.queries import SuggestionCard, card_by_id
@@ -49,7 +50,36 @@ def button(message: Any, prefix: str) -> dict[str, Any]:
 
 
 def fields(embed: dict[str, Any]) -> dict[str, str]:
+    """An embed's fields by name (/suggestions show, the ephemeral answers)."""
     return {f["name"]: f["value"] for f in embed.get("fields", [])}
+
+
+_FACT = re.compile(r"^\*\*(?P<name>[^*]+?):\*\* ?(?P<value>.*)$")
+
+
+def post_fields(message: Any) -> dict[str, str]:
+    """A suggestion post's labelled lines ("**Votes:** 2") by label, and its paper block as "The paper"."""
+    found: dict[str, str] = {}
+    for text in message.text_displays:
+        if text.startswith("**The paper**\n"):
+            found["The paper"] = text.split("\n", 1)[1]
+            continue
+        for line in text.split("\n"):
+            if match := _FACT.match(line):
+                found[match["name"]] = match["value"]
+    return found
+
+
+def paper_link(message: Any) -> str | None:
+    """The post's link button to the paper."""
+    return next((b["url"] for b in message.buttons if b.get("style") == 5), None)
+
+
+def post_title(message: Any) -> str:
+    """The post's heading, as the member sees it (markdown escapes taken out)."""
+    heading = message.text_displays[0].split("\n", 1)[0]
+    assert heading.startswith("## "), heading
+    return re.sub(r"\\(.)", r"\1", heading[3:])
 
 
 async def latest_suggestion_id(env: Any) -> int:

@@ -13,10 +13,11 @@ from tests.suggestions.conftest import TAU_BENCH
 from tests.suggestions.helpers import (
     button,
     card,
-    fields,
     invoke_to_completion,
     latest_suggestion_id,
+    post_fields,
     post_of,
+    post_title,
     suggest,
     use_channel,
 )
@@ -51,7 +52,7 @@ async def test_review_shortlist_then_accept_tells_submitter_and_rerenders(discor
     assert "was shortlisted by the organizers" in dm.content
     assert "Next month?" in dm.content
     post = await post_of(env, sid)
-    info = fields(post.embeds[0])
+    info = post_fields(post)
     assert info["Status"] == f"⭐ Shortlisted by <@{env.organizer.id}>"
     assert info["Organizers' note"] == "Next month?"
     thread_lines = [m.content for m in env.messages_in(post.channel_id)]
@@ -64,7 +65,7 @@ async def test_review_shortlist_then_accept_tells_submitter_and_rerenders(discor
     assert button(final, "sugg:session:")
     assert "accepted 🎉" in env.dm_messages(submitter)[-1].content
     post = await post_of(env, sid)
-    assert fields(post.embeds[0])["Status"].startswith("✅ Accepted")
+    assert post_fields(post)["Status"].startswith("✅ Accepted")
 
 
 async def test_review_changes_are_allowed_and_dm_failure_is_not_an_error(discord_env) -> None:
@@ -384,4 +385,4 @@ async def test_a_session_from_a_suggestion_gets_the_arxiv_title(discord_env, arx
     (event,) = env.scheduled_events()
     assert f"Papers: {TAU_BENCH}" in event["description"]
     post = await post_of(env, sid)
-    assert post.embeds[0]["title"] == TAU_BENCH
+    assert post_title(post) == TAU_BENCH

@@ -15,9 +15,11 @@ from tests.suggestions.helpers import (
     button,
     card,
     cog,
-    fields,
     latest_suggestion_id,
+    paper_link,
+    post_fields,
     post_of,
+    post_title,
     suggest,
     use_channel,
 )
@@ -62,16 +64,16 @@ async def test_suggest_arxiv_link_in_forum_channel(discord_env, arxiv) -> None:
     assert thread.payload()["applied_tags"] == [str(env.suggestions.tag_id("benchmark validity"))]
     post = await post_of(env, await latest_suggestion_id(env))
     assert post.channel_id == thread.id
-    embed = post.embeds[0]
-    assert embed["title"] == TAU_BENCH
-    assert embed["url"] == "https://arxiv.org/abs/2406.12045"
-    info = fields(embed)
+    assert post.is_components_v2
+    assert post_title(post) == TAU_BENCH
+    assert paper_link(post) == "https://arxiv.org/abs/2406.12045"
+    info = post_fields(post)
     assert info["Suggested by"] == f"<@{env.members[0].id}>"
     assert info["Authors"] == "Shunyu Yao, Noah Shinn"
     assert info["Published"] == "2024-06-17"
     assert info["Topic"] == "benchmark validity"
     assert info["Votes"] == "0"
-    assert "Tau2 builds on it @everyone" in embed["description"]
+    assert "**Why:** Tau2 builds on it @everyone" in post.text_displays[1]
     # The @everyone in the member's text pings nobody: the bot asked for no mentions, and none happened.
     [created] = env.standin.requests_to("POST", rf"^/channels/{env.suggestions.id}/threads$")
     assert created.json["message"]["allowed_mentions"]["parse"] == []
@@ -88,8 +90,9 @@ async def test_suggest_in_text_channel_posts_a_message(discord_env) -> None:
     final = await suggest(env, env.members[1], paper="doi:10.1145/3366423.3380211", title="A *bold* [title]")
     assert "Thanks" in final.content
     post = env.messages_in(env.general)[-1]
-    assert post.embeds[0]["title"] == r"A \*bold\* [title]"  # markdown escaped
-    assert post.embeds[0]["url"] == "https://doi.org/10.1145/3366423.3380211"
+    assert post.text_displays[0] == r"## A \*bold\* [title]"  # markdown escaped once
+    assert post_title(post) == "A *bold* [title]"  # shown as typed
+    assert paper_link(post) == "https://doi.org/10.1145/3366423.3380211"
     assert button(post, "sugg:vote:")
 
 
@@ -215,12 +218,12 @@ async def test_arxiv_down_saves_and_enriches_later(discord_env, arxiv) -> None:
     assert "arXiv did not answer" in answer.content
     sid = await latest_suggestion_id(env)
     post = await post_of(env, sid)
-    assert post.embeds[0]["title"] == "arXiv:2406.12045"
+    assert post_title(post) == "arXiv:2406.12045"
     arxiv.mode = "ok"
     await env.clock.advance(timedelta(minutes=15))  # the periodic check runs on the clock
     post = await post_of(env, sid)
-    assert post.embeds[0]["title"] == TAU_BENCH
-    assert fields(post.embeds[0])["Authors"] == "Shunyu Yao, Noah Shinn"
+    assert post_title(post) == TAU_BENCH
+    assert post_fields(post)["Authors"] == "Shunyu Yao, Noah Shinn"
 
 
 async def test_arxiv_slow_never_breaks_the_interaction(discord_env, arxiv) -> None:

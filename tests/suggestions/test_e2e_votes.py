@@ -10,6 +10,7 @@ from tests.suggestions.helpers import (
     fields,
     invoke_to_completion,
     latest_suggestion_id,
+    post_fields,
     post_of,
     suggest,
     use_channel,
@@ -32,7 +33,7 @@ async def test_upvote_toggles_and_updates_the_post(discord_env) -> None:
     assert "Your vote is in (1 vote now)" in answer.content
     post = await post_of(env, sid)
     assert button(post, "sugg:vote:")["label"] == "Upvote · 1"
-    assert fields(post.embeds[0])["Votes"] == "1"
+    assert post_fields(post)["Votes"] == "1"
     answer = await (await env.click(post, f"sugg:vote:{sid}", member=voter)).response()
     assert "taken back (0 votes now)" in answer.content
     post = await post_of(env, sid)
@@ -47,7 +48,7 @@ async def test_volunteer_to_present(discord_env) -> None:
     assert "offered to present" in answer.content
     post = await post_of(env, sid)
     assert button(post, "sugg:present:")["label"] == "I'd present this · 1"
-    assert fields(post.embeds[0])["Offered to present"] == f"<@{env.members[2].id}>"
+    assert post_fields(post)["Offered to present"] == f"<@{env.members[2].id}>"
     shown = await (
         await env.invoke("suggestions show", {"suggestion": str(sid)}, member=env.members[1])
     ).response()
@@ -93,7 +94,7 @@ async def test_votes_closed_after_withdrawal(discord_env) -> None:
     assert "withdrawn" in done.content
     post = await post_of(env, sid)
     assert button(post, "sugg:vote:").get("disabled") is True
-    assert "Withdrawn" in fields(post.embeds[0])["Status"]
+    assert "Withdrawn" in post_fields(post)["Status"]
     answer = await (await env.click(post, f"sugg:vote:{sid}", member=env.members[1])).response()
     assert answer.ephemeral
     assert "voting on it is closed" in answer.content

@@ -8,7 +8,13 @@ from sqlalchemy import func, select
 
 from db.models.suggestions import Suggestion
 from standin.state import READ_MESSAGE_HISTORY
-from tests.suggestions.helpers import card, fields, latest_suggestion_id, post_of, use_channel
+from tests.suggestions.helpers import (
+    card,
+    latest_suggestion_id,
+    post_fields,
+    post_of,
+    use_channel,
+)
 
 LABEL, TEXT_INPUT, STRING_SELECT = 18, 4, 3
 MENU = "Suggest this paper"
@@ -45,7 +51,7 @@ async def test_one_link_fills_the_form_and_the_post_links_back(discord_env) -> N
     link = f"https://discord.com/channels/{env.guild.id}/{env.general.id}/{posted.id}"
     assert shown.source_url == link
     post = await post_of(env, shown.id)
-    assert fields(post.embeds[0])["Suggested by"] == f"<@{clicker.id}> from [a message]({link})"
+    assert post_fields(post)["Suggested by"] == f"<@{clicker.id}> from [a message]({link})"
 
 
 async def test_three_links_offer_a_choice_of_paper(discord_env) -> None:
