@@ -24,6 +24,7 @@ from bot.app import build_bot
 from bot.demo.running import connected
 from bot.settings import SettingsError, load_settings
 from standin.server import StandIn
+from tests.cards import card_title
 
 
 @pytest.fixture(autouse=True)
@@ -47,7 +48,7 @@ async def _setup_show(standin: StandIn, api_base: str, tmp_path: Path) -> None:
     async with connected(bot, standin, api_base=settings.discord_api_base):
         result = await standin.invoke("setup show", member=world.admin)
         response = await result.response()
-    assert response.embeds[0]["title"] == "Paper club settings"
+    assert card_title(response) == "Paper club settings"
 
 
 @pytest.mark.parametrize("suffix", ["", "/", "/api", "/api/", "/api/v10", "/api/v10/"])

@@ -11,6 +11,7 @@ import pytest
 
 from bot.permissions import REQUIRED_PERMISSIONS
 from standin.server import StandIn
+from tests.cards import card_title
 
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GabcDE.abcdefghijklmnopqrstuvwxyz0123456789AB"
 
@@ -80,7 +81,7 @@ async def test_run_answers_commands_and_never_logs_the_token(tmp_path: Path) -> 
             await standin.wait_connected(timeout=30)
             result = await standin.invoke("setup show", member=world.admin)
             response = await result.response(timeout=30)
-            assert response.embeds[0]["title"] == "Paper club settings"
+            assert card_title(response) == "Paper club settings"
             seen: list[str] = []
             assert proc.stderr is not None
             while not any("interaction command=setup show" in line for line in seen):
@@ -106,7 +107,7 @@ async def _run_until_answered(standin: StandIn, env: dict[str, str], cwd: Path) 
         await standin.wait_connected(timeout=30)
         result = await standin.invoke("setup show", member=world.admin)
         response = await result.response(timeout=30)
-        assert response.embeds[0]["title"] == "Paper club settings"
+        assert card_title(response) == "Paper club settings"
     finally:
         _, err = await _stopped(proc)
     return err.decode()

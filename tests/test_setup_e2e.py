@@ -18,6 +18,7 @@ from standin.state import (
     SEND_MESSAGES_IN_THREADS,
     VIEW_CHANNEL,
 )
+from tests.cards import card_fields, card_report, card_title
 
 EPHEMERAL = 1 << 6
 
@@ -34,8 +35,7 @@ async def test_setup_show_defaults_for_new_guild(discord_env) -> None:
     result = await discord_env.invoke("setup show", member=discord_env.organizer)
     response = await result.response()
     assert response.ephemeral
-    embed = response.embeds[0]
-    fields = {f["name"]: f["value"] for f in embed["fields"]}
+    fields = card_fields(response)
     assert fields["Time zone"] == "America/Los_Angeles"
     assert fields["Announcements channel"] == "not set"
     assert fields["Reminder offsets"] == "24h,1h"
@@ -69,7 +69,7 @@ async def test_setup_bad_input_is_ephemeral_and_stores_nothing(discord_env) -> N
     bad = await (await env.invoke("setup reminder_offsets", {"offsets": "soon"}, member=env.admin)).response()
     assert bad.ephemeral
     shown = await (await env.invoke("setup show", member=env.admin)).response()
-    fields = {f["name"]: f["value"] for f in shown.embeds[0]["fields"]}
+    fields = card_fields(shown)
     assert fields["Time zone"] == "America/Los_Angeles"
     assert fields["Reminder offsets"] == "24h,1h"
 
@@ -85,7 +85,7 @@ async def test_settings_survive_restart_without_resync(discord_env) -> None:
     await (await env.invoke("setup timezone", {"zone": "IST"}, member=env.admin)).response()
     await env.restart_bot()
     shown = await (await env.invoke("setup show", member=env.admin)).response()
-    fields = {f["name"]: f["value"] for f in shown.embeds[0]["fields"]}
+    fields = card_fields(shown)
     assert fields["Time zone"] == "Asia/Kolkata"
     puts = env.standin.requests_to("PUT", r"/applications/\d+/commands$")
     assert len(puts) == 1  # the command set did not change: no second sync
@@ -98,7 +98,7 @@ async def test_unexpected_error_is_logged_and_apologised(discord_env, monkeypatc
     def explode(*args, **kwargs):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(setup_cog, "render_settings_embed", explode)
+    monkeypatch.setattr(setup_cog, "settings_card", explode)
     with caplog.at_level(logging.INFO):
         response = await (await env.invoke("setup show", member=env.admin)).response()
     assert response.ephemeral
@@ -126,8 +126,7 @@ async def test_default_permissions_let_organizers_see_setup(discord_env) -> None
     env = discord_env
     env.standin.enforce_command_permissions = True
     response = await (await env.invoke("setup show", member=env.organizer)).response()
-    assert response.embeds
-    assert response.embeds[0]["title"] == "Paper club settings"
+    assert card_title(response) == "Paper club settings"
     with pytest.raises(PermissionError):
         await env.invoke("setup show", member=env.members[0])
 
@@ -147,7 +146,7 @@ async def _setup(env, command: str, options: dict):
 
 
 def _settings_fields(response) -> dict[str, str]:
-    return {f["name"]: f["value"] for f in response.embeds[0]["fields"]}
+    return card_fields(response)
 
 
 async def test_setup_show_says_nothing_is_missing_with_the_invites_permissions(discord_env) -> None:
@@ -160,7 +159,7 @@ async def test_setup_show_says_nothing_is_missing_with_the_invites_permissions(d
         saved = await _setup(env, command, options)
         assert saved.content == "Saved.", saved.content
     shown = await (await env.invoke("setup show", member=env.organizer)).response()
-    assert shown.embeds[0]["description"] == "✅ The bot has every permission the club's settings need."
+    assert card_report(shown) == "✅ The bot has every permission the club's settings need."
 
 
 async def test_a_channel_the_bot_cannot_post_in_is_refused_with_the_fix(discord_env) -> None:
@@ -199,7 +198,7 @@ async def test_lesser_gaps_are_saved_and_said_prominently(discord_env) -> None:
     assert saved.ephemeral
     assert saved.content.startswith("⚠️ Saved, but the bot is missing permissions")
     assert _settings_fields(saved)["Announcements channel"] == f"<#{env.announcements.id}>"
-    lines = saved.embeds[0]["description"].splitlines()
+    lines = card_report(saved).splitlines()
     channel = f"<#{env.announcements.id}>"
     assert lines[0] == "⚠️ **The bot is missing permissions:**"
     assert lines[1:] == [
@@ -209,10 +208,10 @@ async def test_lesser_gaps_are_saved_and_said_prominently(discord_env) -> None:
     ]
     # /setup show says the same; granting them clears the list
     shown = await (await env.invoke("setup show", member=env.organizer)).response()
-    assert shown.embeds[0]["description"].splitlines() == lines
+    assert card_report(shown).splitlines() == lines
     await env.standin.set_overwrite(env.announcements, env.world.bot_role)
     shown = await (await env.invoke("setup show", member=env.organizer)).response()
-    assert shown.embeds[0]["description"].startswith("✅")
+    assert card_report(shown).startswith("✅")
 
 
 async def test_server_forum_and_ping_role_gaps(discord_env) -> None:
@@ -222,13 +221,13 @@ async def test_server_forum_and_ping_role_gaps(discord_env) -> None:
     await _setup(env, "setup suggestions", {"channel": env.suggestions})
     saved = await _setup(env, "setup ping_role", {"role": quiet})
     assert saved.content.startswith("⚠️ Saved")
-    assert f"• Make <@&{quiet.id}> mentionable" in saved.embeds[0]["description"]
-    assert "reminders cannot ping it" in saved.embeds[0]["description"]
+    assert f"• Make <@&{quiet.id}> mentionable" in card_report(saved)
+    assert "reminders cannot ping it" in card_report(saved)
     # an older invite: Manage Events, no Create Events; and no posting in the forum's threads
     await env.standin.set_bot_permissions((REQUIRED_PERMISSIONS.value & ~CREATE_EVENTS) | MANAGE_EVENTS)
     await env.standin.set_overwrite(env.suggestions, env.world.bot_role, deny=SEND_MESSAGES_IN_THREADS)
     shown = await (await env.invoke("setup show", member=env.organizer)).response()
-    lines = shown.embeds[0]["description"].splitlines()
+    lines = card_report(shown).splitlines()
     assert lines[1] == (
         "• Grant the bot **Create Events** in the server "
         "(each session gets a Discord event; Server Settings → Roles)"
@@ -244,9 +243,8 @@ async def test_a_configured_channel_that_is_gone(discord_env) -> None:
     del env.guild.channels[channel.id]  # deleted by an admin: Discord says CHANNEL_DELETE
     await env.standin.gateway.dispatch("CHANNEL_DELETE", channel.payload())
     shown = await (await env.invoke("setup show", member=env.organizer)).response()
-    assert (
-        f"<#{env.general.id}> is gone: run `/setup announcements` with another channel"
-        in (shown.embeds[0]["description"])
+    assert f"<#{env.general.id}> is gone: run `/setup announcements` with another channel" in (
+        card_report(shown)
     )
 
 
@@ -272,4 +270,4 @@ async def test_a_stale_first_read_of_the_synced_hash_does_not_sync_again(discord
     puts = env.standin.requests_to("PUT", r"/applications/\d+/commands$")
     assert len(puts) == 1  # only the first start's sync
     shown = await (await env.invoke("setup show", member=env.admin)).response()
-    assert shown.embeds
+    assert card_title(shown) == "Paper club settings"

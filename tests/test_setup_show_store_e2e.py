@@ -19,10 +19,11 @@ from db.engine import create_session_factory, one_statement_session_factory
 from db.models import GuildSettings
 from db.models.series import SeriesSettings
 from db.models.site import SiteSettings
+from tests.cards import card_fields, card_title
 
 
 def fields_of(response: Any) -> dict[str, str]:
-    return {f["name"]: f["value"] for f in response.embeds[0]["fields"]}
+    return card_fields(response)
 
 
 async def show(env: Any, member: Any) -> Any:
@@ -78,7 +79,7 @@ async def test_another_process_change_shows_in_the_next_setup_show(discord_env, 
         assert after["Series"] == "4 weeks ahead · nudges off"
         # The organizer role another process set lets its members look, from the very next call.
         allowed = await show(env, env.members[0])
-        assert allowed.embeds
+        assert card_title(allowed) == "Paper club settings"
         assert fields_of(allowed)["Time zone"] == "Europe/London"
 
         async with elsewhere(env, other) as session:

@@ -8,6 +8,7 @@ from discord.ext import commands
 
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
+from bot.layouts import Card, escape, lines
 from bot.permissions import IN_SERVER_ONLY, check_organizer, manager_only, require_guild_id
 from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, send_ephemeral
 from bot.services.config.guild import GuildConfig, update_config
@@ -54,6 +55,31 @@ def render_settings_embed(config: GuildConfig, gaps: list[access.Gap] | None = N
     return embed
 
 
+def settings_card(config: GuildConfig, gaps: list[access.Gap], *, website: str, series: str) -> Card:
+    """/setup show as a layout: what the bot lacks (or that nothing is missing), then every setting."""
+    card = Card(accent=discord.Colour.blurple())
+    card.heading("Paper club settings")
+    card.text(cut(access.report(gaps), 1500))
+    card.separator()
+    card.text(
+        lines(
+            [
+                f"**Announcements channel:** {_mention('channel', config.announcements_channel_id)}",
+                f"**Suggestions channel:** {_mention('channel', config.suggestions_channel_id)}",
+                f"**Organizer role:** {_mention('role', config.organizer_role_id)}",
+                f"**Ping role:** {_mention('role', config.ping_role_id)}",
+                f"**Time zone:** {config.timezone}",
+                f"**Reminder offsets:** {config.reminder_offsets_text}",
+                f"**Display zones:** {cut(config.display_zones_text, 1024)}",
+                f"**Suggestion topics:** {escape(', '.join(config.suggestion_topics), 1100)}",
+            ]
+        )
+    )
+    card.text(f"**Website:** {cut(website, 1024)}")
+    card.text(f"**Series:** {cut(series, 1024)}")
+    return card
+
+
 @app_commands.guild_only()
 # Visible to organizers (Manage Events) so they can read /setup show; every change also checks
 # Manage Server in code (manager_only), whatever the server's admins set these defaults to.
@@ -95,14 +121,13 @@ class SetupCog(
         overview = await self._read_overview(require_guild_id(interaction))
         check_organizer(interaction, overview.config)
         gaps = access.guild_gaps(_guild(interaction), overview.config)
-        embed = render_settings_embed(overview.config, gaps)
-        embed.add_field(
-            name="Website", value=cut(site_settings.show_field(self.bot, overview.site), 1024), inline=False
+        card = settings_card(
+            overview.config,
+            gaps,
+            website=site_settings.show_field(self.bot, overview.site),
+            series=series_settings.show_field(overview.series),
         )
-        embed.add_field(
-            name="Series", value=cut(series_settings.show_field(overview.series), 1024), inline=False
-        )
-        await send_ephemeral(interaction, embed=embed)
+        await send_ephemeral(interaction, view=card.view())
 
     @app_commands.command(name="announcements", description="Channel where sessions are announced")
     @app_commands.describe(channel="A text channel the bot can post in")

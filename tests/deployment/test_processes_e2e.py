@@ -22,6 +22,7 @@ from db.models.reminders import Reminder
 from standin.gateway import IDENTIFY_WINDOW, shard_of
 from standin.server import StandIn
 from standin.state import Guild
+from tests.cards import card_title
 from tests.deployment.conftest import MIGRATIONS, requires_postgres
 
 pytestmark = requires_postgres
@@ -52,7 +53,7 @@ async def answer_everywhere(standin: StandIn, guilds: list[Guild]) -> None:
         response = await (
             await standin.invoke("setup show", member=guild.members[owner.id], channel=channel)
         ).response(timeout=30)
-        assert response.embeds[0]["title"] == "Paper club settings"
+        assert card_title(response) == "Paper club settings"
 
 
 async def test_three_processes_start_at_once_on_an_empty_database(
