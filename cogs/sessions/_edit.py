@@ -150,7 +150,12 @@ def _local_input(info: SessionInfo) -> str:
 
 
 def _papers_input(info: SessionInfo) -> str:
-    return "\n".join(paper.url or paper.title for paper in info.papers)
+    """One paper a line, the main ones first, each read against them marked 'vs '."""
+    against = set(info.against)
+    return "\n".join(
+        ("vs " if paper.id in against else "") + (paper.url or paper.title)
+        for paper in [*info.main_papers, *info.against_papers]
+    )
 
 
 def _same(submitted: str, prefilled: str) -> bool:

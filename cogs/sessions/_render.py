@@ -102,8 +102,11 @@ def session_card(
     if info.papers:
         card.separator()
         card.more("papers", "papers")
-        for paper in info.papers:
+        first_against = info.against_papers[0].id if info.against else None
+        for paper in [*info.main_papers, *info.against_papers]:
             line = f"**{escape_line(paper.title, 200)}**"
+            if paper.id == first_against:
+                line = f"-# read against\n{line}"
             if paper.wiki_url:
                 line += " · " + markdown_link("wiki", paper.wiki_url)
             card.section(line, link_button(paper.url), group="papers")
@@ -118,7 +121,7 @@ def club_page_line(info: SessionInfo, zones: Sequence[DisplayZone], now: datetim
     """'Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST — Title. Presenter presents A, B.'"""
     line = f"{club_time(info, zones, now)} — {one_line(info.title, 200)}."
     who = info.presenter_name or (f"<@{info.presenter_id}>" if info.presenter_id else None)
-    papers = ", ".join(one_line(p.title, 80) for p in info.papers)
+    papers = info.papers_text(80)
     if who and papers:
         line += f" {who} presents {papers}."
     elif who:
@@ -200,7 +203,9 @@ def event_description(info: SessionInfo, zones: Sequence[DisplayZone]) -> str:
     if info.presenter_name:
         lines.append(f"Presenter: {one_line(info.presenter_name, 100)}")
     if info.papers:
-        lines.append("Papers: " + "; ".join(one_line(p.title, 120) for p in info.papers))
+        lines.append("Papers: " + "; ".join(one_line(p.title, 120) for p in info.main_papers))
+        if info.against:
+            lines.append("Read against: " + "; ".join(one_line(p.title, 120) for p in info.against_papers))
     if info.signup_url:
         lines.append(f"Sign up: {info.signup_url}")
     if info.description:

@@ -26,6 +26,7 @@ import discord
 from discord.utils import escape_markdown
 
 from bot.client import PaperclubBot
+from bot.papers import parse_paper_ref
 from bot.replies import one_line
 from bot.services.sessions import store as svc
 from bot.services.sessions.draft import SessionChanges, SessionDraft
@@ -63,6 +64,15 @@ def reading_note(reading: PaperReading | None) -> str | None:
     count = len(reading.items)
     read_as = f"read as {count} paper{'s' if count != 1 else ''}"
     shown = " · ".join(_quoted(item) for item in reading.items)
+    if reading.against:
+        keys = [parse_paper_ref(item).key for item in reading.items]  # each item read before: it parses
+        main = [
+            _quoted(item) for item, key in zip(reading.items, keys, strict=True) if key not in reading.against
+        ]
+        rest = [
+            _quoted(item) for item, key in zip(reading.items, keys, strict=True) if key in reading.against
+        ]
+        shown = f"{' · '.join(main)}, read against {' · '.join(rest)}"
     if reading.by_commas:
         return (
             f"Papers: {read_as}, split at the commas: {shown}. If that is one title, give it in quotes; "

@@ -101,6 +101,9 @@ class ClubSession(Base):
     series_week: Mapped[SeriesWeek | None] = relationship(lazy="raise", viewonly=True)
 
 
+MAIN, AGAINST = "main", "against"  # session_papers.role
+
+
 class SessionPaper(Base):
     """The papers read in a session, in the order given."""
 
@@ -109,6 +112,8 @@ class SessionPaper(Base):
     session_id: Mapped[int] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), primary_key=True)
     paper_id: Mapped[int] = mapped_column(ForeignKey("papers.id", ondelete="CASCADE"), primary_key=True)
     position: Mapped[int] = mapped_column(Integer, default=0)
+    # MAIN, or AGAINST: read against the main papers ("TMax vs Terminal-World, T1").
+    role: Mapped[str] = mapped_column(String(10), default=MAIN, server_default=MAIN)
 
     session: Mapped[ClubSession] = relationship(back_populates="papers")
     paper: Mapped[Paper] = relationship(lazy="joined")

@@ -88,7 +88,7 @@ def paper_entries(message: Message) -> list[tuple[str, str | None]]:
     for item in card_items(message)[1:]:
         if item["type"] == 9 and item["accessory"].get("style") == 5:
             entries.append((item["components"][0]["content"], item["accessory"]["url"]))
-        elif item["type"] == 10 and item["content"].startswith("**"):
+        elif item["type"] == 10 and item["content"].startswith(("**", "-# read against\n**")):
             entries.append((item["content"], None))
     return entries
 

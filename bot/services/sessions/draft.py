@@ -48,6 +48,7 @@ class SessionDraft:
     presenter_id: int | None = None
     presenter_name: str | None = None
     papers: tuple[PaperRef, ...] = ()
+    against: tuple[str, ...] = ()  # keys of the papers read against the others
     signup_url: str | None = None
     duration_minutes: int = 60
     description: str | None = None
@@ -81,6 +82,7 @@ class SessionChanges:
     presenter_id: int | None | Unset = UNSET
     presenter_name: str | None | Unset = UNSET
     papers: tuple[PaperRef, ...] | Unset = UNSET
+    against: tuple[str, ...] = ()  # with ``papers``: the keys read against the others
     signup_url: str | None | Unset = UNSET
     duration_minutes: int | Unset = UNSET
     description: str | None | Unset = UNSET
@@ -89,7 +91,7 @@ class SessionChanges:
 
     def columns(self) -> dict[str, Any]:
         """The given columns (all but the papers) and their new values."""
-        skip = {"papers", "start_note", "reading"}
+        skip = {"papers", "against", "start_note", "reading"}
         return {
             f.name: value
             for f in fields(self)
@@ -158,6 +160,7 @@ def new_session(
         presenter_id=presenter_id,
         presenter_name=rules.clean_presenter_name(presenter_name),
         papers=refs,
+        against=reading.against if reading else (),
         signup_url=rules.clean_url(signup_url, "The sign-up link"),
         duration_minutes=rules.check_duration(duration),
         description=rules.clean_description(description),
@@ -213,6 +216,7 @@ def session_changes(
     if papers is not None:
         given = _cleared(papers) if isinstance(papers, str) else papers
         changes["papers"], changes["reading"] = _papers(given)
+        changes["against"] = changes["reading"].against if changes["reading"] else ()
     if signup_url is not None:
         changes["signup_url"] = rules.clean_url(_cleared(signup_url), "The sign-up link")
     if duration is not None:

@@ -8,7 +8,9 @@ from datetime import datetime, timedelta
 from typing import Final
 
 from bot.services.papers.store import PaperInfo, paper_info
+from bot.text import one_line
 from db.models import ClubSession
+from db.models.sessions import AGAINST
 
 SCHEDULED: Final = "scheduled"
 CANCELLED: Final = "cancelled"
@@ -41,9 +43,27 @@ class SessionInfo:
     sequence: int
     cancel_reason: str | None = None
     created_by: int | None = None
+    against: tuple[int, ...] = ()
+    """The ids of the papers read against the others ("TMax vs Terminal-World, T1"); the rest are main."""
     series_id: int | None = None
     """The series this session is a week of (bot/services/series), when known: read by ``load_row``
     (so ``get_session``), None from the list queries."""
+
+    @property
+    def main_papers(self) -> list[PaperInfo]:
+        """The papers the session reads (all of them when none is read against the others)."""
+        return [p for p in self.papers if p.id not in self.against]
+
+    @property
+    def against_papers(self) -> list[PaperInfo]:
+        """The papers read against the main ones, in order."""
+        return [p for p in self.papers if p.id in self.against]
+
+    def papers_text(self, limit: int = 80) -> str:
+        """'TMax, read against Terminal-World and T1' (titles on one line each, cut to ``limit``)."""
+        main = _and([one_line(p.title, limit) for p in self.main_papers])
+        against = _and([one_line(p.title, limit) for p in self.against_papers])
+        return f"{main}, read against {against}" if against else main
 
     @property
     def is_cancelled(self) -> bool:
@@ -95,6 +115,7 @@ def session_info(row: ClubSession) -> SessionInfo:
         presenter_id=row.presenter_id,
         presenter_name=row.presenter_name,
         papers=[paper_info(link.paper) for link in row.papers],
+        against=tuple(link.paper_id for link in row.papers if link.role == AGAINST),
         signup_url=row.signup_url,
         recording_url=row.recording_url,
         notes_url=row.notes_url,
@@ -109,3 +130,8 @@ def session_info(row: ClubSession) -> SessionInfo:
         created_by=row.created_by,
         series_id=week.series_id if week is not None else None,
     )
+
+
+def _and(names: list[str]) -> str:
+    """'A', 'A and B', 'A, B and C'."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] if names else ""

@@ -114,12 +114,13 @@ class PaperReading:
     items: tuple[str, ...] = ()
     refs: tuple[PaperRef, ...] = ()
     by_commas: bool = False
+    against: tuple[str, ...] = ()  # keys of the refs read against the others ("TMax vs T1")
 
     @property
     def worth_telling(self) -> bool:
         """Whether the reply should say how the text was read: a comma was either a separator or
         kept inside a paper, and the member may have meant the other."""
-        return self.by_commas or any("," in item for item in self.items)
+        return self.by_commas or bool(self.against) or any("," in item for item in self.items)
 
 
 _LAST_AND = re.compile(r"\s+(?:and|&)\s+", re.IGNORECASE)
@@ -156,6 +157,31 @@ def _comma_list(text: str) -> list[str] | None:
     return parts if all(_short_name(part) for part in parts) else None
 
 
+_VERSUS = re.compile(r"\s+(?:vs\.?|versus|against)\s+", re.IGNORECASE)
+_AGAINST_LINE = re.compile(r"^(?:vs\.?|versus|against)\s*:?\s+", re.IGNORECASE)
+
+
+def _short_list(text: str) -> list[str] | None:
+    """'A, B and C', 'A and B' or 'A' when each reads as a short name or reference, else None."""
+    text = text.strip()
+    if (names := _comma_list(text)) is not None:
+        return names
+    pair = _LAST_AND.split(text)
+    if len(pair) == 2 and all(_short_name(p) for p in pair):
+        return pair
+    return [text] if _short_name(text) else None
+
+
+def _versus(text: str) -> tuple[list[str], list[str]] | None:
+    """'TMax vs Terminal-World, T1' (or 'against', 'versus') as (main, against) when both sides read as
+    lists of short names or references; None when the word may belong to a title."""
+    sides = _VERSUS.split(text.strip())
+    if len(sides) != 2:
+        return None
+    main, against = _short_list(sides[0]), _short_list(sides[1])
+    return (main, against) if main and against else None
+
+
 def read_papers(text: str | None) -> PaperReading:
     """The `papers` option or form field, read once: one paper per line or separated by ';'.
 
@@ -167,14 +193,28 @@ def read_papers(text: str | None) -> PaperReading:
     if text is None or not text.strip():
         return PaperReading()
     by_commas = False
+    roles: list[bool] = []  # per item: read against the others
     if re.search(r"[\n;]", text):
         items = split_paper_list(text)
+        roles = [bool(_AGAINST_LINE.match(item)) for item in items]
+        items = [_AGAINST_LINE.sub("", item) for item in items]
+    elif (versus := _versus(text)) is not None:
+        items = check_paper_count([*versus[0], *versus[1]])
+        roles = [False] * len(versus[0]) + [True] * len(versus[1])
+        by_commas = len(items) > 2 or "," in text
     elif (names := _comma_list(text)) is not None:
         items, by_commas = check_paper_count(names), True
     else:
         items = [text.strip()]
     refs: dict[str, PaperRef] = {}
-    for item in items:
+    against: dict[str, None] = {}
+    for item, is_against in zip(items, roles or [False] * len(items), strict=True):
         ref = parse_paper_ref(item)
+        if ref.key not in refs and is_against:
+            against[ref.key] = None
         refs.setdefault(ref.key, ref)
-    return PaperReading(items=tuple(items), refs=tuple(refs.values()), by_commas=by_commas)
+    if len(against) == len(refs):
+        against = {}  # nothing to read them against: every paper is a main one
+    return PaperReading(
+        items=tuple(items), refs=tuple(refs.values()), by_commas=by_commas, against=tuple(against)
+    )

@@ -32,6 +32,7 @@ from bot.services.sessions.draft import SessionChanges, SessionDraft, Unset
 from bot.services.sessions.info import CANCELLED, SCHEDULED, Overlap, SessionEdit, SessionInfo, session_info
 from bot.services.sessions.rules import MAX_CANCEL_REASON, MAX_DURATION, clean_url
 from db.models import ClubSession, SessionPaper
+from db.models.sessions import AGAINST, MAIN
 
 # ---------------------------------------------------------------- store
 
@@ -100,13 +101,28 @@ async def _flush_unique(session: AsyncSession) -> None:
 
 
 async def _set_papers(
-    session: AsyncSession, row: ClubSession, guild_id: int, refs: Sequence[PaperRef], now: datetime
+    session: AsyncSession,
+    row: ClubSession,
+    guild_id: int,
+    refs: Sequence[PaperRef],
+    now: datetime,
+    against: Sequence[str] = (),
 ) -> None:
+    """The session's papers in order, those whose keys are in ``against`` read against the others."""
     papers = await papers_for_refs(session, guild_id, refs, now=now)
     row.papers.clear()
     await session.flush()
-    for position, paper in enumerate(papers):
-        row.papers.append(SessionPaper(paper_id=paper.id, paper=paper, position=position))
+    firsts: dict[str, PaperRef] = {}
+    for ref in refs:
+        firsts.setdefault(ref.key, ref)  # as papers_for_refs keeps them
+    unique = list(firsts.values())
+    placed: set[int] = set()
+    for ref, paper in zip(unique, papers, strict=True):
+        if paper.id in placed:
+            continue  # two names of one paper
+        placed.add(paper.id)
+        role = AGAINST if ref.key in against else MAIN
+        row.papers.append(SessionPaper(paper_id=paper.id, paper=paper, position=len(placed) - 1, role=role))
 
 
 async def _overlaps(session: AsyncSession, row: ClubSession) -> tuple[Overlap, ...]:
@@ -157,7 +173,7 @@ async def create_session(
     row.papers = []
     session.add(row)
     await _flush_unique(session)
-    await _set_papers(session, row, guild_id, draft.papers, now)
+    await _set_papers(session, row, guild_id, draft.papers, now, draft.against)
     await session.flush()
     overlaps = await _overlaps(session, row)
     return Created(await get_session(session, guild_id, row.id), overlaps)
@@ -192,10 +208,10 @@ async def edit_session(
         )
     for name in changed:
         setattr(row, name, updates[name])
-    if not isinstance(changes.papers, Unset) and [ref.key for ref in changes.papers] != [
-        link.paper.key for link in row.papers
-    ]:
-        await _set_papers(session, row, guild_id, changes.papers, now)
+    if not isinstance(changes.papers, Unset) and [
+        (ref.key, AGAINST if ref.key in changes.against else MAIN) for ref in changes.papers
+    ] != [(link.paper.key, link.role) for link in row.papers]:
+        await _set_papers(session, row, guild_id, changes.papers, now, changes.against)
         changed.add("papers")
     if changed:
         row.sequence += 1
