@@ -37,7 +37,7 @@ async def papers_in_message(interaction: Interaction, message: discord.Message) 
             "There is no paper link in that message (an arXiv, DOI, OpenReview or other web link)."
         )
     try:
-        await discord.PartialMessage(channel=message.channel, id=message.id).fetch()  # type: ignore[arg-type]
+        await discord.PartialMessage(channel=message.channel, id=message.id).fetch()
     except discord.NotFound:
         raise NotFound("That message was deleted, so I cannot use it.") from None
     except discord.Forbidden:

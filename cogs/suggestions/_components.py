@@ -179,7 +179,8 @@ class SuggestModal(PaperclubModal, title="Suggest a paper"):
         )
 
     async def submitted(self, interaction: Interaction) -> None:
-        topic = (self.topic.values or [None])[0] if self.topic is not None else None
+        picked = self.topic.values if self.topic is not None else []
+        topic = picked[0] if picked else None
         paper = chosen_link(self.links, self.paper_choice.values) if len(self.links) > 1 else self.paper.value
         await handlers(interaction).suggest_paper(
             interaction,
