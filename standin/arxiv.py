@@ -36,6 +36,8 @@ _ID_OK = re.compile(r"(\d{4}\.\d{4,5}|[a-z][a-z-]*(\.[A-Z]{2})?/\d{7})(v\d+)?")
 
 @dataclass
 class StandinPaper:
+    """A paper the arXiv stand-in knows, as its Atom feed shows it."""
+
     arxiv_id: str
     title: str
     authors: list[str] = field(default_factory=list)
@@ -54,6 +56,7 @@ def _feed(entries: list[str], total: int) -> str:
 
 
 def paper_entry(paper: StandinPaper) -> str:
+    """Render one paper as an arXiv Atom ``<entry>``."""
     authors = "".join(f"    <author><name>{escape(a)}</name></author>\n" for a in paper.authors)
     # arXiv wraps long titles over lines with double spaces; the client must cope.
     title = escape(paper.title).replace(" ", "\n  ", 1) if len(paper.title) > 40 else escape(paper.title)
@@ -69,6 +72,7 @@ def paper_entry(paper: StandinPaper) -> str:
 
 
 def error_entry(arxiv_id: str) -> str:
+    """Render the error entry arXiv returns for an id it cannot parse."""
     return (
         "  <entry>\n"
         f"    <id>http://arxiv.org/api/errors#incorrect_id_format_for_{escape(arxiv_id)}</id>\n"
@@ -104,15 +108,18 @@ class ArxivStandin:
         abstract: str = "",
         published: str = "2024-01-22T18:59:59Z",
     ) -> StandinPaper:
+        """Add a paper the stand-in will answer for, and return it."""
         paper = StandinPaper(arxiv_id, title, list(authors or []), abstract, published)
         self.papers[arxiv_id.lower()] = paper
         return paper
 
     def rate_limit_next(self, count: int, retry_after: int = 1) -> None:
+        """Answer the next ``count`` queries with a 429 asking to retry after ``retry_after`` seconds."""
         self._rate_limit_next = count
         self.retry_after = retry_after
 
     async def start(self, port: int = 0) -> str:
+        """Start serving on ``port`` (0: any free one) and return the base URL."""
         app = web.Application()
         app.router.add_get("/api/query", self._query)
         self._runner = web.AppRunner(app, access_log=None)
@@ -124,6 +131,7 @@ class ArxivStandin:
         return self.url
 
     async def stop(self) -> None:
+        """Stop serving."""
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

@@ -61,6 +61,7 @@ LEGACY_FIELD_USED = "MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2"
 
 
 def is_v2(flags: int) -> bool:
+    """Whether message flags mark a components-v2 message."""
     return bool(flags & IS_COMPONENTS_V2)
 
 
@@ -99,6 +100,7 @@ def text_displays(components: Sequence[Any]) -> list[str]:
 
 
 def text_length(components: Sequence[Any]) -> int:
+    """Total length of all text displays in a component tree."""
     return sum(len(text) for text in text_displays(components))
 
 
@@ -110,6 +112,7 @@ def text_length(components: Sequence[Any]) -> int:
 def check_ids(
     errs: FormErrors, components: Sequence[Any], path: Sequence[str | int] = ("components",)
 ) -> None:
+    """Record an error for each duplicated component ``id`` in the tree."""
     seen: set[int] = set()
     for here, comp in walk(components, path):
         ident = comp.get("id")
@@ -149,6 +152,7 @@ def check_custom_id(errs: FormErrors, path: list[str | int], comp: Json, seen: s
 
 
 def check_interactive(errs: FormErrors, path: list[str | int], comp: Json, seen: set[str]) -> None:
+    """Check one interactive component's fields as Discord validates them."""
     ctype = comp.get("type")
     if ctype == 2:  # Button Structure: a link button needs a url, others (but premium) a custom_id
         if comp.get("style") == 5:

@@ -84,6 +84,7 @@ class CrossrefStandin(ServiceStandin):
         return "polite" if polite else "public"
 
     def over_limit(self, request: web.Request, now: float) -> float | None:
+        """Seconds to wait before this request fits its pool's limit, or None when it is admitted."""
         pool = self.pool(request)
         if self._in_flight[pool] > (POLITE if pool == "polite" else PUBLIC)[2]:
             return 1.0  # more at once than the pool allows (this request counted)
@@ -94,12 +95,14 @@ class CrossrefStandin(ServiceStandin):
         return {"x-rate-limit-limit": str(limit[0]), "x-rate-limit-interval": "1s", "x-api-pool": pool}
 
     def too_fast(self, request: web.Request, wait: float | None, told: bool = False) -> web.Response:
+        """Crossref's 429 answer, with the pool's rate-limit headers."""
         headers = self._headers(self.pool(request))
         if wait is not None:
             headers["Retry-After"] = str(max(1, round(wait + 0.499)))
         return web.Response(status=429, text="Too Many Requests", headers=headers)
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
+        """Register the ``/works/{doi}`` route."""
         router.add_get("/works/{doi:.+}", self._work)
 
     async def _answer(

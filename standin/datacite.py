@@ -94,9 +94,11 @@ class DataCiteStandin(ServiceStandin):
         return "mailto" in request.query or bool(_EMAIL.search(request.headers.get("User-Agent", "")))
 
     def over_limit(self, request: web.Request, now: float) -> float | None:
+        """Seconds to wait before this request fits its caller's limit, or None when it is admitted."""
         return self._windows[self.identified(request)].admit(now)
 
     def too_fast(self, request: web.Request, wait: float | None, told: bool = False) -> web.Response:
+        """DataCite's JSON:API 429 answer."""
         headers = {"Retry-After": str(max(1, round(wait + 0.499)))} if wait is not None else {}
         return web.json_response(
             {"errors": [{"status": "429", "title": "Too many requests"}]},
@@ -106,6 +108,7 @@ class DataCiteStandin(ServiceStandin):
         )
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
+        """Register the ``/dois/{doi}`` route."""
         router.add_get("/dois/{doi:.+}", self._doi)
 
     async def _doi(self, request: web.Request) -> web.Response:

@@ -86,6 +86,8 @@ def event_guild_id(event: str, data: Any) -> int | None:
 
 @dataclass
 class Session:
+    """One gateway session: its intents, sequence number, websocket and events buffered for RESUME."""
+
     id: str
     intents: int
     seq: int = 0
@@ -108,9 +110,11 @@ class Session:
 
     @property
     def live(self) -> bool:
+        """Whether the session's websocket is open."""
         return self.ws is not None and not self.ws.closed
 
     def wants(self, event: str, data: Any) -> bool:
+        """Whether the session's intents let it receive ``event``."""
         bits = EVENT_INTENTS.get(event)
         if bits is None:
             return True
@@ -119,6 +123,7 @@ class Session:
         return bool(self.intents & bit) if bit else in_guild and bool(self.intents & GUILDS)
 
     async def send(self, frame: Json) -> None:
+        """Send a frame, if the websocket is open."""
         ws = self.ws
         if ws is None or ws.closed:
             return
@@ -153,6 +158,7 @@ class Gateway:
 
     @property
     def connected(self) -> bool:
+        """Whether any session has an open websocket."""
         return any(s.ws is not None and not s.ws.closed for s in self.sessions.values())
 
     async def _notify(self) -> None:
@@ -160,6 +166,7 @@ class Gateway:
             self.changed.notify_all()
 
     async def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+        """Wait until ``predicate`` holds after a session change."""
         async with self.changed:
             await asyncio.wait_for(self.changed.wait_for(predicate), timeout)
 
@@ -176,6 +183,7 @@ class Gateway:
         return next((s for s in self.sessions.values() if s.live and s.owns(guild_id)), None)
 
     async def dispatch(self, event: str, data: Any) -> None:
+        """Send an event to each session that owns its guild and has the intents for it."""
         guild_id = event_guild_id(event, data)
         for session in list(self.sessions.values()):
             if not session.owns(guild_id) or not session.wants(event, data):
@@ -199,6 +207,7 @@ class Gateway:
         await self._notify()
 
     async def close(self) -> None:
+        """Close every session's websocket and any separate site."""
         for session in self.sessions.values():
             if session.ws is not None and not session.ws.closed:
                 await session.ws.close(code=1001)
@@ -218,6 +227,7 @@ class Gateway:
 
     # -- websocket handler ----------------------------------------------------------------------------------
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
+        """Serve one gateway websocket connection."""
         ws = web.WebSocketResponse(autoping=True, heartbeat=None)
         await ws.prepare(request)
         await ws.send_str(

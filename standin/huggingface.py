@@ -95,6 +95,7 @@ class HuggingFaceStandin(ServiceStandin):
         return paper
 
     def over_limit(self, request: web.Request, now: float) -> float | None:
+        """Seconds to wait before this request fits the hourly limit, or None when it is admitted."""
         return self.window.admit(now)
 
     def _headers(self) -> dict[str, str]:
@@ -106,6 +107,7 @@ class HuggingFaceStandin(ServiceStandin):
         }
 
     def too_fast(self, request: web.Request, wait: float | None, told: bool = False) -> web.Response:
+        """Hugging Face's 429 answer, with its ``RateLimit`` header."""
         headers = self._headers()
         if wait is not None:
             headers["RateLimit"] = f'"api";r=0;t={max(1, int(wait + 0.999))}'
@@ -116,6 +118,7 @@ class HuggingFaceStandin(ServiceStandin):
         )
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
+        """Register the paper search, paper and repos routes."""
         router.add_get("/api/papers/search", self._search)
         router.add_get("/api/papers/{arxiv_id:.+}", self._paper)
         router.add_get("/api/arxiv/{arxiv_id:.+}/repos", self._repos)

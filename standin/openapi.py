@@ -51,6 +51,8 @@ class SpecViolationError(AssertionError):
 
 @dataclass(frozen=True)
 class Violation:
+    """One way a request broke Discord's OpenAPI description."""
+
     operation_id: str
     method: str
     path: str  # as requested, without the /api/vN prefix
@@ -67,11 +69,14 @@ def _escape(part: object) -> str:
 
 
 def pointer(*parts: object) -> str:
+    """A JSON pointer built from ``parts``, each escaped."""
     return "".join("/" + _escape(p) for p in parts)
 
 
 @dataclass
 class Parameter:
+    """One path or query parameter of an operation, with its validator."""
+
     name: str
     location: str  # "path" or "query"
     required: bool
@@ -81,6 +86,8 @@ class Parameter:
 
 @dataclass
 class Operation:
+    """One operation of the spec: its method, path template and where it sits in the spec."""
+
     operation_id: str
     method: str
     template: str
@@ -163,11 +170,13 @@ class ApiSpec:
 
     # -- validators --------------------------------------------------------------------------------------
     def validator(self, spec_pointer: str) -> Validator:
+        """A validator for the schema at ``spec_pointer`` in the spec."""
         return SpecValidator(
             {"$ref": f"{SPEC_URI}#{spec_pointer}"}, registry=self.registry, format_checker=FORMATS
         )
 
     def resolve(self, spec_pointer: str) -> Any:
+        """The spec node at a JSON pointer."""
         node: Any = self.document
         for part in spec_pointer.lstrip("/").split("/"):
             part = part.replace("~1", "/").replace("~0", "~")
@@ -369,6 +378,7 @@ def error_tree(violations: Iterable[Violation]) -> dict[str, Any]:
 
 
 def error_body(violations: list[Violation]) -> dict[str, Any]:
+    """The error body Discord would send for these violations."""
     if all(v.operation_id == NO_OPERATION for v in violations):
         return {"message": "404: Not Found", "code": 0}
     return {"message": "Invalid Form Body", "code": 50035, "errors": error_tree(violations)}

@@ -113,9 +113,11 @@ class OpenReviewStandin(ServiceStandin):
         return note
 
     def over_limit(self, request: web.Request, now: float) -> float | None:
+        """Seconds to wait before this request fits the limit, or None when it is admitted."""
         return self.window.admit(now)
 
     def too_fast(self, request: web.Request, wait: float | None, told: bool = False) -> web.Response:
+        """OpenReview's 429 ``RateLimitError`` answer, with when the limit resets."""
         seconds = wait if wait is not None else self.window.per
         reset = (self.wall() + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
         return web.json_response(
@@ -135,6 +137,7 @@ class OpenReviewStandin(ServiceStandin):
         )
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
+        """Register the ``/notes`` route."""
         router.add_get("/notes", self._notes)
 
     async def _notes(self, request: web.Request) -> web.Response:

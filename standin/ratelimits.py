@@ -55,11 +55,14 @@ def bucket_hash(method: str, template: str) -> str:
 
 
 def ceil_ms(seconds: float) -> float:
+    """Seconds rounded up to whole milliseconds, never below zero."""
     return math.ceil(max(seconds, 0.0) * 1000) / 1000
 
 
 @dataclass
 class Window:
+    """One rate-limit window: its limit, period, reset time and requests used."""
+
     limit: int
     per: float
     resets_at: float  # on the stand-in's monotonic clock
@@ -78,6 +81,7 @@ class Verdict:
     is_global: bool = False
 
     def headers(self) -> dict[str, str]:
+        """The ``X-RateLimit-*`` headers Discord sends for this window."""
         reset_after = ceil_ms(self.reset_after)
         return {
             "X-RateLimit-Limit": str(self.limit),
@@ -151,6 +155,7 @@ class RateLimiter:
         return Verdict(True, count, count - window.used, window.resets_at - now, bucket)
 
     def reset(self) -> None:
+        """Forget every window."""
         self.windows.clear()
 
     def _prune(self, now: float) -> None:
@@ -167,4 +172,5 @@ def route_limit(method: str, template: str, *, channel_message_limit: Limit | No
 
 
 def major_parameter(match_info: Mapping[str, str]) -> str:
+    """The route's major parameter (``channel_id=…`` and the like), or "" when it has none."""
     return next((f"{k}={match_info[k]}" for k in MAJOR_PARAMETERS if k in match_info), "")

@@ -85,6 +85,7 @@ def _check_event_cap(guild: Guild) -> None:
 
 
 async def create_event(request: web.Request) -> web.Response:
+    """Create a scheduled event, checked as Discord checks it."""
     standin, guild, body = standin_of(request), guild_from(request), body_of(request)
     require_create(standin, guild, body)
     limits.check_scheduled_event(body, partial=False)
@@ -117,14 +118,17 @@ async def create_event(request: web.Request) -> web.Response:
 
 
 async def list_events(request: web.Request) -> web.Response:
+    """A guild's scheduled events."""
     return ok(list(guild_from(request).scheduled_events.values()))
 
 
 async def get_event(request: web.Request) -> web.Response:
+    """``GET`` one scheduled event."""
     return ok(_event_from(request)[1])
 
 
 async def patch_event(request: web.Request) -> web.Response:
+    """Edit a scheduled event, checked as Discord checks it."""
     standin = standin_of(request)
     guild, event = _event_from(request)
     require_modify(standin, guild, event)
@@ -151,6 +155,7 @@ async def patch_event(request: web.Request) -> web.Response:
 
 
 async def delete_event(request: web.Request) -> web.Response:
+    """Delete a scheduled event."""
     standin = standin_of(request)
     guild, event = _event_from(request)
     require_modify(standin, guild, event)
@@ -160,6 +165,7 @@ async def delete_event(request: web.Request) -> web.Response:
 
 
 async def event_users(request: web.Request) -> web.Response:
+    """A page of a scheduled event's interested users."""
     standin = standin_of(request)
     guild, event = _event_from(request)
     users = sorted(standin.state.event_users.get(int(event["id"]), set()))
@@ -179,6 +185,7 @@ async def event_users(request: web.Request) -> web.Response:
 
 
 def add_routes(app: web.Application) -> None:
+    """Register the scheduled-event routes."""
     base = "/guilds/{guild_id}/scheduled-events"
     routes: list[tuple[str, str, Handler]] = [
         ("POST", base, create_event),

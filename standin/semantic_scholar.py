@@ -172,21 +172,25 @@ class SemanticScholarStandin(ServiceStandin):
 
     # -- limits ----------------------------------------------------------------------------------------
     def refuse(self, request: web.Request) -> web.Response | None:
+        """Semantic Scholar's 403 for an unknown API key, or None."""
         key = request.headers.get("x-api-key")
         if key is not None and key not in self.api_keys:
             return web.json_response({"message": "Forbidden"}, status=403)
         return None
 
     def over_limit(self, request: web.Request, now: float) -> float | None:
+        """Seconds to wait before this keyed request fits its key's limit, or None when it is admitted."""
         key = request.headers.get("x-api-key")
         if key is None:
             return None  # the shared pool: no per-client limit, see busy()
         return self._per_key.setdefault(key, SlidingWindow(*KEYED_RATE)).admit(now)
 
     def busy(self, request: web.Request) -> bool:
+        """Whether to refuse this unkeyed request because the shared pool is busy."""
         return "x-api-key" not in request.headers and self._random.random() < self.anonymous_refusals
 
     def too_fast(self, request: web.Request, wait: float | None, told: bool = False) -> web.Response:
+        """Semantic Scholar's 429 answer."""
         headers = {}
         if (told or self.send_retry_after) and wait is not None:
             headers["Retry-After"] = str(max(1, round(wait + 0.499)))
@@ -194,6 +198,7 @@ class SemanticScholarStandin(ServiceStandin):
 
     # -- routes ----------------------------------------------------------------------------------------
     def add_routes(self, router: web.UrlDispatcher) -> None:
+        """Register the paper batch, match, search and lookup routes."""
         router.add_post("/graph/v1/paper/batch", self._batch)
         router.add_get("/graph/v1/paper/search/match", self._match)
         router.add_get("/graph/v1/paper/search", self._search)

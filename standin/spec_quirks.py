@@ -26,6 +26,8 @@ class QuirkTargetChanged(RuntimeError):
 
 @dataclass(frozen=True)
 class Quirk:
+    """One known gap between Discord's OpenAPI description and what Discord does, and its patch."""
+
     name: str
     reason: str
     sources: tuple[str, ...]
@@ -33,6 +35,7 @@ class Quirk:
 
 
 def schema(document: Json, name: str) -> Json:
+    """The spec's ``components/schemas/<name>``, or QuirkTargetChanged when it is gone."""
     try:
         found: Json = document["components"]["schemas"][name]
     except KeyError as exc:
@@ -41,6 +44,7 @@ def schema(document: Json, name: str) -> Json:
 
 
 def expect(condition: bool, quirk: str, what: str) -> None:
+    """Raise QuirkTargetChanged unless ``condition`` holds."""
     if not condition:
         raise QuirkTargetChanged(f"quirk {quirk!r}: {what}; re-check it against the new spec")
 
@@ -161,5 +165,6 @@ LOOSER_THAN_DISCORD: tuple[Looser, ...] = (
 
 
 def apply_all(document: Json) -> None:
+    """Patch the spec with every quirk."""
     for quirk in QUIRKS:
         quirk.patch(document)
