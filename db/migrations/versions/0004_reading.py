@@ -329,6 +329,7 @@ def _downgrade_postgresql() -> None:
 
 
 def upgrade() -> None:
+    """Create the reading tables and the full-text index with its triggers for this dialect."""
     _create_tables()
     if op.get_bind().dialect.name == "sqlite":
         _upgrade_sqlite()
@@ -337,6 +338,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop the full-text index, its triggers and the reading tables."""
     if op.get_bind().dialect.name == "sqlite":
         _downgrade_sqlite()
     else:

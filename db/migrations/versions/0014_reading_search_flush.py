@@ -295,6 +295,7 @@ def _downgrade_postgresql() -> None:
 
 
 def upgrade() -> None:
+    """On PostgreSQL, write search documents once per transaction, at commit."""
     # SQLite keeps 0004's FTS5 triggers: FTS5 has no dead rows to leave behind, and SQLite has neither
     # deferred nor statement-level triggers.
     if op.get_bind().dialect.name == "postgresql":
@@ -302,5 +303,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """On PostgreSQL, put back 0004's per-row search triggers."""
     if op.get_bind().dialect.name == "postgresql":
         _downgrade_postgresql()

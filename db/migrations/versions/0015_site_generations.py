@@ -221,6 +221,7 @@ def _downgrade_postgresql() -> None:
 
 
 def upgrade() -> None:
+    """Create the ``site_generations`` table and the triggers that move it on."""
     op.create_table(
         "site_generations",
         sa.Column("guild_id", sa.BigInteger(), autoincrement=False, nullable=False),
@@ -232,6 +233,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop the site generation triggers, functions and table."""
     drop_triggers(op.get_bind())
     if op.get_bind().dialect.name == "postgresql":
         _downgrade_postgresql()

@@ -159,6 +159,7 @@ def _flush_function(clean_both: bool) -> str:
 
 
 def upgrade() -> None:
+    """On PostgreSQL, add the bucketed search index and its newest-first search function."""
     if op.get_bind().dialect.name != "postgresql":
         return
     op.execute(_BUCKETED)
@@ -171,6 +172,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """On PostgreSQL, drop the bucketed search and restore 0014's flush."""
     if op.get_bind().dialect.name != "postgresql":
         return
     op.execute(_flush_function(clean_both=False))

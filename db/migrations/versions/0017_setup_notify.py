@@ -34,6 +34,7 @@ CHANNEL = "paperclub_setup"  # bot/services/setup/cache.py listens here
 
 
 def upgrade() -> None:
+    """On PostgreSQL, notify ``paperclub_setup`` on every change to the settings tables."""
     if op.get_bind().dialect.name != "postgresql":
         return
     op.execute(
@@ -67,6 +68,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop the setup notify triggers and function."""
     if op.get_bind().dialect.name != "postgresql":
         return
     for table in TABLES:
