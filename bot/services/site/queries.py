@@ -147,6 +147,8 @@ def _group(rows: Sequence[Row[Any]], key: Any) -> dict[Any, SessionRow]:
 
 @dataclass(frozen=True)
 class HomeSessions:
+    """The home page's sessions: upcoming, recent, and how many took place."""
+
     upcoming: list[SessionRow]
     recent: list[SessionRow]
     past_total: int  # every session that took place (not cancelled)
@@ -202,6 +204,7 @@ async def one_session(conn: AsyncConnection, guild_id: int, session_id: int) -> 
 
 
 async def past_count(conn: AsyncConnection, guild_id: int, now: datetime) -> int:
+    """How many of the guild's sessions took place (not cancelled)."""
     value = await conn.scalar(_PAST_COUNT, {"guild": guild_id, "now": now})
     return int(value or 0)
 
@@ -264,6 +267,8 @@ def _lists_and_shortlist(limit: int) -> Any:
 
 @dataclass(frozen=True)
 class ListsAndShortlist:
+    """The home page's reading lists and shortlisted suggestions, from one statement."""
+
     lists: list[Row[Any]]  # list_id, name, text (the description), n (its size)
     shortlist: list[Row[Any]]  # text (the reason), n (votes), topic, the paper's columns (paper_…)
 
@@ -272,6 +277,7 @@ _LISTS_AND_SHORTLISTS: dict[int, Any] = {}
 
 
 async def lists_and_shortlist(conn: AsyncConnection, guild_id: int, limit: int) -> ListsAndShortlist:
+    """Read the home page's reading lists and shortlist, up to ``limit`` of each."""
     statement = _LISTS_AND_SHORTLISTS.get(limit)
     if statement is None:
         statement = _LISTS_AND_SHORTLISTS.setdefault(limit, _lists_and_shortlist(limit))
