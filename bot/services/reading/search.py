@@ -40,6 +40,8 @@ the best among the newest matches, so a very common word costs no more than a ra
 
 @dataclass(frozen=True)
 class SearchPage:
+    """One page of search hits for a query."""
+
     query: str
     hits: list[SearchHit]
     total: int

@@ -29,10 +29,12 @@ PAPER_KEY = "nudge:paper"
 
 
 def message_url(guild_id: int, channel_id: int, message_id: int) -> str:
+    """The link to a Discord message."""
     return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
 
 
 def claim_line(info: SeriesInfo, week: WeekInfo, key: str) -> str:
+    """The nudge's line saying how to fill a week's missing presenter or paper."""
     session = week.session
     assert session is not None
     if key == PAPER_KEY:
