@@ -130,6 +130,7 @@ class SeriesCalendar:
 
 
 def series_uid(info: SeriesInfo) -> str:
+    """The calendar UID of a series' recurring event."""
     return f"series-{info.guild_id}-{info.id}@{UID_DOMAIN}"
 
 
@@ -288,6 +289,7 @@ def calendar_bytes(
 
 
 def session_filename(info: SessionInfo) -> str:
+    """The file name of a session's .ics."""
     return f"paperclub-session-{info.id}.ics"
 
 

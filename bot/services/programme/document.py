@@ -89,6 +89,8 @@ WALL_TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%
 
 @dataclass(frozen=True)
 class Problem:
+    """One problem found in a programme file, with where it is."""
+
     line: int | None
     where: str
     message: str
@@ -108,6 +110,8 @@ class ProgrammeInvalid(Exception):
 
 @dataclass(frozen=True)
 class ProgrammePaper:
+    """A paper as a programme file lists it."""
+
     ref: PaperRef
     title: str | None = None
     authors: str | None = None
@@ -116,6 +120,8 @@ class ProgrammePaper:
 
 @dataclass(frozen=True)
 class ProgrammeSession:
+    """A session as a programme file gives it."""
+
     title: str
     starts_at: datetime  # aware UTC
     fields: dict[str, Any]
@@ -129,6 +135,8 @@ class ProgrammeSession:
 
 @dataclass(frozen=True)
 class ProgrammeList:
+    """A reading list as a programme file gives it."""
+
     name: str
     description: str | None
     has_description: bool
@@ -137,6 +145,8 @@ class ProgrammeList:
 
 @dataclass(frozen=True)
 class Programme:
+    """A whole programme file, checked: a guild's settings, sessions, lists and series."""
+
     guild_id: int
     settings: dict[str, object] = field(default_factory=dict)
     sessions: list[ProgrammeSession] = field(default_factory=list)
@@ -222,6 +232,7 @@ class _Checker:
 
 
 def item_lines(node: Any) -> list[int | None]:
+    """The line numbers of a YAML list's items (None for each when unknown)."""
     lines = getattr(node, "lines", None)
     return list(lines) if lines else [None] * len(node or [])
 

@@ -68,6 +68,8 @@ SETTINGS = {"series_horizon_weeks": rules.check_horizon, "series_nudge_days": ru
 
 @dataclass(frozen=True)
 class ProgrammeSeries:
+    """A series as a programme file gives it."""
+
     name: str
     rule: Rule  # anchored at `since` (else `first`)
     first: date
@@ -79,6 +81,7 @@ class ProgrammeSeries:
 
     @property
     def key(self) -> str:
+        """The key series names are compared by."""
         return rules.name_key(self.name)
 
 
@@ -351,6 +354,7 @@ async def link_week(
 
 
 async def apply_settings(session: AsyncSession, guild_id: int, values: dict[str, int], now: Any) -> bool:
+    """Write the file's series settings for the guild; True when anything changed."""
     if not values:
         return False
     row = await session.get(SeriesSettings, guild_id)

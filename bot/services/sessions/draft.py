@@ -97,6 +97,7 @@ class SessionChanges:
         }
 
     def is_empty(self) -> bool:
+        """Whether the edit changes nothing."""
         return not self.columns() and isinstance(self.papers, Unset)
 
 

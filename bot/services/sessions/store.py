@@ -37,6 +37,7 @@ from db.models import ClubSession, SessionPaper
 
 
 async def load_row(session: AsyncSession, guild_id: int, session_id: int) -> ClubSession:
+    """The guild's session row with its papers and series week, or NotFound."""
     row = (
         await session.execute(
             select(ClubSession)
