@@ -115,4 +115,5 @@ def current_api_base() -> tuple[str, yarl.URL]:
 
 
 def restore_api_base(saved: tuple[str, yarl.URL]) -> None:
+    """Put back the Discord API and gateway addresses ``current_api_base`` saved."""
     discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = saved

@@ -46,6 +46,8 @@ class ArxivUnavailable(SourceUnavailable):
 
 @dataclass(frozen=True)
 class ArxivMetadata:
+    """A paper's metadata as arXiv's API gives it."""
+
     arxiv_id: str
     title: str
     authors: tuple[str, ...]
@@ -54,6 +56,7 @@ class ArxivMetadata:
 
     @property
     def authors_text(self) -> str:
+        """The authors as one comma-separated line."""
         return ", ".join(self.authors)
 
 
@@ -168,6 +171,7 @@ class ArxivClient:
         self._last_ended = -float("inf")  # monotonic() when the last request ended
 
     async def close(self) -> None:
+        """Close the HTTP session, if one is open."""
         if self._session is not None:
             await self._session.close()
             self._session = None

@@ -33,15 +33,18 @@ class RedactingFilter(logging.Filter):
         self._secrets = [s for s in secrets if s]
 
     def add_secret(self, secret: str) -> None:
+        """Redact ``secret`` from every log record from now on."""
         if secret and secret not in self._secrets:
             self._secrets.append(secret)
 
     def redact(self, text: str) -> str:
+        """``text`` with the known secrets and anything shaped like a token replaced."""
         for secret in self._secrets:
             text = text.replace(secret, REDACTED)
         return _TOKEN_SHAPE.sub(REDACTED, text)
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Redact the record's message and traceback in place; always keep the record."""
         message = record.getMessage()
         clean = self.redact(message)
         if record.exc_info and record.exc_info[1] is not None:
@@ -86,6 +89,7 @@ class NoVoiceWarnings(logging.Filter):
     """Drops exactly discord.py's two missing-voice-library warnings."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Keep every record but discord.py's missing-voice-library warnings."""
         return not (record.name == "discord.client" and record.msg in VOICE_WARNINGS)
 
 
@@ -119,4 +123,5 @@ def setup_logging(level: str = "INFO", secrets: list[str] | None = None) -> Reda
 
 
 def redacting_filter() -> RedactingFilter:
+    """The filter every handler of the process shares."""
     return _FILTER

@@ -39,12 +39,14 @@ class PaperclubView(discord.ui.View):
     """A view whose errors become ephemeral replies (domain errors) or a logged apology."""
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """Note when the interaction arrived; let every press through."""
         interaction.extras.setdefault("paperclub_t0", time.perf_counter())
         return True
 
     async def on_error(
         self, interaction: discord.Interaction[Any], error: Exception, item: discord.ui.Item[Any]
     ) -> None:
+        """Answer a component's error for the member."""
         await report_error(interaction, error)
 
 
@@ -52,6 +54,7 @@ class PaperclubModal(discord.ui.Modal):
     """A modal whose subclasses implement ``submitted``; errors go to the one handler, submissions are logged."""
 
     async def on_submit(self, interaction: discord.Interaction[Any], /) -> None:
+        """Handle the submitted modal, then log the outcome."""
         await self.submitted(interaction)
         log_component(interaction)
 
@@ -62,6 +65,7 @@ class PaperclubModal(discord.ui.Modal):
     async def on_error(  # type: ignore[override]  # discord.py's stub differs from its runtime call
         self, interaction: Interaction, error: Exception, /
     ) -> None:
+        """Answer a modal's error for the member."""
         await report_error(interaction, error)
 
 
@@ -145,6 +149,7 @@ class PersistentButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> Self:
+        """The button from its custom id's match."""
         return cls.from_match(match)
 
     @classmethod
@@ -153,6 +158,7 @@ class PersistentButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=
         return cls(*(spec.parse(match[spec.name]) for spec in cls._fields))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Handle a press, answering errors for the member."""
         await guarded(interaction, lambda: self.pressed(interaction))
 
     async def pressed(self, interaction: Interaction) -> None:
@@ -176,4 +182,5 @@ async def guarded(interaction: Interaction, handler: Callable[[], Awaitable[None
 
 
 def log_component(interaction: Interaction, outcome: str = "ok") -> None:
+    """Log a component or modal interaction's outcome."""
     log_outcome(interaction, outcome)

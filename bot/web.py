@@ -39,6 +39,7 @@ class WebServer:
 
     @property
     def started(self) -> bool:
+        """Whether the server is serving."""
         return self._runner is not None
 
     def add_routes(self, routes: Iterable[web.AbstractRouteDef]) -> None:
@@ -63,6 +64,7 @@ class WebServer:
         return self._public_url or f"http://{self.host}:{self.bound_port}"
 
     async def start(self) -> None:
+        """Start serving (once)."""
         if self.started:
             return
         runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
@@ -79,6 +81,7 @@ class WebServer:
         )
 
     async def stop(self) -> None:
+        """Stop serving."""
         runner, self._runner, self._site = self._runner, None, None
         if runner is not None:
             await runner.cleanup()
