@@ -72,6 +72,7 @@ def reading_note(reading: PaperReading | None) -> str | None:
 
 
 def input_notes(start_note: str | None, reading: PaperReading | None) -> tuple[str, ...]:
+    """The notes the reply to an added or edited session shows: about its start, and how its papers were read."""
     notes = [f"Note: {start_note}." if start_note else None, reading_note(reading)]
     return tuple(note for note in notes if note)
 
