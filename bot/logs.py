@@ -1,16 +1,9 @@
 """Logging set-up: one format, the secrets redacted from every record, and other libraries' noise kept down.
 
-The secrets are every secret setting (:func:`setting_secrets`: the bot token, the Semantic Scholar API key)
-and anything shaped like a bot token.
-
-Levels of other libraries' loggers (LOG_LEVEL sets the rest):
-
-* ``alembic`` and ``apscheduler``: WARNING unless LOG_LEVEL=DEBUG. Their INFO lines ("Context impl
-  SQLiteImpl.", "Running upgrade 0001 -> 0002", "Added job ...") are routine on every start and command.
-* ``aiosqlite``, ``apscheduler`` and ``discord.http``: INFO even at LOG_LEVEL=DEBUG. At DEBUG aiosqlite
-  logs every statement twice (95% of a DEBUG log), apscheduler every wake-up, discord.http every request.
-* discord.py's "PyNaCl is not installed" and "davey is not installed" warnings are dropped: the bot
-  uses no voice, so they are noise on every start.
+The secrets are every secret setting (:func:`setting_secrets`) and anything shaped like a bot token.
+``alembic`` and ``apscheduler`` log at WARNING unless LOG_LEVEL=DEBUG (their INFO lines are routine);
+``aiosqlite``, ``apscheduler`` and ``discord.http`` at most INFO (at DEBUG they log every statement, wake-up
+and request); discord.py's missing-voice-library warnings are dropped, as the bot uses no voice.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Paginated replies with ◀ ▶ buttons that keep working after a restart.
 
-The bot holds one registry, ``bot.pagers``: a feature registers a page renderer under a short name in its
-cog's ``cog_load`` (and unregisters it in ``cog_unload``). The buttons carry ``pg:<name>:<arg>:<page>:<p|n>``
-in their custom_id, so no state is held in memory and a press after a restart re-renders the page from the
-store; a pager's guard runs on every press. Usage::
-
-    bot.pagers.register("sessions", self.render_page)  # (guild_id, arg, page) -> Page
-    bot.pagers.register("reminders", self.render_page, guard=ensure_organizer)
-    ...
-    await send_page(interaction, "sessions", arg, await self.render_page(guild_id, arg, 0), public=True)
-    # or let the registry render the first page:
-    embed, view = await bot.pagers.first_page("sessions", guild_id, arg)
+A feature registers a page renderer under a short name in ``bot.pagers`` in its cog's ``cog_load``
+(``bot.pagers.register("sessions", self.render_page, guard=...)``) and unregisters it in ``cog_unload``. The
+buttons carry ``pg:<name>:<arg>:<page>:<p|n>`` in their custom_id, so no state is held in memory and a press
+after a restart re-renders the page from the store; a pager's guard runs on every press.
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """Slash-command option types and autocomplete helpers shared by features.
 
-``SessionOption`` is a session picked by id, with autocomplete (upcoming first, then recent; at most
-25 choices, names within 100 characters). It only turns the option into an ``int``: the service
-checks that the id belongs to the guild (``get_session`` raises NotFound otherwise), so the check
-and the write happen in one transaction. ``SessionWhen`` is a time as typed, with an autocomplete
-preview of how it reads; a `timezone` option is plain text with :func:`timezone_autocomplete`, resolved
-once by the feature's draft.
-
-    from bot.transformers import SessionOption, SessionWhen, timezone_autocomplete
-
-    async def remind(self, interaction: Interaction, session: SessionOption, when: SessionWhen): ...
-
-For a feature's own options: :class:`OptionTransformer` (the option's type and bounds as class
-attributes), :class:`IdTransformer` (a row picked by number) and :func:`guild_choices` (autocomplete
-read from the store for the user's guild).
+``SessionOption`` is a session picked by id, with autocomplete; it only turns the option into an ``int``, and
+the service checks the id belongs to the guild, so check and write share one transaction. ``SessionWhen`` is
+a time as typed, with a preview of how it reads; a `timezone` option is plain text with
+:func:`timezone_autocomplete`. For a feature's own options: :class:`OptionTransformer`,
+:class:`IdTransformer` (a row picked by number) and :func:`guild_choices` (choices from the guild's store).
 """
 
 from __future__ import annotations

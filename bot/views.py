@@ -1,17 +1,9 @@
 """The UI base classes: a view, a modal and a restart-proof button whose errors go through the same handler
 as slash commands, and whose presses and submissions are logged.
 
-A button that must keep working after a restart keeps its state in its custom_id::
-
-    class RemindMeButton(PersistentButton, prefix="session:remind"):
-        session_id: int = field(r"\\d{1,10}", int)  # custom_id "session:remind:<session_id>"
-        label, emoji, style = "Remind me", "⏰", discord.ButtonStyle.primary
-
-        async def pressed(self, interaction: Interaction) -> None:
-            ...  # interaction.client is the PaperclubBot; errors reach the one handler
-
-    view.add_item(RemindMeButton(info.id))
-    bot.add_dynamic_items(RemindMeButton)  # in the cog's cog_load (remove_dynamic_items in cog_unload)
+A :class:`PersistentButton` keeps its state in its custom_id (``prefix`` plus ``field`` values), so it keeps
+working after a restart: subclass it with ``pressed``, add it to a view, and register it in the cog's
+``cog_load`` with ``bot.add_dynamic_items`` (``remove_dynamic_items`` in ``cog_unload``).
 """
 
 from __future__ import annotations

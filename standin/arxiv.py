@@ -1,17 +1,10 @@
-"""A local stand-in for the arXiv Atom API (``/api/query?id_list=...``), for tests and the demo.
+"""A local stand-in for the arXiv Atom API (``/api/query``), for tests and the demo.
 
-Register papers with :meth:`ArxivStandin.add`; ids not registered get arXiv's answers for unknown
-ids (an empty feed, or an error entry for a malformed id). ``search_query=ti:"..."`` (or ``ti:word``,
-terms joined by ``AND``) answers the papers whose titles hold each phrase, with ``start`` and
-``max_results`` (the API User's Manual, https://info.arxiv.org/help/api/user-manual.html, 5.1 "Details
-of Query Construction"). ``mode`` simulates trouble:
-``"down"`` (HTTP 503), ``"slow"`` (answers after ``delay`` seconds), ``"rate_limited"``
-(429 with ``Retry-After``); ``rate_limit_next(n)`` answers the next n requests with 429 only.
-
-``enforce_rate_limit`` (off unless a test turns it on) models arXiv's terms of use, "no more than one
-request every three seconds" (https://info.arxiv.org/help/api/tou.html): a request sooner than 3 s after
-the last one it let through gets 429 and is kept in ``refused_too_fast``. ``clock`` (time.monotonic
-unless given) times requests, so a test can share a virtual clock with the client.
+Papers registered with :meth:`ArxivStandin.add` are answered by ``id_list`` or by title ``search_query``
+(https://info.arxiv.org/help/api/user-manual.html); unknown ids get arXiv's answers for them. ``mode`` and
+``rate_limit_next`` simulate trouble; ``enforce_rate_limit`` models arXiv's "no more than one request every
+three seconds" (https://info.arxiv.org/help/api/tou.html), keeping refusals in ``refused_too_fast``. ``clock``
+times requests, so a test can share a virtual clock with the client.
 """
 
 from __future__ import annotations

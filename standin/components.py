@@ -1,23 +1,9 @@
 """Message components as Discord checks them: legacy action rows, Components V2 layouts, component ids.
 
-Docs cited: discord-api-docs ``developers/components/reference.mdx`` ("Component Reference"),
-``developers/resources/message.mdx`` ("Message Resource"), ``developers/change-log.mdx``.
-
-Two lines of defence, as everywhere in the stand-in. Discord's OpenAPI description (``standin/spec/``,
-checked on every request by :mod:`standin.openapi`) already holds each component's own shape:
-- the top-level components of a message: Action Row, Section, Text Display, Media Gallery, File,
-  Separator, Container (Component Reference: each "is a top-level ... component"; a Thumbnail only as a
-  Section's accessory, "Thumbnails are currently only available in messages as an accessory in a
-  section"; Label and the modal inputs only in modals);
-- a Section: "One to three child components", Text Displays, and one ``accessory``, a Button or a
-  Thumbnail (Section Structure, Section Child Components, Section Accessory Components);
-- a Container's children: Action Row, Text Display, Section, Media Gallery, Separator, File (Container
-  Child Components: no Container in a Container); ``accent_color`` "from 0x000000 to 0xFFFFFF";
-- a Media Gallery's "1 to 10 media gallery items"; a Separator's ``spacing`` 1 or 2; ``id`` a "32 bit
-  integer".
-
-This module holds what a schema cannot say: which of those a message may use (the ``IS_COMPONENTS_V2``
-flag), the totals over a whole message, uniqueness, and the flag's lifetime.
+Each component's own shape is checked by Discord's OpenAPI description (:mod:`standin.openapi`); this module
+holds what a schema cannot say: which components a message may use (the ``IS_COMPONENTS_V2`` flag), the
+totals over a whole message, uniqueness, and the flag's lifetime. Docs cited: discord-api-docs
+``developers/components/reference.mdx``, ``developers/resources/message.mdx``, ``developers/change-log.mdx``.
 """
 
 from __future__ import annotations

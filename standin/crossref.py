@@ -1,16 +1,9 @@
 """A local stand-in for the Crossref REST API's ``/works/{doi}``, for tests and the demo.
 
-Shape from Crossref's REST API docs (https://api.crossref.org/swagger-ui/index.html; the work format in
-CrossRef/rest-api-doc ``api_format.md``): ``{"status": "ok", "message-type": "work", "message-version":
-"1.0.0", "message": {"DOI", "title": [...], "author": [{"given", "family", "sequence", "affiliation"}],
-"container-title": [...], "issued": {"date-parts": [[y, m, d]]}, "published": ..., "type", "URL",
-"publisher"}}``; a DOI it does not hold is 404 with the text ``Resource not found.``
-
-Rate limits, from 1 December 2025 ("Announcing changes to REST API rate limits", Crossref blog; the
-access-and-authentication docs): a request with ``mailto=`` (or a ``mailto:`` in its User-Agent) is in the
-polite pool, 10 single-record requests per second and 3 at once; without, the public pool, 5 per second
-and 1 at once. Every answer advertises ``x-rate-limit-limit``, ``x-rate-limit-interval: 1s`` and
-``x-api-pool``; going faster (or more at once) is 429 with a Retry-After.
+Answers in Crossref's work format (https://api.crossref.org/swagger-ui/index.html), 404 ``Resource not
+found.`` for an unknown DOI. Rate limits as Crossref's access-and-authentication docs have them: a request
+with ``mailto=`` (or in its User-Agent) is in the polite pool, others in the public pool, each with its own
+rate and concurrency; answers advertise ``x-rate-limit-*`` and ``x-api-pool``, and going faster is 429.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """A local stand-in for the DataCite REST API's ``/dois/{doi}``, for tests and the demo (arXiv registers
 its ``10.48550/arXiv.*`` DOIs with DataCite).
 
-Shape from DataCite's REST API guide (https://support.datacite.org/docs/api-get-doi) in JSON:API
-(https://jsonapi.org), content type ``application/vnd.api+json``: ``{"data": {"id": "<doi, lower case>",
-"type": "dois", "attributes": {"doi", "identifiers", "creators": [{"name", "nameType", "givenName",
-"familyName", "affiliation"}], "titles": [{"title"}], "publisher", "publicationYear", "types", "url",
-"descriptions", ...}, "relationships": {"client": {...}}}}``; a DOI it does not know is 404 with
-``{"errors": [{"status": "404", "title": "The resource you are looking for doesn't exist."}]}``.
-
-Rate limits (https://support.datacite.org/docs/rate-limit): per IP address per 5 minutes, 1,000
-requests identified by a ``mailto=`` parameter or an e-mail address in the User-Agent, 500 otherwise;
-beyond, 429 with a Retry-After.
+Answers in DataCite's JSON:API shape (https://support.datacite.org/docs/api-get-doi), 404 for an unknown DOI.
+Rate limits (https://support.datacite.org/docs/rate-limit): per IP per 5 minutes, a higher limit for requests
+identified by ``mailto=`` or an e-mail address in the User-Agent; beyond, 429 with a Retry-After.
 """
 
 from __future__ import annotations

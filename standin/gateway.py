@@ -1,17 +1,10 @@
 """The gateway websocket: HELLO, IDENTIFY → READY + GUILD_CREATE, heartbeats, RESUME with replay, shards.
 
-Frames go out as plain JSON text; discord.py accepts text frames even when it asked for
-``compress=zlib-stream`` (``DiscordWebSocket.received_message`` only decompresses ``bytes``).
-
-Sharding, as Discord's gateway documents it (https://discord.com/developers/docs/events/gateway#sharding):
-an IDENTIFY with ``shard: [shard_id, num_shards]`` gets, in READY and the GUILD_CREATEs after it and in every
-later event, only the guilds with ``(guild_id >> 22) % num_shards == shard_id``; events without a guild
-(DMs, DM interactions) go to shard 0 only. Several sessions may identify as the same shard (Discord allows
-it, for hand-overs); each gets that shard's events. An invalid shard is closed with 4010, a session that
-would hold more than 2,500 guilds with 4011 ("Each shard can only support a maximum of 2500 guilds, and
-apps that are in 2500+ guilds must enable sharding"). Opt-in (``enforce_identify_rate``): at most
-``max_concurrency`` IDENTIFYs per 5 seconds, one per bucket ``shard_id % max_concurrency``; one over it is
-answered with Invalid Session (opcode 9), as the docs' "Max Concurrency" and "Rate Limiting" describe.
+Frames go out as JSON text (discord.py only decompresses ``bytes``). Sharding as Discord documents it
+(https://discord.com/developers/docs/events/gateway#sharding): a shard gets only its guilds' events, events
+without a guild go to shard 0, several sessions may share a shard; an invalid shard is closed with 4010, one
+over the per-shard guild limit with 4011. Opt-in ``enforce_identify_rate`` answers IDENTIFYs beyond
+``max_concurrency`` per bucket with Invalid Session (opcode 9), as "Max Concurrency" describes.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """A local stand-in for Hugging Face Papers and the Hub's paper links, for tests and the demo.
 
-Shapes as huggingface_hub's ``HfApi`` reads them (``paper_info``, ``list_papers``; ``PaperInfo`` in
-``hf_api.py``) and the Hub's repos-by-paper endpoint:
-
-* ``GET /api/papers/{arxiv_id}`` — the paper page (``id``, ``title``, ``authors`` [{``name``}],
-  ``summary``, ``publishedAt``, ``upvotes``, ``githubRepo``, ``githubStars``, ``projectPage``,
-  ``discussionId``); 404 ``{"error": "Paper not found"}`` when it is not indexed.
-* ``GET /api/arxiv/{arxiv_id}/repos`` — ``{"models": [...], "datasets": [...], "spaces": [...]}``, each
-  repo ``{"id", "likes", "downloads", ...}``; empty lists for a paper nothing cites.
-* ``GET /api/papers/search?q=&limit=`` — a list of ``{"paper": {...}, "title", "publishedAt", ...}``.
-
-Rate limit (hub-docs ``docs/hub/rate-limits.md``): an anonymous caller gets 500 "Hub APIs" requests per
-5-minute fixed window (per IP address). Every answer carries ``RateLimit: "api";r=<left>;t=<seconds to
-reset>`` and ``RateLimit-Policy: "fixed window";"api";q=500;w=300`` (the IETF draft the docs name); the
-429 says when the window resets in ``RateLimit``'s ``t=``, with no Retry-After.
+Answers the paper page, paper search and repos-by-paper endpoints in the shapes huggingface_hub's ``HfApi``
+reads. Rate limit as hub-docs ``docs/hub/rate-limits.md`` has it for an anonymous caller: a fixed window per
+IP, every answer with ``RateLimit`` and ``RateLimit-Policy`` headers, and a 429 that says when the window
+resets in ``RateLimit``'s ``t=``, with no Retry-After.
 """
 
 from __future__ import annotations

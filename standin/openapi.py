@@ -1,15 +1,10 @@
 """Every REST request checked against Discord's OpenAPI description (``standin/spec/openapi.json``).
 
-``load_spec()`` reads the vendored description once per process, applies the reasoned patches of
-:mod:`standin.spec_quirks` and builds the path matcher; ``ApiSpec.check`` matches a request to its
-operation by method and path template and validates its path parameters, query parameters and JSON body
-(for multipart requests, the ``payload_json`` part) with ``jsonschema``. ``$ref``s resolve inside the spec
-through a ``referencing`` registry. Validators are built on an operation's first request and kept.
-
-A violation names the operation (``operationId``) and a JSON pointer into the request seen as one
-document, ``{"path": {...}, "query": {...}, "body": ...}``: ``/body/embeds/0/title``, ``/query/limit``,
-``/path/channel_id``. The stand-in answers it like Discord's ``50035 Invalid Form Body`` and records it;
-the test harness fails the test that caused it (see ``StandIn.check_violations``).
+``load_spec()`` reads the description once per process with the patches of :mod:`standin.spec_quirks`;
+``ApiSpec.check`` matches a request to its operation and validates its path, query and JSON body with
+``jsonschema``. A violation names the ``operationId`` and a JSON pointer into ``{"path", "query", "body"}``
+(``/body/embeds/0/title``); the stand-in answers it like Discord's ``50035 Invalid Form Body`` and the test
+harness fails the test that caused it (``StandIn.check_violations``).
 """
 
 from __future__ import annotations

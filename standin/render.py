@@ -4,9 +4,7 @@
   Next session: Attention Is All You Need
   ┌ Session #3 ─────────────
   │ When: Thu 5 Nov 18:00
-  │ Paper: https://arxiv.org/abs/1706.03762
-  └─────────────────────────
-  [ Sign up ↗ ] [ Remind me ]
+  └─────────────────────────  [ Sign up ↗ ] [ Remind me ]
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """Guild scheduled event routes (create/list/get/edit/delete, interested users).
 
-Permissions follow Discord's current rules ("Guild Scheduled Event Permissions Requirements",
+Permissions follow Discord's rules ("Guild Scheduled Event Permissions Requirements",
 https://discord.com/developers/docs/resources/guild-scheduled-event#guild-scheduled-event-permissions-requirements):
-creating needs CREATE_EVENTS; modifying or deleting needs MANAGE_EVENTS, or CREATE_EVENTS when the current
-user created the event. Since 23 February 2026 MANAGE_EVENTS alone no longer lets a bot create events
-(change log, 24 November 2025: "Permission Changes Going into Effect February 2026"). The stand-in checks
-the guild-level permissions of EXTERNAL events; events in a channel (VOICE, STAGE_INSTANCE) are computed in
-that channel, with the channel's own extra permissions (CONNECT, MANAGE_CHANNELS...) not modelled.
+creating needs CREATE_EVENTS; modifying or deleting needs MANAGE_EVENTS, or CREATE_EVENTS for an event the
+bot created. EXTERNAL events are checked at guild level, channel events in their channel (the channel's own
+extra permissions, CONNECT, MANAGE_CHANNELS..., are not modelled).
 """
 
 from __future__ import annotations

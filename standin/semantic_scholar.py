@@ -1,23 +1,10 @@
 """A local stand-in for the Semantic Scholar Academic Graph API (``/graph/v1``), for tests and the demo.
 
-Follows the Academic Graph OpenAPI description (https://api.semanticscholar.org/api-docs/graph):
-
-* ``GET /graph/v1/paper/{paper_id}`` — ids ``ARXIV:…``, ``DOI:…`` (any case), ``CorpusId:…`` or the
-  40-hex paperId; ``fields`` picks what is answered (``paperId`` always; without ``fields``, paperId and
-  title); an unknown field is 400 ``Unrecognized or unsupported fields: [...]``; an unknown paper 404
-  ``{"error": "Paper with id … not found"}``.
-* ``POST /graph/v1/paper/batch`` — ``{"ids": [...]}``, at most 500 (400 beyond), ``fields`` a query
-  parameter; a list in the ids' order, ``null`` for each id it does not know.
-* ``GET /graph/v1/paper/search/match?query=`` — ``{"data": [paper + matchScore]}`` for the closest
-  title, or 404 ``{"error": "Title match not found"}``.
-* ``GET /graph/v1/paper/search?query=&limit=`` — ``{"total", "offset", "next"?, "data"}``, limit ≤ 100.
-
-Rate limits (Semantic Scholar's API overview, https://www.semanticscholar.org/product/api): a request with
-a key in ``api_keys`` (header ``x-api-key``) is held to the introductory 1 request per second per key; a
-wrong key is 403. Without a key the request is in the shared anonymous pool, where other callers' load
-makes 429s come at random: ``anonymous_refusals`` is the chance of one (a seeded random, so a test is
-repeatable), and ``rate_limit_next`` tells it to. Semantic Scholar's own 429 carries no Retry-After unless
-``send_retry_after``; one a test asks for carries the Retry-After it gives.
+Answers paper lookup, batch, title match and search as the Academic Graph OpenAPI description has them
+(https://api.semanticscholar.org/api-docs/graph). Rate limits (https://www.semanticscholar.org/product/api):
+a keyed request (``x-api-key`` in ``api_keys``) is held to its key's limit, a wrong key is 403; unkeyed ones
+share the anonymous pool, where 429s come at random (``anonymous_refusals``, seeded) or on request
+(``rate_limit_next``), with no Retry-After unless ``send_retry_after``.
 """
 
 from __future__ import annotations

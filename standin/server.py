@@ -2,8 +2,7 @@
 
 async with StandIn() as standin:
     world = await standin.create_default_guild()
-    apply_api_base(standin.base_url)
-    ...  # start a discord.py client with any token
+    apply_api_base(standin.base_url)  # then start a discord.py client with any token
     result = await standin.invoke("setup show", member=world.admin)
     reply = await result.response()
 """

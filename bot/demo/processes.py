@@ -1,14 +1,9 @@
 """Our bot as separate ``paperclub run`` processes against one stand-in, as a deployment runs it: the
 deployment tests (tests/deployment/) and the shards bench (bench/shards_bench.py) drive them from here.
 
-    proc = BotProcess("p0", process_env(standin, database_url, SHARD_COUNT="4", SHARD_IDS="0-1"))
-    await proc.start()
-    await proc.wait_ready()
-    status, body = await proc.get("/healthz")
-    proc.kill()  # kill -9
-
-Each process's log (stderr) is read as it comes, so waiting is on its lines (``wait_for``), never a sleep;
-its web server (``WEB_PORT=0``, any free port) is found from the line it logs when it listens.
+:class:`BotProcess` starts one (``process_env`` builds its environment) and reads its log (stderr) as it
+comes, so waiting is on its lines (``wait_for``), never a sleep; its web server (``WEB_PORT=0``, any free
+port) is found from the line it logs when it listens.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """The club's programme as a document (YAML/JSON): its schema and validation. Pure, no store.
 
-A programme file looks like ``examples/club.yaml``::
-
-    guild_id: 1
-    settings: {timezone: America/Los_Angeles, display_zones: ..., reminder_offsets: 24h,1h, ...}
-    sessions:
-      - title: Priorities in LLM-generated environments
-        starts_at: 2026-03-17 09:30          # wall time in the session's (or the club's) zone
-        presenter: Ada                        # optional: description, presenter_id, duration_minutes,
-        papers: [AgentScaler, AutoEnv, OMNI]  #   timezone, signup_url, recording_url, notes_url,
-    lists:                                    #   wiki_url, status (scheduled/cancelled)
-      - name: WorldSmith
-        description: ...
-        papers: [Agent World Model, {paper: "2401.12345", title: Some title, note: why}]
-
-A paper is a string (title, arXiv id or link, DOI, any http(s) link) or a mapping with ``paper``
-(that reference) and/or ``title``, optional ``authors`` and, in lists, ``note``. The loader
-(`files`) attaches the line of every mapping and list item, so :func:`validate_programme`
-reports every bad row with its line; nothing is written unless the whole file is valid.
+A programme file (see ``examples/club.yaml``) has ``guild_id``, ``settings``, ``sessions``, ``lists`` and
+``series``. A paper is a string (title, arXiv id or link, DOI, any http(s) link) or a mapping with ``paper``
+and/or ``title``, optional ``authors`` and, in lists, ``note``. :func:`validate_programme` reports every bad
+row with its line (the loader in `files` records them); nothing is written unless the whole file is valid.
 """
 
 from __future__ import annotations

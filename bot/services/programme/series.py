@@ -1,26 +1,10 @@
-"""Series in the programme file of ``paperclub import`` / ``export`` (`document` and `store`
-of this package call these): a top-level ``series:`` list, and ``series:`` + ``week:`` on each session that is a
-week of one. Checked with the rest of the file (every problem with its line, nothing written unless the
-whole file is good), written in the same transaction, and read back so that a file exported and imported
-into an empty server exports the same again.
+"""Series in the programme file of ``paperclub import`` / ``export``: a top-level ``series:`` list, and
+``series:`` + ``week:`` on each session that is one of its weeks, e.g.::
 
-    series:
-      - name: Thursday paper club
-        day: thursday
-        time: "09:30"                 # wall clock in `timezone` (default: the club's)
-        every: 1                      # or 2
-        first: 2026-12-03             # its first week ever
-        since: 2027-01-07             # optional: the first week of its current day/time (after /series edit)
-        until: 2027-06-24             # optional: its last date
-        duration_minutes: 60
-        signup_url: https://lu.ma/paperclub
-        skipped:
-          - {date: 2026-12-24, reason: Christmas Eve}
-    sessions:
-      - title: Thursday paper club
-        starts_at: 2026-12-17 08:00   # a moved week: its session at its own time
-        series: Thursday paper club
-        week: 2026-12-17
+    series: [{name: Thursday paper club, day: thursday, time: "09:30", every: 1, first: 2026-12-03}]
+    # optional: since (first week of its current day/time), until, duration_minutes, signup_url, skipped
+
+Checked and written with the rest of the file; read back so an exported file imports to the same again.
 """
 
 from __future__ import annotations

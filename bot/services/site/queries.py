@@ -1,15 +1,9 @@
 """The store reads behind the home page and a session page, as column rows (no ORM objects).
 
-Each page reads exactly the columns it shows, in as few round trips as it can: the home page's next
-sessions, the sessions read so far and all their papers come back from one statement (a UNION ALL of
-three index ranges on ``(guild_id, status, starts_at)`` / ``(guild_id, starts_at)``, joined to
-``session_papers`` and ``papers`` by primary key), a session page from one statement joined the same
-way. The statements are built once, at import, with bound parameters: SQLAlchemy then reuses their
-cache keys and compiled SQL, and PostgreSQL (asyncpg) its prepared statements.
-
-Every range here is index-driven (``EXPLAIN QUERY PLAN`` on SQLite, ``EXPLAIN (ANALYZE, BUFFERS)`` on
-PostgreSQL, with 20,000 sessions and 100,000 papers stored; see bench/site_bench.py). The one read that
-grows with the club's history is the count of past sessions, two index-only counts.
+Each page reads exactly the columns it shows, in as few round trips as it can: the home page's sessions and
+their papers from one UNION ALL over index ranges, a session page from one statement. The statements are
+built once, at import, with bound parameters, so SQLAlchemy reuses their compiled SQL and PostgreSQL its
+prepared statements. Every range is index-driven (see bench/site_bench.py).
 """
 
 from __future__ import annotations

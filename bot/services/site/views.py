@@ -1,11 +1,9 @@
 """The plain values the site's pages and feeds show (no HTML here: see :mod:`render`; the store reads
 are :mod:`pages` and :mod:`feed_reads`).
 
-Only what the club page itself shows: titles, times, presenters' names, papers, descriptions, links,
-the "How it runs" text, reading lists with their notes, the topics and the shortlist (paper, topic,
-reason, votes). Never a Discord user id, a DM, a reminder, or a withdrawn or declined suggestion.
-Every link is checked again here (:func:`bot.services.site.markdown.safe_link`): a page never links
-anything but http(s) (or mailto in the Markdown).
+Only what the club page itself shows: never a Discord user id, a DM, a reminder, or a withdrawn or declined
+suggestion. Every link is checked again here (:func:`bot.services.site.markdown.safe_link`): a page never
+links anything but http(s) (or mailto in the Markdown).
 """
 
 from __future__ import annotations

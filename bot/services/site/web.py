@@ -1,16 +1,9 @@
 """The site's aiohttp handlers: Discord-free, given the session factory, the clock and the public address.
 
-They live with the service (not in ``cogs/site``) because nothing here touches Discord: the bot mounts
-them on its web server (``cogs/site``), and the bench and the tests serve them with no bot at all.
-
-Read-only by construction: every route is a GET (aiohttp answers HEAD for it too, and 405 for any other
-method). A guild's pages exist only while its site is on; an unknown slug, session, list or page is the
-same plain 404 page. Every answer is built from the store at the request, so a change any process made
-shows at the next one. It carries a strong ETag (the SHA-256 of its body) and answers a matching
-``If-None-Match`` with 304, and a ``Cache-Control: max-age`` (pages 60 s; calendar and Atom feeds 300 s,
-personal feeds ``private``), so browsers, feed readers and calendar apps poll cheaply. Last-Modified is not
-sent: pages shift with the clock (a session moves from "next" to "read") and papers carry no change time,
-so no stored time says when a page last changed, and a wrong one would keep stale copies alive.
+Read-only: every route is a GET. A guild's pages exist only while its site is on; anything unknown is the
+same plain 404. Every answer is built from the store at the request (so any process's change shows next
+time), with a strong ETag answered by 304 and a ``Cache-Control: max-age``. Last-Modified is not sent:
+pages shift with the clock and papers carry no change time, so a stored time would keep stale copies alive.
 """
 
 from __future__ import annotations
