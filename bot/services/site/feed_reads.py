@@ -24,7 +24,7 @@ def _past(guild_id: int, now: datetime) -> list[ColumnElement[bool]]:
 async def past_sessions(
     session: AsyncSession, guild_id: int, now: datetime, *, limit: int, offset: int = 0
 ) -> list[SessionInfo]:
-    """A page of the guild's past sessions, newest first."""
+    """A page of the guild's past sessions (not cancelled), newest first."""
     infos, _ = await _feed_infos(
         session,
         select(*FEED_COLUMNS)

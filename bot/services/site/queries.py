@@ -271,7 +271,7 @@ _LISTS_AND_SHORTLISTS: dict[int, Any] = {}
 
 
 async def lists_and_shortlist(conn: AsyncConnection, guild_id: int, limit: int) -> ListsAndShortlist:
-    """Read the home page's reading lists and shortlist, up to ``limit`` of each."""
+    """Read the home page's reading lists and its shortlist (at most ``limit`` suggestions)."""
     statement = _LISTS_AND_SHORTLISTS.get(limit)
     if statement is None:
         statement = _LISTS_AND_SHORTLISTS.setdefault(limit, _lists_and_shortlist(limit))
