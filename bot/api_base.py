@@ -1,25 +1,10 @@
 """Point discord.py at another Discord-compatible API (DISCORD_API_BASE).
 
-discord.py has no public option for its base URLs, so this module sets the class attributes that hold
-them. Every place in discord.py 2.7 that holds the Discord API's address is listed here; anything else is
-derived from them:
-
-* ``discord.http.Route.BASE`` -- every REST route. The interaction-webhook adapter
-  (``discord.webhook.async_``) and the sync webhook adapter build their routes with this same ``Route``
-  class, so interaction responses and follow-ups follow it too.
-* ``discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY`` -- the gateway used on the first IDENTIFY and
-  after an INVALID_SESSION. Resumes use the ``resume_gateway_url`` that READY carries, which the server
-  chooses.
-
-How discord.py 2.7 finds the gateway: a plain ``Client`` never asks; it connects to ``DEFAULT_GATEWAY``
-(``wss://gateway.discord.gg/``). Only ``AutoShardedClient`` calls ``HTTPClient.get_bot_gateway()``
-(``GET /gateway/bot``) when it has no shard count; 2.7 no longer has ``HTTPClient.get_gateway()``. So
-for another server we ask ``GET /gateway`` ourselves (Discord's "Get Gateway", which needs no token:
-https://discord.com/developers/docs/events/gateway#get-gateway) and put its ``url`` in
-``DEFAULT_GATEWAY``. For Discord itself nothing is asked and nothing changes.
-
-Call :func:`apply_api_base` before the client logs in and :func:`discover_gateway` before it connects.
-``None`` restores Discord's own addresses.
+discord.py has no public option for its base URLs, so this sets the two class attributes that hold them:
+``discord.http.Route.BASE`` (every REST route, interaction webhooks included) and
+``discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY``, found with ``GET /gateway`` (Discord's "Get Gateway":
+https://discord.com/developers/docs/events/gateway#get-gateway). Call :func:`apply_api_base` before the
+client logs in and :func:`discover_gateway` before it connects; ``None`` restores Discord's own addresses.
 """
 
 from __future__ import annotations
@@ -115,4 +100,5 @@ def current_api_base() -> tuple[str, yarl.URL]:
 
 
 def restore_api_base(saved: tuple[str, yarl.URL]) -> None:
+    """Put back the Discord API and gateway addresses ``current_api_base`` saved."""
     discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = saved

@@ -1,14 +1,10 @@
 """A small client for the arXiv Atom API (title, authors, abstract, date of one paper; title search).
 
-arXiv rate-limits hard ("make no more than one request every three seconds, and limit requests to a
-single connection at a time", arXiv API Terms of Use, https://info.arxiv.org/help/api/tou.html), so the
-client sends one request at a time, ``min_interval`` seconds after the last one ended, honours
-``Retry-After`` on 429 (waiting when the wait is short, otherwise refusing calls until then), times out
-after 5 s and retries once. :meth:`ArxivClient.fetch` returns ``None`` when arXiv says the id does not
-exist and raises :class:`ArxivUnavailable` when arXiv could not be asked (down, slow, rate-limited).
-:meth:`ArxivClient.search_titles` asks ``search_query=ti:"…"`` (the API User's Manual,
-https://info.arxiv.org/help/api/user-manual.html, 5.1 "Details of Query Construction") and returns
-cleaned, capped candidates (:mod:`bot.sources.clean`), still untrusted text.
+arXiv asks for "no more than one request every three seconds" on a single connection (API Terms of Use,
+https://info.arxiv.org/help/api/tou.html), so the client sends one request at a time, ``min_interval`` after
+the last, and honours ``Retry-After``. :meth:`ArxivClient.fetch` returns ``None`` for an id arXiv does not
+know and raises :class:`ArxivUnavailable` when arXiv could not be asked; :meth:`ArxivClient.search_titles`
+returns cleaned, capped candidates (:mod:`bot.sources.clean`), still untrusted text.
 """
 
 from __future__ import annotations
@@ -46,6 +42,8 @@ class ArxivUnavailable(SourceUnavailable):
 
 @dataclass(frozen=True)
 class ArxivMetadata:
+    """A paper's metadata as arXiv's API gives it."""
+
     arxiv_id: str
     title: str
     authors: tuple[str, ...]
@@ -54,6 +52,7 @@ class ArxivMetadata:
 
     @property
     def authors_text(self) -> str:
+        """The authors as one comma-separated line."""
         return ", ".join(self.authors)
 
 
@@ -168,6 +167,7 @@ class ArxivClient:
         self._last_ended = -float("inf")  # monotonic() when the last request ended
 
     async def close(self) -> None:
+        """Close the HTTP session, if one is open."""
         if self._session is not None:
             await self._session.close()
             self._session = None

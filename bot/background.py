@@ -1,11 +1,9 @@
 """Background work: jobs timed by APScheduler, and :func:`claim_due`, the one way to claim due rows.
 
 A cog adds a :class:`Job` in ``cog_load`` (``await bot.background.add(job)``) and removes it in
-``cog_unload``. APScheduler fires each job at its trigger's times (or earlier, :meth:`Background.wake`). A
-job with ``once`` is claimed per slot in ``job_runs`` under a lease, so the deployment runs each slot once
-whichever processes fire it; other jobs run in every process and claim their own rows with
-:func:`claim_due`. With a FakeClock the scheduler stays paused and each clock move runs the jobs due, so
-``await clock.advance(...)`` returns once they ran.
+``cog_unload``. A job with ``once`` is claimed per slot in ``job_runs`` under a lease, so the deployment runs
+each slot once; other jobs run in every process and claim their own rows with :func:`claim_due`. With a
+FakeClock the scheduler stays paused and ``await clock.advance(...)`` returns once the due jobs ran.
 """
 
 from __future__ import annotations

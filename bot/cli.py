@@ -355,6 +355,7 @@ def _add_invite_url(sub: Any) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``paperclub`` command line: its sub-commands and their options."""
     parser = _Parser(prog="paperclub", description="A Discord bot for a research paper club.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -448,6 +449,7 @@ def _without_password(text: str, url: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``paperclub`` command line and return its exit code."""
     args = build_parser().parse_args(argv)
     handler: Callable[[argparse.Namespace], Coroutine[Any, Any, int]] = args.handler
     try:

@@ -1,11 +1,9 @@
 """Discord's IDENTIFY limit kept across every process on one store.
 
-"Apps are limited by maximum concurrency (max_concurrency in the session start limit object) when
-identifying": max_concurrency IDENTIFYs per 5 seconds, one per bucket ``shard_id % max_concurrency``
-(https://discord.com/developers/docs/events/gateway#sharding, "Max Concurrency"); one over it is refused
-with Invalid Session. discord.py only spaces one process's own shards, so each bucket's slot is a
-``job_runs`` row (``gateway.identify.<bucket>``) whose ``next_run_at`` is when it is next free, taken by
-one conditional UPDATE.
+Discord allows max_concurrency IDENTIFYs per 5 seconds, one per bucket ``shard_id % max_concurrency``
+(https://discord.com/developers/docs/events/gateway#sharding, "Max Concurrency"). discord.py only spaces one
+process's own shards, so each bucket's slot is a ``job_runs`` row (``gateway.identify.<bucket>``) whose
+``next_run_at`` is when it is next free, taken by one conditional UPDATE.
 """
 
 from __future__ import annotations

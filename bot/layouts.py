@@ -1,19 +1,9 @@
 """Cards as Components V2 layouts: a :class:`Card` collects headings, text, sections with a button beside
-them, separators and rows of buttons, and builds one ``LayoutView`` (a Container with an accent colour)
-that always fits Discord's budget.
+them, separators and rows of buttons, and builds one ``LayoutView`` that always fits Discord's budget.
 
 User text is escaped exactly once, by :func:`escape` (or :meth:`Card.heading`), and never goes inside a
-masked link's label: a link goes on a link button (:func:`link_button`) or behind a fixed label.
-
-    card = Card(accent=discord.Colour.blurple())
-    card.heading(info.title).text(when_line)
-    for paper in papers:
-        card.section(f"**{escape(paper.title)}**", link_button(paper.url), group="papers")
-    card.row([RemindMeButton(info.id), CalendarButton(info.id)])
-    await channel.send(view=card.view(), allowed_mentions=NO_MENTIONS)
-
-Over budget, a card first drops its separators, then the last entries of its groups (a "… and N more"
-line says so), then cuts its longest text.
+masked link's label: a link goes on a link button (:func:`link_button`) or behind a fixed label. Over budget,
+a card drops its separators, then the last entries of its groups ("… and N more"), then cuts its longest text.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Logging set-up: one format, the secrets redacted from every record, and other libraries' noise kept down.
 
-The secrets are every secret setting (:func:`setting_secrets`: the bot token, the Semantic Scholar API key)
-and anything shaped like a bot token.
-
-Levels of other libraries' loggers (LOG_LEVEL sets the rest):
-
-* ``alembic`` and ``apscheduler``: WARNING unless LOG_LEVEL=DEBUG. Their INFO lines ("Context impl
-  SQLiteImpl.", "Running upgrade 0001 -> 0002", "Added job ...") are routine on every start and command.
-* ``aiosqlite``, ``apscheduler`` and ``discord.http``: INFO even at LOG_LEVEL=DEBUG. At DEBUG aiosqlite
-  logs every statement twice (95% of a DEBUG log), apscheduler every wake-up, discord.http every request.
-* discord.py's "PyNaCl is not installed" and "davey is not installed" warnings are dropped: the bot
-  uses no voice, so they are noise on every start.
+The secrets are every secret setting (:func:`setting_secrets`) and anything shaped like a bot token.
+``alembic`` and ``apscheduler`` log at WARNING unless LOG_LEVEL=DEBUG (their INFO lines are routine);
+``aiosqlite``, ``apscheduler`` and ``discord.http`` at most INFO (at DEBUG they log every statement, wake-up
+and request); discord.py's missing-voice-library warnings are dropped, as the bot uses no voice.
 """
 
 from __future__ import annotations
@@ -33,15 +26,18 @@ class RedactingFilter(logging.Filter):
         self._secrets = [s for s in secrets if s]
 
     def add_secret(self, secret: str) -> None:
+        """Redact ``secret`` from every log record from now on."""
         if secret and secret not in self._secrets:
             self._secrets.append(secret)
 
     def redact(self, text: str) -> str:
+        """``text`` with the known secrets and anything shaped like a token replaced."""
         for secret in self._secrets:
             text = text.replace(secret, REDACTED)
         return _TOKEN_SHAPE.sub(REDACTED, text)
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Redact the record's message and traceback in place; always keep the record."""
         message = record.getMessage()
         clean = self.redact(message)
         if record.exc_info and record.exc_info[1] is not None:
@@ -86,6 +82,7 @@ class NoVoiceWarnings(logging.Filter):
     """Drops exactly discord.py's two missing-voice-library warnings."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Keep every record but discord.py's missing-voice-library warnings."""
         return not (record.name == "discord.client" and record.msg in VOICE_WARNINGS)
 
 
@@ -119,4 +116,5 @@ def setup_logging(level: str = "INFO", secrets: list[str] | None = None) -> Reda
 
 
 def redacting_filter() -> RedactingFilter:
+    """The filter every handler of the process shares."""
     return _FILTER

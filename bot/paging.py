@@ -1,16 +1,9 @@
 """Paginated replies with ◀ ▶ buttons that keep working after a restart.
 
-The bot holds one registry, ``bot.pagers``: a feature registers a page renderer under a short name in its
-cog's ``cog_load`` (and unregisters it in ``cog_unload``). The buttons carry ``pg:<name>:<arg>:<page>:<p|n>``
-in their custom_id, so no state is held in memory and a press after a restart re-renders the page from the
-store; a pager's guard runs on every press. Usage::
-
-    bot.pagers.register("sessions", self.render_page)  # (guild_id, arg, page) -> Page
-    bot.pagers.register("reminders", self.render_page, guard=ensure_organizer)
-    ...
-    await send_page(interaction, "sessions", arg, await self.render_page(guild_id, arg, 0), public=True)
-    # or let the registry render the first page:
-    embed, view = await bot.pagers.first_page("sessions", guild_id, arg)
+A feature registers a page renderer under a short name in ``bot.pagers`` in its cog's ``cog_load``
+(``bot.pagers.register("sessions", self.render_page, guard=...)``) and unregisters it in ``cog_unload``. The
+buttons carry ``pg:<name>:<arg>:<page>:<p|n>`` in their custom_id, so no state is held in memory and a press
+after a restart re-renders the page from the store; a pager's guard runs on every press.
 """
 
 from __future__ import annotations
@@ -37,6 +30,8 @@ LEGACY_SESSION_LIST = "sessions"
 
 @dataclass(frozen=True)
 class Page:
+    """One rendered page of a paged list."""
+
     embed: discord.Embed
     page: int  # 0-based, clamped by the renderer
     pages: int  # total, at least 1
@@ -52,6 +47,8 @@ PageGuard = Callable[["Interaction"], Awaitable[object]]
 
 @dataclass(frozen=True)
 class Pager:
+    """A registered paged list: how to render a page, and who may turn it."""
+
     render: PageRenderer
     guard: PageGuard | None = None
 
@@ -72,10 +69,12 @@ class Pagers:
         self._pagers[name] = Pager(render, guard)
 
     def unregister(self, *names: str) -> None:
+        """Forget the pagers called ``names``."""
         for name in names:
             self._pagers.pop(name, None)
 
     def get(self, name: str) -> Pager | None:
+        """The pager called ``name``, if registered."""
         return self._pagers.get(name)
 
     def __contains__(self, name: object) -> bool:
@@ -91,10 +90,12 @@ class Pagers:
 
 
 def page_count(total_items: int, per_page: int) -> int:
+    """How many pages ``total_items`` fill (at least one)."""
     return max(1, -(-total_items // per_page))
 
 
 def clamp_page(page: int, pages: int) -> int:
+    """``page`` kept within ``0..pages - 1``."""
     return min(max(page, 0), pages - 1)
 
 
@@ -116,11 +117,13 @@ class PageButton(
 
     @classmethod
     def from_match(cls, match: re.Match[str]) -> Self:
+        """The button from a custom id, the legacy session list's included."""
         if match["legacy_page"] is not None:
             return cls(LEGACY_SESSION_LIST, "", int(match["legacy_page"]), match["legacy_direction"])
         return super().from_match(match)
 
     async def pressed(self, interaction: Interaction) -> None:
+        """Turn the list to the button's page, when its pager still exists and the guard lets the presser."""
         pager = interaction.client.pagers.get(self.name)
         if pager is None or interaction.guild_id is None:
             await interaction.response.send_message("This list is no longer available.", ephemeral=True)

@@ -109,6 +109,7 @@ def member_is_organizer(member: discord.Member, config: GuildConfig) -> bool:
 
 
 def member_is_manager(member: discord.Member) -> bool:
+    """Whether the member administers or manages the server."""
     perms = member.guild_permissions
     return perms.administrator or perms.manage_guild
 
@@ -124,6 +125,7 @@ def require_guild_id(interaction: Interaction, refusal: str = IN_SERVER_ONLY) ->
 
 
 async def guild_config_for(interaction: Interaction) -> GuildConfig:
+    """The settings of the interaction's guild (NotAllowed in DMs)."""
     guild_id = require_guild_id(interaction)
     async with interaction.client.session_factory() as session:
         return await get_config(session, guild_id)

@@ -52,6 +52,7 @@ __all__ = [
 
 
 def embed_size(embed: discord.Embed) -> int:
+    """The characters an embed counts against Discord's embed total."""
     return len(embed)
 
 

@@ -115,6 +115,8 @@ def parse_shard_ids(text: str) -> tuple[int, ...]:
 
 
 class Settings(BaseSettings):
+    """The bot's settings, from the environment and ``.env``."""
+
     model_config = SettingsConfigDict(env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     discord_token: SecretStr | None = Field(default=None, description="Bot token (secret).")

@@ -48,6 +48,7 @@ def cut(text: str | None, limit: int) -> str:
 
 
 def one_line(text: str, limit: int = 100) -> str:
+    """``text`` on one line, cut to ``limit`` characters."""
     return cut(" ".join(text.split()), limit)
 
 

@@ -91,6 +91,7 @@ def date_window(now: datetime) -> tuple[date, date]:
 
 
 def out_of_range(now: datetime) -> BadInput:
+    """The BadInput for a date outside the window sessions may be set in."""
     first, last = date_window(now)
     return BadInput(
         f"Dates must be between {_fmt_long_date(first, weekday=False)} and "

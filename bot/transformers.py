@@ -1,19 +1,10 @@
 """Slash-command option types and autocomplete helpers shared by features.
 
-``SessionOption`` is a session picked by id, with autocomplete (upcoming first, then recent; at most
-25 choices, names within 100 characters). It only turns the option into an ``int``: the service
-checks that the id belongs to the guild (``get_session`` raises NotFound otherwise), so the check
-and the write happen in one transaction. ``SessionWhen`` is a time as typed, with an autocomplete
-preview of how it reads; a `timezone` option is plain text with :func:`timezone_autocomplete`, resolved
-once by the feature's draft.
-
-    from bot.transformers import SessionOption, SessionWhen, timezone_autocomplete
-
-    async def remind(self, interaction: Interaction, session: SessionOption, when: SessionWhen): ...
-
-For a feature's own options: :class:`OptionTransformer` (the option's type and bounds as class
-attributes), :class:`IdTransformer` (a row picked by number) and :func:`guild_choices` (autocomplete
-read from the store for the user's guild).
+``SessionOption`` is a session picked by id, with autocomplete; it only turns the option into an ``int``, and
+the service checks the id belongs to the guild, so check and write share one transaction. ``SessionWhen`` is
+a time as typed, with a preview of how it reads; a `timezone` option is plain text with
+:func:`timezone_autocomplete`. For a feature's own options: :class:`OptionTransformer`,
+:class:`IdTransformer` (a row picked by number) and :func:`guild_choices` (choices from the guild's store).
 """
 
 from __future__ import annotations
@@ -68,6 +59,7 @@ async def session_autocomplete(interaction: Interaction, current: str) -> list[a
 
 
 async def timezone_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """Time-zone choices matching what the member typed."""
     return [app_commands.Choice(name=n, value=v) for n, v in timeutil.timezone_choices(current)][:MAX_CHOICES]
 
 
@@ -81,14 +73,17 @@ class OptionTransformer(app_commands.Transformer["PaperclubBot"]):
 
     @property
     def type(self) -> discord.AppCommandOptionType:
+        """The option's Discord type."""
         return self.option_type
 
     @property
     def min_value(self) -> int | None:
+        """The option's smallest value, if any."""
         return self.minimum
 
     @property
     def max_value(self) -> int | None:
+        """The option's largest value, if any."""
         return self.maximum
 
 
@@ -102,6 +97,7 @@ class IdTransformer(OptionTransformer):
     noun: ClassVar[str] = "row"
 
     async def transform(self, interaction: Interaction, value: Any) -> int:
+        """The id the member gave, or BadInput."""
         return require_id(value, self.noun)
 
 
@@ -113,6 +109,7 @@ class SessionIdTransformer(IdTransformer):
     async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
         self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[int]]:
+        """The guild's sessions matching what the member typed."""
         return await session_autocomplete(interaction, str(value))
 
 
@@ -135,6 +132,7 @@ class WhenTransformer(OptionTransformer):
     max_days_ahead: ClassVar[int | None] = session_rules.MAX_DAYS_AHEAD
 
     async def transform(self, interaction: Interaction, value: Any) -> str:
+        """The time text on one line, or BadInput when empty."""
         text = " ".join(str(value).split())
         if not text:
             raise BadInput(f"Please give a time, e.g. {WHEN_EXAMPLES}.")
@@ -168,6 +166,7 @@ class WhenTransformer(OptionTransformer):
     async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
         self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[str]]:
+        """One choice showing how the typed time reads in club time (or why it cannot be read)."""
         text = " ".join(str(value).split())[: self.maximum]
         if not text:
             return []
@@ -184,6 +183,7 @@ class SessionEditWhenTransformer(WhenTransformer):
     """`when` of /session edit: without a `timezone`, read in the session's own zone (as the edit does)."""
 
     async def zone(self, interaction: Interaction, session: AsyncSession, config: GuildConfig) -> str:
+        """The zone to read the time in: the typed one, else the edited session's, else the guild's."""
         typed = getattr(interaction.namespace, "timezone", None)
         session_id = parse_id(getattr(interaction.namespace, "session", None))
         if typed or session_id is None or interaction.guild_id is None:

@@ -97,9 +97,13 @@ async def report_error(interaction: Interaction, error: BaseException) -> None:
 
 
 class PaperclubTree(app_commands.CommandTree["PaperclubBot"]):
+    """The bot's command tree: notes when each interaction arrived and answers errors for the member."""
+
     async def interaction_check(self, interaction: Interaction) -> bool:
+        """Note when the interaction arrived; let every command run."""
         interaction.extras.setdefault("paperclub_t0", time.perf_counter())
         return True
 
     async def on_error(self, interaction: Interaction, error: app_commands.AppCommandError) -> None:
+        """Answer a command's error for the member."""
         await report_error(interaction, error)

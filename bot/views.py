@@ -1,17 +1,9 @@
 """The UI base classes: a view, a modal and a restart-proof button whose errors go through the same handler
 as slash commands, and whose presses and submissions are logged.
 
-A button that must keep working after a restart keeps its state in its custom_id::
-
-    class RemindMeButton(PersistentButton, prefix="session:remind"):
-        session_id: int = field(r"\\d{1,10}", int)  # custom_id "session:remind:<session_id>"
-        label, emoji, style = "Remind me", "⏰", discord.ButtonStyle.primary
-
-        async def pressed(self, interaction: Interaction) -> None:
-            ...  # interaction.client is the PaperclubBot; errors reach the one handler
-
-    view.add_item(RemindMeButton(info.id))
-    bot.add_dynamic_items(RemindMeButton)  # in the cog's cog_load (remove_dynamic_items in cog_unload)
+A :class:`PersistentButton` keeps its state in its custom_id (``prefix`` plus ``field`` values), so it keeps
+working after a restart: subclass it with ``pressed``, add it to a view, and register it in the cog's
+``cog_load`` with ``bot.add_dynamic_items`` (``remove_dynamic_items`` in ``cog_unload``).
 """
 
 from __future__ import annotations
@@ -39,12 +31,14 @@ class PaperclubView(discord.ui.View):
     """A view whose errors become ephemeral replies (domain errors) or a logged apology."""
 
     async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        """Note when the interaction arrived; let every press through."""
         interaction.extras.setdefault("paperclub_t0", time.perf_counter())
         return True
 
     async def on_error(
         self, interaction: discord.Interaction[Any], error: Exception, item: discord.ui.Item[Any]
     ) -> None:
+        """Answer a component's error for the member."""
         await report_error(interaction, error)
 
 
@@ -52,6 +46,7 @@ class PaperclubModal(discord.ui.Modal):
     """A modal whose subclasses implement ``submitted``; errors go to the one handler, submissions are logged."""
 
     async def on_submit(self, interaction: discord.Interaction[Any], /) -> None:
+        """Handle the submitted modal, then log the outcome."""
         await self.submitted(interaction)
         log_component(interaction)
 
@@ -62,6 +57,7 @@ class PaperclubModal(discord.ui.Modal):
     async def on_error(  # type: ignore[override]  # discord.py's stub differs from its runtime call
         self, interaction: Interaction, error: Exception, /
     ) -> None:
+        """Answer a modal's error for the member."""
         await report_error(interaction, error)
 
 
@@ -145,6 +141,7 @@ class PersistentButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> Self:
+        """The button from its custom id's match."""
         return cls.from_match(match)
 
     @classmethod
@@ -153,6 +150,7 @@ class PersistentButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=
         return cls(*(spec.parse(match[spec.name]) for spec in cls._fields))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Handle a press, answering errors for the member."""
         await guarded(interaction, lambda: self.pressed(interaction))
 
     async def pressed(self, interaction: Interaction) -> None:
@@ -176,4 +174,5 @@ async def guarded(interaction: Interaction, handler: Callable[[], Awaitable[None
 
 
 def log_component(interaction: Interaction, outcome: str = "ok") -> None:
+    """Log a component or modal interaction's outcome."""
     log_outcome(interaction, outcome)

@@ -1,19 +1,9 @@
 """The bot's small web server (aiohttp.web): off unless ``WEB_PORT`` is set.
 
-Features add their routes while the bot sets up (in ``cog_load``), and the bot starts the server once
-every cog is loaded (the end of ``setup_hook``) and stops it in ``close``::
-
-    routes = web.RouteTableDef()
-
-    @routes.get("/{slug}/")
-    async def home(request: web.Request) -> web.StreamResponse: ...
-
-    async def cog_load(self) -> None:
-        if self.bot.web is not None:
-            self.bot.web.add_routes(routes)
-
-The server only listens on ``WEB_HOST`` (127.0.0.1 by default): put a reverse proxy in front of it for
-the internet. ``PUBLIC_URL`` is the address people use, for links in Discord messages and feeds.
+Features add their routes in ``cog_load`` (``self.bot.web.add_routes(routes)`` when ``bot.web`` is set); the
+bot starts the server once every cog is loaded (the end of ``setup_hook``) and stops it in ``close``. It
+only listens on ``WEB_HOST`` (127.0.0.1 by default): put a reverse proxy in front of it for the internet.
+``PUBLIC_URL`` is the address people use, for links in Discord messages and feeds.
 """
 
 from __future__ import annotations
@@ -39,6 +29,7 @@ class WebServer:
 
     @property
     def started(self) -> bool:
+        """Whether the server is serving."""
         return self._runner is not None
 
     def add_routes(self, routes: Iterable[web.AbstractRouteDef]) -> None:
@@ -63,6 +54,7 @@ class WebServer:
         return self._public_url or f"http://{self.host}:{self.bound_port}"
 
     async def start(self) -> None:
+        """Start serving (once)."""
         if self.started:
             return
         runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
@@ -79,6 +71,7 @@ class WebServer:
         )
 
     async def stop(self) -> None:
+        """Stop serving."""
         runner, self._runner, self._site = self._runner, None, None
         if runner is not None:
             await runner.cleanup()

@@ -31,6 +31,7 @@ class UTCDateTime(TypeDecorator[datetime]):
     cache_ok = True
 
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """Refuse a naive datetime; store an aware one as UTC."""
         if value is None:
             return None
         if value.tzinfo is None or value.utcoffset() is None:
@@ -41,6 +42,7 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value
 
     def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        """Read a stored timestamp back as an aware UTC datetime."""
         if value is None:
             return None
         if isinstance(value, str):
@@ -51,6 +53,8 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 
 class Base(DeclarativeBase):
+    """The declarative base of every model, with the project's constraint naming convention."""
+
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
     type_annotation_map = {datetime: UTCDateTime()}
 

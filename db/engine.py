@@ -134,6 +134,7 @@ def create_engine(
 
 
 def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    """A session factory for ``engine`` whose objects stay readable after commit."""
     return async_sessionmaker(engine, expire_on_commit=False)
 
 

@@ -1,19 +1,10 @@
 """Apply alembic migrations programmatically (at start-up, `paperclub db upgrade` and `db downgrade`).
 
-Each feature's migration branches from the foundation revision, so we upgrade
-to ``heads``: every branch, in dependency order.
-
-Several processes may start at once on one database (a deployment of shards, a rolling upgrade): the
-migrations must run once, and the others must wait for them and then find nothing to do.
-
-* PostgreSQL: the upgrade runs in one transaction that first takes a transaction-level advisory lock
-  (``pg_advisory_xact_lock``) keyed by the schema; a second process blocks on the lock until the first
-  commits, then alembic reads the new ``alembic_version`` and has nothing to do. DDL is transactional, so
-  a process killed mid-upgrade leaves the database as it was, and its lock goes with its connection.
-* SQLite: every transaction starts with ``BEGIN IMMEDIATE`` (db/engine.py), which takes the database's
-  one write lock, so a second process waits there (the busy timeout) and then finds nothing to do. An
-  upgrade that holds the lock longer than the busy timeout makes the waiter retry, up to
-  :data:`SQLITE_WAIT`.
+Each feature's migration branches from the foundation revision, so we upgrade to ``heads``. Processes that
+start at once on one database migrate once; the others wait, then find nothing to do: on PostgreSQL the
+upgrade is one transaction holding ``pg_advisory_xact_lock`` (DDL is transactional, so a killed process
+leaves the database as it was); on SQLite ``BEGIN IMMEDIATE`` (db/engine.py) takes the one write lock, and
+a waiter past the busy timeout retries, up to :data:`SQLITE_WAIT`.
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
-"""A local stand-in for the arXiv Atom API (``/api/query?id_list=...``), for tests and the demo.
+"""A local stand-in for the arXiv Atom API (``/api/query``), for tests and the demo.
 
-Register papers with :meth:`ArxivStandin.add`; ids not registered get arXiv's answers for unknown
-ids (an empty feed, or an error entry for a malformed id). ``search_query=ti:"..."`` (or ``ti:word``,
-terms joined by ``AND``) answers the papers whose titles hold each phrase, with ``start`` and
-``max_results`` (the API User's Manual, https://info.arxiv.org/help/api/user-manual.html, 5.1 "Details
-of Query Construction"). ``mode`` simulates trouble:
-``"down"`` (HTTP 503), ``"slow"`` (answers after ``delay`` seconds), ``"rate_limited"``
-(429 with ``Retry-After``); ``rate_limit_next(n)`` answers the next n requests with 429 only.
-
-``enforce_rate_limit`` (off unless a test turns it on) models arXiv's terms of use, "no more than one
-request every three seconds" (https://info.arxiv.org/help/api/tou.html): a request sooner than 3 s after
-the last one it let through gets 429 and is kept in ``refused_too_fast``. ``clock`` (time.monotonic
-unless given) times requests, so a test can share a virtual clock with the client.
+Papers registered with :meth:`ArxivStandin.add` are answered by ``id_list`` or by title ``search_query``
+(https://info.arxiv.org/help/api/user-manual.html); unknown ids get arXiv's answers for them. ``mode`` and
+``rate_limit_next`` simulate trouble; ``enforce_rate_limit`` models arXiv's "no more than one request every
+three seconds" (https://info.arxiv.org/help/api/tou.html), keeping refusals in ``refused_too_fast``. ``clock``
+times requests, so a test can share a virtual clock with the client.
 """
 
 from __future__ import annotations
@@ -36,6 +29,8 @@ _ID_OK = re.compile(r"(\d{4}\.\d{4,5}|[a-z][a-z-]*(\.[A-Z]{2})?/\d{7})(v\d+)?")
 
 @dataclass
 class StandinPaper:
+    """A paper the arXiv stand-in knows, as its Atom feed shows it."""
+
     arxiv_id: str
     title: str
     authors: list[str] = field(default_factory=list)
@@ -54,6 +49,7 @@ def _feed(entries: list[str], total: int) -> str:
 
 
 def paper_entry(paper: StandinPaper) -> str:
+    """Render one paper as an arXiv Atom ``<entry>``."""
     authors = "".join(f"    <author><name>{escape(a)}</name></author>\n" for a in paper.authors)
     # arXiv wraps long titles over lines with double spaces; the client must cope.
     title = escape(paper.title).replace(" ", "\n  ", 1) if len(paper.title) > 40 else escape(paper.title)
@@ -69,6 +65,7 @@ def paper_entry(paper: StandinPaper) -> str:
 
 
 def error_entry(arxiv_id: str) -> str:
+    """Render the error entry arXiv returns for an id it cannot parse."""
     return (
         "  <entry>\n"
         f"    <id>http://arxiv.org/api/errors#incorrect_id_format_for_{escape(arxiv_id)}</id>\n"
@@ -104,15 +101,18 @@ class ArxivStandin:
         abstract: str = "",
         published: str = "2024-01-22T18:59:59Z",
     ) -> StandinPaper:
+        """Add a paper the stand-in will answer for, and return it."""
         paper = StandinPaper(arxiv_id, title, list(authors or []), abstract, published)
         self.papers[arxiv_id.lower()] = paper
         return paper
 
     def rate_limit_next(self, count: int, retry_after: int = 1) -> None:
+        """Answer the next ``count`` queries with a 429 asking to retry after ``retry_after`` seconds."""
         self._rate_limit_next = count
         self.retry_after = retry_after
 
     async def start(self, port: int = 0) -> str:
+        """Start serving on ``port`` (0: any free one) and return the base URL."""
         app = web.Application()
         app.router.add_get("/api/query", self._query)
         self._runner = web.AppRunner(app, access_log=None)
@@ -124,6 +124,7 @@ class ArxivStandin:
         return self.url
 
     async def stop(self) -> None:
+        """Stop serving."""
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

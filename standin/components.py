@@ -1,23 +1,9 @@
 """Message components as Discord checks them: legacy action rows, Components V2 layouts, component ids.
 
-Docs cited: discord-api-docs ``developers/components/reference.mdx`` ("Component Reference"),
-``developers/resources/message.mdx`` ("Message Resource"), ``developers/change-log.mdx``.
-
-Two lines of defence, as everywhere in the stand-in. Discord's OpenAPI description (``standin/spec/``,
-checked on every request by :mod:`standin.openapi`) already holds each component's own shape:
-- the top-level components of a message: Action Row, Section, Text Display, Media Gallery, File,
-  Separator, Container (Component Reference: each "is a top-level ... component"; a Thumbnail only as a
-  Section's accessory, "Thumbnails are currently only available in messages as an accessory in a
-  section"; Label and the modal inputs only in modals);
-- a Section: "One to three child components", Text Displays, and one ``accessory``, a Button or a
-  Thumbnail (Section Structure, Section Child Components, Section Accessory Components);
-- a Container's children: Action Row, Text Display, Section, Media Gallery, Separator, File (Container
-  Child Components: no Container in a Container); ``accent_color`` "from 0x000000 to 0xFFFFFF";
-- a Media Gallery's "1 to 10 media gallery items"; a Separator's ``spacing`` 1 or 2; ``id`` a "32 bit
-  integer".
-
-This module holds what a schema cannot say: which of those a message may use (the ``IS_COMPONENTS_V2``
-flag), the totals over a whole message, uniqueness, and the flag's lifetime.
+Each component's own shape is checked by Discord's OpenAPI description (:mod:`standin.openapi`); this module
+holds what a schema cannot say: which components a message may use (the ``IS_COMPONENTS_V2`` flag), the
+totals over a whole message, uniqueness, and the flag's lifetime. Docs cited: discord-api-docs
+``developers/components/reference.mdx``, ``developers/resources/message.mdx``, ``developers/change-log.mdx``.
 """
 
 from __future__ import annotations
@@ -61,6 +47,7 @@ LEGACY_FIELD_USED = "MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2"
 
 
 def is_v2(flags: int) -> bool:
+    """Whether message flags mark a components-v2 message."""
     return bool(flags & IS_COMPONENTS_V2)
 
 
@@ -99,6 +86,7 @@ def text_displays(components: Sequence[Any]) -> list[str]:
 
 
 def text_length(components: Sequence[Any]) -> int:
+    """Total length of all text displays in a component tree."""
     return sum(len(text) for text in text_displays(components))
 
 
@@ -110,6 +98,7 @@ def text_length(components: Sequence[Any]) -> int:
 def check_ids(
     errs: FormErrors, components: Sequence[Any], path: Sequence[str | int] = ("components",)
 ) -> None:
+    """Record an error for each duplicated component ``id`` in the tree."""
     seen: set[int] = set()
     for here, comp in walk(components, path):
         ident = comp.get("id")
@@ -149,6 +138,7 @@ def check_custom_id(errs: FormErrors, path: list[str | int], comp: Json, seen: s
 
 
 def check_interactive(errs: FormErrors, path: list[str | int], comp: Json, seen: set[str]) -> None:
+    """Check one interactive component's fields as Discord validates them."""
     ctype = comp.get("type")
     if ctype == 2:  # Button Structure: a link button needs a url, others (but premium) a custom_id
         if comp.get("style") == 5:

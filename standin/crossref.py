@@ -1,16 +1,9 @@
 """A local stand-in for the Crossref REST API's ``/works/{doi}``, for tests and the demo.
 
-Shape from Crossref's REST API docs (https://api.crossref.org/swagger-ui/index.html; the work format in
-CrossRef/rest-api-doc ``api_format.md``): ``{"status": "ok", "message-type": "work", "message-version":
-"1.0.0", "message": {"DOI", "title": [...], "author": [{"given", "family", "sequence", "affiliation"}],
-"container-title": [...], "issued": {"date-parts": [[y, m, d]]}, "published": ..., "type", "URL",
-"publisher"}}``; a DOI it does not hold is 404 with the text ``Resource not found.``
-
-Rate limits, from 1 December 2025 ("Announcing changes to REST API rate limits", Crossref blog; the
-access-and-authentication docs): a request with ``mailto=`` (or a ``mailto:`` in its User-Agent) is in the
-polite pool, 10 single-record requests per second and 3 at once; without, the public pool, 5 per second
-and 1 at once. Every answer advertises ``x-rate-limit-limit``, ``x-rate-limit-interval: 1s`` and
-``x-api-pool``; going faster (or more at once) is 429 with a Retry-After.
+Answers in Crossref's work format (https://api.crossref.org/swagger-ui/index.html), 404 ``Resource not
+found.`` for an unknown DOI. Rate limits as Crossref's access-and-authentication docs have them: a request
+with ``mailto=`` (or in its User-Agent) is in the polite pool, others in the public pool, each with its own
+rate and concurrency; answers advertise ``x-rate-limit-*`` and ``x-api-pool``, and going faster is 429.
 """
 
 from __future__ import annotations
@@ -84,6 +77,7 @@ class CrossrefStandin(ServiceStandin):
         return "polite" if polite else "public"
 
     def over_limit(self, request: web.Request, now: float) -> float | None:
+        """Seconds to wait before this request fits its pool's limit, or None when it is admitted."""
         pool = self.pool(request)
         if self._in_flight[pool] > (POLITE if pool == "polite" else PUBLIC)[2]:
             return 1.0  # more at once than the pool allows (this request counted)
@@ -94,12 +88,14 @@ class CrossrefStandin(ServiceStandin):
         return {"x-rate-limit-limit": str(limit[0]), "x-rate-limit-interval": "1s", "x-api-pool": pool}
 
     def too_fast(self, request: web.Request, wait: float | None, told: bool = False) -> web.Response:
+        """Crossref's 429 answer, with the pool's rate-limit headers."""
         headers = self._headers(self.pool(request))
         if wait is not None:
             headers["Retry-After"] = str(max(1, round(wait + 0.499)))
         return web.Response(status=429, text="Too Many Requests", headers=headers)
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
+        """Register the ``/works/{doi}`` route."""
         router.add_get("/works/{doi:.+}", self._work)
 
     async def _answer(

@@ -1,16 +1,9 @@
 """A local stand-in for the DataCite REST API's ``/dois/{doi}``, for tests and the demo (arXiv registers
 its ``10.48550/arXiv.*`` DOIs with DataCite).
 
-Shape from DataCite's REST API guide (https://support.datacite.org/docs/api-get-doi) in JSON:API
-(https://jsonapi.org), content type ``application/vnd.api+json``: ``{"data": {"id": "<doi, lower case>",
-"type": "dois", "attributes": {"doi", "identifiers", "creators": [{"name", "nameType", "givenName",
-"familyName", "affiliation"}], "titles": [{"title"}], "publisher", "publicationYear", "types", "url",
-"descriptions", ...}, "relationships": {"client": {...}}}}``; a DOI it does not know is 404 with
-``{"errors": [{"status": "404", "title": "The resource you are looking for doesn't exist."}]}``.
-
-Rate limits (https://support.datacite.org/docs/rate-limit): per IP address per 5 minutes, 1,000
-requests identified by a ``mailto=`` parameter or an e-mail address in the User-Agent, 500 otherwise;
-beyond, 429 with a Retry-After.
+Answers in DataCite's JSON:API shape (https://support.datacite.org/docs/api-get-doi), 404 for an unknown DOI.
+Rate limits (https://support.datacite.org/docs/rate-limit): per IP per 5 minutes, a higher limit for requests
+identified by ``mailto=`` or an e-mail address in the User-Agent; beyond, 429 with a Retry-After.
 """
 
 from __future__ import annotations
@@ -94,9 +87,11 @@ class DataCiteStandin(ServiceStandin):
         return "mailto" in request.query or bool(_EMAIL.search(request.headers.get("User-Agent", "")))
 
     def over_limit(self, request: web.Request, now: float) -> float | None:
+        """Seconds to wait before this request fits its caller's limit, or None when it is admitted."""
         return self._windows[self.identified(request)].admit(now)
 
     def too_fast(self, request: web.Request, wait: float | None, told: bool = False) -> web.Response:
+        """DataCite's JSON:API 429 answer."""
         headers = {"Retry-After": str(max(1, round(wait + 0.499)))} if wait is not None else {}
         return web.json_response(
             {"errors": [{"status": "429", "title": "Too many requests"}]},
@@ -106,6 +101,7 @@ class DataCiteStandin(ServiceStandin):
         )
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
+        """Register the ``/dois/{doi}`` route."""
         router.add_get("/dois/{doi:.+}", self._doi)
 
     async def _doi(self, request: web.Request) -> web.Response:

@@ -24,10 +24,12 @@ class ApiError(Exception):
 
 
 def not_found(what: str, code: int) -> ApiError:
+    """A 404 API error for an unknown ``what``."""
     return ApiError(404, code, f"Unknown {what}")
 
 
 def missing_permissions() -> ApiError:
+    """The 403 Missing Permissions API error."""
     return ApiError(403, 50013, "Missing Permissions")
 
 
@@ -41,6 +43,7 @@ class FormErrors:
         return bool(self.tree)
 
     def add(self, path: Sequence[str | int], code: str, message: str) -> None:
+        """Add an error at ``path`` in the nested error tree."""
         node = self.tree
         for part in path:
             node = node.setdefault(str(part), {})
@@ -49,6 +52,7 @@ class FormErrors:
     def length(
         self, path: Sequence[str | int], value: Any, high: int, low: int = 0, required: bool = False
     ) -> None:
+        """Add an error when ``value`` is missing (if required) or outside ``low``..``high`` in length."""
         if value is None:
             if required:
                 self.add(path, "BASE_TYPE_REQUIRED", "This field is required")
@@ -63,5 +67,6 @@ class FormErrors:
                 self.add(path, "BASE_TYPE_MAX_LENGTH", f"Must be {high} or fewer in length.")
 
     def raise_if_any(self) -> None:
+        """Raise Invalid Form Body with the collected errors, if there are any."""
         if self.tree:
             raise ApiError(400, 50035, "Invalid Form Body", self.tree)

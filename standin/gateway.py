@@ -1,17 +1,10 @@
 """The gateway websocket: HELLO, IDENTIFY → READY + GUILD_CREATE, heartbeats, RESUME with replay, shards.
 
-Frames go out as plain JSON text; discord.py accepts text frames even when it asked for
-``compress=zlib-stream`` (``DiscordWebSocket.received_message`` only decompresses ``bytes``).
-
-Sharding, as Discord's gateway documents it (https://discord.com/developers/docs/events/gateway#sharding):
-an IDENTIFY with ``shard: [shard_id, num_shards]`` gets, in READY and the GUILD_CREATEs after it and in every
-later event, only the guilds with ``(guild_id >> 22) % num_shards == shard_id``; events without a guild
-(DMs, DM interactions) go to shard 0 only. Several sessions may identify as the same shard (Discord allows
-it, for hand-overs); each gets that shard's events. An invalid shard is closed with 4010, a session that
-would hold more than 2,500 guilds with 4011 ("Each shard can only support a maximum of 2500 guilds, and
-apps that are in 2500+ guilds must enable sharding"). Opt-in (``enforce_identify_rate``): at most
-``max_concurrency`` IDENTIFYs per 5 seconds, one per bucket ``shard_id % max_concurrency``; one over it is
-answered with Invalid Session (opcode 9), as the docs' "Max Concurrency" and "Rate Limiting" describe.
+Frames go out as JSON text (discord.py only decompresses ``bytes``). Sharding as Discord documents it
+(https://discord.com/developers/docs/events/gateway#sharding): a shard gets only its guilds' events, events
+without a guild go to shard 0, several sessions may share a shard; an invalid shard is closed with 4010, one
+over the per-shard guild limit with 4011. Opt-in ``enforce_identify_rate`` answers IDENTIFYs beyond
+``max_concurrency`` per bucket with Invalid Session (opcode 9), as "Max Concurrency" describes.
 """
 
 from __future__ import annotations
@@ -86,6 +79,8 @@ def event_guild_id(event: str, data: Any) -> int | None:
 
 @dataclass
 class Session:
+    """One gateway session: its intents, sequence number, websocket and events buffered for RESUME."""
+
     id: str
     intents: int
     seq: int = 0
@@ -108,9 +103,11 @@ class Session:
 
     @property
     def live(self) -> bool:
+        """Whether the session's websocket is open."""
         return self.ws is not None and not self.ws.closed
 
     def wants(self, event: str, data: Any) -> bool:
+        """Whether the session's intents let it receive ``event``."""
         bits = EVENT_INTENTS.get(event)
         if bits is None:
             return True
@@ -119,6 +116,7 @@ class Session:
         return bool(self.intents & bit) if bit else in_guild and bool(self.intents & GUILDS)
 
     async def send(self, frame: Json) -> None:
+        """Send a frame, if the websocket is open."""
         ws = self.ws
         if ws is None or ws.closed:
             return
@@ -153,6 +151,7 @@ class Gateway:
 
     @property
     def connected(self) -> bool:
+        """Whether any session has an open websocket."""
         return any(s.ws is not None and not s.ws.closed for s in self.sessions.values())
 
     async def _notify(self) -> None:
@@ -160,6 +159,7 @@ class Gateway:
             self.changed.notify_all()
 
     async def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+        """Wait until ``predicate`` holds after a session change."""
         async with self.changed:
             await asyncio.wait_for(self.changed.wait_for(predicate), timeout)
 
@@ -176,6 +176,7 @@ class Gateway:
         return next((s for s in self.sessions.values() if s.live and s.owns(guild_id)), None)
 
     async def dispatch(self, event: str, data: Any) -> None:
+        """Send an event to each session that owns its guild and has the intents for it."""
         guild_id = event_guild_id(event, data)
         for session in list(self.sessions.values()):
             if not session.owns(guild_id) or not session.wants(event, data):
@@ -199,6 +200,7 @@ class Gateway:
         await self._notify()
 
     async def close(self) -> None:
+        """Close every session's websocket and any separate site."""
         for session in self.sessions.values():
             if session.ws is not None and not session.ws.closed:
                 await session.ws.close(code=1001)
@@ -218,6 +220,7 @@ class Gateway:
 
     # -- websocket handler ----------------------------------------------------------------------------------
     async def handle(self, request: web.Request) -> web.WebSocketResponse:
+        """Serve one gateway websocket connection."""
         ws = web.WebSocketResponse(autoping=True, heartbeat=None)
         await ws.prepare(request)
         await ws.send_str(

@@ -1,22 +1,10 @@
 """What every outside-service stand-in shares: an aiohttp server on 127.0.0.1, a log of the requests it saw
 (with their time), the service's published rate limit, and trouble switched on per test.
 
-Trouble (checked in this order, before the service's own handler):
-
-* the service's own refusals (``refuse``: a wrong key, say).
-* ``rate_limit_next(n, retry_after)`` — the next n requests get 429 (``Retry-After`` unless None).
-* the modelled rate limit (``enforce_rate_limit``, on unless turned off) — a request beyond the service's
-  published limit gets the service's 429; it is also kept in ``refused_too_fast``, so a test or bench can
-  assert the client never went too fast. A shared pool's refusals at random (``busy``) are not kept.
-* ``fail_next(n, status)`` and ``mode = "down"`` — 5xx (``down_status``, 503 unless set).
-* ``mode = "slow"`` — the answer comes after ``delay`` seconds (released at once when the stand-in stops).
-* ``mode = "garbage"`` — 200 with an HTML error page labelled JSON.
-* ``mode = "wrong_types"`` — the service's real answer with every value of the wrong JSON type (strings
-  become numbers, numbers strings, lists objects ...), except the keys in ``keep_types``.
-
-Time comes from ``clock`` (``time.monotonic`` unless given), so a test can drive the client and the
-stand-in from one virtual clock and check pacing without sleeping. :func:`hostile_text` is text a source
-might send to make a bot ping, render markdown, or store too much.
+Trouble, checked before the service's handler: the service's own refusals (``refuse``), ``rate_limit_next``,
+the modelled rate limit (``enforce_rate_limit``; refusals kept in ``refused_too_fast``), ``fail_next`` and
+``mode`` ("down", "slow", "garbage", "wrong_types"). Time comes from ``clock``, so a test can check pacing
+on a virtual clock; :func:`hostile_text` is text a source might send to ping, render markdown or flood.
 """
 
 from __future__ import annotations

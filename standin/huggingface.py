@@ -1,19 +1,9 @@
 """A local stand-in for Hugging Face Papers and the Hub's paper links, for tests and the demo.
 
-Shapes as huggingface_hub's ``HfApi`` reads them (``paper_info``, ``list_papers``; ``PaperInfo`` in
-``hf_api.py``) and the Hub's repos-by-paper endpoint:
-
-* ``GET /api/papers/{arxiv_id}`` — the paper page (``id``, ``title``, ``authors`` [{``name``}],
-  ``summary``, ``publishedAt``, ``upvotes``, ``githubRepo``, ``githubStars``, ``projectPage``,
-  ``discussionId``); 404 ``{"error": "Paper not found"}`` when it is not indexed.
-* ``GET /api/arxiv/{arxiv_id}/repos`` — ``{"models": [...], "datasets": [...], "spaces": [...]}``, each
-  repo ``{"id", "likes", "downloads", ...}``; empty lists for a paper nothing cites.
-* ``GET /api/papers/search?q=&limit=`` — a list of ``{"paper": {...}, "title", "publishedAt", ...}``.
-
-Rate limit (hub-docs ``docs/hub/rate-limits.md``): an anonymous caller gets 500 "Hub APIs" requests per
-5-minute fixed window (per IP address). Every answer carries ``RateLimit: "api";r=<left>;t=<seconds to
-reset>`` and ``RateLimit-Policy: "fixed window";"api";q=500;w=300`` (the IETF draft the docs name); the
-429 says when the window resets in ``RateLimit``'s ``t=``, with no Retry-After.
+Answers the paper page, paper search and repos-by-paper endpoints in the shapes huggingface_hub's ``HfApi``
+reads. Rate limit as hub-docs ``docs/hub/rate-limits.md`` has it for an anonymous caller: a fixed window per
+IP, every answer with ``RateLimit`` and ``RateLimit-Policy`` headers, and a 429 that says when the window
+resets in ``RateLimit``'s ``t=``, with no Retry-After.
 """
 
 from __future__ import annotations
@@ -95,6 +85,7 @@ class HuggingFaceStandin(ServiceStandin):
         return paper
 
     def over_limit(self, request: web.Request, now: float) -> float | None:
+        """Seconds to wait before this request fits the hourly limit, or None when it is admitted."""
         return self.window.admit(now)
 
     def _headers(self) -> dict[str, str]:
@@ -106,6 +97,7 @@ class HuggingFaceStandin(ServiceStandin):
         }
 
     def too_fast(self, request: web.Request, wait: float | None, told: bool = False) -> web.Response:
+        """Hugging Face's 429 answer, with its ``RateLimit`` header."""
         headers = self._headers()
         if wait is not None:
             headers["RateLimit"] = f'"api";r=0;t={max(1, int(wait + 0.999))}'
@@ -116,6 +108,7 @@ class HuggingFaceStandin(ServiceStandin):
         )
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
+        """Register the paper search, paper and repos routes."""
         router.add_get("/api/papers/search", self._search)
         router.add_get("/api/papers/{arxiv_id:.+}", self._paper)
         router.add_get("/api/arxiv/{arxiv_id:.+}/repos", self._repos)

@@ -37,34 +37,42 @@ class Response:
 
     @property
     def content(self) -> str:
+        """The response's message content."""
         return self.message.content if self.message else str(self.data.get("content") or "")
 
     @property
     def embeds(self) -> list[Json]:
+        """The response's embeds."""
         return self.message.embeds if self.message else list(self.data.get("embeds") or [])
 
     @property
     def components(self) -> list[Json]:
+        """The response's components."""
         return self.message.components if self.message else list(self.data.get("components") or [])
 
     @property
     def attachments(self) -> list[Json]:
+        """The response's message attachments."""
         return self.message.attachments if self.message else []
 
     @property
     def flags(self) -> int:
+        """The response's message flags."""
         return self.message.flags if self.message else int(self.data.get("flags") or 0)
 
     @property
     def ephemeral(self) -> bool:
+        """Whether only the invoking user sees the response."""
         return bool(self.flags & EPHEMERAL)
 
     @property
     def deferred(self) -> bool:
+        """Whether the response was a deferral."""
         return self.type in (5, 6)
 
     @property
     def choices(self) -> list[Json]:
+        """The autocomplete choices, for an autocomplete result."""
         return list(self.data.get("choices") or []) if self.type == 8 else []
 
     @property
@@ -92,18 +100,22 @@ class InteractionRecord:
 
     @property
     def channel_id(self) -> int:
+        """The channel the interaction came from."""
         return int(self.payload["channel_id"])
 
     @property
     def guild_id(self) -> int | None:
+        """The guild the interaction came from, or None in a DM."""
         return int(self.payload["guild_id"]) if self.payload.get("guild_id") else None
 
     @property
     def user_id(self) -> int:
+        """The user who invoked the interaction."""
         user = self.payload.get("member", {}).get("user") or self.payload["user"]
         return int(user["id"])
 
     def metadata(self) -> Json:
+        """The ``interaction_metadata`` a message answering this interaction carries."""
         user = self.payload.get("member", {}).get("user") or self.payload.get("user")
         data: Json = {
             "id": str(self.id),
@@ -125,10 +137,12 @@ class InteractionRecord:
         return data
 
     async def notify(self) -> None:
+        """Wake everyone waiting on this interaction."""
         async with self.changed:
             self.changed.notify_all()
 
     async def wait(self, predicate: Callable[[], bool], timeout: float) -> None:
+        """Wait until ``predicate`` holds after a change, up to ``timeout`` seconds."""
         async with self.changed:
             await asyncio.wait_for(self.changed.wait_for(predicate), timeout)
 
@@ -142,10 +156,12 @@ class InteractionResult:
 
     @property
     def id(self) -> int:
+        """The interaction's id."""
         return self.record.id
 
     @property
     def followups(self) -> list[Message]:
+        """The followup messages sent so far."""
         return list(self.record.followups)
 
     @property
@@ -155,9 +171,11 @@ class InteractionResult:
 
     @property
     def errors(self) -> list[Json]:
+        """The API errors the bot's answers got so far."""
         return list(self.record.errors)
 
     async def response(self, timeout: float | None = None) -> Response:
+        """Wait for the first answer to the interaction and return it."""
         await self.record.wait(lambda: self.record.response is not None, timeout or self.timeout)
         assert self.record.response is not None
         return self.record.response
@@ -169,6 +187,7 @@ class InteractionResult:
         return self.record.final
 
     async def wait_followups(self, count: int = 1, timeout: float | None = None) -> list[Message]:
+        """Wait until at least ``count`` followups have been sent and return them."""
         await self.record.wait(lambda: len(self.record.followups) >= count, timeout or self.timeout)
         return self.followups
 
@@ -180,6 +199,7 @@ class InteractionResult:
 
 # -- payload builders -----------------------------------------------------------------------------------------
 def base_payload(state: State, itype: int, channel: Channel, user: Member | User) -> Json:
+    """The fields every interaction payload carries, for ``user`` in ``channel``."""
     payload: Json = {
         "id": str(state.ids.next()),
         "application_id": str(state.application_id),
@@ -254,6 +274,7 @@ def _option_defs(cmd: Json, path: list[str]) -> tuple[list[Json], list[tuple[int
 def resolve_value(
     state: State, guild: Guild | None, otype: int, value: Any, resolved: Json, channel: Channel
 ) -> Any:
+    """An option value as the payload carries it, adding users, members, roles and channels to ``resolved``."""
     if otype in (3,):
         return str(value)
     if otype == 4:

@@ -31,6 +31,7 @@ COMMANDS_MAX = {1: 100, 2: 15, 3: 15}
 
 # -- messages -------------------------------------------------------------------------------------------------
 def embed_size(embed: Json) -> int:
+    """An embed's text length, as Discord counts it against the 6000-character total."""
     total = len(embed.get("title") or "") + len(embed.get("description") or "")
     total += len((embed.get("footer") or {}).get("text") or "") + len(
         (embed.get("author") or {}).get("name") or ""
@@ -41,6 +42,7 @@ def embed_size(embed: Json) -> int:
 
 
 def check_embeds(errs: FormErrors, embeds: list[Json], path: str = "embeds") -> None:
+    """Check embeds against Discord's count and field-length limits."""
     if len(embeds) > EMBEDS_MAX:
         errs.add([path], "BASE_TYPE_MAX_LENGTH", f"Must be {EMBEDS_MAX} or fewer in length.")
     for i, embed in enumerate(embeds):
@@ -62,6 +64,7 @@ def check_embeds(errs: FormErrors, embeds: list[Json], path: str = "embeds") -> 
 
 
 def check_poll(errs: FormErrors, poll: Json) -> None:
+    """Check a poll's question and answers against Discord's limits."""
     errs.length(["poll", "question", "text"], (poll.get("question") or {}).get("text"), 300, 1, required=True)
     answers = poll.get("answers") or []
     errs.length(["poll", "answers"], answers, 10, 1, required=True)
@@ -113,6 +116,7 @@ def check_edit(message: Message, body: Json, *, file_count: int = 0) -> None:
 
 
 def check_choices(choices: list[Json]) -> None:
+    """Check autocomplete choices against Discord's limits, raising Invalid Form Body."""
     errs = FormErrors()
     errs.length(["data", "choices"], choices, 25)
     for i, choice in enumerate(choices):
@@ -229,6 +233,7 @@ def _check_options(errs: FormErrors, path: list[str | int], options: list[Json],
 
 
 def check_command(errs: FormErrors, path: list[str | int], cmd: Json) -> None:
+    """Check one application command's names, descriptions and options."""
     ctype = cmd.get("type", 1)
     chat = ctype == 1
     _check_name_desc(errs, path, cmd, chat=chat)
@@ -246,6 +251,7 @@ def check_command(errs: FormErrors, path: list[str | int], cmd: Json) -> None:
 
 
 def check_commands(commands: list[Json]) -> None:
+    """Check a command set for invalid or duplicated commands, raising Invalid Form Body."""
     errs = FormErrors()
     keys: set[tuple[int, str]] = set()
     for i, cmd in enumerate(commands):
@@ -264,6 +270,7 @@ def check_commands(commands: list[Json]) -> None:
 
 # -- other bodies ---------------------------------------------------------------------------------------------
 def check_scheduled_event(body: Json, *, partial: bool) -> None:
+    """Check a scheduled event's fields, raising Invalid Form Body."""
     errs = FormErrors()
     errs.length(["name"], body.get("name"), 100, 1, required=not partial)
     errs.length(["description"], body.get("description"), 1000)
@@ -278,6 +285,7 @@ def check_scheduled_event(body: Json, *, partial: bool) -> None:
 
 
 def check_thread(body: Json) -> None:
+    """Check a thread's name and tags, raising Invalid Form Body."""
     errs = FormErrors()
     errs.length(["name"], body.get("name"), 100, 1, required=True)
     errs.length(["applied_tags"], body.get("applied_tags"), 5)

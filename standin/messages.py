@@ -91,6 +91,7 @@ def resolve_attachments(
 
 
 def poll_payload(poll: Json) -> Json:
+    """A message's poll as Discord returns it, with answer ids and an expiry."""
     hours = int(poll.get("duration", 24))
     expiry = dt.datetime.now(dt.UTC) + dt.timedelta(hours=hours)
     return {
@@ -142,6 +143,7 @@ def build_message(
     interaction: Json | None = None,
     loading: bool = False,
 ) -> Message:
+    """Build a message from a create-message body and its uploads."""
     author = author or state.bot
     flags = int(body.get("flags") or 0) & KEPT_FLAGS
     if loading:
@@ -227,6 +229,7 @@ def edit_message(state: State, message: Message, body: Json, uploads: list[Uploa
 
 
 def parse_time(value: Any) -> dt.datetime | None:
+    """Parse an ISO timestamp into an aware datetime (UTC when it has no zone)."""
     if not value:
         return None
     moment = dt.datetime.fromisoformat(str(value).replace("Z", "+00:00"))

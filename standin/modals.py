@@ -1,19 +1,9 @@
 """Modals: the rules for opening one (interaction callback type 9) and what a member's submit sends back.
 
-Docs cited: discord-api-docs ``developers/components/reference.mdx`` ("Component Reference": Label, Text
-Input, the selects, File Upload, Radio Group, Checkbox Group, Checkbox, Text Display), ``developers/
-interactions/receiving-and-responding.mdx`` (Modal; Modal Submit Data Structure) and the change log
-(25 August 2025 "New Modal Components", 10 September 2025 "More Modal Components", 15 October 2025 "File
-Upload Component in Modals", 12 February 2026 "Radio Groups, Checkbox Groups, and Checkboxes in Modals").
-
-Discord's OpenAPI description holds the shapes: a modal's top level is Labels, Text Displays and (deprecated)
-Action Rows of Text Inputs; a Label holds one Text Input, select, File Upload, Radio Group, Checkbox Group or
-Checkbox; a Radio Group has 2-10 options, a Checkbox Group 1-10. This module holds the rest.
-
-The submit helper sends what Discord's client sends, and refuses (``ValueError``) what no client would: a
-value outside a select's options, too few or too many choices, an empty required field, a file of a type the
-upload does not take. ``forged=True`` sends the values as given, as a modified client could: the way to test
-that the bot validates each answer itself.
+Discord's OpenAPI description holds the shapes; this module holds the rest (discord-api-docs
+``developers/components/reference.mdx``, ``developers/interactions/receiving-and-responding.mdx``). The
+submit helper sends what Discord's client sends and refuses (``ValueError``) what no client would;
+``forged=True`` sends the values as given, as a modified client could, to test that the bot checks each answer.
 """
 
 from __future__ import annotations

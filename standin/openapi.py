@@ -1,15 +1,10 @@
 """Every REST request checked against Discord's OpenAPI description (``standin/spec/openapi.json``).
 
-``load_spec()`` reads the vendored description once per process, applies the reasoned patches of
-:mod:`standin.spec_quirks` and builds the path matcher; ``ApiSpec.check`` matches a request to its
-operation by method and path template and validates its path parameters, query parameters and JSON body
-(for multipart requests, the ``payload_json`` part) with ``jsonschema``. ``$ref``s resolve inside the spec
-through a ``referencing`` registry. Validators are built on an operation's first request and kept.
-
-A violation names the operation (``operationId``) and a JSON pointer into the request seen as one
-document, ``{"path": {...}, "query": {...}, "body": ...}``: ``/body/embeds/0/title``, ``/query/limit``,
-``/path/channel_id``. The stand-in answers it like Discord's ``50035 Invalid Form Body`` and records it;
-the test harness fails the test that caused it (see ``StandIn.check_violations``).
+``load_spec()`` reads the description once per process with the patches of :mod:`standin.spec_quirks`;
+``ApiSpec.check`` matches a request to its operation and validates its path, query and JSON body with
+``jsonschema``. A violation names the ``operationId`` and a JSON pointer into ``{"path", "query", "body"}``
+(``/body/embeds/0/title``); the stand-in answers it like Discord's ``50035 Invalid Form Body`` and the test
+harness fails the test that caused it (``StandIn.check_violations``).
 """
 
 from __future__ import annotations
@@ -51,6 +46,8 @@ class SpecViolationError(AssertionError):
 
 @dataclass(frozen=True)
 class Violation:
+    """One way a request broke Discord's OpenAPI description."""
+
     operation_id: str
     method: str
     path: str  # as requested, without the /api/vN prefix
@@ -67,11 +64,14 @@ def _escape(part: object) -> str:
 
 
 def pointer(*parts: object) -> str:
+    """A JSON pointer built from ``parts``, each escaped."""
     return "".join("/" + _escape(p) for p in parts)
 
 
 @dataclass
 class Parameter:
+    """One path or query parameter of an operation, with its validator."""
+
     name: str
     location: str  # "path" or "query"
     required: bool
@@ -81,6 +81,8 @@ class Parameter:
 
 @dataclass
 class Operation:
+    """One operation of the spec: its method, path template and where it sits in the spec."""
+
     operation_id: str
     method: str
     template: str
@@ -163,11 +165,13 @@ class ApiSpec:
 
     # -- validators --------------------------------------------------------------------------------------
     def validator(self, spec_pointer: str) -> Validator:
+        """A validator for the schema at ``spec_pointer`` in the spec."""
         return SpecValidator(
             {"$ref": f"{SPEC_URI}#{spec_pointer}"}, registry=self.registry, format_checker=FORMATS
         )
 
     def resolve(self, spec_pointer: str) -> Any:
+        """The spec node at a JSON pointer."""
         node: Any = self.document
         for part in spec_pointer.lstrip("/").split("/"):
             part = part.replace("~1", "/").replace("~0", "~")
@@ -369,6 +373,7 @@ def error_tree(violations: Iterable[Violation]) -> dict[str, Any]:
 
 
 def error_body(violations: list[Violation]) -> dict[str, Any]:
+    """The error body Discord would send for these violations."""
     if all(v.operation_id == NO_OPERATION for v in violations):
         return {"message": "404: Not Found", "code": 0}
     return {"message": "Invalid Form Body", "code": 50035, "errors": error_tree(violations)}

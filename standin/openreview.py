@@ -1,22 +1,10 @@
 """A local stand-in for OpenReview API v2's public notes, for tests and the demo.
 
-Shapes from OpenReview's docs (https://docs.openreview.net: "Using the API: Notes", "How to get all
-decisions", API v2 entities: Note): a note is ``{"id", "forum", "replyto", "invitations": [...],
-"signatures", "readers", "writers", "cdate", "mdate", "content": {field: {"value": ...}}}``.
-
-* ``GET /notes?forum=<id>`` — ``{"notes": [...], "count": n}``: the submission (``id == forum``, content
-  ``title``, ``authors``, ``abstract``, ``venue``, ``venueid``), its reviews (``…/-/Official_Review``:
-  ``summary``, ``strengths``, ``weaknesses``, ``rating``) and its decision (``…/-/Decision``: ``decision``,
-  ``comment``). An unknown forum: an empty list.
-* ``GET /notes?id=<id>`` — the one note, or 404 ``{"name": "NotFoundError", "message": "The Note … was not
-  found", "status": 404}``.
-
-Reviews are here so tests can show a client never reads their text.
-
-Rate limit: OpenReview publishes none; its maintainers set them per kind of request and change them
-(openreview/openreview#254, #437). The stand-in holds notes requests to ``limit`` per ``per`` seconds
-(60 a minute unless set) and answers beyond that with OpenReview's RateLimitError body (``details``:
-``limit``, ``remaining``, ``resetTime``) and no Retry-After.
+``GET /notes?forum=<id>`` answers a submission with its reviews and decision, ``GET /notes?id=<id>`` one note,
+in the shapes of OpenReview's docs (https://docs.openreview.net, API v2 entities: Note); reviews are here so
+tests can show a client never reads their text. OpenReview publishes no rate limit (its maintainers set and
+change them: openreview/openreview#254, #437), so the stand-in holds requests to ``limit`` per ``per`` seconds
+and answers beyond that with OpenReview's RateLimitError body and no Retry-After.
 """
 
 from __future__ import annotations
@@ -113,9 +101,11 @@ class OpenReviewStandin(ServiceStandin):
         return note
 
     def over_limit(self, request: web.Request, now: float) -> float | None:
+        """Seconds to wait before this request fits the limit, or None when it is admitted."""
         return self.window.admit(now)
 
     def too_fast(self, request: web.Request, wait: float | None, told: bool = False) -> web.Response:
+        """OpenReview's 429 ``RateLimitError`` answer, with when the limit resets."""
         seconds = wait if wait is not None else self.window.per
         reset = (self.wall() + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
         return web.json_response(
@@ -135,6 +125,7 @@ class OpenReviewStandin(ServiceStandin):
         )
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
+        """Register the ``/notes`` route."""
         router.add_get("/notes", self._notes)
 
     async def _notes(self, request: web.Request) -> web.Response:

@@ -1,35 +1,10 @@
-"""Opt-in per-route rate limits, as Discord applies them and discord.py consumes them.
+"""Opt-in per-route and global rate limits, as Discord applies them and discord.py consumes them.
 
-Discord limits each route per *bucket*: one bucket hash per route (``X-RateLimit-Bucket``, the same for
-every channel), counted separately per major parameter (the channel for ``/channels/{channel_id}/...``).
-A bucket allows ``limit`` requests in a window that opens with the first request and lasts ``per``
-seconds; every answer carries ``X-RateLimit-Limit``, ``-Remaining``, ``-Reset`` (epoch seconds),
-``-Reset-After`` (seconds) and ``-Bucket``, and a request over the limit gets a 429 with ``Retry-After``,
-``X-RateLimit-Scope: user`` and the body ``{"message", "retry_after", "global": false}``.
-
-discord.py's ``Ratelimit`` (``discord/http.py``) reads those headers: when ``Remaining`` reaches 0 it
-sleeps ``Reset-After`` before the next request on that bucket + major parameter, so a well-behaved client
-sees (almost) no 429s. ``Reset-After`` is rounded *up* to the millisecond so that a client waking exactly
-on it is never early.
-
-Only ``POST /channels/{channel_id}/messages`` is limited, and only when ``StandIn.channel_message_limit``
-is set (``(5, 5.0)``: 5 per 5 s).
-
-The global limit, opt-in as ``StandIn.global_limit`` (``GLOBAL_LIMIT`` = ``(50, 1.0)``), follows Discord's
-rate-limit page (discord-api-docs ``docs/topics/rate-limits.md``, "Global Rate Limit"): "All bots can make
-up to 50 requests per second to our API. If no authorization header is provided, then the limit is applied
-to the IP address. This is independent of any individual rate limit on a route", and "Interaction endpoints
-are not bound to the bot's Global Rate Limit" (``POST /interactions/{id}/{token}/callback`` and the
-``/webhooks/{application_id}/{interaction_token}`` routes that token opens, see
-``docs/interactions/receiving-and-responding``). So every other request counts, per bot token (the
-``Authorization`` header) or per IP without one, in a fixed window that opens with its first request; past
-it the answer is the page's "Example Exceeded Global Rate Limit Response": a 429 with ``Retry-After``
-(whole seconds), ``X-RateLimit-Global: true``, ``X-RateLimit-Scope: global`` and no route headers, and the
-body ``{"message", "retry_after", "global": true}``. discord.py (``HTTPClient.request``) then holds every
-request of that client until ``retry_after`` has passed and retries. The global check comes first: a
-request refused by it is not counted against its route.
-
-Not emulated: shared/sub-limits and the invalid-request (Cloudflare) limit.
+Route limits (only ``POST /channels/{channel_id}/messages``, when ``StandIn.channel_message_limit`` is set)
+count per bucket and major parameter with Discord's ``X-RateLimit-*`` headers; ``Reset-After`` is rounded up
+so a client waking on it is never early. The global limit (``StandIn.global_limit``) counts every request but
+the interaction routes, per token or IP, checked first (discord-api-docs ``docs/topics/rate-limits.md``,
+"Global Rate Limit"). Not emulated: shared/sub-limits and the invalid-request (Cloudflare) limit.
 """
 
 from __future__ import annotations
@@ -55,11 +30,14 @@ def bucket_hash(method: str, template: str) -> str:
 
 
 def ceil_ms(seconds: float) -> float:
+    """Seconds rounded up to whole milliseconds, never below zero."""
     return math.ceil(max(seconds, 0.0) * 1000) / 1000
 
 
 @dataclass
 class Window:
+    """One rate-limit window: its limit, period, reset time and requests used."""
+
     limit: int
     per: float
     resets_at: float  # on the stand-in's monotonic clock
@@ -78,6 +56,7 @@ class Verdict:
     is_global: bool = False
 
     def headers(self) -> dict[str, str]:
+        """The ``X-RateLimit-*`` headers Discord sends for this window."""
         reset_after = ceil_ms(self.reset_after)
         return {
             "X-RateLimit-Limit": str(self.limit),
@@ -151,6 +130,7 @@ class RateLimiter:
         return Verdict(True, count, count - window.used, window.resets_at - now, bucket)
 
     def reset(self) -> None:
+        """Forget every window."""
         self.windows.clear()
 
     def _prune(self, now: float) -> None:
@@ -167,4 +147,5 @@ def route_limit(method: str, template: str, *, channel_message_limit: Limit | No
 
 
 def major_parameter(match_info: Mapping[str, str]) -> str:
+    """The route's major parameter (``channel_id=…`` and the like), or "" when it has none."""
     return next((f"{k}={match_info[k]}" for k in MAJOR_PARAMETERS if k in match_info), "")

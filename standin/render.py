@@ -4,9 +4,7 @@
   Next session: Attention Is All You Need
   ┌ Session #3 ─────────────
   │ When: Thu 5 Nov 18:00
-  │ Paper: https://arxiv.org/abs/1706.03762
-  └─────────────────────────
-  [ Sign up ↗ ] [ Remind me ]
+  └─────────────────────────  [ Sign up ↗ ] [ Remind me ]
 """
 
 from __future__ import annotations
@@ -65,6 +63,7 @@ def _wrap(text: str, width: int, prefix: str = "") -> list[str]:
 
 
 def render_embed(embed: Json, state: State | None = None, width: int = WIDTH) -> list[str]:
+    """Draw an embed as boxed text lines."""
     inner = width - 4
     title = humanize(str(embed.get("title") or ""), state)
     head = f"┌ {title} " if title else "┌"
@@ -254,6 +253,7 @@ def render_modal(modal: Json, state: State | None = None, width: int = WIDTH) ->
 
 
 def render_poll(poll: Json) -> list[str]:
+    """Draw a poll with its answers and vote counts as text lines."""
     counts = {int(c["id"]): int(c["count"]) for c in (poll.get("results") or {}).get("answer_counts") or []}
     final = " (final)" if (poll.get("results") or {}).get("is_finalized") else ""
     lines = [f"📊 {(poll.get('question') or {}).get('text')}{final}"]
@@ -307,5 +307,6 @@ def render_message(message: Message, state: State | None = None, *, width: int =
 def render_channel(
     state: State, channel_id: int, *, include_ephemeral: bool = False, width: int = WIDTH
 ) -> str:
+    """Draw a channel's messages as text."""
     messages = state.messages_in(channel_id, include_ephemeral=include_ephemeral)
     return "\n\n".join(render_message(m, state, width=width) for m in messages)

@@ -44,6 +44,8 @@ class RequestRecord:
 
 @dataclass
 class Fault:
+    """A fault a test injected: answer matching requests with ``status`` a number of times."""
+
     method: str
     pattern: re.Pattern[str]
     status: int
@@ -53,15 +55,18 @@ class Fault:
 
 
 def standin_of(request: web.Request) -> StandIn:
+    """The stand-in serving this request."""
     return request.app[STANDIN]
 
 
 def body_of(request: web.Request) -> Json:
+    """The request's JSON body, or {} when it is not an object."""
     body = request.get(JSON_KEY)
     return body if isinstance(body, dict) else {}
 
 
 def uploads_of(request: web.Request) -> list[Upload]:
+    """The files uploaded with the request."""
     return list(request.get(UPLOADS_KEY) or [])
 
 
@@ -75,10 +80,12 @@ def ok(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> w
 
 
 def no_content() -> web.Response:
+    """An empty 204 answer."""
     return web.Response(status=204)
 
 
 def snowflake(request: web.Request, key: str) -> int:
+    """The snowflake in the path at ``key``, or Invalid Form Body when it is not one."""
     raw = request.match_info[key]
     if not raw.isdigit():
         raise ApiError(
@@ -95,6 +102,7 @@ def snowflake(request: web.Request, key: str) -> int:
 
 
 def guild_from(request: web.Request) -> Guild:
+    """The guild named in the path, or Unknown Guild."""
     guild = standin_of(request).state.guilds.get(snowflake(request, "guild_id"))
     if guild is None:
         raise not_found("Guild", 10004)
@@ -102,6 +110,7 @@ def guild_from(request: web.Request) -> Guild:
 
 
 def channel_from(request: web.Request) -> Channel:
+    """The channel named in the path, or Unknown Channel."""
     channel = standin_of(request).state.channels.get(snowflake(request, "channel_id"))
     if channel is None:
         raise not_found("Channel", 10003)
@@ -109,12 +118,14 @@ def channel_from(request: web.Request) -> Channel:
 
 
 def bot_member(standin: StandIn, guild: Guild) -> Member:
+    """The bot's member in ``guild``."""
     return guild.members[standin.state.bot.id]
 
 
 def require(
     standin: StandIn, guild: Guild, perms: int, channel: Channel | None = None, *, any_of: bool = False
 ) -> None:
+    """Raise Missing Permissions unless the bot has ``perms`` (or, with ``any_of``, one of them)."""
     have = member_permissions(guild, bot_member(standin, guild), channel)
     if (any_of and not have & perms) or (not any_of and have & perms != perms):
         raise missing_permissions()
@@ -203,6 +214,7 @@ def _take_ratelimit(request: web.Request) -> ratelimits.Verdict | None:
 
 @web.middleware
 async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Record each API request, then apply faults, rate limits and the spec check around its handler."""
     standin = standin_of(request)
     if request.path.rstrip("/") == "/gateway" or request.path.startswith("/attachments/"):
         return await handler(request)
@@ -249,11 +261,13 @@ async def middleware(request: web.Request, handler: Handler) -> web.StreamRespon
 
 # -- users, gateway, application ------------------------------------------------------------------------------
 async def get_me(request: web.Request) -> web.Response:
+    """``GET /users/@me``: the bot user."""
     bot = standin_of(request).state.bot
     return ok({**bot.payload(), "verified": True, "mfa_enabled": False, "email": None, "locale": "en-US"})
 
 
 async def get_user(request: web.Request) -> web.Response:
+    """``GET /users/{user_id}``."""
     user = standin_of(request).state.users.get(snowflake(request, "user_id"))
     if user is None:
         raise not_found("User", 10013)
@@ -282,6 +296,7 @@ async def get_gateway(request: web.Request) -> web.Response:
 
 
 async def get_application(request: web.Request) -> web.Response:
+    """``GET /applications/@me``: the bot's application."""
     state = standin_of(request).state
     return ok(
         {
@@ -336,10 +351,12 @@ def _stored_command(standin: StandIn, scope: int | None, data: Json, previous: J
 
 
 async def list_commands(request: web.Request) -> web.Response:
+    """List the application commands of a scope (global or one guild)."""
     return ok(standin_of(request).state.commands.get(_scope(request), []))
 
 
 async def put_commands(request: web.Request) -> web.Response:
+    """Replace all application commands of a scope."""
     standin, scope = standin_of(request), _scope(request)
     body = request.get(JSON_KEY)
     if not isinstance(body, list):
@@ -357,6 +374,7 @@ async def put_commands(request: web.Request) -> web.Response:
 
 
 async def post_command(request: web.Request) -> web.Response:
+    """Create or overwrite one application command."""
     standin, scope = standin_of(request), _scope(request)
     body = body_of(request)
     limits.check_commands([body])
@@ -377,10 +395,12 @@ def _command_from(request: web.Request) -> tuple[list[Json], Json]:
 
 
 async def get_command(request: web.Request) -> web.Response:
+    """``GET`` one application command."""
     return ok(_command_from(request)[1])
 
 
 async def patch_command(request: web.Request) -> web.Response:
+    """Edit one application command."""
     commands, cmd = _command_from(request)
     merged = {**cmd, **body_of(request)}
     limits.check_commands([merged])
@@ -389,6 +409,7 @@ async def patch_command(request: web.Request) -> web.Response:
 
 
 async def delete_command(request: web.Request) -> web.Response:
+    """Delete one application command."""
     commands, cmd = _command_from(request)
     commands.remove(cmd)
     return no_content()
@@ -396,6 +417,7 @@ async def delete_command(request: web.Request) -> web.Response:
 
 # -- guilds ---------------------------------------------------------------------------------------------------
 async def get_guild(request: web.Request) -> web.Response:
+    """``GET /guilds/{guild_id}``, with approximate counts when asked."""
     guild = guild_from(request)
     data = guild.payload()
     if request.query.get("with_counts") in ("true", "1", "True"):
@@ -404,14 +426,17 @@ async def get_guild(request: web.Request) -> web.Response:
 
 
 async def guild_channels(request: web.Request) -> web.Response:
+    """A guild's channels, without threads."""
     return ok([c.payload() for c in guild_from(request).channels.values() if not c.is_thread])
 
 
 async def guild_roles(request: web.Request) -> web.Response:
+    """A guild's roles."""
     return ok([r.payload() for r in guild_from(request).roles.values()])
 
 
 async def guild_members(request: web.Request) -> web.Response:
+    """A page of a guild's members, by id after ``after``."""
     guild = guild_from(request)
     limit = int(request.query.get("limit", "1"))
     after = int(request.query.get("after", "0"))
@@ -420,6 +445,7 @@ async def guild_members(request: web.Request) -> web.Response:
 
 
 async def guild_member(request: web.Request) -> web.Response:
+    """One guild member, or Unknown Member."""
     member = guild_from(request).members.get(snowflake(request, "user_id"))
     if member is None:
         raise not_found("Member", 10007)
@@ -427,11 +453,13 @@ async def guild_member(request: web.Request) -> web.Response:
 
 
 async def active_threads(request: web.Request) -> web.Response:
+    """A guild's active (unarchived) threads."""
     threads = [c for c in guild_from(request).channels.values() if c.is_thread and not c.archived]
     return ok({"threads": [t.payload() for t in threads], "members": []})
 
 
 def add_routes(app: web.Application) -> None:
+    """Register the user, application, command and guild routes."""
     commands = "/applications/{app_id}/commands"
     guild_commands = "/applications/{app_id}/guilds/{guild_id}/commands"
     routes: list[tuple[str, str, Handler]] = [

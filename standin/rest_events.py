@@ -1,12 +1,10 @@
 """Guild scheduled event routes (create/list/get/edit/delete, interested users).
 
-Permissions follow Discord's current rules ("Guild Scheduled Event Permissions Requirements",
+Permissions follow Discord's rules ("Guild Scheduled Event Permissions Requirements",
 https://discord.com/developers/docs/resources/guild-scheduled-event#guild-scheduled-event-permissions-requirements):
-creating needs CREATE_EVENTS; modifying or deleting needs MANAGE_EVENTS, or CREATE_EVENTS when the current
-user created the event. Since 23 February 2026 MANAGE_EVENTS alone no longer lets a bot create events
-(change log, 24 November 2025: "Permission Changes Going into Effect February 2026"). The stand-in checks
-the guild-level permissions of EXTERNAL events; events in a channel (VOICE, STAGE_INSTANCE) are computed in
-that channel, with the channel's own extra permissions (CONNECT, MANAGE_CHANNELS...) not modelled.
+creating needs CREATE_EVENTS; modifying or deleting needs MANAGE_EVENTS, or CREATE_EVENTS for an event the
+bot created. EXTERNAL events are checked at guild level, channel events in their channel (the channel's own
+extra permissions, CONNECT, MANAGE_CHANNELS..., are not modelled).
 """
 
 from __future__ import annotations
@@ -85,6 +83,7 @@ def _check_event_cap(guild: Guild) -> None:
 
 
 async def create_event(request: web.Request) -> web.Response:
+    """Create a scheduled event, checked as Discord checks it."""
     standin, guild, body = standin_of(request), guild_from(request), body_of(request)
     require_create(standin, guild, body)
     limits.check_scheduled_event(body, partial=False)
@@ -117,14 +116,17 @@ async def create_event(request: web.Request) -> web.Response:
 
 
 async def list_events(request: web.Request) -> web.Response:
+    """A guild's scheduled events."""
     return ok(list(guild_from(request).scheduled_events.values()))
 
 
 async def get_event(request: web.Request) -> web.Response:
+    """``GET`` one scheduled event."""
     return ok(_event_from(request)[1])
 
 
 async def patch_event(request: web.Request) -> web.Response:
+    """Edit a scheduled event, checked as Discord checks it."""
     standin = standin_of(request)
     guild, event = _event_from(request)
     require_modify(standin, guild, event)
@@ -151,6 +153,7 @@ async def patch_event(request: web.Request) -> web.Response:
 
 
 async def delete_event(request: web.Request) -> web.Response:
+    """Delete a scheduled event."""
     standin = standin_of(request)
     guild, event = _event_from(request)
     require_modify(standin, guild, event)
@@ -160,6 +163,7 @@ async def delete_event(request: web.Request) -> web.Response:
 
 
 async def event_users(request: web.Request) -> web.Response:
+    """A page of a scheduled event's interested users."""
     standin = standin_of(request)
     guild, event = _event_from(request)
     users = sorted(standin.state.event_users.get(int(event["id"]), set()))
@@ -179,6 +183,7 @@ async def event_users(request: web.Request) -> web.Response:
 
 
 def add_routes(app: web.Application) -> None:
+    """Register the scheduled-event routes."""
     base = "/guilds/{guild_id}/scheduled-events"
     routes: list[tuple[str, str, Handler]] = [
         ("POST", base, create_event),

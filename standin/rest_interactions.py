@@ -45,6 +45,7 @@ async def _fail(record: InteractionRecord | None, status: int, code: int, messag
 
 
 async def callback(request: web.Request) -> web.Response:
+    """Take the first answer to an interaction (reply, deferral, update, modal, choices)."""
     standin = standin_of(request)
     record = standin.interactions.get(snowflake(request, "interaction_id"))
     if record is None or record.token != request.match_info["token"]:
@@ -167,6 +168,7 @@ def _target(request: web.Request, record: InteractionRecord) -> Message:
 
 
 async def followup(request: web.Request) -> web.Response:
+    """Send a followup message to an interaction."""
     standin = standin_of(request)
     record = _record_for(request)
     if record.response is None:
@@ -204,10 +206,12 @@ async def followup(request: web.Request) -> web.Response:
 
 
 async def get_webhook_message(request: web.Request) -> web.Response:
+    """``GET`` an interaction's original response or a followup."""
     return ok(_target(request, _record_for(request)).payload)
 
 
 async def patch_webhook_message(request: web.Request) -> web.Response:
+    """Edit an interaction's original response or a followup."""
     standin = standin_of(request)
     record = _record_for(request)
     message = _target(request, record)
@@ -223,6 +227,7 @@ async def patch_webhook_message(request: web.Request) -> web.Response:
 
 
 async def delete_webhook_message(request: web.Request) -> web.Response:
+    """Delete an interaction's original response or a followup."""
     standin = standin_of(request)
     record = _record_for(request)
     message = _target(request, record)
@@ -237,6 +242,7 @@ async def delete_webhook_message(request: web.Request) -> web.Response:
 
 
 def add_routes(app: web.Application) -> None:
+    """Register the interaction callback and webhook routes."""
     hook = "/webhooks/{app_id}/{token}"
     routes: list[tuple[str, str, Handler]] = [
         ("POST", "/interactions/{interaction_id}/{token}/callback", callback),

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 
 def message_from(request: web.Request, channel: Channel) -> Message:
+    """The message named in the path in ``channel``, or Unknown Message."""
     message = standin_of(request).state.messages.get(snowflake(request, "message_id"))
     if message is None or message.channel_id != channel.id or message.deleted:
         raise not_found("Message", 10008)
@@ -88,6 +89,7 @@ def check_can_post(standin: StandIn, channel: Channel, body: Json, file_count: i
 
 
 def is_reply(body: Json) -> bool:
+    """Whether a create-message body replies to another message (not a forward)."""
     reference = body.get("message_reference")
     return (
         isinstance(reference, dict) and int(reference.get("type") or 0) == 0
@@ -111,6 +113,7 @@ def drop_unembeddable(standin: StandIn, channel: Channel, body: Json, file_count
 
 
 async def post_message(request: web.Request) -> web.Response:
+    """Post a message in a channel."""
     standin, channel, body, uploads = (
         standin_of(request),
         channel_from(request),
@@ -139,6 +142,7 @@ async def post_message(request: web.Request) -> web.Response:
 
 
 async def list_messages(request: web.Request) -> web.Response:
+    """A page of a channel's messages."""
     standin, channel = standin_of(request), channel_from(request)
     messages = standin.state.messages_in(channel.id)
     limit = min(int(request.query.get("limit", "50")), 100)
@@ -154,10 +158,12 @@ async def list_messages(request: web.Request) -> web.Response:
 
 
 async def get_message(request: web.Request) -> web.Response:
+    """``GET`` one message."""
     return ok(message_from(request, channel_from(request)).payload)
 
 
 async def patch_message(request: web.Request) -> web.Response:
+    """Edit one of the bot's messages."""
     standin, channel = standin_of(request), channel_from(request)
     message = message_from(request, channel)
     if message.author_id != standin.state.bot.id:
@@ -170,6 +176,7 @@ async def patch_message(request: web.Request) -> web.Response:
 
 
 async def delete_message(request: web.Request) -> web.Response:
+    """Delete a message."""
     standin, channel = standin_of(request), channel_from(request)
     message = message_from(request, channel)
     guild = standin.state.guild_of(channel)
@@ -184,11 +191,13 @@ async def delete_message(request: web.Request) -> web.Response:
 
 
 async def reaction(request: web.Request) -> web.Response:
+    """Add or remove a reaction (accepted, not kept)."""
     message_from(request, channel_from(request))
     return no_content()
 
 
 async def pin(request: web.Request) -> web.Response:
+    """Pin or unpin a message."""
     standin, channel = standin_of(request), channel_from(request)
     message = message_from(request, channel)
     guild = standin.state.guild_of(channel)
@@ -202,15 +211,18 @@ async def pin(request: web.Request) -> web.Response:
 
 
 async def typing(request: web.Request) -> web.Response:
+    """Trigger typing (accepted, no effect)."""
     channel_from(request)
     return no_content()
 
 
 async def get_channel(request: web.Request) -> web.Response:
+    """``GET`` a channel."""
     return ok(channel_from(request).payload())
 
 
 async def patch_channel(request: web.Request) -> web.Response:
+    """Edit a guild channel."""
     standin, channel, body = standin_of(request), channel_from(request), body_of(request)
     guild = standin.state.guild_of(channel)
     if guild is None:
@@ -235,6 +247,7 @@ async def _announce_thread(standin: StandIn, thread: Channel) -> None:
 
 
 async def thread_from_message(request: web.Request) -> web.Response:
+    """Start a thread from a message."""
     standin, channel, body = standin_of(request), channel_from(request), body_of(request)
     message = message_from(request, channel)
     guild = standin.state.guild_of(channel)
@@ -262,6 +275,7 @@ async def thread_from_message(request: web.Request) -> web.Response:
 
 
 async def create_thread(request: web.Request) -> web.Response:
+    """Start a thread in a channel (a forum post, with its first message, in a forum)."""
     standin, channel, body, uploads = (
         standin_of(request),
         channel_from(request),
@@ -337,6 +351,7 @@ async def create_thread(request: web.Request) -> web.Response:
 
 
 async def add_thread_member(request: web.Request) -> web.Response:
+    """Add a member (or the bot, for ``@me``) to a thread."""
     standin, thread = standin_of(request), channel_from(request)
     if not thread.is_thread:
         raise ApiError(400, 50024, "Cannot execute action on this channel type")
@@ -356,6 +371,7 @@ async def add_thread_member(request: web.Request) -> web.Response:
 
 
 async def remove_thread_member(request: web.Request) -> web.Response:
+    """Remove a member (or the bot) from a thread."""
     standin, thread = standin_of(request), channel_from(request)
     raw = request.match_info["user_id"]
     thread.thread_members.discard(standin.state.bot.id if raw == "@me" else snowflake(request, "user_id"))
@@ -364,6 +380,7 @@ async def remove_thread_member(request: web.Request) -> web.Response:
 
 # -- polls ----------------------------------------------------------------------------------------------------
 async def expire_poll(request: web.Request) -> web.Response:
+    """End a poll now."""
     standin, channel = standin_of(request), channel_from(request)
     message = message_from(request, channel)
     poll = message.poll
@@ -378,6 +395,7 @@ async def expire_poll(request: web.Request) -> web.Response:
 
 
 async def poll_voters(request: web.Request) -> web.Response:
+    """The users who voted for one answer of a poll."""
     standin, channel = standin_of(request), channel_from(request)
     message = message_from(request, channel)
     answer = int(request.match_info["answer_id"])
@@ -390,6 +408,7 @@ async def poll_voters(request: web.Request) -> web.Response:
 
 # -- DMs and attachments --------------------------------------------------------------------------------------
 async def open_dm(request: web.Request) -> web.Response:
+    """Open (or return) the DM channel with a user."""
     standin, body = standin_of(request), body_of(request)
     user = standin.state.users.get(int(body.get("recipient_id") or 0))
     if user is None:
@@ -398,6 +417,7 @@ async def open_dm(request: web.Request) -> web.Response:
 
 
 async def get_attachment(request: web.Request) -> web.Response:
+    """Serve an uploaded attachment's bytes."""
     standin = standin_of(request)
     channel_id, attachment_id = (
         int(request.match_info["channel_id"]),
@@ -414,6 +434,7 @@ async def get_attachment(request: web.Request) -> web.Response:
 
 
 def add_routes(app: web.Application) -> None:
+    """Register the channel, message, thread, poll and DM routes."""
     msg = "/channels/{channel_id}/messages/{message_id}"
     routes: list[tuple[str, str, Handler]] = [
         ("GET", "/channels/{channel_id}", get_channel),

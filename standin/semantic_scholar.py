@@ -1,23 +1,10 @@
 """A local stand-in for the Semantic Scholar Academic Graph API (``/graph/v1``), for tests and the demo.
 
-Follows the Academic Graph OpenAPI description (https://api.semanticscholar.org/api-docs/graph):
-
-* ``GET /graph/v1/paper/{paper_id}`` — ids ``ARXIV:…``, ``DOI:…`` (any case), ``CorpusId:…`` or the
-  40-hex paperId; ``fields`` picks what is answered (``paperId`` always; without ``fields``, paperId and
-  title); an unknown field is 400 ``Unrecognized or unsupported fields: [...]``; an unknown paper 404
-  ``{"error": "Paper with id … not found"}``.
-* ``POST /graph/v1/paper/batch`` — ``{"ids": [...]}``, at most 500 (400 beyond), ``fields`` a query
-  parameter; a list in the ids' order, ``null`` for each id it does not know.
-* ``GET /graph/v1/paper/search/match?query=`` — ``{"data": [paper + matchScore]}`` for the closest
-  title, or 404 ``{"error": "Title match not found"}``.
-* ``GET /graph/v1/paper/search?query=&limit=`` — ``{"total", "offset", "next"?, "data"}``, limit ≤ 100.
-
-Rate limits (Semantic Scholar's API overview, https://www.semanticscholar.org/product/api): a request with
-a key in ``api_keys`` (header ``x-api-key``) is held to the introductory 1 request per second per key; a
-wrong key is 403. Without a key the request is in the shared anonymous pool, where other callers' load
-makes 429s come at random: ``anonymous_refusals`` is the chance of one (a seeded random, so a test is
-repeatable), and ``rate_limit_next`` tells it to. Semantic Scholar's own 429 carries no Retry-After unless
-``send_retry_after``; one a test asks for carries the Retry-After it gives.
+Answers paper lookup, batch, title match and search as the Academic Graph OpenAPI description has them
+(https://api.semanticscholar.org/api-docs/graph). Rate limits (https://www.semanticscholar.org/product/api):
+a keyed request (``x-api-key`` in ``api_keys``) is held to its key's limit, a wrong key is 403; unkeyed ones
+share the anonymous pool, where 429s come at random (``anonymous_refusals``, seeded) or on request
+(``rate_limit_next``), with no Retry-After unless ``send_retry_after``.
 """
 
 from __future__ import annotations
@@ -172,21 +159,25 @@ class SemanticScholarStandin(ServiceStandin):
 
     # -- limits ----------------------------------------------------------------------------------------
     def refuse(self, request: web.Request) -> web.Response | None:
+        """Semantic Scholar's 403 for an unknown API key, or None."""
         key = request.headers.get("x-api-key")
         if key is not None and key not in self.api_keys:
             return web.json_response({"message": "Forbidden"}, status=403)
         return None
 
     def over_limit(self, request: web.Request, now: float) -> float | None:
+        """Seconds to wait before this keyed request fits its key's limit, or None when it is admitted."""
         key = request.headers.get("x-api-key")
         if key is None:
             return None  # the shared pool: no per-client limit, see busy()
         return self._per_key.setdefault(key, SlidingWindow(*KEYED_RATE)).admit(now)
 
     def busy(self, request: web.Request) -> bool:
+        """Whether to refuse this unkeyed request because the shared pool is busy."""
         return "x-api-key" not in request.headers and self._random.random() < self.anonymous_refusals
 
     def too_fast(self, request: web.Request, wait: float | None, told: bool = False) -> web.Response:
+        """Semantic Scholar's 429 answer."""
         headers = {}
         if (told or self.send_retry_after) and wait is not None:
             headers["Retry-After"] = str(max(1, round(wait + 0.499)))
@@ -194,6 +185,7 @@ class SemanticScholarStandin(ServiceStandin):
 
     # -- routes ----------------------------------------------------------------------------------------
     def add_routes(self, router: web.UrlDispatcher) -> None:
+        """Register the paper batch, match, search and lookup routes."""
         router.add_post("/graph/v1/paper/batch", self._batch)
         router.add_get("/graph/v1/paper/search/match", self._match)
         router.add_get("/graph/v1/paper/search", self._search)

@@ -2,8 +2,7 @@
 
 async with StandIn() as standin:
     world = await standin.create_default_guild()
-    apply_api_base(standin.base_url)
-    ...  # start a discord.py client with any token
+    apply_api_base(standin.base_url)  # then start a discord.py client with any token
     result = await standin.invoke("setup show", member=world.admin)
     reply = await result.response()
 """
@@ -56,13 +55,17 @@ class Hold:
     held: int = 0  # requests held in all
 
     def matches(self, method: str, path: str) -> bool:
+        """Whether this hold keeps a request with ``method`` and ``path`` waiting."""
         return not self.released.is_set() and self.method in ("*", method) and bool(self.pattern.search(path))
 
     def release(self) -> None:
+        """Let the held requests through."""
         self.released.set()
 
 
 class StandIn(Acting):
+    """A local Discord (REST v10 and gateway) for tests and demos, with the API that drives it."""
+
     def __init__(
         self,
         *,
@@ -121,6 +124,7 @@ class StandIn(Acting):
 
     # -- lifecycle ------------------------------------------------------------------------------------------
     async def start(self) -> StandIn:
+        """Start serving REST and the gateway, and return self."""
         self.spec = load_spec()  # once per process: the patched spec, its path matcher, cached validators
         app = web.Application(
             middlewares=[self._hold_middleware, rest.middleware], client_max_size=64 * 1024 * 1024
@@ -143,6 +147,7 @@ class StandIn(Acting):
         return self
 
     async def stop(self) -> None:
+        """Close the gateway and stop serving."""
         await self.gateway.close()
         if self._runner is not None:
             await self._runner.cleanup()
@@ -157,10 +162,12 @@ class StandIn(Acting):
 
     @property
     def base_url(self) -> str:
+        """The REST base URL."""
         return f"http://{self.host}:{self.port}"
 
     @property
     def gateway_url(self) -> str:
+        """The gateway websocket URL."""
         if self.gateway_path is not None:
             return f"ws://{self.host}:{self.gateway_port}{self.gateway_path}"
         return f"ws://{self.host}:{self.port}/gateway/"
@@ -174,6 +181,7 @@ class StandIn(Acting):
 
     @property
     def bot_user(self) -> User:
+        """The bot's user."""
         return self.state.bot
 
     def clock(self) -> float:
@@ -181,6 +189,7 @@ class StandIn(Acting):
         return time.monotonic() + self.clock_offset
 
     def advance_clock(self, seconds: float) -> None:
+        """Move the stand-in's wall clock forward by ``seconds``."""
         self.clock_offset += seconds
 
     # -- Discord's OpenAPI description -----------------------------------------------------------------------
@@ -248,6 +257,7 @@ class StandIn(Acting):
         )
 
     def take_fault(self, method: str, path: str) -> Fault | None:
+        """Take one use of the first injected fault matching the request, or None."""
         for fault in self.faults:
             if fault.method in ("*", method) and fault.pattern.search(path):
                 fault.remaining -= 1
@@ -257,14 +267,17 @@ class StandIn(Acting):
         return None
 
     def requests_to(self, method: str, path_regex: str) -> list[RequestRecord]:
+        """The recorded requests with ``method`` whose path matches ``path_regex``."""
         pattern = re.compile(path_regex)
         return [r for r in self.requests if r.method == method.upper() and pattern.search(r.path)]
 
     async def notify(self) -> None:
+        """Wake everyone waiting for a change."""
         async with self._changed:
             self._changed.notify_all()
 
     async def wait_until(self, predicate: Callable[[], bool], timeout: float | None = None) -> None:
+        """Wait until ``predicate`` holds after a change."""
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(predicate), timeout or self.timeout)
 
@@ -293,21 +306,26 @@ class StandIn(Acting):
 
     # -- lookups --------------------------------------------------------------------------------------------
     def messages_in(self, channel: ChannelRef, *, include_ephemeral: bool = False) -> list[Message]:
+        """The messages in a channel."""
         return self.state.messages_in(self.channel(channel).id, include_ephemeral=include_ephemeral)
 
     def dm_messages(self, member: MemberRef) -> list[Message]:
+        """The messages in a member's DM channel with the bot."""
         user = member if isinstance(member, User) else self.member(member).user
         channel_id = self.state.dm_channels.get(user.id)
         return self.state.messages_in(channel_id) if channel_id else []
 
     def scheduled_events(self, guild: Guild | None = None) -> list[Json]:
+        """A guild's scheduled events."""
         return list(self._guild(guild).scheduled_events.values())
 
     @property
     def threads(self) -> list[Channel]:
+        """Every thread."""
         return [c for c in self.state.channels.values() if c.is_thread]
 
     def commands(self, guild: Guild | None = None) -> list[Json]:
+        """The application commands of a guild, or the global ones."""
         return list(self.state.commands.get(guild.id if guild else None, []))
 
     # -- gateway --------------------------------------------------------------------------------------------

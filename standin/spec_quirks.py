@@ -1,13 +1,9 @@
 """The known gaps and quirks of Discord's OpenAPI description, in one place, each with its reason.
 
-Upstream calls the description a preview that may be wrong, and where it disagrees with Discord's docs
-(or with what Discord demonstrably accepts from discord.py) the docs win. Each quirk is one narrow patch
-to the loaded copy (``standin/spec/openapi.json`` itself is never edited), with its reason and sources.
-A patch checks that its target still looks as expected: when the spec is updated and the gap is gone
-(or moved), loading fails and names the quirk, to be re-checked or removed.
-
-Sources are cited as ``discord-api-docs:<file>`` (github.com/discord/discord-api-docs) and
-``discord.py:<file>`` (github.com/Rapptz/discord.py, 2.7).
+Upstream calls the description a preview; where it disagrees with Discord's docs (or with what Discord
+accepts from discord.py) the docs win. Each quirk is one narrow patch to the loaded copy (the vendored file is
+never edited) that checks its target still looks as expected, so loading fails when a spec update moves it.
+Sources: ``discord-api-docs:<file>`` (github.com/discord/discord-api-docs), ``discord.py:<file>`` (2.7).
 """
 
 from __future__ import annotations
@@ -26,6 +22,8 @@ class QuirkTargetChanged(RuntimeError):
 
 @dataclass(frozen=True)
 class Quirk:
+    """One known gap between Discord's OpenAPI description and what Discord does, and its patch."""
+
     name: str
     reason: str
     sources: tuple[str, ...]
@@ -33,6 +31,7 @@ class Quirk:
 
 
 def schema(document: Json, name: str) -> Json:
+    """The spec's ``components/schemas/<name>``, or QuirkTargetChanged when it is gone."""
     try:
         found: Json = document["components"]["schemas"][name]
     except KeyError as exc:
@@ -41,6 +40,7 @@ def schema(document: Json, name: str) -> Json:
 
 
 def expect(condition: bool, quirk: str, what: str) -> None:
+    """Raise QuirkTargetChanged unless ``condition`` holds."""
     if not condition:
         raise QuirkTargetChanged(f"quirk {quirk!r}: {what}; re-check it against the new spec")
 
@@ -161,5 +161,6 @@ LOOSER_THAN_DISCORD: tuple[Looser, ...] = (
 
 
 def apply_all(document: Json) -> None:
+    """Patch the spec with every quirk."""
     for quirk in QUIRKS:
         quirk.patch(document)

@@ -104,6 +104,7 @@ class Snowflakes:
         self._increment = itertools.count()
 
     def next(self) -> int:
+        """A new snowflake, greater than any before."""
         ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
         candidate = (ms << 22) | (next(self._increment) & 0xFFF)
         if candidate <= self._last:
@@ -114,6 +115,8 @@ class Snowflakes:
 
 @dataclass
 class User:
+    """A Discord user."""
+
     id: int
     username: str
     bot: bool = False
@@ -122,13 +125,16 @@ class User:
 
     @property
     def mention(self) -> str:
+        """The user's mention."""
         return f"<@{self.id}>"
 
     @property
     def display_name(self) -> str:
+        """The global name, or the username."""
         return self.global_name or self.username
 
     def payload(self) -> Json:
+        """The user as the API returns it."""
         return {
             "id": str(self.id),
             "username": self.username,
@@ -145,6 +151,8 @@ class User:
 
 @dataclass
 class Role:
+    """A guild role."""
+
     id: int
     guild_id: int
     name: str
@@ -156,9 +164,11 @@ class Role:
 
     @property
     def mention(self) -> str:
+        """The role's mention (``@everyone`` for the guild's default role)."""
         return "@everyone" if self.id == self.guild_id else f"<@&{self.id}>"
 
     def payload(self) -> Json:
+        """The role as the API returns it."""
         return {
             "id": str(self.id),
             "name": self.name,
@@ -177,6 +187,8 @@ class Role:
 
 @dataclass
 class Member:
+    """A user's membership of a guild."""
+
     user: User
     guild_id: int
     roles: list[int] = field(default_factory=list)
@@ -185,17 +197,21 @@ class Member:
 
     @property
     def id(self) -> int:
+        """The member's user id."""
         return self.user.id
 
     @property
     def mention(self) -> str:
+        """The member's mention."""
         return self.user.mention
 
     @property
     def display_name(self) -> str:
+        """The nickname, or the user's display name."""
         return self.nick or self.user.display_name
 
     def payload(self, *, with_user: bool = True) -> Json:
+        """The member as the API returns it."""
         data: Json = {
             "roles": [str(r) for r in self.roles],
             "nick": self.nick,
@@ -216,17 +232,22 @@ class Member:
 
 @dataclass
 class Overwrite:
+    """A channel permission overwrite for a role or member."""
+
     id: int
     type: int  # 0 role, 1 member
     allow: int = 0
     deny: int = 0
 
     def payload(self) -> Json:
+        """The overwrite as the API returns it."""
         return {"id": str(self.id), "type": self.type, "allow": str(self.allow), "deny": str(self.deny)}
 
 
 @dataclass
 class Channel:
+    """A guild channel, thread or DM channel."""
+
     id: int
     type: int
     name: str | None = None
@@ -249,19 +270,23 @@ class Channel:
 
     @property
     def is_thread(self) -> bool:
+        """Whether the channel is a thread."""
         return self.type in THREAD_TYPES
 
     @property
     def mention(self) -> str:
+        """The channel's mention."""
         return f"<#{self.id}>"
 
     def tag_id(self, name: str) -> int:
+        """The id of the forum tag called ``name``."""
         for tag in self.available_tags:
             if tag["name"] == name:
                 return int(tag["id"])
         raise KeyError(name)
 
     def payload(self) -> Json:
+        """The channel as the API returns it."""
         data: Json = {
             "id": str(self.id),
             "type": self.type,
@@ -318,6 +343,8 @@ class Channel:
 
 @dataclass
 class Guild:
+    """A guild with its roles, members, channels and scheduled events."""
+
     id: int
     name: str
     owner_id: int
@@ -328,27 +355,32 @@ class Guild:
 
     @property
     def everyone(self) -> Role:
+        """The guild's ``@everyone`` role."""
         return self.roles[self.id]
 
     def role(self, name: str) -> Role:
+        """The role called ``name``."""
         for role in self.roles.values():
             if role.name == name:
                 return role
         raise KeyError(name)
 
     def channel(self, name: str) -> Channel:
+        """The channel called ``name`` (with or without ``#``)."""
         for channel in self.channels.values():
             if channel.name == name.lstrip("#"):
                 return channel
         raise KeyError(name)
 
     def member(self, name: str) -> Member:
+        """The member with ``name`` as username, nickname or global name."""
         for member in self.members.values():
             if name in (member.user.username, member.nick, member.user.global_name):
                 return member
         raise KeyError(name)
 
     def payload(self) -> Json:
+        """The guild as the API returns it."""
         return {
             "id": str(self.id),
             "name": self.name,
@@ -382,6 +414,7 @@ class Guild:
         }
 
     def gateway_payload(self) -> Json:
+        """The guild as GUILD_CREATE sends it, with channels, members and events."""
         data = self.payload()
         data.update(
             {
@@ -414,38 +447,47 @@ class Message:
 
     @property
     def id(self) -> int:
+        """The message's id."""
         return int(self.payload["id"])
 
     @property
     def channel_id(self) -> int:
+        """The id of the message's channel."""
         return int(self.payload["channel_id"])
 
     @property
     def author_id(self) -> int:
+        """The id of the message's author."""
         return int(self.payload["author"]["id"])
 
     @property
     def content(self) -> str:
+        """The message's content."""
         return str(self.payload.get("content") or "")
 
     @property
     def embeds(self) -> list[Json]:
+        """The message's embeds."""
         return list(self.payload.get("embeds") or [])
 
     @property
     def components(self) -> list[Json]:
+        """The message's components."""
         return list(self.payload.get("components") or [])
 
     @property
     def attachments(self) -> list[Json]:
+        """The message's attachments."""
         return list(self.payload.get("attachments") or [])
 
     @property
     def poll(self) -> Json | None:
+        """The message's poll, if it has one."""
         return self.payload.get("poll")
 
     @property
     def flags(self) -> int:
+        """The message's flags."""
         return int(self.payload.get("flags") or 0)
 
     def walk_components(self) -> list[Json]:
@@ -465,6 +507,7 @@ class Message:
         return out
 
     def component(self, custom_id: str) -> Json:
+        """The component with ``custom_id``, anywhere in the message."""
         for item in self.walk_components():
             if item.get("custom_id") == custom_id:
                 return item
@@ -477,6 +520,7 @@ class Message:
 
     @property
     def is_components_v2(self) -> bool:
+        """Whether the message uses components v2."""
         return bool(self.flags & IS_COMPONENTS_V2)
 
     @property
@@ -494,6 +538,7 @@ class Message:
         return [c for c in self.walk_components() if c.get("type") == ctype]
 
     def file(self, filename: str) -> bytes:
+        """The bytes of the attachment called ``filename``."""
         for attachment in self.attachments:
             if attachment["filename"] == filename:
                 return self.files[int(attachment["id"])]
@@ -555,9 +600,11 @@ class State:
 
     # -- lookups ---------------------------------------------------------------------------------------------
     def guild_of(self, channel: Channel) -> Guild | None:
+        """The guild a channel belongs to, or None for a DM."""
         return self.guilds.get(channel.guild_id) if channel.guild_id else None
 
     def add_channel(self, channel: Channel) -> Channel:
+        """Add a channel to the world (and its guild)."""
         self.channels[channel.id] = channel
         self.channel_messages.setdefault(channel.id, [])
         if channel.guild_id is not None:
@@ -565,6 +612,7 @@ class State:
         return channel
 
     def add_message(self, message: Message) -> Message:
+        """Add a message to its channel."""
         self.messages[message.id] = message
         self.channel_messages.setdefault(message.channel_id, []).append(message.id)
         channel = self.channels.get(message.channel_id)
@@ -575,10 +623,12 @@ class State:
         return message
 
     def messages_in(self, channel_id: int, *, include_ephemeral: bool = False) -> list[Message]:
+        """The channel's messages, without deleted ones and (unless asked) ephemeral ones."""
         found = (self.messages[i] for i in self.channel_messages.get(channel_id, []))
         return [m for m in found if not m.deleted and (include_ephemeral or not m.ephemeral)]
 
     def dm_channel(self, user: User) -> Channel:
+        """The DM channel with ``user``, opened when there is none."""
         channel_id = self.dm_channels.get(user.id)
         if channel_id is None:
             channel = self.add_channel(Channel(id=self.ids.next(), type=DM, recipients=[user]))
@@ -587,4 +637,5 @@ class State:
         return self.channels[channel_id]
 
     def all_commands(self) -> list[Json]:
+        """Every synced application command, global and per guild."""
         return [c for cmds in self.commands.values() for c in cmds]

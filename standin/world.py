@@ -71,6 +71,7 @@ class WorldBuilder:
 
     # -- lookups --------------------------------------------------------------------------------------------
     def channel(self, ref: ChannelRef, guild: Guild | None = None) -> Channel:
+        """The channel ``ref`` names (a channel, id or name)."""
         if isinstance(ref, Channel):
             return ref
         if isinstance(ref, int):
@@ -78,6 +79,7 @@ class WorldBuilder:
         return self._guild(guild).channel(ref)
 
     def member(self, ref: MemberRef, guild: Guild | None = None) -> Member:
+        """The member ``ref`` names (a member, user, id or name)."""
         if isinstance(ref, Member):
             return ref
         the_guild = self._guild(guild)
@@ -88,10 +90,12 @@ class WorldBuilder:
         return the_guild.member(ref)
 
     def message(self, message_id: int) -> Message:
+        """The message with ``message_id``."""
         return self.state.messages[message_id]
 
     # -- building the world ---------------------------------------------------------------------------------
     async def create_guild(self, name: str, *, owner: User | None = None) -> Guild:
+        """Create a guild with its ``@everyone`` and bot roles, the owner and the bot as members."""
         state = self.state
         owner = owner or state.owner
         guild = Guild(id=state.ids.next(), name=name, owner_id=owner.id)
@@ -153,12 +157,14 @@ class WorldBuilder:
         return guilds
 
     def bot_role(self, guild: Guild | None = None) -> Role:
+        """The bot's managed role in a guild."""
         the_guild = self._guild(guild)
         return next(r for r in the_guild.roles.values() if r.managed and r.name == self.state.bot.username)
 
     async def create_role(
         self, guild: Guild, name: str, permissions: int = 0, *, mentionable: bool = False
     ) -> Role:
+        """Create a role."""
         role = Role(
             id=self.state.ids.next(),
             guild_id=guild.id,
@@ -181,6 +187,7 @@ class WorldBuilder:
         tags: Iterable[str] = (),
         parent: Channel | None = None,
     ) -> Channel:
+        """Create a channel (a forum with ``tags``, a thread with ``parent``)."""
         state = self.state
         channel = Channel(
             id=state.ids.next(),
@@ -214,6 +221,7 @@ class WorldBuilder:
         global_name: str | None = None,
         dms_closed: bool = False,
     ) -> Member:
+        """Create a user and add them to a guild."""
         user = User(
             id=self.state.ids.next(), username=username, global_name=global_name, dms_closed=dms_closed
         )
@@ -224,6 +232,7 @@ class WorldBuilder:
         return member
 
     async def create_default_guild(self) -> DefaultGuild:
+        """Create the paper club guild most tests use, with its roles, channels and members."""
         guild = await self.create_guild("Paper Club")
         organizers = await self.create_role(guild, "Organizers", MANAGE_EVENTS)
         readers = await self.create_role(guild, "Readers", 0, mentionable=True)
@@ -251,20 +260,24 @@ class WorldBuilder:
         return world
 
     async def set_role_permissions(self, role: Role, permissions: int) -> None:
+        """Change a role's permissions."""
         role.permissions = permissions
         await self.gateway.dispatch(
             "GUILD_ROLE_UPDATE", {"guild_id": str(role.guild_id), "role": role.payload()}
         )
 
     async def set_bot_permissions(self, permissions: int, guild: Guild | None = None) -> None:
+        """Change the permissions of the bot's role."""
         await self.set_role_permissions(self.bot_role(guild), permissions)
 
     async def add_role(self, member: Member, role: Role) -> None:
+        """Give a member a role."""
         if role.id not in member.roles:
             member.roles.append(role.id)
         await self._member_update(member)
 
     async def remove_role(self, member: Member, role: Role) -> None:
+        """Take a role from a member."""
         member.roles = [r for r in member.roles if r != role.id]
         await self._member_update(member)
 
@@ -276,6 +289,7 @@ class WorldBuilder:
     async def set_overwrite(
         self, channel: Channel, target: Role | Member, *, allow: int = 0, deny: int = 0
     ) -> None:
+        """Set (or, with no allow or deny, remove) a channel overwrite for a role or member."""
         kind = 0 if isinstance(target, Role) else 1
         channel.overwrites = [o for o in channel.overwrites if o.id != target.id]
         if allow or deny:

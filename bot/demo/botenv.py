@@ -35,6 +35,8 @@ DEFAULT_START = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
 
 
 class BotEnv:
+    """The bot against the Discord stand-in and local paper sources, on a fake clock, for tests and the demo."""
+
     def __init__(
         self,
         *,
@@ -68,6 +70,7 @@ class BotEnv:
 
     # -- lifecycle -----------------------------------------------------------------------------------------
     async def start(self) -> BotEnv:
+        """Start the stand-ins and the default guild, then the bot; return self."""
         saved = current_api_base()
         self._stack.callback(restore_api_base, saved)
         await self._stack.enter_async_context(self.standin)
@@ -112,12 +115,14 @@ class BotEnv:
         return bot
 
     async def start_bot(self) -> PaperclubBot:
+        """Build the bot and connect it to the stand-in."""
         self.bot = self._build()
         self._bot_stack = contextlib.AsyncExitStack()
         await self._bot_stack.enter_async_context(connected(self.bot, self.standin))
         return self.bot
 
     async def stop_bot(self) -> None:
+        """Disconnect and close the bot, if it runs."""
         if self._bot_stack is not None:
             await self._bot_stack.aclose()
             self._bot_stack = None
@@ -144,34 +149,42 @@ class BotEnv:
     # -- people and places ------------------------------------------------------------------------------------
     @property
     def guild(self) -> Any:
+        """The default guild."""
         return self.world.guild
 
     @property
     def organizer(self) -> Any:
+        """The default guild's organizer."""
         return self.world.organizer
 
     @property
     def admin(self) -> Any:
+        """The default guild's admin."""
         return self.world.admin
 
     @property
     def members(self) -> list[Any]:
+        """The default guild's ordinary members."""
         return self.world.members
 
     @property
     def member(self) -> Any:
+        """The first ordinary member."""
         return self.world.members[0]
 
     @property
     def announcements(self) -> Any:
+        """The #announcements channel."""
         return self.world.announcements
 
     @property
     def suggestions(self) -> Any:
+        """The #suggestions channel."""
         return self.world.suggestions
 
     @property
     def general(self) -> Any:
+        """The #general channel."""
         return self.world.general
 
     # -- driving the bot -------------------------------------------------------------------------------------
@@ -183,6 +196,7 @@ class BotEnv:
         member: MemberRef | None = None,
         channel: ChannelRef | None = None,
     ) -> InteractionResult:
+        """Run a slash command (by default as the organizer, in #general)."""
         return await self.standin.invoke(
             name, options, member=member or self.world.organizer, channel=channel or self.world.general
         )
@@ -197,6 +211,7 @@ class BotEnv:
         member: MemberRef | None = None,
         channel: ChannelRef | None = None,
     ) -> list[Any]:
+        """Ask for an option's autocomplete choices (by default as the organizer, in #general)."""
         return await self.standin.autocomplete(
             name,
             focused,
@@ -214,6 +229,7 @@ class BotEnv:
         member: MemberRef | None = None,
         values: list[str] | None = None,
     ) -> InteractionResult:
+        """Press a component on a message (by default as the organizer)."""
         return await self.standin.click(
             message, custom_id, member=member or self.world.organizer, values=values
         )
@@ -252,14 +268,18 @@ class BotEnv:
         )
 
     def messages_in(self, channel: ChannelRef) -> list[Message]:
+        """The messages in a channel."""
         return self.standin.messages_in(channel)
 
     def dm_messages(self, member: MemberRef) -> list[Message]:
+        """The messages in a member's DM channel with the bot."""
         return self.standin.dm_messages(member)
 
     def scheduled_events(self) -> list[Any]:
+        """The default guild's scheduled events."""
         return self.standin.scheduled_events(self.world.guild)
 
     @property
     def requests(self) -> list[Any]:
+        """The REST requests the stand-in answered."""
         return self.standin.requests

@@ -1,14 +1,9 @@
 """Our bot as separate ``paperclub run`` processes against one stand-in, as a deployment runs it: the
 deployment tests (tests/deployment/) and the shards bench (bench/shards_bench.py) drive them from here.
 
-    proc = BotProcess("p0", process_env(standin, database_url, SHARD_COUNT="4", SHARD_IDS="0-1"))
-    await proc.start()
-    await proc.wait_ready()
-    status, body = await proc.get("/healthz")
-    proc.kill()  # kill -9
-
-Each process's log (stderr) is read as it comes, so waiting is on its lines (``wait_for``), never a sleep;
-its web server (``WEB_PORT=0``, any free port) is found from the line it logs when it listens.
+:class:`BotProcess` starts one (``process_env`` builds its environment) and reads its log (stderr) as it
+comes, so waiting is on its lines (``wait_for``), never a sleep; its web server (``WEB_PORT=0``, any free
+port) is found from the line it logs when it listens.
 """
 
 from __future__ import annotations
@@ -122,6 +117,7 @@ class BotProcess:
         self._reader: asyncio.Task[None] | None = None
 
     async def start(self) -> BotProcess:
+        """Start the process and read its log in the background; return self."""
         command = [str(self.script)] if self.script else ["-m", "bot"]
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -174,6 +170,7 @@ class BotProcess:
         return result
 
     async def wait_line(self, text: str, timeout: float = 60.0) -> str:
+        """Wait for a log line containing ``text`` and return it."""
         return str(await self.wait_for(lambda lines: next((x for x in lines if text in x), None), timeout))
 
     async def wait_ready(self, timeout: float = 90.0) -> None:
@@ -182,21 +179,26 @@ class BotProcess:
         await self.wait_for(lambda _: self.port is not None, timeout)
 
     def count(self, text: str) -> int:
+        """How many log lines contain ``text``."""
         return sum(text in line for line in self.lines)
 
     def tail(self, n: int = 40) -> str:
+        """The last ``n`` log lines."""
         return "\n".join(self.lines[-n:])
 
     @property
     def url(self) -> str:
+        """The base URL of the process's web server."""
         assert self.port is not None, f"{self.name} has no web server yet"
         return f"http://127.0.0.1:{self.port}"
 
     async def get(self, path: str) -> tuple[int, str]:
+        """``GET`` a path from the process's web server: status and body."""
         async with aiohttp.ClientSession() as http, http.get(f"{self.url}{path}") as answer:
             return answer.status, await answer.text()
 
     async def metrics(self) -> dict[Any, float]:
+        """The process's ``/metrics``, parsed."""
         status, body = await self.get("/metrics")
         assert status == 200, body
         return parse_metrics(body)
@@ -208,6 +210,7 @@ class BotProcess:
             self.proc.send_signal(signal.SIGKILL)
 
     async def wait(self, timeout: float = 60.0) -> int:
+        """Wait for the process to exit and return its exit code."""
         assert self.proc is not None
         try:
             code = await asyncio.wait_for(self.proc.wait(), timeout)

@@ -37,6 +37,7 @@ class ClockSnowflakes(Snowflakes):
         self._clock = clock
 
     def next(self) -> int:
+        """A new snowflake whose time is the demo's fake clock."""
         ms = int(self._clock.now().timestamp() * 1000) - DISCORD_EPOCH_MS
         candidate = (ms << 22) | (next(self._increment) & 0xFFF)
         if candidate <= self._last:
@@ -46,6 +47,7 @@ class ClockSnowflakes(Snowflakes):
 
 
 def discover_tours() -> list[Any]:
+    """The tour modules, in their ``ORDER``."""
     modules = [
         importlib.import_module(f"{tours.__name__}.{m.name}") for m in pkgutil.iter_modules(tours.__path__)
     ]
@@ -91,12 +93,14 @@ class Demo:
             await series.background.settle()  # type: ignore[attr-defined]
 
     def narrate(self, text: str) -> None:
+        """Print a tour step's heading."""
         print(f"\n{RULE}\n▶ {text}\n{RULE}", file=self.out)
 
     def _print(self, text: str) -> None:
         print(text, file=self.out)
 
     def render_response(self, response: Response, viewer: Any = None) -> str:
+        """Render an interaction response (message, modal, deferral or reply) as indented text."""
         if response.message is not None:
             return render_message(response.message, self.env.standin.state)
         if response.modal is not None:
@@ -116,6 +120,7 @@ class Demo:
         return "\n".join("  " + line for line in lines)
 
     def show(self, thing: Response | Message | str, title: str | None = None) -> None:
+        """Print a message, response or text, with an optional title."""
         if title:
             self._print(f"\n  — {title} —")
         if isinstance(thing, Message):
@@ -134,6 +139,7 @@ class Demo:
         channel: Any = None,
         quiet: bool = False,
     ) -> InteractionResult:
+        """Run a slash command, printing who used it and the answer unless ``quiet``."""
         member = member or self.env.organizer
         args = " ".join(f"{k}:{_format_option(v)}" for k, v in (options or {}).items())
         if not quiet:
@@ -153,6 +159,7 @@ class Demo:
     async def click(
         self, message: Message | int, custom_id: str, *, member: Any = None, label: str = ""
     ) -> Any:
+        """Press a component, printing who pressed it and the answer."""
         member = member or self.env.organizer
         self._print(f"\n{_who(member)} presses [{label or custom_id}]")
         result = await self.env.click(message, custom_id, member=member)
@@ -180,6 +187,7 @@ class Demo:
         return message
 
     async def submit_modal(self, source: Any, values: Mapping[str, Any], *, member: Any = None) -> Any:
+        """Submit a modal, printing what was filled in and the answer."""
         member = member or self.env.organizer
         self._print(
             f"\n{_who(member)} fills in the form: " + ", ".join(f"{k}={v!r}" for k, v in values.items())
@@ -194,15 +202,18 @@ class Demo:
         return result
 
     def show_channel(self, channel: Any, last: int = 1) -> None:
+        """Print the last ``last`` messages of a channel."""
         for message in self.env.messages_in(channel)[-last:]:
             self._print(render_message(message, self.env.standin.state))
 
     def show_dms(self, member: Any, last: int = 1) -> None:
+        """Print the last ``last`` messages of a member's DMs."""
         for message in self.env.dm_messages(member)[-last:]:
             self._print(render_message(message, self.env.standin.state))
 
 
 async def run_demo(*, verbose: bool = False, out: TextIO = sys.stdout) -> int:
+    """Run every tour against the stand-in on a throwaway SQLite store; return the exit code."""
     setup_logging("INFO" if verbose else "ERROR")
     if not verbose:
         logging.getLogger().setLevel(logging.ERROR)

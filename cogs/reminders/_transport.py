@@ -1,13 +1,10 @@
 """The runner's transport to Discord: one reminder sent through discord.py, failures sorted into "try
 again later" and "give up", and the pace under Discord's global limit.
 
-discord.py already paces each route by Discord's ``X-RateLimit-*`` headers, waits out a 429 and retries 5xx
-answers a few times; what still fails reaches us as an exception. Discord's global limit has no headers
-until it is exceeded ("All bots can make up to 50 requests per second to our API", discord-api-docs
-``docs/topics/rate-limits.md``, "Global Rate Limit"; interaction responses do not count), and a 429 past it
-holds every request of the bot, so the transport paces its own requests under it (:class:`Pace`). Every
-send carries the reminder's nonce, so discord.py also sets ``enforce_nonce`` and a repeat within Discord's
-window returns the first message instead of a second one.
+discord.py paces each route by its headers and retries; Discord's global limit has no headers until it is
+exceeded (discord-api-docs ``docs/topics/rate-limits.md``, "Global Rate Limit"), so :class:`Pace` keeps the
+transport under it. Every send carries the reminder's nonce with ``enforce_nonce``, so a repeat within
+Discord's window returns the first message instead of posting a second.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Upcoming sessions without a Discord event get one once the bot sees their server.
 
-Sessions that came in by ``paperclub import`` (or whose event failed while the bot lacked Create Events)
-have no scheduled event. When a guild becomes available (start-up, reconnect) or the bot joins one, each
-such session gets its event through :func:`cogs.sessions._events.sync_event`, which claims the creation in
-the store: a restart finds the events recorded and makes none, and two processes sharing one PostgreSQL
-never both make one.
-
-Announcements are not posted automatically: organizers choose when and where a session is announced
-(``/session announce``), as for sessions added with ``/session add``.
+Sessions imported with ``paperclub import`` (or whose event failed for want of Create Events) have no
+scheduled event; when their guild becomes available or the bot joins it, each gets one through
+:func:`cogs.sessions._events.sync_event`, whose claim in the store means a restart or a second process makes
+none twice. Announcements are never automatic: organizers use ``/session announce``.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """A session's Discord scheduled event: created, moved or cancelled to match the store.
 
-Shared by every feature that saves a session (the sessions cog, the suggestions cog when it makes a
-session from an accepted suggestion, and the start-up catch-up for imported sessions). Best effort once
-the session is saved: a missing permission becomes a short warning for the organizer, never a lost session.
-
-Creating is claimed in the store first (bot.services.sessions.event_claims), so two processes, or the
-catch-up and an organizer's edit, never make two events for one session.
-
-Permissions (Discord, "Guild Scheduled Event Permissions Requirements"): creating needs Create Events
-(since 23 February 2026 Manage Events alone no longer does); editing and cancelling the bot's own events
-needs Create Events or Manage Events. The bot only touches events it created, so Create Events is the one
-to ask for (bot.permissions.REQUIRED_PERMISSIONS).
+Shared by every feature that saves a session; best effort once the session is saved (a missing permission
+becomes a warning, never a lost session). Creating is claimed in the store first
+(bot.services.sessions.event_claims), so two processes never make two events for one session. The bot only
+touches events it created, so Create Events is the permission it asks for (Discord, "Guild Scheduled Event
+Permissions Requirements"; bot.permissions.REQUIRED_PERMISSIONS).
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
-"""Creating or changing a session and publishing it: the one flow every feature uses (``/session add``
-and ``/session edit``, a session made from an accepted suggestion, and whatever comes next).
+"""Creating or changing a session and publishing it: the one flow every feature uses (``/session add``,
+``/session edit``, a session made from an accepted suggestion).
 
-    from bot.services.sessions.draft import new_session
-    from cogs.sessions.publish import create_and_publish
-
-    draft = new_session(title=..., when=..., zone=..., default_zone=config.timezone, now=now, ...)
-    published = await create_and_publish(
-        bot, guild_id, draft, created_by=user_id, zones=config.display_zones
-    )
-    reply = [f"Added session #{published.info.id}.", *published.notes, *published.warnings]
-
-The store part (one transaction, then arXiv's titles for papers given by arXiv id) is
-:func:`bot.services.sessions.store.save_new_session`; this module adds the Discord part: dispatch
-``session_saved`` (reminders and others listen) and create or move the Discord scheduled event. Both
-are best effort once the session is saved: trouble becomes a warning, never a lost session. It does
-not announce (``/session announce`` posts the announcement: cogs/sessions/_announcements.py).
+The store part is :func:`bot.services.sessions.store.save_new_session`; this module adds the Discord part:
+dispatch ``session_saved`` (reminders and others listen) and create or move the scheduled event, best effort
+once the session is saved (trouble becomes a warning, never a lost session). It does not announce
+(``/session announce``: cogs/sessions/_announcements.py).
 """
 
 from __future__ import annotations
@@ -82,6 +72,7 @@ def reading_note(reading: PaperReading | None) -> str | None:
 
 
 def input_notes(start_note: str | None, reading: PaperReading | None) -> tuple[str, ...]:
+    """The notes the reply to an added or edited session shows: about its start, and how its papers were read."""
     notes = [f"Note: {start_note}." if start_note else None, reading_note(reading)]
     return tuple(note for note in notes if note)
 

@@ -40,6 +40,7 @@ def show_field(bot: PaperclubBot, site: SiteConfig) -> str:
 
 
 async def set_website(interaction: Interaction, enabled: bool, slug: str | None) -> None:
+    """Turn the guild's website on or off (with its slug) and say what that means."""
     guild_id = _ensure_manager(interaction)
     bot = interaction.client
     title = interaction.guild.name if interaction.guild is not None else None
@@ -58,6 +59,8 @@ async def set_website(interaction: Interaction, enabled: bool, slug: str | None)
 
 
 class AboutModal(PaperclubModal, title="How the club runs"):
+    """The form for the website's "How the club runs" text."""
+
     text: discord.ui.TextInput[AboutModal] = discord.ui.TextInput(
         label="How it runs (Markdown: lists, links, bold)",
         custom_id="site_about:text",
@@ -71,10 +74,12 @@ class AboutModal(PaperclubModal, title="How the club runs"):
         self.text.default = current
 
     async def submitted(self, interaction: Interaction) -> None:
+        """Save the text the manager submitted."""
         await save_about(interaction, self.text.value)
 
 
 async def save_about(interaction: Interaction, text: str | None) -> None:
+    """Save (or clear) the website's "How the club runs" text and say where it shows."""
     guild_id = _ensure_manager(interaction)
     bot = interaction.client
     async with bot.session_factory() as session, session.begin():

@@ -25,6 +25,7 @@ def _run(connection: Connection) -> None:
 
 
 def run_migrations_online() -> None:
+    """Run the migrations on the connection the caller passed in, or on an engine from the config URL."""
     connection = context.config.attributes.get("connection")
     if connection is not None:
         _run(connection)

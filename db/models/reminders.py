@@ -31,6 +31,8 @@ _LIVE_SQL = "status IN ('pending', 'sending') AND plan_key IS NOT NULL"
 
 
 class Reminder(Base):
+    """One reminder occurrence: what to send, where, when, and how its delivery went."""
+
     __tablename__ = "reminders"
     __table_args__ = (
         Index("ix_reminders_status_next_attempt", "status", "next_attempt_at"),

@@ -1,11 +1,10 @@
 """The club's weekly series: the rule (a weekday, a wall-clock time in a zone, every one or two weeks), its
 weeks, and the per-guild settings of the programme.
 
-A week is one date the series meets on (its *week date*, the date the rule gives, in the series' zone),
-unique per series: the daily horizon job inserts weeks with INSERT … ON CONFLICT DO NOTHING, so a restart or
-a second process on the same PostgreSQL store never makes a week twice. A scheduled week in the horizon has
-an ordinary session (``session_id``); a skipped one keeps its reason (and its cancelled session, when it had
-one). A week whose session starts elsewhere than the rule's time is a moved week.
+A week is one date the series meets on, unique per series: the daily horizon job inserts weeks with
+INSERT … ON CONFLICT DO NOTHING, so a restart or a second process never makes a week twice. A scheduled
+week has an ordinary session (``session_id``); a skipped one keeps its reason (and its cancelled session,
+when it had one). A week whose session starts elsewhere than the rule's time is a moved week.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ AFTER_THE_PROGRAMME = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
 
 
 async def tour(demo: Any) -> None:
+    """Import the club's programme, search what was read, build a reading list and export it."""
     demo.narrate("The club's programme comes in from examples/club.yaml (what `paperclub import` does)")
     if demo.clock.now() < AFTER_THE_PROGRAMME:
         await demo.clock.set(AFTER_THE_PROGRAMME)  # both November sessions have taken place

@@ -18,6 +18,7 @@ async def _settle(demo: Any) -> None:
 
 
 async def tour(demo: Any) -> None:
+    """Schedule a chat reminder and fast-forward to it, a session reminder and a member's DM."""
     readers = demo.world.readers
     await demo.invoke("setup announcements", {"channel": demo.announcements}, member=demo.admin, quiet=True)
     await demo.invoke("setup ping_role", {"role": readers}, member=demo.admin, quiet=True)

@@ -16,6 +16,7 @@ ORDER = 50  # after the reminders tour has moved the clock to Thursday 3 Decembe
 
 
 async def tour(demo: Any) -> None:
+    """Make a series, skip a week, claim an open week and show the organizers' nudge."""
     demo.narrate(
         "An organizer makes the club's Thursday slot a series: every Thursday at 9:30 AM club time, from next "
         "week; the next eight weeks get their sessions and Discord events"

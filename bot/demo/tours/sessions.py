@@ -10,6 +10,7 @@ ORDER = 20
 
 
 async def tour(demo: Any) -> None:
+    """Add and announce a session; members ask for a reminder and a calendar file, and list what is coming."""
     await demo.invoke("setup announcements", {"channel": demo.announcements}, member=demo.admin, quiet=True)
 
     demo.narrate("An organizer adds the club's next session: Thursday at 9:30 AM club time, with papers")

@@ -8,6 +8,7 @@ ORDER = 10
 
 
 async def tour(demo: Any) -> None:
+    """Point the bot at the club's channels and roles."""
     demo.narrate(
         "An admin sets the club up: where announcements and suggestions go, who organizes, who gets pinged"
     )

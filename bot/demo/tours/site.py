@@ -58,6 +58,7 @@ class _Text(HTMLParser):
 
 
 def page_text(html: str) -> list[str]:
+    """The visible text of an HTML page, one line per block."""
     parser = _Text()
     parser.feed(html)
     parser.close()
@@ -66,6 +67,7 @@ def page_text(html: str) -> list[str]:
 
 
 async def tour(demo: Any) -> None:
+    """Turn the website on, print the home page as text and show a session card linking its page."""
     demo.narrate("An admin turns the club's website on: the club page, session pages and calendar feeds")
     await demo.invoke("setup website", {"enabled": True, "slug": SLUG}, member=demo.admin)
     opened = await demo.invoke("setup about", {}, member=demo.admin)

@@ -27,6 +27,7 @@ async def _post(demo: Any, suggestion_id: int) -> Any:
 
 
 async def tour(demo: Any) -> None:
+    """Suggest a paper twice by different links, vote, shortlist and accept it."""
     arxiv = demo.env.arxiv  # the demo's arXiv is local
     arxiv.add(
         ARXIV_ID,

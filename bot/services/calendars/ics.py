@@ -1,21 +1,10 @@
 """Calendar files (RFC 5545) for sessions and series.
 
-The sessions' VEVENTs (one-off and a series' overrides, hundreds in a feed) are written as content lines
-(:mod:`bot.services.calendars.icslines`), in icalendar's exact form; each series' repeating VEVENT and its
-zone's VTIMEZONE (built once per process) come from icalendar. tests/sessions/test_ics_lines.py checks
-the bytes against the all-icalendar builder this replaced.
-
-Each one-off session is one VEVENT whose UID never changes, so calendar apps update their copy instead of
-adding a second one; SEQUENCE (``sessions.sequence``, raised on every edit and on cancelling) tells
-them which copy is newer, and STATUS:CANCELLED removes it. Its times are written in UTC (``...Z``), which
-every calendar app reads without needing a VTIMEZONE block.
-
-A series is written the way calendar apps expect a repeating event: one VEVENT with
-``RRULE:FREQ=WEEKLY;INTERVAL=…;BYDAY=…`` from ``DTSTART;TZID=<the series' zone>`` (with that zone's
-VTIMEZONE, so 9:30 AM PT stays 9:30 AM PT across daylight saving), ``UNTIL`` when it ends, ``EXDATE``
-for each skipped week, and an overriding VEVENT (same UID, ``RECURRENCE-ID`` the week's regular start)
-for each week that was moved or has its own title, presenter, papers or description. The sessions of
-those weeks are not written again as one-off VEVENTs.
+Each one-off session is one VEVENT, in UTC, whose UID never changes, so calendar apps update their copy;
+SEQUENCE (raised on every edit and on cancelling) says which copy is newer and STATUS:CANCELLED removes it.
+A series is one repeating VEVENT (RRULE from DTSTART in its zone, with that zone's VTIMEZONE, UNTIL, EXDATE
+per skipped week) plus an overriding VEVENT per moved or changed week. Session VEVENTs are written as content
+lines (:mod:`bot.services.calendars.icslines`); series and zones come from icalendar.
 """
 
 from __future__ import annotations
@@ -130,6 +119,7 @@ class SeriesCalendar:
 
 
 def series_uid(info: SeriesInfo) -> str:
+    """The calendar UID of a series' recurring event."""
     return f"series-{info.guild_id}-{info.id}@{UID_DOMAIN}"
 
 
@@ -288,6 +278,7 @@ def calendar_bytes(
 
 
 def session_filename(info: SessionInfo) -> str:
+    """The file name of a session's .ics."""
     return f"paperclub-session-{info.id}.ics"
 
 

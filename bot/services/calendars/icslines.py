@@ -1,13 +1,9 @@
 """RFC 5545 content lines, written directly: TEXT escaping, 75-octet folding, date-times.
 
-The calendar feed writes hundreds of VEVENTs per answer; building each as an icalendar component and
-serialising it was most of the feed's time (icalendar's per-character folding), so the one-off
-sessions' VEVENTs are written here as lines, in the order and form icalendar gives them (tests check the
-bytes against icalendar's own output and the text round-trip through its parser).
-
-Two deliberate differences from icalendar 7's writer, both where it loses the user's text: a backslash
-is always written ``\\\\`` (icalendar first turns a typed ``\\N`` into a line break), and a leading
-U+FEFF is kept (icalendar drops it when it decodes its own bytes as ``utf-8-sig``).
+The one-off sessions' VEVENTs of a feed are written here as lines, in the order and form icalendar gives
+them (tests check the bytes against icalendar's output), as building each as an icalendar component is slow.
+Two deliberate differences keep the user's text: a backslash is always written ``\\\\`` (icalendar turns a
+typed ``\\N`` into a line break), and a leading U+FEFF is kept (icalendar drops it when decoding).
 """
 
 from __future__ import annotations

@@ -47,10 +47,12 @@ class GuildConfig:
 
     @property
     def display_zones(self) -> list[timeutil.DisplayZone]:
+        """The guild's display zones, parsed."""
         return timeutil.parse_display_zones(self.display_zones_text)
 
     @property
     def reminder_offsets(self) -> list[timedelta]:
+        """The guild's default reminder offsets, parsed."""
         return timeutil.parse_offsets(self.reminder_offsets_text)
 
 
@@ -72,6 +74,7 @@ def config_from_row(row: GuildSettings | Row[Any] | None, guild_id: int) -> Guil
 
 
 async def get_config(session: AsyncSession, guild_id: int) -> GuildConfig:
+    """The guild's settings (the defaults when it has none)."""
     return config_from_row(await session.get(GuildSettings, guild_id), guild_id)
 
 

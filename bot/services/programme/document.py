@@ -1,23 +1,9 @@
 """The club's programme as a document (YAML/JSON): its schema and validation. Pure, no store.
 
-A programme file looks like ``examples/club.yaml``::
-
-    guild_id: 1
-    settings: {timezone: America/Los_Angeles, display_zones: ..., reminder_offsets: 24h,1h, ...}
-    sessions:
-      - title: Priorities in LLM-generated environments
-        starts_at: 2026-03-17 09:30          # wall time in the session's (or the club's) zone
-        presenter: Ada                        # optional: description, presenter_id, duration_minutes,
-        papers: [AgentScaler, AutoEnv, OMNI]  #   timezone, signup_url, recording_url, notes_url,
-    lists:                                    #   wiki_url, status (scheduled/cancelled)
-      - name: WorldSmith
-        description: ...
-        papers: [Agent World Model, {paper: "2401.12345", title: Some title, note: why}]
-
-A paper is a string (title, arXiv id or link, DOI, any http(s) link) or a mapping with ``paper``
-(that reference) and/or ``title``, optional ``authors`` and, in lists, ``note``. The loader
-(`files`) attaches the line of every mapping and list item, so :func:`validate_programme`
-reports every bad row with its line; nothing is written unless the whole file is valid.
+A programme file (see ``examples/club.yaml``) has ``guild_id``, ``settings``, ``sessions``, ``lists`` and
+``series``. A paper is a string (title, arXiv id or link, DOI, any http(s) link) or a mapping with ``paper``
+and/or ``title``, optional ``authors`` and, in lists, ``note``. :func:`validate_programme` reports every bad
+row with its line (the loader in `files` records them); nothing is written unless the whole file is valid.
 """
 
 from __future__ import annotations
@@ -89,6 +75,8 @@ WALL_TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%
 
 @dataclass(frozen=True)
 class Problem:
+    """One problem found in a programme file, with where it is."""
+
     line: int | None
     where: str
     message: str
@@ -108,6 +96,8 @@ class ProgrammeInvalid(Exception):
 
 @dataclass(frozen=True)
 class ProgrammePaper:
+    """A paper as a programme file lists it."""
+
     ref: PaperRef
     title: str | None = None
     authors: str | None = None
@@ -116,6 +106,8 @@ class ProgrammePaper:
 
 @dataclass(frozen=True)
 class ProgrammeSession:
+    """A session as a programme file gives it."""
+
     title: str
     starts_at: datetime  # aware UTC
     fields: dict[str, Any]
@@ -129,6 +121,8 @@ class ProgrammeSession:
 
 @dataclass(frozen=True)
 class ProgrammeList:
+    """A reading list as a programme file gives it."""
+
     name: str
     description: str | None
     has_description: bool
@@ -137,6 +131,8 @@ class ProgrammeList:
 
 @dataclass(frozen=True)
 class Programme:
+    """A whole programme file, checked: a guild's settings, sessions, lists and series."""
+
     guild_id: int
     settings: dict[str, object] = field(default_factory=dict)
     sessions: list[ProgrammeSession] = field(default_factory=list)
@@ -222,6 +218,7 @@ class _Checker:
 
 
 def item_lines(node: Any) -> list[int | None]:
+    """The line numbers of a YAML list's items (None for each when unknown)."""
     lines = getattr(node, "lines", None)
     return list(lines) if lines else [None] * len(node or [])
 

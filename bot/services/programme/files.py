@@ -49,6 +49,7 @@ class LineLoader(yaml.SafeLoader):
     yaml_implicit_resolvers: dict[Any, Any] = {}
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        """Build a mapping, recording its line and each key's line."""
         mapping = super().construct_mapping(node, deep=True)
         mapping[LINE_KEY] = node.start_mark.line + 1
         mapping[LINES_KEY] = {
@@ -57,6 +58,7 @@ class LineLoader(yaml.SafeLoader):
         return mapping
 
     def construct_line_list(self, node: yaml.SequenceNode) -> LineList:
+        """Build a list, recording each item's line."""
         items = LineList(self.construct_object(child, deep=True) for child in node.value)
         items.lines = [child.start_mark.line + 1 for child in node.value]
         return items
@@ -93,6 +95,7 @@ def parse_document(text: str, suffix: str) -> Any:
 
 
 def file_suffix(path: Path) -> str:
+    """The parser suffix for a programme file, or ProgrammeInvalid for another file type."""
     suffix = path.suffix.lower()
     if suffix not in (".yaml", ".yml", ".json"):
         raise ProgrammeInvalid([Problem(None, str(path), "use a .yaml, .yml or .json file")])
@@ -151,6 +154,7 @@ def _guild_in(data: Any) -> int | None:
 async def export_text(
     session_factory: async_sessionmaker[AsyncSession], guild_id: int, *, suffix: str
 ) -> str:
+    """The guild's programme as YAML (with a header) or JSON text."""
     async with session_factory() as session:
         data = await dump_programme(session, guild_id)
     if suffix == ".json":

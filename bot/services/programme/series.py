@@ -1,26 +1,10 @@
-"""Series in the programme file of ``paperclub import`` / ``export`` (`document` and `store`
-of this package call these): a top-level ``series:`` list, and ``series:`` + ``week:`` on each session that is a
-week of one. Checked with the rest of the file (every problem with its line, nothing written unless the
-whole file is good), written in the same transaction, and read back so that a file exported and imported
-into an empty server exports the same again.
+"""Series in the programme file of ``paperclub import`` / ``export``: a top-level ``series:`` list, and
+``series:`` + ``week:`` on each session that is one of its weeks, e.g.::
 
-    series:
-      - name: Thursday paper club
-        day: thursday
-        time: "09:30"                 # wall clock in `timezone` (default: the club's)
-        every: 1                      # or 2
-        first: 2026-12-03             # its first week ever
-        since: 2027-01-07             # optional: the first week of its current day/time (after /series edit)
-        until: 2027-06-24             # optional: its last date
-        duration_minutes: 60
-        signup_url: https://lu.ma/paperclub
-        skipped:
-          - {date: 2026-12-24, reason: Christmas Eve}
-    sessions:
-      - title: Thursday paper club
-        starts_at: 2026-12-17 08:00   # a moved week: its session at its own time
-        series: Thursday paper club
-        week: 2026-12-17
+    series: [{name: Thursday paper club, day: thursday, time: "09:30", every: 1, first: 2026-12-03}]
+    # optional: since (first week of its current day/time), until, duration_minutes, signup_url, skipped
+
+Checked and written with the rest of the file; read back so an exported file imports to the same again.
 """
 
 from __future__ import annotations
@@ -68,6 +52,8 @@ SETTINGS = {"series_horizon_weeks": rules.check_horizon, "series_nudge_days": ru
 
 @dataclass(frozen=True)
 class ProgrammeSeries:
+    """A series as a programme file gives it."""
+
     name: str
     rule: Rule  # anchored at `since` (else `first`)
     first: date
@@ -79,6 +65,7 @@ class ProgrammeSeries:
 
     @property
     def key(self) -> str:
+        """The key series names are compared by."""
         return rules.name_key(self.name)
 
 
@@ -351,6 +338,7 @@ async def link_week(
 
 
 async def apply_settings(session: AsyncSession, guild_id: int, values: dict[str, int], now: Any) -> bool:
+    """Write the file's series settings for the guild; True when anything changed."""
     if not values:
         return False
     row = await session.get(SeriesSettings, guild_id)

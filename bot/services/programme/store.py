@@ -31,6 +31,8 @@ PROGRAMME_VERSION = 1
 
 @dataclass
 class ImportReport:
+    """What an import created, changed and left as it was."""
+
     sessions_new: int = 0
     sessions_changed: int = 0
     sessions_same: int = 0
@@ -46,6 +48,7 @@ class ImportReport:
 
     @property
     def changed_anything(self) -> bool:
+        """Whether the import changed anything."""
         return bool(
             self.sessions_new
             or self.sessions_changed
@@ -59,6 +62,7 @@ class ImportReport:
         )
 
     def summary(self, guild_id: int) -> str:
+        """The import's outcome as one line for the guild."""
         if not self.changed_anything:
             return f"guild {guild_id}: nothing to change; the store already matches the file."
         return (

@@ -35,12 +35,15 @@ HISTORY_TITLE = "Reading so far"
 
 @dataclass(frozen=True)
 class ExportFile:
+    """An export ready to attach: its file name, bytes and content type."""
+
     filename: str
     data: bytes
     content_type: str
 
 
 def slug(text: str, fallback: str = "export") -> str:
+    """An ASCII file-name slug of ``text`` (``fallback`` when nothing is left)."""
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:60] or fallback
 
@@ -63,14 +66,17 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 
 
 def md_escape(text: str) -> str:
+    """Text on one line with Markdown's special characters escaped."""
     return _MD_SPECIAL.sub(r"\\\1", " ".join(text.split()))
 
 
 def md_url(url: str) -> str:
+    """A URL made safe inside a Markdown link."""
     return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29")
 
 
 def md_paper(paper: PaperInfo) -> str:
+    """A paper as a Markdown link (or its escaped title when it has no link)."""
     title = md_escape(paper.title)
     return f"[{title}]({md_url(paper.url)})" if paper.url else title
 
@@ -81,6 +87,7 @@ def _sentence(text: str) -> str:
 
 
 def history_markdown(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
+    """The club's reading history as Markdown, by year."""
     lines = [f"# {HISTORY_TITLE}"]
     year: int | None = None
     for entry in entries:
@@ -113,6 +120,7 @@ def history_markdown(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
 
 
 def list_markdown(detail: ListDetail) -> str:
+    """A reading list as a numbered Markdown list, with notes."""
     lines = [f"# {md_escape(detail.summary.name)}", ""]
     if detail.summary.description:
         lines += [md_escape(detail.summary.description), ""]
@@ -148,6 +156,7 @@ def bib_escape(text: str) -> str:
 
 
 def paper_year(paper: PaperInfo, published: str | None = None) -> str | None:
+    """A paper's year, from its publication date or else its arXiv id."""
     if published and re.match(r"\d{4}", published):
         return published[:4]
     if paper.arxiv_id and re.fullmatch(r"\d{4}\.\d{4,5}", paper.arxiv_id):
@@ -159,6 +168,7 @@ def paper_year(paper: PaperInfo, published: str | None = None) -> str | None:
 
 
 def split_authors(authors: str | None) -> list[str]:
+    """A paper's author text split into names."""
     if not authors or not authors.strip():
         return []
     parts = authors.split(" and ") if " and " in authors else re.split(r"[;,]", authors)
@@ -186,6 +196,7 @@ def citation_key(paper: PaperInfo, taken: set[str]) -> str:
 
 
 def bibtex_entry(paper: PaperInfo, key: str, note: str | None = None) -> str:
+    """One BibTeX entry for a paper under ``key``, with an optional note."""
     fields: list[tuple[str, str]] = [("title", "{" + bib_escape(paper.title) + "}")]
     authors = split_authors(paper.authors)
     if authors:
@@ -222,6 +233,7 @@ def history_bibtex(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
 
 
 def list_bibtex(detail: ListDetail) -> str:
+    """A reading list as BibTeX."""
     return _bibtex((item.paper, item.note) for item in detail.items)
 
 
@@ -256,6 +268,8 @@ def _csv(columns: list[str], rows: Iterable[Sequence[object]]) -> str:
 
 
 def history_csv(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
+    """The club's reading history as CSV."""
+
     def rows() -> Iterable[Sequence[object]]:
         for e in entries:
             day = _local(e.starts_at, zone).date().isoformat()
@@ -269,6 +283,7 @@ def history_csv(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
 
 
 def list_csv(detail: ListDetail) -> str:
+    """A reading list as CSV."""
     return _csv(
         LIST_CSV_COLUMNS,
         (
@@ -298,6 +313,7 @@ def _paper_json(paper: PaperInfo) -> dict[str, Any]:
 
 
 def history_json(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
+    """The club's reading history as JSON."""
     sessions = [
         {
             "date": _local(e.starts_at, zone).date().isoformat(),
@@ -316,6 +332,7 @@ def history_json(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
 
 
 def list_json(detail: ListDetail) -> str:
+    """A reading list as JSON."""
     papers = [
         {**_paper_json(i.paper), "note": i.note, "added_at": i.added_at.isoformat()} for i in detail.items
     ]
@@ -327,6 +344,7 @@ def list_json(detail: ListDetail) -> str:
 
 
 def export_history(fmt: ExportFormat, entries: Sequence[HistoryEntry], zone: ZoneInfo) -> ExportFile:
+    """The reading history as a file in ``fmt``."""
     render = {
         "markdown": history_markdown,
         "bibtex": history_bibtex,
@@ -338,6 +356,7 @@ def export_history(fmt: ExportFormat, entries: Sequence[HistoryEntry], zone: Zon
 
 
 def export_list(fmt: ExportFormat, detail: ListDetail) -> ExportFile:
+    """A reading list as a file in ``fmt``."""
     render = {"markdown": list_markdown, "bibtex": list_bibtex, "csv": list_csv, "json": list_json}[fmt]
     ext, mime = FORMATS[fmt]
     return ExportFile(f"{slug(detail.summary.name, 'reading-list')}.{ext}", render(detail).encode(), mime)

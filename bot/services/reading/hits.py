@@ -22,6 +22,8 @@ HitKind = Literal["session", "paper", "list"]
 
 @dataclass(frozen=True)
 class SessionBrief:
+    """The session a search hit links to."""
+
     id: int
     title: str
     starts_at: datetime

@@ -47,6 +47,8 @@ class HistoryEntry:
 
 @dataclass(frozen=True)
 class HistoryPage:
+    """One page of the club's reading history."""
+
     entries: list[HistoryEntry]
     total: int
     page: int
@@ -111,6 +113,8 @@ async def all_history(session: AsyncSession, guild_id: int, now: datetime) -> li
 
 @dataclass(frozen=True)
 class ListSummary:
+    """A reading list's name, description and size."""
+
     id: int
     name: str
     description: str | None
@@ -119,6 +123,8 @@ class ListSummary:
 
 @dataclass(frozen=True)
 class ListItemInfo:
+    """One paper on a reading list, with its note and who added it when."""
+
     paper: PaperInfo
     note: str | None
     added_at: datetime
@@ -127,6 +133,8 @@ class ListItemInfo:
 
 @dataclass(frozen=True)
 class ListPage:
+    """One page of a reading list."""
+
     summary: ListSummary
     items: list[ListItemInfo]
     page: int
@@ -137,12 +145,16 @@ class ListPage:
 
 @dataclass(frozen=True)
 class ListDetail:
+    """A whole reading list, for exports."""
+
     summary: ListSummary
     items: list[ListItemInfo]
 
 
 @dataclass(frozen=True)
 class AddOutcome:
+    """What adding a paper to a list did."""
+
     list_name: str
     paper: PaperInfo
     created_list: bool
@@ -153,6 +165,8 @@ class AddOutcome:
 
 @dataclass(frozen=True)
 class RemoveOutcome:
+    """What removing a paper from a list did."""
+
     list_name: str
     paper: PaperInfo
     list_removed: bool
@@ -176,10 +190,12 @@ def read_paper_input(text: str) -> PaperInput:
 
 
 def normalize_list_name(name: str) -> str:
+    """The key list names are compared by (one line, case-folded)."""
     return clean_line(name).casefold()
 
 
 def clean_list_name(name: str) -> str:
+    """A list name on one line, or BadInput when it is empty or too long."""
     cleaned = clean_line(name)
     if not cleaned:
         raise BadInput("Give the list a name, e.g. WorldSmith.")
@@ -189,6 +205,7 @@ def clean_list_name(name: str) -> str:
 
 
 def clean_note(note: str | None) -> str | None:
+    """A note on one line, or BadInput when it is too long."""
     if note is None:
         return None
     cleaned = clean_line(note)
@@ -198,6 +215,7 @@ def clean_note(note: str | None) -> str | None:
 
 
 async def find_list(session: AsyncSession, guild_id: int, name: str) -> ReadingList | None:
+    """The guild's reading list called ``name``, if there is one."""
     return await session.scalar(
         select(ReadingList).where(
             ReadingList.guild_id == guild_id, ReadingList.normalized_name == normalize_list_name(name)

@@ -36,5 +36,6 @@ async def save_query(session: AsyncSession, guild_id: int, query: str, now: date
 
 
 async def saved_query(session: AsyncSession, guild_id: int, query_id: int) -> str | None:
+    """The text of a saved search of the guild, or None."""
     row = await session.get(ReadingSearchQuery, query_id)
     return row.query if row is not None and row.guild_id == guild_id else None

@@ -1,14 +1,10 @@
 """Full-text search over the club's sessions, papers and reading lists.
 
-The index (table ``reading_search``, see migration 0004) is the database's own: SQLite FTS5
-with bm25 ranking, or PostgreSQL's tsvector/GIN with ts_rank. Triggers keep it in step with
-the tables, so there is nothing to refresh here.
-
-What a member types becomes plain words (``terms``); the query is always a bound parameter
-(``statements`` holds the SQL per store). All the words must match; when nothing matches them
-all, the search falls back to any of them (and says so). A page ranks the MAX_RESULTS + 1 newest
-matches; ``hits`` loads what each hit is, ``autocomplete`` and ``saved_queries`` serve the
-command's autocomplete and page buttons. Their names are re-exported here.
+The index (``reading_search``, migration 0004) is the database's own (SQLite FTS5 with bm25, PostgreSQL
+tsvector/GIN with ts_rank), kept in step by triggers. What a member types becomes plain words (``terms``),
+always a bound parameter (``statements``); all words must match, else any of them (and the reply says so).
+A page ranks the MAX_RESULTS + 1 newest matches; ``hits``, ``autocomplete`` and ``saved_queries`` (re-exported
+here) load the hits and serve the command's autocomplete and page buttons.
 """
 
 from __future__ import annotations
@@ -40,6 +36,8 @@ the best among the newest matches, so a very common word costs no more than a ra
 
 @dataclass(frozen=True)
 class SearchPage:
+    """One page of search hits for a query."""
+
     query: str
     hits: list[SearchHit]
     total: int

@@ -42,6 +42,7 @@ class SearchTerms:
 
     @property
     def empty(self) -> bool:
+        """Whether no words are left to search for."""
         return not self.words
 
 

@@ -1,14 +1,10 @@
 """The reminder runner: claim → paced send → record, batch after batch, until nothing is due.
 
-A pass first gives back the claims of a process that stopped mid-send and marks what fell due while the bot
-was down beyond the grace period (:mod:`bot.services.reminders.queue`). Then each batch is claimed in one
-transaction (:func:`bot.services.reminders.delivery.claim`: one token, the head of each destination), sent
-at once through the transport, which paces its requests under Discord's global limit, and recorded in one
-transaction. A process killed mid-batch leaves its rows claimed; their lease runs out and a pass resends
-them with the same nonces, so Discord does not post twice.
-
-The pass is the job ``reminders`` of the background core (bot/background.py), in every process: every
-:data:`LOOK_AGAIN` (rows other processes wrote) and when the next reminder is due.
+A pass first gives back the claims of a stopped process and marks what fell due beyond the grace period
+(:mod:`bot.services.reminders.queue`), then claims each batch in one transaction, sends it through the
+transport (paced under Discord's global limit) and records it. Rows a killed process left claimed are resent
+after their lease with the same nonces, so Discord does not post twice. It runs as the background job
+``reminders`` (bot/background.py) every :data:`LOOK_AGAIN` and when the next reminder is due.
 """
 
 from __future__ import annotations

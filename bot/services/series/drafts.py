@@ -39,6 +39,7 @@ class SeriesDraft:
 
     @property
     def key(self) -> str:
+        """The key series names are compared by."""
         return name_key(self.name)
 
 

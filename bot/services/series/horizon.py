@@ -2,10 +2,9 @@
 to the guild's horizon, and the guild's nudges are planned.
 
 Idempotent by construction, not by a lock: each week is inserted if absent under the unique constraint on
-(series, week date), with its session in the same transaction (bot.services.series.store.fill_weeks), so a
-restart, a job that runs twice, or two processes on one PostgreSQL store make each week once. The job itself
-is one function, :func:`extend_horizons`; the series cog runs it daily (a job of bot/background.py) and when
-a server becomes available.
+(series, week date), with its session in the same transaction, so a restart, a rerun or two processes make
+each week once. The series cog runs :func:`extend_horizons` daily (bot/background.py) and when a server
+becomes available.
 """
 
 from __future__ import annotations

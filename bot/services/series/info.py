@@ -13,6 +13,8 @@ from db.models.series import WEEK_SCHEDULED, WEEK_SKIPPED, Series
 
 @dataclass(frozen=True)
 class SeriesInfo:
+    """A series as plain values."""
+
     id: int
     guild_id: int
     name: str
@@ -27,10 +29,12 @@ class SeriesInfo:
     created_by: int | None
 
     def has_ended(self, today: date) -> bool:
+        """Whether the series' last week is before ``today``."""
         return self.rule.until is not None and self.rule.until < today
 
 
 def series_info(row: Series) -> SeriesInfo:
+    """A series row as plain values."""
     return SeriesInfo(
         id=row.id,
         guild_id=row.guild_id,
@@ -48,6 +52,7 @@ def series_info(row: Series) -> SeriesInfo:
 
 
 def series_rule(row: Series) -> Rule:
+    """A series row's meeting rule."""
     return Rule(
         weekday=row.weekday,
         start=time.fromisoformat(row.start_time),
@@ -72,26 +77,32 @@ class WeekInfo:
 
     @property
     def is_skipped(self) -> bool:
+        """Whether the week is skipped."""
         return self.status == WEEK_SKIPPED
 
     @property
     def is_scheduled(self) -> bool:
+        """Whether the week is scheduled."""
         return self.status == WEEK_SCHEDULED
 
     @property
     def starts_at(self) -> datetime:
+        """When the week's session starts (its rule's time when it has none)."""
         return self.session.starts_at if self.session is not None else self.regular_start
 
     @property
     def is_moved(self) -> bool:
+        """Whether the week's session starts at another time than its rule's."""
         return self.session is not None and self.session.starts_at != self.regular_start
 
     @property
     def has_presenter(self) -> bool:
+        """Whether the week's session has a presenter."""
         return self.session is not None and bool(self.session.presenter_id or self.session.presenter_name)
 
     @property
     def has_paper(self) -> bool:
+        """Whether the week's session has a paper."""
         return self.session is not None and bool(self.session.papers)
 
     @property

@@ -1,15 +1,10 @@
-"""The organizers' nudge: a set number of days (the guild's setting, default 7) before a series week that
-still has no presenter, or no paper, one message in the organizers' thread of the announcements channel.
+"""The organizers' nudge: a set number of days (the guild's setting) before a series week that still has no
+presenter, or no paper, one message in the organizers' thread of the announcements channel.
 
-Nudges are reminders of kind ``nudge`` (db/models/reminders.py), one per week and kind (``plan_key``
-``nudge:presenter`` / ``nudge:paper``), so they go out through the reminder engine's exactly-once path:
-its runner claims each due row with one conditional UPDATE, and the partial unique index on (session,
-plan_key) among live rows means two planners cannot both add one. Planning is idempotent: run it on every
-change and daily; a kind already sent (or missed, or failed) for a week is never planned again, and a week
-that gets its presenter or paper, or is skipped, has its pending nudge cancelled.
-
-The line under the nudge says where to claim the week: the open-weeks message (/series open) when there
-is one, else the week's announcement, else how to post the open weeks.
+Nudges are reminders of kind ``nudge``, one per week and kind, so they go out through the reminder engine's
+exactly-once path. Planning is idempotent (run on every change and daily): a kind already sent, missed or
+failed is never planned again, and a week that gets its presenter or paper, or is skipped, has its pending
+nudge cancelled. The nudge says where to claim the week: the open-weeks message, else its announcement.
 """
 
 from __future__ import annotations
@@ -29,10 +24,12 @@ PAPER_KEY = "nudge:paper"
 
 
 def message_url(guild_id: int, channel_id: int, message_id: int) -> str:
+    """The link to a Discord message."""
     return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
 
 
 def claim_line(info: SeriesInfo, week: WeekInfo, key: str) -> str:
+    """The nudge's line saying how to fill a week's missing presenter or paper."""
     session = week.session
     assert session is not None
     if key == PAPER_KEY:

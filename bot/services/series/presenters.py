@@ -29,6 +29,8 @@ from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunte
 
 @dataclass(frozen=True)
 class Claim:
+    """What claiming or withdrawing from an open week did."""
+
     outcome: Literal["claimed", "withdrawn"]
     session: SessionInfo
     series: SeriesInfo
@@ -142,6 +144,8 @@ class _Tally:
 
 @dataclass(frozen=True)
 class Offer:
+    """A member's offer to present a suggested paper."""
+
     user_id: int
     suggestion_id: int
     paper: str

@@ -51,6 +51,7 @@ _CLOCK_ONLY = re.compile(r"(?:\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?|noon|midn
 
 
 def weekday_name(weekday: int, plural: bool = False) -> str:
+    """A weekday's name (``plural``: "Thursdays")."""
     return WEEKDAYS[weekday].title() + ("s" if plural else "")
 
 
@@ -84,10 +85,12 @@ class Rule:
 
     @property
     def tz(self) -> ZoneInfo:
+        """The rule's time zone."""
         return ZoneInfo(self.zone)
 
     @property
     def step(self) -> timedelta:
+        """The time between two meetings."""
         return timedelta(weeks=self.interval)
 
     def today(self, now: datetime) -> date:
@@ -95,6 +98,7 @@ class Rule:
         return now.astimezone(self.tz).date()
 
     def meets_on(self, day: date) -> bool:
+        """Whether the series meets on ``day``."""
         return (
             day >= self.anchor
             and (day - self.anchor).days % (7 * self.interval) == 0
@@ -154,6 +158,7 @@ class Rule:
         return None
 
     def require_week(self, day: date) -> date:
+        """``day``, or BadInput when the series does not meet on it."""
         problem = self.mismatch(day)
         if problem is not None:
             raise BadInput(problem)
@@ -164,6 +169,7 @@ class Rule:
 
 
 def clean_name(text: str) -> str:
+    """A series name on one line, or BadInput when it is empty or too long."""
     name = clean_line(text)
     if not name:
         raise BadInput("Give the series a name, e.g. Thursday paper club.")
@@ -198,6 +204,7 @@ def weekday_choices(current: str) -> list[tuple[str, str]]:
 
 
 def check_every(every: int) -> int:
+    """``every``, or BadInput unless it is every week or every other week."""
     if every not in EVERY:
         raise BadInput(
             f"A series meets every week (every: 1) or every other week (every: 2), not every {every} weeks."
@@ -264,6 +271,7 @@ def _read_date(text: str, today: date, now: datetime, what: str) -> date:
 
 
 def clean_reason(text: str | None) -> str | None:
+    """A skip reason on one line (None when empty), or BadInput when too long."""
     reason = clean_line(text or "")
     if len(reason) > MAX_SKIP_REASON:
         raise BadInput(f"Keep the reason within {MAX_SKIP_REASON} characters.")
@@ -303,6 +311,7 @@ def read_move(text: str, week: date, rule: Rule, now: datetime) -> datetime:
 
 
 def check_horizon(weeks: int) -> int:
+    """``weeks``, or BadInput when outside the horizon's range."""
     if not MIN_HORIZON_WEEKS <= weeks <= MAX_HORIZON_WEEKS:
         raise BadInput(
             f"A series keeps {MIN_HORIZON_WEEKS}–{MAX_HORIZON_WEEKS} weeks ahead (you gave {weeks})."
@@ -311,6 +320,7 @@ def check_horizon(weeks: int) -> int:
 
 
 def check_nudge_days(days: int) -> int:
+    """``days``, or BadInput when outside the nudge's range."""
     if not 0 <= days <= MAX_NUDGE_DAYS:
         raise BadInput(f"Nudge 0–{MAX_NUDGE_DAYS} days before an open week (0: no nudges; you gave {days}).")
     return days

@@ -32,6 +32,8 @@ from db.models.series import (
 
 @dataclass(frozen=True)
 class Settings:
+    """The guild's series settings: how far ahead to schedule, when to nudge, where."""
+
     guild_id: int
     horizon_weeks: int = DEFAULT_HORIZON_WEEKS
     nudge_days: int = DEFAULT_NUDGE_DAYS
@@ -39,6 +41,7 @@ class Settings:
 
 
 async def get_settings(session: AsyncSession, guild_id: int) -> Settings:
+    """The guild's series settings (the defaults when it has none)."""
     row = await session.get(SeriesSettings, guild_id)
     if row is None:
         return Settings(guild_id)
@@ -78,6 +81,7 @@ async def set_horizon(session: AsyncSession, guild_id: int, weeks: int, now: dat
 
 
 async def set_nudge_days(session: AsyncSession, guild_id: int, days: int, now: datetime) -> Settings:
+    """Set how many days before an open week the organizers get a nudge."""
     rules.check_nudge_days(days)
     row = await _settings_row(session, guild_id, now)
     row.nudge_days, row.updated_at = days, now
@@ -135,10 +139,12 @@ async def load_series(session: AsyncSession, guild_id: int, ref: str | int) -> S
 
 
 async def get_series(session: AsyncSession, guild_id: int, ref: str | int) -> SeriesInfo:
+    """The guild's series ``ref`` names (id or name), as plain values."""
     return series_info(await load_series(session, guild_id, ref))
 
 
 async def list_series(session: AsyncSession, guild_id: int) -> list[SeriesInfo]:
+    """The guild's series, by name."""
     rows = await session.scalars(select(Series).where(Series.guild_id == guild_id).order_by(Series.name_key))
     return [series_info(row) for row in rows]
 
@@ -227,5 +233,6 @@ async def create_series(
 async def record_board(
     session: AsyncSession, row: Series, channel_id: int | None, message_id: int | None
 ) -> None:
+    """Remember where a series' open-weeks message is."""
     row.board_channel_id, row.board_message_id = channel_id, message_id
     await session.flush()

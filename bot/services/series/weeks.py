@@ -99,6 +99,7 @@ async def week_session(session: AsyncSession, row: Series, start: datetime, now:
 
 
 async def link_session(session: AsyncSession, week: SeriesWeek, session_id: int, now: datetime) -> None:
+    """Link a week to its session."""
     await session.execute(
         update(SeriesWeek)
         .where(SeriesWeek.id == week.id)
@@ -143,6 +144,7 @@ async def fill_weeks(session: AsyncSession, row: Series, now: datetime, horizon_
 
 
 async def sessions_by_id(session: AsyncSession, ids: list[int]) -> dict[int, Any]:
+    """Sessions by id, with their papers, read fresh from the store."""
     if not ids:
         return {}
     rows = await session.scalars(

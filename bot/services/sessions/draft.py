@@ -1,15 +1,10 @@
 """A session as checked input: :class:`SessionDraft` (a new session) and :class:`SessionChanges` (an edit,
 only the fields given). Pure: no store, no discord.
 
-Every feature that creates or edits a session builds one of these once from what the member typed
-(:func:`new_session`, :func:`session_changes`); every check runs there (BadInput with the member's
-message), each value once: the zone is resolved once, the start read and checked once, the papers
-split and parsed once into :class:`~bot.papers.PaperRef`. The store (:mod:`bot.services.sessions.store`)
-takes the draft as it is and checks nothing again; the create-and-publish flow
-(:mod:`cogs.sessions.publish`) takes it from any feature.
-
-    draft = new_session(title=title, when=when, zone=timezone, default_zone=config.timezone, now=now)
-    published = await create_and_publish(bot, guild_id, draft, created_by=user_id, zones=config.display_zones)
+Every feature builds one once from what the member typed (:func:`new_session`, :func:`session_changes`);
+every check runs there (BadInput with the member's message), each value once, the papers parsed into
+:class:`~bot.papers.PaperRef`. The store (:mod:`bot.services.sessions.store`) and the create-and-publish flow
+(:mod:`cogs.sessions.publish`) take the draft as it is and check nothing again.
 """
 
 from __future__ import annotations
@@ -99,6 +94,7 @@ class SessionChanges:
         }
 
     def is_empty(self) -> bool:
+        """Whether the edit changes nothing."""
         return not self.columns() and isinstance(self.papers, Unset)
 
 

@@ -25,6 +25,7 @@ CLAIM_LEASE: Final = timedelta(minutes=2)
 
 
 def claim_key(guild_id: int, session_id: int) -> str:
+    """The ``app_state`` key of a session's event claim."""
     return f"event-claim:{guild_id}:{session_id}"
 
 
@@ -59,6 +60,7 @@ async def claim(
 
 
 async def release_event_claim(session: AsyncSession, guild_id: int, session_id: int, token: str) -> None:
+    """Give up a session's event claim held with ``token``."""
     await release(session, claim_key(guild_id, session_id), token)
 
 

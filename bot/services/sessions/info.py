@@ -67,16 +67,20 @@ class SessionInfo:
 
     @property
     def is_cancelled(self) -> bool:
+        """Whether the session is cancelled."""
         return self.status == CANCELLED
 
     @property
     def is_announced(self) -> bool:
+        """Whether the session has been announced."""
         return self.announcement_message_id is not None
 
     def has_ended(self, now: datetime) -> bool:
+        """Whether the session is over at ``now``."""
         return self.ends_at <= now
 
     def has_started(self, now: datetime) -> bool:
+        """Whether the session has started at ``now``."""
         return self.starts_at <= now
 
 

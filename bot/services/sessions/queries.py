@@ -101,6 +101,7 @@ async def list_upcoming(
 async def count_upcoming(
     session: AsyncSession, guild_id: int, now: datetime, *, include_cancelled: bool = False
 ) -> int:
+    """How many sessions are running or still to come."""
     conditions = _filters(guild_id, include_cancelled, None)
     window_start = now - timedelta(minutes=MAX_DURATION)
     running = (
@@ -242,6 +243,7 @@ async def toggle_subscription(
 
 
 async def is_subscribed(session: AsyncSession, session_id: int, user_id: int) -> bool:
+    """Whether the user asked to be reminded of the session."""
     return await session.get(SessionSubscription, (session_id, user_id)) is not None
 
 

@@ -57,6 +57,7 @@ def check_start(starts_at: datetime, now: datetime) -> datetime:
 
 
 def clean_title(title: str) -> str:
+    """A session title on one line, or BadInput when it is empty or too long."""
     cleaned = clean_line(title)
     if not cleaned:
         raise BadInput("Give the session a title.")
@@ -66,6 +67,7 @@ def clean_title(title: str) -> str:
 
 
 def clean_description(text: str | None) -> str | None:
+    """A description with control and invisible characters removed (None when empty), or BadInput when too long."""
     cleaned = visible(text).strip() if text is not None else ""
     if not cleaned:
         return None
@@ -75,6 +77,7 @@ def clean_description(text: str | None) -> str | None:
 
 
 def clean_presenter_name(name: str | None) -> str | None:
+    """A presenter's name on one line (None when empty), or BadInput when too long."""
     cleaned = clean_line(name) if name is not None else ""
     if not cleaned:
         return None
@@ -84,22 +87,26 @@ def clean_presenter_name(name: str | None) -> str | None:
 
 
 def clean_url(url: str | None, field_name: str) -> str | None:
+    """A checked http(s) link, or None when empty."""
     if url is None or not url.strip():
         return None
     return validate_http_url(url, field_name)
 
 
 def check_duration(minutes: int) -> int:
+    """``minutes``, or BadInput when outside the allowed session length."""
     if not MIN_DURATION <= minutes <= MAX_DURATION:
         raise BadInput(f"A session lasts {MIN_DURATION}–{MAX_DURATION} minutes (you gave {minutes}).")
     return minutes
 
 
 def check_timezone(name: str) -> str:
+    """The canonical name of a time zone, or BadInput for an unknown one."""
     return timeutil.resolve_timezone(name).key
 
 
 def check_paper_count(texts: list[str]) -> list[str]:
+    """``texts``, or BadInput when a session would get too many papers."""
     if len(texts) > MAX_PAPERS_PER_LIST:
         raise BadInput(f"That's {len(texts)} papers; a session reads at most {MAX_PAPERS_PER_LIST}.")
     return texts

@@ -1,14 +1,10 @@
 """Reading sessions: create, edit, cancel, recap and look up. Plain values in, :class:`SessionInfo` out.
 
-Creating and editing take a checked draft (:class:`~bot.services.sessions.draft.SessionDraft`,
-:class:`~bot.services.sessions.draft.SessionChanges`) and check nothing again; cancel and recap
-validate their few values before they write. Each writes inside the caller's transaction
-(``async with bot.session_factory() as s, s.begin():``), except :func:`save_new_session` and
-:func:`save_changes`, the store part of the create-and-publish flow (cogs.sessions.publish), which
-open their own: one for the write, then short ones for arXiv's titles. Listing, autocomplete and the
-Remind me subscriptions live in :mod:`bot.services.sessions.queries`; the plain values
-(:class:`SessionInfo`, :class:`SessionEdit`, :class:`Overlap`) in :mod:`bot.services.sessions.info`,
-the field rules in :mod:`bot.services.sessions.rules`.
+Creating and editing take a checked draft (:mod:`bot.services.sessions.draft`) and check nothing again. Each
+write runs inside the caller's transaction, except :func:`save_new_session` and :func:`save_changes` (the
+store part of cogs.sessions.publish), which open their own: one for the write, then short ones for arXiv's
+titles. Listing and subscriptions live in :mod:`~bot.services.sessions.queries`, the plain values in
+:mod:`~bot.services.sessions.info`, the field rules in :mod:`~bot.services.sessions.rules`.
 """
 
 from __future__ import annotations
@@ -38,6 +34,7 @@ from db.models.sessions import AGAINST, MAIN
 
 
 async def load_row(session: AsyncSession, guild_id: int, session_id: int) -> ClubSession:
+    """The guild's session row with its papers and series week, or NotFound."""
     row = (
         await session.execute(
             select(ClubSession)

@@ -20,6 +20,8 @@ from db.models.site import SiteSettings
 
 @dataclass(frozen=True)
 class SetupOverview:
+    """Everything /setup show prints for a guild."""
+
     config: GuildConfig
     site: SiteConfig
     series: SeriesSettingsValues

@@ -25,6 +25,8 @@ from db.models.reading import ReadingList
 
 @dataclass(frozen=True)
 class BuildReport:
+    """What a static site build wrote: where, how many files, sessions and lists, for which slug."""
+
     out_dir: Path
     files: int
     sessions: int

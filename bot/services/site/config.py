@@ -45,6 +45,7 @@ class SiteConfig:
 
     @property
     def live(self) -> bool:
+        """Whether the site is on and has a slug, so its pages are served."""
         return self.enabled and self.slug is not None
 
 
@@ -86,10 +87,12 @@ def clean_about(text: str | None) -> str | None:
 
 
 def clean_title(text: str | None) -> str:
+    """A site title cut to one line and its length limit (the default when empty)."""
     return (clean_line(text or "") or DEFAULT_TITLE)[:MAX_TITLE]
 
 
 async def get_site(session: AsyncSession, guild_id: int) -> SiteConfig:
+    """The guild's website settings (the defaults when it has none)."""
     return _config(await session.get(SiteSettings, guild_id), guild_id)
 
 
@@ -198,5 +201,6 @@ def site_url(base: str | None, config: SiteConfig) -> str | None:
 
 
 def session_page_url(base: str | None, config: SiteConfig, session_id: int) -> str | None:
+    """The public address of a session's page, or None when the site has none."""
     home = site_url(base, config)
     return f"{home}sessions/{session_id}/" if home else None

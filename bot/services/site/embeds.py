@@ -27,6 +27,8 @@ FRAME_SOURCES: Final = (
 
 @dataclass(frozen=True)
 class Embed:
+    """A recording's player the session page may embed."""
+
     provider: str  # "YouTube", "Vimeo" or "Loom"
     src: str  # the player's address, built from the parsed id only
 

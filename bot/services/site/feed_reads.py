@@ -24,6 +24,7 @@ def _past(guild_id: int, now: datetime) -> list[ColumnElement[bool]]:
 async def past_sessions(
     session: AsyncSession, guild_id: int, now: datetime, *, limit: int, offset: int = 0
 ) -> list[SessionInfo]:
+    """A page of the guild's past sessions (not cancelled), newest first."""
     infos, _ = await _feed_infos(
         session,
         select(*FEED_COLUMNS)
@@ -220,6 +221,7 @@ async def atom_entries(
 
 
 async def all_session_ids(session: AsyncSession, guild_id: int) -> list[int]:
+    """Every session id of the guild, in id order."""
     return list(
         await session.scalars(
             select(ClubSession.id).where(ClubSession.guild_id == guild_id).order_by(ClubSession.id)

@@ -90,6 +90,7 @@ async def session_page(
 async def list_page(
     session: AsyncSession, site: SiteConfig, list_id: int, display: Display | None = None
 ) -> ListPage | None:
+    """A reading list's page, or None when the list is not the site's guild's."""
     row = await session.get(ReadingList, list_id)
     if row is None or row.guild_id != site.guild_id:
         return None

@@ -1,15 +1,9 @@
 """The store reads behind the home page and a session page, as column rows (no ORM objects).
 
-Each page reads exactly the columns it shows, in as few round trips as it can: the home page's next
-sessions, the sessions read so far and all their papers come back from one statement (a UNION ALL of
-three index ranges on ``(guild_id, status, starts_at)`` / ``(guild_id, starts_at)``, joined to
-``session_papers`` and ``papers`` by primary key), a session page from one statement joined the same
-way. The statements are built once, at import, with bound parameters: SQLAlchemy then reuses their
-cache keys and compiled SQL, and PostgreSQL (asyncpg) its prepared statements.
-
-Every range here is index-driven (``EXPLAIN QUERY PLAN`` on SQLite, ``EXPLAIN (ANALYZE, BUFFERS)`` on
-PostgreSQL, with 20,000 sessions and 100,000 papers stored; see bench/site_bench.py). The one read that
-grows with the club's history is the count of past sessions, two index-only counts.
+Each page reads exactly the columns it shows, in as few round trips as it can: the home page's sessions and
+their papers from one UNION ALL over index ranges, a session page from one statement. The statements are
+built once, at import, with bound parameters, so SQLAlchemy reuses their compiled SQL and PostgreSQL its
+prepared statements. Every range is index-driven (see bench/site_bench.py).
 """
 
 from __future__ import annotations
@@ -147,6 +141,8 @@ def _group(rows: Sequence[Row[Any]], key: Any) -> dict[Any, SessionRow]:
 
 @dataclass(frozen=True)
 class HomeSessions:
+    """The home page's sessions: upcoming, recent, and how many took place."""
+
     upcoming: list[SessionRow]
     recent: list[SessionRow]
     past_total: int  # every session that took place (not cancelled)
@@ -202,6 +198,7 @@ async def one_session(conn: AsyncConnection, guild_id: int, session_id: int) -> 
 
 
 async def past_count(conn: AsyncConnection, guild_id: int, now: datetime) -> int:
+    """How many of the guild's sessions took place (not cancelled)."""
     value = await conn.scalar(_PAST_COUNT, {"guild": guild_id, "now": now})
     return int(value or 0)
 
@@ -264,6 +261,8 @@ def _lists_and_shortlist(limit: int) -> Any:
 
 @dataclass(frozen=True)
 class ListsAndShortlist:
+    """The home page's reading lists and shortlisted suggestions, from one statement."""
+
     lists: list[Row[Any]]  # list_id, name, text (the description), n (its size)
     shortlist: list[Row[Any]]  # text (the reason), n (votes), topic, the paper's columns (paper_…)
 
@@ -272,6 +271,7 @@ _LISTS_AND_SHORTLISTS: dict[int, Any] = {}
 
 
 async def lists_and_shortlist(conn: AsyncConnection, guild_id: int, limit: int) -> ListsAndShortlist:
+    """Read the home page's reading lists and its shortlist (at most ``limit`` suggestions)."""
     statement = _LISTS_AND_SHORTLISTS.get(limit)
     if statement is None:
         statement = _LISTS_AND_SHORTLISTS.setdefault(limit, _lists_and_shortlist(limit))

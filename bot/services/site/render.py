@@ -45,6 +45,7 @@ def _marked(text: str) -> Markup:
 
 @lru_cache(maxsize=1)
 def environment() -> Environment:
+    """The Jinja environment of the site's templates (autoescaped, strict)."""
     env = Environment(
         loader=PackageLoader("bot.services.site", "templates"),
         autoescape=True,
@@ -112,6 +113,7 @@ def _each_runs(page: HomePage) -> str | None:
 
 
 def home_html(page: HomePage, *, base_url: str | None = None, static: bool = False) -> str:
+    """Render the club's home page."""
     return _page(
         "home.html",
         page.site,
@@ -127,21 +129,26 @@ def home_html(page: HomePage, *, base_url: str | None = None, static: bool = Fal
 
 
 def session_html(page: SessionPage, *, base_url: str | None = None, static: bool = False) -> str:
+    """Render a session's page."""
     return _page("session.html", page.site, "../../", base_url=base_url, static=static, page=page)
 
 
 def list_html(page: ListPage, *, base_url: str | None = None, static: bool = False) -> str:
+    """Render a reading list's page."""
     return _page("list.html", page.site, "../../", base_url=base_url, static=static, page=page)
 
 
 def archive_html(page: ArchivePage, *, base_url: str | None = None, static: bool = False) -> str:
+    """Render a page of the past sessions archive."""
     root = "../" if page.page == 1 else "../../"
     return _page("archive.html", page.site, root, base_url=base_url, static=static, page=page)
 
 
 def search_html(page: SearchPage, *, base_url: str | None = None) -> str:
+    """Render the search page and its results."""
     return _page("search.html", page.site, "./", base_url=base_url, static=False, page=page)
 
 
 def not_found_html() -> str:
+    """Render the site's 404 page."""
     return environment().get_template("not_found.html").render()

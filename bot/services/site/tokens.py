@@ -26,6 +26,7 @@ _TOKEN: Final = re.compile(r"[A-Za-z0-9_-]{32,64}")
 
 
 def token_hash(token: str) -> str:
+    """The SHA-256 hex digest a calendar token is stored as."""
     return hashlib.sha256(token.encode("ascii")).hexdigest()
 
 

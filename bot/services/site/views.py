@@ -1,11 +1,9 @@
 """The plain values the site's pages and feeds show (no HTML here: see :mod:`render`; the store reads
 are :mod:`pages` and :mod:`feed_reads`).
 
-Only what the club page itself shows: titles, times, presenters' names, papers, descriptions, links,
-the "How it runs" text, reading lists with their notes, the topics and the shortlist (paper, topic,
-reason, votes). Never a Discord user id, a DM, a reminder, or a withdrawn or declined suggestion.
-Every link is checked again here (:func:`bot.services.site.markdown.safe_link`): a page never links
-anything but http(s) (or mailto in the Markdown).
+Only what the club page itself shows: never a Discord user id, a DM, a reminder, or a withdrawn or declined
+suggestion. Every link is checked again here (:func:`bot.services.site.markdown.safe_link`): a page never
+links anything but http(s) (or mailto in the Markdown).
 """
 
 from __future__ import annotations
@@ -34,6 +32,8 @@ SUMMARY_LIMIT: Final = 400
 
 @dataclass(frozen=True)
 class PaperView:
+    """A paper as the pages show it, with its safe links."""
+
     title: str
     url: str | None
     abs_url: str | None
@@ -98,6 +98,8 @@ class SessionView:
 
 @dataclass(frozen=True)
 class SiteView:
+    """The site-wide values every page shows: slug, title, about text, zones and topics."""
+
     slug: str
     title: str
     about: str | None  # Markdown (rendered safely by the templates' layer)
@@ -107,6 +109,8 @@ class SiteView:
 
 @dataclass(frozen=True)
 class ListView:
+    """A reading list as the pages show it."""
+
     id: int
     name: str
     description: str | None
@@ -115,12 +119,16 @@ class ListView:
 
 @dataclass(frozen=True)
 class ListItemView:
+    """One paper of a reading list, with its note."""
+
     paper: PaperView
     note: str | None
 
 
 @dataclass(frozen=True)
 class ShortlistItem:
+    """One shortlisted suggestion as the home page shows it."""
+
     paper: PaperView
     topic: str | None
     reason: str | None
@@ -129,6 +137,8 @@ class ShortlistItem:
 
 @dataclass(frozen=True)
 class HomePage:
+    """What the home page shows."""
+
     site: SiteView
     upcoming: tuple[SessionView, ...]
     recent: tuple[SessionView, ...]
@@ -139,12 +149,16 @@ class HomePage:
 
 @dataclass(frozen=True)
 class SessionPage:
+    """What a session's page shows."""
+
     site: SiteView
     session: SessionView
 
 
 @dataclass(frozen=True)
 class ListPage:
+    """What a reading list's page shows."""
+
     site: SiteView
     list: ListView
     items: tuple[ListItemView, ...]
@@ -152,6 +166,8 @@ class ListPage:
 
 @dataclass(frozen=True)
 class ArchivePage:
+    """What a page of the past sessions archive shows."""
+
     site: SiteView
     sessions: tuple[SessionView, ...]
     page: int  # 1-based
@@ -161,6 +177,8 @@ class ArchivePage:
 
 @dataclass(frozen=True)
 class SearchResult:
+    """One search hit: a session, paper or list, with its marked snippet."""
+
     kind: str  # "session", "paper" or "list"
     title: str
     snippet: str  # member text with reading_search.MARK_OPEN/MARK_CLOSE around matched words
@@ -173,6 +191,8 @@ class SearchResult:
 
 @dataclass(frozen=True)
 class SearchPage:
+    """What the search page shows."""
+
     site: SiteView
     query: str
     results: tuple[SearchResult, ...]
@@ -210,6 +230,7 @@ def _display(config: GuildConfig) -> Display:
 
 
 def live_display(live: LiveSite) -> Display:
+    """The display values of a live site's guild."""
     return display_of(live.timezone, live.display_zones, live.suggestion_topics)
 
 
@@ -223,14 +244,17 @@ def _paper(title: str, url: str | None, arxiv_id: str | None, wiki_url: str | No
 
 
 def paper_view(info: PaperInfo) -> PaperView:
+    """A paper's view from its plain info."""
     return _paper(info.title, info.url, info.arxiv_id, info.wiki_url)
 
 
 def paper_of_row(row: Any) -> PaperView:
+    """A paper's view from a row's ``paper_…`` columns."""
     return _paper(row.paper_title, row.paper_url, row.paper_arxiv_id, row.paper_wiki_url)
 
 
 def http_link(url: str | None) -> str | None:
+    """The safe form of ``url`` when it is an http(s) link, else None."""
     safe = safe_link(url)
     return safe if safe is not None and safe.lower().startswith(("http://", "https://")) else None
 
@@ -265,14 +289,17 @@ def _view(s: Any, papers: tuple[PaperView, ...], display: Display, now: datetime
 
 
 def info_view(info: SessionInfo, display: Display, now: datetime) -> SessionView:
+    """A session's view from its plain info."""
     return _view(info, tuple(paper_view(p) for p in info.papers), display, now)
 
 
 def session_view(info: SessionInfo, config: GuildConfig, now: datetime) -> SessionView:
+    """A session's view, dated in the guild's zones."""
     return info_view(info, _display(config), now)
 
 
 def row_view(found: queries.SessionRow, display: Display, now: datetime) -> SessionView:
+    """A session's view from a query row and its papers."""
     return _view(found.row, tuple(paper_of_row(r) for r in found.papers), display, now)
 
 
@@ -292,6 +319,8 @@ async def site_view(
 
 @dataclass(frozen=True)
 class FeedEntry:
+    """One Atom feed entry: a session and when it was published and last changed."""
+
     session: SessionView
     updated_at: datetime
     published_at: datetime

@@ -1,16 +1,9 @@
 """The site's aiohttp handlers: Discord-free, given the session factory, the clock and the public address.
 
-They live with the service (not in ``cogs/site``) because nothing here touches Discord: the bot mounts
-them on its web server (``cogs/site``), and the bench and the tests serve them with no bot at all.
-
-Read-only by construction: every route is a GET (aiohttp answers HEAD for it too, and 405 for any other
-method). A guild's pages exist only while its site is on; an unknown slug, session, list or page is the
-same plain 404 page. Every answer is built from the store at the request, so a change any process made
-shows at the next one. It carries a strong ETag (the SHA-256 of its body) and answers a matching
-``If-None-Match`` with 304, and a ``Cache-Control: max-age`` (pages 60 s; calendar and Atom feeds 300 s,
-personal feeds ``private``), so browsers, feed readers and calendar apps poll cheaply. Last-Modified is not
-sent: pages shift with the clock (a session moves from "next" to "read") and papers carry no change time,
-so no stored time says when a page last changed, and a wrong one would keep stale copies alive.
+Read-only: every route is a GET. A guild's pages exist only while its site is on; anything unknown is the
+same plain 404. Every answer is built from the store at the request (so any process's change shows next
+time), with a strong ETag answered by 304 and a ``Cache-Control: max-age``. Last-Modified is not sent:
+pages shift with the clock and papers carry no change time, so a stored time would keep stale copies alive.
 """
 
 from __future__ import annotations
@@ -41,6 +34,7 @@ PublicUrl = Callable[[], str | None]
 
 
 def security_headers(response: web.StreamResponse) -> None:
+    """Set the site's security headers (CSP, nosniff, referrer policy) on a response."""
     response.headers["Content-Security-Policy"] = render.CSP_HEADER
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers.setdefault("Referrer-Policy", "same-origin")
@@ -78,6 +72,7 @@ def respond(
 
 
 def not_found() -> web.Response:
+    """The site's 404 page as a response."""
     response = web.Response(
         status=404, text=render.not_found_html(), content_type=HTML, headers={"Cache-Control": "no-cache"}
     )
@@ -100,10 +95,12 @@ class SiteHandlers:
         return render_page(page, base_url=self.base_url(live.site)).encode("utf-8")
 
     def base_url(self, site: SiteConfig) -> str | None:
+        """The public address of a site's pages, or None without a public URL."""
         base = self.public_url()
         return f"{base.rstrip('/')}/{site.slug}/" if base else None
 
     def routes(self) -> web.RouteTableDef:
+        """The site's routes: pages, feeds, calendars and static files under each slug."""
         routes = web.RouteTableDef()
         page = self._page
         routes.get(r"/{slug}")(self.bare_slug)
@@ -144,15 +141,18 @@ class SiteHandlers:
         raise web.HTTPMovedPermanently(f"/{site.slug}/")
 
     async def unknown(self, request: web.Request) -> web.Response:
+        """Answer an unknown address with the 404 page."""
         return not_found()
 
     async def home(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
+        """Serve the club's home page."""
         page = await pages.home_page(session, live.site, self.clock.now(), views.live_display(live))
         return respond(request, self._render(live, page, render.home_html), HTML, cache=PAGE_CACHE)
 
     async def session(
         self, request: web.Request, session: AsyncSession, live: LiveSite
     ) -> web.Response | None:
+        """Serve a session's page (None: not found)."""
         session_id = parse_id(request.match_info["id"])
         if session_id is None:
             return None
@@ -165,6 +165,7 @@ class SiteHandlers:
     async def reading_list(
         self, request: web.Request, session: AsyncSession, live: LiveSite
     ) -> web.Response | None:
+        """Serve a reading list's page (None: not found)."""
         list_id = parse_id(request.match_info["id"])
         if list_id is None:
             return None
@@ -176,6 +177,7 @@ class SiteHandlers:
     async def archive(
         self, request: web.Request, session: AsyncSession, live: LiveSite
     ) -> web.Response | None:
+        """Serve a page of the past sessions archive (None: not found)."""
         number = request.match_info.get("n")
         if number is not None and (number.startswith("0") or number == "1"):
             return None  # one address per page: the first is /past/
@@ -186,6 +188,7 @@ class SiteHandlers:
         return respond(request, self._render(live, page, render.archive_html), HTML, cache=PAGE_CACHE)
 
     async def search(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
+        """Serve the search page for ``q``."""
         query = request.query.get("q", "")[:1000]
         raw_page = request.query.get("page", "1")
         number = int(raw_page) if raw_page.isascii() and raw_page.isdigit() and len(raw_page) <= 3 else 1
@@ -203,6 +206,7 @@ class SiteHandlers:
         return response
 
     async def calendar(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
+        """Serve the club's calendar feed, sessions and series."""
         site, now = live.site, self.clock.now()
         infos, changed = await feed_reads.calendar_sessions(session, site.guild_id, now)
         series = await series_calendars(session, site.guild_id, now)
@@ -212,6 +216,7 @@ class SiteHandlers:
     async def personal_calendar(
         self, request: web.Request, session: AsyncSession, live: LiveSite
     ) -> web.Response | None:
+        """Serve a member's personal calendar feed, found by its token (None: unknown token)."""
         site = live.site
         user_id = await owner_of(session, site.guild_id, request.match_info["token"])
         if user_id is None:
@@ -224,11 +229,13 @@ class SiteHandlers:
         return response
 
     async def atom(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
+        """Serve the club's Atom feed of sessions."""
         display = views.live_display(live)
         view, entries = await feed_reads.atom_entries(session, live.site, self.clock.now(), display=display)
         return respond(request, feeds.atom_feed(view, entries), "application/atom+xml", cache=FEED_CACHE)
 
     async def static(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
+        """Serve one of the site's static files."""
         name = request.match_info["name"]
         return respond(request, render.static_file(name), render.STATIC_FILES[name], cache=STATIC_CACHE)
 

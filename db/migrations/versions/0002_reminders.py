@@ -23,6 +23,7 @@ _LIVE_SQL = "status IN ('pending', 'sending') AND plan_key IS NOT NULL"
 
 
 def upgrade() -> None:
+    """Create the reminders table and its indexes."""
     op.create_table(
         "reminders",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -75,6 +76,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop the reminders table and its indexes."""
     with op.batch_alter_table("reminders", schema=None) as batch_op:
         batch_op.drop_index("uq_reminders_live_plan")
         batch_op.drop_index("ix_reminders_session")

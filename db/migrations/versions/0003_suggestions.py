@@ -23,6 +23,7 @@ _ACTIVE = "status IN ('open', 'shortlisted', 'accepted')"
 
 
 def upgrade() -> None:
+    """Create the suggestion, vote, volunteer and poll tables."""
     op.create_table(
         "suggestions",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -127,6 +128,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop the suggestion tables."""
     op.drop_table("suggestion_poll_options")
     op.drop_index("ix_suggestion_polls_status_ends", table_name="suggestion_polls")
     op.drop_index(op.f("ix_suggestion_polls_guild_id"), table_name="suggestion_polls")

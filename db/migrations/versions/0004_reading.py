@@ -1,13 +1,9 @@
 """reading: reading lists, saved searches, and the full-text index kept in step by triggers
 
-The index ``reading_search`` holds one document per session (title, presenter, its papers'
-titles and ids, description), per paper (title, authors, arXiv id, DOI or else its link, the notes lists hold on it) and
-per reading list (name, description). Its row id is ``ref_id * 4 + kind`` (1 session, 2 paper,
-3 list). Triggers on papers, sessions, session_papers, reading_lists and reading_list_items
-rewrite the affected documents, so every write by any feature updates the index in the same
-transaction. SQLite: an FTS5 table (porter stemming, diacritics folded). PostgreSQL: a table
-with a generated, weighted ``tsvector`` and a GIN index. Both split words on punctuation the
-same way bot/services/reading/search.py splits queries. Cancelled sessions are not indexed.
+``reading_search`` holds one document per session, paper and reading list (row id ``ref_id * 4 + kind``),
+rewritten by triggers in the same transaction as any write; cancelled sessions are not indexed. SQLite: an
+FTS5 table (porter, diacritics folded); PostgreSQL: a weighted generated ``tsvector`` with a GIN index. Both
+split words as bot/services/reading/search.py splits queries.
 
 Revision ID: 0004
 Revises: 0001
@@ -329,6 +325,7 @@ def _downgrade_postgresql() -> None:
 
 
 def upgrade() -> None:
+    """Create the reading tables and the full-text index with its triggers for this dialect."""
     _create_tables()
     if op.get_bind().dialect.name == "sqlite":
         _upgrade_sqlite()
@@ -337,6 +334,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop the full-text index, its triggers and the reading tables."""
     if op.get_bind().dialect.name == "sqlite":
         _downgrade_sqlite()
     else:

@@ -21,6 +21,7 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
+    """Create the ``job_runs`` table."""
     op.create_table(
         "job_runs",
         sa.Column("name", sa.String(length=100), nullable=False),
@@ -37,4 +38,5 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop the ``job_runs`` table."""
     op.drop_table("job_runs")

@@ -24,6 +24,7 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
+    """Create the series, series weeks and series settings tables."""
     op.create_table(
         "series",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -88,6 +89,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop the series tables."""
     op.drop_table("series_settings")
     op.drop_index("ix_series_weeks_guild_date", table_name="series_weeks")
     op.drop_table("series_weeks")

@@ -24,6 +24,7 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
+    """Create the site settings and calendar token tables and the sessions index for the feed."""
     op.create_table(
         "site_settings",
         sa.Column("guild_id", sa.BigInteger(), autoincrement=False, nullable=False),
@@ -51,6 +52,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop the site tables and the sessions feed index."""
     op.drop_index("ix_site_sessions_guild_updated", table_name="sessions")
     op.drop_table("site_calendar_tokens")
     op.drop_table("site_settings")

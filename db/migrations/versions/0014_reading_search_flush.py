@@ -1,31 +1,9 @@
 """reading: on PostgreSQL, write each search document once per transaction, in id order
 
-Migration 0004's PostgreSQL triggers rewrite a document on every row written: a session's document
-once for the session and again for each of its papers, each time a DELETE and an INSERT with a new
-tsvector and new GIN entries. A bulk load of 100,000 papers and 20,000 sessions leaves ~60,000 dead
-rows in ``reading_search`` (the GIN index hands back 6,910 tids for 2,816 matches) and the live rows
-scattered among them. Statement-level triggers alone do not cure it: SQLAlchemy's asyncpg dialect sends
-an ORM flush or an ``execute(insert(...), rows)`` as asyncpg ``executemany``, one statement per row, so
-a statement trigger still fires once per row (measured: 100 rows, 100 firings).
-
-So the triggers now only *mark* what changed: each row written inserts ``(transaction, kind, ref_id)``
-into ``reading_search_dirty`` (an index probe when already marked) and the transaction's id into
-``reading_search_flushes``, whose deferred constraint trigger fires once, at COMMIT. That flush takes
-the marks, rewrites each marked document once, sorted by id, as an upsert that leaves unchanged
-documents alone, and deletes the documents whose row is gone (or whose session is cancelled). A bulk
-load in one transaction therefore leaves no dead rows and its documents in id order, and the load
-itself is many times faster. ``reading_search`` is rewritten in id order (CLUSTER) on upgrade.
-
-Within a transaction that wrote, a search on PostgreSQL sees the index as it was before the
-transaction (the documents are written at its COMMIT, still atomically with it); SQLite's FTS5
-triggers (0004) are unchanged and immediate. No code searches inside its own write transaction.
-
-Two transactions changing one document at once: each flush first takes a transaction-level advisory
-lock per guild it writes (in guild order, so no deadlock) and only then reads the rows, in a new
-statement, so under READ COMMITTED the later flush sees the earlier one's committed rows and neither
-overwrites the other's change with a stale document. (0004 raised a unique violation there.)
-
-The document queries are 0004's, imported from it, so both revisions index exactly the same text.
+The triggers only mark what changed (``reading_search_dirty``); a deferred constraint trigger flushes at
+COMMIT, rewriting each marked document once, sorted by id, under a per-guild advisory lock (so two
+transactions never overwrite each other with a stale document). Statement triggers would not do: asyncpg's
+``executemany`` fires them once per row. Inside a writing transaction, a search sees the index as before it.
 
 Revision ID: 0014
 Revises: 0004
@@ -295,6 +273,7 @@ def _downgrade_postgresql() -> None:
 
 
 def upgrade() -> None:
+    """On PostgreSQL, write search documents once per transaction, at commit."""
     # SQLite keeps 0004's FTS5 triggers: FTS5 has no dead rows to leave behind, and SQLite has neither
     # deferred nor statement-level triggers.
     if op.get_bind().dialect.name == "postgresql":
@@ -302,5 +281,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """On PostgreSQL, put back 0004's per-row search triggers."""
     if op.get_bind().dialect.name == "postgresql":
         _downgrade_postgresql()

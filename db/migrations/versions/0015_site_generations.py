@@ -1,13 +1,8 @@
 """site: a per-guild content generation, kept by the database itself, so an unchanged page costs one read
 
 ``site_generations (guild_id, generation)`` moves on in the same transaction as every write to what the
-site's pages and feeds show (sessions, their papers, papers, reading lists and items, suggestions and
-votes, series and their weeks and settings, the guild's and the site's settings). A web handler reads
-it with the site (one statement) and answers a kept body built at the same generation with no other read.
-
-This revision creates the table and, on PostgreSQL, the mark and flush machinery. The row triggers on
-the followed tables were created by ``db.migrate`` after every upgrade (those tables belong to other
-branches), from the code below (once ``db/site_generations.py``). Revision 0018 removes all of it.
+site shows. This revision creates the table and, on PostgreSQL, the mark and flush machinery; the row
+triggers on the followed tables were made by ``db.migrate``. Revision 0018 removes all of it.
 
 Revision ID: 0015
 Revises: 0013
@@ -221,6 +216,7 @@ def _downgrade_postgresql() -> None:
 
 
 def upgrade() -> None:
+    """Create the ``site_generations`` table and the triggers that move it on."""
     op.create_table(
         "site_generations",
         sa.Column("guild_id", sa.BigInteger(), autoincrement=False, nullable=False),
@@ -232,6 +228,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop the site generation triggers, functions and table."""
     drop_triggers(op.get_bind())
     if op.get_bind().dialect.name == "postgresql":
         _downgrade_postgresql()

@@ -1,38 +1,10 @@
 """reading: on PostgreSQL, find the newest matches of several words bucket by bucket, newest first
 
-The search ranks the MAX_RESULTS + 1 newest matches (bot/services/reading/search.py). For one word the
-planner does well: a backward walk over the primary key when the word is common, the GIN bitmap when it
-is rare. For two words or more it does not: their conjunction is often common overall yet rare among the
-newest rows (``user simulators``: 6,145 matches, ~1% of the newest papers), so the backward walk tests
-25,000 rows one by one (1,399 buffers, 5-9 ms at 100,000 papers) and the bitmap fetches every match from
-the heap and sorts them (3,218 heap blocks, 15 ms); the GIN scan alone, decoding the long posting lists of
-two or three common words, costs 2-7 ms.
-
-So this revision adds a second GIN index over a *bucketed* copy of each document's lexemes: every lexeme
-suffixed with its guild and its id's bucket (``user#2a.97``: guild 0x2a, ids 97 * 8192 … 98 * 8192 - 1).
-Such a posting list holds one guild's rows of one bucket only, so a conjunction in one bucket is found
-from a few short lists, and the heap is visited for exactly the matches of that bucket.
-``reading_search_newest(q, guild, cap)`` walks the buckets from the newest down, each an index scan
-sorted by id, until it has ``cap`` matches: buckets are disjoint id ranges, so their matches, bucket after
-bucket, are all the matches in id order, newest first: the same rows the plain query returns. After
-``walk`` buckets (a rare query would otherwise probe every bucket of a large store) the rest comes from
-the plain tsv index, below the walked range. Each candidate is still checked with ``tsv @@ q``. A
-conjunction the planner expects to be rare (at most ``rare`` matches) skips the walk: the plain index
-fetches its few matches at once (``2301.01233``: 0.04 ms; walking ~100 empty 4,096-id buckets: 1.1 ms).
-The buckets start from the store's highest id (all guilds); a guild's empty buckets cost one probe each.
-
-The bucketed index is written where the plain one is (the row's own index entries: nothing to refresh, no
-job, correct with any number of writers); the flush function merges its pending list too after a large
-write. At 100,000 papers and 20,000 sessions it is 20.7 MiB after a bulk load (4,096-id buckets: 21.7 MiB),
-beside the plain index's 12.7 MiB and the table's 47 MiB. Changing ``reading_search_bucketed`` means
-rebuilding the index (it is an index expression).
-
-The walk's plan is built per call with the query's own values (``EXECUTE … USING``), so a prepared
-statement's generic plan never serves a rare and a common query alike, and without JIT (the planner's
-estimate of a walk over every bucket passes ``jit_above_cost`` although the walk stops after a few;
-compiling then costs 10-40 ms).
-
-SQLite is unchanged (FTS5 with ``ORDER BY rowid DESC`` already stops early).
+A second GIN index over each document's lexemes suffixed with its guild and id bucket, so a conjunction of
+common words is found from a few short posting lists: ``reading_search_newest(q, guild, cap)`` walks the
+buckets newest first (each candidate still checked with ``tsv @@ q``), then the plain index; a query
+expected to be rare skips the walk. Its plan is built per call (``EXECUTE … USING``), without JIT. SQLite
+is unchanged (FTS5 with ``ORDER BY rowid DESC`` already stops early).
 
 Revision ID: 0016
 Revises: 0014
@@ -159,6 +131,7 @@ def _flush_function(clean_both: bool) -> str:
 
 
 def upgrade() -> None:
+    """On PostgreSQL, add the bucketed search index and its newest-first search function."""
     if op.get_bind().dialect.name != "postgresql":
         return
     op.execute(_BUCKETED)
@@ -171,6 +144,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """On PostgreSQL, drop the bucketed search and restore 0014's flush."""
     if op.get_bind().dialect.name != "postgresql":
         return
     op.execute(_flush_function(clean_both=False))

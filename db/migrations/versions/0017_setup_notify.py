@@ -1,17 +1,8 @@
 """setup: on PostgreSQL, notify every change of what /setup show prints
 
-Each insert, update or delete of a row of ``guild_settings``, ``site_settings`` or ``series_settings``
-sends ``pg_notify('paperclub_setup', <guild id>)`` (a TRUNCATE sends ``*``: every guild). PostgreSQL
-delivers a notification when the transaction that sent it commits, and never for one rolled back
-(https://www.postgresql.org/docs/15/sql-notify.html), so each process's LISTEN connection learns of every
-committed change, whichever process, CLI or SQL session made it, and /setup show's kept overview for that
-guild is dropped (bot/services/setup/cache.py). SQLite needs no trigger: the cache there reads the WAL
-index, which every commit changes.
-
-Why it merges 0012 and 0013 (not a branch from 0001): its triggers attach to their tables. Branched
-from 0001, alembic runs it first on a fresh database (measured), before those tables exist; with
-``depends_on`` instead, alembic 1.20 fails a fresh upgrade on two dependencies (``KeyError: '0001'`` in its
-head bookkeeping) and, with one, leaves a version table that disagrees with the scripts' heads.
+Each write to ``guild_settings``, ``site_settings`` or ``series_settings`` sends ``pg_notify('paperclub_setup',
+<guild id>)`` (``*`` on TRUNCATE), delivered on commit only (https://www.postgresql.org/docs/15/sql-notify.html).
+It merges 0012 and 0013 rather than branching from 0001, as its triggers need those tables to exist first.
 
 Revision ID: 0017
 Revises: 0012, 0013
@@ -34,6 +25,7 @@ CHANNEL = "paperclub_setup"  # bot/services/setup/cache.py listens here
 
 
 def upgrade() -> None:
+    """On PostgreSQL, notify ``paperclub_setup`` on every change to the settings tables."""
     if op.get_bind().dialect.name != "postgresql":
         return
     op.execute(
@@ -67,6 +59,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    """Drop the setup notify triggers and function."""
     if op.get_bind().dialect.name != "postgresql":
         return
     for table in TABLES:

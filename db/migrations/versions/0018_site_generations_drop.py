@@ -26,9 +26,11 @@ _0015 = revision_module("0015_site_generations.py")
 
 
 def upgrade() -> None:
+    """Drop 0015's site generations."""
     _0015.downgrade()
 
 
 def downgrade() -> None:
+    """Put 0015's site generations and their triggers back."""
     _0015.upgrade()
     _0015.create_triggers(op.get_bind())

@@ -25,8 +25,10 @@ _0016 = revision_module("0016_reading_search_buckets.py")
 
 
 def upgrade() -> None:
+    """Drop 0016's bucketed search."""
     _0016.downgrade()
 
 
 def downgrade() -> None:
+    """Put 0016's bucketed search back."""
     _0016.upgrade()

@@ -23,8 +23,10 @@ _0017 = revision_module("0017_setup_notify.py")
 
 
 def upgrade() -> None:
+    """Drop 0017's setup notify triggers."""
     _0017.downgrade()
 
 
 def downgrade() -> None:
+    """Put 0017's setup notify triggers back."""
     _0017.upgrade()

@@ -47,10 +47,12 @@ COLUMNS = (
 
 
 def upgrade() -> None:
+    """Add the paper source columns to ``papers``."""
     for name, type_ in COLUMNS:
         op.add_column("papers", sa.Column(name, type_, nullable=True))
 
 
 def downgrade() -> None:
+    """Drop the paper source columns."""
     for name, _ in reversed(COLUMNS):
         op.drop_column("papers", name)

@@ -23,10 +23,12 @@ COLUMNS = ("source_channel_id", "source_message_id")
 
 
 def upgrade() -> None:
+    """Add the source channel and message ids to ``suggestions``."""
     for name in COLUMNS:
         op.add_column("suggestions", sa.Column(name, sa.BigInteger(), nullable=True))
 
 
 def downgrade() -> None:
+    """Drop the suggestion source columns."""
     for name in reversed(COLUMNS):
         op.drop_column("suggestions", name)
