@@ -17,6 +17,7 @@ from sqlalchemy.orm import selectinload
 
 from bot.papers import normalize_title
 from bot.services.config.guild import get_config, update_config
+from bot.services.papers.aliases import aliased_paper
 from bot.services.papers.store import get_or_create_paper
 from bot.services.programme import series as series_programme
 from bot.services.programme.document import SESSION_URLS, Programme, ProgrammePaper, format_wall_time
@@ -87,6 +88,10 @@ class _Papers:
         existing = await self.session.scalar(
             select(Paper).where(Paper.guild_id == self.guild_id, Paper.key == given.ref.key)
         )
+        aliased = None if existing else await aliased_paper(self.session, self.guild_id, given.ref)
+        if aliased is not None:  # a name the guild resolved: the paper it means, its own title kept
+            self.done[given.ref.key] = aliased
+            return aliased
         row = existing or await get_or_create_paper(self.session, self.guild_id, given.ref, title=given.title)
         if existing is None:
             self.report.papers_new += 1
