@@ -115,7 +115,7 @@ async def unresolved_papers(session: AsyncSession, guild_id: int) -> list[Unreso
     return [Unresolved(paper_id, title) for paper_id, title in rows]
 
 
-async def _remember(
+async def remember(
     session: AsyncSession,
     guild_id: int,
     name: str,
@@ -157,7 +157,6 @@ def _fill(row: Paper, choice: Choice, now: datetime) -> None:
         sources[name] = stamp
     row.normalized_title = normalize_title(row.title)[:400]
     row.field_sources = sources
-    row.enriched_at = None  # enrichment asks the sources about the paper's new ids
 
 
 async def _move_references(session: AsyncSession, old: Paper, new: Paper) -> bool:
@@ -194,20 +193,22 @@ async def choose(
     *,
     chosen_by: int | None,
     now: datetime,
+    ref: PaperRef | None = None,
 ) -> AliasInfo:
-    """Remember that ``name`` means ``choice`` (None: none of these) and resolve its paper to it."""
+    """Remember that ``name`` means ``choice`` (None: none of these) and resolve its paper to it; ``ref``
+    (default: the choice's arXiv id or DOI) is the key the paper is stored under."""
     key = normalize_name(name)
     if not key:
         raise BadInput("Give the paper's name or title.")
     if choice is None:
-        return await _remember(session, guild_id, name, None, chosen_by, now)
+        return await remember(session, guild_id, name, None, chosen_by, now)
     title_row = await session.scalar(
         select(Paper)
         .where(Paper.guild_id == guild_id, Paper.kind == "title", Paper.normalized_title == key)
         .order_by(Paper.id)
         .limit(1)
     )
-    ref = parse_paper_ref(choice.reference) if choice.reference else None
+    ref = ref or (parse_paper_ref(choice.reference) if choice.reference else None)
     canonical = (
         await session.scalar(select(Paper).where(Paper.guild_id == guild_id, Paper.key == ref.key))
         if ref
@@ -222,14 +223,16 @@ async def choose(
     elif title_row is not None:
         row = title_row
         if ref is not None:
-            row.key, row.kind, row.arxiv_id, row.doi = ref.key, ref.kind, ref.arxiv_id, ref.doi
+            row.key, row.kind = ref.key, ref.kind
+            row.arxiv_id, row.doi = ref.arxiv_id or row.arxiv_id, ref.doi or row.doi
             row.url = ref.url or row.url
+            row.enriched_at = None  # enrichment asks the sources about the paper's new ids
     else:
         row = Paper(
             guild_id=guild_id,
             key=(ref or parse_paper_ref(name)).key,
             kind=(ref or parse_paper_ref(name)).kind,
-            title=choice.title[:400],
+            title=(choice.title or (ref or parse_paper_ref(name)).label)[:400],
             normalized_title="",
             url=ref.url if ref else None,
             arxiv_id=ref.arxiv_id if ref else None,
@@ -239,4 +242,4 @@ async def choose(
         session.add(row)
     _fill(row, choice, now)
     await session.flush()
-    return await _remember(session, guild_id, name, row.id, chosen_by, now)
+    return await remember(session, guild_id, name, row.id, chosen_by, now)

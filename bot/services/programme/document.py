@@ -15,7 +15,8 @@ A programme file looks like ``examples/club.yaml``::
         papers: [Agent World Model, {paper: "2401.12345", title: Some title, note: why}]
 
 A paper is a string (title, arXiv id or link, DOI, any http(s) link) or a mapping with ``paper``
-(that reference) and/or ``title``, optional ``authors`` and, in lists, ``note``. The loader
+(that reference) and/or ``title``, optional ``authors`` and, in lists, ``note``. ``aliases:`` holds the
+names the club resolved (:mod:`bot.services.programme.aliases`). The loader
 (`files`) attaches the line of every mapping and list item, so :func:`validate_programme`
 reports every bad row with its line; nothing is written unless the whole file is valid.
 """
@@ -32,6 +33,7 @@ from bot.errors import BadInput
 from bot.ids import MAX_BIGINT
 from bot.papers import PaperRef, parse_paper_ref
 from bot.services.config.guild import normalize_change
+from bot.services.programme import aliases as alias_programme
 from bot.services.programme import series as series_programme
 from bot.services.reading.lists import (
     MAX_ITEMS_PER_LIST,
@@ -83,7 +85,7 @@ SESSION_URLS = {
 STATUSES = (SCHEDULED, CANCELLED)
 LIST_FIELDS = {"name", "description", "papers"}
 PAPER_FIELDS = {"paper", "title", "authors", "note"}
-TOP_FIELDS = {"guild_id", "settings", "sessions", "lists", "series", "version"}
+TOP_FIELDS = {"guild_id", "settings", "sessions", "lists", "series", "aliases", "version"}
 WALL_TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S")
 
 
@@ -142,6 +144,7 @@ class Programme:
     sessions: list[ProgrammeSession] = field(default_factory=list)
     lists: list[ProgrammeList] = field(default_factory=list)
     series: list[series_programme.ProgrammeSeries] = field(default_factory=list)
+    aliases: list[alias_programme.ProgrammeAlias] = field(default_factory=list)
 
 
 class _Checker:
@@ -447,6 +450,7 @@ def validate_programme(data: Any, *, guild_id: int | None, default_timezone: str
     zone = str(settings.get("timezone") or default_timezone)
     series = series_programme.check_series(checker, root.get("series"), checker.line_of(root, "series"), zone)
     series_by_key = {item.key: item for item in series}
+    aliases = alias_programme.check_aliases(checker, root.get("aliases"), checker.line_of(root, "aliases"))
     seen_weeks: dict[tuple[str, date], int] = {}
 
     sessions: list[ProgrammeSession] = []
@@ -502,7 +506,7 @@ def validate_programme(data: Any, *, guild_id: int | None, default_timezone: str
     if checker.problems or target is None:
         checker.problems.sort(key=lambda p: p.line or 0)
         raise ProgrammeInvalid(checker.problems)
-    return Programme(target, settings, sessions, lists, series)
+    return Programme(target, settings, sessions, lists, series, aliases)
 
 
 def format_wall_time(dt: datetime, zone: str) -> str:
