@@ -1,6 +1,6 @@
 """Title-only mentions: the candidates the sources offer for a name ("TMax", "Terminal-World", a title).
 
-:func:`find_candidates` asks, one after another, Semantic Scholar (``/paper/search/match`` then
+:func:`find_candidates` asks, side by side, Semantic Scholar (``/paper/search/match`` then
 ``/paper/search``), Hugging Face (``/api/papers/search``) and arXiv (a ``ti:"…"`` search), each only when
 PAPER_SOURCES turns it on; a source that is down, rate-limited or answering garbage contributes nothing and
 is named in :attr:`Found.unavailable`. The answers are merged into one :class:`Choice` per paper (the same
@@ -21,6 +21,7 @@ the next at or below :data:`AUTO_NEXT_MAX`.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -194,12 +195,16 @@ async def find_candidates(
     max_wait: float | None = None,
 ) -> Found:
     """Ask every source turned on for ``name`` (``arxiv`` None: arXiv is off) and rank what they say."""
+    searches = _searches(clients, arxiv, name, max_wait)
+    answers = await asyncio.gather(*(search() for _, search in searches), return_exceptions=True)
     found: list[Candidate] = []
     unavailable: list[str] = []
-    for source, search in _searches(clients, arxiv, name, max_wait):
-        try:
-            found.extend(await search())
-        except SourceUnavailable as exc:
-            log.info("title search for %r: %s", name[:80], exc)
+    for (source, _), answer in zip(searches, answers, strict=True):
+        if isinstance(answer, SourceUnavailable):
+            log.info("title search for %r: %s", name[:80], answer)
             unavailable.append(source)
+        elif isinstance(answer, BaseException):
+            raise answer
+        else:
+            found.extend(answer)
     return Found(name, rank(name, found, limit), tuple(unavailable))
