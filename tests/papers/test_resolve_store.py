@@ -173,6 +173,9 @@ async def test_a_pick_the_guild_already_has_folds_the_title_row_into_it(
     assert alias.paper_id == known_id
     async with session_factory() as session:
         assert await session.get(Paper, named_id) is None
+        kept = await session.get(Paper, known_id)
+        assert kept is not None
+        assert kept.title == TMAX  # its "arXiv:…" placeholder is filled
         links = (await session.execute(select(SessionPaper.session_id, SessionPaper.paper_id))).all()
         assert sorted(links) == sorted([(both_id, known_id), (one_id, known_id)])
         assert await session.scalar(select(func.count()).select_from(PaperAlias)) == 1

@@ -137,8 +137,9 @@ async def remember(
     return AliasInfo(shown, paper_id, title, chosen_by, now)
 
 
-def _fill(row: Paper, choice: Choice, now: datetime) -> None:
-    """What the pick says about the paper; the fields it sets are marked as chosen (a source may refine)."""
+def _fill(row: Paper, choice: Choice, now: datetime, *, retitle: bool) -> None:
+    """What the pick says about the paper (its title too when ``retitle``); the fields it sets are marked
+    with the source that found them (a better source may refine them later)."""
     sources = dict(row.field_sources or {})
     stamp = [choice.sources[0] if choice.sources else CHOSEN, now.isoformat()]
     values: dict[str, Any] = {
@@ -151,7 +152,8 @@ def _fill(row: Paper, choice: Choice, now: datetime) -> None:
     }
     for name, raw in values.items():
         value = sanitize(name, raw) if name != "url" else raw
-        if value is None or (name != "title" and getattr(row, name) not in (None, "")):
+        keep = not retitle if name == "title" else getattr(row, name) not in (None, "")
+        if value is None or keep:
             continue
         setattr(row, name, value)
         sources[name] = stamp
@@ -240,6 +242,7 @@ async def choose(
             created_at=now,
         )
         session.add(row)
-    _fill(row, choice, now)
+    placeholder = ref is not None and row.title == ref.label  # stored under its id only: "arXiv:…"
+    _fill(row, choice, now, retitle=row is not canonical or placeholder)  # else a known paper keeps its title
     await session.flush()
     return await remember(session, guild_id, name, row.id, chosen_by, now)
