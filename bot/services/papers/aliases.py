@@ -204,10 +204,15 @@ async def choose(
         raise BadInput("Give the paper's name or title.")
     if choice is None:
         return await remember(session, guild_id, name, None, chosen_by, now)
+    name_ref = parse_paper_ref(name)
     title_row = await session.scalar(
         select(Paper)
-        .where(Paper.guild_id == guild_id, Paper.kind == "title", Paper.normalized_title == key)
-        .order_by(Paper.id)
+        .where(
+            Paper.guild_id == guild_id,
+            Paper.kind == "title",
+            or_(Paper.normalized_title == key, Paper.key == name_ref.key),
+        )
+        .order_by(Paper.key != name_ref.key, Paper.id)
         .limit(1)
     )
     ref = ref or (parse_paper_ref(choice.reference) if choice.reference else None)
@@ -232,9 +237,9 @@ async def choose(
     else:
         row = Paper(
             guild_id=guild_id,
-            key=(ref or parse_paper_ref(name)).key,
-            kind=(ref or parse_paper_ref(name)).kind,
-            title=(choice.title or (ref or parse_paper_ref(name)).label)[:400],
+            key=(ref or name_ref).key,
+            kind=(ref or name_ref).kind,
+            title=(choice.title or (ref or name_ref).label)[:400],
             normalized_title="",
             url=ref.url if ref else None,
             arxiv_id=ref.arxiv_id if ref else None,
