@@ -7,6 +7,7 @@ from typing import Any
 
 import discord
 from discord import app_commands
+from sqlalchemy.exc import IntegrityError
 
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, Conflict
@@ -118,15 +119,20 @@ class ResolveView(discord.ui.LayoutView):
             raise Conflict("This name was already resolved from these candidates.")
         self.decided = True
         choice = None if index is None else self.found.candidates[index]
-        async with self.bot.session_factory() as session, session.begin():
-            alias = await choose(
-                session,
-                self.guild_id,
-                self.found.name,
-                choice,
-                chosen_by=interaction.user.id,
-                now=self.bot.clock.now(),
-            )
+        try:
+            async with self.bot.session_factory() as session, session.begin():
+                alias = await choose(
+                    session,
+                    self.guild_id,
+                    self.found.name,
+                    choice,
+                    chosen_by=interaction.user.id,
+                    now=self.bot.clock.now(),
+                )
+        except IntegrityError:  # another organizer resolved the same name at the same moment
+            raise Conflict(
+                "Another organizer resolved this name at the same moment: `/paper resolve` shows what it means now."
+            ) from None
         self.stop()
         done = discord.ui.LayoutView(timeout=None)
         done.add_item(discord.ui.TextDisplay(chosen_text(alias, choice)))
@@ -160,7 +166,7 @@ async def resolve(interaction: Interaction, paper: str) -> None:
         chosen = f" (chosen by <@{alias.chosen_by}>)" if alias.chosen_by else ""
         await send_reply(
             interaction,
-            f"**{escape_line(name, 300)}** already means **{escape(alias.paper_title, 300)}**{chosen}.",
+            f"**{escape_line(alias.name, 300)}** already means **{escape(alias.paper_title, 300)}**{chosen}.",
         )
         return
     arxiv = bot.arxiv if bot.settings.source_enabled("arxiv") else None
