@@ -22,6 +22,7 @@ from bot.views import log_component
 
 PICK_TIMEOUT = 900.0  # seconds the candidates' buttons listen
 SOURCE_WAIT = 3.0  # the most a source's pacing may hold the lookup (it is deferred; a source down is skipped)
+SOURCE_DEADLINE = 8.0  # a source still answering by then is left out of this look
 SOURCE_LABELS = {"semantic_scholar": "Semantic Scholar", "huggingface": "Hugging Face", "arxiv": "arXiv"}
 ACCENT = discord.Colour.blurple()
 
@@ -54,7 +55,7 @@ def _unavailable_line(found: Found) -> str | None:
     if not found.unavailable:
         return None
     names = ", ".join(SOURCE_LABELS.get(s, s) for s in found.unavailable)
-    return f"-# Not asked this time (down or rate-limited): {names}."
+    return f"-# Not heard from this time (down, slow or rate-limited): {names}."
 
 
 def chosen_text(alias: AliasInfo, choice: Choice | None) -> str:
@@ -170,7 +171,7 @@ async def resolve(interaction: Interaction, paper: str) -> None:
         )
         return
     arxiv = bot.arxiv if bot.settings.source_enabled("arxiv") else None
-    found = await find_candidates(bot.sources, arxiv, name, max_wait=SOURCE_WAIT)
+    found = await find_candidates(bot.sources, arxiv, name, max_wait=SOURCE_WAIT, deadline=SOURCE_DEADLINE)
     if not found.candidates:
         asked = "" if not found.unavailable else " " + (_unavailable_line(found) or "")
         await send_reply(

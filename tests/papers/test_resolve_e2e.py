@@ -7,11 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
+from cogs.papers import _resolve as resolve_module
 from db.models import Paper
 from db.models.papers import PaperAlias
+from db.models.suggestions import Suggestion
 from tests.series.helpers import is_ephemeral
+from tests.suggestions.helpers import suggest, use_channel
 
 TMAX = "TMax: Scaling Terminal Agents with Reinforcement Learning"
 TMAX_ID = "2511.00001"
@@ -111,4 +114,33 @@ async def test_sources_in_trouble_still_leave_an_answer(discord_env, arxiv, trou
     reply = await offered(env, "TMax")
     assert f"**1. {TMAX}**" in reply.text
     assert "found by arXiv" in reply.text
-    assert "Not asked this time (down or rate-limited): Semantic Scholar, Hugging Face." in reply.text
+    assert (
+        "Not heard from this time (down, slow or rate-limited): Semantic Scholar, Hugging Face." in reply.text
+    )
+
+
+async def test_a_slow_source_is_left_out_after_the_deadline(discord_env, arxiv, monkeypatch) -> None:
+    env = discord_env
+    seed(env, arxiv)
+    monkeypatch.setattr(resolve_module, "SOURCE_DEADLINE", 0.5)
+    env.semantic_scholar.mode = "slow"
+    reply = await offered(env, "TMax")
+    assert "found by Hugging Face, arXiv" in reply.text
+    assert "Not heard from this time (down, slow or rate-limited): Semantic Scholar." in reply.text
+
+
+async def test_a_member_suggesting_the_name_afterwards_gets_the_resolved_paper(discord_env, arxiv) -> None:
+    env = discord_env
+    seed(env, arxiv)
+    reply = await offered(env, "TMax")
+    await (await env.click(reply, "paper:resolve:0")).response()
+    await use_channel(env)
+    final = await suggest(env, env.members[0], paper="tmax")
+    assert "Thanks! Your suggestion is #" in final.content
+    async with env.bot.session_factory() as session:
+        suggestion = await session.scalar(select(Suggestion))
+        assert suggestion is not None
+        paper = await session.get(Paper, suggestion.paper_id)
+        assert paper is not None
+        assert paper.arxiv_id == TMAX_ID
+        assert await session.scalar(select(func.count()).select_from(Paper)) == 1

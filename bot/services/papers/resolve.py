@@ -193,10 +193,20 @@ async def find_candidates(
     *,
     limit: int = OFFERED,
     max_wait: float | None = None,
+    deadline: float | None = None,
 ) -> Found:
-    """Ask every source turned on for ``name`` (``arxiv`` None: arXiv is off) and rank what they say."""
+    """Ask every source turned on for ``name`` (``arxiv`` None: arXiv is off) and rank what they say; a
+    source still answering after ``deadline`` seconds counts as unavailable."""
+
+    async def within(search: Search) -> list[Candidate]:
+        try:
+            async with asyncio.timeout(deadline):
+                return await search()
+        except TimeoutError:
+            raise SourceUnavailable("search", f"no answer within {deadline:g} s") from None
+
     searches = _searches(clients, arxiv, name, max_wait)
-    answers = await asyncio.gather(*(search() for _, search in searches), return_exceptions=True)
+    answers = await asyncio.gather(*(within(search) for _, search in searches), return_exceptions=True)
     found: list[Candidate] = []
     unavailable: list[str] = []
     for (source, _), answer in zip(searches, answers, strict=True):
