@@ -1,5 +1,5 @@
 """The `paperclub` command line: run, demo, db upgrade, db downgrade, db backup, sync-commands, import, export,
-invite-url, site build."""
+papers resolve, invite-url, site build."""
 
 from __future__ import annotations
 
@@ -272,6 +272,80 @@ async def _site_build(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- papers resolve (title-only names, #20)
+
+
+async def _papers_resolve(args: argparse.Namespace) -> int:
+    from bot.arxiv import ArxivClient
+    from bot.clock import SystemClock
+    from bot.services.papers.walk import walk
+    from bot.sources.clients import SourceClients
+    from db.engine import create_engine, create_session_factory
+    from db.migrate import upgrade_database
+
+    settings = _settings()
+    clients = SourceClients.from_settings(settings)
+    arxiv = ArxivClient(settings.arxiv_api_url) if settings.source_enabled("arxiv") else None
+
+    async def ask(prompt: str) -> str | None:
+        try:
+            return await asyncio.to_thread(input, prompt)
+        except EOFError:
+            return None
+
+    engine = create_engine(settings.database_url)
+    with _database_failures(settings):
+        try:
+            await upgrade_database(engine)
+            await walk(
+                create_session_factory(engine),
+                clients,
+                arxiv,
+                args.guild,
+                auto=args.auto,
+                ask=ask,
+                say=lambda line: print(line, flush=True),
+                now=SystemClock().now,
+            )
+        finally:
+            await clients.close()
+            if arxiv is not None:
+                await arxiv.close()
+            await engine.dispose()
+    return 0
+
+
+# bot.services.papers.resolve's AUTO_MIN and AUTO_NEXT_MAX, written here so --help loads no feature (a test
+# holds them equal)
+AUTO_MIN, AUTO_NEXT_MAX = 0.9, 0.6
+
+
+def _add_papers_parser(sub: Any) -> None:
+    papers = sub.add_parser("papers", help="the club's papers", description="The club's papers.")
+    papers_sub = papers.add_subparsers(dest="papers_command", required=True, metavar="PAPERS_COMMAND")
+    resolve = papers_sub.add_parser(
+        "resolve",
+        help="say which paper each title-only name means",
+        description=(
+            "Walk the server's unresolved (title-only) papers: each name's candidates from Semantic Scholar, "
+            "Hugging Face and arXiv (those PAPER_SOURCES turns on) as a numbered list; type a number to pick, "
+            "n for none of these (not asked again), s to skip, q to stop. Every pick is remembered as an "
+            "alias, so the next mention of the name resolves at once."
+        ),
+    )
+    resolve.add_argument("--guild", type=server_id, required=True, help="server id")
+    resolve.add_argument(
+        "--auto",
+        action="store_true",
+        help=(
+            f"ask nothing: take a name's best candidate only when its title similarity is at least "
+            f"{AUTO_MIN} and the next candidate's at most {AUTO_NEXT_MAX} (or there is no other); print "
+            "what was resolved and what was skipped, and why"
+        ),
+    )
+    resolve.set_defaults(handler=_papers_resolve)
+
+
 def _add_site_parser(sub: Any) -> None:
     site = sub.add_parser("site", help="the club's website", description="The club's public website.")
     site_sub = site.add_subparsers(dest="site_command", required=True, metavar="SITE_COMMAND")
@@ -424,6 +498,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--guild", type=server_id, default=None, help="server id (default: the one server the store knows)"
     )
     exp.set_defaults(handler=_export)
+    _add_papers_parser(sub)
     _add_invite_url(sub)
     _add_site_parser(sub)
     return parser

@@ -29,8 +29,8 @@ from tests.site.conftest import GUILD, OCTOBER, SLUG, enable_site, import_club
 
 pytestmark = pytest.mark.empty_store  # from nothing to the old heads, then on: not the template copied
 
-OLD_HEADS = {"0002", "0023", "0024", "0006", "0015", "0016", "0017", "0021"}  # the ORM reads 0021, 0023, 0024
-NEW_HEADS = {"0002", "0023", "0024", "0006", "0018", "0019", "0020", "0021"}
+OLD_HEADS = {"0002", "0023", "0024", "0006", "0015", "0016", "0017", "0022"}  # the ORM reads 0021-0024
+NEW_HEADS = {"0002", "0023", "0024", "0006", "0018", "0019", "0020", "0022"}
 UNDOES = {"0018": "0015", "0019": "0016", "0020": "0017"}
 QUERIES = ("environments", "user simulators", "AutoEnv", "terminal agents benchmark")
 

@@ -39,6 +39,7 @@ from bot.services.sessions import rules as session_rules
 from bot.services.site.config import MAX_ABOUT, MAX_SLUG
 from bot.services.suggestions.actions import MAX_NOTE_LENGTH, MAX_REASON_LENGTH
 from db.models import ClubSession, GuildSettings, Paper
+from db.models.papers import PaperAlias
 from db.models.reading import ReadingList, ReadingListItem, ReadingSearchQuery
 from db.models.reminders import Reminder
 from db.models.series import Series, SeriesWeek
@@ -125,6 +126,7 @@ OPTIONS: dict[tuple[str, str], Takes] = {
     ("suggest", "why"): Takes(MAX_REASON_LENGTH, Suggestion.reason),
     ("suggest", "topic"): Takes(MAX_TOPIC, Suggestion.topic),
     ("suggest", "title"): Takes(MAX_TITLE_LENGTH, Paper.title),
+    ("paper resolve", "paper"): Takes(MAX_TITLE_LENGTH, PaperAlias.name),
     ("suggestions list", "topic"): Takes(MAX_TOPIC),
     ("suggestions show", "suggestion"): Takes(100),  # its number, or words of its title (a choice's value)
     ("suggestions review", "suggestion"): Takes(100),

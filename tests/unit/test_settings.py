@@ -118,6 +118,7 @@ def test_cli_run_without_token(tmp_path) -> None:
         ["demo", "--help"],
         ["import", "--help"],
         ["export", "--help"],
+        ["papers", "resolve", "--help"],
     ],
 )
 def test_help(argv: list[str]) -> None:
@@ -249,3 +250,11 @@ def test_database_is_described_without_its_password(tmp_path) -> None:
         == "the PostgreSQL database paperclub on db.example:5433 as club"
     )
     assert describe_database("sqlite+aiosqlite:///club.db") == f"the SQLite database {tmp_path / 'club.db'}"
+
+
+def test_papers_resolve_help_states_the_auto_thresholds_resolve_uses() -> None:
+    """--help loads no feature, so the CLI writes the thresholds itself; they must be resolve's."""
+    from bot import cli
+    from bot.services.papers import resolve
+
+    assert (cli.AUTO_MIN, cli.AUTO_NEXT_MAX) == (resolve.AUTO_MIN, resolve.AUTO_NEXT_MAX)

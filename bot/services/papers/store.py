@@ -10,6 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.papers import PaperRef, normalize_title
+from bot.services.papers.aliases import aliased_paper
 from db.models import Paper
 
 
@@ -60,13 +61,14 @@ async def get_or_create_paper(
     title: str | None = None,
     now: datetime | None = None,
 ) -> Paper:
-    """The guild's paper for `ref`, created when new. A title given here fills a missing one.
+    """The guild's paper for `ref` (a title-only one through the guild's aliases), created when new. A title
+    given here fills a missing one.
     ``now`` stamps a new row's created_at (None: the column default, the wall clock).
 
     Runs inside the caller's transaction; two callers racing on the same new key are
     serialised by the unique constraint (the loser's transaction fails and is retried by the caller).
     """
-    row = await find_paper(session, guild_id, ref)
+    row = await find_paper(session, guild_id, ref) or await aliased_paper(session, guild_id, ref)
     display_title = (title or ref.title or ref.label).strip()
     if row is None:
         row = Paper(

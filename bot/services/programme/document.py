@@ -1,8 +1,9 @@
 """The club's programme as a document (YAML/JSON): its schema and validation. Pure, no store.
 
-A programme file (see ``examples/club.yaml``) has ``guild_id``, ``settings``, ``sessions``, ``lists`` and
-``series``. A paper is a string (title, arXiv id or link, DOI, any http(s) link) or a mapping with ``paper``
-and/or ``title``, optional ``authors`` and, in lists, ``note``. :func:`validate_programme` reports every bad
+A programme file (see ``examples/club.yaml``) has ``guild_id``, ``settings``, ``sessions``, ``lists``,
+``series`` and ``aliases`` (the names the club resolved: :mod:`bot.services.programme.aliases`). A paper
+is a string (title, arXiv id or link, DOI, any http(s) link) or a mapping with ``paper`` and/or
+``title``, optional ``authors`` and, in lists, ``note``. :func:`validate_programme` reports every bad
 row with its line (the loader in `files` records them); nothing is written unless the whole file is valid.
 """
 
@@ -18,6 +19,7 @@ from bot.errors import BadInput
 from bot.ids import MAX_BIGINT
 from bot.papers import PaperRef, parse_paper_ref
 from bot.services.config.guild import normalize_change
+from bot.services.programme import aliases as alias_programme
 from bot.services.programme import series as series_programme
 from bot.services.reading.lists import (
     MAX_ITEMS_PER_LIST,
@@ -69,7 +71,7 @@ SESSION_URLS = {
 STATUSES = (SCHEDULED, CANCELLED)
 LIST_FIELDS = {"name", "description", "papers"}
 PAPER_FIELDS = {"paper", "title", "authors", "note"}
-TOP_FIELDS = {"guild_id", "settings", "sessions", "lists", "series", "version"}
+TOP_FIELDS = {"guild_id", "settings", "sessions", "lists", "series", "aliases", "version"}
 WALL_TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S")
 
 
@@ -138,6 +140,7 @@ class Programme:
     sessions: list[ProgrammeSession] = field(default_factory=list)
     lists: list[ProgrammeList] = field(default_factory=list)
     series: list[series_programme.ProgrammeSeries] = field(default_factory=list)
+    aliases: list[alias_programme.ProgrammeAlias] = field(default_factory=list)
 
 
 class _Checker:
@@ -444,6 +447,7 @@ def validate_programme(data: Any, *, guild_id: int | None, default_timezone: str
     zone = str(settings.get("timezone") or default_timezone)
     series = series_programme.check_series(checker, root.get("series"), checker.line_of(root, "series"), zone)
     series_by_key = {item.key: item for item in series}
+    aliases = alias_programme.check_aliases(checker, root.get("aliases"), checker.line_of(root, "aliases"))
     seen_weeks: dict[tuple[str, date], int] = {}
 
     sessions: list[ProgrammeSession] = []
@@ -499,7 +503,7 @@ def validate_programme(data: Any, *, guild_id: int | None, default_timezone: str
     if checker.problems or target is None:
         checker.problems.sort(key=lambda p: p.line or 0)
         raise ProgrammeInvalid(checker.problems)
-    return Programme(target, settings, sessions, lists, series)
+    return Programme(target, settings, sessions, lists, series, aliases)
 
 
 def format_wall_time(dt: datetime, zone: str) -> str:

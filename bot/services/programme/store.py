@@ -17,7 +17,9 @@ from sqlalchemy.orm import selectinload
 
 from bot.papers import normalize_title
 from bot.services.config.guild import get_config, update_config
+from bot.services.papers.aliases import aliased_paper
 from bot.services.papers.store import get_or_create_paper
+from bot.services.programme import aliases as alias_programme
 from bot.services.programme import series as series_programme
 from bot.services.programme.document import SESSION_URLS, Programme, ProgrammePaper, format_wall_time
 from bot.services.reading.lists import normalize_list_name
@@ -45,6 +47,8 @@ class ImportReport:
     series_new: int = 0
     series_changed: int = 0
     series_same: int = 0
+    aliases_new: int = 0
+    aliases_changed: int = 0
 
     @property
     def changed_anything(self) -> bool:
@@ -59,6 +63,8 @@ class ImportReport:
             or self.settings_changed
             or self.series_new
             or self.series_changed
+            or self.aliases_new
+            or self.aliases_changed
         )
 
     def summary(self, guild_id: int) -> str:
@@ -74,6 +80,11 @@ class ImportReport:
                 f"; series {self.series_new} new, {self.series_changed} changed, {self.series_same} unchanged."
                 if self.series_new or self.series_changed or self.series_same
                 else "."
+            )
+            + (
+                f" Aliases {self.aliases_new} new, {self.aliases_changed} changed."
+                if self.aliases_new or self.aliases_changed
+                else ""
             )
         )
 
@@ -91,6 +102,10 @@ class _Papers:
         existing = await self.session.scalar(
             select(Paper).where(Paper.guild_id == self.guild_id, Paper.key == given.ref.key)
         )
+        aliased = None if existing else await aliased_paper(self.session, self.guild_id, given.ref)
+        if aliased is not None:  # a name the guild resolved: the paper it means, its own title kept
+            self.done[given.ref.key] = aliased
+            return aliased
         row = existing or await get_or_create_paper(self.session, self.guild_id, given.ref, title=given.title)
         if existing is None:
             self.report.papers_new += 1
@@ -170,6 +185,9 @@ async def apply_programme(session: AsyncSession, programme: Programme) -> Import
             await update_config(session, guild_id, **changes)
             report.settings_changed = True
 
+    report.aliases_new, report.aliases_changed = await alias_programme.apply_aliases(
+        session, guild_id, programme.aliases, now
+    )
     default_zone = (await get_config(session, guild_id)).timezone
     for given in programme.sessions:
         row = await session.scalar(
@@ -340,6 +358,7 @@ async def dump_programme(session: AsyncSession, guild_id: int) -> dict[str, Any]
             list_doc["description"] = list_row.description
         list_doc["papers"] = [paper_document(item.paper, item.note) for item in list_row.items]
         lists.append(list_doc)
+    aliases = await alias_programme.dump_aliases(session, guild_id)
     return {
         "version": PROGRAMME_VERSION,
         "guild_id": guild_id,
@@ -347,4 +366,5 @@ async def dump_programme(session: AsyncSession, guild_id: int) -> dict[str, Any]
         **({"series": series_docs} if series_docs else {}),
         "sessions": sessions,
         "lists": lists,
+        **({"aliases": aliases} if aliases else {}),
     }

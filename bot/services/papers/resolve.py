@@ -1,0 +1,220 @@
+"""Title-only mentions: the candidates the sources offer for a name ("TMax", "Terminal-World", a title).
+
+:func:`find_candidates` asks, side by side, Semantic Scholar (``/paper/search/match`` then
+``/paper/search``), Hugging Face (``/api/papers/search``) and arXiv (a ``ti:"…"`` search), each only when
+PAPER_SOURCES turns it on; a source that is down, rate-limited or answering garbage contributes nothing and
+is named in :attr:`Found.unavailable`. The answers are merged into one :class:`Choice` per paper (the same
+arXiv id, else the same DOI, else the same normalised title) and scored by :func:`similarity`.
+
+Scoring (0–1, the name against each title a source gave for the paper, the best kept):
+
+* both sides normalised (:func:`bot.papers.normalize_title`: case, accents, punctuation);
+* ``rapidfuzz.fuzz.ratio`` of the name against the whole title, and against the title's *short name*
+  (what comes before its first ``:``, the way papers are named: "TMax: …"), each also with spaces
+  removed ("Terminal-World" against "TerminalWorld: …"); the highest of the four;
+* halved when the name has a word with a digit the title lacks ("T1" against "T2: …").
+
+Ties go to the paper more sources found, then to the earliest source's order. :func:`is_unambiguous`
+states what ``paperclub papers resolve --auto`` takes: one candidate at or above :data:`AUTO_MIN` with
+the next at or below :data:`AUTO_NEXT_MAX`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+
+from rapidfuzz import fuzz
+
+from bot.arxiv import ArxivClient
+from bot.papers import normalize_title
+from bot.sources.clients import SourceClients
+from bot.sources.http import SourceUnavailable
+from bot.sources.records import Candidate
+
+log = logging.getLogger("paperclub.papers")
+
+OFFERED = 3  # candidates offered to the organizer
+PER_SOURCE = 5  # results asked of each search
+MIN_SCORE = 0.3  # below this a result is not offered at all
+AUTO_MIN = 0.9
+AUTO_NEXT_MAX = 0.6
+SOURCE_ORDER = ("semantic_scholar", "huggingface", "arxiv")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One paper a name may mean, merged over the sources that found it (text untrusted: escape it)."""
+
+    title: str
+    authors: tuple[str, ...]
+    year: int | None
+    venue: str | None
+    arxiv_id: str | None
+    doi: str | None
+    s2_id: str | None
+    url: str | None
+    sources: tuple[str, ...]
+    score: float
+
+    @property
+    def reference(self) -> str | None:
+        """The id the paper is stored under: ``arXiv:…``, ``doi:…``, or None (only Semantic Scholar's id)."""
+        if self.arxiv_id:
+            return f"arXiv:{self.arxiv_id}"
+        return f"doi:{self.doi}" if self.doi else None
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the sources offered for a name, best first, and the sources that could not be asked."""
+
+    name: str
+    candidates: tuple[Choice, ...]
+    unavailable: tuple[str, ...]
+
+    @property
+    def unambiguous(self) -> Choice | None:
+        """The one candidate ``--auto`` may take (see :func:`is_unambiguous`), or None."""
+        return self.candidates[0] if is_unambiguous(self.candidates) else None
+
+
+def _squash(text: str) -> str:
+    return text.replace(" ", "")
+
+
+def _digit_words(text: str) -> set[str]:
+    return {w for w in text.split() if any(c.isdigit() for c in w)}
+
+
+def similarity(name: str, title: str) -> float:
+    """How well ``name`` names a paper titled ``title``, 0–1 (see the module docstring)."""
+    n, t = normalize_title(name), normalize_title(title)
+    if not n or not t:
+        return 0.0
+    head = normalize_title(title.split(":", 1)[0]) if ":" in title else t
+    pairs = [(n, t), (n, head), (_squash(n), _squash(t)), (_squash(n), _squash(head))]
+    score = max(fuzz.ratio(a, b) for a, b in pairs if a and b) / 100
+    if not _digit_words(n) <= _digit_words(t):
+        score /= 2
+    return round(score, 4)
+
+
+def is_unambiguous(candidates: Sequence[Choice]) -> bool:
+    """One candidate scoring at least AUTO_MIN and the next (if any) at most AUTO_NEXT_MAX."""
+    if not candidates or candidates[0].score < AUTO_MIN:
+        return False
+    return len(candidates) < 2 or candidates[1].score <= AUTO_NEXT_MAX
+
+
+def _same_paper(a: Choice, b: Candidate) -> bool:
+    if a.arxiv_id and b.arxiv_id:
+        return a.arxiv_id.lower() == b.arxiv_id.lower()
+    if a.doi and b.doi:
+        return a.doi.lower() == b.doi.lower()
+    return normalize_title(a.title) == normalize_title(b.title)
+
+
+def _fold(choice: Choice, found: Candidate, score: float) -> Choice:
+    return replace(
+        choice,
+        authors=choice.authors or found.authors,
+        year=choice.year or found.year,
+        venue=choice.venue or found.venue,
+        arxiv_id=choice.arxiv_id or found.arxiv_id,
+        doi=choice.doi or found.doi,
+        s2_id=choice.s2_id or (found.source_id if found.source == "semantic_scholar" else None),
+        url=choice.url or found.url,
+        sources=choice.sources + (found.source,) if found.source not in choice.sources else choice.sources,
+        score=max(choice.score, score),
+    )
+
+
+def _choice(found: Candidate, score: float) -> Choice:
+    return Choice(
+        title=found.title,
+        authors=found.authors,
+        year=found.year,
+        venue=found.venue,
+        arxiv_id=found.arxiv_id,
+        doi=found.doi,
+        s2_id=found.source_id if found.source == "semantic_scholar" else None,
+        url=found.url,
+        sources=(found.source,),
+        score=score,
+    )
+
+
+def rank(name: str, found: Sequence[Candidate], limit: int = OFFERED) -> tuple[Choice, ...]:
+    """The sources' answers merged per paper (arXiv id, DOI, then title), scored, best ``limit`` first."""
+    merged: list[Choice] = []
+    for candidate in found:
+        score = similarity(name, candidate.title)
+        for i, choice in enumerate(merged):
+            if _same_paper(choice, candidate):
+                merged[i] = _fold(choice, candidate, score)
+                break
+        else:
+            merged.append(_choice(candidate, score))
+    kept = [c for c in merged if c.score >= MIN_SCORE]
+    order = {id(c): i for i, c in enumerate(kept)}
+    kept.sort(key=lambda c: (-c.score, -len(c.sources), order[id(c)]))
+    return tuple(kept[:limit])
+
+
+Search = Callable[[], Awaitable[list[Candidate]]]
+
+
+def _searches(
+    clients: SourceClients, arxiv: ArxivClient | None, name: str, max_wait: float | None
+) -> list[tuple[str, Search]]:
+    searches: list[tuple[str, Search]] = []
+    if (s2 := clients.semantic_scholar) is not None:
+
+        async def scholar() -> list[Candidate]:
+            best = await s2.match_title(name, max_wait=max_wait)
+            more = await s2.search(name, PER_SOURCE, max_wait=max_wait)
+            return ([best] if best else []) + more
+
+        searches.append(("semantic_scholar", scholar))
+    if (hf := clients.huggingface) is not None:
+        searches.append(("huggingface", lambda: hf.search(name, PER_SOURCE, max_wait=max_wait)))
+    if arxiv is not None:
+        searches.append(("arxiv", lambda: arxiv.search_titles(name, PER_SOURCE)))
+    return searches
+
+
+async def find_candidates(
+    clients: SourceClients,
+    arxiv: ArxivClient | None,
+    name: str,
+    *,
+    limit: int = OFFERED,
+    max_wait: float | None = None,
+    deadline: float | None = None,
+) -> Found:
+    """Ask every source turned on for ``name`` (``arxiv`` None: arXiv is off) and rank what they say; a
+    source still answering after ``deadline`` seconds counts as unavailable."""
+
+    async def within(search: Search) -> list[Candidate]:
+        try:
+            async with asyncio.timeout(deadline):
+                return await search()
+        except TimeoutError:
+            raise SourceUnavailable("search", f"no answer within {deadline:g} s") from None
+
+    searches = _searches(clients, arxiv, name, max_wait)
+    answers = await asyncio.gather(*(within(search) for _, search in searches), return_exceptions=True)
+    found: list[Candidate] = []
+    unavailable: list[str] = []
+    for (source, _), answer in zip(searches, answers, strict=True):
+        if isinstance(answer, SourceUnavailable):
+            log.info("title search for %r: %s", name[:80], answer)
+            unavailable.append(source)
+        elif isinstance(answer, BaseException):
+            raise answer
+        else:
+            found.extend(answer)
+    return Found(name, rank(name, found, limit), tuple(unavailable))

@@ -1,0 +1,186 @@
+"""The programme's ``aliases:``, the names the club resolved (bot/services/papers/aliases.py), in and out.
+
+In a file::
+
+    aliases:
+      - name: TMax                     # the name as the club writes it
+        paper: "2511.00001"            # the paper it means: arXiv id, DOI or link (or a title)
+        title: "TMax: Scaling ..."     # optional, for a paper new to the store
+        chosen_by: 123                 # optional: the organizer's user id
+        chosen_at: 2026-12-02T12:00:00+00:00   # optional (default: the import's time)
+      - name: Persimmon
+        none: true                     # "none of these": the walk does not ask about it again
+
+Aliases are applied before the sessions and lists, so a title-only paper of the same file follows them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.errors import BadInput
+from bot.papers import PaperRef, parse_paper_ref
+from bot.services.papers.aliases import choose, list_aliases, normalize_name
+from bot.services.papers.resolve import Choice
+from db.models import Paper
+from db.models.papers import ALIAS_NAME_MAX
+
+ALIAS_FIELDS = {"name", "paper", "title", "authors", "none", "chosen_by", "chosen_at"}
+IMPORTED = "import"  # field_sources' source for what an imported alias set
+
+
+@dataclass(frozen=True)
+class ProgrammeAlias:
+    """One checked alias: the name, and the paper (None: none of these) with its title and authors."""
+
+    name: str
+    ref: PaperRef | None
+    title: str | None
+    authors: str | None
+    chosen_by: int | None
+    chosen_at: datetime | None
+
+
+def _when(value: Any) -> datetime:
+    if isinstance(value, datetime):
+        moment = value
+    else:
+        try:
+            moment = datetime.fromisoformat(str(value).strip())
+        except ValueError:
+            raise BadInput("is not a time like 2026-12-02T12:00:00+00:00") from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _name(text: str) -> str:
+    name = " ".join(text.split())
+    if len(name) > ALIAS_NAME_MAX:
+        raise BadInput(f"is over {ALIAS_NAME_MAX} characters")
+    if not normalize_name(name):
+        raise BadInput("is only punctuation")
+    return name
+
+
+def _lines(node: Any) -> list[int | None]:
+    lines = getattr(node, "lines", None)
+    return list(lines) if lines else [None] * len(node or [])
+
+
+def check_aliases(checker: Any, nodes: Any, line: int | None) -> list[ProgrammeAlias]:
+    """The file's ``aliases:`` list, each entry checked (problems go to ``checker``, the document's)."""
+    out: list[ProgrammeAlias] = []
+    seen: dict[str, int] = {}
+    items = checker.sequence(nodes, "aliases", line)
+    for index, (node, item_line) in enumerate(zip(items, _lines(items), strict=True)):
+        where = f"aliases[{index + 1}]"
+        at = checker.line_of(node) or item_line or line
+        parsed = _one(checker, node, where, at)
+        if parsed is None:
+            continue
+        key = normalize_name(parsed.name)
+        if key in seen:
+            checker.add(at, where, f"the same name as aliases[{seen[key]}]")
+            continue
+        seen[key] = index + 1
+        out.append(parsed)
+    return out
+
+
+def _one(checker: Any, node: Any, where: str, line: int | None) -> ProgrammeAlias | None:
+    node = checker.mapping(node, where, ALIAS_FIELDS, line)
+    if node is None:
+        return None
+    before = len(checker.problems)
+    name = checker.check(
+        line,
+        f"{where}.name",
+        _name,
+        checker.text(node.get("name"), f"{where}.name", line, required=True) or "",
+    )
+    paper = checker.text(node.get("paper"), f"{where}.paper", line)
+    title = checker.text(node.get("title"), f"{where}.title", line)
+    authors = checker.text(node.get("authors"), f"{where}.authors", line)
+    none = node.get("none", False)
+    if not isinstance(none, bool):
+        checker.add(line, f"{where}.none", "expected true or false")
+    if none and (paper or title):
+        checker.add(line, where, "give either the paper it means or none: true, not both")
+    if not none and not (paper or title):
+        checker.add(line, where, "give the paper it means (“paper” or “title”), or none: true")
+    ref = (
+        None
+        if none or not (paper or title)
+        else checker.check(line, f"{where}.paper", parse_paper_ref, paper or title)
+    )
+    chosen_by = None
+    if node.get("chosen_by") is not None:
+        chosen_by = checker.integer(node.get("chosen_by"), f"{where}.chosen_by", line)
+    chosen_at = None
+    if node.get("chosen_at") is not None:
+        chosen_at = checker.check(line, f"{where}.chosen_at", _when, node.get("chosen_at"))
+    if len(checker.problems) > before or name is None:
+        return None
+    return ProgrammeAlias(
+        name, ref, " ".join(title.split())[:400] if title else None, authors, chosen_by, chosen_at
+    )
+
+
+async def apply_aliases(
+    session: AsyncSession, guild_id: int, aliases: list[ProgrammeAlias], now: datetime
+) -> tuple[int, int]:
+    """Store the file's aliases (caller's transaction), each resolving its name's title-only paper as a
+    pick would; (new, changed)."""
+    current = {normalize_name(info.name): info for info, _ in await list_aliases(session, guild_id)}
+    new = changed = 0
+    for alias in aliases:
+        had = current.get(normalize_name(alias.name))
+        choice = None
+        if alias.ref is not None:
+            choice = Choice(
+                title=alias.title or "",
+                authors=tuple(a.strip() for a in (alias.authors or "").split(",") if a.strip()),
+                year=None,
+                venue=None,
+                arxiv_id=alias.ref.arxiv_id,
+                doi=alias.ref.doi,
+                s2_id=None,
+                url=None,
+                sources=(IMPORTED,),
+                score=1.0,
+            )
+        elif had is not None and had.rejected:
+            continue
+        when = alias.chosen_at or now
+        stored = await choose(
+            session, guild_id, alias.name, choice, chosen_by=alias.chosen_by, now=when, ref=alias.ref
+        )
+        if had is not None and had.paper_id == stored.paper_id:
+            continue
+        new, changed = (new + 1, changed) if had is None else (new, changed + 1)
+    return new, changed
+
+
+def paper_reference(paper: Paper) -> str:
+    """How a file names a stored paper: its arXiv id, DOI or link, else its title."""
+    return paper.arxiv_id or (f"doi:{paper.doi}" if paper.doi else None) or paper.url or paper.title
+
+
+async def dump_aliases(session: AsyncSession, guild_id: int) -> list[dict[str, Any]]:
+    """The guild's aliases as the file writes them, by name."""
+    out: list[dict[str, Any]] = []
+    for info, paper in await list_aliases(session, guild_id):
+        doc: dict[str, Any] = {"name": info.name}
+        if paper is None:
+            doc["none"] = True
+        else:
+            doc["paper"] = paper_reference(paper)
+            doc["title"] = paper.title
+        if info.chosen_by is not None:
+            doc["chosen_by"] = info.chosen_by
+        doc["chosen_at"] = info.chosen_at.isoformat()
+        out.append(doc)
+    return out

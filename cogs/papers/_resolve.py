@@ -1,0 +1,195 @@
+"""/paper resolve paper: the organizer picks which paper a title-only name means, or none of these."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import discord
+from discord import app_commands
+from sqlalchemy.exc import IntegrityError
+
+from bot.client import Interaction, PaperclubBot
+from bot.errors import BadInput, Conflict
+from bot.layouts import Card, escape, escape_line
+from bot.papers import MAX_TITLE_LENGTH, parse_paper_ref
+from bot.permissions import ensure_organizer, require_guild_id
+from bot.replies import NO_MENTIONS, send_reply
+from bot.services.papers.aliases import AliasInfo, choose, find_alias
+from bot.services.papers.resolve import Choice, Found, find_candidates
+from bot.tree import report_error
+from bot.views import log_component
+
+PICK_TIMEOUT = 900.0  # seconds the candidates' buttons listen
+SOURCE_WAIT = 3.0  # the most a source's pacing may hold the lookup (it is deferred; a source down is skipped)
+SOURCE_DEADLINE = 8.0  # a source still answering by then is left out of this look
+SOURCE_LABELS = {"semantic_scholar": "Semantic Scholar", "huggingface": "Hugging Face", "arxiv": "arXiv"}
+ACCENT = discord.Colour.blurple()
+
+
+def _authors(choice: Choice) -> str:
+    names = list(choice.authors[:3])
+    more = " et al." if len(choice.authors) > 3 else ""
+    return escape_line(", ".join(names), 200) + more if names else "authors unknown"
+
+
+def candidate_text(number: int, choice: Choice) -> str:
+    """One candidate as markdown: title, authors, year and venue, its ids and the sources that found it."""
+    facts = " · ".join(
+        part for part in (_authors(choice), str(choice.year or ""), escape_line(choice.venue, 120)) if part
+    )
+    ids = " · ".join(
+        part
+        for part in (
+            f"arXiv:{choice.arxiv_id}" if choice.arxiv_id else None,
+            f"doi:{escape_line(choice.doi, 200)}" if choice.doi else None,
+        )
+        if part
+    )
+    found_by = ", ".join(SOURCE_LABELS.get(s, s) for s in choice.sources)
+    below = " · ".join(part for part in (ids, f"found by {found_by}", f"match {choice.score:.2f}") if part)
+    return f"**{number}. {escape_line(choice.title, 300)}**\n{facts}\n-# {below}"
+
+
+def _unavailable_line(found: Found) -> str | None:
+    if not found.unavailable:
+        return None
+    names = ", ".join(SOURCE_LABELS.get(s, s) for s in found.unavailable)
+    return f"-# Not heard from this time (down, slow or rate-limited): {names}."
+
+
+def chosen_text(alias: AliasInfo, choice: Choice | None) -> str:
+    """What the organizer is told once the pick is stored."""
+    name = escape_line(alias.name, 300)
+    if choice is None:
+        return (
+            f"Noted: none of these is **{name}**. The walk over unresolved papers won't ask about it again; "
+            "`/paper resolve` looks it up afresh."
+        )
+    ref = f" ({choice.reference})" if choice.reference else ""
+    return (
+        f"**{name}** now means **{escape_line(alias.paper_title or choice.title, 300)}**{ref}; "
+        f"the next “{name}” resolves at once. Its TLDR, venue and links follow when enrichment runs."
+    )
+
+
+class _PickButton(discord.ui.Button[Any]):
+    """One candidate's Pick button (``index`` None: None of these)."""
+
+    def __init__(self, owner: ResolveView, label: str, index: int | None) -> None:
+        style = discord.ButtonStyle.primary if index is not None else discord.ButtonStyle.secondary
+        custom_id = f"paper:resolve:{'none' if index is None else index}"
+        super().__init__(label=label, style=style, custom_id=custom_id)
+        self.owner, self.index = owner, index
+
+    async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
+        await self.owner.pick(interaction, self.index)
+
+
+class ResolveView(discord.ui.LayoutView):
+    """The candidates, each with a Pick button, and None of these; the first press decides."""
+
+    def __init__(self, bot: PaperclubBot, guild_id: int, found: Found, note: str | None) -> None:
+        super().__init__(timeout=PICK_TIMEOUT)
+        self.bot, self.guild_id, self.found, self.decided = bot, guild_id, found, False
+        card = Card(accent=ACCENT).heading(f"Which paper is “{found.name}”?")
+        for number, choice in enumerate(found.candidates, 1):
+            card.section(candidate_text(number, choice), self._button(f"Pick {number}", number - 1))
+        card.text(_unavailable_line(found) or "")
+        card.row([self._button("None of these", None)])
+        if note:
+            self.add_item(discord.ui.TextDisplay(note))
+        self.add_item(card.container(reserve=(1, len(note)) if note else (0, 0)))
+
+    def _button(self, label: str, index: int | None) -> discord.ui.Button[Any]:
+        return _PickButton(self, label, index)
+
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
+        interaction.extras.setdefault("paperclub_t0", time.perf_counter())
+        return True
+
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: Exception, item: discord.ui.Item[Any]
+    ) -> None:
+        await report_error(interaction, error)
+
+    async def pick(self, interaction: Interaction, index: int | None) -> None:
+        """Store the pick (organizers only, checked here too) and replace the candidates with the outcome."""
+        await ensure_organizer(interaction)
+        if self.decided:
+            raise Conflict("This name was already resolved from these candidates.")
+        self.decided = True
+        choice = None if index is None else self.found.candidates[index]
+        try:
+            async with self.bot.session_factory() as session, session.begin():
+                alias = await choose(
+                    session,
+                    self.guild_id,
+                    self.found.name,
+                    choice,
+                    chosen_by=interaction.user.id,
+                    now=self.bot.clock.now(),
+                )
+        except IntegrityError:  # another organizer resolved the same name at the same moment
+            raise Conflict(
+                "Another organizer resolved this name at the same moment: `/paper resolve` shows what it means now."
+            ) from None
+        self.stop()
+        done = discord.ui.LayoutView(timeout=None)
+        done.add_item(discord.ui.TextDisplay(chosen_text(alias, choice)))
+        await interaction.response.edit_message(view=done, allowed_mentions=NO_MENTIONS)
+        log_component(interaction)
+
+
+def _name(paper: str) -> str:
+    name = " ".join(paper.split())
+    if not name.strip(" \"'`*_"):
+        raise BadInput("Give the paper's name or title, e.g. `TMax`.")
+    ref = parse_paper_ref(name)
+    if ref.kind != "title":
+        raise BadInput(
+            "That is already an id or a link, so there is nothing to resolve: give the name the club "
+            "uses (a title or a short name like `TMax`)."
+        )
+    return name
+
+
+async def resolve(interaction: Interaction, paper: str) -> None:
+    """Look the name up and offer its candidates, or say what it already means."""
+    bot = interaction.client
+    await ensure_organizer(interaction)
+    guild_id = require_guild_id(interaction)
+    name = _name(paper)
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    async with bot.session_factory() as session:
+        alias = await find_alias(session, guild_id, name)
+    if alias is not None and not alias.rejected:
+        chosen = f" (chosen by <@{alias.chosen_by}>)" if alias.chosen_by else ""
+        await send_reply(
+            interaction,
+            f"**{escape_line(alias.name, 300)}** already means **{escape(alias.paper_title, 300)}**{chosen}.",
+        )
+        return
+    arxiv = bot.arxiv if bot.settings.source_enabled("arxiv") else None
+    found = await find_candidates(bot.sources, arxiv, name, max_wait=SOURCE_WAIT, deadline=SOURCE_DEADLINE)
+    if not found.candidates:
+        asked = "" if not found.unavailable else " " + (_unavailable_line(found) or "")
+        await send_reply(
+            interaction,
+            f"No source knows a paper called **{escape_line(name, 300)}**: nothing was stored. "
+            f"Check the spelling, or give its arXiv id or DOI where the paper is used.{asked}",
+        )
+        return
+    note = "-# Earlier marked “none of these”; here is a fresh look." if alias is not None else None
+    await send_reply(interaction, view=ResolveView(bot, guild_id, found, note))
+
+
+def resolve_command(bot: PaperclubBot) -> app_commands.Command[Any, ..., None]:
+    """The /paper resolve command (organizers only, checked in code)."""
+
+    @app_commands.command(name="resolve", description="Organizers: say which paper a title-only name means")
+    @app_commands.describe(paper="The name as the club writes it: TMax, Terminal-World, a title")
+    async def command(interaction: Interaction, paper: app_commands.Range[str, 1, MAX_TITLE_LENGTH]) -> None:
+        await resolve(interaction, paper)
+
+    return command
