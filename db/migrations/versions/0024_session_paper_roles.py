@@ -22,9 +22,7 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    op.add_column(
-        "session_papers", sa.Column("role", sa.String(10), nullable=False, server_default="main")
-    )
+    op.add_column("session_papers", sa.Column("role", sa.String(10), nullable=False, server_default="main"))
 
 
 def downgrade() -> None:
