@@ -8,6 +8,7 @@ from sqlalchemy import select
 
 from db.models.reminders import NUDGE, PENDING, Reminder
 from db.models.series import SeriesWeek
+from tests.cards import card_fields
 from tests.series.helpers import add_thursdays, configure, from_bot, is_ephemeral, press, run, week_lines
 
 
@@ -77,7 +78,7 @@ async def test_the_series_settings(env) -> None:
     assert reply.content == "Saved. Series: 10 weeks ahead · nudges off."
     assert await pending_nudges(env) == []
     shown = await run(env, "setup show", member=env.organizer)
-    fields = {f["name"]: f["value"] for f in shown.embeds[0]["fields"]}
+    fields = card_fields(shown)
     assert fields["Series"] == "10 weeks ahead · nudges off"
     refused = await run(env, "setup series_horizon", {"weeks": 5}, member=env.organizer)
     assert refused.content == "Only members with Manage Server can change the club's settings."

@@ -12,6 +12,7 @@ import icalendar
 import pytest
 
 from bot.demo.botenv import BotEnv
+from tests.cards import card_fields
 from tests.sessions.helpers import OCTOBER, add_session, configure
 from tests.site.helpers import assert_nothing_runs, text_of
 
@@ -66,13 +67,13 @@ async def test_setup_website_needs_manage_server_and_serves_the_page(env: BotEnv
     assert status == 200
     assert "<h1>Paper Club</h1>" in html  # the server's name
     shown = await (await env.invoke("setup show", member=env.organizer)).response()
-    fields = {f["name"]: f["value"] for f in shown.embeds[0]["fields"]}
+    fields = card_fields(shown)
     assert fields["Website"] == f"on: {home}"
     off = await (await env.invoke("setup website", {"enabled": False}, member=env.admin)).response()
     assert "Nothing of this server is served now" in off.content
     assert (await fetch(home))[0] == 404
     shown = await (await env.invoke("setup show", member=env.organizer)).response()
-    fields = {f["name"]: f["value"] for f in shown.embeds[0]["fields"]}
+    fields = card_fields(shown)
     assert fields["Website"] == "off (address `/paper-club/` kept)"
 
 
