@@ -200,3 +200,9 @@ def site_url(base: str | None, config: SiteConfig) -> str | None:
 def session_page_url(base: str | None, config: SiteConfig, session_id: int) -> str | None:
     home = site_url(base, config)
     return f"{home}sessions/{session_id}/" if home else None
+
+
+def paper_page_url(base: str | None, config: SiteConfig, paper_id: int) -> str | None:
+    """A paper's page on the site (None while the site is off or has no address)."""
+    home = site_url(base, config)
+    return f"{home}papers/{paper_id}/" if home else None
