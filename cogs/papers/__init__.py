@@ -1,4 +1,5 @@
-"""The paper record: /paper (resolve a title-only name; the card comes with /paper show)."""
+"""Papers: /paper show (the paper's card: what the sources said and the club's history with it) and
+/paper resolve (which paper a title-only name means)."""
 
 from __future__ import annotations
 

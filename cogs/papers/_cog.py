@@ -1,19 +1,59 @@
-"""/paper: its subcommands are built in their own modules (``_resolve.py``) and added to the group here."""
+"""/paper: show (anyone). Thin: read the option, ask bot.services.papers.queries for the card's values,
+render it (cogs.papers._render); resolve (organizers: cogs.papers._resolve), added to this cog's copy of the
+``paper`` group."""
 
 from __future__ import annotations
 
 from discord import app_commands
 from discord.ext import commands
 
-from bot.client import PaperclubBot
+from bot.client import Interaction, PaperclubBot
+from bot.permissions import require_guild_id
+from bot.replies import send_reply
+from bot.services.papers import queries
+from bot.services.site.config import get_site, paper_page_url
+from bot.transformers import guild_choices
+from cogs.papers import _render as render
 from cogs.papers._resolve import resolve_command
 
+PaperText = app_commands.Range[str, 1, queries.MAX_PAPER_TEXT]
 
-@app_commands.guild_only()
-class PapersCog(commands.GroupCog, group_name="paper", group_description="The club's papers"):
-    """The /paper group."""
+
+async def paper_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """The guild's papers whose title or arXiv id holds what is typed (at most 25)."""
+    return await guild_choices(interaction, lambda db, guild_id: queries.paper_choices(db, guild_id, current))
+
+
+def _public_base(bot: PaperclubBot) -> str | None:
+    """PUBLIC_URL, else the bot's own web server; None when the site can be reached nowhere."""
+    if bot.settings.public_url:
+        return bot.settings.public_url
+    return bot.web.public_url if bot.web is not None else None
+
+
+class PapersCog(commands.Cog):
+    """The /paper commands."""
+
+    paper = app_commands.Group(name="paper", description="The club's papers", guild_only=True)
 
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        super().__init__()
-        self.__cog_app_commands_group__.add_command(resolve_command(bot))  # type: ignore[union-attr]
+        (group,) = [c for c in self.__cog_app_commands__ if isinstance(c, app_commands.Group)]
+        group.add_command(resolve_command(bot))
+
+    @paper.command(
+        name="show", description="A paper's card: TLDR, venue, links and the club's history with it"
+    )
+    @app_commands.describe(
+        paper="Pick one as you type, or give its arXiv id or link",
+        public="Post it for everyone (default: only you see it)",
+    )
+    @app_commands.autocomplete(paper=paper_autocomplete)
+    async def show(self, interaction: Interaction, paper: PaperText, public: bool = False) -> None:
+        """Answer with the paper's card (NotFound, ephemerally, for a paper the server does not know)."""
+        guild_id = require_guild_id(interaction)
+        async with self.bot.session_factory() as db:
+            card = await queries.paper_card(db, guild_id, paper)
+            base = _public_base(self.bot)
+            page = paper_page_url(base, await get_site(db, guild_id), card.paper.id) if base else None
+        await send_reply(interaction, view=render.paper_view(card, page_url=page), public=public)

@@ -184,3 +184,21 @@ async def test_the_bots_server_answers_etags_and_cache_control(env: BotEnv) -> N
             assert changed.status == 200
             assert changed.headers["ETag"] != etag
             assert "Data recipes, retitled" in await changed.text()
+
+
+async def test_paper_show_links_the_papers_page(env: BotEnv) -> None:
+    """/paper show carries a Club page button once the website is on; the page it opens is the paper's."""
+    await configure(env)
+    await add_session(env, "Terminal agents", "2026-11-05 08:00", papers="TMax <b>@everyone</b>\nT1")
+    before = await (await env.invoke("paper show", {"paper": "T1"}, member=env.member)).final()
+    assert all(b.get("label") != "Club page" for b in before.buttons)
+    home = await turn_on(env)
+    shown = await (await env.invoke("paper show", {"paper": "T1"}, member=env.member)).final()
+    (button,) = [b for b in shown.buttons if b.get("label") == "Club page"]
+    assert re.fullmatch(re.escape(home) + r"papers/\d+/", button["url"])
+    status, html = await fetch(button["url"])
+    assert status == 200
+    assert_nothing_runs(html)
+    text = text_of(html)
+    assert "T1" in text
+    assert "read against TMax <b>@everyone</b>" in text

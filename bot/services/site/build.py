@@ -1,6 +1,7 @@
 """``paperclub site build``: the same pages as static files, for GitHub Pages or any static host.
 
-The folder holds ``index.html``, ``sessions/<id>/index.html``, ``lists/<id>/index.html``, ``past/…``,
+The folder holds ``index.html``, ``sessions/<id>/index.html``, ``lists/<id>/index.html``,
+``papers/<id>/index.html``, ``past/…``,
 ``calendar.ics``, ``feed.atom``, the stylesheet and script, and ``404.html``. Links are relative, so it works
 wherever it is served. There is no search page (it needs the server) and no personal feeds (secret).
 """
@@ -18,8 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import NotConfigured
 from bot.services.calendars.ics import series_calendars
-from bot.services.site import feed_reads, feeds, pages, render
+from bot.services.site import feed_reads, feeds, pages, paper_page, render
 from bot.services.site.config import get_site
+from db.models import Paper
 from db.models.reading import ReadingList
 
 
@@ -84,6 +86,11 @@ async def build_site(
             listed = await pages.list_page(session, site, list_id)
             if listed is not None:
                 put(f"lists/{list_id}/index.html", render.list_html(listed, base_url=base_url, static=True))
+        paper_ids = list(await session.scalars(select(Paper.id).where(Paper.guild_id == guild_id)))
+        for paper_id in paper_ids:
+            shown = await paper_page.paper_page(session, site, paper_id)
+            if shown is not None:
+                put(f"papers/{paper_id}/index.html", render.paper_html(shown, base_url=base_url, static=True))
         number = 1
         while (archive := await pages.archive_page(session, site, number, now)) is not None:
             where = "past/index.html" if number == 1 else f"past/{number}/index.html"

@@ -204,3 +204,9 @@ def session_page_url(base: str | None, config: SiteConfig, session_id: int) -> s
     """The public address of a session's page, or None when the site has none."""
     home = site_url(base, config)
     return f"{home}sessions/{session_id}/" if home else None
+
+
+def paper_page_url(base: str | None, config: SiteConfig, paper_id: int) -> str | None:
+    """A paper's page on the site (None while the site is off or has no address)."""
+    home = site_url(base, config)
+    return f"{home}papers/{paper_id}/" if home else None

@@ -152,7 +152,14 @@ async def search_page(
         elif hit.kind == "paper":
             read_in = tuple((brief.id, brief.title) for brief in hit.read_in[:5])
             results.append(
-                SearchResult("paper", hit.title, hit.snippet, url=http_link(hit.url), read_in=read_in)
+                SearchResult(
+                    "paper",
+                    hit.title,
+                    hit.snippet,
+                    url=http_link(hit.url),
+                    read_in=read_in,
+                    paper_id=hit.ref_id,
+                )
             )
         elif hit.kind == "list":
             results.append(SearchResult("list", hit.title, hit.snippet, list_id=hit.ref_id))

@@ -46,7 +46,7 @@ SESSION_COLUMNS: Final = (
     _S.thread_id,
 )
 #: What a page shows of a paper (PaperView's sources).
-PAPER_COLUMNS: Final = (_P.title, _P.url, _P.arxiv_id, _P.wiki_url)
+PAPER_COLUMNS: Final = (_P.id, _P.title, _P.url, _P.arxiv_id, _P.wiki_url)
 
 RUNNING, NEXT, PAST = 0, 1, 2
 

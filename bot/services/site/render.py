@@ -21,6 +21,7 @@ from markupsafe import Markup, escape
 from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN
 from bot.services.site.embeds import FRAME_SOURCES
 from bot.services.site.markdown import render_markdown
+from bot.services.site.paper_page import PaperPage
 from bot.services.site.views import ArchivePage, HomePage, ListPage, SearchPage, SessionPage, SiteView
 
 _FRAMES = " ".join(FRAME_SOURCES)
@@ -131,6 +132,11 @@ def home_html(page: HomePage, *, base_url: str | None = None, static: bool = Fal
 def session_html(page: SessionPage, *, base_url: str | None = None, static: bool = False) -> str:
     """Render a session's page."""
     return _page("session.html", page.site, "../../", base_url=base_url, static=static, page=page)
+
+
+def paper_html(page: PaperPage, *, base_url: str | None = None, static: bool = False) -> str:
+    """A paper's page (``papers/<id>/``)."""
+    return _page("paper.html", page.site, "../../", base_url=base_url, static=static, page=page)
 
 
 def list_html(page: ListPage, *, base_url: str | None = None, static: bool = False) -> str:

@@ -32,13 +32,14 @@ SUMMARY_LIMIT: Final = 400
 
 @dataclass(frozen=True)
 class PaperView:
-    """A paper as the pages show it, with its safe links."""
+    """A paper as a page links it: its own page (``id``), its link, arXiv's pages, the wiki."""
 
     title: str
     url: str | None
     abs_url: str | None
     pdf_url: str | None
     wiki_url: str | None
+    id: int | None = None  # its page, papers/<id>/
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,7 @@ class SearchResult:
     url: str | None = None
     when: str | None = None
     read_in: tuple[tuple[int, str], ...] = ()  # (session id, its title)
+    paper_id: int | None = None  # a paper's page
 
 
 @dataclass(frozen=True)
@@ -234,23 +236,25 @@ def live_display(live: LiveSite) -> Display:
     return display_of(live.timezone, live.display_zones, live.suggestion_topics)
 
 
-def _paper(title: str, url: str | None, arxiv_id: str | None, wiki_url: str | None) -> PaperView:
+def _paper(
+    title: str, url: str | None, arxiv_id: str | None, wiki_url: str | None, paper_id: int | None = None
+) -> PaperView:
     """A paper's links, each checked."""
     abs_url = pdf_url = None
     if arxiv_id:
         quoted = quote(arxiv_id, safe="./")
         abs_url, pdf_url = f"https://arxiv.org/abs/{quoted}", f"https://arxiv.org/pdf/{quoted}"
-    return PaperView(title, http_link(url), abs_url, pdf_url, http_link(wiki_url))
+    return PaperView(title, http_link(url), abs_url, pdf_url, http_link(wiki_url), paper_id)
 
 
 def paper_view(info: PaperInfo) -> PaperView:
-    """A paper's view from its plain info."""
-    return _paper(info.title, info.url, info.arxiv_id, info.wiki_url)
+    """A stored paper's view (with its page)."""
+    return _paper(info.title, info.url, info.arxiv_id, info.wiki_url, info.id)
 
 
 def paper_of_row(row: Any) -> PaperView:
-    """A paper's view from a row's ``paper_…`` columns."""
-    return _paper(row.paper_title, row.paper_url, row.paper_arxiv_id, row.paper_wiki_url)
+    """A row of :data:`queries.PAPER_COLUMNS` (``paper_…``) as a view."""
+    return _paper(row.paper_title, row.paper_url, row.paper_arxiv_id, row.paper_wiki_url, row.paper_id)
 
 
 def http_link(url: str | None) -> str | None:

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.ids import parse_id
 from bot.services.calendars.ics import series_calendars
-from bot.services.site import feed_reads, feeds, pages, render, views
+from bot.services.site import feed_reads, feeds, pages, paper_page, render, views
 from bot.services.site.config import LiveSite, SiteConfig, live_site, site_by_slug
 from bot.services.site.tokens import owner_of
 from db.engine import backend_name, one_statement_session_factory, read_only_session_factory
@@ -107,6 +107,7 @@ class SiteHandlers:
         routes.get(r"/{slug}/")(page(self.home))
         routes.get(r"/{slug}/sessions/{id:[0-9]{1,12}}/")(page(self.session))
         routes.get(r"/{slug}/lists/{id:[0-9]{1,12}}/")(page(self.reading_list))
+        routes.get(r"/{slug}/papers/{id:[0-9]{1,12}}/")(page(self.paper))
         routes.get(r"/{slug}/past/")(page(self.archive))
         routes.get(r"/{slug}/past/{n:[0-9]{1,6}}/")(page(self.archive))
         routes.get(r"/{slug}/search")(page(self.search))
@@ -173,6 +174,16 @@ class SiteHandlers:
         if page is None:
             return None
         return respond(request, self._render(live, page, render.list_html), HTML, cache=PAGE_CACHE)
+
+    async def paper(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response | None:
+        """A paper's page: its card and the club's history with it."""
+        paper_id = parse_id(request.match_info["id"])
+        if paper_id is None:
+            return None
+        found = await paper_page.paper_page(session, live.site, paper_id, views.live_display(live))
+        if found is None:
+            return None
+        return respond(request, self._render(live, found, render.paper_html), HTML, cache=PAGE_CACHE)
 
     async def archive(
         self, request: web.Request, session: AsyncSession, live: LiveSite

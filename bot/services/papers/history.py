@@ -1,0 +1,150 @@
+"""The club's own history with a paper: the sessions it was read in (and what against), who suggested it
+and who offered to present it, the reading lists it is on. Plain values, read in three statements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from db.models import ClubSession, Paper, SessionPaper
+from db.models.reading import ReadingList, ReadingListItem
+from db.models.suggestions import Suggestion, SuggestionVolunteer
+
+CANCELLED = "cancelled"  # a session's status (bot.services.sessions.info, which sits above papers)
+HIDDEN_SUGGESTIONS = ("withdrawn",)  # a withdrawn suggestion is the member's to take back
+
+
+@dataclass(frozen=True)
+class SessionRead:
+    """A session the paper is on: when, and the other papers of that session (main paper first)."""
+
+    id: int
+    title: str
+    starts_at: datetime
+    presenter_name: str | None
+    cancelled: bool
+    main: bool  # the paper is the session's first (main) paper
+    against: tuple[tuple[int, str], ...]  # (paper id, title): what it was read against
+
+    def against_titles(self) -> tuple[str, ...]:
+        """The titles of what it was read against."""
+        return tuple(title for _, title in self.against)
+
+
+@dataclass(frozen=True)
+class Suggested:
+    """A suggestion of the paper: who made it, its status and who offered to present it."""
+
+    id: int
+    submitter_id: int
+    status: str
+    created_at: datetime
+    volunteer_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class OnList:
+    """A reading list the paper is on."""
+
+    id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class PaperHistory:
+    """Everything the club did with one paper."""
+
+    sessions: tuple[SessionRead, ...]
+    suggestions: tuple[Suggested, ...]
+    lists: tuple[OnList, ...]
+
+    @property
+    def empty(self) -> bool:
+        """Nothing yet: never read, suggested or listed."""
+        return not (self.sessions or self.suggestions or self.lists)
+
+
+async def _sessions(session: AsyncSession, guild_id: int, paper_id: int) -> tuple[SessionRead, ...]:
+    mine = select(SessionPaper.session_id).where(SessionPaper.paper_id == paper_id).scalar_subquery()
+    rows = (
+        await session.execute(
+            select(
+                ClubSession.id,
+                ClubSession.title,
+                ClubSession.starts_at,
+                ClubSession.presenter_name,
+                ClubSession.status,
+                SessionPaper.paper_id,
+                SessionPaper.position,
+                Paper.title,
+            )
+            .join(SessionPaper, SessionPaper.session_id == ClubSession.id)
+            .join(Paper, Paper.id == SessionPaper.paper_id)
+            .where(ClubSession.guild_id == guild_id, ClubSession.id.in_(mine))
+            .order_by(ClubSession.starts_at.desc(), ClubSession.id, SessionPaper.position, Paper.id)
+        )
+    ).all()
+    grouped: dict[int, list[tuple[int, str]]] = {}
+    heads: dict[int, tuple[str, datetime, str | None, str]] = {}
+    for sid, title, starts_at, presenter, status, pid, _position, ptitle in rows:
+        heads.setdefault(sid, (title, starts_at, presenter, status))
+        grouped.setdefault(sid, []).append((pid, ptitle))
+    reads: list[SessionRead] = []
+    for sid, (title, starts_at, presenter, status) in heads.items():
+        papers = grouped[sid]
+        main = papers[0][0] == paper_id
+        # the main paper is read against the others; any other paper against the main one
+        against = tuple(p for p in papers[1:]) if main else (papers[0],)
+        reads.append(SessionRead(sid, title, starts_at, presenter, status == CANCELLED, main, against))
+    return tuple(reads)
+
+
+async def _suggestions(session: AsyncSession, guild_id: int, paper_id: int) -> tuple[Suggested, ...]:
+    rows = (
+        await session.execute(
+            select(
+                Suggestion.id,
+                Suggestion.submitter_id,
+                Suggestion.status,
+                Suggestion.created_at,
+                SuggestionVolunteer.user_id,
+            )
+            .outerjoin(SuggestionVolunteer, SuggestionVolunteer.suggestion_id == Suggestion.id)
+            .where(
+                Suggestion.guild_id == guild_id,
+                Suggestion.paper_id == paper_id,
+                Suggestion.status.not_in(HIDDEN_SUGGESTIONS),
+            )
+            .order_by(Suggestion.created_at, Suggestion.id, SuggestionVolunteer.created_at)
+        )
+    ).all()
+    found: dict[int, tuple[int, str, datetime, list[int]]] = {}
+    for sid, submitter, status, created_at, volunteer in rows:
+        entry = found.setdefault(sid, (submitter, status, created_at, []))
+        if volunteer is not None:
+            entry[3].append(volunteer)
+    return tuple(Suggested(sid, s, st, c, tuple(v)) for sid, (s, st, c, v) in found.items())
+
+
+async def _lists(session: AsyncSession, guild_id: int, paper_id: int) -> tuple[OnList, ...]:
+    rows = (
+        await session.execute(
+            select(ReadingList.id, ReadingList.name)
+            .join(ReadingListItem, ReadingListItem.list_id == ReadingList.id)
+            .where(ReadingList.guild_id == guild_id, ReadingListItem.paper_id == paper_id)
+            .order_by(ReadingList.name, ReadingList.id)
+        )
+    ).all()
+    return tuple(OnList(list_id, name) for list_id, name in rows)
+
+
+async def paper_history(session: AsyncSession, guild_id: int, paper_id: int) -> PaperHistory:
+    """The paper's sessions (newest first), its suggestions (oldest first) and its lists (by name)."""
+    return PaperHistory(
+        await _sessions(session, guild_id, paper_id),
+        await _suggestions(session, guild_id, paper_id),
+        await _lists(session, guild_id, paper_id),
+    )

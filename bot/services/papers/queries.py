@@ -1,0 +1,129 @@
+"""Finding one of the guild's papers for /paper show and the site's paper page: autocomplete over titles
+and arXiv ids, the lookup of what a member typed (a paper id, an arXiv id or link, a title), and the
+card's values (the paper, what the sources said, the club's history with it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+from urllib.parse import quote
+
+from sqlalchemy import or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.errors import BadInput, NotFound
+from bot.papers import MAX_URL_LENGTH, normalize_title, parse_paper_ref
+from bot.services.papers.card import PaperRecord, paper_record
+from bot.services.papers.history import PaperHistory, paper_history
+from bot.services.papers.store import PaperInfo, paper_info
+from bot.text import cut, one_line
+from db.models import Paper
+
+MAX_CHOICES: Final = 25
+CHOICE_NAME: Final = 100  # Discord: an autocomplete choice's name is 1-100 characters
+MAX_PAPER_TEXT: Final = MAX_URL_LENGTH  # the option's max_length: a link or a title (read, not kept)
+MAX_PAPER_ID: Final = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class PaperCard:
+    """One paper as its card shows it: the stored paper, the sources' fields, the club's history."""
+
+    paper: PaperInfo
+    record: PaperRecord
+    history: PaperHistory
+    arxiv_url: str | None
+    arxiv_pdf_url: str | None
+
+    @property
+    def pdf_url(self) -> str | None:
+        """The open-access PDF a source gave, else arXiv's."""
+        return self.record.pdf_url or self.arxiv_pdf_url
+
+
+def _like(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def choice_name(title: str, arxiv_id: str | None) -> str:
+    """An autocomplete choice's name: the title (on one line) and its arXiv id, within 100 characters."""
+    suffix = f" · arXiv:{arxiv_id}" if arxiv_id else ""
+    if len(suffix) > CHOICE_NAME // 2:
+        suffix = ""
+    return one_line(title, CHOICE_NAME - len(suffix)) + suffix or "…"
+
+
+async def paper_choices(session: AsyncSession, guild_id: int, current: str) -> list[tuple[str, str]]:
+    """Up to 25 of the guild's papers whose title or arXiv id contains what is typed (newest first);
+    each value is the paper's id."""
+    statement = select(Paper.id, Paper.title, Paper.arxiv_id).where(Paper.guild_id == guild_id)
+    typed = current.strip()[:200]
+    if typed:
+        words = normalize_title(typed)
+        clauses = [Paper.arxiv_id.like(_like(typed), escape="\\")]
+        if words:
+            clauses.append(Paper.normalized_title.like(_like(words), escape="\\"))
+        statement = statement.where(or_(*clauses))
+    rows = (await session.execute(statement.order_by(Paper.id.desc()).limit(MAX_CHOICES))).all()
+    return [(choice_name(title, arxiv_id), str(paper_id)) for paper_id, title, arxiv_id in rows]
+
+
+async def paper_by_id(session: AsyncSession, guild_id: int, paper_id: int) -> Paper | None:
+    """The guild's paper with this id (None: no such paper in this guild)."""
+    if not 0 < paper_id <= MAX_PAPER_ID:
+        return None
+    row = await session.get(Paper, paper_id)
+    return row if row is not None and row.guild_id == guild_id else None
+
+
+async def find_paper_for(session: AsyncSession, guild_id: int, text: str) -> Paper:
+    """The paper a member means: an autocomplete choice (its id), an arXiv id or link, a DOI, a link, or
+    the exact title of one of the guild's papers. NotFound when the guild has no such paper."""
+    typed = text.strip()
+    numeric = typed.isascii() and typed.isdigit() and len(typed) <= 19
+    if numeric and (row := await paper_by_id(session, guild_id, int(typed))) is not None:
+        return row
+    try:
+        ref = parse_paper_ref(typed)
+    except BadInput:
+        ref = None
+    if ref is not None:
+        row = await session.scalar(select(Paper).where(Paper.guild_id == guild_id, Paper.key == ref.key))
+        if row is not None:
+            return row
+    words = normalize_title(typed)[:400]
+    if words:
+        row = await session.scalar(
+            select(Paper)
+            .where(Paper.guild_id == guild_id, Paper.normalized_title == words)
+            .order_by(Paper.id)
+            .limit(1)
+        )
+        if row is not None:
+            return row
+    raise NotFound(
+        f"No paper “{cut(one_line(typed, 100), 100)}” on this server yet. Pick one from the list as you "
+        "type, or give its arXiv id or link; a paper is known here once it is suggested, read or listed."
+    )
+
+
+def arxiv_links(arxiv_id: str | None) -> tuple[str | None, str | None]:
+    """arXiv's abstract page and PDF for an arXiv id."""
+    if not arxiv_id:
+        return None, None
+    quoted = quote(arxiv_id, safe="./")
+    return f"https://arxiv.org/abs/{quoted}", f"https://arxiv.org/pdf/{quoted}"
+
+
+async def card_of(session: AsyncSession, guild_id: int, row: Paper) -> PaperCard:
+    """The card's values for a stored paper."""
+    abs_url, pdf_url = arxiv_links(row.arxiv_id)
+    return PaperCard(
+        paper_info(row), paper_record(row), await paper_history(session, guild_id, row.id), abs_url, pdf_url
+    )
+
+
+async def paper_card(session: AsyncSession, guild_id: int, text: str) -> PaperCard:
+    """The card of the paper a member typed or picked (NotFound when unknown here)."""
+    return await card_of(session, guild_id, await find_paper_for(session, guild_id, text))
