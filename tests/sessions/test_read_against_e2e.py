@@ -78,3 +78,15 @@ async def test_a_session_read_against_others(env) -> None:
     async with env.bot.session_factory() as db:
         info = await svc.get_session(db, env.guild.id, session_id)
     assert info.papers_text() == "TMax and Terminal-World, read against T1"
+
+
+async def test_the_paper_card_follows_the_stored_roles(env) -> None:
+    await env.clock.set(OCTOBER)
+    await add_session(env, "Tools", "2026-10-29 08:00", papers="TMax and T1 against Terminal-World")
+    for name, expected in [
+        ("TMax", "read against **Terminal-World**"),
+        ("Terminal-World", "read against **TMax** and **T1**"),
+    ]:
+        shown = await run(env, "paper show", {"paper": name}, member=env.member)
+        assert expected in shown.text, shown.text
+        assert "read against **T1**" not in shown.text

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.reading import ReadingList, ReadingListItem
+from db.models.sessions import AGAINST
 from db.models.suggestions import Suggestion, SuggestionVolunteer
 
 CANCELLED = "cancelled"  # a session's status (bot.services.sessions.info, which sits above papers)
@@ -78,7 +79,7 @@ async def _sessions(session: AsyncSession, guild_id: int, paper_id: int) -> tupl
                 ClubSession.presenter_name,
                 ClubSession.status,
                 SessionPaper.paper_id,
-                SessionPaper.position,
+                SessionPaper.role,
                 Paper.title,
             )
             .join(SessionPaper, SessionPaper.session_id == ClubSession.id)
@@ -88,16 +89,21 @@ async def _sessions(session: AsyncSession, guild_id: int, paper_id: int) -> tupl
         )
     ).all()
     grouped: dict[int, list[tuple[int, str]]] = {}
+    roles: dict[int, dict[int, str]] = {}
     heads: dict[int, tuple[str, datetime, str | None, str]] = {}
-    for sid, title, starts_at, presenter, status, pid, _position, ptitle in rows:
+    for sid, title, starts_at, presenter, status, pid, role, ptitle in rows:
         heads.setdefault(sid, (title, starts_at, presenter, status))
         grouped.setdefault(sid, []).append((pid, ptitle))
+        roles.setdefault(sid, {})[pid] = role
     reads: list[SessionRead] = []
     for sid, (title, starts_at, presenter, status) in heads.items():
-        papers = grouped[sid]
-        main = papers[0][0] == paper_id
-        # the main paper is read against the others; any other paper against the main one
-        against = tuple(p for p in papers[1:]) if main else (papers[0],)
+        papers, role_of = grouped[sid], roles[sid]
+        if AGAINST in role_of.values():  # the roles as given ("TMax vs Terminal-World, T1")
+            main = role_of[paper_id] != AGAINST
+            against = tuple(p for p in papers if (role_of[p[0]] == AGAINST) == main)
+        else:  # none given (an imported list): the first paper is read against the others
+            main = papers[0][0] == paper_id
+            against = tuple(p for p in papers[1:]) if main else (papers[0],)
         reads.append(SessionRead(sid, title, starts_at, presenter, status == CANCELLED, main, against))
     return tuple(reads)
 
