@@ -57,12 +57,15 @@ class Acting(WorldBuilder):
 
     @property
     def base_url(self) -> str:
+        """The stand-in's base URL."""
         raise NotImplementedError
 
     def clock(self) -> float:
+        """The stand-in's clock, in seconds."""
         raise NotImplementedError
 
     async def notify(self) -> None:
+        """Wake whoever waits for the stand-in's state to change."""
         raise NotImplementedError
 
     # -- interactions ---------------------------------------------------------------------------------------
@@ -141,6 +144,7 @@ class Acting(WorldBuilder):
         channel: ChannelRef | None = None,
         timeout: float | None = None,
     ) -> list[Json]:
+        """What the bot suggests for ``option`` of ``name`` as a member types ``value``."""
         where = self._default_channel(channel)
         cmd, path = find_command(self.state, where.guild_id, name)
         payload = base_payload(self.state, AUTOCOMPLETE, where, self._actor(member, where))
@@ -301,6 +305,7 @@ class Acting(WorldBuilder):
         await self.notify()
 
     def poll_results(self, message: Message, *, finalized: bool = False) -> Json:
+        """A poll's results as the message shows them."""
         votes = self.state.poll_votes.get(message.id, {})
         counts = [
             {"id": answer, "count": len(users), "me_voted": self.state.bot.id in users}
@@ -310,6 +315,7 @@ class Acting(WorldBuilder):
         return {"is_finalized": finalized, "answer_counts": counts}
 
     async def vote(self, message: Message, member: MemberRef, answer_id: int) -> None:
+        """A member votes for an answer of a poll."""
         voter = self.member(member, self.state.guild_of(self.state.channels[message.channel_id]))
         self.state.poll_votes.setdefault(message.id, {}).setdefault(answer_id, set()).add(voter.id)
         if message.poll is not None:

@@ -59,9 +59,13 @@ class SourceUnavailable(Exception):
 class Timer(Protocol):
     """Where a client's time comes from: a monotonic clock, a sleep on it, and the wall clock."""
 
-    def monotonic(self) -> float: ...
+    def monotonic(self) -> float:
+        """Seconds on a monotonic clock."""
+        ...
 
-    async def sleep(self, seconds: float) -> None: ...
+    async def sleep(self, seconds: float) -> None:
+        """Wait ``seconds``."""
+        ...
 
     def wall(self) -> datetime:
         """Now, aware UTC."""

@@ -13,6 +13,7 @@ LITE = "TMax Lite: Small Terminal Agents"
 
 
 async def tour(demo: Any) -> None:
+    """Tour: a paper card with every source filled, and a title-only name resolved with /paper resolve."""
     env = demo.env
     env.semantic_scholar.add(
         "s2tmax", TMAX, arxiv_id=TMAX_ID, year=2025, venue="ICLR", authors=["Hamish Ivison", "Ada Lovelace"]

@@ -123,6 +123,7 @@ async def remember(
     chosen_by: int | None,
     now: datetime,
 ) -> AliasInfo:
+    """Store (or replace) the guild's alias for ``name`` in the caller's transaction."""
     key = normalize_name(name)
     alias = await session.scalar(
         select(PaperAlias).where(PaperAlias.guild_id == guild_id, PaperAlias.normalized_name == key)

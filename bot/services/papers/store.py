@@ -30,10 +30,12 @@ class PaperInfo:
 
     @property
     def link(self) -> str | None:
+        """The paper's link (its canonical URL)."""
         return self.url
 
 
 def paper_info(row: Paper) -> PaperInfo:
+    """A stored paper as plain values."""
     return PaperInfo(
         id=row.id,
         key=row.key,
@@ -48,6 +50,7 @@ def paper_info(row: Paper) -> PaperInfo:
 
 
 async def find_paper(session: AsyncSession, guild_id: int, ref: PaperRef) -> Paper | None:
+    """The guild's paper with this reference's key, or None."""
     return (
         await session.execute(select(Paper).where(Paper.guild_id == guild_id, Paper.key == ref.key))
     ).scalar_one_or_none()

@@ -173,6 +173,8 @@ class DuplicateNotice:
 
 @dataclass(frozen=True)
 class SubmitResult:
+    """A new suggestion's card, or the duplicate notice instead."""
+
     card: SuggestionCard | None = None
     duplicate: DuplicateNotice | None = None
 
@@ -323,11 +325,14 @@ async def toggle_volunteer(
 
 @dataclass(frozen=True)
 class ReviewResult:
+    """A reviewed suggestion's card and the status it had before."""
+
     card: SuggestionCard
     previous_status: str
 
     @property
     def changed(self) -> bool:
+        """Whether the review changed the status."""
         return self.previous_status != self.card.status
 
 

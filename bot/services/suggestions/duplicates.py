@@ -45,6 +45,7 @@ class TitleIndex:
         self._guilds: dict[int, _GuildTitles] = {}
 
     def forget(self, guild_id: int | None = None) -> None:
+        """Drop the index of one guild (None: of every guild); it is rebuilt on the next use."""
         if guild_id is None:
             self._guilds.clear()
         else:
@@ -110,6 +111,7 @@ class PaperStanding:
 
     @property
     def taken(self) -> bool:
+        """Whether the paper is suggested, read or on the programme already."""
         return self.suggestion_id is not None or self.read_at is not None or self.scheduled_at is not None
 
 

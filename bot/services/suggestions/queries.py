@@ -64,10 +64,12 @@ class SuggestionCard:
 
     @property
     def is_active(self) -> bool:
+        """Whether the suggestion is still open, shortlisted or accepted."""
         return self.status in ACTIVE_STATUSES
 
     @property
     def accepts_votes(self) -> bool:
+        """Whether members may still vote for it."""
         return self.status in ("open", "shortlisted", "accepted")
 
 
@@ -95,6 +97,7 @@ async def suggestion_row(session: AsyncSession, guild_id: int, suggestion_id: in
 
 
 async def card_for(session: AsyncSession, row: Suggestion) -> SuggestionCard:
+    """The full card of a suggestion row: votes, volunteers, the paper and its record."""
     voters = (
         await session.execute(
             select(SuggestionVote.user_id)
@@ -137,6 +140,7 @@ async def card_for(session: AsyncSession, row: Suggestion) -> SuggestionCard:
 
 
 async def get_card(session: AsyncSession, guild_id: int, suggestion_id: int) -> SuggestionCard:
+    """The card of the guild's suggestion (NotFound otherwise)."""
     return await card_for(session, await suggestion_row(session, guild_id, suggestion_id))
 
 
@@ -147,6 +151,7 @@ async def card_by_id(session: AsyncSession, suggestion_id: int) -> SuggestionCar
 
 
 async def count_votes(session: AsyncSession, suggestion_id: int) -> int:
+    """How many members voted for the suggestion."""
     return (
         await session.execute(
             select(func.count())
