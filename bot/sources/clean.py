@@ -1,23 +1,9 @@
-"""Cleaning at the client boundary: whatever a source answers becomes a value the bot can keep.
+"""Cleaning at the client boundary: whatever a source answers becomes a value the bot can keep, or None.
 
-Each function takes an untrusted JSON value and returns the cleaned value or ``None`` (wrong type, empty,
-out of range): control and invisible format characters go (:func:`bot.text.visible`), whitespace runs
-become one space, text is cut to the caps below with an ellipsis, ids are never cut (a cut id names
-another paper, so an over-long one is dropped), links are http(s) only. Mentions and markdown stay as
-the source sent them: the values are untrusted, and are escaped where they are shown.
-
-The caps are what the bot keeps and shows, not what sources allow:
-
-* ``TITLE_MAX`` 300 — the same cap as a title a member types (:data:`bot.papers.MAX_TITLE_LENGTH`); real
-  titles stay well under it, and a card shows at most Discord's 256-character embed title anyway.
-* ``TLDR_MAX`` 600 — Semantic Scholar's TLDRs are one generated sentence; 600 keeps twice the longest
-  plausible one and fits an embed field (1,024) with room for the attribution.
-* ``VENUE_MAX`` 200 and ``DECISION_MAX`` 100 — "Annual Meeting of the Association for Computational
-  Linguistics" is 64 characters, "Accept (oral)" 13.
-* ``NAME_MAX`` 100 per author, ``AUTHORS_KEPT`` 50 authors — enough for any byline a card shows; the total
-  is kept separately where the source gives it.
-* ``URL_MAX`` 512 — Discord's limit for a link button's URL (:data:`bot.papers.MAX_URL_LENGTH`).
-* ``ID_MAX`` 200 — a DOI (:data:`bot.papers.MAX_DOI_LENGTH`); other ids are far shorter.
+Control and invisible characters go (:func:`bot.text.visible`), whitespace runs become one space, text is
+cut to the caps below (what the bot keeps and shows, each with its reason beside it), ids are never cut
+(an over-long one is dropped: a cut id names another paper), links are http(s) only. Mentions and markdown
+stay as sent: the values are untrusted and escaped where they are shown.
 """
 
 from __future__ import annotations
@@ -29,14 +15,14 @@ from urllib.parse import urlsplit
 from bot.papers import MAX_DOI_LENGTH, MAX_TITLE_LENGTH, MAX_URL_LENGTH, is_http_url
 from bot.text import clean_line, cut
 
-TITLE_MAX = MAX_TITLE_LENGTH
-TLDR_MAX = 600
-VENUE_MAX = 200
-DECISION_MAX = 100
-NAME_MAX = 100
-AUTHORS_KEPT = 50
-URL_MAX = MAX_URL_LENGTH
-ID_MAX = MAX_DOI_LENGTH
+TITLE_MAX = MAX_TITLE_LENGTH  # the cap on a title a member types
+TLDR_MAX = 600  # a TLDR is one generated sentence: twice the longest plausible, within an embed field
+VENUE_MAX = 200  # venue names ("Annual Meeting of the Association for Computational Linguistics") are short
+DECISION_MAX = 100  # "Accept (oral)"
+NAME_MAX = 100  # per author
+AUTHORS_KEPT = 50  # enough for any byline a card shows (the total is kept apart where a source gives it)
+URL_MAX = MAX_URL_LENGTH  # a link button's URL
+ID_MAX = MAX_DOI_LENGTH  # a DOI; other ids are far shorter
 QUERY_MAX = 300  # the most of a search query sent to a source (a title, or a name like "TMax")
 COUNT_MAX = 10**12  # a count above this is garbage, not a paper's citations
 

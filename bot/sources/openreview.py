@@ -1,18 +1,10 @@
-"""OpenReview API v2 client: a submission's venue and decision ("ICLR 2024 oral", "Accept (oral)") and its
-forum link. Never the reviews: only the submission's ``venue``/``venueid`` and the decision note's
-``decision`` are read, whatever else the forum holds.
+"""OpenReview API v2 client: a submission's venue and decision ("ICLR 2024 oral") and its forum link; never
+the reviews (only ``venue``/``venueid`` and the decision note's ``decision`` are read).
 
-Shapes follow OpenReview's docs (https://docs.openreview.net: "Using the API: Notes", "How to get all
-decisions", API v2 entities: Note): ``GET /notes?forum=<id>`` answers ``{"notes": [...], "count": n}``,
-every public note posted to the forum (the submission has ``id == forum``); a v2 note's ``content`` maps
-each field to ``{"value": ...}``; the decision is the note whose ``invitations`` include one ending in
-``/-/Decision``. ``GET /notes?id=<id>`` finds a note that is not a forum (a review's link), whose
-``forum`` is then asked. An unknown id: an empty list or 404 (None).
-
-Rate: OpenReview publishes no figure. Its 429 body is ``{"name": "RateLimitError", "status": 429,
-"details": {"limit", "remaining", "resetTime"}}`` (openreview/openreview#437 and others), whose
-``resetTime`` the client waits for when there is no Retry-After; it keeps to 1 request per second,
-the pace of the other keyed scholarly APIs here.
+Shapes: OpenReview's docs (https://docs.openreview.net, "Using the API: Notes", API v2 Note): ``GET
+/notes?forum=<id>`` lists the forum's public notes, ``content`` fields are ``{"value": ...}``, the decision
+note's invitation ends in ``/-/Decision``. Rate: no published figure; the client keeps 1 request/s and
+waits out a 429's ``details.resetTime`` when there is no Retry-After (openreview/openreview#437).
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """Semantic Scholar Academic Graph API client: a paper's TLDR, venue, year, citations, open-access PDF, ids.
 
-Shapes follow the Academic Graph API's OpenAPI description (https://api.semanticscholar.org/api-docs/graph,
-servers ``https://api.semanticscholar.org/graph/v1``): ``GET /paper/{paper_id}`` (``ARXIV:``, ``DOI:``,
-``CorpusId:`` or an S2 paperId) and ``POST /paper/batch`` (``{"ids": [...]}``, at most 500, ``fields`` a
-query parameter, ``null`` for an id it does not know) answer ``FullPaper`` objects; ``GET
-/paper/search/match`` answers ``{"data": [paper + matchScore]}`` or 404 "Title match not found"; ``GET
-/paper/search`` answers ``{"total", "offset", "next", "data"}``. 404 on a paper: not known (None).
-
-Rate: with a key (``x-api-key``) the introductory dedicated rate is 1 request per second on all endpoints
-(Semantic Scholar's API overview, https://www.semanticscholar.org/product/api). Without one, requests
-share one pool with every anonymous caller, so 429s come whatever our own pace; the client keeps the
-same 1 request/s and rides a 429 out like any other (no Retry-After: a second).
-
-Attribution: the API License Agreement (https://www.semanticscholar.org/product/api/license) asks that
-"Licensee will include an attribution to 'Semantic Scholar' on its website or in any published materials
-for contributions from S2", and Semantic Scholar asks for a link back to the paper's page
-(allenai/s2-folks#68) with ``utm_source=api`` (api.semanticscholar.org). :data:`ATTRIBUTION_TEXT`,
-:data:`ATTRIBUTION_URL` and :func:`paper_page_url` are what the card shows.
+Shapes: the Graph API's OpenAPI description (https://api.semanticscholar.org/api-docs/graph): ``GET
+/paper/{id}``, ``POST /paper/batch`` (at most 500 ids, ``null`` for unknown ones), ``GET /paper/search/match``
+(404 "Title match not found") and ``GET /paper/search``. Rate: 1 request/s with a key (API overview); the
+anonymous pool 429s whatever our pace, so the client keeps 1/s and rides 429s out. Attribution: the API
+License Agreement (https://www.semanticscholar.org/product/api/license) asks for "Semantic Scholar" and a
+link back (``utm_source=api``): :data:`ATTRIBUTION_TEXT`, :data:`ATTRIBUTION_URL`, :func:`paper_page_url`.
 """
 
 from __future__ import annotations

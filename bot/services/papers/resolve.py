@@ -1,22 +1,9 @@
 """Title-only mentions: the candidates the sources offer for a name ("TMax", "Terminal-World", a title).
 
-:func:`find_candidates` asks, side by side, Semantic Scholar (``/paper/search/match`` then
-``/paper/search``), Hugging Face (``/api/papers/search``) and arXiv (a ``ti:"…"`` search), each only when
-PAPER_SOURCES turns it on; a source that is down, rate-limited or answering garbage contributes nothing and
-is named in :attr:`Found.unavailable`. The answers are merged into one :class:`Choice` per paper (the same
-arXiv id, else the same DOI, else the same normalised title) and scored by :func:`similarity`.
-
-Scoring (0–1, the name against each title a source gave for the paper, the best kept):
-
-* both sides normalised (:func:`bot.papers.normalize_title`: case, accents, punctuation);
-* ``rapidfuzz.fuzz.ratio`` of the name against the whole title, and against the title's *short name*
-  (what comes before its first ``:``, the way papers are named: "TMax: …"), each also with spaces
-  removed ("Terminal-World" against "TerminalWorld: …"); the highest of the four;
-* halved when the name has a word with a digit the title lacks ("T1" against "T2: …").
-
-Ties go to the paper more sources found, then to the earliest source's order. :func:`is_unambiguous`
-states what ``paperclub papers resolve --auto`` takes: one candidate at or above :data:`AUTO_MIN` with
-the next at or below :data:`AUTO_NEXT_MAX`.
+:func:`find_candidates` asks Semantic Scholar (match, then search), Hugging Face and arXiv (``ti:``) side by
+side, each when PAPER_SOURCES has it (one in trouble gives nothing and is named); answers merge into one
+:class:`Choice` per paper (arXiv id, else DOI, else title), scored by :func:`similarity` (its docstring
+says how); ties go to the paper more sources found. :func:`is_unambiguous` is what ``--auto`` takes.
 """
 
 from __future__ import annotations
@@ -90,7 +77,10 @@ def _digit_words(text: str) -> set[str]:
 
 
 def similarity(name: str, title: str) -> float:
-    """How well ``name`` names a paper titled ``title``, 0–1 (see the module docstring)."""
+    """How well ``name`` names a paper titled ``title``, 0–1: both normalised, ``rapidfuzz.fuzz.ratio`` of the
+    name against the whole title and against its short name (before the first ``:``, "TMax: …"), each also
+    with spaces removed ("Terminal-World" vs "TerminalWorld: …"), the best kept; halved when the name has a
+    word with a digit the title lacks ("T1" vs "T2: …")."""
     n, t = normalize_title(name), normalize_title(title)
     if not n or not t:
         return 0.0
