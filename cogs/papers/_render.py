@@ -8,6 +8,7 @@ from typing import Any
 import discord
 
 from bot.layouts import Card, escape, escape_line, link_button, link_label
+from bot.services.papers.card import count_parts
 from bot.services.papers.history import PaperHistory, SessionRead
 from bot.services.papers.queries import PaperCard
 from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
@@ -23,10 +24,6 @@ SUGGESTIONS_SHOWN = 5
 LISTS_SHOWN = 10
 
 
-def _plural(count: int, noun: str, plural: str | None = None) -> str:
-    return f"{count} {noun if count == 1 else plural or noun + 's'}"
-
-
 def facts_line(card: PaperCard) -> str | None:
     """Year · venue · decision, each escaped."""
     record = card.record
@@ -37,17 +34,7 @@ def facts_line(card: PaperCard) -> str | None:
 
 def counts_line(card: PaperCard) -> str | None:
     """Citations and what Hugging Face links to it."""
-    record, parts = card.record, []
-    if record.citation_count is not None:
-        cited = _plural(record.citation_count, "citation")
-        if record.influential_citation_count:
-            cited += f" ({record.influential_citation_count} influential)"
-        parts.append(cited)
-    if record.hf_models:
-        parts.append(_plural(record.hf_models, "model"))
-    if record.hf_datasets:
-        parts.append(_plural(record.hf_datasets, "data set"))
-    return " · ".join(parts) or None
+    return " · ".join(count_parts(card.record)) or None
 
 
 def session_line(read: SessionRead) -> str:

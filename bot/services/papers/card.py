@@ -69,6 +69,25 @@ def plain(text: str, limit: int = LINE_MAX) -> str:
     return cut(line, limit * 2)
 
 
+def _counted(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def count_parts(record: PaperRecord, *, models: bool = True) -> list[str]:
+    """'120 citations (7 influential)', then (with ``models``) Hugging Face's models and data sets."""
+    parts: list[str] = []
+    if record.citation_count is not None:
+        cited = _counted(record.citation_count, "citation")
+        if record.influential_citation_count:
+            cited += f" ({record.influential_citation_count} influential)"
+        parts.append(cited)
+    if models and record.hf_models:
+        parts.append(_counted(record.hf_models, "model"))
+    if models and record.hf_datasets:
+        parts.append(_counted(record.hf_datasets, "data set"))
+    return parts
+
+
 def short_lines(record: PaperRecord) -> list[str]:
     """The short card: TLDR, venue/decision/year, citations, links, and Semantic Scholar's attribution."""
     lines: list[str] = []
@@ -81,11 +100,9 @@ def short_lines(record: PaperRecord) -> list[str]:
     ]
     if where:
         lines.append(" · ".join(dict.fromkeys(where)))
-    if record.citation_count is not None:
-        cited = f"{record.citation_count} citation{'' if record.citation_count == 1 else 's'}"
-        if record.influential_citation_count:
-            cited += f" ({record.influential_citation_count} influential)"
-        lines.append(cited)
+    cited = count_parts(record, models=False)
+    if cited:
+        lines.append(cited[0])
     links = [
         markdown_link(label, url, preview=False)
         for label, url in (

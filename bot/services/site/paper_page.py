@@ -12,6 +12,7 @@ from typing import Final
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
+from bot.services.papers.card import count_parts
 from bot.services.papers.queries import PaperCard, card_of, paper_by_id
 from bot.services.site.config import SiteConfig
 from bot.services.site.views import Display, SiteView, http_link, site_view
@@ -61,10 +62,6 @@ class PaperPage:
     paper: PaperPageView
 
 
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
-
-
 def _links(card: PaperCard) -> tuple[tuple[str, str], ...]:
     record, paper = card.record, card.paper
     wanted = (
@@ -91,16 +88,7 @@ def page_view(card: PaperCard, abstract: str | None, display: Display) -> PaperP
     """A card's values as the page shows them (dates in the guild's first zone)."""
     record, history = card.record, card.history
     facts = tuple(dict.fromkeys(str(p) for p in (record.year, record.venue, record.decision) if p))
-    counts = []
-    if record.citation_count is not None:
-        cited = _plural(record.citation_count, "citation")
-        if record.influential_citation_count:
-            cited += f" ({record.influential_citation_count} influential)"
-        counts.append(cited)
-    if record.hf_models:
-        counts.append(_plural(record.hf_models, "model"))
-    if record.hf_datasets:
-        counts.append(_plural(record.hf_datasets, "data set"))
+    counts = count_parts(record)
     shown = [s for s in history.suggestions if s.status in SHOWN_SUGGESTIONS]
     attribution = None
     if record.from_scholar:
