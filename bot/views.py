@@ -42,6 +42,13 @@ class PaperclubView(discord.ui.View):
         await report_error(interaction, error)
 
 
+class PaperclubLayoutView(discord.ui.LayoutView):
+    """A Components V2 layout with in-memory items, its errors answered as :class:`PaperclubView`'s are."""
+
+    interaction_check = PaperclubView.interaction_check
+    on_error = PaperclubView.on_error
+
+
 class PaperclubModal(discord.ui.Modal):
     """A modal whose subclasses implement ``submitted``; errors go to the one handler, submissions are logged."""
 

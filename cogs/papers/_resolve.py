@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import discord
@@ -17,8 +16,7 @@ from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import NO_MENTIONS, send_reply
 from bot.services.papers.aliases import AliasInfo, choose, find_alias
 from bot.services.papers.resolve import Choice, Found, find_candidates
-from bot.tree import report_error
-from bot.views import log_component
+from bot.views import PaperclubLayoutView, log_component
 
 PICK_TIMEOUT = 900.0  # seconds the candidates' buttons listen
 SOURCE_WAIT = 3.0  # the most a source's pacing may hold the lookup (it is deferred; a source down is skipped)
@@ -86,7 +84,7 @@ class _PickButton(discord.ui.Button[Any]):
         await self.owner.pick(interaction, self.index)
 
 
-class ResolveView(discord.ui.LayoutView):
+class ResolveView(PaperclubLayoutView):
     """The candidates, each with a Pick button, and None of these; the first press decides."""
 
     def __init__(self, bot: PaperclubBot, guild_id: int, found: Found, note: str | None) -> None:
@@ -103,15 +101,6 @@ class ResolveView(discord.ui.LayoutView):
 
     def _button(self, label: str, index: int | None) -> discord.ui.Button[Any]:
         return _PickButton(self, label, index)
-
-    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
-        interaction.extras.setdefault("paperclub_t0", time.perf_counter())
-        return True
-
-    async def on_error(
-        self, interaction: discord.Interaction[Any], error: Exception, item: discord.ui.Item[Any]
-    ) -> None:
-        await report_error(interaction, error)
 
     async def pick(self, interaction: Interaction, index: int | None) -> None:
         """Store the pick (organizers only, checked here too) and replace the candidates with the outcome."""
