@@ -88,9 +88,16 @@ class RemindersCog(
         await self._plan(upcoming)
 
     async def cog_unload(self) -> None:
-        """Stop the runner (a batch in flight may finish)."""
+        """Stop the runner (a batch in flight may finish) and the planning events set off."""
         self.bot.pagers.unregister(PAGER)
         await self.runner.stop()
+        # Cancelled and awaited before the bot disposes of the engine, as the series' refreshes are: a
+        # plan still holding a store connection when the loop closes cannot hand it back. Nothing is lost:
+        # cog_load plans every upcoming session again.
+        pending = list(self._planning)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
 
     async def settle(self) -> None:
         """Wait until planning triggered by events and the sends in flight are done (tests, demo)."""
