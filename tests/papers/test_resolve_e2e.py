@@ -74,6 +74,11 @@ async def test_tmax_offers_candidates_and_the_pick_is_remembered(discord_env, ar
         assert paper is not None
         assert paper.arxiv_id == TMAX_ID
 
+    # /paper show follows the alias: the name a member types is the paper the organizer picked
+    card = await (await env.invoke("paper show", {"paper": "TMAX"}, member=env.member)).final()
+    assert card.is_components_v2
+    assert TMAX in card.text
+
 
 async def test_none_of_these_is_remembered_and_a_later_look_offers_them_again(discord_env, arxiv) -> None:
     env = discord_env

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput, NotFound
 from bot.papers import MAX_URL_LENGTH, normalize_title, parse_paper_ref
+from bot.services.papers.aliases import aliased_paper
 from bot.services.papers.card import PaperRecord, paper_record
 from bot.services.papers.history import PaperHistory, paper_history
 from bot.services.papers.store import PaperInfo, paper_info
@@ -79,7 +80,7 @@ async def paper_by_id(session: AsyncSession, guild_id: int, paper_id: int) -> Pa
 
 async def find_paper_for(session: AsyncSession, guild_id: int, text: str) -> Paper:
     """The paper a member means: an autocomplete choice (its id), an arXiv id or link, a DOI, a link, or
-    the exact title of one of the guild's papers. NotFound when the guild has no such paper."""
+    the exact title of one of the guild's papers, or a name an alias gives a paper. NotFound when the guild has no such paper."""
     typed = text.strip()
     numeric = typed.isascii() and typed.isdigit() and len(typed) <= 19
     if numeric and (row := await paper_by_id(session, guild_id, int(typed))) is not None:
@@ -90,6 +91,8 @@ async def find_paper_for(session: AsyncSession, guild_id: int, text: str) -> Pap
         ref = None
     if ref is not None:
         row = await session.scalar(select(Paper).where(Paper.guild_id == guild_id, Paper.key == ref.key))
+        if row is None:  # "TMax": the paper an organizer chose for the name (/paper resolve)
+            row = await aliased_paper(session, guild_id, ref)
         if row is not None:
             return row
     words = normalize_title(typed)[:400]
