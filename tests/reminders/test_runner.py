@@ -29,9 +29,15 @@ from tests.reminders.helpers import (
 )
 
 
-def runner_for(factory, clock, transport, grace_minutes: int = 60) -> ReminderRunner:
+def runner_for(
+    factory, clock, transport, grace_minutes: int = 60, batch: int = delivery.BATCH
+) -> ReminderRunner:
     return ReminderRunner(
-        session_factory=factory, clock=clock, transport=transport, grace=timedelta(minutes=grace_minutes)
+        session_factory=factory,
+        clock=clock,
+        transport=transport,
+        grace=timedelta(minutes=grace_minutes),
+        batch=batch,
     )
 
 
@@ -88,10 +94,12 @@ async def test_one_destination_s_reminders_go_out_in_due_order(session_factory) 
 
 
 async def test_two_runners_over_one_store_send_each_reminder_once(session_factory, store_info) -> None:
-    """Two processes' runners (separate engines, so separate connections) run passes at the same moment."""
+    """Two processes' runners (separate engines, so separate connections) run passes at the same moment.
+    Each claims 10 rows a batch, and every reminder has its own channel: while the first runner's first send
+    waits for the second's, the second always finds rows left to claim, however late it starts."""
     await configure(session_factory)
     ids = [
-        await make_reminder(session_factory, NOW - timedelta(seconds=i % 7), channel_id=6000 + i % 10)
+        await make_reminder(session_factory, NOW - timedelta(seconds=i % 7), channel_id=6000 + i)
         for i in range(120)
     ]
     other_engine = store_info.engine()
@@ -100,8 +108,8 @@ async def test_two_runners_over_one_store_send_each_reminder_once(session_factor
         clock = ManualClock(NOW)
         meeting = asyncio.Barrier(2)
         one, two = MeetingTransport(meeting, delay=0.001), MeetingTransport(meeting, delay=0.001)
-        first = runner_for(session_factory, clock, one)
-        second = runner_for(other_factory, clock, two)
+        first = runner_for(session_factory, clock, one, batch=10)
+        second = runner_for(other_factory, clock, two, batch=10)
         sent = await asyncio.gather(first.run_due(), second.run_due(), first.run_due(), second.run_due())
         counts = Counter(o.reminder_id for o in one.sent + two.sent)
         assert sorted(counts) == ids
