@@ -12,9 +12,11 @@ from bot.services.papers.enrich import REFRESH_AFTER, enrich_due
 from bot.services.papers.store import get_or_create_paper
 from bot.sources.clients import SourceClients
 from bot.sources.huggingface import HuggingFaceClient
+from bot.sources.openreview import OpenReviewClient
 from bot.sources.semantic_scholar import SemanticScholarClient
 from db.models import Paper
 from standin.huggingface import HuggingFaceStandin
+from standin.openreview import OpenReviewStandin
 from standin.semantic_scholar import SemanticScholarStandin
 from tests.papers.helpers import VirtualTimer
 
@@ -67,5 +69,49 @@ async def test_enrich_merges_each_source_once_with_provenance_and_refreshes_week
             assert second.citation_count == 50
             assert second.field_sources is not None
             assert second.field_sources["citation_count"] == ["semantic_scholar", later.isoformat()]
+    finally:
+        await clients.close()
+
+
+async def test_a_paper_given_by_its_openreview_forum_gets_its_venue_and_decision(
+    session_factory: async_sessionmaker[AsyncSession],
+    semantic_scholar: SemanticScholarStandin,
+    openreview: OpenReviewStandin,
+    timer: VirtualTimer,
+) -> None:
+    """OpenReview is asked for a paper that came as a forum link: its title replaces the link, the venue
+    and decision are stored with their source, no review's text is; Semantic Scholar is not asked for it."""
+    openreview.add_submission(
+        "tmaxForum1",
+        "TMax: Scaling Terminal Agents",
+        venue="ICLR 2026 Oral",
+        venue_id="ICLR.cc/2026/Conference",
+        decision="Accept (Oral)",
+        reviews=["REVIEW-TEXT @everyone this paper is great"],
+    )
+    async with session_factory() as session, session.begin():
+        paper = await get_or_create_paper(
+            session, GUILD, parse_paper_ref("https://openreview.net/forum?id=tmaxForum1")
+        )
+        paper_id = paper.id
+    clients = SourceClients(
+        semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
+        openreview=OpenReviewClient(openreview.url, timer=timer),
+    )
+    try:
+        changed = await enrich_due(clients, session_factory, NOW)
+        assert [c.paper_id for c in changed] == [paper_id]
+        assert semantic_scholar.count("/graph/v1/paper/batch") == 0
+        async with session_factory() as session:
+            row = await session.get(Paper, paper_id)
+            assert row is not None
+            assert row.title == "TMax: Scaling Terminal Agents"
+            assert (row.venue, row.decision, row.year) == ("ICLR 2026 Oral", "Accept (Oral)", 2026)
+            assert row.openreview_url == "https://openreview.net/forum?id=tmaxForum1"
+            assert row.field_sources is not None
+            assert row.field_sources["decision"][0] == "openreview"
+            assert row.enriched_at is not None
+            stored = " ".join(str(getattr(row, c.key)) for c in Paper.__table__.columns)
+            assert "REVIEW-TEXT" not in stored
     finally:
         await clients.close()

@@ -1,8 +1,9 @@
 """Enriching papers from the outside sources, in the background: ask, merge, store.
 
 :func:`enrich_due` picks papers never enriched or enriched over :data:`REFRESH_AFTER` ago, asks Semantic
-Scholar for all of them in one batch and Hugging Face per arXiv paper (a DOI-only paper: Crossref, or
-DataCite for arXiv's own DOIs), with no transaction open meanwhile, then merges each paper's answers
+Scholar for those with an arXiv id or DOI in one batch, OpenReview per paper with a forum (its venue and
+decision) and Hugging Face per arXiv paper (a DOI-only paper: Crossref, or DataCite for arXiv's own
+DOIs), with no transaction open meanwhile, then merges each paper's answers
 (:mod:`bot.services.papers.merge`) in one short transaction. A source that is down, rate-limited or
 answering garbage is skipped for this run and leaves the others' fields; its client keeps to its published
 rate limit and its Retry-After. Callers run this from a ``once`` job (bot/background.py), whose lease in
@@ -12,6 +13,7 @@ rate limit and its Retry-After. Callers run this from a ``once`` job (bot/backgr
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,11 +23,12 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.papers import normalize_title
-from bot.services.papers.merge import ARXIV, HF, PRECEDENCE, S2, SourceRecord, merge
+from bot.services.papers.merge import ARXIV, HF, OPENREVIEW, PRECEDENCE, S2, SourceRecord, merge
 from bot.services.papers.metadata import id_label
 from bot.sources.clients import SourceClients
 from bot.sources.http import SourceUnavailable
 from bot.sources.huggingface import HubPaper
+from bot.sources.openreview import ReviewDecision
 from bot.sources.records import DoiRecord
 from bot.sources.semantic_scholar import ScholarPaper, arxiv_ref, doi_ref, paper_page_url
 from db.models import Paper
@@ -34,6 +37,9 @@ log = logging.getLogger("paperclub.papers")
 
 REFRESH_AFTER = timedelta(days=7)
 BATCH = 50  # papers per run
+OPENREVIEW_KEY = "openreview:"
+_FORUM_ID = re.compile(r"[?&]id=([A-Za-z0-9_-]{1,64})")
+_VENUE_YEAR = re.compile(r"/((?:19|20)\d\d)(?:/|$)")  # "ICLR.cc/2024/Conference"
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class Target:
     paper_id: int
     arxiv_id: str | None
     doi: str | None
+    forum_id: str | None = None  # its OpenReview forum, when the paper came as one or OpenReview named it
 
 
 @dataclass(frozen=True)
@@ -54,20 +61,32 @@ class Enriched:
     paper_id: int
 
 
+def forum_of(key: str, openreview_url: str | None) -> str | None:
+    """The OpenReview forum id of a paper keyed ``openreview:<id>``, or named by a stored forum link."""
+    if key.startswith(OPENREVIEW_KEY):
+        return key.removeprefix(OPENREVIEW_KEY)
+    if openreview_url and (found := _FORUM_ID.search(openreview_url)):
+        return found.group(1)
+    return None
+
+
 async def due_papers(session: AsyncSession, now: datetime, limit: int = BATCH) -> list[Target]:
-    """Papers with an arXiv id or a DOI never enriched or due a refresh, oldest first."""
+    """Papers with an arXiv id, a DOI or an OpenReview forum never enriched or due a refresh, oldest first."""
     rows = (
         await session.execute(
-            select(Paper.guild_id, Paper.id, Paper.arxiv_id, Paper.doi)
+            select(Paper.guild_id, Paper.id, Paper.arxiv_id, Paper.doi, Paper.key, Paper.openreview_url)
             .where(
-                or_(Paper.arxiv_id.is_not(None), Paper.doi.is_not(None)),
+                or_(Paper.arxiv_id.is_not(None), Paper.doi.is_not(None), Paper.kind == "openreview"),
                 or_(Paper.enriched_at.is_(None), Paper.enriched_at < now - REFRESH_AFTER),
             )
             .order_by(Paper.enriched_at.is_not(None), Paper.enriched_at, Paper.id)
             .limit(limit)
         )
     ).all()
-    return [Target(*row) for row in rows]
+    return [
+        Target(guild_id, paper_id, arxiv_id, doi, forum_of(key, forum_url))
+        for guild_id, paper_id, arxiv_id, doi, key, forum_url in rows
+    ]
 
 
 def scholar_fields(paper: ScholarPaper) -> dict[str, Any]:
@@ -104,6 +123,18 @@ def hub_fields(paper: HubPaper) -> dict[str, Any]:
     }
 
 
+def review_fields(decision: ReviewDecision) -> dict[str, Any]:
+    """An OpenReview answer as merge fields: the venue and decision, never the reviews."""
+    year = _VENUE_YEAR.search(decision.venue_id or "")
+    return {
+        "title": decision.title,
+        "venue": decision.venue,
+        "decision": decision.decision,
+        "year": int(year.group(1)) if year else None,
+        "openreview_url": decision.forum_url,
+    }
+
+
 def doi_fields(record: DoiRecord) -> dict[str, Any]:
     """A Crossref or DataCite record as merge fields."""
     return {"title": record.title, "authors": record.authors, "year": record.year, "venue": record.venue}
@@ -121,19 +152,24 @@ async def gather(clients: SourceClients, targets: Sequence[Target], now: datetim
     """Ask every source about ``targets``; a source that fails adds nothing (logged)."""
     found: dict[int, list[SourceRecord]] = {target.paper_id: [] for target in targets}
     failed: set[int] = set()
-    if clients.semantic_scholar is not None and targets:
-        refs = [arxiv_ref(t.arxiv_id) if t.arxiv_id else doi_ref(t.doi or "") for t in targets]
+    known = [t for t in targets if t.arxiv_id or t.doi]  # Semantic Scholar has no OpenReview ids
+    if clients.semantic_scholar is not None and known:
+        refs = [arxiv_ref(t.arxiv_id) if t.arxiv_id else doi_ref(t.doi or "") for t in known]
         try:
             answers = await clients.semantic_scholar.papers(refs)
         except SourceUnavailable as exc:
             log.info("Semantic Scholar skipped this run: %s", exc)
-            failed.update(found)
+            failed.update(t.paper_id for t in known)
         else:
-            for target, answer in zip(targets, answers, strict=True):
+            for target, answer in zip(known, answers, strict=True):
                 if answer is not None:
                     found[target.paper_id].append(SourceRecord(S2, now, scholar_fields(answer)))
     for target in targets:
         try:
+            if target.forum_id and clients.openreview is not None:
+                decision = await clients.openreview.decision(target.forum_id)
+                if decision is not None:
+                    found[target.paper_id].append(SourceRecord(OPENREVIEW, now, review_fields(decision)))
             if target.arxiv_id and clients.huggingface is not None:
                 hub = await clients.huggingface.paper(target.arxiv_id)
                 if hub is not None:
@@ -158,9 +194,10 @@ def store_records(
 ) -> bool:
     """Merge one paper's answers into its row; True if a field changed. ``complete`` (every source
     answered) stamps it enriched at ``now``; otherwise it stays due, and the next run asks again."""
-    placeholders = (
-        frozenset({"title"}) if paper.arxiv_id and paper.title == id_label(paper.arxiv_id) else frozenset()
+    placeholder = (paper.arxiv_id and paper.title == id_label(paper.arxiv_id)) or (
+        paper.kind == "openreview" and paper.title == paper.url  # stored under its forum link only
     )
+    placeholders = frozenset({"title"}) if placeholder else frozenset()
     sources = dict(paper.field_sources or {})
     if paper.metadata_fetched_at is not None and paper.authors:  # arXiv's fill (metadata.py)
         sources.setdefault("authors", [ARXIV, paper.metadata_fetched_at.isoformat()])
