@@ -78,6 +78,9 @@ async def test_tmax_offers_candidates_and_the_pick_is_remembered(discord_env, ar
     card = await (await env.invoke("paper show", {"paper": "TMAX"}, member=env.member)).final()
     assert card.is_components_v2
     assert TMAX in card.text
+    # ... and offers it as they type the name
+    choices = await env.autocomplete("paper show", "paper", "tma", member=env.member)
+    assert choices[0] == {"name": f"TMax → {TMAX}", "value": str(paper.id)}
 
 
 async def test_none_of_these_is_remembered_and_a_later_look_offers_them_again(discord_env, arxiv) -> None:
@@ -92,6 +95,8 @@ async def test_none_of_these_is_remembered_and_a_later_look_offers_them_again(di
     again = await offered(env, "TMax")
     assert "Earlier marked “none of these”" in again.text
     assert "Pick 1" in [b["label"] for b in again.buttons]
+    choices = await env.autocomplete("paper show", "paper", "tmax", member=env.member)
+    assert not any("→" in c["name"] for c in choices)  # a name marked "none of these" offers no paper
 
 
 async def test_members_are_refused_and_unknown_names_store_nothing(discord_env, arxiv) -> None:

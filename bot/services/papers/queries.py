@@ -19,6 +19,7 @@ from bot.services.papers.history import PaperHistory, paper_history
 from bot.services.papers.store import PaperInfo, paper_info
 from bot.text import cut, one_line
 from db.models import Paper
+from db.models.papers import PaperAlias
 
 MAX_CHOICES: Final = 25
 CHOICE_NAME: Final = 100  # Discord: an autocomplete choice's name is 1-100 characters
@@ -56,18 +57,38 @@ def choice_name(title: str, arxiv_id: str | None) -> str:
 
 
 async def paper_choices(session: AsyncSession, guild_id: int, current: str) -> list[tuple[str, str]]:
-    """Up to 25 of the guild's papers whose title or arXiv id contains what is typed (newest first);
-    each value is the paper's id."""
-    statement = select(Paper.id, Paper.title, Paper.arxiv_id).where(Paper.guild_id == guild_id)
+    """Up to 25 choices, each valued the paper's id: the names the guild's aliases give a paper ("TMax →
+    its title") that contain what is typed, then the papers whose title or arXiv id does (newest first)."""
     typed = current.strip()[:200]
+    words = normalize_title(typed)
+    named: list[tuple[str, str]] = []
+    if words:
+        aliases = await session.execute(
+            select(PaperAlias.name, Paper.id, Paper.title)
+            .join(Paper, Paper.id == PaperAlias.paper_id)  # "none of these" names no paper: not offered
+            .where(
+                PaperAlias.guild_id == guild_id,
+                PaperAlias.normalized_name.like(_like(words), escape="\\"),
+            )
+            .order_by(PaperAlias.normalized_name)
+            .limit(MAX_CHOICES)
+        )
+        named = [(alias_choice_name(name, title), str(paper_id)) for name, paper_id, title in aliases]
+    statement = select(Paper.id, Paper.title, Paper.arxiv_id).where(Paper.guild_id == guild_id)
     if typed:
-        words = normalize_title(typed)
         clauses = [Paper.arxiv_id.like(_like(typed), escape="\\")]
         if words:
             clauses.append(Paper.normalized_title.like(_like(words), escape="\\"))
         statement = statement.where(or_(*clauses))
     rows = (await session.execute(statement.order_by(Paper.id.desc()).limit(MAX_CHOICES))).all()
-    return [(choice_name(title, arxiv_id), str(paper_id)) for paper_id, title, arxiv_id in rows]
+    papers = [(choice_name(title, arxiv_id), str(paper_id)) for paper_id, title, arxiv_id in rows]
+    return (named + papers)[:MAX_CHOICES]
+
+
+def alias_choice_name(name: str, title: str) -> str:
+    """An alias's choice name: "TMax → the title", within 100 characters."""
+    head = one_line(name, CHOICE_NAME // 2)
+    return f"{head} → {one_line(title, CHOICE_NAME - len(head) - 3)}"
 
 
 async def paper_by_id(session: AsyncSession, guild_id: int, paper_id: int) -> Paper | None:
