@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import bibtexparser
 import pytest
+from sqlalchemy import select
 
 from bot.services.programme.files import import_text
 from bot.services.reading.exports import (
@@ -23,6 +24,7 @@ from bot.services.reading.exports import (
     list_markdown,
 )
 from bot.services.reading.lists import all_history, list_detail
+from db.models import Paper
 from tests.reading.conftest import GUILD
 
 PT = ZoneInfo("America/Los_Angeles")
@@ -193,6 +195,12 @@ async def test_json_parses_back(small) -> None:
         "arxiv_id": "2406.12045",
         "doi": None,
         "authors": "Shunyu Yao, Noah Shinn, Pedram Razavi, Karthik Narasimhan",
+        "year": None,
+        "venue": None,
+        "decision": None,
+        "tldr": None,
+        "citations": None,
+        "code_url": None,
     }
     assert datetime.fromisoformat(first["starts_at"]) == datetime(2025, 12, 4, 17, 30, tzinfo=UTC)
 
@@ -200,6 +208,46 @@ async def test_json_parses_back(small) -> None:
     assert listed["list"] == "Gym list"
     assert listed["description"] == "Gyms worth a look."
     assert [p["note"] for p in listed["papers"]] == ["The τ-bench paper, 50% of the fun", None]
+
+
+HOSTILE_VENUE = "ICLR {2026} @everyone =cmd"
+HOSTILE_TLDR = "=HYPERLINK(evil) **bold** } unbalanced {"
+
+
+async def test_the_sources_fields_are_in_every_format(session_factory) -> None:
+    """Once enrichment filled them in: BibTeX gains the venue (howpublished and venue) and the sources'
+    year, CSV and JSON the year, venue, decision, TLDR, citations and code link; hostile text stays inert."""
+    await import_text(session_factory, SMALL, suffix=".yaml", guild_id=None)
+    async with session_factory() as session, session.begin():
+        paper = await session.scalar(select(Paper).where(Paper.arxiv_id == "2406.12045"))
+        assert paper is not None
+        paper.year, paper.venue, paper.decision = 2025, HOSTILE_VENUE, "Accept (Oral)"
+        paper.tldr, paper.citation_count = HOSTILE_TLDR, 120
+        paper.code_url = "https://github.com/sierra-research/tau-bench"
+    async with session_factory() as session:
+        history = await all_history(session, 9, NOW)
+        detail = await list_detail(session, 9, "gym list")
+
+    entries = bibtexparser.loads(export_list("bibtex", detail).data.decode()).entries
+    tau = next(e for e in entries if e.get("eprint") == "2406.12045")
+    assert tau["year"] == "2025"  # the sources' year wins over the arXiv id's 2024
+    venue = r"ICLR \textbraceleft{}2026\textbraceright{} @everyone =cmd"
+    assert tau["howpublished"] == tau["venue"] == venue
+    assert tau["url"] == "https://arxiv.org/abs/2406.12045"
+
+    rows = list(csv.DictReader(io.StringIO(export_history("csv", history, PT).data.decode())))
+    row = next(r for r in rows if r["arxiv_id"] == "2406.12045")
+    assert (row["year"], row["venue"], row["decision"]) == ("2025", HOSTILE_VENUE, "Accept (Oral)")
+    assert row["tldr"] == "'" + HOSTILE_TLDR  # a formula is defused
+    assert (row["citations"], row["code_url"]) == ("120", "https://github.com/sierra-research/tau-bench")
+    items = list(csv.DictReader(io.StringIO(export_list("csv", detail).data.decode())))
+    assert items[0]["venue"] == HOSTILE_VENUE
+
+    listed = json.loads(export_list("json", detail).data)["papers"][0]
+    assert listed["year"] == 2025
+    assert listed["venue"] == HOSTILE_VENUE
+    assert listed["tldr"] == HOSTILE_TLDR
+    assert listed["citations"] == 120
 
 
 async def test_empty_exports(session_factory) -> None:

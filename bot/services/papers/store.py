@@ -27,6 +27,12 @@ class PaperInfo:
     doi: str | None
     authors: str | None = None
     wiki_url: str | None = None
+    year: int | None = None  # the sources' fields (enrich.py), for the exports
+    venue: str | None = None
+    decision: str | None = None
+    tldr: str | None = None
+    citation_count: int | None = None
+    code_url: str | None = None
 
     @property
     def link(self) -> str | None:
@@ -46,6 +52,12 @@ def paper_info(row: Paper) -> PaperInfo:
         doi=row.doi,
         authors=row.authors,
         wiki_url=row.wiki_url,
+        year=row.year,
+        venue=row.venue,
+        decision=row.decision,
+        tldr=row.tldr,
+        citation_count=row.citation_count,
+        code_url=row.code_url,
     )
 
 

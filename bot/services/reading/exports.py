@@ -156,7 +156,10 @@ def bib_escape(text: str) -> str:
 
 
 def paper_year(paper: PaperInfo, published: str | None = None) -> str | None:
-    """A paper's year, from its publication date or else its arXiv id."""
+    """A paper's year: the sources' (Semantic Scholar, a DOI's registry), else its publication date or its
+    arXiv id."""
+    if paper.year is not None and 1000 <= paper.year <= 9999:
+        return str(paper.year)
     if published and re.match(r"\d{4}", published):
         return published[:4]
     if paper.arxiv_id and re.fullmatch(r"\d{4}\.\d{4,5}", paper.arxiv_id):
@@ -205,6 +208,10 @@ def bibtex_entry(paper: PaperInfo, key: str, note: str | None = None) -> str:
         fields.append(("year", year))
     if paper.arxiv_id:
         fields += [("eprint", paper.arxiv_id), ("archivePrefix", "arXiv")]
+    if paper.venue:
+        # Classic styles print a @misc's howpublished; biblatex reads venue. Both say where it appeared.
+        venue = bib_escape(paper.venue)
+        fields += [("howpublished", venue), ("venue", venue)]
     if paper.doi:
         fields.append(("doi", bib_escape(paper.doi)))
     if paper.url:
@@ -239,6 +246,14 @@ def list_bibtex(detail: ListDetail) -> str:
 
 # ---------------------------------------------------------------- CSV and JSON
 
+#: What the sources said (enrichment), in every paper's CSV row and JSON object.
+PAPER_FIELD_COLUMNS = ["year", "venue", "decision", "tldr", "citations", "code_url"]
+
+
+def _paper_fields(paper: PaperInfo) -> list[object]:
+    return [paper.year, paper.venue, paper.decision, paper.tldr, paper.citation_count, paper.code_url]
+
+
 HISTORY_CSV_COLUMNS = [
     "date",
     "session",
@@ -247,10 +262,21 @@ HISTORY_CSV_COLUMNS = [
     "paper_url",
     "arxiv_id",
     "doi",
+    *PAPER_FIELD_COLUMNS,
     "recording_url",
     "notes_url",
 ]
-LIST_CSV_COLUMNS = ["list", "position", "paper", "paper_url", "arxiv_id", "doi", "note", "added_at"]
+LIST_CSV_COLUMNS = [
+    "list",
+    "position",
+    "paper",
+    "paper_url",
+    "arxiv_id",
+    "doi",
+    *PAPER_FIELD_COLUMNS,
+    "note",
+    "added_at",
+]
 
 
 def csv_cell(value: object) -> str:
@@ -276,7 +302,8 @@ def history_csv(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
             head = [day, e.title, e.presenter_name]
             tail = [e.recording_url, e.notes_url]
             for p in e.papers or [None]:
-                paper = [p.title, p.url, p.arxiv_id, p.doi] if p else [None] * 4
+                blank = [None] * (4 + len(PAPER_FIELD_COLUMNS))
+                paper = [p.title, p.url, p.arxiv_id, p.doi, *_paper_fields(p)] if p else blank
                 yield head + paper + tail
 
     return _csv(HISTORY_CSV_COLUMNS, rows())
@@ -294,6 +321,7 @@ def list_csv(detail: ListDetail) -> str:
                 i.paper.url,
                 i.paper.arxiv_id,
                 i.paper.doi,
+                *_paper_fields(i.paper),
                 i.note,
                 i.added_at.isoformat(),
             ]
@@ -309,6 +337,7 @@ def _paper_json(paper: PaperInfo) -> dict[str, Any]:
         "arxiv_id": paper.arxiv_id,
         "doi": paper.doi,
         "authors": paper.authors,
+        **dict(zip(PAPER_FIELD_COLUMNS, _paper_fields(paper), strict=True)),
     }
 
 
