@@ -34,8 +34,9 @@ async def test_the_alias_table_goes_down_one_step_and_up_again(engine) -> None:
     async with engine.connect() as conn:
         assert "paper_aliases" not in await conn.run_sync(_tables)
         versions = set((await conn.execute(text("SELECT version_num FROM alembic_version"))).scalars())
-        assert "0021" in versions
         assert "0022" not in versions
+        # 0021 stays: it is listed, or implied by 0025 (reading's head, which depends on it)
+        assert versions & {"0021", "0025"}
     await upgrade_database(engine)
     async with engine.connect() as conn:
         assert "paper_aliases" in await conn.run_sync(_tables)

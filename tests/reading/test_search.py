@@ -240,6 +240,29 @@ async def test_triggers_keep_the_index_in_step(club) -> None:
         assert indexed == sessions + papers + lists
 
 
+async def test_a_papers_tldr_venue_and_decision_are_searched_and_followed(club) -> None:
+    """What the sources said (enrichment writes these columns) is in the paper's document, and a refresh
+    that changes it moves the index with it."""
+    async with club() as session, session.begin():
+        paper = await get_or_create_paper(session, GUILD, parse_paper_ref("2401.54321"), title="Plain Gym")
+    async with club() as session:
+        assert (await search(session, GUILD, "narwhal")).total == 0
+    async with club() as session, session.begin():
+        await session.execute(
+            update(Paper)
+            .where(Paper.id == paper.id)
+            .values(tldr="Agents herd a narwhal.", venue="Zeppelin Workshop", decision="Accept (Oral)")
+        )
+    async with club() as session:
+        for query in ("narwhal", "zeppelin workshop", "oral"):
+            assert _order((await search(session, GUILD, query)).hits) == ["p:Plain Gym"], query
+    async with club() as session, session.begin():
+        await session.execute(update(Paper).where(Paper.id == paper.id).values(tldr="Agents herd a yak."))
+    async with club() as session:
+        assert (await search(session, GUILD, "narwhal")).total == 0
+        assert _order((await search(session, GUILD, "yak")).hits) == ["p:Plain Gym"]
+
+
 async def test_a_failed_transaction_leaves_the_index_alone(club) -> None:
     async def add_then_fail() -> None:
         async with club() as session, session.begin():
