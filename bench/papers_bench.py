@@ -4,7 +4,9 @@ Semantic Scholar (1 request/s, batches of 500) and Hugging Face (500 requests pe
 paper) stand-ins enforce their limits on the real clock; each round enriches every paper of a fresh
 SQLite store (``enrich_due`` with a limit of all of them). The floor is what the limits alone force
 for the requests made: (requests - 1) x 1 s for Semantic Scholar, a 5-minute window per 500 requests
-beyond the first for Hugging Face. Run: ``python -m bench.papers_bench [--papers 200] [--rounds 5]``.
+beyond the first for Hugging Face. ``--latency MS`` makes every stand-in answer that much later, as a
+real service over the network does (the default, 0, leaves only the store's own work to compare).
+Run: ``python -m bench.papers_bench [--papers 200] [--rounds 5] [--latency 0]``.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from bench.common import line, summary
 from bot.papers import parse_paper_ref
@@ -40,9 +43,19 @@ def forced_seconds(papers: int) -> float:
     return max((s2_requests - 1) * 1.0, (math.ceil(hf_requests / 500) - 1) * 300.0)
 
 
+LATENCY = 0.0  # seconds each stand-in waits before answering (--latency)
+
+
+def slowed(service: Any) -> Any:
+    """``service`` answering :data:`LATENCY` seconds late (its "slow" mode), when there is a latency."""
+    if LATENCY > 0:
+        service.mode, service.delay = "slow", LATENCY
+    return service
+
+
 def seeded_hub(papers: int) -> HuggingFaceStandin:
     """A Hugging Face stand-in (its own 5-minute window) indexing every paper."""
-    hub = HuggingFaceStandin()
+    hub = slowed(HuggingFaceStandin())
     for n in range(papers):
         hub.add(f"2501.{10000 + n}", f"Paper {n}", github_repo=f"https://github.com/club/p{n}")
     return hub
@@ -90,7 +103,7 @@ async def bare_round(papers: int, s2: SemanticScholarStandin) -> float:
 
 async def main(papers: int, rounds: int) -> None:
     """Print per-round times, the rate-limit floor, the bare requests' time and the ratios."""
-    async with SemanticScholarStandin() as s2:
+    async with slowed(SemanticScholarStandin()) as s2:
         for n in range(papers):
             s2.add(f"s2-{n}", f"Paper {n}", arxiv_id=f"2501.{10000 + n}", tldr=f"TLDR {n}", citation_count=n)
         samples, bare = [], []
@@ -108,11 +121,14 @@ async def main(papers: int, rounds: int) -> None:
     print(f"rate-limit floor {floor:.2f} s (the limits force no wait for {papers} papers)")
     print(f"ratio vs the floor or the bare requests, whichever is longer: {p50 / max(floor, base):.2f}")
     print(f"Semantic Scholar answers refused for going too fast: {too_fast}")
+    print(f"each answer {LATENCY * 1000:.0f} ms late")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--papers", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--latency", type=float, default=0.0, help="ms each stand-in waits before answering")
     args = parser.parse_args()
+    LATENCY = args.latency / 1000
     asyncio.run(main(args.papers, args.rounds))
