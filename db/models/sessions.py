@@ -56,6 +56,8 @@ class Paper(Base):
     hf_top: Mapped[list[str] | None] = mapped_column(JSON)
     field_sources: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # field -> [source, fetched_at]
     enriched_at: Mapped[datetime | None]
+    enrich_failures: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # runs in a row
+    enrich_retry_at: Mapped[datetime | None]  # a source failed for it: not asked again before then
 
 
 class ClubSession(Base):

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.papers import parse_paper_ref
-from bot.services.papers.enrich import REFRESH_AFTER, enrich_due
+from bot.services.papers.enrich import REFRESH_AFTER, RETRY_FIRST, RETRY_MAX, enrich_due, retry_after
 from bot.services.papers.store import get_or_create_paper
 from bot.sources.clients import SourceClients
 from bot.sources.huggingface import HuggingFaceClient
@@ -113,5 +114,52 @@ async def test_a_paper_given_by_its_openreview_forum_gets_its_venue_and_decision
             assert row.enriched_at is not None
             stored = " ".join(str(getattr(row, c.key)) for c in Paper.__table__.columns)
             assert "REVIEW-TEXT" not in stored
+    finally:
+        await clients.close()
+
+
+async def test_papers_a_source_failed_for_wait_their_turn_while_the_others_are_asked(
+    session_factory: async_sessionmaker[AsyncSession],
+    semantic_scholar: SemanticScholarStandin,
+    huggingface: HuggingFaceStandin,
+    timer: VirtualTimer,
+) -> None:
+    """Semantic Scholar down for a long while: a paper it failed for waits (doubling) instead of heading
+    every run, so the papers behind it get Hugging Face's fields meanwhile; once it is back, all complete."""
+    ids = [f"2406.{20000 + n}" for n in range(3)]
+    for n, arxiv_id in enumerate(ids):
+        semantic_scholar.add(f"s2-{n}", f"Paper {n}", arxiv_id=arxiv_id, tldr=f"TLDR {n}")
+        huggingface.add(arxiv_id, f"Paper {n}", github_repo=f"https://github.com/a/p{n}")
+    async with session_factory() as session, session.begin():
+        for arxiv_id in ids:
+            await get_or_create_paper(session, GUILD, parse_paper_ref(arxiv_id))
+    clients = SourceClients(
+        semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
+        huggingface=HuggingFaceClient(huggingface.url, timer=timer),
+    )
+
+    async def rows() -> list[Paper]:
+        async with session_factory() as session:
+            return list((await session.scalars(select(Paper).order_by(Paper.id))).all())
+
+    try:
+        semantic_scholar.mode = "down"
+        first = await enrich_due(clients, session_factory, NOW, limit=2)
+        assert len(first) == 2  # Hugging Face's fields are stored all the same
+        second = await enrich_due(clients, session_factory, NOW + timedelta(minutes=2), limit=2)
+        assert [p.paper_id for p in second] == [(await rows())[2].id]  # the third paper's turn
+        assert all(r.code_url and r.enrich_failures == 1 and r.enriched_at is None for r in await rows())
+        asked = semantic_scholar.count("/graph/v1/paper/batch")
+        assert await enrich_due(clients, session_factory, NOW + timedelta(minutes=4), limit=2) == []
+        assert semantic_scholar.count("/graph/v1/paper/batch") == asked  # every paper waits: nothing asked
+        assert retry_after(1) < retry_after(2) < retry_after(3)
+        assert retry_after(40) == RETRY_MAX
+
+        semantic_scholar.mode = "ok"
+        back = NOW + RETRY_FIRST * 2
+        await enrich_due(clients, session_factory, back, limit=5)
+        done = await rows()
+        assert [r.tldr for r in done] == ["TLDR 0", "TLDR 1", "TLDR 2"]
+        assert all(r.enriched_at == back and r.enrich_failures == 0 and r.enrich_retry_at is None for r in done)
     finally:
         await clients.close()

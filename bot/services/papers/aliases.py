@@ -235,6 +235,7 @@ async def choose(
             row.arxiv_id, row.doi = ref.arxiv_id or row.arxiv_id, ref.doi or row.doi
             row.url = ref.url or row.url
             row.enriched_at = None  # enrichment asks the sources about the paper's new ids
+            row.enrich_failures, row.enrich_retry_at = 0, None
     else:
         row = Paper(
             guild_id=guild_id,

@@ -37,6 +37,10 @@ log = logging.getLogger("paperclub.papers")
 
 REFRESH_AFTER = timedelta(days=7)
 BATCH = 50  # papers per run
+# A source failed for a paper: it waits, so the papers behind it are asked meanwhile. The first wait is a
+# few runs of the job; the cap keeps a paper from waiting longer than a day once the source is back.
+RETRY_FIRST = timedelta(minutes=10)
+RETRY_MAX = timedelta(days=1)
 OPENREVIEW_KEY = "openreview:"
 _FORUM_ID = re.compile(r"[?&]id=([A-Za-z0-9_-]{1,64})")
 _VENUE_YEAR = re.compile(r"/((?:19|20)\d\d)(?:/|$)")  # "ICLR.cc/2024/Conference"
@@ -78,6 +82,7 @@ async def due_papers(session: AsyncSession, now: datetime, limit: int = BATCH) -
             .where(
                 or_(Paper.arxiv_id.is_not(None), Paper.doi.is_not(None), Paper.kind == "openreview"),
                 or_(Paper.enriched_at.is_(None), Paper.enriched_at < now - REFRESH_AFTER),
+                or_(Paper.enrich_retry_at.is_(None), Paper.enrich_retry_at <= now),
             )
             .order_by(Paper.enriched_at.is_not(None), Paper.enriched_at, Paper.id)
             .limit(limit)
@@ -193,7 +198,7 @@ def store_records(
     paper: Paper, records: Sequence[SourceRecord], now: datetime, *, complete: bool = True
 ) -> bool:
     """Merge one paper's answers into its row; True if a field changed. ``complete`` (every source
-    answered) stamps it enriched at ``now``; otherwise it stays due, and the next run asks again."""
+    answered) stamps it enriched at ``now``; otherwise it stays due, but waits :func:`retry_after`."""
     placeholder = (paper.arxiv_id and paper.title == id_label(paper.arxiv_id)) or (
         paper.kind == "openreview" and paper.title == paper.url  # stored under its forum link only
     )
@@ -208,8 +213,16 @@ def store_records(
         paper.normalized_title = normalize_title(paper.title)[:400]
     paper.field_sources = merged.sources
     if complete:
-        paper.enriched_at = now
+        paper.enriched_at, paper.enrich_failures, paper.enrich_retry_at = now, 0, None
+    else:
+        paper.enrich_failures = (paper.enrich_failures or 0) + 1
+        paper.enrich_retry_at = now + retry_after(paper.enrich_failures)
     return bool(merged.changes)
+
+
+def retry_after(failures: int) -> timedelta:
+    """How long a paper a source failed for ``failures`` runs in a row waits: doubling, capped."""
+    return min(RETRY_FIRST * 2 ** min(failures - 1, 16), RETRY_MAX)
 
 
 async def enrich_due(
