@@ -160,6 +160,8 @@ async def test_papers_a_source_failed_for_wait_their_turn_while_the_others_are_a
         await enrich_due(clients, session_factory, back, limit=5)
         done = await rows()
         assert [r.tldr for r in done] == ["TLDR 0", "TLDR 1", "TLDR 2"]
-        assert all(r.enriched_at == back and r.enrich_failures == 0 and r.enrich_retry_at is None for r in done)
+        assert all(
+            r.enriched_at == back and r.enrich_failures == 0 and r.enrich_retry_at is None for r in done
+        )
     finally:
         await clients.close()
