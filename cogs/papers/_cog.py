@@ -1,4 +1,4 @@
-"""/paper: show (anyone). Thin: read the option, ask bot.services.papers.queries for the card's values,
+"""/paper: show (anyone), refresh (organizers). Thin: read the option, ask bot.services.papers.queries for the card's values,
 render it (cogs.papers._render); resolve (organizers: cogs.papers._resolve), added to this cog's copy of the
 ``paper`` group."""
 
@@ -8,9 +8,11 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, PaperclubBot
-from bot.permissions import require_guild_id
-from bot.replies import send_reply
+from bot.layouts import escape_line
+from bot.permissions import ensure_organizer, require_guild_id
+from bot.replies import send_ephemeral, send_reply
 from bot.services.papers import queries
+from bot.services.papers.enrich import ask_again
 from bot.services.site.config import get_site, paper_page_url
 from bot.transformers import guild_choices
 from cogs.papers import _render as render
@@ -57,3 +59,21 @@ class PapersCog(commands.Cog):
             base = _public_base(self.bot)
             page = paper_page_url(base, await get_site(db, guild_id), card.paper.id) if base else None
         await send_reply(interaction, view=render.paper_view(card, page_url=page), public=public)
+
+    @paper.command(name="refresh", description="Organizers: ask the sources about a paper afresh")
+    @app_commands.describe(paper="Pick one as you type, or give its arXiv id or link")
+    @app_commands.autocomplete(paper=paper_autocomplete)
+    async def refresh(self, interaction: Interaction, paper: PaperText) -> None:
+        """Have the next enrichment run ask every source about the paper again, every field (the weekly
+        refresh takes only the counts and links)."""
+        await ensure_organizer(interaction)
+        guild_id = require_guild_id(interaction)
+        async with self.bot.session_factory() as db, db.begin():
+            row = await queries.find_paper_for(db, guild_id, paper)
+            ask_again(row)
+            title = row.title
+        await send_ephemeral(
+            interaction,
+            f"The sources will be asked about **{escape_line(title)}** again within a few minutes; "
+            "its card and posts change when their answers land.",
+        )

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from cogs.suggestions._background import PAPERS_EVERY
+from tests.series.helpers import is_ephemeral
 from tests.suggestions.conftest import TAU_BENCH
 from tests.suggestions.helpers import latest_suggestion_id, post_fields, post_of, suggest, use_channel
 
@@ -89,3 +90,27 @@ async def test_a_source_in_trouble_leaves_the_others_fields(discord_env, arxiv, 
     else:
         assert "TLDR" in shown
         assert "[Code](" not in shown
+
+
+async def test_the_weekly_refresh_keeps_the_tldr_and_paper_refresh_asks_afresh(discord_env, arxiv) -> None:
+    """The weekly refresh takes the citations and links only; /paper refresh (organizers; a member is
+    refused and nothing changes) has the next run take every field, and the post shows the new TLDR."""
+    env = discord_env
+    seed_sources(env)
+    suggestion_id, _ = await suggested_post(env)
+    await enriched_post(env, suggestion_id)
+    record = env.semantic_scholar.papers["s2tau"].record
+    record["tldr"] = {"model": "tldr@v2.0.0", "text": "A newer TLDR about narwhals."}
+    record["citationCount"] = 300
+    await env.clock.advance(timedelta(days=7))  # the weekly refresh
+    shown = (await enriched_post(env, suggestion_id))["The paper"]
+    assert "300 citations" in shown
+    assert "narwhals" not in shown
+
+    refused = await (await env.invoke("paper refresh", {"paper": ARXIV_ID}, member=env.members[1])).final()
+    assert "Only organizers" in refused.text
+    assert "narwhals" not in (await enriched_post(env, suggestion_id))["The paper"]
+    asked = await (await env.invoke("paper refresh", {"paper": ARXIV_ID})).final()
+    assert is_ephemeral(asked)
+    assert "will be asked about **" in asked.text
+    assert "narwhals" in (await enriched_post(env, suggestion_id))["The paper"]

@@ -23,7 +23,7 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.papers import normalize_title
-from bot.services.papers.merge import ARXIV, HF, OPENREVIEW, PRECEDENCE, S2, SourceRecord, merge
+from bot.services.papers.merge import ARXIV, HF, OPENREVIEW, PRECEDENCE, REFRESHED, S2, SourceRecord, merge
 from bot.services.papers.metadata import id_label
 from bot.sources.clients import SourceClients
 from bot.sources.http import SourceUnavailable
@@ -197,8 +197,14 @@ def _current(paper: Paper) -> dict[str, Any]:
 def store_records(
     paper: Paper, records: Sequence[SourceRecord], now: datetime, *, complete: bool = True
 ) -> bool:
-    """Merge one paper's answers into its row; True if a field changed. ``complete`` (every source
+    """Merge one paper's answers into its row (a paper enriched before takes only the refreshed fields);
+    True if a field changed. ``complete`` (every source
     answered) stamps it enriched at ``now``; otherwise it stays due, but waits :func:`retry_after`."""
+    if paper.enriched_at is not None:  # the weekly refresh: the counts and links only (merge.REFRESHED)
+        records = [
+            SourceRecord(r.source, r.fetched_at, {k: v for k, v in r.fields.items() if k in REFRESHED})
+            for r in records
+        ]
     placeholder = (paper.arxiv_id and paper.title == id_label(paper.arxiv_id)) or (
         paper.kind == "openreview" and paper.title == paper.url  # stored under its forum link only
     )
@@ -218,6 +224,12 @@ def store_records(
         paper.enrich_failures = (paper.enrich_failures or 0) + 1
         paper.enrich_retry_at = now + retry_after(paper.enrich_failures)
     return bool(merged.changes)
+
+
+def ask_again(paper: Paper) -> None:
+    """Have the next run ask the sources about ``paper`` afresh: every field, not only the refreshed ones
+    (/paper refresh)."""
+    paper.enriched_at, paper.enrich_failures, paper.enrich_retry_at = None, 0, None
 
 
 def retry_after(failures: int) -> timedelta:
