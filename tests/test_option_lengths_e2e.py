@@ -117,6 +117,7 @@ OPTIONS: dict[tuple[str, str], Takes] = {
     ("reading remove", "list"): Takes(MAX_LIST_NAME),
     ("reading remove", "paper"): Takes(MAX_URL_LENGTH),
     ("paper show", "paper"): Takes(MAX_URL_LENGTH),  # a choice's value, an arXiv id, a link or a title; read
+    ("paper refresh", "paper"): Takes(MAX_URL_LENGTH),  # as /paper show: read, not kept
     ("setup timezone", "zone"): Takes(timeutil.MAX_ZONE_TEXT, GuildSettings.timezone),
     ("setup display_zones", "zones"): Takes(MAX_ZONES_TEXT, GuildSettings.display_zones),
     ("setup reminder_offsets", "offsets"): Takes(MAX_OFFSETS_TEXT, GuildSettings.reminder_offsets),
