@@ -30,6 +30,7 @@ from cogs.sessions import _render as render
 from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view
 from cogs.sessions._catchup import catch_up
 from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply_with_card
+from cogs.sessions._enriched import refresh_enriched
 from cogs.sessions._events import sync_event
 from cogs.sessions.publish import create_and_publish, publish_cancelled
 
@@ -52,6 +53,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
         self._caught_up: dict[int, asyncio.Event] = {}
+        self._refreshing: set[asyncio.Task[object]] = set()
         super().__init__()
 
     async def cog_load(self) -> None:
@@ -61,6 +63,28 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     async def cog_unload(self) -> None:
         self.bot.remove_dynamic_items(RemindMeButton, CalendarButton)
         self.bot.pagers.unregister(LIST_PAGER)
+        await self.announcements_refreshed()
+
+    # ------------------------------------------------------------------ papers' new fields
+
+    @commands.Cog.listener()
+    async def on_paper_enriched(self, guild_id: int, paper_ids: tuple[int, ...]) -> None:
+        """The sources' fields of these papers changed: edit the announcements showing them."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._refreshing.add(task)
+        try:
+            await refresh_enriched(self.bot, guild_id, paper_ids)
+        finally:
+            if task is not None:
+                self._refreshing.discard(task)
+
+    async def announcements_refreshed(self) -> None:
+        """Wait for the announcements' edits set off by ``paper_enriched`` (tests, unload)."""
+        await asyncio.sleep(0)  # one turn of the loop: a just-dispatched listener has started and is listed
+        pending = [t for t in self._refreshing if t is not asyncio.current_task()]
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
 
     async def render_page(self, guild_id: int, arg: str, page: int) -> Page:
         """One page of /session list (``arg`` unused). The ◀ ▶ buttons call it again."""

@@ -10,6 +10,7 @@ disabled, so a typed ``@everyone`` never pings.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
@@ -17,7 +18,7 @@ import discord
 from discord.utils import escape_markdown
 
 from bot import timeutil
-from bot.layouts import Card, escape, escape_line, link_button
+from bot.layouts import TEXT_LIMIT, Card, escape, escape_line, link_button
 from bot.replies import (
     CONTENT_LIMIT,
     EMBED_DESCRIPTION_LIMIT,
@@ -25,13 +26,16 @@ from bot.replies import (
     markdown_link,
     one_line,
 )
+from bot.services.papers.card import fit_lines, short_lines
 from bot.services.sessions.info import SessionInfo
+from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
 from bot.timeutil import DisplayZone
 
 EVENT_NAME_LIMIT = 100
 EVENT_DESCRIPTION_LIMIT = 1000
 EVENT_LOCATION_LIMIT = 100
 LIST_PAGE_SIZE = 10
+CARD_FIXED_TEXT = 600  # the card's heading lines, footer and recording links, at most
 
 SCHEDULED_COLOUR = discord.Colour.blurple()
 CANCELLED_COLOUR = discord.Colour.dark_grey()
@@ -83,8 +87,9 @@ def session_card(
     buttons: Sequence[discord.ui.Item[Any]] = (),
 ) -> Card:
     """The session card (the announcement and /session show): the title as a heading, the club-time
-    line, who and how long, the description, each paper with its link button beside it, the recording
-    and notes, then ``buttons`` in a row."""
+    line, who and how long, the description, each paper with its link button beside it (and the short
+    form of its card: TLDR, venue, citations, links, as many lines as its share of the space holds), the
+    recording and notes, then ``buttons`` in a row."""
     over = now is not None and info.has_ended(now)
     colour = CANCELLED_COLOUR if info.is_cancelled else DONE_COLOUR if over else SCHEDULED_COLOUR
     card = Card(accent=colour)
@@ -103,15 +108,33 @@ def session_card(
         card.separator()
         card.more("papers", "papers")
         first_against = info.against_papers[0].id if info.against else None
-        for paper in [*info.main_papers, *info.against_papers]:
+        shown = [*info.main_papers, *info.against_papers]
+        heads = []
+        for paper in shown:
             line = f"**{escape_line(paper.title, 200)}**"
             if paper.id == first_against:
                 line = f"-# read against\n{line}"
             if paper.wiki_url:
                 line += " · " + markdown_link("wiki", paper.wiki_url)
-            card.section(line, link_button(paper.url), group="papers")
+            heads.append(line)
+        # what the titles, the description and the card's fixed lines leave, shared among the papers
+        room = (
+            TEXT_LIMIT
+            - CARD_FIXED_TEXT
+            - len(escape(info.description, 1500))
+            - len(title)
+            - len("".join(heads))
+        )
+        share = max(0, room // len(shown))
+        for paper, line in zip(shown, heads, strict=True):
+            record = info.records.get(paper.id)
+            extra = fit_lines(short_lines(replace(record, from_scholar=False)), share) if record else ""
+            button = link_button(paper.url) or (link_button(record.code_url, "Code") if record else None)
+            card.section(f"{line}\n{extra}" if extra else line, button, group="papers")
     after = afterwards_text(info)
     footer = f"-# Session #{info.id}"
+    if any(r.from_scholar for r in info.records.values()):
+        footer += " · " + markdown_link(ATTRIBUTION_TEXT, ATTRIBUTION_URL, preview=False)
     card.text(f"{after}\n{footer}" if after else footer)
     card.row(buttons)
     return card

@@ -137,7 +137,7 @@ async def test_home_and_session_page_in_chromium(served: str) -> None:
             assert read[len(READ)] == f"8 January — {HOSTILE}. {HOSTILE}"  # shown as text, nothing ran
             assert HOSTILE in await page.locator("body").inner_text()
             assert await page.locator("section[aria-labelledby=next] .meta").first.inner_text() == (
-                f"Presenter: Hamish Ivison · Papers: TMax {SCRIPT}; Terminal-World; T1"
+                f"Presenter: Hamish Ivison · Papers: TMax {SCRIPT}, read against Terminal-World and T1"
             )
             await page.screenshot(path=str(ARTIFACTS / "site-home.png"), full_page=True)
 
@@ -145,6 +145,15 @@ async def test_home_and_session_page_in_chromium(served: str) -> None:
             await page.wait_for_url("**/sessions/*/")
             assert await page.locator("h1").inner_text() == "Building data recipes for terminal agents"
             assert CLUB_NOV5 in await page.locator("dl.facts").inner_text()
+            roles = page.locator("dl.facts .roles")
+            assert await roles.inner_text() == f"TMax {SCRIPT}, read against Terminal-World and T1"
+            hrefs = await roles.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+            assert len(hrefs) == 3
+            assert all(h.startswith("../../papers/") for h in hrefs)
+            await roles.get_by_role("link", name="Terminal-World").click()
+            await page.wait_for_url("**/papers/*/")
+            assert "Terminal-World" in await page.locator("h1").inner_text()
+            await page.go_back()
             local = page.locator(".local-time")
             await local.wait_for(state="visible")  # our own script ran, under the CSP
             assert (await local.inner_text()).startswith("Your time (Europe/Berlin): ")

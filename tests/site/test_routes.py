@@ -138,7 +138,7 @@ async def test_cancelled_session_is_marked_in_the_feed(client: TestClient, club:
     assert int(event["SEQUENCE"]) == 1
     page = text_of(await (await client.get(f"/paper-club/sessions/{sid}/")).text())
     assert "This session is cancelled — Speaker ill" in page
-    home = text_of(await (await client.get("/paper-club/")).text())
+    home = " ".join(text_of(await (await client.get("/paper-club/")).text()).split()).replace(" ,", ",")
     assert "User models and user simulators" not in home.split("How it runs")[0]
 
 
@@ -237,3 +237,50 @@ async def test_no_public_address_means_no_webcal_link(club: Club) -> None:
     assert "webcal://" not in html
     assert 'href="./calendar.ics"' in html
     assert PUBLIC not in html
+
+
+async def test_calendar_links_the_page_of_a_sessions_one_main_paper(client: TestClient, club: Club) -> None:
+    from db.models import Paper
+
+    answer = await client.get("/paper-club/calendar.ics")
+    events = {str(e["SUMMARY"]): e for e in icalendar.Calendar.from_ical(await answer.read()).walk("VEVENT")}
+    async with club.session_factory() as session:
+        dsec = await session.scalar(
+            select(Paper.id).where(Paper.guild_id == club.guild_id, Paper.title == "DSec")
+        )
+    page = f"{PUBLIC}/paper-club/papers/{dsec}/"
+    one = events["Sandbox infrastructure for environments at scale"]
+    assert str(one["URL"]) == page  # no sign-up page: URL (at most one, RFC 5545) is the paper's page
+    assert f"Paper page: {page}" in str(one["DESCRIPTION"])
+    two = events["User models and user simulators"]  # two main papers: no one paper's page
+    assert "URL" not in two
+    assert "Paper page" not in str(two["DESCRIPTION"])
+    assert (await client.get(f"/paper-club/papers/{dsec}/")).status == 200
+
+
+async def test_calendar_without_a_public_address_links_no_paper_page(club: Club) -> None:
+    async with TestClient(TestServer(site_app(club, public=None))) as bare:
+        answer = await bare.get("/paper-club/calendar.ics")
+        body = (await answer.read()).decode()
+    assert "Paper page" not in body
+    assert "/papers/" not in body
+
+
+async def test_session_page_names_what_is_read_against_what(client: TestClient, club: Club) -> None:
+    from db.models import Paper
+
+    sid = await _session_id(club, "Building data recipes for terminal agents")
+    async with club.session_factory() as session, session.begin():
+        rows = {
+            p.title: p for p in await session.scalars(select(Paper).where(Paper.guild_id == club.guild_id))
+        }
+        rows["T1"].title = "T1 <script>alert(1)</script> @everyone"
+    html = await (await client.get(f"/paper-club/sessions/{sid}/")).text()
+    assert "<script>alert(1)</script>" not in html
+    text = " ".join(text_of(html).split()).replace(" ,", ",")  # text_of spaces each element
+    assert "TMax, read against Terminal-World and T1 <script>alert(1)</script> @everyone" in text
+    for title in ("TMax", "Terminal-World"):
+        assert f'href="../../papers/{rows[title].id}/">{title}</a>' in html
+    assert text.count("(read against)") == 2
+    home = " ".join(text_of(await (await client.get("/paper-club/")).text()).split()).replace(" ,", ",")
+    assert "Papers: TMax, read against Terminal-World and T1" in home

@@ -9,7 +9,7 @@ lines (:mod:`bot.services.calendars.icslines`); series and zones come from icale
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
@@ -46,13 +46,28 @@ def session_uid(info: SessionInfo) -> str:
     return f"session-{info.guild_id}-{info.id}@{UID_DOMAIN}"
 
 
-def _description(info: SessionInfo) -> str:
+PaperPage = Callable[[int], str | None]
+"""A paper's page on the club's site by paper id (None: no page), given when the site is on."""
+
+
+def paper_page_of(info: SessionInfo, paper_page: PaperPage | None) -> str | None:
+    """The page of the session's one main paper, when it has exactly one and the site gives pages."""
+    main = info.main_papers
+    return paper_page(main[0].id) if paper_page is not None and len(main) == 1 else None
+
+
+def _description(info: SessionInfo, page: str | None = None) -> str:
     lines: list[str] = []
     if info.presenter_name:
         lines.append(f"Presenter: {info.presenter_name}")
     if info.papers:
         lines.append("Papers:")
-        lines.extend(f"- {p.title}" + (f" <{p.url}>" if p.url else "") for p in info.papers)
+        lines.extend(f"- {p.title}" + (f" <{p.url}>" if p.url else "") for p in info.main_papers)
+        if info.against:
+            lines.append("Read against:")
+            lines.extend(f"- {p.title}" + (f" <{p.url}>" if p.url else "") for p in info.against_papers)
+    if page:
+        lines.append(f"Paper page: {page}")
     if info.description:
         lines.extend(["", info.description])
     if info.signup_url:
@@ -74,26 +89,31 @@ def _vevent(
     end: str,
     sequence: int,
     recurrence_id: str | None = None,
+    paper_page: PaperPage | None = None,
 ) -> list[str]:
     """The session's VEVENT as content lines, in icalendar's order (its canonical VEVENT properties, then
-    the rest alphabetically), each escaped and folded (:mod:`bot.services.calendars.icslines`)."""
+    the rest alphabetically), each escaped and folded (:mod:`bot.services.calendars.icslines`).
+
+    URL may occur once in a VEVENT (RFC 5545 3.6.1, 3.8.4.6): the sign-up page when there is one, else
+    the page of the session's one main paper; that page is also named in DESCRIPTION."""
+    page = paper_page_of(info, paper_page)
     lines = ["BEGIN:VEVENT", text_line("SUMMARY", info.title), start, end, "DTSTAMP:" + stamp]
     lines.append(text_line("UID", uid))
     if recurrence_id is not None:
         lines.append(recurrence_id)
     lines.append(f"SEQUENCE:{int(sequence)}")
-    description = _description(info)
+    description = _description(info, page)
     if description:
         lines.append(text_line("DESCRIPTION", description))
     lines.append(text_line("LOCATION", info.signup_url or "Video call"))
     lines.append("STATUS:CANCELLED" if info.is_cancelled else "STATUS:CONFIRMED")
-    if info.signup_url:
-        lines.append(uri_line("URL", info.signup_url))
+    if info.signup_url or page:
+        lines.append(uri_line("URL", info.signup_url or page or ""))
     lines.append("END:VEVENT")
     return lines
 
 
-def session_event(info: SessionInfo, *, stamp: str) -> list[str]:
+def session_event(info: SessionInfo, *, stamp: str, paper_page: PaperPage | None = None) -> list[str]:
     """A one-off session's VEVENT: its own UID, its times in UTC. ``stamp``: DTSTAMP (:func:`utc_stamp`)."""
     return _vevent(
         info,
@@ -102,6 +122,7 @@ def session_event(info: SessionInfo, *, stamp: str) -> list[str]:
         start="DTSTART:" + utc_stamp(info.starts_at),
         end="DTEND:" + utc_stamp(info.ends_at),
         sequence=info.sequence,
+        paper_page=paper_page,
     )
 
 
@@ -252,9 +273,11 @@ def calendar_bytes(
     now: datetime,
     name: str = "Paper club",
     series: Sequence[SeriesCalendar] = (),
+    paper_page: PaperPage | None = None,
 ) -> bytes:
     """A whole VCALENDAR (METHOD:PUBLISH): each series as a repeating VEVENT with its overrides and its
-    zone's VTIMEZONE, and one VEVENT per session that is not a week of one of them."""
+    zone's VTIMEZONE, and one VEVENT per session that is not a week of one of them (linking its one main
+    paper's page through ``paper_page``, when given)."""
     lines = [
         "BEGIN:VCALENDAR",
         "VERSION:2.0",
@@ -271,7 +294,7 @@ def calendar_bytes(
     stamp = utc_stamp(now)
     for info in sessions:
         if info.id not in covered:
-            lines.extend(session_event(info, stamp=stamp))
+            lines.extend(session_event(info, stamp=stamp, paper_page=paper_page))
     lines.append("END:VCALENDAR")
     lines.append("")
     return "\r\n".join(lines).encode("utf-8")

@@ -54,6 +54,7 @@ SESSION_FIELDS = {
     "presenter_id",
     "description",
     "papers",
+    "against",  # the papers read against the main ones ("TMax, read against Terminal-World and T1")
     "signup_url",
     "recording_url",
     "notes_url",
@@ -115,10 +116,12 @@ class ProgrammeSession:
     fields: dict[str, Any]
     """Only the optional columns the file gives (None clears): description, presenter_name, ..."""
     papers: tuple[ProgrammePaper, ...] | None
-    """None when the file does not say (the stored papers stay)."""
+    """None when the file does not say (the stored papers stay). The main papers, then ``against``'s."""
     line: int | None = None
     week: tuple[str, date] | None = None
     """The series (its name key) and week date this session is, when it is a week of one."""
+    against: frozenset[str] = frozenset()
+    """The keys of the papers (in ``papers``) read against the others: the file's ``against`` list."""
 
 
 @dataclass(frozen=True)
@@ -395,12 +398,40 @@ def _session(
         elif status is not None:
             fields["status"] = status.strip().lower()
     papers = None
+    against: list[ProgrammePaper] = []
     if "papers" in node:
         papers = _papers(checker, node["papers"], f"{where}.papers", at("papers"), in_list=False)
-        checker.check(at("papers"), f"{where}.papers", rules.check_paper_count, [p.ref.key for p in papers])
+        if "against" in node:
+            against = _against(checker, node["against"], f"{where}.against", at("against"), papers)
+        keys = [p.ref.key for p in [*papers, *against]]
+        checker.check(at("papers"), f"{where}.papers", rules.check_paper_count, keys)
+    elif "against" in node:
+        checker.add(
+            at("against"), f"{where}.against", "needs the session's `papers` (the main ones) beside it"
+        )
     if len(checker.problems) > before or title is None or starts_at is None:
         return None
-    return ProgrammeSession(title, starts_at, fields, tuple(papers) if papers is not None else None, line)
+    listed = tuple([*papers, *against]) if papers is not None else None
+    return ProgrammeSession(
+        title, starts_at, fields, listed, line, against=frozenset(p.ref.key for p in against)
+    )
+
+
+def _against(
+    checker: _Checker, node: Any, where: str, line: int | None, main: list[ProgrammePaper]
+) -> list[ProgrammePaper]:
+    """A session's ``against`` list: papers read against its main ones, none of them also a main one."""
+    found = _papers(checker, node, where, line, in_list=False)
+    keys = {p.ref.key for p in main}
+    out = []
+    for index, paper in enumerate(found):
+        if paper.ref.key in keys:
+            checker.add(line, f"{where}[{index + 1}]", f"“{paper.ref.label}” is in `papers` too")
+        else:
+            out.append(paper)
+    if found and not main:
+        checker.add(line, where, "reads against no paper: give the main ones in `papers`")
+    return out
 
 
 def _list(checker: _Checker, node: Any, where: str, line: int | None) -> ProgrammeList | None:

@@ -27,6 +27,7 @@ from bot.services.sessions.info import SCHEDULED
 from db.base import utcnow
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.reading import ReadingList, ReadingListItem
+from db.models.sessions import AGAINST, MAIN
 
 PROGRAMME_VERSION = 1
 
@@ -132,21 +133,23 @@ def _set(row: Any, values: dict[str, Any]) -> bool:
     return changed
 
 
-async def _apply_session_papers(row: ClubSession, papers: list[Paper]) -> bool:
-    wanted = [p.id for p in papers]
-    if [link.paper_id for link in row.papers] == wanted:
+async def _apply_session_papers(row: ClubSession, papers: list[Paper], against: set[int]) -> bool:
+    wanted = [(p.id, AGAINST if p.id in against else MAIN) for p in papers]
+    if [(link.paper_id, link.role) for link in row.papers] == wanted:
         return False
     by_id = {p.id: p for p in papers}
     existing = {link.paper_id: link for link in row.papers}
     for paper_id, old_link in existing.items():
         if paper_id not in by_id:
             row.papers.remove(old_link)
-    for position, paper_id in enumerate(wanted):
+    for position, (paper_id, role) in enumerate(wanted):
         link = existing.get(paper_id)
         if link is None:
-            row.papers.append(SessionPaper(paper_id=paper_id, paper=by_id[paper_id], position=position))
-        elif link.position != position:
-            link.position = position
+            row.papers.append(
+                SessionPaper(paper_id=paper_id, paper=by_id[paper_id], position=position, role=role)
+            )
+        else:
+            link.position, link.role = position, role
     row.papers.sort(key=lambda link: link.position)
     return True
 
@@ -216,7 +219,8 @@ async def apply_programme(session: AsyncSession, programme: Programme) -> Import
         if given.papers is not None:
             rows = [await papers.get(p) for p in given.papers]
             await session.flush()
-            changed = await _apply_session_papers(row, rows) or changed
+            against = {r.id for r, p in zip(rows, given.papers, strict=True) if p.ref.key in given.against}
+            changed = await _apply_session_papers(row, rows, against) or changed
         if given.week is not None:
             await session.flush()
             key, day = given.week
@@ -342,7 +346,9 @@ async def dump_programme(session: AsyncSession, guild_id: int) -> dict[str, Any]
             doc["status"] = row.status
         if row.id in weeks_of:
             doc["series"], doc["week"] = weeks_of[row.id]
-        doc["papers"] = [paper_document(link.paper) for link in row.papers]
+        doc["papers"] = [paper_document(link.paper) for link in row.papers if link.role != AGAINST]
+        if any(link.role == AGAINST for link in row.papers):
+            doc["against"] = [paper_document(link.paper) for link in row.papers if link.role == AGAINST]
         sessions.append(doc)
 
     lists = []

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Final
 
+from bot.services.papers.card import PaperRecord, paper_record
 from bot.services.papers.store import PaperInfo, paper_info
 from bot.text import one_line
 from db.models import ClubSession
@@ -48,6 +49,8 @@ class SessionInfo:
     series_id: int | None = None
     """The series this session is a week of (bot/services/series), when known: read by ``load_row``
     (so ``get_session``), None from the list queries."""
+    records: dict[int, PaperRecord] = field(default_factory=dict, hash=False)
+    """What the outside sources said about each paper, by paper id (the short card's fields)."""
 
     @property
     def main_papers(self) -> list[PaperInfo]:
@@ -120,6 +123,7 @@ def session_info(row: ClubSession) -> SessionInfo:
         presenter_name=row.presenter_name,
         papers=[paper_info(link.paper) for link in row.papers],
         against=tuple(link.paper_id for link in row.papers if link.role == AGAINST),
+        records={link.paper_id: paper_record(link.paper) for link in row.papers},
         signup_url=row.signup_url,
         recording_url=row.recording_url,
         notes_url=row.notes_url,

@@ -24,7 +24,7 @@ from bot.services.sessions.info import CANCELLED, SCHEDULED, SessionInfo, sessio
 from bot.services.sessions.rules import MAX_DURATION
 from bot.services.sessions.store import load_row
 from bot.text import CHOICE_NAME_LIMIT, cut
-from db.models import ClubSession, SessionSubscription
+from db.models import ClubSession, SessionPaper, SessionSubscription
 
 MAX_CHOICES = 25
 DEFAULT_REMIND_BEFORE_MINUTES = 60
@@ -136,6 +136,34 @@ async def list_recent(
                 .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
                 .limit(limit)
                 .options(selectinload(ClubSession.papers))
+            )
+        )
+        .scalars()
+        .all()
+    )
+    return [session_info(row) for row in rows]
+
+
+async def announced_with_papers(
+    session: AsyncSession, guild_id: int, paper_ids: Sequence[int]
+) -> list[SessionInfo]:
+    """The guild's announced sessions that read any of these papers (their posts show the papers' cards)."""
+    if not paper_ids:
+        return []
+    rows = (
+        (
+            await session.execute(
+                select(ClubSession)
+                .where(
+                    ClubSession.guild_id == guild_id,
+                    ClubSession.announcement_message_id.is_not(None),
+                    ClubSession.id.in_(
+                        select(SessionPaper.session_id).where(SessionPaper.paper_id.in_(list(paper_ids)))
+                    ),
+                )
+                .order_by(ClubSession.id)
+                .options(selectinload(ClubSession.papers))
+                .execution_options(populate_existing=True)
             )
         )
         .scalars()

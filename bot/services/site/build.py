@@ -98,7 +98,7 @@ async def build_site(
             number += 1
         infos, changed = await feed_reads.calendar_sessions(session, guild_id, now)
         series = await series_calendars(session, guild_id, now)
-        put("calendar.ics", feeds.ics_feed(infos, changed, name=site.title, series=series))
+        put("calendar.ics", feeds.ics_feed(infos, changed, name=site.title, series=series, base_url=base_url))
         view, entries = await feed_reads.atom_entries(session, site, now)
         put("feed.atom", feeds.atom_feed(view, entries))
     for name in render.STATIC_FILES:

@@ -29,10 +29,14 @@ def ics_feed(
     *,
     name: str,
     series: Sequence[SeriesCalendar] = (),
+    base_url: str | None = None,
 ) -> bytes:
     """The club's feed: each series as one repeating VEVENT (RRULE, EXDATE for skipped weeks, RECURRENCE-ID
-    overrides for moved or retitled ones), every other session as its own VEVENT."""
-    return calendar_bytes(sessions, now=changed or EPOCH, name=name[:100], series=series)
+    overrides for moved or retitled ones), every other session as its own VEVENT. With the site's public
+    address ``base_url`` (``https://…/<slug>/``), a session with one main paper links that paper's page."""
+    home = base_url.rstrip("/") if base_url and base_url.startswith(("https://", "http://")) else None
+    pages = (lambda paper_id: f"{home}/papers/{paper_id}/") if home else None
+    return calendar_bytes(sessions, now=changed or EPOCH, name=name[:100], series=series, paper_page=pages)
 
 
 def _iso(dt: datetime) -> str:

@@ -65,6 +65,7 @@ def _with_papers(sessions: Any, *extra: Any) -> Any:
     return select(
         sessions,
         _SP.position.label("paper_position"),
+        _SP.role.label("paper_role"),
         *(column.label(f"paper_{column.name}") for column in PAPER_COLUMNS),
         *extra,
     ).select_from(

@@ -26,6 +26,7 @@ from bot.services.site.config import LiveSite, SiteConfig
 from bot.services.site.embeds import Embed, recording_embed
 from bot.services.site.markdown import safe_link
 from bot.text import one_line
+from db.models.sessions import AGAINST
 
 SUMMARY_LIMIT: Final = 400
 
@@ -40,6 +41,7 @@ class PaperView:
     pdf_url: str | None
     wiki_url: str | None
     id: int | None = None  # its page, papers/<id>/
+    against: bool = False  # read against the session's main papers ("TMax, read against T1")
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,16 @@ class SessionView:
         """What came after the session, as (label, address): the recording, the notes, the wiki page."""
         found = (("Recording", self.recording_url), ("Notes", self.notes_url), ("Wiki", self.wiki_url))
         return tuple((label, url) for label, url in found if url)
+
+    @property
+    def main_papers(self) -> tuple[PaperView, ...]:
+        """The papers the session reads (all of them when none is read against the others)."""
+        return tuple(p for p in self.papers if not p.against)
+
+    @property
+    def against_papers(self) -> tuple[PaperView, ...]:
+        """The papers read against the main ones, in order."""
+        return tuple(p for p in self.papers if p.against)
 
     @property
     def headline(self) -> str:
@@ -237,24 +249,33 @@ def live_display(live: LiveSite) -> Display:
 
 
 def _paper(
-    title: str, url: str | None, arxiv_id: str | None, wiki_url: str | None, paper_id: int | None = None
+    title: str,
+    url: str | None,
+    arxiv_id: str | None,
+    wiki_url: str | None,
+    paper_id: int | None = None,
+    against: bool = False,
 ) -> PaperView:
     """A paper's links, each checked."""
     abs_url = pdf_url = None
     if arxiv_id:
         quoted = quote(arxiv_id, safe="./")
         abs_url, pdf_url = f"https://arxiv.org/abs/{quoted}", f"https://arxiv.org/pdf/{quoted}"
-    return PaperView(title, http_link(url), abs_url, pdf_url, http_link(wiki_url), paper_id)
+    return PaperView(title, http_link(url), abs_url, pdf_url, http_link(wiki_url), paper_id, against)
 
 
-def paper_view(info: PaperInfo) -> PaperView:
-    """A stored paper's view (with its page)."""
-    return _paper(info.title, info.url, info.arxiv_id, info.wiki_url, info.id)
+def paper_view(info: PaperInfo, *, against: bool = False) -> PaperView:
+    """A stored paper's view (with its page); ``against``: read against the session's main papers."""
+    return _paper(info.title, info.url, info.arxiv_id, info.wiki_url, info.id, against)
 
 
 def paper_of_row(row: Any) -> PaperView:
-    """A row of :data:`queries.PAPER_COLUMNS` (``paper_…``) as a view."""
-    return _paper(row.paper_title, row.paper_url, row.paper_arxiv_id, row.paper_wiki_url, row.paper_id)
+    """A row of :data:`queries.PAPER_COLUMNS` (``paper_…``, with ``paper_role`` when joined to a session)
+    as a view."""
+    against = getattr(row, "paper_role", None) == AGAINST
+    return _paper(
+        row.paper_title, row.paper_url, row.paper_arxiv_id, row.paper_wiki_url, row.paper_id, against
+    )
 
 
 def http_link(url: str | None) -> str | None:
@@ -294,7 +315,8 @@ def _view(s: Any, papers: tuple[PaperView, ...], display: Display, now: datetime
 
 def info_view(info: SessionInfo, display: Display, now: datetime) -> SessionView:
     """A session's view from its plain info."""
-    return _view(info, tuple(paper_view(p) for p in info.papers), display, now)
+    papers = [*info.main_papers, *info.against_papers]
+    return _view(info, tuple(paper_view(p, against=p.id in info.against) for p in papers), display, now)
 
 
 def session_view(info: SessionInfo, config: GuildConfig, now: datetime) -> SessionView:
@@ -304,7 +326,9 @@ def session_view(info: SessionInfo, config: GuildConfig, now: datetime) -> Sessi
 
 def row_view(found: queries.SessionRow, display: Display, now: datetime) -> SessionView:
     """A session's view from a query row and its papers."""
-    return _view(found.row, tuple(paper_of_row(r) for r in found.papers), display, now)
+    papers = [paper_of_row(r) for r in found.papers]
+    ordered = [p for p in papers if not p.against] + [p for p in papers if p.against]
+    return _view(found.row, tuple(ordered), display, now)
 
 
 async def _site_display(session: AsyncSession, site: SiteConfig, display: Display | None) -> Display:

@@ -221,7 +221,7 @@ class SiteHandlers:
         site, now = live.site, self.clock.now()
         infos, changed = await feed_reads.calendar_sessions(session, site.guild_id, now)
         series = await series_calendars(session, site.guild_id, now)
-        body = feeds.ics_feed(infos, changed, name=site.title, series=series)
+        body = feeds.ics_feed(infos, changed, name=site.title, series=series, base_url=self.base_url(site))
         return respond(request, body, "text/calendar", cache=FEED_CACHE)
 
     async def personal_calendar(
@@ -233,7 +233,7 @@ class SiteHandlers:
         if user_id is None:
             return None
         infos, changed = await feed_reads.personal_sessions(session, site.guild_id, user_id, self.clock.now())
-        body = feeds.ics_feed(infos, changed, name=f"{site.title}: my sessions")
+        body = feeds.ics_feed(infos, changed, name=f"{site.title}: my sessions", base_url=self.base_url(site))
         response = respond(request, body, "text/calendar", cache=PERSONAL_CACHE)
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["X-Robots-Tag"] = "noindex"
