@@ -31,16 +31,24 @@ HISTORY_PAGE_SIZE = 5
 LISTS_PAGE_SIZE = 15
 LIST_PAGE_SIZE = 10
 SEARCH_PAGE_SIZE = 5
-# A page's entries share Discord's 4,000 text characters: a history entry gets ENTRY_BUDGET, papers
-# past it are counted ("… and 2 more papers") rather than cut off.
+# A page's entries share Discord's 4,000 text characters, so each part has a budget counted after
+# escaping (a title of markup doubles when escaped): 5 history entries, 10 list entries or 5 hits, with
+# the heading and the pager's line, stay within it. A history entry's papers past its budget are counted
+# ("… and 2 more papers").
 ENTRY_BUDGET = 700
 TITLE_SHOWN = 150
 PAPER_TITLE_SHOWN = 120
+PRESENTER_SHOWN = 100
 NOTE_SHOWN = 150
-SNIPPET_BUDGET = 220
+HIT_TITLE_SHOWN = 120
+HIT_SESSIONS_SHOWN = 200
+HIT_LISTS_SHOWN = 150
+SNIPPET_BUDGET = 160
 # Stand-ins for the search marks while the snippet is escaped (the marks themselves are control
 # characters, which escaping drops).
 _OPEN, _CLOSE = "\ue000", "\ue001"
+
+Button = discord.ui.Button[Any]
 
 
 def plural(count: int, noun: str) -> str:
@@ -68,20 +76,23 @@ def day(dt: datetime, zone: str, now: datetime) -> str:
     return format_club_date(dt, zone, now=now)
 
 
+def escape_within(text: str | None, budget: int) -> str:
+    """Member text on one line, escaped once, in at most ``budget`` characters (cut before escaping, so
+    an escape is never cut in half)."""
+    limit = budget
+    shown = escape_line(text, limit)
+    while len(shown) > budget and limit > 1:
+        limit = max(1, limit - max(1, (len(shown) - budget) // 2))
+        shown = escape_line(text, limit)
+    return shown
+
+
 def fixed_link(label: str, url: str | None) -> str | None:
-    """A masked link whose label is ours ("arXiv", "Notes"), or None without a usable URL."""
+    """A masked link whose label is ours ("arXiv", "OpenReview"), or None without a usable URL."""
     if not url:
         return None
     shown = markdown_link(label, url)
     return shown if shown != label else None
-
-
-def paper_text(paper: PaperInfo, limit: int = PAPER_TITLE_SHOWN) -> str:
-    """A paper's title, escaped, with its link behind the site's name: "TMax · [arXiv](…)"."""
-    title = escape_line(paper.title, limit) or "…"
-    links = [fixed_link(link_label(paper.url), paper.url) if paper.url else None]
-    links.append(fixed_link("wiki", paper.wiki_url))
-    return " · ".join([title, *(link for link in links if link)])
 
 
 # ---------------------------------------------------------------- history
@@ -90,49 +101,61 @@ def paper_text(paper: PaperInfo, limit: int = PAPER_TITLE_SHOWN) -> str:
 def presenter_text(entry: HistoryEntry) -> str | None:
     """The presenter's name (escaped), else a mention of them (which never pings), else None."""
     if entry.presenter_name:
-        return escape_line(entry.presenter_name, 100)
+        return escape_within(entry.presenter_name, PRESENTER_SHOWN)
     if entry.presenter_id:
         return f"<@{entry.presenter_id}>"
     return None
 
 
-def history_entry(entry: HistoryEntry, now: datetime) -> tuple[str, discord.ui.Button[Any] | None]:
-    """One session: date and title, presenter, each paper a line, the recording and notes; the session
-    page (else the recording) on the button beside it."""
-    lines = [f"**{day(entry.starts_at, entry.timezone, now)} — {escape_line(entry.title, TITLE_SHOWN)}**"]
+def paper_lines(paper: PaperInfo) -> list[str]:
+    """A history entry's line for a paper, longest first: its title (escaped) with its link behind the
+    site's name ("📄 TMax · [arXiv](…)"), then the title alone."""
+    title = f"📄 {escape_within(paper.title, PAPER_TITLE_SHOWN) or '…'}"
+    link = fixed_link(link_label(paper.url), paper.url) if paper.url else None
+    return [f"{title} · {link}", title] if link else [title]
+
+
+def history_links(entry: HistoryEntry) -> list[Button]:
+    """The session page, the recording and the notes as link buttons with fixed labels."""
+    wanted = [
+        (entry.wiki_url, "Session page"),
+        (entry.recording_url, "Recording"),
+        (entry.notes_url, "Notes"),
+    ]
+    return [button for url, label in wanted if url and (button := link_button(url, label))]
+
+
+def history_entry(entry: HistoryEntry, now: datetime) -> str:
+    """One session: its date and title, its presenter, each paper a line (as many as its budget holds)."""
+    title = escape_within(entry.title, TITLE_SHOWN)
+    lines = [f"**{day(entry.starts_at, entry.timezone, now)} — {title}**"]
     if presenter := presenter_text(entry):
         lines.append(f"Presented by {presenter}")
-    button = link_button(entry.wiki_url, "Session page") if entry.wiki_url else None
-    extra = [("Recording", entry.recording_url), ("Notes", entry.notes_url)]
-    if button is None and entry.recording_url:
-        button = link_button(entry.recording_url, "Recording")
-        if button is not None:
-            extra = extra[1:]
-    links = " · ".join(link for label, url in extra if (link := fixed_link(label, url)))
-    papers = [f"📄 {paper_text(paper)}" for paper in entry.papers]
-    room = ENTRY_BUDGET - sum(len(line) + 1 for line in lines) - len(links) - 1
-    for index, line in enumerate(papers):
-        rest = len(papers) - index
+    room = ENTRY_BUDGET - sum(len(line) + 1 for line in lines)
+    for index, paper in enumerate(entry.papers):
+        rest = len(entry.papers) - index
         more = f"-# … and {plural(rest, 'more paper')}"
-        if len(line) + 1 + (len(more) + 1 if rest > 1 else 0) > room:
+        reserve = len(more) + 1 if rest > 1 else 0
+        line = next((line for line in paper_lines(paper) if len(line) + 1 + reserve <= room), None)
+        if line is None:
             lines.append(more)
             break
         lines.append(line)
         room -= len(line) + 1
-    if links:
-        lines.append(links)
-    return "\n".join(lines), button
+    return "\n".join(lines)
 
 
 def history_card(history: HistoryPage, now: datetime) -> Card:
-    """/reading history: each session that took place, newest first, as a section."""
+    """/reading history: each session that took place, newest first: a section with its session page
+    (else its recording, else its notes) beside it, the other links in a row under it."""
     card = Card(accent=ACCENT)
     if not history.entries:
         return card.heading("Reading so far", below="No sessions have taken place yet.")
     card.heading("Reading so far", below=f"{plural(history.total, 'session')}, newest first.")
     for entry in history.entries:
-        text, button = history_entry(entry, now)
-        card.section(text, button)
+        buttons = history_links(entry)
+        card.section(history_entry(entry, now), buttons[0] if buttons else None)
+        card.row(buttons[1:])
     return card
 
 
@@ -149,9 +172,9 @@ def lists_card(lists: Sequence[ListSummary], total: int) -> Card:
     card.heading("Reading lists", below=f"{plural(total, 'list')}:" if total > len(lists) else None)
     lines = []
     for summary in lists:
-        line = f"**{escape_line(summary.name, 100)}** — {plural(summary.size, 'paper')}"
+        line = f"**{escape_within(summary.name, 100)}** — {plural(summary.size, 'paper')}"
         if summary.description:
-            line += f" · {escape_line(summary.description, 120)}"
+            line += f" · {escape_within(summary.description, 120)}"
         lines.append(line)
     return card.text("\n".join(lines))
 
@@ -159,16 +182,14 @@ def lists_card(lists: Sequence[ListSummary], total: int) -> Card:
 def list_card(page: ListPage) -> Card:
     """/reading show: the list's description, then each paper with its note and its link beside it."""
     summary = page.summary
-    below = [escape_line(summary.description, 400)] if summary.description else []
+    below = [escape_within(summary.description, 400)] if summary.description else []
     below.append(f"{plural(summary.size, 'paper')}:" if page.items else "No papers on this list.")
     card = Card(accent=ACCENT).heading(summary.name, below="\n".join(below))
     for number, item in enumerate(page.items, page.first_number):
-        title = escape_line(item.paper.title, TITLE_SHOWN) or "…"
+        title = escape_within(item.paper.title, TITLE_SHOWN) or "…"
         line = f"{number}. **{title}**"
-        if wiki := fixed_link("wiki", item.paper.wiki_url):
-            line += f" · {wiki}"
         if item.note:
-            line += f" — {escape_line(item.note, NOTE_SHOWN)}"
+            line += f" — {escape_within(item.note, NOTE_SHOWN)}"
         card.section(line, link_button(item.paper.url))
     return card
 
@@ -203,8 +224,8 @@ def remove_message(outcome: RemoveOutcome) -> str:
 def snippet_text(snippet: str, limit: int = SNIPPET_BUDGET) -> str:
     """A snippet escaped once as a whole (so typed markup split by a match mark stays text), its match
     marks turned into bold, never leaving one open."""
-    text = one_line(snippet.replace(_OPEN, "").replace(_CLOSE, ""), limit)
-    escaped = escape_line(text.replace(MARK_OPEN, _OPEN).replace(MARK_CLOSE, _CLOSE), limit + 2)
+    text = one_line(snippet.replace(_OPEN, "").replace(_CLOSE, ""), limit + 2)
+    escaped = escape_within(text.replace(MARK_OPEN, _OPEN).replace(MARK_CLOSE, _CLOSE), limit)
     parts: list[str] = []
     open_mark = False
     for ch in escaped:
@@ -230,30 +251,30 @@ def _sessions_text(briefs: Sequence[SessionBrief], now: datetime) -> str:
         when = day(brief.starts_at, brief.timezone, now)
         return f"{when} (coming)" if brief.starts_at > now else when
 
-    return joined_within([one(b) for b in briefs], 300, ", ")
+    return joined_within([one(b) for b in briefs], HIT_SESSIONS_SHOWN, ", ")
 
 
 def hit_text(hit: SearchHit, now: datetime) -> str:
     """One search hit: what it is, where it was read or listed, and the matching words in bold."""
     snippet = snippet_text(hit.snippet) if _plain(hit.snippet) != " ".join(hit.title.split()) else ""
     if hit.kind == "paper":
-        head = f"📄 **{escape_line(hit.title, TITLE_SHOWN) or '…'}**"
+        head = f"📄 **{escape_within(hit.title, HIT_TITLE_SHOWN) or '…'}**"
         where = ["read " + _sessions_text(hit.read_in, now) if hit.read_in else "not read in a session yet"]
         if hit.on_lists:
-            names = [f"**{escape_line(n, 100)}**" for n in hit.on_lists]
-            where.append("on " + joined_within(names, 200, ", "))
+            names = [f"**{escape_within(n, 100)}**" for n in hit.on_lists]
+            where.append("on " + joined_within(names, HIT_LISTS_SHOWN, ", "))
         head += " — " + "; ".join(where)
     elif hit.kind == "session":
         assert hit.starts_at is not None
         assert hit.timezone is not None
         when = day(hit.starts_at, hit.timezone, now)
         coming = " (coming)" if hit.starts_at > now else ""
-        head = f"🗓️ **{when} — {escape_line(hit.title, TITLE_SHOWN)}**{coming}"
+        head = f"🗓️ **{when} — {escape_within(hit.title, HIT_TITLE_SHOWN)}**{coming}"
         if hit.presenter:
-            head += f", presented by {escape_line(hit.presenter, 80)}"
+            head += f", presented by {escape_within(hit.presenter, 80)}"
     else:
         head = (
-            f"📚 **{escape_line(hit.title, 100)}** — a reading list ({plural(hit.list_size or 0, 'paper')})"
+            f"📚 **{escape_within(hit.title, 100)}** — a reading list ({plural(hit.list_size or 0, 'paper')})"
         )
     return f"{head}\n> {snippet}" if snippet else head
 
