@@ -56,7 +56,8 @@ class LayoutPage:
 AnyPage = Page | LayoutPage
 
 PageRenderer = Callable[[int, str, int], Awaitable[AnyPage]]
-"""(guild_id, arg, page) -> Page or LayoutPage; ``arg`` is what the buttons carry besides the page (≤ 60 chars, no ``:``)."""
+"""(guild_id, arg, page) -> Page or LayoutPage; ``arg`` is what the buttons carry besides the page
+(≤ 60 chars, no ``:``)."""
 
 PageGuard = Callable[["Interaction"], Awaitable[object]]
 """Run before every page turn; raises (e.g. NotAllowed) to refuse the presser."""

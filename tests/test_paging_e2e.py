@@ -1,6 +1,6 @@
 """The ◀ ▶ page buttons (bot/paging.py) end to end: the footer they add never pushes an embed over
-Discord's 6000 characters, a pager's guard is checked on every press, the registry is the bot's, and a layout page
-(LayoutPage) turns in place with its "Page n of m" line."""
+Discord's 6000 characters, a pager's guard is checked on every press, the registry is the bot's, and a
+layout page (LayoutPage) turns in place with its "Page n of m" line."""
 
 from __future__ import annotations
 
