@@ -4,6 +4,10 @@ A feature registers a page renderer under a short name in ``bot.pagers`` in its 
 (``bot.pagers.register("sessions", self.render_page, guard=...)``) and unregisters it in ``cog_unload``. The
 buttons carry ``pg:<name>:<arg>:<page>:<p|n>`` in their custom_id, so no state is held in memory and a press
 after a restart re-renders the page from the store; a pager's guard runs on every press.
+
+A renderer returns a :class:`Page` (an embed) or a :class:`LayoutPage` (a Components V2 card, bot.layouts):
+the pager adds "Page n of m" and the ◀ ▶ row to either. Turning an old embed page of a pager that now draws
+layouts rewrites that message as a layout in the same edit (its content and embeds cleared).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import TYPE_CHECKING, Self
 
 import discord
 
+from bot.layouts import Card
 from bot.replies import NO_MENTIONS, fit_embed, send_reply
 from bot.views import PaperclubView, PersistentButton, field
 
@@ -38,8 +43,21 @@ class Page:
     note: str = ""  # after "Page n of m" in the footer, e.g. "12 upcoming"
 
 
-PageRenderer = Callable[[int, str, int], Awaitable[Page]]
-"""(guild_id, arg, page) -> Page; ``arg`` is what the buttons carry besides the page (≤ 60 chars, no ``:``)."""
+@dataclass(frozen=True)
+class LayoutPage:
+    """One rendered page as a layout card; the pager adds its "Page n of m" line and ◀ ▶ row."""
+
+    card: Card
+    page: int  # 0-based, clamped by the renderer
+    pages: int  # total, at least 1
+    note: str = ""  # after "Page n of m", e.g. "12 upcoming"
+
+
+AnyPage = Page | LayoutPage
+
+PageRenderer = Callable[[int, str, int], Awaitable[AnyPage]]
+"""(guild_id, arg, page) -> Page or LayoutPage; ``arg`` is what the buttons carry besides the page
+(≤ 60 chars, no ``:``)."""
 
 PageGuard = Callable[["Interaction"], Awaitable[object]]
 """Run before every page turn; raises (e.g. NotAllowed) to refuse the presser."""
@@ -85,6 +103,8 @@ class Pagers:
     ) -> tuple[discord.Embed, discord.ui.View | None]:
         """Render a page of a registered pager: its embed (footer added, fitted) and its buttons."""
         result = await self._pagers[name].render(guild_id, arg, page)
+        if not isinstance(result, Page):
+            raise TypeError(f"pager {name!r} draws layouts: send its pages with send_page")
         view = pager_view(name, arg, result)  # adds the footer: fit the embed after it
         return fit_embed(result.embed), view
 
@@ -131,6 +151,15 @@ class PageButton(
         if pager.guard is not None:
             await pager.guard(interaction)
         page = await pager.render(interaction.guild_id, self.arg, self.page)
+        if isinstance(page, LayoutPage):
+            # content and embeds cleared in the same edit: an old embed page becomes the layout
+            await interaction.response.edit_message(
+                content=None,
+                embeds=[],
+                view=layout_view(self.name, self.arg, page),
+                allowed_mentions=NO_MENTIONS,
+            )
+            return
         view = pager_view(self.name, self.arg, page)  # adds the footer: fit the embed after it
         await interaction.response.edit_message(
             embed=fit_embed(page.embed), view=view, allowed_mentions=NO_MENTIONS
@@ -145,14 +174,37 @@ def pager_view(name: str, arg: str, page: Page) -> discord.ui.View | None:
     previous, following = max(page.page - 1, 0), min(page.page + 1, page.pages - 1)
     view.add_item(PageButton(name, arg, previous, "p", disabled=page.page <= 0))
     view.add_item(PageButton(name, arg, following, "n", disabled=page.page >= page.pages - 1))
-    footer = f"Page {page.page + 1} of {page.pages}"
-    page.embed.set_footer(text=f"{footer} · {page.note}" if page.note else footer)
+    page.embed.set_footer(text=footer_text(page))
     return view
 
 
+def footer_text(page: AnyPage) -> str:
+    """ "Page n of m", and the page's note after it."""
+    footer = f"Page {page.page + 1} of {page.pages}"
+    return f"{footer} · {page.note}" if page.note else footer
+
+
+def layout_view(name: str, arg: str, page: LayoutPage) -> discord.ui.LayoutView:
+    """The page's card as a layout, with its "Page n of m" line and ◀ ▶ row when there are more pages."""
+    card = page.card
+    if page.pages > 1:
+        previous, following = max(page.page - 1, 0), min(page.page + 1, page.pages - 1)
+        card.text(f"-# {footer_text(page)}")
+        card.row(
+            [
+                PageButton(name, arg, previous, "p", disabled=page.page <= 0),
+                PageButton(name, arg, following, "n", disabled=page.page >= page.pages - 1),
+            ]
+        )
+    return card.view()
+
+
 async def send_page(
-    interaction: Interaction, name: str, arg: str, page: Page, *, public: bool = False
+    interaction: Interaction, name: str, arg: str, page: AnyPage, *, public: bool = False
 ) -> None:
     """Answer with a page a renderer made, and its ◀ ▶ buttons (ephemeral unless ``public``)."""
+    if isinstance(page, LayoutPage):
+        await send_reply(interaction, view=layout_view(name, arg, page), public=public)
+        return
     view = pager_view(name, arg, page)  # adds the footer: fit the embed after it
     await send_reply(interaction, embed=fit_embed(page.embed), view=view, public=public)

@@ -13,6 +13,7 @@ from bot.services.reminders.texts import PaperLink, SessionFacts, session_channe
 from bot.timeutil import DEFAULT_DISPLAY_ZONES
 from standin.state import Message
 from tests.markdown_view import link_to
+from tests.reading.layouts import sections
 
 TITLE = "Tau *bench* _v2_ ~~old~~ ||spoiler|| [draft](notes) (a) `code` \\ back ] end <@1> __u__"
 URL = "https://example.org/papers/tau_(2024)"
@@ -52,12 +53,14 @@ async def test_reading_show_and_search_show_the_title_as_typed(discord_env: BotE
     assert added.content.startswith("Added **Tau"), added.content
     await final(discord_env, "reading add", {"list": "Markdown", "paper": BARE_URL})
     shown = await final(discord_env, "reading show", {"list": "Markdown"}, discord_env.member)
-    assert link_to(description(shown), URL).as_typed == TITLE
-    # A paper known only by its link: the link's text is the address without its scheme (a URL as the
-    # text would make Discord print the markdown raw).
-    assert link_to(description(shown), BARE_URL).as_typed == "example.org/only_(link)"
+    # a layout: each title escaped once in its own text, its link on the button beside it
+    (typed, bare) = sections(shown)
+    assert (as_shown(typed[0]), typed[1]) == (f"1. **{TITLE}**", URL)
+    # a paper known only by its link: the address as typed (a URL is left unescaped), and on the button
+    assert bare == (f"2. **{BARE_URL}**", BARE_URL)
     found = await final(discord_env, "reading search", {"query": "spoiler"}, discord_env.member)
-    assert link_to(description(found), URL).as_typed == TITLE
+    (hit,) = [entry for entry in sections(found) if entry[1] == URL]
+    assert as_shown(hit[0]).startswith(f"📄 **{TITLE}** — ")
 
 
 async def test_session_card_and_announcement_show_the_title_as_typed(discord_env: BotEnv) -> None:

@@ -1,5 +1,6 @@
 """The ◀ ▶ page buttons (bot/paging.py) end to end: the footer they add never pushes an embed over
-Discord's 6000 characters, a pager's guard is checked on every press, and the registry is the bot's."""
+Discord's 6000 characters, a pager's guard is checked on every press, the registry is the bot's, and a
+layout page (LayoutPage) turns in place with its "Page n of m" line."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import discord
 import pytest
 
 from bot.errors import NotAllowed
-from bot.paging import Page
+from bot.layouts import Card
+from bot.paging import LayoutPage, Page, layout_view
 from tests.sessions.helpers import add_session, run
 
 FIELD_VALUE = "v" * 1000
@@ -127,3 +129,26 @@ async def test_session_list_buttons_posted_before_the_one_pager_still_turn_its_p
         "pg:sessions::0:p",
         "pg:sessions::1:n",
     ]
+
+
+async def layout_pages(guild_id: int, arg: str, page: int) -> LayoutPage:
+    """Two pages drawn as layout cards, with a note after "Page n of m"."""
+    page = min(max(page, 0), 1)
+    return LayoutPage(Card().heading(f"Layout {page + 1}"), page=page, pages=2, note="3 things")
+
+
+async def test_a_layout_pager_turns_its_pages_in_place(discord_env) -> None:
+    env = discord_env
+    env.bot.pagers.register("layouts", layout_pages)
+    with pytest.raises(TypeError, match="draws layouts"):  # first_page gives embeds only
+        await env.bot.pagers.first_page("layouts", env.guild.id)
+    channel = env.bot.get_channel(env.general.id)
+    view = layout_view("layouts", "", await layout_pages(env.guild.id, "", 0))
+    sent = env.standin.message((await channel.send(view=view)).id)
+    assert sent.is_components_v2
+    assert sent.text_displays == ["## Layout 1", "-# Page 1 of 2 · 3 things"]
+    turned = await (await env.click(sent, "pg:layouts::1:n", member=env.member)).final()
+    assert turned.id == sent.id
+    assert turned.text_displays == ["## Layout 2", "-# Page 2 of 2 · 3 things"]
+    assert turned.component("pg:layouts::1:n")["disabled"] is True
+    assert turned.component("pg:layouts::0:p")["disabled"] is False

@@ -13,7 +13,7 @@ from discord.ext import commands
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput
 from bot.message_papers import papers_in_message
-from bot.paging import Page, clamp_page, page_count, send_page
+from bot.paging import LayoutPage, clamp_page, page_count, send_page
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import NO_MENTIONS, send_ephemeral
 from bot.services.config.guild import get_config
@@ -84,43 +84,42 @@ class ReadingCog(
 
     # ------------------------------------------------------------------ page renderers (also after restarts)
 
-    async def history_page(self, guild_id: int, arg: str, page: int) -> Page:
+    async def history_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
             history = await svc.history_page(
                 session, guild_id, now, page=page, per_page=render.HISTORY_PAGE_SIZE
             )
-        return Page(render.history_embed(history, now), history.page, history.pages)
+        return LayoutPage(render.history_card(history, now), history.page, history.pages)
 
-    async def lists_page(self, guild_id: int, arg: str, page: int) -> Page:
+    async def lists_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
         async with self.bot.session_factory() as session:
             summaries = await svc.list_summaries(session, guild_id)
         pages = page_count(len(summaries), render.LISTS_PAGE_SIZE)
         page = clamp_page(page, pages)
         shown = summaries[page * render.LISTS_PAGE_SIZE : (page + 1) * render.LISTS_PAGE_SIZE]
-        return Page(render.lists_embed(shown, len(summaries)), page, pages)
+        return LayoutPage(render.lists_card(shown, len(summaries)), page, pages)
 
-    async def list_page(self, guild_id: int, arg: str, page: int) -> Page:
+    async def list_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
         async with self.bot.session_factory() as session:
             found = await svc.list_page(
                 session, guild_id, int(arg or 0), page=page, per_page=render.LIST_PAGE_SIZE
             )
         if found is None:
-            gone = discord.Embed(title="Reading list", description="This list no longer exists.")
-            return Page(gone, 0, 1)
-        return Page(render.list_embed(found), found.page, found.pages)
+            return LayoutPage(render.gone_card("Reading list", "This list no longer exists."), 0, 1)
+        return LayoutPage(render.list_card(found), found.page, found.pages)
 
-    async def search_page(self, guild_id: int, arg: str, page: int) -> Page:
+    async def search_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
             query = await saved_queries.saved_query(session, guild_id, int(arg or 0))
             if query is None:
-                expired = discord.Embed(title="Search", description="This search has expired; run it again.")
-                return Page(expired, 0, 1)
+                expired = render.gone_card("Search", "This search has expired; run it again.")
+                return LayoutPage(expired, 0, 1)
             result = await full_text.search(
                 session, guild_id, query, page=page, per_page=render.SEARCH_PAGE_SIZE
             )
-        return Page(render.search_embed(result, now), result.page, result.pages)
+        return LayoutPage(render.search_card(result, now), result.page, result.pages)
 
     # ------------------------------------------------------------------ everyone
 
@@ -157,7 +156,7 @@ class ReadingCog(
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
             result = await full_text.search(session, guild_id, query, per_page=render.SEARCH_PAGE_SIZE)
-        page = Page(render.search_embed(result, now), result.page, result.pages)
+        page = LayoutPage(render.search_card(result, now), result.page, result.pages)
         query_id = 0
         if result.pages > 1:  # the buttons carry a saved query's id, so they work after a restart
             async with self.bot.session_factory() as session, session.begin():

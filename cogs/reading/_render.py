@@ -1,14 +1,17 @@
-"""How /reading replies look. Nothing here sends; user text is escaped and cut for display only."""
+"""How /reading replies look: the history, the lists, one list and search pages as Components V2 cards
+(bot.layouts). Member and source text is escaped once in a Text Display and never sits in a masked link's
+label: a paper's link goes on the button beside it, or behind a fixed label ("arXiv", "Recording").
+Nothing here sends; the pager (bot/paging.py) adds "Page n of m" and the ◀ ▶ row."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 import discord
-from discord.utils import escape_markdown
 
-from bot.replies import EMBED_DESCRIPTION_LIMIT, EMBED_TITLE_LIMIT, cut, markdown_link, one_line
+from bot.layouts import Card, escape_line, link_button, link_label
 from bot.services.papers.store import PaperInfo
 from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN, SearchHit, SessionBrief
 from bot.services.reading.lists import (
@@ -20,27 +23,37 @@ from bot.services.reading.lists import (
     RemoveOutcome,
 )
 from bot.services.reading.search import SearchPage
+from bot.text import markdown_link, one_line
 from bot.timeutil import format_club_date
 
-COLOUR = discord.Colour.teal()
+ACCENT = discord.Colour.teal()
 HISTORY_PAGE_SIZE = 5
 LISTS_PAGE_SIZE = 15
 LIST_PAGE_SIZE = 10
 SEARCH_PAGE_SIZE = 5
-FIELD_NAME_BUDGET = 200
-FIELD_VALUE_BUDGET = 900  # 5 fields x (200 + 900) + title and footer stays under Discord's 6000
-SNIPPET_BUDGET = 220
+# A page's entries share Discord's 4,000 text characters, so each part has a budget counted after
+# escaping (a title of markup doubles when escaped): 5 history entries, 10 list entries or 5 hits, with
+# the heading and the pager's line, stay within it. A history entry's papers past its budget are counted
+# ("… and 2 more papers").
+ENTRY_BUDGET = 700
+TITLE_SHOWN = 150
+PAPER_TITLE_SHOWN = 120
+PRESENTER_SHOWN = 100
+NOTE_SHOWN = 150
+HIT_TITLE_SHOWN = 120
+HIT_SESSIONS_SHOWN = 200
+HIT_LISTS_SHOWN = 150
+SNIPPET_BUDGET = 160
+# Stand-ins for the search marks while the snippet is escaped (the marks themselves are control
+# characters, which escaping drops).
+_OPEN, _CLOSE = "\ue000", "\ue001"
+
+Button = discord.ui.Button[Any]
 
 
-def link(label: str, url: str | None, limit: int = 150) -> str:
-    """The label as a masked link to ``url`` (bot.text.markdown_link), or escaped text without one."""
-    if not url:
-        return escape_markdown(one_line(label, limit)).replace("[", "\\[").replace("]", "\\]")
-    return markdown_link(label, url, limit=limit)
-
-
-def paper_link(paper: PaperInfo, limit: int = 150) -> str:
-    return link(paper.title, paper.url, limit)
+def plural(count: int, noun: str) -> str:
+    """ "1 paper", "3 papers"."""
+    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def joined_within(parts: Sequence[str], budget: int, separator: str = " · ") -> str:
@@ -63,96 +76,133 @@ def day(dt: datetime, zone: str, now: datetime) -> str:
     return format_club_date(dt, zone, now=now)
 
 
+def escape_within(text: str | None, budget: int) -> str:
+    """Member text on one line, escaped once, in at most ``budget`` characters (cut before escaping, so
+    an escape is never cut in half)."""
+    limit = budget
+    shown = escape_line(text, limit)
+    while len(shown) > budget and limit > 1:
+        limit = max(1, limit - max(1, (len(shown) - budget) // 2))
+        shown = escape_line(text, limit)
+    return shown
+
+
+def fixed_link(label: str, url: str | None) -> str | None:
+    """A masked link whose label is ours ("arXiv", "OpenReview"), or None without a usable URL."""
+    if not url:
+        return None
+    shown = markdown_link(label, url)
+    return shown if shown != label else None
+
+
 # ---------------------------------------------------------------- history
 
 
 def presenter_text(entry: HistoryEntry) -> str | None:
+    """The presenter's name (escaped), else a mention of them (which never pings), else None."""
     if entry.presenter_name:
-        return escape_markdown(one_line(entry.presenter_name, 100))
+        return escape_within(entry.presenter_name, PRESENTER_SHOWN)
     if entry.presenter_id:
         return f"<@{entry.presenter_id}>"
     return None
 
 
-def history_field(entry: HistoryEntry, now: datetime) -> tuple[str, str]:
-    name = cut(
-        f"{day(entry.starts_at, entry.timezone, now)} — {one_line(entry.title, 200)}", FIELD_NAME_BUDGET
-    )
-    lines: list[str] = []
+def paper_lines(paper: PaperInfo) -> list[str]:
+    """A history entry's line for a paper, longest first: its title (escaped) with its link behind the
+    site's name ("📄 TMax · [arXiv](…)"), then the title alone."""
+    title = f"📄 {escape_within(paper.title, PAPER_TITLE_SHOWN) or '…'}"
+    link = fixed_link(link_label(paper.url), paper.url) if paper.url else None
+    return [f"{title} · {link}", title] if link else [title]
+
+
+def history_links(entry: HistoryEntry) -> list[Button]:
+    """The session page, the recording and the notes as link buttons with fixed labels."""
+    wanted = [
+        (entry.wiki_url, "Session page"),
+        (entry.recording_url, "Recording"),
+        (entry.notes_url, "Notes"),
+    ]
+    return [button for url, label in wanted if url and (button := link_button(url, label))]
+
+
+def history_entry(entry: HistoryEntry, now: datetime) -> str:
+    """One session: its date and title, its presenter, each paper a line (as many as its budget holds)."""
+    title = escape_within(entry.title, TITLE_SHOWN)
+    lines = [f"**{day(entry.starts_at, entry.timezone, now)} — {title}**"]
     if presenter := presenter_text(entry):
         lines.append(f"Presented by {presenter}")
-    links = [
-        link(label, url)
-        for label, url in (
-            ("Recording", entry.recording_url),
-            ("Notes", entry.notes_url),
-            ("Session page", entry.wiki_url),
-        )
-        if url
-    ]
-    links_line = " · ".join(links)
-    if entry.papers:
-        budget = FIELD_VALUE_BUDGET - sum(len(line) + 1 for line in lines) - len(links_line) - 10
-        lines.append("📄 " + joined_within([paper_link(p) for p in entry.papers], max(budget, 60)))
-    if links_line:
-        lines.append(links_line)
-    return name, cut("\n".join(lines) or "—", FIELD_VALUE_BUDGET)
+    room = ENTRY_BUDGET - sum(len(line) + 1 for line in lines)
+    for index, paper in enumerate(entry.papers):
+        rest = len(entry.papers) - index
+        more = f"-# … and {plural(rest, 'more paper')}"
+        reserve = len(more) + 1 if rest > 1 else 0
+        line = next((line for line in paper_lines(paper) if len(line) + 1 + reserve <= room), None)
+        if line is None:
+            lines.append(more)
+            break
+        lines.append(line)
+        room -= len(line) + 1
+    return "\n".join(lines)
 
 
-def history_embed(history: HistoryPage, now: datetime) -> discord.Embed:
-    embed = discord.Embed(title="Reading so far", colour=COLOUR)
+def history_card(history: HistoryPage, now: datetime) -> Card:
+    """/reading history: each session that took place, newest first: a section with its session page
+    (else its recording, else its notes) beside it, the other links in a row under it."""
+    card = Card(accent=ACCENT)
     if not history.entries:
-        embed.description = "No sessions have taken place yet."
-        return embed
-    count = f"{history.total} session" + ("s" if history.total != 1 else "")
-    embed.description = f"{count}, newest first."
+        return card.heading("Reading so far", below="No sessions have taken place yet.")
+    card.heading("Reading so far", below=f"{plural(history.total, 'session')}, newest first.")
     for entry in history.entries:
-        name, value = history_field(entry, now)
-        embed.add_field(name=name, value=value, inline=False)
-    return embed
+        buttons = history_links(entry)
+        card.section(history_entry(entry, now), buttons[0] if buttons else None)
+        card.row(buttons[1:])
+    return card
 
 
 # ---------------------------------------------------------------- lists
 
 
-def lists_embed(lists: Sequence[ListSummary], total: int) -> discord.Embed:
-    embed = discord.Embed(title="Reading lists", colour=COLOUR)
+def lists_card(lists: Sequence[ListSummary], total: int) -> Card:
+    """/reading lists: each list's name, size and description."""
+    card = Card(accent=ACCENT)
     if not lists:
-        embed.description = "No reading lists yet. Organizers start one with `/reading add`."
-        return embed
+        return card.heading(
+            "Reading lists", below="No reading lists yet. Organizers start one with `/reading add`."
+        )
+    card.heading("Reading lists", below=f"{plural(total, 'list')}:" if total > len(lists) else None)
     lines = []
     for summary in lists:
-        size = f"{summary.size} paper" + ("s" if summary.size != 1 else "")
-        line = f"**{escape_markdown(summary.name)}** — {size}"
+        line = f"**{escape_within(summary.name, 100)}** — {plural(summary.size, 'paper')}"
         if summary.description:
-            line += f" · {escape_markdown(one_line(summary.description, 120))}"
+            line += f" · {escape_within(summary.description, 120)}"
         lines.append(line)
-    embed.description = cut("\n".join(lines), EMBED_DESCRIPTION_LIMIT)
-    if total > len(lists):
-        embed.description = cut(embed.description + f"\n\n{total} lists in all.", EMBED_DESCRIPTION_LIMIT)
-    return embed
+    return card.text("\n".join(lines))
 
 
-def list_embed(page: ListPage) -> discord.Embed:
+def list_card(page: ListPage) -> Card:
+    """/reading show: the list's description, then each paper with its note and its link beside it."""
     summary = page.summary
-    size = f"{summary.size} paper" + ("s" if summary.size != 1 else "")
-    embed = discord.Embed(title=cut(summary.name, EMBED_TITLE_LIMIT), colour=COLOUR)
-    lines = []
-    if summary.description:
-        lines += [escape_markdown(cut(summary.description, 400)), ""]
-    lines.append(f"{size}:" if page.items else "No papers on this list.")
+    below = [escape_within(summary.description, 400)] if summary.description else []
+    below.append(f"{plural(summary.size, 'paper')}:" if page.items else "No papers on this list.")
+    card = Card(accent=ACCENT).heading(summary.name, below="\n".join(below))
     for number, item in enumerate(page.items, page.first_number):
-        line = f"{number}. {paper_link(item.paper)}"
+        title = escape_within(item.paper.title, TITLE_SHOWN) or "…"
+        line = f"{number}. **{title}**"
         if item.note:
-            line += f" — {escape_markdown(one_line(item.note, 180))}"
-        lines.append(line)
-    embed.description = cut("\n".join(lines), EMBED_DESCRIPTION_LIMIT)
-    return embed
+            line += f" — {escape_within(item.note, NOTE_SHOWN)}"
+        card.section(line, link_button(item.paper.url))
+    return card
+
+
+def gone_card(title: str, text: str) -> Card:
+    """A page whose list or saved search is gone."""
+    return Card(accent=ACCENT).heading(title, below=text)
 
 
 def add_message(outcome: AddOutcome) -> str:
-    name, title = escape_markdown(outcome.list_name), escape_markdown(one_line(outcome.paper.title, 150))
-    size = f"{outcome.size} paper" + ("s" if outcome.size != 1 else "")
+    """/reading add's answer."""
+    name, title = escape_line(outcome.list_name, 100), escape_line(outcome.paper.title, 150)
+    size = plural(outcome.size, "paper")
     if outcome.already_there:
         extra = "; its note is updated" if outcome.note_changed else ""
         return f"**{title}** is already on **{name}**{extra} ({size})."
@@ -161,46 +211,35 @@ def add_message(outcome: AddOutcome) -> str:
 
 
 def remove_message(outcome: RemoveOutcome) -> str:
-    name, title = escape_markdown(outcome.list_name), escape_markdown(one_line(outcome.paper.title, 150))
+    """/reading remove's answer."""
+    name, title = escape_line(outcome.list_name, 100), escape_line(outcome.paper.title, 150)
     if outcome.list_removed:
         return f"Removed **{title}** from **{name}**; the list was empty and is gone."
-    size = f"{outcome.size} paper" + ("s" if outcome.size != 1 else "")
-    return f"Removed **{title}** from **{name}**. It now has {size}."
+    return f"Removed **{title}** from **{name}**. It now has {plural(outcome.size, 'paper')}."
 
 
 # ---------------------------------------------------------------- search
 
 
 def snippet_text(snippet: str, limit: int = SNIPPET_BUDGET) -> str:
-    """Escape a snippet's text and turn its match marks into bold, never leaving a mark open."""
-    text = one_line(snippet, limit)
+    """A snippet escaped once as a whole (so typed markup split by a match mark stays text), its match
+    marks turned into bold, never leaving one open."""
+    text = one_line(snippet.replace(_OPEN, "").replace(_CLOSE, ""), limit + 2)
+    escaped = escape_within(text.replace(MARK_OPEN, _OPEN).replace(MARK_CLOSE, _CLOSE), limit)
     parts: list[str] = []
     open_mark = False
-    for chunk in _split_marks(text):
-        if chunk == MARK_OPEN and not open_mark:
+    for ch in escaped:
+        if ch == _OPEN and not open_mark:
             parts.append("**")
             open_mark = True
-        elif chunk == MARK_CLOSE and open_mark:
+        elif ch == _CLOSE and open_mark:
             parts.append("**")
             open_mark = False
-        elif chunk not in (MARK_OPEN, MARK_CLOSE):
-            parts.append(escape_markdown(chunk))
+        elif ch not in (_OPEN, _CLOSE):
+            parts.append(ch)
     if open_mark:
         parts.append("**")
     return "".join(parts).replace("****", "")
-
-
-def _split_marks(text: str) -> list[str]:
-    out: list[str] = []
-    current: list[str] = []
-    for ch in text:
-        if ch in (MARK_OPEN, MARK_CLOSE):
-            out += ["".join(current), ch]
-            current = []
-        else:
-            current.append(ch)
-    out.append("".join(current))
-    return [c for c in out if c]
 
 
 def _plain(snippet: str) -> str:
@@ -212,54 +251,56 @@ def _sessions_text(briefs: Sequence[SessionBrief], now: datetime) -> str:
         when = day(brief.starts_at, brief.timezone, now)
         return f"{when} (coming)" if brief.starts_at > now else when
 
-    return joined_within([one(b) for b in briefs], 300, ", ")
+    return joined_within([one(b) for b in briefs], HIT_SESSIONS_SHOWN, ", ")
 
 
 def hit_text(hit: SearchHit, now: datetime) -> str:
+    """One search hit: what it is, where it was read or listed, and the matching words in bold."""
     snippet = snippet_text(hit.snippet) if _plain(hit.snippet) != " ".join(hit.title.split()) else ""
     if hit.kind == "paper":
-        head = f"📄 **{link(hit.title, hit.url)}**"
-        where = []
-        if hit.read_in:
-            where.append("read " + _sessions_text(hit.read_in, now))
-        else:
-            where.append("not read in a session yet")
+        head = f"📄 **{escape_within(hit.title, HIT_TITLE_SHOWN) or '…'}**"
+        where = ["read " + _sessions_text(hit.read_in, now) if hit.read_in else "not read in a session yet"]
         if hit.on_lists:
-            where.append(
-                "on " + joined_within([f"**{escape_markdown(n)}**" for n in hit.on_lists], 200, ", ")
-            )
+            names = [f"**{escape_within(n, 100)}**" for n in hit.on_lists]
+            where.append("on " + joined_within(names, HIT_LISTS_SHOWN, ", "))
         head += " — " + "; ".join(where)
     elif hit.kind == "session":
         assert hit.starts_at is not None
         assert hit.timezone is not None
         when = day(hit.starts_at, hit.timezone, now)
         coming = " (coming)" if hit.starts_at > now else ""
-        head = f"🗓️ **{when} — {escape_markdown(one_line(hit.title, 150))}**{coming}"
+        head = f"🗓️ **{when} — {escape_within(hit.title, HIT_TITLE_SHOWN)}**{coming}"
         if hit.presenter:
-            head += f", presented by {escape_markdown(one_line(hit.presenter, 80))}"
+            head += f", presented by {escape_within(hit.presenter, 80)}"
     else:
-        size = f"{hit.list_size} paper" + ("s" if hit.list_size != 1 else "")
-        head = f"📚 **{escape_markdown(hit.title)}** — a reading list ({size})"
+        head = (
+            f"📚 **{escape_within(hit.title, 100)}** — a reading list ({plural(hit.list_size or 0, 'paper')})"
+        )
     return f"{head}\n> {snippet}" if snippet else head
 
 
-def search_embed(result: SearchPage, now: datetime) -> discord.Embed:
-    title = cut(f"Search: {one_line(result.query, 200)}", EMBED_TITLE_LIMIT)
-    embed = discord.Embed(title=title, colour=COLOUR)
+def search_card(result: SearchPage, now: datetime) -> Card:
+    """/reading search: how many results, then each hit (a paper with its link beside it)."""
+    card = Card(accent=ACCENT)
+    title = f"Search: {result.query}"
     if result.only_common_words:
-        embed.description = "Those words are too common to search for; add a more specific word."
-        return embed
+        return card.heading(
+            title, below="Those words are too common to search for; add a more specific word."
+        )
     if not result.hits:
-        embed.description = "Nothing found. Try fewer or different words, a paper's title or a list's name."
-        return embed
+        return card.heading(
+            title, below="Nothing found. Try fewer or different words, a paper's title or a list's name."
+        )
     count = f"Over {result.total}" if result.more_than_total else str(result.total)
     header = f"{count} result" + ("s" if result.total != 1 else "")
     if result.more_than_total:
         header += f" (the {result.total} newest shown, ranked)"
     if result.any_word:
         header += " matching some of the words (none has them all)"
-    body = [header + ":"] + [hit_text(hit, now) for hit in result.hits]
+    card.heading(title, below=header + ":")
+    for hit in result.hits:
+        button = link_button(hit.url) if hit.kind == "paper" else None
+        card.section(hit_text(hit, now), button)
     if result.more_than_total and result.page == result.pages - 1:
-        body.append(f"These are the {result.total} newest matches, ranked; add words to narrow the search.")
-    embed.description = cut("\n\n".join(body), EMBED_DESCRIPTION_LIMIT)
-    return embed
+        card.text(f"-# These are the {result.total} newest matches, ranked; add words to narrow the search.")
+    return card

@@ -11,6 +11,7 @@ from bot.demo.botenv import BotEnv
 from db.models import Paper
 from standin.arxiv import ArxivStandin
 from standin.state import EPHEMERAL, Message
+from tests.reading.layouts import sections, within_limits
 
 AUTOENV = "AutoEnv: Automated Environments for Measuring Cross-Environment Agent Learning"
 
@@ -31,7 +32,8 @@ async def test_reading_add_shows_the_arxiv_title(discord_env: BotEnv, arxiv: Arx
     assert row.authors == "Ada Lovelace"
     assert row.metadata_fetched_at is not None
     shown = await (await env.invoke("reading show", {"list": "Environments"}, member=env.member)).final()
-    assert f"1. [{AUTOENV}](https://arxiv.org/abs/2401.12345)" in shown.embeds[0]["description"]
+    within_limits(shown)
+    assert sections(shown) == [(f"1. **{AUTOENV}**", "https://arxiv.org/abs/2401.12345")]
 
 
 async def test_reading_add_with_arxiv_down_keeps_the_id(discord_env: BotEnv, arxiv: ArxivStandin) -> None:

@@ -17,7 +17,9 @@ from bot.services.reading.exports import history_markdown
 from bot.services.reading.lists import all_history
 from bot.timeutil import resolve_timezone
 from standin.state import EPHEMERAL, Message
+from tests.cards import card_title
 from tests.reading.conftest import import_club
+from tests.reading.layouts import page_line, sections, within_limits
 
 
 @pytest.fixture
@@ -53,36 +55,45 @@ async def test_reading_commands_are_synced(env: BotEnv) -> None:
 async def test_history_pages_survive_a_restart(env: BotEnv) -> None:
     first = await run(env, "reading history")
     assert ephemeral(first)
-    embed = first.embeds[0]
-    assert embed["title"] == "Reading so far"
-    assert embed["footer"]["text"] == "Page 1 of 3"
-    names = [f["name"] for f in embed["fields"]]
-    assert names[0] == "19 November — User models and user simulators"
-    assert names[1] == "5 November — Building data recipes for terminal agents"
-    tmax = embed["fields"][1]["value"]
-    assert "Presented by Hamish Ivison" in tmax
-    assert "TMax · Terminal-World · T1" in tmax
+    within_limits(first)
+    assert card_title(first) == "Reading so far"
+    assert first.text_displays[0] == "## Reading so far\n15 sessions, newest first."
+    assert page_line(first) == "Page 1 of 3"
+    entries = [text for text, _ in sections(first)]
+    assert len(entries) == 5
+    assert entries[0].startswith("**19 November — User models and user simulators**\n")
+    assert entries[1] == (
+        "**5 November — Building data recipes for terminal agents**\n"
+        "Presented by Hamish Ivison\n📄 TMax\n📄 Terminal-World\n📄 T1"
+    )
 
     await env.restart_bot()
-    second = await (await env.click(first, button(first, "Next"), member=env.member)).response()
-    assert second.embeds[0]["footer"]["text"] == "Page 2 of 3"
-    assert second.embeds[0]["fields"][0]["name"] == "9 June — Multi-turn tool-use benchmarks"
+    second = await (await env.click(first, button(first, "Next"), member=env.member)).final()
+    within_limits(second)
+    assert page_line(second) == "Page 2 of 3"
+    assert sections(second)[0][0].startswith("**9 June — Multi-turn tool-use benchmarks**")
     third = await run(env, "reading history", {"page": 9, "public": True})
     assert not ephemeral(third)
-    assert third.embeds[0]["footer"]["text"] == "Page 3 of 3"
-    assert third.embeds[0]["fields"][-1]["name"] == "11 February — OS-Genesis: reverse task synthesis"
+    assert page_line(third) == "Page 3 of 3"
+    assert sections(third)[-1][0].startswith("**11 February — OS-Genesis: reverse task synthesis**")
 
 
 async def test_history_previous_back_to_the_first_page(env: BotEnv) -> None:
     first = await run(env, "reading history", {"page": 2})
-    back = await (await env.click(first, button(first, "Previous"), member=env.member)).response()
-    assert back.embeds[0]["footer"]["text"] == "Page 1 of 3"
+    back = await (await env.click(first, button(first, "Previous"), member=env.member)).final()
+    assert page_line(back) == "Page 1 of 3"
+    assert back.component(button(back, "Previous"))["disabled"] is True
 
 
 async def test_lists_add_show_remove_and_permissions(env: BotEnv) -> None:
     lists = await run(env, "reading lists")
-    assert "**ITSMBench** — 4 papers" in lists.embeds[0]["description"]
-    assert "**WorldSmith** — 6 papers" in lists.embeds[0]["description"]
+    within_limits(lists)
+    assert card_title(lists) == "Reading lists"
+    assert page_line(lists) is None  # two lists: one page, no buttons
+    assert lists.buttons == []
+    (listed,) = sections(lists)
+    assert listed[0].startswith("**ITSMBench** — 4 papers")
+    assert "\n**WorldSmith** — 6 papers" in listed[0]
 
     refused = await run(env, "reading add", {"list": "WorldSmith", "paper": "OMNI"}, member=env.member)
     assert ephemeral(refused)
@@ -105,9 +116,13 @@ async def test_lists_add_show_remove_and_permissions(env: BotEnv) -> None:
 
     shown = await run(env, "reading show", {"list": "user sims", "public": True})
     assert not ephemeral(shown)
-    description = shown.embeds[0]["description"]
-    assert "1. [arXiv:2406.12045](https://arxiv.org/abs/2406.12045) — @everyone read this" in description
-    assert "2. Persimmon" in description
+    within_limits(shown)
+    assert card_title(shown) == "User sims"
+    assert sections(shown) == [
+        ("1. **arXiv:2406.12045** — @everyone read this", "https://arxiv.org/abs/2406.12045"),
+        ("2. **Persimmon**", None),
+    ]
+    assert [b["label"] for b in shown.buttons] == ["arXiv"]
     posted = env.standin.requests_to("POST", r"/interactions/\d+/.+/callback$")[-1]
     assert posted.json["data"]["allowed_mentions"]["parse"] == []  # the note's @everyone pings no one
 
@@ -129,9 +144,9 @@ async def test_lists_add_show_remove_and_permissions(env: BotEnv) -> None:
 async def test_search_finds_both_sessions_that_read_autoenv(env: BotEnv) -> None:
     reply = await run(env, "reading search", {"query": "AutoEnv"})
     assert ephemeral(reply)
-    text = reply.embeds[0]["description"]
-    assert text.startswith("3 results:")
-    hits = text.split("\n\n")[1:]
+    within_limits(reply)
+    assert reply.text_displays[0] == "## Search: AutoEnv\n3 results:"
+    hits = [text for text, _ in sections(reply)]
     assert hits[0].startswith("📄 **AutoEnv** — read 17 March, 5 March; on **WorldSmith**")
     assert hits[1].startswith("🗓️ **17 March — Priorities in LLM-generated environments**")
     assert hits[2].startswith(
@@ -159,14 +174,14 @@ HOSTILE = [
 async def test_hostile_queries_never_fail(env: BotEnv) -> None:
     for query in HOSTILE:
         reply = await run(env, "reading search", {"query": query})
-        assert reply.embeds, (query, reply.content)
-        assert reply.embeds[0]["title"].startswith("Search: ")
+        within_limits(reply)
+        assert card_title(reply).startswith("Search: "), (query, reply.text)
     common = await run(env, "reading search", {"query": "AND OR NOT"})
-    assert "too common" in common.embeds[0]["description"]
+    assert "too common" in common.text
     with pytest.raises(ValueError, match="201 characters"):  # Discord's client sends at most 200
         await run(env, "reading search", {"query": "x" * 201})
     longest = await run(env, "reading search", {"query": "x" * 200})
-    assert longest.embeds, longest.content
+    within_limits(longest)
     blank = await run(env, "reading search", {"query": "   "})
     assert ephemeral(blank)
     assert blank.content.startswith("Type something to search for")
@@ -174,12 +189,13 @@ async def test_hostile_queries_never_fail(env: BotEnv) -> None:
 
 async def test_search_pages_survive_a_restart(env: BotEnv) -> None:
     first = await run(env, "reading search", {"query": "environments"})
-    assert first.embeds[0]["footer"]["text"] == "Page 1 of 3"
-    assert first.embeds[0]["description"].startswith("12 results:")
+    assert page_line(first) == "Page 1 of 3"
+    assert first.text_displays[0] == "## Search: environments\n12 results:"
     await env.restart_bot()
-    second = await (await env.click(first, button(first, "Next"), member=env.member)).response()
-    assert second.embeds[0]["footer"]["text"] == "Page 2 of 3"
-    assert len(second.embeds[0]["description"].split("\n\n")[1:]) == 5  # five hits a page
+    second = await (await env.click(first, button(first, "Next"), member=env.member)).final()
+    within_limits(second)
+    assert page_line(second) == "Page 2 of 3"
+    assert len(sections(second)) == 5  # five hits a page
 
 
 async def test_exports_parse_back(env: BotEnv) -> None:
