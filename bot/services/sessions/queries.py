@@ -145,9 +145,10 @@ async def list_recent(
 
 
 async def announced_with_papers(
-    session: AsyncSession, guild_id: int, paper_ids: Sequence[int]
+    session: AsyncSession, guild_id: int, paper_ids: Sequence[int], now: datetime
 ) -> list[SessionInfo]:
-    """The guild's announced sessions that read any of these papers (their posts show the papers' cards)."""
+    """The guild's announced sessions still to come that read any of these papers (their posts show the
+    papers' cards). Past posts keep the card they had: a weekly citation count is no reason to edit them."""
     if not paper_ids:
         return []
     rows = (
@@ -157,6 +158,8 @@ async def announced_with_papers(
                 .where(
                     ClubSession.guild_id == guild_id,
                     ClubSession.announcement_message_id.is_not(None),
+                    ClubSession.status == "scheduled",
+                    ClubSession.starts_at >= now,
                     ClubSession.id.in_(
                         select(SessionPaper.session_id).where(SessionPaper.paper_id.in_(list(paper_ids)))
                     ),
