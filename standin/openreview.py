@@ -2,7 +2,9 @@
 
 ``GET /notes?forum=<id>`` answers a submission with its reviews and decision, ``GET /notes?id=<id>`` one note,
 in the shapes of OpenReview's docs (https://docs.openreview.net, API v2 entities: Note); reviews are here so
-tests can show a client never reads their text. OpenReview publishes no rate limit (its maintainers set and
+tests can show a client never reads their text. ``GET /notes/search?term=...&source=forum`` is the API's
+full-text search (openreview-py's ``search_notes``: ``term``, ``content``, ``group``, ``source``, ``limit``),
+here every word of the term in a note's title or abstract, submissions only for ``source=forum``. OpenReview publishes no rate limit (its maintainers set and
 change them: openreview/openreview#254, #437), so the stand-in holds requests to ``limit`` per ``per`` seconds
 and answers beyond that with OpenReview's RateLimitError body and no Retry-After.
 """
@@ -127,6 +129,34 @@ class OpenReviewStandin(ServiceStandin):
     def add_routes(self, router: web.UrlDispatcher) -> None:
         """Register the ``/notes`` route."""
         router.add_get("/notes", self._notes)
+        router.add_get("/notes/search", self._search)
+
+    async def _search(self, request: web.Request) -> web.Response:
+        term = request.query.get("term", "").strip()
+        if not term:
+            return web.json_response(
+                {"name": "ValidationError", "message": "term is required", "status": 400}, status=400
+            )
+        words = term.casefold().split()
+        source = request.query.get("source", "all")
+        try:
+            limit = max(0, min(int(request.query.get("limit", "1000")), 1000))
+        except ValueError:
+            limit = 1000
+
+        def text(note: dict[str, Any]) -> str:
+            content = note["content"]
+            parts = (content.get(f, {}).get("value") for f in ("title", "abstract"))
+            return " ".join(p for p in parts if isinstance(p, str)).casefold()
+
+        found = [
+            n
+            for n in sorted(self.notes.values(), key=lambda n: n["cdate"])
+            if (source != "forum" or n["id"] == n["forum"])
+            and (source != "reply" or n["id"] != n["forum"])
+            and all(word in text(n) for word in words)
+        ]
+        return web.json_response({"notes": found[:limit], "count": len(found)})
 
     async def _notes(self, request: web.Request) -> web.Response:
         if note_id := request.query.get("id"):

@@ -27,6 +27,18 @@ async def test_demo_prints_the_tour() -> None:
     assert "  │ • 16 October — Sandbox infrastructure for environments at scale." in text
     assert "  │ • Where. A video call; sign up on Luma beforehand" in text
     assert "[ Session page ↗ ]" in text
+    # the papers tour (bot/demo/tours/papers.py): a card with every source filled, OpenReview found by title
+    card = text[text.index("@Rita uses /paper show paper:TMax") :]
+    card = card[: card.index("└")]
+    for shown in (
+        "ICLR 2026 Oral · Accept (Oral)",
+        "**TLDR:**",
+        "2 models",
+        "[ Code ↗ ]",
+        "[ OpenReview ↗ ]",
+    ):
+        assert shown in card
+    assert "review's text" not in text
 
 
 async def test_demo_is_the_same_every_run() -> None:

@@ -3,7 +3,8 @@ the reviews (only ``venue``/``venueid`` and the decision note's ``decision`` are
 
 Shapes: OpenReview's docs (https://docs.openreview.net, "Using the API: Notes", API v2 Note): ``GET
 /notes?forum=<id>`` lists the forum's public notes, ``content`` fields are ``{"value": ...}``, the decision
-note's invitation ends in ``/-/Decision``. Rate: no published figure; the client keeps 1 request/s and
+note's invitation ends in ``/-/Decision``; ``GET /notes/search?term=...&source=forum`` is the full-text
+search over submissions (openreview-py's ``search_notes``). Rate: no published figure; the client keeps 1 request/s and
 waits out a 429's ``details.resetTime`` when there is no Retry-After (openreview/openreview#437).
 """
 
@@ -23,9 +24,18 @@ API_ROOT = "https://api2.openreview.net"
 WEB_ROOT = "https://openreview.net"
 RATE_LIMIT = RateLimit.every(1.0)
 NOTES_LIMIT = 1000  # the API's default page; a forum with more notes than this is not a paper's
+SEARCH_LIMIT = 5  # submissions a title search reads: the one with the same title is among the first
 
 _NOTE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 DECISION_INVITATION = "/-/Decision"
+
+
+@dataclass(frozen=True)
+class ForumHit:
+    """A submission a search found: its forum id and title (cleaned, untrusted)."""
+
+    forum_id: str
+    title: str | None
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,34 @@ class OpenReviewClient(SourceClient):
             decision=decision,
             forum_url=f"{self.web_url}/forum?id={note_id}",
         )
+
+    async def search_forums(self, term: str, *, max_wait: float | None = None) -> list[ForumHit]:
+        """Submissions whose text matches ``term`` (a paper's title), best first."""
+        term = " ".join(term.split())[: clean.TITLE_MAX]
+        if not term:
+            return []
+        params = {
+            "term": term,
+            "content": "all",
+            "group": "all",
+            "source": "forum",
+            "limit": str(SEARCH_LIMIT),
+        }
+        reply = await self.http.get("/notes/search", params, max_wait=max_wait)
+        body = self.http.answer(reply, "search", unknown=(400, 404))
+        if body is None:
+            return []
+        if not isinstance(body, dict) or not isinstance(body.get("notes"), list):
+            raise self.http.unavailable("answered a search with something other than {notes: [...]}")
+        hits = []
+        for note in body["notes"][:SEARCH_LIMIT]:
+            note = clean.mapping(note)
+            forum = clean.ident(note.get("forum"), 64)
+            if forum is None or note.get("id") != forum or not _NOTE_ID.fullmatch(forum):
+                continue  # a reply, or no usable id
+            title = clean.text(_value(clean.mapping(note.get("content")), "title"), clean.TITLE_MAX)
+            hits.append(ForumHit(forum, title))
+        return hits
 
     async def _notes(self, params: dict[str, str], max_wait: float | None) -> list[dict[str, Any]]:
         reply = await self.http.get("/notes", {**params, "limit": str(NOTES_LIMIT)}, max_wait=max_wait)

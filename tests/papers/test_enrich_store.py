@@ -165,3 +165,55 @@ async def test_papers_a_source_failed_for_wait_their_turn_while_the_others_are_a
         )
     finally:
         await clients.close()
+
+
+async def test_an_arxiv_paper_finds_its_openreview_forum_by_its_exact_title_once(
+    session_factory: async_sessionmaker[AsyncSession],
+    semantic_scholar: SemanticScholarStandin,
+    openreview: OpenReviewStandin,
+    timer: VirtualTimer,
+) -> None:
+    """A paper known by its arXiv id: OpenReview is searched for its title (Semantic Scholar's spelling) on
+    its first enrichment; the submission with the same title gives the venue, decision and forum link. A
+    title two submissions share, or none has, takes nothing; the weekly refresh never searches again."""
+    semantic_scholar.add("s2-t", "TMax: Scaling Terminal Agents", arxiv_id="2511.00001")
+    semantic_scholar.add("s2-d", "Twin Title", arxiv_id="2511.00002")
+    semantic_scholar.add("s2-n", "Nowhere On OpenReview", arxiv_id="2511.00003")
+    openreview.add_submission(
+        "tmaxForum1",
+        "TMax: Scaling Terminal Agents",
+        venue="ICLR 2026 Oral",
+        venue_id="ICLR.cc/2026/Conference",
+        decision="Accept (Oral)",
+    )
+    openreview.add_submission("tmaxLite22", "TMax: Scaling Terminal Agents Lite", venue="x", venue_id="x")
+    for forum in ("twinFirst1", "twinSecond"):
+        openreview.add_submission(forum, "Twin title", venue="ICLR 2025", venue_id="ICLR.cc/2025/Conference")
+    async with session_factory() as session, session.begin():
+        ids = [
+            (await get_or_create_paper(session, GUILD, parse_paper_ref(f"2511.0000{n}"))).id
+            for n in (1, 2, 3)
+        ]
+    clients = SourceClients(
+        semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
+        openreview=OpenReviewClient(openreview.url, timer=timer),
+    )
+    try:
+        await enrich_due(clients, session_factory, NOW)
+        assert openreview.count("/notes/search") == 3
+        async with session_factory() as session:
+            tmax, twin, nowhere = [await session.get(Paper, paper_id) for paper_id in ids]
+            assert tmax is not None
+            assert twin is not None
+            assert nowhere is not None
+            assert (tmax.venue, tmax.decision) == ("ICLR 2026 Oral", "Accept (Oral)")
+            assert tmax.openreview_url == "https://openreview.net/forum?id=tmaxForum1"
+            assert tmax.field_sources is not None
+            assert tmax.field_sources["decision"][0] == "openreview"
+            assert (twin.openreview_url, twin.decision) == (None, None)
+            assert (nowhere.openreview_url, nowhere.decision) == (None, None)
+        seen = len(openreview.requests)
+        await enrich_due(clients, session_factory, NOW + REFRESH_AFTER + timedelta(hours=1))
+        assert len(openreview.requests) == seen  # the refresh asks only for counts and links
+    finally:
+        await clients.close()

@@ -156,3 +156,41 @@ async def test_hostile_venue_and_decision(client: OpenReviewClient, openreview: 
     assert_clean(decision.decision, clean.DECISION_MAX)
     assert decision.venue_id is None
     assert REVIEW_MARK not in repr(decision)
+
+
+async def test_search_finds_submissions_only_and_cleans_their_titles(
+    client: OpenReviewClient, openreview: OpenReviewStandin
+) -> None:
+    """A title search reads submissions (never a review that quotes the title), at most SEARCH_LIMIT."""
+    openreview.add_submission("evilForum3", hostile_text(10_000, "TMax"), venue="x", venue_id="x")
+    hits = await client.search_forums("TMax:   Scaling\nTerminal Agents")
+    assert [hit.forum_id for hit in hits] == ["tmaxForum1"]
+    assert hits[0].title == "TMax: Scaling Terminal Agents"
+    (seen,) = openreview.requests
+    assert seen.path == "/notes/search"
+    assert seen.query == {
+        "term": "TMax: Scaling Terminal Agents",
+        "content": "all",
+        "group": "all",
+        "source": "forum",
+        "limit": "5",
+    }
+    found = await client.search_forums("TMax")
+    assert [hit.forum_id for hit in found] == ["tmaxForum1", "evilForum3"]
+    assert_clean(found[1].title, clean.TITLE_MAX)
+    assert await client.search_forums("no such words anywhere") == []
+    assert await client.search_forums("   ") == []
+
+
+async def test_search_trouble(openreview: OpenReviewStandin, timer: VirtualTimer) -> None:
+    seed(openreview)
+    client = OpenReviewClient(openreview.url, timer=timer, timeout=0.2)
+    try:
+        for mode, reason in (("down", "HTTP 503"), ("garbage", "not JSON")):
+            openreview.mode = mode
+            with pytest.raises(SourceUnavailable, match=reason):
+                await client.search_forums("TMax")
+        openreview.mode = "wrong_types"  # ids kept, titles of the wrong type: found, but untitled
+        assert [(h.forum_id, h.title) for h in await client.search_forums("TMax")] == [("tmaxForum1", None)]
+    finally:
+        await client.close()

@@ -1,5 +1,6 @@
 """Tour: a title-only paper of the imported programme ("TMax") resolved with /paper resolve; the pick is
-remembered, so the second look answers at once; once the sources' answers land, /paper show's card."""
+remembered, so the second look answers at once; once the sources' answers land (arXiv, Semantic Scholar,
+Hugging Face, and OpenReview found by the paper's title), /paper show's card."""
 
 from __future__ import annotations
 
@@ -42,6 +43,15 @@ async def tour(demo: Any) -> None:
         datasets=[repo("example/terminal-tasks", likes=12)],
     )
     env.arxiv.add(TMAX_ID, TMAX, ["Hamish Ivison", "Ada Lovelace"])
+    env.openreview.add_submission(
+        "tmaxForum26",
+        TMAX,
+        venue="ICLR 2026 Oral",
+        venue_id="ICLR.cc/2026/Conference",
+        decision="Accept (Oral)",
+        reviews=["A review's text, which the bot never reads."],
+        authors=["Hamish Ivison", "Ada Lovelace"],
+    )
 
     demo.narrate("The programme names a paper only as “TMax”: an organizer asks which paper that is")
     offered = await (await demo.invoke("paper resolve", {"paper": "TMax"}, member=demo.organizer)).final()

@@ -2,7 +2,8 @@
 
 :func:`enrich_due` picks papers never enriched or enriched over :data:`REFRESH_AFTER` ago, asks Semantic
 Scholar for those with an arXiv id or DOI in one batch, OpenReview per paper with a forum (its venue and
-decision) and Hugging Face per arXiv paper (a DOI-only paper: Crossref, or DataCite for arXiv's own
+decision; a paper first enriched without one has its title searched there, and only a submission with the
+same title is taken) and Hugging Face per arXiv paper (a DOI-only paper: Crossref, or DataCite for arXiv's own
 DOIs), with no transaction open meanwhile, then merges each paper's answers
 (:mod:`bot.services.papers.merge`) in one short transaction. A source that is down, rate-limited or
 answering garbage is skipped for this run and leaves the others' fields; its client keeps to its published
@@ -55,6 +56,8 @@ class Target:
     arxiv_id: str | None
     doi: str | None
     forum_id: str | None = None  # its OpenReview forum, when the paper came as one or OpenReview named it
+    title: str | None = None  # the club's title, when it is one (not an id placeholder)
+    fresh: bool = True  # never enriched (or asked again): every field is wanted, not only the refreshed
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,16 @@ async def due_papers(session: AsyncSession, now: datetime, limit: int = BATCH) -
     """Papers with an arXiv id, a DOI or an OpenReview forum never enriched or due a refresh, oldest first."""
     rows = (
         await session.execute(
-            select(Paper.guild_id, Paper.id, Paper.arxiv_id, Paper.doi, Paper.key, Paper.openreview_url)
+            select(
+                Paper.guild_id,
+                Paper.id,
+                Paper.arxiv_id,
+                Paper.doi,
+                Paper.key,
+                Paper.openreview_url,
+                Paper.title,
+                Paper.enriched_at,
+            )
             .where(
                 or_(Paper.arxiv_id.is_not(None), Paper.doi.is_not(None), Paper.kind == "openreview"),
                 or_(Paper.enriched_at.is_(None), Paper.enriched_at < now - REFRESH_AFTER),
@@ -89,8 +101,16 @@ async def due_papers(session: AsyncSession, now: datetime, limit: int = BATCH) -
         )
     ).all()
     return [
-        Target(guild_id, paper_id, arxiv_id, doi, forum_of(key, forum_url))
-        for guild_id, paper_id, arxiv_id, doi, key, forum_url in rows
+        Target(
+            guild_id,
+            paper_id,
+            arxiv_id,
+            doi,
+            forum_of(key, forum_url),
+            None if title in (id_label(arxiv_id or ""), forum_url, key) else title,
+            enriched_at is None,
+        )
+        for guild_id, paper_id, arxiv_id, doi, key, forum_url, title, enriched_at in rows
     ]
 
 
@@ -171,8 +191,9 @@ async def gather(clients: SourceClients, targets: Sequence[Target], now: datetim
                     found[target.paper_id].append(SourceRecord(S2, now, scholar_fields(answer)))
     for target in targets:
         try:
-            if target.forum_id and clients.openreview is not None:
-                decision = await clients.openreview.decision(target.forum_id)
+            if target.fresh and clients.openreview is not None:  # venue and decision are never refreshed
+                forum = target.forum_id or await _forum_named(clients, target, found[target.paper_id])
+                decision = await clients.openreview.decision(forum) if forum else None
                 if decision is not None:
                     found[target.paper_id].append(SourceRecord(OPENREVIEW, now, review_fields(decision)))
             if target.arxiv_id and clients.huggingface is not None:
@@ -188,6 +209,17 @@ async def gather(clients: SourceClients, targets: Sequence[Target], now: datetim
             log.info("a source skipped paper %s this run: %s", target.paper_id, exc)
             failed.add(target.paper_id)
     return Gathered(found, failed)
+
+
+async def _forum_named(clients: SourceClients, target: Target, records: list[SourceRecord]) -> str | None:
+    """The OpenReview forum of the one submission titled as the paper (its title, or Semantic Scholar's)."""
+    titles = [*(r.fields.get("title") for r in records), target.title]  # the sources' spelling first
+    wanted = {normalize_title(t) for t in titles if isinstance(t, str)} - {""}
+    if not wanted or clients.openreview is None:
+        return None
+    hits = await clients.openreview.search_forums(next(t for t in titles if isinstance(t, str) and t.strip()))
+    forums = {hit.forum_id for hit in hits if hit.title and normalize_title(hit.title) in wanted}
+    return forums.pop() if len(forums) == 1 else None  # none or several with that title: nothing guessed
 
 
 def _current(paper: Paper) -> dict[str, Any]:
