@@ -26,6 +26,7 @@ from bot.errors import BadInput
 from bot.papers import PaperRef, parse_paper_ref
 from bot.services.papers.aliases import choose, list_aliases, normalize_name
 from bot.services.papers.resolve import Choice
+from bot.services.programme.checks import Checker
 from db.models import Paper
 from db.models.papers import ALIAS_NAME_MAX
 
@@ -70,7 +71,7 @@ def _lines(node: Any) -> list[int | None]:
     return list(lines) if lines else [None] * len(node or [])
 
 
-def check_aliases(checker: Any, nodes: Any, line: int | None) -> list[ProgrammeAlias]:
+def check_aliases(checker: Checker, nodes: Any, line: int | None) -> list[ProgrammeAlias]:
     """The file's ``aliases:`` list, each entry checked (problems go to ``checker``, the document's)."""
     out: list[ProgrammeAlias] = []
     seen: dict[str, int] = {}
@@ -90,7 +91,7 @@ def check_aliases(checker: Any, nodes: Any, line: int | None) -> list[ProgrammeA
     return out
 
 
-def _one(checker: Any, node: Any, where: str, line: int | None) -> ProgrammeAlias | None:
+def _one(checker: Checker, node: Any, where: str, line: int | None) -> ProgrammeAlias | None:
     node = checker.mapping(node, where, ALIAS_FIELDS, line)
     if node is None:
         return None

@@ -16,11 +16,11 @@ from zoneinfo import ZoneInfo
 
 from bot import timeutil
 from bot.errors import BadInput
-from bot.ids import MAX_BIGINT
 from bot.papers import PaperRef, parse_paper_ref
 from bot.services.config.guild import normalize_change
 from bot.services.programme import aliases as alias_programme
 from bot.services.programme import series as series_programme
+from bot.services.programme.checks import Checker, ProgrammeInvalid, item_lines
 from bot.services.reading.lists import (
     MAX_ITEMS_PER_LIST,
     MAX_LIST_DESCRIPTION,
@@ -30,10 +30,6 @@ from bot.services.reading.lists import (
 )
 from bot.services.sessions import rules
 from bot.services.sessions.info import CANCELLED, SCHEDULED
-
-LINE_KEY = "__line__"
-LINES_KEY = "__lines__"
-"""Set by the loader on every mapping: its own line, and the line of each key's value."""
 
 SETTINGS_FIELDS = {
     "timezone": str,
@@ -74,27 +70,6 @@ LIST_FIELDS = {"name", "description", "papers"}
 PAPER_FIELDS = {"paper", "title", "authors", "note"}
 TOP_FIELDS = {"guild_id", "settings", "sessions", "lists", "series", "aliases", "version"}
 WALL_TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One problem found in a programme file, with where it is."""
-
-    line: int | None
-    where: str
-    message: str
-
-    def __str__(self) -> str:
-        at = f"line {self.line}: " if self.line else ""
-        return f"{at}{self.where}: {self.message}"
-
-
-class ProgrammeInvalid(Exception):
-    """The file has problems; nothing was written. ``problems`` lists every one, in file order."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__(f"{len(problems)} problem(s)")
-        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -146,89 +121,6 @@ class Programme:
     aliases: list[alias_programme.ProgrammeAlias] = field(default_factory=list)
 
 
-class _Checker:
-    """Collects problems; helpers return None after recording one."""
-
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-
-    def add(self, line: int | None, where: str, message: str) -> None:
-        self.problems.append(Problem(line, where, message))
-
-    @staticmethod
-    def line_of(node: Any, key: str | None = None) -> int | None:
-        if not isinstance(node, dict):
-            return None
-        lines = node.get(LINES_KEY) or {}
-        return lines.get(key) if key is not None and key in lines else node.get(LINE_KEY)
-
-    def mapping(self, node: Any, where: str, allowed: set[str], line: int | None) -> dict[str, Any] | None:
-        if not isinstance(node, dict):
-            self.add(line, where, f"expected a mapping (key: value), found {type(node).__name__}")
-            return None
-        for key in node:
-            if key not in allowed and key not in (LINE_KEY, LINES_KEY):
-                self.add(
-                    self.line_of(node, str(key)),
-                    where,
-                    f"unknown field “{key}” (expected one of: {', '.join(sorted(allowed))})",
-                )
-        return node
-
-    def sequence(self, node: Any, where: str, line: int | None) -> list[Any]:
-        if node is None:
-            return []
-        if not isinstance(node, list):
-            self.add(line, where, f"expected a list, found {type(node).__name__}")
-            return []
-        return node
-
-    def text(self, value: Any, where: str, line: int | None, *, required: bool = False) -> str | None:
-        if value is None or (isinstance(value, str) and not value.strip()):
-            if required:
-                self.add(line, where, "is required")
-            return None
-        if isinstance(value, bool | dict | list):
-            self.add(line, where, f"expected text, found {type(value).__name__}")
-            return None
-        return str(value)
-
-    def integer(
-        self, value: Any, where: str, line: int | None, *, low: int = 1, high: int = MAX_BIGINT
-    ) -> int | None:
-        """A whole number in ``low``…``high`` (default: what a BIGINT column holds, as ids do). ASCII
-        digits only: '²'.isdigit() is true but int('²') raises."""
-        if value is None:
-            return None
-        text = str(value).strip()
-        digits = text.removeprefix("-")
-        if isinstance(value, bool) or not (digits.isascii() and digits.isdigit()):
-            number = None
-        else:
-            number = int(text) if len(digits) <= 19 else high + 1  # (int() refuses 4,300+ digits)
-        if number is None or number < low:
-            self.add(line, where, f"expected a whole number of at least {low}, found “{text[:40]}”")
-            return None
-        if number > high:
-            self.add(line, where, f"“{text[:40]}” is too large (at most {high:,})")
-            return None
-        return number
-
-    def check(self, line: int | None, where: str, func: Any, *args: Any) -> Any:
-        """Run a validator that raises BadInput; record its message as a problem."""
-        try:
-            return func(*args)
-        except BadInput as exc:
-            self.add(line, where, exc.user_message)
-            return None
-
-
-def item_lines(node: Any) -> list[int | None]:
-    """The line numbers of a YAML list's items (None for each when unknown)."""
-    lines = getattr(node, "lines", None)
-    return list(lines) if lines else [None] * len(node or [])
-
-
 def read_wall_time(text: str, zone: ZoneInfo) -> datetime:
     """'2026-11-05 08:00' in `zone` (or an ISO time with an offset) as aware UTC. Gaps are refused."""
     cleaned = text.strip()
@@ -259,7 +151,7 @@ def read_wall_time(text: str, zone: ZoneInfo) -> datetime:
 
 
 def _paper(
-    checker: _Checker, node: Any, where: str, line: int | None, *, in_list: bool
+    checker: Checker, node: Any, where: str, line: int | None, *, in_list: bool
 ) -> ProgrammePaper | None:
     if isinstance(node, dict):
         line = checker.line_of(node) or line
@@ -288,7 +180,7 @@ def _paper(
 
 
 def _papers(
-    checker: _Checker, node: Any, where: str, line: int | None, *, in_list: bool
+    checker: Checker, node: Any, where: str, line: int | None, *, in_list: bool
 ) -> list[ProgrammePaper]:
     items = checker.sequence(node, where, line)
     out: list[ProgrammePaper] = []
@@ -305,7 +197,7 @@ def _papers(
     return out
 
 
-def _settings(checker: _Checker, node: Any, line: int | None) -> dict[str, object]:
+def _settings(checker: Checker, node: Any, line: int | None) -> dict[str, object]:
     if node is None:
         return {}
     node = checker.mapping(node, "settings", set(SETTINGS_FIELDS) | set(series_programme.SETTINGS), line)
@@ -336,9 +228,7 @@ def _settings(checker: _Checker, node: Any, line: int | None) -> dict[str, objec
     return out
 
 
-def _session(
-    checker: _Checker, node: Any, where: str, line: int | None, zone: str
-) -> ProgrammeSession | None:
+def _session(checker: Checker, node: Any, where: str, line: int | None, zone: str) -> ProgrammeSession | None:
     node = checker.mapping(node, where, SESSION_FIELDS, line)
     if node is None:
         return None
@@ -418,7 +308,7 @@ def _session(
 
 
 def _against(
-    checker: _Checker, node: Any, where: str, line: int | None, main: list[ProgrammePaper]
+    checker: Checker, node: Any, where: str, line: int | None, main: list[ProgrammePaper]
 ) -> list[ProgrammePaper]:
     """A session's ``against`` list: papers read against its main ones, none of them also a main one."""
     found = _papers(checker, node, where, line, in_list=False)
@@ -434,7 +324,7 @@ def _against(
     return out
 
 
-def _list(checker: _Checker, node: Any, where: str, line: int | None) -> ProgrammeList | None:
+def _list(checker: Checker, node: Any, where: str, line: int | None) -> ProgrammeList | None:
     node = checker.mapping(node, where, LIST_FIELDS, line)
     if node is None:
         return None
@@ -466,7 +356,7 @@ def _list(checker: _Checker, node: Any, where: str, line: int | None) -> Program
 
 def validate_programme(data: Any, *, guild_id: int | None, default_timezone: str) -> Programme:
     """Check the whole document; ProgrammeInvalid lists every problem. `guild_id` overrides the file's."""
-    checker = _Checker()
+    checker = Checker()
     root = checker.mapping(data, "file", TOP_FIELDS, 1)
     if root is None:
         raise ProgrammeInvalid(checker.problems)

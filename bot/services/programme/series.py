@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil, when
 from bot.errors import BadInput
+from bot.services.programme.checks import Checker
 from bot.services.series import rules
 from bot.services.series.rules import Rule
 from db.models import ClubSession
@@ -81,7 +82,7 @@ def _iso_date(text: str) -> date:
         raise BadInput(f"“{text.strip()[:20]}” is not a date like 2026-12-24") from None
 
 
-def check_series(checker: Any, nodes: Any, line: int | None, zone: str) -> list[ProgrammeSeries]:
+def check_series(checker: Checker, nodes: Any, line: int | None, zone: str) -> list[ProgrammeSeries]:
     """The file's `series:` list, each entry checked (problems go to ``checker``, the document's)."""
     out: list[ProgrammeSeries] = []
     seen: dict[str, int] = {}
@@ -100,7 +101,7 @@ def check_series(checker: Any, nodes: Any, line: int | None, zone: str) -> list[
     return out
 
 
-def _one(checker: Any, node: Any, where: str, line: int | None, zone: str) -> ProgrammeSeries | None:
+def _one(checker: Checker, node: Any, where: str, line: int | None, zone: str) -> ProgrammeSeries | None:
     node = checker.mapping(node, where, SERIES_FIELDS, line)
     if node is None:
         return None
@@ -154,6 +155,7 @@ def _one(checker: Any, node: Any, where: str, line: int | None, zone: str) -> Pr
     first = dates["first"]
     assert first is not None
     assert isinstance(start, time)
+    assert isinstance(every, int)
     anchor = dates["since"] or first
     rule = Rule(weekday, start, tz_name, every, anchor, dates["until"])
     for key in ("first", "since"):
@@ -176,7 +178,7 @@ def _one(checker: Any, node: Any, where: str, line: int | None, zone: str) -> Pr
 
 
 def _skipped(
-    checker: Any, nodes: Any, where: str, line: int | None, rule: Rule
+    checker: Checker, nodes: Any, where: str, line: int | None, rule: Rule
 ) -> tuple[tuple[date, str | None], ...]:
     out: dict[date, str | None] = {}
     items = checker.sequence(nodes, where, line)
@@ -207,7 +209,7 @@ def _skipped(
 
 
 def check_week(
-    checker: Any,
+    checker: Checker,
     where: str,
     line: int | None,
     series: dict[str, ProgrammeSeries],
