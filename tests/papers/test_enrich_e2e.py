@@ -114,3 +114,31 @@ async def test_the_weekly_refresh_keeps_the_tldr_and_paper_refresh_asks_afresh(d
     assert is_ephemeral(asked)
     assert "will be asked about **" in asked.text
     assert "narwhals" in (await enriched_post(env, suggestion_id))["The paper"]
+
+
+async def test_reading_search_finds_the_paper_by_its_tldr_and_venue_once_enrichment_lands(
+    discord_env, arxiv
+) -> None:
+    """Search covers what the sources said: words of the TLDR and of the venue find the suggested paper,
+    shown escaped; before the enrichment lands they find nothing."""
+    env = discord_env
+    seed_sources(env)
+    suggestion_id, _ = await suggested_post(env)
+
+    async def search(query: str) -> Any:
+        answer = await (await env.invoke("reading search", {"query": query}, member=env.members[1])).final()
+        assert is_ephemeral(answer)
+        return answer
+
+    before = await search("fail")
+    assert TAU_BENCH not in " ".join(before.text_displays) + before.content
+    await enriched_post(env, suggestion_id)
+    for query in ("fail", "representations"):  # in the TLDR, in the venue; not in the title or abstract
+        found = await search(query)
+        shown = " ".join(found.text_displays)
+        assert TAU_BENCH in shown, (query, shown)
+        assert "Agents **fail** at tools" in shown or "**representations**" in shown.casefold()
+        assert "\\<@&1>" in shown  # a role mention shows as typed, never as markup
+        callback = env.standin.requests_to("POST", r"/interactions/\d+/.+/callback$")[-1]
+        assert callback.json["data"]["allowed_mentions"]["parse"] == []  # "@everyone" as typed, no ping
+        assert [b["label"] for b in found.buttons][:1] == ["arXiv"]
