@@ -189,18 +189,23 @@ async def test_an_arxiv_paper_finds_its_openreview_forum_by_its_exact_title_once
     openreview.add_submission("tmaxLite22", "TMax: Scaling Terminal Agents Lite", venue="x", venue_id="x")
     for forum in ("twinFirst1", "twinSecond"):
         openreview.add_submission(forum, "Twin title", venue="ICLR 2025", venue_id="ICLR.cc/2025/Conference")
+    openreview.add_submission("clubOnly44", "Only the club's title", venue="CoRL 2025", venue_id="x/2025/y")
     async with session_factory() as session, session.begin():
         ids = [
             (await get_or_create_paper(session, GUILD, parse_paper_ref(f"2511.0000{n}"))).id
             for n in (1, 2, 3)
         ]
+        club_only = await get_or_create_paper(  # no source knows it: its stored title is searched
+            session, GUILD, parse_paper_ref("2511.00004"), title="ONLY the club's title"
+        )
+        club_only_id = club_only.id
     clients = SourceClients(
         semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
         openreview=OpenReviewClient(openreview.url, timer=timer),
     )
     try:
         await enrich_due(clients, session_factory, NOW)
-        assert openreview.count("/notes/search") == 3
+        assert openreview.count("/notes/search") == 4
         async with session_factory() as session:
             tmax, twin, nowhere = [await session.get(Paper, paper_id) for paper_id in ids]
             assert tmax is not None
@@ -212,6 +217,12 @@ async def test_an_arxiv_paper_finds_its_openreview_forum_by_its_exact_title_once
             assert tmax.field_sources["decision"][0] == "openreview"
             assert (twin.openreview_url, twin.decision) == (None, None)
             assert (nowhere.openreview_url, nowhere.decision) == (None, None)
+            row = await session.get(Paper, club_only_id)
+            assert row is not None
+            assert (row.venue, row.openreview_url) == (
+                "CoRL 2025",
+                "https://openreview.net/forum?id=clubOnly44",
+            )
         seen = len(openreview.requests)
         await enrich_due(clients, session_factory, NOW + REFRESH_AFTER + timedelta(hours=1))
         assert len(openreview.requests) == seen  # the refresh asks only for counts and links

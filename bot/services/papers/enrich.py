@@ -212,12 +212,14 @@ async def gather(clients: SourceClients, targets: Sequence[Target], now: datetim
 
 
 async def _forum_named(clients: SourceClients, target: Target, records: list[SourceRecord]) -> str | None:
-    """The OpenReview forum of the one submission titled as the paper (its title, or Semantic Scholar's)."""
-    titles = [*(r.fields.get("title") for r in records), target.title]  # the sources' spelling first
-    wanted = {normalize_title(t) for t in titles if isinstance(t, str)} - {""}
+    """The OpenReview forum of the one submission titled as the paper: as a source this run spelled it, or,
+    when none did, as the club stored it (a club's own short name for a paper is never searched beside one)."""
+    titles = [t for r in records if isinstance(t := r.fields.get("title"), str) and t.strip()]
+    titles = titles or ([target.title] if target.title and target.title.strip() else [])
+    wanted = {normalize_title(t) for t in titles} - {""}
     if not wanted or clients.openreview is None:
         return None
-    hits = await clients.openreview.search_forums(next(t for t in titles if isinstance(t, str) and t.strip()))
+    hits = await clients.openreview.search_forums(titles[0])
     forums = {hit.forum_id for hit in hits if hit.title and normalize_title(hit.title) in wanted}
     return forums.pop() if len(forums) == 1 else None  # none or several with that title: nothing guessed
 
