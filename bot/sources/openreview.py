@@ -11,6 +11,7 @@ waits out a 429's ``details.resetTime`` when there is no Retry-After (openreview
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -18,6 +19,8 @@ from typing import Any, Unpack
 
 from bot.sources import clean
 from bot.sources.http import ClientOptions, RateLimit, Reply, SourceClient
+
+log = logging.getLogger("paperclub.sources")
 
 SOURCE = "openreview"
 API_ROOT = "https://api2.openreview.net"
@@ -135,6 +138,8 @@ class OpenReviewClient(SourceClient):
             "limit": str(SEARCH_LIMIT),
         }
         reply = await self.http.get("/notes/search", params, max_wait=max_wait)
+        if reply.status == 400:  # our query refused: no paper is found until it is fixed, so say so
+            log.warning("OpenReview refused a title search (HTTP 400): %r", reply.text[:200])
         body = self.http.answer(reply, "search", unknown=(400, 404))
         if body is None:
             return []

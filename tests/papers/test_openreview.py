@@ -194,3 +194,14 @@ async def test_search_trouble(openreview: OpenReviewStandin, timer: VirtualTimer
         assert [(h.forum_id, h.title) for h in await client.search_forums("TMax")] == [("tmaxForum1", None)]
     finally:
         await client.close()
+
+
+async def test_a_refused_search_finds_nothing_and_says_so(
+    client: OpenReviewClient, openreview: OpenReviewStandin, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A 400 means our query is wrong, not that the source is down: nothing found (the paper completes),
+    and a warning for the operator."""
+    openreview.fail_next(1, status=400)
+    with caplog.at_level("WARNING", logger="paperclub.sources"):
+        assert await client.search_forums("TMax") == []
+    assert "refused a title search (HTTP 400)" in caplog.text
