@@ -4,9 +4,10 @@
 in the shapes of OpenReview's docs (https://docs.openreview.net, API v2 entities: Note); reviews are here so
 tests can show a client never reads their text. ``GET /notes/search?term=...&source=forum`` is the API's
 full-text search (openreview-py's ``search_notes``: ``term``, ``content``, ``group``, ``source``, ``limit``),
-here every word of the term in a note's title or abstract, submissions only for ``source=forum``. OpenReview publishes no rate limit (its maintainers set and
-change them: openreview/openreview#254, #437), so the stand-in holds requests to ``limit`` per ``per`` seconds
-and answers beyond that with OpenReview's RateLimitError body and no Retry-After.
+here every word of the term in a note's title or abstract, submissions only for ``source=forum``.
+OpenReview publishes no rate limit (its maintainers set and change them: openreview/openreview#254, #437),
+so the stand-in holds requests to ``limit`` per ``per`` seconds and answers beyond that with OpenReview's
+RateLimitError body and no Retry-After.
 """
 
 from __future__ import annotations

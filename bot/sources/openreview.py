@@ -4,8 +4,9 @@ the reviews (only ``venue``/``venueid`` and the decision note's ``decision`` are
 Shapes: OpenReview's docs (https://docs.openreview.net, "Using the API: Notes", API v2 Note): ``GET
 /notes?forum=<id>`` lists the forum's public notes, ``content`` fields are ``{"value": ...}``, the decision
 note's invitation ends in ``/-/Decision``; ``GET /notes/search?term=...&source=forum`` is the full-text
-search over submissions (openreview-py's ``search_notes``). Rate: no published figure; the client keeps 1 request/s and
-waits out a 429's ``details.resetTime`` when there is no Retry-After (openreview/openreview#437).
+search over submissions (openreview-py's ``search_notes``). Rate: no published figure; the client keeps
+1 request/s and waits out a 429's ``details.resetTime`` when there is no Retry-After
+(openreview/openreview#437).
 """
 
 from __future__ import annotations

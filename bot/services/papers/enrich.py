@@ -3,8 +3,8 @@
 :func:`enrich_due` picks papers never enriched or enriched over :data:`REFRESH_AFTER` ago, asks Semantic
 Scholar for those with an arXiv id or DOI in one batch, OpenReview per paper with a forum (its venue and
 decision; a paper first enriched without one has its title searched there, and only a submission with the
-same title is taken) and Hugging Face per arXiv paper (a DOI-only paper: Crossref, or DataCite for arXiv's own
-DOIs), with no transaction open meanwhile, then merges each paper's answers
+same title is taken) and Hugging Face per arXiv paper (a DOI-only paper: Crossref, or DataCite for arXiv's
+own DOIs), with no transaction open meanwhile, then merges each paper's answers
 (:mod:`bot.services.papers.merge`) in one short transaction. A source that is down, rate-limited or
 answering garbage is skipped for this run and leaves the others' fields; its client keeps to its published
 rate limit and its Retry-After. Callers run this from a ``once`` job (bot/background.py), whose lease in
@@ -212,8 +212,8 @@ async def gather(clients: SourceClients, targets: Sequence[Target], now: datetim
 
 
 async def _forum_named(clients: SourceClients, target: Target, records: list[SourceRecord]) -> str | None:
-    """The OpenReview forum of the one submission titled as the paper: as a source this run spelled it, or,
-    when none did, as the club stored it (a club's own short name for a paper is never searched beside one)."""
+    """The OpenReview forum of the one submission titled as the paper: as a source this run spelled it,
+    or, when none did, as the club stored it (a club's short name is never searched beside a real title)."""
     titles = [t for r in records if isinstance(t := r.fields.get("title"), str) and t.strip()]
     titles = titles or ([target.title] if target.title and target.title.strip() else [])
     wanted = {normalize_title(t) for t in titles} - {""}

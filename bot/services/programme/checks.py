@@ -77,7 +77,7 @@ class Checker:
         return node
 
     def text(self, value: Any, where: str, line: int | None, *, required: bool = False) -> str | None:
-        """``value`` as text; None (with a problem when ``required`` or not text) for nothing or a non-text."""
+        """``value`` as text; None for nothing (a problem when ``required``) or a non-text (a problem)."""
         if value is None or (isinstance(value, str) and not value.strip()):
             if required:
                 self.add(line, where, "is required")
