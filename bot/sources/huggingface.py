@@ -44,6 +44,7 @@ class HubRepo:
     likes: int | None
     downloads: int | None
     url: str
+    path: str = ""  # its page under the Hub's root: "org/model", "datasets/org/set", "spaces/org/app"
 
 
 @dataclass(frozen=True)
@@ -144,10 +145,9 @@ class HuggingFaceClient(SourceClient):
             repo_id = entry.get("id")
             if not isinstance(repo_id, str) or not _REPO_ID.fullmatch(repo_id):
                 continue
-            url = f"{self.web_url}/{_KINDS[kind]}{repo_id}"
-            repos.append(
-                HubRepo(repo_id, clean.count(entry.get("likes")), clean.count(entry.get("downloads")), url)
-            )
+            path = f"{_KINDS[kind]}{repo_id}"
+            likes, downloads = clean.count(entry.get("likes")), clean.count(entry.get("downloads"))
+            repos.append(HubRepo(repo_id, likes, downloads, f"{self.web_url}/{path}", path))
         ranked = sorted(repos, key=lambda r: (-(r.likes or 0), -(r.downloads or 0), r.repo_id))
         return RepoLinks(len(repos), tuple(ranked[:TOP_REPOS]))
 

@@ -8,7 +8,7 @@ from typing import Any
 import discord
 
 from bot.layouts import Card, escape, escape_line, link_button, link_label
-from bot.services.papers.card import count_parts
+from bot.services.papers.card import count_parts, hub_top
 from bot.services.papers.history import PaperHistory, SessionRead
 from bot.services.papers.queries import PaperCard
 from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
@@ -35,6 +35,15 @@ def facts_line(card: PaperCard) -> str | None:
 def counts_line(card: PaperCard) -> str | None:
     """Citations and what Hugging Face links to it."""
     return " · ".join(count_parts(card.record)) or None
+
+
+def hub_line(card: PaperCard) -> str | None:
+    """The most liked models, data sets and Spaces by name (escaped; their pages are a click away on the
+    paper's Hugging Face page, so no link is made of a name a source chose)."""
+    kinds: dict[str, list[str]] = {}
+    for repo in hub_top(card.record):
+        kinds.setdefault(repo.kind, []).append(escape_line(repo.name, 100))
+    return " · ".join(f"{kind}: {', '.join(names)}" for kind, names in kinds.items()) or None
 
 
 def session_line(read: SessionRead) -> str:
@@ -101,7 +110,7 @@ def paper_card(card: PaperCard, *, page_url: str | None = None) -> Card:
     paper, record = card.paper, card.record
     authors = escape_line(paper.authors, AUTHORS_SHOWN) if paper.authors else None
     built = Card(accent=ACCENT).heading(paper.title, below=authors)
-    top = [line for line in (facts_line(card), counts_line(card)) if line]
+    top = [line for line in (facts_line(card), counts_line(card), hub_line(card)) if line]
     if record.tldr:
         top.append(f"**TLDR:** {escape(record.tldr, TLDR_SHOWN)}")
     if top:

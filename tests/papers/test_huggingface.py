@@ -66,6 +66,8 @@ async def test_paper_page_with_links(client: HuggingFaceClient, huggingface: Hug
     assert paper.models.top[1].downloads == 9000
     assert paper.datasets.count == 1
     assert paper.datasets.top[0].url == "https://huggingface.co/datasets/example/terminal-tasks"
+    assert paper.datasets.top[0].path == "datasets/example/terminal-tasks"  # what enrichment stores
+    assert paper.models.top[1].path == "example/tmax-7b"
     assert paper.spaces.count == 4
     assert len(paper.spaces.top) == TOP_REPOS
     assert paper.spaces.top[0].url == "https://huggingface.co/spaces/example/tmax-demo"

@@ -73,6 +73,16 @@ async def club_with_history(env) -> dict[str, int]:
         code_url="https://github.com/example/tmax",
         hf_url="https://huggingface.co/papers/2401.12345",
         hf_models=3,
+        hf_datasets=1,
+        hf_spaces=1,
+        hf_upvotes=41,
+        hf_top=[
+            "example/tmax_7b",
+            "example/tmax-1b",
+            "datasets/example/terminal-tasks",
+            "spaces/a/b",
+            "../x y",
+        ],
         openreview_url="https://openreview.net/forum?id=tmax",
         s2_url=S2_PAGE,
         field_sources={"tldr": ["semantic_scholar", at], "code_url": ["huggingface", at]},
@@ -93,7 +103,14 @@ async def test_paper_card_with_every_source_and_the_club_history(discord_env) ->
     text = shown.text
     assert "Hamish Ivison, Ada\\_Lovelace" in text
     assert "2026 · ICLR 2026 · Oral" in text
-    assert "42 citations (7 influential) · 3 models" in text
+    assert (
+        "42 citations (7 influential) · 3 models · 1 data set · 1 Space · 41 upvotes on Hugging Face" in text
+    )
+    # the most liked by name, escaped, never a link made of a name; a path not of the Hub's form left out
+    assert (
+        "Models: example/tmax\\_7b, example/tmax-1b · Data sets: example/terminal-tasks · Spaces: a/b" in text
+    )
+    assert "x y" not in text
     assert "**TLDR:** \\<script>alert(1)\\</script> @everyone \\*\\*bold\\*\\* \\<@123>" in text
     assert "\\[x](https://evil.example)" in text  # shown as typed: no masked link
     assert ", read against **Terminal-World** and **T1**" in text

@@ -49,6 +49,8 @@ async def seed_card(club: Club) -> dict[str, int]:
         tmax.influential_citation_count = 7
         tmax.code_url = "https://github.com/example/tmax"
         tmax.hf_url = "https://huggingface.co/papers/2401.12345"
+        tmax.hf_models, tmax.hf_datasets, tmax.hf_upvotes = 2, 1, 41
+        tmax.hf_top = ["example/tmax-7b", "datasets/example/tasks", "<script>/x", "javascript:alert(1)"]
         tmax.openreview_url = "javascript:window.__pwned=1"  # never a link
         tmax.s2_url = S2_PAGE
         tmax.field_sources = {"tldr": ["semantic_scholar", at]}
@@ -82,7 +84,10 @@ async def test_paper_page_shows_the_card_escaped(client: TestClient, club: Club)
     assert TITLE in text  # shown as typed, as text
     assert f"TLDR: {TLDR}" in text
     assert "2026 · ICLR 2026" in text
-    assert "42 citations (7 influential)" in text
+    assert "42 citations (7 influential) · 2 models · 1 data set · 41 upvotes on Hugging Face" in text
+    assert (
+        "Models: example/tmax-7b · Data sets: example/tasks" in text
+    )  # a path not of the Hub's form: left out
     assert "read against Terminal-World and T1" in text
     assert "Suggested by 1 member; 1 offered to present it." in text
     assert str(SUBMITTER) not in html
@@ -91,6 +96,8 @@ async def test_paper_page_shows_the_card_escaped(client: TestClient, club: Club)
     hrefs = [attrs.get("href") for tag, attrs in tags.tags if tag == "a"]
     assert "https://github.com/example/tmax" in hrefs
     assert "https://huggingface.co/papers/2401.12345" in hrefs
+    assert "https://huggingface.co/example/tmax-7b" in hrefs
+    assert "https://huggingface.co/datasets/example/tasks" in hrefs
     assert S2_PAGE in hrefs  # Semantic Scholar's attribution, a link back
     assert not any("javascript" in (h or "") for h in hrefs)
     assert f"../../papers/{ids['world']}/" in hrefs

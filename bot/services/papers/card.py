@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.sources.huggingface import WEB_ROOT as HUB_ROOT
 from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
 from bot.text import cut, markdown_link, one_line
 from db.models import Paper
@@ -16,6 +17,8 @@ from db.models import Paper
 LINE_MAX = 300
 TLDR_SHOWN = 400
 _MARKDOWN = re.compile(r"([\\*_~`|>#\[\]])")
+_HUB_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}"
+_HUB_PATH = re.compile(rf"(?:(datasets|spaces)/)?({_HUB_NAME}(?:/{_HUB_NAME})?)")  # as huggingface.py checks
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,9 @@ class PaperRecord:
     hf_url: str | None = None
     hf_models: int | None = None
     hf_datasets: int | None = None
+    hf_spaces: int | None = None
+    hf_upvotes: int | None = None
+    hf_top: tuple[str, ...] = ()  # the most liked repos' paths on the Hub ("org/m", "datasets/org/d")
     openreview_url: str | None = None
     s2_url: str | None = None
     from_scholar: bool = False  # a field shown came from Semantic Scholar: its attribution is due
@@ -55,6 +61,9 @@ def paper_record(row: Paper) -> PaperRecord:
         hf_url=row.hf_url,
         hf_models=row.hf_models,
         hf_datasets=row.hf_datasets,
+        hf_spaces=row.hf_spaces,
+        hf_upvotes=row.hf_upvotes,
+        hf_top=tuple(p for p in (row.hf_top or ()) if isinstance(p, str)),
         openreview_url=row.openreview_url,
         s2_url=row.s2_url,
         from_scholar=any(isinstance(v, list) and v[:1] == ["semantic_scholar"] for v in sources.values()),
@@ -74,7 +83,8 @@ def _counted(count: int, noun: str) -> str:
 
 
 def count_parts(record: PaperRecord, *, models: bool = True) -> list[str]:
-    """'120 citations (7 influential)', then (with ``models``) Hugging Face's models and data sets."""
+    """'120 citations (7 influential)', then (with ``models``) Hugging Face's models, data sets, Spaces
+    and upvotes."""
     parts: list[str] = []
     if record.citation_count is not None:
         cited = _counted(record.citation_count, "citation")
@@ -85,7 +95,32 @@ def count_parts(record: PaperRecord, *, models: bool = True) -> list[str]:
         parts.append(_counted(record.hf_models, "model"))
     if models and record.hf_datasets:
         parts.append(_counted(record.hf_datasets, "data set"))
+    if models and record.hf_spaces:
+        parts.append(_counted(record.hf_spaces, "Space"))
+    if models and record.hf_upvotes:
+        parts.append(_counted(record.hf_upvotes, "upvote") + " on Hugging Face")
     return parts
+
+
+@dataclass(frozen=True)
+class HubRepo:
+    """One of the most liked repos citing the paper, as the card names and links it."""
+
+    kind: str  # "Models", "Data sets", "Spaces"
+    name: str  # "org/name", the Hub's repo id form (checked)
+    url: str
+
+
+def hub_top(record: PaperRecord) -> list[HubRepo]:
+    """The most liked models, data sets and Spaces, in that order (paths not of the Hub's form skipped)."""
+    found = []
+    for path in record.hf_top:
+        match = _HUB_PATH.fullmatch(path)
+        if match:
+            kind = {"datasets": "Data sets", "spaces": "Spaces"}.get(match.group(1) or "", "Models")
+            found.append(HubRepo(kind, match.group(2), f"{HUB_ROOT}/{path}"))
+    order = ("Models", "Data sets", "Spaces")
+    return sorted(found, key=lambda repo: order.index(repo.kind))
 
 
 def short_lines(record: PaperRecord) -> list[str]:

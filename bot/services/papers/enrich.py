@@ -133,7 +133,7 @@ def scholar_fields(paper: ScholarPaper) -> dict[str, Any]:
 
 def hub_fields(paper: HubPaper) -> dict[str, Any]:
     """A Hugging Face answer as merge fields."""
-    top = [repo.repo_id for links in (paper.models, paper.datasets, paper.spaces) for repo in links.top]
+    top = [repo.path for links in (paper.models, paper.datasets, paper.spaces) for repo in links.top]
     return {
         "title": paper.title,
         "authors": paper.authors,

@@ -48,6 +48,7 @@ PRECEDENCE: dict[str, tuple[str, ...]] = {
     "hf_spaces": (HF,),
     "hf_top": (HF,),
 }
+HUB_TOP_KEPT = 9  # the few most liked models, data sets and Spaces (three of each kind)
 #: Fields a refresh asks for again (weekly): the counts and the links.
 REFRESHED = frozenset(
     {"citation_count", "influential_citation_count", "pdf_url", "code_url", "project_url", "hf_upvotes"}
@@ -95,7 +96,7 @@ def sanitize(name: str, value: Any) -> Any:
     if name == "year":
         return clean.year(value)
     if name == "hf_top":
-        return list(clean.names(clean.items(value), kept=5)) or None
+        return list(clean.names(clean.items(value), kept=HUB_TOP_KEPT)) or None
     if name == "authors" and isinstance(value, (list, tuple)):
         value = ", ".join(clean.names(value))
     if name in _TEXT_CAPS:

@@ -12,7 +12,7 @@ from typing import Final
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
-from bot.services.papers.card import count_parts
+from bot.services.papers.card import count_parts, hub_top
 from bot.services.papers.queries import PaperCard, card_of, paper_by_id
 from bot.services.site.config import SiteConfig
 from bot.services.site.views import Display, SiteView, http_link, site_view
@@ -45,7 +45,8 @@ class PaperPageView:
     facts: tuple[str, ...]  # year, venue, decision
     tldr: str | None
     abstract: str | None
-    counts: tuple[str, ...]  # citations, models, data sets
+    counts: tuple[str, ...]  # citations, models, data sets, Spaces, upvotes
+    hub: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # (kind, ((repo name, its Hub page), ...))
     links: tuple[tuple[str, str], ...]  # (label, address), each http(s)
     attribution: tuple[str, str] | None  # Semantic Scholar's (text, link back) when a field came from it
     sessions: tuple[ReadInView, ...]
@@ -84,6 +85,13 @@ def _links(card: PaperCard) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def _hub(card: PaperCard) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    kinds: dict[str, list[tuple[str, str]]] = {}
+    for repo in hub_top(card.record):
+        kinds.setdefault(repo.kind, []).append((repo.name, repo.url))
+    return tuple((kind, tuple(repos)) for kind, repos in kinds.items())
+
+
 def page_view(card: PaperCard, abstract: str | None, display: Display) -> PaperPageView:
     """A card's values as the page shows them (dates in the guild's first zone)."""
     record, history = card.record, card.history
@@ -114,6 +122,7 @@ def page_view(card: PaperCard, abstract: str | None, display: Display) -> PaperP
         tldr=record.tldr,
         abstract=abstract[:ABSTRACT_LIMIT] if abstract else None,
         counts=tuple(counts),
+        hub=_hub(card),
         links=_links(card),
         attribution=attribution,
         sessions=sessions,
