@@ -34,6 +34,7 @@ async def test_demo_prints_the_tour() -> None:
         "ICLR 2026 Oral · Accept (Oral)",
         "**TLDR:**",
         "2 models",
+        "Models: example/tmax-7b, example/tmax-1b",
         "[ Code ↗ ]",
         "[ OpenReview ↗ ]",
     ):
