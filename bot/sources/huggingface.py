@@ -36,6 +36,16 @@ _ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}|[a-z][a-z-]*(?:\.[A-Z]{2})?/\d{7}")
 _KINDS = {"models": "", "datasets": "datasets/", "spaces": "spaces/"}
 
 
+def split_path(path: str) -> tuple[str, str] | None:
+    """A repo's Hub path ("org/m", "datasets/org/d", "spaces/org/s") as (kind, repo id), kind being
+    "models", "datasets" or "spaces"; None for a path not of that form."""
+    for kind, prefix in _KINDS.items():
+        if prefix and path.startswith(prefix):
+            repo_id = path.removeprefix(prefix)
+            return (kind, repo_id) if _REPO_ID.fullmatch(repo_id) else None
+    return ("models", path) if _REPO_ID.fullmatch(path) else None
+
+
 @dataclass(frozen=True)
 class HubRepo:
     """One model, data set or Space on the Hub that cites the paper."""

@@ -40,10 +40,9 @@ def counts_line(card: PaperCard) -> str | None:
 def hub_line(card: PaperCard) -> str | None:
     """The most liked models, data sets and Spaces by name (escaped; their pages are a click away on the
     paper's Hugging Face page, so no link is made of a name a source chose)."""
-    kinds: dict[str, list[str]] = {}
-    for repo in hub_top(card.record):
-        kinds.setdefault(repo.kind, []).append(escape_line(repo.name, 100))
-    return " · ".join(f"{kind}: {', '.join(names)}" for kind, names in kinds.items()) or None
+    kinds = hub_top(card.record)
+    shown = [f"{kind}: {', '.join(escape_line(name, 100) for name, _ in repos)}" for kind, repos in kinds]
+    return " · ".join(shown) or None
 
 
 def session_line(read: SessionRead) -> str:

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from bot.sources.huggingface import WEB_ROOT as HUB_ROOT
+from bot.sources.huggingface import split_path
 from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
 from bot.text import cut, markdown_link, one_line
 from db.models import Paper
@@ -17,8 +18,7 @@ from db.models import Paper
 LINE_MAX = 300
 TLDR_SHOWN = 400
 _MARKDOWN = re.compile(r"([\\*_~`|>#\[\]])")
-_HUB_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}"
-_HUB_PATH = re.compile(rf"(?:(datasets|spaces)/)?({_HUB_NAME}(?:/{_HUB_NAME})?)")  # as huggingface.py checks
+_HUB_KINDS = {"models": "Models", "datasets": "Data sets", "spaces": "Spaces"}
 
 
 @dataclass(frozen=True)
@@ -102,25 +102,14 @@ def count_parts(record: PaperRecord, *, models: bool = True) -> list[str]:
     return parts
 
 
-@dataclass(frozen=True)
-class HubRepo:
-    """One of the most liked repos citing the paper, as the card names and links it."""
-
-    kind: str  # "Models", "Data sets", "Spaces"
-    name: str  # "org/name", the Hub's repo id form (checked)
-    url: str
-
-
-def hub_top(record: PaperRecord) -> list[HubRepo]:
-    """The most liked models, data sets and Spaces, in that order (paths not of the Hub's form skipped)."""
-    found = []
+def hub_top(record: PaperRecord) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The most liked models, data sets and Spaces, in that order: (kind, [(repo id, its Hub page)]);
+    a stored path not of the Hub's form is skipped."""
+    kinds: dict[str, list[tuple[str, str]]] = {kind: [] for kind in _HUB_KINDS}
     for path in record.hf_top:
-        match = _HUB_PATH.fullmatch(path)
-        if match:
-            kind = {"datasets": "Data sets", "spaces": "Spaces"}.get(match.group(1) or "", "Models")
-            found.append(HubRepo(kind, match.group(2), f"{HUB_ROOT}/{path}"))
-    order = ("Models", "Data sets", "Spaces")
-    return sorted(found, key=lambda repo: order.index(repo.kind))
+        if found := split_path(path):
+            kinds[found[0]].append((found[1], f"{HUB_ROOT}/{path}"))
+    return [(_HUB_KINDS[kind], repos) for kind, repos in kinds.items() if repos]
 
 
 def short_lines(record: PaperRecord) -> list[str]:

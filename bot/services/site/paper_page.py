@@ -85,13 +85,6 @@ def _links(card: PaperCard) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _hub(card: PaperCard) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
-    kinds: dict[str, list[tuple[str, str]]] = {}
-    for repo in hub_top(card.record):
-        kinds.setdefault(repo.kind, []).append((repo.name, repo.url))
-    return tuple((kind, tuple(repos)) for kind, repos in kinds.items())
-
-
 def page_view(card: PaperCard, abstract: str | None, display: Display) -> PaperPageView:
     """A card's values as the page shows them (dates in the guild's first zone)."""
     record, history = card.record, card.history
@@ -122,7 +115,7 @@ def page_view(card: PaperCard, abstract: str | None, display: Display) -> PaperP
         tldr=record.tldr,
         abstract=abstract[:ABSTRACT_LIMIT] if abstract else None,
         counts=tuple(counts),
-        hub=_hub(card),
+        hub=tuple((kind, tuple(repos)) for kind, repos in hub_top(card.record)),
         links=_links(card),
         attribution=attribution,
         sessions=sessions,
