@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import io
+import logging
 import re
 import types
 from pathlib import Path
@@ -204,13 +205,13 @@ async def _run_with(monkeypatch: pytest.MonkeyPatch, *steps: Any) -> tuple[int, 
 async def test_a_scene_that_finds_nothing_fails_the_demo(monkeypatch: pytest.MonkeyPatch) -> None:
     async def looks_for_a_session(demo: Demo) -> None:
         demo.narrate("An organizer announces a session that was never added")
-        await demo.invoke("session list", member=demo.member)
         await demo.session_titled("No such session")
 
     code, out, err = await _run_with(monkeypatch, looks_for_a_session)
     assert code == 1
-    assert (
-        "The demo failed: the scene “An organizer announces a session that was never added” found no " in err
+    assert err.strip() == (
+        "The demo failed: the scene “An organizer announces a session that was never added” found no session "
+        "titled “No such session” in the store."
     )
     assert "Demo finished" not in out
 
@@ -234,6 +235,22 @@ async def test_a_scene_that_breaks_names_itself(monkeypatch: pytest.MonkeyPatch)
     assert code == 1
     assert "The demo failed in the scene “A scene whose step breaks”:" in err
     assert "KeyError: 'no such message'" in err
+
+
+async def test_an_error_the_bot_logs_fails_its_scene(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Work a scene sets off in the background can fail without a reply saying so: the bot's log tells."""
+
+    async def logs_an_error(demo: Demo) -> None:
+        demo.narrate("A scene whose background work fails")
+        demo.show("something")
+        logging.getLogger("paperclub.reminders").error("could not send reminder 7")
+
+    code, _, err = await _run_with(monkeypatch, logs_an_error)
+    assert code == 1
+    assert (
+        "the scene “A scene whose background work fails” made the bot log an error: paperclub.reminders: could "
+        "not send reminder 7"
+    ) in err
 
 
 def test_the_packaged_programme_is_examples_club_yaml() -> None:

@@ -90,12 +90,13 @@ async def run_demo(*, verbose: bool = False, out: TextIO = sys.stdout, err: Text
             async with env:
                 demo = Demo(env, out)
                 print(introduction(env), file=out)
-                demo.begin()
+                demo.watch_log(True)
                 try:
                     for module in discover_tours():
                         await module.tour(demo)
+                    demo.end_scene()
                 finally:
-                    demo.end()
+                    demo.watch_log(False)
     except SceneFailed as failure:
         print(f"\nThe demo failed: {failure}.", file=err)
         return 1

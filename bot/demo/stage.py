@@ -81,15 +81,11 @@ class Demo:
         return getattr(self.env, name)
 
     # -- scenes ---------------------------------------------------------------------------------------------
-    def begin(self) -> None:
-        """Start watching the bot's log for errors (until :meth:`end`)."""
-        logging.getLogger().addHandler(self._errors)
-
-    def end(self) -> None:
-        """The last scene is over: check it, stop watching the log."""
-        try:
-            self.end_scene()
-        finally:
+    def watch_log(self, on: bool) -> None:
+        """Start (or stop) watching the bot's log for errors: one logged during a scene fails it."""
+        if on:
+            logging.getLogger().addHandler(self._errors)
+        else:
             logging.getLogger().removeHandler(self._errors)
 
     def narrate(self, text: str) -> None:
