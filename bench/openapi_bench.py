@@ -27,7 +27,8 @@ from multidict import MultiDict
 
 from bench.common import percentile
 from bot.demo.botenv import BotEnv
-from bot.demo.runner import Demo, discover_tours
+from bot.demo.runner import discover_tours
+from bot.demo.stage import Demo
 from standin.openapi import load_spec
 
 

@@ -1,45 +1,184 @@
-"""`paperclub demo` runs offline, prints its tour, and prints the same tour every time."""
+"""`paperclub demo` runs offline, prints every scene's key lines, prints the same tour every time, and fails
+naming the scene when one cannot show what it is about."""
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import io
+import logging
+import re
+import types
 from pathlib import Path
+from typing import Any
 
+import pytest
+
+from bot.demo import runner
 from bot.demo.runner import discover_tours, run_demo
+from bot.demo.stage import Demo
+from bot.demo.tours import setup
 from bot.demo.tours.reading import club_programme
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = 5
+HEADING = re.compile(r"\n─{78}\n▶ (.+)\n─{78}\n")
 
 
-async def test_demo_prints_the_tour() -> None:
-    out = io.StringIO()
-    assert await run_demo(out=out) == 0
-    text = out.getvalue()
-    assert "@Adam uses /setup ping_role role:@Readers" in text
-    assert "Only members with Manage Server can change the club's settings." in text
-    assert "Demo finished" in text
-    assert "Traceback" not in text
-    # the website tour (bot/demo/tours/site.py): the home page's address and text, a Session page link
-    assert "Website on: https://club.example.org/paper-club/." in text
-    assert "GET https://club.example.org/paper-club/ → 200 text/html; charset=utf-8" in text
-    assert "  │ • 16 October — Sandbox infrastructure for environments at scale." in text
-    assert "  │ • Where. A video call; sign up on Luma beforehand" in text
-    assert "[ Session page ↗ ]" in text
-    # the papers tour (bot/demo/tours/papers.py): a card with every source filled, OpenReview found by title
-    card = text[text.index("@Rita uses /paper show paper:TMax") :]
-    card = card[: card.index("└")]
+def split_scenes(text: str) -> dict[str, str]:
+    """The tour's scenes, heading → what the scene printed."""
+    parts = HEADING.split(text)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def scene(scenes: dict[str, str], start: str) -> str:
+    """What the one scene whose heading starts with ``start`` printed."""
+    found = [body for heading, body in scenes.items() if heading.startswith(start)]
+    assert len(found) == 1, f"{len(found)} scenes start with {start!r}: {list(scenes)}"
+    return found[0]
+
+
+def reply_to(body: str, action: str) -> str:
+    """The lines a scene printed from ``action`` (a use or a press) up to the next blank line."""
+    assert action in body, f"{action!r} not in:\n{body}"
+    return body[body.index(action) :].split("\n\n")[0]
+
+
+@pytest.fixture(scope="module")
+def tour() -> str:
+    """One run of the demo, read by the tests of each tour."""
+    out, err = io.StringIO(), io.StringIO()
+    assert asyncio.run(run_demo(out=out, err=err)) == 0, err.getvalue()
+    assert err.getvalue() == ""
+    return out.getvalue()
+
+
+def test_every_scene_shows_something(tour: str) -> None:
+    scenes = split_scenes(tour)
+    assert all(body.strip() for body in scenes.values()), [
+        h for h, body in scenes.items() if not body.strip()
+    ]
+    assert tour.rstrip().endswith(f"Demo finished: {len(scenes)} scenes.")
+    assert "Traceback" not in tour
+    intro = tour[: tour.index("▶")]
+    for service in ("Discord", "arXiv", "Semantic Scholar", "Hugging Face", "OpenReview"):
+        assert service in intro
+    assert intro.count("stand-in") == 1  # said once, at the start
+    assert not any("stand-in" in body for body in scenes.values())
+
+
+def test_setup_scenes(tour: str) -> None:
+    scenes = split_scenes(tour)
+    first = scene(scenes, "An admin sets the club up")
+    assert "@Adam uses /setup ping_role role:@Readers" in first
+    checked = scene(scenes, "An organizer checks the settings")
+    assert "Only members with Manage Server can change the club's settings." in checked
+    # the quiet steps before it were waited for: the first settings card has them all
+    card = first[first.index("Paper club settings") :]
+    assert "Announcements channel: #announcements" in card[: card.index("└")]
+    assert "not set" not in card[: card.index("└")]
+
+
+def test_the_demo_session_is_announced(tour: str) -> None:
+    """The demo's own session (not the club's): papers titled by the local arXiv, the announcement with its
+    three buttons, its thread with the presenter, its Discord event."""
+    scenes = split_scenes(tour)
+    added = scene(scenes, "An organizer adds the demo's session")
+    assert "Demo session: agents in real software" in added
+    assert "SWE-bench: Can Language Models Resolve Real-World" in added
+    assert "arXiv:2310.06770" not in added.split("uses /session add")[1].split("\n", 2)[2]  # titles, not ids
+
+    announced = scene(scenes, "…and announces it")
+    post = announced[announced.index("#announcements  PaperClub (bot):") :]
+    assert "Thursday 3 December, 9:30 AM PT / 5:30 PM GMT / 11:00 PM IST" in post
+    assert "Thursday 3 December 2026, 5:30 PM UTC (in 3 days)" in post  # each reader's own time
+    assert "[ Sign up ↗ ] [ ⏰ Remind me ] [ 📅 Add to calendar ]" in post
+    assert "🧵 thread: Demo session: agents in real software" in post
+    assert "(@Sam, the presenter, is added to the thread)" in post
+    assert "— the server's Events —\n  📅 Demo session: agents in real software" in post
+    assert "Thursday 3 December 2026, 5:30 PM UTC · https://lu.ma/paperclub" in post
+
+    pressed = scene(scenes, "Rita presses Remind me")
+    remind = reply_to(pressed, "@Rita presses [⏰ Remind me]")
+    assert "[ephemeral]" in remind
+    assert "Demo session: agents in real software" in remind
+    calendar = reply_to(pressed, "@Rita presses [📅 Add to calendar]")
+    assert "📎 paperclub-session-1.ics" in calendar
+
+    listed = scene(scenes, "Tom lists what is coming")
+    assert "Demo session: agents in real software" in reply_to(listed, "@Tom uses /session list")
+    refused = reply_to(listed, "@Rita uses /session cancel session:1")
+    assert "[ephemeral]" in refused
+    assert "Only organizers" in refused
+    assert "cancelled" not in refused.lower()
+
+
+def test_the_reminders_go_out(tour: str) -> None:
+    scenes = split_scenes(tour)
+    asked = scene(scenes, "Tom asks for a DM two hours before")
+    assert "[ephemeral]" in reply_to(asked, "@Tom uses /remind me session:1 before:2h")
+
+    chat = scene(scenes, "Fast-forward to Tuesday 1 December, 9:00 AM PT")
+    assert "#general  PaperClub (bot):" in chat
+    assert "@everyone\n  (pinged: nobody)" in chat
+    assert "DM @Sam  PaperClub (bot):" in chat  # the presenter's, three days before
+
+    day = scene(scenes, "Fast-forward to Wednesday 2 December, 9:30 AM PT, a day before")
+    post = day[day.index("#announcements  PaperClub (bot):") :]
+    assert post.split("\n")[1].startswith("  @Readers ")
+    assert "Demo session: agents in real software" in post
+    assert post.rstrip().endswith("(pinged: @Readers)")
+
+    assert "DM @Tom  PaperClub (bot):" in scene(scenes, "Thursday 3 December, 7:30 AM PT, two hours before")
+    hour = scene(scenes, "Thursday 3 December, 8:30 AM PT, an hour before")
+    assert "#announcements  PaperClub (bot):" in hour
+    assert "DM @Rita  PaperClub (bot):" in hour
+
+
+def test_the_series_and_the_nudge(tour: str) -> None:
+    scenes = split_scenes(tour)
+    assert "Demo Thursdays" in scene(scenes, "An organizer makes a weekly series")
+    claimed = scene(scenes, "The open weeks go up")
+    assert "[ 🙋 Thu 17 Dec ]" in claimed
+    assert "✓" not in claimed  # a green button is not "done"
+    nudge = scene(scenes, "A week before the next open week")
+    posts = [p for p in nudge.split("\n#") if "PaperClub (bot):" in p.split("\n")[0]]
+    assert posts, nudge
+    assert all("Demo Thursdays" in p and "Thursday 10 December" in p for p in posts)
+    assert "@Tom" in scene(scenes, "Everyone can see the programme")
+
+
+def test_the_programme_papers_and_site(tour: str) -> None:
+    scenes = split_scenes(tour)
+    imported = scene(scenes, "An operator imports the club's real programme")
+    assert "$ paperclub import examples/club.yaml --guild " in imported
+    assert "sessions 15 new" in imported
+    # the papers tour: the club's "TMax" resolved to its arXiv paper, then the card the sources filled
+    resolve = scene(scenes, "The programme names a paper only as “TMax”")
+    assert "Tmax: A simple recipe for terminal agents" in resolve
+    assert "Lovelace" not in tour
+    card = scene(scenes, "Two minutes later the sources' answers have landed")
+    card = card[card.index("@Rita uses /paper show paper:TMax") : card.index("└")]
     for shown in (
-        "ICLR 2026 Oral · Accept (Oral)",
+        "Hamish Ivison, Junjie Oscar Yin",
         "**TLDR:**",
         "2 models",
-        "Models: example/tmax-7b, example/tmax-1b",
+        "Models: allenai/tmax-8b, allenai/tmax-sft-8b",
         "[ Code ↗ ]",
-        "[ OpenReview ↗ ]",
+        "Building data recipes for terminal agents",
     ):
         assert shown in card
-    assert "review's text" not in text
+    assert "Demo session" not in card  # the demo's session never read the club's TMax
+    # the website tour: the home page's address and text, a Session page link
+    assert "Website on: https://club.example.org/paper-club/." in tour
+    home = scene(scenes, "Anyone opens the home page")
+    assert "GET https://club.example.org/paper-club/ → 200 text/html; charset=utf-8" in home
+    assert "  │ • 16 October — Sandbox infrastructure for environments at scale." in home
+    assert "  │ • Where. A video call; sign up on Luma beforehand" in home
+    shown = scene(scenes, "A session's card now links its page")
+    assert "[ Session page ↗ ]" in shown
+    assert "ICLR 2024 oral" in shown  # OpenReview, found by SWE-bench's title
+    assert "review's text" not in tour
 
 
 async def test_demo_is_the_same_every_run() -> None:
@@ -51,11 +190,67 @@ async def test_demo_is_the_same_every_run() -> None:
         assert await run_demo(out=out) == 0
         outputs.append(out.getvalue())
     first = outputs[0]
-    card = first[first.index("Paper club settings") :]
-    assert "Announcements channel: #announcements" in card[: card.index("└")]
-    assert "not set" not in card[: card.index("└")]
     for other in outputs[1:]:
         assert other == first, "".join(difflib.unified_diff(first.splitlines(True), other.splitlines(True)))
+
+
+async def _run_with(monkeypatch: pytest.MonkeyPatch, *steps: Any) -> tuple[int, str, str]:
+    modules = [setup, *(types.SimpleNamespace(tour=step) for step in steps)]
+    monkeypatch.setattr(runner, "discover_tours", lambda: modules)
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_demo(out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+async def test_a_scene_that_finds_nothing_fails_the_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def looks_for_a_session(demo: Demo) -> None:
+        demo.narrate("An organizer announces a session that was never added")
+        await demo.session_titled("No such session")
+
+    code, out, err = await _run_with(monkeypatch, looks_for_a_session)
+    assert code == 1
+    assert err.strip() == (
+        "The demo failed: the scene “An organizer announces a session that was never added” found no session "
+        "titled “No such session” in the store."
+    )
+    assert "Demo finished" not in out
+
+
+async def test_a_scene_that_shows_nothing_fails_the_demo(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def silent(demo: Demo) -> None:
+        demo.narrate("A scene that returns early")
+
+    code, _, err = await _run_with(monkeypatch, silent)
+    assert code == 1
+    assert "the scene “A scene that returns early” showed nothing" in err
+
+
+async def test_a_scene_that_breaks_names_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def breaks(demo: Demo) -> None:
+        demo.narrate("A scene whose step breaks")
+        demo.show("something")
+        raise KeyError("no such message")
+
+    code, _, err = await _run_with(monkeypatch, breaks)
+    assert code == 1
+    assert "The demo failed in the scene “A scene whose step breaks”:" in err
+    assert "KeyError: 'no such message'" in err
+
+
+async def test_an_error_the_bot_logs_fails_its_scene(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Work a scene sets off in the background can fail without a reply saying so: the bot's log tells."""
+
+    async def logs_an_error(demo: Demo) -> None:
+        demo.narrate("A scene whose background work fails")
+        demo.show("something")
+        logging.getLogger("paperclub.reminders").error("could not send reminder 7")
+
+    code, _, err = await _run_with(monkeypatch, logs_an_error)
+    assert code == 1
+    assert (
+        "the scene “A scene whose background work fails” made the bot log an error: paperclub.reminders: could "
+        "not send reminder 7"
+    ) in err
 
 
 def test_the_packaged_programme_is_examples_club_yaml() -> None:

@@ -1,61 +1,81 @@
 """Tour: a title-only paper of the imported programme ("TMax") resolved with /paper resolve; the pick is
 remembered, so the second look answers at once; once the sources' answers land (arXiv, Semantic Scholar,
-Hugging Face, and OpenReview found by the paper's title), /paper show's card."""
+Hugging Face), /paper show's card."""
 
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
+from sqlalchemy import select
+
+from bot.demo.botenv import BotEnv
+from bot.demo.stage import Demo
+from db.models import Paper
 from standin.huggingface import repo
 
 ORDER = 75  # after the programme's import (reading, 70), which brings the title-only "TMax"
 
-TMAX = "TMax: Scaling Terminal Agents with Reinforcement Learning"
-TMAX_ID = "2511.00001"
-LITE = "TMax Lite: Small Terminal Agents"
+TMAX = "Tmax: A simple recipe for terminal agents"
+TMAX_ID = "2606.23321"
+TMAX_AUTHORS = [
+    "Hamish Ivison",
+    "Junjie Oscar Yin",
+    "Rulin Shao",
+    "Teng Xiao",
+    "Nathan Lambert",
+    "Hannaneh Hajishirzi",
+]
 
 
-async def tour(demo: Any) -> None:
-    """Tour: a paper card with every source filled, and a title-only name resolved with /paper resolve."""
-    env = demo.env
+def seed_sources(env: BotEnv) -> None:
+    """What the local sources know of the paper the club calls TMax: arXiv, Semantic Scholar and Hugging
+    Face its record (the counts are the demo's own), so the name resolves and the card fills."""
+    env.arxiv.add(
+        TMAX_ID,
+        TMAX,
+        TMAX_AUTHORS,
+        "An open RL recipe for terminal agents: generated terminal environments, outcome-only rewards, and "
+        "open data, models and code.",
+        "2026-06-22T13:32:52Z",
+    )
     env.semantic_scholar.add(
-        "s2tmax",
+        "tmax-demo",
         TMAX,
         arxiv_id=TMAX_ID,
-        year=2025,
-        venue="ICLR",
-        authors=["Hamish Ivison", "Ada Lovelace"],
-        tldr="Terminal agents trained with RL on thousands of generated tasks beat their SFT teachers.",
-        citation_count=38,
-        influential_citation_count=6,
+        year=2026,
+        authors=TMAX_AUTHORS,
+        tldr="Generated terminal environments and a simple outcome-only RL recipe train a 9B terminal agent "
+        "that beats much larger open models on Terminal-Bench 2.0.",
+        citation_count=12,
+        influential_citation_count=2,
         open_access_pdf=f"https://arxiv.org/pdf/{TMAX_ID}",
     )
-    env.semantic_scholar.add("s2lite", LITE, doi="10.5555/tmax-lite", year=2024, authors=["Alan Turing"])
     env.huggingface.add(
         TMAX_ID,
         TMAX,
-        authors=["Hamish Ivison", "Ada Lovelace"],
-        upvotes=41,
-        github_repo="https://github.com/example/tmax",
-        project_page="https://tmax.example.org/",
-        models=[repo("example/tmax-7b", likes=40, downloads=9000), repo("example/tmax-1b", 3)],
-        datasets=[repo("example/terminal-tasks", likes=12)],
+        authors=TMAX_AUTHORS,
+        upvotes=30,
+        github_repo="https://github.com/hamishivi/tmax",
+        published_at="2026-06-22T13:32:52.000Z",
+        models=[repo("allenai/tmax-8b", likes=20), repo("allenai/tmax-sft-8b", likes=5)],
     )
-    env.arxiv.add(TMAX_ID, TMAX, ["Hamish Ivison", "Ada Lovelace"])
-    env.openreview.add_submission(
-        "tmaxForum26",
-        TMAX,
-        venue="ICLR 2026 Oral",
-        venue_id="ICLR.cc/2026/Conference",
-        decision="Accept (Oral)",
-        reviews=["A review's text, which the bot never reads."],
-        authors=["Hamish Ivison", "Ada Lovelace"],
-    )
+
+
+async def tour(demo: Demo) -> None:
+    """Tour: a title-only name resolved with /paper resolve, then the paper's card with the sources filled."""
+    seed_sources(demo.env)
 
     demo.narrate("The programme names a paper only as “TMax”: an organizer asks which paper that is")
     offered = await (await demo.invoke("paper resolve", {"paper": "TMax"}, member=demo.organizer)).final()
-    await demo.click(offered, "paper:resolve:0", member=demo.organizer, label="Pick 1")
+    await demo.press(offered, "paper:resolve:0", member=demo.organizer)
+    async with demo.bot.session_factory() as db:
+        if (
+            await db.scalar(
+                select(Paper.id).where(Paper.guild_id == demo.guild.id, Paper.arxiv_id == TMAX_ID)
+            )
+            is None
+        ):
+            demo.fail("left “TMax” without its arXiv id")
 
     demo.narrate("The next time, the name resolves at once (no source is asked)")
     await demo.invoke("paper resolve", {"paper": "tmax"}, member=demo.organizer)
@@ -63,3 +83,8 @@ async def tour(demo: Any) -> None:
     demo.narrate("Two minutes later the sources' answers have landed: anyone can look at the paper's card")
     await demo.clock.advance(timedelta(minutes=2, seconds=1))  # the papers.enrich job's next slot
     await demo.invoke("paper show", {"paper": "TMax"}, member=demo.members[0])
+    async with demo.bot.session_factory() as db:
+        if not await db.scalar(
+            select(Paper.tldr).where(Paper.guild_id == demo.guild.id, Paper.arxiv_id == TMAX_ID)
+        ):
+            demo.fail("found no TLDR from Semantic Scholar on the paper")

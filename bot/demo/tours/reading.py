@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from importlib import resources
-from typing import Any
 
+from bot.demo.stage import Demo, button_label
 from bot.services.programme.files import import_text
 
 ORDER = 70  # after the other features' tours: the import then merges with whatever they created
@@ -20,23 +20,34 @@ def club_programme() -> str:
 AFTER_THE_PROGRAMME = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
 
 
-async def tour(demo: Any) -> None:
+async def tour(demo: Demo) -> None:
     """Import the club's programme, search what was read, build a reading list and export it."""
-    demo.narrate("The club's programme comes in from examples/club.yaml (what `paperclub import` does)")
+    demo.narrate("An operator imports the club's real programme, examples/club.yaml, into the server")
     if demo.clock.now() < AFTER_THE_PROGRAMME:
         await demo.clock.set(AFTER_THE_PROGRAMME)  # both November sessions have taken place
     text = club_programme()
     guild_id, report = await import_text(
         demo.bot.session_factory, text, suffix=".yaml", guild_id=demo.guild.id
     )
+    demo.show(f"  $ paperclub import examples/club.yaml --guild {guild_id}")
     demo.show(f"  imported examples/club.yaml: {report.summary(guild_id)}")
 
     demo.narrate("A member asks whether the club has read AutoEnv, then browses the history")
     await demo.invoke("reading search", {"query": "AutoEnv"}, member=demo.member)
     history = await demo.invoke("reading history", member=demo.member)
     page = await history.final()
-    next_id = next(b["custom_id"] for b in page.buttons if "Next" in b["label"])
-    await demo.click(page, next_id, member=demo.member, label="Next ▶")
+    # bot/paging.py: the pages' buttons carry pg:<name>:<arg>:<page>:<p|n>; n turns to the next
+    turn = next(
+        (
+            b
+            for b in page.buttons
+            if str(b.get("custom_id", "")).startswith("pg:") and b["custom_id"].endswith(":n")
+        ),
+        None,
+    )
+    if turn is None:
+        demo.fail("found no button to the history's next page")
+    await demo.click(page, turn["custom_id"], member=demo.member, label=button_label(turn))
 
     demo.narrate("An organizer puts two papers on a new reading list; a member may not")
     await demo.invoke(

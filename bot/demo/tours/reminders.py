@@ -1,27 +1,43 @@
-"""Tour: an organizer schedules a reminder in chat; fast-forward to it, to a session's automatic reminder
-in #announcements (pinging the Readers role, with the papers), and to a member's DM before the session."""
+"""Tour: an organizer schedules a reminder in chat and a member asks for a DM with /remind me; then the
+clock runs: the organizer's reminder (pinging nobody), the demo session's 24-hour reminder in #announcements
+(pinging the ping role only), the member's DM, and the 1-hour reminder with the DM of the member who
+pressed Remind me."""
 
 from __future__ import annotations
 
-import re
-from datetime import timedelta
-from typing import Any
+from datetime import datetime, timedelta
 
-from bot.services.sessions.store import get_session
+from sqlalchemy import select
+
+from bot.demo.stage import Demo
+from bot.demo.tours.sessions import TITLE
+from db.models.reminders import CUSTOM, Reminder
+from standin.state import Channel, Member, Message
 
 ORDER = 40
 
 
-async def _settle(demo: Any) -> None:
-    """After a clock move: let the reminders cog finish sending what fell due (steps settle by themselves)."""
+async def _fast_forward(demo: Demo, to: datetime) -> int:
+    """Move the clock to ``to`` and let what fell due go out; the mark from before the move."""
+    mark = demo.mark()
+    await demo.clock.set(to)
     await demo.settle()
+    return mark
 
 
-async def tour(demo: Any) -> None:
-    """Schedule a chat reminder and fast-forward to it, a session reminder and a member's DM."""
+def _posted(demo: Demo, channel: Channel | Member, mark: int, what: str) -> Message:
+    """The one message the bot posted in ``channel`` (or a member's DMs) since ``mark``."""
+    found = demo.since(channel, mark)
+    if not found:
+        demo.fail(f"sent no {what}")
+    return found[-1]
+
+
+async def tour(demo: Demo) -> None:
+    """Schedule a chat reminder and a member's DM, then fast-forward to each reminder going out."""
     readers = demo.world.readers
-    await demo.invoke("setup announcements", {"channel": demo.announcements}, member=demo.admin, quiet=True)
-    await demo.invoke("setup ping_role", {"role": readers}, member=demo.admin, quiet=True)
+    rita, sam, tom = demo.members[:3]
+    session = await demo.session_titled(TITLE)
 
     demo.narrate("An organizer schedules a reminder in #general; mentions in its text will not ping anyone")
     await demo.invoke(
@@ -29,42 +45,52 @@ async def tour(demo: Any) -> None:
         {"when": "tomorrow 9am", "message": "Vote for next week's paper in #suggestions today! @everyone"},
     )
 
-    demo.narrate("A session with a presenter and papers; a member asks for a DM two hours before it")
-    added = await demo.invoke(
-        "session add",
-        {
-            "title": "Environment synthesis at scale",
-            "when": "in 3 days",
-            "presenter": demo.members[1],
-            "papers": "arXiv:2401.12345; Terminal-World",
-            "signup_url": "https://lu.ma/paperclub",
-        },
-        quiet=True,
-    )
-    reply = await added.final()
-    match = re.search(r"session #(\d+)", reply.content)
-    if match is None:
-        demo.show(reply)
-        return
-    session_id = int(match.group(1))
-    await demo.invoke("remind me", {"session": session_id, "before": "2h"}, member=demo.members[0])
+    demo.narrate("Tom asks for a DM two hours before the demo session; the organizer lists the reminders")
+    await demo.invoke("remind me", {"session": session.id, "before": "2h"}, member=tom)
     await demo.invoke("remind list")
 
-    demo.narrate(
-        "Fast-forward one day: the organizer's reminder goes out in #general, without pinging @everyone"
-    )
-    await demo.clock.advance(timedelta(days=1))
-    await _settle(demo)
-    demo.show_channel(demo.general)
-
     async with demo.bot.session_factory() as db:
-        starts = (await get_session(db, demo.guild.id, session_id)).starts_at
-    demo.narrate("Fast-forward to 24 hours before the session: the automatic reminder pings Readers only")
-    await demo.clock.set(starts - timedelta(hours=24))
-    await _settle(demo)
-    demo.show_channel(demo.announcements)
+        due = await db.scalar(
+            select(Reminder.due_at)
+            .where(Reminder.guild_id == demo.guild.id, Reminder.kind == CUSTOM)
+            .order_by(Reminder.id.desc())
+            .limit(1)
+        )
+    if due is None:
+        demo.fail("found no organizer's reminder in the store")
+    demo.narrate(
+        f"Fast-forward to {demo.club_time(due)}: the organizer's reminder goes out in #general, pinging nobody; "
+        "on the way, Sam, the presenter, got a DM three days before his session"
+    )
+    mark = await _fast_forward(demo, due)
+    posted = _posted(demo, demo.general, mark, "reminder in #general")
+    demo.show(posted)
+    demo.show_pings(posted)
+    demo.show(_posted(demo, sam, mark, "DM to the presenter"))
 
-    demo.narrate("Two hours before: the member who asked gets a DM")
-    await demo.clock.set(starts - timedelta(hours=2))
-    await _settle(demo)
-    demo.show_dms(demo.members[0])
+    day_before = session.starts_at - timedelta(hours=24)
+    demo.narrate(
+        f"Fast-forward to {demo.club_time(day_before)}, a day before the session: the automatic reminder in "
+        "#announcements pings @Readers only"
+    )
+    mark = await _fast_forward(demo, day_before)
+    posted = _posted(demo, demo.announcements, mark, "24-hour reminder in #announcements")
+    if str(readers.id) not in (posted.payload.get("mention_roles") or []):
+        demo.fail("sent its 24-hour reminder without pinging the ping role")
+    demo.show(posted)
+    demo.show_pings(posted)
+
+    two_hours = session.starts_at - timedelta(hours=2)
+    demo.narrate(
+        f"{demo.club_time(two_hours)}, two hours before: Tom, who asked with /remind me, gets his DM"
+    )
+    mark = await _fast_forward(demo, two_hours)
+    demo.show(_posted(demo, tom, mark, "DM to Tom"))
+
+    hour = session.starts_at - timedelta(hours=1)
+    demo.narrate(
+        f"{demo.club_time(hour)}, an hour before: the 1-hour reminder, and a DM for Rita, who pressed Remind me"
+    )
+    mark = await _fast_forward(demo, hour)
+    demo.show(_posted(demo, demo.announcements, mark, "1-hour reminder in #announcements"))
+    demo.show(_posted(demo, rita, mark, "DM to Rita"))

@@ -1,30 +1,30 @@
-"""Tour: the club's Thursday slot becomes a series (the next eight weeks scheduled, each with its Discord
-event); a week is skipped for a holiday; a member claims an open week from the open-weeks message; a week
-before the next open week, the organizers' thread gets its nudge."""
+"""Tour: the demo's weekly series (the next eight weeks scheduled, each with its Discord event); a week is
+skipped for a holiday; a member claims an open week from the open-weeks message; when the next open week is
+a week away, the organizers' thread gets its nudge."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import Any
-
 from sqlalchemy import select
 
-from db.models import ClubSession
-from db.models.series import SeriesWeek
+from bot.demo.stage import Demo
+from bot.services.series.store import get_series, get_settings
+from bot.services.series.weeks import weeks_view
+from db.models.reminders import NUDGE, PENDING, Reminder
 
-ORDER = 50  # after the reminders tour has moved the clock to Thursday 3 December
+ORDER = 50  # after the reminders tour: the clock is then Thursday 3 December, an hour before the nudge
+NAME = "Demo Thursdays"
 
 
-async def tour(demo: Any) -> None:
+async def tour(demo: Demo) -> None:
     """Make a series, skip a week, claim an open week and show the organizers' nudge."""
     demo.narrate(
-        "An organizer makes the club's Thursday slot a series: every Thursday at 9:30 AM club time, from next "
-        "week; the next eight weeks get their sessions and Discord events"
+        f"An organizer makes a weekly series, “{NAME}”: every Thursday at 9:30 AM club time from 10 "
+        "December; the next eight weeks get their sessions and Discord events"
     )
     await demo.invoke(
         "series add",
         {
-            "name": "Thursday paper club",
+            "name": NAME,
             "day": "Thursday",
             "time": "9:30am",
             "first": "2026-12-10",
@@ -33,33 +33,47 @@ async def tour(demo: Any) -> None:
     )
 
     demo.narrate("Christmas Eve is a holiday: the organizer skips that week")
-    await demo.invoke(
-        "series skip", {"series": "Thursday paper club", "date": "2026-12-24", "reason": "Christmas Eve"}
-    )
+    await demo.invoke("series skip", {"series": NAME, "date": "2026-12-24", "reason": "Christmas Eve"})
 
-    demo.narrate(
-        "The open weeks go up in #announcements, each with a claim button; a member takes 17 December"
-    )
-    await demo.invoke("series open", {"series": "Thursday paper club"}, quiet=True)
-    board = demo.messages_in(demo.announcements)[-1]
-    demo.show(board, "#announcements")
+    demo.narrate("The open weeks go up in #announcements, each with a claim button; Tom takes 17 December")
+    await demo.invoke("series open", {"series": NAME}, quiet=True)
     async with demo.bot.session_factory() as db:
-        week = await db.scalar(
-            select(ClubSession.id)
-            .join(SeriesWeek, SeriesWeek.session_id == ClubSession.id)
-            .where(ClubSession.guild_id == demo.guild.id, ClubSession.title == "Thursday paper club")
-            .order_by(ClubSession.starts_at)
-            .offset(1)
+        info = await get_series(db, demo.guild.id, NAME)
+        weeks = await weeks_view(
+            db, info, demo.clock.now(), (await get_settings(db, demo.guild.id)).horizon_weeks
         )
-    await demo.click(board, f"series:present:{week}", member=demo.members[2], label="Thu 17 Dec")
-    demo.show(demo.standin.message(board.id), "the open weeks now")
+    board = demo.message(info.board_message_id, "open-weeks message")
+    demo.show(board, "#announcements")
+    week = next((w for w in weeks if w.week_date.isoformat() == "2026-12-17" and w.session is not None), None)
+    if week is None or week.session is None:
+        demo.fail("found no week on 17 December")
+    await demo.press(board, f"series:present:{week.session.id}", member=demo.members[2])
+    demo.show(demo.message(board.id, "open-weeks message"), "the open weeks now")
 
-    demo.narrate("A week before the next open week (10 December), the organizers' thread gets a nudge")
-    await demo.clock.set(demo.clock.now().replace(hour=17, minute=31))  # Thursday 3 December, 9:31 AM PT
-    await demo.clock.advance(timedelta(minutes=1))
+    async with demo.bot.session_factory() as db:
+        thread_id = (await get_settings(db, demo.guild.id)).organizer_thread_id
+        due = await db.scalar(
+            select(Reminder.due_at)
+            .where(Reminder.guild_id == demo.guild.id, Reminder.kind == NUDGE, Reminder.status == PENDING)
+            .order_by(Reminder.due_at)
+            .limit(1)
+        )
+    thread = demo.channel(thread_id, "organizers' thread")
+    if due is None:
+        demo.fail("found no nudge planned for an open week")
+    demo.narrate(
+        "A week before the next open week (10 December), the organizers' thread gets its nudge: no presenter, "
+        "no paper yet"
+    )
+    mark = demo.mark()
+    await demo.clock.set(max(due, demo.clock.now()))
     await demo.settle()
-    thread = next(t for t in demo.standin.threads if t.name == "Programme · organizers")
-    demo.show_channel(thread, last=2)
+    nudges = demo.since(thread, mark)
+    if not nudges:
+        demo.fail("posted no nudge in the organizers' thread")
+    demo.show(f"  #{thread.name}, the thread the organizers were added to:")
+    for message in nudges:
+        demo.show(message)
 
     demo.narrate("Everyone can see the programme: who presents when, what is read, and the week off")
-    await demo.invoke("series show", {"series": "Thursday paper club"}, member=demo.members[0])
+    await demo.invoke("series show", {"series": NAME}, member=demo.members[0])

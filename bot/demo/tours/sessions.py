@@ -1,58 +1,136 @@
-"""Tour: an organizer creates and announces the club's next session; members press Remind me and
-Add to calendar, and list what is coming."""
+"""Tour: an organizer adds the demo's own session (two papers given by their arXiv ids, which the local arXiv
+knows) and announces it: the card with Sign up, Remind me and Add to calendar, its discussion thread and its
+Discord event. A member presses Remind me and Add to calendar; members list what is coming, and one who tries
+to cancel the session is refused."""
 
 from __future__ import annotations
 
-import re
-from typing import Any
+from bot.demo import readable
+from bot.demo.botenv import BotEnv
+from bot.demo.stage import Demo
+from bot.services.sessions.info import SCHEDULED
+from bot.services.sessions.queries import is_subscribed
 
 ORDER = 20
 
+TITLE = "Demo session: agents in real software"
+SIGNUP = "https://lu.ma/paperclub"
+SWE_BENCH = "2310.06770"
+SWE_BENCH_TITLE = "SWE-bench: Can Language Models Resolve Real-World GitHub Issues?"
+SWE_BENCH_AUTHORS = [
+    "Carlos E. Jimenez",
+    "John Yang",
+    "Alexander Wettig",
+    "Shunyu Yao",
+    "Kexin Pei",
+    "Ofir Press",
+    "Karthik Narasimhan",
+]
+OSWORLD = "2404.07972"
+OSWORLD_TITLE = "OSWorld: Benchmarking Multimodal Agents for Open-Ended Tasks in Real Computer Environments"
+OSWORLD_AUTHORS = [
+    "Tianbao Xie",
+    "Danyang Zhang",
+    "Jixuan Chen",
+    "Xiaochuan Li",
+    "Siheng Zhao",
+    "Ruisheng Cao",
+    "Toh Jing Hua",
+    "Zhoujun Cheng",
+    "Dongchan Shin",
+    "Fangyu Lei",
+    "Yitao Liu",
+    "Yiheng Xu",
+    "Shuyan Zhou",
+    "Silvio Savarese",
+    "Caiming Xiong",
+    "Victor Zhong",
+    "Tao Yu",
+]
 
-async def tour(demo: Any) -> None:
-    """Add and announce a session; members ask for a reminder and a calendar file, and list what is coming."""
-    await demo.invoke("setup announcements", {"channel": demo.announcements}, member=demo.admin, quiet=True)
 
-    demo.narrate("An organizer adds the club's next session: Thursday at 9:30 AM club time, with papers")
-    added = await demo.invoke(
+def seed_sources(env: BotEnv) -> None:
+    """What the local sources know of the demo session's two papers: arXiv both, OpenReview SWE-bench's
+    ICLR 2024 forum (found by its title once the papers are looked up)."""
+    env.arxiv.add(
+        SWE_BENCH,
+        SWE_BENCH_TITLE,
+        SWE_BENCH_AUTHORS,
+        "2,294 software engineering problems from real GitHub issues and their pull requests in 12 Python "
+        "repositories: given the codebase and the issue, a model edits the code until the tests pass.",
+        "2023-10-10T17:59:00Z",
+    )
+    env.arxiv.add(
+        OSWORLD,
+        OSWORLD_TITLE,
+        OSWORLD_AUTHORS,
+        "A real computer environment (Ubuntu, Windows, macOS) with 369 tasks over web and desktop apps, each "
+        "with its own set-up and an execution-based check of the result.",
+        "2024-04-11T17:56:00Z",
+    )
+    env.openreview.add_submission(
+        "VTF8yNQM66",
+        SWE_BENCH_TITLE,
+        venue="ICLR 2024 oral",
+        venue_id="ICLR.cc/2024/Conference",
+        decision="Accept (oral)",
+        authors=SWE_BENCH_AUTHORS,
+    )
+
+
+async def tour(demo: Demo) -> None:
+    """Add and announce the demo session; members ask for a reminder and a calendar file, list what is
+    coming, and a member may not cancel it."""
+    seed_sources(demo.env)
+    rita, sam, tom = demo.members[:3]
+
+    demo.narrate(
+        "An organizer adds the demo's session for Thursday at 9:30 AM club time: two papers given by their "
+        "arXiv ids, which arXiv turns into titles"
+    )
+    await demo.invoke(
         "session add",
         {
-            "title": "Building data recipes for terminal agents",
+            "title": TITLE,
             "when": "Thursday 9:30am",
-            "presenter": demo.members[1],
-            "papers": "TMax\narXiv:2401.12345\nhttps://arxiv.org/abs/2402.00001",
-            "signup_url": "https://lu.ma/paperclub",
-            "description": "Where tasks come from, how they are checked, what the reward sees, and SFT versus RL.",
+            "presenter": sam,
+            "papers": f"arXiv:{SWE_BENCH}\narXiv:{OSWORLD}",
+            "signup_url": SIGNUP,
+            "description": "Two benchmarks where agents work in real repositories and on real desktops.",
         },
     )
-    match = re.search(r"session #(\d+)", (await added.final()).content)
-    if match is None:
-        return
-    session_id = int(match.group(1))
+    info = await demo.session_titled(TITLE)
+    if [p.title for p in info.papers] != [SWE_BENCH_TITLE, OSWORLD_TITLE]:
+        demo.fail(f"stored the papers as {[p.title for p in info.papers]}, not with arXiv's titles")
 
-    demo.narrate("…and announces it: every reader sees the club's three zones and their own time")
-    await demo.invoke("session announce", {"session": session_id})
-    announcement = demo.messages_in(demo.announcements)[-1]
+    demo.narrate(
+        "…and announces it: every reader sees the club's three zones and their own time, with Sign up, "
+        "Remind me and Add to calendar; the post opens a discussion thread, and the session has its Discord event"
+    )
+    await demo.invoke("session announce", {"session": info.id})
+    info = await demo.session(info.id)
+    announcement = demo.message(info.announcement_message_id, "announcement of the session")
+    for wanted in (SIGNUP, f"session:remind:{info.id}", f"session:ics:{info.id}"):
+        demo.button(announcement, wanted)
     demo.show(announcement, "#announcements")
-    thread = next((t for t in demo.standin.threads if t.parent_id == demo.announcements.id), None)
-    if thread is not None:
-        demo.show(f"  (a discussion thread “{thread.name}” is open on it, with the presenter added)")
-    events = demo.scheduled_events()
-    if events:
-        event = events[-1]
-        demo.show(
-            f"  (Discord event “{event['name']}” at {event['scheduled_start_time']}, "
-            f"location {event['entity_metadata']['location']})"
-        )
+    thread = demo.channel(info.thread_id, "discussion thread on the announcement")
+    if sam.id not in thread.thread_members:
+        demo.fail("did not add the presenter to the discussion thread")
+    demo.show(f"  (@{sam.display_name}, the presenter, is added to the thread)")
+    event = demo.event(info.event_id)
+    starts = readable.timestamp_text(int(info.starts_at.timestamp()), "F", demo.clock.now())
+    where = (event.get("entity_metadata") or {}).get("location")
+    demo.show(f"  📅 {event['name']}\n     {starts} · {where}", "the server's Events")
 
-    demo.narrate("A member presses Remind me, then Add to calendar (both answer only them)")
-    await demo.click(
-        announcement, f"session:remind:{session_id}", member=demo.members[0], label="⏰ Remind me"
-    )
-    await demo.click(
-        announcement, f"session:ics:{session_id}", member=demo.members[0], label="📅 Add to calendar"
-    )
+    demo.narrate("Rita presses Remind me, then Add to calendar (each answer only her)")
+    await demo.press(announcement, f"session:remind:{info.id}", member=rita)
+    async with demo.bot.session_factory() as db:
+        if not await is_subscribed(db, info.id, rita.id):
+            demo.fail("left Rita without a reminder")
+    await demo.press(announcement, f"session:ics:{info.id}", member=rita)
 
-    demo.narrate("A member lists what is coming; another tries to cancel the session and is refused")
-    await demo.invoke("session list", member=demo.members[2])
-    await demo.invoke("session cancel", {"session": session_id}, member=demo.members[2])
+    demo.narrate("Tom lists what is coming; Rita tries to cancel the session and is refused")
+    await demo.invoke("session list", member=tom)
+    await demo.invoke("session cancel", {"session": info.id}, member=rita)
+    if (await demo.session(info.id)).status != SCHEDULED:
+        demo.fail("let a member cancel the session")

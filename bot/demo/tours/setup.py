@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from bot.demo.stage import Demo
 
 ORDER = 10
 
 
-async def tour(demo: Any) -> None:
+async def tour(demo: Demo) -> None:
     """Point the bot at the club's channels and roles."""
     demo.narrate(
         "An admin sets the club up: where announcements and suggestions go, who organizes, who gets pinged"

@@ -4,9 +4,11 @@ printed as text, and a session card links its page."""
 from __future__ import annotations
 
 from html.parser import HTMLParser
-from typing import Any
 
 import aiohttp
+
+from bot.demo.stage import Demo
+from bot.demo.tours.sessions import TITLE
 
 ORDER = 80  # after the programme's import (reading, 70): the page then shows the club's real content
 SLUG = "paper-club"
@@ -66,7 +68,7 @@ def page_text(html: str) -> list[str]:
     return parser.lines
 
 
-async def tour(demo: Any) -> None:
+async def tour(demo: Demo) -> None:
     """Turn the website on, print the home page as text and show a session card linking its page."""
     demo.narrate("An admin turns the club's website on: the club page, session pages and calendar feeds")
     await demo.invoke("setup website", {"enabled": True, "slug": SLUG}, member=demo.admin)
@@ -79,8 +81,12 @@ async def tour(demo: Any) -> None:
     async with aiohttp.ClientSession() as http, http.get(local) as answer:
         status, content_type, html = answer.status, answer.headers["Content-Type"], await answer.text()
     demo.narrate(f"Anyone opens the home page: {address}")
+    if status != 200:
+        demo.fail(f"got {status} for the home page")
     demo.show(f"  GET {address} → {status} {content_type}")
     demo.show("\n".join(f"  │ {line}" if line else "  │" for line in page_text(html)))
 
     demo.narrate("A session's card now links its page on the website")
-    await demo.invoke("session show", {"session": 1}, member=demo.member)
+    session = await demo.session_titled(TITLE)
+    shown = await (await demo.invoke("session show", {"session": session.id}, member=demo.member)).final()
+    demo.button(shown, f"{web.public_url}/{SLUG}/sessions/{session.id}")

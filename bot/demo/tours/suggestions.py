@@ -3,12 +3,12 @@ accepts it. arXiv is the local stand-in, so the demo needs no network."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import func, select
 
+from bot.demo.stage import Demo
 from bot.services.suggestions.queries import card_by_id
 from db.models.suggestions import Suggestion
+from standin.state import Message
 
 ORDER = 40
 
@@ -16,17 +16,17 @@ ARXIV_ID = "2406.12045"
 TITLE = "τ-bench: A Benchmark for Tool-Agent-User Interaction in Real-World Domains"
 
 
-async def _post(demo: Any, suggestion_id: int) -> Any:
+async def _post(demo: Demo, suggestion_id: int) -> Message:
     cog = demo.bot.get_cog("SuggestionsCog")
     await cog.actions.refresher.wait_idle()
     async with demo.bot.session_factory() as session:
         card = await card_by_id(session, suggestion_id)
-    assert card is not None
-    assert card.message_id is not None
-    return demo.standin.message(card.message_id)
+    if card is None or card.message_id is None:
+        demo.fail(f"found no post of suggestion #{suggestion_id}")
+    return demo.message(card.message_id, f"post of suggestion #{suggestion_id}")
 
 
-async def tour(demo: Any) -> None:
+async def tour(demo: Demo) -> None:
     """Suggest a paper twice by different links, vote, shortlist and accept it."""
     arxiv = demo.env.arxiv  # the demo's arXiv is local
     arxiv.add(

@@ -1,0 +1,115 @@
+"""Messages as a member's client shows them, for the demo's printout: Discord's time markup (``<t:…:F>``
+and its kin) in the reader's own zone (the demo's reader is in UTC), ``<t:…:R>`` relative to the demo's
+clock, an embed's timestamp as its footer shows it, all in the club's one date style ("Thursday 3 December
+2026, 5:30 PM"); buttons with their emoji, and no mark for their colour."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from standin.interactions import Response
+from standin.state import Message
+
+READER_ZONE = "UTC"
+TIMESTAMP = re.compile(r"<t:(-?\d+)(?::([tTdDfFR]))?>")
+
+
+def _clock(moment: datetime, *, seconds: bool = False) -> str:
+    hour = moment.hour % 12 or 12
+    tail = f":{moment:%S}" if seconds else ""
+    return f"{hour}:{moment:%M}{tail} {'AM' if moment.hour < 12 else 'PM'}"
+
+
+def _date(moment: datetime) -> str:
+    return f"{moment.day} {moment:%B %Y}"
+
+
+_UNITS = (  # moment.js's thresholds, which Discord's relative times follow
+    ("second", 1, 45),
+    ("minute", 60, 45 * 60),
+    ("hour", 3600, 22 * 3600),
+    ("day", 86400, 26 * 86400),
+    ("month", 30 * 86400, 320 * 86400),
+    ("year", 365 * 86400, float("inf")),
+)
+
+
+def relative(moment: datetime, now: datetime) -> str:
+    """'in 3 days', 'an hour ago': what Discord's ``R`` style shows at ``now``."""
+    seconds = (moment - now).total_seconds()
+    unit, length = next((unit, length) for unit, length, limit in _UNITS if abs(seconds) < limit)
+    count = round(abs(seconds) / length)
+    if unit == "second":
+        amount = "a few seconds"
+    elif count <= 1:
+        amount = f"{'an' if unit == 'hour' else 'a'} {unit}"
+    else:
+        amount = f"{count} {unit}s"
+    return f"in {amount}" if seconds >= 0 else f"{amount} ago"
+
+
+def timestamp_text(seconds: int, style: str | None, now: datetime) -> str:
+    """One ``<t:seconds:style>`` as the demo's reader sees it."""
+    moment = datetime.fromtimestamp(seconds, UTC)
+    zone = f" {READER_ZONE}"
+    if style == "R":
+        return relative(moment, now)
+    if style == "t":
+        return _clock(moment) + zone
+    if style == "T":
+        return _clock(moment, seconds=True) + zone
+    if style in ("d", "D"):
+        return _date(moment)
+    if style == "F":
+        return f"{moment:%A} {_date(moment)}, {_clock(moment)}{zone}"
+    return f"{_date(moment)}, {_clock(moment)}{zone}"  # f, the default
+
+
+def _text(value: str, now: datetime) -> str:
+    return TIMESTAMP.sub(lambda m: timestamp_text(int(m.group(1)), m.group(2), now), value)
+
+
+def _button(out: dict[str, Any]) -> None:
+    """A button as a member sees it: its emoji before its label; its colour is no mark (a green button is
+    not "done"), except a link's ↗."""
+    emoji = (out.get("emoji") or {}).get("name")
+    if emoji and out.get("label"):
+        out["label"] = f"{emoji} {out['label']}"
+        out.pop("emoji")
+    if out.get("style") in (3, 4):  # success, danger: drawn like the others
+        out["style"] = 2
+
+
+def _walk(value: Any, now: datetime) -> Any:
+    if isinstance(value, str):
+        return _text(value, now)
+    if isinstance(value, list):
+        return [_walk(item, now) for item in value]
+    if isinstance(value, dict):
+        out = {key: _walk(item, now) for key, item in value.items()}
+        if value.get("type") == 2 and ("custom_id" in value or "url" in value):
+            _button(out)
+        stamp = value.get("timestamp")
+        if isinstance(stamp, str) and ("title" in value or "description" in value or "footer" in value):
+            # an embed: Discord shows its timestamp beside the footer, in the reader's zone
+            moment = datetime.fromisoformat(stamp).astimezone(UTC)
+            out["timestamp"] = f"{_date(moment)}, {_clock(moment)} {READER_ZONE}"
+        return out
+    return value
+
+
+def message(msg: Message, now: datetime) -> Message:
+    """A copy of ``msg`` whose times read as the demo's reader sees them."""
+    return replace(msg, payload=_walk(msg.payload, now))
+
+
+def response(answer: Response, now: datetime) -> Response:
+    """A copy of ``answer`` whose times read as the demo's reader sees them."""
+    return replace(
+        answer,
+        data=_walk(answer.data, now),
+        message=message(answer.message, now) if answer.message is not None else None,
+    )
