@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 import aiohttp
 import discord
 
+from bot.hidden_channels import cannot_see, usable
 from bot.services.reminders.delivery import Outgoing, SendError
 
 SEND_TIMEOUT = 45.0  # seconds; shorter than the claim lease (bot.services.reminders.queue.SENDING_LEASE)
@@ -125,6 +126,11 @@ class DiscordTransport:
             await self._request()
             return await self.client.create_dm(discord.Object(outgoing.user_id))
         assert outgoing.channel_id is not None
+        channel = self.client.get_channel(outgoing.channel_id)
+        if isinstance(channel, discord.abc.GuildChannel | discord.Thread) and not usable(
+            channel, "reminders"
+        ):
+            raise SendError(f"{cannot_see(channel.id)}.", retryable=False)  # not asked: Discord would refuse
         return self.client.get_partial_messageable(outgoing.channel_id, guild_id=outgoing.guild_id)
 
     async def send(self, outgoing: Outgoing) -> int | None:
