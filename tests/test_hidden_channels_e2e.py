@@ -182,4 +182,7 @@ async def test_reminders_to_a_hidden_channel_fail_once_with_the_reason(discord_e
     await env.clock.advance(timedelta(minutes=30))
     assert _posts_in(env, env.general) == []
     listing = await _as(env, "remind list", {}, env.organizer)
-    assert _cannot_see(env.general) in listing.embeds[0]["description"]
+    assert (
+        f"— {_cannot_see(env.general)}: Discord hides it from the bot; grant it View Channels there."
+        in listing.embeds[0]["description"]
+    )

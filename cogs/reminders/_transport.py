@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable
 import aiohttp
 import discord
 
-from bot.hidden_channels import cannot_see, usable
+from bot.hidden_channels import named, usable
 from bot.services.reminders.delivery import Outgoing, SendError
 
 SEND_TIMEOUT = 45.0  # seconds; shorter than the claim lease (bot.services.reminders.queue.SENDING_LEASE)
@@ -130,7 +130,11 @@ class DiscordTransport:
         if isinstance(channel, discord.abc.GuildChannel | discord.Thread) and not usable(
             channel, "reminders"
         ):
-            raise SendError(f"{cannot_see(channel.id)}.", retryable=False)  # not asked: Discord would refuse
+            # not asked (Discord would refuse); short enough for /remind list's 160-character reason
+            raise SendError(
+                f"I can't see {named(channel.id)}: Discord hides it from the bot; grant it View Channels there.",
+                retryable=False,
+            )
         return self.client.get_partial_messageable(outgoing.channel_id, guild_id=outgoing.guild_id)
 
     async def send(self, outgoing: Outgoing) -> int | None:
