@@ -28,6 +28,11 @@ def not_found(what: str, code: int) -> ApiError:
     return ApiError(404, code, f"Unknown {what}")
 
 
+def missing_access() -> ApiError:
+    """The 403 Missing Access API error (JSON error code 50001): a channel the bot cannot view."""
+    return ApiError(403, 50001, "Missing Access")
+
+
 def missing_permissions() -> ApiError:
     """The 403 Missing Permissions API error."""
     return ApiError(403, 50013, "Missing Permissions")

@@ -319,7 +319,7 @@ class Gateway:
             session.ws = ws
         await self._send_dispatch(session, "READY", ready)
         for guild in guilds:
-            await self._send_dispatch(session, "GUILD_CREATE", guild.gateway_payload())
+            await self._send_dispatch(session, "GUILD_CREATE", guild.gateway_payload(state.bot_member(guild)))
         self.identifies += 1
         await self._notify()
         return session

@@ -303,7 +303,7 @@ def resolve_value(
         return str(role.id)
     if otype == 7:
         target = value if isinstance(value, Channel) else state.channels[int(value)]
-        data = target.payload()
+        data = target.payload()  # whole, even when the bot cannot view it: interactions are not obfuscated
         if guild is not None:
             # Resolved channels carry app_permissions, the bot's permissions there (change log, 16 July 2026).
             bot = guild.members[state.bot.id]

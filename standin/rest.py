@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from aiohttp import web
 
 from standin import limits, openapi, ratelimits
-from standin.errors import ApiError, missing_permissions, not_found
+from standin.errors import ApiError, missing_access, missing_permissions, not_found
 from standin.messages import Upload
-from standin.state import Channel, Guild, Json, Member, member_permissions
+from standin.state import VIEW_CHANNEL, Channel, Guild, Json, Member, can_view, member_permissions
 
 if TYPE_CHECKING:
     from standin.server import StandIn
@@ -125,8 +125,11 @@ def bot_member(standin: StandIn, guild: Guild) -> Member:
 def require(
     standin: StandIn, guild: Guild, perms: int, channel: Channel | None = None, *, any_of: bool = False
 ) -> None:
-    """Raise Missing Permissions unless the bot has ``perms`` (or, with ``any_of``, one of them)."""
+    """Raise Missing Permissions unless the bot has ``perms`` (or, with ``any_of``, one of them); Missing
+    Access (50001) when View Channel is among them and the bot cannot view the channel."""
     have = member_permissions(guild, bot_member(standin, guild), channel)
+    if channel is not None and perms & VIEW_CHANNEL and not have & VIEW_CHANNEL:
+        raise missing_access()
     if (any_of and not have & perms) or (not any_of and have & perms != perms):
         raise missing_permissions()
 
@@ -426,8 +429,12 @@ async def get_guild(request: web.Request) -> web.Response:
 
 
 async def guild_channels(request: web.Request) -> web.Response:
-    """A guild's channels, without threads."""
-    return ok([c.payload() for c in guild_from(request).channels.values() if not c.is_thread])
+    """A guild's channels, without threads, and without those the bot cannot view: since 16 November 2026
+    "GET /guilds/{guild.id}/channels will omit those channels from the response entirely" (change log,
+    "Channel Obfuscation for Users and Bots"; standin.state.CHANNEL_OBFUSCATED)."""
+    standin, guild = standin_of(request), guild_from(request)
+    me = bot_member(standin, guild)
+    return ok([c.payload() for c in guild.channels.values() if not c.is_thread and can_view(guild, me, c)])
 
 
 async def guild_roles(request: web.Request) -> web.Response:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from aiohttp import web
 
 from standin import limits
-from standin.errors import ApiError, missing_permissions, not_found
+from standin.errors import ApiError, missing_access, missing_permissions, not_found
 from standin.messages import build_message, edit_message
 from standin.rest import (
     API,
@@ -217,8 +217,12 @@ async def typing(request: web.Request) -> web.Response:
 
 
 async def get_channel(request: web.Request) -> web.Response:
-    """``GET`` a channel."""
-    return ok(channel_from(request).payload())
+    """``GET`` a channel: Missing Access when the bot cannot view it (REST never obfuscates; the change
+    log's CHANNEL_OBFUSCATED "is only ever set on channels received over the Gateway")."""
+    standin, channel = standin_of(request), channel_from(request)
+    if not standin.state.bot_can_view(channel):
+        raise missing_access()
+    return ok(channel.payload())
 
 
 async def patch_channel(request: web.Request) -> web.Response:
@@ -235,7 +239,7 @@ async def patch_channel(request: web.Request) -> web.Response:
     if "applied_tags" in body:
         channel.applied_tags = [int(t) for t in body["applied_tags"]]
     await standin.gateway.dispatch(
-        "THREAD_UPDATE" if channel.is_thread else "CHANNEL_UPDATE", channel.payload()
+        "THREAD_UPDATE" if channel.is_thread else "CHANNEL_UPDATE", standin.state.bot_view(channel)
     )
     return ok(channel.payload())
 

@@ -85,6 +85,21 @@ PRIVATE_THREAD = 12
 GUILD_FORUM = 15
 THREAD_TYPES = (ANNOUNCEMENT_THREAD, PUBLIC_THREAD, PRIVATE_THREAD)
 
+# Channel flags
+# Channel obfuscation (Discord change log, 12 August 2026, "Channel Obfuscation for Users and Bots",
+# discord/discord-api-docs#8454; mandatory for every bot since 16 November 2026, hikari-py/hikari#2784):
+# "Over the Gateway, channels a bot can't view will still be dispatched, but with sensitive fields
+# obfuscated. The channel's name becomes "___hidden___", other sensitive fields are nulled or reduced, a new
+# CHANNEL_OBFUSCATED flag (1 << 17) is set on the channel's flags, and the permission_overwrites will
+# contain a single permission overwrite denying VIEW_CHANNEL for the guild's @everyone role. Over HTTP,
+# GET /guilds/{guild.id}/channels will omit those channels from the response entirely." The channel docs
+# ("Obfuscated Channels"): "id, type, position, and parent_id will not be obfuscated"; viewing is having
+# VIEW_CHANNEL ("or being connected to a voice channel": the stand-in has no voice); "Channel categories are
+# viewable if any of their children channels are viewable"; interactions are "built through a separate path
+# that does not apply obfuscation" (standin.interactions sends resolved channels whole).
+CHANNEL_OBFUSCATED = 1 << 17
+HIDDEN_NAME = "___hidden___"
+
 # Message flags
 EPHEMERAL = 1 << 6
 LOADING = 1 << 7
@@ -340,6 +355,28 @@ class Channel:
             )
         return data
 
+    def obfuscated_payload(self) -> Json:
+        """The channel as the gateway sends it to someone who cannot view it: id, type, position, parent and
+        guild kept; the name ``___hidden___``, the flag CHANNEL_OBFUSCATED, one overwrite denying View Channel
+        to @everyone, the rest nulled or emptied (the change log's "nulled or reduced")."""
+        data = self.payload()
+        data.update(
+            {
+                "name": HIDDEN_NAME,
+                "flags": CHANNEL_OBFUSCATED,
+                "last_message_id": None,
+                "topic": None,
+                "nsfw": False,
+                "rate_limit_per_user": 0,
+                "permission_overwrites": [
+                    Overwrite(id=int(self.guild_id or 0), type=0, deny=VIEW_CHANNEL).payload()
+                ],
+            }
+        )
+        if self.type == GUILD_FORUM:
+            data.update({"available_tags": [], "default_reaction_emoji": None, "default_sort_order": None})
+        return data
+
 
 @dataclass
 class Guild:
@@ -413,8 +450,10 @@ class Guild:
             "max_members": 500000,
         }
 
-    def gateway_payload(self) -> Json:
-        """The guild as GUILD_CREATE sends it, with channels, members and events."""
+    def gateway_payload(self, viewer: Member) -> Json:
+        """The guild as GUILD_CREATE sends it to ``viewer``, with channels (those it cannot view
+        obfuscated), the active threads it can view ("All active threads in the guild that current user has
+        permission to view", Guild Create), members and events."""
         data = self.payload()
         data.update(
             {
@@ -426,8 +465,14 @@ class Guild:
                 "presences": [],
                 "stage_instances": [],
                 "members": [m.payload() for m in self.members.values()],
-                "channels": [c.payload() for c in self.channels.values() if not c.is_thread],
-                "threads": [c.payload() for c in self.channels.values() if c.is_thread and not c.archived],
+                "channels": [
+                    channel_view(self, viewer, c) for c in self.channels.values() if not c.is_thread
+                ],
+                "threads": [
+                    c.payload()
+                    for c in self.channels.values()
+                    if c.is_thread and not c.archived and can_view(self, viewer, c)
+                ],
                 "guild_scheduled_events": list(self.scheduled_events.values()),
                 "soundboard_sounds": [],
             }
@@ -577,6 +622,22 @@ def member_permissions(guild: Guild, member: Member, channel: Channel | None = N
     return perms
 
 
+def can_view(guild: Guild, member: Member, channel: Channel) -> bool:
+    """Whether ``member`` can view ``channel``: View Channel there (a thread: in its parent); a category also
+    when any channel in it is viewable."""
+    if member_permissions(guild, member, channel) & VIEW_CHANNEL:
+        return True
+    return channel.type == GUILD_CATEGORY and any(
+        child.parent_id == channel.id and not child.is_thread and can_view(guild, member, child)
+        for child in guild.channels.values()
+    )
+
+
+def channel_view(guild: Guild, member: Member, channel: Channel) -> Json:
+    """The channel as the gateway sends it to ``member``: whole, or obfuscated when it cannot view it."""
+    return channel.payload() if can_view(guild, member, channel) else channel.obfuscated_payload()
+
+
 class State:
     """The whole world. Owned by :class:`standin.server.StandIn`."""
 
@@ -602,6 +663,25 @@ class State:
     def guild_of(self, channel: Channel) -> Guild | None:
         """The guild a channel belongs to, or None for a DM."""
         return self.guilds.get(channel.guild_id) if channel.guild_id else None
+
+    def bot_member(self, guild: Guild) -> Member:
+        """The bot's member in ``guild``."""
+        return guild.members[self.bot.id]
+
+    def bot_view(self, channel: Channel) -> Json:
+        """``channel`` as the gateway sends it to the bot (obfuscated when the bot cannot view it)."""
+        guild = self.guild_of(channel)
+        return channel.payload() if guild is None else channel_view(guild, self.bot_member(guild), channel)
+
+    def bot_can_view(self, channel: Channel) -> bool:
+        """Whether the bot can view ``channel`` (a DM: yes)."""
+        guild = self.guild_of(channel)
+        return guild is None or can_view(guild, self.bot_member(guild), channel)
+
+    def hidden_from_bot(self, guild: Guild) -> set[int]:
+        """The ids of the guild's channels (threads aside) the bot cannot view."""
+        member = self.bot_member(guild)
+        return {c.id for c in guild.channels.values() if not c.is_thread and not can_view(guild, member, c)}
 
     def add_channel(self, channel: Channel) -> Channel:
         """Add a channel to the world (and its guild)."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 
 from standin.gateway import Gateway
@@ -114,7 +115,7 @@ class WorldBuilder:
         guild.roles[bot_role.id] = bot_role
         guild.members[owner.id] = Member(user=owner, guild_id=guild.id)
         guild.members[state.bot.id] = Member(user=state.bot, guild_id=guild.id, roles=[bot_role.id])
-        await self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload())
+        await self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload(state.bot_member(guild)))
         return guild
 
     async def create_guilds(
@@ -153,7 +154,7 @@ class WorldBuilder:
             guilds.append(guild)
         if self.gateway.sessions:
             for guild in guilds:
-                await self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload())
+                await self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload(state.bot_member(guild)))
         return guilds
 
     def bot_role(self, guild: Guild | None = None) -> Role:
@@ -208,8 +209,9 @@ class WorldBuilder:
                 for t in tags
             ],
         )
-        state.add_channel(channel)
-        await self.gateway.dispatch("CHANNEL_CREATE", channel.payload())
+        async with self._visibility_kept(guild, told=channel):
+            state.add_channel(channel)
+            await self.gateway.dispatch("CHANNEL_CREATE", state.bot_view(channel))
         return channel
 
     async def create_member(
@@ -259,12 +261,27 @@ class WorldBuilder:
         self.default_guild = world
         return world
 
+    @contextlib.asynccontextmanager
+    async def _visibility_kept(self, guild: Guild, *, told: Channel | None = None) -> AsyncIterator[None]:
+        """After a change to roles, overwrites or channels: a CHANNEL_UPDATE for each channel the bot
+        stopped or started being able to view (but ``told``, already dispatched), obfuscated or whole as it
+        now is. Discord documents the revealing one ("the Gateway dispatches a Channel Update event
+        containing the full, unobfuscated channel data", its category too when that was obfuscated); the
+        hiding one is modelled alike, as the client must learn the channel's new view."""
+        before = self.state.hidden_from_bot(guild)
+        yield
+        flipped = before ^ self.state.hidden_from_bot(guild)
+        for channel_id in sorted(flipped - {told.id if told else 0}):
+            if channel_id in guild.channels:
+                await self.gateway.dispatch("CHANNEL_UPDATE", self.state.bot_view(guild.channels[channel_id]))
+
     async def set_role_permissions(self, role: Role, permissions: int) -> None:
         """Change a role's permissions."""
-        role.permissions = permissions
-        await self.gateway.dispatch(
-            "GUILD_ROLE_UPDATE", {"guild_id": str(role.guild_id), "role": role.payload()}
-        )
+        async with self._visibility_kept(self.state.guilds[role.guild_id]):
+            role.permissions = permissions
+            await self.gateway.dispatch(
+                "GUILD_ROLE_UPDATE", {"guild_id": str(role.guild_id), "role": role.payload()}
+            )
 
     async def set_bot_permissions(self, permissions: int, guild: Guild | None = None) -> None:
         """Change the permissions of the bot's role."""
@@ -272,14 +289,16 @@ class WorldBuilder:
 
     async def add_role(self, member: Member, role: Role) -> None:
         """Give a member a role."""
-        if role.id not in member.roles:
-            member.roles.append(role.id)
-        await self._member_update(member)
+        async with self._visibility_kept(self.state.guilds[member.guild_id]):
+            if role.id not in member.roles:
+                member.roles.append(role.id)
+            await self._member_update(member)
 
     async def remove_role(self, member: Member, role: Role) -> None:
         """Take a role from a member."""
-        member.roles = [r for r in member.roles if r != role.id]
-        await self._member_update(member)
+        async with self._visibility_kept(self.state.guilds[member.guild_id]):
+            member.roles = [r for r in member.roles if r != role.id]
+            await self._member_update(member)
 
     async def _member_update(self, member: Member) -> None:
         await self.gateway.dispatch(
@@ -289,9 +308,13 @@ class WorldBuilder:
     async def set_overwrite(
         self, channel: Channel, target: Role | Member, *, allow: int = 0, deny: int = 0
     ) -> None:
-        """Set (or, with no allow or deny, remove) a channel overwrite for a role or member."""
+        """Set (or, with no allow or deny, remove) a channel overwrite for a role or member. The bot is sent
+        the channel as it now sees it (obfuscated when it cannot view it)."""
         kind = 0 if isinstance(target, Role) else 1
-        channel.overwrites = [o for o in channel.overwrites if o.id != target.id]
-        if allow or deny:
-            channel.overwrites.append(Overwrite(id=target.id, type=kind, allow=allow, deny=deny))
-        await self.gateway.dispatch("CHANNEL_UPDATE", channel.payload())
+        guild = self.state.guild_of(channel)
+        assert guild is not None, "overwrites are for guild channels"
+        async with self._visibility_kept(guild, told=channel):
+            channel.overwrites = [o for o in channel.overwrites if o.id != target.id]
+            if allow or deny:
+                channel.overwrites.append(Overwrite(id=target.id, type=kind, allow=allow, deny=deny))
+            await self.gateway.dispatch("CHANNEL_UPDATE", self.state.bot_view(channel))

@@ -168,8 +168,9 @@ async def test_a_channel_the_bot_cannot_post_in_is_refused_with_the_fix(discord_
     await env.standin.set_overwrite(env.announcements, env.guild.everyone, deny=VIEW_CHANNEL)
     refused = await _setup(env, "setup announcements", {"channel": env.announcements})
     assert refused.ephemeral
-    assert refused.content.startswith(f"Not saved: I can't post in <#{env.announcements.id}>.")
-    assert f"Grant the bot **View Channels** in <#{env.announcements.id}>" in refused.content
+    channel = env.announcements.id
+    assert refused.content.startswith(f"Not saved: I can't see <#{channel}> (channel id {channel}).")
+    assert "Grant the bot **View Channels** there (Edit Channel → Permissions)" in refused.content
     assert "Send Messages" not in refused.content  # judged once the bot can see the channel
     assert "run `/setup announcements` again" in refused.content
     shown = await _setup(env, "setup show", {})

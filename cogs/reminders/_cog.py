@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
+from bot.hidden_channels import cannot_see, hidden_from_bot
 from bot.paging import Page, clamp_page, page_count, send_page
 from bot.permissions import ensure_organizer, guild_config_for, require_guild_id
 from bot.replies import send_ephemeral
@@ -43,6 +44,8 @@ async def ensure_bot_can_post(channel: discord.TextChannel | discord.Thread, bot
     """Refuse, with the permission to grant, a channel the bot cannot post in (checked when scheduling)."""
     guild = channel.guild
     me = guild.me or await guild.fetch_member(bot_user_id)
+    if hidden_from_bot(channel):
+        raise NotAllowed(f"{cannot_see(channel.id)}, or pick another channel.")
     perms = channel.permissions_for(me)
     send_ok = perms.send_messages_in_threads if isinstance(channel, discord.Thread) else perms.send_messages
     missing = [

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 import aiohttp
 import discord
 
+from bot.hidden_channels import named, usable
 from bot.services.reminders.delivery import Outgoing, SendError
 
 SEND_TIMEOUT = 45.0  # seconds; shorter than the claim lease (bot.services.reminders.queue.SENDING_LEASE)
@@ -125,6 +126,15 @@ class DiscordTransport:
             await self._request()
             return await self.client.create_dm(discord.Object(outgoing.user_id))
         assert outgoing.channel_id is not None
+        channel = self.client.get_channel(outgoing.channel_id)
+        if isinstance(channel, discord.abc.GuildChannel | discord.Thread) and not usable(
+            channel, "reminders"
+        ):
+            # not asked (Discord would refuse); short enough for /remind list's 160-character reason
+            raise SendError(
+                f"I can't see {named(channel.id)}: Discord hides it from the bot; grant it View Channels there.",
+                retryable=False,
+            )
         return self.client.get_partial_messageable(outgoing.channel_id, guild_id=outgoing.guild_id)
 
     async def send(self, outgoing: Outgoing) -> int | None:

@@ -16,6 +16,7 @@ import discord
 
 from bot.client import PaperclubBot
 from bot.errors import NotConfigured
+from bot.hidden_channels import cannot_see, hidden_from_bot, usable
 from bot.replies import NO_MENTIONS
 from bot.services.config.guild import get_config
 from bot.services.series import store as svc
@@ -85,7 +86,7 @@ async def organizer_thread(bot: PaperclubBot, guild_id: int, *, add_user: int | 
         parent = (
             await _channel(bot, config.announcements_channel_id) if config.announcements_channel_id else None
         )
-        if not isinstance(parent, discord.TextChannel):
+        if not isinstance(parent, discord.TextChannel) or not usable(parent, "the organizers' thread"):
             return None
         thread = await _open_thread(bot, guild_id, parent, replacing=settings.organizer_thread_id)
         if thread is None:
@@ -153,6 +154,9 @@ async def post_board(
     view = await _board(bot, info)
     message: discord.Message | None = None
     old = await _channel(bot, info.board_channel_id) if info.board_channel_id else None
+    target = channel or old
+    if isinstance(target, discord.TextChannel | discord.Thread) and hidden_from_bot(target):
+        raise NotConfigured(f"Not posted: {cannot_see(target.id)}, or pick another `channel`.")
     if (
         info.board_message_id
         and isinstance(old, discord.TextChannel | discord.Thread)
@@ -165,7 +169,6 @@ async def post_board(
             return message.jump_url, True
         except discord.NotFound:
             message = None  # deleted by someone: post it again
-    target = channel or old
     if not isinstance(target, discord.TextChannel | discord.Thread):
         raise NotConfigured("Pick a text channel for the open weeks with the `channel` option.")
     try:
@@ -194,7 +197,9 @@ async def refresh_board(bot: PaperclubBot, info: SeriesInfo) -> None:
     if not (info.board_channel_id and info.board_message_id):
         return
     channel = await _channel(bot, info.board_channel_id)
-    if not isinstance(channel, discord.TextChannel | discord.Thread):
+    if not isinstance(channel, discord.TextChannel | discord.Thread) or not usable(
+        channel, f"updating the open weeks of series {info.id}"
+    ):
         return
     view = await _board(bot, info)
     try:

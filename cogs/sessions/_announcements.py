@@ -3,7 +3,8 @@ the recap post (the scheduled event is cogs/sessions/_events.py; creating a sess
 cogs/sessions/publish.py).
 
 Each step is best effort once the session is saved: a missing permission becomes a short warning for
-the organizer (returned as text), never a lost session.
+the organizer (returned as text), never a lost session. A channel hidden from the bot
+(bot.hidden_channels) is not asked at all: the warning says so by the channel's id.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import discord
 
 from bot.client import PaperclubBot
 from bot.errors import NotConfigured
+from bot.hidden_channels import cannot_see, hidden_from_bot, usable
 from bot.replies import NO_MENTIONS
 from bot.services.sessions import store as svc
 from bot.services.sessions.info import SessionInfo
@@ -44,9 +46,14 @@ async def _channel(bot: PaperclubBot, channel_id: int) -> Any:
     if channel is None:
         try:
             channel = await bot.fetch_channel(channel_id)
-        except discord.NotFound:
+        except (discord.NotFound, discord.Forbidden):  # gone, or not the bot's to see
             return None
     return channel
+
+
+def _hidden(channel: discord.abc.GuildChannel | discord.Thread, work: str) -> str | None:
+    """The organizer's warning when the bot cannot see ``channel`` (logged once for background work)."""
+    return None if usable(channel, work) else f"{cannot_see(channel.id)}. Not done: {work}."
 
 
 async def _open_thread(bot: PaperclubBot, message: discord.Message, info: SessionInfo) -> int | None:
@@ -93,6 +100,8 @@ async def announce(
     channel = await _channel(bot, target_id)
     if not isinstance(channel, discord.TextChannel):
         raise NotConfigured(f"I can't post in <#{target_id}>; pick a text channel I can see.")
+    if hidden_from_bot(channel):
+        raise NotConfigured(f"Not announced: {cannot_see(channel.id)}, or pick another `channel`.")
     now = bot.clock.now()
     view = await announcement_view(bot, info, zones, now)
     outcome = Outcome()
@@ -146,7 +155,9 @@ async def delete_announcement(bot: PaperclubBot, info: SessionInfo) -> None:
     if not (info.announcement_channel_id and info.announcement_message_id):
         return
     channel = await _channel(bot, info.announcement_channel_id)
-    if isinstance(channel, discord.TextChannel):
+    if isinstance(channel, discord.TextChannel) and usable(
+        channel, f"deleting the old announcement of session #{info.id}"
+    ):
         try:
             await channel.get_partial_message(info.announcement_message_id).delete()
         except discord.HTTPException as error:
@@ -162,6 +173,9 @@ async def refresh_announcement(
     channel = await _channel(bot, info.announcement_channel_id)
     if not isinstance(channel, discord.TextChannel):
         return "I could not find the announcement's channel any more."
+    hidden = _hidden(channel, f"updating the announcement of session #{info.id}")
+    if hidden:
+        return hidden
     now = bot.clock.now()
     try:
         view = await announcement_view(bot, info, zones, now)
@@ -179,6 +193,9 @@ async def post_cancellation(bot: PaperclubBot, info: SessionInfo, zones: Sequenc
     channel = await _channel(bot, info.announcement_channel_id)
     if not isinstance(channel, discord.TextChannel):
         return "I could not find the announcement's channel to post the cancellation."
+    hidden = _hidden(channel, f"posting the cancellation of session #{info.id}")
+    if hidden:
+        return hidden
     reference = discord.MessageReference(
         message_id=info.announcement_message_id, channel_id=channel.id, fail_if_not_exists=False
     )
@@ -201,6 +218,9 @@ async def post_recap(bot: PaperclubBot, info: SessionInfo) -> str | None:
     thread = await _channel(bot, info.thread_id)
     if not isinstance(thread, discord.Thread):
         return "I could not find the session's thread to post the recap."
+    hidden = _hidden(thread, f"posting the recap of session #{info.id}")
+    if hidden:
+        return hidden
     try:
         await thread.send(render.recap_post(info), allowed_mentions=NO_MENTIONS)
     except discord.HTTPException as error:

@@ -3,7 +3,9 @@
 Computed from the guild's roles and the channel overwrites the gateway gave (discord.py's
 ``channel.permissions_for(guild.me)`` and ``guild.me.guild_permissions``), for each configured channel
 against what that channel's use needs, and for the server (Create Events). Every flag here is part of
-:data:`bot.permissions.REQUIRED_PERMISSIONS`, the invite's set.
+:data:`bot.permissions.REQUIRED_PERMISSIONS`, the invite's set. A channel hidden from the bot (Discord sends
+it obfuscated: :mod:`bot.hidden_channels`) is named by its id, never by the placeholder name the bot was
+given, and nothing else is judged there.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Final
 
 import discord
 
+from bot.hidden_channels import FIX as SEE_FIX
+from bot.hidden_channels import hidden_from_bot, named
 from bot.permissions import PERMISSION_NAMES
 from bot.services.config.guild import GuildConfig
 
@@ -73,9 +77,19 @@ def needs_of(channel: discord.abc.GuildChannel) -> Sequence[Need]:
     return SUGGESTIONS_FORUM if isinstance(channel, discord.ForumChannel) else SUGGESTIONS_TEXT
 
 
-def channel_gaps(channel: discord.abc.GuildChannel, me: discord.Member, needs: Sequence[Need]) -> list[Gap]:
-    """What the bot lacks in ``channel`` of ``needs``. Without View Channels nothing else can be judged;
-    without Send Messages the flags it implies are left out."""
+def channel_gaps(
+    channel: discord.abc.GuildChannel, me: discord.Member, needs: Sequence[Need], command: str
+) -> list[Gap]:
+    """What the bot lacks in ``channel`` of ``needs`` (``command`` sets it). A channel hidden from the bot is
+    one gap, named by its id; without Send Messages the flags it implies are left out."""
+    if hidden_from_bot(channel):
+        return [
+            Gap(
+                f"the bot cannot see {named(channel.id)}: Discord hides it from the bot; {SEE_FIX}, "
+                f"or run `{command}` with another channel",
+                blocking=True,
+            )
+        ]
     have = channel.permissions_for(me)
     lacking = [need for need in needs if not getattr(have, need.flag)]
     flags = {need.flag for need in lacking}
@@ -105,7 +119,14 @@ def refusal_for(guild: discord.Guild, checked: Checked) -> str | None:
     """The reply refusing to save a channel the bot cannot post in, or None."""
     if guild.me is None:
         return None  # cannot judge: saved, and /setup show checks again
-    blocking = [gap for gap in channel_gaps(checked.channel, guild.me, checked.needs) if gap.blocking]
+    if hidden_from_bot(checked.channel):
+        return (
+            f"Not saved: I can't see {named(checked.channel.id)}. Discord hides it from the bot, so "
+            "nothing could be posted there.\n"
+            f"• {_capitalized(SEE_FIX)}, then run `{checked.command}` again; or pick another channel."
+        )
+    gaps = channel_gaps(checked.channel, guild.me, checked.needs, checked.command)
+    blocking = [gap for gap in gaps if gap.blocking]
     if not blocking:
         return None
     lines = [f"Not saved: I can't post in {checked.channel.mention}."]
@@ -144,12 +165,13 @@ def guild_gaps(guild: discord.Guild, config: GuildConfig) -> list[Gap]:
     announcements, gone = _configured(guild, config.announcements_channel_id, "/setup announcements")
     gaps += gone
     if announcements is not None:
-        gaps += channel_gaps(announcements, me, ANNOUNCEMENTS)
-        gaps += _ping_role_gaps(guild, config, announcements, me)
+        gaps += channel_gaps(announcements, me, ANNOUNCEMENTS, "/setup announcements")
+        if not hidden_from_bot(announcements):
+            gaps += _ping_role_gaps(guild, config, announcements, me)
     suggestions, gone = _configured(guild, config.suggestions_channel_id, "/setup suggestions")
     gaps += gone
     if suggestions is not None:
-        gaps += channel_gaps(suggestions, me, needs_of(suggestions))
+        gaps += channel_gaps(suggestions, me, needs_of(suggestions), "/setup suggestions")
     return gaps
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import discord
 
 from bot.errors import NotConfigured
+from bot.hidden_channels import named, usable
 from bot.replies import CONTENT_LIMIT, NO_MENTIONS, THREAD_NAME_LIMIT, cut, one_line
 from bot.services.suggestions.queries import SuggestionCard
 from cogs.suggestions._components import card_layout
@@ -21,7 +22,8 @@ SuggestionsChannel = discord.TextChannel | discord.ForumChannel | discord.Thread
 
 
 async def resolve_channel(bot: discord.Client, channel_id: int | None) -> SuggestionsChannel:
-    """The configured suggestions channel, or NotConfigured (checked before anything is stored)."""
+    """The configured suggestions channel, or NotConfigured (checked before anything is stored), also when
+    the bot cannot see it (bot.hidden_channels): nothing is stored or posted then."""
     if channel_id is None:
         raise NotConfigured(
             "Suggestions are not set up here yet: an admin needs to run `/setup suggestions`."
@@ -36,6 +38,12 @@ async def resolve_channel(bot: discord.Client, channel_id: int | None) -> Sugges
         raise NotConfigured(
             "The suggestions channel is gone or is not a text or forum channel: "
             "an admin needs to run `/setup suggestions` again."
+        )
+    if not usable(channel, "posting suggestions"):
+        raise NotConfigured(
+            f"Suggestions can't be posted right now: Discord hides the suggestions channel, {named(channel.id)}, "
+            "from the bot. An admin needs to grant the bot **View Channels** there, or run `/setup suggestions` "
+            "with another channel."
         )
     return channel
 
@@ -65,6 +73,11 @@ async def edit_post(bot: discord.Client, card: SuggestionCard) -> bool:
     """Re-render the post from the card; False (logged) when the post is gone or cannot be edited."""
     if card.channel_id is None or card.message_id is None:
         return False
+    channel = bot.get_channel(card.channel_id)
+    if isinstance(channel, discord.abc.GuildChannel | discord.Thread) and not usable(
+        channel, "updating suggestion posts"
+    ):
+        return False
     message = bot.get_partial_messageable(card.channel_id).get_partial_message(card.message_id)
     try:
         # An embed post from before layouts becomes one in the same edit (content and embeds cleared).
@@ -80,7 +93,7 @@ async def note_in_thread(bot: discord.Client, card: SuggestionCard, text: str) -
     if card.channel_id is None:
         return
     channel = bot.get_channel(card.channel_id)
-    if not isinstance(channel, discord.Thread):
+    if not isinstance(channel, discord.Thread) or not usable(channel, "updating suggestion posts"):
         return
     try:
         await channel.send(cut(text, CONTENT_LIMIT), allowed_mentions=NO_MENTIONS)
