@@ -10,10 +10,12 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any, Final
 
 import discord
 
+from bot import claims
 from bot.client import PaperclubBot
 from bot.errors import NotConfigured
 from bot.replies import NO_MENTIONS
@@ -21,7 +23,6 @@ from bot.services.config.guild import get_config
 from bot.services.series import store as svc
 from bot.services.series import weeks as weeks_svc
 from bot.services.series.info import Changes, SeriesInfo
-from bot.services.sessions import event_claims
 from bot.services.sessions import store as sessions
 from bot.timeutil import DisplayZone
 from cogs.series import _render as render
@@ -30,6 +31,7 @@ from cogs.sessions.publish import publish_cancelled, publish_saved
 log = logging.getLogger("paperclub.series")
 
 ORGANIZER_THREAD: Final = "Programme · organizers"
+THREAD_LEASE: Final = timedelta(minutes=2)  # longer than opening and recording the thread takes
 THREAD_ARCHIVE_MINUTES: Final = 10080  # a week; "sending a message will automatically unarchive the thread,
 # unless the thread has been locked by a moderator" (docs: Threads), so a nudge a month later still lands.
 THREAD_INTRO: Final = (
@@ -105,7 +107,7 @@ async def _open_thread(
     """Open and record the thread under a claim in the store, so two processes never open two."""
     token, key = secrets.token_hex(8), f"series-thread-claim:{guild_id}"
     async with bot.session_factory() as session, session.begin():
-        if not await event_claims.claim(session, key, token, bot.clock.now()):
+        if not await claims.claim(session, key, token, bot.clock.now(), THREAD_LEASE):
             return None
     try:
         async with bot.session_factory() as session:
@@ -130,7 +132,7 @@ async def _open_thread(
         return thread
     finally:
         async with bot.session_factory() as session, session.begin():
-            await event_claims.release(session, key, token)
+            await claims.release(session, key, token)
 
 
 # ---------------------------------------------------------------- the open-weeks message

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 from sqlalchemy.sql import ColumnElement
 
-from bot.background import claim_due
+from bot.claims import claim_due
 from bot.services.config.guild import GuildConfig, get_config
 from bot.services.reminders.queue import plan_next_occurrence, set_if
 from bot.services.reminders.texts import (
