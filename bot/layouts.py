@@ -16,8 +16,7 @@ from urllib.parse import urlsplit
 import discord
 from discord.utils import escape_markdown
 
-from bot.papers import is_http_url
-from bot.text import cut, one_line, visible
+from bot.text import cut, is_http_url, one_line, visible
 
 # Component Reference: "Messages allow up to 40 total components" with IS_COMPONENTS_V2, and the text
 # displays of a message "may total up to 4000 characters" (discord.py's LayoutView.content_length).

@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from aiohttp import web
 from prometheus_client import (
@@ -31,8 +31,7 @@ from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-if TYPE_CHECKING:
-    from bot.client import PaperclubBot
+from bot.settings import Settings
 
 log = logging.getLogger("paperclub.metrics")
 
@@ -193,7 +192,21 @@ class BotMetrics:
 # ---------------------------------------------------------------------------------------------- web routes
 
 
-async def health_problems(bot: PaperclubBot) -> list[str]:
+class Served(Protocol):
+    """What ``/healthz`` and ``/metrics`` read of the bot (bot/client.py's PaperclubBot)."""
+
+    settings: Settings
+    engine: AsyncEngine
+    metrics: BotMetrics
+
+    def shard_states(self) -> list[ShardState]:
+        """Each gateway connection of this process."""
+
+    def is_ready(self) -> bool:
+        """Whether the gateway has delivered every guild."""
+
+
+async def health_problems(bot: Served) -> list[str]:
     """What stops this process serving: each gateway shard not connected, not ready, or a store that does
     not answer. Empty when ready."""
     problems = [f"shard {s.shard_id}: gateway not connected" for s in bot.shard_states() if not s.connected]
@@ -220,7 +233,7 @@ def _password(url: str) -> str | None:
         return None
 
 
-def web_routes(bot: PaperclubBot) -> web.RouteTableDef:
+def web_routes(bot: Served) -> web.RouteTableDef:
     """``/healthz`` and ``/metrics``."""
     routes = web.RouteTableDef()
 

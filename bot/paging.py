@@ -15,16 +15,13 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Self
+from typing import Any, Self
 
 import discord
 
 from bot.layouts import Card
 from bot.replies import NO_MENTIONS, fit_embed, send_reply
 from bot.views import PaperclubView, PersistentButton, field
-
-if TYPE_CHECKING:
-    from bot.client import Interaction
 
 NAME = re.compile(r"[a-z_]{1,20}")
 
@@ -59,7 +56,7 @@ PageRenderer = Callable[[int, str, int], Awaitable[AnyPage]]
 """(guild_id, arg, page) -> Page or LayoutPage; ``arg`` is what the buttons carry besides the page
 (≤ 60 chars, no ``:``)."""
 
-PageGuard = Callable[["Interaction"], Awaitable[object]]
+PageGuard = Callable[[discord.Interaction[Any]], Awaitable[object]]
 """Run before every page turn; raises (e.g. NotAllowed) to refuse the presser."""
 
 
@@ -142,9 +139,10 @@ class PageButton(
             return cls(LEGACY_SESSION_LIST, "", int(match["legacy_page"]), match["legacy_direction"])
         return super().from_match(match)
 
-    async def pressed(self, interaction: Interaction) -> None:
+    async def pressed(self, interaction: discord.Interaction[Any]) -> None:
         """Turn the list to the button's page, when its pager still exists and the guard lets the presser."""
-        pager = interaction.client.pagers.get(self.name)
+        pagers: Pagers = interaction.client.pagers  # the PaperclubBot's (bot/client.py)
+        pager = pagers.get(self.name)
         if pager is None or interaction.guild_id is None:
             await interaction.response.send_message("This list is no longer available.", ephemeral=True)
             return
@@ -200,7 +198,7 @@ def layout_view(name: str, arg: str, page: LayoutPage) -> discord.ui.LayoutView:
 
 
 async def send_page(
-    interaction: Interaction, name: str, arg: str, page: AnyPage, *, public: bool = False
+    interaction: discord.Interaction[Any], name: str, arg: str, page: AnyPage, *, public: bool = False
 ) -> None:
     """Answer with a page a renderer made, and its ◀ ▶ buttons (ephemeral unless ``public``)."""
     if isinstance(page, LayoutPage):

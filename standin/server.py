@@ -24,10 +24,11 @@ from aiohttp import web
 from standin import rest, rest_events, rest_interactions, rest_messages
 from standin.acting import Acting
 from standin.gateway import Gateway
+from standin.host import Fault, RequestRecord
 from standin.interactions import InteractionRecord, ModalRef
 from standin.openapi import ApiSpec, SpecViolationError, Violation, load_spec
 from standin.ratelimits import Limit, RateLimiter
-from standin.rest import API, STANDIN, Fault, Handler, RequestRecord
+from standin.rest import API, STANDIN, Handler
 from standin.state import (
     DEFAULT_BOT_PERMISSIONS,
     Channel,
