@@ -1,10 +1,4 @@
-"""Cards as Components V2 layouts: a :class:`Card` collects headings, text, sections with a button beside
-them, separators and rows of buttons, and builds one ``LayoutView`` that always fits Discord's budget.
-
-User text is escaped exactly once, by :func:`escape` (or :meth:`Card.heading`), and never goes inside a
-masked link's label: a link goes on a link button (:func:`link_button`) or behind a fixed label. Over budget,
-a card drops its separators, then the last entries of its groups ("… and N more"), then cuts its longest text.
-"""
+"""Cards as Components V2 layouts (:class:`Card`) fitted to Discord's budget; member text escaped once."""
 
 from __future__ import annotations
 

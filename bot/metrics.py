@@ -1,9 +1,4 @@
-"""What the bot counts, served in Prometheus' text format at ``/metrics``, and whether this process is fit
-to serve, at ``/healthz`` (both on the bot's web server, ``WEB_PORT``). Each bot has its own registry, so
-several bots in one process (tests) count apart; every series is per process (Prometheus sums them):
-interactions and their latency, reminders by outcome and their lateness, job runs (bot/background.py),
-the gateway shards, and store errors. docs/deploy.md says what to alert on.
-"""
+"""What the bot counts (Prometheus text at ``/metrics``) and whether this process can serve (``/healthz``)."""
 
 from __future__ import annotations
 

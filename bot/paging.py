@@ -1,14 +1,4 @@
-"""Paginated replies with ◀ ▶ buttons that keep working after a restart.
-
-A feature registers a page renderer under a short name in ``bot.pagers`` in its cog's ``cog_load``
-(``bot.pagers.register("sessions", self.render_page, guard=...)``) and unregisters it in ``cog_unload``. The
-buttons carry ``pg:<name>:<arg>:<page>:<p|n>`` in their custom_id, so no state is held in memory and a press
-after a restart re-renders the page from the store; a pager's guard runs on every press.
-
-A renderer returns a :class:`Page` (an embed) or a :class:`LayoutPage` (a Components V2 card, bot.layouts):
-the pager adds "Page n of m" and the ◀ ▶ row to either. Turning an old embed page of a pager that now draws
-layouts rewrites that message as a layout in the same edit (its content and embeds cleared).
-"""
+"""Paged replies whose ◀ ▶ buttons work after a restart (``bot.pagers.register``, :func:`send_page`)."""
 
 from __future__ import annotations
 

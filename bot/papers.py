@@ -1,9 +1,4 @@
-"""Canonical paper references, shared by sessions, suggestions and reading lists. Pure functions.
-
-:func:`parse_paper_ref` turns whatever a member pastes (arXiv ID or link, DOI, OpenReview or ACL
-Anthology link, any other web link, or a title) into a :class:`PaperRef` whose ``key`` is the same
-for every spelling of the same paper, so it can be the unique key per guild.
-"""
+"""Canonical paper references: :func:`parse_paper_ref` gives one key per paper however it is pasted."""
 
 from __future__ import annotations
 

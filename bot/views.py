@@ -1,10 +1,4 @@
-"""The UI base classes: a view, a modal and a restart-proof button whose errors go through the same handler
-as slash commands, and whose presses and submissions are logged.
-
-A :class:`PersistentButton` keeps its state in its custom_id (``prefix`` plus ``field`` values), so it keeps
-working after a restart: subclass it with ``pressed``, add it to a view, and register it in the cog's
-``cog_load`` with ``bot.add_dynamic_items`` (``remove_dynamic_items`` in ``cog_unload``).
-"""
+"""UI base classes: a view, a modal, a restart-proof :class:`PersistentButton`; one error handler."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The stand-in as its REST routes see it (:class:`Host`, which ``StandIn`` is), its request log and faults."""
+"""The stand-in as its REST routes see it (:class:`Host`, which ``StandIn`` is), its requests and faults."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""REST v10: the aiohttp app, its middleware (request log, faults, rate-limit headers, errors) and the
-user/application/command/guild routes. Message, thread, interaction and scheduled-event routes live in
-:mod:`standin.rest_messages`, :mod:`standin.rest_interactions` and :mod:`standin.rest_events`.
-"""
+"""REST v10: the aiohttp app, its middleware (request log, faults, rate limits, errors), the core routes."""
 
 from __future__ import annotations
 

@@ -1,11 +1,4 @@
-"""Guild scheduled event routes (create/list/get/edit/delete, interested users).
-
-Permissions follow Discord's rules ("Guild Scheduled Event Permissions Requirements",
-https://discord.com/developers/docs/resources/guild-scheduled-event#guild-scheduled-event-permissions-requirements):
-creating needs CREATE_EVENTS; modifying or deleting needs MANAGE_EVENTS, or CREATE_EVENTS for an event the
-bot created. EXTERNAL events are checked at guild level, channel events in their channel (the channel's own
-extra permissions, CONNECT, MANAGE_CHANNELS..., are not modelled).
-"""
+"""Guild scheduled event routes (create, list, get, edit, delete, interested users)."""
 
 from __future__ import annotations
 
@@ -19,6 +12,12 @@ from standin.host import Host
 from standin.messages import parse_time
 from standin.rest import API, Handler, body_of, guild_from, no_content, ok, require, snowflake, standin_of
 from standin.state import CREATE_EVENTS, MANAGE_EVENTS, Channel, Guild, Json
+
+# Permissions as Discord's "Guild Scheduled Event Permissions Requirements" says
+# (https://discord.com/developers/docs/resources/guild-scheduled-event#guild-scheduled-event-permissions-requirements):
+# creating needs CREATE_EVENTS; modifying or deleting needs MANAGE_EVENTS, or CREATE_EVENTS for an event the
+# bot created. EXTERNAL events are checked at guild level, channel events in their channel (the channel's own
+# extra permissions, CONNECT, MANAGE_CHANNELS..., are not modelled).
 
 
 def _event_from(request: web.Request) -> tuple[Guild, Json]:

@@ -1,11 +1,4 @@
-"""``StandIn``: a local Discord (REST v10 + gateway) for tests and demos, plus the API that drives it.
-
-async with StandIn() as standin:
-    world = await standin.create_default_guild()
-    apply_api_base(standin.base_url)  # then start a discord.py client with any token
-    result = await standin.invoke("setup show", member=world.admin)
-    reply = await result.response()
-"""
+"""``StandIn``: a local Discord (REST v10 and gateway) for tests and demos, and the API that drives it."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""/series (add, show, list, skip, unskip, move, edit, end, open) and /presenters. Thin: check who may, read
-the options into a checked draft (bot.services.series.drafts), write in one transaction (bot.services.series
-.store, weeks, changes), then follow on Discord (cogs/series/_publishing.py) and reply. The background work
-(the daily horizon job, refreshes after changes) is cogs/series/_background.py, started and told here.
-"""
+"""/series (add, show, list, skip, unskip, move, edit, end, open) and /presenters."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The Discord side of the series: each week's session kept in step (the other features told, its scheduled
-event created, moved or cancelled, its announcement refreshed), the organizers' thread the nudges go to, and
-the open-weeks message (/series open) kept up to date.
-
-Best effort once the store is written: trouble becomes a warning line for the organizer, never a lost week.
-"""
+"""The Discord side of the series (best effort once the store is written): weeks' events and announcements,
+the organizers' thread, the open-weeks message."""
 
 from __future__ import annotations
 

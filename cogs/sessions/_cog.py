@@ -1,6 +1,4 @@
-"""/session: add, edit, cancel, announce, list, show, recap, calendar. Thin: read the interaction, build
-the checked draft (bot.services.sessions.draft) and hand it to the publish flow (cogs.sessions.publish),
-or call the service and do the Discord side (cogs.sessions._announcements); render the reply."""
+"""/session: add, edit, cancel, announce, list, show, recap, calendar."""
 
 from __future__ import annotations
 

@@ -1,10 +1,4 @@
-"""Paper suggestions: validate and submit (duplicates caught), vote, volunteer, review, withdraw.
-
-Plain values in, plain dataclasses out; every function runs inside the caller's one transaction
-and validates everything before its first write. Reading helpers live in
-:mod:`bot.services.suggestions.queries`, duplicates in :mod:`bot.services.suggestions.duplicates`,
-polls in :mod:`bot.services.suggestions.polls`.
-"""
+"""Paper suggestions: submit (duplicates caught), vote, volunteer, review, withdraw."""
 
 from __future__ import annotations
 

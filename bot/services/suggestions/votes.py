@@ -1,10 +1,4 @@
-"""Upvotes: toggled one member at a time, written many at a time.
-
-Presses queue in one :class:`VoteWriter` per process; whoever's turn it is writes every press queued by
-then in one short transaction (:func:`toggle_votes`), so a rush of presses does not queue one transaction
-each for the store's write lock. A press is answered only once its transaction committed. On PostgreSQL a
-batch locks the suggestions it votes on (``FOR NO KEY UPDATE``), so two processes' batches take turns.
-"""
+"""Upvotes: toggled one member at a time, written many at a time (:class:`VoteWriter`)."""
 
 from __future__ import annotations
 
