@@ -6,28 +6,14 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
-from alembic.autogenerate import compare_metadata
-from alembic.migration import MigrationContext
 from sqlalchemy import select, text
 
 from bot import claims
-from db.base import Base
 from db.engine import create_session_factory
 from db.models.jobs import Claim, JobRun
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 LEASE = timedelta(minutes=2)
-
-
-async def test_the_migration_matches_the_model(engine) -> None:
-    def diffs(connection) -> list:
-        context = MigrationContext.configure(connection, opts={"compare_type": True})
-        return compare_metadata(context, Base.metadata)
-
-    async with engine.connect() as conn:
-        found = await conn.run_sync(diffs)
-    flat = [d for item in found for d in (item if isinstance(item, list) else [item])]
-    assert [d for d in flat if "claims" in repr(d)] == []
 
 
 async def test_a_claim_is_held_by_its_owner_until_released(session_factory) -> None:
