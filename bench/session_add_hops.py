@@ -149,7 +149,7 @@ async def main() -> None:
     print("calls from the command body into our code, in order:")
     for call in body.calls:
         print(f"  {call}")
-    service = [c for c in body.calls if not c.endswith(("_organizer_begin", "reply_with_card"))]
+    service = [c for c in body.calls if not c.endswith(("organizer_begin", "reply_with_card"))]
     print(
         f"service calls between the organizer check and the reply: {len(service)}; "
         f"returns of control to the cog between them: {max(0, len(service) - 1)}"

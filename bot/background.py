@@ -1,10 +1,4 @@
-"""Background work: jobs timed by APScheduler, and :func:`claim_due`, the one way to claim due rows.
-
-A cog adds a :class:`Job` in ``cog_load`` (``await bot.background.add(job)``) and removes it in
-``cog_unload``. A job with ``once`` is claimed per slot in ``job_runs`` under a lease, so the deployment runs
-each slot once; other jobs run in every process and claim their own rows with :func:`claim_due`. With a
-FakeClock the scheduler stays paused and ``await clock.advance(...)`` returns once the due jobs ran.
-"""
+"""Jobs timed by APScheduler (``bot.background``); a ``once`` job runs once per slot in a deployment."""
 
 from __future__ import annotations
 
@@ -12,24 +6,23 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Protocol
 
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.base import BaseTrigger
 from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
-from sqlalchemy import Row, case, inspect, literal, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import case, literal, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-from sqlalchemy.sql import ColumnElement
 
+from bot.claims import claim_due
 from bot.clock import Clock
 from db.models.jobs import JobRun
+from db.upsert import insert_ignore
 
 log = logging.getLogger("paperclub.jobs")
 
@@ -86,57 +79,12 @@ class JobObserver(Protocol):
         """A run ended (ok, error or cancelled) after this long."""
 
 
-# ---------------------------------------------------------------------------------------------- claiming rows
-
-
-async def claim_due(
-    session: AsyncSession,
-    model: type[Any],
-    *,
-    due: Sequence[ColumnElement[bool]],
-    values: Mapping[str, Any],
-    returning: Sequence[Any],
-    order_by: Sequence[Any] = (),
-    limit: int | None = None,
-    among: ColumnElement[bool] | None = None,
-) -> Sequence[Row[Any]]:
-    """Claim due rows in one statement: ``WITH due AS MATERIALIZED (the first ``limit`` rows that are ``due``
-    and ``among``, FOR UPDATE SKIP LOCKED) UPDATE … SET values WHERE key IN due AND due RETURNING …``. On
-    PostgreSQL rows another transaction is claiming are skipped, not waited for; SQLite's transaction holds
-    the write lock (BEGIN IMMEDIATE), so claims never overlap. Returns the rows this transaction claimed.
-
-    MATERIALIZED: a locking subquery PostgreSQL plans as the inner side of a nested loop runs again per
-    row, and each run skips the rows the UPDATE just changed, so ``limit`` would not hold."""
-    table = model.__table__
-    (key,) = (table.c[column.key] for column in inspect(model).primary_key)
-    candidates = select(key).where(*due)
-    if among is not None:
-        candidates = candidates.where(among)
-    chosen = (
-        candidates.order_by(*order_by)
-        .limit(limit)
-        .with_for_update(skip_locked=True)
-        .cte("due")
-        .prefix_with("MATERIALIZED", dialect="postgresql")
-    )
-    statement = (
-        update(table)
-        .where(key.in_(select(chosen.c[key.name])), *due)
-        .values(dict(values))
-        .returning(*returning)
-    )
-    return (await session.execute(statement)).all()
-
-
 # ---------------------------------------------------------------------------------------------- job slots
 
 
 async def _ensure_row(session: AsyncSession, name: str, first: datetime) -> None:
     """The job's row, made once per deployment (of processes adding it at once, one inserts)."""
-    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    await session.execute(
-        insert(JobRun).values(name=name, next_run_at=first, runs=0).on_conflict_do_nothing()
-    )
+    await session.execute(insert_ignore(session, JobRun, {"name": name, "next_run_at": first, "runs": 0}))
 
 
 async def claim_slot(session: AsyncSession, job: Job, owner: str, now: datetime) -> datetime | None:

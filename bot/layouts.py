@@ -1,10 +1,4 @@
-"""Cards as Components V2 layouts: a :class:`Card` collects headings, text, sections with a button beside
-them, separators and rows of buttons, and builds one ``LayoutView`` that always fits Discord's budget.
-
-User text is escaped exactly once, by :func:`escape` (or :meth:`Card.heading`), and never goes inside a
-masked link's label: a link goes on a link button (:func:`link_button`) or behind a fixed label. Over budget,
-a card drops its separators, then the last entries of its groups ("… and N more"), then cuts its longest text.
-"""
+"""Cards as Components V2 layouts (:class:`Card`) fitted to Discord's budget; member text escaped once."""
 
 from __future__ import annotations
 
@@ -16,8 +10,7 @@ from urllib.parse import urlsplit
 import discord
 from discord.utils import escape_markdown
 
-from bot.papers import is_http_url
-from bot.text import cut, one_line, visible
+from bot.text import cut, is_http_url, one_line, visible
 
 # Component Reference: "Messages allow up to 40 total components" with IS_COMPONENTS_V2, and the text
 # displays of a message "may total up to 4000 characters" (discord.py's LayoutView.content_length).

@@ -1,9 +1,4 @@
-"""What the bot counts, served in Prometheus' text format at ``/metrics``, and whether this process is fit
-to serve, at ``/healthz`` (both on the bot's web server, ``WEB_PORT``). Each bot has its own registry, so
-several bots in one process (tests) count apart; every series is per process (Prometheus sums them):
-interactions and their latency, reminders by outcome and their lateness, job runs (bot/background.py),
-the gateway shards, and store errors. docs/deploy.md says what to alert on.
-"""
+"""What the bot counts (Prometheus text at ``/metrics``) and whether this process can serve (``/healthz``)."""
 
 from __future__ import annotations
 
@@ -13,7 +8,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from aiohttp import web
 from prometheus_client import (
@@ -31,8 +26,7 @@ from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-if TYPE_CHECKING:
-    from bot.client import PaperclubBot
+from bot.settings import Settings
 
 log = logging.getLogger("paperclub.metrics")
 
@@ -193,7 +187,21 @@ class BotMetrics:
 # ---------------------------------------------------------------------------------------------- web routes
 
 
-async def health_problems(bot: PaperclubBot) -> list[str]:
+class Served(Protocol):
+    """What ``/healthz`` and ``/metrics`` read of the bot (bot/client.py's PaperclubBot)."""
+
+    settings: Settings
+    engine: AsyncEngine
+    metrics: BotMetrics
+
+    def shard_states(self) -> list[ShardState]:
+        """Each gateway connection of this process."""
+
+    def is_ready(self) -> bool:
+        """Whether the gateway has delivered every guild."""
+
+
+async def health_problems(bot: Served) -> list[str]:
     """What stops this process serving: each gateway shard not connected, not ready, or a store that does
     not answer. Empty when ready."""
     problems = [f"shard {s.shard_id}: gateway not connected" for s in bot.shard_states() if not s.connected]
@@ -220,7 +228,7 @@ def _password(url: str) -> str | None:
         return None
 
 
-def web_routes(bot: PaperclubBot) -> web.RouteTableDef:
+def web_routes(bot: Served) -> web.RouteTableDef:
     """``/healthz`` and ``/metrics``."""
     routes = web.RouteTableDef()
 

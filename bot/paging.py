@@ -1,30 +1,17 @@
-"""Paginated replies with ◀ ▶ buttons that keep working after a restart.
-
-A feature registers a page renderer under a short name in ``bot.pagers`` in its cog's ``cog_load``
-(``bot.pagers.register("sessions", self.render_page, guard=...)``) and unregisters it in ``cog_unload``. The
-buttons carry ``pg:<name>:<arg>:<page>:<p|n>`` in their custom_id, so no state is held in memory and a press
-after a restart re-renders the page from the store; a pager's guard runs on every press.
-
-A renderer returns a :class:`Page` (an embed) or a :class:`LayoutPage` (a Components V2 card, bot.layouts):
-the pager adds "Page n of m" and the ◀ ▶ row to either. Turning an old embed page of a pager that now draws
-layouts rewrites that message as a layout in the same edit (its content and embeds cleared).
-"""
+"""Paged replies whose ◀ ▶ buttons work after a restart (``bot.pagers.register``, :func:`send_page`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Self
+from typing import Any, Self
 
 import discord
 
 from bot.layouts import Card
 from bot.replies import NO_MENTIONS, fit_embed, send_reply
 from bot.views import PaperclubView, PersistentButton, field
-
-if TYPE_CHECKING:
-    from bot.client import Interaction
 
 NAME = re.compile(r"[a-z_]{1,20}")
 
@@ -59,7 +46,7 @@ PageRenderer = Callable[[int, str, int], Awaitable[AnyPage]]
 """(guild_id, arg, page) -> Page or LayoutPage; ``arg`` is what the buttons carry besides the page
 (≤ 60 chars, no ``:``)."""
 
-PageGuard = Callable[["Interaction"], Awaitable[object]]
+PageGuard = Callable[[discord.Interaction[Any]], Awaitable[object]]
 """Run before every page turn; raises (e.g. NotAllowed) to refuse the presser."""
 
 
@@ -142,9 +129,10 @@ class PageButton(
             return cls(LEGACY_SESSION_LIST, "", int(match["legacy_page"]), match["legacy_direction"])
         return super().from_match(match)
 
-    async def pressed(self, interaction: Interaction) -> None:
+    async def pressed(self, interaction: discord.Interaction[Any]) -> None:
         """Turn the list to the button's page, when its pager still exists and the guard lets the presser."""
-        pager = interaction.client.pagers.get(self.name)
+        pagers: Pagers = interaction.client.pagers  # the PaperclubBot's (bot/client.py)
+        pager = pagers.get(self.name)
         if pager is None or interaction.guild_id is None:
             await interaction.response.send_message("This list is no longer available.", ephemeral=True)
             return
@@ -200,7 +188,7 @@ def layout_view(name: str, arg: str, page: LayoutPage) -> discord.ui.LayoutView:
 
 
 async def send_page(
-    interaction: Interaction, name: str, arg: str, page: AnyPage, *, public: bool = False
+    interaction: discord.Interaction[Any], name: str, arg: str, page: AnyPage, *, public: bool = False
 ) -> None:
     """Answer with a page a renderer made, and its ◀ ▶ buttons (ephemeral unless ``public``)."""
     if isinstance(page, LayoutPage):

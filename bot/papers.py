@@ -1,9 +1,4 @@
-"""Canonical paper references, shared by sessions, suggestions and reading lists. Pure functions.
-
-:func:`parse_paper_ref` turns whatever a member pastes (arXiv ID or link, DOI, OpenReview or ACL
-Anthology link, any other web link, or a title) into a :class:`PaperRef` whose ``key`` is the same
-for every spelling of the same paper, so it can be the unique key per guild.
-"""
+"""Canonical paper references: :func:`parse_paper_ref` gives one key per paper however it is pasted."""
 
 from __future__ import annotations
 
@@ -17,7 +12,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 from rapidfuzz import fuzz
 
 from bot.errors import BadInput
-from bot.text import clean_line
+from bot.text import clean_line, is_http_url
 
 PaperKind = Literal["arxiv", "doi", "openreview", "acl", "url", "title"]
 
@@ -167,19 +162,6 @@ def _bad_scheme(text: str) -> str | None:
     if squashed[m.end() :].startswith("//") or (scheme in _BAD_SCHEMES and not after_colon.isspace()):
         return scheme
     return None
-
-
-def is_http_url(text: str) -> bool:
-    """True for an absolute http(s) URL with a host and no whitespace, control or invisible format
-    characters (a direction override or zero-width space would make the link read as another)."""
-    if not text or any(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs") for c in text):
-        return False
-    try:
-        parts = urlsplit(text)
-        _ = parts.port  # raises ValueError on a bad port
-        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
-    except ValueError:
-        return False
 
 
 def _refuse_invisible(url: str, field: str) -> None:

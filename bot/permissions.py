@@ -1,10 +1,10 @@
-"""Permissions: what the bot itself needs (``REQUIRED_PERMISSIONS``, defined once), and who may run
-what, checked in code on every call (Discord's default permissions can be changed by server admins, so
-they are only a hint)."""
+"""Permissions: what the bot needs (``REQUIRED_PERMISSIONS``), and who may do what, checked in code on every
+call: the organizer gate (:func:`ensure_organizer`) and the Manage Server gate (:func:`ensure_manager`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Final, TypeVar
 
 import discord
@@ -132,42 +132,39 @@ async def guild_config_for(interaction: Interaction) -> GuildConfig:
 
 
 NOT_ORGANIZER = "Only organizers can do this (Manage Events or the organizer role)."
-
-
-def check_organizer(interaction: Interaction, config: GuildConfig) -> None:
-    """Raise NotAllowed unless the user is an organizer under ``config`` (the guild's settings, just read)."""
-    if not isinstance(interaction.user, discord.Member) or not member_is_organizer(interaction.user, config):
-        raise NotAllowed(NOT_ORGANIZER)
+NOT_MANAGER = "Only members with Manage Server can change the club's settings."
 
 
 async def ensure_organizer(interaction: Interaction) -> GuildConfig:
-    """Raise NotAllowed unless the user is an organizer; returns the guild's settings."""
+    """The organizer gate: NotAllowed unless the user is an organizer; returns the guild's settings."""
     config = await guild_config_for(interaction)
-    check_organizer(interaction, config)
+    if not isinstance(interaction.user, discord.Member) or not member_is_organizer(interaction.user, config):
+        raise NotAllowed(NOT_ORGANIZER)
     return config
 
 
-def organizer_only() -> Callable[[T], T]:
-    """app_commands check: organizers only (Manage Events or the organizer role)."""
+async def organizer_begin(interaction: Interaction) -> tuple[GuildConfig, int, datetime]:
+    """The organizer gate, then the ephemeral answer deferred: (the guild's settings, its id, now)."""
+    config = await ensure_organizer(interaction)
+    guild_id = require_guild_id(interaction)
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    return config, guild_id, interaction.client.clock.now()
 
-    async def predicate(interaction: Interaction) -> bool:
-        try:
-            await ensure_organizer(interaction)
-        except NotAllowed as exc:
-            raise RefusedCheck(exc) from exc
-        return True
 
-    return app_commands.check(predicate)
+def ensure_manager(interaction: Interaction) -> int:
+    """The Manage Server gate (the club's settings): NotAllowed unless the user has it; the guild's id."""
+    guild_id = require_guild_id(interaction)
+    if not isinstance(interaction.user, discord.Member) or not member_is_manager(interaction.user):
+        raise NotAllowed(NOT_MANAGER)
+    return guild_id
 
 
 def manager_only() -> Callable[[T], T]:
-    """app_commands check: Manage Server only."""
+    """app_commands check: :func:`ensure_manager` (the /setup commands)."""
 
     async def predicate(interaction: Interaction) -> bool:
         try:
-            require_guild_id(interaction)
-            if not isinstance(interaction.user, discord.Member) or not member_is_manager(interaction.user):
-                raise NotAllowed("Only members with Manage Server can change the club's settings.")
+            ensure_manager(interaction)
         except NotAllowed as exc:
             raise RefusedCheck(exc) from exc
         return True

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
@@ -22,9 +22,6 @@ from bot.text import (
     markdown_link,
     one_line,
 )
-
-if TYPE_CHECKING:
-    from bot.client import Interaction
 
 NO_MENTIONS = discord.AllowedMentions.none()
 
@@ -67,7 +64,7 @@ def fit_embed(embed: discord.Embed) -> discord.Embed:
 
 
 async def send_reply(
-    interaction: Interaction,
+    interaction: discord.Interaction[Any],
     content: str | None = None,
     *,
     embed: discord.Embed | None = None,
@@ -93,7 +90,7 @@ async def send_reply(
 
 
 async def send_ephemeral(
-    interaction: Interaction,
+    interaction: discord.Interaction[Any],
     content: str | None = None,
     *,
     embed: discord.Embed | None = None,

@@ -85,12 +85,23 @@ def link_text(text: str | None, limit: int = 200) -> str:
     return _LOOKALIKE.sub(lambda m: LINK_TEXT_LOOKALIKES[m.group(0)], line) or "link"
 
 
+def is_http_url(text: str) -> bool:
+    """True for an absolute http(s) URL with a host and no whitespace, control or invisible format
+    characters (a direction override or zero-width space would make the link read as another)."""
+    if not text or any(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs") for c in text):
+        return False
+    try:
+        parts = urlsplit(text)
+        _ = parts.port  # raises ValueError on a bad port
+        return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        return False
+
+
 def link_url(url: str | None) -> str | None:
     """``url`` fit for a masked link's target, or None when it is not an http(s) URL (Discord masks only
     http, https and discord:// links, discord-api-docs#6088). Characters that could end the target early
     or reopen markup are percent-encoded, so the link cannot be broken out of."""
-    from bot.papers import is_http_url  # (bot.papers imports this module)
-
     raw = (url or "").strip()
     try:
         if " " in urlsplit(raw).netloc:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -12,15 +12,12 @@ from discord import app_commands
 from bot.errors import PaperclubError
 from bot.replies import send_ephemeral
 
-if TYPE_CHECKING:
-    from bot.client import Interaction, PaperclubBot  # noqa: F401  (PaperclubBot: the base class's string)
-
 log = logging.getLogger("paperclub.interactions")
 
 APOLOGY = "Sorry, something went wrong on our side. The organizers can find the details in the bot's log."
 
 
-def _command_name(interaction: Interaction) -> str:
+def _command_name(interaction: discord.Interaction[Any]) -> str:
     command = interaction.command
     if command is not None:
         return command.qualified_name
@@ -28,12 +25,12 @@ def _command_name(interaction: Interaction) -> str:
     return str(data.get("custom_id") or data.get("name") or interaction.type.name)
 
 
-def _elapsed_ms(interaction: Interaction) -> float:
+def _elapsed_ms(interaction: discord.Interaction[Any]) -> float:
     started = interaction.extras.get("paperclub_t0")
     return (time.perf_counter() - started) * 1000 if started else 0.0
 
 
-def log_outcome(interaction: Interaction, outcome: str) -> None:
+def log_outcome(interaction: discord.Interaction[Any], outcome: str) -> None:
     """One log line per interaction, and its count and latency in the bot's metrics (bot/metrics.py)."""
     command, elapsed_ms = _command_name(interaction), _elapsed_ms(interaction)
     log.info(
@@ -63,7 +60,7 @@ def unwrap(error: BaseException) -> BaseException:
     return error
 
 
-async def report_error(interaction: Interaction, error: BaseException) -> None:
+async def report_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """Domain errors become short ephemeral replies; anything else is logged and apologised for."""
     original = unwrap(error)
     try:
@@ -96,14 +93,16 @@ async def report_error(interaction: Interaction, error: BaseException) -> None:
         log.warning("could not report an error to the user (interaction %s)", interaction.id)
 
 
-class PaperclubTree(app_commands.CommandTree["PaperclubBot"]):
+class PaperclubTree(app_commands.CommandTree[Any]):
     """The bot's command tree: notes when each interaction arrived and answers errors for the member."""
 
-    async def interaction_check(self, interaction: Interaction) -> bool:
+    async def interaction_check(self, interaction: discord.Interaction[Any]) -> bool:
         """Note when the interaction arrived; let every command run."""
         interaction.extras.setdefault("paperclub_t0", time.perf_counter())
         return True
 
-    async def on_error(self, interaction: Interaction, error: app_commands.AppCommandError) -> None:
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
         """Answer a command's error for the member."""
         await report_error(interaction, error)

@@ -1,24 +1,15 @@
-"""The UI base classes: a view, a modal and a restart-proof button whose errors go through the same handler
-as slash commands, and whose presses and submissions are logged.
-
-A :class:`PersistentButton` keeps its state in its custom_id (``prefix`` plus ``field`` values), so it keeps
-working after a restart: subclass it with ``pressed``, add it to a view, and register it in the cog's
-``cog_load`` with ``bot.add_dynamic_items`` (``remove_dynamic_items`` in ``cog_unload``).
-"""
+"""UI base classes: a view, a modal, a restart-proof :class:`PersistentButton`; one error handler."""
 
 from __future__ import annotations
 
 import re
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar, overload
+from typing import Any, ClassVar, Self, TypeVar, overload
 
 import discord
 
 from bot.tree import log_outcome, report_error
-
-if TYPE_CHECKING:
-    from bot.client import Interaction
 
 T = TypeVar("T")
 
@@ -57,12 +48,12 @@ class PaperclubModal(discord.ui.Modal):
         await self.submitted(interaction)
         log_component(interaction)
 
-    async def submitted(self, interaction: Interaction) -> None:
+    async def submitted(self, interaction: discord.Interaction[Any]) -> None:
         """Handle the submitted form (``interaction.client`` is the PaperclubBot)."""
         raise NotImplementedError
 
     async def on_error(  # type: ignore[override]  # discord.py's stub differs from its runtime call
-        self, interaction: Interaction, error: Exception, /
+        self, interaction: discord.Interaction[Any], error: Exception, /
     ) -> None:
         """Answer a modal's error for the member."""
         await report_error(interaction, error)
@@ -160,12 +151,12 @@ class PersistentButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=
         """Handle a press, answering errors for the member."""
         await guarded(interaction, lambda: self.pressed(interaction))
 
-    async def pressed(self, interaction: Interaction) -> None:
+    async def pressed(self, interaction: discord.Interaction[Any]) -> None:
         """Handle a press (``interaction.client`` is the PaperclubBot); raise a domain error to refuse."""
         raise NotImplementedError
 
 
-async def guarded(interaction: Interaction, handler: Callable[[], Awaitable[None]]) -> None:
+async def guarded(interaction: discord.Interaction[Any], handler: Callable[[], Awaitable[None]]) -> None:
     """Run a dynamic (restart-proof) button's handler with the one error handler.
 
     discord.py only logs errors raised in a DynamicItem's callback, leaving the member without an
@@ -180,6 +171,6 @@ async def guarded(interaction: Interaction, handler: Callable[[], Awaitable[None
         log_component(interaction)
 
 
-def log_component(interaction: Interaction, outcome: str = "ok") -> None:
+def log_component(interaction: discord.Interaction[Any], outcome: str = "ok") -> None:
     """Log a component or modal interaction's outcome."""
     log_outcome(interaction, outcome)

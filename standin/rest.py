@@ -1,7 +1,4 @@
-"""REST v10: the aiohttp app, its middleware (request log, faults, rate-limit headers, errors) and the
-user/application/command/guild routes. Message, thread, interaction and scheduled-event routes live in
-:mod:`standin.rest_messages`, :mod:`standin.rest_interactions` and :mod:`standin.rest_events`.
-"""
+"""REST v10: the aiohttp app, its middleware (request log, faults, rate limits, errors), the core routes."""
 
 from __future__ import annotations
 
@@ -9,52 +6,24 @@ import json
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from aiohttp import web
 
 from standin import limits, openapi, ratelimits
 from standin.errors import ApiError, missing_access, missing_permissions, not_found
+from standin.host import Fault, Host, RequestRecord
 from standin.messages import Upload
 from standin.state import VIEW_CHANNEL, Channel, Guild, Json, Member, can_view, member_permissions
 
-if TYPE_CHECKING:
-    from standin.server import StandIn
-
 API = "/api/v10"
-STANDIN: web.AppKey[StandIn] = web.AppKey("standin")
+STANDIN: web.AppKey[Host] = web.AppKey("standin")
 JSON_KEY: web.RequestKey[Any] = web.RequestKey("json", object)
 UPLOADS_KEY: web.RequestKey[list[Upload]] = web.RequestKey("uploads", list)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-@dataclass
-class RequestRecord:
-    """One request the stand-in answered. ``path`` has the ``/api/v10`` prefix removed."""
-
-    method: str
-    path: str
-    query: dict[str, str]
-    json: Any
-    files: list[str]
-    time: float
-    status: int = 0
-
-
-@dataclass
-class Fault:
-    """A fault a test injected: answer matching requests with ``status`` a number of times."""
-
-    method: str
-    pattern: re.Pattern[str]
-    status: int
-    retry_after: float
-    is_global: bool
-    remaining: int
-
-
-def standin_of(request: web.Request) -> StandIn:
+def standin_of(request: web.Request) -> Host:
     """The stand-in serving this request."""
     return request.app[STANDIN]
 
@@ -117,13 +86,13 @@ def channel_from(request: web.Request) -> Channel:
     return channel
 
 
-def bot_member(standin: StandIn, guild: Guild) -> Member:
+def bot_member(standin: Host, guild: Guild) -> Member:
     """The bot's member in ``guild``."""
     return guild.members[standin.state.bot.id]
 
 
 def require(
-    standin: StandIn, guild: Guild, perms: int, channel: Channel | None = None, *, any_of: bool = False
+    standin: Host, guild: Guild, perms: int, channel: Channel | None = None, *, any_of: bool = False
 ) -> None:
     """Raise Missing Permissions unless the bot has ``perms`` (or, with ``any_of``, one of them); Missing
     Access (50001) when View Channel is among them and the bot cannot view the channel."""
@@ -332,7 +301,7 @@ def _scope(request: web.Request) -> int | None:
     return guild_from(request).id if "guild_id" in request.match_info else None
 
 
-def _stored_command(standin: StandIn, scope: int | None, data: Json, previous: Json | None) -> Json:
+def _stored_command(standin: Host, scope: int | None, data: Json, previous: Json | None) -> Json:
     cmd = dict(data)
     cmd.update(
         {

@@ -1,27 +1,23 @@
-"""Guild scheduled event routes (create/list/get/edit/delete, interested users).
-
-Permissions follow Discord's rules ("Guild Scheduled Event Permissions Requirements",
-https://discord.com/developers/docs/resources/guild-scheduled-event#guild-scheduled-event-permissions-requirements):
-creating needs CREATE_EVENTS; modifying or deleting needs MANAGE_EVENTS, or CREATE_EVENTS for an event the
-bot created. EXTERNAL events are checked at guild level, channel events in their channel (the channel's own
-extra permissions, CONNECT, MANAGE_CHANNELS..., are not modelled).
-"""
+"""Guild scheduled event routes (create, list, get, edit, delete, interested users)."""
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
 
 from aiohttp import web
 
 from standin import limits
 from standin.errors import ApiError, FormErrors, not_found
+from standin.host import Host
 from standin.messages import parse_time
 from standin.rest import API, Handler, body_of, guild_from, no_content, ok, require, snowflake, standin_of
 from standin.state import CREATE_EVENTS, MANAGE_EVENTS, Channel, Guild, Json
 
-if TYPE_CHECKING:
-    from standin.server import StandIn
+# Permissions as Discord's "Guild Scheduled Event Permissions Requirements" says
+# (https://discord.com/developers/docs/resources/guild-scheduled-event#guild-scheduled-event-permissions-requirements):
+# creating needs CREATE_EVENTS; modifying or deleting needs MANAGE_EVENTS, or CREATE_EVENTS for an event the
+# bot created. EXTERNAL events are checked at guild level, channel events in their channel (the channel's own
+# extra permissions, CONNECT, MANAGE_CHANNELS..., are not modelled).
 
 
 def _event_from(request: web.Request) -> tuple[Guild, Json]:
@@ -32,19 +28,19 @@ def _event_from(request: web.Request) -> tuple[Guild, Json]:
     return guild, event
 
 
-def _channel_of(standin: StandIn, guild: Guild, channel_id: object) -> Channel | None:
+def _channel_of(standin: Host, guild: Guild, channel_id: object) -> Channel | None:
     if channel_id is None:
         return None
     channel = standin.state.channels.get(int(str(channel_id)))
     return channel if channel is not None and channel.guild_id == guild.id else None
 
 
-def require_create(standin: StandIn, guild: Guild, body: Json) -> None:
+def require_create(standin: Host, guild: Guild, body: Json) -> None:
     """Create Permissions: CREATE_EVENTS (MANAGE_EVENTS alone no longer suffices since 2026-02-23)."""
     require(standin, guild, CREATE_EVENTS, _channel_of(standin, guild, body.get("channel_id")))
 
 
-def require_modify(standin: StandIn, guild: Guild, event: Json) -> None:
+def require_modify(standin: Host, guild: Guild, event: Json) -> None:
     """Modify/Delete Permissions: "If the event was created by the current user, either CREATE_EVENTS or
     MANAGE_EVENTS. Otherwise, MANAGE_EVENTS"."""
     own = str(event.get("creator_id")) == str(standin.state.bot.id)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from aiohttp import web
 
 from standin import limits
 from standin.errors import ApiError, FormErrors
+from standin.host import Host
 from standin.interactions import (
     APPLICATION_COMMAND,
     AUTOCOMPLETE,
@@ -22,9 +21,6 @@ from standin.messages import Upload, build_message, edit_message
 from standin.modals import check_modal, open_modal
 from standin.rest import API, Handler, body_of, no_content, ok, snowflake, standin_of, uploads_of
 from standin.state import EPHEMERAL, LOADING, Json, Message
-
-if TYPE_CHECKING:
-    from standin.server import StandIn
 
 UNKNOWN_INTERACTION = (404, 10062, "Unknown interaction")
 ALLOWED_RESPONSES: dict[int, set[int]] = {
@@ -84,7 +80,7 @@ async def callback(request: web.Request) -> web.Response:
 
 
 async def _apply(
-    standin: StandIn, record: InteractionRecord, rtype: int, data: Json, uploads: list[Upload]
+    standin: Host, record: InteractionRecord, rtype: int, data: Json, uploads: list[Upload]
 ) -> Message | None:
     state = standin.state
     channel = state.channels[record.channel_id]

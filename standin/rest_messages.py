@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from aiohttp import web
 
 from standin import limits
 from standin.errors import ApiError, missing_access, missing_permissions, not_found
+from standin.host import Host
 from standin.messages import build_message, edit_message
 from standin.rest import (
     API,
@@ -44,9 +43,6 @@ from standin.state import (
     member_permissions,
 )
 
-if TYPE_CHECKING:
-    from standin.server import StandIn
-
 
 def message_from(request: web.Request, channel: Channel) -> Message:
     """The message named in the path in ``channel``, or Unknown Message."""
@@ -56,7 +52,7 @@ def message_from(request: web.Request, channel: Channel) -> Message:
     return message
 
 
-def check_can_post(standin: StandIn, channel: Channel, body: Json, file_count: int) -> Json:
+def check_can_post(standin: Host, channel: Channel, body: Json, file_count: int) -> Json:
     """Channel permission checks for the bot posting a message (not for interaction responses); returns
     the message as Discord keeps it (see :func:`drop_unembeddable`)."""
     state = standin.state
@@ -96,7 +92,7 @@ def is_reply(body: Json) -> bool:
     )  # 0 DEFAULT (reply), 1 FORWARD
 
 
-def drop_unembeddable(standin: StandIn, channel: Channel, body: Json, file_count: int) -> Json:
+def drop_unembeddable(standin: Host, channel: Channel, body: Json, file_count: int) -> Json:
     """The message as Discord keeps it. Without EMBED_LINKS a bot's embeds are not shown: Discord drops them
     from a message that has other content, and refuses an embed-only message with Missing Permissions. The
     docs say only that EMBED_LINKS auto-embeds links; this is the behaviour reported in
@@ -245,7 +241,7 @@ async def patch_channel(request: web.Request) -> web.Response:
 
 
 # -- threads --------------------------------------------------------------------------------------------------
-async def _announce_thread(standin: StandIn, thread: Channel) -> None:
+async def _announce_thread(standin: Host, thread: Channel) -> None:
     thread.thread_members.add(standin.state.bot.id)
     await standin.gateway.dispatch("THREAD_CREATE", {**thread.payload(), "newly_created": True})
 

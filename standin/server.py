@@ -1,11 +1,4 @@
-"""``StandIn``: a local Discord (REST v10 + gateway) for tests and demos, plus the API that drives it.
-
-async with StandIn() as standin:
-    world = await standin.create_default_guild()
-    apply_api_base(standin.base_url)  # then start a discord.py client with any token
-    result = await standin.invoke("setup show", member=world.admin)
-    reply = await result.response()
-"""
+"""``StandIn``: a local Discord (REST v10 and gateway) for tests and demos, and the API that drives it."""
 
 from __future__ import annotations
 
@@ -24,10 +17,11 @@ from aiohttp import web
 from standin import rest, rest_events, rest_interactions, rest_messages
 from standin.acting import Acting
 from standin.gateway import Gateway
+from standin.host import Fault, RequestRecord
 from standin.interactions import InteractionRecord, ModalRef
 from standin.openapi import ApiSpec, SpecViolationError, Violation, load_spec
 from standin.ratelimits import Limit, RateLimiter
-from standin.rest import API, STANDIN, Fault, Handler, RequestRecord
+from standin.rest import API, STANDIN, Handler
 from standin.state import (
     DEFAULT_BOT_PERMISSIONS,
     Channel,

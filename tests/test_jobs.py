@@ -60,7 +60,7 @@ async def test_the_migration_matches_the_model(engine) -> None:
     async with engine.connect() as conn:
         found = await conn.run_sync(diffs)
     flat = [d for item in found for d in (item if isinstance(item, list) else [item])]
-    assert [d for d in flat if "job_runs" in repr(d)] == []
+    assert [d for d in flat if "job_runs" in repr(d) or "'claims'" in repr(d)] == []  # and bot/claims.py's
 
 
 async def test_each_slot_runs_once_however_many_processes(store_info, engine) -> None:

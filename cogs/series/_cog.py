@@ -1,13 +1,8 @@
-"""/series (add, show, list, skip, unskip, move, edit, end, open) and /presenters. Thin: check who may, read
-the options into a checked draft (bot.services.series.drafts), write in one transaction (bot.services.series
-.store, weeks, changes), then follow on Discord (cogs/series/_publishing.py) and reply. The background work
-(the daily horizon job, refreshes after changes) is cogs/series/_background.py, started and told here.
-"""
+"""/series (add, show, list, skip, unskip, move, edit, end, open) and /presenters."""
 
 from __future__ import annotations
 
 import logging
-from datetime import datetime
 from typing import Any
 
 import discord
@@ -20,7 +15,7 @@ from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput
 from bot.paging import Page, send_page
 from bot.papers import MAX_URL_LENGTH
-from bot.permissions import ensure_organizer, require_guild_id
+from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import one_line, send_ephemeral, send_reply
 from bot.services.config.guild import GuildConfig, get_config
 from bot.services.series import changes as changes_svc
@@ -120,12 +115,6 @@ class SeriesCog(commands.Cog):
 
     # ------------------------------------------------------------------ helpers
 
-    async def _organizer_begin(self, interaction: Interaction) -> tuple[GuildConfig, int, datetime]:
-        config = await ensure_organizer(interaction)
-        guild_id = require_guild_id(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        return config, guild_id, self.bot.clock.now()
-
     async def _card(self, guild_id: int, info: SeriesInfo, config: GuildConfig) -> discord.Embed:
         now = self.bot.clock.now()
         async with self.bot.session_factory() as session:
@@ -220,7 +209,7 @@ class SeriesCog(commands.Cog):
         description: str | None = None,
     ) -> None:
         """/series add and its form: check once, store the series and its weeks in one transaction, reply."""
-        config, guild_id, now = await self._organizer_begin(interaction)
+        config, guild_id, now = await organizer_begin(interaction)
         draft = drafts.new_series(
             name=name,
             day=day,
@@ -262,7 +251,7 @@ class SeriesCog(commands.Cog):
     async def skip(
         self, interaction: Interaction, series: SeriesOption, date: WeekOption, reason: Reason | None = None
     ) -> None:
-        config, guild_id, now = await self._organizer_begin(interaction)
+        config, guild_id, now = await organizer_begin(interaction)
         async with self.bot.session_factory() as session, session.begin():
             row = await svc.load_series(session, guild_id, series)
             rule = series_rule(row)
@@ -275,7 +264,7 @@ class SeriesCog(commands.Cog):
     @series.command(name="unskip", description="Meet again on a skipped week (organizers)")
     @app_commands.describe(series="The series", date="The skipped week, e.g. 2026-12-24")
     async def unskip(self, interaction: Interaction, series: SeriesOption, date: WeekOption) -> None:
-        config, guild_id, now = await self._organizer_begin(interaction)
+        config, guild_id, now = await organizer_begin(interaction)
         async with self.bot.session_factory() as session, session.begin():
             row = await svc.load_series(session, guild_id, series)
             day = rules.parse_date(date, series_rule(row).tz, now)
@@ -299,7 +288,7 @@ class SeriesCog(commands.Cog):
         date: WeekOption,
         when: MoveWhen,
     ) -> None:
-        config, guild_id, now = await self._organizer_begin(interaction)
+        config, guild_id, now = await organizer_begin(interaction)
         async with self.bot.session_factory() as session, session.begin():
             row = await svc.load_series(session, guild_id, series)
             rule = series_rule(row)
@@ -335,7 +324,7 @@ class SeriesCog(commands.Cog):
         until: DateText | None = None,
         duration: Duration | None = None,
     ) -> None:
-        config, guild_id, now = await self._organizer_begin(interaction)
+        config, guild_id, now = await organizer_begin(interaction)
         async with self.bot.session_factory() as session, session.begin():
             row = await svc.load_series(session, guild_id, series)
             edit = drafts.edit_rule(
@@ -368,7 +357,7 @@ class SeriesCog(commands.Cog):
     async def end(
         self, interaction: Interaction, series: SeriesOption, after: DateText | None = None
     ) -> None:
-        config, guild_id, now = await self._organizer_begin(interaction)
+        config, guild_id, now = await organizer_begin(interaction)
         async with self.bot.session_factory() as session, session.begin():
             row = await svc.load_series(session, guild_id, series)
             last = rules.parse_date(after, series_rule(row).tz, now, what="date") if after else None
@@ -392,7 +381,7 @@ class SeriesCog(commands.Cog):
     async def open(
         self, interaction: Interaction, series: SeriesOption, channel: discord.TextChannel | None = None
     ) -> None:
-        config, guild_id, _ = await self._organizer_begin(interaction)
+        config, guild_id, _ = await organizer_begin(interaction)
         async with self.bot.session_factory() as session:
             info = await svc.get_series(session, guild_id, series)
         target: Any = channel

@@ -1,19 +1,17 @@
-"""The Discord side of the series: each week's session kept in step (the other features told, its scheduled
-event created, moved or cancelled, its announcement refreshed), the organizers' thread the nudges go to, and
-the open-weeks message (/series open) kept up to date.
-
-Best effort once the store is written: trouble becomes a warning line for the organizer, never a lost week.
-"""
+"""The Discord side of the series (best effort once the store is written): weeks' events and announcements,
+the organizers' thread, the open-weeks message."""
 
 from __future__ import annotations
 
 import logging
 import secrets
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any, Final
 
 import discord
 
+from bot import claims
 from bot.client import PaperclubBot
 from bot.errors import NotConfigured
 from bot.hidden_channels import cannot_see, hidden_from_bot, usable
@@ -22,7 +20,6 @@ from bot.services.config.guild import get_config
 from bot.services.series import store as svc
 from bot.services.series import weeks as weeks_svc
 from bot.services.series.info import Changes, SeriesInfo
-from bot.services.sessions import event_claims
 from bot.services.sessions import store as sessions
 from bot.timeutil import DisplayZone
 from cogs.series import _render as render
@@ -31,6 +28,7 @@ from cogs.sessions.publish import publish_cancelled, publish_saved
 log = logging.getLogger("paperclub.series")
 
 ORGANIZER_THREAD: Final = "Programme · organizers"
+THREAD_LEASE: Final = timedelta(minutes=2)  # longer than opening and recording the thread takes
 THREAD_ARCHIVE_MINUTES: Final = 10080  # a week; "sending a message will automatically unarchive the thread,
 # unless the thread has been locked by a moderator" (docs: Threads), so a nudge a month later still lands.
 THREAD_INTRO: Final = (
@@ -106,7 +104,7 @@ async def _open_thread(
     """Open and record the thread under a claim in the store, so two processes never open two."""
     token, key = secrets.token_hex(8), f"series-thread-claim:{guild_id}"
     async with bot.session_factory() as session, session.begin():
-        if not await event_claims.claim(session, key, token, bot.clock.now()):
+        if not await claims.claim(session, key, token, bot.clock.now(), THREAD_LEASE):
             return None
     try:
         async with bot.session_factory() as session:
@@ -131,7 +129,7 @@ async def _open_thread(
         return thread
     finally:
         async with bot.session_factory() as session, session.begin():
-            await event_claims.release(session, key, token)
+            await claims.release(session, key, token)
 
 
 # ---------------------------------------------------------------- the open-weeks message

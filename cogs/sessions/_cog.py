@@ -1,12 +1,9 @@
-"""/session: add, edit, cancel, announce, list, show, recap, calendar. Thin: read the interaction, build
-the checked draft (bot.services.sessions.draft) and hand it to the publish flow (cogs.sessions.publish),
-or call the service and do the Discord side (cogs.sessions._announcements); render the reply."""
+"""/session: add, edit, cancel, announce, list, show, recap, calendar."""
 
 from __future__ import annotations
 
 import asyncio
 import io
-from datetime import datetime
 
 import discord
 from discord import app_commands
@@ -17,10 +14,10 @@ from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, Conflict
 from bot.paging import Page, clamp_page, page_count, send_page
 from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
-from bot.permissions import ensure_organizer, require_guild_id
+from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
 from bot.services.calendars import ics
-from bot.services.config.guild import GuildConfig, get_config
+from bot.services.config.guild import get_config
 from bot.services.sessions import queries, rules
 from bot.services.sessions import store as svc
 from bot.services.sessions.draft import new_session
@@ -100,13 +97,6 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         embed = render.list_embed(infos, config.display_zones, total=total, now=now)
         return Page(embed, page, pages, note=f"{total} upcoming")
 
-    async def _organizer_begin(self, interaction: Interaction) -> tuple[GuildConfig, int, datetime]:
-        """Organizers only: check, then defer the ephemeral answer. Gives (config, guild id, now)."""
-        config = await ensure_organizer(interaction)
-        guild_id = require_guild_id(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
-        return config, guild_id, self.bot.clock.now()
-
     # ------------------------------------------------------------------ Discord events of imported sessions
 
     def events_caught_up(self, guild_id: int) -> asyncio.Event:
@@ -158,7 +148,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         duration: Duration = 60,
         description: Description | None = None,
     ) -> None:
-        config, guild_id, now = await self._organizer_begin(interaction)
+        config, guild_id, now = await organizer_begin(interaction)
         draft = new_session(
             title=title,
             when=when,
@@ -242,7 +232,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         session: SessionOption,
         reason: app_commands.Range[str, 1, rules.MAX_CANCEL_REASON] | None = None,
     ) -> None:
-        config, guild_id, now = await self._organizer_begin(interaction)
+        config, guild_id, now = await organizer_begin(interaction)
         async with self.bot.session_factory() as db, db.begin():
             info = await svc.cancel_session(db, guild_id, session, reason=reason, now=now)
         warnings = await publish_cancelled(self.bot, interaction.guild, info, config.display_zones)
@@ -265,7 +255,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         session: SessionOption,
         channel: discord.TextChannel | None = None,
     ) -> None:
-        config, guild_id, now = await self._organizer_begin(interaction)
+        config, guild_id, now = await organizer_begin(interaction)
         async with self.bot.session_factory() as db:
             info = await svc.get_session(db, guild_id, session)
         if info.is_cancelled:
@@ -307,7 +297,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         notes_url: Url | None = None,
         wiki_url: Url | None = None,
     ) -> None:
-        config, guild_id, now = await self._organizer_begin(interaction)
+        config, guild_id, now = await organizer_begin(interaction)
         async with self.bot.session_factory() as db, db.begin():
             info = await svc.recap_session(
                 db,

@@ -9,7 +9,7 @@ from discord.ext import commands
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
 from bot.layouts import Card, escape, lines
-from bot.permissions import IN_SERVER_ONLY, check_organizer, manager_only, require_guild_id
+from bot.permissions import IN_SERVER_ONLY, ensure_organizer, manager_only, require_guild_id
 from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, send_ephemeral
 from bot.services.config.guild import GuildConfig, update_config
 from bot.services.setup.overview import SetupOverview, read_overview
@@ -116,10 +116,9 @@ class SetupCog(
 
     @app_commands.command(name="show", description="Show the club's settings (organizers)")
     async def show(self, interaction: Interaction) -> None:
-        # One read for the whole card (settings, website, series: one statement, outside a transaction);
-        # the organizer check uses it.
+        await ensure_organizer(interaction)
+        # One read for the whole card (settings, website, series: one statement, outside a transaction).
         overview = await self._read_overview(require_guild_id(interaction))
-        check_organizer(interaction, overview.config)
         gaps = access.guild_gaps(_guild(interaction), overview.config)
         card = settings_card(
             overview.config,

@@ -6,22 +6,12 @@ from __future__ import annotations
 import discord
 
 from bot.client import Interaction, PaperclubBot
-from bot.errors import NotAllowed
-from bot.permissions import member_is_manager, require_guild_id
+from bot.permissions import ensure_manager
 from bot.replies import send_ephemeral
 from bot.services.site import config as site_config
 from bot.services.site.config import MAX_ABOUT, SiteConfig
 from bot.views import PaperclubModal
 from cogs.site._links import guild_site, public_base
-
-MANAGERS_ONLY = "Only members with Manage Server can change the club's website."
-
-
-def _ensure_manager(interaction: Interaction) -> int:
-    guild_id = require_guild_id(interaction)
-    if not isinstance(interaction.user, discord.Member) or not member_is_manager(interaction.user):
-        raise NotAllowed(MANAGERS_ONLY)
-    return guild_id
 
 
 def site_status(base: str | None, site: SiteConfig) -> str:
@@ -41,7 +31,7 @@ def show_field(bot: PaperclubBot, site: SiteConfig) -> str:
 
 async def set_website(interaction: Interaction, enabled: bool, slug: str | None) -> None:
     """Turn the guild's website on or off (with its slug) and say what that means."""
-    guild_id = _ensure_manager(interaction)
+    guild_id = ensure_manager(interaction)
     bot = interaction.client
     title = interaction.guild.name if interaction.guild is not None else None
     async with bot.session_factory() as session, session.begin():
@@ -80,7 +70,7 @@ class AboutModal(PaperclubModal, title="How the club runs"):
 
 async def save_about(interaction: Interaction, text: str | None) -> None:
     """Save (or clear) the website's "How the club runs" text and say where it shows."""
-    guild_id = _ensure_manager(interaction)
+    guild_id = ensure_manager(interaction)
     bot = interaction.client
     async with bot.session_factory() as session, session.begin():
         site = await site_config.set_about(session, guild_id, text, now=bot.clock.now())
@@ -91,7 +81,7 @@ async def save_about(interaction: Interaction, text: str | None) -> None:
 
 async def set_about(interaction: Interaction, text: str | None) -> None:
     """With ``text``: save it. Without: a form holding the current text (Markdown needs line breaks)."""
-    guild_id = _ensure_manager(interaction)
+    guild_id = ensure_manager(interaction)
     if text is not None:
         await save_about(interaction, text)
         return

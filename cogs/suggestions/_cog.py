@@ -15,7 +15,7 @@ from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput
 from bot.message_papers import papers_in_message
 from bot.paging import Page, clamp_page, page_count
-from bot.permissions import guild_config_for, member_is_organizer, organizer_only
+from bot.permissions import ensure_organizer, guild_config_for, member_is_organizer, organizer_begin
 from bot.replies import NO_MENTIONS, cut, one_line, send_ephemeral, send_reply
 from bot.services.config.guild import get_config
 from bot.services.suggestions.actions import (
@@ -205,7 +205,6 @@ class SuggestionsCog(commands.Cog):
         decision="Shortlist, accept or decline (you can change it later)",
         note="A short note for the submitter and the post (optional)",
     )
-    @organizer_only()
     async def review(
         self,
         interaction: Interaction,
@@ -213,8 +212,7 @@ class SuggestionsCog(commands.Cog):
         decision: Decision,
         note: ReviewNote | None = None,
     ) -> None:
-        guild_id = guild_id_of(interaction)
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        _, guild_id, now = await organizer_begin(interaction)
         async with self.bot.session_factory() as session, session.begin():
             result = await review_suggestion(
                 session,
@@ -223,7 +221,7 @@ class SuggestionsCog(commands.Cog):
                 decision=decision,
                 note=note,
                 reviewer_id=interaction.user.id,
-                now=self.bot.clock.now(),
+                now=now,
             )
         card = result.card
         await self.actions.refresh_post(card.id)
@@ -291,13 +289,13 @@ class SuggestionsCog(commands.Cog):
         count="How many suggestions to offer (2–10; shortlisted first, else the most voted)",
         hours="How long the poll runs, in hours (1–768)",
     )
-    @organizer_only()
     async def poll(
         self,
         interaction: Interaction,
         count: app_commands.Range[int, 2, 10] = 5,
         hours: app_commands.Range[int, 1, 768] = 24,
     ) -> None:
+        await ensure_organizer(interaction)
         guild_id = guild_id_of(interaction)
         async with self.bot.session_factory() as session:
             options = await choose_poll_options(session, guild_id, count)

@@ -1,10 +1,4 @@
-"""Claims shared by every process on one store: a row per ``once`` job of bot/background.py (its next
-slot, and a lease while a process runs it), the command sync's lease (``commands.sync:…``,
-bot/command_sync.py) and the identify slots (``gateway.identify.<bucket>``, bot/identify.py).
-
-``next_run_at`` is when the job's next slot is due (for a slot row: when it is next free); ``claimed_due``
-is the slot of the run in progress, so a run whose claimer died (its lease ran out) is run again.
-"""
+"""Work several processes share (bot/claims.py): a ``once`` job's slot and lease, and keyed claims."""
 
 from __future__ import annotations
 
@@ -17,7 +11,8 @@ from db.base import Base
 
 
 class JobRun(Base):
-    """One job's, lease's or slot's row (see the module docstring)."""
+    """A ``once`` job of bot/background.py: its next slot, and the lease of the run in progress (with that
+    run's slot in ``claimed_due``, so a run whose claimer died is run again)."""
 
     __tablename__ = "job_runs"
 
@@ -30,3 +25,13 @@ class JobRun(Base):
     last_finished_at: Mapped[datetime | None]
     last_error: Mapped[str | None] = mapped_column(String(300))
     runs: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Claim(Base):
+    """One thing one process does at a time: held by ``owner`` until released or ``expires_at``."""
+
+    __tablename__ = "claims"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(40))
+    expires_at: Mapped[datetime]

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from db.base import Base, utcnow
-
-if TYPE_CHECKING:
-    from db.models.series import SeriesWeek
 
 
 class Paper(Base):
@@ -98,9 +95,10 @@ class ClubSession(Base):
     papers: Mapped[list[SessionPaper]] = relationship(
         back_populates="session", order_by="SessionPaper.position", cascade="all, delete-orphan"
     )
-    # The week of a series this session is (db/models/series.py). Loaded only where asked for
+    # The week of a series this session is, or None: a SeriesWeek (db/models/series.py, named through the
+    # mapper registry, so sessions import nothing of series). Loaded only where asked for
     # (bot.services.sessions.store.load_row); read anywhere else it raises rather than query unseen.
-    series_week: Mapped[SeriesWeek | None] = relationship(lazy="raise", viewonly=True)
+    series_week: Mapped[Any] = relationship("SeriesWeek", lazy="raise", viewonly=True, uselist=False)
 
 
 MAIN, AGAINST = "main", "against"  # session_papers.role

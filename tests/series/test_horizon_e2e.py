@@ -1,6 +1,6 @@
 """The daily horizon job (SQLite and PostgreSQL): the weeks move on across restarts and day changes, each week
 made once; two bot processes on one store filling the same horizon at the same moment make each week, each
-session, each Discord event and each nudge once (the second waits for the first's row and leaves it)."""
+session, each Discord event and each nudge once (a series another process holds the claim of is left to it)."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ async def test_two_processes_fill_the_same_horizon_once(env, store_info, monkeyp
     before = len(env.standin.requests_to("POST", EVENT_POSTS))
     weeks_before = len(await week_dates(env))
 
-    # Both processes read the weeks, see the same ones missing, and insert at the same moment (on
+    # Both processes run at once and insert at the same moment, each into the series it claimed (on
     # PostgreSQL; SQLite takes one writer at a time, so there they run one after the other).
     real_insert = series_weeks.insert_week
     barrier = asyncio.Barrier(2)

@@ -19,7 +19,8 @@ from bot.permissions import REQUIRED_PERMISSIONS
 from bot.services.programme.files import import_text
 from bot.services.sessions import event_claims
 from db.engine import create_engine, create_session_factory
-from db.models import AppState, ClubSession
+from db.models import ClubSession
+from db.models.jobs import Claim
 from standin.state import CREATE_EVENTS
 from tests.sessions.helpers import configure
 
@@ -77,7 +78,7 @@ async def test_imported_sessions_get_their_events_once(env) -> None:
     assert len(env.standin.requests_to("POST", EVENT_POSTS)) == 2
     assert env.messages_in(env.announcements) == []  # organizers announce: nothing posted on their behalf
     async with env.bot.session_factory() as session:
-        claims = (await session.execute(select(AppState.key).where(AppState.key.like("event-claim:%")))).all()
+        claims = (await session.execute(select(Claim.key).where(Claim.key.like("event-claim:%")))).all()
     assert claims == []  # every claim released
 
     await env.restart_bot()

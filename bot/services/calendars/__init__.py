@@ -1,2 +1,1 @@
-"""Calendar files (RFC 5545) of sessions and series: the .ics builder, series as RRULE (`ics`), and its
-content lines: escaping, folding (`icslines`)."""
+"""Calendar files (RFC 5545) of sessions and series, built with icalendar (`ics`)."""

@@ -1,11 +1,5 @@
-"""Calendar files (RFC 5545) for sessions and series.
-
-Each one-off session is one VEVENT, in UTC, whose UID never changes, so calendar apps update their copy;
-SEQUENCE (raised on every edit and on cancelling) says which copy is newer and STATUS:CANCELLED removes it.
-A series is one repeating VEVENT (RRULE from DTSTART in its zone, with that zone's VTIMEZONE, UNTIL, EXDATE
-per skipped week) plus an overriding VEVENT per moved or changed week. Session VEVENTs are written as content
-lines (:mod:`bot.services.calendars.icslines`); series and zones come from icalendar.
-"""
+"""Calendar files (RFC 5545), built with icalendar: a VEVENT per one-off session, and per series a repeating
+VEVENT with its zone's VTIMEZONE and an overriding VEVENT per week that differs."""
 
 from __future__ import annotations
 
@@ -15,18 +9,9 @@ from datetime import UTC, date, datetime, time, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-from icalendar import Event, Timezone
+from icalendar import Calendar, Event, Timezone
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.services.calendars.icslines import (
-    escape_text,
-    fold,
-    local_stamp,
-    raw_line,
-    text_line,
-    uri_line,
-    utc_stamp,
-)
 from bot.services.series import store as series_store
 from bot.services.series import weeks as series_weeks
 from bot.services.series.info import SeriesInfo, WeekInfo
@@ -82,45 +67,50 @@ def _description(info: SessionInfo, page: str | None = None) -> str:
 
 def _vevent(
     info: SessionInfo,
-    stamp: str,
+    now: datetime,
     *,
     uid: str,
-    start: str,
-    end: str,
+    start: datetime,
+    end: datetime,
     sequence: int,
-    recurrence_id: str | None = None,
+    recurrence_id: datetime | None = None,
     paper_page: PaperPage | None = None,
-) -> list[str]:
-    """The session's VEVENT as content lines, in icalendar's order (its canonical VEVENT properties, then
-    the rest alphabetically), each escaped and folded (:mod:`bot.services.calendars.icslines`).
+) -> Event:
+    """The session's VEVENT. Typed text goes in as typed, and icalendar escapes it; two things it writes
+    otherwise than typed: a backslash before ``N`` (``C:\\New``) becomes a line break (icalendar's own
+    input form for one), and a leading U+FEFF is dropped.
 
     URL may occur once in a VEVENT (RFC 5545 3.6.1, 3.8.4.6): the sign-up page when there is one, else
     the page of the session's one main paper; that page is also named in DESCRIPTION."""
     page = paper_page_of(info, paper_page)
-    lines = ["BEGIN:VEVENT", text_line("SUMMARY", info.title), start, end, "DTSTAMP:" + stamp]
-    lines.append(text_line("UID", uid))
+    event = Event()
+    event.add("summary", info.title)
+    event.add("dtstart", start)
+    event.add("dtend", end)
+    event.add("dtstamp", ensure_aware_utc(now))
+    event.add("uid", uid)
     if recurrence_id is not None:
-        lines.append(recurrence_id)
-    lines.append(f"SEQUENCE:{int(sequence)}")
+        event.add("recurrence-id", recurrence_id)
+    event.add("sequence", sequence)
     description = _description(info, page)
     if description:
-        lines.append(text_line("DESCRIPTION", description))
-    lines.append(text_line("LOCATION", info.signup_url or "Video call"))
-    lines.append("STATUS:CANCELLED" if info.is_cancelled else "STATUS:CONFIRMED")
+        event.add("description", description)
+    event.add("location", info.signup_url or "Video call")
+    event.add("status", "CANCELLED" if info.is_cancelled else "CONFIRMED")
     if info.signup_url or page:
-        lines.append(uri_line("URL", info.signup_url or page or ""))
-    lines.append("END:VEVENT")
-    return lines
+        event.add("url", info.signup_url or page)
+    return event
 
 
-def session_event(info: SessionInfo, *, stamp: str, paper_page: PaperPage | None = None) -> list[str]:
-    """A one-off session's VEVENT: its own UID, its times in UTC. ``stamp``: DTSTAMP (:func:`utc_stamp`)."""
+def session_event(info: SessionInfo, *, now: datetime, paper_page: PaperPage | None = None) -> Event:
+    """A one-off session's VEVENT: its own UID (so calendar apps update their copy; SEQUENCE says which
+    copy is newer, STATUS:CANCELLED removes it), its times in UTC."""
     return _vevent(
         info,
-        stamp,
+        now,
         uid=session_uid(info),
-        start="DTSTART:" + utc_stamp(info.starts_at),
-        end="DTEND:" + utc_stamp(info.ends_at),
+        start=ensure_aware_utc(info.starts_at),
+        end=ensure_aware_utc(info.ends_at),
         sequence=info.sequence,
         paper_page=paper_page,
     )
@@ -205,58 +195,39 @@ def series_master(calendar: SeriesCalendar, *, now: datetime) -> Event:
     return master
 
 
-@lru_cache(maxsize=64)
-def _zone_form(zone: str) -> tuple[str, str]:
-    """What icalendar writes around a DATE-TIME in ``zone``: its parameters (``;TZID=…``, or nothing for
-    UTC) and its suffix (``Z`` for UTC), read once from icalendar itself so both writers agree."""
-    probe = Event()
-    probe.add("dtstart", datetime(2000, 1, 1, tzinfo=ZoneInfo(zone)))
-    line = probe.to_ical().decode().split("\r\n")[1]
-    head, _, value = line.rpartition(":")
-    return head.removeprefix("DTSTART"), "Z" if value.endswith("Z") else ""
-
-
-def series_events(calendar: SeriesCalendar, *, now: datetime) -> list[str]:
-    """The series' VEVENT (RRULE, EXDATE) and one overriding VEVENT per week that differs from it, as
-    content lines: the master from icalendar, the overrides written directly (a series may have many)."""
+def series_events(calendar: SeriesCalendar, *, now: datetime) -> list[Event]:
+    """The series' VEVENT (RRULE, EXDATE) and one overriding VEVENT per week that differs from it."""
     info, rule = calendar.info, calendar.info.rule
     zone = rule.tz
-    events = series_master(calendar, now=now).to_ical().decode().split("\r\n")[:-1]
-    params, suffix = _zone_form(rule.zone)
-    stamp = utc_stamp(now)
-
-    def at(name: str, when: datetime) -> str:
-        return fold(f"{name}{params}:{local_stamp(when)}{suffix}")
-
+    events = [series_master(calendar, now=now)]
     for week in calendar.weeks:
         if not week.is_scheduled or week.session is None or not rule.meets_on(week.week_date):
             continue
         if not _differs(week, info):
             continue
         club = week.session
-        events.extend(
+        events.append(
             _vevent(
                 club,
-                stamp,
+                now,
                 uid=series_uid(info),
-                start=at("DTSTART", _local(club.starts_at, None, zone)),
-                end=at("DTEND", _local(club.ends_at, None, zone)),
+                start=_local(club.starts_at, None, zone),
+                end=_local(club.ends_at, None, zone),
                 sequence=info.sequence + club.sequence,
-                recurrence_id=at("RECURRENCE-ID", _local(week.week_date, rule.start, zone)),
+                recurrence_id=_local(week.week_date, rule.start, zone),
             )
         )
     return events
 
 
 @lru_cache(maxsize=64)
-def _timezone_lines(zone: str, first: date, last: date) -> tuple[str, ...]:
-    """The zone's VTIMEZONE (its changes from ``first`` to ``last``), from the tz database via icalendar:
-    the same for the same arguments, so built once per process."""
-    text = Timezone.from_tzid(zone, first_date=first, last_date=last).to_ical().decode()
-    return tuple(text.split("\r\n")[:-1])
+def _timezone(zone: str, first: date, last: date) -> Timezone:
+    """The zone's VTIMEZONE (its changes from ``first`` to ``last``) from the tz database: the same for the
+    same arguments, so built once per process."""
+    return Timezone.from_tzid(zone, first_date=first, last_date=last)
 
 
-def _timezones(series: Sequence[SeriesCalendar]) -> list[tuple[str, ...]]:
+def _timezones(series: Sequence[SeriesCalendar]) -> list[Timezone]:
     spans: dict[str, tuple[date, date]] = {}
     for item in series:
         rule = item.info.rule
@@ -264,7 +235,7 @@ def _timezones(series: Sequence[SeriesCalendar]) -> list[tuple[str, ...]]:
         last = date((rule.until or rule.anchor).year + TIMEZONE_YEARS, 1, 1)
         known = spans.get(rule.zone)
         spans[rule.zone] = (min(first, known[0]), max(last, known[1])) if known else (first, last)
-    return [_timezone_lines(zone, a, b) for zone, (a, b) in sorted(spans.items())]
+    return [_timezone(zone, a, b) for zone, (a, b) in sorted(spans.items())]
 
 
 def calendar_bytes(
@@ -278,26 +249,23 @@ def calendar_bytes(
     """A whole VCALENDAR (METHOD:PUBLISH): each series as a repeating VEVENT with its overrides and its
     zone's VTIMEZONE, and one VEVENT per session that is not a week of one of them (linking its one main
     paper's page through ``paper_page``, when given)."""
-    lines = [
-        "BEGIN:VCALENDAR",
-        "VERSION:2.0",
-        "PRODID:" + escape_text(PRODID),
-        "CALSCALE:GREGORIAN",
-        "METHOD:PUBLISH",
-        raw_line("X-WR-CALNAME", name),
-    ]
+    calendar = Calendar()
+    calendar.add("prodid", PRODID)
+    calendar.add("version", "2.0")
+    calendar.add("calscale", "GREGORIAN")
+    calendar.add("method", "PUBLISH")
+    # Written as given (icalendar types it unknown, unescaped), and it refuses a line break: one line.
+    calendar.add("x-wr-calname", name.replace("\r\n", " ").replace("\r", " ").replace("\n", " "))
     covered = set().union(*(item.covered for item in series)) if series else set()
     for zone in _timezones(series):
-        lines.extend(zone)
+        calendar.add_component(zone)
     for item in series:
-        lines.extend(series_events(item, now=now))
-    stamp = utc_stamp(now)
+        for event in series_events(item, now=now):
+            calendar.add_component(event)
     for info in sessions:
         if info.id not in covered:
-            lines.extend(session_event(info, stamp=stamp, paper_page=paper_page))
-    lines.append("END:VCALENDAR")
-    lines.append("")
-    return "\r\n".join(lines).encode("utf-8")
+            calendar.add_component(session_event(info, now=now, paper_page=paper_page))
+    return calendar.to_ical()
 
 
 def session_filename(info: SessionInfo) -> str:

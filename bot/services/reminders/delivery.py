@@ -1,10 +1,5 @@
-"""The store side of sending reminders: claiming due rows, rendering them, recording how sends ended.
-
-Every change is a conditional UPDATE checked by the rows it matched, so a reminder goes out at most once
-however many runners race: pending → sending (claimed) → sent | failed | pending (retry after a backoff),
-and pending → missed (due while the bot was down, beyond the grace period) | cancelled. A claim takes the
-due reminder at the head of each destination, so a destination's reminders go out in due order.
-"""
+"""The store side of sending reminders: claim due rows, render them, record how the sends ended
+(pending → sending → sent | failed | pending again after a backoff; pending → missed | cancelled)."""
 
 from __future__ import annotations
 
@@ -21,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 from sqlalchemy.sql import ColumnElement
 
-from bot.background import claim_due
+from bot.claims import claim_due
 from bot.services.config.guild import GuildConfig, get_config
 from bot.services.reminders.queue import plan_next_occurrence, set_if
 from bot.services.reminders.texts import (

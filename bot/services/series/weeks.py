@@ -1,8 +1,5 @@
-"""A series' weeks in the store: each week one row per (series, week date) under a unique constraint,
-inserted with INSERT … ON CONFLICT DO NOTHING together with its session in one transaction, so two processes
-filling the same horizon make each week once (on PostgreSQL the second waits for the first's row, then
-leaves it); and the weeks as /series show, the open-weeks message, the calendar and the nudges see them.
-"""
+"""A series' weeks in the store (one row per series and date, unique, written with ``insert_ignore``), and the
+weeks as /series show, the open-weeks message, the calendar and the nudges see them."""
 
 from __future__ import annotations
 
@@ -10,8 +7,6 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import exists, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
@@ -29,10 +24,7 @@ from db.models.series import (
     Series,
     SeriesWeek,
 )
-
-
-def _insert(session: AsyncSession) -> Any:
-    return pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+from db.upsert import insert_ignore
 
 
 async def insert_week(
@@ -45,19 +37,17 @@ async def insert_week(
     reason: str | None = None,
 ) -> SeriesWeek | None:
     """Insert the week if absent; None when it exists already (made meanwhile by another process)."""
-    statement = (
-        _insert(session)(SeriesWeek)
-        .values(
-            series_id=row.id,
-            guild_id=row.guild_id,
-            week_date=day,
-            status=status,
-            skip_reason=reason,
-            created_at=now,
-            updated_at=now,
-        )
-        .on_conflict_do_nothing(index_elements=["series_id", "week_date"])
-        .returning(SeriesWeek.id)
+    values = {
+        "series_id": row.id,
+        "guild_id": row.guild_id,
+        "week_date": day,
+        "status": status,
+        "skip_reason": reason,
+        "created_at": now,
+        "updated_at": now,
+    }
+    statement = insert_ignore(session, SeriesWeek, values, keys=["series_id", "week_date"]).returning(
+        SeriesWeek.id
     )
     new_id = (await session.execute(statement)).scalar_one_or_none()
     return None if new_id is None else await session.get(SeriesWeek, new_id)

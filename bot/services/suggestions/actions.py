@@ -1,10 +1,4 @@
-"""Paper suggestions: validate and submit (duplicates caught), vote, volunteer, review, withdraw.
-
-Plain values in, plain dataclasses out; every function runs inside the caller's one transaction
-and validates everything before its first write. Reading helpers live in
-:mod:`bot.services.suggestions.queries`, duplicates in :mod:`bot.services.suggestions.duplicates`,
-polls in :mod:`bot.services.suggestions.polls`.
-"""
+"""Paper suggestions: submit (duplicates caught), vote, volunteer, review, withdraw."""
 
 from __future__ import annotations
 
@@ -14,8 +8,6 @@ from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 
 from sqlalchemy import delete, func, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -30,6 +22,7 @@ from bot.services.suggestions.votes import Press, ToggleResult, toggle_votes
 from bot.text import visible
 from bot.timeutil import discord_timestamp
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer, SuggestionVote
+from db.upsert import insert_ignore
 
 MAX_REASON_LENGTH = 1000
 MAX_NOTE_LENGTH = 500
@@ -134,11 +127,6 @@ async def in_transaction(
     raise AssertionError("unreachable")
 
 
-def _insert_ignoring_duplicates(session: AsyncSession, model: Any, **values: Any) -> Any:
-    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    return insert(model).values(**values).on_conflict_do_nothing()
-
-
 async def _toggle_member(
     session: AsyncSession, model: Any, suggestion_id: int, user_id: int, now: datetime
 ) -> bool:
@@ -149,11 +137,8 @@ async def _toggle_member(
     )
     if removed.rowcount:  # type: ignore[attr-defined]
         return False
-    await session.execute(
-        _insert_ignoring_duplicates(
-            session, model, suggestion_id=suggestion_id, user_id=user_id, created_at=now
-        )
-    )
+    row = {"suggestion_id": suggestion_id, "user_id": user_id, "created_at": now}
+    await session.execute(insert_ignore(session, model, row))
     return True
 
 
@@ -254,30 +239,16 @@ async def _note_duplicate(
     if volunteer and standing.suggestion_status in ACTIVE_STATUSES:
         offered = await session.get(SuggestionVolunteer, (standing.suggestion_id, user_id))
         if offered is None:
-            await session.execute(
-                _insert_ignoring_duplicates(
-                    session,
-                    SuggestionVolunteer,
-                    suggestion_id=standing.suggestion_id,
-                    user_id=user_id,
-                    created_at=now,
-                )
-            )
+            row = {"suggestion_id": standing.suggestion_id, "user_id": user_id, "created_at": now}
+            await session.execute(insert_ignore(session, SuggestionVolunteer, row))
             volunteered = True
     own = standing.submitter_id == user_id
     added = False
     if not own:
         existing = await session.get(SuggestionVote, (standing.suggestion_id, user_id))
         if existing is None:
-            await session.execute(
-                _insert_ignoring_duplicates(
-                    session,
-                    SuggestionVote,
-                    suggestion_id=standing.suggestion_id,
-                    user_id=user_id,
-                    created_at=now,
-                )
-            )
+            row = {"suggestion_id": standing.suggestion_id, "user_id": user_id, "created_at": now}
+            await session.execute(insert_ignore(session, SuggestionVote, row))
             added = True
     return DuplicateNotice(
         standing,

@@ -1,10 +1,4 @@
-"""Upvotes: toggled one member at a time, written many at a time.
-
-Presses queue in one :class:`VoteWriter` per process; whoever's turn it is writes every press queued by
-then in one short transaction (:func:`toggle_votes`), so a rush of presses does not queue one transaction
-each for the store's write lock. A press is answered only once its transaction committed. On PostgreSQL a
-batch locks the suggestions it votes on (``FOR NO KEY UPDATE``), so two processes' batches take turns.
-"""
+"""Upvotes: toggled one member at a time, written many at a time (:class:`VoteWriter`)."""
 
 from __future__ import annotations
 
@@ -16,12 +10,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import delete, func, select, tuple_
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import Conflict, NotFound, PaperclubError
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVote
+from db.upsert import insert_ignore
 
 log = logging.getLogger("paperclub.suggestions")
 
@@ -125,12 +118,8 @@ async def _apply(session: AsyncSession, presses: list[Press]) -> dict[int, bool]
         )
     new = sorted(present - was)
     if new:
-        insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-        await session.execute(
-            insert(SuggestionVote)
-            .values([{"suggestion_id": s, "user_id": u, "created_at": first_at[(s, u)]} for s, u in new])
-            .on_conflict_do_nothing()
-        )
+        rows = [{"suggestion_id": s, "user_id": u, "created_at": first_at[(s, u)]} for s, u in new]
+        await session.execute(insert_ignore(session, SuggestionVote, rows))
     return added
 
 

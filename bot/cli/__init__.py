@@ -1,0 +1,50 @@
+"""The `paperclub` command line: each command group's module adds its parsers; :func:`main` runs one."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from bot.cli import papers, programme, running, site, store
+from bot.cli.common import CommandFailed, Parser
+from bot.settings import SettingsError
+
+# Each adds one command or group (its module holds what it runs), in the order --help lists them. A new
+# group, e.g. `paperclub data …`: a module with an ``add(sub)``, and a line here.
+COMMANDS: tuple[Callable[[Any], None], ...] = (
+    running.add_run,
+    store.add,
+    running.add_sync,
+    programme.add,
+    papers.add,
+    running.add_invite_url,
+    site.add,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``paperclub`` command line: its sub-commands and their options."""
+    parser = Parser(prog="paperclub", description="A Discord bot for a research paper club.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in COMMANDS:
+        add(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``paperclub`` command line and return its exit code."""
+    args = build_parser().parse_args(argv)
+    handler: Callable[[argparse.Namespace], Coroutine[Any, Any, int]] = args.handler
+    try:
+        return asyncio.run(handler(args))
+    except SettingsError as exc:
+        print(f"paperclub: {exc}", file=sys.stderr)
+        return 2
+    except CommandFailed as exc:
+        print(f"paperclub: {exc}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        return 130

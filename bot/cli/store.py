@@ -1,0 +1,117 @@
+"""`paperclub db upgrade`, `db downgrade` and `db backup`: the store's migrations and copies."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.engine import make_url
+
+from bot.cli.common import CommandFailed, command_settings, database_failures
+from db.engine import describe_database
+
+
+async def _db_upgrade(args: argparse.Namespace) -> int:
+    from db.engine import create_engine
+    from db.migrate import upgrade_database
+
+    settings = command_settings()
+    engine = create_engine(settings.database_url)
+    with database_failures(settings):
+        try:
+            await upgrade_database(engine)
+        finally:
+            await engine.dispose()
+    print("database is up to date")
+    return 0
+
+
+async def _db_downgrade(args: argparse.Namespace) -> int:
+    from alembic.util import CommandError
+
+    from db.engine import create_engine
+    from db.migrate import downgrade_database
+
+    settings = command_settings()
+    engine = create_engine(settings.database_url)
+    with database_failures(settings):
+        try:
+            await downgrade_database(engine, args.revision)
+        except CommandError as exc:
+            raise CommandFailed(f"cannot undo migration {args.revision}: {exc}", code=2) from None
+        finally:
+            await engine.dispose()
+    print(f"migration {args.revision} undone")
+    return 0
+
+
+async def _db_backup(args: argparse.Namespace) -> int:
+    """A consistent copy of the SQLite store, taken with SQLite's online backup API while the bot runs."""
+    settings = command_settings()
+    url = make_url(settings.database_url)
+    if url.get_backend_name() != "sqlite":
+        raise CommandFailed(
+            f"paperclub db backup copies an SQLite store, and DATABASE_URL is {describe_database(url)}: "
+            "back PostgreSQL up with pg_dump (see docs/deploy.md).",
+            code=2,
+        )
+    source, target = await asyncio.to_thread(backup_sqlite, Path(url.database or ""), Path(args.file))
+    print(f"backed up {source} to {target}")
+    return 0
+
+
+def backup_sqlite(source: Path, target: Path) -> tuple[Path, Path]:
+    """Copy ``source`` to ``target`` in one backup step (under a read lock: a consistent snapshot while the
+    bot writes), through a temporary file, so ``target`` appears whole or not at all."""
+    import sqlite3
+
+    if not source.is_file():
+        raise CommandFailed(f"there is no SQLite database at {source.resolve()}: check DATABASE_URL.")
+    if target.resolve() == source.resolve():
+        raise CommandFailed("the backup must go to another file than the database itself.", code=2)
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        partial.unlink(missing_ok=True)
+        src = sqlite3.connect(source, timeout=30)
+        try:
+            dst = sqlite3.connect(partial)
+            try:
+                src.backup(dst)
+            finally:
+                dst.close()
+        finally:
+            src.close()
+        partial.replace(target)
+    except (OSError, sqlite3.Error) as exc:
+        partial.unlink(missing_ok=True)
+        reason = getattr(exc, "strerror", None) or exc
+        raise CommandFailed(f"cannot back up to {target} ({reason}): choose a writable path.") from None
+    return source, target
+
+
+def add(sub: Any) -> None:
+    """`paperclub db …`."""
+    db = sub.add_parser("db", help="database maintenance", description="Database maintenance.")
+    db_sub = db.add_subparsers(dest="db_command", required=True, metavar="DB_COMMAND")
+    upgrade = db_sub.add_parser(
+        "upgrade", help="apply migrations", description="Apply every pending migration."
+    )
+    upgrade.set_defaults(handler=_db_upgrade)
+    downgrade = db_sub.add_parser(
+        "downgrade",
+        help="undo one migration (to go back to the release before)",
+        description="Undo migration REVISION (one step down its branch) and any that stand on it, e.g. 0020. "
+        "Run it with the newer release, then start the older one: `paperclub run` upgrades again.",
+    )
+    downgrade.add_argument("revision", metavar="REVISION", help="the migration to undo, e.g. 0020")
+    downgrade.set_defaults(handler=_db_downgrade)
+    backup = db_sub.add_parser(
+        "backup",
+        help="copy the SQLite database to FILE while the bot runs",
+        description="Copy the SQLite store to FILE with SQLite's online backup API (a consistent snapshot, "
+        "safe while the bot runs). For PostgreSQL use pg_dump.",
+    )
+    backup.add_argument("file", help="where to write the copy (replaced if it exists)")
+    backup.set_defaults(handler=_db_backup)
