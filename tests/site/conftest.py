@@ -1,8 +1,10 @@
-"""Fixtures for the website: the club's real programme (examples/club.yaml) in the store, its site on,
-and the site's handlers served by aiohttp's test server (no bot: they are Discord-free)."""
+"""Fixtures for the website: the club's real programme (examples/club.yaml) in the store (its `website`
+section turns the site on), and the site's handlers served by aiohttp's test server (no bot: they are
+Discord-free)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -43,8 +45,15 @@ class Club:
     slug: str = SLUG
 
 
-async def import_club(session_factory: async_sessionmaker[AsyncSession], guild_id: int = GUILD) -> None:
+def club_programme(*, website: bool = True) -> str:
+    """examples/club.yaml; without its ``website`` section when another server imports it (the file names
+    one address, which one server holds)."""
     text = (ROOT / "examples" / "club.yaml").read_text(encoding="utf-8")
+    return text if website else re.sub(r"(?ms)^website:\n.*?(?=^\S)", "", text)
+
+
+async def import_club(session_factory: async_sessionmaker[AsyncSession], guild_id: int = GUILD) -> None:
+    text = club_programme(website=guild_id == GUILD)
     await import_text(session_factory, text, suffix=".yaml", guild_id=guild_id)
 
 
@@ -64,8 +73,8 @@ async def enable_site(
 
 @pytest.fixture
 async def club(session_factory: async_sessionmaker[AsyncSession]) -> Club:
+    """The club's programme imported: the file turns the site on, with its intro and How it runs."""
     await import_club(session_factory)
-    await enable_site(session_factory)
     return Club(session_factory, FakeClock(OCTOBER))
 
 
