@@ -400,9 +400,7 @@ def format_clock(t: datetime | time) -> str:
 # ---------------------------------------------------------------- the club's one date style
 
 
-def club_date(
-    when: date | datetime, zone: str | ZoneInfo, *, now: datetime, weekday: bool = True
-) -> str:
+def club_date(when: date | datetime, zone: str | ZoneInfo, *, now: datetime, weekday: bool = True) -> str:
     """The club's date: 'Thursday 3 December' ('Thursday 3 December 2027' when not ``now``'s year;
     ``weekday=False``: '3 December'). A datetime is dated in ``zone``, as is ``now``'s year."""
     tz = zone if isinstance(zone, ZoneInfo) else resolve_timezone(zone)

@@ -4,7 +4,6 @@ Discord-free)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,6 +20,7 @@ from bot.services.site import config as site_config
 from bot.services.site.web import reader_session_factory, site_routes
 from db.engine import create_session_factory
 from tests.conftest import StoreInfo
+from tests.reading.conftest import without_website
 
 ROOT = Path(__file__).resolve().parents[2]
 GUILD = 424242424242424242
@@ -45,15 +45,11 @@ class Club:
     slug: str = SLUG
 
 
-def club_programme(*, website: bool = True) -> str:
-    """examples/club.yaml; without its ``website`` section when another server imports it (the file names
-    one address, which one server holds)."""
-    text = (ROOT / "examples" / "club.yaml").read_text(encoding="utf-8")
-    return text if website else re.sub(r"(?ms)^website:\n.*?(?=^\S)", "", text)
-
-
 async def import_club(session_factory: async_sessionmaker[AsyncSession], guild_id: int = GUILD) -> None:
-    text = club_programme(website=guild_id == GUILD)
+    """examples/club.yaml into ``guild_id``; into another server without its website section (the file
+    names one address, which one server holds)."""
+    text = (ROOT / "examples" / "club.yaml").read_text(encoding="utf-8")
+    text = text if guild_id == GUILD else without_website(text)
     await import_text(session_factory, text, suffix=".yaml", guild_id=guild_id)
 
 
