@@ -60,6 +60,9 @@ def test_what_the_description_leaves_out_is_said_before_it() -> None:
 def test_a_retitled_paper_is_still_found_by_its_head_and_words_are_whole() -> None:
     resolved = P("TMax: Scaling Terminal Agents", 1)
     assert linked(papers=(resolved,), paragraphs=["TMax on terminal agents."]) == [("TMax", 1)]
+    assert said(presenter="Sam", papers=(resolved, P("OSWorld: Benchmarking Agents", 2))) == (
+        "Sam presents TMax and OSWorld."  # named by their heads; their pages give the whole titles
+    )
     assert said(papers=(P("Env", 9),), paragraphs=["AutoEnv and Env-X, not the paper."]) == (
         "Env: AutoEnv and Env-X, not the paper."
     )

@@ -4,9 +4,9 @@ Terminal-World and T1: where tasks come from…".
 The session's description is the club's own sentence: each of the session's papers it names (by title, or
 the title's head before a colon: "TMax" for "TMax: Scaling…") is linked there, at its first mention. What
 it does not say is said before it, from the session's fields: the presenter ("… presents"), the papers it
-leaves out, with roles only where the club gave them ("A, read against B and C"; else "A, B and C"). A week
-of a series nobody presents yet says so ("Open — claim it in the Discord with “I'll present”."). Plain
-values (no HTML): the templates escape each piece's text.
+leaves out (by that head), with roles only where the club gave them ("A, read against B and C"; else "A, B
+and C"). A week of a series nobody presents yet says so ("Open — claim it in the Discord with “I'll
+present”."). Plain values (no HTML): the templates escape each piece's text.
 """
 
 from __future__ import annotations
@@ -102,12 +102,13 @@ def _mentions(text: str, papers: Sequence[Named], linked: set[int]) -> Paragraph
 
 
 def _listed(papers: Sequence[Named]) -> list[Piece]:
-    """'A', 'A and B', 'A, B and C', each a paper's piece."""
+    """'A', 'A and B', 'A, B and C', each a paper's piece: by the name a "Name: subtitle" title leads with
+    (its page gives the whole title)."""
     out: list[Piece] = []
     for index, paper in enumerate(papers):
         if index:
             out.append(Piece(" and " if index == len(papers) - 1 else ", "))
-        out.append(Piece(paper.title, paper.id))
+        out.append(Piece(_names(paper.title)[-1], paper.id))
     return out
 
 
