@@ -198,7 +198,7 @@ class ArxivClient:
             "max_results": str(min(limit, SEARCH_MAX)),
             "sortBy": "relevance",
         }
-        body = await self._ask(params, f"ti:{query[:40]!r}")
+        body = await self._ask(params, "a title search")  # the title is what someone typed: not logged
         return [] if body is None else parse_search(body)[:limit]
 
     async def _ask(self, params: dict[str, str], what: str) -> str | None:

@@ -140,7 +140,8 @@ class OpenReviewClient(SourceClient):
         }
         reply = await self.http.get("/notes/search", params, max_wait=max_wait)
         if reply.status == 400:  # our query refused: no paper is found until it is fixed, so say so
-            log.warning("OpenReview refused a title search (HTTP 400): %r", reply.text[:200])
+            log.warning("OpenReview refused a title search (HTTP 400)")
+            log.debug("OpenReview's answer: %r", reply.text[:200])  # may echo the title someone typed
         body = self.http.answer(reply, "search", unknown=(400, 404))
         if body is None:
             return []
