@@ -157,6 +157,34 @@ class WorldBuilder:
                 await self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload(state.bot_member(guild)))
         return guilds
 
+    async def remove_bot(self, guild: Guild | None = None) -> None:
+        """The bot removed from a guild (kicked, or its app taken off the server): its member and managed role
+        go, and the gateway says GUILD_DELETE without ``unavailable`` ("If the unavailable field is not set,
+        the user was removed from the guild": Gateway Events, Guild Delete). Its requests about the guild
+        are then refused with Missing Access, and no event of the guild reaches it."""
+        the_guild = self._guild(guild)
+        role = self.bot_role(the_guild)
+        del the_guild.members[self.state.bot.id]
+        del the_guild.roles[role.id]
+        await self.gateway.dispatch("GUILD_DELETE", {"id": str(the_guild.id)})
+
+    async def add_bot(self, guild: Guild | None = None) -> None:
+        """The bot added (back) to a guild by an invite: a new managed role with the invite's permissions,
+        and GUILD_CREATE (Gateway Events, Guild Create: "when the current user joins a new Guild")."""
+        the_guild = self._guild(guild)
+        state = self.state
+        role = Role(
+            id=state.ids.next(),
+            guild_id=the_guild.id,
+            name=state.bot.username,
+            permissions=self.bot_permissions,
+            position=1,
+            managed=True,
+        )
+        the_guild.roles[role.id] = role
+        the_guild.members[state.bot.id] = Member(user=state.bot, guild_id=the_guild.id, roles=[role.id])
+        await self.gateway.dispatch("GUILD_CREATE", the_guild.gateway_payload(state.bot_member(the_guild)))
+
     def bot_role(self, guild: Guild | None = None) -> Role:
         """The bot's managed role in a guild."""
         the_guild = self._guild(guild)
