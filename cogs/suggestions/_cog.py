@@ -92,6 +92,12 @@ class SuggestionsCog(commands.Cog):
         self.bot.pagers.unregister(PAGER)
         self.bot.tree.remove_command(self.suggest_menu.name, type=self.suggest_menu.type)
 
+    @commands.Cog.listener()
+    async def on_suggestions_changed(self, guild_id: int, suggestion_ids: tuple[int, ...]) -> None:
+        """Another feature changed these suggestions in the store (a member's data deleted): edit their posts."""
+        for suggestion_id in suggestion_ids:
+            self.actions.refresher.request(suggestion_id)
+
     # ------------------------------------------------------------------ /suggest
 
     @app_commands.command(name="suggest", description="Suggest a paper for the club to read")
@@ -232,13 +238,14 @@ class SuggestionsCog(commands.Cog):
             f"{status} by <@{interaction.user.id}>" + (f": {card.review_note}" if card.review_note else "."),
         )
         guild_name = interaction.guild.name if interaction.guild else "the club"
-        told = await dm_member(self.bot, card.submitter_id, self.actions.decision_dm(card, guild_name))
         lines = [f"Suggestion #{card.id} **{safe_title(card.paper.title, 150)}** is now {status.lower()}."]
-        lines.append(
-            f"<@{card.submitter_id}> was told by DM."
-            if told
-            else f"I could not DM <@{card.submitter_id}> (DMs closed)."
-        )
+        if card.submitter_id is not None:  # None: its member deleted their data; nobody to tell
+            told = await dm_member(self.bot, card.submitter_id, self.actions.decision_dm(card, guild_name))
+            lines.append(
+                f"<@{card.submitter_id}> was told by DM."
+                if told
+                else f"I could not DM <@{card.submitter_id}> (DMs closed)."
+            )
         offer = card.status == "accepted" and card.session_id is None
         if offer:
             lines.append("Make a session from it now, or later with the button:")
@@ -271,7 +278,7 @@ class SuggestionsCog(commands.Cog):
             interaction, f"Suggestion #{card.id} **{safe_title(card.paper.title, 150)}** is withdrawn."
         )
         await self.actions.refresh_post(card.id)
-        if card.submitter_id != interaction.user.id:
+        if card.submitter_id is not None and card.submitter_id != interaction.user.id:
             guild_name = interaction.guild.name if interaction.guild else "the club"
             await dm_member(
                 self.bot,

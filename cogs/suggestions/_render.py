@@ -15,6 +15,7 @@ from bot.replies import (
     cut,
     fit_embed,
     markdown_link,
+    member_mention,
     one_line,
 )
 from bot.services.papers.card import fit_lines, short_lines
@@ -93,7 +94,7 @@ def card_embed(card: SuggestionCard, *, full: bool = False) -> discord.Embed:
         parts.append("> " + cut(one_line(card.abstract, 4000), ABSTRACT_LIMIT * (2 if full else 1)))
     if parts:
         embed.description = "\n\n".join(parts)
-    suggested_by = f"<@{card.submitter_id}>"
+    suggested_by = member_mention(card.submitter_id)
     if card.source_url:
         suggested_by += f" from [a message]({card.source_url})"
     embed.add_field(name="Suggested by", value=suggested_by)
@@ -134,7 +135,7 @@ def post_card(card: SuggestionCard) -> Card:
         layout.text(f"**Why:** {escape(card.reason, REASON_LIMIT)}")
     if card.abstract:
         layout.text("> " + escape(one_line(card.abstract, 4000), ABSTRACT_LIMIT))
-    suggested_by = f"<@{card.submitter_id}>"
+    suggested_by = member_mention(card.submitter_id)
     if card.source_url:
         suggested_by += f" from [a message]({card.source_url})"
     facts = [
@@ -165,7 +166,7 @@ def summary_line(item: SuggestionSummary) -> str:
     topic = f" · {escape_markdown(item.topic)}" if item.topic else ""
     return (
         f"`#{item.id}` {linked}\n"
-        f"{STATUS_LABELS.get(item.status, item.status)} · 👍 {item.votes}{presenters}{topic} · <@{item.submitter_id}>"
+        f"{STATUS_LABELS.get(item.status, item.status)} · 👍 {item.votes}{presenters}{topic} · {member_mention(item.submitter_id)}"
     )
 
 
@@ -201,7 +202,7 @@ def duplicate_message(notice: DuplicateNotice, guild_id: int, zone: str, now: da
             return (
                 f"You already suggested {title} on {when} ({where}, {plural(notice.votes, 'vote')}).{offered}"
             )
-        head = f"{title} was already suggested by <@{standing.submitter_id}> on {when} ({where})"
+        head = f"{title} was already suggested by {member_mention(standing.submitter_id)} on {when} ({where})"
         offered = " Your offer to present it was added." if notice.volunteered else ""
         if notice.vote_added:
             return f"{head} — your vote was added ({plural(notice.votes, 'vote')} now).{offered}"
