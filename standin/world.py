@@ -183,7 +183,9 @@ class WorldBuilder:
         )
         the_guild.roles[role.id] = role
         the_guild.members[state.bot.id] = Member(user=state.bot, guild_id=the_guild.id, roles=[role.id])
-        await self.gateway.dispatch("GUILD_CREATE", the_guild.gateway_payload(state.bot_member(the_guild)))
+        joined = the_guild.gateway_payload(state.bot_member(the_guild))
+        del joined["unavailable"]  # a join's GUILD_CREATE has none (it marks READY's lazy loading, an outage's end)
+        await self.gateway.dispatch("GUILD_CREATE", joined)
 
     def bot_role(self, guild: Guild | None = None) -> Role:
         """The bot's managed role in a guild."""

@@ -15,8 +15,8 @@ from discord.ext import commands
 from bot.background import Job, every
 from bot.client import Interaction, PaperclubBot
 from bot.replies import send_reply
-from bot.services.privacy import lifetimes, servers
-from bot.services.privacy.kinds import EXPIRIES
+from bot.services.privacy import servers
+from bot.services.privacy.enforce import enforce
 from bot.services.privacy.member import Deletion, overview
 from cogs.privacy import _render as render
 from cogs.privacy._buttons import AskButton, ConfirmButton, scope_of, server_names, who
@@ -37,6 +37,7 @@ class PrivacyCog(commands.Cog):
         self._readers = read_only_session_factory(bot.engine)  # the overview only reads
         self._following: set[asyncio.Task[None]] = set()
         self._noted: dict[int, asyncio.Event] = {}
+        self.reconciled = asyncio.Event()  # set once start-up's look at the servers is recorded (tests)
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(AskButton, ConfirmButton)
@@ -110,6 +111,7 @@ class PrivacyCog(commands.Cog):
             gone = await servers.reconcile(session, present, self._ours, self.bot.clock.now())
         for guild_id in sorted(gone):
             log.info("guild %s: not among the bot's servers at start-up; marked as left", guild_id)
+        self.reconciled.set()
 
     def _ours(self, guild_id: int) -> bool:
         """Whether the server is on one of this process's shards."""
@@ -123,13 +125,12 @@ class PrivacyCog(commands.Cog):
 
     async def lifetimes(self, now: datetime) -> None:
         """Delete what is past its lifetime, and the data of servers left more than the grace period ago."""
-        expired = await lifetimes.expire(
-            self.bot.session_factory, EXPIRIES, now, running=set(self.bot.background.jobs)
+        done = await enforce(
+            self.bot.session_factory,
+            now,
+            grace=timedelta(days=self.bot.settings.guild_data_grace_days),
+            running=set(self.bot.background.jobs),
         )
-        if expired.total:
-            log.info(
-                "lifetimes: deleted %s",
-                ", ".join(f"{n} {table}" for table, n in sorted(expired.deleted.items()) if n),
-            )
-        grace = timedelta(days=self.bot.settings.guild_data_grace_days)
-        await servers.delete_departed(self.bot.session_factory, now, grace)
+        if any(done.expired.values()):
+            deleted = ", ".join(f"{n} {table}" for table, n in sorted(done.expired.items()) if n)
+            log.info("lifetimes: deleted %s", deleted)

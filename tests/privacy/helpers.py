@@ -132,11 +132,16 @@ async def ask(env: BotEnv, shown: Message, member: Any) -> Message:
     return await (await env.click(shown, button(shown, "privacy:ask:")["custom_id"], member=member)).final()
 
 
-async def confirm(env: BotEnv, confirmation: Message, member: Any, **kwargs: Any) -> Message:
+async def press(env: BotEnv, confirmation: Message, member: Any, **kwargs: Any) -> Message:
     """Press the confirmation's button; what the member then sees (the confirmation edited, or a refusal)."""
     custom_id = kwargs.pop("custom_id", None) or button(confirmation, "privacy:delete:")["custom_id"]
     result = await env.standin.click(confirmation, custom_id, member=member, **kwargs)
-    answer = await result.final()
+    return await result.final()
+
+
+async def confirm(env: BotEnv, confirmation: Message, member: Any, **kwargs: Any) -> Message:
+    """:func:`press`, then the background work it set off is done."""
+    answer = await press(env, confirmation, member, **kwargs)
     await settle(env)
     return answer
 

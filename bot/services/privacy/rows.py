@@ -131,24 +131,17 @@ class Rows:
         return {int(guild): int(n) for guild, n in counted.all()}
 
     async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
-        """Each row's columns (with ``clear``: the row's table and key, and which of its columns name the
-        member: the rest is the club's)."""
-        table = inspect(self.model).local_table
-        keys = [c.key for c in inspect(self.model).primary_key]
-        if self.clear is not None:
-            columns = [getattr(self.model, k) for k in keys]
-            rows = await session.execute(select(*columns).where(*self._scope(who)).order_by(*columns))
-            named = sorted(self.clear)
-            return [
-                {"table": table.name, **dict(zip(keys, row, strict=True)), "names_you": named} for row in rows
-            ]
-        found = await session.scalars(
-            select(self.model).where(*self._scope(who)).order_by(*(getattr(self.model, k) for k in keys))
-        )
+        """Each row's table and columns (with ``clear``: which of them name the member; the rest is the
+        club's)."""
+        mapper = inspect(self.model)
+        keys = [getattr(self.model, c.key) for c in mapper.primary_key]
+        found = await session.scalars(select(self.model).where(*self._scope(who)).order_by(*keys))
+        named = {"names_you": sorted(self.clear)} if self.clear is not None else {}
         return [
             {
-                "table": table.name,
-                **{c.key: as_json(getattr(row, c.key)) for c in inspect(self.model).columns},
+                "table": mapper.local_table.name,
+                **{c.key: as_json(getattr(row, c.key)) for c in mapper.columns},
+                **named,
             }
             for row in found
         ]
