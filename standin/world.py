@@ -184,7 +184,8 @@ class WorldBuilder:
         the_guild.roles[role.id] = role
         the_guild.members[state.bot.id] = Member(user=state.bot, guild_id=the_guild.id, roles=[role.id])
         joined = the_guild.gateway_payload(state.bot_member(the_guild))
-        del joined["unavailable"]  # a join's GUILD_CREATE has none (it marks READY's lazy loading, an outage's end)
+        # a join's GUILD_CREATE has no ``unavailable`` (it marks READY's lazy loading, an outage's end)
+        del joined["unavailable"]
         await self.gateway.dispatch("GUILD_CREATE", joined)
 
     def bot_role(self, guild: Guild | None = None) -> Role:

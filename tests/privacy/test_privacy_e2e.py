@@ -6,6 +6,7 @@ page stays), and what it refuses (another member, a forged or stale id, twice)."
 from __future__ import annotations
 
 import copy
+import logging
 import re
 from datetime import timedelta
 from typing import Any
@@ -88,9 +89,10 @@ async def test_privacy_lists_exactly_what_the_member_did(discord_env: BotEnv) ->
     assert other != env.guild.id
 
 
-async def test_delete_with_the_club_page_on(discord_env: BotEnv) -> None:
+async def test_delete_with_the_club_page_on(discord_env: BotEnv, caplog: pytest.LogCaptureFixture) -> None:
     """The feed answers 404 at once, the posts follow, her name stays on the session the club page shows
-    (and the reply says so), and no Remind me DM comes afterwards."""
+    (and the reply says so), and no Remind me DM comes afterwards. The log says ids, not what she typed."""
+    caplog.set_level(logging.INFO, logger="paperclub")
     env = discord_env
     rita, sam = env.members[0], env.members[1]
     done = await club(env, website=True)
@@ -126,6 +128,9 @@ async def test_delete_with_the_club_page_on(discord_env: BotEnv) -> None:
     await settle(env)
     assert dms_about(env, rita, "Session B") == []
     assert dms_about(env, sam, "Session B")
+    assert "interaction command=" in caplog.text  # the log was heard
+    for typed in ("Worth it", "Paper Mine", "Paper Theirs"):  # her reason, and the titles typed
+        assert typed not in caplog.text
 
 
 async def test_delete_with_the_club_page_off_drops_the_presenter(discord_env: BotEnv) -> None:
