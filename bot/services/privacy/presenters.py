@@ -12,10 +12,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.services.privacy.rows import SESSION, Erased, Follow, Who, as_json
+from bot.services.privacy.rows import SESSION, Erased, Follow, Who, as_json, count
 from db.models import ClubSession
 from db.models.site import SiteSettings
 
@@ -40,12 +40,17 @@ class PresenterHistory:
     def _scope(self, who: Who) -> list[Any]:
         return [ClubSession.presenter_id == who.user_id, who.within(ClubSession.guild_id)]
 
+    def counting(self, who: Who) -> list[Select[Any]]:
+        """How many sessions, per server."""
+        return [
+            select(ClubSession.guild_id.label("guild"), func.count().label("n"))
+            .where(*self._scope(who))
+            .group_by(ClubSession.guild_id)
+        ]
+
     async def count(self, session: AsyncSession, who: Who) -> dict[int, int]:
         """How many sessions, per server."""
-        rows = await session.execute(
-            select(ClubSession.guild_id, func.count()).where(*self._scope(who)).group_by(ClubSession.guild_id)
-        )
-        return {int(g): int(n) for g, n in rows.all()}
+        return await count(session, self.counting(who))
 
     async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
         """Each session: its id, title, time, status, the name shown, and whether a club page shows it."""

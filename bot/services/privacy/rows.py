@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Final, Protocol
 
-from sqlalchemy import ColumnElement, Select, delete, func, inspect, select, true, update
+from sqlalchemy import ColumnElement, Select, delete, func, inspect, select, true, union_all, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
@@ -59,14 +59,26 @@ class Erased:
 class MemberData(Protocol):
     """How one kind finds, exports and deletes a member's data (in the caller's transaction)."""
 
-    async def count(self, session: AsyncSession, who: Who) -> dict[int, int]:
-        """How many, per server."""
+    def counting(self, who: Who) -> list[Select[Any]]:
+        """Statements of (``guild``, ``n``) rows: how many, per server (summed across them)."""
 
     async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
         """Every row, as JSON values."""
 
     async def erase(self, session: AsyncSession, who: Who, now: datetime) -> Erased:
         """Delete (or clear the member's id from) every row."""
+
+
+async def count(session: AsyncSession, statements: list[Select[Any]]) -> dict[int, int]:
+    """Run counting statements (of ``guild``, ``n``) as one: how many per server, summed."""
+    total: dict[int, int] = {}
+    if not statements:
+        return total
+    parts = [s.subquery() for s in statements]
+    both = union_all(*(select(p.c.guild, p.c.n) for p in parts)) if len(parts) > 1 else statements[0]
+    for guild, n in (await session.execute(both)).all():
+        total[int(guild)] = total.get(int(guild), 0) + int(n)
+    return total
 
 
 def as_json(value: Any) -> Any:
@@ -121,14 +133,13 @@ class Rows:
         column, parent = self.via
         return statement.select_from(self.model).join(parent, column == parent.id)
 
-    async def count(self, session: AsyncSession, who: Who) -> dict[int, int]:
+    def counting(self, who: Who) -> list[Select[Any]]:
         """How many rows, per server."""
-        counted = await session.execute(
-            self._joined(select(self.guild, func.count()))
+        return [
+            self._joined(select(self.guild.label("guild"), func.count().label("n")))
             .where(*self._scope(who), who.within(self.guild))
             .group_by(self.guild)
-        )
-        return {int(guild): int(n) for guild, n in counted.all()}
+        ]
 
     async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
         """Each row's table and columns (with ``clear``: which of them name the member; the rest is the
@@ -195,13 +206,9 @@ class Several:
 
     parts: Sequence[Rows]
 
-    async def count(self, session: AsyncSession, who: Who) -> dict[int, int]:
-        """How many rows, per server, across every place."""
-        total: dict[int, int] = {}
-        for part in self.parts:
-            for guild, n in (await part.count(session, who)).items():
-                total[guild] = total.get(guild, 0) + n
-        return total
+    def counting(self, who: Who) -> list[Select[Any]]:
+        """How many rows, per server, in each place."""
+        return [statement for part in self.parts for statement in part.counting(who)]
 
     async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
         """Every place's rows, one after the other."""
