@@ -140,10 +140,10 @@ async def delete_departed(
     gone: dict[int, dict[str, int]] = {}
     for guild_id in due:
         async with session_factory() as session, session.begin():
-            still = await session.scalar(
-                select(literal(1)).where(
-                    GuildDeparture.guild_id == guild_id, GuildDeparture.left_at <= now - grace
-                )
+            still = await session.scalar(  # locked: the bot's rejoining meanwhile waits, then finds it gone
+                select(literal(1))
+                .where(GuildDeparture.guild_id == guild_id, GuildDeparture.left_at <= now - grace)
+                .with_for_update()
             )
             if still is None:
                 continue
