@@ -104,7 +104,15 @@ class WorldBuilder:
         guild.roles[guild.id] = Role(
             id=guild.id, guild_id=guild.id, name="@everyone", permissions=EVERYONE_PERMISSIONS
         )
-        bot_role = Role(
+        guild.members[owner.id] = Member(user=owner, guild_id=guild.id)
+        self._install_bot(guild)
+        await self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload(state.bot_member(guild)))
+        return guild
+
+    def _install_bot(self, guild: Guild) -> None:
+        """The bot a member of ``guild``, with its managed role holding the invite's permissions."""
+        state = self.state
+        role = Role(
             id=state.ids.next(),
             guild_id=guild.id,
             name=state.bot.username,
@@ -112,11 +120,8 @@ class WorldBuilder:
             position=1,
             managed=True,
         )
-        guild.roles[bot_role.id] = bot_role
-        guild.members[owner.id] = Member(user=owner, guild_id=guild.id)
-        guild.members[state.bot.id] = Member(user=state.bot, guild_id=guild.id, roles=[bot_role.id])
-        await self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload(state.bot_member(guild)))
-        return guild
+        guild.roles[role.id] = role
+        guild.members[state.bot.id] = Member(user=state.bot, guild_id=guild.id, roles=[role.id])
 
     async def create_guilds(
         self, count: int, *, channel: str | None = "reminders", name: str = "Club {n}"
@@ -136,17 +141,8 @@ class WorldBuilder:
             guild.roles[guild.id] = Role(
                 id=guild.id, guild_id=guild.id, name="@everyone", permissions=EVERYONE_PERMISSIONS
             )
-            bot_role = Role(
-                id=state.ids.next(),
-                guild_id=guild.id,
-                name=state.bot.username,
-                permissions=self.bot_permissions,
-                position=1,
-                managed=True,
-            )
-            guild.roles[bot_role.id] = bot_role
             guild.members[state.owner.id] = Member(user=state.owner, guild_id=guild.id)
-            guild.members[state.bot.id] = Member(user=state.bot, guild_id=guild.id, roles=[bot_role.id])
+            self._install_bot(guild)
             if channel is not None:
                 state.add_channel(
                     Channel(id=state.ids.next(), type=GUILD_TEXT, name=channel, guild_id=guild.id)
@@ -172,18 +168,8 @@ class WorldBuilder:
         """The bot added (back) to a guild by an invite: a new managed role with the invite's permissions,
         and GUILD_CREATE (Gateway Events, Guild Create: "when the current user joins a new Guild")."""
         the_guild = self._guild(guild)
-        state = self.state
-        role = Role(
-            id=state.ids.next(),
-            guild_id=the_guild.id,
-            name=state.bot.username,
-            permissions=self.bot_permissions,
-            position=1,
-            managed=True,
-        )
-        the_guild.roles[role.id] = role
-        the_guild.members[state.bot.id] = Member(user=state.bot, guild_id=the_guild.id, roles=[role.id])
-        joined = the_guild.gateway_payload(state.bot_member(the_guild))
+        self._install_bot(the_guild)
+        joined = the_guild.gateway_payload(self.state.bot_member(the_guild))
         # a join's GUILD_CREATE has no ``unavailable`` (it marks READY's lazy loading, an outage's end)
         del joined["unavailable"]
         await self.gateway.dispatch("GUILD_CREATE", joined)
