@@ -2,12 +2,13 @@
 
 Each client owns one :class:`SourceHttp`: requests go out one at a time, paced by a :class:`Pacer` to the
 source's published :class:`RateLimit` (at most N requests in any W seconds, counted from when each one
-*finished*, so network jitter cannot bunch two arrivals at the server closer than the limit allows).
-A 429 blocks the source for its ``Retry-After`` (seconds or an HTTP date; Hugging Face's ``RateLimit``
-header's ``t=``): a short wait is ridden out, a long one raises :class:`SourceUnavailable` with the
-instant it ends, and every call fails fast until then without a request. Timeouts, connection errors and
-5xx are retried ``retries`` times; garbage raises at once. Time comes from a :class:`Timer`, so tests
-move a virtual clock instead of sleeping.
+*finished*), and, for a source whose limit is per client address, by a :class:`SharedTurns` every process
+on the store takes in turn. A 429 (or a source's own "too fast" answer) blocks the source for its
+``Retry-After`` (seconds or an HTTP date; Hugging Face's ``RateLimit`` ``t=``; a source's own hint; else
+its default): a wait within the call's ``max_wait`` is waited out and the request sent again, a longer one
+raises :class:`SourceUnavailable` carrying when it ends. Timeouts, connection errors and 5xx are retried
+``retries`` times; garbage raises at once. Time comes from a :class:`Timer` (:func:`timer_for` the bot's
+clock), so tests and the demo move a virtual clock instead of sleeping.
 """
 
 from __future__ import annotations
@@ -28,12 +29,15 @@ import aiohttp
 from multidict import CIMultiDict
 
 from bot import __version__
+from bot.clock import Clock
 
 log = logging.getLogger("paperclub.sources")
 
 USER_AGENT = f"paperclub-bot/{__version__} (Discord paper club; paper metadata lookups)"
 MAX_BODY_BYTES = 10 * 1024 * 1024  # Semantic Scholar's documented most per answer; nothing we ask is bigger
 MAX_RETRY_AFTER = 24 * 3600.0  # a longer Retry-After is read as a day
+MIN_RATE_LIMIT_WAIT = 1.0  # a 429 saying "now" still waits this long: no burst of refused requests
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _RATELIMIT_RESET = re.compile(r";\s*t=(\d+(?:\.\d+)?)")
 
 
@@ -86,6 +90,45 @@ class SystemTimer:
     def wall(self) -> datetime:
         """datetime.now(UTC)."""
         return datetime.now(UTC)
+
+
+class ClockTimer:
+    """A FakeClock's time plus what the sources' own waits added: a wait returns at once (tests, the demo)."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self.waited = 0.0  # seconds the waits added
+
+    def monotonic(self) -> float:
+        """Seconds since the epoch on the clock, plus the waits."""
+        return (self.clock.now() - EPOCH).total_seconds() + self.waited
+
+    async def sleep(self, seconds: float) -> None:
+        """Move on by ``seconds`` at once."""
+        self.waited += max(0.0, seconds)
+        await asyncio.sleep(0)
+
+    def wall(self) -> datetime:
+        """The clock's now, plus the waits."""
+        return self.clock.now() + timedelta(seconds=self.waited)
+
+
+def timer_for(clock: Clock) -> Timer:
+    """The sources' time for the bot's clock: the system's for real time, a :class:`ClockTimer` for a
+    FakeClock."""
+    return ClockTimer(clock) if clock.announces_moves else SystemTimer()
+
+
+class SharedTurns(Protocol):
+    """A source's turn that every process on one store takes before a request (one at a time, paced)."""
+
+    async def take(self, source: str, now: datetime, hold: float) -> datetime | None:
+        """Take the turn for at most ``hold`` seconds: None when taken, else when it is next free."""
+        ...
+
+    async def give_back(self, source: str, free_at: datetime) -> None:
+        """End this process's turn: the source may be asked again from ``free_at``."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -151,6 +194,9 @@ class Reply:
 RetryHint = Callable[[Reply, datetime], float | None]
 """A source's own way of saying how long to wait after a 429: seconds, from the answer and now (UTC)."""
 
+Throttled = Callable[[Reply], bool]
+"""A source's own way of saying "too fast" without a 429 (arXiv's 200 "Rate exceeded.")."""
+
 
 class _Retryable(Exception):
     pass
@@ -198,11 +244,15 @@ class SourceHttp:
         default_retry_after: float | None = None,
         headers: Mapping[str, str] | None = None,
         retry_hint: RetryHint | None = None,
+        throttled: Throttled | None = None,
+        turns: SharedTurns | None = None,
+        sharing: SourceHttp | None = None,
     ) -> None:
         self.source = source
         self.base_url = base_url.rstrip("/")
         self.timer = timer or SystemTimer()
-        self.pacer = Pacer(limit, self.timer)
+        # ``sharing``: another host of the same service, counted against the same limit, one request at a time
+        self.pacer: Pacer = sharing.pacer if sharing is not None else Pacer(limit, self.timer)
         self.timeout = timeout
         self.retries = max(0, retries)
         self.max_wait = max_wait
@@ -210,8 +260,10 @@ class SourceHttp:
         self.default_retry_after = default_retry_after if default_retry_after is not None else limit.per
         self._headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **(headers or {})}
         self._retry_hint = retry_hint
+        self._throttled = throttled
+        self.turns = turns
         self._session: aiohttp.ClientSession | None = None
-        self._lock = asyncio.Lock()
+        self._lock: asyncio.Lock = sharing._lock if sharing is not None else asyncio.Lock()
 
     @property
     def blocked_for(self) -> float:
@@ -290,45 +342,84 @@ class SourceHttp:
     async def _request(
         self, method: str, path: str, params: Mapping[str, str] | None, body: Any, max_wait: float
     ) -> Reply:
-        attempts = self.retries + 1
-        reason = "no attempt"
-        for attempt in range(1, attempts + 1):
-            wait = self.pacer.delay()
-            if wait > 0 and wait > max_wait:
-                if self.pacer.blocked_for >= wait:
-                    raise self.unavailable(f"asked us to wait {wait:.0f} s")
-                raise SourceUnavailable(
-                    self.source,
-                    f"its rate limit ({self.pacer.limit}) allows the next request in {wait:.0f} s",
-                    self.timer.wall() + timedelta(seconds=wait),
-                )
-            if wait > 0:
-                await self.timer.sleep(wait)
+        deadline = self.timer.monotonic() + max_wait
+        failures, reason = 0, "no attempt"
+        while True:
+            await self._wait_turn(deadline)
+            failed = False
             try:
                 reply = await self._send(method, path, params, body)
             except _Retryable as exc:
-                reason = str(exc)
+                reason, failed = str(exc), True
             else:
-                if reply.status == 429:
-                    self.pacer.block(self._retry_after(reply))
-                    reason = "rate-limited (429)"
+                if reply.status == 429 or (self._throttled is not None and self._throttled(reply)):
+                    wait = self._retry_after(reply)
+                    self.pacer.block(wait)
+                    reason = f"rate-limited (HTTP {reply.status}), asked to wait {wait:g} s"
                 elif reply.status >= 500:
-                    reason = f"HTTP {reply.status}"
+                    reason, failed = f"HTTP {reply.status}", True
                 else:
                     return reply
             finally:
                 self.pacer.finished()
-            log.info("%s %s failed (attempt %d/%d): %s", self.source, path, attempt, attempts, reason)
-            if attempt < attempts and not self.pacer.blocked_for:
-                await self.timer.sleep(self.backoff)
-        raise self.unavailable(reason)
+                await self._give_back()
+            if not failed:  # rate-limited: the next turn waits it out, or says when the source is free
+                log.info("%s %s: %s", self.source, path, reason)
+                continue
+            failures += 1
+            log.info(
+                "%s %s failed (attempt %d/%d): %s", self.source, path, failures, self.retries + 1, reason
+            )
+            if failures > self.retries:
+                raise self.unavailable(reason)
+            self._fits(self.backoff, deadline, reason)
+            await self.timer.sleep(self.backoff)
+
+    async def _wait_turn(self, deadline: float) -> None:
+        """Wait for the pacer, then (a source shared across processes) take the store's turn."""
+        while True:
+            wait = self.pacer.delay()
+            if wait <= 0 and self.turns is not None:
+                hold = self.timeout + self.pacer.limit.per  # a process that dies mid-request frees it then
+                free_at = await self.turns.take(self.source, self.timer.wall(), hold)
+                if free_at is None:
+                    return
+                wait = max((free_at - self.timer.wall()).total_seconds(), 0.05)
+            elif wait <= 0:
+                return
+            self._fits(wait, deadline)
+            await self.timer.sleep(wait)
+
+    def _fits(self, wait: float, deadline: float, reason: str | None = None) -> None:
+        """Raise SourceUnavailable, saying when the source may be asked, unless ``wait`` ends by ``deadline``."""
+        if self.timer.monotonic() + wait <= deadline:
+            return
+        if reason is not None:
+            raise self.unavailable(reason)
+        if self.pacer.blocked_for >= wait:
+            raise self.unavailable(f"asked us to wait {wait:.0f} s")
+        raise SourceUnavailable(
+            self.source,
+            f"its rate limit ({self.pacer.limit}) allows the next request in {wait:.0f} s",
+            self.timer.wall() + timedelta(seconds=wait),
+        )
+
+    async def _give_back(self) -> None:
+        """Hand the store's turn back: free again after the pace, or after a Retry-After, for every process."""
+        if self.turns is None:
+            return
+        spacing = self.pacer.limit.per / self.pacer.limit.requests
+        wait = max(spacing, self.pacer.blocked_for)
+        await self.turns.give_back(self.source, self.timer.wall() + timedelta(seconds=wait))
 
     def _retry_after(self, reply: Reply) -> float:
         now = self.timer.wall()
         seconds = retry_after_seconds(reply.headers, now)
         if seconds is None and self._retry_hint is not None:
             seconds = self._retry_hint(reply, now)
-        return self.default_retry_after if seconds is None else min(max(seconds, 0.0), MAX_RETRY_AFTER)
+        if seconds is None:
+            seconds = self.default_retry_after
+        return min(max(seconds, MIN_RATE_LIMIT_WAIT), MAX_RETRY_AFTER)
 
     async def _send(self, method: str, path: str, params: Mapping[str, str] | None, body: Any) -> Reply:
         try:
@@ -375,6 +466,9 @@ class SourceClient:
         *,
         headers: Mapping[str, str] | None = None,
         retry_hint: RetryHint | None = None,
+        throttled: Throttled | None = None,
+        default_retry_after: float | None = None,
+        turns: SharedTurns | None = None,
         **options: Unpack[ClientOptions],
     ) -> None:
         self.mailto = options.get("mailto")
@@ -388,6 +482,9 @@ class SourceClient:
             max_wait=options.get("max_wait", 10.0),
             headers={"User-Agent": user_agent(self.mailto), **(headers or {})},
             retry_hint=retry_hint,
+            throttled=throttled,
+            default_retry_after=default_retry_after,
+            turns=turns,
         )
 
     @property

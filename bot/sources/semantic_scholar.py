@@ -73,8 +73,9 @@ class ScholarPaper:
 
     @property
     def doi(self) -> str | None:
-        """The DOI, when Semantic Scholar knows one."""
-        return self.external_id("DOI")
+        """The DOI, lower-cased (Semantic Scholar upper-cases them; DOIs are case-insensitive)."""
+        doi = self.external_id("DOI")
+        return doi.lower() if doi else None
 
 
 def arxiv_ref(arxiv_id: str) -> str:
@@ -221,7 +222,7 @@ class SemanticScholarClient(SourceClient):
             year=clean.year(entry.get("year")),
             venue=clean.text(entry.get("venue"), clean.VENUE_MAX),
             arxiv_id=ids.get("ArXiv"),
-            doi=ids.get("DOI"),
+            doi=ids["DOI"].lower() if "DOI" in ids else None,
             score=_score(entry.get("matchScore")),
             url=clean.url(entry.get("url")),
         )
