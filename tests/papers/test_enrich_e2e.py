@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cogs.suggestions._background import PAPERS_EVERY
+from bot.services.papers.enrich import ENRICH_EVERY as PAPERS_EVERY
 from tests.series.helpers import is_ephemeral
 from tests.suggestions.conftest import TAU_BENCH
 from tests.suggestions.helpers import latest_suggestion_id, post_fields, post_of, suggest, use_channel
