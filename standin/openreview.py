@@ -57,6 +57,9 @@ class OpenReviewStandin(ServiceStandin):
         self.window = SlidingWindow(limit, per)
         self.wall = wall or (lambda: datetime.now(UTC))
         self.locked_until: float | None = None
+        self.lock_out_after: int | None = None  # lock out (for lockout_seconds) once this many were admitted
+        self.admitted = 0
+        self.lockout_seconds = 1800.0
 
     @property
     def v1_url(self) -> str:
@@ -159,15 +162,20 @@ class OpenReviewStandin(ServiceStandin):
 
     # -- limits ----------------------------------------------------------------------------------------
     def refuse(self, request: web.Request) -> web.Response | None:
-        """The lockout's 429, while it lasts."""
+        """The lockout's 429, while it lasts (it begins once ``lock_out_after`` requests were admitted)."""
         now = self.clock()
+        if self.lock_out_after is not None and self.admitted >= self.lock_out_after:
+            self.lock_out_after = None
+            self.lock_out(self.lockout_seconds)
         if self.locked_until is not None and now < self.locked_until:
             return self.too_fast(request, self.locked_until - now)
         return None
 
     def over_limit(self, request: web.Request, now: float) -> float | None:
         """Seconds to wait before this request fits the limit, or None when it is admitted."""
-        return self.window.admit(now)
+        wait = self.window.admit(now)
+        self.admitted += wait is None
+        return wait
 
     def too_fast(self, request: web.Request, wait: float | None, told: bool = False) -> web.Response:
         """OpenReview's 429 ``RateLimitError`` answer, saying when to try again (no Retry-After)."""

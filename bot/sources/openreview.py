@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, Unpack
 
+from bot.papers import normalize_title
 from bot.sources import clean
 from bot.sources.http import ClientOptions, RateLimit, Reply, SourceClient, SourceHttp, user_agent
 
@@ -211,8 +212,10 @@ class OpenReviewClient(SourceClient):
         )
 
     async def search_forums(self, term: str, *, max_wait: float | None = None) -> list[ForumHit]:
-        """Submissions whose text matches ``term`` (a paper's title), best first: v2's, then v1's."""
+        """Submissions whose text matches ``term`` (a paper's title), best first: v2's, then (unless v2 has
+        one titled ``term``) v1's."""
         term = " ".join(term.split())[: clean.TITLE_MAX]
+        wanted = normalize_title(term)
         if not term:
             return []
         params = {
@@ -234,7 +237,7 @@ class OpenReviewClient(SourceClient):
                     continue  # a reply, or no usable id
                 title = clean.text(_value(clean.mapping(note.get("content")), "title", api), clean.TITLE_MAX)
                 hits.append(ForumHit(forum, title))
-            if hits:
+            if any(hit.title and normalize_title(hit.title) == wanted for hit in hits):
                 break
         return hits
 

@@ -228,3 +228,68 @@ async def test_an_arxiv_paper_finds_its_openreview_forum_by_its_exact_title_once
         assert len(openreview.requests) == seen  # the refresh asks only for counts and links
     finally:
         await clients.close()
+
+
+async def test_thirty_new_papers_under_the_guest_limit_with_a_lockout(
+    session_factory: async_sessionmaker[AsyncSession],
+    semantic_scholar: SemanticScholarStandin,
+    huggingface: HuggingFaceStandin,
+    openreview: OpenReviewStandin,
+    timer: VirtualTimer,
+) -> None:
+    """30 new arXiv papers, each on OpenReview (five at ICLR 2023, on API v1 only), against the guest limit
+    of 20 a minute, and a 30-minute lockout after 25 requests: the run spreads OpenReview's requests out
+    instead of failing papers, a paper OpenReview could not answer still gets Hugging Face's fields and
+    waits for the lockout's end, and the next run after it completes every paper; no request goes over
+    the limit and the lockout is met once."""
+    ids = [f"2410.{30000 + n}" for n in range(30)]
+    for n, arxiv_id in enumerate(ids):
+        old = n < 5
+        title = f"Environment Paper Number {n}"
+        venue = "ICLR 2023" if old else "ICLR 2025"
+        semantic_scholar.add(f"s2-{n}", title, arxiv_id=arxiv_id, venue=venue, tldr=f"TLDR {n}")
+        huggingface.add(arxiv_id, title, github_repo=f"https://github.com/club/p{n}")
+        openreview.add_submission(
+            f"forum{n:05d}",
+            title,
+            venue=f"{venue} poster",
+            venue_id=f"ICLR.cc/{2023 if old else 2025}/Conference",
+            number=n + 1,
+            decision="Accept (poster)" if not old else "Accept: poster",
+        )
+    async with session_factory() as session, session.begin():
+        for arxiv_id in ids:
+            await get_or_create_paper(session, GUILD, parse_paper_ref(arxiv_id))
+    openreview.lock_out_after = 25
+    clients = SourceClients(
+        semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
+        huggingface=HuggingFaceClient(huggingface.url, timer=timer),
+        openreview=OpenReviewClient(openreview.url, v1_url=openreview.v1_url, timer=timer),
+    )
+
+    async def rows() -> list[Paper]:
+        async with session_factory() as session:
+            return list((await session.scalars(select(Paper).order_by(Paper.id))).all())
+
+    try:
+        await enrich_due(clients, session_factory, NOW)
+        first = await rows()
+        assert all(r.code_url and r.tldr for r in first)  # OpenReview's trouble skipped nothing else
+        done = [r for r in first if r.enriched_at is not None]
+        waiting = [r for r in first if r.enriched_at is None]
+        assert 0 < len(done) < 30
+        assert all(r.decision for r in done)
+        lockout_end = timer.wall() + timedelta(seconds=1800)
+        assert all(r.enrich_retry_at and r.enrich_retry_at <= lockout_end for r in waiting)
+        assert all(r.enrich_failures == 0 for r in waiting)  # told when: not a source down
+
+        timer.advance(1801)
+        later = NOW + timedelta(minutes=31)
+        await enrich_due(clients, session_factory, later)
+        final = await rows()
+        assert all(r.enriched_at is not None and r.decision and r.venue for r in final)
+        assert {r.decision for r in final[:5]} == {"Accept: poster"}  # from API v1
+    finally:
+        await clients.close()
+    assert openreview.refused_too_fast == []
+    assert [seen.status for seen in openreview.requests].count(429) == 1
