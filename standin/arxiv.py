@@ -215,7 +215,7 @@ class ArxivStandin:
 
     async def _answer(self, request: web.Request, now: float) -> web.Response:
         id_list = request.query.get("id_list", "")
-        search_query = request.query.get("search_query")
+        search_query = request.query.get("search_query") or None  # the arxiv client sends it empty
         self.requests.append(id_list if search_query is None else search_query)
         self.request_times.append(now)
         if self.enforce_rate_limit:
