@@ -5,17 +5,21 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.papers import parse_paper_ref
 from bot.services.papers.enrich import REFRESH_AFTER, RETRY_FIRST, RETRY_MAX, enrich_due, retry_after
+from bot.services.papers.metadata import fill_missing_metadata
 from bot.services.papers.store import get_or_create_paper
+from bot.sources.arxiv import ArxivClient
 from bot.sources.clients import SourceClients
 from bot.sources.huggingface import HuggingFaceClient
 from bot.sources.openreview import OpenReviewClient
 from bot.sources.semantic_scholar import SemanticScholarClient
 from db.models import Paper
+from standin.arxiv import ArxivStandin
 from standin.huggingface import HuggingFaceStandin
 from standin.openreview import OpenReviewStandin
 from standin.semantic_scholar import SemanticScholarStandin
@@ -293,3 +297,90 @@ async def test_thirty_new_papers_under_the_guest_limit_with_a_lockout(
         await clients.close()
     assert openreview.refused_too_fast == []
     assert [seen.status for seen in openreview.requests].count(429) == 1
+
+
+@pytest.mark.parametrize("bad", ["totals", "mixed_shapes"])
+async def test_an_answer_of_the_wrong_shape_stores_nothing_and_is_asked_again(
+    session_factory: async_sessionmaker[AsyncSession],
+    semantic_scholar: SemanticScholarStandin,
+    huggingface: HuggingFaceStandin,
+    openreview: OpenReviewStandin,
+    timer: VirtualTimer,
+    caplog: pytest.LogCaptureFixture,
+    bad: str,
+) -> None:
+    """Hugging Face's totals as a negative number and a string, or OpenReview's v2 answer carrying v1-shaped
+    notes: nothing from that answer is stored, a warning says why, the other sources' fields are, and the
+    paper is asked again later, when the source's answer is whole."""
+    semantic_scholar.add("s2-b", "Broken Answers", arxiv_id="2412.00001", venue="ICLR 2025", tldr="A TLDR.")
+    totals: dict[str, object] = {"models": -3, "spaces": "5"} if bad == "totals" else {}
+    huggingface.add("2412.00001", "Broken Answers", github_repo="https://github.com/a/b", totals=totals)
+    openreview.add_submission(
+        "brokenFrm1",
+        "Broken Answers",
+        venue="ICLR 2025 poster",
+        venue_id="ICLR.cc/2025/Conference",
+        decision="Accept",
+    )
+    openreview.mixed_shapes = bad == "mixed_shapes"
+    async with session_factory() as session, session.begin():
+        paper_id = (await get_or_create_paper(session, GUILD, parse_paper_ref("2412.00001"))).id
+    clients = SourceClients(
+        semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
+        huggingface=HuggingFaceClient(huggingface.url, timer=timer),
+        openreview=OpenReviewClient(openreview.url, timer=timer),
+    )
+    try:
+        with caplog.at_level("WARNING", logger="paperclub.sources"):
+            await enrich_due(clients, session_factory, NOW)
+        async with session_factory() as session:
+            row = await session.get(Paper, paper_id)
+            assert row is not None
+            assert row.tldr == "A TLDR."
+            if bad == "totals":
+                assert (row.code_url, row.hf_models, row.hf_spaces) == (None, None, None)
+                assert "numTotalModels" in caplog.text
+            else:
+                assert (row.decision, row.openreview_url) == (None, None)
+                assert "not in its own shape" in caplog.text
+            assert row.enriched_at is None
+            assert row.enrich_retry_at == NOW + RETRY_FIRST
+        huggingface.papers["2412.00001"].page.update(numTotalModels=0, numTotalSpaces=0)
+        openreview.mixed_shapes = False
+        await enrich_due(clients, session_factory, NOW + RETRY_FIRST)
+        async with session_factory() as session:
+            row = await session.get(Paper, paper_id)
+            assert row is not None
+            assert (row.code_url, row.decision) == ("https://github.com/a/b", "Accept")
+            assert row.enriched_at == NOW + RETRY_FIRST
+    finally:
+        await clients.close()
+
+
+async def test_an_arxiv_error_entry_stores_nothing_and_is_asked_again(
+    session_factory: async_sessionmaker[AsyncSession],
+    paced_arxiv: ArxivStandin,
+    timer: VirtualTimer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    paced_arxiv.add("2412.00002", "From arXiv", ["A. Author"], "An abstract.")
+    async with session_factory() as session, session.begin():
+        paper_id = (await get_or_create_paper(session, GUILD, parse_paper_ref("2412.00002"))).id
+    arxiv = ArxivClient(paced_arxiv.url, timer=timer)
+    try:
+        paced_arxiv.mode = "error_entry"
+        with caplog.at_level("WARNING", logger="paperclub.sources"):
+            assert await fill_missing_metadata(arxiv, session_factory, [paper_id], NOW, budget=None) == []
+        assert "error entry" in caplog.text
+        async with session_factory() as session:
+            row = await session.get(Paper, paper_id)
+            assert row is not None
+            assert (row.title, row.metadata_fetched_at) == ("arXiv:2412.00002", None)  # still to fetch
+        paced_arxiv.mode = "ok"
+        assert len(await fill_missing_metadata(arxiv, session_factory, [paper_id], NOW, budget=None)) == 1
+        async with session_factory() as session:
+            row = await session.get(Paper, paper_id)
+            assert row is not None
+            assert (row.title, row.authors) == ("From arXiv", "A. Author")
+    finally:
+        await arxiv.close()
