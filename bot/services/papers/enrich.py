@@ -37,7 +37,7 @@ from db.models import Paper
 log = logging.getLogger("paperclub.papers")
 
 ENRICH_JOB = "papers.enrich"
-ENRICH_EVERY = timedelta(minutes=2)
+ENRICH_EVERY = timedelta(seconds=5)  # a new paper's card fills within seconds; an idle run: its slot, one read
 REFRESH_AFTER = timedelta(days=7)
 BATCH = 50  # papers per run
 SOURCE_WAIT = 120.0  # seconds a call in the background may wait for its source's pace or a short Retry-After
