@@ -146,10 +146,10 @@ async def limited_round(papers: int) -> None:
         arxiv_id, title = f"2501.{10000 + n}", f"Environment Paper {n}"
         old = n < OLD_VENUES
         venue = ("ICLR 2023" if old else "ICLR 2025") if n < ON_OPENREVIEW else ELSEWHERE[n % len(ELSEWHERE)]
-        s2.add(f"s2-{n}", title, arxiv_id=arxiv_id, venue=venue, tldr=f"TLDR {n}")
+        year = (2023 if old else 2025) if n < ON_OPENREVIEW else 2024
+        s2.add(f"s2-{n}", title, arxiv_id=arxiv_id, venue=venue, year=year, tldr=f"TLDR {n}")
         hf.add(arxiv_id, title, github_repo=f"https://github.com/club/p{n}")
         if n < ON_OPENREVIEW:
-            year = 2023 if old else 2025
             reviews.add_submission(
                 f"forum{n:05d}",
                 title,

@@ -47,6 +47,7 @@ HOSTED_VENUES = re.compile(
 )
 
 _NOTE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ICLR = re.compile(r"\bICLR\b|Learning Representations", re.IGNORECASE)
 _TRY_AGAIN = re.compile(r"try again in (?:(\d+) minutes?)?(?: and )?(?:(\d+) seconds?)?", re.IGNORECASE)
 DECISION_INVITATION = "/-/Decision"
 Api = Literal["v1", "v2"]
@@ -70,6 +71,13 @@ class ReviewDecision:
     venue_id: str | None  # "ICLR.cc/2024/Conference"
     decision: str | None  # the decision note's: "Accept (oral)"; None before one is posted
     forum_url: str
+
+
+def held_by_v1(venue: str | None, year: int | None) -> bool:
+    """Whether a paper of ``year`` at ``venue`` is on API v1 alone: ICLR up to 2023, any other up to 2022."""
+    if year is None:
+        return False
+    return year <= 2022 or (year == 2023 and bool(venue and _ICLR.search(venue)))
 
 
 def worth_searching(venue: str) -> bool:
@@ -164,10 +172,12 @@ class OpenReviewClient(SourceClient):
             )
         )
 
-    @property
-    def apis(self) -> tuple[tuple[Api, SourceHttp], ...]:
-        """The APIs asked, in order: v2, then v1 when the client has its URL (None: v2 alone)."""
-        return (("v2", self.http),) + ((("v1", self.v1),) if self.v1 is not None else ())
+    def apis(self, v1_first: bool = False) -> tuple[tuple[Api, SourceHttp], ...]:
+        """The APIs to ask, in order: v2, then v1 when the client has its URL (``v1_first``: v1 first)."""
+        both: list[tuple[Api, SourceHttp]] = [("v2", self.http)]
+        if self.v1 is not None:
+            both.insert(0 if v1_first else 1, ("v1", self.v1))
+        return tuple(both)
 
     async def close(self) -> None:
         """Close both APIs' connection pools."""
@@ -175,15 +185,17 @@ class OpenReviewClient(SourceClient):
         if self.v1 is not None:
             await self.v1.close()
 
-    async def decision(self, note_id: str, *, max_wait: float | None = None) -> ReviewDecision | None:
+    async def decision(
+        self, note_id: str, *, v1_first: bool = False, max_wait: float | None = None
+    ) -> ReviewDecision | None:
         """The venue and decision of the submission whose forum (or one of whose notes) is ``note_id``:
-        asked of v2, then of v1."""
+        asked of v2, then of v1 (``v1_first``: a paper :func:`held_by_v1`, the other way round)."""
         if not _NOTE_ID.fullmatch(note_id):
             return None
-        for api, http in self.apis:
+        for api, http in self.apis(v1_first):
             if notes := await self._notes(api, http, {"forum": note_id}, max_wait):
                 return self._read(api, note_id, notes)
-        for api, http in self.apis:
+        for api, http in self.apis(v1_first):
             found = await self._notes(api, http, {"id": note_id}, max_wait)
             forum = clean.ident(found[0].get("forum"), 64) if found else None
             if forum is not None and forum != note_id and _NOTE_ID.fullmatch(forum):
@@ -211,9 +223,11 @@ class OpenReviewClient(SourceClient):
             forum_url=f"{self.web_url}/forum?id={forum_id}",
         )
 
-    async def search_forums(self, term: str, *, max_wait: float | None = None) -> list[ForumHit]:
+    async def search_forums(
+        self, term: str, *, v1_first: bool = False, max_wait: float | None = None
+    ) -> list[ForumHit]:
         """Submissions whose text matches ``term`` (a paper's title), best first: v2's, then (unless v2 has
-        one titled ``term``) v1's."""
+        one titled ``term``) v1's; ``v1_first``, the other way round."""
         term = " ".join(term.split())[: clean.TITLE_MAX]
         wanted = normalize_title(term)
         if not term:
@@ -226,7 +240,7 @@ class OpenReviewClient(SourceClient):
             "limit": str(SEARCH_LIMIT),
         }
         hits = []
-        for api, http in self.apis:
+        for api, http in self.apis(v1_first):
             reply = await http.get("/notes/search", params, max_wait=max_wait)
             if reply.status == 400:  # our query refused: no paper is found until it is fixed, so say so
                 log.warning("OpenReview %s refused a title search (HTTP 400): %r", api, reply.text[:200])

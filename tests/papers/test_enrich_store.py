@@ -251,13 +251,14 @@ async def test_thirty_new_papers_under_the_guest_limit_with_a_lockout(
         old = n < 5
         title = f"Environment Paper Number {n}"
         venue = "ICLR 2023" if old else "ICLR 2025"
-        semantic_scholar.add(f"s2-{n}", title, arxiv_id=arxiv_id, venue=venue, tldr=f"TLDR {n}")
+        year = 2023 if old else 2025
+        semantic_scholar.add(f"s2-{n}", title, arxiv_id=arxiv_id, venue=venue, year=year, tldr=f"TLDR {n}")
         huggingface.add(arxiv_id, title, github_repo=f"https://github.com/club/p{n}")
         openreview.add_submission(
             f"forum{n:05d}",
             title,
             venue=f"{venue} poster",
-            venue_id=f"ICLR.cc/{2023 if old else 2025}/Conference",
+            venue_id=f"ICLR.cc/{year}/Conference",
             number=n + 1,
             decision="Accept (poster)" if not old else "Accept: poster",
         )

@@ -10,7 +10,7 @@ import pytest
 
 from bot.sources import clean
 from bot.sources.http import RateLimit, SourceUnavailable
-from bot.sources.openreview import OpenReviewClient
+from bot.sources.openreview import OpenReviewClient, held_by_v1
 from standin.http_service import hostile_text
 from standin.openreview import OpenReviewStandin
 from tests.papers.helpers import VirtualTimer, assert_clean
@@ -155,6 +155,44 @@ async def test_a_2023_forum_is_read_from_api_v1(openreview: OpenReviewStandin, t
     ]
     assert [hit.forum_id for hit in hits] == ["iclr23Frm1"]
     assert [seen.path for seen in openreview.requests[2:]] == ["/notes/search", "/v1/notes/search"]
+
+
+@pytest.mark.parametrize(
+    ("venue", "year", "v1"),
+    [
+        ("ICLR 2023", 2023, True),
+        ("International Conference on Learning Representations", 2023, True),
+        ("NeurIPS", 2023, False),
+        ("NeurIPS", 2022, True),
+        ("ICML", 2021, True),
+        ("ICLR", 2024, False),
+        (None, None, False),
+    ],
+)
+def test_which_papers_api_v1_alone_holds(venue: str | None, year: int | None, v1: bool) -> None:
+    assert held_by_v1(venue, year) is v1
+
+
+async def test_a_paper_known_to_be_old_is_asked_of_v1_first(
+    openreview: OpenReviewStandin, timer: VirtualTimer
+) -> None:
+    """Two requests, not four, at 20 a minute: a 2023 ICLR paper's search and forum go to v1 first."""
+    openreview.add_submission(
+        "iclr23Frm1",
+        "Old But Gold",
+        venue="ICLR 2023 poster",
+        venue_id="ICLR.cc/2023/Conference",
+        decision="Accept",
+    )
+    client = OpenReviewClient(openreview.url, v1_url=openreview.v1_url, timer=timer)
+    try:
+        (hit,) = await client.search_forums("Old But Gold", v1_first=True)
+        decision = await client.decision(hit.forum_id, v1_first=True)
+    finally:
+        await client.close()
+    assert decision is not None
+    assert decision.decision == "Accept"
+    assert [seen.path for seen in openreview.requests] == ["/v1/notes/search", "/v1/notes"]
 
 
 async def test_without_v1_only_v2_is_asked(openreview: OpenReviewStandin, timer: VirtualTimer) -> None:

@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -29,15 +29,18 @@ from bot.services.papers.metadata import id_label
 from bot.sources.clients import SourceClients
 from bot.sources.http import SourceUnavailable
 from bot.sources.huggingface import HubPaper
-from bot.sources.openreview import ReviewDecision, worth_searching
+from bot.sources.openreview import ReviewDecision, held_by_v1, worth_searching
 from bot.sources.records import DoiRecord
 from bot.sources.semantic_scholar import ScholarPaper, arxiv_ref, doi_ref, paper_page_url
 from db.models import Paper
 
 log = logging.getLogger("paperclub.papers")
+T = TypeVar("T")
 
 ENRICH_JOB = "papers.enrich"
-ENRICH_EVERY = timedelta(seconds=5)  # a new paper's card fills within seconds; an idle run: its slot, one read
+ENRICH_EVERY = timedelta(
+    seconds=5
+)  # a new paper's card fills within seconds; an idle run: its slot, one read
 REFRESH_AFTER = timedelta(days=7)
 BATCH = 50  # papers per run
 SOURCE_WAIT = 120.0  # seconds a call in the background may wait for its source's pace or a short Retry-After
@@ -230,8 +233,10 @@ async def _ask_openreview(
     """The venue and decision, on a paper's first enrichment only (they are never refreshed)."""
     if not target.fresh or clients.openreview is None:
         return
-    forum = target.forum_id or await _forum_named(clients, target, found.records[target.paper_id], wait)
-    decision = await clients.openreview.decision(forum, max_wait=wait) if forum else None
+    records = found.records[target.paper_id]
+    v1_first = held_by_v1(_said(records, "venue", str), _said(records, "year", int))
+    forum = target.forum_id or await _forum_named(clients, target, records, v1_first, wait)
+    decision = await clients.openreview.decision(forum, v1_first=v1_first, max_wait=wait) if forum else None
     if decision is not None:
         found.add(target, OPENREVIEW, review_fields(decision), now)
 
@@ -257,8 +262,13 @@ async def _ask_doi_agency(
         found.add(target, record.source, doi_fields(record), now)
 
 
+def _said(records: list[SourceRecord], field: str, kind: type[T]) -> T | None:
+    """The first value of ``field`` a source gave this run, of type ``kind``."""
+    return next((v for r in records if isinstance(v := r.fields.get(field), kind)), None)
+
+
 async def _forum_named(
-    clients: SourceClients, target: Target, records: list[SourceRecord], wait: float
+    clients: SourceClients, target: Target, records: list[SourceRecord], v1_first: bool, wait: float
 ) -> str | None:
     """The OpenReview forum of the one submission titled as the paper: as a source this run spelled it,
     or, when none did, as the club stored it (a club's short name is never searched beside a real title).
@@ -269,7 +279,7 @@ async def _forum_named(
     venues = [v for r in records if isinstance(v := r.fields.get("venue"), str) and v.strip()]
     if not wanted or clients.openreview is None or (venues and not any(map(worth_searching, venues))):
         return None
-    hits = await clients.openreview.search_forums(titles[0], max_wait=wait)
+    hits = await clients.openreview.search_forums(titles[0], v1_first=v1_first, max_wait=wait)
     forums = {hit.forum_id for hit in hits if hit.title and normalize_title(hit.title) in wanted}
     return forums.pop() if len(forums) == 1 else None  # none or several with that title: nothing guessed
 
