@@ -28,7 +28,7 @@ _NEW_ID = re.compile(r"(\d\d)(\d\d)\.(\d{4,5})")
 _OLD_ID = re.compile(r"[a-z-]+(?:\.[A-Z]{2})?/(\d\d)(\d\d)(\d{3})")
 
 
-def published_at(arxiv_id: str) -> str:
+def first_version_date(arxiv_id: str) -> str:
     """A paper's first-version date in the month its arXiv id names (2406.12045: June 2024)."""
     if found := _NEW_ID.fullmatch(arxiv_id):
         year, month, number = 2000 + int(found[1]), int(found[2]), int(found[3])
@@ -92,7 +92,7 @@ class HuggingFaceStandin(ServiceStandin):
         github_repo: Any = None,
         github_stars: Any = None,
         project_page: Any = None,
-        published: str | None = None,
+        published_at: str | None = None,
         models: list[dict[str, Any]] | None = None,
         datasets: list[dict[str, Any]] | None = None,
         spaces: list[dict[str, Any]] | None = None,
@@ -111,7 +111,7 @@ class HuggingFaceStandin(ServiceStandin):
             "authors": [
                 {"_id": f"a{i}", "name": name, "hidden": False} for i, name in enumerate(authors or [])
             ],
-            "publishedAt": published or published_at(arxiv_id),
+            "publishedAt": published_at or first_version_date(arxiv_id),
             "title": title,
             "summary": summary,
             "upvotes": upvotes,
