@@ -6,9 +6,10 @@ paper is not indexed; ``PaperInfo`` reads ``githubRepo``, ``projectPage``, ``upv
 the totals ``numTotalModels``, ``numTotalDatasets``, ``numTotalSpaces``), ``list_models`` /
 ``list_datasets`` / ``list_spaces`` (``GET /api/models?filter=arxiv:<id>&sort=likes&limit=3``, the Hub's
 documented routes, asked only for a kind the paper's total says exists) and ``list_papers`` (``GET
-/api/papers/search?q=``, a list of ``{"paper": {...}, "title": ...}``; ``q`` at most :data:`QUERY_MAX`
-characters, a longer one is refused with 400). An answer whose totals are not counts is refused (logged):
-nothing is read from it. A refused search (400) is our query's fault, logged and never read as "none".
+/api/papers/search?q=``, a list of ``{"paper": {...}, "title": ...}``; the Hub refuses a ``q`` over
+:data:`QUERY_MAX` characters with 400, so it is cut to that). An answer whose totals are not counts is
+refused (logged): nothing is read from it. A refused search (400) is our query's fault, logged and never
+read as "none".
 
 Rate: the Hub's "Hub APIs" bucket allows an anonymous caller 500 requests per 5-minute fixed window per IP
 address (hub-docs ``docs/hub/rate-limits.md``, Rate limit Tiers); a 429 carries ``RateLimit:

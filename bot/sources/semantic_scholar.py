@@ -2,8 +2,9 @@
 
 Shapes: the Graph API's OpenAPI description (https://api.semanticscholar.org/api-docs/graph): ``GET
 /paper/{id}``, ``POST /paper/batch`` (at most 500 ids, ``null`` for unknown ones), ``GET /paper/search/match``
-(404 "Title match not found") and ``GET /paper/search``. Rate: 1 request/s with a key (API overview); the
-anonymous pool 429s whatever our pace, so the client keeps 1/s and rides 429s out. Attribution: the API
+(404 "Title match not found") and ``GET /paper/search``; DOIs come upper-cased and are kept lower-case.
+Rate: 1 request/s with a key (https://www.semanticscholar.org/product/api, "Rate limits"); the anonymous
+pool 429s whatever our pace, so the client keeps 1/s and waits each 429 out. Attribution: the API
 License Agreement (https://www.semanticscholar.org/product/api/license) asks for "Semantic Scholar" and a
 link back (``utm_source=api``): :data:`ATTRIBUTION_TEXT`, :data:`ATTRIBUTION_URL`, :func:`paper_page_url`.
 """
