@@ -37,6 +37,7 @@ USER_AGENT = f"paperclub-bot/{__version__} (Discord paper club; paper metadata l
 MAX_BODY_BYTES = 10 * 1024 * 1024  # Semantic Scholar's documented most per answer; nothing we ask is bigger
 MAX_RETRY_AFTER = 24 * 3600.0  # a longer Retry-After is read as a day
 MIN_RATE_LIMIT_WAIT = 1.0  # a 429 saying "now" still waits this long: no burst of refused requests
+RATE_LIMITED_TRIES = 5  # a call meeting this many 429s in a row leaves the source for now
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _RATELIMIT_RESET = re.compile(r";\s*t=(\d+(?:\.\d+)?)")
 
@@ -343,7 +344,7 @@ class SourceHttp:
         self, method: str, path: str, params: Mapping[str, str] | None, body: Any, max_wait: float
     ) -> Reply:
         deadline = self.timer.monotonic() + max_wait
-        failures, reason = 0, "no attempt"
+        failures, throttled, reason = 0, 0, "no attempt"
         while True:
             await self._wait_turn(deadline)
             failed = False
@@ -365,6 +366,9 @@ class SourceHttp:
                 await self._give_back()
             if not failed:  # rate-limited: the next turn waits it out, or says when the source is free
                 log.info("%s %s: %s", self.source, path, reason)
+                throttled += 1
+                if throttled >= RATE_LIMITED_TRIES:
+                    raise self.unavailable(f"{reason}, {throttled} times in a row")
                 continue
             failures += 1
             log.info(
