@@ -36,9 +36,9 @@ from bot.papers import parse_paper_ref
 from bot.services.papers.enrich import enrich_due
 from bot.services.papers.store import get_or_create_paper
 from bot.sources.clients import SourceClients
-from bot.sources.http import ClockTimer
 from bot.sources.huggingface import HuggingFaceClient
 from bot.sources.openreview import OpenReviewClient
+from bot.sources.pace import ClockTimer
 from bot.sources.semantic_scholar import BATCH_MAX, SemanticScholarClient, arxiv_ref
 from db.engine import create_engine, create_session_factory
 from db.migrate import upgrade_database

@@ -25,7 +25,7 @@ from bot.paging import PageButton, Pagers
 from bot.settings import Settings
 from bot.sources.arxiv import ArxivClient
 from bot.sources.clients import SourceClients
-from bot.sources.http import timer_for
+from bot.sources.pace import timer_for
 from bot.sources.turns import StoreTurns
 from bot.tree import PaperclubTree, log_outcome
 from bot.web import WebServer

@@ -3,7 +3,7 @@ and date by id (``id_list``), and title search (``search_query=ti:"…"``).
 
 Rate: "no more than one request every three seconds" on "a single connection at a time" (API Terms of
 Use, https://info.arxiv.org/help/api/tou.html), per client address, so every process on one store takes a
-turn (:class:`bot.sources.http.SharedTurns`) beside its own pacer. arXiv throttles with a bare 429 whose
+turn (:class:`bot.sources.pace.SharedTurns`) beside its own pacer. arXiv throttles with a bare 429 whose
 body is ``Rate exceeded.``, at times a 200 with that body, and no Retry-After (lukasschwab/arxiv.py#203;
 measured in ultimatile/arxiv-skills#25): both read as a rate limit of :data:`BARE_THROTTLE_WAIT`.
 An entry under ``http://arxiv.org/api/errors`` is arXiv failing to read our query: nothing is read from
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Unpack
 
 from bot.sources import clean
-from bot.sources.http import ClientOptions, RateLimit, Reply, SharedTurns, SourceClient
+from bot.sources.http import ClientOptions, Reply, SourceClient
+from bot.sources.pace import RateLimit, SharedTurns
 from bot.sources.records import Candidate
 
 log = logging.getLogger("paperclub.sources")

@@ -8,9 +8,10 @@ from bot.settings import Settings
 from bot.sources.arxiv import ArxivClient
 from bot.sources.crossref import CrossrefClient
 from bot.sources.datacite import DataCiteClient
-from bot.sources.http import ClientOptions, SharedTurns, Timer
+from bot.sources.http import ClientOptions
 from bot.sources.huggingface import HuggingFaceClient
 from bot.sources.openreview import OpenReviewClient
+from bot.sources.pace import SharedTurns, Timer
 from bot.sources.semantic_scholar import SemanticScholarClient
 
 

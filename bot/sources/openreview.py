@@ -27,7 +27,8 @@ from typing import Any, Literal, Unpack
 
 from bot.papers import normalize_title
 from bot.sources import clean
-from bot.sources.http import ClientOptions, RateLimit, Reply, SourceClient, SourceHttp, user_agent
+from bot.sources.http import ClientOptions, Reply, SourceClient, SourceHttp, user_agent
+from bot.sources.pace import RateLimit
 
 log = logging.getLogger("paperclub.sources")
 

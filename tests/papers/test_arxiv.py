@@ -13,7 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.sources import clean
 from bot.sources.arxiv import BARE_THROTTLE_WAIT, ArxivClient
-from bot.sources.http import RateLimit, SourceHttp, SourceUnavailable
+from bot.sources.http import SourceHttp, SourceUnavailable
+from bot.sources.pace import RateLimit
 from bot.sources.turns import StoreTurns
 from standin.arxiv import ArxivStandin
 from standin.http_service import hostile_text

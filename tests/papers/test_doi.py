@@ -8,7 +8,8 @@ import pytest
 from bot.sources import clean
 from bot.sources.crossref import POLITE_LIMIT, CrossrefClient
 from bot.sources.datacite import DataCiteClient, arxiv_doi, is_arxiv_doi
-from bot.sources.http import Pacer, SourceUnavailable
+from bot.sources.http import SourceUnavailable
+from bot.sources.pace import Pacer
 from standin.crossref import CrossrefStandin
 from standin.datacite import DataCiteStandin
 from standin.http_service import hostile_text

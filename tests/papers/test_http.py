@@ -7,15 +7,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.sources import clean
-from bot.sources.http import (
-    MAX_RETRY_AFTER,
-    RATE_LIMITED_TRIES,
-    Pacer,
-    RateLimit,
-    SourceUnavailable,
-    retry_after_seconds,
-    user_agent,
-)
+from bot.sources.http import RATE_LIMITED_TRIES, SourceUnavailable, user_agent
+from bot.sources.pace import MAX_RETRY_AFTER, Pacer, RateLimit, retry_after_seconds
 from bot.sources.semantic_scholar import SemanticScholarClient
 from standin.semantic_scholar import SemanticScholarStandin
 from tests.papers.helpers import VirtualTimer

@@ -9,8 +9,9 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.sources import clean
-from bot.sources.http import RateLimit, SourceUnavailable
+from bot.sources.http import SourceUnavailable
 from bot.sources.openreview import OpenReviewClient, held_by_v1
+from bot.sources.pace import RateLimit
 from standin.http_service import hostile_text
 from standin.openreview import OpenReviewStandin
 from tests.papers.helpers import VirtualTimer, assert_clean

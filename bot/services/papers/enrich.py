@@ -1,15 +1,6 @@
-"""Enriching papers from the outside sources, in the background: ask, merge, store.
-
-:func:`enrich_due` picks papers never enriched or enriched over :data:`REFRESH_AFTER` ago, asks Semantic
-Scholar for those with an arXiv id or DOI in one batch, OpenReview per paper with a forum (its venue and
-decision; a paper first enriched without one has its title searched there, and only a submission with the
-same title is taken) and Hugging Face per arXiv paper (a DOI-only paper: Crossref, or DataCite for arXiv's
-own DOIs), with no transaction open meanwhile, then merges each paper's answers
-(:mod:`bot.services.papers.merge`) in one short transaction. A source that is down, rate-limited or
-answering garbage is skipped for this run and leaves the others' fields; its client keeps to its published
-rate limit and its Retry-After. Callers run this from a ``once`` job (bot/background.py), whose lease in
-``job_runs`` makes one process of the deployment do each run.
-"""
+"""Enriching papers from the outside sources in the background (:func:`enrich_due`): each source asked on
+its own with no transaction open, every paper's answers merged (:mod:`bot.services.papers.merge`) in one
+short transaction; a paper a source failed for waits until the source said, or :func:`retry_after`."""
 
 from __future__ import annotations
 
