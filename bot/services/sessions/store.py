@@ -19,7 +19,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
 from bot import timeutil
-from bot.arxiv import ArxivClient
 from bot.errors import BadInput, Conflict, NotFound
 from bot.papers import PaperRef, normalize_title
 from bot.services.papers.metadata import LOOKUP_BUDGET, PendingPaper, fetch_and_store, papers_lacking_metadata
@@ -27,6 +26,7 @@ from bot.services.papers.store import papers_for_refs
 from bot.services.sessions.draft import SessionChanges, SessionDraft, Unset
 from bot.services.sessions.info import CANCELLED, SCHEDULED, Overlap, SessionEdit, SessionInfo, session_info
 from bot.services.sessions.rules import MAX_CANCEL_REASON, MAX_DURATION, clean_url
+from bot.sources.arxiv import ArxivClient
 from db.models import ClubSession, SessionPaper
 from db.models.sessions import AGAINST, MAIN
 
