@@ -1,11 +1,5 @@
-"""Reading sessions: create, edit, cancel, recap and look up. Plain values in, :class:`SessionInfo` out.
-
-Creating and editing take a checked draft (:mod:`bot.services.sessions.draft`) and check nothing again. Each
-write runs inside the caller's transaction, except :func:`save_new_session` and :func:`save_changes` (the
-store part of cogs.sessions.publish), which open their own: one for the write, then short ones for arXiv's
-titles. Listing and subscriptions live in :mod:`~bot.services.sessions.queries`, the plain values in
-:mod:`~bot.services.sessions.info`, the field rules in :mod:`~bot.services.sessions.rules`.
-"""
+"""Sessions in the store: create, edit, cancel, recap, look up (in the caller's transaction), and saving a
+new or edited session with its papers' arXiv titles (its own transactions)."""
 
 from __future__ import annotations
 
@@ -189,9 +183,8 @@ async def session_zone(session: AsyncSession, guild_id: int, session_id: int) ->
 async def edit_session(
     session: AsyncSession, guild_id: int, session_id: int, changes: SessionChanges, *, now: datetime
 ) -> SessionEdit:
-    """Apply a checked edit (caller's transaction): only what differs from the stored session is
-    written. Raises the sequence when anything changed, so calendar apps replace their copy. When the
-    time or length changed, ``overlaps`` lists the guild's other sessions at the new time."""
+    """Apply a checked edit (caller's transaction): only what differs is written, the sequence raised; a new
+    time or length lists the guild's other sessions then."""
     row = await _load_scheduled(session, guild_id, session_id, "was cancelled; add a new session instead.")
     updates = changes.columns()
     changed = {name for name, value in updates.items() if getattr(row, name) != value}
@@ -279,10 +272,8 @@ async def save_changes(
     *,
     now: datetime,
 ) -> tuple[SessionEdit, SessionChanges]:
-    """The store part of editing a session: apply the checked changes in one transaction, then fill
-    in the arXiv titles. ``changes`` may be a function of the session's zone that builds them (for a
-    `when` read in the session's own zone); then it is built inside the transaction, from the zone
-    as stored. Gives the edit and the changes applied."""
+    """Apply the changes in one transaction (``changes`` may be built from the session's stored zone), then
+    fill in arXiv's titles; the edit and the changes applied."""
     async with session_factory() as session, session.begin():
         if not isinstance(changes, SessionChanges):
             changes = changes(await session_zone(session, guild_id, session_id))
