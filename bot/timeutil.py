@@ -395,3 +395,29 @@ def format_long_date(day: date | datetime, *, weekday: bool = True) -> str:
 def format_clock(t: datetime | time) -> str:
     """'9:30 AM'."""
     return _fmt_clock(t)
+
+
+# ---------------------------------------------------------------- the club's one date style
+
+
+def club_date(when: date | datetime, zone: str | ZoneInfo, *, now: datetime, weekday: bool = True) -> str:
+    """The club's date: 'Thursday 3 December' ('Thursday 3 December 2027' when not ``now``'s year;
+    ``weekday=False``: '3 December'). A datetime is dated in ``zone``, as is ``now``'s year."""
+    tz = zone if isinstance(zone, ZoneInfo) else resolve_timezone(zone)
+    day = ensure_aware_utc(when).astimezone(tz).date() if isinstance(when, datetime) else when
+    text = f"{day.day} {MONTHS[day.month - 1].title()}"
+    if weekday:
+        text = f"{WEEKDAYS[day.weekday()].title()} {text}"
+    if ensure_aware_utc(now).astimezone(tz).year != day.year:
+        text += f" {day.year}"
+    return text
+
+
+def zone_names(zone: DisplayZone, year: int) -> str:
+    """What times in ``zone`` are labelled over ``year``: its label ('PT'), else its abbreviations as the
+    seasons give them ('GMT/BST', 'IST'), as :func:`format_club_time` writes them."""
+    if zone.label:
+        return zone.label
+    tz = ZoneInfo(zone.zone)
+    seen = [_zone_label(datetime(year, month, 15, 12, tzinfo=tz), None) for month in (1, 7)]
+    return "/".join(dict.fromkeys(seen))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
+from tests.reading.conftest import without_website
 
 ROOT = Path(__file__).resolve().parents[1]
 CLUB_YAML = ROOT / "examples" / "club.yaml"
@@ -58,8 +59,10 @@ def test_import_without_guild_uses_the_one_server_the_store_knows_and_says_so(ca
 
 
 def test_import_without_guild_with_several_servers_is_refused(capsys, tmp_path: Path) -> None:
-    for guild in ("1234", "5678"):
-        assert _cli(capsys, "import", str(CLUB_YAML), "--guild", guild)[0] == 0
+    elsewhere = tmp_path / "elsewhere.yaml"  # the site's address is the first server's
+    elsewhere.write_text(without_website(CLUB_YAML.read_text(encoding="utf-8")), encoding="utf-8")
+    for guild, path in (("1234", CLUB_YAML), ("5678", elsewhere)):
+        assert _cli(capsys, "import", str(path), "--guild", guild)[0] == 0
     code, _, err = _cli(capsys, "import", str(CLUB_YAML))
     assert code == 2
     assert "has 2: 1234, 5678); nothing was imported." in _one_line(err)

@@ -54,6 +54,7 @@ def add(sub: Any) -> None:
     build.add_argument(
         "--base-url",
         default=None,
-        help="the address the folder is served at (for the page's webcal:// link), e.g. https://club.example.org/",
+        help="the address the folder is served at, e.g. https://club.example.org/paper-club/ (for link "
+        "previews' og:url and the webcal:// link; without it the pages carry no og:url)",
     )
     build.set_defaults(handler=_site_build)

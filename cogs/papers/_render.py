@@ -46,16 +46,18 @@ def hub_line(card: PaperCard) -> str | None:
 
 
 def session_line(read: SessionRead) -> str:
-    """ "<date> — **title**, read against **A** and **B**" (struck through when cancelled)."""
+    """ "<date> — **title**, with **A**, read against **B** and **C**" (roles only where given; struck
+    through when cancelled)."""
     title = f"**{escape_line(read.title, 150)}**"
     line = f"{discord_timestamp(read.starts_at, 'D')} — {title}"
     if read.cancelled:
         line = f"~~{line}~~ (cancelled)"
-    against = [f"**{escape_line(t, 100)}**" for t in read.against_titles()]
-    if against:
-        line += ", read against " + (
-            ", ".join(against[:-1]) + " and " + against[-1] if len(against) > 1 else against[0]
-        )
+    for words, titles in (("with", read.together_titles()), ("read against", read.against_titles())):
+        named = [f"**{escape_line(t, 100)}**" for t in titles]
+        if named:
+            line += f", {words} " + (
+                ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
+            )
     if read.presenter_name:
         line += f" · presented by {escape_line(read.presenter_name, 100)}"
     return line

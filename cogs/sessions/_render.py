@@ -28,14 +28,20 @@ DONE_COLOUR = discord.Colour.green()
 
 
 def club_time(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
-    """The club page's form; the year is added when it is not the current one."""
+    """The club page's form; the year is added when it is not the current one. A session dated only: its
+    date alone."""
+    if info.date_only:
+        return timeutil.club_date(info.starts_at, info.timezone, now=now or info.starts_at)
     with_year = now is not None and now.astimezone(info.starts_at.tzinfo).year != info.starts_at.year
     return timeutil.format_club_time(info.starts_at, zones, with_year=with_year)
 
 
 def when_text(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
-    """Club time, then Discord's markup so each reader also sees their own time."""
+    """Club time, then Discord's markup so each reader also sees their own time (not for a session dated
+    only: it has no time)."""
     start = info.starts_at
+    if info.date_only:
+        return club_time(info, zones, now)
     return (
         f"{club_time(info, zones, now)}\n"
         f"{timeutil.discord_timestamp(start, 'F')} ({timeutil.discord_timestamp(start, 'R')})"

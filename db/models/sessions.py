@@ -5,7 +5,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from db.base import Base, utcnow
@@ -73,6 +84,8 @@ class ClubSession(Base):
     title: Mapped[str] = mapped_column(String(200))
     description: Mapped[str | None] = mapped_column(Text)
     starts_at: Mapped[datetime]
+    # Dated only (a past session the club gave no time for): shown as its date; starts_at is noon there.
+    date_only: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     duration_minutes: Mapped[int] = mapped_column(Integer, default=60)
     timezone: Mapped[str] = mapped_column(String(64))
     presenter_id: Mapped[int | None] = mapped_column(BigInteger)

@@ -24,7 +24,9 @@ class SiteSettings(Base):
     enabled: Mapped[bool] = mapped_column(Boolean, default=False)
     slug: Mapped[str | None] = mapped_column(String(40))
     title: Mapped[str] = mapped_column(String(100), default="Paper club")
-    about: Mapped[str | None] = mapped_column(Text)
+    about: Mapped[str | None] = mapped_column(Text)  # "How it runs" (Markdown)
+    intro: Mapped[str | None] = mapped_column(Text)  # the home page's opening (Markdown)
+    discord_invite: Mapped[str | None] = mapped_column(String(200))  # "Bring it to the Discord"
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 

@@ -41,8 +41,8 @@ async def enrich(env, key: str, **fields) -> int:
 
 
 async def club_with_history(env) -> dict[str, int]:
-    """A session reading 2401.12345 against Terminal-World and T1; a suggestion of it with a volunteer;
-    a reading list holding it."""
+    """A session reading 2401.12345 against Terminal-World and T1 (the organizer said so: `vs`); a suggestion
+    of it with a volunteer; a reading list holding it."""
     await configure(env)
     await env.clock.set(OCTOBER)
     await use_channel(env)
@@ -56,7 +56,7 @@ async def club_with_history(env) -> dict[str, int]:
         env,
         "Terminal agents",
         "2026-11-05 08:00",
-        papers="https://arxiv.org/abs/2401.12345\nTerminal-World\nT1",
+        papers="https://arxiv.org/abs/2401.12345 vs Terminal-World, T1",  # roles given, as members do
     )
     at = datetime(2026, 10, 20, tzinfo=UTC).isoformat()
     paper_id = await enrich(

@@ -23,7 +23,7 @@ from bot.services.programme.files import (
 from bot.settings import load_settings
 from db.models import ClubSession, Paper
 from db.models.reading import ReadingList, ReadingListItem
-from tests.reading.conftest import CLUB_YAML, GUILD, import_club, snapshot
+from tests.reading.conftest import CLUB_YAML, GUILD, snapshot, without_website
 
 
 async def _count(factory, model) -> int:
@@ -43,13 +43,18 @@ async def test_club_programme_imports_as_on_the_page(club) -> None:
     assert len(rows) == 15
     assert all(r.guild_id == GUILD for r in rows)
     assert rows[0].title == "OS-Genesis: reverse task synthesis"
-    assert rows[0].starts_at == datetime(2026, 2, 11, 17, 30, tzinfo=UTC)  # 9:30 AM PST
+    # the page dates past sessions only: kept at midday in the club's zone, shown as the date alone
+    assert rows[0].starts_at == datetime(2026, 2, 11, 20, 0, tzinfo=UTC)  # noon PST
+    assert rows[0].date_only
     march_17 = next(r for r in rows if r.title == "Priorities in LLM-generated environments")
-    assert march_17.starts_at == datetime(2026, 3, 17, 16, 30, tzinfo=UTC)  # 9:30 AM PDT
+    assert march_17.starts_at == datetime(2026, 3, 17, 19, 0, tzinfo=UTC)  # noon PDT
+    assert sum(r.date_only for r in rows) == 13
     assert [link.paper.title for link in march_17.papers] == ["AgentScaler", "AutoEnv", "OMNI"]
     tmax = next(r for r in rows if r.title == "Building data recipes for terminal agents")
     assert tmax.starts_at == datetime(2026, 11, 5, 16, 0, tzinfo=UTC)  # 8:00 AM PST
     assert tmax.presenter_name == "Hamish Ivison"
+    assert not tmax.date_only
+    assert tmax.signup_url == "https://lu.ma/paper-club-terminal-agents"
     assert [link.paper.title for link in tmax.papers] == ["TMax", "Terminal-World", "T1"]
     assert [lst.name for lst in lists] == ["ITSMBench", "WorldSmith"]
     assert papers == 33  # Tau2-Bench, AutoEnv, Agent World Model... are stored once each
@@ -72,17 +77,20 @@ async def test_export_import_round_trip(club) -> None:
     assert not again.changed_anything
     assert await snapshot(club) == before
 
-    _, other = await import_text(club, exported, suffix=".yaml", guild_id=77)  # into a fresh guild
+    elsewhere = without_website(exported)  # the site's address is this server's
+    _, other = await import_text(club, elsewhere, suffix=".yaml", guild_id=77)  # into a fresh guild
     assert other.sessions_new == 15
     assert other.lists_new == 2
     re_exported = await export_text(club, 77, suffix=".yaml")
-    assert re_exported.replace("guild_id: 77", "guild_id: 1") == exported
+    assert re_exported.replace("guild_id: 77", "guild_id: 1") == elsewhere
 
     as_json = await export_text(club, GUILD, suffix=".json")
     assert json.loads(as_json) == {k: v for k, v in yaml.safe_load(exported).items()}
-    _, from_json = await import_text(club, as_json, suffix=".json", guild_id=78)
+    data = json.loads(as_json)
+    data.pop("website")
+    _, from_json = await import_text(club, json.dumps(data), suffix=".json", guild_id=78)
     assert from_json.sessions_new == 15
-    assert (await export_text(club, 78, suffix=".json")).replace('"guild_id": 78', '"guild_id": 1') == as_json
+    assert json.loads(await export_text(club, 78, suffix=".json")) == {**data, "guild_id": 78}
 
 
 async def test_editing_the_file_updates_only_what_changed(club) -> None:
@@ -236,8 +244,16 @@ async def test_cli_import_and_export(tmp_path: Path, capsys) -> None:
 
 
 async def test_import_into_the_same_store_from_two_guilds_keeps_them_apart(session_factory) -> None:
-    await import_club(session_factory, 5)
-    await import_club(session_factory, 6)
+    text = CLUB_YAML.read_text(encoding="utf-8")
+    await import_text(session_factory, text, suffix=".yaml", guild_id=5)
+    before = await snapshot(session_factory)
+    with pytest.raises(ProgrammeInvalid) as refused:  # the file's site address is server 5's now
+        await import_text(session_factory, text, suffix=".yaml", guild_id=6)
+    assert [str(p) for p in refused.value.problems] == [
+        "line 29: website.slug: the address `paper-club` is taken by another server; pick another"
+    ]
+    assert await snapshot(session_factory) == before  # nothing of the file was written
+    await import_text(session_factory, without_website(text), suffix=".yaml", guild_id=6)
     async with session_factory() as session:
         per_guild = dict(
             (

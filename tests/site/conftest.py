@@ -1,5 +1,6 @@
-"""Fixtures for the website: the club's real programme (examples/club.yaml) in the store, its site on,
-and the site's handlers served by aiohttp's test server (no bot: they are Discord-free)."""
+"""Fixtures for the website: the club's real programme (examples/club.yaml) in the store (its `website`
+section turns the site on), and the site's handlers served by aiohttp's test server (no bot: they are
+Discord-free)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from bot.services.site import config as site_config
 from bot.services.site.web import reader_session_factory, site_routes
 from db.engine import create_session_factory
 from tests.conftest import StoreInfo
+from tests.reading.conftest import without_website
 
 ROOT = Path(__file__).resolve().parents[2]
 GUILD = 424242424242424242
@@ -44,7 +46,10 @@ class Club:
 
 
 async def import_club(session_factory: async_sessionmaker[AsyncSession], guild_id: int = GUILD) -> None:
+    """examples/club.yaml into ``guild_id``; into another server without its website section (the file
+    names one address, which one server holds)."""
     text = (ROOT / "examples" / "club.yaml").read_text(encoding="utf-8")
+    text = text if guild_id == GUILD else without_website(text)
     await import_text(session_factory, text, suffix=".yaml", guild_id=guild_id)
 
 
@@ -64,8 +69,8 @@ async def enable_site(
 
 @pytest.fixture
 async def club(session_factory: async_sessionmaker[AsyncSession]) -> Club:
+    """The club's programme imported: the file turns the site on, with its intro and How it runs."""
     await import_club(session_factory)
-    await enable_site(session_factory)
     return Club(session_factory, FakeClock(OCTOBER))
 
 

@@ -3,11 +3,13 @@ the chromium package). The club's programme (examples/club.yaml) is imported, wi
 where the pages show member text; the home page must read as the club page, a session link must lead to
 its page, our own script must run (the reader's own time) and no script from page content may.
 
-The home page's screenshot is kept at test-artifacts/site-home.png (git-ignored), beside the session
+The home page is read at 1280 and 390 pixels, light and dark (nothing may overflow sideways); its
+screenshots are kept at test-artifacts/site-home-<width>-<scheme>.png (git-ignored), beside the session
 page's (test-artifacts/site-session.png)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -68,12 +70,9 @@ HOSTILE = f"Hostile {SCRIPT} {BREAKOUT}"
 
 
 async def _add_hostile_content(club: Club) -> None:
-    """Sign-up links as the club page has them, and hostile text where members type: an old session's title and
-    description (last in Reading so far), a list note, a paper title."""
+    """Hostile text where members type: an old session's title and description (last in Reading so far), a
+    list note, a paper's title (TMax, as a source might retitle it: its head still what the club calls it)."""
     async with club.session_factory() as session, session.begin():
-        for row in await session.scalars(select(ClubSession).where(ClubSession.guild_id == GUILD)):
-            if row.starts_at > club.clock.now():
-                row.signup_url = f"https://lu.ma/paperclub-{row.id}"
         session.add(
             ClubSession(
                 guild_id=GUILD,
@@ -90,7 +89,7 @@ async def _add_hostile_content(club: Club) -> None:
         item.note = HOSTILE
         paper = await session.scalar(select(Paper).where(Paper.title == "TMax"))
         assert paper is not None
-        paper.title = f"TMax {SCRIPT}"
+        paper.title = f"TMax: {SCRIPT}"
 
 
 @pytest.fixture
@@ -106,6 +105,14 @@ async def served(club: Club) -> AsyncIterator[str]:
         await server.close()
 
 
+#: Anything wider than the viewport (the page's own scroll width, or any element's right edge).
+OVERFLOW = """() => {
+  const width = document.documentElement.clientWidth;
+  const wide = [...document.querySelectorAll("body *")].filter(e => e.getBoundingClientRect().right > width + 0.5);
+  return [document.documentElement.scrollWidth - width, wide.map(e => e.tagName + "." + e.className).slice(0, 5)];
+}"""
+
+
 @pytest.mark.sqlite_only
 async def test_home_and_session_page_in_chromium(served: str) -> None:
     from playwright.async_api import async_playwright
@@ -118,49 +125,57 @@ async def test_home_and_session_page_in_chromium(served: str) -> None:
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
         try:
+            backgrounds = {}
+            for width, scheme in ((1280, "light"), (390, "light"), (1280, "dark"), (390, "dark")):
+                context = await browser.new_context(
+                    viewport={"width": width, "height": 900}, color_scheme=scheme, locale="en-GB"
+                )
+                page = await context.new_page()
+                answer = await page.goto(served)
+                assert answer is not None
+                assert answer.status == 200
+                assert await page.evaluate(OVERFLOW) == [0, []], (width, scheme)
+                backgrounds[scheme] = await page.evaluate("getComputedStyle(document.body).backgroundColor")
+                await page.screenshot(path=str(ARTIFACTS / f"site-home-{width}-{scheme}.png"), full_page=True)
+                await context.close()
+            assert backgrounds["light"] != backgrounds["dark"]  # prefers-color-scheme is followed
+
             context = await browser.new_context(timezone_id="Europe/Berlin", locale="en-GB")
             page = await context.new_page()
             page.on("dialog", lambda dialog: dialogs.append(dialog.message))
-            answer = await page.goto(served)
-            assert answer is not None
-            assert answer.status == 200
-
-            next_lines = await page.locator(
-                "section[aria-labelledby=next] li.session > p:first-child"
-            ).all_inner_texts()
+            await page.goto(served)
+            next_up = page.locator("section[aria-labelledby=next] li.next-up")
+            assert await next_up.locator(".kicker").inner_text() == "NEXT UP"  # styled upper case
+            next_lines = await page.locator("section[aria-labelledby=next] p.line").all_inner_texts()
             assert [" ".join(t.split()) for t in next_lines] == NEXT
-            read_lines = await page.locator(
-                "section[aria-labelledby=read] li.session > p:first-child"
-            ).all_inner_texts()
+            assert " ".join((await next_up.locator("p.line").inner_text()).split()) == NEXT[0]
+            read_lines = await page.locator("section[aria-labelledby=read] p.line").all_inner_texts()
             read = [" ".join(t.split()) for t in read_lines]
             assert read[: len(READ)] == READ
             assert read[len(READ)] == f"8 January — {HOSTILE}. {HOSTILE}"  # shown as text, nothing ran
             assert HOSTILE in await page.locator("body").inner_text()
-            assert await page.locator("section[aria-labelledby=next] .meta").first.inner_text() == (
-                f"Presenter: Hamish Ivison · Papers: TMax {SCRIPT}, read against Terminal-World and T1"
-            )
-            await page.screenshot(path=str(ARTIFACTS / "site-home.png"), full_page=True)
 
             await page.get_by_role("link", name="Building data recipes for terminal agents.").click()
             await page.wait_for_url("**/sessions/*/")
             assert await page.locator("h1").inner_text() == "Building data recipes for terminal agents"
-            assert CLUB_NOV5 in await page.locator("dl.facts").inner_text()
-            roles = page.locator("dl.facts .roles")
-            assert await roles.inner_text() == f"TMax {SCRIPT}, read against Terminal-World and T1"
-            hrefs = await roles.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
-            assert len(hrefs) == 3
+            assert CLUB_NOV5 in await page.locator(".when").inner_text()
+            lead = page.locator("p.lead")
+            assert (await lead.inner_text()).startswith(
+                "Hamish Ivison presents TMax, read against Terminal-World"
+            )
+            hrefs = await lead.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+            assert len(hrefs) == 3  # each paper once, linked to its page
             assert all(h.startswith("../../papers/") for h in hrefs)
-            await roles.get_by_role("link", name="Terminal-World").click()
-            await page.wait_for_url("**/papers/*/")
-            assert "Terminal-World" in await page.locator("h1").inner_text()
-            await page.go_back()
+            event = json.loads(await page.locator("script[type='application/ld+json']").text_content() or "")
+            assert datetime.fromisoformat(event["startDate"]) == datetime(2026, 11, 5, 16, 0, tzinfo=UTC)
             local = page.locator(".local-time")
             await local.wait_for(state="visible")  # our own script ran, under the CSP
-            assert (await local.inner_text()).startswith("Your time (Europe/Berlin): ")
-            assert "17:00" in await local.inner_text()  # 4:00 PM GMT is 5 PM in Berlin
+            assert await local.inner_text() == "Your time (Europe/Berlin): Thursday 5 November, 5:00 PM GMT+1"
             await page.screenshot(path=str(ARTIFACTS / "site-session.png"), full_page=True)
+            await lead.get_by_role("link", name="TMax").click()
+            await page.wait_for_url("**/papers/*/")
+            assert await page.locator("h1").inner_text() == f"TMax: {SCRIPT}"  # the title, as text
 
-            await page.goto(served + "past/")
             for target in (served, served + "past/", served + "search?q=hostile"):
                 await page.goto(target)
                 assert await page.evaluate("typeof window.__pwned") == "undefined", target

@@ -247,7 +247,8 @@ async def test_time_alone_moves_a_session_out_of_the_calendar(club: Club, served
         return {str(e.get("SUMMARY")) for e in Calendar.from_ical(body).walk("VEVENT")}
 
     assert OCT16 in summaries((await _get(served, "/paper-club/calendar.ics"))[0])
-    leaves = datetime(2026, 10, 16, 16, 30, tzinfo=UTC) + timedelta(days=90)  # 9:30 AM PT + 90 days
+    # dated only (the club gave no time): kept at midday PT, so it leaves 90 days after that
+    leaves = datetime(2026, 10, 16, 19, 0, tzinfo=UTC) + timedelta(days=90)
     await club.clock.advance(leaves - club.clock.now() - timedelta(minutes=1))
     assert OCT16 in summaries((await _get(served, "/paper-club/calendar.ics"))[0])
     await club.clock.advance(timedelta(minutes=2))
@@ -259,9 +260,9 @@ async def test_a_session_page_follows_its_session_ending(club: Club, served: Tes
     async with club.session_factory() as s, s.begin():
         await s.execute(update(ClubSession).where(ClubSession.id == sid).values(signup_url="https://lu.ma/x"))
     path = f"/paper-club/sessions/{sid}/"
-    assert 'class="signup"' in (await _get(served, path))[0]
+    assert 'class="signup button"' in (await _get(served, path))[0]
     await club.clock.advance(datetime(2026, 11, 5, 17, 0, tzinfo=UTC) - club.clock.now())
-    assert 'class="signup"' not in (await _get(served, path))[0]  # no sign-up once it took place
+    assert 'class="signup' not in (await _get(served, path))[0]  # no sign-up once it took place
 
 
 # ---------------------------------------------------------------- ETag, 304, Cache-Control

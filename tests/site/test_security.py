@@ -4,6 +4,7 @@ reminders except through their owner's secret feed."""
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import icalendar
@@ -15,7 +16,7 @@ from bot.services.site import config as site_config
 from bot.services.site import tokens
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
 from db.models.reading import ReadingList, ReadingListItem
-from db.models.site import CalendarToken
+from db.models.site import CalendarToken, SiteSettings
 from db.models.suggestions import Suggestion
 from tests.site.conftest import GUILD, OCTOBER, Club
 from tests.site.helpers import assert_nothing_runs, text_of
@@ -109,10 +110,11 @@ async def seed_hostile(club: Club) -> dict[str, int]:
                     status=status,
                 )
             )
-        site = await site_config.set_about(
-            session, GUILD, hostile("about") + f"\n\n[x]({JS_LINK})", now=OCTOBER
-        )
-        assert site.about
+        row = await session.get(SiteSettings, GUILD)
+        assert row is not None
+        row.about = hostile("about") + f"\n\n[x]({JS_LINK})"  # /setup about refuses both now
+        row.intro = hostile("intro") + f" [y]({JS_LINK})"
+        row.discord_invite = JS_LINK
         return {"upcoming": upcoming.id, "past": past.id, "cancelled": cancelled.id, "list": reading.id}
 
 
@@ -148,17 +150,22 @@ async def test_hostile_text_is_escaped_everywhere(client: TestClient, club: Club
         "list",
         "list description",
         "about",
+        "intro",
         "shortlisted reason",
     ):
         assert f"{field} {SCRIPT} {BREAKOUT}" in shown, field
+    assert f'="{JS_LINK}' not in home  # neither the Markdown's link nor the invite is linked (text only)
     assert "withdrawn reason" not in home
     assert "declined reason" not in home
     past = text_of(await (await client.get(paths["past"])).text())
     assert "second paragraph" in past
     assert "arxiv paper" in past
     past_html = await (await client.get(paths["past"])).text()
-    assert 'href="https://arxiv.org/abs/2406.12045"' in past_html
-    assert 'href="https://arxiv.org/pdf/2406.12045"' in past_html
+    paper_page = re.search(r'href="\.\./\.\./(papers/\d+/)">arxiv paper', past_html)
+    assert paper_page is not None  # named once, linked to its page, which links arXiv and the PDF
+    paper_html = await (await client.get(f"/paper-club/{paper_page.group(1)}")).text()
+    assert 'href="https://arxiv.org/abs/2406.12045"' in paper_html
+    assert 'href="https://arxiv.org/pdf/2406.12045"' in paper_html
     assert "https://discord.com/channels/" in past_html  # the discussion thread (channel ids only)
     assert "<iframe" not in past_html  # a javascript: "recording" is neither embedded nor linked
     cancelled = text_of(await (await client.get(paths["cancelled"])).text())

@@ -81,15 +81,21 @@ async def test_setup_about_line_and_form(env: BotEnv) -> None:
     home = await turn_on(env)
     refused = await (await env.invoke("setup about", {"text": "x"}, member=env.members[0])).response()
     assert "Manage Server" in refused.content
+    for hostile, why in (
+        ("**Format.** An hour <script>x()</script>", "raw HTML (“<script>”)"),
+        ("**Format.** [An hour](javascript:x())", "links to “javascript:x()”"),
+    ):
+        refused = await (await env.invoke("setup about", {"text": hostile}, member=env.admin)).response()
+        assert refused.ephemeral
+        assert why in refused.content  # said, and nothing saved
+    _, html = await fetch(home)
+    assert "Format." not in html
     saved = await (
-        await env.invoke(
-            "setup about", {"text": "**Format.** An hour <script>x()</script>"}, member=env.admin
-        )
+        await env.invoke("setup about", {"text": "**Format.** An hour."}, member=env.admin)
     ).response()
-    assert saved.ephemeral
     assert "saved" in saved.content
     _, html = await fetch(home)
-    assert "<strong>Format.</strong> An hour &lt;script&gt;x()&lt;/script&gt;" in html
+    assert "<strong>Format.</strong> An hour." in html
     opened = await env.invoke("setup about", {}, member=env.admin)
     modal = (await opened.response()).modal
     assert modal is not None
@@ -201,4 +207,5 @@ async def test_paper_show_links_the_papers_page(env: BotEnv) -> None:
     assert_nothing_runs(html)
     text = text_of(html)
     assert "T1" in text
-    assert "read against TMax <b>@everyone</b>" in text
+    assert "with TMax <b>@everyone</b>" in text  # no roles given: read together, no pairing invented
+    assert "against" not in text

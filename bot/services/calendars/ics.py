@@ -72,8 +72,8 @@ def _vevent(
     now: datetime,
     *,
     uid: str,
-    start: datetime,
-    end: datetime,
+    start: datetime | date,
+    end: datetime | date,
     sequence: int,
     recurrence_id: datetime | None = None,
     paper_page: PaperPage | None = None,
@@ -106,13 +106,18 @@ def _vevent(
 
 def session_event(info: SessionInfo, *, now: datetime, paper_page: PaperPage | None = None) -> Event:
     """A one-off session's VEVENT: its own UID (so calendar apps update their copy; SEQUENCE says which
-    copy is newer, STATUS:CANCELLED removes it), its times in UTC."""
+    copy is newer, STATUS:CANCELLED removes it), its times in UTC; a session dated only, its day, all day."""
+    start: datetime | date = ensure_aware_utc(info.starts_at)
+    end: datetime | date = ensure_aware_utc(info.ends_at)
+    if info.date_only:  # RFC 5545 3.6.1: a date-valued DTSTART; DTEND the day after (exclusive)
+        start = info.starts_at.astimezone(ZoneInfo(info.timezone)).date()
+        end = start + timedelta(days=1)
     return _vevent(
         info,
         now,
         uid=session_uid(info),
-        start=ensure_aware_utc(info.starts_at),
-        end=ensure_aware_utc(info.ends_at),
+        start=start,
+        end=end,
         sequence=info.sequence,
         paper_page=paper_page,
     )

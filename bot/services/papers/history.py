@@ -1,5 +1,6 @@
-"""The club's own history with a paper: the sessions it was read in (and what against), who suggested it
-and who offered to present it, the reading lists it is on. Plain values, read in three statements."""
+"""The club's own history with a paper: the sessions it was read in (what against, where someone said so;
+else what with), who suggested it and who offered to present it, the reading lists it is on. Plain
+values, read in three statements."""
 
 from __future__ import annotations
 
@@ -20,19 +21,26 @@ HIDDEN_SUGGESTIONS = ("withdrawn",)  # a withdrawn suggestion is the member's to
 
 @dataclass(frozen=True)
 class SessionRead:
-    """A session the paper is on: when, and the other papers of that session (main paper first)."""
+    """A session the paper is on: when, and the session's other papers. Roles only where someone gave them
+    (``vs``, ``against:``, the edit form): then ``against``; else the others were read ``together`` with it."""
 
     id: int
     title: str
     starts_at: datetime
     presenter_name: str | None
     cancelled: bool
-    main: bool  # the paper is the session's first (main) paper
-    against: tuple[tuple[int, str], ...]  # (paper id, title): what it was read against
+    main: bool  # the paper is one of the session's main papers (every paper is, when none has a role)
+    against: tuple[tuple[int, str], ...]  # (paper id, title): what it was read against, as given
+    together: tuple[tuple[int, str], ...] = ()  # (paper id, title): read with it, no roles given
+    date_only: bool = False  # the club gave the session's date only
 
     def against_titles(self) -> tuple[str, ...]:
         """The titles of what it was read against."""
         return tuple(title for _, title in self.against)
+
+    def together_titles(self) -> tuple[str, ...]:
+        """The titles of what it was read with (no roles given)."""
+        return tuple(title for _, title in self.together)
 
 
 @dataclass(frozen=True)
@@ -78,6 +86,7 @@ async def _sessions(session: AsyncSession, guild_id: int, paper_id: int) -> tupl
                 ClubSession.starts_at,
                 ClubSession.presenter_name,
                 ClubSession.status,
+                ClubSession.date_only,
                 SessionPaper.paper_id,
                 SessionPaper.role,
                 Paper.title,
@@ -90,21 +99,22 @@ async def _sessions(session: AsyncSession, guild_id: int, paper_id: int) -> tupl
     ).all()
     grouped: dict[int, list[tuple[int, str]]] = {}
     roles: dict[int, dict[int, str]] = {}
-    heads: dict[int, tuple[str, datetime, str | None, str]] = {}
-    for sid, title, starts_at, presenter, status, pid, role, ptitle in rows:
-        heads.setdefault(sid, (title, starts_at, presenter, status))
+    heads: dict[int, tuple[str, datetime, str | None, str, bool]] = {}
+    for sid, title, starts_at, presenter, status, date_only, pid, role, ptitle in rows:
+        heads.setdefault(sid, (title, starts_at, presenter, status, date_only))
         grouped.setdefault(sid, []).append((pid, ptitle))
         roles.setdefault(sid, {})[pid] = role
     reads: list[SessionRead] = []
-    for sid, (title, starts_at, presenter, status) in heads.items():
+    for sid, (title, starts_at, presenter, status, date_only) in heads.items():
         papers, role_of = grouped[sid], roles[sid]
-        if AGAINST in role_of.values():  # the roles as given ("TMax vs Terminal-World, T1")
-            main = role_of[paper_id] != AGAINST
-            against = tuple(p for p in papers if (role_of[p[0]] == AGAINST) == main)
-        else:  # none given (an imported list): the first paper is read against the others
-            main = papers[0][0] == paper_id
-            against = tuple(p for p in papers[1:]) if main else (papers[0],)
-        reads.append(SessionRead(sid, title, starts_at, presenter, status == CANCELLED, main, against))
+        # The roles as given ("TMax vs Terminal-World, T1"); none given: every paper is a main one.
+        main = role_of[paper_id] != AGAINST
+        against = tuple(p for p in papers if (role_of[p[0]] == AGAINST) == main)
+        together = tuple(p for p in papers if (role_of[p[0]] != AGAINST) == main and p[0] != paper_id)
+        cancelled = status == CANCELLED
+        reads.append(
+            SessionRead(sid, title, starts_at, presenter, cancelled, main, against, together, date_only)
+        )
     return tuple(reads)
 
 

@@ -1,7 +1,9 @@
 """The club's programme as a document (YAML/JSON): its schema and validation. Pure, no store.
 
-A programme file (see ``examples/club.yaml``) has ``guild_id``, ``settings``, ``sessions``, ``lists``,
-``series`` and ``aliases`` (the names the club resolved: :mod:`bot.services.programme.aliases`). A paper
+A programme file (see ``examples/club.yaml``) has ``guild_id``, ``settings``, ``website`` (the club's page:
+:mod:`bot.services.programme.website`), ``sessions``, ``lists``, ``series`` and ``aliases`` (the names the
+club resolved: :mod:`bot.services.programme.aliases`). A session's ``starts_at`` is read in
+:mod:`bot.services.programme.times` (a past session may give its date alone). A paper
 is a string (title, arXiv id or link, DOI, any http(s) link) or a mapping with ``paper`` and/or
 ``title``, optional ``authors`` and, in lists, ``note``. :func:`validate_programme` reports every bad
 row with its line (the loader in `files` records them); nothing is written unless the whole file is valid.
@@ -10,17 +12,17 @@ row with its line (the loader in `files` records them); nothing is written unles
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot import timeutil
-from bot.errors import BadInput
 from bot.papers import PaperRef, parse_paper_ref
 from bot.services.config.guild import normalize_change
 from bot.services.programme import aliases as alias_programme
 from bot.services.programme import series as series_programme
+from bot.services.programme import website as website_programme
 from bot.services.programme.checks import Checker, ProgrammeInvalid, item_lines
+from bot.services.programme.times import read_start
 from bot.services.reading.lists import (
     MAX_ITEMS_PER_LIST,
     MAX_LIST_DESCRIPTION,
@@ -68,8 +70,7 @@ SESSION_URLS = {
 STATUSES = (SCHEDULED, CANCELLED)
 LIST_FIELDS = {"name", "description", "papers"}
 PAPER_FIELDS = {"paper", "title", "authors", "note"}
-TOP_FIELDS = {"guild_id", "settings", "sessions", "lists", "series", "aliases", "version"}
-WALL_TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S")
+TOP_FIELDS = {"guild_id", "settings", "website", "sessions", "lists", "series", "aliases", "version"}
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,8 @@ class ProgrammeSession:
     title: str
     starts_at: datetime  # aware UTC
     fields: dict[str, Any]
-    """Only the optional columns the file gives (None clears): description, presenter_name, ..."""
+    """Only the optional columns the file gives (None clears): description, presenter_name, ...; and
+    ``date_only`` (always: whether ``starts_at`` gave the date alone)."""
     papers: tuple[ProgrammePaper, ...] | None
     """None when the file does not say (the stored papers stay). The main papers, then ``against``'s."""
     line: int | None = None
@@ -119,35 +121,7 @@ class Programme:
     lists: list[ProgrammeList] = field(default_factory=list)
     series: list[series_programme.ProgrammeSeries] = field(default_factory=list)
     aliases: list[alias_programme.ProgrammeAlias] = field(default_factory=list)
-
-
-def read_wall_time(text: str, zone: ZoneInfo) -> datetime:
-    """'2026-11-05 08:00' in `zone` (or an ISO time with an offset) as aware UTC. Gaps are refused."""
-    cleaned = text.strip()
-    try:
-        parsed = datetime.fromisoformat(cleaned)
-    except ValueError:
-        parsed = None
-    if parsed is not None and parsed.tzinfo is not None:
-        first, last = timeutil.date_window(timeutil.utcnow())
-        if not first <= parsed.date() <= last:
-            raise timeutil.out_of_range(timeutil.utcnow())
-        return parsed.astimezone(UTC)
-    for fmt in WALL_TIME_FORMATS:
-        try:
-            naive = datetime.strptime(cleaned, fmt)  # noqa: DTZ007 (a wall time, zoned just below)
-        except ValueError:
-            continue
-        local = naive.replace(tzinfo=zone)
-        first, last = timeutil.date_window(timeutil.utcnow())  # as for times typed in Discord
-        if not first <= naive.date() <= last:
-            raise timeutil.out_of_range(timeutil.utcnow())
-        if local.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != naive:
-            raise BadInput(f"{cleaned} does not exist in {zone.key} (the clocks skip it).")
-        return local.astimezone(UTC)
-    raise BadInput(
-        f"could not read “{cleaned[:40]}”; write it like 2026-11-05 08:00 (local) or with an offset"
-    )
+    website: website_programme.ProgrammeWebsite | None = None
 
 
 def _paper(
@@ -248,9 +222,11 @@ def _session(checker: Checker, node: Any, where: str, line: int | None, zone: st
     starts_text = checker.text(node.get("starts_at"), f"{where}.starts_at", at("starts_at"), required=True)
     starts_at = None
     if starts_text and session_zone:
-        starts_at = checker.check(
-            at("starts_at"), f"{where}.starts_at", read_wall_time, starts_text, ZoneInfo(session_zone)
+        start = checker.check(
+            at("starts_at"), f"{where}.starts_at", read_start, starts_text, ZoneInfo(session_zone)
         )
+        if start is not None:
+            starts_at, fields["date_only"] = start.at, start.date_only
     if "duration_minutes" in node:
         minutes = checker.integer(
             node["duration_minutes"], f"{where}.duration_minutes", at("duration_minutes")
@@ -366,6 +342,7 @@ def validate_programme(data: Any, *, guild_id: int | None, default_timezone: str
         checker.add(None, "guild_id", "no guild: put guild_id in the file or pass --guild ID")
     settings = _settings(checker, root.get("settings"), checker.line_of(root, "settings"))
     zone = str(settings.get("timezone") or default_timezone)
+    website = website_programme.check_website(checker, root.get("website"), checker.line_of(root, "website"))
     series = series_programme.check_series(checker, root.get("series"), checker.line_of(root, "series"), zone)
     series_by_key = {item.key: item for item in series}
     aliases = alias_programme.check_aliases(checker, root.get("aliases"), checker.line_of(root, "aliases"))
@@ -424,13 +401,4 @@ def validate_programme(data: Any, *, guild_id: int | None, default_timezone: str
     if checker.problems or target is None:
         checker.problems.sort(key=lambda p: p.line or 0)
         raise ProgrammeInvalid(checker.problems)
-    return Programme(target, settings, sessions, lists, series, aliases)
-
-
-def format_wall_time(dt: datetime, zone: str) -> str:
-    """The inverse of :func:`read_wall_time`: local wall time, or ISO with an offset when that is ambiguous."""
-    local = timeutil.ensure_aware_utc(dt).astimezone(ZoneInfo(zone))
-    text = local.strftime("%Y-%m-%d %H:%M")
-    if local.second == 0 and local.microsecond == 0 and local.fold == 0:
-        return text  # read back as the first of two ambiguous wall times, which fold 0 is
-    return local.isoformat()
+    return Programme(target, settings, sessions, lists, series, aliases, website)

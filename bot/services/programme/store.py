@@ -9,6 +9,7 @@ file names it decides (a session's papers, a list's papers and notes); what it l
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -21,7 +22,9 @@ from bot.services.papers.aliases import aliased_paper
 from bot.services.papers.store import get_or_create_paper
 from bot.services.programme import aliases as alias_programme
 from bot.services.programme import series as series_programme
-from bot.services.programme.document import SESSION_URLS, Programme, ProgrammePaper, format_wall_time
+from bot.services.programme import website as website_programme
+from bot.services.programme.document import SESSION_URLS, Programme, ProgrammePaper
+from bot.services.programme.times import format_start, same_day
 from bot.services.reading.lists import normalize_list_name
 from bot.services.sessions.info import SCHEDULED
 from db.base import utcnow
@@ -50,6 +53,7 @@ class ImportReport:
     series_same: int = 0
     aliases_new: int = 0
     aliases_changed: int = 0
+    website_changed: bool = False
 
     @property
     def changed_anything(self) -> bool:
@@ -66,6 +70,7 @@ class ImportReport:
             or self.series_changed
             or self.aliases_new
             or self.aliases_changed
+            or self.website_changed
         )
 
     def summary(self, guild_id: int) -> str:
@@ -76,7 +81,8 @@ class ImportReport:
             f"guild {guild_id}: sessions {self.sessions_new} new, {self.sessions_changed} changed, "
             f"{self.sessions_same} unchanged; papers {self.papers_new} new, {self.papers_changed} changed; "
             f"lists {self.lists_new} new, {self.lists_changed} changed, {self.lists_same} unchanged; "
-            f"settings {'changed' if self.settings_changed else 'unchanged'}"
+            f"settings {'changed' if self.settings_changed else 'unchanged'}; "
+            f"website {'changed' if self.website_changed else 'unchanged'}"
             + (
                 f"; series {self.series_new} new, {self.series_changed} changed, {self.series_same} unchanged."
                 if self.series_new or self.series_changed or self.series_same
@@ -191,6 +197,7 @@ async def apply_programme(session: AsyncSession, programme: Programme) -> Import
     report.aliases_new, report.aliases_changed = await alias_programme.apply_aliases(
         session, guild_id, programme.aliases, now
     )
+    report.website_changed = await website_programme.apply_website(session, guild_id, programme.website, now)
     default_zone = (await get_config(session, guild_id)).timezone
     for given in programme.sessions:
         row = await session.scalar(
@@ -202,6 +209,8 @@ async def apply_programme(session: AsyncSession, programme: Programme) -> Import
             )
             .options(selectinload(ClubSession.papers))
         )
+        if row is None and given.fields.get("date_only"):
+            row = await _same_day(session, guild_id, given.title, given.starts_at)
         created = row is None
         if row is None:
             row = ClubSession(
@@ -215,7 +224,7 @@ async def apply_programme(session: AsyncSession, programme: Programme) -> Import
                 papers=[],
             )
             session.add(row)
-        changed = _set(row, given.fields)
+        changed = _set(row, {"starts_at": given.starts_at, **given.fields})
         if given.papers is not None:
             rows = [await papers.get(p) for p in given.papers]
             await session.flush()
@@ -268,6 +277,25 @@ async def apply_programme(session: AsyncSession, programme: Programme) -> Import
             report.lists_same += 1
         await session.flush()
     return report
+
+
+async def _same_day(session: AsyncSession, guild_id: int, title: str, start: datetime) -> ClubSession | None:
+    """The session of that title stored at another time of the day a session dated only names (imported
+    before with a time the club never gave): it becomes the one dated only, not a second session."""
+    first, last = same_day(start)
+    found = await session.scalars(
+        select(ClubSession)
+        .where(
+            ClubSession.guild_id == guild_id,
+            ClubSession.title == title,
+            ClubSession.starts_at > first,
+            ClubSession.starts_at < last,
+        )
+        .options(selectinload(ClubSession.papers))
+        .limit(2)
+    )
+    rows = list(found)
+    return rows[0] if len(rows) == 1 else None
 
 
 def _apply_list_items(row: ReadingList, wanted: list[tuple[Paper, str | None]]) -> bool:
@@ -330,7 +358,10 @@ async def dump_programme(session: AsyncSession, guild_id: int) -> dict[str, Any]
         .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
     )
     for row in rows:
-        doc: dict[str, Any] = {"title": row.title, "starts_at": format_wall_time(row.starts_at, row.timezone)}
+        doc: dict[str, Any] = {
+            "title": row.title,
+            "starts_at": format_start(row.starts_at, row.timezone, date_only=row.date_only),
+        }
         if row.timezone != config.timezone:
             doc["timezone"] = row.timezone
         if row.duration_minutes != 60:
@@ -365,10 +396,12 @@ async def dump_programme(session: AsyncSession, guild_id: int) -> dict[str, Any]
         list_doc["papers"] = [paper_document(item.paper, item.note) for item in list_row.items]
         lists.append(list_doc)
     aliases = await alias_programme.dump_aliases(session, guild_id)
+    website = await website_programme.dump_website(session, guild_id)
     return {
         "version": PROGRAMME_VERSION,
         "guild_id": guild_id,
         "settings": settings,
+        **({"website": website} if website is not None else {}),
         **({"series": series_docs} if series_docs else {}),
         "sessions": sessions,
         "lists": lists,

@@ -48,6 +48,8 @@ class SessionInfo:
     series_id: int | None = None
     """The series this session is a week of (bot/services/series), when known: read by ``load_row``
     (so ``get_session``), None from the list queries."""
+    date_only: bool = False
+    """Dated only (a past session the club gave no time for): shown as its date, never a time."""
     records: dict[int, PaperRecord] = field(default_factory=dict, hash=False)
     """What the outside sources said about each paper, by paper id (the short card's fields)."""
 
@@ -130,4 +132,5 @@ def session_info(row: ClubSession) -> SessionInfo:
         cancel_reason=row.cancel_reason,
         created_by=row.created_by,
         series_id=week.series_id if week is not None else None,
+        date_only=row.date_only,
     )

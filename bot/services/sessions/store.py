@@ -198,6 +198,9 @@ async def edit_session(
         )
     for name in changed:
         setattr(row, name, updates[name])
+    if "starts_at" in updates and row.date_only:  # a time given: no longer dated only
+        row.date_only = False
+        changed.add("starts_at")
     if not isinstance(changes.papers, Unset) and [
         (ref.key, AGAINST if ref.key in changes.against else MAIN) for ref in changes.papers
     ] != [(link.paper.key, link.role) for link in row.papers]:

@@ -83,12 +83,12 @@ async def build_site(
                 )
         list_ids = list(await session.scalars(select(ReadingList.id).where(ReadingList.guild_id == guild_id)))
         for list_id in list_ids:
-            listed = await pages.list_page(session, site, list_id)
+            listed = await pages.list_page(session, site, list_id, now)
             if listed is not None:
                 put(f"lists/{list_id}/index.html", render.list_html(listed, base_url=base_url, static=True))
         paper_ids = list(await session.scalars(select(Paper.id).where(Paper.guild_id == guild_id)))
         for paper_id in paper_ids:
-            shown = await paper_page.paper_page(session, site, paper_id)
+            shown = await paper_page.paper_page(session, site, paper_id, now)
             if shown is not None:
                 put(f"papers/{paper_id}/index.html", render.paper_html(shown, base_url=base_url, static=True))
         number = 1

@@ -1,4 +1,5 @@
-"""A guild's website settings: whether it is on, its address (``/<slug>/``), its title and "How it runs".
+"""A guild's website settings: whether it is on, its address (``/<slug>/``), its title, its intro, "How it
+runs" and the Discord invite the pages link.
 
 Nothing of a guild is served until it turned the site on (:func:`site_by_slug` finds only enabled sites).
 Turning it off keeps the slug, so turning it on again gives the same address.
@@ -16,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput, Conflict
+from bot.services.site.markdown import check_markdown
 from bot.text import clean_line, visible
 from db.models import GuildSettings
 from db.models.core import DEFAULT_DISPLAY_ZONES, DEFAULT_SUGGESTION_TOPICS, DEFAULT_TIMEZONE
@@ -24,8 +26,12 @@ from db.models.site import SiteSettings
 MAX_SLUG: Final = 40
 MAX_ABOUT: Final = 4000
 MAX_TITLE: Final = 100
+MAX_INVITE: Final = 200
 DEFAULT_TITLE: Final = "Paper club"
 _SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
+#: An invite link as Discord gives it (https://discord.gg/CODE, or discord.com/invite/CODE): a code of
+#: letters, digits and hyphens (a server's vanity code may have hyphens), nothing after it.
+_INVITE = re.compile(r"https://(?:discord\.gg|(?:www\.)?discord\.com/invite)/([A-Za-z0-9-]{2,64})/?")
 #: Addresses the web server keeps for itself or other features (health checks, metrics, static files).
 RESERVED_SLUGS: Final = frozenset(
     {"healthz", "metrics", "static", "api", "admin", "assets", "favicon.ico", "robots.txt", "well-known"}
@@ -42,6 +48,8 @@ class SiteConfig:
     title: str
     about: str | None
     updated_at: datetime | None = None
+    intro: str | None = None  # the home page's opening (Markdown)
+    discord_invite: str | None = None  # an invite link, checked (clean_invite)
 
     @property
     def live(self) -> bool:
@@ -62,7 +70,16 @@ class LiveSite:
 def _config(row: SiteSettings | None, guild_id: int) -> SiteConfig:
     if row is None:
         return SiteConfig(guild_id, False, None, DEFAULT_TITLE, None)
-    return SiteConfig(row.guild_id, row.enabled, row.slug, row.title, row.about, row.updated_at)
+    return SiteConfig(
+        row.guild_id,
+        row.enabled,
+        row.slug,
+        row.title,
+        row.about,
+        row.updated_at,
+        row.intro,
+        row.discord_invite,
+    )
 
 
 def clean_slug(text: str) -> str:
@@ -78,12 +95,29 @@ def clean_slug(text: str) -> str:
     return slug
 
 
-def clean_about(text: str | None) -> str | None:
-    """The "How it runs" Markdown: kept whole (lines too), without invisible characters."""
+def clean_markdown(text: str | None) -> str | None:
+    """The intro's or "How it runs"' Markdown: kept whole (lines too), without invisible characters; no raw
+    HTML, and links only to http(s) and mailto (:func:`check_markdown`)."""
     cleaned = visible(text or "").strip()
     if len(cleaned) > MAX_ABOUT:
         raise BadInput(f"That text is {len(cleaned)} characters; keep it within {MAX_ABOUT}.")
+    if cleaned:
+        check_markdown(cleaned)
     return cleaned or None
+
+
+def clean_invite(text: str | None) -> str | None:
+    """A Discord invite link (``https://discord.gg/…`` or ``https://discord.com/invite/…``), or None for none."""
+    cleaned = (text or "").strip()
+    if not cleaned:
+        return None
+    found = _INVITE.fullmatch(cleaned) if len(cleaned) <= MAX_INVITE else None
+    if found is None:
+        raise BadInput(
+            f"“{cleaned[:60]}” is not a Discord invite; give one like https://discord.gg/CODE "
+            "(Server Settings → Invites, or Invite People)."
+        )
+    return f"https://discord.gg/{found.group(1)}"
 
 
 def clean_title(text: str | None) -> str:
@@ -116,6 +150,8 @@ _LIVE_SITE = (
         _SITE.title,
         _SITE.about,
         _SITE.updated_at,
+        _SITE.intro,
+        _SITE.discord_invite,
         _GUILD.timezone,
         _GUILD.display_zones,
         _GUILD.suggestion_topics,
@@ -133,7 +169,9 @@ async def live_site(session: AsyncSession, slug: str) -> LiveSite | None:
     row = (await (await session.connection()).execute(_LIVE_SITE, {"slug": slug})).first()
     if row is None:
         return None
-    site = SiteConfig(row.guild_id, True, row.slug, row.title, row.about, row.updated_at)
+    site = SiteConfig(
+        row.guild_id, True, row.slug, row.title, row.about, row.updated_at, row.intro, row.discord_invite
+    )
     if row.timezone is None:  # no guild_settings row: the defaults
         return LiveSite(site)
     return LiveSite(site, row.timezone, row.display_zones, row.suggestion_topics)
@@ -183,9 +221,36 @@ async def set_website(
     return _config(row, guild_id)
 
 
+async def set_programme_site(
+    session: AsyncSession, guild_id: int, values: dict[str, object], *, now: datetime
+) -> bool:
+    """The programme file's ``website`` section (checked values: enabled, slug, title, intro, about,
+    discord_invite; what it leaves out stays); True when anything changed. Conflict when the slug is
+    another server's."""
+    row = await _row(session, guild_id, now)
+    slug = values.get("slug")
+    if isinstance(slug, str) and slug != row.slug:
+        taken = await session.scalar(
+            select(SiteSettings.guild_id).where(SiteSettings.slug == slug, SiteSettings.guild_id != guild_id)
+        )
+        if taken is not None:
+            raise Conflict(f"the address `{slug}` is taken by another server; pick another")
+    changed = False
+    for name, value in values.items():
+        if getattr(row, name) != value:
+            setattr(row, name, value)
+            changed = True
+    if values.get("enabled") and row.slug is None:
+        raise BadInput("give the site an address with `slug`, e.g. `paper-club`")
+    if changed:
+        row.updated_at = now
+        await session.flush()
+    return changed
+
+
 async def set_about(session: AsyncSession, guild_id: int, text: str | None, *, now: datetime) -> SiteConfig:
     """Set (or, with nothing, clear) the "How it runs" text."""
-    about = clean_about(text)
+    about = clean_markdown(text)
     row = await _row(session, guild_id, now)
     row.about = about
     row.updated_at = now

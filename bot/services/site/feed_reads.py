@@ -59,6 +59,7 @@ FEED_COLUMNS = (
     ClubSession.cancel_reason,
     ClubSession.created_by,
     ClubSession.updated_at,
+    ClubSession.date_only,
 )
 
 
@@ -116,6 +117,7 @@ async def _feed_infos(session: AsyncSession, query: Any) -> tuple[list[SessionIn
         cancel_reason,
         created_by,
         updated_at,
+        date_only,
     ) in rows:
         infos.append(
             SessionInfo(
@@ -142,6 +144,7 @@ async def _feed_infos(session: AsyncSession, query: Any) -> tuple[list[SessionIn
                 sequence=sequence,
                 cancel_reason=cancel_reason,
                 created_by=created_by,
+                date_only=date_only,
             )
         )
         if latest is None or updated_at > latest:
@@ -196,7 +199,7 @@ async def atom_entries(
     session: AsyncSession, site: SiteConfig, now: datetime, limit: int = 30, display: Display | None = None
 ) -> tuple[SiteView, list[FeedEntry]]:
     """The newest changes first: new sessions, and sessions whose recording or notes came in."""
-    view, shown = await site_view(session, site, display)
+    view, shown = await site_view(session, site, now, display)
     rows = list(
         await session.scalars(
             select(ClubSession)

@@ -15,6 +15,7 @@ from xml.etree import ElementTree
 
 from bot.services.calendars.ics import SeriesCalendar, calendar_bytes
 from bot.services.sessions.info import SessionInfo
+from bot.services.site.sentences import plain
 from bot.services.site.views import FeedEntry, SiteView
 
 #: DTSTAMP of an empty feed (nothing changed yet).
@@ -51,12 +52,8 @@ def feed_id(slug: str) -> str:
 def _entry_text(entry: FeedEntry) -> str:
     s = entry.session
     lines = [("Cancelled: " if s.cancelled else "") + s.when]
-    if s.presenter:
-        lines.append(f"Presenter: {s.presenter}")
-    if s.papers:
-        lines.append("Papers: " + "; ".join(p.title for p in s.papers))
-    if s.summary:
-        lines.append(s.summary)
+    if said := plain(s.line()):
+        lines.append(said)  # who presents what, once: "Hamish Ivison presents TMax, read against …"
     for label, url in (("Recording", s.recording_url), ("Notes", s.notes_url), ("Wiki", s.wiki_url)):
         if url:
             lines.append(f"{label}: {url}")

@@ -1,4 +1,4 @@
-"""The "How it runs" text: CommonMark rendered by markdown-it-py with raw HTML off.
+"""The site's Markdown (the intro and "How it runs"): CommonMark rendered by markdown-it-py with raw HTML off.
 
 Whatever an organizer types, the output holds only markdown-it's own tags (paragraphs, lists, emphasis,
 code, headings, quotes, links): ``html=False`` escapes any typed tag, images are switched off (the
@@ -14,6 +14,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from markdown_it import MarkdownIt
+
+from bot.errors import BadInput
 
 SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 #: What no link may hold: C0 controls, space and DEL (one regex scan, not a Python loop per character).
@@ -62,3 +64,46 @@ def render_markdown(text: str | None) -> str:
     if not text:
         return ""
     return _renderer().render(text)
+
+
+@lru_cache(maxsize=1)
+def _checker() -> MarkdownIt:
+    """A parser that keeps what the renderer drops (raw HTML, any link), so :func:`check_markdown` sees it."""
+    md = MarkdownIt("commonmark", {"html": True, "linkify": False, "typographer": False})
+    md.disable("image")
+    md.validateLink = lambda url: True  # type: ignore[method-assign]
+    return md
+
+
+def _tokens(tokens: list[Any]) -> Any:
+    for token in tokens:
+        yield token
+        yield from _tokens(token.children or [])
+
+
+def check_markdown(text: str) -> None:
+    """BadInput when ``text`` holds raw HTML or a link other than http(s) or mailto: the renderer would show
+    the tag as text and drop the link, so the organizer is told rather than surprised."""
+    for token in _tokens(_checker().parse(text)):
+        if token.type in ("html_block", "html_inline"):
+            tag = " ".join(token.content.split())[:40]
+            raise BadInput(
+                f"The text holds raw HTML (“{tag}”): write Markdown instead (**bold**, [text](https://…))."
+            )
+        if token.type == "link_open":
+            href = str(token.attrGet("href") or "")
+            if safe_link(href) is None:
+                raise BadInput(f"The text links to “{href[:40]}”: only http(s) and mailto links are allowed.")
+
+
+def plain_text(text: str | None) -> str:
+    """The words of Markdown ``text`` on one line, without its markup (for a link preview's description)."""
+    if not text:
+        return ""
+    parts = []
+    for block in _renderer().parse(text):
+        for token in block.children or []:
+            parts.append(token.content if token.type in ("text", "code_inline") else "")
+            parts.append(" " if token.type in ("softbreak", "hardbreak") else "")
+        parts.append(" ")
+    return " ".join("".join(parts).split())

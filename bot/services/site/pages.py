@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Final
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot import timeutil
 from bot.errors import BadInput
@@ -32,7 +32,9 @@ from bot.services.site.views import (
     SearchPage,
     SearchResult,
     SessionPage,
+    SessionView,
     ShortlistItem,
+    SkippedWeek,
     http_link,
     info_view,
     paper_of_row,
@@ -53,13 +55,16 @@ SEARCH_PAGE: Final = 20
 async def home_page(
     session: AsyncSession, site: SiteConfig, now: datetime, display: Display | None = None
 ) -> HomePage:
-    """Two reads: the sessions (next and read so far) with their papers and the count of past sessions;
-    the lists and the shortlist (and the guild's settings when ``display`` is not given)."""
-    view, shown = await site_view(session, site, display)
+    """Three reads: the sessions (next and read so far) with their papers and the count of past sessions;
+    the skipped weeks among the next ones; the lists and the shortlist (and the guild's settings when
+    ``display`` is not given)."""
+    view, shown = await site_view(session, site, now, display)
     conn = await session.connection()
     sessions = await queries.home_sessions(
         conn, site.guild_id, now, next_count=NEXT_COUNT, recent_count=RECENT_COUNT
     )
+    upcoming = tuple(row_view(s, shown, now) for s in sessions.upcoming)
+    skipped = await _skipped(conn, site.guild_id, now, shown, upcoming)
     extras = await queries.lists_and_shortlist(conn, site.guild_id, SHORTLIST_COUNT)
     lists = tuple(ListView(row.list_id, row.name, row.text, int(row.n)) for row in extras.lists)
     shortlist = tuple(
@@ -68,11 +73,30 @@ async def home_page(
     )
     return HomePage(
         site=view,
-        upcoming=tuple(row_view(s, shown, now) for s in sessions.upcoming),
+        upcoming=upcoming,
+        skipped=skipped,
         recent=tuple(row_view(s, shown, now) for s in sessions.recent),
         past_total=sessions.past_total,
         lists=lists,
         shortlist=shortlist,
+    )
+
+
+async def _skipped(
+    conn: AsyncConnection, guild_id: int, now: datetime, shown: Display, upcoming: tuple[SessionView, ...]
+) -> tuple[SkippedWeek, ...]:
+    """The skipped weeks among the next sessions: from today on, and (when the list of next sessions is
+    full) not after its last one."""
+    today = now.astimezone(shown.tz).date()
+    rows = await queries.skipped_weeks(conn, guild_id, today, NEXT_COUNT)
+    if len(upcoming) == NEXT_COUNT:
+        last = upcoming[-1].starts_at.astimezone(shown.tz).date()
+        rows = [row for row in rows if row.week_date <= last]
+    return tuple(
+        SkippedWeek(
+            row.week_date, timeutil.club_date(row.week_date, shown.tz, now=now), row.name, row.skip_reason
+        )
+        for row in rows
     )
 
 
@@ -83,12 +107,12 @@ async def session_page(
     found = await queries.one_session(await session.connection(), site.guild_id, session_id)
     if found is None:
         return None
-    view, shown = await site_view(session, site, display)
+    view, shown = await site_view(session, site, now, display)
     return SessionPage(view, row_view(found, shown, now))
 
 
 async def list_page(
-    session: AsyncSession, site: SiteConfig, list_id: int, display: Display | None = None
+    session: AsyncSession, site: SiteConfig, list_id: int, now: datetime, display: Display | None = None
 ) -> ListPage | None:
     """A reading list's page, or None when the list is not the site's guild's."""
     row = await session.get(ReadingList, list_id)
@@ -101,7 +125,7 @@ async def list_page(
             .order_by(ReadingListItem.position, ReadingListItem.added_at)
         )
     )
-    view, _ = await site_view(session, site, display)
+    view, _ = await site_view(session, site, now, display)
     return ListPage(
         view,
         ListView(row.id, row.name, row.description, len(items)),
@@ -118,7 +142,7 @@ async def archive_page(
     pages = max(1, -(-total // ARCHIVE_PAGE))
     if not 1 <= page <= pages:
         return None
-    view, shown = await site_view(session, site, display)
+    view, shown = await site_view(session, site, now, display)
     infos = await past_sessions(
         session, site.guild_id, now, limit=ARCHIVE_PAGE, offset=(page - 1) * ARCHIVE_PAGE
     )
@@ -134,7 +158,7 @@ async def search_page(
     display: Display | None = None,
 ) -> SearchPage:
     """The reading feature's full-text search over sessions, papers and lists (page is 1-based)."""
-    view, shown = await site_view(session, site, display)
+    view, shown = await site_view(session, site, now, display)
     if not query.strip():
         return SearchPage(view, "", (), 0, 1, 1)
     try:
@@ -143,11 +167,10 @@ async def search_page(
         )
     except BadInput as error:
         return SearchPage(view, cut(query, 200), (), 0, 1, 1, problem=error.user_message)
-    zones = shown.zones
     results: list[SearchResult] = []
     for hit in found.hits:
         if hit.kind == "session" and hit.starts_at is not None:
-            when = timeutil.format_club_time(hit.starts_at, zones, with_year=True)
+            when = timeutil.club_date(hit.starts_at, shown.tz, now=now)
             results.append(SearchResult("session", hit.title, hit.snippet, session_id=hit.ref_id, when=when))
         elif hit.kind == "paper":
             read_in = tuple((brief.id, brief.title) for brief in hit.read_in[:5])

@@ -32,7 +32,8 @@ class ReadInView:
     starts_at: datetime
     cancelled: bool
     presenter: str | None
-    against: tuple[tuple[int, str], ...]  # (paper id, title), each linked to its page
+    against: tuple[tuple[int, str], ...]  # (paper id, title), each linked to its page: roles as given
+    together: tuple[tuple[int, str], ...] = ()  # read with it (no roles given)
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def _links(card: PaperCard) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def page_view(card: PaperCard, abstract: str | None, display: Display) -> PaperPageView:
+def page_view(card: PaperCard, abstract: str | None, display: Display, now: datetime) -> PaperPageView:
     """A card's values as the page shows them (dates in the guild's first zone)."""
     record, history = card.record, card.history
     facts = tuple(dict.fromkeys(str(p) for p in (record.year, record.venue, record.decision) if p))
@@ -98,12 +99,12 @@ def page_view(card: PaperCard, abstract: str | None, display: Display) -> PaperP
         ReadInView(
             read.id,
             read.title,
-            timeutil.format_club_date(read.starts_at, display.tz)
-            + f" {read.starts_at.astimezone(display.tz).year}",
+            timeutil.club_date(read.starts_at, display.tz, now=now, weekday=False),
             read.starts_at,
             read.cancelled,
             read.presenter_name,
             read.against,
+            read.together,
         )
         for read in history.sessions
     )
@@ -126,12 +127,12 @@ def page_view(card: PaperCard, abstract: str | None, display: Display) -> PaperP
 
 
 async def paper_page(
-    session: AsyncSession, site: SiteConfig, paper_id: int, display: Display | None = None
+    session: AsyncSession, site: SiteConfig, paper_id: int, now: datetime, display: Display | None = None
 ) -> PaperPage | None:
     """The guild's paper's page (None: no such paper in this guild)."""
     row = await paper_by_id(session, site.guild_id, paper_id)
     if row is None:
         return None
     card = await card_of(session, site.guild_id, row)
-    view, shown = await site_view(session, site, display)
-    return PaperPage(view, page_view(card, row.abstract, shown))
+    view, shown = await site_view(session, site, now, display)
+    return PaperPage(view, page_view(card, row.abstract, shown, now))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, Final
 
 from sqlalchemy import Integer, String, bindparam, cast, func, literal_column, null, select, union_all
@@ -21,11 +21,14 @@ from bot.services.sessions.info import CANCELLED, SCHEDULED
 from bot.services.sessions.rules import MAX_DURATION
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.reading import ReadingList, ReadingListItem
+from db.models.series import WEEK_SKIPPED, Series, SeriesWeek
 from db.models.suggestions import Suggestion, SuggestionVote
 
 _S = ClubSession.__table__.c
 _SP = SessionPaper.__table__.c
 _P = Paper.__table__.c
+_W = SeriesWeek.__table__.c
+_SR = Series.__table__.c
 
 #: What a page shows of a session (SessionView's sources): not the Discord ids, the creator or the
 #: event, which no page shows.
@@ -44,6 +47,7 @@ SESSION_COLUMNS: Final = (
     _S.status,
     _S.cancel_reason,
     _S.thread_id,
+    _S.date_only,
 )
 #: What a page shows of a paper (PaperView's sources).
 PAPER_COLUMNS: Final = (_P.id, _P.title, _P.url, _P.arxiv_id, _P.wiki_url)
@@ -61,17 +65,20 @@ class SessionRow:
 
 def _with_papers(sessions: Any, *extra: Any) -> Any:
     """``sessions`` (a subquery with SESSION_COLUMNS) joined to its papers, one row per paper (or one
-    with no paper); ``extra`` columns on every row."""
+    with no paper), and to its series when it is a week of one; ``extra`` columns on every row."""
     return select(
         sessions,
         _SP.position.label("paper_position"),
         _SP.role.label("paper_role"),
         *(column.label(f"paper_{column.name}") for column in PAPER_COLUMNS),
+        _W.series_id.label("series_id"),
+        _SR.description.label("series_description"),
         *extra,
     ).select_from(
-        sessions.outerjoin(SessionPaper.__table__, _SP.session_id == sessions.c.id).outerjoin(
-            Paper.__table__, _P.id == _SP.paper_id
-        )
+        sessions.outerjoin(SessionPaper.__table__, _SP.session_id == sessions.c.id)
+        .outerjoin(Paper.__table__, _P.id == _SP.paper_id)
+        .outerjoin(SeriesWeek.__table__, _W.session_id == sessions.c.id)
+        .outerjoin(Series.__table__, _SR.id == _W.series_id)
     )
 
 
@@ -202,6 +209,20 @@ async def past_count(conn: AsyncConnection, guild_id: int, now: datetime) -> int
     """How many of the guild's sessions took place (not cancelled)."""
     value = await conn.scalar(_PAST_COUNT, {"guild": guild_id, "now": now})
     return int(value or 0)
+
+
+_SKIPPED: Final = (
+    select(_W.week_date, _W.skip_reason, _SR.name)
+    .join(Series.__table__, _SR.id == _W.series_id)
+    .where(_W.guild_id == bindparam("guild"), _W.status == WEEK_SKIPPED, _W.week_date >= bindparam("today"))
+    .order_by(_W.week_date, _SR.name)
+    .limit(bindparam("limit"))
+)
+
+
+async def skipped_weeks(conn: AsyncConnection, guild_id: int, today: date, limit: int) -> list[Row[Any]]:
+    """The guild's skipped weeks from ``today`` on (week_date, skip_reason, name), soonest first."""
+    return list((await conn.execute(_SKIPPED, {"guild": guild_id, "today": today, "limit": limit})).all())
 
 
 _L = ReadingList.__table__.c

@@ -8,8 +8,9 @@ links anything but http(s) (or mailto in the Markdown).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from functools import cached_property
 from typing import Any, Final
 from urllib.parse import quote
@@ -25,6 +26,7 @@ from bot.services.site import queries
 from bot.services.site.config import LiveSite, SiteConfig
 from bot.services.site.embeds import Embed, recording_embed
 from bot.services.site.markdown import safe_link
+from bot.services.site.sentences import Facts, Paragraph, one_paragraph, sentence
 from bot.text import one_line
 from db.models.sessions import AGAINST
 
@@ -41,14 +43,13 @@ class PaperView:
     pdf_url: str | None
     wiki_url: str | None
     id: int | None = None  # its page, papers/<id>/
-    against: bool = False  # read against the session's main papers ("TMax, read against T1")
+    against: bool = False  # read against the session's main papers, as the club said ("TMax vs T1")
 
 
 @dataclass(frozen=True)
 class SessionView:
-    """A session as the pages show it. The time texts and the recording's player are worked out when a
-    page first reads them (a list shows the date or the time, rarely both), from the fields alone, so
-    equal views still mean equal pages."""
+    """A session as the pages show it. The time texts, its sentence and the recording's player are worked
+    out when a page first reads them, from the fields alone, so equal views still mean equal pages."""
 
     id: int
     title: str
@@ -57,7 +58,6 @@ class SessionView:
     duration: str
     presenter: str | None
     papers: tuple[PaperView, ...]
-    summary: str | None  # the description on one line (the club page's sentence)
     description: str | None
     signup_url: str | None
     recording_url: str | None
@@ -69,18 +69,26 @@ class SessionView:
     started: bool
     ended: bool
     display: Display  # the guild's zones
-    with_year: bool  # the session is not in the reader's current year (in the first zone)
+    now: datetime  # when the page is made (the year a date leaves out)
+    date_only: bool = False  # the club gave its date only: no time is shown
+    series_week: bool = False  # a week of a series (claimable while nobody presents)
+    series_description: str | None = None  # the series' own description, which each week repeats
 
     @cached_property
     def when(self) -> str:
-        """The club page's form: "Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST"."""
-        return timeutil.format_club_time(self.starts_at, self.display.zones, with_year=self.with_year)
+        """The club page's form: "Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST" (a session
+        dated only: "Thursday 16 October")."""
+        if self.date_only:
+            return timeutil.club_date(self.starts_at, self.display.tz, now=self.now)
+        with_year = (
+            self.now.astimezone(self.display.tz).year != self.starts_at.astimezone(self.display.tz).year
+        )
+        return timeutil.format_club_time(self.starts_at, self.display.zones, with_year=with_year)
 
     @cached_property
     def date(self) -> str:
         """ "16 October" (with the year when it is not this year)."""
-        text = timeutil.format_club_date(self.starts_at, self.display.tz)
-        return f"{text} {self.starts_at.astimezone(self.display.tz).year}" if self.with_year else text
+        return timeutil.club_date(self.starts_at, self.display.tz, now=self.now, weekday=False)
 
     @cached_property
     def recording(self) -> Embed | None:
@@ -94,30 +102,57 @@ class SessionView:
         return tuple((label, url) for label, url in found if url)
 
     @property
-    def main_papers(self) -> tuple[PaperView, ...]:
-        """The papers the session reads (all of them when none is read against the others)."""
-        return tuple(p for p in self.papers if not p.against)
-
-    @property
-    def against_papers(self) -> tuple[PaperView, ...]:
-        """The papers read against the main ones, in order."""
-        return tuple(p for p in self.papers if p.against)
-
-    @property
     def headline(self) -> str:
         """The title as a sentence: 'Gym-Anything: autoscaling CUA.' (no second stop after ? ! or .)."""
         return self.title if self.title.endswith((".", "?", "!", "…")) else f"{self.title}."
 
+    @property
+    def open_week(self) -> bool:
+        """A week of a series to come that nobody presents yet: members may claim it."""
+        return self.series_week and not self.ended and not self.cancelled and not self.presenter
+
+    @property
+    def signup(self) -> str | None:
+        """The sign-up link while it is still of use (not after the session, not when cancelled)."""
+        return self.signup_url if not self.ended and not self.cancelled else None
+
+    def _facts(self, paragraphs: list[str], invite: str | None) -> Facts:
+        return Facts(
+            presenter=self.presenter,
+            papers=self.papers,
+            paragraphs=paragraphs,
+            open_week=self.open_week,
+            no_paper_yet=self.series_week and not self.ended and not self.papers,
+            invite=invite,
+        )
+
+    def line(self, invite: str | None = None) -> Paragraph:
+        """The session in one line of a list, as the club page writes it ("Hamish Ivison presents TMax,
+        read against Terminal-World and T1: where tasks come from…"); a week repeating its series'
+        description leaves it to the session's page."""
+        text = self.description
+        if self.series_week and text is not None and text == self.series_description:
+            text = None
+        summary = [one_line(text, SUMMARY_LIMIT)] if text else []
+        return one_paragraph(sentence(self._facts(summary, invite)))
+
+    def paragraphs(self, invite: str | None = None) -> tuple[Paragraph, ...]:
+        """The session's page's text: the line's sentence, then the rest of the description."""
+        parts = [" ".join(p.split()) for p in (self.description or "").split("\n\n") if p.strip()]
+        return sentence(self._facts(parts, invite))
+
 
 @dataclass(frozen=True)
 class SiteView:
-    """The site-wide values every page shows: slug, title, about text, zones and topics."""
+    """The site-wide values every page shows: slug, title, intro and about texts, zones, topics, invite."""
 
     slug: str
     title: str
     about: str | None  # Markdown (rendered safely by the templates' layer)
-    zones: str  # "PT / GMT / IST", for the page's explanation
+    zones: str  # "PT, GMT/BST and IST": the zones as the times name them
     topics: tuple[str, ...]
+    intro: str | None = None  # Markdown
+    invite: str | None = None  # the club's Discord invite
 
 
 @dataclass(frozen=True)
@@ -149,11 +184,22 @@ class ShortlistItem:
 
 
 @dataclass(frozen=True)
+class SkippedWeek:
+    """A week of a series the club skips, among the next sessions."""
+
+    day: date
+    date: str  # "Thursday 26 November"
+    series: str
+    reason: str | None
+
+
+@dataclass(frozen=True)
 class HomePage:
     """What the home page shows."""
 
     site: SiteView
     upcoming: tuple[SessionView, ...]
+    skipped: tuple[SkippedWeek, ...]
     recent: tuple[SessionView, ...]
     past_total: int
     lists: tuple[ListView, ...]
@@ -226,17 +272,24 @@ class Display:
 
     zones: tuple[timeutil.DisplayZone, ...]
     tz: ZoneInfo
-    labels: str  # "PT / GMT / IST", for the page's explanation
     topics: tuple[str, ...]
+
+    def labels(self, year: int) -> str:
+        """ "PT, GMT/BST and IST": each zone as the times of ``year`` name it."""
+        return and_list([timeutil.zone_names(zone, year) for zone in self.zones])
+
+
+def and_list(items: Sequence[str]) -> str:
+    """ "A", "A and B", "A, B and C"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
 
 
 def display_of(timezone: str, display_zones: str, suggestion_topics: str) -> Display:
     """Parsed once per page, not once per session."""
     zones = tuple(timeutil.parse_display_zones(display_zones))
     tz = timeutil.resolve_timezone(zones[0].zone if zones else timezone)
-    labels = " / ".join(z.label or z.zone for z in zones)
     topics = tuple(t for t in suggestion_topics.split(";") if t and t.casefold() != "other")
-    return Display(zones, tz, labels, topics)
+    return Display(zones, tz, topics)
 
 
 def _display(config: GuildConfig) -> Display:
@@ -285,10 +338,10 @@ def http_link(url: str | None) -> str | None:
 
 
 def _view(s: Any, papers: tuple[PaperView, ...], display: Display, now: datetime) -> SessionView:
-    """``s``: a SessionInfo or a row of :data:`queries.SESSION_COLUMNS` (the same names)."""
+    """``s``: a SessionInfo or a row of :data:`queries.SESSION_COLUMNS` (the same names; a row also
+    says whether the session is a week of a series)."""
     starts_at: datetime = s.starts_at
     ends_at = starts_at + timedelta(minutes=s.duration_minutes)
-    tz = display.tz
     return SessionView(
         id=s.id,
         title=s.title,
@@ -297,7 +350,6 @@ def _view(s: Any, papers: tuple[PaperView, ...], display: Display, now: datetime
         duration=timeutil.format_duration(s.duration_minutes),
         presenter=s.presenter_name,  # a guest's or member's typed name; never the member's id
         papers=papers,
-        summary=one_line(s.description, SUMMARY_LIMIT) if s.description else None,
         description=s.description,
         signup_url=http_link(s.signup_url),
         recording_url=http_link(s.recording_url),
@@ -309,7 +361,10 @@ def _view(s: Any, papers: tuple[PaperView, ...], display: Display, now: datetime
         started=starts_at <= now,
         ended=ends_at <= now,
         display=display,
-        with_year=now.astimezone(tz).year != starts_at.astimezone(tz).year,
+        now=now,
+        date_only=bool(s.date_only),
+        series_week=getattr(s, "series_id", None) is not None,
+        series_description=getattr(s, "series_description", None),
     )
 
 
@@ -336,13 +391,16 @@ async def _site_display(session: AsyncSession, site: SiteConfig, display: Displa
 
 
 async def site_view(
-    session: AsyncSession, site: SiteConfig, display: Display | None = None
+    session: AsyncSession, site: SiteConfig, now: datetime, display: Display | None = None
 ) -> tuple[SiteView, Display]:
     """The site's header and footer values; ``display`` (from :func:`live_display`) saves reading the
     guild's settings again."""
     assert site.slug is not None
     shown = await _site_display(session, site, display)
-    return SiteView(site.slug, site.title, site.about, shown.labels, shown.topics), shown
+    zones = shown.labels(now.astimezone(shown.tz).year)
+    invite = http_link(site.discord_invite)
+    view = SiteView(site.slug, site.title, site.about, zones, shown.topics, site.intro, invite)
+    return view, shown
 
 
 @dataclass(frozen=True)

@@ -170,7 +170,7 @@ class SiteHandlers:
         list_id = parse_id(request.match_info["id"])
         if list_id is None:
             return None
-        page = await pages.list_page(session, live.site, list_id, views.live_display(live))
+        page = await pages.list_page(session, live.site, list_id, self.clock.now(), views.live_display(live))
         if page is None:
             return None
         return respond(request, self._render(live, page, render.list_html), HTML, cache=PAGE_CACHE)
@@ -180,7 +180,9 @@ class SiteHandlers:
         paper_id = parse_id(request.match_info["id"])
         if paper_id is None:
             return None
-        found = await paper_page.paper_page(session, live.site, paper_id, views.live_display(live))
+        found = await paper_page.paper_page(
+            session, live.site, paper_id, self.clock.now(), views.live_display(live)
+        )
         if found is None:
             return None
         return respond(request, self._render(live, found, render.paper_html), HTML, cache=PAGE_CACHE)

@@ -1,0 +1,104 @@
+"""A programme file's ``website`` section: the club's page from the file alone (on or off, its address, title,
+intro, "How it runs" and the Discord invite), checked like the rest, written and read back.
+
+What the section leaves out stays as it is (``/setup website`` and ``/setup about`` change the same values);
+a field given as nothing (``intro:``) clears it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.errors import BadInput, Conflict
+from bot.services.programme.checks import Checker, Problem, ProgrammeInvalid
+from bot.services.site import config as site_config
+
+FIELDS = {"enabled", "slug", "title", "intro", "about", "discord_invite"}
+MARKDOWN = ("intro", "about")
+
+
+@dataclass(frozen=True)
+class ProgrammeWebsite:
+    """The section's checked values (only the fields it gives) and the lines a store refusal names."""
+
+    values: dict[str, object]
+    lines: dict[str, int | None]
+
+
+def check_website(checker: Checker, node: Any, line: int | None) -> ProgrammeWebsite | None:
+    """The section's values, each checked (problems recorded with their line and field)."""
+    if node is None:
+        return None
+    node = checker.mapping(node, "website", FIELDS, line)
+    if node is None:
+        return None
+    before = len(checker.problems)
+    values: dict[str, object] = {}
+    lines = {name: checker.line_of(node, name) or line for name in FIELDS}
+    if "enabled" in node:
+        if isinstance(node["enabled"], bool):
+            values["enabled"] = node["enabled"]
+        else:
+            checker.add(lines["enabled"], "website.enabled", "expected true or false")
+    if "slug" in node:
+        text = checker.text(node["slug"], "website.slug", lines["slug"], required=True)
+        if text is not None:
+            values["slug"] = checker.check(lines["slug"], "website.slug", site_config.clean_slug, text)
+    if "title" in node:
+        text = checker.text(node["title"], "website.title", lines["title"], required=True)
+        if text is not None and len(" ".join(text.split())) > site_config.MAX_TITLE:
+            checker.add(lines["title"], "website.title", f"is over {site_config.MAX_TITLE} characters")
+        elif text is not None:
+            values["title"] = site_config.clean_title(text)
+    for name in MARKDOWN:
+        if name in node:
+            text = checker.text(node[name], f"website.{name}", lines[name])
+            values[name] = checker.check(lines[name], f"website.{name}", site_config.clean_markdown, text)
+    if "discord_invite" in node:
+        text = checker.text(node["discord_invite"], "website.discord_invite", lines["discord_invite"])
+        values["discord_invite"] = checker.check(
+            lines["discord_invite"], "website.discord_invite", site_config.clean_invite, text
+        )
+    if values.get("enabled") is True and "slug" not in node:
+        checker.add(lines["enabled"], "website.slug", "is required to turn the site on (e.g. paper-club)")
+    if len(checker.problems) > before:
+        return None
+    return ProgrammeWebsite(values, lines)
+
+
+async def apply_website(
+    session: AsyncSession, guild_id: int, given: ProgrammeWebsite | None, now: datetime
+) -> bool:
+    """Write the section (caller's transaction); True when anything changed. A slug another server holds
+    is refused as a problem of the file, with its line, so nothing of the import is written."""
+    if given is None or not given.values:
+        return False
+    try:
+        return await site_config.set_programme_site(session, guild_id, given.values, now=now)
+    except (Conflict, BadInput) as refused:
+        raise ProgrammeInvalid(
+            [Problem(given.lines.get("slug"), "website.slug", refused.user_message)]
+        ) from None
+
+
+async def dump_website(session: AsyncSession, guild_id: int) -> dict[str, object] | None:
+    """The guild's website settings as the section writes them (None when it never set any)."""
+    site = await site_config.get_site(session, guild_id)
+    if site.slug is None and site.about is None and site.intro is None and site.discord_invite is None:
+        return None
+    out: dict[str, object] = {"enabled": site.enabled}
+    if site.slug is not None:
+        out["slug"] = site.slug
+    out["title"] = site.title
+    for name, value in (
+        ("intro", site.intro),
+        ("about", site.about),
+        ("discord_invite", site.discord_invite),
+    ):
+        if value is not None:
+            out[name] = value
+    return out
