@@ -4,7 +4,6 @@ and the open-weeks message; ``series_of(bot)``, the flows' context."""
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import discord
 
@@ -16,7 +15,7 @@ from bot.services.series.context import SeriesContext
 from bot.services.series.info import SeriesCard, SeriesInfo
 from bot.services.sessions.context import Posted
 from cogs.series import _render as render
-from cogs.sessions.publish import sessions_of
+from cogs.sessions.publish import find_channel, sessions_of
 
 log = logging.getLogger("paperclub.series")
 
@@ -41,27 +40,18 @@ class DiscordSeries:
         """The servers this process serves."""
         return [guild.id for guild in self.bot.guilds]
 
-    async def _channel(self, channel_id: int) -> Any:
-        channel = self.bot.get_channel(channel_id)
-        if channel is None:
-            try:
-                channel = await self.bot.fetch_channel(channel_id)
-            except (discord.NotFound, discord.Forbidden):
-                return None
-        return channel
-
     async def is_thread(self, thread_id: int) -> bool:
         """Whether the thread is still there."""
-        return isinstance(await self._channel(thread_id), discord.Thread)
+        return isinstance(await find_channel(self.bot, thread_id), discord.Thread)
 
     async def can_open_thread(self, channel_id: int) -> bool:
         """A text channel the bot can see (one hidden from it is logged once)."""
-        channel = await self._channel(channel_id)
+        channel = await find_channel(self.bot, channel_id)
         return isinstance(channel, discord.TextChannel) and usable(channel, "the organizers' thread")
 
     async def open_thread(self, channel_id: int, name: str, intro: str) -> int | None:
         """A public thread (a private one needs Create Private Threads, which the bot is not given)."""
-        channel = await self._channel(channel_id)
+        channel = await find_channel(self.bot, channel_id)
         try:
             thread = await channel.create_thread(
                 name=name,
@@ -79,7 +69,7 @@ class DiscordSeries:
 
     async def add_to_thread(self, thread_id: int, user_id: int) -> None:
         """Add the member, best effort."""
-        thread = await self._channel(thread_id)
+        thread = await find_channel(self.bot, thread_id)
         if not isinstance(thread, discord.Thread):
             return
         try:
@@ -89,7 +79,7 @@ class DiscordSeries:
 
     async def check_board_channel(self, channel_id: int) -> None:
         """NotConfigured unless it is a text channel or thread the bot can see."""
-        channel = await self._channel(channel_id)
+        channel = await find_channel(self.bot, channel_id)
         if not isinstance(channel, Postable):
             raise NotConfigured("Pick a text channel for the open weeks with the `channel` option.")
         if hidden_from_bot(channel):
@@ -97,7 +87,7 @@ class DiscordSeries:
 
     async def post_board(self, card: SeriesCard, channel_id: int) -> Posted:
         """Post the open weeks."""
-        channel = await self._channel(channel_id)
+        channel = await find_channel(self.bot, channel_id)
         try:
             message = await channel.send(view=render.board_card(card).view(), allowed_mentions=NO_MENTIONS)
         except discord.Forbidden:
@@ -111,7 +101,7 @@ class DiscordSeries:
         info = card.info
         assert info.board_channel_id is not None
         assert info.board_message_id is not None
-        channel = await self._channel(info.board_channel_id)
+        channel = await find_channel(self.bot, info.board_channel_id)
         try:
             await channel.get_partial_message(info.board_message_id).edit(
                 content=None, embeds=[], view=render.board_card(card).view(), allowed_mentions=NO_MENTIONS
@@ -124,7 +114,7 @@ class DiscordSeries:
         """Edit the posted open weeks, best effort."""
         info = card.info
         assert info.board_channel_id is not None
-        channel = await self._channel(info.board_channel_id)
+        channel = await find_channel(self.bot, info.board_channel_id)
         if not isinstance(channel, Postable) or not usable(
             channel, f"updating the open weeks of series {info.id}"
         ):
@@ -139,7 +129,7 @@ class DiscordSeries:
         """Delete the old open-weeks message, best effort."""
         assert info.board_channel_id is not None
         assert info.board_message_id is not None
-        channel = await self._channel(info.board_channel_id)
+        channel = await find_channel(self.bot, info.board_channel_id)
         if isinstance(channel, Postable):
             try:
                 await channel.get_partial_message(info.board_message_id).delete()

@@ -41,6 +41,8 @@ LIST_PAGER = "sessions"  # bot.paging also turns /session list's old "session:li
 
 @app_commands.guild_only()
 class SessionsCog(commands.GroupCog, group_name="session", group_description="The club's reading sessions"):
+    """/session and the announcements' buttons; each action one call into bot/services/sessions."""
+
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
         self.context = sessions_of(bot)
@@ -49,10 +51,12 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         super().__init__()
 
     async def cog_load(self) -> None:
+        """Register /session list's pages and the announcements' buttons."""
         self.bot.pagers.register(LIST_PAGER, self.render_page)
         self.bot.add_dynamic_items(RemindMeButton, CalendarButton)
 
     async def cog_unload(self) -> None:
+        """Take them back; wait for the announcements' edits in flight."""
         self.bot.remove_dynamic_items(RemindMeButton, CalendarButton)
         self.bot.pagers.unregister(LIST_PAGER)
         await self.announcements_refreshed()

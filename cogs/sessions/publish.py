@@ -53,6 +53,17 @@ def _event_kwargs(fields: EventFields) -> dict[str, Any]:
     }
 
 
+async def find_channel(bot: PaperclubBot, channel_id: int) -> Any:
+    """The channel or thread by id, from the cache or Discord (None: gone, or not the bot's to see)."""
+    found = bot.get_channel(channel_id)
+    if found is None:
+        try:
+            found = await bot.fetch_channel(channel_id)
+        except (discord.NotFound, discord.Forbidden):
+            return None
+    return found
+
+
 def sessions_of(bot: PaperclubBot) -> SessionsContext:
     """The sessions' flows' context on this bot."""
     return SessionsContext(bot.session_factory, bot.arxiv, DiscordSessions(bot))
@@ -120,21 +131,12 @@ class DiscordSessions:
 
     # ------------------------------------------------------------------ the posts
 
-    async def _channel(self, channel_id: int) -> Any:
-        channel = self.bot.get_channel(channel_id)
-        if channel is None:
-            try:
-                channel = await self.bot.fetch_channel(channel_id)
-            except (discord.NotFound, discord.Forbidden):  # gone, or not the bot's to see
-                return None
-        return channel
-
     async def _best_effort(
         self, channel_id: int | None, kind: type[Any], work: str, missing: str, failed: str, send: Send
     ) -> str | None:
         """``send`` in the channel (of ``kind``); the organizer's warning when it is gone, hidden from the bot
         or Discord refuses."""
-        channel = await self._channel(channel_id) if channel_id else None
+        channel = await find_channel(self.bot, channel_id) if channel_id else None
         if not isinstance(channel, kind):
             return missing
         if not usable(channel, work):
@@ -148,7 +150,7 @@ class DiscordSessions:
 
     async def check_channel(self, channel_id: int) -> None:
         """NotConfigured unless it is a text channel the bot can see."""
-        channel = await self._channel(channel_id)
+        channel = await find_channel(self.bot, channel_id)
         if not isinstance(channel, discord.TextChannel):
             raise NotConfigured(f"I can't post in <#{channel_id}>; pick a text channel I can see.")
         if hidden_from_bot(channel):
@@ -156,7 +158,7 @@ class DiscordSessions:
 
     async def post_card(self, info: SessionInfo, zones: Zones, now: datetime, channel_id: int) -> Posted:
         """Post the card with its buttons."""
-        channel = await self._channel(channel_id)
+        channel = await find_channel(self.bot, channel_id)
         view = await announcement_view(self.bot, info, zones, now)
         try:
             message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
@@ -170,7 +172,7 @@ class DiscordSessions:
         """Edit the posted announcement (None: deleted)."""
         assert info.announcement_channel_id
         assert info.announcement_message_id
-        channel = await self._channel(info.announcement_channel_id)
+        channel = await find_channel(self.bot, info.announcement_channel_id)
         view = await announcement_view(self.bot, info, zones, now)
         try:
             # An old embed post becomes a layout in the same edit: Discord refuses the IS_COMPONENTS_V2 flag
@@ -197,7 +199,7 @@ class DiscordSessions:
         """Delete the posted announcement, best effort."""
         assert info.announcement_channel_id
         assert info.announcement_message_id
-        channel = await self._channel(info.announcement_channel_id)
+        channel = await find_channel(self.bot, info.announcement_channel_id)
         if isinstance(channel, discord.TextChannel) and usable(
             channel, f"deleting the old announcement of session #{info.id}"
         ):
@@ -208,7 +210,7 @@ class DiscordSessions:
 
     async def open_thread(self, channel_id: int, message_id: int, name: str) -> int | None:
         """Open a public thread on the message."""
-        channel = await self._channel(channel_id)
+        channel = await find_channel(self.bot, channel_id)
         try:
             thread = await channel.get_partial_message(message_id).create_thread(
                 name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
@@ -220,7 +222,7 @@ class DiscordSessions:
 
     async def add_to_thread(self, thread_id: int, user_id: int) -> str | None:
         """Add the member (the presenter) to the thread."""
-        thread = await self._channel(thread_id)
+        thread = await find_channel(self.bot, thread_id)
         if not isinstance(thread, discord.Thread):
             return None
         try:
