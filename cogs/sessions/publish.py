@@ -23,7 +23,6 @@ from bot.services.sessions.context import EventFields, EventRefused, Posted, Ses
 from bot.services.sessions.draft import SessionDraft
 from bot.services.sessions.info import Overlap, SessionInfo
 from bot.services.sessions.rules import PaperReading
-from bot.services.sessions.store import Then
 from bot.timeutil import discord_timestamp
 from cogs.sessions import _render as render
 from cogs.sessions._buttons import announcement_view
@@ -148,17 +147,18 @@ class DiscordSessions:
             return failed
         return None
 
-    async def check_channel(self, channel_id: int) -> None:
-        """NotConfigured unless it is a text channel the bot can see."""
+    async def _postable(self, channel_id: int) -> discord.TextChannel:
+        """The text channel, or NotConfigured (gone, not text, hidden from the bot)."""
         channel = await find_channel(self.bot, channel_id)
         if not isinstance(channel, discord.TextChannel):
             raise NotConfigured(f"I can't post in <#{channel_id}>; pick a text channel I can see.")
         if hidden_from_bot(channel):
             raise NotConfigured(f"Not announced: {cannot_see(channel.id)}, or pick another `channel`.")
+        return channel
 
     async def post_card(self, info: SessionInfo, zones: Zones, now: datetime, channel_id: int) -> Posted:
         """Post the card with its buttons."""
-        channel = await find_channel(self.bot, channel_id)
+        channel = await self._postable(channel_id)
         view = await announcement_view(self.bot, info, zones, now)
         try:
             message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
@@ -172,7 +172,7 @@ class DiscordSessions:
         """Edit the posted announcement (None: deleted)."""
         assert info.announcement_channel_id
         assert info.announcement_message_id
-        channel = await find_channel(self.bot, info.announcement_channel_id)
+        channel = await self._postable(info.announcement_channel_id)
         view = await announcement_view(self.bot, info, zones, now)
         try:
             # An old embed post becomes a layout in the same edit: Discord refuses the IS_COMPONENTS_V2 flag
@@ -297,7 +297,7 @@ async def create_and_publish(
     *,
     created_by: int | None,
     zones: Zones,
-    then: Then | None = None,
+    then: publish.Then | None = None,
 ) -> Shown:
     """Save a checked draft as a new session and publish it (``then`` runs in the saving transaction)."""
     ctx, now = sessions_of(bot), bot.clock.now()

@@ -64,12 +64,10 @@ class FakeSessionsDiscord:
         self._event_step("cancel_event")
         self.events[event_id] = ("canceled", self.events[event_id][1])
 
-    async def check_channel(self, channel_id: int) -> None:
-        if channel_id not in self.channels:
-            raise NotConfigured(f"I can't post in <#{channel_id}>; pick a text channel I can see.")
-
     async def post_card(self, info: SessionInfo, zones: Zones, now: datetime, channel_id: int) -> Posted:
         self.calls.append("post_card")
+        if channel_id not in self.channels:
+            raise NotConfigured(f"I can't post in <#{channel_id}>; pick a text channel I can see.")
         message_id = self._id()
         self.posts[message_id] = channel_id
         return Posted(message_id, f"https://discord.com/channels/{info.guild_id}/{channel_id}/{message_id}")

@@ -65,14 +65,11 @@ class SessionsOnDiscord(Protocol):
     async def cancel_event(self, guild_id: int, event_id: int) -> None:
         """Cancel the event."""
 
-    async def check_channel(self, channel_id: int) -> None:
-        """NotConfigured unless the bot can post announcements in the channel."""
-
     async def post_card(self, info: SessionInfo, zones: Zones, now: datetime, channel_id: int) -> Posted:
-        """Post the session's card (NotConfigured when Discord refuses)."""
+        """Post the session's card (NotConfigured: not a text channel the bot can see and post in)."""
 
     async def edit_card(self, info: SessionInfo, zones: Zones, now: datetime) -> Posted | None:
-        """Edit the posted announcement into the card as it now stands (None: it was deleted)."""
+        """Edit the posted announcement into the card as it stands (None: deleted; NotConfigured as above)."""
 
     async def refresh_card(self, info: SessionInfo, zones: Zones, now: datetime) -> str | None:
         """:meth:`edit_card`, best effort."""

@@ -4,12 +4,15 @@ told, the event and posts followed, best effort); the announcement and thread, t
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from bot.errors import BadInput, Conflict, NotConfigured
 from bot.services.config.guild import get_config
+from bot.services.papers.metadata import LOOKUP_BUDGET, PendingPaper, fetch_and_store, papers_lacking_metadata
 from bot.services.sessions import queries, store
 from bot.services.sessions.context import SessionsContext, Zones
 from bot.services.sessions.draft import SessionChanges, SessionDraft
@@ -19,6 +22,10 @@ from bot.services.sessions.rules import PaperReading
 from bot.text import cut, one_line
 
 log = logging.getLogger("paperclub.sessions")
+
+Then = Callable[[AsyncSession, SessionInfo], Awaitable[object]]
+"""A step of the caller's inside the saving transaction (e.g. link the session to a suggestion); raising
+rolls the session back."""
 
 
 @dataclass(frozen=True)
@@ -52,15 +59,18 @@ async def create(
     created_by: int | None,
     zones: Zones,
     now: datetime,
-    then: store.Then | None = None,
+    then: Then | None = None,
 ) -> Published:
     """Save a checked draft as a new session (``then`` runs in the same transaction: raising rolls the
     session back), fill in arXiv's titles, tell the other features, create its Discord event."""
-    created = await store.save_new_session(
-        ctx.store, ctx.arxiv, guild_id, draft, created_by=created_by, now=now, then=then
-    )
-    warning = await _saved(ctx, created.info, zones, now)
-    return Published(created.info, created.overlaps, draft.start_note, draft.reading, _some(warning))
+    async with ctx.store() as session, session.begin():
+        created = await store.create_session(session, guild_id, draft, created_by=created_by, now=now)
+        if then is not None:
+            await then(session, created.info)
+        pending = await papers_lacking_metadata(session, [paper.id for paper in created.info.papers])
+    info = await _titled(ctx, created.info, pending, now)
+    warning = await _saved(ctx, info, zones, now)
+    return Published(info, created.overlaps, draft.start_note, draft.reading, _some(warning))
 
 
 async def change(
@@ -72,13 +82,30 @@ async def change(
     zones: Zones,
     now: datetime,
 ) -> Published:
-    """Apply a checked edit (or one built from the session's stored zone: see :func:`store.save_changes`),
-    fill in arXiv's titles and, when anything changed, tell the other features and move the event."""
-    edit, applied = await store.save_changes(ctx.store, ctx.arxiv, guild_id, session_id, changes, now=now)
-    warning = await _saved(ctx, edit.info, zones, now) if edit.changed else None
-    return Published(
-        edit.info, edit.overlaps, applied.start_note, applied.reading, _some(warning), edit.changed
-    )
+    """Apply a checked edit (or one built from the session's zone as stored), fill in arXiv's titles and,
+    when anything changed, tell the other features and move the event."""
+    async with ctx.store() as session, session.begin():
+        if not isinstance(changes, SessionChanges):
+            changes = changes(await store.session_zone(session, guild_id, session_id))
+        edit = await store.edit_session(session, guild_id, session_id, changes, now=now)
+        pending = await papers_lacking_metadata(session, [paper.id for paper in edit.info.papers])
+    info = await _titled(ctx, edit.info, pending, now)
+    warning = await _saved(ctx, info, zones, now) if edit.changed else None
+    return Published(info, edit.overlaps, changes.start_note, changes.reading, _some(warning), edit.changed)
+
+
+async def _titled(
+    ctx: SessionsContext, info: SessionInfo, pending: list[PendingPaper], now: datetime
+) -> SessionInfo:
+    """Once the write has committed: arXiv's titles of its new papers (within LOOKUP_BUDGET seconds; arXiv
+    trouble leaves the id labels), and the session as it now stands."""
+    if not pending or ctx.arxiv.blocked_for > 0:
+        return info
+    stored = await fetch_and_store(ctx.arxiv, ctx.store, pending, now, budget=LOOKUP_BUDGET)
+    if not any(paper.title_changed for paper in stored):
+        return info
+    async with ctx.store() as session:
+        return await store.get_session(session, info.guild_id, info.id)
 
 
 async def cancel(
@@ -155,15 +182,14 @@ async def announce(
             "or pick a channel with the `channel` option."
         )
     discord = ctx.discord
-    await discord.check_channel(target)
     posted = None
     if info.is_announced and info.announcement_channel_id == target:
         posted = await discord.edit_card(info, zones, now)  # None: deleted by someone, posted again
-    elif info.is_announced:
-        await discord.delete_card(info)
     edited = posted is not None
     if posted is None:
         posted = await discord.post_card(info, zones, now, target)
+        if info.is_announced and info.announcement_channel_id != target:
+            await discord.delete_card(info)  # moved: no copy left behind
     warnings: list[str | None] = []
     thread_id = info.thread_id if edited else None
     if thread_id is None:

@@ -1,22 +1,20 @@
-"""Sessions in the store: create, edit, cancel, recap, look up (in the caller's transaction), and saving a
-new or edited session with its papers' arXiv titles (its own transactions)."""
+"""Sessions in the store: create, edit, cancel, recap and look up, each in the caller's transaction; plain
+values in, :class:`SessionInfo` out."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from bot import timeutil
-from bot.arxiv import ArxivClient
 from bot.errors import BadInput, Conflict, NotFound
 from bot.papers import PaperRef, normalize_title
-from bot.services.papers.metadata import LOOKUP_BUDGET, PendingPaper, fetch_and_store, papers_lacking_metadata
 from bot.services.papers.store import papers_for_refs
 from bot.services.sessions.draft import SessionChanges, SessionDraft, Unset
 from bot.services.sessions.info import CANCELLED, SCHEDULED, Overlap, SessionEdit, SessionInfo, session_info
@@ -214,76 +212,6 @@ async def edit_session(
     return SessionEdit(
         info=await get_session(session, guild_id, row.id), changed=frozenset(changed), overlaps=overlaps
     )
-
-
-# ---------------------------------------------------------------- saving, then the arXiv titles
-
-Then = Callable[[AsyncSession, SessionInfo], Awaitable[object]]
-"""A step of the caller's inside the saving transaction (e.g. link the session to a suggestion);
-raising rolls the session back."""
-
-
-async def _pending_metadata(session: AsyncSession, info: SessionInfo) -> list[PendingPaper]:
-    return await papers_lacking_metadata(session, [paper.id for paper in info.papers])
-
-
-async def _with_metadata(
-    session_factory: async_sessionmaker[AsyncSession],
-    arxiv: ArxivClient,
-    info: SessionInfo,
-    pending: list[PendingPaper],
-    now: datetime,
-) -> SessionInfo:
-    """After the write has committed: look up the arXiv papers that had no metadata yet (within
-    LOOKUP_BUDGET seconds; arXiv trouble only leaves the id labels), and the session as it now stands."""
-    if not pending or arxiv.blocked_for > 0:
-        return info
-    stored = await fetch_and_store(arxiv, session_factory, pending, now, budget=LOOKUP_BUDGET)
-    if not any(paper.title_changed for paper in stored):
-        return info
-    async with session_factory() as session:
-        return await get_session(session, info.guild_id, info.id)
-
-
-async def save_new_session(
-    session_factory: async_sessionmaker[AsyncSession],
-    arxiv: ArxivClient,
-    guild_id: int,
-    draft: SessionDraft,
-    *,
-    created_by: int | None,
-    now: datetime,
-    then: Then | None = None,
-) -> Created:
-    """The store part of creating a session (see cogs.sessions.publish for the Discord part): save
-    the draft (and ``then``) in one transaction, then fill in the arXiv titles of its papers."""
-    async with session_factory() as session, session.begin():
-        created = await create_session(session, guild_id, draft, created_by=created_by, now=now)
-        if then is not None:
-            await then(session, created.info)
-        pending = await _pending_metadata(session, created.info)
-    info = await _with_metadata(session_factory, arxiv, created.info, pending, now)
-    return Created(info, created.overlaps)
-
-
-async def save_changes(
-    session_factory: async_sessionmaker[AsyncSession],
-    arxiv: ArxivClient,
-    guild_id: int,
-    session_id: int,
-    changes: SessionChanges | Callable[[str], SessionChanges],
-    *,
-    now: datetime,
-) -> tuple[SessionEdit, SessionChanges]:
-    """Apply the changes in one transaction (``changes`` may be built from the session's stored zone), then
-    fill in arXiv's titles; the edit and the changes applied."""
-    async with session_factory() as session, session.begin():
-        if not isinstance(changes, SessionChanges):
-            changes = changes(await session_zone(session, guild_id, session_id))
-        edit = await edit_session(session, guild_id, session_id, changes, now=now)
-        pending = await _pending_metadata(session, edit.info)
-    info = await _with_metadata(session_factory, arxiv, edit.info, pending, now)
-    return replace(edit, info=info), changes
 
 
 async def cancel_session(
