@@ -23,7 +23,7 @@ from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezo
 from cogs.sessions import _render as render
 from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view
 from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply_with_card
-from cogs.sessions.publish import sessions_of, shown
+from cogs.sessions.publish import reply_lines, sessions_of
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]
 Name = app_commands.Range[str, 1, rules.MAX_PRESENTER_NAME]
@@ -154,22 +154,14 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             duration=duration,
             description=description,
         )
-        published = shown(
-            await publish.create(
-                self.context,
-                guild_id,
-                draft,
-                created_by=interaction.user.id,
-                zones=config.display_zones,
-                now=now,
-            )
+        published = await publish.create(
+            self.context, guild_id, draft, created_by=interaction.user.id, zones=config.display_zones, now=now
         )
         info = published.info
         lines = [
             f"Added session #{info.id}. This is how its announcement will look; "
             f"post it with `/session announce session:{info.id}`.",
-            *published.notes,
-            *published.warnings,
+            *reply_lines(published),
         ]
         await reply_with_card(interaction, lines, info, config, now)
 

@@ -26,7 +26,7 @@ from bot.services.sessions.info import SessionInfo
 from bot.text import cut
 from bot.views import PaperclubModal
 from cogs.sessions import _render as render
-from cogs.sessions.publish import shown
+from cogs.sessions.publish import reply_lines
 
 FIELD_LABELS = {
     "title": "title",
@@ -108,15 +108,13 @@ async def apply_edit(
     if not interaction.response.is_done():
         await interaction.response.defer(ephemeral=True, thinking=True)
     now = interaction.client.clock.now()
-    published = shown(
-        await publish.change(
-            sessions,
-            interaction.guild_id,
-            session_id,
-            request.draft(now, session_zone),
-            zones=config.display_zones,
-            now=now,
-        )
+    published = await publish.change(
+        sessions,
+        interaction.guild_id,
+        session_id,
+        request.draft(now, session_zone),
+        zones=config.display_zones,
+        now=now,
     )
     info = published.info
     lines: list[str] = []
@@ -129,8 +127,7 @@ async def apply_edit(
             lines.append(
                 f"The announcement still shows the old details: run `/session announce session:{info.id}`."
             )
-    lines.extend(published.notes)
-    lines.extend(published.warnings)
+    lines.extend(reply_lines(published))
     await reply_with_card(interaction, lines, info, config, now)
 
 

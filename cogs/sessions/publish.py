@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
@@ -266,28 +265,12 @@ class DiscordSessions:
 # ---------------------------------------------------------------- the reply to a saved session
 
 
-@dataclass(frozen=True)
-class Shown:
-    """A saved session and its reply's lines: how the input was read, then the warnings (other sessions at
-    that time, Discord trouble); for an edit, the fields that ``changed``."""
-
-    info: SessionInfo
-    notes: tuple[str, ...]
-    warnings: tuple[str, ...]
-    changed: frozenset[str]
-
-
-def shown(published: publish.Published) -> Shown:
-    """The lines of a published session's reply."""
-    notes = [f"Note: {published.start_note}." if published.start_note else None]
-    notes.append(reading_note(published.reading))
-    warnings = [overlap_warning(published.overlaps), *published.warnings]
-    return Shown(
-        published.info,
-        tuple(n for n in notes if n),
-        tuple(w for w in warnings if w),
-        published.changed,
-    )
+def reply_lines(published: publish.Published) -> list[str]:
+    """The lines a saved session's reply adds: how the input was read, then the warnings (other sessions at
+    that time, Discord trouble)."""
+    lines = [f"Note: {published.start_note}." if published.start_note else None]
+    lines += [reading_note(published.reading), overlap_warning(published.overlaps), *published.warnings]
+    return [line for line in lines if line]
 
 
 async def create_and_publish(
@@ -298,12 +281,10 @@ async def create_and_publish(
     created_by: int | None,
     zones: Zones,
     then: publish.Then | None = None,
-) -> Shown:
+) -> publish.Published:
     """Save a checked draft as a new session and publish it (``then`` runs in the saving transaction)."""
     ctx, now = sessions_of(bot), bot.clock.now()
-    return shown(
-        await publish.create(ctx, guild_id, draft, created_by=created_by, zones=zones, now=now, then=then)
-    )
+    return await publish.create(ctx, guild_id, draft, created_by=created_by, zones=zones, now=now, then=then)
 
 
 def _quoted(text: str) -> str:
