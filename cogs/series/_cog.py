@@ -192,9 +192,7 @@ class SeriesCog(commands.Cog):
             description=description,
             now=now,
         )
-        followed = await actions.add(
-            self.context, guild_id, draft, created_by=interaction.user.id, zones=config.display_zones, now=now
-        )
+        followed = await actions.add(self.context, guild_id, draft, created_by=interaction.user.id, now=now)
         info, thread = followed.card.info, followed.thread_id
         weeks = f"{followed.made} week{'s' if followed.made != 1 else ''}"
         lines = [
@@ -218,9 +216,7 @@ class SeriesCog(commands.Cog):
         self, interaction: Interaction, series: SeriesOption, date: WeekOption, reason: Reason | None = None
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        followed = await actions.skip(
-            self.context, guild_id, series, date, reason, zones=config.display_zones, now=now
-        )
+        followed = await actions.skip(self.context, guild_id, series, date, reason, now=now)
         assert followed.day is not None
         because = f" ({escape_line(reason, 120)})" if reason else ""
         await self._reply(interaction, [f"Skipped {rules.long_date(followed.day)}{because}."], followed)
@@ -229,9 +225,7 @@ class SeriesCog(commands.Cog):
     @app_commands.describe(series="The series", date="The skipped week, e.g. 2026-12-24")
     async def unskip(self, interaction: Interaction, series: SeriesOption, date: WeekOption) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        followed = await actions.unskip(
-            self.context, guild_id, series, date, zones=config.display_zones, now=now
-        )
+        followed = await actions.unskip(self.context, guild_id, series, date, now=now)
         assert followed.day is not None
         await self._reply(
             interaction, [f"{rules.long_date(followed.day)} is a week of the series again."], followed
@@ -251,9 +245,7 @@ class SeriesCog(commands.Cog):
         when: MoveWhen,
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        followed = await actions.move(
-            self.context, guild_id, series, date, when, zones=config.display_zones, now=now
-        )
+        followed = await actions.move(self.context, guild_id, series, date, when, now=now)
         assert followed.day is not None
         assert followed.start is not None
         moved = timeutil.format_club_time(followed.start, config.display_zones)
@@ -296,7 +288,6 @@ class SeriesCog(commands.Cog):
             every=every,
             until=until,
             duration=duration,
-            zones=config.display_zones,
             now=now,
         )
         info = followed.card.info
@@ -315,9 +306,7 @@ class SeriesCog(commands.Cog):
         self, interaction: Interaction, series: SeriesOption, after: DateText | None = None
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        followed = await actions.end(
-            self.context, guild_id, series, after, zones=config.display_zones, now=now
-        )
+        followed = await actions.end(self.context, guild_id, series, after, now=now)
         info = followed.card.info
         assert info.rule.until is not None
         dropped = followed.dropped

@@ -17,13 +17,11 @@ from bot.services.series.background import SeriesBackground
 from bot.services.series.context import SeriesContext
 from bot.services.series.info import SeriesCard, SeriesInfo
 from bot.services.sessions.context import Posted
-from bot.timeutil import DEFAULT_DISPLAY_ZONES
 from tests.sessions.fakes import FakeSessionsDiscord, context
 
 NOW = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)  # Monday 30 November, 9:00 AM PT
 GUILD = 111
 ANNOUNCEMENTS = 500
-ZONES = DEFAULT_DISPLAY_ZONES
 
 
 @dataclass
@@ -82,7 +80,7 @@ async def add(ctx: SeriesContext, name: str = "Thursday paper club") -> actions.
     draft = drafts.new_series(
         name=name, day="Thursday", time="9:30am", default_zone="America/Los_Angeles", now=NOW
     )
-    return await actions.add(ctx, GUILD, draft, created_by=42, zones=ZONES, now=NOW)
+    return await actions.add(ctx, GUILD, draft, created_by=42, now=NOW)
 
 
 @pytest.fixture
@@ -110,7 +108,7 @@ async def test_add_makes_the_weeks_publishes_them_and_opens_one_thread(configure
 async def test_skip_cancels_the_week_and_says_which(configured) -> None:
     ctx, sessions, _ = series_context(configured)
     added = await add(ctx)
-    skipped = await actions.skip(ctx, GUILD, "1", "2026-12-24", "Christmas Eve", zones=ZONES, now=NOW)
+    skipped = await actions.skip(ctx, GUILD, "1", "2026-12-24", "Christmas Eve", now=NOW)
     assert skipped.day == datetime(2026, 12, 24).date()
     week = next(w for w in skipped.card.weeks if w.week_date == skipped.day)
     assert week.is_skipped

@@ -41,12 +41,11 @@ class Followed:
     thread_id: int | None = None
 
 
-async def _follow(
-    ctx: SeriesContext, info: SeriesInfo, done: Changes, zones: Zones, now: datetime
-) -> Followed:
-    warnings = await publish_changes(ctx, info.guild_id, done, zones, now)
+async def _follow(ctx: SeriesContext, info: SeriesInfo, done: Changes, now: datetime) -> Followed:
+    card = await reads.card(ctx.store, info.guild_id, info.id, now)
+    warnings = await publish_changes(ctx, info.guild_id, done, card.zones, now)
     await refresh_guild(ctx, info.guild_id, now)
-    return Followed(await reads.card(ctx.store, info.guild_id, info.id, now), (*done.notes, *warnings))
+    return Followed(card, (*done.notes, *warnings))
 
 
 async def add(
@@ -55,7 +54,6 @@ async def add(
     draft: drafts.SeriesDraft,
     *,
     created_by: int,
-    zones: Zones,
     now: datetime,
 ) -> Followed:
     """/series add: the series and its weeks ahead in one transaction; the organizer joins the organizers'
@@ -65,7 +63,7 @@ async def add(
         made = await fill_weeks(session, row, now, (await get_settings(session, guild_id)).horizon_weeks)
         info = series_info(row)
     thread_id = await organizer_thread(ctx, guild_id, now, add_user=created_by)
-    followed = await _follow(ctx, info, Changes(saved=made), zones, now)
+    followed = await _follow(ctx, info, Changes(saved=made), now)
     return replace(followed, made=len(made), thread_id=thread_id)
 
 
@@ -76,7 +74,6 @@ async def skip(
     date_text: str,
     reason: str | None,
     *,
-    zones: Zones,
     now: datetime,
 ) -> Followed:
     """/series skip: one coming week skipped (its session cancelled)."""
@@ -85,12 +82,10 @@ async def skip(
         day = rules.parse_date(date_text, series_rule(row).tz, now)
         done = await changes.skip_week(session, row, day, rules.clean_reason(reason), now)
         info = series_info(row)
-    return replace(await _follow(ctx, info, done, zones, now), day=day)
+    return replace(await _follow(ctx, info, done, now), day=day)
 
 
-async def unskip(
-    ctx: SeriesContext, guild_id: int, ref: str, date_text: str, *, zones: Zones, now: datetime
-) -> Followed:
+async def unskip(ctx: SeriesContext, guild_id: int, ref: str, date_text: str, *, now: datetime) -> Followed:
     """/series unskip: a skipped week meets again."""
     async with ctx.store() as session, session.begin():
         row = await load_series(session, guild_id, ref)
@@ -98,11 +93,11 @@ async def unskip(
         horizon = (await get_settings(session, guild_id)).horizon_weeks
         done = await changes.unskip_week(session, row, day, now, horizon)
         info = series_info(row)
-    return replace(await _follow(ctx, info, done, zones, now), day=day)
+    return replace(await _follow(ctx, info, done, now), day=day)
 
 
 async def move(
-    ctx: SeriesContext, guild_id: int, ref: str, date_text: str, when: str, *, zones: Zones, now: datetime
+    ctx: SeriesContext, guild_id: int, ref: str, date_text: str, when: str, *, now: datetime
 ) -> Followed:
     """/series move: one week at another time or day."""
     async with ctx.store() as session, session.begin():
@@ -110,7 +105,7 @@ async def move(
         day = rules.parse_date(date_text, series_rule(row).tz, now)
         done, start = await changes.move_week(session, row, day, when, now)
         info = series_info(row)
-    return replace(await _follow(ctx, info, done, zones, now), day=day, start=start)
+    return replace(await _follow(ctx, info, done, now), day=day, start=start)
 
 
 async def edit(
@@ -124,7 +119,6 @@ async def edit(
     every: int | None,
     until: str | None,
     duration: int | None,
-    zones: Zones,
     now: datetime,
 ) -> Followed:
     """/series edit: the rule changed (the values as typed; None: as it is); the weeks ahead follow. Nothing
@@ -147,12 +141,10 @@ async def edit(
             horizon = (await get_settings(session, guild_id)).horizon_weeks
             done = await changes.edit_series(session, row, rule_edit, now, horizon)
         info = series_info(row)
-    return replace(await _follow(ctx, info, done, zones, now), changed=frozenset(rule_edit.changed))
+    return replace(await _follow(ctx, info, done, now), changed=frozenset(rule_edit.changed))
 
 
-async def end(
-    ctx: SeriesContext, guild_id: int, ref: str, after: str | None, *, zones: Zones, now: datetime
-) -> Followed:
+async def end(ctx: SeriesContext, guild_id: int, ref: str, after: str | None, *, now: datetime) -> Followed:
     """/series end: the weeks after its last date (``after``, default now) dropped, their sessions
     cancelled."""
     async with ctx.store() as session, session.begin():
@@ -160,7 +152,7 @@ async def end(
         last = rules.parse_date(after, series_rule(row).tz, now, what="date") if after else None
         done = await changes.end_series(session, row, last, now)
         info = series_info(row)
-    return replace(await _follow(ctx, info, done, zones, now), dropped=len(done.cancelled))
+    return replace(await _follow(ctx, info, done, now), dropped=len(done.cancelled))
 
 
 async def open_weeks(
