@@ -10,8 +10,8 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.arxiv import ArxivClient
 from bot.services.sessions.info import SessionInfo
+from bot.sources.arxiv import ArxivClient
 from bot.timeutil import DisplayZone
 
 Zones = Sequence[DisplayZone]
