@@ -37,7 +37,7 @@ from bot.services.suggestions.queries import SuggestionCard, card_by_id, get_car
 from bot.services.suggestions.votes import Press, ToggleResult, VoteWriter
 from bot.sources.arxiv import ArxivClient, ArxivMetadata
 from bot.sources.http import SourceUnavailable
-from cogs.sessions.publish import create_and_publish
+from cogs.sessions.publish import create_and_publish, reply_lines
 from cogs.suggestions._components import SessionFromSuggestionModal
 from cogs.suggestions._posting import PostRefresher, edit_post, publish, resolve_channel
 from cogs.suggestions._render import card_embed, duplicate_message, plural, post_link, safe_title
@@ -281,8 +281,7 @@ class SuggestionActions:
         ]
         if presenter is not None:
             lines.append(f"<@{presenter}> offered to present, so they are down as the presenter.")
-        lines.extend(published.notes)
-        lines.extend(published.warnings)
+        lines.extend(reply_lines(published))
         await send_ephemeral(interaction, "\n".join(lines))
 
     # ------------------------------------------------------------------ telling the submitter
