@@ -18,13 +18,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 import cogs
 from bot import command_sync, identify
-from bot.arxiv import ArxivClient
 from bot.background import Background
 from bot.clock import Clock, SystemClock
 from bot.metrics import BotMetrics, ShardState, web_routes
 from bot.paging import PageButton, Pagers
 from bot.settings import Settings
+from bot.sources.arxiv import ArxivClient
 from bot.sources.clients import SourceClients
+from bot.sources.pace import timer_for
+from bot.sources.turns import StoreTurns
 from bot.tree import PaperclubTree, log_outcome
 from bot.web import WebServer
 from db.migrate import upgrade_database
@@ -79,7 +81,6 @@ class PaperclubBot(commands.Bot):
         self.start_background = start_background
         self.synced_commands: list[app_commands.AppCommand] = []
         self._heap_frozen = False
-        self._arxiv: ArxivClient | None = None
         self._sources: SourceClients | None = None
         self.web: WebServer | None = (
             WebServer(settings.web_host, settings.web_port, public_url=settings.public_url)
@@ -99,16 +100,17 @@ class PaperclubBot(commands.Bot):
 
     @property
     def arxiv(self) -> ArxivClient:
-        """The one arXiv client every feature shares (created on first use, closed with the bot)."""
-        if self._arxiv is None:
-            self._arxiv = ArxivClient(self.settings.arxiv_api_url)
-        return self._arxiv
+        """The one arXiv client every feature shares (``sources.arxiv``)."""
+        return self.sources.arxiv
 
     @property
     def sources(self) -> SourceClients:
-        """The outside sources' clients PAPER_SOURCES turns on (created on first use, closed with the bot)."""
+        """The outside sources' clients PAPER_SOURCES turns on (created on first use, closed with the bot),
+        on the bot's clock; arXiv's pace is shared with every process on the store."""
         if self._sources is None:
-            self._sources = SourceClients.from_settings(self.settings)
+            self._sources = SourceClients.from_settings(
+                self.settings, timer=timer_for(self.clock), turns=StoreTurns(self.session_factory)
+            )
         return self._sources
 
     async def setup_hook(self) -> None:
@@ -188,8 +190,6 @@ class PaperclubBot(commands.Bot):
             await self.background.stop()
             if self.web is not None:
                 await self.web.stop()
-            if self._arxiv is not None:
-                await self._arxiv.close()
             if self._sources is not None:
                 await self._sources.close()
             await self.engine.dispose()

@@ -215,10 +215,9 @@ def _arxiv_ref(raw_id: str) -> PaperRef | None:
         arxiv_id = m.group("new")
         if not 1 <= int(arxiv_id[2:4]) <= 12:
             return None
-    else:
+    else:  # the subject class is not part of the id: arXiv writes math.GT/0309136 as math/0309136
         archive, number = m.group("old").split("/")
-        name, _, subject = archive.partition(".")
-        arxiv_id = f"{name.lower()}{'.' + subject.upper() if subject else ''}/{number}"
+        arxiv_id = f"{archive.partition('.')[0].lower()}/{number}"
     return PaperRef("arxiv", f"arxiv:{arxiv_id}", url=f"https://arxiv.org/abs/{arxiv_id}", arxiv_id=arxiv_id)
 
 

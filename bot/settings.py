@@ -38,6 +38,7 @@ _HOW_TO_FIX: dict[str, str] = {
     "SEMANTIC_SCHOLAR_API_KEY": "paste the key Semantic Scholar sent you, or leave it unset for the shared pool",
     "HUGGINGFACE_API_URL": "use an http(s) URL such as https://huggingface.co",
     "OPENREVIEW_API_URL": "use an http(s) URL such as https://api2.openreview.net",
+    "OPENREVIEW_V1_API_URL": "use an http(s) URL such as https://api.openreview.net",
     "CROSSREF_API_URL": "use an http(s) URL such as https://api.crossref.org",
     "CROSSREF_MAILTO": "use an e-mail address someone reads, such as club@example.org, or leave it unset",
     "DATACITE_API_URL": "use an http(s) URL such as https://api.datacite.org",
@@ -135,6 +136,9 @@ class Settings(BaseSettings):
     )
     huggingface_api_url: str = "https://huggingface.co"
     openreview_api_url: str = "https://api2.openreview.net"
+    openreview_v1_api_url: str = (
+        "https://api.openreview.net"  # venues before 2024 (bot/sources/openreview.py)
+    )
     crossref_api_url: str = "https://api.crossref.org"
     crossref_mailto: str | None = None
     datacite_api_url: str = "https://api.datacite.org"
@@ -247,6 +251,7 @@ class Settings(BaseSettings):
         "semantic_scholar_api_url",
         "huggingface_api_url",
         "openreview_api_url",
+        "openreview_v1_api_url",
         "crossref_api_url",
         "datacite_api_url",
     )

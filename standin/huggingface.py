@@ -1,8 +1,11 @@
-"""A local stand-in for Hugging Face Papers and the Hub's paper links, for tests and the demo.
+"""A local stand-in for Hugging Face Papers and the Hub's repo lists, for tests and the demo.
 
-Answers the paper page, paper search and repos-by-paper endpoints in the shapes huggingface_hub's ``HfApi``
-reads. Rate limit as hub-docs ``docs/hub/rate-limits.md`` has it for an anonymous caller: a fixed window per
-IP, every answer with ``RateLimit`` and ``RateLimit-Policy`` headers, and a 429 that says when the window
+Answers the paper page (with the totals ``numTotalModels``, ``numTotalDatasets``, ``numTotalSpaces``), paper
+search (``q`` at most 250 characters, a longer one refused with 400) and the documented repo lists filtered
+by paper (``/api/models?filter=arxiv:<id>&sort=likes&limit=N``, datasets and Spaces alike) in the shapes
+huggingface_hub's ``HfApi`` reads; a paper's ``publishedAt`` is its own (by default the month its arXiv id
+names). Rate limit as hub-docs ``docs/hub/rate-limits.md`` has it for an anonymous caller: a fixed window
+per IP, every answer with ``RateLimit`` and ``RateLimit-Policy`` headers, and a 429 that says when the window
 resets in ``RateLimit``'s ``t=``, with no Retry-After.
 """
 
@@ -18,7 +21,23 @@ from standin.http_service import Clock, FixedWindow, ServiceStandin
 
 ANONYMOUS_QUOTA = 500
 WINDOW = 300.0
+QUERY_MAX = 250
+KINDS = ("models", "datasets", "spaces")
 _WORD = re.compile(r"\w+")
+_NEW_ID = re.compile(r"(\d\d)(\d\d)\.(\d{4,5})")
+_OLD_ID = re.compile(r"[a-z-]+(?:\.[A-Z]{2})?/(\d\d)(\d\d)(\d{3})")
+
+
+def first_version_date(arxiv_id: str) -> str:
+    """A paper's first-version date in the month its arXiv id names (2406.12045: June 2024)."""
+    if found := _NEW_ID.fullmatch(arxiv_id):
+        year, month, number = 2000 + int(found[1]), int(found[2]), int(found[3])
+    elif found := _OLD_ID.fullmatch(arxiv_id):
+        yy, month, number = int(found[1]), int(found[2]), int(found[3])
+        year = 1900 + yy if yy > 90 else 2000 + yy
+    else:
+        return "2024-06-17T17:59:59.000Z"
+    return f"{year}-{month:02d}-{number % 28 + 1:02d}T17:59:59.000Z"
 
 
 @dataclass
@@ -32,9 +51,22 @@ class HubStandinPaper:
     spaces: list[dict[str, Any]] = field(default_factory=list)
 
 
+def _likes(entry: Any) -> int:
+    likes = entry.get("likes") if isinstance(entry, dict) else None
+    return likes if isinstance(likes, int) else 0
+
+
 def repo(repo_id: Any, likes: Any = 0, downloads: Any = 0) -> dict[str, Any]:
     """A repo as the Hub lists it."""
-    return {"id": repo_id, "_id": f"id-{repo_id}", "likes": likes, "downloads": downloads, "private": False}
+    return {
+        "id": repo_id,
+        "_id": f"id-{repo_id}",
+        "likes": likes,
+        "downloads": downloads,
+        "private": False,
+        "tags": [],
+        "createdAt": "2024-06-20T09:00:00.000Z",
+    }
 
 
 class HuggingFaceStandin(ServiceStandin):
@@ -60,18 +92,26 @@ class HuggingFaceStandin(ServiceStandin):
         github_repo: Any = None,
         github_stars: Any = None,
         project_page: Any = None,
-        published_at: str = "2024-06-17T17:59:59.000Z",
+        published_at: str | None = None,
         models: list[dict[str, Any]] | None = None,
         datasets: list[dict[str, Any]] | None = None,
         spaces: list[dict[str, Any]] | None = None,
+        totals: dict[str, Any] | None = None,
     ) -> HubStandinPaper:
-        """Index a paper. Values go out as given (a test may pass hostile or wrongly typed ones)."""
-        page = {
+        """Index a paper. Values go out as given (a test may pass hostile or wrongly typed ones); ``totals``
+        ("models", "datasets", "spaces") overrides the counts of the lists given."""
+        paper = HubStandinPaper(arxiv_id, {}, list(models or []), list(datasets or []), list(spaces or []))
+        for kind in KINDS:
+            for entry in getattr(paper, kind):
+                if isinstance(entry, dict) and isinstance(entry.get("tags"), list):
+                    entry["tags"].append(f"arxiv:{arxiv_id}")
+        counts = {kind: len(getattr(paper, kind)) for kind in KINDS} | dict(totals or {})
+        paper.page = {
             "id": arxiv_id,
             "authors": [
                 {"_id": f"a{i}", "name": name, "hidden": False} for i, name in enumerate(authors or [])
             ],
-            "publishedAt": published_at,
+            "publishedAt": published_at or first_version_date(arxiv_id),
             "title": title,
             "summary": summary,
             "upvotes": upvotes,
@@ -79,8 +119,10 @@ class HuggingFaceStandin(ServiceStandin):
             "githubRepo": github_repo,
             "githubStars": github_stars,
             "projectPage": project_page,
+            "numTotalModels": counts["models"],
+            "numTotalDatasets": counts["datasets"],
+            "numTotalSpaces": counts["spaces"],
         }
-        paper = HubStandinPaper(arxiv_id, page, list(models or []), list(datasets or []), list(spaces or []))
         self.papers[arxiv_id] = paper
         return paper
 
@@ -108,10 +150,11 @@ class HuggingFaceStandin(ServiceStandin):
         )
 
     def add_routes(self, router: web.UrlDispatcher) -> None:
-        """Register the paper search, paper and repos routes."""
+        """Register the paper search, paper and repo list routes."""
         router.add_get("/api/papers/search", self._search)
         router.add_get("/api/papers/{arxiv_id:.+}", self._paper)
-        router.add_get("/api/arxiv/{arxiv_id:.+}/repos", self._repos)
+        for kind in KINDS:
+            router.add_get(f"/api/{kind}", self._lister(kind))
 
     async def _paper(self, request: web.Request) -> web.Response:
         paper = self.papers.get(request.match_info["arxiv_id"])
@@ -119,18 +162,32 @@ class HuggingFaceStandin(ServiceStandin):
             return web.json_response({"error": "Paper not found"}, status=404, headers=self._headers())
         return web.json_response(paper.page, headers=self._headers())
 
-    async def _repos(self, request: web.Request) -> web.Response:
-        arxiv_id = request.match_info["arxiv_id"]
-        paper = self.papers.get(arxiv_id)
-        links = (
-            {"models": paper.models, "datasets": paper.datasets, "spaces": paper.spaces}
-            if paper
-            else self.citing.get(arxiv_id, {"models": [], "datasets": [], "spaces": []})
-        )
-        return web.json_response(links, headers=self._headers())
+    def _lister(self, kind: str) -> Any:
+        async def listed(request: web.Request) -> web.Response:
+            """A kind's repos: those citing every ``arxiv:<id>`` filter, most liked first for sort=likes."""
+            filters = request.query.getall("filter", [])
+            papers = [f.removeprefix("arxiv:") for f in filters if f.startswith("arxiv:")]
+            try:
+                limit = int(request.query.get("limit", "1000"))
+            except ValueError:
+                return web.json_response({"error": "limit must be a number"}, status=400)
+            found: list[dict[str, Any]] = []
+            for arxiv_id in papers[:1]:
+                paper = self.papers.get(arxiv_id)
+                found = (
+                    list(getattr(paper, kind)) if paper else list(self.citing.get(arxiv_id, {}).get(kind, []))
+                )
+            if request.query.get("sort") == "likes":
+                found.sort(key=_likes, reverse=True)
+            return web.json_response(found[: max(0, limit)], headers=self._headers())
+
+        return listed
 
     async def _search(self, request: web.Request) -> web.Response:
-        asked = {w.lower() for w in _WORD.findall(request.query.get("q", ""))}
+        query = request.query.get("q", "")
+        if len(query) > QUERY_MAX:
+            return web.json_response({"error": f"q must be at most {QUERY_MAX} characters"}, status=400)
+        asked = {w.lower() for w in _WORD.findall(query)}
         try:
             limit = int(request.query.get("limit", "50"))
         except ValueError:

@@ -1,7 +1,10 @@
 """A local stand-in for the Semantic Scholar Academic Graph API (``/graph/v1``), for tests and the demo.
 
 Answers paper lookup, batch, title match and search as the Academic Graph OpenAPI description has them
-(https://api.semanticscholar.org/api-docs/graph). Rate limits (https://www.semanticscholar.org/product/api):
+(https://api.semanticscholar.org/api-docs/graph), every documented paper field and its documented subfields
+accepted (``citationStyles``, ``publicationTypes``, ``s2FieldsOfStudy``, ``authors.hIndex``,
+``citations.title``, ...; anything else is a 400); DOIs come back upper-cased, as Semantic Scholar writes
+them. Rate limits (https://www.semanticscholar.org/product/api):
 a keyed request (``x-api-key`` in ``api_keys``) is held to its key's limit, a wrong key is 403; unkeyed ones
 share the anonymous pool, where 429s come at random (``anonymous_refusals``, seeded) or on request
 (``rate_limit_next``), with no Retry-After unless ``send_retry_after``.
@@ -26,6 +29,7 @@ TOO_MANY = {
     "https://www.semanticscholar.org/product/api#api-key-form",
     "code": "429",
 }
+#: The Graph API's paper fields, and the subfields a dotted field may ask for ("authors.name").
 FIELDS = {
     "paperId",
     "corpusId",
@@ -42,12 +46,63 @@ FIELDS = {
     "isOpenAccess",
     "openAccessPdf",
     "fieldsOfStudy",
+    "s2FieldsOfStudy",
+    "publicationTypes",
     "publicationDate",
     "journal",
+    "citationStyles",
     "authors",
+    "citations",
+    "references",
+    "embedding",
     "tldr",
+    "textAvailability",
 }
+AUTHOR_FIELDS = {
+    "authorId",
+    "externalIds",
+    "url",
+    "name",
+    "affiliations",
+    "homepage",
+    "paperCount",
+    "citationCount",
+    "hIndex",
+}
+SUBFIELDS = {
+    "authors": AUTHOR_FIELDS,
+    "citations": FIELDS - {"citations", "references", "embedding", "tldr", "textAvailability"},
+    "references": FIELDS - {"citations", "references", "embedding", "tldr", "textAvailability"},
+    "embedding": {"specter_v1", "specter_v2"},
+}
+EMBEDDING_SIZE = 768  # SPECTER's
 _WORD = re.compile(r"\w+")
+
+
+def _known(field: str) -> bool:
+    top, dot, sub = field.partition(".")
+    return top in FIELDS and (not dot or sub in SUBFIELDS.get(top, ()))
+
+
+def _author(author: Any, field: str, shaped: Any) -> Any:
+    """An author with one more subfield filled in, as a dotted ``authors.<field>`` asks."""
+    if not isinstance(author, dict):
+        return author
+    known = next(
+        (a for a in shaped or [] if isinstance(a, dict) and a.get("authorId") == author.get("authorId")), {}
+    )
+    filled: dict[str, Any] = {
+        "authorId": author.get("authorId"),
+        "externalIds": {},
+        "url": f"https://www.semanticscholar.org/author/{author.get('authorId')}",
+        "name": author.get("name"),
+        "affiliations": [],
+        "homepage": None,
+        "paperCount": 1,
+        "citationCount": 0,
+        "hIndex": 0,
+    }
+    return {**known, "authorId": author.get("authorId"), field: filled.get(field)}
 
 
 def _words(text: str) -> set[str]:
@@ -115,28 +170,49 @@ class SemanticScholarStandin(ServiceStandin):
         if arxiv_id:
             external["ArXiv"] = arxiv_id
         if doi:
-            external["DOI"] = doi
-        if corpus_id is not None:
-            external["CorpusId"] = corpus_id
+            external["DOI"] = doi.upper()  # as Semantic Scholar writes them
+        corpus = corpus_id if corpus_id is not None else 200_000_000 + len(self.papers)
+        external["CorpusId"] = corpus
+        names = [name for name in authors or [] if isinstance(name, str)]
         record = {
             "paperId": paper_id,
-            "corpusId": corpus_id,
+            "corpusId": corpus,
             "externalIds": external,
             "url": f"https://www.semanticscholar.org/paper/{paper_id}",
             "title": title,
+            "abstract": None,
             "venue": venue,
             "publicationVenue": publication_venue,
             "year": year,
+            "referenceCount": 0,
             "citationCount": citation_count,
             "influentialCitationCount": influential_citation_count,
+            "isOpenAccess": bool(open_access_pdf),
             "openAccessPdf": {"url": open_access_pdf, "status": "GREEN", "license": None}
             if open_access_pdf
             else None,
+            "fieldsOfStudy": ["Computer Science"],
+            "s2FieldsOfStudy": [
+                {"category": "Computer Science", "source": "external"},
+                {"category": "Computer Science", "source": "s2-fos-model"},
+            ],
+            "publicationTypes": ["JournalArticle"] if arxiv_id else ["Conference"],
+            "publicationDate": f"{year}-06-17"
+            if isinstance(year, int) and not isinstance(year, bool)
+            else None,
+            "journal": {"name": "ArXiv", "volume": arxiv_id} if arxiv_id else None,
+            "citationStyles": {
+                "bibtex": f"@Article{{{paper_id},\n title = {{{title}}},\n author = {{{' and '.join(names)}}}\n}}"
+            },
             "authors": [
                 {"authorId": str(1000 + i), "name": name} if isinstance(name, str) else name
                 for i, name in enumerate(authors or [])
             ],
+            "citations": [],
+            "references": [],
+            "embedding": {"model": "specter_v1", "vector": [0.0] * EMBEDDING_SIZE},
             "tldr": {"model": "tldr@v2.0.0", "text": tldr} if tldr is not None else None,
+            "textAvailability": "abstract",
             **extra,
         }
         paper = S2Paper(paper_id, record)
@@ -198,7 +274,7 @@ class SemanticScholarStandin(ServiceStandin):
         if raw is None:
             return list(default)
         asked = [f.strip() for f in raw.split(",") if f.strip()]
-        unknown = [f for f in asked if f.split(".")[0] not in FIELDS]
+        unknown = [f for f in asked if not _known(f)]
         if unknown:
             return web.json_response({"error": f"Unrecognized or unsupported fields: {unknown}"}, status=400)
         return asked
@@ -207,9 +283,13 @@ class SemanticScholarStandin(ServiceStandin):
     def _shape(paper: S2Paper, fields: list[str], **more: Any) -> dict[str, Any]:
         out = {"paperId": paper.paper_id, **more}
         for name in fields:
-            top = name.split(".")[0]
-            if top in paper.record:
-                out[top] = paper.record[top]
+            top, _, sub = name.partition(".")
+            if top not in paper.record:
+                continue
+            value = paper.record[top]
+            if top == "authors" and sub and isinstance(value, list):
+                value = [_author(a, sub, out.get("authors")) for a in value]
+            out[top] = value
         return out
 
     async def _paper(self, request: web.Request) -> web.Response:

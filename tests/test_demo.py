@@ -157,7 +157,7 @@ def test_the_programme_papers_and_site(tour: str) -> None:
     resolve = scene(scenes, "The programme names a paper only as “TMax”")
     assert "Tmax: A simple recipe for terminal agents" in resolve
     assert "Lovelace" not in tour
-    card = scene(scenes, "Two minutes later the sources' answers have landed")
+    card = scene(scenes, "Seconds later the sources' answers have landed")
     card = card[card.index("@Rita uses /paper show paper:TMax") : card.index("└")]
     for shown in (
         "Hamish Ivison, Junjie Oscar Yin",

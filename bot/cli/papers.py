@@ -10,16 +10,14 @@ from bot.cli.common import command_settings, database_failures, server_id
 
 
 async def _papers_resolve(args: argparse.Namespace) -> int:
-    from bot.arxiv import ArxivClient
     from bot.clock import SystemClock
     from bot.services.papers.walk import walk
     from bot.sources.clients import SourceClients
+    from bot.sources.turns import StoreTurns
     from db.engine import create_engine, create_session_factory
     from db.migrate import upgrade_database
 
     settings = command_settings()
-    clients = SourceClients.from_settings(settings)
-    arxiv = ArxivClient(settings.arxiv_api_url) if settings.source_enabled("arxiv") else None
 
     async def ask(prompt: str) -> str | None:
         try:
@@ -28,13 +26,14 @@ async def _papers_resolve(args: argparse.Namespace) -> int:
             return None
 
     engine = create_engine(settings.database_url)
+    factory = create_session_factory(engine)
+    clients = SourceClients.from_settings(settings, turns=StoreTurns(factory))
     with database_failures(settings):
         try:
             await upgrade_database(engine)
             await walk(
-                create_session_factory(engine),
+                factory,
                 clients,
-                arxiv,
                 args.guild,
                 auto=args.auto,
                 ask=ask,
@@ -43,8 +42,6 @@ async def _papers_resolve(args: argparse.Namespace) -> int:
             )
         finally:
             await clients.close()
-            if arxiv is not None:
-                await arxiv.close()
             await engine.dispose()
     return 0
 

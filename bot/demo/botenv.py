@@ -95,6 +95,7 @@ class BotEnv:
             "semantic_scholar_api_url": self.semantic_scholar.base,
             "huggingface_api_url": self.huggingface.url,
             "openreview_api_url": self.openreview.url,
+            "openreview_v1_api_url": self.openreview.v1_url,
             "crossref_api_url": self.crossref.url,
             "datacite_api_url": self.datacite.url,
             **self.settings_overrides,
@@ -107,12 +108,7 @@ class BotEnv:
             **overrides,
         )
         engine: AsyncEngine | None = self.engine_factory() if self.engine_factory else None
-        bot = build_bot(self.settings, clock=self.clock, engine=engine)
-        # The local arXiv does not model arXiv's one request per 3 s unless a test turns it on, so the bot
-        # need not keep to it here (tests/papers/ check the pacing against a stand-in that enforces it).
-        if not self.arxiv.enforce_rate_limit:
-            bot.arxiv.min_interval = 0.0
-        return bot
+        return build_bot(self.settings, clock=self.clock, engine=engine)
 
     async def start_bot(self) -> PaperclubBot:
         """Build the bot and connect it to the stand-in."""

@@ -1,13 +1,6 @@
-"""Clients for the outside services that know about papers (discord-free, no store).
-
-One module per source (``semantic_scholar``, ``huggingface``, ``openreview``, ``crossref``, ``datacite``;
-arXiv's client is :mod:`bot.arxiv`), all on :mod:`bot.sources.http` (one pacer per source at its published
-rate, ``Retry-After``, a timeout, a retry or two, a User-Agent naming the bot). Each returns plain frozen
-dataclasses saying what that source knows, ``None`` when the source does not know the paper, and raises
-:class:`~bot.sources.http.SourceUnavailable` when it could not be asked. Values are cleaned (control
-characters, whitespace, length caps in :mod:`bot.sources.clean`, http(s) links only) but stay untrusted:
-markdown and mentions are escaped where they are shown.
-"""
+"""Clients for the outside services that know about papers (discord-free), one module per source citing its
+limits: plain results, None for a paper the source does not know, :class:`~bot.sources.http.SourceUnavailable`
+when it could not be asked; values cleaned (:mod:`bot.sources.clean`) but untrusted."""
 
 from __future__ import annotations
 

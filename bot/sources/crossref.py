@@ -19,7 +19,8 @@ from typing import Any, Unpack
 from urllib.parse import quote
 
 from bot.sources import clean
-from bot.sources.http import ClientOptions, RateLimit, SourceClient
+from bot.sources.http import ClientOptions, SourceClient
+from bot.sources.pace import RateLimit
 from bot.sources.records import DoiRecord
 
 SOURCE = "crossref"

@@ -1,40 +1,37 @@
-"""The polite HTTP behaviour every outside source shares.
-
-Each client owns one :class:`SourceHttp`: requests go out one at a time, paced by a :class:`Pacer` to the
-source's published :class:`RateLimit` (at most N requests in any W seconds, counted from when each one
-*finished*, so network jitter cannot bunch two arrivals at the server closer than the limit allows).
-A 429 blocks the source for its ``Retry-After`` (seconds or an HTTP date; Hugging Face's ``RateLimit``
-header's ``t=``): a short wait is ridden out, a long one raises :class:`SourceUnavailable` with the
-instant it ends, and every call fails fast until then without a request. Timeouts, connection errors and
-5xx are retried ``retries`` times; garbage raises at once. Time comes from a :class:`Timer`, so tests
-move a virtual clock instead of sleeping.
-"""
+"""The polite HTTP every outside source shares: one request at a time, paced (:mod:`bot.sources.pace`), a
+429 waited out within the call's ``max_wait`` or raised as :class:`SourceUnavailable` saying until when,
+timeouts, connection errors and 5xx retried ``retries`` times, garbage refused at once."""
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import logging
-import re
-import time
-from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol, TypedDict, Unpack
+from datetime import datetime, timedelta
+from typing import Any, TypedDict, Unpack
 
 import aiohttp
 from multidict import CIMultiDict
 
 from bot import __version__
+from bot.sources.pace import (
+    MAX_RETRY_AFTER,
+    Pacer,
+    RateLimit,
+    SharedTurns,
+    SystemTimer,
+    Timer,
+    retry_after_seconds,
+)
 
 log = logging.getLogger("paperclub.sources")
 
 USER_AGENT = f"paperclub-bot/{__version__} (Discord paper club; paper metadata lookups)"
 MAX_BODY_BYTES = 10 * 1024 * 1024  # Semantic Scholar's documented most per answer; nothing we ask is bigger
-MAX_RETRY_AFTER = 24 * 3600.0  # a longer Retry-After is read as a day
-_RATELIMIT_RESET = re.compile(r";\s*t=(\d+(?:\.\d+)?)")
+MIN_RATE_LIMIT_WAIT = 1.0  # a 429 saying "now" still waits this long: no burst of refused requests
+RATE_LIMITED_TRIES = 5  # a call meeting this many 429s in a row leaves the source for now
 
 
 def user_agent(mailto: str | None = None) -> str:
@@ -56,89 +53,6 @@ class SourceUnavailable(Exception):
         self.retry_at = retry_at
 
 
-class Timer(Protocol):
-    """Where a client's time comes from: a monotonic clock, a sleep on it, and the wall clock."""
-
-    def monotonic(self) -> float:
-        """Seconds on a monotonic clock."""
-        ...
-
-    async def sleep(self, seconds: float) -> None:
-        """Wait ``seconds``."""
-        ...
-
-    def wall(self) -> datetime:
-        """Now, aware UTC."""
-        ...
-
-
-class SystemTimer:
-    """The real clocks."""
-
-    def monotonic(self) -> float:
-        """time.monotonic()."""
-        return time.monotonic()
-
-    async def sleep(self, seconds: float) -> None:
-        """asyncio.sleep."""
-        await asyncio.sleep(seconds)
-
-    def wall(self) -> datetime:
-        """datetime.now(UTC)."""
-        return datetime.now(UTC)
-
-
-@dataclass(frozen=True)
-class RateLimit:
-    """At most ``requests`` requests in any ``per`` seconds."""
-
-    requests: int
-    per: float
-
-    def __post_init__(self) -> None:
-        if self.requests < 1 or self.per <= 0:
-            raise ValueError("a rate limit needs at least one request per a positive time")
-
-    @classmethod
-    def every(cls, seconds: float) -> RateLimit:
-        """One request per ``seconds``."""
-        return cls(1, seconds)
-
-    def __str__(self) -> str:
-        return f"{self.requests} per {self.per:g} s"
-
-
-class Pacer:
-    """Keeps one source within its rate limit and its last ``Retry-After``."""
-
-    def __init__(self, limit: RateLimit, timer: Timer) -> None:
-        self.limit = limit
-        self._timer = timer
-        self._finished: deque[float] = deque(maxlen=limit.requests)
-        self._blocked_until = 0.0
-
-    @property
-    def blocked_for(self) -> float:
-        """Seconds until the source's last Retry-After runs out (0 when it may be asked)."""
-        return max(0.0, self._blocked_until - self._timer.monotonic())
-
-    def delay(self) -> float:
-        """Seconds before the next request may go (the rate limit and any Retry-After)."""
-        now = self._timer.monotonic()
-        wait = self._blocked_until - now
-        if len(self._finished) >= self.limit.requests:
-            wait = max(wait, self._finished[0] + self.limit.per - now)
-        return max(0.0, wait)
-
-    def block(self, seconds: float) -> None:
-        """The source asked for no request in the next ``seconds``."""
-        self._blocked_until = max(self._blocked_until, self._timer.monotonic() + seconds)
-
-    def finished(self) -> None:
-        """A request has just ended (answered or not): it counts against the limit from now."""
-        self._finished.append(self._timer.monotonic())
-
-
 @dataclass(frozen=True)
 class Reply:
     """One answer: its status, headers and text (decode JSON with :meth:`SourceHttp.json`)."""
@@ -151,34 +65,12 @@ class Reply:
 RetryHint = Callable[[Reply, datetime], float | None]
 """A source's own way of saying how long to wait after a 429: seconds, from the answer and now (UTC)."""
 
+Throttled = Callable[[Reply], bool]
+"""A source's own way of saying "too fast" without a 429 (arXiv's 200 "Rate exceeded.")."""
+
 
 class _Retryable(Exception):
     pass
-
-
-def retry_after_seconds(headers: Mapping[str, str], now: datetime) -> float | None:
-    """Seconds to wait from ``Retry-After`` (delta-seconds or an HTTP date, RFC 9110 §10.2.3) or from the
-    ``t=`` of a ``RateLimit`` header (draft-ietf-httpapi-ratelimit-headers, as Hugging Face sends it)."""
-    value = (headers.get("Retry-After") or "").strip()
-    seconds: float | None = None
-    if value:
-        try:
-            seconds = float(value)
-        except ValueError:
-            try:
-                when = email.utils.parsedate_to_datetime(value)
-            except (TypeError, ValueError, IndexError):
-                when = None
-            if when is not None:
-                if when.tzinfo is None:
-                    when = when.replace(tzinfo=UTC)
-                seconds = (when - now).total_seconds()
-    if seconds is None and (ratelimit := headers.get("RateLimit")):
-        match = _RATELIMIT_RESET.search(ratelimit)
-        seconds = float(match[1]) if match else None
-    if seconds is None or seconds != seconds:  # NaN
-        return None
-    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
 class SourceHttp:
@@ -198,11 +90,15 @@ class SourceHttp:
         default_retry_after: float | None = None,
         headers: Mapping[str, str] | None = None,
         retry_hint: RetryHint | None = None,
+        throttled: Throttled | None = None,
+        turns: SharedTurns | None = None,
+        sharing: SourceHttp | None = None,
     ) -> None:
         self.source = source
         self.base_url = base_url.rstrip("/")
         self.timer = timer or SystemTimer()
-        self.pacer = Pacer(limit, self.timer)
+        # ``sharing``: another host of the same service, counted against the same limit, one request at a time
+        self.pacer: Pacer = sharing.pacer if sharing is not None else Pacer(limit, self.timer)
         self.timeout = timeout
         self.retries = max(0, retries)
         self.max_wait = max_wait
@@ -210,8 +106,10 @@ class SourceHttp:
         self.default_retry_after = default_retry_after if default_retry_after is not None else limit.per
         self._headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **(headers or {})}
         self._retry_hint = retry_hint
+        self._throttled = throttled
+        self.turns = turns
         self._session: aiohttp.ClientSession | None = None
-        self._lock = asyncio.Lock()
+        self._lock: asyncio.Lock = sharing._lock if sharing is not None else asyncio.Lock()
 
     @property
     def blocked_for(self) -> float:
@@ -290,45 +188,88 @@ class SourceHttp:
     async def _request(
         self, method: str, path: str, params: Mapping[str, str] | None, body: Any, max_wait: float
     ) -> Reply:
-        attempts = self.retries + 1
-        reason = "no attempt"
-        for attempt in range(1, attempts + 1):
-            wait = self.pacer.delay()
-            if wait > 0 and wait > max_wait:
-                if self.pacer.blocked_for >= wait:
-                    raise self.unavailable(f"asked us to wait {wait:.0f} s")
-                raise SourceUnavailable(
-                    self.source,
-                    f"its rate limit ({self.pacer.limit}) allows the next request in {wait:.0f} s",
-                    self.timer.wall() + timedelta(seconds=wait),
-                )
-            if wait > 0:
-                await self.timer.sleep(wait)
+        deadline = self.timer.monotonic() + max_wait
+        failures, throttled, reason = 0, 0, "no attempt"
+        while True:
+            await self._wait_turn(deadline)
+            failed = False
             try:
                 reply = await self._send(method, path, params, body)
             except _Retryable as exc:
-                reason = str(exc)
+                reason, failed = str(exc), True
             else:
-                if reply.status == 429:
-                    self.pacer.block(self._retry_after(reply))
-                    reason = "rate-limited (429)"
+                if reply.status == 429 or (self._throttled is not None and self._throttled(reply)):
+                    wait = self._retry_after(reply)
+                    self.pacer.block(wait)
+                    reason = f"rate-limited (HTTP {reply.status}), asked to wait {wait:g} s"
                 elif reply.status >= 500:
-                    reason = f"HTTP {reply.status}"
+                    reason, failed = f"HTTP {reply.status}", True
                 else:
                     return reply
             finally:
                 self.pacer.finished()
-            log.info("%s %s failed (attempt %d/%d): %s", self.source, path, attempt, attempts, reason)
-            if attempt < attempts and not self.pacer.blocked_for:
-                await self.timer.sleep(self.backoff)
-        raise self.unavailable(reason)
+                await self._give_back()
+            if not failed:  # rate-limited: the next turn waits it out, or says when the source is free
+                log.info("%s %s: %s", self.source, path, reason)
+                throttled += 1
+                if throttled >= RATE_LIMITED_TRIES:
+                    raise self.unavailable(f"{reason}, {throttled} times in a row")
+                continue
+            failures += 1
+            log.info(
+                "%s %s failed (attempt %d/%d): %s", self.source, path, failures, self.retries + 1, reason
+            )
+            if failures > self.retries:
+                raise self.unavailable(reason)
+            self._fits(self.backoff, deadline, reason)
+            await self.timer.sleep(self.backoff)
+
+    async def _wait_turn(self, deadline: float) -> None:
+        """Wait for the pacer, then (a source shared across processes) take the store's turn."""
+        while True:
+            wait = self.pacer.delay()
+            if wait <= 0 and self.turns is not None:
+                hold = self.timeout + self.pacer.limit.per  # a process that dies mid-request frees it then
+                free_at = await self.turns.take(self.source, self.timer.wall(), hold)
+                if free_at is None:
+                    return
+                wait = max((free_at - self.timer.wall()).total_seconds(), 0.05)
+            elif wait <= 0:
+                return
+            self._fits(wait, deadline)
+            await self.timer.sleep(wait)
+
+    def _fits(self, wait: float, deadline: float, reason: str | None = None) -> None:
+        """Raise SourceUnavailable, saying when the source may be asked, unless ``wait`` ends by ``deadline``."""
+        if self.timer.monotonic() + wait <= deadline:
+            return
+        if reason is not None:
+            raise self.unavailable(reason)
+        if self.pacer.blocked_for >= wait:
+            raise self.unavailable(f"asked us to wait {wait:.0f} s")
+        raise SourceUnavailable(
+            self.source,
+            f"its rate limit ({self.pacer.limit}) allows the next request in {wait:.0f} s",
+            self.timer.wall() + timedelta(seconds=wait),
+        )
+
+    async def _give_back(self) -> None:
+        """Hand the store's turn back: free again after the pace, or after a Retry-After, for every process."""
+        if self.turns is None:
+            return
+        spacing = self.pacer.limit.per / self.pacer.limit.requests
+        wait = max(spacing, self.pacer.blocked_for)
+        now = self.timer.wall()
+        await self.turns.give_back(self.source, now, now + timedelta(seconds=wait))
 
     def _retry_after(self, reply: Reply) -> float:
         now = self.timer.wall()
         seconds = retry_after_seconds(reply.headers, now)
         if seconds is None and self._retry_hint is not None:
             seconds = self._retry_hint(reply, now)
-        return self.default_retry_after if seconds is None else min(max(seconds, 0.0), MAX_RETRY_AFTER)
+        if seconds is None:
+            seconds = self.default_retry_after
+        return min(max(seconds, MIN_RATE_LIMIT_WAIT), MAX_RETRY_AFTER)
 
     async def _send(self, method: str, path: str, params: Mapping[str, str] | None, body: Any) -> Reply:
         try:
@@ -375,6 +316,9 @@ class SourceClient:
         *,
         headers: Mapping[str, str] | None = None,
         retry_hint: RetryHint | None = None,
+        throttled: Throttled | None = None,
+        default_retry_after: float | None = None,
+        turns: SharedTurns | None = None,
         **options: Unpack[ClientOptions],
     ) -> None:
         self.mailto = options.get("mailto")
@@ -388,6 +332,9 @@ class SourceClient:
             max_wait=options.get("max_wait", 10.0),
             headers={"User-Agent": user_agent(self.mailto), **(headers or {})},
             retry_hint=retry_hint,
+            throttled=throttled,
+            default_retry_after=default_retry_after,
+            turns=turns,
         )
 
     @property

@@ -1,12 +1,15 @@
-"""Hugging Face Papers client: a paper's GitHub repository, project page, upvotes, and the models, data sets
-and Spaces that cite it.
+"""Hugging Face Papers client: a paper's GitHub repository, project page, upvotes, and how many models, data
+sets and Spaces cite it, with the few most liked by name.
 
-Shapes follow huggingface_hub's ``HfApi`` (``paper_info``: ``GET /api/papers/{arxiv_id}``, 404 when the
-paper is not indexed; ``list_papers``: ``GET /api/papers/search?q=`` answering a list of
-``{"paper": {...}, "title": ...}``; ``PaperInfo`` reads ``githubRepo``, ``projectPage``, ``upvotes``,
-``githubStars``) and the Hub's ``GET /api/arxiv/{arxiv_id}/repos`` (``{"models", "datasets", "spaces"}``,
-each a list of repos with ``id``, ``likes``, ``downloads``; empty lists when nothing cites the paper).
-404 on a paper means not indexed: None, not an error.
+Shapes follow huggingface_hub's ``HfApi``: ``paper_info`` (``GET /api/papers/{arxiv_id}``, 404 when the
+paper is not indexed; ``PaperInfo`` reads ``githubRepo``, ``projectPage``, ``upvotes``, ``githubStars`` and
+the totals ``numTotalModels``, ``numTotalDatasets``, ``numTotalSpaces``), ``list_models`` /
+``list_datasets`` / ``list_spaces`` (``GET /api/models?filter=arxiv:<id>&sort=likes&limit=3``, the Hub's
+documented routes, asked only for a kind the paper's total says exists) and ``list_papers`` (``GET
+/api/papers/search?q=``, a list of ``{"paper": {...}, "title": ...}``; the Hub refuses a ``q`` over
+:data:`QUERY_MAX` characters with 400, so it is cut to that). An answer whose totals are not counts is
+refused (logged): nothing is read from it. A refused search (400) is our query's fault, logged and never
+read as "none".
 
 Rate: the Hub's "Hub APIs" bucket allows an anonymous caller 500 requests per 5-minute fixed window per IP
 address (hub-docs ``docs/hub/rate-limits.md``, Rate limit Tiers); a 429 carries ``RateLimit:
@@ -15,14 +18,18 @@ address (hub-docs ``docs/hub/rate-limits.md``, Rate limit Tiers); a 429 carries 
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from typing import Any, Unpack
 from urllib.parse import quote
 
 from bot.sources import clean
-from bot.sources.http import ClientOptions, RateLimit, SourceClient
+from bot.sources.http import ClientOptions, SourceClient
+from bot.sources.pace import RateLimit
 from bot.sources.records import Candidate
+
+log = logging.getLogger("paperclub.sources")
 
 SOURCE = "huggingface"
 API_ROOT = "https://huggingface.co"
@@ -30,10 +37,12 @@ WEB_ROOT = "https://huggingface.co"
 RATE_LIMIT = RateLimit(500, 300.0)
 TOP_REPOS = 3  # linked repos kept by name, most liked first; the count covers them all
 SEARCH_MAX = 20
+QUERY_MAX = 250  # the most of ``q`` the paper search takes
 
 _REPO_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?")
 _ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}|[a-z][a-z-]*(?:\.[A-Z]{2})?/\d{7}")
 _KINDS = {"models": "", "datasets": "datasets/", "spaces": "spaces/"}
+_TOTALS = {"models": "numTotalModels", "datasets": "numTotalDatasets", "spaces": "numTotalSpaces"}
 
 
 def split_path(path: str) -> tuple[str, str] | None:
@@ -59,9 +68,9 @@ class HubRepo:
 
 @dataclass(frozen=True)
 class RepoLinks:
-    """How many repos of one kind cite the paper, and the few most liked."""
+    """How many repos of one kind cite the paper (None: the Hub did not say), and the few most liked."""
 
-    count: int
+    count: int | None
     top: tuple[HubRepo, ...]
 
 
@@ -98,7 +107,8 @@ class HuggingFaceClient(SourceClient):
         super().__init__(base_url, RATE_LIMIT, **options)
 
     async def paper(self, arxiv_id: str, *, max_wait: float | None = None) -> HubPaper | None:
-        """The paper page and its linked repos (two requests); None when the paper is not indexed."""
+        """The paper page, and the most liked repos of each kind it has (one request per such kind); None
+        when the paper is not indexed."""
         if not _ARXIV_ID.fullmatch(arxiv_id):
             return None
         reply = await self.http.get(f"/api/papers/{quote(arxiv_id, safe='/')}", max_wait=max_wait)
@@ -107,7 +117,11 @@ class HuggingFaceClient(SourceClient):
             return None
         if not isinstance(body, dict):
             raise self.http.unavailable("answered a paper with something other than an object")
-        links = await self.repos(arxiv_id, max_wait=max_wait)
+        totals = {kind: self._total(body, kind) for kind in _KINDS}
+        links = {
+            kind: RepoLinks(total, await self.top(kind, arxiv_id, max_wait=max_wait) if total else ())
+            for kind, total in totals.items()
+        }
         return HubPaper(
             arxiv_id=arxiv_id,
             title=clean.text(body.get("title"), clean.TITLE_MAX),
@@ -122,36 +136,48 @@ class HuggingFaceClient(SourceClient):
             spaces=links["spaces"],
         )
 
-    async def repos(self, arxiv_id: str, *, max_wait: float | None = None) -> dict[str, RepoLinks]:
-        """The models, datasets and spaces citing an arXiv paper, keyed by those three words."""
-        none = RepoLinks(0, ())
-        if not _ARXIV_ID.fullmatch(arxiv_id):
-            return dict.fromkeys(_KINDS, none)
-        reply = await self.http.get(f"/api/arxiv/{quote(arxiv_id, safe='/')}/repos", max_wait=max_wait)
-        body = self.http.answer(reply, "a paper's repos")
+    def _total(self, body: dict[str, Any], kind: str) -> int | None:
+        """The paper's total of one kind (None when the Hub sent none); a total that is not a count (a
+        string, a negative number) refuses the whole answer, logged."""
+        value = body.get(_TOTALS[kind])
+        if value is None:
+            linked = body.get(f"linked{kind.capitalize()}")
+            return len(linked) if isinstance(linked, list) else None
+        if (total := clean.count(value)) is None:
+            log.warning("Hugging Face answered %s=%r for a paper; nothing read from it", _TOTALS[kind], value)
+            raise self.http.unavailable(f"answered {_TOTALS[kind]} that is not a count")
+        return total
+
+    async def top(self, kind: str, arxiv_id: str, *, max_wait: float | None = None) -> tuple[HubRepo, ...]:
+        """The most liked repos of ``kind`` ("models", "datasets", "spaces") citing an arXiv paper."""
+        if kind not in _KINDS or not _ARXIV_ID.fullmatch(arxiv_id):
+            return ()
+        params = {"filter": f"arxiv:{arxiv_id}", "sort": "likes", "limit": str(TOP_REPOS)}
+        body = self.http.answer(await self.http.get(f"/api/{kind}", params, max_wait=max_wait), f"{kind}")
         if body is None:
-            return dict.fromkeys(_KINDS, none)
-        if not isinstance(body, dict):
-            raise self.http.unavailable("answered a paper's repos with something other than an object")
-        return {kind: self._links(kind, body.get(kind)) for kind in _KINDS}
+            return ()
+        if not isinstance(body, list):
+            raise self.http.unavailable(f"answered a list of {kind} with something other than a list")
+        return self._ranked(kind, body)
 
     async def search(self, query: str, limit: int = 5, *, max_wait: float | None = None) -> list[Candidate]:
         """Papers on Hugging Face matching ``query`` (``/api/papers/search``), at most ``limit``."""
-        text = clean.query(query)
+        text = clean.query(query)[:QUERY_MAX]
         if not text or limit < 1:
             return []
         params = {"q": text, "limit": str(min(limit, SEARCH_MAX))}
         reply = await self.http.get("/api/papers/search", params, max_wait=max_wait)
-        body = self.http.answer(reply, "a search", unknown=(400,))
-        if body is None:
-            return []
+        if reply.status == 400:
+            log.warning("Hugging Face refused a paper search (HTTP 400)")
+            log.debug("Hugging Face's answer: %r", reply.text[:200])  # may echo the title someone typed
+        body = self.http.answer(reply, "a search", unknown=())
         if not isinstance(body, list):
             raise self.http.unavailable("answered a search with something other than a list")
         return [c for c in map(self._candidate, body) if c is not None][:limit]
 
-    def _links(self, kind: str, value: Any) -> RepoLinks:
+    def _ranked(self, kind: str, value: list[Any]) -> tuple[HubRepo, ...]:
         repos = []
-        for entry in map(clean.mapping, clean.items(value)):
+        for entry in map(clean.mapping, value):
             repo_id = entry.get("id")
             if not isinstance(repo_id, str) or not _REPO_ID.fullmatch(repo_id):
                 continue
@@ -159,7 +185,7 @@ class HuggingFaceClient(SourceClient):
             likes, downloads = clean.count(entry.get("likes")), clean.count(entry.get("downloads"))
             repos.append(HubRepo(repo_id, likes, downloads, f"{self.web_url}/{path}", path))
         ranked = sorted(repos, key=lambda r: (-(r.likes or 0), -(r.downloads or 0), r.repo_id))
-        return RepoLinks(len(repos), tuple(ranked[:TOP_REPOS]))
+        return tuple(ranked[:TOP_REPOS])
 
     def _candidate(self, value: Any) -> Candidate | None:
         entry = clean.mapping(value)

@@ -1,12 +1,19 @@
-"""OpenReview API v2 client: a submission's venue and decision ("ICLR 2024 oral") and its forum link; never
-the reviews (only ``venue``/``venueid`` and the decision note's ``decision`` are read).
+"""OpenReview client: a submission's venue and decision ("ICLR 2024 oral") and its forum link; never the
+reviews (only ``venue``/``venueid`` and the decision note's ``decision`` are read).
 
-Shapes: OpenReview's docs (https://docs.openreview.net, "Using the API: Notes", API v2 Note): ``GET
-/notes?forum=<id>`` lists the forum's public notes, ``content`` fields are ``{"value": ...}``, the decision
-note's invitation ends in ``/-/Decision``; ``GET /notes/search?term=...&source=forum`` is the full-text
-search over submissions (openreview-py's ``search_notes``). Rate: no published figure; the client keeps
-1 request/s and waits out a 429's ``details.resetTime`` when there is no Retry-After
-(openreview/openreview#437).
+Two APIs (docs.openreview.net, "Using the API"): v2 (``api2.openreview.net``: a note's ``invitations`` is a
+list, ``content`` fields are ``{"value": ...}``) holds venues from 2024 on; v1 (``api.openreview.net``: one
+``invitation``, plain content values) alone holds the earlier ones, ICLR up to 2023 and NeurIPS up to 2022
+(openreview/openreview#299, openreview/openreview-py#1865, #2097, #2782). A forum is asked of v2 first, then
+of v1. ``GET /notes?forum=<id>`` lists the forum's public notes, the decision note's invitation ends in
+``/-/Decision``; ``GET /notes/search?term=...&source=forum`` is the full-text search (openreview-py's
+``search_notes``). An answer whose notes are not all in the asked API's shape is refused (logged): nothing
+is read from it. A 403 is logged as the refusal it is (a forum not public to guests).
+
+Rate: a guest may make 20 requests a minute (raised from 5 by the maintainers, openreview/openreview#254),
+counted here across both APIs; beyond it OpenReview answers 429 with a ``RateLimitError`` body whose
+``details.resetTime`` (or "try again in N minutes") says when, and it locks an address out for 30-60
+minutes (openreview/openreview#437): such a wait makes the client fail fast, saying until when.
 """
 
 from __future__ import annotations
@@ -16,22 +23,35 @@ import logging
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Unpack
+from typing import Any, Literal, Unpack
 
+from bot.papers import normalize_title
 from bot.sources import clean
-from bot.sources.http import ClientOptions, RateLimit, Reply, SourceClient
+from bot.sources.http import ClientOptions, Reply, SourceClient, SourceHttp, user_agent
+from bot.sources.pace import RateLimit
 
 log = logging.getLogger("paperclub.sources")
 
 SOURCE = "openreview"
 API_ROOT = "https://api2.openreview.net"
 WEB_ROOT = "https://openreview.net"
-RATE_LIMIT = RateLimit.every(1.0)
+GUEST_LIMIT = RateLimit(20, 60.0)
 NOTES_LIMIT = 1000  # the API's default page; a forum with more notes than this is not a paper's
 SEARCH_LIMIT = 5  # submissions a title search reads: the one with the same title is among the first
+# Venues OpenReview hosts, and preprint servers (a preprint may be under review there): a paper a source
+# places at any other venue is not searched for on OpenReview.
+HOSTED_VENUES = re.compile(
+    r"\b(ICLR|NeurIPS|NIPS|ICML|TMLR|CoRL|COLM|RLC|Learning Representations|Neural Information Processing"
+    r"|Machine Learning Research|Robot Learning|Language Modeling|Reinforcement Learning Conference"
+    r"|arXiv|CoRR|preprint)\b",
+    re.IGNORECASE,
+)
 
 _NOTE_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_ICLR = re.compile(r"\bICLR\b|Learning Representations", re.IGNORECASE)
+_TRY_AGAIN = re.compile(r"try again in (?:(\d+) minutes?)?(?: and )?(?:(\d+) seconds?)?", re.IGNORECASE)
 DECISION_INVITATION = "/-/Decision"
+Api = Literal["v1", "v2"]
 
 
 @dataclass(frozen=True)
@@ -54,14 +74,41 @@ class ReviewDecision:
     forum_url: str
 
 
-def _value(content: dict[str, Any], field: str) -> Any:
-    """A v2 content field's value (``{"field": {"value": ...}}``)."""
-    return clean.mapping(content.get(field)).get("value")
+def held_by_v1(venue: str | None, year: int | None) -> bool:
+    """Whether a paper of ``year`` at ``venue`` is on API v1 alone: ICLR up to 2023, any other up to 2022."""
+    if year is None:
+        return False
+    return year <= 2022 or (year == 2023 and bool(venue and _ICLR.search(venue)))
 
 
-def _is_decision(note: dict[str, Any]) -> bool:
-    invitations = [i for i in clean.items(note.get("invitations")) if isinstance(i, str)]
-    return any(invitation.endswith(DECISION_INVITATION) for invitation in invitations)
+def worth_searching(venue: str) -> bool:
+    """Whether a paper at ``venue`` may be on OpenReview: a venue it hosts, or a preprint server."""
+    return bool(HOSTED_VENUES.search(venue))
+
+
+def _shape(note: dict[str, Any]) -> Api | None:
+    """The API a note's shape is from: v2's ``invitations`` and ``{"value": ...}`` fields, or v1's one
+    ``invitation`` and plain values; None for neither or both."""
+    content = note.get("content")
+    if not isinstance(content, dict):
+        return None
+    wrapped = [isinstance(v, dict) and "value" in v for v in content.values()]
+    if isinstance(note.get("invitations"), list) and "invitation" not in note and all(wrapped):
+        return "v2"
+    if isinstance(note.get("invitation"), str) and "invitations" not in note and not any(wrapped):
+        return "v1"
+    return None
+
+
+def _value(content: dict[str, Any], field: str, api: Api) -> Any:
+    """A content field's value: v2's ``{"value": ...}``, v1's plain one."""
+    value = content.get(field)
+    return clean.mapping(value).get("value") if api == "v2" else value
+
+
+def _invitations(note: dict[str, Any]) -> list[str]:
+    found = [note.get("invitation"), *clean.items(note.get("invitations"))]
+    return [invitation for invitation in found if isinstance(invitation, str)]
 
 
 def _when(note: dict[str, Any]) -> int:
@@ -70,65 +117,120 @@ def _when(note: dict[str, Any]) -> int:
 
 
 def reset_time_hint(reply: Reply, now: datetime) -> float | None:
-    """Seconds until a RateLimitError body's ``details.resetTime`` (ISO 8601 UTC)."""
+    """Seconds until a RateLimitError body's ``details.resetTime`` (ISO 8601 UTC), else as its message says
+    ("Please try again in 30 minutes and 8 seconds")."""
     try:
-        body = json.loads(reply.text)
+        body = clean.mapping(json.loads(reply.text))
     except ValueError:
         return None
-    reset = clean.mapping(clean.mapping(body).get("details")).get("resetTime")
-    if not isinstance(reset, str):
-        return None
-    try:
-        when = datetime.fromisoformat(reset.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return (when - now).total_seconds() if when.tzinfo is not None else None
+    reset = clean.mapping(body.get("details")).get("resetTime")
+    if isinstance(reset, str):
+        try:
+            when = datetime.fromisoformat(reset.replace("Z", "+00:00"))
+        except ValueError:
+            when = None
+        if when is not None and when.tzinfo is not None:
+            return (when - now).total_seconds()
+    message = body.get("message")
+    if isinstance(message, str) and (said := _TRY_AGAIN.search(message)) and (said[1] or said[2]):
+        return int(said[1] or 0) * 60.0 + int(said[2] or 0)
+    return None
 
 
 class OpenReviewClient(SourceClient):
-    """OpenReview API v2, paced to 1 request per second (see the module docstring)."""
+    """OpenReview's APIs v2 and v1, paced together to the guest limit (see the module docstring)."""
 
     source = SOURCE
 
     def __init__(
-        self, base_url: str = API_ROOT, *, web_url: str = WEB_ROOT, **options: Unpack[ClientOptions]
+        self,
+        base_url: str = API_ROOT,
+        *,
+        v1_url: str | None = None,
+        web_url: str = WEB_ROOT,
+        limit: RateLimit = GUEST_LIMIT,
+        **options: Unpack[ClientOptions],
     ) -> None:
         self.web_url = web_url.rstrip("/")
-        super().__init__(base_url, RATE_LIMIT, retry_hint=reset_time_hint, **options)
+        super().__init__(
+            base_url, limit, retry_hint=reset_time_hint, default_retry_after=limit.per, **options
+        )
+        self.v1 = (
+            None
+            if v1_url is None
+            else SourceHttp(
+                SOURCE,
+                v1_url,
+                limit,
+                timer=self.http.timer,
+                timeout=self.http.timeout,
+                retries=self.http.retries,
+                max_wait=self.http.max_wait,
+                headers={"User-Agent": user_agent(self.mailto)},
+                retry_hint=reset_time_hint,
+                default_retry_after=limit.per,
+                sharing=self.http,
+            )
+        )
 
-    async def decision(self, note_id: str, *, max_wait: float | None = None) -> ReviewDecision | None:
-        """The venue and decision of the submission whose forum (or one of whose notes) is ``note_id``."""
+    def apis(self, v1_first: bool = False) -> tuple[tuple[Api, SourceHttp], ...]:
+        """The APIs to ask, in order: v2, then v1 when the client has its URL (``v1_first``: v1 first)."""
+        both: list[tuple[Api, SourceHttp]] = [("v2", self.http)]
+        if self.v1 is not None:
+            both.insert(0 if v1_first else 1, ("v1", self.v1))
+        return tuple(both)
+
+    async def close(self) -> None:
+        """Close both APIs' connection pools."""
+        await super().close()
+        if self.v1 is not None:
+            await self.v1.close()
+
+    async def decision(
+        self, note_id: str, *, v1_first: bool = False, max_wait: float | None = None
+    ) -> ReviewDecision | None:
+        """The venue and decision of the submission whose forum (or one of whose notes) is ``note_id``:
+        asked of v2, then of v1 (``v1_first``: a paper :func:`held_by_v1`, the other way round)."""
         if not _NOTE_ID.fullmatch(note_id):
             return None
-        notes = await self._notes({"forum": note_id}, max_wait)
-        if not notes:
-            found = await self._notes({"id": note_id}, max_wait)
+        for api, http in self.apis(v1_first):
+            if notes := await self._notes(api, http, {"forum": note_id}, max_wait):
+                return self._read(api, note_id, notes)
+        for api, http in self.apis(v1_first):
+            found = await self._notes(api, http, {"id": note_id}, max_wait)
             forum = clean.ident(found[0].get("forum"), 64) if found else None
-            if forum is None or forum == note_id or not _NOTE_ID.fullmatch(forum):
-                return None
-            note_id, notes = forum, await self._notes({"forum": forum}, max_wait)
-        submission = next((n for n in notes if n.get("id") == note_id), None)
+            if forum is not None and forum != note_id and _NOTE_ID.fullmatch(forum):
+                return self._read(api, forum, await self._notes(api, http, {"forum": forum}, max_wait))
+        return None
+
+    def _read(self, api: Api, forum_id: str, notes: list[dict[str, Any]]) -> ReviewDecision | None:
+        submission = next((n for n in notes if n.get("id") == forum_id), None)
         if submission is None:
             return None
         content = clean.mapping(submission.get("content"))
-        decisions = sorted((n for n in notes if _is_decision(n)), key=_when)
+        decisions = sorted(
+            (n for n in notes if any(i.endswith(DECISION_INVITATION) for i in _invitations(n))), key=_when
+        )
         decision = None
         if decisions:
-            decision = clean.text(
-                _value(clean.mapping(decisions[-1].get("content")), "decision"), clean.DECISION_MAX
-            )
+            said = _value(clean.mapping(decisions[-1].get("content")), "decision", api)
+            decision = clean.text(said, clean.DECISION_MAX)
         return ReviewDecision(
-            forum_id=note_id,
-            title=clean.text(_value(content, "title"), clean.TITLE_MAX),
-            venue=clean.text(_value(content, "venue"), clean.VENUE_MAX),
-            venue_id=clean.ident(_value(content, "venueid")),
+            forum_id=forum_id,
+            title=clean.text(_value(content, "title", api), clean.TITLE_MAX),
+            venue=clean.text(_value(content, "venue", api), clean.VENUE_MAX),
+            venue_id=clean.ident(_value(content, "venueid", api)),
             decision=decision,
-            forum_url=f"{self.web_url}/forum?id={note_id}",
+            forum_url=f"{self.web_url}/forum?id={forum_id}",
         )
 
-    async def search_forums(self, term: str, *, max_wait: float | None = None) -> list[ForumHit]:
-        """Submissions whose text matches ``term`` (a paper's title), best first."""
+    async def search_forums(
+        self, term: str, *, v1_first: bool = False, max_wait: float | None = None
+    ) -> list[ForumHit]:
+        """Submissions whose text matches ``term`` (a paper's title), best first: v2's, then (unless v2 has
+        one titled ``term``) v1's; ``v1_first``, the other way round."""
         term = " ".join(term.split())[: clean.TITLE_MAX]
+        wanted = normalize_title(term)
         if not term:
             return []
         params = {
@@ -138,30 +240,48 @@ class OpenReviewClient(SourceClient):
             "source": "forum",
             "limit": str(SEARCH_LIMIT),
         }
-        reply = await self.http.get("/notes/search", params, max_wait=max_wait)
-        if reply.status == 400:  # our query refused: no paper is found until it is fixed, so say so
-            log.warning("OpenReview refused a title search (HTTP 400)")
-            log.debug("OpenReview's answer: %r", reply.text[:200])  # may echo the title someone typed
-        body = self.http.answer(reply, "search", unknown=(400, 404))
-        if body is None:
-            return []
-        if not isinstance(body, dict) or not isinstance(body.get("notes"), list):
-            raise self.http.unavailable("answered a search with something other than {notes: [...]}")
         hits = []
-        for note in body["notes"][:SEARCH_LIMIT]:
-            note = clean.mapping(note)
-            forum = clean.ident(note.get("forum"), 64)
-            if forum is None or note.get("id") != forum or not _NOTE_ID.fullmatch(forum):
-                continue  # a reply, or no usable id
-            title = clean.text(_value(clean.mapping(note.get("content")), "title"), clean.TITLE_MAX)
-            hits.append(ForumHit(forum, title))
+        for api, http in self.apis(v1_first):
+            reply = await http.get("/notes/search", params, max_wait=max_wait)
+            if reply.status == 400:  # our query refused: no paper is found until it is fixed, so say so
+                log.warning("OpenReview %s refused a title search (HTTP 400)", api)
+                log.debug("OpenReview's answer: %r", reply.text[:200])  # may echo the title someone typed
+            body = http.answer(reply, "search", unknown=(400, 404))
+            for note in self._checked(api, http, body)[:SEARCH_LIMIT]:
+                forum = clean.ident(note.get("forum"), 64)
+                if forum is None or note.get("id") != forum or not _NOTE_ID.fullmatch(forum):
+                    continue  # a reply, or no usable id
+                title = clean.text(_value(clean.mapping(note.get("content")), "title", api), clean.TITLE_MAX)
+                hits.append(ForumHit(forum, title))
+            if any(hit.title and normalize_title(hit.title) == wanted for hit in hits):
+                break
         return hits
 
-    async def _notes(self, params: dict[str, str], max_wait: float | None) -> list[dict[str, Any]]:
-        reply = await self.http.get("/notes", {**params, "limit": str(NOTES_LIMIT)}, max_wait=max_wait)
-        body = self.http.answer(reply, "notes", unknown=(400, 403, 404))  # malformed, not public, unknown
+    async def _notes(
+        self, api: Api, http: SourceHttp, params: dict[str, str], max_wait: float | None
+    ) -> list[dict[str, Any]]:
+        reply = await http.get("/notes", {**params, "limit": str(NOTES_LIMIT)}, max_wait=max_wait)
+        if reply.status == 403:
+            log.warning(
+                "OpenReview %s refused %s (HTTP 403 Forbidden: not public to guests): %r",
+                api,
+                params,
+                reply.text[:200],
+            )
+        body = http.answer(reply, "notes", unknown=(400, 403, 404))  # malformed, forbidden, unknown
+        return self._checked(api, http, body)
+
+    @staticmethod
+    def _checked(api: Api, http: SourceHttp, body: Any) -> list[dict[str, Any]]:
+        """The answer's notes, each in ``api``'s shape; an answer of another shape is refused (logged)."""
         if body is None:
             return []
         if not isinstance(body, dict) or not isinstance(body.get("notes"), list):
-            raise self.http.unavailable("answered notes with something other than {notes: [...]}")
-        return [note for note in body["notes"] if isinstance(note, dict)]
+            raise http.unavailable("answered notes with something other than {notes: [...]}")
+        notes = body["notes"]
+        if not all(isinstance(n, dict) and _shape(n) == api for n in notes):
+            log.warning(
+                "OpenReview API %s answered notes not in its own shape (v1 and v2 mixed?): none read", api
+            )
+            raise http.unavailable(f"answered notes not in API {api}'s shape")
+        return list(notes)

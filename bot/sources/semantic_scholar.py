@@ -2,8 +2,9 @@
 
 Shapes: the Graph API's OpenAPI description (https://api.semanticscholar.org/api-docs/graph): ``GET
 /paper/{id}``, ``POST /paper/batch`` (at most 500 ids, ``null`` for unknown ones), ``GET /paper/search/match``
-(404 "Title match not found") and ``GET /paper/search``. Rate: 1 request/s with a key (API overview); the
-anonymous pool 429s whatever our pace, so the client keeps 1/s and rides 429s out. Attribution: the API
+(404 "Title match not found") and ``GET /paper/search``; DOIs come upper-cased and are kept lower-case.
+Rate: 1 request/s with a key (https://www.semanticscholar.org/product/api, "Rate limits"); the anonymous
+pool 429s whatever our pace, so the client keeps 1/s and waits each 429 out. Attribution: the API
 License Agreement (https://www.semanticscholar.org/product/api/license) asks for "Semantic Scholar" and a
 link back (``utm_source=api``): :data:`ATTRIBUTION_TEXT`, :data:`ATTRIBUTION_URL`, :func:`paper_page_url`.
 """
@@ -17,7 +18,8 @@ from typing import Any, Unpack
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from bot.sources import clean
-from bot.sources.http import ClientOptions, RateLimit, SourceClient
+from bot.sources.http import ClientOptions, SourceClient
+from bot.sources.pace import RateLimit
 from bot.sources.records import Candidate
 
 SOURCE = "semantic_scholar"
@@ -73,8 +75,9 @@ class ScholarPaper:
 
     @property
     def doi(self) -> str | None:
-        """The DOI, when Semantic Scholar knows one."""
-        return self.external_id("DOI")
+        """The DOI, lower-cased (Semantic Scholar upper-cases them; DOIs are case-insensitive)."""
+        doi = self.external_id("DOI")
+        return doi.lower() if doi else None
 
 
 def arxiv_ref(arxiv_id: str) -> str:
@@ -221,7 +224,7 @@ class SemanticScholarClient(SourceClient):
             year=clean.year(entry.get("year")),
             venue=clean.text(entry.get("venue"), clean.VENUE_MAX),
             arxiv_id=ids.get("ArXiv"),
-            doi=ids.get("DOI"),
+            doi=ids["DOI"].lower() if "DOI" in ids else None,
             score=_score(entry.get("matchScore")),
             url=clean.url(entry.get("url")),
         )

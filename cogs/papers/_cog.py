@@ -1,18 +1,21 @@
-"""/paper: show (anyone), refresh (organizers). Thin: read the option, ask bot.services.papers.queries for the card's values,
-render it (cogs.papers._render); resolve (organizers: cogs.papers._resolve), added to this cog's copy of the
-``paper`` group."""
+"""/paper: show (anyone), refresh (organizers), resolve (organizers: cogs.papers._resolve, added to this
+cog's copy of the ``paper`` group); and the papers' enrichment job, which tells the other features which
+papers' fields changed (``paper_enriched``)."""
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from discord import app_commands
 from discord.ext import commands
 
+from bot.background import Job, every
 from bot.client import Interaction, PaperclubBot
 from bot.layouts import escape_line
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import send_ephemeral, send_reply
 from bot.services.papers import queries
-from bot.services.papers.enrich import ask_again
+from bot.services.papers.enrich import ENRICH_EVERY, ENRICH_JOB, ask_again, by_guild, enrich_due
 from bot.services.site.config import get_site, paper_page_url
 from bot.transformers import guild_choices
 from cogs.papers import _render as render
@@ -42,6 +45,20 @@ class PapersCog(commands.Cog):
         self.bot = bot
         (group,) = [c for c in self.__cog_app_commands__ if isinstance(c, app_commands.Group)]
         group.add_command(resolve_command(bot))
+
+    async def cog_load(self) -> None:
+        await self.bot.background.add(Job(ENRICH_JOB, every(ENRICH_EVERY), self.enrich))
+
+    async def cog_unload(self) -> None:
+        await self.bot.background.remove(ENRICH_JOB)
+
+    async def enrich(self, now: datetime) -> int:
+        """Ask the sources about the papers due, then dispatch ``paper_enriched(guild_id, paper_ids)`` per
+        guild for the features showing them; returns how many papers changed."""
+        changed = await enrich_due(self.bot.sources, self.bot.session_factory, now)
+        for guild_id, paper_ids in by_guild(changed).items():
+            self.bot.dispatch("paper_enriched", guild_id, paper_ids)
+        return len(changed)
 
     @paper.command(
         name="show", description="A paper's card: TLDR, venue, links and the club's history with it"

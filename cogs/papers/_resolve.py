@@ -159,8 +159,7 @@ async def resolve(interaction: Interaction, paper: str) -> None:
             f"**{escape_line(alias.name, 300)}** already means **{escape(alias.paper_title, 300)}**{chosen}.",
         )
         return
-    arxiv = bot.arxiv if bot.settings.source_enabled("arxiv") else None
-    found = await find_candidates(bot.sources, arxiv, name, max_wait=SOURCE_WAIT, deadline=SOURCE_DEADLINE)
+    found = await find_candidates(bot.sources, name, max_wait=SOURCE_WAIT, deadline=SOURCE_DEADLINE)
     if not found.candidates:
         asked = "" if not found.unavailable else " " + (_unavailable_line(found) or "")
         await send_reply(

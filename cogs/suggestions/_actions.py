@@ -13,7 +13,6 @@ from discord.utils import escape_markdown
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
-from bot.arxiv import ArxivClient, ArxivMetadata, ArxivUnavailable
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, Conflict
 from bot.papers import PaperRef
@@ -36,7 +35,9 @@ from bot.services.suggestions.duplicates import TitleIndex, find_duplicate
 from bot.services.suggestions.metadata import stored_metadata_is_fresh
 from bot.services.suggestions.queries import SuggestionCard, card_by_id, get_card
 from bot.services.suggestions.votes import Press, ToggleResult, VoteWriter
-from cogs.sessions.publish import create_and_publish
+from bot.sources.arxiv import ArxivClient, ArxivMetadata
+from bot.sources.http import SourceUnavailable
+from cogs.sessions.publish import create_and_publish, reply_lines
 from cogs.suggestions._components import SessionFromSuggestionModal
 from cogs.suggestions._posting import PostRefresher, edit_post, publish, resolve_channel
 from cogs.suggestions._render import card_embed, duplicate_message, plural, post_link, safe_title
@@ -83,7 +84,7 @@ class SuggestionActions:
                 return None, False
         try:
             metadata = await self.arxiv.fetch(ref.arxiv_id)
-        except ArxivUnavailable as exc:
+        except SourceUnavailable as exc:
             log.warning("arXiv lookup of %s failed; saving without metadata: %s", ref.arxiv_id, exc)
             return None, True
         if metadata is None:
@@ -280,8 +281,7 @@ class SuggestionActions:
         ]
         if presenter is not None:
             lines.append(f"<@{presenter}> offered to present, so they are down as the presenter.")
-        lines.extend(published.notes)
-        lines.extend(published.warnings)
+        lines.extend(reply_lines(published))
         await send_ephemeral(interaction, "\n".join(lines))
 
     # ------------------------------------------------------------------ telling the submitter

@@ -1,5 +1,6 @@
 """Background work of the suggestions cog (it starts and stops it): recording poll results when a poll
-ends, and filling in arXiv metadata that could not be fetched at suggestion time.
+ends, filling in arXiv metadata that could not be fetched at suggestion time, and re-rendering the posts
+of papers the sources' answers changed (``paper_enriched``, from the papers cog's job).
 
 Both are ``once`` jobs of bot/background.py: each slot runs in one process of the deployment, whichever
 claims it (they use REST only, no gateway). Poll ends are found by a check every :data:`CHECK_EVERY`, not
@@ -19,7 +20,6 @@ import discord
 from bot.background import Job, every
 from bot.client import PaperclubBot
 from bot.replies import NO_MENTIONS
-from bot.services.papers.enrich import enrich_due
 from bot.services.papers.metadata import fetch_and_store
 from bot.services.suggestions.duplicates import TitleIndex
 from bot.services.suggestions.metadata import papers_missing_metadata, suggestions_of_paper
@@ -34,32 +34,33 @@ ENRICH_EVERY = timedelta(minutes=10)
 ENRICH_BATCH = 5
 POLLS_JOB = "suggestions.polls"
 METADATA_JOB = "suggestions.metadata"
-PAPERS_EVERY = timedelta(minutes=2)
-PAPERS_JOB = "papers.enrich"
 
 
 class SuggestionBackground:
     """The poll-result and metadata jobs; ``refresh_post`` re-renders a suggestion's post."""
 
     def __init__(
-        self, bot: PaperclubBot, titles: TitleIndex, refresh_post: Callable[[int], Awaitable[None]]
+        self,
+        bot: PaperclubBot,
+        titles: TitleIndex,
+        refresh_post: Callable[[int], Awaitable[None]],
+        request_refresh: Callable[[int], None],
     ) -> None:
         self.bot = bot
         self.arxiv = bot.arxiv  # shared, owned and closed by the bot
         self.titles = titles
         self.refresh_post = refresh_post
+        self.request_refresh = request_refresh
 
     async def start(self) -> None:
         """Add the two jobs (from cog_load)."""
         await self.bot.background.add(Job(POLLS_JOB, every(CHECK_EVERY), self.finish_due_polls))
         await self.bot.background.add(Job(METADATA_JOB, every(ENRICH_EVERY), self.enrich_pending))
-        await self.bot.background.add(Job(PAPERS_JOB, every(PAPERS_EVERY), self.enrich_papers))
 
     async def stop(self) -> None:
         """Remove them (from cog_unload)."""
         await self.bot.background.remove(POLLS_JOB)
         await self.bot.background.remove(METADATA_JOB)
-        await self.bot.background.remove(PAPERS_JOB)
 
     # ------------------------------------------------------------------ polls
 
@@ -134,26 +135,13 @@ class SuggestionBackground:
                 await self.refresh_post(suggestion_id)
         return len(stored)
 
-    # ------------------------------------------------------------------ the outside sources
+    # ------------------------------------------------------------------ the outside sources' answers
 
-    async def enrich_papers(self, now: datetime) -> int:
-        """Enrich the papers due from Semantic Scholar, Hugging Face and the DOI agencies, re-render their
-        suggestion posts, and dispatch ``paper_enriched(guild_id, paper_ids)`` per guild for the other
-        features' posts; returns how many papers changed."""
-        changed = await enrich_due(self.bot.sources, self.bot.session_factory, now)
-        by_guild: dict[int, list[int]] = {}
-        for paper in changed:
-            by_guild.setdefault(paper.guild_id, []).append(paper.paper_id)
-        for guild_id, paper_ids in by_guild.items():
-            self.titles.forget(guild_id)
-            await self.refresh_papers(tuple(paper_ids))
-            self.bot.dispatch("paper_enriched", guild_id, tuple(paper_ids))
-        return len(changed)
-
-    async def refresh_papers(self, paper_ids: tuple[int, ...]) -> None:
-        """Re-render the suggestion posts showing these papers."""
+    async def refresh_papers(self, guild_id: int, paper_ids: tuple[int, ...]) -> None:
+        """Have the suggestion posts showing these papers re-rendered (``paper_enriched``)."""
+        self.titles.forget(guild_id)
         for paper_id in paper_ids:
             async with self.bot.session_factory() as session:
                 suggestion_ids = await suggestions_of_paper(session, paper_id)
             for suggestion_id in suggestion_ids:
-                await self.refresh_post(suggestion_id)
+                self.request_refresh(suggestion_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from datetime import timedelta
@@ -70,7 +71,9 @@ class SuggestionsCog(commands.Cog):
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
         self.actions = SuggestionActions(bot, TitleIndex())
-        self.background = SuggestionBackground(bot, self.actions.titles, self.actions.refresh_post)
+        self.background = SuggestionBackground(
+            bot, self.actions.titles, self.actions.refresh_post, self.actions.refresher.request
+        )
         self._readers = read_only_session_factory(bot.engine)  # lists only read: no SQLite write lock
         # Right-click a message → Apps → Suggest this paper (a message command; no privileged intent).
         self.suggest_menu = app_commands.guild_only(
@@ -91,6 +94,12 @@ class SuggestionsCog(commands.Cog):
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.unregister(PAGER)
         self.bot.tree.remove_command(self.suggest_menu.name, type=self.suggest_menu.type)
+
+    @commands.Cog.listener()
+    async def on_paper_enriched(self, guild_id: int, paper_ids: tuple[int, ...]) -> None:
+        """The sources' fields of these papers changed: re-render the posts showing them."""
+        self.actions.refresher.follow(asyncio.current_task())
+        await self.background.refresh_papers(guild_id, paper_ids)
 
     @commands.Cog.listener()
     async def on_suggestions_changed(self, guild_id: int, suggestion_ids: tuple[int, ...]) -> None:

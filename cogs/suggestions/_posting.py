@@ -121,6 +121,7 @@ class PostRefresher:
         self._refresh = refresh
         self._running: dict[int, asyncio.Task[None]] = {}
         self._dirty: set[int] = set()
+        self._requesters: set[asyncio.Task[Any]] = set()
 
     def request(self, suggestion_id: int) -> None:
         if suggestion_id in self._running:
@@ -140,10 +141,18 @@ class PostRefresher:
         finally:
             self._running.pop(suggestion_id, None)
 
+    def follow(self, task: asyncio.Task[Any] | None) -> None:
+        """Count ``task`` (a listener about to request refreshes) as pending until it ends."""
+        if task is not None:
+            self._requesters.add(task)
+            task.add_done_callback(self._requesters.discard)
+
     async def wait_idle(self) -> None:
-        """Until every pending refresh has finished (tests, shutdown)."""
-        while self._running:
-            await asyncio.gather(*self._running.values(), return_exceptions=True)
+        """Until every pending refresh, and every followed requester, has finished (tests, shutdown)."""
+        await asyncio.sleep(0)  # a just-dispatched listener starts, and is followed
+        while self._running or self._requesters - {asyncio.current_task()}:
+            pending = [*self._running.values(), *(self._requesters - {asyncio.current_task()})]
+            await asyncio.gather(*pending, return_exceptions=True)
 
     async def cancel_all(self) -> None:
         """Cancel every refresh and wait for each to end (before the bot disposes of the engine)."""

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from cogs.suggestions._background import PAPERS_EVERY
+from bot.services.papers.enrich import ENRICH_EVERY as PAPERS_EVERY
 from tests.series.helpers import is_ephemeral
 from tests.suggestions.conftest import TAU_BENCH
 from tests.suggestions.helpers import latest_suggestion_id, post_fields, post_of, suggest, use_channel
@@ -142,3 +142,24 @@ async def test_reading_search_finds_the_paper_by_its_tldr_and_venue_once_enrichm
         callback = env.standin.requests_to("POST", r"/interactions/\d+/.+/callback$")[-1]
         assert callback.json["data"]["allowed_mentions"]["parse"] == []  # "@everyone" as typed, no ping
         assert [b["label"] for b in found.buttons][:1] == ["arXiv"]
+
+
+async def test_a_2023_openreview_forum_gets_its_venue_and_decision_from_api_v1(discord_env, arxiv) -> None:
+    """ICLR 2023 is held by OpenReview's API v1 only: a suggestion of its forum link shows the venue and the
+    decision once enrichment lands."""
+    env = discord_env
+    env.openreview.add_submission(
+        "iclr23Frm1",
+        "Old But Gold: Environments Before 2024",
+        venue="ICLR 2023 notable top 25%",
+        venue_id="ICLR.cc/2023/Conference",
+        number=1234,
+        decision="Accept: notable-top-25%",
+    )
+    await use_channel(env)
+    answer = await suggest(env, env.members[0], paper="https://openreview.net/forum?id=iclr23Frm1")
+    assert "Thanks" in answer.content
+    suggestion_id = await latest_suggestion_id(env)
+    shown = (await enriched_post(env, suggestion_id))["The paper"]
+    assert "ICLR 2023 notable top 25% · Accept: notable-top-25% · 2023" in shown
+    assert {seen.path for seen in env.openreview.requests} == {"/notes", "/v1/notes"}

@@ -5,17 +5,21 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.papers import parse_paper_ref
 from bot.services.papers.enrich import REFRESH_AFTER, RETRY_FIRST, RETRY_MAX, enrich_due, retry_after
+from bot.services.papers.metadata import fill_missing_metadata
 from bot.services.papers.store import get_or_create_paper
+from bot.sources.arxiv import ArxivClient
 from bot.sources.clients import SourceClients
 from bot.sources.huggingface import HuggingFaceClient
 from bot.sources.openreview import OpenReviewClient
 from bot.sources.semantic_scholar import SemanticScholarClient
 from db.models import Paper
+from standin.arxiv import ArxivStandin
 from standin.huggingface import HuggingFaceStandin
 from standin.openreview import OpenReviewStandin
 from standin.semantic_scholar import SemanticScholarStandin
@@ -228,3 +232,156 @@ async def test_an_arxiv_paper_finds_its_openreview_forum_by_its_exact_title_once
         assert len(openreview.requests) == seen  # the refresh asks only for counts and links
     finally:
         await clients.close()
+
+
+async def test_thirty_new_papers_under_the_guest_limit_with_a_lockout(
+    session_factory: async_sessionmaker[AsyncSession],
+    semantic_scholar: SemanticScholarStandin,
+    huggingface: HuggingFaceStandin,
+    openreview: OpenReviewStandin,
+    timer: VirtualTimer,
+) -> None:
+    """30 new arXiv papers, each on OpenReview (five at ICLR 2023, on API v1 only), against the guest limit
+    of 20 a minute, and a 30-minute lockout after 25 requests: the run spreads OpenReview's requests out
+    instead of failing papers, a paper OpenReview could not answer still gets Hugging Face's fields and
+    waits for the lockout's end, and the next run after it completes every paper; no request goes over
+    the limit and the lockout is met once."""
+    ids = [f"2410.{30000 + n}" for n in range(30)]
+    for n, arxiv_id in enumerate(ids):
+        old = n < 5
+        title = f"Environment Paper Number {n}"
+        venue = "ICLR 2023" if old else "ICLR 2025"
+        year = 2023 if old else 2025
+        semantic_scholar.add(f"s2-{n}", title, arxiv_id=arxiv_id, venue=venue, year=year, tldr=f"TLDR {n}")
+        huggingface.add(arxiv_id, title, github_repo=f"https://github.com/club/p{n}")
+        openreview.add_submission(
+            f"forum{n:05d}",
+            title,
+            venue=f"{venue} poster",
+            venue_id=f"ICLR.cc/{year}/Conference",
+            number=n + 1,
+            decision="Accept (poster)" if not old else "Accept: poster",
+        )
+    async with session_factory() as session, session.begin():
+        for arxiv_id in ids:
+            await get_or_create_paper(session, GUILD, parse_paper_ref(arxiv_id))
+    openreview.lock_out_after = 25
+    clients = SourceClients(
+        semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
+        huggingface=HuggingFaceClient(huggingface.url, timer=timer),
+        openreview=OpenReviewClient(openreview.url, v1_url=openreview.v1_url, timer=timer),
+    )
+
+    async def rows() -> list[Paper]:
+        async with session_factory() as session:
+            return list((await session.scalars(select(Paper).order_by(Paper.id))).all())
+
+    try:
+        await enrich_due(clients, session_factory, NOW)
+        first = await rows()
+        assert all(r.code_url and r.tldr for r in first)  # OpenReview's trouble skipped nothing else
+        done = [r for r in first if r.enriched_at is not None]
+        waiting = [r for r in first if r.enriched_at is None]
+        assert 0 < len(done) < 30
+        assert all(r.decision for r in done)
+        lockout_end = timer.wall() + timedelta(seconds=1800)
+        assert all(r.enrich_retry_at and r.enrich_retry_at <= lockout_end for r in waiting)
+        assert all(r.enrich_failures == 0 for r in waiting)  # told when: not a source down
+
+        timer.advance(1801)
+        later = NOW + timedelta(minutes=31)
+        await enrich_due(clients, session_factory, later)
+        final = await rows()
+        assert all(r.enriched_at is not None and r.decision and r.venue for r in final)
+        assert {r.decision for r in final[:5]} == {"Accept: poster"}  # from API v1
+    finally:
+        await clients.close()
+    assert openreview.refused_too_fast == []
+    assert [seen.status for seen in openreview.requests].count(429) == 1
+
+
+@pytest.mark.parametrize("bad", ["totals", "mixed_shapes"])
+async def test_an_answer_of_the_wrong_shape_stores_nothing_and_is_asked_again(
+    session_factory: async_sessionmaker[AsyncSession],
+    semantic_scholar: SemanticScholarStandin,
+    huggingface: HuggingFaceStandin,
+    openreview: OpenReviewStandin,
+    timer: VirtualTimer,
+    caplog: pytest.LogCaptureFixture,
+    bad: str,
+) -> None:
+    """Hugging Face's totals as a negative number and a string, or OpenReview's v2 answer carrying v1-shaped
+    notes: nothing from that answer is stored, a warning says why, the other sources' fields are, and the
+    paper is asked again later, when the source's answer is whole."""
+    semantic_scholar.add("s2-b", "Broken Answers", arxiv_id="2412.00001", venue="ICLR 2025", tldr="A TLDR.")
+    totals: dict[str, object] = {"models": -3, "spaces": "5"} if bad == "totals" else {}
+    huggingface.add("2412.00001", "Broken Answers", github_repo="https://github.com/a/b", totals=totals)
+    openreview.add_submission(
+        "brokenFrm1",
+        "Broken Answers",
+        venue="ICLR 2025 poster",
+        venue_id="ICLR.cc/2025/Conference",
+        decision="Accept",
+    )
+    openreview.mixed_shapes = bad == "mixed_shapes"
+    async with session_factory() as session, session.begin():
+        paper_id = (await get_or_create_paper(session, GUILD, parse_paper_ref("2412.00001"))).id
+    clients = SourceClients(
+        semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
+        huggingface=HuggingFaceClient(huggingface.url, timer=timer),
+        openreview=OpenReviewClient(openreview.url, timer=timer),
+    )
+    try:
+        with caplog.at_level("WARNING", logger="paperclub.sources"):
+            await enrich_due(clients, session_factory, NOW)
+        async with session_factory() as session:
+            row = await session.get(Paper, paper_id)
+            assert row is not None
+            assert row.tldr == "A TLDR."
+            if bad == "totals":
+                assert (row.code_url, row.hf_models, row.hf_spaces) == (None, None, None)
+                assert "numTotalModels" in caplog.text
+            else:
+                assert (row.decision, row.openreview_url) == (None, None)
+                assert "not in its own shape" in caplog.text
+            assert row.enriched_at is None
+            assert row.enrich_retry_at == NOW + RETRY_FIRST
+        huggingface.papers["2412.00001"].page.update(numTotalModels=0, numTotalSpaces=0)
+        openreview.mixed_shapes = False
+        await enrich_due(clients, session_factory, NOW + RETRY_FIRST)
+        async with session_factory() as session:
+            row = await session.get(Paper, paper_id)
+            assert row is not None
+            assert (row.code_url, row.decision) == ("https://github.com/a/b", "Accept")
+            assert row.enriched_at == NOW + RETRY_FIRST
+    finally:
+        await clients.close()
+
+
+async def test_an_arxiv_error_entry_stores_nothing_and_is_asked_again(
+    session_factory: async_sessionmaker[AsyncSession],
+    paced_arxiv: ArxivStandin,
+    timer: VirtualTimer,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    paced_arxiv.add("2412.00002", "From arXiv", ["A. Author"], "An abstract.")
+    async with session_factory() as session, session.begin():
+        paper_id = (await get_or_create_paper(session, GUILD, parse_paper_ref("2412.00002"))).id
+    arxiv = ArxivClient(paced_arxiv.url, timer=timer)
+    try:
+        paced_arxiv.mode = "error_entry"
+        with caplog.at_level("WARNING", logger="paperclub.sources"):
+            assert await fill_missing_metadata(arxiv, session_factory, [paper_id], NOW, budget=None) == []
+        assert "error entry" in caplog.text
+        async with session_factory() as session:
+            row = await session.get(Paper, paper_id)
+            assert row is not None
+            assert (row.title, row.metadata_fetched_at) == ("arXiv:2412.00002", None)  # still to fetch
+        paced_arxiv.mode = "ok"
+        assert len(await fill_missing_metadata(arxiv, session_factory, [paper_id], NOW, budget=None)) == 1
+        async with session_factory() as session:
+            row = await session.get(Paper, paper_id)
+            assert row is not None
+            assert (row.title, row.authors) == ("From arXiv", "A. Author")
+    finally:
+        await arxiv.close()

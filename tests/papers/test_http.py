@@ -7,7 +7,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.sources import clean
-from bot.sources.http import MAX_RETRY_AFTER, Pacer, RateLimit, retry_after_seconds, user_agent
+from bot.sources.http import RATE_LIMITED_TRIES, SourceUnavailable, user_agent
+from bot.sources.pace import MAX_RETRY_AFTER, Pacer, RateLimit, retry_after_seconds
+from bot.sources.semantic_scholar import SemanticScholarClient
+from standin.semantic_scholar import SemanticScholarStandin
 from tests.papers.helpers import VirtualTimer
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
@@ -92,3 +95,21 @@ def test_cleaning_rules() -> None:
     assert clean.mapping([1]) == {}
     assert clean.items({"a": 1}) == []
     assert len(clean.query("q " * 1000)) == clean.QUERY_MAX
+
+
+async def test_short_429s_are_waited_out_a_few_times_then_the_source_is_busy(timer: VirtualTimer) -> None:
+    """A 1 s Retry-After costs 1 s and no retry; a source that keeps refusing is left for now, saying when."""
+    async with SemanticScholarStandin(clock=timer.monotonic) as standin:
+        standin.add("s2", "A paper", arxiv_id="2401.00001")
+        client = SemanticScholarClient(standin.base, timer=timer, retries=0)
+        try:
+            standin.rate_limit_next(RATE_LIMITED_TRIES - 1, retry_after=1)
+            assert await client.paper("ARXIV:2401.00001", max_wait=60) is not None
+            assert timer.slept == [1.0] * (RATE_LIMITED_TRIES - 1)
+            standin.rate_limit_next(100, retry_after=1)
+            with pytest.raises(SourceUnavailable, match="times in a row") as info:
+                await client.paper("ARXIV:2401.00001", max_wait=60)
+            assert info.value.retry_at is not None
+        finally:
+            await client.close()
+    assert [seen.status for seen in standin.requests].count(429) == 2 * RATE_LIMITED_TRIES - 1

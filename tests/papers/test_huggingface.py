@@ -1,5 +1,7 @@
-"""The Hugging Face client against its stand-in: the paper page and its linked repos, not indexed, search,
-the 500-per-5-minutes window (RateLimit headers), 5xx, slow, garbage and hostile links."""
+"""The Hugging Face client against its stand-in: the paper page with its totals and the most liked repos
+from the documented list routes, not indexed, search (its 250-character query, a refusal), the
+500-per-5-minutes window (RateLimit headers), totals that are not counts, 5xx, slow, garbage and hostile
+links."""
 
 from __future__ import annotations
 
@@ -71,10 +73,48 @@ async def test_paper_page_with_links(client: HuggingFaceClient, huggingface: Hug
     assert paper.spaces.count == 4
     assert len(paper.spaces.top) == TOP_REPOS
     assert paper.spaces.top[0].url == "https://huggingface.co/spaces/example/tmax-demo"
-    assert [seen.path for seen in huggingface.requests] == [
-        "/api/papers/2601.00001",
-        "/api/arxiv/2601.00001/repos",
+    assert [(seen.path, seen.query) for seen in huggingface.requests] == [
+        ("/api/papers/2601.00001", {}),
+        *(
+            (f"/api/{kind}", {"filter": "arxiv:2601.00001", "sort": "likes", "limit": "3"})
+            for kind in ("models", "datasets", "spaces")
+        ),
     ]
+
+
+async def test_counts_come_from_the_totals_and_only_kinds_there_are_listed(
+    client: HuggingFaceClient, huggingface: HuggingFaceStandin
+) -> None:
+    """The paper's totals are the counts (the lists are asked only for the few most liked, and only for a
+    kind the paper has); a paper the Hub gives no totals for has unknown counts."""
+    huggingface.add("2602.00002", "Models only", models=[repo("m/a", 1)], totals={"models": 120})
+    paper = await client.paper("2602.00002")
+    assert paper is not None
+    assert (paper.models.count, paper.datasets.count, paper.spaces.count) == (120, 0, 0)
+    assert [seen.path for seen in huggingface.requests] == ["/api/papers/2602.00002", "/api/models"]
+    huggingface.add("2602.00003", "No totals")
+    for field in ("numTotalModels", "numTotalDatasets", "numTotalSpaces"):
+        del huggingface.papers["2602.00003"].page[field]
+    bare = await client.paper("2602.00003")
+    assert bare is not None
+    assert (bare.models.count, bare.datasets.count, bare.spaces.count) == (None, None, None)
+
+
+@pytest.mark.parametrize("total", [-3, "5", 2.5, True])
+async def test_totals_that_are_not_counts_refuse_the_answer(
+    client: HuggingFaceClient,
+    huggingface: HuggingFaceStandin,
+    caplog: pytest.LogCaptureFixture,
+    total: object,
+) -> None:
+    """Bad input: nothing is read from such an answer, a warning says why (the paper is asked again later)."""
+    huggingface.add("2602.00004", "Odd", github_repo="https://github.com/a/b", totals={"datasets": total})
+    with (
+        caplog.at_level("WARNING", logger="paperclub.sources"),
+        pytest.raises(SourceUnavailable, match="count"),
+    ):
+        await client.paper("2602.00004")
+    assert "numTotalDatasets" in caplog.text
 
 
 async def test_not_indexed_is_none_without_asking_for_repos(
@@ -86,14 +126,14 @@ async def test_not_indexed_is_none_without_asking_for_repos(
     assert len(huggingface.requests) == 1
 
 
-async def test_repos_of_a_paper_not_indexed(
+async def test_repos_citing_a_paper_not_indexed(
     client: HuggingFaceClient, huggingface: HuggingFaceStandin
 ) -> None:
     huggingface.citing["2604.00004"] = {"models": [repo("m/one", 2)], "datasets": [], "spaces": []}
-    links = await client.repos("2604.00004")
-    assert links["models"].count == 1
-    assert links["datasets"].count == 0
-    assert (await client.repos("2699.99999"))["spaces"].count == 0
+    assert [r.repo_id for r in await client.top("models", "2604.00004")] == ["m/one"]
+    assert await client.top("datasets", "2604.00004") == ()
+    assert await client.top("spaces", "2699.99999") == ()
+    assert await client.top("users", "2604.00004") == ()  # not a kind: never sent
 
 
 async def test_search_candidates(client: HuggingFaceClient, huggingface: HuggingFaceStandin) -> None:
@@ -105,18 +145,32 @@ async def test_search_candidates(client: HuggingFaceClient, huggingface: Hugging
         "2601.00001",
         "2601.00001",
     )
-    assert (candidate.title, candidate.year, candidate.score) == (TMAX, 2024, None)
+    assert (candidate.title, candidate.year, candidate.score) == (TMAX, 2026, None)  # its id's month
     assert candidate.authors == ("Hamish Ivison", "Ada Lovelace")
     assert await client.search("no such words") == []
     assert huggingface.requests[0].query == {"q": "TMax", "limit": "5"}
+    assert await client.search("TMax " + "word " * 100) == []  # cut to the 250 characters the Hub takes
+    assert len(huggingface.requests[-1].query["q"]) == 250
+
+
+async def test_a_refused_search_is_not_no_candidates(
+    client: HuggingFaceClient, huggingface: HuggingFaceStandin, caplog: pytest.LogCaptureFixture
+) -> None:
+    huggingface.fail_next(1, status=400)
+    with (
+        caplog.at_level("WARNING", logger="paperclub.sources"),
+        pytest.raises(SourceUnavailable, match="400"),
+    ):
+        await client.search("TMax")
+    assert "refused a paper search (HTTP 400)" in caplog.text
 
 
 async def test_the_five_minute_window_is_kept(huggingface: HuggingFaceStandin, timer: VirtualTimer) -> None:
     """260 papers are 520 requests: past the anonymous 500 per 5 minutes, a background client (one that may
     wait out a window) waits for the next window instead of being refused; an interactive one (10 s at
     most) says the source is unavailable until then."""
-    for n in range(260):
-        huggingface.add(f"2605.{n:05d}", f"Paper {n}")
+    for n in range(260):  # each with one model: the page, and the list of its most liked models
+        huggingface.add(f"2605.{n:05d}", f"Paper {n}", models=[repo(f"m/{n}")])
     hub = HuggingFaceClient(huggingface.url, timer=timer)
     try:
         for n in range(250):
@@ -143,9 +197,9 @@ async def test_the_window_is_modelled_so_an_unpaced_client_is_refused(
     try:
         for _ in range(250):
             for hub in clients:
-                await hub.repos("2601.00001")
-        with pytest.raises(SourceUnavailable, match="429"):
-            await clients[0].repos("2601.00001")
+                await hub.top("models", "2601.00001")
+        with pytest.raises(SourceUnavailable, match="wait"):  # refused; the window's end is past 10 s
+            await clients[0].top("models", "2601.00001")
     finally:
         for hub in clients:
             await hub.close()
@@ -184,11 +238,8 @@ async def test_5xx_slow_and_garbage(huggingface: HuggingFaceStandin, timer: Virt
         huggingface.mode = "wrong_types"
         with pytest.raises(SourceUnavailable):
             await hub.search("TMax")  # the list became an object
-        paper = await hub.paper("2601.00001")
-        assert paper is not None
-        assert paper.title is None
-        assert paper.upvotes is None
-        assert paper.models.count == 0  # the repo lists became objects: nothing known
+        with pytest.raises(SourceUnavailable, match="not a count"):
+            await hub.paper("2601.00001")  # the totals became strings: nothing read
     finally:
         await hub.close()
 

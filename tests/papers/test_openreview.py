@@ -1,5 +1,6 @@
-"""The OpenReview client against its stand-in: venue and decision only (never a review's text), a review's
-id leading to its forum, unknown forums, the RateLimitError body's resetTime, pacing, trouble."""
+"""The OpenReview client against its stand-in: venue and decision only (never a review's text), from API v2
+or, for the venues only v1 holds, API v1; a review's id leading to its forum, unknown and forbidden forums,
+the guest limit, the RateLimitError body's resetTime, a lockout, answers of mixed shapes, trouble."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import pytest
 
 from bot.sources import clean
 from bot.sources.http import SourceUnavailable
-from bot.sources.openreview import OpenReviewClient
+from bot.sources.openreview import OpenReviewClient, held_by_v1
+from bot.sources.pace import RateLimit
 from standin.http_service import hostile_text
 from standin.openreview import OpenReviewStandin
-from tests.papers.helpers import VirtualTimer, assert_clean, gaps
+from tests.papers.helpers import VirtualTimer, assert_clean
 
 REVIEW_MARK = "REVIEW-TEXT-MUST-NOT-LEAK"
 
@@ -88,17 +90,169 @@ async def test_unknown_and_malformed_ids(client: OpenReviewClient, openreview: O
     assert len(openreview.requests) == 2  # neither was sent
 
 
-async def test_paced_to_one_per_second(timer: VirtualTimer) -> None:
-    async with OpenReviewStandin(clock=timer.monotonic, wall=timer.wall, limit=1, per=1.0) as standin:
-        seed(standin)
-        client = OpenReviewClient(standin.url, timer=timer)
-        try:
-            for _ in range(4):
-                assert await client.decision("tmaxForum1") is not None
-        finally:
-            await client.close()
-        assert standin.refused_too_fast == []
-        assert min(gaps([seen.at for seen in standin.requests])) >= 1.0
+async def test_paced_to_the_guest_limit(openreview: OpenReviewStandin, timer: VirtualTimer) -> None:
+    """20 requests a minute, across both APIs (openreview/openreview#254): the 21st waits for the window."""
+    seed(openreview)
+    client = OpenReviewClient(openreview.url, v1_url=openreview.v1_url, timer=timer)
+    try:
+        for _ in range(18):
+            assert await client.decision("tmaxForum1", max_wait=120) is not None  # v2: one request each
+        assert await client.decision("noSuchForum", max_wait=120) is None  # four: v2, v1, then by id
+        for _ in range(18):
+            assert await client.decision("tmaxForum1", max_wait=120) is not None
+    finally:
+        await client.close()
+    assert openreview.refused_too_fast == []
+    times = [seen.at for seen in openreview.requests]
+    assert len(times) == 40
+    assert all(later - earlier >= 60.0 for earlier, later in zip(times, times[20:], strict=False))
+    assert timer.elapsed == pytest.approx(60.0)
+
+
+async def test_the_guest_limit_is_modelled_so_an_unpaced_client_is_refused(
+    openreview: OpenReviewStandin, timer: VirtualTimer
+) -> None:
+    seed(openreview)
+    client = OpenReviewClient(openreview.url, timer=timer, limit=RateLimit(30, 60.0), retries=0)
+    try:
+        for _ in range(20):
+            await client.decision("tmaxForum1")
+        with pytest.raises(SourceUnavailable, match="wait"):
+            await client.decision("tmaxForum1")
+    finally:
+        await client.close()
+    assert len(openreview.refused_too_fast) == 1
+
+
+async def test_a_2023_forum_is_read_from_api_v1(openreview: OpenReviewStandin, timer: VirtualTimer) -> None:
+    """ICLR 2023 lives on API v1 only (openreview/openreview#299): asked of v2 first (nothing there), then
+    of v1, in v1's shapes (one ``invitation``, plain values)."""
+    openreview.add_submission(
+        "iclr23Frm1",
+        "Old But Gold: Environments Before 2024",
+        venue="ICLR 2023 notable top 25%",
+        venue_id="ICLR.cc/2023/Conference",
+        number=1234,
+        decision="Accept: notable-top-25%",
+        reviews=[f"{REVIEW_MARK} a fine paper"],
+    )
+    client = OpenReviewClient(openreview.url, v1_url=openreview.v1_url, timer=timer)
+    try:
+        decision = await client.decision("iclr23Frm1")
+        hits = await client.search_forums("Old But Gold")
+    finally:
+        await client.close()
+    assert decision is not None
+    assert (decision.venue, decision.venue_id, decision.decision) == (
+        "ICLR 2023 notable top 25%",
+        "ICLR.cc/2023/Conference",
+        "Accept: notable-top-25%",
+    )
+    assert decision.title == "Old But Gold: Environments Before 2024"
+    assert REVIEW_MARK not in repr(decision)
+    assert [(seen.path, seen.query.get("forum")) for seen in openreview.requests[:2]] == [
+        ("/notes", "iclr23Frm1"),
+        ("/v1/notes", "iclr23Frm1"),
+    ]
+    assert [hit.forum_id for hit in hits] == ["iclr23Frm1"]
+    assert [seen.path for seen in openreview.requests[2:]] == ["/notes/search", "/v1/notes/search"]
+
+
+@pytest.mark.parametrize(
+    ("venue", "year", "v1"),
+    [
+        ("ICLR 2023", 2023, True),
+        ("International Conference on Learning Representations", 2023, True),
+        ("NeurIPS", 2023, False),
+        ("NeurIPS", 2022, True),
+        ("ICML", 2021, True),
+        ("ICLR", 2024, False),
+        (None, None, False),
+    ],
+)
+def test_which_papers_api_v1_alone_holds(venue: str | None, year: int | None, v1: bool) -> None:
+    assert held_by_v1(venue, year) is v1
+
+
+async def test_a_paper_known_to_be_old_is_asked_of_v1_first(
+    openreview: OpenReviewStandin, timer: VirtualTimer
+) -> None:
+    """Two requests, not four, at 20 a minute: a 2023 ICLR paper's search and forum go to v1 first."""
+    openreview.add_submission(
+        "iclr23Frm1",
+        "Old But Gold",
+        venue="ICLR 2023 poster",
+        venue_id="ICLR.cc/2023/Conference",
+        decision="Accept",
+    )
+    client = OpenReviewClient(openreview.url, v1_url=openreview.v1_url, timer=timer)
+    try:
+        (hit,) = await client.search_forums("Old But Gold", v1_first=True)
+        decision = await client.decision(hit.forum_id, v1_first=True)
+    finally:
+        await client.close()
+    assert decision is not None
+    assert decision.decision == "Accept"
+    assert [seen.path for seen in openreview.requests] == ["/v1/notes/search", "/v1/notes"]
+
+
+async def test_without_v1_only_v2_is_asked(openreview: OpenReviewStandin, timer: VirtualTimer) -> None:
+    openreview.add_submission(
+        "nips22Frm1", "Old", venue="NeurIPS 2022", venue_id="NeurIPS.cc/2022/Conference"
+    )
+    client = OpenReviewClient(openreview.url, timer=timer)
+    try:
+        assert await client.decision("nips22Frm1") is None
+    finally:
+        await client.close()
+    assert {seen.path for seen in openreview.requests} == {"/notes"}
+
+
+async def test_answers_of_mixed_shapes_are_refused_and_logged(
+    openreview: OpenReviewStandin, timer: VirtualTimer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """v2 notes beside v1-shaped ones in one answer: nothing is read from it, a warning says why."""
+    seed(openreview)
+    openreview.mixed_shapes = True
+    client = OpenReviewClient(openreview.url, timer=timer)
+    try:
+        with (
+            caplog.at_level("WARNING", logger="paperclub.sources"),
+            pytest.raises(SourceUnavailable, match="shape"),
+        ):
+            await client.decision("tmaxForum1")
+        assert "not in its own shape" in caplog.text
+        openreview.mixed_shapes = False
+        assert await client.decision("tmaxForum1") is not None
+    finally:
+        await client.close()
+
+
+async def test_a_forbidden_forum_is_logged_as_such(
+    client: OpenReviewClient, openreview: OpenReviewStandin, caplog: pytest.LogCaptureFixture
+) -> None:
+    openreview.hidden.add("tmaxForum1")
+    with caplog.at_level("WARNING", logger="paperclub.sources"):
+        assert await client.decision("tmaxForum1") is None
+    assert "HTTP 403 Forbidden" in caplog.text
+
+
+async def test_a_lockout_fails_fast_until_it_ends(
+    client: OpenReviewClient, openreview: OpenReviewStandin, timer: VirtualTimer
+) -> None:
+    """Locked out for 30 minutes (openreview/openreview#437): one refused request, then no more until the
+    time the refusal named."""
+    openreview.lock_out(1800)
+    with pytest.raises(SourceUnavailable) as info:
+        await client.decision("tmaxForum1", max_wait=120)
+    assert info.value.retry_at is not None
+    assert (info.value.retry_at - timer.wall()).total_seconds() == pytest.approx(1800, abs=2)
+    for _ in range(3):
+        with pytest.raises(SourceUnavailable):
+            await client.decision("tmaxForum1", max_wait=120)
+    assert len(openreview.requests) == 1
+    timer.advance(1801)
+    assert await client.decision("tmaxForum1") is not None
 
 
 async def test_rate_limit_error_reset_time_is_honoured(
@@ -128,14 +282,8 @@ async def test_trouble(openreview: OpenReviewStandin, timer: VirtualTimer) -> No
             with pytest.raises(SourceUnavailable, match=reason):
                 await client.decision("tmaxForum1")
         openreview.mode = "wrong_types"  # the notes and their ids kept, everything else of the wrong type
-        decision = await client.decision("tmaxForum1")
-        assert decision is not None
-        assert (decision.title, decision.venue, decision.venue_id, decision.decision) == (
-            None,
-            None,
-            None,
-            None,
-        )
+        with pytest.raises(SourceUnavailable, match="shape"):  # not v2's shape: nothing read
+            await client.decision("tmaxForum1")
     finally:
         await client.close()
 
@@ -190,8 +338,9 @@ async def test_search_trouble(openreview: OpenReviewStandin, timer: VirtualTimer
             openreview.mode = mode
             with pytest.raises(SourceUnavailable, match=reason):
                 await client.search_forums("TMax")
-        openreview.mode = "wrong_types"  # ids kept, titles of the wrong type: found, but untitled
-        assert [(h.forum_id, h.title) for h in await client.search_forums("TMax")] == [("tmaxForum1", None)]
+        openreview.mode = "wrong_types"  # ids kept, the rest of the wrong type: not v2's shape, nothing read
+        with pytest.raises(SourceUnavailable, match="shape"):
+            await client.search_forums("TMax")
     finally:
         await client.close()
 

@@ -10,13 +10,13 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.arxiv import ArxivClient
 from bot.errors import BadInput
 from bot.papers import parse_paper_ref
 from bot.services.papers.aliases import choose, find_alias, list_aliases, unresolved_papers
 from bot.services.papers.enrich import due_papers
 from bot.services.papers.resolve import find_candidates
 from bot.services.papers.store import get_or_create_paper
+from bot.sources.arxiv import ArxivClient
 from bot.sources.clients import SourceClients
 from bot.sources.huggingface import HuggingFaceClient
 from bot.sources.semantic_scholar import SemanticScholarClient
@@ -60,12 +60,11 @@ async def test_every_source_is_asked_and_the_answers_merge(
 ) -> None:
     seed(semantic_scholar, huggingface, arxiv_standin)
     sources = clients(semantic_scholar, huggingface, timer)
-    arxiv = ArxivClient(arxiv_standin.url, min_interval=0)
+    sources.arxiv, sources.search_arxiv = ArxivClient(arxiv_standin.url, timer=timer), True
     try:
-        found = await find_candidates(sources, arxiv, "TMax")
+        found = await find_candidates(sources, "TMax")
     finally:
         await sources.close()
-        await arxiv.close()
     assert found.unavailable == ()
     best = found.candidates[0]
     assert best.arxiv_id == TMAX_ID
@@ -76,7 +75,7 @@ async def test_every_source_is_asked_and_the_answers_merge(
     assert semantic_scholar.count("/graph/v1/paper/search") == 2  # the match and the search
     assert found.unambiguous is None  # "TMax Lite" scores too close
     assert [c.doi for c in found.candidates] == [None, "10.1/other"]
-    assert (await find_candidates(SourceClients(), None, "TMax")).candidates == ()
+    assert (await find_candidates(SourceClients(), "TMax")).candidates == ()
 
 
 @pytest.mark.parametrize("trouble", ["down", "rate_limited", "garbage"])
@@ -90,7 +89,7 @@ async def test_a_source_in_trouble_contributes_nothing(semantic_scholar, hugging
         semantic_scholar.mode = "garbage"
     sources = clients(semantic_scholar, huggingface, timer)
     try:
-        found = await find_candidates(sources, None, "TMax")
+        found = await find_candidates(sources, "TMax")
     finally:
         await sources.close()
     assert found.unavailable == ("semantic_scholar",)
@@ -110,7 +109,7 @@ async def test_a_pick_rekeys_the_title_only_paper_and_is_remembered(
         assert [u.title for u in await unresolved_papers(session, GUILD)] == ["TMax", "Terminal-World"]
     sources = clients(semantic_scholar, huggingface, timer)
     try:
-        found = await find_candidates(sources, None, "tmax")
+        found = await find_candidates(sources, "tmax")
     finally:
         await sources.close()
     async with session_factory() as session, session.begin():
@@ -165,7 +164,7 @@ async def test_a_pick_the_guild_already_has_folds_the_title_row_into_it(
         known_id, named_id, both_id, one_id = known.id, named.id, both.id, one.id
     sources = clients(semantic_scholar, huggingface, timer)
     try:
-        found = await find_candidates(sources, None, "TMax")
+        found = await find_candidates(sources, "TMax")
     finally:
         await sources.close()
     async with session_factory() as session, session.begin():

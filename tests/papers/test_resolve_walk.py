@@ -72,7 +72,7 @@ async def test_auto_resolves_only_the_unambiguous_names(
     sources = clients(semantic_scholar, huggingface, timer)
     try:
         report = await walk(
-            session_factory, sources, None, GUILD, auto=True, ask=no_input, say=said.append, now=lambda: NOW
+            session_factory, sources, GUILD, auto=True, ask=no_input, say=said.append, now=lambda: NOW
         )
     finally:
         await sources.close()
@@ -128,7 +128,6 @@ async def test_the_walk_takes_a_number_none_skip_and_quit(
         report = await walk(
             session_factory,
             sources,
-            None,
             GUILD,
             auto=False,
             ask=ask,

@@ -19,6 +19,8 @@ NAMES = (
     "SEMANTIC_SCHOLAR_API_KEY",
     "HUGGINGFACE_API_URL",
     "OPENREVIEW_API_URL",
+    "OPENREVIEW_V1_API_URL",
+    "ARXIV_API_URL",
     "CROSSREF_API_URL",
     "CROSSREF_MAILTO",
     "DATACITE_API_URL",
@@ -40,6 +42,7 @@ def test_defaults_are_every_source_at_its_documented_root() -> None:
     assert settings.semantic_scholar_api_url == "https://api.semanticscholar.org/graph/v1"
     assert settings.huggingface_api_url == "https://huggingface.co"
     assert settings.openreview_api_url == "https://api2.openreview.net"
+    assert settings.openreview_v1_api_url == "https://api.openreview.net"
     assert settings.crossref_api_url == "https://api.crossref.org"
     assert settings.datacite_api_url == "https://api.datacite.org"
     assert settings.semantic_scholar_api_key is None
@@ -67,6 +70,7 @@ def test_paper_sources(monkeypatch: pytest.MonkeyPatch, value: str, expected: tu
         ("PAPER_SOURCES", "arxiv,arxiv", "PAPER_SOURCES is invalid (a source is listed twice)"),
         ("SEMANTIC_SCHOLAR_API_URL", "ftp://s2.example", "SEMANTIC_SCHOLAR_API_URL is invalid"),
         ("HUGGINGFACE_API_URL", "hf-mirror.example/api", "HUGGINGFACE_API_URL is invalid"),
+        ("OPENREVIEW_V1_API_URL", "or-mirror.example/v1", "OPENREVIEW_V1_API_URL is invalid"),
         ("CROSSREF_MAILTO", "two@a.org, b@c.org", "CROSSREF_MAILTO is invalid (must be one e-mail address)"),
         ("DATACITE_API_URL", "not a url", "DATACITE_API_URL is invalid"),
     ],
@@ -123,5 +127,19 @@ async def test_clients_follow_the_settings(monkeypatch: pytest.MonkeyPatch) -> N
         assert clients.crossref.mailto == "club@example.org"
         assert clients.crossref.http.base_url == "http://127.0.0.1:9"
         assert str(clients.crossref.http.pacer.limit) == "10 per 1 s"  # the polite pool
+        assert clients.search_arxiv
+        assert str(clients.arxiv.http.pacer.limit) == "1 per 3 s"
+    finally:
+        await clients.close()
+    monkeypatch.setenv("PAPER_SOURCES", "openreview")
+    monkeypatch.setenv("OPENREVIEW_V1_API_URL", "http://127.0.0.1:9/v1")
+    clients = SourceClients.from_settings(load_settings())
+    try:
+        assert clients.arxiv_search is None  # arXiv still gives an arXiv paper its title; not searched
+        assert clients.openreview is not None
+        assert clients.openreview.v1 is not None
+        assert clients.openreview.v1.base_url == "http://127.0.0.1:9/v1"
+        assert clients.openreview.v1.pacer is clients.openreview.http.pacer  # one guest limit for both
+        assert str(clients.openreview.http.pacer.limit) == "20 per 60 s"
     finally:
         await clients.close()

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from bot.app import build_bot
 from bot.demo.running import connected
 from bot.services.series import weeks as series_weeks
-from cogs.series._background import HORIZON_JOB
+from bot.services.series.background import HORIZON_JOB
 from db.models import ClubSession
 from db.models.reminders import NUDGE, SENT, Reminder
 from db.models.series import SeriesWeek

@@ -6,7 +6,6 @@ from datetime import timedelta
 
 import pytest
 
-from bot.arxiv import ArxivMetadata
 from bot.errors import BadInput, Conflict, NotAllowed, NotFound
 from bot.papers import parse_paper_ref
 from bot.services.papers.store import get_or_create_paper
@@ -22,6 +21,7 @@ from bot.services.suggestions.duplicates import TitleIndex
 from bot.services.suggestions.metadata import papers_missing_metadata, store_fetched_metadata
 from bot.services.suggestions.polls import choose_poll_options, due_polls, finish_poll, record_poll
 from bot.services.suggestions.queries import get_card, list_suggestions, search_suggestions
+from bot.sources.arxiv import ArxivMetadata
 from db.models import ClubSession, SessionPaper
 from tests.suggestions.conftest import NOW, TAU_BENCH
 

@@ -62,8 +62,9 @@ def test_arxiv_forms_are_one_paper(text: str) -> None:
         ("hep-th/9901001v2", "hep-th/9901001"),
         ("arXiv:hep-th/9901001", "hep-th/9901001"),
         ("https://arxiv.org/abs/hep-th/9901001", "hep-th/9901001"),
-        ("math.GT/0309136", "math.GT/0309136"),
-        ("math.gt/0309136v1", "math.GT/0309136"),
+        ("math.GT/0309136", "math/0309136"),  # the subject class is not part of the id (arXiv drops it)
+        ("math.gt/0309136v1", "math/0309136"),
+        ("https://arxiv.org/abs/math.GT/0309136", "math/0309136"),
         ("https://arxiv.org/pdf/math/0211159v1.pdf", "math/0211159"),
     ],
 )

@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from bot.demo.botenv import BotEnv
 from bot.demo.stage import Demo
+from bot.services.papers.enrich import ENRICH_EVERY
 from db.models import Paper
 from standin.huggingface import repo
 
@@ -80,8 +81,8 @@ async def tour(demo: Demo) -> None:
     demo.narrate("The next time, the name resolves at once (no source is asked)")
     await demo.invoke("paper resolve", {"paper": "tmax"}, member=demo.organizer)
 
-    demo.narrate("Two minutes later the sources' answers have landed: anyone can look at the paper's card")
-    await demo.clock.advance(timedelta(minutes=2, seconds=1))  # the papers.enrich job's next slot
+    demo.narrate("Seconds later the sources' answers have landed: anyone can look at the paper's card")
+    await demo.clock.advance(ENRICH_EVERY + timedelta(seconds=1))  # the papers.enrich job's next slot
     await demo.invoke("paper show", {"paper": "TMax"}, member=demo.members[0])
     async with demo.bot.session_factory() as db:
         if not await db.scalar(

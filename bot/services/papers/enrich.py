@@ -1,15 +1,6 @@
-"""Enriching papers from the outside sources, in the background: ask, merge, store.
-
-:func:`enrich_due` picks papers never enriched or enriched over :data:`REFRESH_AFTER` ago, asks Semantic
-Scholar for those with an arXiv id or DOI in one batch, OpenReview per paper with a forum (its venue and
-decision; a paper first enriched without one has its title searched there, and only a submission with the
-same title is taken) and Hugging Face per arXiv paper (a DOI-only paper: Crossref, or DataCite for arXiv's
-own DOIs), with no transaction open meanwhile, then merges each paper's answers
-(:mod:`bot.services.papers.merge`) in one short transaction. A source that is down, rate-limited or
-answering garbage is skipped for this run and leaves the others' fields; its client keeps to its published
-rate limit and its Retry-After. Callers run this from a ``once`` job (bot/background.py), whose lease in
-``job_runs`` makes one process of the deployment do each run.
-"""
+"""Enriching papers from the outside sources in the background (:func:`enrich_due`): each source asked on
+its own with no transaction open, every paper's answers merged (:mod:`bot.services.papers.merge`) in one
+short transaction; a paper a source failed for waits until the source said, or :func:`retry_after`."""
 
 from __future__ import annotations
 
@@ -18,7 +9,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -29,15 +20,21 @@ from bot.services.papers.metadata import id_label
 from bot.sources.clients import SourceClients
 from bot.sources.http import SourceUnavailable
 from bot.sources.huggingface import HubPaper
-from bot.sources.openreview import ReviewDecision
+from bot.sources.openreview import ReviewDecision, held_by_v1, worth_searching
 from bot.sources.records import DoiRecord
 from bot.sources.semantic_scholar import ScholarPaper, arxiv_ref, doi_ref, paper_page_url
 from db.models import Paper
 
 log = logging.getLogger("paperclub.papers")
+T = TypeVar("T")
 
+ENRICH_JOB = "papers.enrich"
+ENRICH_EVERY = timedelta(
+    seconds=5
+)  # a new paper's card fills within seconds; an idle run: its slot, one read
 REFRESH_AFTER = timedelta(days=7)
 BATCH = 50  # papers per run
+SOURCE_WAIT = 120.0  # seconds a call in the background may wait for its source's pace or a short Retry-After
 # A source failed for a paper: it waits, so the papers behind it are asked meanwhile. The first wait is a
 # few runs of the job; the cap keeps a paper from waiting longer than a day once the source is back.
 RETRY_FIRST = timedelta(minutes=10)
@@ -66,6 +63,14 @@ class Enriched:
 
     guild_id: int
     paper_id: int
+
+
+def by_guild(changed: Sequence[Enriched]) -> dict[int, tuple[int, ...]]:
+    """The changed papers' ids per guild, in order."""
+    found: dict[int, list[int]] = {}
+    for paper in changed:
+        found.setdefault(paper.guild_id, []).append(paper.paper_id)
+    return {guild_id: tuple(ids) for guild_id, ids in found.items()}
 
 
 def forum_of(key: str, openreview_url: str | None) -> str | None:
@@ -165,61 +170,107 @@ def doi_fields(record: DoiRecord) -> dict[str, Any]:
     return {"title": record.title, "authors": record.authors, "year": record.year, "venue": record.venue}
 
 
+Later = datetime | None
+"""When a source that failed for a paper may be asked again: the time it said, or None (it is down: the
+paper waits :func:`retry_after`)."""
+
+
 @dataclass
 class Gathered:
-    """Every source's answers per paper id, and the papers a source failed for (asked again later)."""
+    """Every source's answers per paper id, and for each paper a source failed for, when to ask again."""
 
     records: dict[int, list[SourceRecord]]
-    failed: set[int]
+    failed: dict[int, list[Later]]
+
+    def add(self, target: Target, source: str, fields: dict[str, Any], now: datetime) -> None:
+        """Keep one source's answer for the paper."""
+        self.records[target.paper_id].append(SourceRecord(source, now, fields))
+
+    def fail(self, target: Target, exc: SourceUnavailable) -> None:
+        """Note that a source failed for the paper this run (logged)."""
+        log.info("paper %s: %s", target.paper_id, exc)
+        self.failed.setdefault(target.paper_id, []).append(exc.retry_at)
 
 
-async def gather(clients: SourceClients, targets: Sequence[Target], now: datetime) -> Gathered:
-    """Ask every source about ``targets``; a source that fails adds nothing (logged)."""
-    found: dict[int, list[SourceRecord]] = {target.paper_id: [] for target in targets}
-    failed: set[int] = set()
+async def gather(
+    clients: SourceClients, targets: Sequence[Target], now: datetime, *, wait: float = SOURCE_WAIT
+) -> Gathered:
+    """Ask every source about ``targets``, each source on its own; one that fails adds nothing (logged)."""
+    found = Gathered({target.paper_id: [] for target in targets}, {})
     known = [t for t in targets if t.arxiv_id or t.doi]  # Semantic Scholar has no OpenReview ids
     if clients.semantic_scholar is not None and known:
         refs = [arxiv_ref(t.arxiv_id) if t.arxiv_id else doi_ref(t.doi or "") for t in known]
         try:
-            answers = await clients.semantic_scholar.papers(refs)
+            answers = await clients.semantic_scholar.papers(refs, max_wait=wait)
         except SourceUnavailable as exc:
-            log.info("Semantic Scholar skipped this run: %s", exc)
-            failed.update(t.paper_id for t in known)
+            for target in known:
+                found.fail(target, exc)
         else:
             for target, answer in zip(known, answers, strict=True):
                 if answer is not None:
-                    found[target.paper_id].append(SourceRecord(S2, now, scholar_fields(answer)))
+                    found.add(target, S2, scholar_fields(answer), now)
     for target in targets:
-        try:
-            if target.fresh and clients.openreview is not None:  # venue and decision are never refreshed
-                forum = target.forum_id or await _forum_named(clients, target, found[target.paper_id])
-                decision = await clients.openreview.decision(forum) if forum else None
-                if decision is not None:
-                    found[target.paper_id].append(SourceRecord(OPENREVIEW, now, review_fields(decision)))
-            if target.arxiv_id and clients.huggingface is not None:
-                hub = await clients.huggingface.paper(target.arxiv_id)
-                if hub is not None:
-                    found[target.paper_id].append(SourceRecord(HF, now, hub_fields(hub)))
-            elif target.doi and not target.arxiv_id:
-                agency = clients.datacite if target.doi.startswith("10.48550/") else clients.crossref
-                record = await agency.record(target.doi) if agency is not None else None
-                if record is not None:
-                    found[target.paper_id].append(SourceRecord(record.source, now, doi_fields(record)))
-        except SourceUnavailable as exc:
-            log.info("a source skipped paper %s this run: %s", target.paper_id, exc)
-            failed.add(target.paper_id)
-    return Gathered(found, failed)
+        for ask in (_ask_openreview, _ask_hub, _ask_doi_agency):
+            try:
+                await ask(clients, target, found, now, wait)
+            except SourceUnavailable as exc:
+                found.fail(target, exc)
+    return found
 
 
-async def _forum_named(clients: SourceClients, target: Target, records: list[SourceRecord]) -> str | None:
+async def _ask_openreview(
+    clients: SourceClients, target: Target, found: Gathered, now: datetime, wait: float
+) -> None:
+    """The venue and decision, on a paper's first enrichment only (they are never refreshed)."""
+    if not target.fresh or clients.openreview is None:
+        return
+    records = found.records[target.paper_id]
+    v1_first = held_by_v1(_said(records, "venue", str), _said(records, "year", int))
+    forum = target.forum_id or await _forum_named(clients, target, records, v1_first, wait)
+    decision = await clients.openreview.decision(forum, v1_first=v1_first, max_wait=wait) if forum else None
+    if decision is not None:
+        found.add(target, OPENREVIEW, review_fields(decision), now)
+
+
+async def _ask_hub(
+    clients: SourceClients, target: Target, found: Gathered, now: datetime, wait: float
+) -> None:
+    if target.arxiv_id and clients.huggingface is not None:
+        hub = await clients.huggingface.paper(target.arxiv_id, max_wait=wait)
+        if hub is not None:
+            found.add(target, HF, hub_fields(hub), now)
+
+
+async def _ask_doi_agency(
+    clients: SourceClients, target: Target, found: Gathered, now: datetime, wait: float
+) -> None:
+    """A DOI-only paper: Crossref, or DataCite for arXiv's own DOIs."""
+    if not target.doi or target.arxiv_id:
+        return
+    agency = clients.datacite if target.doi.startswith("10.48550/") else clients.crossref
+    record = await agency.record(target.doi, max_wait=wait) if agency is not None else None
+    if record is not None:
+        found.add(target, record.source, doi_fields(record), now)
+
+
+def _said(records: list[SourceRecord], field: str, kind: type[T]) -> T | None:
+    """The first value of ``field`` a source gave this run, of type ``kind``."""
+    return next((v for r in records if isinstance(v := r.fields.get(field), kind)), None)
+
+
+async def _forum_named(
+    clients: SourceClients, target: Target, records: list[SourceRecord], v1_first: bool, wait: float
+) -> str | None:
     """The OpenReview forum of the one submission titled as the paper: as a source this run spelled it,
-    or, when none did, as the club stored it (a club's short name is never searched beside a real title)."""
+    or, when none did, as the club stored it (a club's short name is never searched beside a real title).
+    A paper a source places at a venue OpenReview does not hold is not searched."""
     titles = [t for r in records if isinstance(t := r.fields.get("title"), str) and t.strip()]
     titles = titles or ([target.title] if target.title and target.title.strip() else [])
     wanted = {normalize_title(t) for t in titles} - {""}
-    if not wanted or clients.openreview is None:
+    venues = [v for r in records if isinstance(v := r.fields.get("venue"), str) and v.strip()]
+    if not wanted or clients.openreview is None or (venues and not any(map(worth_searching, venues))):
         return None
-    hits = await clients.openreview.search_forums(titles[0])
+    hits = await clients.openreview.search_forums(titles[0], v1_first=v1_first, max_wait=wait)
     forums = {hit.forum_id for hit in hits if hit.title and normalize_title(hit.title) in wanted}
     return forums.pop() if len(forums) == 1 else None  # none or several with that title: nothing guessed
 
@@ -229,11 +280,11 @@ def _current(paper: Paper) -> dict[str, Any]:
 
 
 def store_records(
-    paper: Paper, records: Sequence[SourceRecord], now: datetime, *, complete: bool = True
+    paper: Paper, records: Sequence[SourceRecord], now: datetime, *, failed: Sequence[Later] = ()
 ) -> bool:
     """Merge one paper's answers into its row (a paper enriched before takes only the refreshed fields);
-    True if a field changed. ``complete`` (every source
-    answered) stamps it enriched at ``now``; otherwise it stays due, but waits :func:`retry_after`."""
+    True if a field changed. With no source ``failed`` it is stamped enriched at ``now``; otherwise it
+    stays due, but waits until the sources said, or (one down) :func:`retry_after`."""
     if paper.enriched_at is not None:  # the weekly refresh: the counts and links only (merge.REFRESHED)
         records = [
             SourceRecord(r.source, r.fetched_at, {k: v for k, v in r.fields.items() if k in REFRESHED})
@@ -252,11 +303,14 @@ def store_records(
     if "title" in merged.changes:
         paper.normalized_title = normalize_title(paper.title)[:400]
     paper.field_sources = merged.sources
-    if complete:
+    if not failed:
         paper.enriched_at, paper.enrich_failures, paper.enrich_retry_at = now, 0, None
-    else:
+        return bool(merged.changes)
+    waits = [when for when in failed if when is not None]
+    if None in failed:  # a source is down: the paper's own back-off
         paper.enrich_failures = (paper.enrich_failures or 0) + 1
-        paper.enrich_retry_at = now + retry_after(paper.enrich_failures)
+        waits.append(now + retry_after(paper.enrich_failures))
+    paper.enrich_retry_at = max(waits)
     return bool(merged.changes)
 
 
@@ -289,6 +343,6 @@ async def enrich_due(
         rows = (await session.execute(select(Paper).where(Paper.id.in_(found.records)))).scalars()
         for paper in sorted(rows, key=lambda row: row.id):
             records = found.records[paper.id]
-            if store_records(paper, records, now, complete=paper.id not in found.failed):
+            if store_records(paper, records, now, failed=found.failed.get(paper.id, ())):
                 changed.append(Enriched(paper.guild_id, paper.id))
     return changed

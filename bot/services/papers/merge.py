@@ -62,7 +62,6 @@ _TEXT_CAPS = {
     "decision": clean.DECISION_MAX,
     "tldr": clean.TLDR_MAX,
     "s2_id": 64,
-    "doi": clean.ID_MAX,
 }
 _URLS = frozenset({"openreview_url", "pdf_url", "s2_url", "code_url", "project_url", "hf_url"})
 _COUNTS = frozenset(
@@ -97,6 +96,9 @@ def sanitize(name: str, value: Any) -> Any:
         return clean.year(value)
     if name == "hf_top":
         return list(clean.names(clean.items(value), kept=HUB_TOP_KEPT)) or None
+    if name == "doi":  # DOIs are case-insensitive (DOI Handbook 2.4); the club keeps them lower-case
+        doi = clean.ident(value)
+        return doi.lower() if doi else None
     if name == "authors" and isinstance(value, (list, tuple)):
         value = ", ".join(clean.names(value))
     if name in _TEXT_CAPS:

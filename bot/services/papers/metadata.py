@@ -17,8 +17,9 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.arxiv import ArxivClient, ArxivMetadata, ArxivUnavailable
 from bot.papers import normalize_title
+from bot.sources.arxiv import ArxivClient, ArxivMetadata
+from bot.sources.http import SourceUnavailable
 from db.models import Paper
 
 log = logging.getLogger("paperclub.arxiv")
@@ -112,7 +113,7 @@ async def fetch_and_store(
         try:
             async with asyncio.timeout_at(deadline):
                 metadata = await arxiv.fetch(paper.arxiv_id)
-        except (ArxivUnavailable, TimeoutError) as exc:
+        except (SourceUnavailable, TimeoutError) as exc:
             log.info("arXiv lookup of %s failed; keeping the id label: %r", paper.arxiv_id, exc)
             break
         async with session_factory() as session, session.begin():

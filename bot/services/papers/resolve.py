@@ -15,7 +15,6 @@ from dataclasses import dataclass, replace
 
 from rapidfuzz import fuzz
 
-from bot.arxiv import ArxivClient
 from bot.papers import normalize_title
 from bot.sources.clients import SourceClients
 from bot.sources.http import SourceUnavailable
@@ -157,9 +156,7 @@ def rank(name: str, found: Sequence[Candidate], limit: int = OFFERED) -> tuple[C
 Search = Callable[[], Awaitable[list[Candidate]]]
 
 
-def _searches(
-    clients: SourceClients, arxiv: ArxivClient | None, name: str, max_wait: float | None
-) -> list[tuple[str, Search]]:
+def _searches(clients: SourceClients, name: str, max_wait: float | None) -> list[tuple[str, Search]]:
     searches: list[tuple[str, Search]] = []
     if (s2 := clients.semantic_scholar) is not None:
 
@@ -171,21 +168,20 @@ def _searches(
         searches.append(("semantic_scholar", scholar))
     if (hf := clients.huggingface) is not None:
         searches.append(("huggingface", lambda: hf.search(name, PER_SOURCE, max_wait=max_wait)))
-    if arxiv is not None:
-        searches.append(("arxiv", lambda: arxiv.search_titles(name, PER_SOURCE)))
+    if (arxiv := clients.arxiv_search) is not None:
+        searches.append(("arxiv", lambda: arxiv.search_titles(name, PER_SOURCE, max_wait=max_wait)))
     return searches
 
 
 async def find_candidates(
     clients: SourceClients,
-    arxiv: ArxivClient | None,
     name: str,
     *,
     limit: int = OFFERED,
     max_wait: float | None = None,
     deadline: float | None = None,
 ) -> Found:
-    """Ask every source turned on for ``name`` (``arxiv`` None: arXiv is off) and rank what they say; a
+    """Ask every source turned on for ``name`` (arXiv when PAPER_SOURCES names it) and rank what they say; a
     source still answering after ``deadline`` seconds counts as unavailable."""
 
     async def within(search: Search) -> list[Candidate]:
@@ -195,7 +191,7 @@ async def find_candidates(
         except TimeoutError:
             raise SourceUnavailable("search", f"no answer within {deadline:g} s") from None
 
-    searches = _searches(clients, arxiv, name, max_wait)
+    searches = _searches(clients, name, max_wait)
     answers = await asyncio.gather(*(within(search) for _, search in searches), return_exceptions=True)
     found: list[Candidate] = []
     unavailable: list[str] = []

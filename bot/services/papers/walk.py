@@ -15,7 +15,6 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.arxiv import ArxivClient
 from bot.services.papers.aliases import choose, unresolved_papers
 from bot.services.papers.resolve import AUTO_MIN, AUTO_NEXT_MAX, Choice, Found, find_candidates
 from bot.sources.clients import SourceClients
@@ -82,7 +81,6 @@ async def _ask_pick(found: Found, ask: Ask, say: Say) -> Choice | None | str:
 async def walk(
     session_factory: async_sessionmaker[AsyncSession],
     clients: SourceClients,
-    arxiv: ArxivClient | None,
     guild_id: int,
     *,
     auto: bool,
@@ -96,7 +94,7 @@ async def walk(
         pending = await unresolved_papers(session, guild_id)
     say(f"{len(pending)} unresolved papers in server {guild_id}")
     for index, paper in enumerate(pending, 1):
-        found = await find_candidates(clients, arxiv, paper.title)
+        found = await find_candidates(clients, paper.title)
         down = f" (not asked: {', '.join(found.unavailable)})" if found.unavailable else ""
         say(f"[{index}/{len(pending)}] {paper.title!r}{down}")
         if auto:

@@ -11,7 +11,6 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.arxiv import ArxivMetadata
 from bot.errors import BadInput, Conflict, NotAllowed, NotFound, PaperclubError
 from bot.papers import MAX_TITLE_LENGTH, PaperRef, normalize_title, parse_paper_ref
 from bot.services.papers.metadata import apply_metadata
@@ -19,6 +18,7 @@ from bot.services.papers.store import get_or_create_paper
 from bot.services.suggestions.duplicates import PaperStanding, TitleIndex, find_duplicate
 from bot.services.suggestions.queries import SuggestionCard, card_for, count_votes, suggestion_row
 from bot.services.suggestions.votes import Press, ToggleResult, toggle_votes
+from bot.sources.arxiv import ArxivMetadata
 from bot.text import visible
 from bot.timeutil import discord_timestamp
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer, SuggestionVote

@@ -9,9 +9,9 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.arxiv import ArxivMetadata
 from bot.papers import PaperRef
 from bot.services.papers.metadata import MAX_AUTHORS_TEXT, PendingPaper, apply_metadata, id_label
+from bot.sources.arxiv import ArxivMetadata
 from db.models import Paper
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion
 
