@@ -5,7 +5,7 @@ rows (events its cog listens to), and sessions that lost their presenter are pub
   who suggested and reviewed them).
 - ``session_subscription_changed(guild_id, session_id, user_id, False)``: as if *Remind me* was pressed
   off (the reminders cog plans again).
-- a session without its presenter: :func:`cogs.sessions.publish.publish_saved` (its announcement, event
+- a session without its presenter: :func:`bot.services.sessions.publish.saved` (its announcement, event
   and series week).
 """
 
@@ -20,8 +20,9 @@ from bot.errors import PaperclubError
 from bot.services.config.guild import get_config
 from bot.services.privacy.member import Deletion
 from bot.services.privacy.rows import SESSION, SUBSCRIPTION, SUGGESTION
+from bot.services.sessions import publish
 from bot.services.sessions.store import get_session
-from cogs.sessions.publish import publish_saved
+from cogs.sessions.publish import sessions_of
 
 log = logging.getLogger("paperclub.privacy")
 
@@ -51,5 +52,5 @@ async def follow(bot: PaperclubBot, done: Deletion, user_id: int) -> None:
                 zones = (await get_config(session, change.guild_id)).display_zones
         except PaperclubError:  # deleted meanwhile: nothing to publish
             continue
-        for warning in await publish_saved(bot, info, zones):
+        for warning in await publish.saved(sessions_of(bot), info, zones, bot.clock.now()):
             log.warning("session %s without its presenter: %s", change.id, warning)

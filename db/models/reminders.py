@@ -13,6 +13,7 @@ from db.base import Base, utcnow
 PENDING, SENDING, SENT = "pending", "sending", "sent"
 CANCELLED, FAILED, MISSED = "cancelled", "failed", "missed"
 LIVE_STATUSES = (PENDING, SENDING)
+FINAL_STATUSES = (SENT, CANCELLED, FAILED, MISSED)
 
 #: Kinds: an organizer's ``custom`` reminder; automatic ``session`` reminders in the announcements
 #: channel; ``personal`` DMs for members who asked (Remind me); the presenter's DMs before

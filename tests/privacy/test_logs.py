@@ -7,7 +7,8 @@ import logging
 
 import pytest
 
-from bot.arxiv import ArxivClient, ArxivUnavailable
+from bot.sources.arxiv import ArxivClient
+from bot.sources.http import SourceUnavailable
 from standin.arxiv import ArxivStandin
 
 
@@ -15,12 +16,12 @@ async def test_a_failed_title_search_logs_no_title(
     arxiv: ArxivStandin, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="paperclub")
-    arxiv.rate_limit_next(5, retry_after=0)
-    client = ArxivClient(arxiv.url, retries=1, min_interval=0)
+    arxiv.rate_limit_next(5)
+    client = ArxivClient(arxiv.url, retries=1, max_wait=0)
     try:
-        with contextlib.suppress(ArxivUnavailable):
+        with contextlib.suppress(SourceUnavailable):
             await client.search_titles("A Secret Title Someone Typed")
     finally:
         await client.close()
-    assert "arXiv lookup of a title search failed" in caplog.text
+    assert "rate-limited" in caplog.text
     assert "Secret" not in caplog.text
