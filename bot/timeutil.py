@@ -101,7 +101,8 @@ def out_of_range(now: datetime) -> BadInput:
 
 @lru_cache(maxsize=1)
 def _iana_names() -> dict[str, str]:
-    return {name.casefold(): name for name in available_timezones()}
+    """Every IANA zone by its case-folded name, in name order (read from disk once: ~15 ms)."""
+    return {name.casefold(): name for name in sorted(available_timezones())}
 
 
 def lookup_zone(name: str) -> ZoneInfo | None:
@@ -134,8 +135,8 @@ def timezone_choices(current: str, limit: int = 25) -> list[tuple[str, str]]:
         if needle in abbr.casefold() or needle in zone.casefold():
             out.append((f"{abbr} ({zone})"[:100], abbr))
     seen = set(CLUB_ZONE_ABBREVIATIONS)
-    for name in sorted(available_timezones()):
-        if needle in name.casefold() and name not in seen:
+    for folded, name in _iana_names().items():
+        if needle in folded and name not in seen:
             out.append((name[:100], name[:100]))
     return out[:cap]
 
