@@ -42,7 +42,7 @@ def _public_base(bot: PaperclubBot) -> str | None:
 class PapersCog(commands.Cog):
     """/paper and /organize paper."""
 
-    paper = app_commands.Group(name="paper", description="The club's papers", guild_only=True)
+    paper = app_commands.guild_only(app_commands.Group(name="paper", description="The club's papers"))
 
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot

@@ -66,10 +66,11 @@ class SuggestionsCog(commands.Cog):
     """/suggest and /organize suggestions; hands the posts' presses and forms to its :class:`SuggestionActions` and
     runs the poll-result and metadata jobs (:class:`SuggestionBackground`)."""
 
-    suggestions = app_commands.Group(
-        name="suggest",
-        description="Suggest a paper; see the club's suggestions; take yours back",
-        guild_only=True,
+    # guild_only as a decorator: it sets the contexts the group is synced with too (servers only).
+    suggestions = app_commands.guild_only(
+        app_commands.Group(
+            name="suggest", description="Suggest a paper; see the club's suggestions; take yours back"
+        )
     )
 
     def __init__(self, bot: PaperclubBot) -> None:
