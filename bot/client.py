@@ -21,6 +21,7 @@ from bot import command_sync, identify
 from bot.background import Background
 from bot.clock import Clock, SystemClock
 from bot.metrics import BotMetrics, ShardState, web_routes
+from bot.organize import OrganizerCommands
 from bot.paging import PageButton, Pagers
 from bot.settings import Settings
 from bot.sources.arxiv import ArxivClient
@@ -88,6 +89,7 @@ class PaperclubBot(commands.Bot):
             else None
         )
         self.pagers = Pagers()  # each cog registers its paged lists in cog_load (bot/paging.py)
+        self.organize = OrganizerCommands(self.tree)  # each cog attaches its /organize subgroup in cog_load
         self._closing: asyncio.Future[None] | None = None
         # Counted per bot (tests run several in one process); served at /metrics next to /healthz.
         self.metrics = BotMetrics()

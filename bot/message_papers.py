@@ -27,7 +27,9 @@ async def papers_in_message(interaction: Interaction, message: discord.Message) 
     """The paper links in ``message``, or the domain error telling the member why there are none to use:
     it is the bot's own message, the member cannot read it, it was deleted, or it names no paper."""
     if interaction.client.user is not None and message.author.id == interaction.client.user.id:
-        raise NotAllowed("That is one of my own messages; use `/suggest` or `/reading add` with the paper.")
+        raise NotAllowed(
+            "That is one of my own messages; use `/suggest paper` or `/organize reading add` with the paper."
+        )
     seen = interaction.permissions
     if not (seen.view_channel and seen.read_message_history):
         raise NotAllowed("You cannot read the messages in that channel, so I cannot use that one.")

@@ -47,7 +47,7 @@ async def test_a_press_is_logged_once_and_a_refusal_reaches_the_handler(discord_
 async def test_a_form_submission_is_logged_once(discord_env, caplog) -> None:
     env = discord_env
     session_id = await add_session(env, "Form", "2026-12-10 09:30")
-    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    opened = await env.invoke("organize session edit", {"session": session_id}, member=env.organizer)
     modal = (await opened.response()).modal
     assert modal is not None
     with caplog.at_level(logging.INFO, logger="paperclub.interactions"):

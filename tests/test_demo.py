@@ -86,7 +86,9 @@ def test_the_demo_session_is_announced(tour: str) -> None:
     added = scene(scenes, "An organizer adds the demo's session")
     assert "Demo session: agents in real software" in added
     assert "SWE-bench: Can Language Models Resolve Real-World" in added
-    assert "arXiv:2310.06770" not in added.split("uses /session add")[1].split("\n", 2)[2]  # titles, not ids
+    assert (
+        "arXiv:2310.06770" not in added.split("uses /organize session add")[1].split("\n", 2)[2]
+    )  # titles, not ids
 
     announced = scene(scenes, "…and announces it")
     post = announced[announced.index("#announcements  PaperClub (bot):") :]
@@ -107,7 +109,7 @@ def test_the_demo_session_is_announced(tour: str) -> None:
 
     listed = scene(scenes, "Tom lists what is coming")
     assert "Demo session: agents in real software" in reply_to(listed, "@Tom uses /session list")
-    refused = reply_to(listed, "@Rita uses /session cancel session:1")
+    refused = reply_to(listed, "@Rita uses /organize session cancel session:1")
     assert "[ephemeral]" in refused
     assert "Only organizers" in refused
     assert "cancelled" not in refused.lower()

@@ -127,13 +127,15 @@ async def test_announce_and_suggest_in_a_channel_hidden_later(discord_env, caplo
     env = discord_env
     await _as(env, "setup announcements", {"channel": env.announcements})
     await _as(env, "setup suggestions", {"channel": env.suggestions})
-    added = await _as(env, "session add", {"title": "Terminal agents", "when": "in 3 days"}, env.organizer)
+    added = await _as(
+        env, "organize session add", {"title": "Terminal agents", "when": "in 3 days"}, env.organizer
+    )
     assert added.text.startswith("Added session #1"), added.text
     await _hide(env, env.announcements)
     await _hide(env, env.suggestions)
 
     # the organizer who announces is told, by the channel's id, and nothing is posted or recorded
-    reply = await _as(env, "session announce", {"session": 1}, env.organizer)
+    reply = await _as(env, "organize session announce", {"session": 1}, env.organizer)
     assert reply.content == (
         f"Not announced: {_cannot_see(env.announcements)}: Discord hides it from the bot; grant the bot "
         "**View Channels** there (Edit Channel → Permissions), or pick another `channel`."
@@ -141,7 +143,7 @@ async def test_announce_and_suggest_in_a_channel_hidden_later(discord_env, caplo
     # a member's suggestion: refused before anything is stored, the log says it once
     with caplog.at_level(logging.WARNING, logger="paperclub.channels"):
         for _ in range(2):
-            refused = await _as(env, "suggest", {"paper": "2406.12045"}, env.members[0])
+            refused = await _as(env, "suggest paper", {"paper": "2406.12045"}, env.members[0])
             assert refused.content == (
                 "Suggestions can't be posted right now: Discord hides the suggestions channel, "
                 f"<#{env.suggestions.id}> (channel id {env.suggestions.id}), from the bot. An admin needs to "
@@ -156,7 +158,7 @@ async def test_announce_and_suggest_in_a_channel_hidden_later(discord_env, caplo
     # seen again: both work
     await _let_the_bot_in(env, env.announcements)
     await _let_the_bot_in(env, env.suggestions)
-    reply = await _as(env, "session announce", {"session": 1}, env.organizer)
+    reply = await _as(env, "organize session announce", {"session": 1}, env.organizer)
     assert reply.content.startswith("Announced session #1"), reply.content
     assert [r.path.rsplit("/", 1)[1] for r in _posts_in(env, env.announcements)] == ["messages", "threads"]
 
@@ -165,7 +167,10 @@ async def test_reminders_to_a_hidden_channel_fail_once_with_the_reason(discord_e
     env = discord_env
     for text in ("Read the paper", "Bring questions"):
         added = await _as(
-            env, "remind add", {"when": "in 1 hour", "message": text, "channel": env.general}, env.organizer
+            env,
+            "organize reminder add",
+            {"when": "in 1 hour", "message": text, "channel": env.general},
+            env.organizer,
         )
         assert added.content.startswith("⏰ Reminder **#"), added.content
     await _hide(env, env.general)
@@ -181,7 +186,7 @@ async def test_reminders_to_a_hidden_channel_fail_once_with_the_reason(discord_e
     # not tried again: later ticks ask Discord nothing
     await env.clock.advance(timedelta(minutes=30))
     assert _posts_in(env, env.general) == []
-    listing = await _as(env, "remind list", {}, env.organizer)
+    listing = await _as(env, "organize reminder list", {}, env.organizer)
     assert (
         f"— {_cannot_see(env.general)}: Discord hides it from the bot; grant it View Channels there."
         in listing.text

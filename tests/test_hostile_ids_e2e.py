@@ -31,18 +31,18 @@ HOSTILE_IDS = [
 # (command, option, extra options): every autocomplete that looks rows up by number.
 ID_AUTOCOMPLETES: list[tuple[str, str, dict[str, Any]]] = [
     ("session show", "session", {}),
-    ("session edit", "session", {}),
-    ("session cancel", "session", {}),
-    ("session announce", "session", {}),
-    ("session recap", "session", {}),
+    ("organize session edit", "session", {}),
+    ("organize session cancel", "session", {}),
+    ("organize session announce", "session", {}),
+    ("organize session recap", "session", {}),
     ("remind me", "session", {}),
-    ("remind add", "session", {"when": "1h", "message": "x"}),
-    ("remind cancel", "reminder", {}),
-    ("suggestions show", "suggestion", {}),
-    ("suggestions review", "suggestion", {"decision": "shortlist"}),
-    ("suggestions withdraw", "suggestion", {}),
+    ("organize reminder add", "session", {"when": "1h", "message": "x"}),
+    ("organize reminder cancel", "reminder", {}),
+    ("suggest show", "suggestion", {}),
+    ("organize suggestions review", "suggestion", {"decision": "shortlist"}),
+    ("suggest withdraw", "suggestion", {}),
     ("series show", "series", {}),
-    ("series skip", "series", {"date": "2026-12-10"}),
+    ("organize series skip", "series", {"date": "2026-12-10"}),
 ]
 
 
@@ -53,13 +53,15 @@ async def final(env: BotEnv, name: str, options: dict[str, Any], member: Any = N
 async def seed(env: BotEnv) -> None:
     """One session, one reminder and one suggestion, so the lookups have rows to (not) find."""
     await final(env, "setup suggestions", {"channel": env.suggestions}, env.admin)
-    added = await final(env, "session add", {"title": "Session one", "when": "tomorrow 17:00"})
+    added = await final(env, "organize session add", {"title": "Session one", "when": "tomorrow 17:00"})
     assert added.text.startswith("Added session #1"), added.text
-    reminded = await final(env, "remind add", {"when": "tomorrow 9am", "message": "Read it"})
+    reminded = await final(env, "organize reminder add", {"when": "tomorrow 9am", "message": "Read it"})
     assert reminded.content.startswith("⏰ Reminder **#"), reminded.content
-    thanks = await final(env, "suggest", {"paper": "https://example.org/p", "title": "Paper one"}, env.member)
+    thanks = await final(
+        env, "suggest paper", {"paper": "https://example.org/p", "title": "Paper one"}, env.member
+    )
     assert thanks.content.startswith("Thanks!"), thanks.content
-    weekly = await final(env, "series add", {"name": "Weekly", "day": "Thursday", "time": "9:30am"})
+    weekly = await final(env, "organize series add", {"name": "Weekly", "day": "Thursday", "time": "9:30am"})
     assert weekly.text.startswith("Added series #1"), weekly.text
 
 
@@ -90,7 +92,7 @@ async def test_suggestion_options_refuse_what_is_not_an_id(
     discord_env: BotEnv, typed: str, reply: str
 ) -> None:
     await seed(discord_env)
-    for command, extra in (("suggestions show", {}), ("suggestions withdraw", {})):
+    for command, extra in (("suggest show", {}), ("suggest withdraw", {})):
         answer = await final(discord_env, command, {"suggestion": typed, **extra}, discord_env.member)
         assert answer.content == reply, (command, answer.content)
         assert answer.flags & 64  # ephemeral
@@ -100,7 +102,7 @@ async def test_integer_ids_at_the_top_of_the_range_are_no_such_row(discord_env: 
     await seed(discord_env)
     shown = await final(discord_env, "session show", {"session": MAX_ID}, discord_env.member)
     assert shown.content == f"There is no session #{MAX_ID} in this server."
-    cancelled = await final(discord_env, "remind cancel", {"reminder": MAX_ID})
+    cancelled = await final(discord_env, "organize reminder cancel", {"reminder": MAX_ID})
     assert cancelled.content == f"There is no pending reminder #{MAX_ID} in this server."
 
 

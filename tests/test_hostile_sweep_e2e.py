@@ -36,11 +36,11 @@ STORED_TEXT = [
 FOREIGN_GUILD = 424242
 FOREIGN_TITLE = "Foreign session"
 # Run last: they end the rows the other commands use.
-LAST = ("suggestions withdraw", "session cancel", "series end")
+LAST = ("suggest withdraw", "organize session cancel", "organize series end")
 # What a command needs besides the row to get as far as looking the row up.
 ROW_EXTRA: dict[str, dict[str, Any]] = {
-    "session recap": {"recording_url": "https://example.org/recording"},
-    "session edit": {"title": "Changed"},
+    "organize session recap": {"recording_url": "https://example.org/recording"},
+    "organize session edit": {"title": "Changed"},
 }
 # Options whose value is not typed text (a choice list) or that the sweep fills itself.
 SKIP_OPTIONS = {"format", "repeat", "status", "sort", "decision"}
@@ -130,17 +130,21 @@ async def seed(env: BotEnv, title: str) -> dict[str, int]:
     await run("setup announcements", {"channel": env.announcements}, env.admin)
     await run("setup suggestions", {"channel": env.suggestions}, env.admin)
     await run("setup topics", {"topics": "Benchmarks, Simulators"}, env.admin)
-    added = await run("session add", {"title": title, "when": "tomorrow 17:00", "papers": "2401.12345"})
+    added = await run(
+        "organize session add", {"title": title, "when": "tomorrow 17:00", "papers": "2401.12345"}
+    )
     assert added.startswith("Added session #"), added
-    reminded = await run("remind add", {"when": "tomorrow 9am", "message": title})
+    reminded = await run("organize reminder add", {"when": "tomorrow 9am", "message": title})
     assert reminded.startswith("⏰ Reminder **#"), reminded
     suggested = await run(
-        "suggest", {"paper": f"https://example.org/{len(title)}", "title": title}, env.member
+        "suggest paper", {"paper": f"https://example.org/{len(title)}", "title": title}, env.member
     )
     assert suggested.startswith("Thanks!"), suggested
-    listed = await run("reading add", {"list": title, "paper": "https://example.org/ours"})
+    listed = await run("organize reading add", {"list": title, "paper": "https://example.org/ours"})
     assert listed.startswith("Added"), listed
-    weekly = await run("series add", {"name": f"{title} weekly", "day": "Thursday", "time": "9:30am"})
+    weekly = await run(
+        "organize series add", {"name": f"{title} weekly", "day": "Thursday", "time": "9:30am"}
+    )
     assert weekly.startswith("Added series #"), weekly
     async with env.bot.session_factory() as db:
         row = lambda sql: db.scalar(text(sql), {"guild": env.guild.id})  # noqa: E731
@@ -213,10 +217,10 @@ async def test_bad_input_on_every_command(discord_env: BotEnv, caplog: pytest.Lo
     fills = valid(env, ids)
     tried = 0
     for name, options in commands(env):
-        member = env.member if name in ("suggest", "remind me") else env.organizer
+        member = env.member if name in ("suggest paper", "remind me") else env.organizer
         member = env.admin if name.startswith("setup ") else member
         required = {o["name"]: fills[o["name"]] for o in options if o.get("required")}
-        if name == "series add":  # its name, day and time are given together (none of them: a form)
+        if name == "organize series add":  # its name, day and time are given together (none of them: a form)
             required = {key: fills[key] for key in ("name", "day", "time")}
         for option in options:
             if option["type"] != 3 or option["name"] in SKIP_OPTIONS:
@@ -224,7 +228,7 @@ async def test_bad_input_on_every_command(discord_env: BotEnv, caplog: pytest.Lo
             for value in hostile_values(env, option.get("max_length")):
                 what = f"/{name} {option['name']}={value[:30]!r}"
                 fill = {**required, "title": f"Ours {tried}"} if "title" in required else required
-                if name == "suggest":  # a new paper each time, or it is a duplicate
+                if name == "suggest paper":  # a new paper each time, or it is a duplicate
                     fill = {"paper": f"https://example.org/sweep/{tried}"}
                 shown = await answer(await env.invoke(name, {**fill, option["name"]: value}, member=member))
                 assert shown, what

@@ -1,4 +1,4 @@
-"""Times out of range through the real discord.py client: /session add and edit, /remind add (a time, or
+"""Times out of range through the real discord.py client: /organize session add and edit, /organize reminder add (a time, or
 an offset before a session) and /remind me refuse them with the window or the longest duration (never the
 generic apology), and the `when` autocompletes preview the refusal instead of never answering."""
 
@@ -22,7 +22,7 @@ async def final(env: BotEnv, name: str, options: dict[str, Any], member: Any = N
 
 
 async def a_session(env: BotEnv) -> None:
-    added = await final(env, "session add", {"title": "Session one", "when": "tomorrow 17:00"})
+    added = await final(env, "organize session add", {"title": "Session one", "when": "tomorrow 17:00"})
     assert added.text.startswith("Added session #1"), added.text
 
 
@@ -30,9 +30,9 @@ async def a_session(env: BotEnv) -> None:
 async def test_far_times_are_refused_with_the_window(discord_env: BotEnv, when: str) -> None:
     await a_session(discord_env)
     for name, options in (
-        ("session add", {"title": "Far", "when": when}),
-        ("session edit", {"session": 1, "when": when}),
-        ("remind add", {"when": when, "message": "x"}),
+        ("organize session add", {"title": "Far", "when": when}),
+        ("organize session edit", {"session": 1, "when": when}),
+        ("organize reminder add", {"when": when, "message": "x"}),
     ):
         reply = await final(discord_env, name, options)
         assert reply.content == WINDOW, (name, reply.content)
@@ -45,7 +45,7 @@ async def test_offsets_before_a_session_are_refused_with_the_longest(
 ) -> None:
     await a_session(discord_env)
     for name, options in (
-        ("remind add", {"when": offset, "message": "x", "session": 1}),
+        ("organize reminder add", {"when": offset, "message": "x", "session": 1}),
         ("remind me", {"session": 1, "before": offset}),
     ):
         reply = await final(discord_env, name, options, discord_env.member if name == "remind me" else None)
@@ -56,9 +56,9 @@ async def test_offsets_before_a_session_are_refused_with_the_longest(
 async def test_when_autocompletes_preview_refusals_and_readings(discord_env: BotEnv) -> None:
     await a_session(discord_env)
     for name, extra in (
-        ("session add", {"title": "x"}),
-        ("session edit", {"session": 1}),
-        ("remind add", {}),
+        ("organize session add", {"title": "x"}),
+        ("organize session edit", {"session": 1}),
+        ("organize reminder add", {}),
     ):
         for when in FAR_TIMES:
             (choice,) = await discord_env.autocomplete(name, "when", when, options=extra)
@@ -68,27 +68,29 @@ async def test_when_autocompletes_preview_refusals_and_readings(discord_env: Bot
         (past,) = await discord_env.autocomplete(name, "when", "2020-01-01 10:00", options=extra)
         assert "is in the past" in past["name"], name
         assert len(past["name"]) <= 100
-    (far,) = await discord_env.autocomplete("remind add", "when", "1000000w", options={"session": 1})
+    (far,) = await discord_env.autocomplete(
+        "organize reminder add", "when", "1000000w", options={"session": 1}
+    )
     assert LONGEST in far["name"]
 
 
 async def test_the_session_add_preview_reads_in_the_timezone_option(discord_env: BotEnv) -> None:
     (choice,) = await discord_env.autocomplete(
-        "session add", "when", "2026-12-10 09:30", options={"title": "x", "timezone": "UK"}
+        "organize session add", "when", "2026-12-10 09:30", options={"title": "x", "timezone": "UK"}
     )
     assert choice["name"] == "2026-12-10 09:30 → Thursday 10 December 2026, 1:30 AM PT / 9:30 AM GMT"
     (bad_zone,) = await discord_env.autocomplete(
-        "session add", "when", "2026-12-10 09:30", options={"title": "x", "timezone": "Mars/Base"}
+        "organize session add", "when", "2026-12-10 09:30", options={"title": "x", "timezone": "Mars/Base"}
     )
     assert "I don't know the time zone" in bad_zone["name"]
 
 
 async def test_the_session_edit_preview_reads_in_the_sessions_own_zone(discord_env: BotEnv) -> None:
     added = await final(
-        discord_env, "session add", {"title": "London", "when": "2026-12-10 09:30", "timezone": "UK"}
+        discord_env, "organize session add", {"title": "London", "when": "2026-12-10 09:30", "timezone": "UK"}
     )
     assert added.text.startswith("Added session #1"), added.text
     (choice,) = await discord_env.autocomplete(
-        "session edit", "when", "2026-12-11 09:30", options={"session": 1}
+        "organize session edit", "when", "2026-12-11 09:30", options={"session": 1}
     )
     assert choice["name"] == "2026-12-11 09:30 → Friday 11 December 2026, 1:30 AM PT / 9:30 AM GMT"

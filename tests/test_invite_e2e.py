@@ -50,12 +50,14 @@ async def test_the_invite_alone_is_enough(discord_env) -> None:
     # a session: its event, announcement (a layout), thread with the presenter in it
     presenter = env.members[0]
     added = await _final(
-        env, "session add", {"title": "Terminal agents", "when": "Thursday 9:30am", "presenter": presenter}
+        env,
+        "organize session add",
+        {"title": "Terminal agents", "when": "Thursday 9:30am", "presenter": presenter},
     )
     assert added.text.startswith("Added session #1."), added.text
     assert "grant" not in added.text
     (event,) = env.scheduled_events()
-    announced = await _final(env, "session announce", {"session": 1})
+    announced = await _final(env, "organize session announce", {"session": 1})
     assert announced.text.startswith("Announced session #1"), announced.text
     assert "could not" not in announced.text
     (post,) = _from_bot(env, env.announcements)
@@ -64,7 +66,7 @@ async def test_the_invite_alone_is_enough(discord_env) -> None:
     (thread,) = env.standin.threads
     assert presenter.id in thread.thread_members
     # an edit moves the bot's own event (Create Events is enough for it)
-    edited = await _final(env, "session edit", {"session": 1, "when": "Thursday 10:30am"})
+    edited = await _final(env, "organize session edit", {"session": 1, "when": "Thursday 10:30am"})
     assert "grant" not in edited.text, edited.text
     assert env.scheduled_events()[0]["scheduled_start_time"].startswith("2026-12-03T18:30:00")
 
@@ -77,9 +79,9 @@ async def test_the_invite_alone_is_enough(discord_env) -> None:
     assert reminder.payload["mention_roles"] == [str(env.world.readers.id)]
 
     # a second session, cancelled after its announcement: the notice replies to it
-    await _final(env, "session add", {"title": "User simulators", "when": "2026-12-10 09:30"})
-    await _final(env, "session announce", {"session": 2})
-    cancelled = await _final(env, "session cancel", {"session": 2, "reason": "the presenter is ill"})
+    await _final(env, "organize session add", {"title": "User simulators", "when": "2026-12-10 09:30"})
+    await _final(env, "organize session announce", {"session": 2})
+    cancelled = await _final(env, "organize session cancel", {"session": 2, "reason": "the presenter is ill"})
     assert "could not" not in cancelled.content, cancelled.content
     notice = _from_bot(env, env.announcements)[-1]
     assert (
@@ -89,7 +91,9 @@ async def test_the_invite_alone_is_enough(discord_env) -> None:
 
     # after the first session, the recap goes into its thread
     await env.clock.set(STARTS + timedelta(hours=3))
-    recap = await _final(env, "session recap", {"session": 1, "recording_url": "https://youtu.be/tmax"})
+    recap = await _final(
+        env, "organize session recap", {"session": 1, "recording_url": "https://youtu.be/tmax"}
+    )
     assert "could not" not in recap.content, recap.content
     assert "https://youtu.be/tmax" in env.messages_in(thread)[-1].content
 
@@ -102,11 +106,11 @@ async def test_the_invite_alone_is_enough(discord_env) -> None:
     forum_posts = [t for t in env.standin.threads if t.parent_id == env.suggestions.id]
     assert len(forum_posts) == 2
     assert all(env.messages_in(t)[0].is_components_v2 for t in forum_posts)
-    await _final(env, "suggestions review", {"suggestion": str(sid), "decision": "shortlist"})
+    await _final(env, "organize suggestions review", {"suggestion": str(sid), "decision": "shortlist"})
     assert any("Shortlisted" in m.content for t in forum_posts for m in env.messages_in(t)[1:])
 
     # a poll in #general, and its result replying to it when it ends
-    await invoke_to_completion(env, "suggestions poll", {"hours": 1}, channel=env.general)
+    await invoke_to_completion(env, "organize suggestions poll", {"hours": 1}, channel=env.general)
     await env.clock.advance(timedelta(hours=1, minutes=2))
     result = env.messages_in(env.general)[-1]
     assert "The paper poll has ended" in result.content

@@ -37,21 +37,21 @@ def as_shown(text: str) -> str:
 async def suggest_the_paper(env: BotEnv) -> None:
     saved = await final(env, "setup suggestions", {"channel": env.suggestions}, env.admin)
     assert saved.content == "Saved."
-    thanks = await final(env, "suggest", {"paper": URL, "title": TITLE}, env.member)
+    thanks = await final(env, "suggest paper", {"paper": URL, "title": TITLE}, env.member)
     assert thanks.content.startswith("Thanks!"), thanks.content
 
 
 async def test_suggestions_list_shows_the_title_as_typed(discord_env: BotEnv) -> None:
     await suggest_the_paper(discord_env)
-    listed = await final(discord_env, "suggestions list", {}, discord_env.member)
+    listed = await final(discord_env, "suggest list", {}, discord_env.member)
     assert link_to(description(listed), URL).as_typed == TITLE
 
 
 async def test_reading_show_and_search_show_the_title_as_typed(discord_env: BotEnv) -> None:
     await suggest_the_paper(discord_env)
-    added = await final(discord_env, "reading add", {"list": "Markdown", "paper": URL})
+    added = await final(discord_env, "organize reading add", {"list": "Markdown", "paper": URL})
     assert added.content.startswith("Added **Tau"), added.content
-    await final(discord_env, "reading add", {"list": "Markdown", "paper": BARE_URL})
+    await final(discord_env, "organize reading add", {"list": "Markdown", "paper": BARE_URL})
     shown = await final(discord_env, "reading show", {"list": "Markdown"}, discord_env.member)
     # a layout: each title escaped once in its own text, its link on the button beside it
     (typed, bare) = sections(shown)
@@ -66,7 +66,9 @@ async def test_reading_show_and_search_show_the_title_as_typed(discord_env: BotE
 async def test_session_card_and_announcement_show_the_title_as_typed(discord_env: BotEnv) -> None:
     await suggest_the_paper(discord_env)
     added = await final(
-        discord_env, "session add", {"title": "Markdown night", "when": "tomorrow 17:00", "papers": URL}
+        discord_env,
+        "organize session add",
+        {"title": "Markdown night", "when": "tomorrow 17:00", "papers": URL},
     )
     assert added.text.startswith("Added session #1"), added.text
     card = await final(discord_env, "session show", {"session": 1}, discord_env.member)

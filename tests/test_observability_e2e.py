@@ -44,10 +44,12 @@ async def test_metrics_reflect_what_happened(discord_env) -> None:
     for _ in range(2):
         await (await env.invoke("setup show", member=env.admin)).response()
     refused = await (
-        await env.invoke("remind add", {"when": "tomorrow 9am", "message": "x"}, member=env.member)
+        await env.invoke("organize reminder add", {"when": "tomorrow 9am", "message": "x"}, member=env.member)
     ).response()
     assert refused.ephemeral
-    reply = await (await env.invoke("remind add", {"when": "tomorrow 9am", "message": "Read it"})).final()
+    reply = await (
+        await env.invoke("organize reminder add", {"when": "tomorrow 9am", "message": "Read it"})
+    ).final()
     assert "will go out" in reply.content
     await env.clock.advance(timedelta(days=1))  # to 9:00 tomorrow: the reminder is due, and both jobs
     await env.bot.get_cog("RemindersCog").settle()
@@ -57,9 +59,15 @@ async def test_metrics_reflect_what_happened(discord_env) -> None:
 
     after = await scrape(env)
     assert metric(after, "paperclub_interactions_total", command="setup show", outcome="ok") == 2
-    assert metric(after, "paperclub_interactions_total", command="remind add", outcome="ok") == 1
+    assert metric(after, "paperclub_interactions_total", command="organize reminder add", outcome="ok") == 1
     assert (
-        metric(after, "paperclub_interactions_total", command="remind add", outcome="refused:NotAllowed") == 1
+        metric(
+            after,
+            "paperclub_interactions_total",
+            command="organize reminder add",
+            outcome="refused:NotAllowed",
+        )
+        == 1
     )
     assert metric(after, "paperclub_interaction_latency_seconds_count", command="setup show") == 2
     assert metric(after, "paperclub_reminders_total", outcome="due") == 1

@@ -74,66 +74,66 @@ SESSION_FIELDS = {
 SERIES_REF = Takes(series_rules.MAX_NAME)  # its number or its name
 DATE = Takes(series_rules.MAX_DATE_TEXT)
 OPTIONS: dict[tuple[str, str], Takes] = {
-    **{("session add", name): takes for name, takes in SESSION_FIELDS.items()},
-    **{("session edit", name): takes for name, takes in SESSION_FIELDS.items()},
-    ("session cancel", "reason"): Takes(session_rules.MAX_CANCEL_REASON, ClubSession.cancel_reason),
-    ("session recap", "recording_url"): link(ClubSession.recording_url),
-    ("session recap", "notes_url"): link(ClubSession.notes_url),
-    ("session recap", "wiki_url"): link(ClubSession.wiki_url),
-    ("remind add", "when"): Takes(when.MAX_TEXT),
-    ("remind add", "message"): Takes(MAX_MESSAGE, Reminder.message),
+    **{("organize session add", name): takes for name, takes in SESSION_FIELDS.items()},
+    **{("organize session edit", name): takes for name, takes in SESSION_FIELDS.items()},
+    ("organize session cancel", "reason"): Takes(session_rules.MAX_CANCEL_REASON, ClubSession.cancel_reason),
+    ("organize session recap", "recording_url"): link(ClubSession.recording_url),
+    ("organize session recap", "notes_url"): link(ClubSession.notes_url),
+    ("organize session recap", "wiki_url"): link(ClubSession.wiki_url),
+    ("organize reminder add", "when"): Takes(when.MAX_TEXT),
+    ("organize reminder add", "message"): Takes(MAX_MESSAGE, Reminder.message),
     ("remind me", "before"): Takes(timeutil.MAX_OFFSET_TEXT),
-    ("series add", "name"): Takes(series_rules.MAX_NAME, Series.name),
-    ("series add", "day"): Takes(20),  # a weekday's name, read
-    ("series add", "time"): Takes(when.MAX_CLOCK_TEXT),
-    ("series add", "timezone"): Takes(timeutil.MAX_ZONE_TEXT, Series.timezone),
-    ("series add", "first"): DATE,
-    ("series add", "until"): DATE,
-    ("series add", "signup_url"): link(Series.signup_url),
-    ("series add", "description"): Takes(session_rules.MAX_DESCRIPTION, Series.description),
-    ("series skip", "series"): SERIES_REF,
-    ("series skip", "date"): DATE,
-    ("series skip", "reason"): Takes(series_rules.MAX_SKIP_REASON, SeriesWeek.skip_reason),
-    ("series unskip", "series"): SERIES_REF,
-    ("series unskip", "date"): DATE,
-    ("series move", "series"): SERIES_REF,
-    ("series move", "date"): DATE,
-    ("series move", "when"): Takes(when.MAX_TEXT),
-    ("series edit", "series"): SERIES_REF,
-    ("series edit", "day"): Takes(20),
-    ("series edit", "time"): Takes(when.MAX_CLOCK_TEXT),
-    ("series edit", "timezone"): Takes(timeutil.MAX_ZONE_TEXT, Series.timezone),
-    ("series edit", "until"): DATE,
-    ("series end", "series"): SERIES_REF,
-    ("series end", "after"): DATE,
-    ("series open", "series"): SERIES_REF,
+    ("organize series add", "name"): Takes(series_rules.MAX_NAME, Series.name),
+    ("organize series add", "day"): Takes(20),  # a weekday's name, read
+    ("organize series add", "time"): Takes(when.MAX_CLOCK_TEXT),
+    ("organize series add", "timezone"): Takes(timeutil.MAX_ZONE_TEXT, Series.timezone),
+    ("organize series add", "first"): DATE,
+    ("organize series add", "until"): DATE,
+    ("organize series add", "signup_url"): link(Series.signup_url),
+    ("organize series add", "description"): Takes(session_rules.MAX_DESCRIPTION, Series.description),
+    ("organize series skip", "series"): SERIES_REF,
+    ("organize series skip", "date"): DATE,
+    ("organize series skip", "reason"): Takes(series_rules.MAX_SKIP_REASON, SeriesWeek.skip_reason),
+    ("organize series unskip", "series"): SERIES_REF,
+    ("organize series unskip", "date"): DATE,
+    ("organize series move", "series"): SERIES_REF,
+    ("organize series move", "date"): DATE,
+    ("organize series move", "when"): Takes(when.MAX_TEXT),
+    ("organize series edit", "series"): SERIES_REF,
+    ("organize series edit", "day"): Takes(20),
+    ("organize series edit", "time"): Takes(when.MAX_CLOCK_TEXT),
+    ("organize series edit", "timezone"): Takes(timeutil.MAX_ZONE_TEXT, Series.timezone),
+    ("organize series edit", "until"): DATE,
+    ("organize series end", "series"): SERIES_REF,
+    ("organize series end", "after"): DATE,
+    ("organize series open", "series"): SERIES_REF,
     ("series show", "series"): SERIES_REF,
     ("reading show", "list"): Takes(MAX_LIST_NAME),
     ("reading search", "query"): Takes(MAX_QUERY_LENGTH, ReadingSearchQuery.query),
     ("reading export", "list"): Takes(MAX_LIST_NAME),
-    ("reading add", "list"): Takes(MAX_LIST_NAME, ReadingList.name),
-    ("reading add", "paper"): link(Paper.url),
-    ("reading add", "note"): Takes(MAX_NOTE, ReadingListItem.note),
-    ("reading remove", "list"): Takes(MAX_LIST_NAME),
-    ("reading remove", "paper"): Takes(MAX_URL_LENGTH),
+    ("organize reading add", "list"): Takes(MAX_LIST_NAME, ReadingList.name),
+    ("organize reading add", "paper"): link(Paper.url),
+    ("organize reading add", "note"): Takes(MAX_NOTE, ReadingListItem.note),
+    ("organize reading remove", "list"): Takes(MAX_LIST_NAME),
+    ("organize reading remove", "paper"): Takes(MAX_URL_LENGTH),
     ("paper show", "paper"): Takes(MAX_URL_LENGTH),  # a choice's value, an arXiv id, a link or a title; read
-    ("paper refresh", "paper"): Takes(MAX_URL_LENGTH),  # as /paper show: read, not kept
+    ("organize paper refresh", "paper"): Takes(MAX_URL_LENGTH),  # as /paper show: read, not kept
     ("setup timezone", "zone"): Takes(timeutil.MAX_ZONE_TEXT, GuildSettings.timezone),
     ("setup display_zones", "zones"): Takes(MAX_ZONES_TEXT, GuildSettings.display_zones),
     ("setup reminder_offsets", "offsets"): Takes(MAX_OFFSETS_TEXT, GuildSettings.reminder_offsets),
     ("setup topics", "topics"): Takes(MAX_TOPICS_TEXT, GuildSettings.suggestion_topics),
     ("setup website", "slug"): Takes(MAX_SLUG, SiteSettings.slug),
     ("setup about", "text"): Takes(MAX_ABOUT, SiteSettings.about),
-    ("suggest", "paper"): link(Paper.url),
-    ("suggest", "why"): Takes(MAX_REASON_LENGTH, Suggestion.reason),
-    ("suggest", "topic"): Takes(MAX_TOPIC, Suggestion.topic),
-    ("suggest", "title"): Takes(MAX_TITLE_LENGTH, Paper.title),
-    ("paper resolve", "paper"): Takes(MAX_TITLE_LENGTH, PaperAlias.name),
-    ("suggestions list", "topic"): Takes(MAX_TOPIC),
-    ("suggestions show", "suggestion"): Takes(100),  # its number, or words of its title (a choice's value)
-    ("suggestions review", "suggestion"): Takes(100),
-    ("suggestions review", "note"): Takes(MAX_NOTE_LENGTH, Suggestion.review_note),
-    ("suggestions withdraw", "suggestion"): Takes(100),
+    ("suggest paper", "paper"): link(Paper.url),
+    ("suggest paper", "why"): Takes(MAX_REASON_LENGTH, Suggestion.reason),
+    ("suggest paper", "topic"): Takes(MAX_TOPIC, Suggestion.topic),
+    ("suggest paper", "title"): Takes(MAX_TITLE_LENGTH, Paper.title),
+    ("organize paper resolve", "paper"): Takes(MAX_TITLE_LENGTH, PaperAlias.name),
+    ("suggest list", "topic"): Takes(MAX_TOPIC),
+    ("suggest show", "suggestion"): Takes(100),  # its number, or words of its title (a choice's value)
+    ("organize suggestions review", "suggestion"): Takes(100),
+    ("organize suggestions review", "note"): Takes(MAX_NOTE_LENGTH, Suggestion.review_note),
+    ("suggest withdraw", "suggestion"): Takes(100),
 }
 # Each form by its title: field custom_id → what it takes (Discord caps a text input at 4,000).
 FORMS: dict[str, dict[str, Takes]] = {
@@ -205,17 +205,19 @@ async def test_every_typed_option_takes_what_the_bot_keeps(discord_env: BotEnv) 
 async def _open_forms(env: BotEnv) -> dict[str, dict[str, Any]]:
     """Each form as the member's client gets it."""
     forms: list[dict[str, Any] | None] = []
-    forms.append((await (await env.invoke("suggest", {}, member=env.members[0])).response()).modal)
-    added = await (await env.invoke("session add", {"title": "One", "when": "tomorrow 17:00"})).final()
+    forms.append((await (await env.invoke("suggest paper", {}, member=env.members[0])).response()).modal)
+    added = await (
+        await env.invoke("organize session add", {"title": "One", "when": "tomorrow 17:00"})
+    ).final()
     assert added.text.startswith("Added session #1"), added.text
-    forms.append((await (await env.invoke("session edit", {"session": 1})).response()).modal)
+    forms.append((await (await env.invoke("organize session edit", {"session": 1})).response()).modal)
     forms.append((await (await env.invoke("setup about", {}, member=env.admin)).response()).modal)
     await use_channel(env)
-    suggested = await (await env.invoke("suggest", {"paper": "A paper"}, member=env.members[0])).final()
+    suggested = await (await env.invoke("suggest paper", {"paper": "A paper"}, member=env.members[0])).final()
     assert suggested.flags & EPHEMERAL, suggested.content
     sid = await latest_suggestion_id(env)
     accepted = await (
-        await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "accept"})
+        await env.invoke("organize suggestions review", {"suggestion": str(sid), "decision": "accept"})
     ).final()
     forms.append((await (await env.click(accepted, f"sugg:session:{sid}")).response()).modal)
     assert all(form is not None for form in forms)
@@ -251,7 +253,7 @@ async def test_a_link_as_long_as_the_option_takes_is_kept_on_a_reading_list(disc
     env = discord_env
     longest = long_link()
     assert len(longest) == MAX_URL_LENGTH
-    reply = await final(env, "reading add", {"list": "Long links", "paper": longest})
+    reply = await final(env, "organize reading add", {"list": "Long links", "paper": longest})
     assert reply.flags & EPHEMERAL
     assert "too long" not in reply.content, reply.content
     (paper,) = await paper_rows(env)
@@ -259,7 +261,7 @@ async def test_a_link_as_long_as_the_option_takes_is_kept_on_a_reading_list(disc
     assert paper.key.startswith("url:sha256:")
     assert len(paper.key) <= MAX_KEY_LENGTH
     again = await final(
-        env, "reading add", {"list": "Long links", "paper": longest.replace("https", "http", 1)}
+        env, "organize reading add", {"list": "Long links", "paper": longest.replace("https", "http", 1)}
     )
     assert "already" in again.content, again.content  # the same paper, however it is spelled
     assert len(await paper_rows(env)) == 1
@@ -268,7 +270,7 @@ async def test_a_link_as_long_as_the_option_takes_is_kept_on_a_reading_list(disc
 async def test_a_link_as_long_as_the_option_takes_is_kept_in_a_suggestion(discord_env: BotEnv) -> None:
     env = discord_env
     await use_channel(env)
-    reply = await final(env, "suggest", {"paper": long_link(tag="s")}, member=env.members[0])
+    reply = await final(env, "suggest paper", {"paper": long_link(tag="s")}, member=env.members[0])
     assert "Thanks! Your suggestion is #" in reply.content, reply.content
     (paper,) = await paper_rows(env)
     assert paper.url == long_link(tag="s")
@@ -280,7 +282,7 @@ async def test_ten_of_the_longest_links_are_kept_in_a_session(discord_env: BotEn
     papers = "".join(f"{one}\n" for one in links)
     assert len(papers) == MAX_PAPER_LIST_TEXT
     reply = await final(
-        env, "session add", {"title": "Long reads", "when": "tomorrow 17:00", "papers": papers}
+        env, "organize session add", {"title": "Long reads", "when": "tomorrow 17:00", "papers": papers}
     )
     assert reply.text.startswith("Added session #1"), reply.text
     assert [p.url for p in await paper_rows(env)] == links
@@ -289,19 +291,21 @@ async def test_ten_of_the_longest_links_are_kept_in_a_session(discord_env: BotEn
 async def test_the_longest_sign_up_link_is_kept_and_makes_its_button(discord_env: BotEnv) -> None:
     env = discord_env
     bare = long_link(MAX_URL_LENGTH - len("https://"), scheme="")
-    reply = await final(env, "session add", {"title": "Bare", "when": "tomorrow 17:00", "signup_url": bare})
+    reply = await final(
+        env, "organize session add", {"title": "Bare", "when": "tomorrow 17:00", "signup_url": bare}
+    )
     assert reply.text.startswith("Added session #1"), reply.text
     async with env.bot.session_factory() as session:
         row = await session.get(ClubSession, 1)
     assert row is not None
     assert row.signup_url == f"https://{bare}"
     await (await env.invoke("setup announcements", {"channel": env.announcements}, member=env.admin)).final()
-    announced = await final(env, "session announce", {"session": 1})
+    announced = await final(env, "organize session announce", {"session": 1})
     assert announced.flags & EPHEMERAL
     (post,) = [m for m in env.messages_in(env.announcements) if m.buttons]
     assert {b.get("label"): b.get("url") for b in post.buttons}["Sign up"] == f"https://{bare}"
     # one more character fits the option but not the button, once https:// is added: the refusal says so
-    refused = await final(env, "session edit", {"session": 1, "signup_url": bare + "p"})
+    refused = await final(env, "organize session edit", {"session": 1, "signup_url": bare + "p"})
     assert refused.flags & EPHEMERAL
     assert "over 512 characters once https:// is added" in refused.content, refused.content
 

@@ -1,6 +1,6 @@
 """A pasted Discord timestamp (`<t:N:F>`, as the message box's @time picker writes it) in every `when`,
-through the real discord.py client: /session add, /session edit and its form, /series move (and a series'
-first date), /remind add (alone and before a session) take the exact instant, whatever zone the command
+through the real discord.py client: /organize session add, /organize session edit and its form, /organize series move (and a series'
+first date), /organize reminder add (alone and before a session) take the exact instant, whatever zone the command
 reads typed times in; each `when` autocomplete echoes it in the club's display zones; a malformed one, one
 out of range and one in the past get their clear ephemeral message and nothing is stored."""
 
@@ -64,7 +64,9 @@ def test_the_echo_is_the_club_time_line() -> None:
 @pytest.mark.parametrize("style", ["", ":t", ":d", ":F", ":s", ":R"])
 async def test_session_add_takes_the_instant_whatever_its_zone(discord_env: BotEnv, style: str) -> None:
     reply = await final(
-        discord_env, "session add", {"title": "Pasted", "when": stamp(THURSDAY, style), "timezone": "UK"}
+        discord_env,
+        "organize session add",
+        {"title": "Pasted", "when": stamp(THURSDAY, style), "timezone": "UK"},
     )
     assert reply.text.startswith("Added session #1"), reply.text
     row = await session_row(discord_env, 1)
@@ -74,22 +76,22 @@ async def test_session_add_takes_the_instant_whatever_its_zone(discord_env: BotE
 async def test_session_edit_and_its_form_take_the_instant(discord_env: BotEnv) -> None:
     env = discord_env
     added = await final(
-        env, "session add", {"title": "Moving", "when": "2026-12-10 09:30", "timezone": "IST"}
+        env, "organize session add", {"title": "Moving", "when": "2026-12-10 09:30", "timezone": "IST"}
     )
     assert added.text.startswith("Added session #1"), added.text
-    reply = await final(env, "session edit", {"session": 1, "when": stamp(THURSDAY, ":f")})
+    reply = await final(env, "organize session edit", {"session": 1, "when": stamp(THURSDAY, ":f")})
     assert reply.text.startswith("Saved session #1: changed time."), reply.text
     row = await session_row(env, 1)
     assert (row.starts_at, row.timezone) == (THURSDAY, "Asia/Kolkata")  # the session's zone stays
 
-    opened = await env.invoke("session edit", {"session": 1}, member=env.organizer)
+    opened = await env.invoke("organize session edit", {"session": 1}, member=env.organizer)
     assert (await opened.response()).modal is not None
     submitted = await (await env.submit_modal(opened, {"session_edit:when": stamp(FRIDAY, ":S")})).final()
     assert submitted.text.startswith("Saved session #1: changed time."), submitted.text
     assert (await session_row(env, 1)).starts_at == FRIDAY
 
     for bad, message in BAD:
-        opened = await env.invoke("session edit", {"session": 1}, member=env.organizer)
+        opened = await env.invoke("organize session edit", {"session": 1}, member=env.organizer)
         assert (await opened.response()).modal is not None
         refused = await (await env.submit_modal(opened, {"session_edit:when": bad})).final()
         assert refused.flags & EPHEMERAL
@@ -108,7 +110,9 @@ async def test_series_move_and_first_take_the_instant(discord_env: BotEnv) -> No
     assert min(weeks) == date(2026, 12, 10)
 
     reply = await final(
-        env, "series move", {"series": str(series_id), "date": "2026-12-17", "when": stamp(WEDNESDAY)}
+        env,
+        "organize series move",
+        {"series": str(series_id), "date": "2026-12-17", "when": stamp(WEDNESDAY)},
     )
     assert "is now on Wednesday 16 December, 9:00 AM PT / 5:00 PM GMT / 10:30 PM IST" in reply.text, (
         reply.text
@@ -123,7 +127,7 @@ async def test_series_move_and_first_take_the_instant(discord_env: BotEnv) -> No
 
     for bad, message in BAD:
         refused = await final(
-            env, "series move", {"series": str(series_id), "date": "2026-12-24", "when": bad}
+            env, "organize series move", {"series": str(series_id), "date": "2026-12-24", "when": bad}
         )
         assert refused.flags & EPHEMERAL
         assert message in refused.content, (bad, refused.content)
@@ -138,11 +142,13 @@ async def test_series_move_and_first_take_the_instant(discord_env: BotEnv) -> No
 
 async def test_remind_add_takes_the_instant_alone_and_before_a_session(discord_env: BotEnv) -> None:
     env = discord_env
-    reply = await final(env, "remind add", {"when": stamp(THURSDAY, ":R"), "message": "Read it"})
+    reply = await final(env, "organize reminder add", {"when": stamp(THURSDAY, ":R"), "message": "Read it"})
     assert reply.flags & EPHEMERAL
-    added = await final(env, "session add", {"title": "Later", "when": "2026-12-10 09:30"})
+    added = await final(env, "organize session add", {"title": "Later", "when": "2026-12-10 09:30"})
     assert added.text.startswith("Added session #1"), added.text
-    tied = await final(env, "remind add", {"when": stamp(THURSDAY), "message": "A week to go", "session": 1})
+    tied = await final(
+        env, "organize reminder add", {"when": stamp(THURSDAY), "message": "A week to go", "session": 1}
+    )
     assert tied.flags & EPHEMERAL
     alone, before = await custom_reminders(env)
     assert (alone.due_at, alone.session_id) == (THURSDAY, None)
@@ -155,7 +161,7 @@ async def test_remind_add_takes_the_instant_alone_and_before_a_session(discord_e
     after = (stamp(datetime(2026, 12, 11, tzinfo=UTC)), "is not before the session")
     tries = [(bad, message, extra) for bad, message in BAD for extra in ({}, {"session": 1})]
     for bad, message, extra in [*tries, (*after, {"session": 1})]:
-        refused = await final(env, "remind add", {"when": bad, "message": "x", **extra})
+        refused = await final(env, "organize reminder add", {"when": bad, "message": "x", **extra})
         assert refused.flags & EPHEMERAL
         assert message in refused.content, (bad, extra, refused.content)
     assert len(await custom_reminders(env)) == 2
@@ -163,7 +169,7 @@ async def test_remind_add_takes_the_instant_alone_and_before_a_session(discord_e
 
 async def test_session_add_refuses_bad_timestamps_and_stores_nothing(discord_env: BotEnv) -> None:
     for bad, message in BAD:
-        refused = await final(discord_env, "session add", {"title": "Bad", "when": bad})
+        refused = await final(discord_env, "organize session add", {"title": "Bad", "when": bad})
         assert refused.flags & EPHEMERAL
         assert message in refused.content, (bad, refused.content)
     assert await count(discord_env, ClubSession) == 0
@@ -171,15 +177,15 @@ async def test_session_add_refuses_bad_timestamps_and_stores_nothing(discord_env
 
 async def test_every_when_autocomplete_echoes_a_pasted_timestamp(discord_env: BotEnv) -> None:
     env = discord_env
-    await final(env, "session add", {"title": "One", "when": "2026-12-10 09:30", "timezone": "UK"})
+    await final(env, "organize session add", {"title": "One", "when": "2026-12-10 09:30", "timezone": "UK"})
     series_id = await add_thursdays(env)
     for name, extra in (
-        ("session add", {"title": "x", "timezone": "IST"}),
-        ("session edit", {"session": 1}),
-        ("remind add", {}),
-        ("remind add", {"session": 1}),
-        ("series move", {"series": str(series_id), "date": "2026-12-17"}),
-        ("series move", {}),
+        ("organize session add", {"title": "x", "timezone": "IST"}),
+        ("organize session edit", {"session": 1}),
+        ("organize reminder add", {}),
+        ("organize reminder add", {"session": 1}),
+        ("organize series move", {"series": str(series_id), "date": "2026-12-17"}),
+        ("organize series move", {}),
     ):
         text = stamp(THURSDAY, ":F")
         (choice,) = await env.autocomplete(name, "when", text, options=extra)
@@ -190,6 +196,6 @@ async def test_every_when_autocomplete_echoes_a_pasted_timestamp(discord_env: Bo
             assert message in refused["name"], (name, refused)
     # a typed time keeps its own echo (what was typed, then the first two zones)
     (typed,) = await env.autocomplete(
-        "series move", "when", "8:00am", options={"series": str(series_id), "date": "2026-12-17"}
+        "organize series move", "when", "8:00am", options={"series": str(series_id), "date": "2026-12-17"}
     )
     assert typed["name"] == "8:00am → Thursday 17 December 2026, 8:00 AM PT / 4:00 PM GMT"

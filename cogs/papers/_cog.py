@@ -1,5 +1,5 @@
-"""/paper: show (anyone), refresh (organizers), resolve (organizers: cogs.papers._resolve, added to this
-cog's copy of the ``paper`` group); and the papers' enrichment job, which tells the other features which
+"""/paper show; /organize paper refresh and resolve (organizers; resolve from cogs.papers._resolve, added to
+the bot's copy of the group); and the papers' enrichment job, which tells the other features which
 papers' fields changed (``paper_enriched``)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from discord.ext import commands
 from bot.background import Job, every
 from bot.client import Interaction, PaperclubBot
 from bot.layouts import escape_line
+from bot.organize import organizer_group
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import send_ephemeral, send_reply
 from bot.services.papers import queries
@@ -22,6 +23,8 @@ from cogs.papers import _render as render
 from cogs.papers._resolve import resolve_command
 
 PaperText = app_commands.Range[str, 1, queries.MAX_PAPER_TEXT]
+
+organize = organizer_group("paper", "Ask the sources about a paper afresh; say which paper a name means")
 
 
 async def paper_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -37,20 +40,21 @@ def _public_base(bot: PaperclubBot) -> str | None:
 
 
 class PapersCog(commands.Cog):
-    """The /paper commands."""
+    """/paper and /organize paper."""
 
-    paper = app_commands.Group(name="paper", description="The club's papers", guild_only=True)
+    paper = app_commands.guild_only(app_commands.Group(name="paper", description="The club's papers"))
 
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        (group,) = [c for c in self.__cog_app_commands__ if isinstance(c, app_commands.Group)]
-        group.add_command(resolve_command(bot))
 
     async def cog_load(self) -> None:
+        self.organized = self.bot.organize.attach(organize, self)
+        self.organized.add_command(resolve_command(self.bot))
         await self.bot.background.add(Job(ENRICH_JOB, every(ENRICH_EVERY), self.enrich))
 
     async def cog_unload(self) -> None:
         await self.bot.background.remove(ENRICH_JOB)
+        self.bot.organize.detach(self.organized)
 
     async def enrich(self, now: datetime) -> int:
         """Ask the sources about the papers due, then dispatch ``paper_enriched(guild_id, paper_ids)`` per
@@ -77,7 +81,7 @@ class PapersCog(commands.Cog):
             page = paper_page_url(base, await get_site(db, guild_id), card.paper.id) if base else None
         await send_reply(interaction, view=render.paper_view(card, page_url=page), public=public)
 
-    @paper.command(name="refresh", description="Organizers: ask the sources about a paper afresh")
+    @organize.command(name="refresh", description="Ask the sources about a paper afresh")
     @app_commands.describe(paper="Pick one as you type, or give its arXiv id or link")
     @app_commands.autocomplete(paper=paper_autocomplete)
     async def refresh(self, interaction: Interaction, paper: PaperText) -> None:

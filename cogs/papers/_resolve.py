@@ -1,4 +1,4 @@
-"""/paper resolve paper: the organizer picks which paper a title-only name means, or none of these."""
+"""/organize paper resolve paper: the organizer picks which paper a title-only name means, or none of these."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def chosen_text(alias: AliasInfo, choice: Choice | None) -> str:
     if choice is None:
         return (
             f"Noted: none of these is **{name}**. The walk over unresolved papers won't ask about it again; "
-            "`/paper resolve` looks it up afresh."
+            "`/organize paper resolve` looks it up afresh."
         )
     ref = f" ({choice.reference})" if choice.reference else ""
     return (
@@ -121,7 +121,7 @@ class ResolveView(PaperclubLayoutView):
                 )
         except IntegrityError:  # another organizer resolved the same name at the same moment
             raise Conflict(
-                "Another organizer resolved this name at the same moment: `/paper resolve` shows what it means now."
+                "Another organizer resolved this name at the same moment: `/organize paper resolve` shows what it means now."
             ) from None
         self.stop()
         done = discord.ui.LayoutView(timeout=None)
@@ -173,9 +173,9 @@ async def resolve(interaction: Interaction, paper: str) -> None:
 
 
 def resolve_command(bot: PaperclubBot) -> app_commands.Command[Any, ..., None]:
-    """The /paper resolve command (organizers only, checked in code)."""
+    """/organize paper resolve (organizers only, checked in code)."""
 
-    @app_commands.command(name="resolve", description="Organizers: say which paper a title-only name means")
+    @app_commands.command(name="resolve", description="Say which paper a title-only name means")
     @app_commands.describe(paper="The name as the club writes it: TMax, Terminal-World, a title")
     async def command(interaction: Interaction, paper: app_commands.Range[str, 1, MAX_TITLE_LENGTH]) -> None:
         await resolve(interaction, paper)

@@ -1,4 +1,5 @@
-"""/reading: history, lists, show, search, export, add, remove, and the *Add to reading list* message command."""
+"""/reading history, lists, show, search and export; /organize reading add and remove, and the *Add to reading
+list* message command (organizers)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from discord.ext import commands
 
 from bot.client import Interaction, PaperclubBot
 from bot.message_papers import papers_in_message
+from bot.organize import PERMISSIONS as ORGANIZERS
+from bot.organize import organizer_group
 from bot.paging import LayoutPage, send_page
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import NO_MENTIONS, send_ephemeral
@@ -39,6 +42,8 @@ SEARCH_PAGER = "reading_search"
 PUBLIC_HELP = "Post the answer in the channel for everyone (default: only you see it)"
 PAPER_HELP = "arXiv id or link, DOI, any https:// link, or the title"
 
+organize = organizer_group("reading", "Put papers on reading lists, or take them off")
+
 
 @app_commands.guild_only()
 class ReadingCog(
@@ -52,14 +57,18 @@ class ReadingCog(
         self.bot = bot
         self.reading = Reading(bot)
         super().__init__()
-        # Right-click a message → Apps → Add to reading list (organizers, checked in the callback).
+        # Right-click a message → Apps → Add to reading list: shown to organizers (as /organize), checked in
+        # the callback too.
         self.add_menu = app_commands.guild_only(
-            app_commands.ContextMenu(name="Add to reading list", callback=self.add_from_message)
+            app_commands.default_permissions(ORGANIZERS)(
+                app_commands.ContextMenu(name="Add to reading list", callback=self.add_from_message)
+            )
         )
 
     async def cog_load(self) -> None:
         """Add the message command and register the pagers."""
         self.bot.tree.add_command(self.add_menu)
+        self.organized = self.bot.organize.attach(organize, self)
         self.bot.pagers.register(HISTORY_PAGER, self.history_page)
         self.bot.pagers.register(LISTS_PAGER, self.lists_page)
         self.bot.pagers.register(LIST_PAGER, self.list_page)
@@ -68,6 +77,7 @@ class ReadingCog(
     async def cog_unload(self) -> None:
         """Remove them."""
         self.bot.pagers.unregister(HISTORY_PAGER, LISTS_PAGER, LIST_PAGER, SEARCH_PAGER)
+        self.bot.organize.detach(self.organized)
         self.bot.tree.remove_command(self.add_menu.name, type=self.add_menu.type)
 
     # ------------------------------------------------------------------ page renderers (also after restarts)
@@ -166,9 +176,7 @@ class ReadingCog(
 
     # ------------------------------------------------------------------ organizers
 
-    @app_commands.command(
-        name="add", description="Put a paper on a reading list, creating the list if new (organizers)"
-    )
+    @organize.command(name="add", description="Put a paper on a reading list, creating the list if new")
     @app_commands.rename(list_name="list")
     @app_commands.describe(
         list_name="The reading list (a new name starts a list)",
@@ -197,7 +205,7 @@ class ReadingCog(
         )
         await send_ephemeral(interaction, render.add_message(outcome))
 
-    @app_commands.command(name="remove", description="Take a paper off a reading list (organizers)")
+    @organize.command(name="remove", description="Take a paper off a reading list")
     @app_commands.rename(list_name="list")
     @app_commands.describe(list_name="The reading list", paper="The paper to take off it")
     @app_commands.autocomplete(list_name=list_name_autocomplete, paper=list_paper_autocomplete)

@@ -159,7 +159,7 @@ def lists_card(lists: Sequence[ListSummary], total: int) -> Card:
     card = Card(accent=ACCENT)
     if not lists:
         return card.heading(
-            "Reading lists", below="No reading lists yet. Organizers start one with `/reading add`."
+            "Reading lists", below="No reading lists yet. Organizers start one with `/organize reading add`."
         )
     card.heading("Reading lists", below=f"{plural(total, 'list')}:" if total > len(lists) else None)
     lines = []

@@ -1,4 +1,5 @@
-"""/remind add, list, cancel and me, and the session events that plan the automatic reminders."""
+"""/remind me; /organize reminder add, list and cancel (organizers); and the session events that plan the
+automatic reminders."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from discord.ext import commands
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
 from bot.hidden_channels import cannot_see, hidden_from_bot
+from bot.organize import organizer_group
 from bot.paging import LayoutPage, send_page
 from bot.permissions import ensure_organizer, guild_config_for, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral
@@ -21,6 +23,8 @@ from cogs.reminders._transport import DiscordTransport
 
 PAGER = "reminders"
 PostableChannel = discord.TextChannel | discord.Thread
+
+organize = organizer_group("reminder", "Schedule reminders in a channel, list them, cancel one")
 
 
 async def ensure_bot_can_post(channel: discord.TextChannel | discord.Thread, bot_user_id: int) -> None:
@@ -45,7 +49,7 @@ async def ensure_bot_can_post(channel: discord.TextChannel | discord.Thread, bot
 class RemindersCog(
     commands.GroupCog,
     group_name="remind",
-    group_description="Reminders: schedule one, list them, cancel one, or get a DM before a session",
+    group_description="Reminders: get a DM before a session",
 ):
     """/remind, and the session events that plan the automatic reminders: each one call into the service."""
 
@@ -57,10 +61,12 @@ class RemindersCog(
     async def cog_load(self) -> None:
         """Register /remind list's pager, start the runner and plan the upcoming sessions."""
         self.bot.pagers.register(PAGER, self.render_page, guard=ensure_organizer)
+        self.organized = self.bot.organize.attach(organize, self)
         await self.reminders.start()
 
     async def cog_unload(self) -> None:
         """Stop them (a batch in flight may finish)."""
+        self.bot.organize.detach(self.organized)
         self.bot.pagers.unregister(PAGER)
         await self.reminders.stop()
 
@@ -98,7 +104,7 @@ class RemindersCog(
 
     # ------------------------------------------------------------------ commands
 
-    @app_commands.command(name="add", description="Schedule a reminder in a channel (organizers)")
+    @organize.command(name="add", description="Schedule a reminder in a channel")
     @app_commands.describe(
         when="When: 2026-12-03 09:00, tomorrow 9am, in 2 hours — or with a session, how long before: 1h, 2d",
         message="What to say (mentions in it never ping), up to 1,800 characters",
@@ -128,17 +134,15 @@ class RemindersCog(
         info, note = await self.reminders.add(asked, now)
         await send_ephemeral(interaction, render.added_text(info, config.display_zones, note))
 
-    @app_commands.command(
-        name="list", description="Pending reminders, and those missed or failed this week (organizers)"
-    )
+    @organize.command(name="list", description="Pending reminders, and those missed or failed this week")
     async def list_(self, interaction: Interaction) -> None:
         """/remind list."""
         await ensure_organizer(interaction)
         page = await self.render_page(require_guild_id(interaction), "", 0)
         await send_page(interaction, PAGER, "", page)
 
-    @app_commands.command(name="cancel", description="Cancel a pending reminder (organizers)")
-    @app_commands.describe(reminder="The reminder's number, as in /remind list")
+    @organize.command(name="cancel", description="Cancel a pending reminder")
+    @app_commands.describe(reminder="The reminder's number, as in /organize reminder list")
     async def cancel(self, interaction: Interaction, reminder: ReminderId) -> None:
         """/remind cancel."""
         await ensure_organizer(interaction)

@@ -44,7 +44,7 @@ def added_text(info: ReminderInfo, zones: Sequence[DisplayZone], note: str | Non
         lines.append(f"It repeats {info.repeat} at the same local time.")
     if note:
         lines.append(f"Note: {note}.")
-    lines.append(f"Cancel it with `/remind cancel reminder:{info.id}`.")
+    lines.append(f"Cancel it with `/organize reminder cancel reminder:{info.id}`.")
     return "\n".join(lines)
 
 
@@ -89,7 +89,11 @@ def _problem_line(info: ReminderInfo) -> str:
 def list_card(page: ReminderList) -> Card:
     """A page of /remind list: pending reminders, then those missed or failed in the last week."""
     card = Card(accent=ACCENT).more("reminders", "reminders")
-    none = "No pending reminders. Schedule one with `/remind add`." if page.total_pending == 0 else None
+    none = (
+        "No pending reminders. Schedule one with `/organize reminder add`."
+        if page.total_pending == 0
+        else None
+    )
     card.heading(f"Reminders: {page.total_pending} pending", below=none)
     for info in page.pending:
         card.text(_pending_line(info, page.zones), group="reminders")

@@ -51,7 +51,7 @@ async def press_present(interaction: Interaction, session_id: int, *, series_id:
     if claim.outcome == "claimed":
         text = (
             f"🎤 You present **{title}** on {when}. Thank you! The organizers see it on the series; tell them "
-            "which paper you will present (or suggest one with `/suggest`). Press again to step down."
+            "which paper you will present (or suggest one with `/suggest paper`). Press again to step down."
         )
     else:
         text = f"OK, you no longer present **{title}** ({when}); the week is open again."

@@ -1,4 +1,4 @@
-"""/series (add, show, list, skip, unskip, move, edit, end, open) and /presenters."""
+"""/series show, list and presenters; /organize series add, skip, unskip, move, edit, end and open (organizers)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from bot import timeutil
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput
 from bot.layouts import escape_line
+from bot.organize import organizer_group
 from bot.paging import LayoutPage, clamp_page, page_count, send_page
 from bot.papers import MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
@@ -45,9 +46,13 @@ TIME_HELP = "Wall-clock time, e.g. 9:30am or 17:30 (stays that time all year in 
 ZONE_HELP = "Zone the time is in: PT, ET, UK, CET, IST, UTC or an IANA name (default: the server's)"
 PRESENTERS_PAGER = "presenters"
 
+organize = organizer_group(
+    "series", "Add a weekly series; skip, move or change its weeks; post the open weeks"
+)
+
 
 class SeriesCog(commands.Cog):
-    """The /series group and /presenters; starts the series' background work and tells it what it hears."""
+    """/series and /organize series; starts the series' background work and tells it what it hears."""
 
     # guild_only as a decorator, as on a GroupCog: it sets the contexts it is synced with too (guild only).
     series = app_commands.guild_only(
@@ -66,11 +71,13 @@ class SeriesCog(commands.Cog):
         self.bot.add_dynamic_items(PresentButton, ClaimWeekSelect)
         announcement_buttons.of(self.bot).add(present_button)
         self.bot.pagers.register(PRESENTERS_PAGER, self.presenters_page)
+        self.organized = self.bot.organize.attach(organize, self)
         await self.background.start()
 
     async def cog_unload(self) -> None:
         """Take them back; stop the background work (awaited, before the bot disposes of the engine)."""
         await self.background.stop()
+        self.bot.organize.detach(self.organized)
         self.bot.pagers.unregister(PRESENTERS_PAGER)
         announcement_buttons.of(self.bot).remove(present_button)
         self.bot.remove_dynamic_items(PresentButton, ClaimWeekSelect)
@@ -110,7 +117,7 @@ class SeriesCog(commands.Cog):
 
     # ------------------------------------------------------------------ organizers
 
-    @series.command(name="add", description="Add a weekly series; each week becomes a session (organizers)")
+    @organize.command(name="add", description="Add a weekly series; each week becomes a session")
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     @app_commands.describe(
         name="What the series is called, each week's title (leave out name, day and time for a form)",
@@ -198,15 +205,15 @@ class SeriesCog(commands.Cog):
         lines = [
             f"Added series #{info.id} {self._shown(info)}: {rules.rule_text(info.rule, config.display_zones, now)}, "
             f"from {rules.long_date(info.rule.anchor)}. The next {weeks} have their sessions and Discord events; "
-            "announce one with `/session announce`, and post the open weeks for members to claim with "
-            "`/series open`.",
+            "announce one with `/organize session announce`, and post the open weeks for members to claim with "
+            "`/organize series open`.",
             f"Nudges about open weeks go to <#{thread}>."
             if thread
             else "Nudges about open weeks need an announcements channel (`/setup announcements`) for their thread.",
         ]
         await self._reply(interaction, lines, followed)
 
-    @series.command(name="skip", description="Skip one week of a series, e.g. for a holiday (organizers)")
+    @organize.command(name="skip", description="Skip one week of a series, e.g. for a holiday")
     @app_commands.describe(
         series="The series",
         date="The week to skip, e.g. 2026-12-24",
@@ -221,7 +228,7 @@ class SeriesCog(commands.Cog):
         because = f" ({escape_line(reason, 120)})" if reason else ""
         await self._reply(interaction, [f"Skipped {rules.long_date(followed.day)}{because}."], followed)
 
-    @series.command(name="unskip", description="Meet again on a skipped week (organizers)")
+    @organize.command(name="unskip", description="Meet again on a skipped week")
     @app_commands.describe(series="The series", date="The skipped week, e.g. 2026-12-24")
     async def unskip(self, interaction: Interaction, series: SeriesOption, date: WeekOption) -> None:
         config, guild_id, now = await organizer_begin(interaction)
@@ -231,7 +238,7 @@ class SeriesCog(commands.Cog):
             interaction, [f"{rules.long_date(followed.day)} is a week of the series again."], followed
         )
 
-    @series.command(name="move", description="Hold one week at another time or day (organizers)")
+    @organize.command(name="move", description="Hold one week at another time or day")
     @app_commands.describe(
         series="The series",
         date="The week to move (its usual date), e.g. 2026-11-05",
@@ -253,9 +260,7 @@ class SeriesCog(commands.Cog):
             interaction, [f"The week of {rules.long_date(followed.day)} is now on {moved}."], followed
         )
 
-    @series.command(
-        name="edit", description="Change a series' day, time, zone, every, until or length (organizers)"
-    )
+    @organize.command(name="edit", description="Change a series' day, time, zone, every, until or length")
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     @app_commands.describe(
         series="The series",
@@ -300,7 +305,7 @@ class SeriesCog(commands.Cog):
             ]
         await self._reply(interaction, lines, followed)
 
-    @series.command(name="end", description="End a series after a date, or now (organizers)")
+    @organize.command(name="end", description="End a series after a date, or now")
     @app_commands.describe(series="The series", after="Its last date, e.g. 2027-06-24 (default: end it now)")
     async def end(
         self, interaction: Interaction, series: SeriesOption, after: DateText | None = None
@@ -316,9 +321,7 @@ class SeriesCog(commands.Cog):
         ]
         await self._reply(interaction, lines, followed)
 
-    @series.command(
-        name="open", description="Post (or update) the open weeks, each with a claim button (organizers)"
-    )
+    @organize.command(name="open", description="Post (or update) the open weeks, each with a claim button")
     @app_commands.describe(
         series="The series",
         channel="Where to post it (default: where it was posted, else the announcements channel, else here)",
@@ -356,10 +359,10 @@ class SeriesCog(commands.Cog):
         card = render.list_card(infos, zones, self.bot.clock.now())
         await send_reply(interaction, view=card.view(), public=public)
 
-    # ------------------------------------------------------------------ /presenters
+    # ------------------------------------------------------------------ /series presenters
 
     async def presenters_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
-        """A page of /presenters (``arg`` unused); its ◀ ▶ buttons call it again."""
+        """A page of /series presenters (``arg`` unused); its ◀ ▶ buttons call it again."""
         now = self.bot.clock.now()
         found = await reads.presenters(self.context.store, guild_id, now)
         lines = render.presenter_lines(found, now)
@@ -368,7 +371,7 @@ class SeriesCog(commands.Cog):
         note = f"{len(found.stats)} presenters"
         return LayoutPage(render.presenters_card(lines, page), page, pages, note=note)
 
-    @app_commands.command(
+    @series.command(
         name="presenters", description="Who has presented, how often and when last; who offered to"
     )
     @app_commands.describe(public="Post it for everyone (default: only you see it)")

@@ -14,7 +14,7 @@ from bot.timeutil import WEEKDAYS
 from bot.views import PaperclubModal
 
 AddSeries = Callable[..., Awaitable[None]]
-"""What a submitted form calls: the cog's handler of /series add, given the interaction and the values."""
+"""What a submitted form calls: the cog's handler of /organize series add, given the interaction and the values."""
 
 
 class AddSeriesModal(PaperclubModal, title="Add a weekly series"):

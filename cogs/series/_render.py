@@ -98,7 +98,7 @@ def series_card(series: SeriesCard) -> Card:
     open_count = sum(1 for week in weeks if week.is_open)
     card.text(
         f"-# Series #{info.id} · {series.horizon} weeks ahead · {open_count} open"
-        + (" · /series open posts them for members to claim" if open_count else "")
+        + (" · /organize series open posts them for members to claim" if open_count else "")
     )
     card.row(board_buttons(weeks, now))
     return card
@@ -108,7 +108,7 @@ def list_card(infos: Sequence[SeriesInfo], zones: Sequence[DisplayZone], now: da
     """/series list: each series, its rule and its next date."""
     card = Card(accent=COLOUR)
     if not infos:
-        return card.heading("Series", below="No series yet. Organizers add one with `/series add`.")
+        return card.heading("Series", below="No series yet. Organizers add one with `/organize series add`.")
     lines = []
     for info in infos:
         today = now.astimezone(info.rule.tz).date()

@@ -1,9 +1,8 @@
-"""/session: add, edit, cancel, announce, list, show, recap, calendar."""
+"""/session list and show; /organize session add, edit, cancel, announce and recap (organizers)."""
 
 from __future__ import annotations
 
 import asyncio
-import io
 
 import discord
 from discord import app_commands
@@ -12,11 +11,11 @@ from discord.ext import commands
 from bot import timeutil
 from bot.client import Interaction, PaperclubBot
 from bot.errors import Conflict
+from bot.organize import organizer_group
 from bot.paging import LayoutPage, send_page
 from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
-from bot.services.calendars import ics
 from bot.services.sessions import events, publish, reads, rules
 from bot.services.sessions.draft import new_session
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
@@ -38,6 +37,8 @@ TZ_HELP = "Zone `when` is read in: PT, ET, UK, GMT, CET, IST, UTC or an IANA nam
 PAPERS_HELP = "One per line, or split by ; (or commas): titles, arXiv ids, DOIs, links"
 LIST_PAGER = "sessions"  # bot.paging also turns /session list's old "session:list:…" buttons with it
 
+organize = organizer_group("session", "Add, change, cancel, announce and recap sessions")
+
 
 @app_commands.guild_only()
 class SessionsCog(commands.GroupCog, group_name="session", group_description="The club's reading sessions"):
@@ -54,9 +55,11 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         """Register /session list's pages and the announcements' buttons."""
         self.bot.pagers.register(LIST_PAGER, self.render_page)
         self.bot.add_dynamic_items(RemindMeButton, CalendarButton)
+        self.organized = self.bot.organize.attach(organize, self)
 
     async def cog_unload(self) -> None:
         """Take them back; wait for the announcements' edits in flight."""
+        self.bot.organize.detach(self.organized)
         self.bot.remove_dynamic_items(RemindMeButton, CalendarButton)
         self.bot.pagers.unregister(LIST_PAGER)
         await self.announcements_refreshed()
@@ -114,7 +117,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
 
     # ------------------------------------------------------------------ organizers
 
-    @app_commands.command(name="add", description="Add a session (organizers)")
+    @organize.command(name="add", description="Add a session")
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     @app_commands.describe(
         title="What the session is about",
@@ -160,12 +163,12 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         info = published.info
         lines = [
             f"Added session #{info.id}. This is how its announcement will look; "
-            f"post it with `/session announce session:{info.id}`.",
+            f"post it with `/organize session announce session:{info.id}`.",
             *reply_lines(published),
         ]
         await reply_with_card(interaction, lines, info, config, now)
 
-    @app_commands.command(name="edit", description="Change a session; with no options, edit it in a form")
+    @organize.command(name="edit", description="Change a session; with no options, edit it in a form")
     @app_commands.autocomplete(timezone=timezone_autocomplete)
     @app_commands.describe(
         session="The session to change",
@@ -214,7 +217,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             return
         await apply_edit(self.context, interaction, config, session, request)
 
-    @app_commands.command(name="cancel", description="Cancel a session (organizers)")
+    @organize.command(name="cancel", description="Cancel a session")
     @app_commands.describe(session="The session to cancel", reason="Shown in the cancellation notice")
     async def cancel(
         self,
@@ -233,9 +236,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         lines.extend(cancelled.warnings)
         await reply_with_card(interaction, lines, info, config, now)
 
-    @app_commands.command(
-        name="announce", description="Post (or update) a session's announcement (organizers)"
-    )
+    @organize.command(name="announce", description="Post (or update) a session's announcement")
     @app_commands.describe(
         session="The session to announce",
         channel="Where to post (default: the announcements channel, or where it was posted before)",
@@ -260,9 +261,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         lines = [f"{verb} session #{announced.info.id}: {announced.jump_url}", *announced.warnings]
         await send_ephemeral(interaction, "\n".join(lines))
 
-    @app_commands.command(
-        name="recap", description="Add the recording and notes after a session (organizers)"
-    )
+    @organize.command(name="recap", description="Add the recording and notes after a session")
     @app_commands.describe(
         session="The session that took place",
         recording_url="Link to the recording",
@@ -312,16 +311,3 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         info, zones = await reads.session_with_zones(self.context.store, guild_id, session)
         view = await announcement_view(self.bot, info, zones, now)
         await send_reply(interaction, view=view, public=public)
-
-    @app_commands.command(name="calendar", description="A calendar file (.ics) of all upcoming sessions")
-    async def calendar(self, interaction: Interaction) -> None:
-        guild_id = require_guild_id(interaction)
-        now = self.bot.clock.now()
-        name = interaction.guild.name if interaction.guild else "Paper club"
-        data, count = await ics.guild_calendar(self.context.store, guild_id, now, name=name[:100])
-        await send_ephemeral(
-            interaction,
-            f"{count} upcoming session{'s' if count != 1 else ''}. Open the file to add them to your calendar; "
-            "importing it again later updates them.",
-            file=discord.File(io.BytesIO(data), filename="paperclub-sessions.ics"),
-        )

@@ -125,7 +125,7 @@ async def apply_edit(
         lines.append(f"Saved session #{info.id}: changed {', '.join(labels)}.")
         if info.is_announced:
             lines.append(
-                f"The announcement still shows the old details: run `/session announce session:{info.id}`."
+                f"The announcement still shows the old details: run `/organize session announce session:{info.id}`."
             )
     lines.extend(reply_lines(published))
     await reply_with_card(interaction, lines, info, config, now)

@@ -19,7 +19,7 @@ from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
 from bot.timeutil import DisplayZone
 
 LIST_PAGE_SIZE = 10
-EMPTY_LIST = "No sessions are scheduled yet. Organizers add them with `/session add`."
+EMPTY_LIST = "No sessions are scheduled yet. Organizers add them with `/organize session add`."
 CARD_FIXED_TEXT = 600  # the card's heading lines, footer and recording links, at most
 
 SCHEDULED_COLOUR = discord.Colour.blurple()

@@ -324,5 +324,5 @@ def overlap_warning(overlaps: Sequence[Overlap]) -> str | None:
     plural = "s" if len(overlaps) > 1 else ""
     return (
         f"Heads up: this overlaps session{plural} {', '.join(listed)}. Both are kept; "
-        "move one with `/session edit` if that was not meant."
+        "move one with `/organize session edit` if that was not meant."
     )

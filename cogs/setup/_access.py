@@ -53,7 +53,7 @@ SUGGESTIONS_TEXT: Final = (
     Need(VIEW, "to see it"),
     Need(SEND, "each suggestion is posted there"),
     Need("embed_links", "a suggestion is an embed"),
-    Need("send_polls", "for `/suggestions poll` run there"),
+    Need("send_polls", "for `/organize suggestions poll` run there"),
     Need("read_message_history", "a poll's result replies to the poll"),
 )
 SUGGESTIONS_FORUM: Final = (

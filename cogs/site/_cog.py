@@ -1,9 +1,10 @@
-"""/calendar link and /calendar reset (ephemeral): a member's personal calendar feed; the site's routes on
-the bot's web server (added in cog_load, before the bot starts the server); the Session page link on
-sessions' announcements and cards."""
+"""/calendar file (every upcoming session as one .ics), link and reset (a member's personal feed), ephemeral;
+the site's routes on the bot's web server (added in cog_load, before the bot starts the server); the Session
+page link on sessions' announcements and cards."""
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import discord
@@ -14,11 +15,13 @@ from bot.client import Interaction, PaperclubBot
 from bot.errors import NotConfigured
 from bot.permissions import require_guild_id
 from bot.replies import send_ephemeral
+from bot.services.calendars import ics
 from bot.services.sessions.info import SessionInfo
 from bot.services.site import tokens
 from bot.services.site.config import get_site
 from bot.services.site.web import SiteHandlers, reader_session_factory
 from cogs.sessions import announcement_buttons
+from cogs.sessions.publish import sessions_of
 from cogs.site._links import public_base, session_url
 
 OFF = "This server's website is off, so there is no calendar feed yet: an admin turns it on with `/setup website`."
@@ -27,7 +30,7 @@ UNREACHABLE = "The website has no address yet: the bot's host sets WEB_PORT (and
 
 @app_commands.guild_only()
 class SiteCog(
-    commands.GroupCog, group_name="calendar", group_description="Your own calendar feed of sessions"
+    commands.GroupCog, group_name="calendar", group_description="The club's sessions in your calendar"
 ):
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
@@ -92,6 +95,19 @@ class SiteCog(
             "Apple Calendar: File → New Calendar Subscription). "
             "Keep it to yourself: anyone with the address sees your sessions. I show it only now; "
             "`/calendar reset` replaces it.",
+        )
+
+    @app_commands.command(name="file", description="A calendar file (.ics) of all upcoming sessions")
+    async def file(self, interaction: Interaction) -> None:
+        guild_id = require_guild_id(interaction)
+        now = self.bot.clock.now()
+        name = interaction.guild.name if interaction.guild else "Paper club"
+        data, count = await ics.guild_calendar(sessions_of(self.bot).store, guild_id, now, name=name[:100])
+        await send_ephemeral(
+            interaction,
+            f"{count} upcoming session{'s' if count != 1 else ''}. Open the file to add them to your calendar; "
+            "importing it again later updates them.",
+            file=discord.File(io.BytesIO(data), filename="paperclub-sessions.ics"),
         )
 
     @app_commands.command(

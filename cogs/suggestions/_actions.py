@@ -141,7 +141,7 @@ class SuggestionActions:
             log.warning("could not post suggestion %s in channel %s: %s", card.id, channel.id, exc)
             lines.append(
                 f"I could not post it in <#{channel.id}> (Discord said: {one_line(str(exc), 120)}); "
-                "an organizer should check my permissions there. It is saved and listed in `/suggestions list`."
+                "an organizer should check my permissions there. It is saved and listed in `/suggest list`."
             )
         else:
             async with self.bot.session_factory() as session, session.begin():
@@ -277,7 +277,7 @@ class SuggestionActions:
         lines = [
             f"Made session #{info.id} **{escape_markdown(one_line(info.title, 150))}** for "
             f"{timeutil.discord_timestamp(info.starts_at, 'F')} from suggestion #{card.id}.",
-            f"Announce it with `/session announce session:{info.id}` (or change it with `/session edit`).",
+            f"Announce it with `/organize session announce session:{info.id}` (or change it with `/organize session edit`).",
         ]
         if presenter is not None:
             lines.append(f"<@{presenter}> offered to present, so they are down as the presenter.")

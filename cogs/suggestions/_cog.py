@@ -1,4 +1,5 @@
-"""/suggest and /suggestions: members suggest papers and vote, organizers review, withdraw and poll."""
+"""/suggest paper, list, show and withdraw: members suggest papers and vote; /organize suggestions review and
+poll (organizers)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from discord.ext import commands
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput
 from bot.message_papers import papers_in_message
+from bot.organize import organizer_group
 from bot.paging import Page, clamp_page, page_count
 from bot.permissions import ensure_organizer, guild_config_for, member_is_organizer, organizer_begin
 from bot.replies import NO_MENTIONS, cut, one_line, send_ephemeral, send_reply
@@ -57,15 +59,18 @@ LIST_HEADINGS = {
     "all": "All paper suggestions",
 }
 
+organize = organizer_group("suggestions", "Review suggestions; poll the club on the next paper")
+
 
 class SuggestionsCog(commands.Cog):
-    """/suggest and /suggestions; hands the posts' presses and forms to its :class:`SuggestionActions` and
+    """/suggest and /organize suggestions; hands the posts' presses and forms to its :class:`SuggestionActions` and
     runs the poll-result and metadata jobs (:class:`SuggestionBackground`)."""
 
-    suggestions = app_commands.Group(
-        name="suggestions",
-        description="The club's paper suggestions: list, show, review, poll",
-        guild_only=True,
+    # guild_only as a decorator: it sets the contexts the group is synced with too (servers only).
+    suggestions = app_commands.guild_only(
+        app_commands.Group(
+            name="suggest", description="Suggest a paper; see the club's suggestions; take yours back"
+        )
     )
 
     def __init__(self, bot: PaperclubBot) -> None:
@@ -84,6 +89,7 @@ class SuggestionsCog(commands.Cog):
 
     async def cog_load(self) -> None:
         self.bot.tree.add_command(self.suggest_menu)
+        self.organized = self.bot.organize.attach(organize, self)
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.register(PAGER, self.render_page)
         await self.background.start()  # the poll-result and metadata jobs (bot/background.py)
@@ -93,6 +99,7 @@ class SuggestionsCog(commands.Cog):
         await self.actions.refresher.cancel_all()
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.unregister(PAGER)
+        self.bot.organize.detach(self.organized)
         self.bot.tree.remove_command(self.suggest_menu.name, type=self.suggest_menu.type)
 
     @commands.Cog.listener()
@@ -107,10 +114,9 @@ class SuggestionsCog(commands.Cog):
         for suggestion_id in suggestion_ids:
             self.actions.refresher.request(suggestion_id)
 
-    # ------------------------------------------------------------------ /suggest
+    # ------------------------------------------------------------------ /suggest paper
 
-    @app_commands.command(name="suggest", description="Suggest a paper for the club to read")
-    @app_commands.guild_only()
+    @suggestions.command(name="paper", description="Suggest a paper for the club to read")
     @app_commands.describe(
         paper="arXiv id or link, DOI, OpenReview/ACL link, any https link, or the title (leave out for a form)",
         why="Why the club should read it (up to 1,000 characters)",
@@ -146,7 +152,7 @@ class SuggestionsCog(commands.Cog):
         modal = SuggestModal(config.suggestion_topics, paper=links[0], source=source, links=tuple(links))
         await interaction.response.send_modal(modal)
 
-    # ------------------------------------------------------------------ /suggestions list and show
+    # ------------------------------------------------------------------ /suggest list and show
 
     @suggestions.command(name="list", description="The club's paper suggestions, most voted or newest first")
     @app_commands.describe(
@@ -175,7 +181,7 @@ class SuggestionsCog(commands.Cog):
         await send_reply(interaction, embed=embed, view=view)
 
     async def render_page(self, guild_id: int, arg: str, page: int) -> Page:
-        """One page of /suggestions list; ``arg`` is 'status.topic-index.sort' (kept in the buttons)."""
+        """One page of /suggest list; ``arg`` is 'status.topic-index.sort' (kept in the buttons)."""
         status_text, topic_text, sort_text = (arg.split(".") + ["", "", ""])[:3]
         status: StatusFilter = status_text if status_text in STATUS_FILTERS else "active"  # type: ignore[assignment]
         sort: SortOrder = "newest" if sort_text == "newest" else "votes"
@@ -214,7 +220,7 @@ class SuggestionsCog(commands.Cog):
 
     # ------------------------------------------------------------------ organizers: review
 
-    @suggestions.command(name="review", description="Shortlist, accept or decline a suggestion (organizers)")
+    @organize.command(name="review", description="Shortlist, accept or decline a suggestion")
     @app_commands.describe(
         suggestion="The suggestion to review",
         decision="Shortlist, accept or decline (you can change it later)",
@@ -298,7 +304,7 @@ class SuggestionsCog(commands.Cog):
 
     # ------------------------------------------------------------------ organizers: poll
 
-    @suggestions.command(
+    @organize.command(
         name="poll", description="A Discord poll of the top suggestions, to pick the next paper"
     )
     @app_commands.describe(

@@ -173,7 +173,7 @@ def summary_line(item: SuggestionSummary) -> str:
 def list_embed(items: list[SuggestionSummary], total: int, heading: str) -> discord.Embed:
     embed = discord.Embed(title=heading, colour=discord.Colour.blurple())
     if not items:
-        embed.description = "No suggestions here yet. Suggest a paper with `/suggest`."
+        embed.description = "No suggestions here yet. Suggest a paper with `/suggest paper`."
     else:
         embed.description = cut("\n\n".join(summary_line(item) for item in items), 4000)
     embed.set_footer(text=plural(total, "suggestion"))

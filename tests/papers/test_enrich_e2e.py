@@ -93,7 +93,7 @@ async def test_a_source_in_trouble_leaves_the_others_fields(discord_env, arxiv, 
 
 
 async def test_the_weekly_refresh_keeps_the_tldr_and_paper_refresh_asks_afresh(discord_env, arxiv) -> None:
-    """The weekly refresh takes the citations and links only; /paper refresh (organizers; a member is
+    """The weekly refresh takes the citations and links only; /organize paper refresh (organizers; a member is
     refused and nothing changes) has the next run take every field, and the post shows the new TLDR."""
     env = discord_env
     seed_sources(env)
@@ -107,10 +107,12 @@ async def test_the_weekly_refresh_keeps_the_tldr_and_paper_refresh_asks_afresh(d
     assert "300 citations" in shown
     assert "narwhals" not in shown
 
-    refused = await (await env.invoke("paper refresh", {"paper": ARXIV_ID}, member=env.members[1])).final()
+    refused = await (
+        await env.invoke("organize paper refresh", {"paper": ARXIV_ID}, member=env.members[1])
+    ).final()
     assert "Only organizers" in refused.text
     assert "narwhals" not in (await enriched_post(env, suggestion_id))["The paper"]
-    asked = await (await env.invoke("paper refresh", {"paper": ARXIV_ID})).final()
+    asked = await (await env.invoke("organize paper refresh", {"paper": ARXIV_ID})).final()
     assert is_ephemeral(asked)
     assert "will be asked about **" in asked.text
     assert "narwhals" in (await enriched_post(env, suggestion_id))["The paper"]

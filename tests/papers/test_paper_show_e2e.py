@@ -87,7 +87,7 @@ async def club_with_history(env) -> dict[str, int]:
         s2_url=S2_PAGE,
         field_sources={"tldr": ["semantic_scholar", at], "code_url": ["huggingface", at]},
     )
-    added = await run(env, "reading add", {"list": "Agents *2026*", "paper": "2401.12345"})
+    added = await run(env, "organize reading add", {"list": "Agents *2026*", "paper": "2401.12345"})
     assert "Added" in added.text, added.text
     return {"session": session_id, "paper": paper_id}
 

@@ -1,4 +1,4 @@
-"""/paper resolve end to end, through the real discord.py client and the sources' stand-ins: "TMax" offers
+"""/organize paper resolve end to end, through the real discord.py client and the sources' stand-ins: "TMax" offers
 candidates, the organizer's pick is remembered (the second time resolves at once, no source asked), a
 member is refused, an unknown name stores nothing, and sources down or rate-limited still leave an answer."""
 
@@ -31,7 +31,7 @@ def seed(env: Any, arxiv: Any) -> None:
 
 
 async def offered(env: Any, name: str, member: Any = None) -> Any:
-    return await (await env.invoke("paper resolve", {"paper": name}, member=member)).final()
+    return await (await env.invoke("organize paper resolve", {"paper": name}, member=member)).final()
 
 
 async def test_tmax_offers_candidates_and_the_pick_is_remembered(discord_env, arxiv) -> None:

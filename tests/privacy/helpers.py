@@ -64,7 +64,7 @@ async def club(env: BotEnv, *, website: bool) -> Club:
     mine_post = await post_of(env, mine)
     await (await env.click(mine_post, f"sugg:vote:{mine}", member=sam)).response()
     presented = await add_session(env, "Session A", SESSION_A, presenter=rita)
-    await run(env, "session announce", {"session": presented})
+    await run(env, "organize session announce", {"session": presented})
     reminded = await add_session(env, "Session B", SESSION_B)
     await run(env, "remind me", {"session": reminded}, member=rita)
     await run(env, "remind me", {"session": reminded}, member=sam)

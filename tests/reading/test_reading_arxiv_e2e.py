@@ -1,4 +1,4 @@
-"""/reading add fills in an arXiv paper's title through the local arXiv stand-in, after the list is
+"""/organize reading add fills in an arXiv paper's title through the local arXiv stand-in, after the list is
 saved; with arXiv down the paper is still added under its id label."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ AUTOENV = "AutoEnv: Automated Environments for Measuring Cross-Environment Agent
 
 
 async def add(env: BotEnv, options: dict[str, Any]) -> Message:
-    return await (await env.invoke("reading add", options, member=env.organizer)).final()
+    return await (await env.invoke("organize reading add", options, member=env.organizer)).final()
 
 
 async def test_reading_add_shows_the_arxiv_title(discord_env: BotEnv, arxiv: ArxivStandin) -> None:

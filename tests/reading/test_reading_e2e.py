@@ -46,7 +46,11 @@ def button(message: Message, label: str) -> str:
 async def test_reading_commands_are_synced(env: BotEnv) -> None:
     (reading,) = [c for c in env.standin.commands() if c["name"] == "reading"]
     subs = {o["name"]: o for o in reading["options"]}
-    assert set(subs) == {"history", "lists", "show", "add", "remove", "search", "export"}
+    assert set(subs) == {"history", "lists", "show", "search", "export"}
+    (organize,) = [c for c in env.standin.commands() if c["name"] == "organize"]
+    (keeping,) = [o for o in organize["options"] if o["name"] == "reading"]
+    subs |= {o["name"]: o for o in keeping["options"]}
+    assert set(subs) == {"history", "lists", "show", "search", "export", "add", "remove"}
     for sub in subs.values():
         assert all(o.get("description") for o in sub.get("options", []))
     assert next(o for o in subs["search"]["options"] if o["name"] == "query")["max_length"] == 200
@@ -95,24 +99,30 @@ async def test_lists_add_show_remove_and_permissions(env: BotEnv) -> None:
     assert listed[0].startswith("**ITSMBench** — 4 papers")
     assert "\n**WorldSmith** — 6 papers" in listed[0]
 
-    refused = await run(env, "reading add", {"list": "WorldSmith", "paper": "OMNI"}, member=env.member)
+    refused = await run(
+        env, "organize reading add", {"list": "WorldSmith", "paper": "OMNI"}, member=env.member
+    )
     assert ephemeral(refused)
     assert "Only organizers" in refused.content
-    refused = await run(env, "reading remove", {"list": "WorldSmith", "paper": "AutoEnv"}, member=env.member)
+    refused = await run(
+        env, "organize reading remove", {"list": "WorldSmith", "paper": "AutoEnv"}, member=env.member
+    )
     assert ephemeral(refused)
     assert "Only organizers" in refused.content
 
     added = await run(
         env,
-        "reading add",
+        "organize reading add",
         {"list": "User sims", "paper": "https://arxiv.org/abs/2406.12045v2", "note": "@everyone read this"},
         member=env.organizer,
     )
     assert ephemeral(added)
     assert added.content.startswith("Added **arXiv:2406.12045** to **User sims** (a new list)")
-    choices = await env.autocomplete("reading add", "paper", "persim", options={"list": "User sims"})
+    choices = await env.autocomplete("organize reading add", "paper", "persim", options={"list": "User sims"})
     assert [(c["name"], c["value"]) for c in choices] == [("Persimmon", "title:persimmon")]
-    await run(env, "reading add", {"list": "user SIMS", "paper": "title:persimmon"}, member=env.organizer)
+    await run(
+        env, "organize reading add", {"list": "user SIMS", "paper": "title:persimmon"}, member=env.organizer
+    )
 
     shown = await run(env, "reading show", {"list": "user sims", "public": True})
     assert not ephemeral(shown)
@@ -128,10 +138,13 @@ async def test_lists_add_show_remove_and_permissions(env: BotEnv) -> None:
 
     names = await env.autocomplete("reading show", "list", "I")
     assert [c["value"] for c in names] == ["ITSMBench", "User sims", "WorldSmith"]  # starts-with first
-    on_list = await env.autocomplete("reading remove", "paper", "", options={"list": "User sims"})
+    on_list = await env.autocomplete("organize reading remove", "paper", "", options={"list": "User sims"})
     assert [c["name"] for c in on_list] == ["arXiv:2406.12045", "Persimmon"]
     removed = await run(
-        env, "reading remove", {"list": "User sims", "paper": on_list[1]["value"]}, member=env.organizer
+        env,
+        "organize reading remove",
+        {"list": "User sims", "paper": on_list[1]["value"]},
+        member=env.organizer,
     )
     assert removed.content == "Removed **Persimmon** from **User sims**. It now has 1 paper."
 

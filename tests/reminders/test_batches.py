@@ -244,7 +244,11 @@ async def test_a_burst_under_the_global_limit_paces_itself_and_gets_no_429(env) 
 
     channels = [await env.standin.create_channel(env.guild, f"burst-{i}") for i in range(12)]
     for i, channel in enumerate(channels):
-        await run(env, "remind add", {"when": "in 5 minutes", "message": f"Burst {i}", "channel": channel})
+        await run(
+            env,
+            "organize reminder add",
+            {"when": "in 5 minutes", "message": f"Burst {i}", "channel": channel},
+        )
     env.standin.global_limit = (5, 0.5)
     cog(env).reminders.runner.transport.pace = transport_module.Pace(5, 0.5 + transport_module.MARGIN)
     await env.clock.advance(timedelta(minutes=5))

@@ -33,7 +33,7 @@ async def stored(env) -> list[Reminder]:
 
 
 async def add(env, when: str, message: str = "Read the paper before Thursday", **options):
-    reply = await run(env, "remind add", {"when": when, "message": message, **options})
+    reply = await run(env, "organize reminder add", {"when": when, "message": message, **options})
     assert is_ephemeral(reply), reply.content
     return reply
 
@@ -68,14 +68,14 @@ async def test_a_reminder_goes_out_at_its_time_and_never_pings(env) -> None:
 
 
 async def test_the_when_autocomplete_previews_the_time(env) -> None:
-    choices = await env.autocomplete("remind add", "when", "thursday 9:30am")
+    choices = await env.autocomplete("organize reminder add", "when", "thursday 9:30am")
     assert choices == [
         {
             "name": "thursday 9:30am → Thursday 3 December 2026, 9:30 AM PT / 5:30 PM GMT",
             "value": "thursday 9:30am",
         }
     ]
-    (bad,) = await env.autocomplete("remind add", "when", "someday")
+    (bad,) = await env.autocomplete("organize reminder add", "when", "someday")
     assert bad["name"].startswith("someday → ⚠ I couldn't read")
     assert len(bad["name"]) <= 100
 
@@ -88,10 +88,12 @@ async def test_bad_input_gets_a_clear_ephemeral_refusal_and_nothing_is_stored(en
         ("tomorrow 9am", "    "): "message is empty",
     }  # over 1,800 characters Discord's client does not send (test_service checks the bot's own refusal)
     for (when, message), expected in cases.items():
-        reply = await run(env, "remind add", {"when": when, "message": message})
+        reply = await run(env, "organize reminder add", {"when": when, "message": message})
         assert is_ephemeral(reply), reply.content
         assert expected in reply.content, reply.content
-    member_reply = await run(env, "remind add", {"when": "tomorrow 9am", "message": "x"}, member=env.member)
+    member_reply = await run(
+        env, "organize reminder add", {"when": "tomorrow 9am", "message": "x"}, member=env.member
+    )
     assert is_ephemeral(member_reply)
     assert member_reply.content.startswith("Only organizers")
     assert await stored(env) == []
@@ -116,7 +118,7 @@ async def test_the_pending_cap_is_a_clear_refusal(env) -> None:
                     delayed=False,
                 )
             )
-    reply = await run(env, "remind add", {"when": "tomorrow 9am", "message": "one more"})
+    reply = await run(env, "organize reminder add", {"when": "tomorrow 9am", "message": "one more"})
     assert is_ephemeral(reply)
     assert "already has 500 pending reminders" in reply.content
     assert len(await stored(env)) == 500
@@ -125,7 +127,7 @@ async def test_the_pending_cap_is_a_clear_refusal(env) -> None:
 async def test_a_channel_the_bot_cannot_post_in_is_refused_with_the_permission(env) -> None:
     await env.standin.set_overwrite(env.announcements, env.world.bot_role, deny=SEND_MESSAGES)
     reply = await run(
-        env, "remind add", {"when": "tomorrow 9am", "message": "x", "channel": env.announcements}
+        env, "organize reminder add", {"when": "tomorrow 9am", "message": "x", "channel": env.announcements}
     )
     assert is_ephemeral(reply)
     assert "give me Send Messages" in reply.content
@@ -135,7 +137,7 @@ async def test_a_channel_the_bot_cannot_post_in_is_refused_with_the_permission(e
 async def test_list_pages_and_cancel_with_autocomplete(env) -> None:
     for hour in range(10):
         await add(env, f"tomorrow {hour + 8}:00", f"Reminder number {hour}")
-    listing = await run(env, "remind list")
+    listing = await run(env, "organize reminder list")
     assert is_ephemeral(listing)
     assert listing.is_components_v2
     assert listing.text_displays[0] == "## Reminders: 10 pending"
@@ -145,12 +147,12 @@ async def test_list_pages_and_cancel_with_autocomplete(env) -> None:
     assert "Reminder number 9" in shown(page2)
     assert "-# Page 2 of 2" in shown(page2)
 
-    choices = await env.autocomplete("remind cancel", "reminder", "number 3")
+    choices = await env.autocomplete("organize reminder cancel", "reminder", "number 3")
     assert [c["value"] for c in choices] == [4]
     assert choices[0]["name"].startswith("#4 · Tue 1 Dec 11:00")
-    reply = await run(env, "remind cancel", {"reminder": 4})
+    reply = await run(env, "organize reminder cancel", {"reminder": 4})
     assert reply.content == "Cancelled reminder **#4** (Reminder number 3)."
-    again = await run(env, "remind cancel", {"reminder": 4})
+    again = await run(env, "organize reminder cancel", {"reminder": 4})
     assert again.content == "There is no pending reminder #4 in this server."
     await env.clock.advance(timedelta(days=1, hours=10))
     assert len(posted(env)) == 9
@@ -181,7 +183,7 @@ async def test_downtime_within_grace_is_sent_delayed_beyond_it_is_missed(env) ->
     await env.start_bot()
     await settle(env)
     assert [m.content for m in posted(env)] == ["⏰ **Reminder** (delayed)\nDue during a short outage"]
-    listing = await run(env, "remind list")
+    listing = await run(env, "organize reminder list")
     text = shown(listing)
     assert "Missed or failed in the last week (1)" in text
     assert "Missed" in text
@@ -251,7 +253,7 @@ async def test_weekly_reminder_keeps_its_local_time_across_the_march_change(env)
     assert len(posted(env)) == 2
     nonces = [m.payload["nonce"] for m in posted(env)]
     assert nonces == ["pc-rem-1-0", "pc-rem-1-1"]
-    listing = await run(env, "remind list")
+    listing = await run(env, "organize reminder list")
     assert "**#1** · Thursday 25 March, 9:30 AM PT" in shown(listing)
 
 
@@ -285,16 +287,16 @@ async def test_two_runners_over_one_store_send_each_reminder_once(env, store_inf
 
 async def test_cancel_autocomplete_shows_nothing_to_members(env) -> None:
     await add(env, "tomorrow 9am", "Organizers only: the secret agenda")
-    assert await env.autocomplete("remind cancel", "reminder", "", member=env.member) == []
-    assert await env.autocomplete("remind cancel", "reminder", "secret", member=env.member) == []
-    (choice,) = await env.autocomplete("remind cancel", "reminder", "secret")
+    assert await env.autocomplete("organize reminder cancel", "reminder", "", member=env.member) == []
+    assert await env.autocomplete("organize reminder cancel", "reminder", "secret", member=env.member) == []
+    (choice,) = await env.autocomplete("organize reminder cancel", "reminder", "secret")
     assert choice["value"] == 1
 
 
 async def test_list_page_buttons_refuse_members(env) -> None:
     for hour in range(10):
         await add(env, f"tomorrow {hour + 8}:00", f"Reminder number {hour}")
-    listing = await run(env, "remind list")
+    listing = await run(env, "organize reminder list")
     next_button = next(c for c in listing.buttons if c["custom_id"].endswith(":n"))
     refused = await (await env.click(listing, next_button["custom_id"], member=env.member)).response()
     assert refused.ephemeral
@@ -307,26 +309,30 @@ async def test_list_page_buttons_refuse_members(env) -> None:
 async def test_list_is_a_layout_showing_typed_text_as_typed(env) -> None:
     typed = "[click](https://evil.example/x) **b** <@1> @everyone"
     await add(env, "tomorrow 9am", typed)
-    listing = await run(env, "remind list")
+    listing = await run(env, "organize reminder list")
     assert listing.is_components_v2
     assert listing.content == ""
     assert listing.embeds == []
     (entry,) = [text for text in listing.text_displays if text.startswith("**#1**")]
     assert re.sub(r"\\([^A-Za-z0-9\s])", r"\1", entry.split("\n")[1]) == f"└ {typed}"
     assert not re.search(r"(?<!\\)\[click\]\(", entry)  # no masked link Discord would render
-    cancelled = await run(env, "remind cancel", {"reminder": 1})
+    cancelled = await run(env, "organize reminder cancel", {"reminder": 1})
     assert "\\[click]" in cancelled.content
     assert not re.search(r"(?<!\\)\[click\]\(", cancelled.content)
 
 
 async def test_add_defers_before_checking_the_channel_and_still_answers(env) -> None:
-    result = await env.invoke("remind add", {"when": "tomorrow 9am", "message": "x"}, member=env.organizer)
+    result = await env.invoke(
+        "organize reminder add", {"when": "tomorrow 9am", "message": "x"}, member=env.organizer
+    )
     first = await result.response()
     assert first.deferred
     assert first.ephemeral
     assert (await result.final()).content.startswith("⏰ Reminder **#1**")
     await env.standin.set_overwrite(env.general, env.world.bot_role, deny=SEND_MESSAGES)
-    refused = await env.invoke("remind add", {"when": "tomorrow 9am", "message": "y"}, member=env.organizer)
+    refused = await env.invoke(
+        "organize reminder add", {"when": "tomorrow 9am", "message": "y"}, member=env.organizer
+    )
     assert (await refused.response()).deferred
     final = await refused.final()
     assert is_ephemeral(final)

@@ -1,4 +1,4 @@
-"""/remind add, cancel, list and me at the service level, on the store (SQLite and PostgreSQL)."""
+"""/organize reminder add, cancel, list and me at the service level, on the store (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 

@@ -27,7 +27,9 @@ def reminders_in_announcements(env) -> list:
 
 async def add_session(env, when: str = "Thursday 9:30am", **options) -> int:
     reply = await run(
-        env, "session add", {"title": "Building data recipes for terminal agents", "when": when, **options}
+        env,
+        "organize session add",
+        {"title": "Building data recipes for terminal agents", "when": when, **options},
     )
     match = re.search(r"session #(\d+)", reply.text)
     assert match, reply.text
@@ -52,10 +54,10 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
     reply = await run(env, "remind me", {"session": session_id}, member=subscriber)
     assert reply.flags & EPHEMERAL
     assert reply.text.startswith("I'll DM you: 1h before **Building data")
-    await run(env, "session announce", {"session": session_id})
+    await run(env, "organize session announce", {"session": session_id})
     announcement = from_bot(env, env.messages_in(env.announcements))[-1]
     await (await env.click(announcement, f"session:remind:{session_id}", member=clicker)).final()
-    await run(env, "remind list")  # settles the planning the click started
+    await run(env, "organize reminder list")  # settles the planning the click started
     kinds = sorted((r.kind, r.user_id) for r in await pending(env))
     assert kinds == sorted(
         [
@@ -100,7 +102,7 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
     await env.clock.set(STARTS + timedelta(hours=2))  # an hour after the end
     recap = from_bot(env, env.dm_messages(presenter))[-1]
     assert "Thanks for presenting" in recap.content
-    assert f"`/session recap` (session #{session_id})" in recap.content
+    assert f"`/organize session recap` (session #{session_id})" in recap.content
     assert await pending(env) == []
     assert len(reminders_in_announcements(env)) == 2
 
@@ -108,9 +110,11 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
 async def test_editing_the_time_replans_and_cancelling_cancels(env) -> None:
     await setup_club(env)
     session_id = await add_session(env)
-    tied = await run(env, "remind add", {"when": "2h", "message": "Grab a coffee", "session": session_id})
+    tied = await run(
+        env, "organize reminder add", {"when": "2h", "message": "Grab a coffee", "session": session_id}
+    )
     assert "tied to session" in tied.content
-    await run(env, "session edit", {"session": session_id, "when": "Friday 9:30am"})
+    await run(env, "organize session edit", {"session": session_id, "when": "Friday 9:30am"})
     friday = STARTS + timedelta(days=1)
     assert [r.due_at for r in await pending(env)] == [
         friday - timedelta(hours=24),
@@ -123,7 +127,7 @@ async def test_editing_the_time_replans_and_cancelling_cancels(env) -> None:
     (first,) = reminders_in_announcements(env)
     assert "Friday 4 December, 9:30 AM PT" in first.content
 
-    await run(env, "session cancel", {"session": session_id})
+    await run(env, "organize session cancel", {"session": session_id})
     assert await pending(env) == []
     await env.clock.set(friday + timedelta(hours=3))
     assert len(reminders_in_announcements(env)) == 1
@@ -151,7 +155,7 @@ async def test_closed_dms_end_as_failed_and_are_not_retried(env) -> None:
     assert env.dm_messages(closed) == []
     dm_posts = [r for r in env.standin.requests_to("POST", r"/channels/\d+/messages$") if r.status == 403]
     assert len(dm_posts) == 1
-    listing = await run(env, "remind list")
+    listing = await run(env, "organize reminder list")
     assert "Failed" in listing.text
     assert "50007" in listing.text
 

@@ -1,4 +1,4 @@
-"""Helpers for the /series end-to-end tests. The FakeClock starts on Monday 30 November 2026, 9:00 AM PT."""
+"""Helpers for the /organize series end-to-end tests. The FakeClock starts on Monday 30 November 2026, 9:00 AM PT."""
 
 from __future__ import annotations
 
@@ -62,7 +62,9 @@ def series_id_in(text: str) -> int:
 
 
 async def add_thursdays(env: BotEnv, name: str = "Thursday paper club", **options: Any) -> int:
-    reply = await run(env, "series add", {"name": name, "day": "Thursday", "time": "9:30am", **options})
+    reply = await run(
+        env, "organize series add", {"name": name, "day": "Thursday", "time": "9:30am", **options}
+    )
     assert is_ephemeral(reply), reply.text
     assert reply.text.startswith("Added series #"), reply.text
     return series_id_in(reply.text)

@@ -1,4 +1,4 @@
-"""The open-weeks message (/series open) as a layout: each open week a section with its I'll present button,
+"""The open-weeks message (/organize series open) as a layout: each open week a section with its I'll present button,
 a select of every open week to claim one from (a forged or foreign pick refused, a week already yours kept),
 and an old embed board rewritten as a layout in place, its buttons working before and after."""
 
@@ -34,7 +34,7 @@ async def _pick(env, message, value: str, member):
 async def test_the_board_is_a_layout_with_a_claim_select(env) -> None:
     await configure(env)
     series_id = await add_thursdays(env)
-    await run(env, "series open", {"series": str(series_id)})
+    await run(env, "organize series open", {"series": str(series_id)})
     board = _board(env)
     assert board.is_components_v2
     assert board.content == ""
@@ -58,7 +58,7 @@ async def test_picks_that_are_not_open_weeks_of_the_series(env) -> None:
     await configure(env)
     series_id = await add_thursdays(env)
     other = await add_thursdays(env, "Friday reading", day="Friday")
-    await run(env, "series open", {"series": str(series_id)})
+    await run(env, "organize series open", {"series": str(series_id)})
     board = _board(env)
     first = _select(board)["options"][0]["value"]
     await _pick(env, board, first, env.member)

@@ -32,16 +32,18 @@ async def test_the_calendar_is_one_repeating_event_that_matches_series_show(env)
     await configure(env)
     sam = env.members[0]
     await add_thursdays(env, signup_url="https://lu.ma/pc")
-    await run(env, "series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"})
-    await run(env, "series move", {"series": "1", "date": "2026-12-17", "when": "8:00am"})
-    await run(env, "series open", {"series": "1"})
+    await run(env, "organize series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"})
+    await run(env, "organize series move", {"series": "1", "date": "2026-12-17", "when": "8:00am"})
+    await run(env, "organize series open", {"series": "1"})
     board = from_bot(env, env.messages_in(env.announcements))[-1]
     await press(env, board, "series:present:2", sam)  # 10 December
-    await run(env, "session edit", {"session": 5, "title": "User models and user simulators"})  # 31 December
-    one_off = await run(env, "session add", {"title": "Reading retreat", "when": "2026-12-05 10:00"})
+    await run(
+        env, "organize session edit", {"session": 5, "title": "User models and user simulators"}
+    )  # 31 December
+    one_off = await run(env, "organize session add", {"title": "Reading retreat", "when": "2026-12-05 10:00"})
     assert one_off.text.startswith("Added session #9")
 
-    reply = await run(env, "session calendar", member=sam)
+    reply = await run(env, "calendar file", member=sam)
     assert reply.text.startswith("8 upcoming sessions.")  # 24 December is skipped
     data = reply.file("paperclub-sessions.ics")
     calendar = icalendar.Calendar.from_ical(data)
@@ -88,7 +90,7 @@ async def test_the_calendar_is_one_repeating_event_that_matches_series_show(env)
     assert str(retreat["UID"]).startswith("session-")
 
     # Add to calendar on a week's announcement gives the whole series, the same repeating event
-    await run(env, "session announce", {"session": 3})
+    await run(env, "organize session announce", {"session": 3})
     announcement = from_bot(env, env.messages_in(env.announcements))[-1]
     reply = await press(env, announcement, "session:ics:3", sam)
     assert reply.text.startswith("This week is part of a series")
@@ -100,8 +102,8 @@ async def test_the_calendar_is_one_repeating_event_that_matches_series_show(env)
 async def test_an_ended_series_stops_with_until_in_utc(env) -> None:
     await configure(env)
     await add_thursdays(env, every=2)
-    await run(env, "series end", {"series": "1", "after": "2027-01-14"})
-    reply = await run(env, "session calendar", member=env.member)
+    await run(env, "organize series end", {"series": "1", "after": "2027-01-14"})
+    reply = await run(env, "calendar file", member=env.member)
     data = reply.file("paperclub-sessions.ics")
     text = data.decode()
     assert "RRULE:FREQ=WEEKLY;UNTIL=20270115T075959Z;INTERVAL=2;BYDAY=TH" in text

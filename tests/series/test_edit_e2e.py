@@ -1,4 +1,4 @@
-"""/series edit moving the weeks ahead (SQLite and PostgreSQL): a new weekday takes each week to that day of
+"""/organize series edit moving the weeks ahead (SQLite and PostgreSQL): a new weekday takes each week to that day of
 its own week (a skipped week stays skipped, a moved one keeps its time); every other week drops the weeks
 between, cancelling their sessions and events; past weeks never change."""
 
@@ -18,11 +18,11 @@ def events(env) -> dict[str, int]:
 async def test_a_new_day_and_every_other_week(env) -> None:
     await configure(env)
     await add_thursdays(env)
-    await run(env, "series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"})
-    await run(env, "series move", {"series": "1", "date": "2026-12-17", "when": "8:00am"})
+    await run(env, "organize series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"})
+    await run(env, "organize series move", {"series": "1", "date": "2026-12-17", "when": "8:00am"})
     await env.clock.set(datetime(2026, 12, 4, 17, 0, tzinfo=UTC))  # 3 December is past
 
-    reply = await run(env, "series edit", {"series": "1", "day": "Tuesday"})
+    reply = await run(env, "organize series edit", {"series": "1", "day": "Tuesday"})
     assert reply.text.startswith("Saved **Thursday paper club**: changed day.")
     lines = week_lines(await run(env, "series show", {"series": "1"}, member=env.member))
     assert lines[0].startswith("**Tuesday 8 December, 9:30 AM PT")
@@ -37,7 +37,7 @@ async def test_a_new_day_and_every_other_week(env) -> None:
     assert "2026-12-10T17:30" not in now
     assert now["2026-12-17T16:00"] == EVENT_SCHEDULED
 
-    reply = await run(env, "series edit", {"series": "1", "every": 2})
+    reply = await run(env, "organize series edit", {"series": "1", "every": 2})
     assert (
         "Tuesday 29 December 2026 is no longer a week of the series; its session is cancelled." in reply.text
     )

@@ -138,7 +138,7 @@ async def test_the_open_weeks_are_posted_kept_moved_and_posted_again(configured)
     assert again == url
     await actions.open_weeks(ctx, GUILD, "1", channel_id=501, here_id=None, organizer=42, now=NOW)
     assert list(series.boards.values()) == [501]  # moved: no copy left behind
-    series.boards.clear()  # deleted by someone: forgotten at the next refresh, posted again on /series open
+    series.boards.clear()  # deleted by someone: forgotten at the next refresh, posted again on /organize series open
     await actions.nudge_days(ctx, GUILD, 3, NOW)
     _, _, edited = await actions.open_weeks(
         ctx, GUILD, "1", channel_id=None, here_id=77, organizer=42, now=NOW

@@ -14,7 +14,7 @@ async def test_presenters_lists_history_next_weeks_and_offers(env) -> None:
     sam, tom = env.members[:2]
     await import_text(env.bot.session_factory, CLUB_YAML.read_text(), suffix=".yaml", guild_id=env.guild.id)
     await add_thursdays(env)
-    await run(env, "series open", {"series": "1"})
+    await run(env, "organize series open", {"series": "1"})
     board = from_bot(env, env.messages_in(env.announcements))[-1]
     await press(env, board, f"series:present:{board.buttons[1]['custom_id'].rsplit(':', 1)[1]}", sam)
     await use_channel(env)
@@ -24,7 +24,7 @@ async def test_presenters_lists_history_next_weeks_and_offers(env) -> None:
         await env.click(await post_of(env, suggestion), f"sugg:present:{suggestion}", member=tom)
     ).response()
 
-    shown = await run(env, "presenters", member=env.members[2])
+    shown = await run(env, "series presenters", member=env.members[2])
     assert is_ephemeral(shown)
     assert shown.text_displays[0] == "## Presenters"
     lines = shown.text_displays[1].split("\n")

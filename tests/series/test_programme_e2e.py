@@ -56,9 +56,9 @@ async def counts(factory) -> tuple[int, int, int]:
 async def test_a_round_trip_is_exact(env) -> None:
     await configure(env)
     await add_thursdays(env, signup_url="https://lu.ma/pc", description="One paper, one hour.")
-    await run(env, "series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"})
-    await run(env, "series move", {"series": "1", "date": "2026-12-17", "when": "8:00am"})
-    await run(env, "series open", {"series": "1"})
+    await run(env, "organize series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"})
+    await run(env, "organize series move", {"series": "1", "date": "2026-12-17", "when": "8:00am"})
+    await run(env, "organize series open", {"series": "1"})
     await press(env, from_bot(env, env.messages_in(env.announcements))[-1], "series:present:2", env.member)
     await run(env, "setup series_horizon", {"weeks": 6}, member=env.admin)
     factory = env.bot.session_factory

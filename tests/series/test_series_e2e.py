@@ -1,4 +1,4 @@
-"""/series end to end through the stand-in with the real discord.py client and a FakeClock (SQLite and
+"""/organize series end to end through the stand-in with the real discord.py client and a FakeClock (SQLite and
 PostgreSQL): add → show → skip → move → claim → nudge → edit → end, with the weeks' sessions, Discord events,
 announcements, the open-weeks message and the organizers' thread in step."""
 
@@ -45,7 +45,7 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     # add: eight weeks ahead, each an ordinary session with its Discord event; the organizers' thread opens
     reply = await run(
         env,
-        "series add",
+        "organize series add",
         {
             "name": "Thursday paper club",
             "day": "Thursday",
@@ -78,7 +78,9 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     assert "\nEvery Thursday at 9:30 AM PT (America/Los_Angeles) · 1 hour" in shown.text_displays[0]
 
     # skip Christmas Eve: the week shows why, its session and event are cancelled, nothing is nudged for it
-    reply = await run(env, "series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"})
+    reply = await run(
+        env, "organize series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"}
+    )
     assert reply.text.startswith("Skipped Thursday 24 December 2026 (Christmas Eve).")
     lines = week_lines(await run(env, "series show", {"series": "1"}, member=sam))
     assert lines[3] == "~~Thursday 24 December 2026~~ — **skipped**: Christmas Eve"
@@ -91,7 +93,7 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     assert not [n for n in await nudges(env, PENDING) if n[0] == SESSION_DEC[24]]
 
     # move 17 December to 8:00 AM (its own time, like 5 November on the club page)
-    reply = await run(env, "series move", {"series": "1", "date": "17 Dec", "when": "8:00am"})
+    reply = await run(env, "organize series move", {"series": "1", "date": "17 Dec", "when": "8:00am"})
     assert "now on Thursday 17 December, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST" in reply.text
     lines = week_lines(await run(env, "series show", {"series": "1"}, member=sam))
     assert lines[2].startswith(
@@ -101,7 +103,7 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     assert "2026-12-17T17:30" not in events_by_start(env)
 
     # claim: the week's announcement carries I'll present; Sam takes 10 December, Tom may not take it away
-    await run(env, "session announce", {"session": SESSION_DEC[10]})
+    await run(env, "organize session announce", {"session": SESSION_DEC[10]})
     (announcement,) = from_bot(env, env.messages_in(env.announcements))
     present_id = f"series:present:{SESSION_DEC[10]}"
     assert {b.get("custom_id"): b.get("label") for b in announcement.buttons}[present_id] == "I'll present"
@@ -117,7 +119,7 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     assert is_ephemeral(refused)
     assert refused.content == (
         f"<@{sam.id}> presents Thursday 10 December 2026. Only they can step down; an organizer can change "
-        "it with `/session edit`."
+        "it with `/organize session edit`."
     )
     async with env.bot.session_factory() as db:
         week = await db.get(ClubSession, SESSION_DEC[10])
@@ -129,7 +131,7 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     assert "You present" in (await press(env, announcement, present_id, sam)).content
 
     # the open weeks, one message with a claim button each; Uma takes 3 December from it
-    reply = await run(env, "series open", {"series": "1"})
+    reply = await run(env, "organize series open", {"series": "1"})
     assert reply.text.startswith(
         "Posted the open weeks of **Thursday paper club**: https://discord.com/channels/"
     )
@@ -141,7 +143,7 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     assert reply.text.startswith("🎤 You present")
     board = env.standin.message(board.id)
     assert "Thu 3 Dec" not in [b["label"] for b in board.buttons]
-    again = await run(env, "series open", {"series": "1"})
+    again = await run(env, "organize series open", {"series": "1"})
     assert again.text.startswith("Updated the open weeks of")
     assert len(from_bot(env, env.messages_in(env.announcements))) == 2  # the announcement and the board
 
@@ -152,7 +154,7 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     posted = [m.content for m in from_bot(env, env.messages_in(thread))]
     assert posted[0].startswith("This thread is for the club's organizers.")
     assert posted[1].startswith("📄 **Thursday paper club** still has **no paper**: " + THURSDAY_CLUB)
-    assert posted[1].endswith(f"Set it with `/session edit session:{SESSION_DEC[3]} papers:…`.")
+    assert posted[1].endswith(f"Set it with `/organize session edit session:{SESSION_DEC[3]} papers:…`.")
     assert len(posted) == 2
     await env.clock.set(datetime(2026, 12, 10, 16, 1, tzinfo=UTC))  # a week before 17 December, 8:00 AM PT
     await settle(env)
@@ -182,7 +184,7 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
 
     # edit: the weeks ahead move to 10:00 AM; 17 December keeps its own time, 10 December has begun
     await env.clock.set(datetime(2026, 12, 10, 17, 45, tzinfo=UTC))
-    reply = await run(env, "series edit", {"series": "1", "time": "10:00am"})
+    reply = await run(env, "organize series edit", {"series": "1", "time": "10:00am"})
     assert reply.text.startswith("Saved **Thursday paper club**: changed time.")
     lines = week_lines(await run(env, "series show", {"series": "1"}, member=sam))
     assert lines[0].startswith("**Thursday 10 December, 9:30 AM PT / 5:30 PM GMT / 11:00 PM IST** — 🎤")
@@ -199,7 +201,7 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     assert events["2026-12-17T16:00"][1] == EVENT_SCHEDULED
 
     # end after 7 January: the later weeks and their events are cancelled
-    reply = await run(env, "series end", {"series": "1", "after": "2027-01-07"})
+    reply = await run(env, "organize series end", {"series": "1", "after": "2027-01-07"})
     assert reply.text.startswith("**Thursday paper club** ends after Thursday 7 January 2027.")
     shown = await run(env, "series show", {"series": "1"}, member=sam)
     lines = week_lines(shown)

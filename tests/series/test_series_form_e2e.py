@@ -1,4 +1,4 @@
-"""/series add without options opens a form: the day a select of the weekdays, every other week a
+"""/organize series add without options opens a form: the day a select of the weekdays, every other week a
 checkbox; each day and both cadences submitted, a forged day and half the options refused."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ async def _series(env: BotEnv) -> list[Series]:
 async def test_the_form_and_each_day_and_cadence(discord_env: BotEnv) -> None:
     env = discord_env
     await (await env.invoke("setup series_horizon", {"weeks": 2}, member=env.admin)).final()  # 7 series fit
-    opened = await (await env.invoke("series add", {}, member=env.organizer)).response()
+    opened = await (await env.invoke("organize series add", {}, member=env.organizer)).response()
     modal = opened.modal
     assert modal is not None
     assert [c["type"] for c in modal["components"]] == [LABEL] * 5
@@ -36,7 +36,7 @@ async def test_the_form_and_each_day_and_cadence(discord_env: BotEnv) -> None:
     day = next(c["component"] for c in modal["components"] if c["component"]["custom_id"] == "day")
     assert [o["value"] for o in day["options"]] == list(WEEKDAYS)
     for i, weekday in enumerate(WEEKDAYS):
-        opened = await (await env.invoke("series add", {}, member=env.organizer)).response()
+        opened = await (await env.invoke("organize series add", {}, member=env.organizer)).response()
         values = {
             "name": f"Club {weekday}",
             "day": [weekday],
@@ -55,15 +55,15 @@ async def test_the_form_and_each_day_and_cadence(discord_env: BotEnv) -> None:
 async def test_refusals(discord_env: BotEnv) -> None:
     env = discord_env
     # a member is refused before any form opens
-    refused = await (await env.invoke("series add", {}, member=env.member)).response()
+    refused = await (await env.invoke("organize series add", {}, member=env.member)).response()
     assert refused.modal is None
     assert "Only organizers" in refused.content
     # some of name, day and time but not all
-    half = await (await env.invoke("series add", {"name": "Half"}, member=env.organizer)).response()
+    half = await (await env.invoke("organize series add", {"name": "Half"}, member=env.organizer)).response()
     assert half.ephemeral
     assert "or none of them for a form" in half.content
     # a day no client offers
-    opened = await (await env.invoke("series add", {}, member=env.organizer)).response()
+    opened = await (await env.invoke("organize series add", {}, member=env.organizer)).response()
     values = {"name": "Forged", "day": ["someday"], "time": "9:30am"}
     answer = await (await env.submit_modal(opened, values, forged=True)).final()
     assert answer.ephemeral

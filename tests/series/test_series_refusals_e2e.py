@@ -63,24 +63,28 @@ ADD = {"name": "Thursday paper club", "day": "Thursday", "time": "9:30am"}
 )
 async def test_add_refuses(env, options: dict[str, Any], message: str) -> None:
     await configure(env)
-    assert await refused(env, "series add", {**ADD, **options}) == message
+    assert await refused(env, "organize series add", {**ADD, **options}) == message
 
 
 async def test_a_second_series_of_the_same_name(env) -> None:
     await configure(env)
     await add_thursdays(env)
-    shown = await refused(env, "series add", {**ADD, "name": "thursday  PAPER club", "day": "Friday"})
+    shown = await refused(
+        env, "organize series add", {**ADD, "name": "thursday  PAPER club", "day": "Friday"}
+    )
     assert shown == (
         "There is already a series called “Thursday paper club” (#1); pick another name, or change that one "
-        "with `/series edit`."
+        "with `/organize series edit`."
     )
 
 
-@pytest.mark.parametrize("command", ["series skip", "series move", "series unskip"])
+@pytest.mark.parametrize(
+    "command", ["organize series skip", "organize series move", "organize series unskip"]
+)
 async def test_a_date_the_series_does_not_meet_on(env, command: str) -> None:
     await configure(env)
     await add_thursdays(env)
-    extra = {"when": "8:00am"} if command == "series move" else {}
+    extra = {"when": "8:00am"} if command == "organize series move" else {}
     shown = await refused(env, command, {"series": "Thursday paper club", "date": "4 December", **extra})
     assert shown == "This series meets on Thursdays; 4 December is a Friday."
     fortnight = await add_thursdays(env, "Fortnightly", every=2)
@@ -91,12 +95,12 @@ async def test_a_date_the_series_does_not_meet_on(env, command: str) -> None:
     )
 
 
-@pytest.mark.parametrize("command", ["series skip", "series move"])
+@pytest.mark.parametrize("command", ["organize series skip", "organize series move"])
 async def test_a_past_week(env, command: str) -> None:
     await configure(env)
     await add_thursdays(env)
     await env.clock.set(datetime(2026, 12, 3, 17, 35, tzinfo=UTC))  # 3 December's session has begun
-    extra = {"when": "8:00am"} if command == "series move" else {}
+    extra = {"when": "8:00am"} if command == "organize series move" else {}
     shown = await refused(env, command, {"series": "1", "date": "2026-12-03", **extra})
     assert (
         shown == "The week of Thursday 3 December 2026 has already begun or taken place; pick a coming week."
@@ -107,32 +111,34 @@ async def test_moving_to_a_past_time_or_unskipping_a_week_that_is_not_skipped(en
     await configure(env)
     await add_thursdays(env)
     shown = await refused(
-        env, "series move", {"series": "1", "date": "2026-12-10", "when": "2026-11-29 08:00"}
+        env, "organize series move", {"series": "1", "date": "2026-12-10", "when": "2026-11-29 08:00"}
     )
     assert "is in the past; pick a time in the future." in shown
-    assert await refused(env, "series unskip", {"series": "1", "date": "2026-12-10"}) == (
+    assert await refused(env, "organize series unskip", {"series": "1", "date": "2026-12-10"}) == (
         "Thursday 10 December 2026 is not skipped."
     )
-    await run(env, "series skip", {"series": "1", "date": "2026-12-10"})
-    assert await refused(env, "series skip", {"series": "1", "date": "2026-12-10"}) == (
+    await run(env, "organize series skip", {"series": "1", "date": "2026-12-10"})
+    assert await refused(env, "organize series skip", {"series": "1", "date": "2026-12-10"}) == (
         "Thursday 10 December 2026 is already skipped."
     )
-    assert await refused(env, "series move", {"series": "1", "date": "2026-12-10", "when": "8am"}) == (
-        "Thursday 10 December 2026 is skipped; `/series unskip` it first, then move it."
-    )
+    assert await refused(
+        env, "organize series move", {"series": "1", "date": "2026-12-10", "when": "8am"}
+    ) == ("Thursday 10 December 2026 is skipped; `/organize series unskip` it first, then move it.")
 
 
 async def test_editing_or_ending_with_bad_values(env) -> None:
     await configure(env)
     await add_thursdays(env)
-    assert await refused(env, "series edit", {"series": "1", "every": 4}) == (
+    assert await refused(env, "organize series edit", {"series": "1", "every": 4}) == (
         "A series meets every week (every: 1) or every other week (every: 2), not every 4 weeks."
     )
-    assert "is not a day of the week" in await refused(env, "series edit", {"series": "1", "day": "Caturday"})
-    assert await refused(env, "series edit", {"series": "1", "until": "2026-11-02"}) == (
-        "until (Monday 2 November 2026) has passed; to stop the series now, use `/series end`."
+    assert "is not a day of the week" in await refused(
+        env, "organize series edit", {"series": "1", "day": "Caturday"}
     )
-    assert await refused(env, "series end", {"series": "1", "after": "2026-11-02"}) == (
+    assert await refused(env, "organize series edit", {"series": "1", "until": "2026-11-02"}) == (
+        "until (Monday 2 November 2026) has passed; to stop the series now, use `/organize series end`."
+    )
+    assert await refused(env, "organize series end", {"series": "1", "after": "2026-11-02"}) == (
         "Monday 2 November 2026 has passed; leave `after` out to end the series now."
     )
 
@@ -141,18 +147,18 @@ async def test_a_member_may_not_press_another_members_claim_away(env) -> None:
     await configure(env)
     await add_thursdays(env)
     sam, tom = env.members[:2]
-    await run(env, "series open", {"series": "1"})
+    await run(env, "organize series open", {"series": "1"})
     board = from_bot(env, env.messages_in(env.announcements))[-1]
     claim = "series:present:1"
     assert (await press(env, board, claim, sam)).content.startswith("🎤 You present")
-    await run(env, "session announce", {"session": 1})
+    await run(env, "organize session announce", {"session": 1})
     announcement = from_bot(env, env.messages_in(env.announcements))[-1]
     before = await snapshot(env)
     reply = await press(env, announcement, claim, tom)
     assert is_ephemeral(reply)
     assert reply.text == (
         f"<@{sam.id}> presents Thursday 3 December 2026. Only they can step down; an organizer can change it "
-        "with `/session edit`."
+        "with `/organize session edit`."
     )
     assert await snapshot(env) == before
 
@@ -172,29 +178,31 @@ async def test_a_series_of_another_server_is_not_found(env) -> None:
         "There is no series called “Thursday paper club” in this server; `/series list` shows them."
     )
     for command, extra in (
-        ("series skip", {"date": "2026-12-10"}),
-        ("series move", {"date": "2026-12-10", "when": "8am"}),
-        ("series edit", {"time": "10am"}),
-        ("series end", {}),
-        ("series open", {}),
+        ("organize series skip", {"date": "2026-12-10"}),
+        ("organize series move", {"date": "2026-12-10", "when": "8am"}),
+        ("organize series edit", {"time": "10am"}),
+        ("organize series end", {}),
+        ("organize series open", {}),
     ):
         assert (
             await refused(env, command, {"series": "1", **extra}) == "There is no series #1 in this server."
         )
     listed = await run(env, "series list", member=env.member)
-    assert listed.text_displays == ["## Series\nNo series yet. Organizers add one with `/series add`."]
+    assert listed.text_displays == [
+        "## Series\nNo series yet. Organizers add one with `/organize series add`."
+    ]
 
 
 async def test_members_may_not_change_a_series(env) -> None:
     await configure(env)
     await add_thursdays(env)
     for command, options in (
-        ("series add", {**ADD, "name": "Mine"}),
-        ("series skip", {"series": "1", "date": "2026-12-10"}),
-        ("series move", {"series": "1", "date": "2026-12-10", "when": "8am"}),
-        ("series edit", {"series": "1", "time": "10am"}),
-        ("series end", {"series": "1"}),
-        ("series open", {"series": "1"}),
+        ("organize series add", {**ADD, "name": "Mine"}),
+        ("organize series skip", {"series": "1", "date": "2026-12-10"}),
+        ("organize series move", {"series": "1", "date": "2026-12-10", "when": "8am"}),
+        ("organize series edit", {"series": "1", "time": "10am"}),
+        ("organize series end", {"series": "1"}),
+        ("organize series open", {"series": "1"}),
     ):
         shown = await refused(env, command, options, member=env.member)
         assert shown == "Only organizers can do this (Manage Events or the organizer role).", command

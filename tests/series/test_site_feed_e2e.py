@@ -44,7 +44,7 @@ def series_days(data: bytes) -> list[str]:
 async def test_the_site_feed_carries_the_series_as_one_repeating_event(env: BotEnv, tmp_path: Path) -> None:
     await configure(env)
     await add_thursdays(env)
-    await run(env, "series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"})
+    await run(env, "organize series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"})
     await run(env, "setup website", {"enabled": True, "slug": "paper-club"}, member=env.admin)
     assert env.bot.web is not None
     feed = f"{env.bot.web.public_url}/paper-club/calendar.ics"
@@ -60,7 +60,7 @@ async def test_the_site_feed_carries_the_series_as_one_repeating_event(env: BotE
     assert len(days) == 7  # the horizon's eight weeks, one skipped; no week twice as a one-off
     assert len(icalendar.Calendar.from_ical(data).walk("VEVENT")) == 1
 
-    await run(env, "series move", {"series": "1", "date": "2026-12-17", "when": "8:00am"})
+    await run(env, "organize series move", {"series": "1", "date": "2026-12-17", "when": "8:00am"})
     moved = await fetch(feed)
     assert moved != data
     (override,) = [e for e in icalendar.Calendar.from_ical(moved).walk("VEVENT") if "RECURRENCE-ID" in e]

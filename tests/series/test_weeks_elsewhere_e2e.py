@@ -1,5 +1,5 @@
 """A series' weeks changed from elsewhere, and its settings (SQLite and PostgreSQL): the open-weeks buttons
-after a restart; /session edit setting a week's presenter and /session cancel skipping a week, followed by
+after a restart; /organize session edit setting a week's presenter and /organize session cancel skipping a week, followed by
 the open-weeks message, /series show and the nudges; /setup series_horizon and series_nudge."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def labels(env, message) -> list[str]:
 async def test_the_open_weeks_buttons_work_after_a_restart(env) -> None:
     await configure(env)
     await add_thursdays(env)
-    await run(env, "series open", {"series": "1"})
+    await run(env, "organize series open", {"series": "1"})
     board = from_bot(env, env.messages_in(env.announcements))[-1]
     await env.restart_bot()
     await env.bot.get_cog("SeriesCog").background.ready(env.guild.id).wait()
@@ -41,24 +41,26 @@ async def test_the_open_weeks_buttons_work_after_a_restart(env) -> None:
 async def test_a_presenter_set_with_session_edit_and_a_week_cancelled_with_session_cancel(env) -> None:
     await configure(env)
     await add_thursdays(env)
-    await run(env, "series open", {"series": "1"})
+    await run(env, "organize series open", {"series": "1"})
     board = from_bot(env, env.messages_in(env.announcements))[-1]
     assert (2, "nudge:presenter") in await pending_nudges(env)
 
-    await run(env, "session edit", {"session": 2, "presenter_name": "Hamish Ivison", "papers": "TMax"})
+    await run(
+        env, "organize session edit", {"session": 2, "presenter_name": "Hamish Ivison", "papers": "TMax"}
+    )
     assert "Thu 10 Dec" not in labels(env, board)
     assert not [n for n in await pending_nudges(env) if n[0] == 2]  # it has a presenter and a paper now
     lines = week_lines(await run(env, "series show", {"series": "1"}, member=env.member))
     assert lines[1].endswith("— 🎤 Hamish Ivison · 📄 TMax · #2")
 
-    reply = await run(env, "session cancel", {"session": 4, "reason": "The room is booked"})
+    reply = await run(env, "organize session cancel", {"session": 4, "reason": "The room is booked"})
     assert reply.text.startswith("Cancelled session #4.")
     lines = week_lines(await run(env, "series show", {"series": "1"}, member=env.member))
     assert lines[3] == "~~Thursday 24 December 2026~~ — **skipped**: The room is booked"
     assert "Thu 24 Dec" not in labels(env, board)
     assert not [n for n in await pending_nudges(env) if n[0] == 4]
     # and it can be brought back: the same session, scheduled again, with a new Discord event
-    await run(env, "series unskip", {"series": "1", "date": "2026-12-24"})
+    await run(env, "organize series unskip", {"series": "1", "date": "2026-12-24"})
     lines = week_lines(await run(env, "series show", {"series": "1"}, member=env.member))
     assert lines[3].endswith("— 🙋 **open** · 📄 **no paper yet** · #4")
     events = [e for e in env.scheduled_events() if e["scheduled_start_time"].startswith("2026-12-24")]

@@ -45,7 +45,7 @@ def session_id_in(text: str) -> int:
 
 
 async def add_session(env: BotEnv, title: str, when: str, **options: Any) -> int:
-    reply = await run(env, "session add", {"title": title, "when": when, **options})
+    reply = await run(env, "organize session add", {"title": title, "when": when, **options})
     assert is_ephemeral(reply), reply.text
     assert reply.text.startswith("Added session #"), reply.text
     return session_id_in(reply.text)

@@ -87,7 +87,7 @@ async def test_imported_sessions_get_their_events_once(env) -> None:
     assert _events(env) == UPCOMING
 
     # an organizer announces one of them as usual; the event is the one made at start-up
-    reply = await (await env.invoke("session announce", {"session": 1})).final()
+    reply = await (await env.invoke("organize session announce", {"session": 1})).final()
     assert reply.text.startswith("Announced session #1"), reply.text
     assert len(env.scheduled_events()) == 2
 

@@ -68,7 +68,7 @@ async def test_a_session_read_against_others(env) -> None:
     (event,) = env.scheduled_events()
     assert "Papers: TMax\nRead against: Terminal-World; T1" in event["description"]
     # the edit form shows the roles as it reads them back, and a change of role alone is saved
-    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    opened = await env.invoke("organize session edit", {"session": session_id}, member=env.organizer)
     modal = (await opened.response()).modal
     papers = next(
         r["component"] for r in modal["components"] if r["component"]["custom_id"] == "session_edit:papers"

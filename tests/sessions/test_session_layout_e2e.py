@@ -44,7 +44,7 @@ async def test_fresh_announcement_is_a_layout(env) -> None:
         signup_url="https://lu.ma/paperclub",
         presenter_name="Ada_Lovelace",
     )
-    await run(env, "session announce", {"session": session_id})
+    await run(env, "organize session announce", {"session": session_id})
     (posted,) = announcements(env)
     within_limits(posted)
     (container,) = posted.components
@@ -89,7 +89,7 @@ async def test_old_embed_post_is_rewritten_as_a_layout_in_place(env) -> None:
     pressed = await (await env.click(posted, f"session:remind:{session_id}", member=env.member)).final()
     assert pressed.text.startswith("I'll remind you before **Old post**")
 
-    reply = await run(env, "session announce", {"session": session_id})
+    reply = await run(env, "organize session announce", {"session": session_id})
     assert reply.text.startswith(f"Updated the announcement of session #{session_id}")
     (posted,) = announcements(env)
     assert posted.id == old.id

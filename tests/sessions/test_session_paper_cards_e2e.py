@@ -70,7 +70,7 @@ async def test_enrichment_landing_edits_the_announcement(discord_env: BotEnv, ar
     session_id = await add_session(
         env, "Tools", "2026-12-10 08:00", papers=f"https://arxiv.org/abs/{ARXIV_ID}\nTMax"
     )
-    await run(env, "session announce", {"session": session_id})
+    await run(env, "organize session announce", {"session": session_id})
     (posted,) = announcements(env)
     assert "TLDR" not in posted.text
     seed_sources(env)
@@ -140,7 +140,7 @@ async def test_a_fresh_post_shows_stored_fields_and_ten_long_papers_fit(discord_
                     field_sources={"tldr": ["semantic_scholar", "2026-10-01T00:00:00+00:00"]},
                 )
             )
-    await run(env, "session announce", {"session": session_id})
+    await run(env, "organize session announce", {"session": session_id})
     (posted,) = announcements(env)
     within_limits(posted)
     shown = papers_of(posted)

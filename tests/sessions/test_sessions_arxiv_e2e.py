@@ -1,4 +1,4 @@
-"""/session add and edit fill in an arXiv paper's title (after the session is saved) through the local
+"""/organize session add and edit fill in an arXiv paper's title (after the session is saved) through the local
 arXiv stand-in; with arXiv down or slow the session is still saved under the id label."""
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ async def test_add_shows_the_arxiv_title(env: BotEnv, arxiv: ArxivStandin) -> No
     await env.clock.set(OCTOBER)
     arxiv.add("2401.12345", AUTOENV, ["Ada Lovelace", "Alan Turing"], "We build environments.")
     reply = await run(
-        env, "session add", {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"}
+        env,
+        "organize session add",
+        {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"},
     )
     assert is_ephemeral(reply)
     assert reply.text.startswith("Added session #1.")
@@ -44,7 +46,9 @@ async def test_add_shows_the_arxiv_title(env: BotEnv, arxiv: ArxivStandin) -> No
 
     # a second session with the same paper does not ask arXiv again
     await run(
-        env, "session add", {"title": "Again", "when": "2026-11-12 08:00", "papers": "arXiv:2401.12345"}
+        env,
+        "organize session add",
+        {"title": "Again", "when": "2026-11-12 08:00", "papers": "arXiv:2401.12345"},
     )
     assert arxiv.requests == ["2401.12345"]
 
@@ -55,7 +59,9 @@ async def test_add_with_arxiv_down_keeps_the_id_label(env: BotEnv, arxiv: ArxivS
     arxiv.add("2401.12345", AUTOENV)
     arxiv.mode = "down"
     reply = await run(
-        env, "session add", {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"}
+        env,
+        "organize session add",
+        {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"},
     )
     assert is_ephemeral(reply)
     assert reply.text.startswith("Added session #1.")
@@ -67,7 +73,7 @@ async def test_add_with_arxiv_down_keeps_the_id_label(env: BotEnv, arxiv: ArxivS
 
     # arXiv is back: editing the session's papers fills the title in
     arxiv.mode = "ok"
-    reply = await run(env, "session edit", {"session": 1, "papers": "2401.12345\nTMax"})
+    reply = await run(env, "organize session edit", {"session": 1, "papers": "2401.12345\nTMax"})
     assert reply.text.startswith("Saved session #1")
     papers = papers_of(reply)
     assert "AutoEnv" in papers
@@ -82,7 +88,9 @@ async def test_slow_arxiv_does_not_hold_the_reply(env: BotEnv, arxiv: ArxivStand
     env.bot.arxiv.http.timeout = 0.2
     arxiv.mode, arxiv.delay = "slow", 3.0
     reply = await run(
-        env, "session add", {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"}
+        env,
+        "organize session add",
+        {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"},
     )
     assert reply.text.startswith("Added session #1.")
     assert "arXiv:2401.12345" in papers_of(reply)
@@ -95,7 +103,9 @@ async def test_a_given_title_is_kept(env: BotEnv, arxiv: ArxivStandin) -> None:
     async with env.bot.session_factory() as session, session.begin():
         await get_or_create_paper(session, env.guild.id, parse_paper_ref("2401.12345"), title="Our name")
     reply = await run(
-        env, "session add", {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"}
+        env,
+        "organize session add",
+        {"title": "Environments", "when": "2026-11-05 08:00", "papers": "2401.12345"},
     )
     assert "Our name" in papers_of(reply)
     row = await paper_row(env, "arxiv:2401.12345")

@@ -38,7 +38,7 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
     # add: an ephemeral preview in the club page's form, and an external scheduled event
     reply = await run(
         env,
-        "session add",
+        "organize session add",
         {
             "title": "Building data recipes for terminal agents",
             "when": "2026-11-05 08:00",
@@ -66,7 +66,7 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
     assert CLUB_NOV5 in event["description"]
 
     # announce: one message in #announcements with three buttons, and a thread with the presenter in it
-    reply = await run(env, "session announce", {"session": 1})
+    reply = await run(env, "organize session announce", {"session": 1})
     assert is_ephemeral(reply)
     assert reply.text.startswith("Announced session #1")
     (posted,) = announcements(env)
@@ -82,17 +82,17 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
 
     # edit: time and title; the event follows at once, the announcement waits for announce
     reply = await run(
-        env, "session edit", {"session": 1, "when": "2026-11-05 09:30", "title": "Terminal agents"}
+        env, "organize session edit", {"session": 1, "when": "2026-11-05 09:30", "title": "Terminal agents"}
     )
     assert "Saved session #1: changed time, title." in reply.text
-    assert "/session announce" in reply.text
+    assert "/organize session announce" in reply.text
     event = event_for(env, "Terminal agents")
     assert event["scheduled_start_time"].startswith("2026-11-05T17:30:00")
     assert event["status"] == EVENT_SCHEDULED
     assert card_title(announcements(env)[0]) == "Building data recipes for terminal agents"
 
     # announce again: the same message is edited, no duplicate, no second thread
-    reply = await run(env, "session announce", {"session": 1})
+    reply = await run(env, "organize session announce", {"session": 1})
     assert reply.text.startswith("Updated the announcement of session #1")
     (posted,) = announcements(env)
     assert card_title(posted) == "Terminal agents"
@@ -107,7 +107,7 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
         "Thursday 19 November 2026 9:30 AM",
         presenter_name="Guest Speaker",
     )
-    await run(env, "session announce", {"session": second})
+    await run(env, "organize session announce", {"session": second})
     assert len(announcements(env)) == 2
     assert CLUB_NOV19 in announcements(env)[1].text
 
@@ -115,7 +115,7 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
     await env.clock.set(datetime(2026, 11, 5, 19, 0, tzinfo=UTC))
     reply = await run(
         env,
-        "session recap",
+        "organize session recap",
         {
             "session": 1,
             "recording_url": "https://youtu.be/tmax",
@@ -133,7 +133,7 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
     assert "[Notes](https://club.example/notes/tmax)" in shown.text
 
     # cancel the second: a notice in the channel, the announcement marked, the event cancelled
-    reply = await run(env, "session cancel", {"session": second, "reason": "The presenter is ill"})
+    reply = await run(env, "organize session cancel", {"session": second, "reason": "The presenter is ill"})
     assert reply.text.startswith(f"Cancelled session #{second}.")
     notice = announcements(env)[-1]
     assert notice.text.startswith("**Cancelled:** User models and user simulators (" + CLUB_NOV19)
@@ -157,12 +157,12 @@ async def test_events_are_dispatched_for_other_features(env) -> None:
     for name in ("session_saved", "session_cancelled", "session_subscription_changed"):
         env.bot.add_listener(recorder(name), f"on_{name}")
     session_id = await add_session(env, "Events", "tomorrow 17:00")
-    await run(env, "session edit", {"session": session_id, "duration": 90})
-    await run(env, "session edit", {"session": session_id, "duration": 90})  # no change: no event
+    await run(env, "organize session edit", {"session": session_id, "duration": 90})
+    await run(env, "organize session edit", {"session": session_id, "duration": 90})  # no change: no event
     await run(env, "session show", {"session": session_id, "public": True}, member=env.member)
     shown = env.messages_in(env.general)[-1]
     await (await env.click(shown, f"session:remind:{session_id}", member=env.member)).final()
-    await run(env, "session cancel", {"session": session_id})
+    await run(env, "organize session cancel", {"session": session_id})
     await asyncio.sleep(0)
     guild = env.guild.id
     assert seen == [
@@ -176,7 +176,7 @@ async def test_events_are_dispatched_for_other_features(env) -> None:
 async def test_remind_me_toggles_and_survives_restart(env) -> None:
     await configure(env)
     session_id = await add_session(env, "Reminders", "Thursday 9:30am")
-    await run(env, "session announce", {"session": session_id})
+    await run(env, "organize session announce", {"session": session_id})
     (posted,) = announcements(env)
     custom_id = f"session:remind:{session_id}"
 
@@ -199,7 +199,7 @@ async def test_remind_me_toggles_and_survives_restart(env) -> None:
 async def test_add_to_calendar_button_gives_an_ics(env) -> None:
     await configure(env)
     session_id = await add_session(env, "Calendar", "2026-12-10 09:30", signup_url="https://lu.ma/c")
-    await run(env, "session announce", {"session": session_id})
+    await run(env, "organize session announce", {"session": session_id})
     await env.restart_bot()
     reply = await (
         await env.click(announcements(env)[0], f"session:ics:{session_id}", member=env.member)
@@ -216,9 +216,9 @@ async def test_calendar_command_lists_upcoming_with_sequence_and_cancellations(e
     kept = await add_session(env, "Kept", "2026-12-10 09:30")
     moved = await add_session(env, "Moved", "2026-12-17 09:30")
     dropped = await add_session(env, "Dropped", "2027-01-07 09:30")
-    await run(env, "session edit", {"session": moved, "when": "2026-12-17 10:00"})
-    await run(env, "session cancel", {"session": dropped})
-    reply = await run(env, "session calendar", member=env.member)
+    await run(env, "organize session edit", {"session": moved, "when": "2026-12-17 10:00"})
+    await run(env, "organize session cancel", {"session": dropped})
+    reply = await run(env, "calendar file", member=env.member)
     assert is_ephemeral(reply)
     assert reply.text.startswith("2 upcoming sessions.")
     events = {str(e["SUMMARY"]): e for e in ics_events(reply.file("paperclub-sessions.ics"))}
@@ -235,7 +235,7 @@ async def test_calendar_command_lists_upcoming_with_sequence_and_cancellations(e
 async def test_list_paginates_beyond_ten_and_pages_survive_restart(env) -> None:
     empty = await run(env, "session list", member=env.member)
     assert empty.text_displays == [
-        "## Upcoming sessions\nNo sessions are scheduled yet. Organizers add them with `/session add`."
+        "## Upcoming sessions\nNo sessions are scheduled yet. Organizers add them with `/organize session add`."
     ]
     for week in range(12):
         await add_session(env, f"Week {week + 1}", f"2026-12-{3 + week % 4 * 7:02d} {9 + week // 4}:30")
@@ -270,7 +270,7 @@ async def test_show_and_autocomplete(env) -> None:
     assert is_ephemeral(shown)
     assert CLUB_NOV5 in shown.text
     assert button_ids(shown) == [f"session:remind:{soon}", f"session:ics:{soon}"]
-    zones = await env.autocomplete("session add", "timezone", "kolk", member=env.organizer)
+    zones = await env.autocomplete("organize session add", "timezone", "kolk", member=env.organizer)
     assert {"name": "Asia/Kolkata", "value": "Asia/Kolkata"} in zones
 
 
@@ -278,7 +278,7 @@ async def test_edit_in_a_modal(env) -> None:
     session_id = await add_session(
         env, "Modal", "2026-12-10 09:30", papers="TMax", signup_url="https://lu.ma/m"
     )
-    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    opened = await env.invoke("organize session edit", {"session": session_id}, member=env.organizer)
     modal = (await opened.response()).modal
     assert modal is not None
     assert modal["title"] == f"Edit session #{session_id}"
@@ -306,7 +306,7 @@ async def test_edit_options_clear_fields_with_a_dash(env) -> None:
     )
     reply = await run(
         env,
-        "session edit",
+        "organize session edit",
         {"session": session_id, "presenter_name": "-", "description": "-", "papers": "-", "duration": 90},
     )
     assert "changed description, duration, papers, presenter" in reply.text

@@ -22,12 +22,12 @@ from tests.sessions.helpers import (
 )
 
 ORGANIZER_COMMANDS = [
-    ("session add", {"title": "Sneaky", "when": "tomorrow 17:00"}),
-    ("session edit", {"session": 1, "title": "Sneaky"}),
-    ("session edit", {"session": 1}),
-    ("session cancel", {"session": 1}),
-    ("session announce", {"session": 1}),
-    ("session recap", {"session": 1, "notes_url": "https://notes.example"}),
+    ("organize session add", {"title": "Sneaky", "when": "tomorrow 17:00"}),
+    ("organize session edit", {"session": 1, "title": "Sneaky"}),
+    ("organize session edit", {"session": 1}),
+    ("organize session cancel", {"session": 1}),
+    ("organize session announce", {"session": 1}),
+    ("organize session recap", {"session": 1, "notes_url": "https://notes.example"}),
 ]
 
 
@@ -49,7 +49,7 @@ async def test_the_organizer_role_is_enough(env) -> None:
     await run(env, "setup organizer_role", {"role": readers}, member=env.admin)
     await env.standin.add_role(env.member, readers)
     reply = await run(
-        env, "session add", {"title": "By a reader", "when": "tomorrow 17:00"}, member=env.member
+        env, "organize session add", {"title": "By a reader", "when": "tomorrow 17:00"}, member=env.member
     )
     assert reply.text.startswith("Added session #")
 
@@ -70,7 +70,7 @@ BAD_ADDS = [
 
 @pytest.mark.parametrize(("options", "message"), BAD_ADDS, ids=[str(i) for i in range(len(BAD_ADDS))])
 async def test_bad_input_is_refused_and_nothing_stored(env, options, message) -> None:
-    reply = await run(env, "session add", {"title": "Bad", **options})
+    reply = await run(env, "organize session add", {"title": "Bad", **options})
     assert is_ephemeral(reply)
     assert message in reply.text
     assert await count_sessions(env) == 0
@@ -88,7 +88,7 @@ async def test_bad_edits_and_ids(env) -> None:
         ({"session": 999, "title": "x"}, "There is no session #999 in this server."),
     ]
     for options, message in cases:
-        reply = await run(env, "session edit", options)
+        reply = await run(env, "organize session edit", options)
         assert is_ephemeral(reply), (options, reply.text)
         assert message in reply.text, (options, reply.text)
     shown = await run(env, "session show", {"session": session_id})
@@ -98,7 +98,7 @@ async def test_bad_edits_and_ids(env) -> None:
 
 async def test_duplicate_session_is_refused(env) -> None:
     await add_session(env, "Twice", "2026-12-10 09:30")
-    reply = await run(env, "session add", {"title": "twice", "when": "10 Dec 2026 9:30 AM"})
+    reply = await run(env, "organize session add", {"title": "twice", "when": "10 Dec 2026 9:30 AM"})
     assert is_ephemeral(reply)
     assert "already has that title at that time" in reply.text
     assert await count_sessions(env) == 1
@@ -113,9 +113,9 @@ async def test_another_guilds_session_is_not_found(env) -> None:
         foreign = (await svc.create_session(db, 424242, draft, created_by=1, now=now)).info
     for name, options in [
         ("session show", {"session": foreign.id}),
-        ("session announce", {"session": foreign.id}),
-        ("session cancel", {"session": foreign.id}),
-        ("session edit", {"session": foreign.id}),
+        ("organize session announce", {"session": foreign.id}),
+        ("organize session cancel", {"session": foreign.id}),
+        ("organize session edit", {"session": foreign.id}),
     ]:
         reply = await run(env, name, options)
         assert is_ephemeral(reply), name
@@ -125,7 +125,7 @@ async def test_another_guilds_session_is_not_found(env) -> None:
 
 async def test_ambiguous_fall_back_time_says_which_was_taken(env) -> None:
     reply = await run(
-        env, "session add", {"title": "Fall back", "when": "2027-11-07 01:30", "timezone": "PT"}
+        env, "organize session add", {"title": "Fall back", "when": "2027-11-07 01:30", "timezone": "PT"}
     )
     assert reply.text.startswith("Added session #")
     assert "happens twice in America/Los_Angeles; I took the first (PDT, UTC-7)" in reply.text
@@ -143,8 +143,10 @@ async def test_mentions_never_ping_and_long_text_is_cut(env) -> None:
         description="@here " + "d" * 1990,
         papers="\n".join(f"{'P' * 290} {n}" for n in range(6)),  # within the option's 2,000
     )
-    await run(env, "session announce", {"session": session_id})
-    await run(env, "session cancel", {"session": session_id, "reason": f"@everyone <@&{readers.id}>"})
+    await run(env, "organize session announce", {"session": session_id})
+    await run(
+        env, "organize session cancel", {"session": session_id, "reason": f"@everyone <@&{readers.id}>"}
+    )
     for message in announcements(env):
         payload = message.payload
         assert payload["mention_everyone"] is False
@@ -167,18 +169,18 @@ async def test_without_create_events_the_session_is_saved_and_the_reply_says_wha
     # The bot was invited the old way: Manage Events but not Create Events. Since 23 February 2026 Manage
     # Events alone no longer lets a bot create a scheduled event (Discord change log, 24 November 2025).
     await env.standin.set_bot_permissions((REQUIRED_PERMISSIONS.value & ~CREATE_EVENTS) | MANAGE_EVENTS)
-    reply = await run(env, "session add", {"title": "No events", "when": "2026-12-10 09:30"})
+    reply = await run(env, "organize session add", {"title": "No events", "when": "2026-12-10 09:30"})
     assert reply.text.startswith("Added session #1.")
     assert "grant the bot **Create Events**" in reply.text
     assert "Manage Events" not in reply.text
     assert await count_sessions(env) == 1
     assert env.scheduled_events() == []
-    reply = await run(env, "session announce", {"session": 1})
+    reply = await run(env, "organize session announce", {"session": 1})
     assert reply.text.startswith("Announced session #1")
     assert "Create Events" in reply.text
     # once granted, announcing again creates the missing event
     await env.standin.set_bot_permissions(REQUIRED_PERMISSIONS.value)
-    reply = await run(env, "session announce", {"session": 1})
+    reply = await run(env, "organize session announce", {"session": 1})
     assert "Create Events" not in reply.text
     (event,) = env.scheduled_events()
     assert event["name"] == "No events"
@@ -186,36 +188,38 @@ async def test_without_create_events_the_session_is_saved_and_the_reply_says_wha
 
 async def test_announce_needs_a_channel_and_reposts_a_deleted_message(env) -> None:
     session_id = await add_session(env, "Where", "2026-12-10 09:30")
-    reply = await run(env, "session announce", {"session": session_id})
+    reply = await run(env, "organize session announce", {"session": session_id})
     assert is_ephemeral(reply)
     assert "/setup announcements" in reply.text
-    reply = await run(env, "session announce", {"session": session_id, "channel": env.general})
+    reply = await run(env, "organize session announce", {"session": session_id, "channel": env.general})
     assert reply.text.startswith("Announced")
     assert len(env.messages_in(env.general)) == 1
     # moved to #announcements: posted there, the old one removed (no duplicate)
     await configure(env)
-    reply = await run(env, "session announce", {"session": session_id, "channel": env.announcements})
+    reply = await run(env, "organize session announce", {"session": session_id, "channel": env.announcements})
     assert reply.text.startswith("Announced")
     assert len(announcements(env)) == 1
     assert env.messages_in(env.general) == []
     # someone deleted the announcement: announcing again posts a new one
     env.standin.fail_next("PATCH", r"/channels/\d+/messages/\d+$", status=404)
-    reply = await run(env, "session announce", {"session": session_id})
+    reply = await run(env, "organize session announce", {"session": session_id})
     assert reply.text.startswith("Announced")
     assert len(env.standin.requests_to("POST", rf"/channels/{env.announcements.id}/messages$")) == 2
 
 
 async def test_cancelled_and_past_sessions(env) -> None:
     session_id = await add_session(env, "Soon over", "tomorrow 17:00")
-    reply = await run(env, "session recap", {"session": session_id, "recording_url": "https://youtu.be/x"})
+    reply = await run(
+        env, "organize session recap", {"session": session_id, "recording_url": "https://youtu.be/x"}
+    )
     assert is_ephemeral(reply)
     assert "has not happened yet" in reply.text
-    await run(env, "session cancel", {"session": session_id})
+    await run(env, "organize session cancel", {"session": session_id})
     for name, options, message in [
-        ("session cancel", {"session": session_id}, "already cancelled"),
-        ("session announce", {"session": session_id}, "was cancelled"),
-        ("session edit", {"session": session_id, "title": "x"}, "was cancelled"),
-        ("session edit", {"session": session_id}, "was cancelled"),
+        ("organize session cancel", {"session": session_id}, "already cancelled"),
+        ("organize session announce", {"session": session_id}, "was cancelled"),
+        ("organize session edit", {"session": session_id, "title": "x"}, "was cancelled"),
+        ("organize session edit", {"session": session_id}, "was cancelled"),
     ]:
         reply = await run(env, name, options)
         assert is_ephemeral(reply), (name, reply.text)
@@ -226,13 +230,13 @@ async def test_announce_where_the_bot_may_not_post(env) -> None:
     await configure(env)
     session_id = await add_session(env, "Blocked", "2026-12-10 09:30")
     env.standin.fail_next("POST", rf"/channels/{env.announcements.id}/messages$", status=403)
-    reply = await run(env, "session announce", {"session": session_id})
+    reply = await run(env, "organize session announce", {"session": session_id})
     assert is_ephemeral(reply)
     assert "I can't post in" in reply.text
     assert "Send Messages" in reply.text
     assert announcements(env) == []
     env.standin.fail_next("POST", r"/messages/\d+/threads$", status=403)
-    reply = await run(env, "session announce", {"session": session_id})
+    reply = await run(env, "organize session announce", {"session": session_id})
     assert reply.text.startswith("Announced")
     assert "could not open a discussion thread" in reply.text
     assert len(announcements(env)) == 1

@@ -1,4 +1,4 @@
-"""What /session add and edit tell the organizer about their input, through the stand-in: how a papers
+"""What /organize session add and edit tell the organizer about their input, through the stand-in: how a papers
 text with commas was read, other sessions at the same time (a warning, not a refusal), and the edit
 form that never loses what the member did not touch."""
 
@@ -28,7 +28,7 @@ async def test_commas_between_short_names_separate_papers_and_the_reply_says_so(
     await env.clock.set(OCTOBER)
     reply = await run(
         env,
-        "session add",
+        "organize session add",
         {"title": "Terminal agents", "when": "2026-11-05 08:00", "papers": "TMax, Terminal-World, T1"},
     )
     assert is_ephemeral(reply)
@@ -39,7 +39,7 @@ async def test_commas_between_short_names_separate_papers_and_the_reply_says_so(
 
     # a title whose commas are its own stays one paper, and the reply shows how to give several
     reply = await run(
-        env, "session edit", {"session": 1, "papers": "Read, Watch and Learn: agents from video"}
+        env, "organize session edit", {"session": 1, "papers": "Read, Watch and Learn: agents from video"}
     )
     assert reply.text.startswith("Saved session #1: changed papers.")
     assert "Papers: read as 1 paper: “Read, Watch and Learn: agents from video”." in reply.text
@@ -47,12 +47,12 @@ async def test_commas_between_short_names_separate_papers_and_the_reply_says_so(
     assert await stored_keys(env, 1) == ["title:read watch and learn agents from video"]
 
     # the club page's way of writing lists, on edit
-    reply = await run(env, "session edit", {"session": 1, "papers": "TMax, Terminal-World and T1"})
+    reply = await run(env, "organize session edit", {"session": 1, "papers": "TMax, Terminal-World and T1"})
     assert SPLIT_NOTE in reply.text
     assert await stored_keys(env, 1) == ["title:tmax", "title:terminal world", "title:t1"]
 
     # lines or ';' leave nothing to tell
-    reply = await run(env, "session edit", {"session": 1, "papers": "TMax; T1"})
+    reply = await run(env, "organize session edit", {"session": 1, "papers": "TMax; T1"})
     assert "Papers: read as" not in reply.text
     assert await stored_keys(env, 1) == ["title:tmax", "title:t1"]
 
@@ -60,7 +60,9 @@ async def test_commas_between_short_names_separate_papers_and_the_reply_says_so(
 async def test_sessions_at_the_same_time_are_kept_with_a_warning(env) -> None:
     await env.clock.set(OCTOBER)
     first = await add_session(env, "First", "2026-12-10 09:30", timezone="PT")  # 9:30–10:30 PT
-    reply = await run(env, "session add", {"title": "Second", "when": "2026-12-10 10:00", "timezone": "PT"})
+    reply = await run(
+        env, "organize session add", {"title": "Second", "when": "2026-12-10 10:00", "timezone": "PT"}
+    )
     assert reply.text.startswith("Added session #2.")
     assert f"Heads up: this overlaps session #{first} “First” (<t:" in reply.text
     assert "Both are kept" in reply.text
@@ -69,19 +71,19 @@ async def test_sessions_at_the_same_time_are_kept_with_a_warning(env) -> None:
     # right after the first one ends is no overlap; moved into both, it warns of both
     third = await add_session(env, "Third", "2026-12-10 10:30", timezone="PT")
     reply = await run(
-        env, "session add", {"title": "Right after", "when": "2026-12-10 11:00", "timezone": "PT"}
+        env, "organize session add", {"title": "Right after", "when": "2026-12-10 11:00", "timezone": "PT"}
     )
     assert "Heads up" in reply.text  # Third runs 10:30–11:30
-    reply = await run(env, "session edit", {"session": third, "when": "2026-12-10 09:45"})
+    reply = await run(env, "organize session edit", {"session": third, "when": "2026-12-10 09:45"})
     assert reply.text.startswith(f"Saved session #{third}: changed time.")
     assert "Heads up: this overlaps sessions #1 “First”" in reply.text
     assert "#2 “Second”" in reply.text
 
     # an edit that does not move it says nothing of the others; a cancelled one no longer counts
-    reply = await run(env, "session edit", {"session": third, "title": "Third, renamed"})
+    reply = await run(env, "organize session edit", {"session": third, "title": "Third, renamed"})
     assert "Heads up" not in reply.text
-    await run(env, "session cancel", {"session": first})
-    reply = await run(env, "session edit", {"session": third, "duration": 30})
+    await run(env, "organize session cancel", {"session": first})
+    reply = await run(env, "organize session edit", {"session": third, "duration": 30})
     assert "Heads up: this overlaps session #2 “Second”" in reply.text
     assert "First" not in reply.text
 
@@ -130,7 +132,7 @@ async def session_with_long_titles(env: BotEnv) -> tuple[int, list[str]]:
 async def test_the_form_keeps_papers_it_showed_whole_when_only_the_title_changes(env) -> None:
     await env.clock.set(OCTOBER)
     session_id, keys = await session_with_long_papers(env, count=6, length=380)  # ~2,300 characters
-    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    opened = await env.invoke("organize session edit", {"session": session_id}, member=env.organizer)
     modal = (await opened.response()).modal
     assert modal is not None
     submitted = await env.submit_modal(opened, {"session_edit:title": "Long reading, renamed"})
@@ -146,7 +148,7 @@ async def test_the_form_keeps_papers_it_showed_whole_when_only_the_title_changes
 async def test_the_form_keeps_papers_too_long_to_show_unless_typed_in(env) -> None:
     await env.clock.set(OCTOBER)
     session_id, keys = await session_with_long_titles(env)  # 4,009 characters
-    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    opened = await env.invoke("organize session edit", {"session": session_id}, member=env.organizer)
     modal = (await opened.response()).modal
     assert modal is not None
     label, papers = text_input(modal, "session_edit:papers")
@@ -162,7 +164,7 @@ async def test_the_form_keeps_papers_too_long_to_show_unless_typed_in(env) -> No
     assert await stored_keys(env, session_id) == keys
 
     # typed in, the list replaces them
-    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    opened = await env.invoke("organize session edit", {"session": session_id}, member=env.organizer)
     assert (await opened.response()).modal is not None
     submitted = await env.submit_modal(opened, {"session_edit:papers": "TMax\nT1"})
     reply = await submitted.final()
@@ -176,7 +178,7 @@ async def test_the_form_submitted_untouched_changes_nothing(env) -> None:
         env, "As it was", "2026-12-10 09:30", papers="TMax, Terminal-World", description="Stays."
     )
     keys = await stored_keys(env, session_id)
-    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    opened = await env.invoke("organize session edit", {"session": session_id}, member=env.organizer)
     assert (await opened.response()).modal is not None
     reply = await (await env.submit_modal(opened, {})).response()
     assert reply.ephemeral
@@ -188,7 +190,9 @@ async def test_a_link_longer_than_any_kept_is_refused_and_nothing_stored(env) ->
     await env.clock.set(OCTOBER)
     link = "https://example.org/papers/" + "x" * 500  # over MAX_URL_LENGTH (a 512-character one is kept)
     reply = await run(
-        env, "session add", {"title": "Long link", "when": "2026-11-05 08:00", "papers": f"TMax\n{link}"}
+        env,
+        "organize session add",
+        {"title": "Long link", "when": "2026-11-05 08:00", "papers": f"TMax\n{link}"},
     )
     assert is_ephemeral(reply)
     assert "That link is over 512 characters" in reply.text
@@ -205,7 +209,7 @@ async def test_the_form_labels_its_fields_and_picks_the_presenter_from_a_user_se
     await env.clock.set(OCTOBER)
     first, second = env.members[0], env.members[1]
     session_id = await add_session(env, "Terminal agents", "2026-10-29 09:30", presenter=first)
-    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    opened = await env.invoke("organize session edit", {"session": session_id}, member=env.organizer)
     modal = (await opened.response()).modal
     assert len(modal["components"]) == 5
     assert all(row["type"] == 18 for row in modal["components"])  # each field in a Label
@@ -217,12 +221,12 @@ async def test_the_form_labels_its_fields_and_picks_the_presenter_from_a_user_se
     reply = await (await env.submit_modal(opened, {})).final()
     assert reply.text == f"Nothing changed in session #{session_id}."
     # another member
-    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    opened = await env.invoke("organize session edit", {"session": session_id}, member=env.organizer)
     reply = await (await env.submit_modal(opened, {"session_edit:presenter": [second]})).final()
     assert reply.text.startswith(f"Saved session #{session_id}: changed presenter."), reply.text
     assert await _stored_presenter(env, session_id) == (second.id, second.display_name)
     # cleared: no presenter
-    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    opened = await env.invoke("organize session edit", {"session": session_id}, member=env.organizer)
     reply = await (await env.submit_modal(opened, {"session_edit:presenter": []})).final()
     assert reply.text.startswith(f"Saved session #{session_id}: changed presenter."), reply.text
     assert await _stored_presenter(env, session_id) == (None, None)
@@ -231,7 +235,7 @@ async def test_the_form_labels_its_fields_and_picks_the_presenter_from_a_user_se
 async def test_a_guest_presenter_stays_unless_a_member_is_picked(env) -> None:
     await env.clock.set(OCTOBER)
     session_id = await add_session(env, "Guest talk", "2026-10-29 09:30", presenter_name="Hamish Ivison")
-    opened = await env.invoke("session edit", {"session": session_id}, member=env.organizer)
+    opened = await env.invoke("organize session edit", {"session": session_id}, member=env.organizer)
     modal = (await opened.response()).modal
     row = next(r for r in modal["components"] if r["component"]["custom_id"] == "session_edit:presenter")
     assert "Hamish Ivison" in row["description"]

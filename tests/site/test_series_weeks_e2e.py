@@ -32,9 +32,9 @@ async def test_each_week_says_what_it_has_once(discord_env: BotEnv) -> None:
     env = discord_env  # Monday 30 November 2026
     await configure(env)
     await add_thursdays(env, signup_url="https://lu.ma/thursdays")  # 3 December … 21 January: sessions 1-8
-    await run(env, "series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"})
-    await run(env, "session edit", {"session": 2, "presenter_name": "Sam", "papers": "TMax vs T1"})
-    await run(env, "session edit", {"session": 3, "presenter_name": "Tom"})
+    await run(env, "organize series skip", {"series": "1", "date": "2026-12-24", "reason": "Christmas Eve"})
+    await run(env, "organize session edit", {"session": 2, "presenter_name": "Sam", "papers": "TMax vs T1"})
+    await run(env, "organize session edit", {"session": 3, "presenter_name": "Tom"})
     await run(env, "setup website", {"enabled": True, "slug": "reading-club"}, member=env.admin)
     async with env.bot.session_factory() as session, session.begin():
         from db.models.site import SiteSettings

@@ -124,7 +124,9 @@ async def test_session_page_link_on_show_and_announcement(env: BotEnv) -> None:
     status, html = await fetch(links[0])
     assert status == 200
     assert "Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST" in text_of(html)
-    await (await env.invoke("session announce", {"session": session_id}, member=env.organizer)).final()
+    await (
+        await env.invoke("organize session announce", {"session": session_id}, member=env.organizer)
+    ).final()
     posted = env.messages_in(env.announcements)[-1]
     assert [b["url"] for b in posted.buttons if b.get("label") == "Session page"] == links
 
@@ -162,7 +164,7 @@ async def test_calendar_link_and_reset(env: BotEnv) -> None:
 
 
 async def test_the_bots_server_answers_etags_and_cache_control(env: BotEnv) -> None:
-    """Through the bot's own web server: a session edited with /session edit shows at the next request,
+    """Through the bot's own web server: a session edited with /organize session edit shows at the next request,
     under a new ETag; the old one is answered with the new page, the current one with 304."""
     await configure(env)
     session_id = await add_session(env, "Building data recipes", "2026-11-05 08:00")
@@ -185,7 +187,7 @@ async def test_the_bots_server_answers_etags_and_cache_control(env: BotEnv) -> N
         async with http.get(home) as first:
             etag = first.headers["ETag"]
         edit = {"session": session_id, "title": "Data recipes, retitled"}
-        await (await env.invoke("session edit", edit, member=env.organizer)).final()
+        await (await env.invoke("organize session edit", edit, member=env.organizer)).final()
         async with http.get(home, headers={"If-None-Match": etag}) as changed:
             assert changed.status == 200
             assert changed.headers["ETag"] != etag

@@ -23,7 +23,7 @@ async def use_channel(env: Any, channel: Any = None) -> None:
 
 async def suggest(env: Any, member: Any, **options: Any) -> Any:
     """Run /suggest and return the final (ephemeral) answer after the defer."""
-    result = await env.invoke("suggest", options, member=member)
+    result = await env.invoke("suggest paper", options, member=member)
     first = await result.response()
     if not first.deferred:
         return first
@@ -50,7 +50,7 @@ def button(message: Any, prefix: str) -> dict[str, Any]:
 
 
 def fields(embed: dict[str, Any]) -> dict[str, str]:
-    """An embed's fields by name (/suggestions show, the ephemeral answers)."""
+    """An embed's fields by name (/suggest show, the ephemeral answers)."""
     return {f["name"]: f["value"] for f in embed.get("fields", [])}
 
 

@@ -41,7 +41,8 @@ async def test_review_shortlist_then_accept_tells_submitter_and_rerenders(discor
     sid, *_ = await _suggest_three(env)
     submitter = env.members[0]
     result = await env.invoke(
-        "suggestions review", {"suggestion": str(sid), "decision": "shortlist", "note": "Next month?"}
+        "organize suggestions review",
+        {"suggestion": str(sid), "decision": "shortlist", "note": "Next month?"},
     )
     assert (await result.response()).deferred
     final = await result.final()
@@ -59,7 +60,7 @@ async def test_review_shortlist_then_accept_tells_submitter_and_rerenders(discor
     assert any("Shortlisted" in line and "Next month?" in line for line in thread_lines)
 
     final = await (
-        await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "accept"})
+        await env.invoke("organize suggestions review", {"suggestion": str(sid), "decision": "accept"})
     ).final()
     assert "accepted" in final.content
     assert button(final, "sugg:session:")
@@ -75,11 +76,11 @@ async def test_review_changes_are_allowed_and_dm_failure_is_not_an_error(discord
     await suggest(env, closed, paper="A paper by someone with closed DMs")
     sid = await latest_suggestion_id(env)
     final = await (
-        await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "decline"})
+        await env.invoke("organize suggestions review", {"suggestion": str(sid), "decision": "decline"})
     ).final()
     assert "could not DM" in final.content
     final = await (
-        await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "shortlist"})
+        await env.invoke("organize suggestions review", {"suggestion": str(sid), "decision": "shortlist"})
     ).final()
     assert "shortlisted" in final.content
     assert (await card(env, sid)).status == "shortlisted"
@@ -90,13 +91,15 @@ async def test_review_needs_an_organizer_and_a_suggestion_of_this_guild(discord_
     sid, *_ = await _suggest_three(env)
     refused = await (
         await env.invoke(
-            "suggestions review", {"suggestion": str(sid), "decision": "accept"}, member=env.members[1]
+            "organize suggestions review",
+            {"suggestion": str(sid), "decision": "accept"},
+            member=env.members[1],
         )
     ).response()
     assert refused.ephemeral
     assert "Only organizers" in refused.content
     missing = await (
-        await env.invoke("suggestions review", {"suggestion": "987654", "decision": "accept"})
+        await env.invoke("organize suggestions review", {"suggestion": "987654", "decision": "accept"})
     ).final()
     assert "no suggestion #987654" in missing.content
     assert (await card(env, sid)).status == "open"
@@ -108,7 +111,7 @@ async def test_accepted_suggestion_becomes_a_session(discord_env) -> None:
     post = await post_of(env, sid)
     await (await env.click(post, f"sugg:present:{sid}", member=env.members[2])).response()
     final = await (
-        await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "accept"})
+        await env.invoke("organize suggestions review", {"suggestion": str(sid), "decision": "accept"})
     ).final()
     # a plain member cannot use the organizer's button
     refused = await (await env.click(final, f"sugg:session:{sid}", member=env.members[1])).response()
@@ -130,7 +133,7 @@ async def test_accepted_suggestion_becomes_a_session(discord_env) -> None:
     answer = await made.response()
     content = answer.content if not answer.deferred else (await made.final()).content
     assert "Made session #" in content
-    assert "/session announce" in content
+    assert "/organize session announce" in content
     assert f"<@{env.members[2].id}> offered to present" in content
     linked = await card(env, sid)
     assert linked.session_id is not None
@@ -150,16 +153,14 @@ async def test_withdraw_rules(discord_env) -> None:
     env = discord_env
     sid, *_ = await _suggest_three(env)
     refused = await (
-        await env.invoke("suggestions withdraw", {"suggestion": str(sid)}, member=env.members[1])
+        await env.invoke("suggest withdraw", {"suggestion": str(sid)}, member=env.members[1])
     ).response()
     assert refused.ephemeral
     assert "Only the member who suggested it" in refused.content
-    done = await (
-        await invoke_to_completion(env, "suggestions withdraw", {"suggestion": str(sid)})
-    ).response()
+    done = await (await invoke_to_completion(env, "suggest withdraw", {"suggestion": str(sid)})).response()
     assert "withdrawn" in done.content
     assert "withdrawn by an organizer" in env.dm_messages(env.members[0])[-1].content
-    again = await (await env.invoke("suggestions withdraw", {"suggestion": f"#{sid}"})).response()
+    again = await (await env.invoke("suggest withdraw", {"suggestion": f"#{sid}"})).response()
     assert "already withdrawn" in again.content
 
 
@@ -169,22 +170,22 @@ async def test_list_sort_filter_and_autocomplete(discord_env) -> None:
     post = await post_of(env, b)
     for member in (env.members[0], env.members[2]):
         await (await env.click(post, f"sugg:vote:{b}", member=member)).response()
-    listed = await (await env.invoke("suggestions list", member=env.members[1])).response()
+    listed = await (await env.invoke("suggest list", member=env.members[1])).response()
     assert listed.ephemeral
     text = listed.embeds[0]["description"]
     assert text.index(f"#{b}") < text.index(f"#{a}")
     assert "👍 2" in text
-    newest = await (await env.invoke("suggestions list", {"sort": "newest"})).response()
+    newest = await (await env.invoke("suggest list", {"sort": "newest"})).response()
     assert newest.embeds[0]["description"].index(f"#{c}") < newest.embeds[0]["description"].index(f"#{a}")
-    none = await (await env.invoke("suggestions list", {"status": "declined"})).response()
+    none = await (await env.invoke("suggest list", {"status": "declined"})).response()
     assert "No suggestions" in none.embeds[0]["description"]
-    bad_topic = await (await env.invoke("suggestions list", {"topic": "astrology"})).response()
+    bad_topic = await (await env.invoke("suggest list", {"topic": "astrology"})).response()
     assert bad_topic.ephemeral
     assert "not a topic" in bad_topic.content
-    choices = await env.autocomplete("suggestions show", "suggestion", "tau2")
+    choices = await env.autocomplete("suggest show", "suggestion", "tau2")
     assert [ch["value"] for ch in choices] == [str(b)]
     assert all(len(ch["name"]) <= 100 for ch in choices)
-    topics = await env.autocomplete("suggest", "topic", "verif")
+    topics = await env.autocomplete("suggest paper", "topic", "verif")
     assert [t["value"] for t in topics] == ["verifier soundness"]
 
 
@@ -195,7 +196,7 @@ async def test_list_pages_with_buttons(discord_env) -> None:
         await suggest(
             env, env.members[i % 3], paper=f"Environment paper number {i} with a distinct title {i * 7}"
         )
-    listed = await (await env.invoke("suggestions list", {"sort": "newest"})).response()
+    listed = await (await env.invoke("suggest list", {"sort": "newest"})).response()
     assert listed.embeds[0]["footer"]["text"].startswith("Page 1 of 2")
     next_id = next(b["custom_id"] for b in listed.message.buttons if b["custom_id"].endswith(":n"))
     page2 = await (await env.click(listed.message, next_id)).response()
@@ -211,12 +212,12 @@ async def test_poll_and_its_result(discord_env) -> None:
     a, b, c = await _suggest_three(env)
     for sid in (a, c):
         await (
-            await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "shortlist"})
+            await env.invoke("organize suggestions review", {"suggestion": str(sid), "decision": "shortlist"})
         ).final()
-    refused = await (await env.invoke("suggestions poll", member=env.members[0])).response()
+    refused = await (await env.invoke("organize suggestions poll", member=env.members[0])).response()
     assert refused.ephemeral
     assert "Only organizers" in refused.content
-    result = await invoke_to_completion(env, "suggestions poll", {"hours": 24}, channel=env.general)
+    result = await invoke_to_completion(env, "organize suggestions poll", {"hours": 24}, channel=env.general)
     response = await result.response()
     message = response.message
     assert message is not None
@@ -248,7 +249,7 @@ async def test_poll_needs_two_suggestions(discord_env) -> None:
     env = discord_env
     await use_channel(env)
     await suggest(env, env.members[0], paper="2406.12045")
-    refused = await (await env.invoke("suggestions poll")).response()
+    refused = await (await env.invoke("organize suggestions poll")).response()
     assert refused.ephemeral
     assert "at least two" in refused.content
 
@@ -257,7 +258,7 @@ async def test_poll_that_ended_while_down_is_recorded_at_start(discord_env) -> N
     env = discord_env
     await _suggest_three(env)
     response = await (
-        await invoke_to_completion(env, "suggestions poll", {"hours": 1}, channel=env.general)
+        await invoke_to_completion(env, "organize suggestions poll", {"hours": 1}, channel=env.general)
     ).response()
     await env.standin.vote(response.message, env.members[0], 1)
     await env.stop_bot()
@@ -279,7 +280,7 @@ async def test_a_poll_that_cannot_be_recorded_is_taken_down(discord_env, monkeyp
 
     cog_module = sys.modules[type(env.bot.get_cog("SuggestionsCog")).__module__]
     monkeypatch.setattr(cog_module, "record_poll", failing_record)
-    result = await env.invoke("suggestions poll", {"hours": 24}, channel=env.general)
+    result = await env.invoke("organize suggestions poll", {"hours": 24}, channel=env.general)
     posted = (await result.response()).message
     assert posted is not None
     assert posted.poll is not None
@@ -295,7 +296,7 @@ async def test_a_poll_that_cannot_be_recorded_is_taken_down(discord_env, monkeyp
 async def _accept_and_open_form(env, sid: int):
     """Accept the suggestion and press "Create a session from it": (the review reply, the form)."""
     final = await (
-        await env.invoke("suggestions review", {"suggestion": str(sid), "decision": "accept"})
+        await env.invoke("organize suggestions review", {"suggestion": str(sid), "decision": "accept"})
     ).final()
     opened = await (await env.click(final, f"sugg:session:{sid}")).response()
     assert opened.modal is not None
@@ -361,7 +362,7 @@ async def test_two_organizers_submitting_the_session_form_at_once_make_one_sessi
 
 async def test_a_session_from_a_suggestion_gets_the_arxiv_title(discord_env, arxiv) -> None:
     """arXiv was down when the paper was suggested; making the session fills its title in (as
-    /session add does), and the event and the suggestion's post show it."""
+    /organize session add does), and the event and the suggestion's post show it."""
     env = discord_env
     await use_channel(env)
     arxiv.mode = "down"

@@ -27,14 +27,15 @@ from tests.suggestions.helpers import (
 
 async def test_commands_are_synced_with_described_options(discord_env) -> None:
     commands = {c["name"]: c for c in discord_env.standin.commands()}
-    assert {"suggest", "suggestions"} <= set(commands)
-    subcommands = {o["name"]: o for o in commands["suggestions"]["options"]}
-    assert set(subcommands) == {"list", "show", "review", "withdraw", "poll"}
-    for option in commands["suggest"]["options"] + [
-        o for s in subcommands.values() for o in s.get("options", [])
-    ]:
+    assert {"suggest", "organize"} <= set(commands)
+    subcommands = {o["name"]: o for o in commands["suggest"]["options"]}
+    assert set(subcommands) == {"paper", "list", "show", "withdraw"}
+    organize = {o["name"]: o for o in commands["organize"]["options"]}
+    reviewing = {o["name"]: o for o in organize["suggestions"]["options"]}
+    assert set(reviewing) == {"review", "poll"}
+    for option in [o for s in [*subcommands.values(), *reviewing.values()] for o in s.get("options", [])]:
         assert option["description"], option
-    why = next(o for o in commands["suggest"]["options"] if o["name"] == "why")
+    why = next(o for o in subcommands["paper"]["options"] if o["name"] == "why")
     assert why["max_length"] == 1000
 
 
@@ -42,7 +43,7 @@ async def test_suggest_arxiv_link_in_forum_channel(discord_env, arxiv) -> None:
     env = discord_env
     await use_channel(env)
     result = await env.invoke(
-        "suggest",
+        "suggest paper",
         {
             "paper": "https://arxiv.org/pdf/2406.12045v2",
             "why": "Tau2 builds on it @everyone",
@@ -100,7 +101,7 @@ async def test_modal_path(discord_env) -> None:
     env = discord_env
     await use_channel(env)
     opened = await (
-        await env.invoke("suggest", {"topic": "user simulators"}, member=env.members[2])
+        await env.invoke("suggest paper", {"topic": "user simulators"}, member=env.members[2])
     ).response()
     assert opened.modal is not None
     assert opened.modal["title"] == "Suggest a paper"
@@ -125,12 +126,12 @@ async def test_modal_path(discord_env) -> None:
 async def test_modal_bad_input_is_ephemeral_and_stores_nothing(discord_env) -> None:
     env = discord_env
     await use_channel(env)
-    opened = await (await env.invoke("suggest", member=env.members[0])).response()
+    opened = await (await env.invoke("suggest paper", member=env.members[0])).response()
     result = await env.submit_modal(opened, {"paper": "javascript:alert(1)"}, member=env.members[0])
     answer = await result.response()
     assert answer.ephemeral
     assert "http(s)" in answer.content
-    opened = await (await env.invoke("suggest", member=env.members[0])).response()
+    opened = await (await env.invoke("suggest paper", member=env.members[0])).response()
     result = await env.submit_modal(opened, {"paper": "  \n "}, member=env.members[0])
     answer = await result.response()
     assert answer.ephemeral
@@ -231,7 +232,7 @@ async def test_arxiv_slow_never_breaks_the_interaction(discord_env, arxiv) -> No
     await use_channel(env)
     cog(env).actions.arxiv.http.timeout = 0.3
     arxiv.mode, arxiv.delay = "slow", 5.0
-    result = await env.invoke("suggest", {"paper": "2401.12345"}, member=env.members[0])
+    result = await env.invoke("suggest paper", {"paper": "2401.12345"}, member=env.members[0])
     assert (await result.response()).deferred  # answered within Discord's 3 seconds
     final = await result.final(timeout=10)
     assert "arXiv did not answer" in final.content

@@ -50,7 +50,7 @@ async def test_volunteer_to_present(discord_env) -> None:
     assert button(post, "sugg:present:")["label"] == "I'd present this · 1"
     assert post_fields(post)["Offered to present"] == f"<@{env.members[2].id}>"
     shown = await (
-        await env.invoke("suggestions show", {"suggestion": str(sid)}, member=env.members[1])
+        await env.invoke("suggest show", {"suggestion": str(sid)}, member=env.members[1])
     ).response()
     assert shown.ephemeral
     assert f"<@{env.members[2].id}>" in fields(shown.embeds[0])["Offered to present"]
@@ -86,9 +86,7 @@ async def test_votes_closed_after_withdrawal(discord_env) -> None:
     env = discord_env
     sid, post = await _suggested(env)
     done = await (
-        await invoke_to_completion(
-            env, "suggestions withdraw", {"suggestion": str(sid)}, member=env.members[0]
-        )
+        await invoke_to_completion(env, "suggest withdraw", {"suggestion": str(sid)}, member=env.members[0])
     ).response()
     assert done.ephemeral
     assert "withdrawn" in done.content

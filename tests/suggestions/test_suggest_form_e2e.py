@@ -10,7 +10,7 @@ LABEL, TEXT_INPUT, STRING_SELECT, CHECKBOX = 18, 4, 3, 23
 
 
 async def _open(env, member, **options):
-    opened = await (await env.invoke("suggest", options, member=member)).response()
+    opened = await (await env.invoke("suggest paper", options, member=member)).response()
     assert opened.modal is not None
     return opened
 

@@ -1,4 +1,4 @@
-"""Tour: a title-only paper of the imported programme ("TMax") resolved with /paper resolve; the pick is
+"""Tour: a title-only paper of the imported programme ("TMax") resolved with /organize paper resolve; the pick is
 remembered, so the second look answers at once; once the sources' answers land (arXiv, Semantic Scholar,
 Hugging Face), /paper show's card."""
 
@@ -63,11 +63,13 @@ def seed_sources(env: BotEnv) -> None:
 
 
 async def tour(demo: Demo) -> None:
-    """Tour: a title-only name resolved with /paper resolve, then the paper's card with the sources filled."""
+    """Tour: a title-only name resolved with /organize paper resolve, then the paper's card with the sources filled."""
     seed_sources(demo.env)
 
     demo.narrate("The programme names a paper only as “TMax”: an organizer asks which paper that is")
-    offered = await (await demo.invoke("paper resolve", {"paper": "TMax"}, member=demo.organizer)).final()
+    offered = await (
+        await demo.invoke("organize paper resolve", {"paper": "TMax"}, member=demo.organizer)
+    ).final()
     await demo.press(offered, "paper:resolve:0", member=demo.organizer)
     async with demo.bot.session_factory() as db:
         if (
@@ -79,7 +81,7 @@ async def tour(demo: Demo) -> None:
             demo.fail("left “TMax” without its arXiv id")
 
     demo.narrate("The next time, the name resolves at once (no source is asked)")
-    await demo.invoke("paper resolve", {"paper": "tmax"}, member=demo.organizer)
+    await demo.invoke("organize paper resolve", {"paper": "tmax"}, member=demo.organizer)
 
     demo.narrate("Seconds later the sources' answers have landed: anyone can look at the paper's card")
     await demo.clock.advance(ENRICH_EVERY + timedelta(seconds=1))  # the papers.enrich job's next slot

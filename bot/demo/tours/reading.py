@@ -49,9 +49,12 @@ async def tour(demo: Demo) -> None:
         demo.fail("found no button to the history's next page")
     await demo.click(page, turn["custom_id"], member=demo.member, label=button_label(turn))
 
-    demo.narrate("An organizer puts two papers on a new reading list; a member may not")
+    demo.narrate(
+        "An organizer puts two papers on a new reading list; a member who tries is refused (Discord hides "
+        "/organize from members)"
+    )
     await demo.invoke(
-        "reading add",
+        "organize reading add",
         {
             "list": "User simulators",
             "paper": "Mind the Sim2Real Gap",
@@ -60,11 +63,13 @@ async def tour(demo: Demo) -> None:
         member=demo.organizer,
     )
     await demo.invoke(
-        "reading add",
+        "organize reading add",
         {"list": "User simulators", "paper": "https://arxiv.org/abs/2406.12045", "note": "τ-bench"},
         member=demo.organizer,
     )
-    await demo.invoke("reading add", {"list": "User simulators", "paper": "OMNI"}, member=demo.member)
+    await demo.invoke(
+        "organize reading add", {"list": "User simulators", "paper": "OMNI"}, member=demo.member
+    )
     await demo.invoke("reading show", {"list": "User simulators"}, member=demo.member)
 
     demo.narrate("A member exports the list as BibTeX")

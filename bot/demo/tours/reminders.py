@@ -41,13 +41,13 @@ async def tour(demo: Demo) -> None:
 
     demo.narrate("An organizer schedules a reminder in #general; mentions in its text will not ping anyone")
     await demo.invoke(
-        "remind add",
+        "organize reminder add",
         {"when": "tomorrow 9am", "message": "Vote for next week's paper in #suggestions today! @everyone"},
     )
 
     demo.narrate("Tom asks for a DM two hours before the demo session; the organizer lists the reminders")
     await demo.invoke("remind me", {"session": session.id, "before": "2h"}, member=tom)
-    await demo.invoke("remind list")
+    await demo.invoke("organize reminder list")
 
     async with demo.bot.session_factory() as db:
         due = await db.scalar(

@@ -22,7 +22,7 @@ async def tour(demo: Demo) -> None:
         "December; the next eight weeks get their sessions and Discord events"
     )
     await demo.invoke(
-        "series add",
+        "organize series add",
         {
             "name": NAME,
             "day": "Thursday",
@@ -33,10 +33,12 @@ async def tour(demo: Demo) -> None:
     )
 
     demo.narrate("Christmas Eve is a holiday: the organizer skips that week")
-    await demo.invoke("series skip", {"series": NAME, "date": "2026-12-24", "reason": "Christmas Eve"})
+    await demo.invoke(
+        "organize series skip", {"series": NAME, "date": "2026-12-24", "reason": "Christmas Eve"}
+    )
 
     demo.narrate("The open weeks go up in #announcements, each with a claim button; Tom takes 17 December")
-    await demo.invoke("series open", {"series": NAME}, quiet=True)
+    await demo.invoke("organize series open", {"series": NAME}, quiet=True)
     async with demo.bot.session_factory() as db:
         info = await get_series(db, demo.guild.id, NAME)
         weeks = await weeks_view(

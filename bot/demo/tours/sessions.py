@@ -89,7 +89,7 @@ async def tour(demo: Demo) -> None:
         "arXiv ids, which arXiv turns into titles"
     )
     await demo.invoke(
-        "session add",
+        "organize session add",
         {
             "title": TITLE,
             "when": "Thursday 9:30am",
@@ -107,7 +107,7 @@ async def tour(demo: Demo) -> None:
         "…and announces it: every reader sees the club's three zones and their own time, with Sign up, "
         "Remind me and Add to calendar; the post opens a discussion thread, and the session has its Discord event"
     )
-    await demo.invoke("session announce", {"session": info.id})
+    await demo.invoke("organize session announce", {"session": info.id})
     info = await demo.session(info.id)
     announcement = demo.message(info.announcement_message_id, "announcement of the session")
     for wanted in (SIGNUP, f"session:remind:{info.id}", f"session:ics:{info.id}"):
@@ -129,8 +129,11 @@ async def tour(demo: Demo) -> None:
             demo.fail("left Rita without a reminder")
     await demo.press(announcement, f"session:ics:{info.id}", member=rita)
 
-    demo.narrate("Tom lists what is coming; Rita tries to cancel the session and is refused")
+    demo.narrate(
+        "Tom lists what is coming; Rita tries to cancel the session and is refused (Discord hides /organize "
+        "from members; the bot checks too)"
+    )
     await demo.invoke("session list", member=tom)
-    await demo.invoke("session cancel", {"session": info.id}, member=rita)
+    await demo.invoke("organize session cancel", {"session": info.id}, member=rita)
     if (await demo.session(info.id)).status != SCHEDULED:
         demo.fail("let a member cancel the session")

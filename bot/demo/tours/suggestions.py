@@ -52,7 +52,7 @@ async def tour(demo: Demo) -> None:
         "Rita suggests a paper by its arXiv link; the bot fetches its details and posts it in #suggestions"
     )
     await demo.invoke(
-        "suggest",
+        "suggest paper",
         {
             "paper": f"https://arxiv.org/abs/{ARXIV_ID}",
             "why": "The user-simulator half of Tau2-Bench starts here.",
@@ -66,7 +66,7 @@ async def tour(demo: Demo) -> None:
     demo.show(post, "the forum post in #suggestions, tagged “user simulators”")
 
     demo.narrate("Sam suggests the same paper by its PDF link: a duplicate, so his vote goes to Rita's")
-    await demo.invoke("suggest", {"paper": f"arxiv.org/pdf/{ARXIV_ID}v2"}, member=sam)
+    await demo.invoke("suggest paper", {"paper": f"arxiv.org/pdf/{ARXIV_ID}v2"}, member=sam)
 
     demo.narrate("Tom upvotes it on the post, and offers to present it")
     await demo.click(post, f"sugg:vote:{suggestion_id}", member=tom, label="👍 Upvote")
@@ -74,17 +74,17 @@ async def tour(demo: Demo) -> None:
 
     demo.narrate("An organizer shortlists it, then accepts it; Rita hears by DM and the post changes")
     await demo.invoke(
-        "suggestions review",
+        "organize suggestions review",
         {
             "suggestion": str(suggestion_id),
             "decision": "shortlist",
             "note": "For the user-simulator session",
         },
     )
-    await demo.invoke("suggestions review", {"suggestion": str(suggestion_id), "decision": "accept"})
+    await demo.invoke("organize suggestions review", {"suggestion": str(suggestion_id), "decision": "accept"})
     demo.show_dms(rita)
     demo.show(await _post(demo, suggestion_id), "the post now")
-    await demo.invoke("suggestions list", member=sam)
+    await demo.invoke("suggest list", member=sam)
 
     demo.narrate(
         "Sam shares a paper in #general; Tom right-clicks his message → Apps → Suggest this paper, and the "

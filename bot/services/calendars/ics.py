@@ -305,7 +305,7 @@ async def series_calendars(
 async def guild_calendar(
     factory: async_sessionmaker[AsyncSession], guild_id: int, now: datetime, *, name: str
 ) -> tuple[bytes, int]:
-    """/session calendar: every upcoming session and every series of the guild; and how many sessions
+    """/calendar file: every upcoming session and every series of the guild; and how many sessions
     that is (weeks of a series included)."""
     async with factory() as session:
         infos = await queries.list_for_calendar(session, guild_id, now)

@@ -239,7 +239,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "sent_reminders",
         "Reminders sent",
         "Each reminder that went out, failed, was missed or cancelled: where, when, and how it went.",
-        "So none goes out twice, and `/remind list` can show what failed.",
+        "So none goes out twice, and `/organize reminder list` can show what failed.",
         f"{REMINDER_DAYS} days after it was due.",
         "Deleted by the bot then.",
         expiry=ENDED_REMINDERS,

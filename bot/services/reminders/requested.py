@@ -162,7 +162,7 @@ async def _ensure_room(session: AsyncSession, guild_id: int, cap: int) -> None:
     if await count_live(session, guild_id) >= cap:
         raise Conflict(
             f"This server already has {cap:,} pending reminders, the most allowed; "
-            "cancel some with /remind cancel first."
+            "cancel some with /organize reminder cancel first."
         )
 
 

@@ -119,7 +119,7 @@ def recap_text(facts: SessionFacts, *, session_ref: str, delayed: bool = False) 
     return cut(
         f"🙏 Thanks for presenting **{cut(escape(facts.title), 200)}**!{_delayed(delayed)}\n"
         "When the recording and notes are ready, please add their links in the server with "
-        f"`/session recap` (session {session_ref}).",
+        f"`/organize session recap` (session {session_ref}).",
         CONTENT_LIMIT,
     )
 

@@ -128,7 +128,9 @@ async def move_week(
     club = await _club(session, week)
     _not_past(club.starts_at if club is not None else rule.start_on(day), day, now)
     if week is not None and week.status == WEEK_SKIPPED:
-        raise Conflict(f"{rules.long_date(day)} is skipped; `/series unskip` it first, then move it.")
+        raise Conflict(
+            f"{rules.long_date(day)} is skipped; `/organize series unskip` it first, then move it."
+        )
     start = rules.read_move(when, day, rule, now)
     if week is None:
         week = await insert_week(session, row, day, now)

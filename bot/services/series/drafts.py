@@ -163,12 +163,12 @@ def edit_rule(
         today = now.astimezone(tz).date()
         if ends < today:
             raise BadInput(
-                f"until ({long_date(ends)}) has passed; to stop the series now, use `/series end`."
+                f"until ({long_date(ends)}) has passed; to stop the series now, use `/organize series end`."
             )
     if ends is not None and ends < anchor:
         raise BadInput(
             f"until ({long_date(ends)}) is before the series' next week ({long_date(anchor)}); "
-            "to stop the series, use `/series end`."
+            "to stop the series, use `/organize series end`."
         )
     if changed & {"day", "time", "timezone", "every"}:
         check_times(rule, anchor)

@@ -29,13 +29,13 @@ def claim_line(info: SeriesInfo, week: WeekInfo, key: str) -> str:
     session = week.session
     assert session is not None
     if key == PAPER_KEY:
-        return f"Set it with `/session edit session:{session.id} papers:…`."
+        return f"Set it with `/organize session edit session:{session.id} papers:…`."
     if info.board_channel_id and info.board_message_id:
         return f"Members can claim it here: {message_url(info.guild_id, info.board_channel_id, info.board_message_id)}"
     if session.announcement_channel_id and session.announcement_message_id:
         url = message_url(info.guild_id, session.announcement_channel_id, session.announcement_message_id)
         return f"Members can claim it on its announcement: {url}"
-    return f"Post the open weeks with `/series open series:{info.id}` so members can claim it, or set one with `/session edit session:{session.id}`."
+    return f"Post the open weeks with `/organize series open series:{info.id}` so members can claim it, or set one with `/organize session edit session:{session.id}`."
 
 
 def _wanted(week: WeekInfo, days: int) -> dict[str, datetime]:

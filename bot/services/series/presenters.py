@@ -80,7 +80,7 @@ async def toggle_presenter(
     if found is None:
         await sessions.get_session(session, guild_id, session_id)  # NotFound for another server's session
         raise NotFound(
-            "That session is not a week of a series; organizers set its presenter with `/session edit`."
+            "That session is not a week of a series; organizers set its presenter with `/organize session edit`."
         )
     series, week = found
     club = await sessions.get_session(session, guild_id, session_id)
@@ -108,7 +108,7 @@ async def toggle_presenter(
     else:
         raise NotAllowed(
             f"{presenter_label(club)} presents {day}. Only they can step down; an organizer can change it "
-            "with `/session edit`."
+            "with `/organize session edit`."
         )
     return Claim(outcome, await sessions.get_session(session, guild_id, session_id), series)
 

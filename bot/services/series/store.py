@@ -185,7 +185,7 @@ async def create_series(
     if existing is not None:
         raise Conflict(
             f"There is already a series called “{existing.name}” (#{existing.id}); pick another name, or "
-            "change that one with `/series edit`."
+            "change that one with `/organize series edit`."
         )
     settings = await get_settings(session, guild_id)
     held = sum(

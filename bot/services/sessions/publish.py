@@ -174,7 +174,9 @@ async def announce(
     if info.is_cancelled:
         raise Conflict(f"Session #{info.id} was cancelled; there is nothing to announce.")
     if info.has_ended(now):
-        raise BadInput(f"Session #{info.id} is over; use `/session recap` to add its recording and notes.")
+        raise BadInput(
+            f"Session #{info.id} is over; use `/organize session recap` to add its recording and notes."
+        )
     target = channel_id or info.announcement_channel_id or default_channel_id
     if target is None:
         raise NotConfigured(
