@@ -20,6 +20,7 @@ from cogs.reminders._options import Duration, Message, ReminderId, Repeat, When
 from cogs.reminders._transport import DiscordTransport
 
 PAGER = "reminders"
+ALL = "all"  # /remind list's pages with the automatic reminders
 PostableChannel = discord.TextChannel | discord.Thread
 
 
@@ -92,8 +93,10 @@ class RemindersCog(
             await self.reminders.plan_guild(guild_id)
 
     async def render_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
-        """A page of /remind list."""
-        found = await self.reminders.page(guild_id, page, render.LIST_PAGE_SIZE, self.bot.clock.now())
+        """A page of /remind list (``arg`` "all": the automatic reminders too)."""
+        found = await self.reminders.page(
+            guild_id, page, render.LIST_PAGE_SIZE, self.bot.clock.now(), automatic=arg == ALL
+        )
         return LayoutPage(render.list_card(found), found.page, found.pages)
 
     # ------------------------------------------------------------------ commands
@@ -131,11 +134,15 @@ class RemindersCog(
     @app_commands.command(
         name="list", description="Pending reminders, and those missed or failed this week (organizers)"
     )
-    async def list_(self, interaction: Interaction) -> None:
-        """/remind list."""
+    @app_commands.describe(
+        automatic="Also show the automatic ones: before sessions, members' DMs, nudges (default: no)"
+    )
+    async def list_(self, interaction: Interaction, automatic: bool = False) -> None:
+        """/remind list: the organizers' reminders (and the automatic ones, if asked)."""
         await ensure_organizer(interaction)
-        page = await self.render_page(require_guild_id(interaction), "", 0)
-        await send_page(interaction, PAGER, "", page)
+        arg = ALL if automatic else ""
+        page = await self.render_page(require_guild_id(interaction), arg, 0)
+        await send_page(interaction, PAGER, arg, page)
 
     @app_commands.command(name="cancel", description="Cancel a pending reminder (organizers)")
     @app_commands.describe(reminder="The reminder's number, as in /remind list")

@@ -68,9 +68,9 @@ async def test_an_added_reminder_wakes_the_runner_and_a_cancelled_one_stays_quie
         kept, note = await add(reminders, "in 5 minutes", "Kept")
         dropped, _ = await add(reminders, "in 5 minutes", "Dropped", channel_id=CHANNEL + 1)
         assert note is None
-        assert (await reminders.cancel(GUILD, dropped.id, by_user=9, now=NOW)).status == CANCELLED
+        assert (await reminders.cancel(GUILD, dropped.number or 0, by_user=9, now=NOW)).status == CANCELLED
         with pytest.raises(NotFound):
-            await reminders.cancel(GUILD, dropped.id, by_user=9, now=NOW)
+            await reminders.cancel(GUILD, dropped.number or 0, by_user=9, now=NOW)
         await host.clock.advance(timedelta(minutes=5))
         await reminders.settle()
         assert [o.content for o in reminders.runner.transport.sent] == ["⏰ **Reminder**\nKept"]

@@ -151,7 +151,7 @@ async def test_list_pages_and_cancel_with_autocomplete(env) -> None:
     reply = await run(env, "remind cancel", {"reminder": 4})
     assert reply.content == "Cancelled reminder **#4** (Reminder number 3)."
     again = await run(env, "remind cancel", {"reminder": 4})
-    assert again.content == "There is no pending reminder #4 in this server."
+    assert again.content == "There is no pending reminder #4 in this server; `/remind list` shows them."
     await env.clock.advance(timedelta(days=1, hours=10))
     assert len(posted(env)) == 9
     assert all("number 3" not in m.content for m in posted(env))

@@ -100,7 +100,7 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
     await env.clock.set(STARTS + timedelta(hours=2))  # an hour after the end
     recap = from_bot(env, env.dm_messages(presenter))[-1]
     assert "Thanks for presenting" in recap.content
-    assert f"`/session recap` (session #{session_id})" in recap.content
+    assert "`/session recap`: pick the session by its title" in recap.content
     assert await pending(env) == []
     assert len(reminders_in_announcements(env)) == 2
 
@@ -109,7 +109,7 @@ async def test_editing_the_time_replans_and_cancelling_cancels(env) -> None:
     await setup_club(env)
     session_id = await add_session(env)
     tied = await run(env, "remind add", {"when": "2h", "message": "Grab a coffee", "session": session_id})
-    assert "tied to session" in tied.content
+    assert "tied to **Building data recipes for terminal agents**" in tied.content
     await run(env, "session edit", {"session": session_id, "when": "Friday 9:30am"})
     friday = STARTS + timedelta(days=1)
     assert [r.due_at for r in await pending(env)] == [

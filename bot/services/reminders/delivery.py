@@ -227,7 +227,7 @@ def _render(
     if row.kind == PRESENTER:
         return presenter_text(facts, zones, delayed=delayed)
     if row.kind == RECAP:
-        return recap_text(facts, session_ref=f"#{facts.id}", delayed=delayed)
+        return recap_text(facts, delayed=delayed)
     if row.kind == NUDGE:
         return nudge_text(row.plan_key or "", row.message or "", facts, zones, delayed=delayed)
     return custom_text(row.message or "", facts, zones, delayed=delayed)

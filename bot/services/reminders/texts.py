@@ -91,14 +91,17 @@ def session_channel_text(
 
 
 def personal_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed: bool = False) -> str:
-    """The DM for a member who pressed Remind me (or used /remind me)."""
+    """The DM for a member who asked for it: Remind me on the announcement, or /remind me."""
     lines = [
         f"⏰ **{cut(escape(facts.title), 200)}** starts {timeutil.discord_timestamp(facts.starts_at, 'R')}{_delayed(delayed)}",
         f"🗓️ {timeutil.format_club_time(facts.starts_at, zones)}",
     ]
     if facts.signup_url:
         lines.append(f"✍️ Sign up: <{facts.signup_url}>")
-    lines.append("You asked to be reminded. Run `/remind me` on this session again to stop these.")
+    lines.append(
+        "You asked for this DM with Remind me. Not wanted any more? Press Remind me on the session's "
+        "announcement again."
+    )
     return cut("\n".join(lines), CONTENT_LIMIT)
 
 
@@ -114,12 +117,13 @@ def presenter_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed
     return cut("\n".join(lines), CONTENT_LIMIT)
 
 
-def recap_text(facts: SessionFacts, *, session_ref: str, delayed: bool = False) -> str:
+def recap_text(facts: SessionFacts, *, delayed: bool = False) -> str:
     """The presenter's DM after the session, asking for the recording and notes."""
+    title = cut(escape(facts.title), 200)
     return cut(
-        f"🙏 Thanks for presenting **{cut(escape(facts.title), 200)}**!{_delayed(delayed)}\n"
+        f"🙏 Thanks for presenting **{title}**!{_delayed(delayed)}\n"
         "When the recording and notes are ready, please add their links in the server with "
-        f"`/session recap` (session {session_ref}).",
+        "`/session recap`: pick the session by its title as you type.",
         CONTENT_LIMIT,
     )
 
