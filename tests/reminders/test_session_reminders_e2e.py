@@ -67,6 +67,12 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
             ("recap", presenter.id),
         ]
     )
+    listing = await run(env, "remind list")  # what organizers made: none; the automatic ones behind an option
+    assert listing.text_displays[0].startswith("## Reminders: 0 pending\nNo pending reminders.")
+    assert "6 automatic reminders are pending too" in listing.text_displays[0]
+    everything = await run(env, "remind list", {"automatic": True})
+    assert everything.text_displays[0] == "## Reminders, automatic ones too: 6 pending"
+    assert sum(text.startswith("**Automatic** · ") for text in everything.text_displays) == 6
 
     await env.clock.set(STARTS - timedelta(days=3))  # the presenter hears 3 days ahead
     (heads_up,) = from_bot(env, env.dm_messages(presenter))
