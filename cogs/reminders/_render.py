@@ -39,7 +39,9 @@ def added_text(info: ReminderInfo, zones: Sequence[DisplayZone], note: str | Non
         f"That is {timeutil.discord_timestamp(info.due_at, 'F')} in your own time zone.",
     ]
     if info.session_title:
-        lines.append(f"It is tied to **{escape_line(info.session_title, 150)}** and moves if the session moves.")
+        lines.append(
+            f"It is tied to **{escape_line(info.session_title, 150)}** and moves if the session moves."
+        )
     if info.repeat:
         lines.append(f"It repeats {info.repeat} at the same local time.")
     if note:

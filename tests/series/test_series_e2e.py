@@ -123,7 +123,8 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
         week = await db.get(ClubSession, SESSION_DEC[10])
         assert week is not None
         assert week.presenter_id == sam.id
-    assert (SESSION_DEC[10], "nudge:presenter") not in await nudges(env, PENDING)
+    # the week's one nudge stays, for its paper alone
+    assert [key for week, key in await nudges(env, PENDING) if week == SESSION_DEC[10]] == ["nudge:week"]
     # pressing again steps down; once more takes it back
     assert "no longer present" in (await press(env, announcement, present_id, sam)).content
     assert "You present" in (await press(env, announcement, present_id, sam)).content
@@ -151,27 +152,26 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     await settle(env)
     posted = [m.content for m in from_bot(env, env.messages_in(thread))]
     assert posted[0].startswith("This thread is for the club's organizers.")
-    assert posted[1].startswith("📄 **Thursday paper club** still has **no paper**: " + THURSDAY_CLUB)
-    assert posted[1].endswith(f"Set it with `/session edit session:{SESSION_DEC[3]} papers:…`.")
+    assert posted[1].startswith("📄 **Thursday paper club** still needs **a paper**: " + THURSDAY_CLUB)
+    assert posted[1].endswith(
+        "\nSet its paper with `/session edit` (pick **Thursday paper club** of Thu 3 Dec as you type, then "
+        "fill `papers`)."
+    )
     assert len(posted) == 2
     await env.clock.set(datetime(2026, 12, 10, 16, 1, tzinfo=UTC))  # a week before 17 December, 8:00 AM PT
     await settle(env)
     posted = [m.content for m in from_bot(env, env.messages_in(thread))][2:]
     board_url = f"https://discord.com/channels/{env.guild.id}/{env.announcements.id}/{board.id}"
-    assert (
-        "🙋 **Thursday paper club** still has **no presenter**: Thursday 17 December, 8:00 AM PT / 4:00 PM GMT / "
-        "9:30 PM IST"
-    ) in posted[-2] + posted[-1]
-    assert any(text.endswith(f"Members can claim it here: {board_url}") for text in posted)
-    sent = await nudges(env, SENT)
-    assert sent == sorted(
-        [
-            (SESSION_DEC[3], "nudge:paper"),
-            (SESSION_DEC[10], "nudge:paper"),
-            (SESSION_DEC[17], "nudge:paper"),
-            (SESSION_DEC[17], "nudge:presenter"),
-        ]
+    assert len(posted) == 2  # one post per week: 10 December (no paper) and 17 December (neither)
+    ten, seventeen = sorted(posted, key=lambda text: "17 December" in text)
+    assert ten.startswith("📄 **Thursday paper club** still needs **a paper**: Thursday 10 December")
+    assert seventeen.startswith(
+        "🙋 **Thursday paper club** still needs **a presenter** and **a paper**: Thursday 17 December, "
+        "8:00 AM PT / 4:00 PM GMT / 9:30 PM IST"
     )
+    assert f"\n• Members can claim it here: {board_url}\n• Set its paper with `/session edit`" in seventeen
+    sent = await nudges(env, SENT)
+    assert sent == sorted([(SESSION_DEC[d], "nudge:week") for d in (3, 10, 17)])
     # the daily job again (a restart): nothing is nudged twice
     await env.restart_bot()
     await env.bot.get_cog("SeriesCog").background.ready(env.guild.id).wait()

@@ -43,7 +43,7 @@ async def test_a_presenter_set_with_session_edit_and_a_week_cancelled_with_sessi
     await add_thursdays(env)
     await run(env, "series open", {"series": "1"})
     board = from_bot(env, env.messages_in(env.announcements))[-1]
-    assert (2, "nudge:presenter") in await pending_nudges(env)
+    assert (2, "nudge:week") in await pending_nudges(env)
 
     await run(env, "session edit", {"session": 2, "presenter_name": "Hamish Ivison", "papers": "TMax"})
     assert "Thu 10 Dec" not in labels(env, board)

@@ -23,6 +23,7 @@ from bot.services.reminders.texts import (
     PaperLink,
     SessionFacts,
     custom_text,
+    nudge_lines,
     nudge_text,
     personal_text,
     presenter_text,
@@ -164,7 +165,7 @@ async def claim(
         config = configs[row.guild_id]
         found = facts.get(row.session_id) if row.session_id is not None else None
         row_facts, session_status = found if found is not None else (None, None)
-        refusal = _refusal(row, config, session_status)
+        refusal = _refusal(row, config, session_status, row_facts)
         if refusal is not None:
             status, reason = refusal
             await set_if(
@@ -196,7 +197,9 @@ async def claim(
     return len(claimed), out
 
 
-def _refusal(row: ClaimedRow, config: GuildConfig, session_status: str | None) -> tuple[str, str] | None:
+def _refusal(
+    row: ClaimedRow, config: GuildConfig, session_status: str | None, facts: SessionFacts | None
+) -> tuple[str, str] | None:
     """Why this claimed reminder must not go out, as (final status, reason), or None."""
     if row.session_id is None and row.kind != CUSTOM:
         return CANCELLED, "Its session was deleted."
@@ -206,6 +209,12 @@ def _refusal(row: ClaimedRow, config: GuildConfig, session_status: str | None) -
         return FAILED, "No announcements channel is set (an admin can set one with /setup announcements)."
     if row.user_id is None and row.kind != SESSION and row.channel_id is None:
         return FAILED, "The reminder has no channel."
+    if (
+        row.kind == NUDGE
+        and facts is not None
+        and not nudge_lines(row.plan_key or "", row.message or "", facts)
+    ):
+        return CANCELLED, "No longer needed: the week has a presenter and a paper now."
     return None
 
 
@@ -229,7 +238,9 @@ def _render(
     if row.kind == RECAP:
         return recap_text(facts, delayed=delayed)
     if row.kind == NUDGE:
-        return nudge_text(row.plan_key or "", row.message or "", facts, zones, delayed=delayed)
+        return nudge_text(
+            nudge_lines(row.plan_key or "", row.message or "", facts), facts, zones, delayed=delayed
+        )
     return custom_text(row.message or "", facts, zones, delayed=delayed)
 
 
@@ -253,6 +264,7 @@ async def _session_facts(session: AsyncSession, session_ids: set[int]) -> dict[i
             ends_at=club.starts_at + timedelta(minutes=club.duration_minutes),
             signup_url=club.signup_url,
             presenter_name=club.presenter_name,
+            presenter_id=club.presenter_id,
             papers=tuple(PaperLink(link.paper.title, link.paper.url) for link in club.papers),
         )
         out[club.id] = (facts, club.status)

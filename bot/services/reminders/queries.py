@@ -110,7 +110,10 @@ async def cancel_choices(
         local = row.due_at.astimezone(tz)
         when = f"{timeutil.WEEKDAYS[local.weekday()][:3].title()} {local.day} {timeutil.MONTHS[local.month - 1][:3].title()} {local:%H:%M}"
         choices.append(
-            (cut(f"#{row.number} · {when} · {describe(info_of(row, title))}", CHOICE_NAME_LIMIT), row.number or 0)
+            (
+                cut(f"#{row.number} · {when} · {describe(info_of(row, title))}", CHOICE_NAME_LIMIT),
+                row.number or 0,
+            )
         )
     return choices
 

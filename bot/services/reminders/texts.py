@@ -39,6 +39,12 @@ class SessionFacts:
     signup_url: str | None
     presenter_name: str | None
     papers: tuple[PaperLink, ...] = ()
+    presenter_id: int | None = None
+
+    @property
+    def has_presenter(self) -> bool:
+        """Whether someone presents the session (a member, or a name)."""
+        return bool(self.presenter_id or self.presenter_name)
 
 
 def _when(facts: SessionFacts, zones: Sequence[DisplayZone]) -> str:
@@ -144,15 +150,36 @@ def custom_text(
     return head + cut(message, room) + tail
 
 
+_GAP_WORDS = {"presenter": "a presenter", "paper": "a paper"}
+
+
+def nudge_lines(plan_key: str, message: str, facts: SessionFacts) -> list[tuple[str, str]]:
+    """(gap, how to fill it) for each thing the week still lacks when its nudge goes out: the planner's
+    ``gap|line`` lines (or, planned before one nudge per week, the ``nudge:<gap>`` row's one line) that the
+    session's facts still bear out."""
+    if "|" in message or not message:
+        planned = [tuple(line.split("|", 1)) for line in message.splitlines() if "|" in line]
+    else:
+        planned = [(plan_key.rpartition(":")[2], message)]
+    lacking = {"presenter": not facts.has_presenter, "paper": not facts.papers}
+    return [(gap, line) for gap, line in planned if lacking.get(gap, False)]
+
+
 def nudge_text(
-    plan_key: str, line: str, facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed: bool = False
+    lines: Sequence[tuple[str, str]],
+    facts: SessionFacts,
+    zones: Sequence[DisplayZone],
+    *,
+    delayed: bool = False,
 ) -> str:
-    """The organizers' nudge before a series week that still has no presenter (``nudge:presenter``) or no
-    paper (``nudge:paper``); ``line`` says where to claim it or how to set it."""
-    missing = "no paper" if plan_key.endswith(":paper") else "no presenter"
-    mark = "📄" if missing == "no paper" else "🙋"
+    """The organizers' one nudge for a series week: what it still lacks (``lines``, from :func:`nudge_lines`),
+    each with how to fill it."""
+    gaps = [gap for gap, _ in lines]
+    mark = "🙋" if "presenter" in gaps else "📄"
+    needs = " and ".join(f"**{_GAP_WORDS.get(gap, gap)}**" for gap in gaps)
     head = (
-        f"{mark} **{cut(escape(facts.title), 200)}** still has **{missing}**{_delayed(delayed)}: "
+        f"{mark} **{cut(escape(facts.title), 200)}** still needs {needs}{_delayed(delayed)}: "
         f"{timeutil.format_club_time(facts.starts_at, zones)} ({timeutil.discord_timestamp(facts.starts_at, 'R')})"
     )
-    return cut(f"{head}\n{line}" if line else head, CONTENT_LIMIT)
+    body = [f"• {line}" for _, line in lines] if len(lines) > 1 else [line for _, line in lines]
+    return cut("\n".join([head, *body]), CONTENT_LIMIT)
