@@ -103,7 +103,7 @@ class RemindersCog(
 
     @app_commands.command(name="add", description="Schedule a reminder in a channel (organizers)")
     @app_commands.describe(
-        when="When: 2026-12-03 09:00, tomorrow 9am, in 2 hours — or with a session, how long before: 1h, 2d",
+        when="When: next thursday 5pm, tomorrow (9 AM), in 2 hours; with a session, how long before: 1h, 2d",
         message="What to say (mentions in it never ping), up to 1,800 characters",
         channel="Where to post it (default: this channel)",
         session="Tie it to a session: `when` is then a time before the session, and it moves with it",

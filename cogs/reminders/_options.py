@@ -30,6 +30,7 @@ class WhenTransformer(SharedWhenTransformer):
 
     what = "reminder"
     max_days_ahead = svc.MAX_DAYS_AHEAD
+    default_clock = svc.DEFAULT_CLOCK
 
     async def transform(self, interaction: Interaction, value: Any) -> str:
         """The time typed, checked."""

@@ -235,7 +235,7 @@ class SeriesCog(commands.Cog):
     @app_commands.describe(
         series="The series",
         date="The week to move (its usual date), e.g. 2026-11-05",
-        when="The new time: 8:00am (that day), or a day and time like 2026-11-04 17:00",
+        when="The new time: 8:00am (that day), next friday (at the series' time), or 2026-11-04 17:00",
     )
     async def move(
         self,

@@ -75,6 +75,11 @@ async def test_the_when_autocomplete_previews_the_time(env) -> None:
             "value": "thursday 9:30am",
         }
     ]
+    (day,) = await env.autocomplete("remind add", "when", "next thursday")  # a day alone: at 9:00 AM
+    assert day["name"] == "next thursday → Thursday 3 December 2026, 9:00 AM PT / 5:00 PM GMT"
+    reply = await add(env, "next thursday")
+    assert "Thursday 3 December, 9:00 AM PT" in reply.content
+    assert "Note: no time of day given, so 9:00 AM." in reply.content
     (bad,) = await env.autocomplete("remind add", "when", "someday")
     assert bad["name"].startswith("someday → ⚠ I couldn't read")
     assert len(bad["name"]) <= 100

@@ -4,7 +4,7 @@ its input, then writes in the caller's transaction."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from typing import Final
 
 from sqlalchemy import delete, func, select
@@ -29,6 +29,7 @@ MAX_MESSAGE: Final = 1800
 MAX_DAYS_AHEAD: Final = 730
 MAX_BEFORE: Final = timedelta(days=30)
 DEFAULT_BEFORE: Final = timedelta(hours=1)
+DEFAULT_CLOCK: Final = time(9)  # a reminder for a day alone ('next thursday') goes out at 9:00 AM
 PROBLEMS_WINDOW: Final = timedelta(days=7)
 REPEATS: Final = ("daily", "weekly", "monthly")
 MAX_CHOICES: Final = 25
@@ -127,7 +128,7 @@ def resolve_due(
                 "is already past; pick a shorter time before it."
             )
         return due, round(offset.total_seconds() / 60), None
-    parsed = parse_when(when, timeutil.resolve_timezone(zone), now)
+    parsed = parse_when(when, timeutil.resolve_timezone(zone), now, default_clock=DEFAULT_CLOCK)
     timeutil.ensure_future(parsed.utc, now, what="reminder")
     timeutil.ensure_within(parsed.utc, now, MAX_DAYS_AHEAD)
     return parsed.utc, None, parsed.note
