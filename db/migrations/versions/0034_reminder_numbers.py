@@ -1,4 +1,4 @@
-"""reminders: organizers' reminders numbered per server (``number``), apart from the automatic ones
+"""reminders: organizers' reminders numbered per server, apart from the automatic ones
 
 Existing organizers' reminders are numbered in each server in the order they were made (a repeat's
 occurrences share their first one's number); automatic ones have none.
