@@ -219,7 +219,8 @@ class SeriesCog(commands.Cog):
         followed = await actions.skip(self.context, guild_id, series, date, reason, now=now)
         assert followed.day is not None
         because = f" ({escape_line(reason, 120)})" if reason else ""
-        await self._reply(interaction, [f"Skipped {rules.long_date(followed.day)}{because}."], followed)
+        day = timeutil.club_date(followed.day, followed.card.info.rule.tz, now=now)
+        await self._reply(interaction, [f"Skipped {day}{because}."], followed)
 
     @series.command(name="unskip", description="Meet again on a skipped week (organizers)")
     @app_commands.describe(series="The series", date="The skipped week, e.g. 2026-12-24")
@@ -227,9 +228,8 @@ class SeriesCog(commands.Cog):
         config, guild_id, now = await organizer_begin(interaction)
         followed = await actions.unskip(self.context, guild_id, series, date, now=now)
         assert followed.day is not None
-        await self._reply(
-            interaction, [f"{rules.long_date(followed.day)} is a week of the series again."], followed
-        )
+        day = timeutil.club_date(followed.day, followed.card.info.rule.tz, now=now)
+        await self._reply(interaction, [f"{day} is a week of the series again."], followed)
 
     @series.command(name="move", description="Hold one week at another time or day (organizers)")
     @app_commands.describe(
@@ -250,7 +250,11 @@ class SeriesCog(commands.Cog):
         assert followed.start is not None
         moved = timeutil.format_club_time(followed.start, config.display_zones)
         await self._reply(
-            interaction, [f"The week of {rules.long_date(followed.day)} is now on {moved}."], followed
+            interaction,
+            [
+                f"The week of {timeutil.club_date(followed.day, followed.card.info.rule.tz, now=now)} is now on {moved}."
+            ],
+            followed,
         )
 
     @series.command(
