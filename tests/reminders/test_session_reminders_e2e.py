@@ -114,6 +114,8 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
 async def test_editing_the_time_replans_and_cancelling_cancels(env) -> None:
     await setup_club(env)
     session_id = await add_session(env)
+    (preview,) = await env.autocomplete("remind add", "when", "2h", options={"session": session_id})
+    assert preview["name"].endswith(" before Building data recipes for terminal agents")  # named, not numbered
     tied = await run(env, "remind add", {"when": "2h", "message": "Grab a coffee", "session": session_id})
     assert "tied to **Building data recipes for terminal agents**" in tied.content
     await run(env, "session edit", {"session": session_id, "when": "Friday 9:30am"})

@@ -43,7 +43,7 @@ async def test_a_new_day_and_every_other_week(env) -> None:
     )
     assert (
         "The week of Tuesday 15 December 2026 was moved to Thursday 17 December 2026, so it stays as a "
-        "session of its own (#3)." in reply.text
+        "session of its own." in reply.text
     )
     lines = week_lines(await run(env, "series show", {"series": "1"}, member=env.member))
     assert lines[0].startswith("**Tuesday 8 December, 9:30 AM PT")
