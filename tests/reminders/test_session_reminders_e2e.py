@@ -102,6 +102,15 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
         (dm,) = from_bot(env, env.dm_messages(member))
         assert dm.content.startswith("⏰ **Building data recipes for terminal agents** starts")
         assert dm.payload["mentions"] == []
+    # each DM says what its member did, and how to undo it
+    (by_command,) = from_bot(env, env.dm_messages(subscriber))
+    assert by_command.content.endswith(
+        "You asked for this DM with `/remind me`; run it again on this session to stop these."
+    )
+    (by_button,) = from_bot(env, env.dm_messages(clicker))
+    assert by_button.content.endswith(
+        "You pressed Remind me on the session's announcement; press it again to stop these."
+    )
 
     await env.clock.set(STARTS + timedelta(hours=2))  # an hour after the end
     recap = from_bot(env, env.dm_messages(presenter))[-1]
@@ -115,7 +124,9 @@ async def test_editing_the_time_replans_and_cancelling_cancels(env) -> None:
     await setup_club(env)
     session_id = await add_session(env)
     (preview,) = await env.autocomplete("remind add", "when", "2h", options={"session": session_id})
-    assert preview["name"].endswith(" before Building data recipes for terminal agents")  # named, not numbered
+    assert preview["name"].endswith(
+        " before Building data recipes for terminal agents"
+    )  # named, not numbered
     tied = await run(env, "remind add", {"when": "2h", "message": "Grab a coffee", "session": session_id})
     assert "tied to **Building data recipes for terminal agents**" in tied.content
     await run(env, "session edit", {"session": session_id, "when": "Friday 9:30am"})

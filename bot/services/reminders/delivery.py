@@ -19,6 +19,7 @@ from sqlalchemy.sql import ColumnElement
 from bot.claims import claim_due
 from bot.services.config.guild import GuildConfig, get_config
 from bot.services.reminders.queue import plan_next_occurrence, set_if
+from bot.services.reminders.requested import VIA_COMMAND
 from bot.services.reminders.texts import (
     PaperLink,
     SessionFacts,
@@ -32,7 +33,7 @@ from bot.services.reminders.texts import (
 )
 from bot.text import cut
 from bot.timeutil import DisplayZone
-from db.models import ClubSession
+from db.models import ClubSession, SessionSubscription
 from db.models.reminders import (
     CANCELLED,
     CUSTOM,
@@ -160,6 +161,7 @@ async def claim(
     configs = {g: await get_config(session, g) for g in sorted({row.guild_id for row in claimed})}
     zones = {g: config.display_zones for g, config in configs.items()}  # parsed once per guild
     facts = await _session_facts(session, {r.session_id for r in claimed if r.session_id is not None})
+    by_command = await _asked_by_command(session, [r for r in claimed if r.kind == PERSONAL])
     out: list[Outgoing] = []
     for row in sorted(claimed, key=lambda r: r.id):
         config = configs[row.guild_id]
@@ -187,7 +189,14 @@ async def claim(
                 guild_id=row.guild_id,
                 channel_id=None if row.user_id is not None else channel_id,
                 user_id=row.user_id,
-                content=_render(row, config, zones[row.guild_id], row_facts, row.delayed),
+                content=_render(
+                    row,
+                    config,
+                    zones[row.guild_id],
+                    row_facts,
+                    row.delayed,
+                    (row.session_id, row.user_id) in by_command,
+                ),
                 ping_role_id=config.ping_role_id if row.kind == SESSION else None,
                 attempt=row.attempts,
                 repeats=row.repeat is not None,
@@ -219,7 +228,12 @@ def _refusal(
 
 
 def _render(
-    row: ClaimedRow, config: GuildConfig, zones: list[DisplayZone], facts: SessionFacts | None, delayed: bool
+    row: ClaimedRow,
+    config: GuildConfig,
+    zones: list[DisplayZone],
+    facts: SessionFacts | None,
+    delayed: bool,
+    by_command: bool = False,
 ) -> str:
     if row.kind == CUSTOM or facts is None:
         return custom_text(row.message or "", facts, zones, delayed=delayed)
@@ -232,7 +246,7 @@ def _render(
             facts, zones, ping_role_id=config.ping_role_id, with_papers=with_papers, delayed=delayed
         )
     if row.kind == PERSONAL:
-        return personal_text(facts, zones, delayed=delayed)
+        return personal_text(facts, zones, by_command=by_command, delayed=delayed)
     if row.kind == PRESENTER:
         return presenter_text(facts, zones, delayed=delayed)
     if row.kind == RECAP:
@@ -242,6 +256,21 @@ def _render(
             nudge_lines(row.plan_key or "", row.message or "", facts), facts, zones, delayed=delayed
         )
     return custom_text(row.message or "", facts, zones, delayed=delayed)
+
+
+async def _asked_by_command(
+    session: AsyncSession, rows: list[ClaimedRow]
+) -> set[tuple[int | None, int | None]]:
+    """(session, member) of these members' DMs whose Remind me was asked with /remind me."""
+    sessions = sorted({row.session_id for row in rows if row.session_id is not None})
+    if not sessions:
+        return set()
+    found = await session.execute(
+        select(SessionSubscription.session_id, SessionSubscription.user_id).where(
+            SessionSubscription.session_id.in_(sessions), SessionSubscription.via == VIA_COMMAND
+        )
+    )
+    return {(session_id, user_id) for session_id, user_id in found.all()}
 
 
 async def _session_facts(session: AsyncSession, session_ids: set[int]) -> dict[int, tuple[SessionFacts, str]]:

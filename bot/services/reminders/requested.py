@@ -33,6 +33,7 @@ DEFAULT_CLOCK: Final = time(9)  # a reminder for a day alone ('next thursday') g
 PROBLEMS_WINDOW: Final = timedelta(days=7)
 REPEATS: Final = ("daily", "weekly", "monthly")
 MAX_CHOICES: Final = 25
+VIA_COMMAND: Final = "command"  # a Remind me asked with /remind me (the button leaves it unset)
 
 
 @dataclass(frozen=True)
@@ -303,11 +304,16 @@ async def toggle_personal(
     minutes = round(wanted.total_seconds() / 60)
     if existing is not None:
         existing.before_minutes = minutes
+        existing.via = VIA_COMMAND
     else:
         await _ensure_room(session, guild_id, max_pending)
         session.add(
             SessionSubscription(
-                session_id=session_id, user_id=user_id, before_minutes=minutes, created_at=now
+                session_id=session_id,
+                user_id=user_id,
+                before_minutes=minutes,
+                created_at=now,
+                via=VIA_COMMAND,
             )
         )
     await session.flush()

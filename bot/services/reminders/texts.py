@@ -96,18 +96,21 @@ def session_channel_text(
     return _fit_lines(head, tail)
 
 
-def personal_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed: bool = False) -> str:
-    """The DM for a member who asked for it: Remind me on the announcement, or /remind me."""
+def personal_text(
+    facts: SessionFacts, zones: Sequence[DisplayZone], *, by_command: bool = False, delayed: bool = False
+) -> str:
+    """The DM for a member who asked for it, saying how she did and how to stop it: the Remind me button
+    on the announcement, or ``by_command``, /remind me."""
     lines = [
         f"⏰ **{cut(escape(facts.title), 200)}** starts {timeutil.discord_timestamp(facts.starts_at, 'R')}{_delayed(delayed)}",
         f"🗓️ {timeutil.format_club_time(facts.starts_at, zones)}",
     ]
     if facts.signup_url:
         lines.append(f"✍️ Sign up: <{facts.signup_url}>")
-    lines.append(
-        "You asked for this DM with Remind me. Not wanted any more? Press Remind me on the session's "
-        "announcement again."
-    )
+    if by_command:
+        lines.append("You asked for this DM with `/remind me`; run it again on this session to stop these.")
+    else:
+        lines.append("You pressed Remind me on the session's announcement; press it again to stop these.")
     return cut("\n".join(lines), CONTENT_LIMIT)
 
 

@@ -1,7 +1,9 @@
 """reminders: organizers' reminders numbered per server, apart from the automatic ones
 
 Existing organizers' reminders are numbered in each server in the order they were made (a repeat's
-occurrences share their first one's number); automatic ones have none.
+occurrences share their first one's number); automatic ones have none. A member's Remind me records how she
+asked (``session_subscriptions.via``: "command" for /remind me, else the button), so her DM says what to
+press or run to stop it.
 
 Revision ID: 0034
 Revises: 0002
@@ -43,10 +45,14 @@ def upgrade() -> None:
             sqlite_where=sa.text(_LIVE_NUMBER_SQL),
             postgresql_where=sa.text(_LIVE_NUMBER_SQL),
         )
+    with op.batch_alter_table("session_subscriptions", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("via", sa.String(length=10), nullable=True))
 
 
 def downgrade() -> None:
-    """Drop the numbers (reminders are then known by their row ids again)."""
+    """Drop the numbers (reminders are then known by their row ids again) and how members asked."""
+    with op.batch_alter_table("session_subscriptions", schema=None) as batch_op:
+        batch_op.drop_column("via")
     with op.batch_alter_table("reminders", schema=None) as batch_op:
         batch_op.drop_index("uq_reminders_live_number")
         batch_op.drop_column("number")
