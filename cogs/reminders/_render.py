@@ -100,9 +100,10 @@ def list_card(page: ReminderList) -> Card:
     if page.total_pending == 0:
         below.append("No pending reminders. Schedule one with `/remind add`.")
     if page.hidden:
-        some = "1 automatic reminder is" if page.hidden == 1 else f"{page.hidden:,} automatic reminders are"
+        some = "1 automatic reminder" if page.hidden == 1 else f"{page.hidden:,} automatic reminders"
         below.append(
-            f"-# {some} pending too (before sessions, members' DMs, nudges): `/remind list automatic:True`."
+            f"-# Also {some} before sessions, to members who asked and to the organizers: "
+            "`/remind list automatic:True` shows them."
         )
     heading = "Reminders, automatic ones too" if page.automatic else "Reminders"
     card.heading(f"{heading}: {page.total_pending} pending", below="\n".join(below) or None)

@@ -197,7 +197,7 @@ class SeriesCog(commands.Cog):
         weeks = f"{followed.made} week{'s' if followed.made != 1 else ''}"
         lines = [
             f"Added series #{info.id} {self._shown(info)}: {rules.rule_text(info.rule, config.display_zones, now)}, "
-            f"from {rules.long_date(info.rule.anchor)}. The next {weeks} have their sessions and Discord events; "
+            f"from {timeutil.club_date(info.rule.anchor, info.rule.tz, now=now)}. The next {weeks} have their sessions and Discord events; "
             "announce one with `/session announce`, and post the open weeks for members to claim with "
             "`/series open`.",
             f"Nudges about open weeks go to <#{thread}>."
@@ -315,7 +315,7 @@ class SeriesCog(commands.Cog):
         assert info.rule.until is not None
         dropped = followed.dropped
         lines = [
-            f"{self._shown(info)} ends after {rules.long_date(info.rule.until)}."
+            f"{self._shown(info)} ends after {timeutil.club_date(info.rule.until, info.rule.tz, now=now)}."
             + (f" {dropped} coming week{'s' if dropped != 1 else ''} cancelled." if dropped else "")
         ]
         await self._reply(interaction, lines, followed)

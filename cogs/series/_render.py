@@ -138,7 +138,7 @@ def board_card(series: SeriesCard) -> Card:
         ended = info.has_ended(now.astimezone(info.rule.tz).date())
         done = "This series has ended." if ended else "Every coming week has a presenter. Thank you!"
         return card.heading(f"Open weeks · {info.name}", below=f"{rule}\n{done}")
-    invite = "Want to lead a session? Press **I'll present** beside a week (press it again to step down)."
+    invite = "Want to lead a session? Press **I'll present** beside the week you'd like."
     card.heading(f"Open weeks · {info.name}", below=f"{rule}\n{invite}")
     card.more("weeks", "open weeks: `/series show` lists every week")
     for week in shown:

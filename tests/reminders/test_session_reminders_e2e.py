@@ -69,7 +69,7 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
     )
     listing = await run(env, "remind list")  # what organizers made: none; the automatic ones behind an option
     assert listing.text_displays[0].startswith("## Reminders: 0 pending\nNo pending reminders.")
-    assert "6 automatic reminders are pending too" in listing.text_displays[0]
+    assert "-# Also 6 automatic reminders before sessions" in listing.text_displays[0]
     everything = await run(env, "remind list", {"automatic": True})
     assert everything.text_displays[0] == "## Reminders, automatic ones too: 6 pending"
     assert sum(text.startswith("**Automatic** · ") for text in everything.text_displays) == 6

@@ -45,7 +45,7 @@ async def test_the_board_is_a_layout_with_a_button_beside_each_week(env) -> None
     assert board.text_displays[0].startswith(
         "## Open weeks · Thursday paper club\nEvery Thursday at 9:30 AM PT"
     )
-    assert "Press **I'll present** beside a week" in board.text_displays[0]
+    assert "Press **I'll present** beside the week you'd like." in board.text_displays[0]
     sections = [c for c in board.walk_components() if c.get("type") == SECTION]
     assert len(sections) == len(board.buttons) == 8
     first = sections[1]

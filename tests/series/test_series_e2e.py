@@ -55,7 +55,7 @@ async def test_add_show_skip_move_claim_nudge_edit_end(env) -> None:
     )
     assert is_ephemeral(reply)
     assert reply.text.startswith(
-        "Added series #1 **Thursday paper club**: Every Thursday at 9:30 AM PT, from Thursday 3 December 2026. "
+        "Added series #1 **Thursday paper club**: Every Thursday at 9:30 AM PT, from Thursday 3 December. "
         "The next 8 weeks have their sessions and Discord events"
     )
     thread = thread_named(env, "Programme · organizers")
