@@ -20,7 +20,10 @@ from bot.services.reminders.runner import ReminderObserver, ReminderRunner, Tran
 from bot.settings import Settings
 from db.engine import read_only_session_factory
 
-PLAN_TRIES = 3  # two processes planning one session (or numbering a reminder) at once: the loser again
+PLAN_TRIES = 3  # two processes planning one session at once: the loser plans again
+# Organizers adding reminders at the same moment: each round one of them takes the number, the others
+# number again, so this many adding at once all get theirs.
+NUMBER_TRIES = 10
 
 
 class Host(Protocol):
@@ -133,13 +136,13 @@ class Reminders:
 
     async def add(self, asked: CustomReminder, now: datetime) -> tuple[ReminderInfo, str | None]:
         """Schedule an organizer's reminder: it, and a note about how its time was read, if any."""
-        for attempt in range(1, PLAN_TRIES + 1):
+        for attempt in range(1, NUMBER_TRIES + 1):
             try:
                 async with self.session_factory() as session, session.begin():
                     added = await requested.add_custom(session, asked, now=now, max_pending=self.max_pending)
                 break
-            except IntegrityError:  # another process numbered its reminder the same at the same moment
-                if attempt == PLAN_TRIES:
+            except IntegrityError:  # another one took the same number at the same moment
+                if attempt == NUMBER_TRIES:
                     raise
         await self.runner.rearm()
         return added
