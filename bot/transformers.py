@@ -10,7 +10,7 @@ a time as typed, with a preview of how it reads; a `timezone` option is plain te
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from datetime import datetime
+from datetime import datetime, time
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import discord
@@ -130,6 +130,8 @@ class WhenTransformer(OptionTransformer):
     what: ClassVar[str] = "session"
     #: The service's furthest time ahead, checked in the preview too (None: no check).
     max_days_ahead: ClassVar[int | None] = session_rules.MAX_DAYS_AHEAD
+    #: The time of day the service reads a day alone at ('next thursday'; None: it asks for one).
+    default_clock: ClassVar[time | None] = None
 
     async def transform(self, interaction: Interaction, value: Any) -> str:
         """The time text on one line, or BadInput when empty."""
@@ -152,7 +154,7 @@ class WhenTransformer(OptionTransformer):
         async with interaction.client.session_factory() as session:
             config = await get_config(session, interaction.guild_id)
             zone = await self.zone(interaction, session, config)
-        parsed = when.parse_when(text, timeutil.resolve_timezone(zone), now)
+        parsed = when.parse_when(text, timeutil.resolve_timezone(zone), now, default_clock=self.default_clock)
         return self.club_time(parsed.utc, text, config, now)
 
     def club_time(self, utc: datetime, text: str, config: GuildConfig, now: datetime) -> str:

@@ -1,5 +1,7 @@
-"""The times users type: "2026-11-05 08:00", "Thursday 9:30am", "tomorrow 5pm", "in 2 hours", a bare time
-of day, and a pasted Discord timestamp ("<t:1762358400:F>", an exact instant). Pure functions, no I/O.
+"""The times users type: "2026-11-05 08:00", "Thursday 9:30am", "this friday 5pm", "tomorrow 5pm", "in 2
+hours", "2 days from now", "in 3 days at 5pm", a bare time of day, a day alone ("next thursday": the caller's
+default time, or a refusal naming the date), and a pasted Discord timestamp ("<t:1762358400:F>", an exact
+instant). Pure functions, no I/O.
 
 Wall-clock times are read in a zone (or a trailing one, "PT"); a time in a DST gap is refused, an
 ambiguous one takes the first occurrence and says so in :attr:`ParsedTime.note`. What is read is bounded
@@ -34,7 +36,9 @@ _TIME = r"(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ap>[ap]\.?m\.?)?|(?P<word>no
 MAX_TEXT: Final = 100
 #: The longest time of day :func:`parse_clock` reads.
 MAX_CLOCK_TEXT: Final = 20
-_ACCEPTED = "2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorrow 17:00, today 5pm, in 2 hours"
+_ACCEPTED = (
+    "2026-11-05 08:00, 5 Nov 2026 8:00 AM, next thursday 9:30am, tomorrow 17:00, this friday 5pm, in 2 hours"
+)
 # Discord's timestamp markup as its clients send it (the message box's @time picker, a copied message):
 # <t:SECONDS> or <t:SECONDS:STYLE>, STYLE one of t T d D f F s S R (discord-api-docs, Reference → Message
 # Formatting → Timestamp Styles). discord.py 2.7's TIMESTAMP_PATTERN reads the same markup; here the whole
@@ -42,6 +46,11 @@ _ACCEPTED = "2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorrow 17:
 _TIMESTAMP = re.compile(r"<t:(-?\d+)(?::[tTdDfFsSR])?>")
 _LOOKS_LIKE_TIMESTAMP = re.compile(r"<\s*t\s*:", re.IGNORECASE)
 _TIMESTAMP_EXAMPLE = "`<t:1796320800:F>`"
+# What gives a time of day: without any, a text names a day alone ("next thursday").
+_HAS_CLOCK = re.compile(r"\d\s*[ap]\.?m\b|\d[:.]\d\d|\bnoon\b|\bmidnight\b")
+# Units of `in …` counted on the calendar (the same wall-clock time N days on); hours and minutes elapse.
+_CALENDAR_UNITS = re.compile(r"(\d+)\s*(w|wks?|weeks?|d|days?)(?![a-z])")
+_IN = re.compile(rf"in\s+(?P<a>an?\s+)?(?P<span>.+?)(?:\s+(?P<clock>{_TIME}))?")
 
 
 @dataclass(frozen=True)
@@ -211,15 +220,17 @@ def pasted_instant(text: str, now: datetime) -> datetime | None:
     return datetime.fromtimestamp(seconds, tz=UTC)
 
 
-def parse_when(text: str, tz: ZoneInfo, now: datetime) -> ParsedTime:
+def parse_when(text: str, tz: ZoneInfo, now: datetime, *, default_clock: time | None = None) -> ParsedTime:
     """Parse a user-typed time. Wall-clock forms are read in ``tz`` (or a trailing zone, 'PT').
 
-    Weekday forms ('thursday 9:30am', 'thu 9:30') mean the next occurrence of that weekday and
+    Weekday forms ('thursday 9:30am', 'this friday 5pm') mean the next occurrence of that weekday and
     time strictly after ``now``; 'next thursday' is the same but never today (it does not skip a
-    week otherwise). A date without a year means the next such date. 'in N hours/minutes/days'
-    counts elapsed time from ``now``. Slash dates (5/12) are refused as ambiguous. A pasted Discord
-    timestamp is the instant it names (:func:`pasted_instant`), whatever ``tz``. Past times are not
-    rejected here: see :func:`bot.timeutil.ensure_future`.
+    week otherwise). A date without a year means the next such date. 'in N hours/minutes' (or 'N hours
+    from now') counts elapsed time from ``now``; days and weeks count on the calendar, keeping the wall-clock
+    time across a change of the clocks ('in 3 days at 5pm': that time). A day without a time of day is read
+    at ``default_clock`` (said in the note), or refused naming the day. Slash dates (5/12) are refused as
+    ambiguous. A pasted Discord timestamp is the instant it names (:func:`pasted_instant`), whatever ``tz``.
+    Past times are not rejected here: see :func:`bot.timeutil.ensure_future`.
     """
     now = timeutil.ensure_aware_utc(now)
     cleaned = text.strip()
@@ -236,35 +247,79 @@ def parse_when(text: str, tz: ZoneInfo, now: datetime) -> ParsedTime:
         tz, lowered = explicit, zone_words[0]
     elif lowered.endswith("z") and re.match(r"\d{4}-", lowered):
         tz, lowered = ZoneInfo("UTC"), lowered[:-1].strip()
-    rel = re.fullmatch(r"in\s+(an?\s+)?(.+)", lowered)
-    if rel:
-        seconds = timeutil.offset_seconds(("1 " if rel.group(1) else "") + rel.group(2))
-        if seconds is None or seconds <= 0:
-            raise BadInput(
-                f"I couldn't read “{cleaned[:60]}” as a time. Try e.g. in 2 hours, "
-                "in 30 minutes or in 3 days."
-            )
-        _, last = timeutil.date_window(now)
-        if seconds > (datetime.combine(last, time(), tzinfo=UTC) - now).total_seconds():
-            raise timeutil.out_of_range(now)  # checked on the number: `now + delta` itself could overflow
-        utc = now + timedelta(seconds=seconds)
-        _check_in_window(utc.astimezone(tz).date(), now)
-        return ParsedTime(utc=utc, local=utc.astimezone(tz))
+    lowered = re.sub(r"^(.+?)\s+from\s+now$", r"in \1", lowered)
+    if lowered.startswith("in "):
+        return _parse_in(lowered, cleaned, tz, now)
     if m := re.search(r"\b\d{1,2}/\d{1,2}\b|\b\d{1,2}[.-]\d{1,2}[.-]\d{2,4}\b", lowered):
         raise BadInput(
             f"“{m.group(0)}” could be day/month or month/day; write the month as a word "
             "(5 Nov 2026 8:00 AM) or use 2026-11-05 08:00."
         )
     now_local = now.astimezone(tz)
-    found = (
-        _calendar_date(lowered, now_local)
-        or _relative_date(lowered, now_local, tz, now)
-        or _dateparser_fallback(lowered, tz, now_local)
-    )
+    note = None
+    if not _HAS_CLOCK.search(lowered) and (day := _day_alone(lowered, now_local, tz, now, default_clock)):
+        if default_clock is None:
+            named = timeutil.club_date(day, tz, now=now)
+            raise BadInput(f"“{cleaned[:40]}” is {named}; add a time of day, e.g. {cleaned[:40]} 9:30am.")
+        found: tuple[date, time] | None = (day, default_clock)
+        note = f"no time of day given, so {timeutil.format_clock(default_clock)}"
+    else:
+        found = (
+            _calendar_date(lowered, now_local)
+            or _relative_date(lowered, now_local, tz, now)
+            or _dateparser_fallback(lowered, tz, now_local)
+        )
     if found is None:
         raise BadInput(f"I couldn't read “{cleaned[:60]}” as a time. Try e.g. {_ACCEPTED}.")
-    local, note = timeutil.localize(_check_in_window(found[0], now), found[1], tz)
-    return ParsedTime(utc=local.astimezone(UTC), local=local, note=note)
+    local, dst_note = timeutil.localize(_check_in_window(found[0], now), found[1], tz)
+    return ParsedTime(utc=local.astimezone(UTC), local=local, note=dst_note or note)
+
+
+def _day_alone(
+    text: str, now_local: datetime, tz: ZoneInfo, now: datetime, default_clock: time | None
+) -> date | None:
+    """The day a text naming a day alone ('next thursday', 'tomorrow', '5 Dec', '2026-12-03') means, at
+    ``default_clock`` (else the day's last minute: the day itself); None when it is not one."""
+    clock = default_clock or time(23, 59)
+    phrase = f"{text} {clock:%H:%M}"
+    try:
+        found = _calendar_date(phrase, now_local) or _relative_date(phrase, now_local, tz, now)
+    except BadInput:
+        return None
+    return found[0] if found is not None else None
+
+
+def _parse_in(lowered: str, cleaned: str, tz: ZoneInfo, now: datetime) -> ParsedTime:
+    """'in 2 hours' (elapsed), 'in 3 days' (the same wall-clock time three days on), 'in 2 days at 5pm'."""
+    m = _IN.fullmatch(lowered)
+    span = f"{'1 ' if m and m.group('a') else ''}{m.group('span') if m else ''}"
+    clock_text = m.group("clock") if m else None
+    if clock_text and (not _HAS_CLOCK.search(clock_text) or timeutil.offset_seconds(f"{span} {clock_text}")):
+        span, clock_text = f"{span} {clock_text}", None  # 'in 1 day 2h': all of it a duration
+    seconds = timeutil.offset_seconds(span)
+    if seconds is None or seconds <= 0:
+        raise BadInput(
+            f"I couldn't read “{cleaned[:60]}” as a time. Try e.g. in 2 hours, in 30 minutes, in 3 days or "
+            "in 2 days at 5pm."
+        )
+    _, last = timeutil.date_window(now)
+    if seconds > (datetime.combine(last, time(), tzinfo=UTC) - now).total_seconds():
+        raise timeutil.out_of_range(now)  # checked on the number: `now + delta` itself could overflow
+    days = sum(int(n) * (7 if unit[0] == "w" else 1) for n, unit in _CALENDAR_UNITS.findall(span))
+    elapsed = seconds - days * 86400
+    local = now.astimezone(tz)
+    if clock_text is not None:
+        clock = _match_clock(clock_text)
+        if clock is None or elapsed:
+            raise BadInput(
+                f"Give whole days with a time of day, e.g. in 2 days at 5pm (not “{cleaned[:40]}”)."
+            )
+        wall, note = timeutil.localize(_check_in_window(local.date() + timedelta(days=days), now), clock, tz)
+        return ParsedTime(utc=wall.astimezone(UTC), local=wall, note=note)
+    day = _check_in_window((local + timedelta(days=days)).date(), now)
+    utc = timeutil.wall_to_utc(day, local.time().replace(tzinfo=None), tz) + timedelta(seconds=elapsed)
+    _check_in_window(utc.astimezone(tz).date(), now)
+    return ParsedTime(utc=utc, local=utc.astimezone(tz))
 
 
 def parse_clock(text: str) -> time:

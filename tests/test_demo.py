@@ -117,8 +117,13 @@ def test_the_demo_session_is_announced(tour: str) -> None:
 
 def test_the_reminders_go_out(tour: str) -> None:
     scenes = split_scenes(tour)
+    added = scene(scenes, "An organizer schedules a reminder")
+    assert "⏰ Reminder **#1** will go out in #general" in added  # the organizers' first is #1
     asked = scene(scenes, "Tom asks for a DM two hours before")
     assert "[ephemeral]" in reply_to(asked, "@Tom uses /remind me session:1 before:2h")
+    listed = reply_to(asked, "@Olivia uses /remind list")
+    assert "│ Reminders: 1 pending" in listed  # what organizers made; the automatic ones behind an option
+    assert "Also 6 automatic reminders" in listed
 
     chat = scene(scenes, "Fast-forward to Tuesday 1 December, 9:00 AM PT")
     assert "#general  PaperClub (bot):" in chat
@@ -131,22 +136,33 @@ def test_the_reminders_go_out(tour: str) -> None:
     assert "Demo session: agents in real software" in post
     assert post.rstrip().endswith("(pinged: @Readers)")
 
-    assert "DM @Tom  PaperClub (bot):" in scene(scenes, "Thursday 3 December, 7:30 AM PT, two hours before")
+    two = scene(scenes, "Thursday 3 December, 7:30 AM PT, two hours before")
+    assert "DM @Tom  PaperClub (bot):" in two
+    assert "You asked for this DM with `/remind me`" in two  # what Tom did
     hour = scene(scenes, "Thursday 3 December, 8:30 AM PT, an hour before")
     assert "#announcements  PaperClub (bot):" in hour
     assert "DM @Rita  PaperClub (bot):" in hour
+    assert "You pressed Remind me on the session's" in hour  # what Rita did
 
 
 def test_the_series_and_the_nudge(tour: str) -> None:
     scenes = split_scenes(tour)
     assert "Demo Thursdays" in scene(scenes, "An organizer makes a weekly series")
+    skipped = scene(scenes, "Christmas Eve is a holiday")
+    assert "Skipped Thursday 24 December (Christmas Eve)." in skipped  # this year's date: no year
+    assert "~~Thursday 24 December~~ — **skipped**: Christmas Eve" in skipped
     claimed = scene(scenes, "The open weeks go up")
-    assert "[ 🙋 Thu 17 Dec ]" in claimed
+    board = claimed[: claimed.index("@Tom presses")]
+    assert "**Thursday 17 December, 9:30 AM PT / 5:30 PM GMT  [ 🙋 I'll present ]" in board
+    assert board.count("[ 🙋 I'll present ]") == 7  # one way to claim each open week: its button
     assert "✓" not in claimed  # a green button is not "done"
+    assert not re.search(r"#\d+\b", board.replace("#5865F2", ""))  # no ids members cannot use
     nudge = scene(scenes, "A week before the next open week")
     posts = [p for p in nudge.split("\n#") if "PaperClub (bot):" in p.split("\n")[0]]
-    assert posts, nudge
-    assert all("Demo Thursdays" in p and "Thursday 10 December" in p for p in posts)
+    assert len(posts) == 1, nudge  # one post for the week, naming all it lacks
+    assert "🙋 **Demo Thursdays** still needs **a presenter** and **a paper**:" in posts[0]
+    assert "Thursday 10 December" in posts[0]
+    assert "session:" not in posts[0]  # the session by its title, not its number
     assert "@Tom" in scene(scenes, "Everyone can see the programme")
 
 

@@ -103,7 +103,9 @@ async def test_integer_ids_at_the_top_of_the_range_are_no_such_row(discord_env: 
     shown = await final(discord_env, "session show", {"session": MAX_ID}, discord_env.member)
     assert shown.content == f"There is no session #{MAX_ID} in this server."
     cancelled = await final(discord_env, "organize reminder cancel", {"reminder": MAX_ID})
-    assert cancelled.content == f"There is no pending reminder #{MAX_ID} in this server."
+    assert cancelled.content == (
+        f"There is no pending reminder #{MAX_ID} in this server; `/organize reminder list` shows them."
+    )
 
 
 @pytest.mark.parametrize("value", [MAX_ID + 1, 2**53, 2**64, 0, -1])

@@ -55,6 +55,7 @@ async def test_invite_url_reads_the_application_id_with_the_token(tmp_path: Path
         (asked,) = standin.requests_to("GET", r"^/oauth2/applications/@me$")
         assert asked.status == 200
         assert TOKEN not in out + err  # even at DEBUG
+        assert "WARNING" not in err  # no "Guilds intent seems to be disabled" from discord.py
 
 
 async def test_invite_url_with_a_client_id_needs_no_token(tmp_path: Path) -> None:
@@ -71,6 +72,8 @@ async def test_invite_url_refuses_what_is_not_an_id_and_a_missing_token(tmp_path
         assert out == ""
     code, out, err = await _run(["invite-url"], _env(tmp_path), tmp_path)
     assert code == 2, (out, err)
+    assert err.startswith("paperclub: invite-url needs the bot's application id: pass it with --client-id ID")
+    assert "General Information → Application ID" in err
     assert "DISCORD_TOKEN" in err
     assert "Traceback" not in err
     assert out == ""

@@ -63,6 +63,12 @@ def _client_id(text: str) -> int:
     return int(text)
 
 
+NO_CLIENT_ID = (
+    "invite-url needs the bot's application id: pass it with --client-id ID (Discord developer portal → your "
+    "application → General Information → Application ID), or set DISCORD_TOKEN and it is read from Discord."
+)
+
+
 async def _invite_url(args: argparse.Namespace) -> int:
     """Print the invite URL with exactly the bot's required permissions (bot.permissions)."""
     from bot.permissions import invite_url
@@ -74,9 +80,12 @@ async def _invite_url(args: argparse.Namespace) -> int:
         from bot.api_base import apply_api_base
 
         settings = command_settings()
+        if settings.discord_token is None or not settings.discord_token.get_secret_value().strip():
+            raise SettingsError(NO_CLIENT_ID)
         token = settings.require_token()
         apply_api_base(settings.discord_api_base)
-        client = discord.Client(intents=discord.Intents.none())
+        # The guilds intent only because discord.py warns without it; this client never opens the gateway.
+        client = discord.Client(intents=discord.Intents(guilds=True))
         try:
             async with client:
                 await client.login(token)  # discord.py reads GET /oauth2/applications/@me here
@@ -97,7 +106,8 @@ def add_invite_url(sub: Any) -> None:
         help="print the URL that adds the bot to a server with the permissions it needs",
         description="Print the bot's invite URL (scopes bot and applications.commands, exactly the "
         "permissions in bot/permissions.py). The application id is read with DISCORD_TOKEN unless "
-        "--client-id is given.",
+        "--client-id is given (the developer portal shows it: your application → General Information → "
+        "Application ID).",
     )
     invite.add_argument(
         "--client-id", type=_client_id, default=None, help="the application id (no token needed)"

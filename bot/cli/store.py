@@ -21,11 +21,40 @@ async def _db_upgrade(args: argparse.Namespace) -> int:
     engine = create_engine(settings.database_url)
     with database_failures(settings):
         try:
+            before = await _store_revisions(engine)
             await upgrade_database(engine)
+            after = await _store_revisions(engine)
         finally:
             await engine.dispose()
-    print("database is up to date")
+    applied = [script for script in _history() if script.revision in after - before]
+    if applied:
+        print(f"applied {len(applied)} migration{'s' if len(applied) != 1 else ''}:")
+        for script in applied:
+            print(f"  {script.revision} {script.doc}")
+    print("database is up to date" if applied else "database is up to date: no migration to apply")
     return 0
+
+
+def _history() -> list[Any]:
+    """Every migration, each after those it stands on."""
+    from alembic.script import ScriptDirectory
+
+    from db.migrate import alembic_config
+
+    return list(reversed(list(ScriptDirectory.from_config(alembic_config()).walk_revisions())))
+
+
+async def _store_revisions(engine: Any) -> set[str]:
+    """Every migration the store holds: its recorded heads and all they stand on."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    from db.migrate import alembic_config
+
+    async with engine.connect() as conn:
+        heads = await conn.run_sync(lambda sync: MigrationContext.configure(sync).get_current_heads())
+    script = ScriptDirectory.from_config(alembic_config())
+    return {found.revision for head in heads for found in script.iterate_revisions(head, "base")}
 
 
 async def _db_downgrade(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ from cogs.reminders._options import Duration, Message, ReminderId, Repeat, When
 from cogs.reminders._transport import DiscordTransport
 
 PAGER = "reminders"
+ALL = "all"  # /remind list's pages with the automatic reminders
 PostableChannel = discord.TextChannel | discord.Thread
 
 organize = organizer_group("reminder", "Schedule reminders in a channel, list them, cancel one")
@@ -98,15 +99,17 @@ class RemindersCog(
             await self.reminders.plan_guild(guild_id)
 
     async def render_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
-        """A page of /remind list."""
-        found = await self.reminders.page(guild_id, page, render.LIST_PAGE_SIZE, self.bot.clock.now())
+        """A page of /remind list (``arg`` "all": the automatic reminders too)."""
+        found = await self.reminders.page(
+            guild_id, page, render.LIST_PAGE_SIZE, self.bot.clock.now(), automatic=arg == ALL
+        )
         return LayoutPage(render.list_card(found), found.page, found.pages)
 
     # ------------------------------------------------------------------ commands
 
     @organize.command(name="add", description="Schedule a reminder in a channel")
     @app_commands.describe(
-        when="When: 2026-12-03 09:00, tomorrow 9am, in 2 hours — or with a session, how long before: 1h, 2d",
+        when="When: next thursday 5pm, tomorrow (9 AM), in 2 hours; with a session, how long before: 1h, 2d",
         message="What to say (mentions in it never ping), up to 1,800 characters",
         channel="Where to post it (default: this channel)",
         session="Tie it to a session: `when` is then a time before the session, and it moves with it",
@@ -135,11 +138,15 @@ class RemindersCog(
         await send_ephemeral(interaction, render.added_text(info, config.display_zones, note))
 
     @organize.command(name="list", description="Pending reminders, and those missed or failed this week")
-    async def list_(self, interaction: Interaction) -> None:
-        """/remind list."""
+    @app_commands.describe(
+        automatic="Also show the automatic ones: before sessions, members' DMs, nudges (default: no)"
+    )
+    async def list_(self, interaction: Interaction, automatic: bool = False) -> None:
+        """/organize reminder list: the organizers' reminders (and the automatic ones, if asked)."""
         await ensure_organizer(interaction)
-        page = await self.render_page(require_guild_id(interaction), "", 0)
-        await send_page(interaction, PAGER, "", page)
+        arg = ALL if automatic else ""
+        page = await self.render_page(require_guild_id(interaction), arg, 0)
+        await send_page(interaction, PAGER, arg, page)
 
     @organize.command(name="cancel", description="Cancel a pending reminder")
     @app_commands.describe(reminder="The reminder's number, as in /organize reminder list")

@@ -12,11 +12,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot import timeutil, when
 from bot.client import Interaction
 from bot.errors import BadInput
-from bot.ids import shown_number
+from bot.ids import parse_id
 from bot.permissions import member_is_organizer
 from bot.services.config.guild import get_config
 from bot.services.reminders import queries
 from bot.services.reminders import requested as svc
+from bot.text import one_line
 from bot.transformers import IdTransformer, OptionTransformer, guild_choices
 from bot.transformers import WhenTransformer as SharedWhenTransformer
 
@@ -30,6 +31,7 @@ class WhenTransformer(SharedWhenTransformer):
 
     what = "reminder"
     max_days_ahead = svc.MAX_DAYS_AHEAD
+    default_clock = svc.DEFAULT_CLOCK
 
     async def transform(self, interaction: Interaction, value: Any) -> str:
         """The time typed, checked."""
@@ -46,7 +48,12 @@ class WhenTransformer(SharedWhenTransformer):
         if when.pasted_instant(text, interaction.client.clock.now()) is not None:
             return await super().preview(interaction, text)  # an instant, before the session or not
         offset = timeutil.parse_offset(text)
-        return f"{timeutil.format_offset(offset)} before session #{shown_number(session_id)}"
+        number = parse_id(session_id)
+        title = None
+        if number is not None:
+            async with interaction.client.session_factory() as session:
+                title = await queries.session_title(session, interaction.guild_id, number)
+        return f"{timeutil.format_offset(offset)} before {one_line(title, 60) if title else 'the session'}"
 
 
 class DurationTransformer(OptionTransformer):

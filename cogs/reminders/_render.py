@@ -1,4 +1,4 @@
-"""What /remind answers: a new reminder, a cancelled one, Remind me, and the pages of /remind list (layouts)."""
+"""What /remind answers: a new reminder, a cancelled one, Remind me, and the pages of /organize reminder list (layouts)."""
 
 from __future__ import annotations
 
@@ -33,24 +33,26 @@ def when(info: ReminderInfo, zones: Sequence[DisplayZone]) -> str:
 
 
 def added_text(info: ReminderInfo, zones: Sequence[DisplayZone], note: str | None) -> str:
-    """The answer to /remind add."""
+    """The answer to /organize reminder add."""
     lines = [
-        f"⏰ Reminder **#{info.id}** will go out in {where(info)} on {when(info, zones)}",
+        f"⏰ Reminder **#{info.number}** will go out in {where(info)} on {when(info, zones)}",
         f"That is {timeutil.discord_timestamp(info.due_at, 'F')} in your own time zone.",
     ]
     if info.session_title:
-        lines.append(f"It is tied to session #{info.session_id} and moves if the session moves.")
+        lines.append(
+            f"It is tied to **{escape_line(info.session_title, 150)}** and moves if the session moves."
+        )
     if info.repeat:
         lines.append(f"It repeats {info.repeat} at the same local time.")
     if note:
         lines.append(f"Note: {note}.")
-    lines.append(f"Cancel it with `/organize reminder cancel reminder:{info.id}`.")
+    lines.append(f"Cancel it with `/organize reminder cancel reminder:{info.number}`.")
     return "\n".join(lines)
 
 
 def cancelled_text(info: ReminderInfo) -> str:
-    """The answer to /remind cancel."""
-    return f"Cancelled reminder **#{info.id}** ({escape_line(describe(info), 120)})."
+    """The answer to /organize reminder cancel."""
+    return f"Cancelled reminder **#{info.number}** ({escape_line(describe(info), 120)})."
 
 
 def subscription_text(result: Subscription, zones: Sequence[DisplayZone]) -> str:
@@ -67,6 +69,10 @@ def subscription_text(result: Subscription, zones: Sequence[DisplayZone]) -> str
     )
 
 
+def _label(info: ReminderInfo) -> str:
+    return f"**#{info.number}**" if info.number is not None else "**Automatic**"
+
+
 def _pending_line(info: ReminderInfo, zones: Sequence[DisplayZone]) -> str:
     extra = f" · repeats {info.repeat}" if info.repeat else ""
     retry = (
@@ -74,27 +80,33 @@ def _pending_line(info: ReminderInfo, zones: Sequence[DisplayZone]) -> str:
     )
     sending = " · sending now" if info.status == "sending" else ""
     text = escape_line(describe(info), 90)
-    return f"**#{info.id}** · {when(info, zones)} · {where(info)}{extra}{retry}{sending}\n└ {text}"
+    return f"{_label(info)} · {when(info, zones)} · {where(info)}{extra}{retry}{sending}\n└ {text}"
 
 
 def _problem_line(info: ReminderInfo) -> str:
     word = _STATUS_WORD.get(info.status, info.status)
     reason = one_line(info.last_error or "no reason recorded", 160)  # ours: it may name a channel
     return (
-        f"**#{info.id}** · {word} · due {timeutil.discord_timestamp(info.due_at, 'f')} · {where(info)}\n"
+        f"{_label(info)} · {word} · due {timeutil.discord_timestamp(info.due_at, 'f')} · {where(info)}\n"
         f"└ {escape_line(describe(info), 70)} — {reason}"
     )
 
 
 def list_card(page: ReminderList) -> Card:
-    """A page of /remind list: pending reminders, then those missed or failed in the last week."""
+    """A page of /organize reminder list: pending reminders, then those missed or failed in the last week (the
+    organizers' own, and a line saying how to see the automatic ones too)."""
     card = Card(accent=ACCENT).more("reminders", "reminders")
-    none = (
-        "No pending reminders. Schedule one with `/organize reminder add`."
-        if page.total_pending == 0
-        else None
-    )
-    card.heading(f"Reminders: {page.total_pending} pending", below=none)
+    below = []
+    if page.total_pending == 0:
+        below.append("No pending reminders. Schedule one with `/organize reminder add`.")
+    if page.hidden:
+        some = "1 automatic reminder" if page.hidden == 1 else f"{page.hidden:,} automatic reminders"
+        below.append(
+            f"-# Also {some} before sessions, to members who asked and to the organizers: "
+            "`/organize reminder list automatic:True` shows them."
+        )
+    heading = "Reminders, automatic ones too" if page.automatic else "Reminders"
+    card.heading(f"{heading}: {page.total_pending} pending", below="\n".join(below) or None)
     for info in page.pending:
         card.text(_pending_line(info, page.zones), group="reminders")
     if page.problems:

@@ -64,7 +64,7 @@ class PresentButton(PersistentButton, prefix="series:present"):
     session_id: int = field(r"\d{1,10}", int)
     label = "I'll present"
     emoji = "🙋"
-    style = discord.ButtonStyle.success
+    style = discord.ButtonStyle.primary  # an offer to make, not a green "done"
 
     @classmethod
     def claim(cls, session_id: int, label: str | None = None) -> PresentButton:
@@ -87,8 +87,9 @@ class PresentButton(PersistentButton, prefix="series:present"):
 class ClaimWeekSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"series:claim:(?P<series_id>\d{1,10})"
 ):
-    """The open-weeks message's select: pick a week to present it (the series id in its custom_id, so it
-    works after a restart; the picked week is checked to be one of that series' open weeks)."""
+    """The select open-weeks messages carried before each week had its own button: a pick from one not yet
+    redrawn still claims the week (the series id in its custom_id; the picked week is checked to be one of
+    that series' open weeks)."""
 
     def __init__(self, series_id: int, options: list[discord.SelectOption] | None = None) -> None:
         super().__init__(
@@ -99,12 +100,6 @@ class ClaimWeekSelect(
             )
         )
         self.series_id = series_id
-
-    @classmethod
-    def of(cls, series_id: int, weeks: list[tuple[Any, str]]) -> ClaimWeekSelect:
-        """The select offering ``weeks`` (WeekInfo, label) of the series."""
-        options = [discord.SelectOption(label=label, value=str(week.session.id)) for week, label in weeks]
-        return cls(series_id, options)
 
     @classmethod
     async def from_custom_id(  # type: ignore[override]

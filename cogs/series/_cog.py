@@ -67,7 +67,7 @@ class SeriesCog(commands.Cog):
 
     async def cog_load(self) -> None:
         """Register the claim button (on the open-weeks message, and on weeks' announcements through the
-        sessions' registry) and the /presenters pages; add the daily horizon job."""
+        sessions' registry) and the /series presenters pages; add the daily horizon job."""
         self.bot.add_dynamic_items(PresentButton, ClaimWeekSelect)
         announcement_buttons.of(self.bot).add(present_button)
         self.bot.pagers.register(PRESENTERS_PAGER, self.presenters_page)
@@ -101,7 +101,7 @@ class SeriesCog(commands.Cog):
 
     @commands.Cog.listener()
     async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
-        """A week's session cancelled (/session cancel): skip the week."""
+        """A week's session cancelled (/organize session cancel): skip the week."""
         await self.background.session_cancelled(guild_id, session_id)
 
     # ------------------------------------------------------------------ helpers
@@ -183,7 +183,7 @@ class SeriesCog(commands.Cog):
         signup_url: str | None = None,
         description: str | None = None,
     ) -> None:
-        """/series add and its form: check once, store the series and its weeks in one transaction, reply."""
+        """/organize series add and its form: check once, store the series and its weeks in one transaction, reply."""
         config, guild_id, now = await organizer_begin(interaction)
         draft = drafts.new_series(
             name=name,
@@ -204,7 +204,7 @@ class SeriesCog(commands.Cog):
         weeks = f"{followed.made} week{'s' if followed.made != 1 else ''}"
         lines = [
             f"Added series #{info.id} {self._shown(info)}: {rules.rule_text(info.rule, config.display_zones, now)}, "
-            f"from {rules.long_date(info.rule.anchor)}. The next {weeks} have their sessions and Discord events; "
+            f"from {timeutil.club_date(info.rule.anchor, info.rule.tz, now=now)}. The next {weeks} have their sessions and Discord events; "
             "announce one with `/organize session announce`, and post the open weeks for members to claim with "
             "`/organize series open`.",
             f"Nudges about open weeks go to <#{thread}>."
@@ -226,7 +226,8 @@ class SeriesCog(commands.Cog):
         followed = await actions.skip(self.context, guild_id, series, date, reason, now=now)
         assert followed.day is not None
         because = f" ({escape_line(reason, 120)})" if reason else ""
-        await self._reply(interaction, [f"Skipped {rules.long_date(followed.day)}{because}."], followed)
+        day = timeutil.club_date(followed.day, followed.card.info.rule.tz, now=now)
+        await self._reply(interaction, [f"Skipped {day}{because}."], followed)
 
     @organize.command(name="unskip", description="Meet again on a skipped week")
     @app_commands.describe(series="The series", date="The skipped week, e.g. 2026-12-24")
@@ -234,15 +235,14 @@ class SeriesCog(commands.Cog):
         config, guild_id, now = await organizer_begin(interaction)
         followed = await actions.unskip(self.context, guild_id, series, date, now=now)
         assert followed.day is not None
-        await self._reply(
-            interaction, [f"{rules.long_date(followed.day)} is a week of the series again."], followed
-        )
+        day = timeutil.club_date(followed.day, followed.card.info.rule.tz, now=now)
+        await self._reply(interaction, [f"{day} is a week of the series again."], followed)
 
     @organize.command(name="move", description="Hold one week at another time or day")
     @app_commands.describe(
         series="The series",
         date="The week to move (its usual date), e.g. 2026-11-05",
-        when="The new time: 8:00am (that day), or a day and time like 2026-11-04 17:00",
+        when="The new time: 8:00am (that day), next friday (at the series' time), or 2026-11-04 17:00",
     )
     async def move(
         self,
@@ -257,7 +257,11 @@ class SeriesCog(commands.Cog):
         assert followed.start is not None
         moved = timeutil.format_club_time(followed.start, config.display_zones)
         await self._reply(
-            interaction, [f"The week of {rules.long_date(followed.day)} is now on {moved}."], followed
+            interaction,
+            [
+                f"The week of {timeutil.club_date(followed.day, followed.card.info.rule.tz, now=now)} is now on {moved}."
+            ],
+            followed,
         )
 
     @organize.command(name="edit", description="Change a series' day, time, zone, every, until or length")
@@ -316,7 +320,7 @@ class SeriesCog(commands.Cog):
         assert info.rule.until is not None
         dropped = followed.dropped
         lines = [
-            f"{self._shown(info)} ends after {rules.long_date(info.rule.until)}."
+            f"{self._shown(info)} ends after {timeutil.club_date(info.rule.until, info.rule.tz, now=now)}."
             + (f" {dropped} coming week{'s' if dropped != 1 else ''} cancelled." if dropped else "")
         ]
         await self._reply(interaction, lines, followed)

@@ -11,16 +11,16 @@ import discord
 
 from bot import timeutil
 from bot.layouts import Card, escape, escape_line
-from bot.replies import cut, markdown_link, one_line
+from bot.replies import cut, markdown_link
 from bot.services.series import rules
 from bot.services.series.info import SeriesCard, SeriesInfo, WeekInfo
 from bot.services.series.reads import Presenters
 from bot.timeutil import DisplayZone
-from cogs.series._buttons import ClaimWeekSelect, PresentButton
+from cogs.series._buttons import PresentButton
 
 COLOUR = discord.Colour.blurple()
 ENDED_COLOUR = discord.Colour.dark_grey()
-BOARD_LIMIT = 25  # open weeks on the /series open message: a select's options
+BOARD_LIMIT = 25  # open weeks with a button: five rows of five on /series show
 PRESENTERS_PAGE = 15
 
 
@@ -52,7 +52,7 @@ def week_line(info: SeriesInfo, week: WeekInfo, zones: Sequence[DisplayZone], no
     """One week of /series show: its time in the club's zones, then presenter or open, papers or no paper
     yet; a skipped week with its reason."""
     if week.is_skipped:
-        day = timeutil.format_long_date(week.week_date, weekday=True)
+        day = timeutil.club_date(week.week_date, info.rule.tz, now=now)
         reason = f": {escape_line(week.skip_reason, 120)}" if week.skip_reason else ""
         return f"~~{day}~~ — **skipped**{reason}"
     when = f"**{_when(week.starts_at, zones, now)}**"
@@ -65,7 +65,7 @@ def week_line(info: SeriesInfo, week: WeekInfo, zones: Sequence[DisplayZone], no
         parts.append(f"“{escape_line(week.session.title, 80)}”")
     head = " ".join(parts)
     who = _presenter(week) if week.has_presenter else "🙋 **open**"
-    return f"{head} — {who} · {_papers(week)} · #{week.session.id}"
+    return f"{head} — {who} · {_papers(week)}"
 
 
 def header(info: SeriesInfo, zones: Sequence[DisplayZone], now: datetime) -> str:
@@ -95,12 +95,10 @@ def series_card(series: SeriesCard) -> Card:
         card.text(cut("\n".join(week_line(info, week, zones, now) for week in weeks), 3000))
     else:
         card.text("No coming weeks." if ended else "No weeks in the next few weeks.")
-    open_count = sum(1 for week in weeks if week.is_open)
-    card.text(
-        f"-# Series #{info.id} · {series.horizon} weeks ahead · {open_count} open"
-        + (" · /organize series open posts them for members to claim" if open_count else "")
-    )
-    card.row(board_buttons(weeks, now))
+    buttons = board_buttons(weeks, now)
+    claim = " · press a date below to present that week" if buttons else ""
+    card.text(f"-# The next {series.horizon} weeks · {_count(len(buttons))} open{claim}")
+    card.row(buttons)
     return card
 
 
@@ -114,9 +112,7 @@ def list_card(infos: Sequence[SeriesInfo], zones: Sequence[DisplayZone], now: da
         today = now.astimezone(info.rule.tz).date()
         upcoming = info.rule.next_date(now)
         state = "ended" if info.has_ended(today) or upcoming is None else f"next {rules.short_date(upcoming)}"
-        lines.append(
-            f"**#{info.id} · {escape_line(info.name, 80)}** — {rules.rule_text(info.rule, zones, now)} · {state}"
-        )
+        lines.append(f"**{escape_line(info.name, 80)}** — {rules.rule_text(info.rule, zones, now)} · {state}")
     return card.heading("Series", below=cut("\n".join(lines), 3500))
 
 
@@ -130,34 +126,35 @@ def open_weeks(weeks: Sequence[WeekInfo], now: datetime) -> list[WeekInfo]:
 
 
 def board_card(series: SeriesCard) -> Card:
-    """/series open: each open week with its I'll present button beside it (the custom ids of the old embed
-    board, so old posts keep working), and a select of every open week to claim one from."""
+    """/organize series open: each open week a section with its I'll present button beside it (one tap to claim; the
+    week's time and whether it has a paper next to its button; the custom ids of the old embed board, so
+    old posts keep working). As many as fit Discord's 40 components (a horizon of 12 weeks and more), the
+    rest counted."""
     info, weeks, zones, now = series.info, series.weeks, series.zones, series.now
     shown = open_weeks(weeks, now)
     card = Card(accent=COLOUR)
-    card.heading(f"Open weeks · {info.name}")
+    rule = rules.rule_text(info.rule, zones, now)
     if not shown:
         ended = info.has_ended(now.astimezone(info.rule.tz).date())
-        card.text("This series has ended." if ended else "Every coming week has a presenter. Thank you!")
-        return card
-    card.text("Want to lead a session? Press a week to present it (press it again to step down).")
-    card.more("weeks", "open weeks: pick them from the list below")
+        done = "This series has ended." if ended else "Every coming week has a presenter. Thank you!"
+        return card.heading(f"Open weeks · {info.name}", below=f"{rule}\n{done}")
+    invite = "Want to lead a session? Press **I'll present** beside the week you'd like."
+    card.heading(f"Open weeks · {info.name}", below=f"{rule}\n{invite}")
+    card.more("weeks", "open weeks: `/series show` lists every week")
     for week in shown:
         assert week.session is not None
         title = f" “{escape(week.session.title, 60)}”" if week.session.title != info.name else ""
-        paper = "" if week.has_paper else " · no paper yet"
-        button = PresentButton.claim(week.session.id, rules.short_date(week.week_date))
-        card.section(f"**{_when(week.starts_at, zones, now)}**{title}{paper}", button, group="weeks")
-    if len(shown) > 1:
-        card.row([ClaimWeekSelect.of(info.id, [(w, _week_option(info, w)) for w in shown])])
-    card.text(f"-# Series #{info.id} · {rules.rule_text(info.rule, zones, now)}")
+        paper = "" if week.has_paper else "\nno paper yet"
+        card.section(
+            f"**{_when(week.starts_at, zones, now)}**{title}{paper}",
+            PresentButton.claim(week.session.id),
+            group="weeks",
+        )
     return card
 
 
-def _week_option(info: SeriesInfo, week: WeekInfo) -> str:
-    assert week.session is not None
-    title = f" · {one_line(week.session.title, 60)}" if week.session.title != info.name else ""
-    return cut(f"{rules.long_date(week.week_date)}{title}", 100)
+def _count(n: int) -> str:
+    return f"{n} week{'s' if n != 1 else ''}" if n else "no weeks"
 
 
 def board_buttons(weeks: Sequence[WeekInfo], now: datetime) -> list[discord.ui.Item[Any]]:
@@ -169,7 +166,7 @@ def board_buttons(weeks: Sequence[WeekInfo], now: datetime) -> list[discord.ui.I
     return buttons
 
 
-# ---------------------------------------------------------------- /presenters
+# ---------------------------------------------------------------- /series presenters
 
 
 def presenter_lines(presenters: Presenters, now: datetime) -> list[str]:
@@ -193,7 +190,7 @@ def presenter_lines(presenters: Presenters, now: datetime) -> list[str]:
 
 
 def presenters_card(lines: Sequence[str], page: int) -> Card:
-    """A page of /presenters."""
+    """A page of /series presenters."""
     card = Card(accent=COLOUR)
     if not lines:
         return card.heading(

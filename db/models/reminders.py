@@ -23,6 +23,7 @@ CUSTOM, SESSION, PERSONAL, PRESENTER, RECAP = "custom", "session", "personal", "
 NUDGE = "nudge"
 
 _LIVE_SQL = "status IN ('pending', 'sending') AND plan_key IS NOT NULL"
+_LIVE_NUMBER_SQL = "status IN ('pending', 'sending') AND number IS NOT NULL"
 
 
 class Reminder(Base):
@@ -42,6 +43,16 @@ class Reminder(Base):
             sqlite_where=text(_LIVE_SQL),
             postgresql_where=text(_LIVE_SQL),
         ),
+        # An organizer's reminder's number is one live row per server: two processes adding at once
+        # cannot both take it (the loser numbers again).
+        Index(
+            "uq_reminders_live_number",
+            "guild_id",
+            "number",
+            unique=True,
+            sqlite_where=text(_LIVE_NUMBER_SQL),
+            postgresql_where=text(_LIVE_NUMBER_SQL),
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -59,6 +70,7 @@ class Reminder(Base):
     repeat_timezone: Mapped[str | None] = mapped_column(String(64))  # wall clock the repeat keeps
     repeat_anchor_day: Mapped[int | None] = mapped_column(Integer)  # monthly: day of month
     series_id: Mapped[int | None] = mapped_column(Integer)  # first occurrence's id (None: this is it)
+    number: Mapped[int | None] = mapped_column(Integer)  # an organizer's reminder's number in its server
     occurrence: Mapped[int] = mapped_column(Integer, default=0)
     status: Mapped[str] = mapped_column(String(12), default=PENDING)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
@@ -75,5 +87,5 @@ class Reminder(Base):
 
     @property
     def display_id(self) -> int:
-        """The number members see: the series' first id, stable across occurrences."""
+        """The series' first id, stable across occurrences (its sends' nonces)."""
         return self.series_id or self.id

@@ -141,3 +141,4 @@ class SessionSubscription(Base):
     user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False, index=True)
     before_minutes: Mapped[int] = mapped_column(Integer, default=60)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    via: Mapped[str | None] = mapped_column(String(10))  # "command": /remind me; None: the button

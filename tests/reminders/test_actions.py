@@ -3,6 +3,7 @@ recording transport, on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from bot.errors import Conflict, NotFound
 from bot.scheduler import build_scheduler
 from bot.services.reminders.actions import Reminders
 from bot.services.reminders.requested import CustomReminder
+from db.engine import create_session_factory
 from db.models.reminders import CANCELLED, CUSTOM, PENDING, PERSONAL, SENT, SESSION
 from tests.reminders.helpers import CHANNEL, GUILD, NOW, RecordingTransport, configure, make_session, rows
 
@@ -68,9 +70,9 @@ async def test_an_added_reminder_wakes_the_runner_and_a_cancelled_one_stays_quie
         kept, note = await add(reminders, "in 5 minutes", "Kept")
         dropped, _ = await add(reminders, "in 5 minutes", "Dropped", channel_id=CHANNEL + 1)
         assert note is None
-        assert (await reminders.cancel(GUILD, dropped.id, by_user=9, now=NOW)).status == CANCELLED
+        assert (await reminders.cancel(GUILD, dropped.number or 0, by_user=9, now=NOW)).status == CANCELLED
         with pytest.raises(NotFound):
-            await reminders.cancel(GUILD, dropped.id, by_user=9, now=NOW)
+            await reminders.cancel(GUILD, dropped.number or 0, by_user=9, now=NOW)
         await host.clock.advance(timedelta(minutes=5))
         await reminders.settle()
         assert [o.content for o in reminders.runner.transport.sent] == ["⏰ **Reminder**\nKept"]
@@ -131,3 +133,23 @@ async def test_list_pages_are_clamped_and_carry_the_guild_zones(session_factory,
     assert (first.pages, last.page, [i.message for i in last.pending]) == (2, 1, ["number 2"])
     assert [(z.zone, z.label) for z in first.zones] == [("Europe/Berlin", "CET")]
     assert (other.total_pending, other.pending) == (0, [])
+
+
+async def test_two_processes_adding_at_once_number_their_reminders_apart(
+    session_factory, engine, store_info
+) -> None:
+    """A second process (its own engine) adds reminders at the same moment: each number is taken once (the
+    loser of a number numbers again)."""
+    other_engine = store_info.engine()
+    try:
+        other_factory = create_session_factory(other_engine)
+        async with (
+            started(session_factory, engine) as (first, _),
+            started(other_factory, other_engine) as (second, _),
+        ):
+            added = await asyncio.gather(
+                *(add(process, "tomorrow 9am", f"Race {i}") for i in range(4) for process in (first, second))
+            )
+    finally:
+        await other_engine.dispose()
+    assert sorted(info.number or 0 for info, _ in added) == list(range(1, 9))

@@ -75,6 +75,13 @@ async def test_the_when_autocomplete_previews_the_time(env) -> None:
             "value": "thursday 9:30am",
         }
     ]
+    (day,) = await env.autocomplete(
+        "organize reminder add", "when", "next thursday"
+    )  # a day alone: at 9:00 AM
+    assert day["name"] == "next thursday → Thursday 3 December 2026, 9:00 AM PT / 5:00 PM GMT"
+    reply = await add(env, "next thursday")
+    assert "Thursday 3 December, 9:00 AM PT" in reply.content
+    assert "Note: no time of day given, so 9:00 AM." in reply.content
     (bad,) = await env.autocomplete("organize reminder add", "when", "someday")
     assert bad["name"].startswith("someday → ⚠ I couldn't read")
     assert len(bad["name"]) <= 100
@@ -153,7 +160,10 @@ async def test_list_pages_and_cancel_with_autocomplete(env) -> None:
     reply = await run(env, "organize reminder cancel", {"reminder": 4})
     assert reply.content == "Cancelled reminder **#4** (Reminder number 3)."
     again = await run(env, "organize reminder cancel", {"reminder": 4})
-    assert again.content == "There is no pending reminder #4 in this server."
+    assert (
+        again.content
+        == "There is no pending reminder #4 in this server; `/organize reminder list` shows them."
+    )
     await env.clock.advance(timedelta(days=1, hours=10))
     assert len(posted(env)) == 9
     assert all("number 3" not in m.content for m in posted(env))

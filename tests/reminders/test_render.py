@@ -67,7 +67,28 @@ def test_custom_text_keeps_the_message_and_names_the_session() -> None:
 
 def test_presenter_and_recap_dms() -> None:
     assert CLUB_TIME in r.presenter_text(FACTS, DEFAULT_DISPLAY_ZONES)
-    recap = r.recap_text(FACTS, session_ref="#12")
+    recap = r.recap_text(FACTS)
     assert "/organize session recap" in recap
-    assert "#12" in recap
+    assert "#" not in recap  # the session by its title, never a number
     assert "recording" in recap
+
+
+def test_one_nudge_names_each_thing_the_week_still_lacks() -> None:
+    message = "presenter|Members can claim it here: https://discord.com/x\npaper|Set its paper with `/organize session edit`."
+    bare = r.SessionFacts(**{**FACTS.__dict__, "presenter_name": None, "papers": ()})
+    both = r.nudge_text(r.nudge_lines("nudge:week", message, bare), bare, DEFAULT_DISPLAY_ZONES)
+    assert both.startswith(
+        "🙋 **Building data recipes for terminal agents** still needs **a presenter** and **a paper**: "
+    )
+    assert both.endswith(
+        "\n• Members can claim it here: https://discord.com/x\n• Set its paper with `/organize session edit`."
+    )
+    claimed = r.SessionFacts(**{**bare.__dict__, "presenter_id": 7})  # claimed since it was planned
+    paper_only = r.nudge_text(r.nudge_lines("nudge:week", message, claimed), claimed, DEFAULT_DISPLAY_ZONES)
+    assert paper_only.startswith("📄 **Building data recipes for terminal agents** still needs **a paper**: ")
+    assert paper_only.endswith("\nSet its paper with `/organize session edit`.")
+    full = r.SessionFacts(**{**claimed.__dict__, "papers": (r.PaperLink("TMax", None),)})
+    assert r.nudge_lines("nudge:week", message, full) == []  # nothing lacking: not sent
+    assert r.nudge_lines("nudge:paper", "Set it.", bare) == [
+        ("paper", "Set it.")
+    ]  # planned by a release before

@@ -34,7 +34,7 @@ async def test_add_reads_the_time_in_the_guild_zone(session_factory) -> None:
     info, note = await add(session_factory, when="tomorrow 9am", repeat="weekly")
     assert info.due_at == datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
     assert note is None
-    assert info.id == info.row_id
+    assert info.number == 1  # the server's first organizer's reminder
     assert info.repeat == "weekly"
     assert info.status == "pending"
     stored = (await rows(session_factory))[0]
@@ -109,21 +109,21 @@ async def test_sessions_that_cannot_be_reminded_of(session_factory) -> None:
 async def test_cancel_by_number_including_a_repeat_series(session_factory) -> None:
     info, _ = await add(session_factory)
     series_root = await make_reminder(
-        session_factory, NOW - timedelta(days=7), status="sent", repeat="weekly"
+        session_factory, NOW - timedelta(days=7), status="sent", repeat="weekly", number=7
     )
     current = await make_reminder(
-        session_factory, NOW + timedelta(hours=5), repeat="weekly", series_id=series_root
+        session_factory, NOW + timedelta(hours=5), repeat="weekly", series_id=series_root, number=7
     )
     async with session_factory() as s, s.begin():
-        cancelled = await svc.cancel_reminder(s, GUILD, series_root, by_user=9, now=NOW)
+        cancelled = await svc.cancel_reminder(s, GUILD, 7, by_user=9, now=NOW)
     assert cancelled.row_id == current
-    assert cancelled.id == series_root
+    assert cancelled.number == 7
     assert cancelled.status == "cancelled"
     async with session_factory() as s, s.begin():
         with pytest.raises(NotFound):
-            await svc.cancel_reminder(s, GUILD, series_root, by_user=9, now=NOW)
+            await svc.cancel_reminder(s, GUILD, 7, by_user=9, now=NOW)
         with pytest.raises(NotFound):
-            await svc.cancel_reminder(s, GUILD + 1, info.id, by_user=9, now=NOW)
+            await svc.cancel_reminder(s, GUILD + 1, info.number or 0, by_user=9, now=NOW)
     stored = (await rows(session_factory, id=current))[0]
     assert stored.cancelled_by == 9
     assert stored.last_error == "Cancelled by an organizer."
@@ -154,17 +154,17 @@ async def test_cancel_choices_match_number_or_text(session_factory) -> None:
     await add(session_factory, message="Vote on the next paper")
     async with session_factory() as s:
         by_text = await queries.cancel_choices(s, GUILD, current="tmax", zone=ZONE)
-        by_number = await queries.cancel_choices(s, GUILD, current=f"#{one.id}", zone=ZONE)
+        by_number = await queries.cancel_choices(s, GUILD, current=f"#{one.number}", zone=ZONE)
         everything = await queries.cancel_choices(s, GUILD, current="", zone=ZONE)
-    assert [v for _, v in by_text] == [one.id] == [v for _, v in by_number]
-    assert by_text[0][0].startswith(f"#{one.id} · Tue 1 Dec 09:00 · Read TMax")
+    assert [v for _, v in by_text] == [one.number] == [v for _, v in by_number]
+    assert by_text[0][0].startswith(f"#{one.number} · Tue 1 Dec 09:00 · Read TMax")
     assert len(everything) == 2
     assert all(len(name) <= 100 for name, _ in everything)
 
 
 async def test_autocomplete_caps_at_25(session_factory) -> None:
     for i in range(30):
-        await make_reminder(session_factory, NOW + timedelta(hours=i + 1), message="y" * 300)
+        await make_reminder(session_factory, NOW + timedelta(hours=i + 1), message="y" * 300, number=i + 1)
     async with session_factory() as s:
         choices = await queries.cancel_choices(s, GUILD, current="", zone=ZONE)
     assert len(choices) == 25
@@ -208,3 +208,24 @@ async def test_remind_me_toggles_and_moves(session_factory) -> None:
         await toggle(before=timedelta(days=3))
     with pytest.raises(BadInput, match="at most"):
         await toggle(before=timedelta(days=31))
+
+
+async def test_organizers_reminders_are_numbered_apart_from_automatic_ones(session_factory) -> None:
+    for offset in (24, 1):  # a session's automatic reminders come first in the table
+        await make_reminder(session_factory, NOW + timedelta(hours=offset), kind="session", message=None)
+    first, _ = await add(session_factory, message="Bring questions")
+    second, _ = await add(session_factory, message="Vote on the next paper")
+    assert (first.number, second.number) == (1, 2)
+    async with session_factory() as s:
+        mine = await queries.list_reminders(s, GUILD, now=NOW, page=0, per_page=8)
+        everything = await queries.list_reminders(s, GUILD, now=NOW, page=0, per_page=8, automatic=True)
+        choices = await queries.cancel_choices(s, GUILD, current="", zone=ZONE)
+    assert [i.number for i in mine.pending] == [1, 2]
+    assert (mine.total_pending, mine.hidden) == (2, 2)
+    assert sorted(i.number or 0 for i in everything.pending) == [0, 0, 1, 2]
+    assert (everything.total_pending, everything.hidden) == (4, 0)
+    assert sorted(v for _, v in choices) == [1, 2]  # automatic ones are not cancelled by number
+    async with session_factory() as s, s.begin():
+        await svc.cancel_reminder(s, GUILD, 2, by_user=9, now=NOW)
+    third, _ = await add(session_factory, message="Another")
+    assert third.number == 3  # a number is never taken again while its reminder is kept

@@ -69,6 +69,14 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
             ("recap", presenter.id),
         ]
     )
+    listing = await run(
+        env, "organize reminder list"
+    )  # what organizers made: none; the automatic ones behind an option
+    assert listing.text_displays[0].startswith("## Reminders: 0 pending\nNo pending reminders.")
+    assert "-# Also 6 automatic reminders before sessions" in listing.text_displays[0]
+    everything = await run(env, "organize reminder list", {"automatic": True})
+    assert everything.text_displays[0] == "## Reminders, automatic ones too: 6 pending"
+    assert sum(text.startswith("**Automatic** · ") for text in everything.text_displays) == 6
 
     await env.clock.set(STARTS - timedelta(days=3))  # the presenter hears 3 days ahead
     (heads_up,) = from_bot(env, env.dm_messages(presenter))
@@ -98,11 +106,20 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
         (dm,) = from_bot(env, env.dm_messages(member))
         assert dm.content.startswith("⏰ **Building data recipes for terminal agents** starts")
         assert dm.payload["mentions"] == []
+    # each DM says what its member did, and how to undo it
+    (by_command,) = from_bot(env, env.dm_messages(subscriber))
+    assert by_command.content.endswith(
+        "You asked for this DM with `/remind me`; run it again on this session to stop these."
+    )
+    (by_button,) = from_bot(env, env.dm_messages(clicker))
+    assert by_button.content.endswith(
+        "You pressed Remind me on the session's announcement; press it again to stop these."
+    )
 
     await env.clock.set(STARTS + timedelta(hours=2))  # an hour after the end
     recap = from_bot(env, env.dm_messages(presenter))[-1]
     assert "Thanks for presenting" in recap.content
-    assert f"`/organize session recap` (session #{session_id})" in recap.content
+    assert "`/organize session recap`: pick the session by its title" in recap.content
     assert await pending(env) == []
     assert len(reminders_in_announcements(env)) == 2
 
@@ -110,10 +127,16 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
 async def test_editing_the_time_replans_and_cancelling_cancels(env) -> None:
     await setup_club(env)
     session_id = await add_session(env)
+    (preview,) = await env.autocomplete(
+        "organize reminder add", "when", "2h", options={"session": session_id}
+    )
+    assert preview["name"].endswith(
+        " before Building data recipes for terminal agents"
+    )  # named, not numbered
     tied = await run(
         env, "organize reminder add", {"when": "2h", "message": "Grab a coffee", "session": session_id}
     )
-    assert "tied to session" in tied.content
+    assert "tied to **Building data recipes for terminal agents**" in tied.content
     await run(env, "organize session edit", {"session": session_id, "when": "Friday 9:30am"})
     friday = STARTS + timedelta(days=1)
     assert [r.due_at for r in await pending(env)] == [

@@ -29,7 +29,7 @@ async def test_a_new_day_and_every_other_week(env) -> None:
     assert lines[1].startswith(
         "**Thursday 17 December, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST** (moved from 9:30 AM)"
     )
-    assert lines[2] == "~~Tuesday 22 December 2026~~ — **skipped**: Christmas Eve"
+    assert lines[2] == "~~Tuesday 22 December~~ — **skipped**: Christmas Eve"
     assert lines[3].startswith("**Tuesday 29 December, 9:30 AM PT")
     now = events(env)
     assert now["2026-12-03T17:30"] == EVENT_SCHEDULED  # the past week is left as it was
@@ -43,11 +43,11 @@ async def test_a_new_day_and_every_other_week(env) -> None:
     )
     assert (
         "The week of Tuesday 15 December 2026 was moved to Thursday 17 December 2026, so it stays as a "
-        "session of its own (#3)." in reply.text
+        "session of its own." in reply.text
     )
     lines = week_lines(await run(env, "series show", {"series": "1"}, member=env.member))
     assert lines[0].startswith("**Tuesday 8 December, 9:30 AM PT")
-    assert lines[1] == "~~Tuesday 22 December 2026~~ — **skipped**: Christmas Eve"
+    assert lines[1] == "~~Tuesday 22 December~~ — **skipped**: Christmas Eve"
     assert lines[2].startswith("**Tuesday 5 January 2027, 9:30 AM PT")
     assert lines[3].startswith("**Tuesday 19 January 2027, 9:30 AM PT")
     now = events(env)

@@ -9,14 +9,16 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 import pytest
+from sqlalchemy import select
 
 from bot.errors import NotConfigured
 from bot.services.config.guild import update_config
-from bot.services.series import actions, drafts
+from bot.services.series import actions, drafts, nudges
 from bot.services.series.background import SeriesBackground
 from bot.services.series.context import SeriesContext
 from bot.services.series.info import SeriesCard, SeriesInfo
 from bot.services.sessions.context import Posted
+from db.models.reminders import NUDGE, PENDING, SENT, Reminder
 from tests.sessions.fakes import FakeSessionsDiscord, context
 
 NOW = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)  # Monday 30 November, 9:00 AM PT
@@ -174,3 +176,32 @@ async def test_the_horizon_is_filled_once_however_often_it_runs(configured) -> N
     assert first.count == 3
     assert (await background.run_horizons()).count == 0
     assert len(sessions.events) == 11
+
+
+async def test_one_nudge_per_week_replacing_the_ones_per_kind_of_earlier_releases(configured) -> None:
+    ctx, _, _ = series_context(configured)
+    added = await add(ctx)
+    first, second = (week.session for week in added.card.weeks[:2])
+    assert first is not None
+    assert second is not None
+    async with configured() as session, session.begin():
+        old = await session.scalars(select(Reminder).where(Reminder.kind == NUDGE))
+        for row in old:  # as an earlier release left them: 3 December nudged, 10 December about to be
+            row.plan_key = "nudge:paper"
+            row.status = SENT if row.session_id == first.id else PENDING
+        session.add(
+            Reminder(
+                guild_id=GUILD, kind=NUDGE, channel_id=added.thread_id, message="claim it", due_at=NOW,
+                next_attempt_at=NOW, session_id=second.id, plan_key="nudge:presenter", status=PENDING,
+                attempts=0, occurrence=0, delayed=False,
+            )
+        )  # fmt: skip
+    await nudges.plan_guild_nudges(configured, GUILD, NOW)
+    async with configured() as session:
+        rows = (await session.execute(select(Reminder).where(Reminder.kind == NUDGE))).scalars().all()
+    live = [(r.session_id, r.plan_key) for r in rows if r.status == PENDING]
+    assert (first.id, "nudge:week") not in live  # the week had its nudge: not a second one
+    assert [key for week, key in live if week == second.id] == ["nudge:week"]
+    (week_nudge,) = [r for r in rows if r.session_id == second.id and r.status == PENDING]
+    assert [line.split("|")[0] for line in (week_nudge.message or "").splitlines()] == ["presenter", "paper"]
+    assert "session:" not in (week_nudge.message or "")  # the session by its title and date, not its id

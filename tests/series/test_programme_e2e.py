@@ -155,10 +155,10 @@ async def test_an_imported_series_gets_the_rest_of_its_horizon_once(env) -> None
     shown = await run(env, "series show", {"series": "Thursday paper club"}, member=env.member)
     description = shown.text
     assert (
-        "**Thursday 3 December, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST** (moved from 9:30 AM) “Building data recipes for terminal agents” — 🎤 Hamish Ivison · 📄 TMax, Terminal-World, T1 · #1"
+        "**Thursday 3 December, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST** (moved from 9:30 AM) “Building data recipes for terminal agents” — 🎤 Hamish Ivison · 📄 TMax, Terminal-World, T1"
         in description
     )
-    assert "~~Thursday 24 December 2026~~ — **skipped**: Christmas Eve" in description
+    assert "~~Thursday 24 December~~ — **skipped**: Christmas Eve" in description
     _, again = await import_text(factory, FILE, suffix=".yaml", guild_id=env.guild.id)
     assert not again.changed_anything
     assert await counts(factory) == (1, 8, 7)

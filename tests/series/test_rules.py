@@ -199,6 +199,9 @@ def test_a_moved_week_reads_a_time_alone_as_that_day() -> None:
     assert start == datetime(2026, 12, 10, 1, 0, tzinfo=UTC)
     with pytest.raises(BadInput, match="in the past"):
         rules.read_move("8:00am", date(2026, 11, 26), THURSDAYS, NOW)
+    # a day alone: that day at the series' time (9:30 AM PT)
+    start = rules.read_move("next friday", date(2026, 12, 10), THURSDAYS, NOW)
+    assert start == datetime(2026, 12, 4, 17, 30, tzinfo=UTC)
 
 
 def test_the_horizon_and_the_event_budget() -> None:

@@ -4,6 +4,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -148,14 +149,30 @@ def test_cli_unreachable_database_is_one_line_naming_it(tmp_path, scheme: str) -
     assert proc.stderr.rstrip().endswith("check DATABASE_URL and that the server is running.")
 
 
-def test_cli_db_upgrade_is_quiet(tmp_path) -> None:
-    """No alembic INFO lines ("Context impl SQLiteImpl.", "Running upgrade ...") unless LOG_LEVEL=DEBUG."""
+def test_cli_db_upgrade_is_quiet_and_says_what_it_applied(tmp_path) -> None:
+    """Each migration it applied, one line each, and no alembic INFO lines ("Context impl SQLiteImpl.",
+    "Running upgrade ...") unless LOG_LEVEL=DEBUG."""
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "DATABASE_URL": "sqlite+aiosqlite:///cli.db"}
     run = [sys.executable, "-m", "bot", "db", "upgrade"]
     proc = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0
-    assert proc.stdout == "database is up to date\n"
+    lines = proc.stdout.splitlines()
+    count = len(list((Path(__file__).parents[2] / "db" / "migrations" / "versions").glob("0*.py")))
+    assert lines[0] == f"applied {count} migrations:"
+    assert lines[1] == "  0001 foundation: guild settings, papers, sessions"
+    assert len(lines) == count + 2
+    assert lines[-1] == "database is up to date"
     assert proc.stderr == ""
+    again = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert again.stdout == "database is up to date: no migration to apply\n"
+    down = [sys.executable, "-m", "bot", "db", "downgrade", "0034"]
+    subprocess.run(down, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=True)
+    back = subprocess.run(run, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert back.stdout == (
+        "applied 1 migration:\n"
+        "  0034 reminders: organizers' reminders numbered per server, apart from the automatic ones\n"
+        "database is up to date\n"
+    )
     (tmp_path / "cli.db").unlink()
     debug = subprocess.run(
         run, cwd=tmp_path, env={**env, "LOG_LEVEL": "DEBUG"}, capture_output=True, text=True, timeout=60

@@ -3,7 +3,7 @@ OverflowError), and parse_when / parse_offset only ever give an aware datetime /
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -222,9 +222,9 @@ def test_nasty_durations_give_bad_input_or_a_duration(text: str) -> None:
     _check_offset(text)
 
 
-def _check_when(text: str, zone: ZoneInfo, now: datetime) -> None:
+def _check_when(text: str, zone: ZoneInfo, now: datetime, default_clock: time | None = None) -> None:
     try:
-        parsed = parse_when(text, zone, now)
+        parsed = parse_when(text, zone, now, default_clock=default_clock)
     except BadInput as error:
         refused: BadInput | None = error
     else:
@@ -255,7 +255,7 @@ def _check_offset(text: str) -> None:
 
 WORDS = [
     "in", "an", "a", "next", "this", "at", "on", "the", "of", "and", "tomorrow", "today", "tonight",
-    "noon", "midnight", "am", "pm", "w", "weeks", "d", "days", "h", "hours", "m", "minutes", "years",
+    "noon", "midnight", "am", "pm", "from", "now", "friday", "w", "weeks", "d", "days", "h", "hours", "m", "minutes", "years",
     "thursday", "thu", "nov", "december", "sept", "PT", "UTC", "IST", "Europe/London", "z", "t",
     ":", "-", "/", ".", ",", "²", "٣", "５", "\u200b", "@everyone", "9999", "0001", "0000",
 ]  # fmt: skip
@@ -279,6 +279,12 @@ NOWS = st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 
 @given(text=st.one_of(PHRASES, st.text(max_size=110)), zone=st.sampled_from(ZONES), now=NOWS)
 def test_fuzz_parse_when(text: str, zone: ZoneInfo, now: datetime) -> None:
     _check_when(text, zone, now)
+
+
+@FUZZ
+@given(text=PHRASES, zone=st.sampled_from(ZONES), now=NOWS)
+def test_fuzz_parse_when_with_a_default_time(text: str, zone: ZoneInfo, now: datetime) -> None:
+    _check_when(text, zone, now, default_clock=time(9))
 
 
 @FUZZ

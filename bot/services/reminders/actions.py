@@ -21,6 +21,9 @@ from bot.settings import Settings
 from db.engine import read_only_session_factory
 
 PLAN_TRIES = 3  # two processes planning one session at once: the loser plans again
+# Organizers adding reminders at the same moment: each round one of them takes the number, the others
+# number again, so this many adding at once all get theirs.
+NUMBER_TRIES = 10
 
 
 class Host(Protocol):
@@ -133,15 +136,21 @@ class Reminders:
 
     async def add(self, asked: CustomReminder, now: datetime) -> tuple[ReminderInfo, str | None]:
         """Schedule an organizer's reminder: it, and a note about how its time was read, if any."""
-        async with self.session_factory() as session, session.begin():
-            added = await requested.add_custom(session, asked, now=now, max_pending=self.max_pending)
+        for attempt in range(1, NUMBER_TRIES + 1):
+            try:
+                async with self.session_factory() as session, session.begin():
+                    added = await requested.add_custom(session, asked, now=now, max_pending=self.max_pending)
+                break
+            except IntegrityError:  # another one took the same number at the same moment
+                if attempt == NUMBER_TRIES:
+                    raise
         await self.runner.rearm()
         return added
 
-    async def cancel(self, guild_id: int, reminder_id: int, *, by_user: int, now: datetime) -> ReminderInfo:
-        """Cancel a pending reminder by its number."""
+    async def cancel(self, guild_id: int, number: int, *, by_user: int, now: datetime) -> ReminderInfo:
+        """Cancel an organizers' pending reminder by its number."""
         async with self.session_factory() as session, session.begin():
-            return await requested.cancel_reminder(session, guild_id, reminder_id, by_user=by_user, now=now)
+            return await requested.cancel_reminder(session, guild_id, number, by_user=by_user, now=now)
 
     async def toggle_me(
         self, *, guild_id: int, session_id: int, user_id: int, before: timedelta | None, now: datetime
@@ -161,7 +170,11 @@ class Reminders:
         await self.runner.rearm()
         return subscription
 
-    async def page(self, guild_id: int, page: int, per_page: int, now: datetime) -> ReminderList:
-        """A page of /remind list."""
+    async def page(
+        self, guild_id: int, page: int, per_page: int, now: datetime, *, automatic: bool = False
+    ) -> ReminderList:
+        """A page of /remind list (the automatic reminders too with ``automatic``)."""
         async with self.readers() as session:
-            return await queries.list_reminders(session, guild_id, now=now, page=page, per_page=per_page)
+            return await queries.list_reminders(
+                session, guild_id, now=now, page=page, per_page=per_page, automatic=automatic
+            )

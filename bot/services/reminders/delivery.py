@@ -19,10 +19,12 @@ from sqlalchemy.sql import ColumnElement
 from bot.claims import claim_due
 from bot.services.config.guild import GuildConfig, get_config
 from bot.services.reminders.queue import plan_next_occurrence, set_if
+from bot.services.reminders.requested import VIA_COMMAND
 from bot.services.reminders.texts import (
     PaperLink,
     SessionFacts,
     custom_text,
+    nudge_lines,
     nudge_text,
     personal_text,
     presenter_text,
@@ -31,7 +33,7 @@ from bot.services.reminders.texts import (
 )
 from bot.text import cut
 from bot.timeutil import DisplayZone
-from db.models import ClubSession
+from db.models import ClubSession, SessionSubscription
 from db.models.reminders import (
     CANCELLED,
     CUSTOM,
@@ -159,12 +161,13 @@ async def claim(
     configs = {g: await get_config(session, g) for g in sorted({row.guild_id for row in claimed})}
     zones = {g: config.display_zones for g, config in configs.items()}  # parsed once per guild
     facts = await _session_facts(session, {r.session_id for r in claimed if r.session_id is not None})
+    by_command = await _asked_by_command(session, [r for r in claimed if r.kind == PERSONAL])
     out: list[Outgoing] = []
     for row in sorted(claimed, key=lambda r: r.id):
         config = configs[row.guild_id]
         found = facts.get(row.session_id) if row.session_id is not None else None
         row_facts, session_status = found if found is not None else (None, None)
-        refusal = _refusal(row, config, session_status)
+        refusal = _refusal(row, config, session_status, row_facts)
         if refusal is not None:
             status, reason = refusal
             await set_if(
@@ -186,7 +189,14 @@ async def claim(
                 guild_id=row.guild_id,
                 channel_id=None if row.user_id is not None else channel_id,
                 user_id=row.user_id,
-                content=_render(row, config, zones[row.guild_id], row_facts, row.delayed),
+                content=_render(
+                    row,
+                    config,
+                    zones[row.guild_id],
+                    row_facts,
+                    row.delayed,
+                    (row.session_id, row.user_id) in by_command,
+                ),
                 ping_role_id=config.ping_role_id if row.kind == SESSION else None,
                 attempt=row.attempts,
                 repeats=row.repeat is not None,
@@ -196,7 +206,9 @@ async def claim(
     return len(claimed), out
 
 
-def _refusal(row: ClaimedRow, config: GuildConfig, session_status: str | None) -> tuple[str, str] | None:
+def _refusal(
+    row: ClaimedRow, config: GuildConfig, session_status: str | None, facts: SessionFacts | None
+) -> tuple[str, str] | None:
     """Why this claimed reminder must not go out, as (final status, reason), or None."""
     if row.session_id is None and row.kind != CUSTOM:
         return CANCELLED, "Its session was deleted."
@@ -206,11 +218,22 @@ def _refusal(row: ClaimedRow, config: GuildConfig, session_status: str | None) -
         return FAILED, "No announcements channel is set (an admin can set one with /setup announcements)."
     if row.user_id is None and row.kind != SESSION and row.channel_id is None:
         return FAILED, "The reminder has no channel."
+    if (
+        row.kind == NUDGE
+        and facts is not None
+        and not nudge_lines(row.plan_key or "", row.message or "", facts)
+    ):
+        return CANCELLED, "No longer needed: the week has a presenter and a paper now."
     return None
 
 
 def _render(
-    row: ClaimedRow, config: GuildConfig, zones: list[DisplayZone], facts: SessionFacts | None, delayed: bool
+    row: ClaimedRow,
+    config: GuildConfig,
+    zones: list[DisplayZone],
+    facts: SessionFacts | None,
+    delayed: bool,
+    by_command: bool = False,
 ) -> str:
     if row.kind == CUSTOM or facts is None:
         return custom_text(row.message or "", facts, zones, delayed=delayed)
@@ -223,14 +246,31 @@ def _render(
             facts, zones, ping_role_id=config.ping_role_id, with_papers=with_papers, delayed=delayed
         )
     if row.kind == PERSONAL:
-        return personal_text(facts, zones, delayed=delayed)
+        return personal_text(facts, zones, by_command=by_command, delayed=delayed)
     if row.kind == PRESENTER:
         return presenter_text(facts, zones, delayed=delayed)
     if row.kind == RECAP:
-        return recap_text(facts, session_ref=f"#{facts.id}", delayed=delayed)
+        return recap_text(facts, delayed=delayed)
     if row.kind == NUDGE:
-        return nudge_text(row.plan_key or "", row.message or "", facts, zones, delayed=delayed)
+        return nudge_text(
+            nudge_lines(row.plan_key or "", row.message or "", facts), facts, zones, delayed=delayed
+        )
     return custom_text(row.message or "", facts, zones, delayed=delayed)
+
+
+async def _asked_by_command(
+    session: AsyncSession, rows: list[ClaimedRow]
+) -> set[tuple[int | None, int | None]]:
+    """(session, member) of these members' DMs whose Remind me was asked with /remind me."""
+    sessions = sorted({row.session_id for row in rows if row.session_id is not None})
+    if not sessions:
+        return set()
+    found = await session.execute(
+        select(SessionSubscription.session_id, SessionSubscription.user_id).where(
+            SessionSubscription.session_id.in_(sessions), SessionSubscription.via == VIA_COMMAND
+        )
+    )
+    return {(session_id, user_id) for session_id, user_id in found.all()}
 
 
 async def _session_facts(session: AsyncSession, session_ids: set[int]) -> dict[int, tuple[SessionFacts, str]]:
@@ -253,6 +293,7 @@ async def _session_facts(session: AsyncSession, session_ids: set[int]) -> dict[i
             ends_at=club.starts_at + timedelta(minutes=club.duration_minutes),
             signup_url=club.signup_url,
             presenter_name=club.presenter_name,
+            presenter_id=club.presenter_id,
             papers=tuple(PaperLink(link.paper.title, link.paper.url) for link in club.papers),
         )
         out[club.id] = (facts, club.status)

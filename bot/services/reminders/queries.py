@@ -20,7 +20,8 @@ from db.models.reminders import CUSTOM, FAILED, LIVE_STATUSES, MISSED, PENDING, 
 
 @dataclass(frozen=True)
 class ReminderList:
-    """A page of /remind list: pending reminders, then those missed or failed in the last week."""
+    """A page of /remind list: pending reminders (the organizers' only unless ``automatic``; ``hidden``: how
+    many automatic ones that leaves out), then every one missed or failed in the last week."""
 
     pending: list[ReminderInfo]
     problems: list[ReminderInfo]
@@ -29,19 +30,26 @@ class ReminderList:
     page: int
     pages: int
     zones: list[DisplayZone]
+    automatic: bool = False
+    hidden: int = 0
 
 
 async def list_reminders(
-    session: AsyncSession, guild_id: int, *, now: datetime, page: int, per_page: int
+    session: AsyncSession, guild_id: int, *, now: datetime, page: int, per_page: int, automatic: bool = False
 ) -> ReminderList:
     """Pending reminders (soonest first), then those missed or failed in the last week (latest first),
-    paged together; ``page`` is clamped."""
-    live = [Reminder.guild_id == guild_id, Reminder.status.in_(LIVE_STATUSES)]
+    paged together; the pending ones are the organizers' only, unless ``automatic``; ``page`` is clamped."""
+    mine = [] if automatic else [Reminder.kind == CUSTOM]
+    live = [Reminder.guild_id == guild_id, Reminder.status.in_(LIVE_STATUSES), *mine]
     recent = [
         Reminder.guild_id == guild_id,
         Reminder.status.in_((MISSED, FAILED)),
         Reminder.due_at >= now - PROBLEMS_WINDOW,
     ]
+    hidden = 0
+    if not automatic:
+        others = [Reminder.guild_id == guild_id, Reminder.status.in_(LIVE_STATUSES), Reminder.kind != CUSTOM]
+        hidden = int((await session.execute(select(func.count()).where(*others))).scalar_one())
     total_pending = int((await session.execute(select(func.count()).where(*live))).scalar_one())
     total_problems = int((await session.execute(select(func.count()).where(*recent))).scalar_one())
     pages = max(1, -(-(total_pending + total_problems) // per_page))
@@ -60,6 +68,8 @@ async def list_reminders(
         page=page,
         pages=pages,
         zones=(await get_config(session, guild_id)).display_zones,
+        automatic=automatic,
+        hidden=hidden,
     )
 
 
@@ -74,17 +84,18 @@ async def _infos(
 async def cancel_choices(
     session: AsyncSession, guild_id: int, *, current: str, zone: str
 ) -> list[tuple[str, int]]:
-    """Autocomplete for /remind cancel: pending reminders, soonest first, matched on number or text."""
+    """Autocomplete for /remind cancel: the organizers' pending reminders, soonest first, matched on number or
+    text."""
     tz = timeutil.resolve_timezone(zone)
     typed = current.strip().lstrip("#").strip()
     typed_id = parse_id(typed)
     query = (
         select(Reminder, ClubSession.title)
         .outerjoin(ClubSession, ClubSession.id == Reminder.session_id)
-        .where(Reminder.guild_id == guild_id, Reminder.status == PENDING)
+        .where(Reminder.guild_id == guild_id, Reminder.status == PENDING, Reminder.number.is_not(None))
     )
     if typed_id is not None:
-        query = query.where(or_(Reminder.id == typed_id, Reminder.series_id == typed_id))
+        query = query.where(Reminder.number == typed_id)
     elif typed:
         needle = typed.casefold()
         query = query.where(
@@ -100,11 +111,19 @@ async def cancel_choices(
         when = f"{timeutil.WEEKDAYS[local.weekday()][:3].title()} {local.day} {timeutil.MONTHS[local.month - 1][:3].title()} {local:%H:%M}"
         choices.append(
             (
-                cut(f"#{row.display_id} · {when} · {describe(info_of(row, title))}", CHOICE_NAME_LIMIT),
-                row.display_id,
+                cut(f"#{row.number} · {when} · {describe(info_of(row, title))}", CHOICE_NAME_LIMIT),
+                row.number or 0,
             )
         )
     return choices
+
+
+async def session_title(session: AsyncSession, guild_id: int, session_id: int) -> str | None:
+    """The title of the server's session ``session_id`` (None: not one of its sessions)."""
+    title = await session.scalar(
+        select(ClubSession.title).where(ClubSession.id == session_id, ClubSession.guild_id == guild_id)
+    )
+    return str(title) if title is not None else None
 
 
 def describe(info: ReminderInfo) -> str:
@@ -114,10 +133,10 @@ def describe(info: ReminderInfo) -> str:
         text = " ".join((info.message or "").split())
         return f"{text} ({title})" if title else text
     what = {
-        "session": "Session reminder",
-        "personal": "DM to a member",
+        "session": "Before the session, in the announcements channel",
+        "personal": "DM to a member who asked (Remind me)",
         "presenter": "DM to the presenter",
-        "recap": "Recap request to the presenter",
-        "nudge": "Nudge to the organizers",
-    }.get(info.kind, info.kind)
+        "recap": "Asking the presenter for the recording",
+        "nudge": "To the organizers: the week still needs a presenter or a paper",
+    }.get(info.kind, "Automatic reminder")
     return f"{what}: {title}" if title else what

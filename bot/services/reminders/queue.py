@@ -156,6 +156,7 @@ async def plan_next_occurrence(session: AsyncSession, row_id: int, now: datetime
         repeat_timezone=row.repeat_timezone,
         repeat_anchor_day=row.repeat_anchor_day,
         series_id=row.display_id,
+        number=row.number,
         occurrence=row.occurrence + 1,
         created_by=row.created_by,
         created_at=now,

@@ -4,16 +4,17 @@ its input, then writes in the caller's transaction."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from typing import Final
 
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.errors import BadInput, Conflict, NotFound
 from bot.services.reminders.plan import SCHEDULED, plan_session
-from bot.text import visible
+from bot.services.reminders.texts import escape
+from bot.text import cut, visible
 from bot.when import parse_when, pasted_instant
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import (
@@ -28,16 +29,19 @@ MAX_MESSAGE: Final = 1800
 MAX_DAYS_AHEAD: Final = 730
 MAX_BEFORE: Final = timedelta(days=30)
 DEFAULT_BEFORE: Final = timedelta(hours=1)
+DEFAULT_CLOCK: Final = time(9)  # a reminder for a day alone ('next thursday') goes out at 9:00 AM
 PROBLEMS_WINDOW: Final = timedelta(days=7)
 REPEATS: Final = ("daily", "weekly", "monthly")
 MAX_CHOICES: Final = 25
+VIA_COMMAND: Final = "command"  # a Remind me asked with /remind me (the button leaves it unset)
 
 
 @dataclass(frozen=True)
 class ReminderInfo:
-    """A reminder as plain values. ``id`` is the number members see (stable across repeats)."""
+    """A reminder as plain values. ``number`` is an organizer's reminder's number in its server (stable
+    across repeats; None: an automatic one)."""
 
-    id: int
+    number: int | None
     row_id: int
     kind: str
     due_at: datetime
@@ -72,9 +76,9 @@ class Subscription:
 
 def info_of(row: Reminder, session_title: str | None = None) -> ReminderInfo:
     """The plain view of a reminder row."""
-    columns = {f.name for f in fields(ReminderInfo)} - {"id", "row_id", "session_title"}
+    columns = {f.name for f in fields(ReminderInfo)} - {"row_id", "session_title"}
     same = {name: getattr(row, name) for name in columns}
-    return ReminderInfo(id=row.display_id, row_id=row.id, session_title=session_title, **same)
+    return ReminderInfo(row_id=row.id, session_title=session_title, **same)
 
 
 # ---------------------------------------------------------------- validation (pure)
@@ -125,7 +129,7 @@ def resolve_due(
                 "is already past; pick a shorter time before it."
             )
         return due, round(offset.total_seconds() / 60), None
-    parsed = parse_when(when, timeutil.resolve_timezone(zone), now)
+    parsed = parse_when(when, timeutil.resolve_timezone(zone), now, default_clock=DEFAULT_CLOCK)
     timeutil.ensure_future(parsed.utc, now, what="reminder")
     timeutil.ensure_within(parsed.utc, now, MAX_DAYS_AHEAD)
     return parsed.utc, None, parsed.note
@@ -137,14 +141,26 @@ def resolve_due(
 async def _scheduled_session(
     session: AsyncSession, guild_id: int, session_id: int, now: datetime
 ) -> ClubSession:
+    club = await _session_of(session, guild_id, session_id)
+    title = f"**{cut(escape(club.title), 150)}**"
+    if club.status != SCHEDULED:
+        raise Conflict(f"{title} was cancelled, so there is nothing to remind anyone of.")
+    if club.starts_at <= now:
+        raise Conflict(f"{title} has already started.")
+    return club
+
+
+async def _session_of(session: AsyncSession, guild_id: int, session_id: int) -> ClubSession:
     club = await session.get(ClubSession, session_id)
     if club is None or club.guild_id != guild_id:
-        raise NotFound(f"There is no session #{session_id} in this server.")
-    if club.status != SCHEDULED:
-        raise Conflict(f"Session #{session_id} was cancelled, so there is nothing to remind anyone of.")
-    if club.starts_at <= now:
-        raise Conflict(f"Session #{session_id} has already started.")
+        raise NotFound("That session is not one of this server's; pick one from the list as you type.")
     return club
+
+
+async def next_number(session: AsyncSession, guild_id: int) -> int:
+    """The number the server's next organizer's reminder takes (one more than any it has)."""
+    highest = await session.scalar(select(func.max(Reminder.number)).where(Reminder.guild_id == guild_id))
+    return int(highest or 0) + 1
 
 
 async def count_live(session: AsyncSession, guild_id: int) -> int:
@@ -197,6 +213,7 @@ async def add_custom(
     await _ensure_room(session, guild_id, max_pending)
     tz = timeutil.resolve_timezone(asked.zone)
     row = Reminder(
+        number=await next_number(session, guild_id),
         guild_id=guild_id,
         kind=CUSTOM,
         channel_id=asked.channel_id,
@@ -218,15 +235,15 @@ async def add_custom(
 
 
 async def cancel_reminder(
-    session: AsyncSession, guild_id: int, reminder_id: int, *, by_user: int, now: datetime
+    session: AsyncSession, guild_id: int, number: int, *, by_user: int, now: datetime
 ) -> ReminderInfo:
-    """Cancel the pending occurrence of reminder ``reminder_id`` (its number as listed)."""
+    """Cancel the pending occurrence of the organizers' reminder ``number`` (as listed)."""
     row = (
         await session.execute(
             select(Reminder)
             .where(
                 Reminder.guild_id == guild_id,
-                or_(Reminder.id == reminder_id, Reminder.series_id == reminder_id),
+                Reminder.number == number,
                 Reminder.status.in_(LIVE_STATUSES),
             )
             .order_by(Reminder.due_at)
@@ -234,9 +251,9 @@ async def cancel_reminder(
         )
     ).scalar_one_or_none()
     if row is None:
-        raise NotFound(f"There is no pending reminder #{reminder_id} in this server.")
+        raise NotFound(f"There is no pending reminder #{number} in this server; `/remind list` shows them.")
     if row.status == SENDING:
-        raise Conflict(f"Reminder #{reminder_id} is being sent right now.")
+        raise Conflict(f"Reminder #{number} is being sent right now.")
     row.status = CANCELLED
     row.cancelled_by = by_user
     row.last_error = "Cancelled by an organizer."
@@ -260,9 +277,7 @@ async def toggle_personal(
     presenter_dm_days: int,
 ) -> Subscription:
     """Turn the member's DM before a session on, off (the same again), or move it (a different ``before``)."""
-    club = await session.get(ClubSession, session_id)
-    if club is None or club.guild_id != guild_id:
-        raise NotFound(f"There is no session #{session_id} in this server.")
+    club = await _session_of(session, guild_id, session_id)
     existing = await session.get(SessionSubscription, (session_id, user_id))
     wanted = before or (timedelta(minutes=existing.before_minutes) if existing else DEFAULT_BEFORE)
     moving = (
@@ -289,11 +304,16 @@ async def toggle_personal(
     minutes = round(wanted.total_seconds() / 60)
     if existing is not None:
         existing.before_minutes = minutes
+        existing.via = VIA_COMMAND
     else:
         await _ensure_room(session, guild_id, max_pending)
         session.add(
             SessionSubscription(
-                session_id=session_id, user_id=user_id, before_minutes=minutes, created_at=now
+                session_id=session_id,
+                user_id=user_id,
+                before_minutes=minutes,
+                created_at=now,
+                via=VIA_COMMAND,
             )
         )
     await session.flush()

@@ -39,6 +39,12 @@ class SessionFacts:
     signup_url: str | None
     presenter_name: str | None
     papers: tuple[PaperLink, ...] = ()
+    presenter_id: int | None = None
+
+    @property
+    def has_presenter(self) -> bool:
+        """Whether someone presents the session (a member, or a name)."""
+        return bool(self.presenter_id or self.presenter_name)
 
 
 def _when(facts: SessionFacts, zones: Sequence[DisplayZone]) -> str:
@@ -90,15 +96,21 @@ def session_channel_text(
     return _fit_lines(head, tail)
 
 
-def personal_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed: bool = False) -> str:
-    """The DM for a member who pressed Remind me (or used /remind me)."""
+def personal_text(
+    facts: SessionFacts, zones: Sequence[DisplayZone], *, by_command: bool = False, delayed: bool = False
+) -> str:
+    """The DM for a member who asked for it, saying how she did and how to stop it: the Remind me button
+    on the announcement, or ``by_command``, /remind me."""
     lines = [
         f"⏰ **{cut(escape(facts.title), 200)}** starts {timeutil.discord_timestamp(facts.starts_at, 'R')}{_delayed(delayed)}",
         f"🗓️ {timeutil.format_club_time(facts.starts_at, zones)}",
     ]
     if facts.signup_url:
         lines.append(f"✍️ Sign up: <{facts.signup_url}>")
-    lines.append("You asked to be reminded. Run `/remind me` on this session again to stop these.")
+    if by_command:
+        lines.append("You asked for this DM with `/remind me`; run it again on this session to stop these.")
+    else:
+        lines.append("You pressed Remind me on the session's announcement; press it again to stop these.")
     return cut("\n".join(lines), CONTENT_LIMIT)
 
 
@@ -114,12 +126,13 @@ def presenter_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed
     return cut("\n".join(lines), CONTENT_LIMIT)
 
 
-def recap_text(facts: SessionFacts, *, session_ref: str, delayed: bool = False) -> str:
+def recap_text(facts: SessionFacts, *, delayed: bool = False) -> str:
     """The presenter's DM after the session, asking for the recording and notes."""
+    title = cut(escape(facts.title), 200)
     return cut(
-        f"🙏 Thanks for presenting **{cut(escape(facts.title), 200)}**!{_delayed(delayed)}\n"
+        f"🙏 Thanks for presenting **{title}**!{_delayed(delayed)}\n"
         "When the recording and notes are ready, please add their links in the server with "
-        f"`/organize session recap` (session {session_ref}).",
+        "`/organize session recap`: pick the session by its title as you type.",
         CONTENT_LIMIT,
     )
 
@@ -140,15 +153,36 @@ def custom_text(
     return head + cut(message, room) + tail
 
 
+_GAP_WORDS = {"presenter": "a presenter", "paper": "a paper"}
+
+
+def nudge_lines(plan_key: str, message: str, facts: SessionFacts) -> list[tuple[str, str]]:
+    """(gap, how to fill it) for each thing the week still lacks when its nudge goes out: the planner's
+    ``gap|line`` lines (or, planned before one nudge per week, the ``nudge:<gap>`` row's one line) that the
+    session's facts still bear out."""
+    if "|" in message or not message:
+        planned = [tuple(line.split("|", 1)) for line in message.splitlines() if "|" in line]
+    else:
+        planned = [(plan_key.rpartition(":")[2], message)]
+    lacking = {"presenter": not facts.has_presenter, "paper": not facts.papers}
+    return [(gap, line) for gap, line in planned if lacking.get(gap, False)]
+
+
 def nudge_text(
-    plan_key: str, line: str, facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed: bool = False
+    lines: Sequence[tuple[str, str]],
+    facts: SessionFacts,
+    zones: Sequence[DisplayZone],
+    *,
+    delayed: bool = False,
 ) -> str:
-    """The organizers' nudge before a series week that still has no presenter (``nudge:presenter``) or no
-    paper (``nudge:paper``); ``line`` says where to claim it or how to set it."""
-    missing = "no paper" if plan_key.endswith(":paper") else "no presenter"
-    mark = "📄" if missing == "no paper" else "🙋"
+    """The organizers' one nudge for a series week: what it still lacks (``lines``, from :func:`nudge_lines`),
+    each with how to fill it."""
+    gaps = [gap for gap, _ in lines]
+    mark = "🙋" if "presenter" in gaps else "📄"
+    needs = " and ".join(f"**{_GAP_WORDS.get(gap, gap)}**" for gap in gaps)
     head = (
-        f"{mark} **{cut(escape(facts.title), 200)}** still has **{missing}**{_delayed(delayed)}: "
+        f"{mark} **{cut(escape(facts.title), 200)}** still needs {needs}{_delayed(delayed)}: "
         f"{timeutil.format_club_time(facts.starts_at, zones)} ({timeutil.discord_timestamp(facts.starts_at, 'R')})"
     )
-    return cut(f"{head}\n{line}" if line else head, CONTENT_LIMIT)
+    body = [f"• {line}" for _, line in lines] if len(lines) > 1 else [line for _, line in lines]
+    return cut("\n".join([head, *body]), CONTENT_LIMIT)

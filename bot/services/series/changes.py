@@ -204,7 +204,7 @@ async def edit_series(
                 changes.notes.append(
                     f"The week of {rules.long_date(week.week_date)} was moved to "
                     f"{rules.long_date(club.starts_at.astimezone(old.tz).date())}, so it stays as a session of its "
-                    f"own (#{club.id})."
+                    "own."
                 )
             elif club is not None and club.status == SCHEDULED:
                 await sessions.cancel_session(session, row.guild_id, club.id, reason=NO_LONGER, now=now)

@@ -1,22 +1,25 @@
 """The organizers' nudges: days before a week still without a presenter or a paper, one reminder of kind
-``nudge`` per week and kind in the organizers' thread, planned again (idempotently) after every change."""
+``nudge`` per week in the organizers' thread, naming everything the week lacks, planned again (idempotently)
+after every change."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import exists, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.services.reminders.texts import escape
 from bot.services.series.info import SeriesInfo, WeekInfo
 from bot.services.series.store import active_series, get_settings
 from bot.services.series.weeks import weeks_view
+from db.models import SessionPaper
 from db.models.reminders import CANCELLED, NUDGE, PENDING, Reminder
 
 PLAN_TRIES = 3  # a second planner may race this one to a row: plan again
-PRESENTER_KEY = "nudge:presenter"
-PAPER_KEY = "nudge:paper"
+WEEK_KEY = "nudge:week"  # one nudge per week, naming everything it lacks
+PRESENTER, PAPER = "presenter", "paper"  # what a week may lack, each with its line in the nudge's message
 
 
 def message_url(guild_id: int, channel_id: int, message_id: int) -> str:
@@ -24,30 +27,44 @@ def message_url(guild_id: int, channel_id: int, message_id: int) -> str:
     return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
 
 
-def claim_line(info: SeriesInfo, week: WeekInfo, key: str) -> str:
+def _pick(week: WeekInfo) -> str:
+    """How an organizer finds the week's session in a `session` option: its title and date."""
+    session = week.session
+    assert session is not None
+    return f"pick **{escape(session.title)}** of {week.week_date:%a} {week.week_date.day} {week.week_date:%b} as you type"
+
+
+def claim_line(info: SeriesInfo, week: WeekInfo, gap: str) -> str:
     """The nudge's line saying how to fill a week's missing presenter or paper."""
     session = week.session
     assert session is not None
-    if key == PAPER_KEY:
-        return f"Set it with `/organize session edit session:{session.id} papers:…`."
+    if gap == PAPER:
+        return f"Set its paper with `/organize session edit` ({_pick(week)}, then fill `papers`)."
     if info.board_channel_id and info.board_message_id:
         return f"Members can claim it here: {message_url(info.guild_id, info.board_channel_id, info.board_message_id)}"
     if session.announcement_channel_id and session.announcement_message_id:
         url = message_url(info.guild_id, session.announcement_channel_id, session.announcement_message_id)
         return f"Members can claim it on its announcement: {url}"
-    return f"Post the open weeks with `/organize series open series:{info.id}` so members can claim it, or set one with `/organize session edit session:{session.id}`."
+    return (
+        f"Post the open weeks with `/organize series open` so members can claim it, or set a presenter with "
+        f"`/organize session edit` ({_pick(week)})."
+    )
 
 
-def _wanted(week: WeekInfo, days: int) -> dict[str, datetime]:
+def nudge_message(info: SeriesInfo, week: WeekInfo) -> str:
+    """The stored message of a week's nudge: a ``gap|line`` line for each thing the week lacks (the text
+    names, when it goes out, those still missing)."""
+    gaps = [gap for gap, has in ((PRESENTER, week.has_presenter), (PAPER, week.has_paper)) if not has]
+    return "\n".join(f"{gap}|{claim_line(info, week, gap)}" for gap in gaps)
+
+
+def _wanted(week: WeekInfo, days: int) -> datetime | None:
+    """When the week's nudge is due, or None when it needs none."""
     if days <= 0 or not week.is_scheduled or week.session is None or week.session.is_cancelled:
-        return {}
-    due = week.session.starts_at - timedelta(days=days)
-    wanted = {}
-    if not week.has_presenter:
-        wanted[PRESENTER_KEY] = due
-    if not week.has_paper:
-        wanted[PAPER_KEY] = due
-    return wanted
+        return None
+    if week.has_presenter and week.has_paper:
+        return None
+    return week.session.starts_at - timedelta(days=days)
 
 
 async def plan_nudges(session: AsyncSession, guild_id: int, now: datetime) -> int:
@@ -71,7 +88,7 @@ async def _plan_week(
 ) -> int:
     assert week.session is not None
     session_id = week.session.id
-    wanted = _wanted(week, days)
+    due = _wanted(week, days)
     rows = list(
         await session.scalars(
             select(Reminder)
@@ -80,36 +97,43 @@ async def _plan_week(
         )
     )
     touched = 0
-    live = {row.plan_key: row for row in rows if row.status == PENDING}
-    for key, row in live.items():
-        if key not in wanted:
-            touched += await _cancel(session, row, now, "No longer needed: the week has it now.")
+    live = None
+    for row in rows:
+        if row.status != PENDING:
             continue
-        line = claim_line(info, week, key)
-        due = wanted[key]
+        if row.plan_key != WEEK_KEY:  # one nudge per kind, before one per week: replaced below
+            touched += await _cancel(session, row, now, "Replaced by one nudge for the week.")
+        elif due is None:
+            touched += await _cancel(session, row, now, "No longer needed: the week has it now.")
+        else:
+            live = row
+    if due is None:
+        await session.flush()
+        return touched
+    message = nudge_message(info, week)
+    if live is not None:
         values: dict[str, object] = {}
-        if row.message != line:
-            values["message"] = line
-        if row.channel_id != thread:
+        if live.message != message:
+            values["message"] = message
+        if live.channel_id != thread:
             values["channel_id"] = thread
-        if due > now and row.due_at != due:
+        if due > now and live.due_at != due:
             values.update(due_at=due, next_attempt_at=due)
         if values:
-            touched += await _set(session, row, now, **values)
-    for key, due in wanted.items():
-        if key in live or any(row.plan_key == key and row.status != CANCELLED for row in rows):
-            continue  # pending, or already sent (once per week and kind), or being sent right now
+            touched += await _set(session, live, now, **values)
+    elif not any(row.status not in (CANCELLED, PENDING) for row in rows):
+        # none sent, or being sent right now, for this week (of either kind, before one per week)
         at = max(due, now)
         session.add(
             Reminder(
                 guild_id=info.guild_id,
                 kind=NUDGE,
                 channel_id=thread,
-                message=claim_line(info, week, key),
+                message=message,
                 due_at=at,
                 next_attempt_at=at,
                 session_id=session_id,
-                plan_key=key,
+                plan_key=WEEK_KEY,
                 status=PENDING,
                 attempts=0,
                 occurrence=0,
@@ -138,15 +162,14 @@ async def _cancel(session: AsyncSession, row: Reminder, now: datetime, reason: s
 
 
 async def cancel_presenter_nudge(session: AsyncSession, session_id: int, now: datetime) -> None:
-    """A member just claimed the week: its pending presenter nudge is not needed (same transaction)."""
+    """A member just claimed the week: a pending nudge for it is not needed if the week has its papers
+    (same transaction; otherwise it names only the paper when it goes out)."""
+    has_paper = await session.scalar(select(exists().where(SessionPaper.session_id == session_id)))
+    if not has_paper:
+        return
     await session.execute(
         update(Reminder)
-        .where(
-            Reminder.session_id == session_id,
-            Reminder.kind == NUDGE,
-            Reminder.plan_key == PRESENTER_KEY,
-            Reminder.status == PENDING,
-        )
+        .where(Reminder.session_id == session_id, Reminder.kind == NUDGE, Reminder.status == PENDING)
         .values(status=CANCELLED, last_error="No longer needed: a member claimed the week.", updated_at=now)
         .execution_options(synchronize_session=False)
     )

@@ -32,8 +32,8 @@ ORGANIZER_THREAD: Final = "Programme · organizers"
 THREAD_LEASE: Final = timedelta(minutes=2)  # longer than opening and recording the thread takes
 THREAD_INTRO: Final = (
     "This thread is for the club's organizers. A few days before a week of a series that still has no "
-    "presenter, or no paper, the bot posts a nudge here (once per week and kind); `/setup series_nudge` sets "
-    "how many days. Skipped weeks are never nudged."
+    "presenter, or no paper, the bot posts a nudge here: one per week, naming what it still needs; "
+    "`/setup series_nudge` sets how many days. Skipped weeks are never nudged."
 )
 
 
