@@ -49,7 +49,7 @@ REQUIRED_PERMISSIONS: Final = discord.Permissions(
     # Scheduled Event Permissions Requirements", entity_type EXTERNAL). The bot only ever touches events it
     # created, so it does not ask for MANAGE_EVENTS (editing everyone's events).
     create_events=True,
-    # `/suggestions poll` posts a native poll.
+    # `/organize suggestions poll` posts a native poll.
     send_polls=True,
 )
 # Not asked for, on purpose: Manage Events (see above); Pin Messages (1 << 51, needed to pin since

@@ -182,7 +182,7 @@ class WhenTransformer(OptionTransformer):
 
 
 class SessionEditWhenTransformer(WhenTransformer):
-    """`when` of /session edit: without a `timezone`, read in the session's own zone (as the edit does)."""
+    """`when` of /organize session edit: without a `timezone`, read in the session's own zone (as the edit does)."""
 
     async def zone(self, interaction: Interaction, session: AsyncSession, config: GuildConfig) -> str:
         """The zone to read the time in: the typed one, else the edited session's, else the guild's."""
@@ -197,6 +197,6 @@ class SessionEditWhenTransformer(WhenTransformer):
 
 
 SessionOption = app_commands.Transform[int, SessionIdTransformer]
-#: `when` of /session add; `SessionEditWhen` for /session edit.
+#: `when` of /organize session add; `SessionEditWhen` for /organize session edit.
 SessionWhen = app_commands.Transform[str, WhenTransformer]
 SessionEditWhen = app_commands.Transform[str, SessionEditWhenTransformer]

@@ -121,7 +121,7 @@ def test_the_reminders_go_out(tour: str) -> None:
     assert "⏰ Reminder **#1** will go out in #general" in added  # the organizers' first is #1
     asked = scene(scenes, "Tom asks for a DM two hours before")
     assert "[ephemeral]" in reply_to(asked, "@Tom uses /remind me session:1 before:2h")
-    listed = reply_to(asked, "@Olivia uses /remind list")
+    listed = reply_to(asked, "@Olivia uses /organize reminder list")
     assert "│ Reminders: 1 pending" in listed  # what organizers made; the automatic ones behind an option
     assert "Also 6 automatic reminders" in listed
 

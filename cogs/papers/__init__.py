@@ -1,5 +1,5 @@
 """Papers: /paper show (the paper's card: what the sources said and the club's history with it) and
-/paper resolve (which paper a title-only name means)."""
+/organize paper resolve (which paper a title-only name means)."""
 
 from __future__ import annotations
 

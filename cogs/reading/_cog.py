@@ -191,13 +191,13 @@ class ReadingCog(
         paper: PaperArg,
         note: Note | None = None,
     ) -> None:
-        """/reading add."""
+        """/organize reading add."""
         await self.add_paper(interaction, list_name, paper, note)
 
     async def add_paper(
         self, interaction: Interaction, list_name: str, paper: PaperInput, note: str | None
     ) -> None:
-        """/reading add and the *Add to reading list* form: the organizer gate, then defer (an arXiv lookup
+        """/organize reading add and the *Add to reading list* form: the organizer gate, then defer (an arXiv lookup
         may follow the write)."""
         _, guild_id, now = await organizer_begin(interaction)
         outcome = await self.reading.add(
@@ -210,7 +210,7 @@ class ReadingCog(
     @app_commands.describe(list_name="The reading list", paper="The paper to take off it")
     @app_commands.autocomplete(list_name=list_name_autocomplete, paper=list_paper_autocomplete)
     async def remove(self, interaction: Interaction, list_name: ListName, paper: PaperArg) -> None:
-        """/reading remove."""
+        """/organize reading remove."""
         await ensure_organizer(interaction)
         outcome = await self.reading.remove(require_guild_id(interaction), list_name, paper)
         await send_ephemeral(interaction, render.remove_message(outcome))

@@ -192,7 +192,7 @@ def gone_card(title: str, text: str) -> Card:
 
 
 def add_message(outcome: AddOutcome) -> str:
-    """/reading add's answer."""
+    """/organize reading add's answer."""
     name, title = escape_line(outcome.list_name, 100), escape_line(outcome.paper.title, 150)
     size = plural(outcome.size, "paper")
     if outcome.already_there:
@@ -203,7 +203,7 @@ def add_message(outcome: AddOutcome) -> str:
 
 
 def remove_message(outcome: RemoveOutcome) -> str:
-    """/reading remove's answer."""
+    """/organize reading remove's answer."""
     name, title = escape_line(outcome.list_name, 100), escape_line(outcome.paper.title, 150)
     if outcome.list_removed:
         return f"Removed **{title}** from **{name}**; the list was empty and is gone."

@@ -1,4 +1,4 @@
-"""Reminders: /remind add, list, cancel and me; automatic session reminders; the runner that sends them."""
+"""Reminders: /organize reminder add, list, cancel and me; automatic session reminders; the runner that sends them."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from cogs.reminders._options import Duration, Message, ReminderId, Repeat, When
 from cogs.reminders._transport import DiscordTransport
 
 PAGER = "reminders"
-ALL = "all"  # /remind list's pages with the automatic reminders
+ALL = "all"  # /organize reminder list's pages with the automatic reminders
 PostableChannel = discord.TextChannel | discord.Thread
 
 organize = organizer_group("reminder", "Schedule reminders in a channel, list them, cancel one")
@@ -60,7 +60,7 @@ class RemindersCog(
         super().__init__()
 
     async def cog_load(self) -> None:
-        """Register /remind list's pager, start the runner and plan the upcoming sessions."""
+        """Register /organize reminder list's pager, start the runner and plan the upcoming sessions."""
         self.bot.pagers.register(PAGER, self.render_page, guard=ensure_organizer)
         self.organized = self.bot.organize.attach(organize, self)
         await self.reminders.start()
@@ -99,7 +99,7 @@ class RemindersCog(
             await self.reminders.plan_guild(guild_id)
 
     async def render_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
-        """A page of /remind list (``arg`` "all": the automatic reminders too)."""
+        """A page of /organize reminder list (``arg`` "all": the automatic reminders too)."""
         found = await self.reminders.page(
             guild_id, page, render.LIST_PAGE_SIZE, self.bot.clock.now(), automatic=arg == ALL
         )
@@ -124,7 +124,7 @@ class RemindersCog(
         session: SessionOption | None = None,
         repeat: Repeat = "none",
     ) -> None:
-        """/remind add (deferred first: checking the channel may fetch the bot's member)."""
+        """/organize reminder add (deferred first: checking the channel may fetch the bot's member)."""
         config, guild_id, now = await organizer_begin(interaction)
         target = channel or interaction.channel
         if not isinstance(target, discord.TextChannel | discord.Thread):
@@ -151,7 +151,7 @@ class RemindersCog(
     @organize.command(name="cancel", description="Cancel a pending reminder")
     @app_commands.describe(reminder="The reminder's number, as in /organize reminder list")
     async def cancel(self, interaction: Interaction, reminder: ReminderId) -> None:
-        """/remind cancel."""
+        """/organize reminder cancel."""
         await ensure_organizer(interaction)
         info = await self.reminders.cancel(
             require_guild_id(interaction), reminder, by_user=interaction.user.id, now=self.bot.clock.now()

@@ -126,7 +126,7 @@ class DiscordTransport:
         if isinstance(channel, discord.abc.GuildChannel | discord.Thread) and not usable(
             channel, "reminders"
         ):
-            # not asked (Discord would refuse); short enough for /remind list's 160-character reason
+            # not asked (Discord would refuse); short enough for /organize reminder list's 160-character reason
             raise SendError(
                 f"I can't see {named(channel.id)}: Discord hides it from the bot; grant it View Channels there.",
                 retryable=False,

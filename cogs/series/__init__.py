@@ -1,4 +1,4 @@
-"""The club's weekly series: /series add, show, list, skip, unskip, move, edit, end, open, and /presenters."""
+"""The club's weekly series: /organize series add, show, list, skip, unskip, move, edit, end, open, and /series presenters."""
 
 from __future__ import annotations
 

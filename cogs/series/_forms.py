@@ -1,4 +1,4 @@
-"""/series add without options: a form with the name, the day as a select, the time, the first date and
+"""/organize series add without options: a form with the name, the day as a select, the time, the first date and
 every other week as a checkbox (five fields, each in a Label)."""
 
 from __future__ import annotations

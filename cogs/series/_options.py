@@ -67,7 +67,7 @@ class WeekTransformer(_Text):
 
 
 class MoveWhenTransformer(WhenTransformer):
-    """`when` of /series move, previewed as the move reads it (a time alone: that time on the week's date), in
+    """`when` of /organize series move, previewed as the move reads it (a time alone: that time on the week's date), in
     the series' zone."""
 
     async def preview(self, interaction: Interaction, text: str) -> str:

@@ -1,4 +1,4 @@
-"""Sessions and announcements: /session add, edit, cancel, announce, list, show, recap, calendar."""
+"""Sessions and announcements: /organize session add, edit, cancel, announce, list, show, recap, calendar."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""/session edit: the fields to change as options, or none for a form pre-filled with the session; either
+"""/organize session edit: the fields to change as options, or none for a form pre-filled with the session; either
 way one checked edit, and only what was changed."""
 
 from __future__ import annotations

@@ -171,7 +171,7 @@ def cancellation_notice(info: SessionInfo, zones: Sequence[DisplayZone], now: da
 
 
 def recap_post(info: SessionInfo) -> str:
-    """Posted in the session's thread by /session recap."""
+    """Posted in the session's thread by /organize session recap."""
     lines = [f"**Recap of {escape_line(info.title, 200)}**"]
     for label, url in (("Recording", info.recording_url), ("Notes", info.notes_url), ("Wiki", info.wiki_url)):
         if url:

@@ -80,7 +80,7 @@ def status_line(card: SuggestionCard) -> str:
 
 
 def card_embed(card: SuggestionCard, *, full: bool = False) -> discord.Embed:
-    """The suggestion's post (and, with ``full``, /suggestions show: every voter too)."""
+    """The suggestion's post (and, with ``full``, /suggest show: every voter too)."""
     embed = discord.Embed(
         title=safe_title(card.paper.title),
         url=card.paper.url,

@@ -316,7 +316,7 @@ def store_records(
 
 def ask_again(paper: Paper) -> None:
     """Have the next run ask the sources about ``paper`` afresh: every field, not only the refreshed ones
-    (/paper refresh)."""
+    (/organize paper refresh)."""
     paper.enriched_at, paper.enrich_failures, paper.enrich_retry_at = None, 0, None
 
 

@@ -112,7 +112,7 @@ async def find_paper_for(session: AsyncSession, guild_id: int, text: str) -> Pap
         ref = None
     if ref is not None:
         row = await session.scalar(select(Paper).where(Paper.guild_id == guild_id, Paper.key == ref.key))
-        if row is None:  # "TMax": the paper an organizer chose for the name (/paper resolve)
+        if row is None:  # "TMax": the paper an organizer chose for the name (/organize paper resolve)
             row = await aliased_paper(session, guild_id, ref)
         if row is not None:
             return row

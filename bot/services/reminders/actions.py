@@ -45,7 +45,9 @@ class Reminders:
 
     def __init__(self, host: Host, transport: Transport) -> None:
         self.session_factory = host.session_factory
-        self.readers = read_only_session_factory(host.engine)  # /remind list only reads: no write lock
+        self.readers = read_only_session_factory(
+            host.engine
+        )  # /organize reminder list only reads: no write lock
         self.clock, self.background = host.clock, host.background
         self.max_pending = host.settings.max_pending_reminders
         self.presenter_dm_days = host.settings.presenter_dm_days
@@ -173,7 +175,7 @@ class Reminders:
     async def page(
         self, guild_id: int, page: int, per_page: int, now: datetime, *, automatic: bool = False
     ) -> ReminderList:
-        """A page of /remind list (the automatic reminders too with ``automatic``)."""
+        """A page of /organize reminder list (the automatic reminders too with ``automatic``)."""
         async with self.readers() as session:
             return await queries.list_reminders(
                 session, guild_id, now=now, page=page, per_page=per_page, automatic=automatic

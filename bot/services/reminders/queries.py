@@ -1,4 +1,4 @@
-"""Looking reminders up: the pages of /remind list, /remind cancel's autocomplete, one-line descriptions."""
+"""Looking reminders up: the pages of /organize reminder list, /organize reminder cancel's autocomplete, one-line descriptions."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from db.models.reminders import CUSTOM, FAILED, LIVE_STATUSES, MISSED, PENDING, 
 
 @dataclass(frozen=True)
 class ReminderList:
-    """A page of /remind list: pending reminders (the organizers' only unless ``automatic``; ``hidden``: how
+    """A page of /organize reminder list: pending reminders (the organizers' only unless ``automatic``; ``hidden``: how
     many automatic ones that leaves out), then every one missed or failed in the last week."""
 
     pending: list[ReminderInfo]
@@ -84,7 +84,7 @@ async def _infos(
 async def cancel_choices(
     session: AsyncSession, guild_id: int, *, current: str, zone: str
 ) -> list[tuple[str, int]]:
-    """Autocomplete for /remind cancel: the organizers' pending reminders, soonest first, matched on number or
+    """Autocomplete for /organize reminder cancel: the organizers' pending reminders, soonest first, matched on number or
     text."""
     tz = timeutil.resolve_timezone(zone)
     typed = current.strip().lstrip("#").strip()

@@ -37,7 +37,7 @@ async def set_if(session: AsyncSession, row_id: int, where: list[Any], **values:
 
 
 def missed_reason(grace: timedelta) -> str:
-    """What /remind list says of a reminder missed while the bot was down."""
+    """What /organize reminder list says of a reminder missed while the bot was down."""
     return f"The bot was offline when this fell due (more than {timeutil.format_offset(grace)} late)."
 
 

@@ -1,4 +1,4 @@
-"""Reminders people ask for: organizers' (/remind add, cancel) and members' (/remind me); each checks all
+"""Reminders people ask for: organizers' (/organize reminder add, cancel) and members' (/remind me); each checks all
 its input, then writes in the caller's transaction."""
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ async def _ensure_room(session: AsyncSession, guild_id: int, cap: int) -> None:
         )
 
 
-# ---------------------------------------------------------------- /remind add, cancel, list
+# ---------------------------------------------------------------- /organize reminder add, cancel, list
 
 
 @dataclass(frozen=True)
@@ -251,7 +251,9 @@ async def cancel_reminder(
         )
     ).scalar_one_or_none()
     if row is None:
-        raise NotFound(f"There is no pending reminder #{number} in this server; `/remind list` shows them.")
+        raise NotFound(
+            f"There is no pending reminder #{number} in this server; `/organize reminder list` shows them."
+        )
     if row.status == SENDING:
         raise Conflict(f"Reminder #{number} is being sent right now.")
     row.status = CANCELLED

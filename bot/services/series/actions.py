@@ -56,7 +56,7 @@ async def add(
     created_by: int,
     now: datetime,
 ) -> Followed:
-    """/series add: the series and its weeks ahead in one transaction; the organizer joins the organizers'
+    """/organize series add: the series and its weeks ahead in one transaction; the organizer joins the organizers'
     thread."""
     async with ctx.store() as session, session.begin():
         row = await create_series(session, guild_id, draft, created_by=created_by, now=now)
@@ -76,7 +76,7 @@ async def skip(
     *,
     now: datetime,
 ) -> Followed:
-    """/series skip: one coming week skipped (its session cancelled)."""
+    """/organize series skip: one coming week skipped (its session cancelled)."""
     async with ctx.store() as session, session.begin():
         row = await load_series(session, guild_id, ref)
         day = rules.parse_date(date_text, series_rule(row).tz, now)
@@ -86,7 +86,7 @@ async def skip(
 
 
 async def unskip(ctx: SeriesContext, guild_id: int, ref: str, date_text: str, *, now: datetime) -> Followed:
-    """/series unskip: a skipped week meets again."""
+    """/organize series unskip: a skipped week meets again."""
     async with ctx.store() as session, session.begin():
         row = await load_series(session, guild_id, ref)
         day = rules.parse_date(date_text, series_rule(row).tz, now)
@@ -99,7 +99,7 @@ async def unskip(ctx: SeriesContext, guild_id: int, ref: str, date_text: str, *,
 async def move(
     ctx: SeriesContext, guild_id: int, ref: str, date_text: str, when: str, *, now: datetime
 ) -> Followed:
-    """/series move: one week at another time or day."""
+    """/organize series move: one week at another time or day."""
     async with ctx.store() as session, session.begin():
         row = await load_series(session, guild_id, ref)
         day = rules.parse_date(date_text, series_rule(row).tz, now)
@@ -121,7 +121,7 @@ async def edit(
     duration: int | None,
     now: datetime,
 ) -> Followed:
-    """/series edit: the rule changed (the values as typed; None: as it is); the weeks ahead follow. Nothing
+    """/organize series edit: the rule changed (the values as typed; None: as it is); the weeks ahead follow. Nothing
     that differs: nothing changes."""
     async with ctx.store() as session, session.begin():
         row = await load_series(session, guild_id, ref)
@@ -145,7 +145,7 @@ async def edit(
 
 
 async def end(ctx: SeriesContext, guild_id: int, ref: str, after: str | None, *, now: datetime) -> Followed:
-    """/series end: the weeks after its last date (``after``, default now) dropped, their sessions
+    """/organize series end: the weeks after its last date (``after``, default now) dropped, their sessions
     cancelled."""
     async with ctx.store() as session, session.begin():
         row = await load_series(session, guild_id, ref)
@@ -165,7 +165,7 @@ async def open_weeks(
     organizer: int,
     now: datetime,
 ) -> tuple[SeriesInfo, str, bool]:
-    """/series open: post (in the channel given, else where it was, else announcements, else ``here_id``) or
+    """/organize series open: post (in the channel given, else where it was, else announcements, else ``here_id``) or
     edit the open weeks; the organizer joins the organizers' thread. The series, the link, whether edited."""
     async with ctx.store() as session:
         info = await get_series(session, guild_id, ref)

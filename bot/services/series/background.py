@@ -206,7 +206,7 @@ class SeriesBackground:
             self._refresh_soon(guild_id)
 
     async def session_cancelled(self, guild_id: int, session_id: int) -> None:
-        """A week's session cancelled with /session cancel: the week is skipped, with its reason."""
+        """A week's session cancelled with /organize session cancel: the week is skipped, with its reason."""
         await self._track(self._week_cancelled(guild_id, session_id))
 
     async def _week_cancelled(self, guild_id: int, session_id: int) -> None:

@@ -291,7 +291,7 @@ async def end_series(session: AsyncSession, row: Series, after: date | None, now
 
 
 async def skip_for_cancelled(session: AsyncSession, guild_id: int, session_id: int, now: datetime) -> bool:
-    """A week's session was cancelled with /session cancel: the week is skipped, with its reason. True when
+    """A week's session was cancelled with /organize session cancel: the week is skipped, with its reason. True when
     a week changed."""
     found = await week_of_session(session, guild_id, session_id)
     if found is None or found[1].status != WEEK_SCHEDULED:

@@ -107,7 +107,7 @@ def new_series(
 
 @dataclass(frozen=True)
 class RuleEdit:
-    """/series edit: the rule as it becomes (``rule``), the duration, and which parts changed."""
+    """/organize series edit: the rule as it becomes (``rule``), the duration, and which parts changed."""
 
     rule: Rule
     duration_minutes: int

@@ -1,5 +1,5 @@
 """Presenters: claiming an open week (one conditional UPDATE: the first of two presses wins), and who has
-presented, how often and when last, and who offered to (/presenters)."""
+presented, how often and when last, and who offered to (/series presenters)."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ async def toggle_presenter(
     return Claim(outcome, await sessions.get_session(session, guild_id, session_id), series)
 
 
-# ---------------------------------------------------------------- /presenters
+# ---------------------------------------------------------------- /series presenters
 
 
 @dataclass(frozen=True)

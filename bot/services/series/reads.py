@@ -1,5 +1,5 @@
 """What the series show: a series and its coming weeks (/series show, a change's reply), the server's series
-(/series list), a page of /presenters, and where /series move's `when` would put a week."""
+(/series list), a page of /series presenters, and where /organize series move's `when` would put a week."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ async def presenters(factory: Store, guild_id: int, now: datetime) -> Presenters
 async def moved_start(
     factory: Store, guild_id: int, ref: str, week: str, when: str, now: datetime
 ) -> tuple[datetime, GuildConfig]:
-    """Where /series move would put the week (a time alone is that time on the week's date), and the
+    """Where /organize series move would put the week (a time alone is that time on the week's date), and the
     server's settings to show it in."""
     async with factory() as session:
         config = await get_config(session, guild_id)

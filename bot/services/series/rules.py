@@ -290,8 +290,8 @@ def first_date(rule_weekday: int, start: time, tz: ZoneInfo, now: datetime) -> d
 
 
 def read_move(text: str, week: date, rule: Rule, now: datetime) -> datetime:
-    """`when` of /series move: a time alone ('8:00am') is that time on the week's date, a day alone ('next
-    friday') that day at the series' time; anything else is read as /session add reads `when`, in the
+    """`when` of /organize series move: a time alone ('8:00am') is that time on the week's date, a day alone ('next
+    friday') that day at the series' time; anything else is read as /organize session add reads `when`, in the
     series' zone. The new start, aware UTC, in the future."""
     cleaned = " ".join(text.split())
     if _CLOCK_ONLY.fullmatch(cleaned):

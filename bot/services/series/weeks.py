@@ -168,7 +168,9 @@ async def weeks_view(
         club = by_id.get(week.session_id) if week.session_id is not None else None
         regular = rule.start_on(week.week_date)
         if week.week_date < rule.anchor and club is not None:
-            regular = club.starts_at  # a week of the rule before the last /series edit: as it was held
+            regular = (
+                club.starts_at
+            )  # a week of the rule before the last /organize series edit: as it was held
         view = WeekInfo(
             series_id=info.id,
             week_date=week.week_date,

@@ -111,7 +111,7 @@ async def _titled(
 async def cancel(
     ctx: SessionsContext, guild_id: int, session_id: int, *, reason: str | None, zones: Zones, now: datetime
 ) -> Published:
-    """/session cancel: mark it cancelled, then :func:`cancelled`."""
+    """/organize session cancel: mark it cancelled, then :func:`cancelled`."""
     async with ctx.store() as session, session.begin():
         info = await store.cancel_session(session, guild_id, session_id, reason=reason, now=now)
     return Published(info, warnings=await cancelled(ctx, info, zones, now))

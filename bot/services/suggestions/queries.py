@@ -24,7 +24,7 @@ SortOrder = Literal["votes", "newest"]
 
 @dataclass(frozen=True)
 class SuggestionCard:
-    """Everything shown on a suggestion's post and by /suggestions show."""
+    """Everything shown on a suggestion's post and by /suggest show."""
 
     id: int
     guild_id: int
