@@ -217,6 +217,16 @@ class Background:
             work.cancel()  # the job's own code; the record after it still runs
         await asyncio.gather(task, return_exceptions=True)
 
+    async def due_now(self, name: str) -> None:
+        """Make the ``once`` job ``name`` due now in every process (its ``job_runs`` row) and fire it here; the
+        first process to claim the slot runs it, once. A FakeClock runs it on its next move."""
+        now = self.clock.now()
+        async with self.session_factory() as session, session.begin():
+            await session.execute(
+                update(JobRun).where(JobRun.name == name, JobRun.next_run_at > now).values(next_run_at=now)
+            )
+        self.wake(name, now)
+
     def wake(self, name: str, at: datetime) -> None:
         """Fire ``name`` in this process no later than ``at`` (then on at its trigger's times)."""
         scheduled = self.scheduler.get_job(name)
