@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.papers import PaperRef, normalize_title, titles_match
+from bot.services.suggestions.queries import message_url
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion
 
@@ -104,6 +105,7 @@ class PaperStanding:
     suggestion_status: str | None = None
     submitter_id: int | None = None
     suggested_at: datetime | None = None
+    post_url: str | None = None  # the standing suggestion's post
     read_at: datetime | None = None
     read_session_title: str | None = None
     scheduled_at: datetime | None = None
@@ -142,6 +144,8 @@ async def paper_standings(
                     Suggestion.status,
                     Suggestion.submitter_id,
                     Suggestion.created_at,
+                    Suggestion.channel_id,
+                    Suggestion.message_id,
                 ).where(Suggestion.paper_id.in_(list(papers)), Suggestion.status.in_(ACTIVE_STATUSES))
             )
         ).all()
@@ -177,6 +181,7 @@ async def paper_standings(
             suggestion_status=sug.status if sug else None,
             submitter_id=sug.submitter_id if sug else None,
             suggested_at=sug.created_at if sug else None,
+            post_url=message_url(guild_id, sug.channel_id, sug.message_id) if sug else None,
             read_at=past[0] if past else None,
             read_session_title=past[1] if past else None,
             scheduled_at=upcoming[0] if upcoming else None,

@@ -7,7 +7,7 @@ after the end time, the counts read back from Discord.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -19,6 +19,7 @@ from db.models.suggestions import Suggestion, SuggestionPoll, SuggestionPollOpti
 
 MIN_POLL_OPTIONS = 2
 MAX_POLL_OPTIONS = 10
+POLL_SETTLE = timedelta(minutes=1)  # Discord finalises a poll's counts shortly after its end
 
 
 async def choose_poll_options(session: AsyncSession, guild_id: int, count: int) -> list[SuggestionSummary]:
