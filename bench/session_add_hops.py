@@ -21,6 +21,7 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -120,6 +121,17 @@ async def main() -> None:
                 return factory(*args, **kwargs)
 
             env.bot.session_factory = counted_factory
+            for name in ("SessionsCog", "SeriesCog"):  # the flows' context holds the store too
+                cog: Any = env.bot.get_cog(name)
+                ctx = cog.context
+                ctx = (
+                    replace(ctx, store=counted_factory)
+                    if name == "SessionsCog"
+                    else replace(ctx, sessions=replace(ctx.sessions, store=counted_factory))
+                )
+                cog.context = ctx
+                if name == "SeriesCog":
+                    cog.background.ctx = ctx
             sys.setprofile(body.profile)
             try:
                 result = await env.invoke("session add", {**OPTIONS, "presenter": env.members[0]})
@@ -149,7 +161,7 @@ async def main() -> None:
     print("calls from the command body into our code, in order:")
     for call in body.calls:
         print(f"  {call}")
-    service = [c for c in body.calls if not c.endswith(("organizer_begin", "reply_with_card"))]
+    service = [c for c in body.calls if not c.endswith(("organizer_begin", "shown", "reply_with_card"))]
     print(
         f"service calls between the organizer check and the reply: {len(service)}; "
         f"returns of control to the cog between them: {max(0, len(service) - 1)}"

@@ -25,6 +25,12 @@ from bot.text import (
 
 NO_MENTIONS = discord.AllowedMentions.none()
 
+
+def member_mention(user_id: int | None) -> str:
+    """``<@id>`` (which never pings: :data:`NO_MENTIONS`), or "a member" for one who deleted their data."""
+    return f"<@{user_id}>" if user_id else "a member"
+
+
 __all__ = [
     "BUTTON_LABEL_LIMIT",
     "CHOICE_NAME_LIMIT",

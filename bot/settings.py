@@ -16,6 +16,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.sources import SOURCE_NAMES
 from db.engine import normalise_database_url
+from db.models.privacy import DEFAULT_GRACE_DAYS
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
@@ -50,6 +51,7 @@ _HOW_TO_FIX: dict[str, str] = {
     "twice, or leave it unset for all of them",
     "DATABASE_POOL_SIZE": "use the number of PostgreSQL connections each process keeps open, such as 10",
     "DATABASE_MAX_OVERFLOW": "use how many more connections a process may open at a peak, such as 20",
+    "GUILD_DATA_GRACE_DAYS": "use a number of days from 0 to 365, such as 30 (the default)",
 }
 
 
@@ -144,6 +146,8 @@ class Settings(BaseSettings):
     max_pending_reminders: int = Field(default=500, ge=1, le=100_000)
     presenter_dm_days: int = Field(default=3, ge=0, le=30)
     suggestions_per_day: int = Field(default=5, ge=1, le=1000)
+    # Days a server's data is kept after the bot is removed from it (bot/services/privacy/servers.py).
+    guild_data_grace_days: int = Field(default=DEFAULT_GRACE_DAYS, ge=0, le=365)
     web_port: int | None = Field(default=None, ge=0, le=65535)
     web_host: str = Field(default="127.0.0.1", min_length=1)
     public_url: str | None = None

@@ -8,6 +8,7 @@ message in a channel they cannot read).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -112,6 +113,11 @@ class Acting(WorldBuilder):
         it raises ``PermissionError`` when the member lacks the command's ``default_member_permissions``."""
         where = self._default_channel(channel)
         cmd, path = find_command(self.state, where.guild_id, name)
+        # Interaction Context Types: 0 a guild, 1 the bot's DM; a command's ``contexts`` lists where a
+        # client offers it (Application Commands, "contexts": unset, everywhere).
+        context = 0 if where.guild_id is not None else 1
+        if cmd.get("contexts") is not None and context not in cmd["contexts"]:
+            raise LookupError(f"/{cmd['name']} is not offered {'in a server' if context == 0 else 'in DMs'}")
         actor = self._actor(member, where)
         if self.enforce_command_permissions and not bypass_permissions:
             self._check_command_permissions(cmd, actor, where)
@@ -161,13 +167,26 @@ class Acting(WorldBuilder):
         *,
         member: MemberRef | None = None,
         values: list[Any] | None = None,
+        forged: bool = False,
     ) -> InteractionResult:
-        """Press a button, or pick ``values`` in a select (strings; Members/Roles/Channels for entity selects)."""
+        """Press a button, or pick ``values`` in a select (strings; Members/Roles/Channels for entity selects).
+        ``forged``: what a modified client could send, the message's first button pressed with ``custom_id``
+        in place of its own (in the press and in the message it sends along); the bot must trust nothing
+        in it."""
         target = message if isinstance(message, Message) else self.message(message)
         where = self.state.channels[target.channel_id]
         payload = base_payload(self.state, MESSAGE_COMPONENT, where, self._actor(member, where))
-        payload["data"] = component_data(self.state, target, custom_id, values, where)
-        payload["message"] = target.payload
+        if forged:
+            sent = copy.deepcopy(target.payload)
+            first = next(
+                c for c in Message(sent).walk_components() if c.get("type") == 2 and c.get("custom_id")
+            )
+            first["custom_id"] = custom_id
+            payload["data"] = {"custom_id": custom_id, "component_type": 2}
+            payload["message"] = sent
+        else:
+            payload["data"] = component_data(self.state, target, custom_id, values, where)
+            payload["message"] = target.payload
         return await self._send(payload, source=target)
 
     async def submit_modal(

@@ -176,8 +176,12 @@ class Gateway:
         return next((s for s in self.sessions.values() if s.live and s.owns(guild_id)), None)
 
     async def dispatch(self, event: str, data: Any) -> None:
-        """Send an event to each session that owns its guild and has the intents for it."""
+        """Send an event to each session that owns its guild and has the intents for it; nothing of a guild
+        the bot is not in (but the GUILD_DELETE that tells it it was removed)."""
         guild_id = event_guild_id(event, data)
+        guild = self.state.guilds.get(guild_id) if guild_id is not None else None
+        if guild is not None and self.state.bot.id not in guild.members and event != "GUILD_DELETE":
+            return
         for session in list(self.sessions.values()):
             if not session.owns(guild_id) or not session.wants(event, data):
                 continue
@@ -291,7 +295,7 @@ class Gateway:
             return None
         session = Session(id=secrets.token_hex(16), intents=int(data.get("intents") or 0), shard=shard)
         state = self.state
-        guilds = [g for g in state.guilds.values() if session.owns(g.id)]
+        guilds = [g for g in state.guilds.values() if session.owns(g.id) and state.bot.id in g.members]
         if len(guilds) > self.max_guilds_per_session:
             await ws.close(code=SHARDING_REQUIRED, message=b"Sharding required")
             return None

@@ -71,24 +71,34 @@ def snowflake(request: web.Request, key: str) -> int:
 
 
 def guild_from(request: web.Request) -> Guild:
-    """The guild named in the path, or Unknown Guild."""
-    guild = standin_of(request).state.guilds.get(snowflake(request, "guild_id"))
+    """The guild named in the path, or Unknown Guild; Missing Access once the bot is not in it."""
+    state = standin_of(request).state
+    guild = state.guilds.get(snowflake(request, "guild_id"))
     if guild is None:
         raise not_found("Guild", 10004)
+    if state.bot.id not in guild.members:
+        raise missing_access()
     return guild
 
 
 def channel_from(request: web.Request) -> Channel:
-    """The channel named in the path, or Unknown Channel."""
-    channel = standin_of(request).state.channels.get(snowflake(request, "channel_id"))
+    """The channel named in the path, or Unknown Channel; Missing Access in a guild the bot is not in."""
+    state = standin_of(request).state
+    channel = state.channels.get(snowflake(request, "channel_id"))
     if channel is None:
         raise not_found("Channel", 10003)
+    guild = state.guild_of(channel)
+    if guild is not None and state.bot.id not in guild.members:
+        raise missing_access()
     return channel
 
 
 def bot_member(standin: Host, guild: Guild) -> Member:
-    """The bot's member in ``guild``."""
-    return guild.members[standin.state.bot.id]
+    """The bot's member in ``guild`` (Missing Access once it was removed from the guild)."""
+    member = guild.members.get(standin.state.bot.id)
+    if member is None:
+        raise missing_access()
+    return member
 
 
 def require(

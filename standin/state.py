@@ -669,9 +669,12 @@ class State:
         return guild.members[self.bot.id]
 
     def bot_view(self, channel: Channel) -> Json:
-        """``channel`` as the gateway sends it to the bot (obfuscated when the bot cannot view it)."""
+        """``channel`` as the gateway sends it to the bot (obfuscated when the bot cannot view it; whole in a
+        guild the bot is not in, where the gateway sends it nothing)."""
         guild = self.guild_of(channel)
-        return channel.payload() if guild is None else channel_view(guild, self.bot_member(guild), channel)
+        if guild is None or self.bot.id not in guild.members:
+            return channel.payload()
+        return channel_view(guild, self.bot_member(guild), channel)
 
     def bot_can_view(self, channel: Channel) -> bool:
         """Whether the bot can view ``channel`` (a DM: yes)."""
@@ -679,8 +682,11 @@ class State:
         return guild is None or can_view(guild, self.bot_member(guild), channel)
 
     def hidden_from_bot(self, guild: Guild) -> set[int]:
-        """The ids of the guild's channels (threads aside) the bot cannot view."""
-        member = self.bot_member(guild)
+        """The ids of the guild's channels (threads aside) the bot cannot view (none of a guild it is not in:
+        it is told nothing of it, and learns it all again when it joins)."""
+        member = guild.members.get(self.bot.id)
+        if member is None:
+            return set()
         return {c.id for c in guild.channels.values() if not c.is_thread and not can_view(guild, member, c)}
 
     def add_channel(self, channel: Channel) -> Channel:

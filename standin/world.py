@@ -104,7 +104,15 @@ class WorldBuilder:
         guild.roles[guild.id] = Role(
             id=guild.id, guild_id=guild.id, name="@everyone", permissions=EVERYONE_PERMISSIONS
         )
-        bot_role = Role(
+        guild.members[owner.id] = Member(user=owner, guild_id=guild.id)
+        self._install_bot(guild)
+        await self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload(state.bot_member(guild)))
+        return guild
+
+    def _install_bot(self, guild: Guild) -> None:
+        """The bot a member of ``guild``, with its managed role holding the invite's permissions."""
+        state = self.state
+        role = Role(
             id=state.ids.next(),
             guild_id=guild.id,
             name=state.bot.username,
@@ -112,11 +120,8 @@ class WorldBuilder:
             position=1,
             managed=True,
         )
-        guild.roles[bot_role.id] = bot_role
-        guild.members[owner.id] = Member(user=owner, guild_id=guild.id)
-        guild.members[state.bot.id] = Member(user=state.bot, guild_id=guild.id, roles=[bot_role.id])
-        await self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload(state.bot_member(guild)))
-        return guild
+        guild.roles[role.id] = role
+        guild.members[state.bot.id] = Member(user=state.bot, guild_id=guild.id, roles=[role.id])
 
     async def create_guilds(
         self, count: int, *, channel: str | None = "reminders", name: str = "Club {n}"
@@ -136,17 +141,8 @@ class WorldBuilder:
             guild.roles[guild.id] = Role(
                 id=guild.id, guild_id=guild.id, name="@everyone", permissions=EVERYONE_PERMISSIONS
             )
-            bot_role = Role(
-                id=state.ids.next(),
-                guild_id=guild.id,
-                name=state.bot.username,
-                permissions=self.bot_permissions,
-                position=1,
-                managed=True,
-            )
-            guild.roles[bot_role.id] = bot_role
             guild.members[state.owner.id] = Member(user=state.owner, guild_id=guild.id)
-            guild.members[state.bot.id] = Member(user=state.bot, guild_id=guild.id, roles=[bot_role.id])
+            self._install_bot(guild)
             if channel is not None:
                 state.add_channel(
                     Channel(id=state.ids.next(), type=GUILD_TEXT, name=channel, guild_id=guild.id)
@@ -156,6 +152,27 @@ class WorldBuilder:
             for guild in guilds:
                 await self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload(state.bot_member(guild)))
         return guilds
+
+    async def remove_bot(self, guild: Guild | None = None) -> None:
+        """The bot removed from a guild (kicked, or its app taken off the server): its member and managed role
+        go, and the gateway says GUILD_DELETE without ``unavailable`` ("If the unavailable field is not set,
+        the user was removed from the guild": Gateway Events, Guild Delete). Its requests about the guild
+        are then refused with Missing Access, and no event of the guild reaches it."""
+        the_guild = self._guild(guild)
+        role = self.bot_role(the_guild)
+        del the_guild.members[self.state.bot.id]
+        del the_guild.roles[role.id]
+        await self.gateway.dispatch("GUILD_DELETE", {"id": str(the_guild.id)})
+
+    async def add_bot(self, guild: Guild | None = None) -> None:
+        """The bot added (back) to a guild by an invite: a new managed role with the invite's permissions,
+        and GUILD_CREATE (Gateway Events, Guild Create: "when the current user joins a new Guild")."""
+        the_guild = self._guild(guild)
+        self._install_bot(the_guild)
+        joined = the_guild.gateway_payload(self.state.bot_member(the_guild))
+        # a join's GUILD_CREATE has no ``unavailable`` (it marks READY's lazy loading, an outage's end)
+        del joined["unavailable"]
+        await self.gateway.dispatch("GUILD_CREATE", joined)
 
     def bot_role(self, guild: Guild | None = None) -> Role:
         """The bot's managed role in a guild."""

@@ -181,6 +181,19 @@ def test_the_programme_papers_and_site(tour: str) -> None:
     assert "review's text" not in tour
 
 
+def test_a_member_sees_and_deletes_her_data(tour: str) -> None:
+    privacy = scene(split_scenes(tour), "Rita asks what the bot keeps about her")
+    shown = reply_to(privacy, "@Rita uses /privacy")
+    assert "In Paper Club" in shown
+    assert "- **Suggestions** · 1 — The papers you suggested" in shown
+    assert "[ Delete my data… ]" in shown
+    asked = reply_to(privacy, "@Rita presses [Delete my data…]")
+    assert "**Delete your data in Paper Club?** This cannot be undone." in asked
+    done = reply_to(privacy, "@Rita presses [Delete my data]")
+    assert "Your data in Paper Club is deleted:" in done
+    assert "credited to “a member”" in done
+
+
 async def test_demo_is_the_same_every_run() -> None:
     """Byte for byte, nothing ignored: the tour waits for each step (quiet ones too) and the stand-in's
     ids follow the demo's FakeClock. (Before, the first settings card often showed "not set".)"""

@@ -184,5 +184,5 @@ async def test_reminders_to_a_hidden_channel_fail_once_with_the_reason(discord_e
     listing = await _as(env, "remind list", {}, env.organizer)
     assert (
         f"— {_cannot_see(env.general)}: Discord hides it from the bot; grant it View Channels there."
-        in listing.embeds[0]["description"]
+        in listing.text
     )

@@ -60,7 +60,7 @@ async def seed(env: BotEnv) -> None:
     thanks = await final(env, "suggest", {"paper": "https://example.org/p", "title": "Paper one"}, env.member)
     assert thanks.content.startswith("Thanks!"), thanks.content
     weekly = await final(env, "series add", {"name": "Weekly", "day": "Thursday", "time": "9:30am"})
-    assert weekly.content.startswith("Added series #1"), weekly.content
+    assert weekly.text.startswith("Added series #1"), weekly.text
 
 
 async def test_every_id_autocomplete_answers_hostile_input(discord_env: BotEnv) -> None:

@@ -121,11 +121,12 @@ async def test_session_list_buttons_posted_before_the_one_pager_still_turn_its_p
     sent = await env.bot.get_channel(env.general.id).send(embed=discord.Embed(title="Upcoming"), view=old)
     await env.restart_bot()  # the old buttons' own view is gone with the old process
     posted = env.standin.message(sent.id)
-    turned = await (await env.click(posted, "session:list:1:n", member=env.member)).response()
-    (embed,) = turned.embeds
-    assert embed["footer"]["text"] == "Page 2 of 2 · 12 upcoming"
-    assert embed["description"].count("**#") == 2
-    assert [b["custom_id"] for b in env.standin.message(sent.id).buttons] == [
+    await (await env.click(posted, "session:list:1:n", member=env.member)).response()
+    turned = env.standin.message(sent.id)  # the old embed page, rewritten as the layout in the same edit
+    assert turned.embeds == []
+    assert turned.text_displays[-1] == "-# Page 2 of 2 · 12 upcoming"
+    assert turned.text.count("**#") == 2
+    assert [b["custom_id"] for b in turned.buttons] == [
         "pg:sessions::0:p",
         "pg:sessions::1:n",
     ]

@@ -110,8 +110,8 @@ async def test_series_move_and_first_take_the_instant(discord_env: BotEnv) -> No
     reply = await final(
         env, "series move", {"series": str(series_id), "date": "2026-12-17", "when": stamp(WEDNESDAY)}
     )
-    assert "is now on Wednesday 16 December, 9:00 AM PT / 5:00 PM GMT / 10:30 PM IST" in reply.content, (
-        reply.content
+    assert "is now on Wednesday 16 December, 9:00 AM PT / 5:00 PM GMT / 10:30 PM IST" in reply.text, (
+        reply.text
     )
     async with env.bot.session_factory() as session:
         moved = await session.scalar(

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from bot.cli import papers, programme, running, site, store
+from bot.cli import data, papers, programme, running, site, store
 from bot.cli.common import CommandFailed, Parser
 from bot.settings import SettingsError
 
@@ -22,6 +22,7 @@ COMMANDS: tuple[Callable[[Any], None], ...] = (
     papers.add,
     running.add_invite_url,
     site.add,
+    data.add,
 )
 
 

@@ -26,6 +26,7 @@ async def _site_build(args: argparse.Namespace) -> int:
                 Path(args.out_dir),
                 now=SystemClock().now(),
                 base_url=base_url,
+                grace_days=settings.guild_data_grace_days,
             )
         except NotConfigured as exc:
             raise CommandFailed(exc.user_message) from None

@@ -164,7 +164,8 @@ class ArxivClient(SourceClient):
         for entry in root.findall(f"{ATOM}entry"):
             if _line(entry.findtext(f"{ATOM}id")).startswith(ERROR_ID_PREFIX):
                 said = clean.text(entry.findtext(f"{ATOM}summary"), 200)
-                log.warning("arXiv answered %r with an error entry (%s); nothing read", params, said)
+                log.warning("arXiv answered with an error entry; nothing read")  # not the query: typed
+                log.debug("arXiv's error entry for %r: %s", params, said)
                 raise self.http.unavailable(f"answered with an error entry: {said}")
         return root
 

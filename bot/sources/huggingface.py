@@ -168,7 +168,8 @@ class HuggingFaceClient(SourceClient):
         params = {"q": text, "limit": str(min(limit, SEARCH_MAX))}
         reply = await self.http.get("/api/papers/search", params, max_wait=max_wait)
         if reply.status == 400:
-            log.warning("Hugging Face refused a paper search (HTTP 400): %r", reply.text[:200])
+            log.warning("Hugging Face refused a paper search (HTTP 400)")
+            log.debug("Hugging Face's answer: %r", reply.text[:200])  # may echo the title someone typed
         body = self.http.answer(reply, "a search", unknown=())
         if not isinstance(body, list):
             raise self.http.unavailable("answered a search with something other than a list")

@@ -244,7 +244,8 @@ class OpenReviewClient(SourceClient):
         for api, http in self.apis(v1_first):
             reply = await http.get("/notes/search", params, max_wait=max_wait)
             if reply.status == 400:  # our query refused: no paper is found until it is fixed, so say so
-                log.warning("OpenReview %s refused a title search (HTTP 400): %r", api, reply.text[:200])
+                log.warning("OpenReview %s refused a title search (HTTP 400)", api)
+                log.debug("OpenReview's answer: %r", reply.text[:200])  # may echo the title someone typed
             body = http.answer(reply, "search", unknown=(400, 404))
             for note in self._checked(api, http, body)[:SEARCH_LIMIT]:
                 forum = clean.ident(note.get("forum"), 64)

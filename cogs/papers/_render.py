@@ -9,6 +9,7 @@ from typing import Any
 import discord
 
 from bot.layouts import Card, escape, escape_line, link_button, link_label
+from bot.replies import member_mention
 from bot.services.papers.card import count_parts, hub_top, where_parts
 from bot.services.papers.history import PaperHistory, SessionRead
 from bot.services.papers.queries import PaperCard
@@ -66,7 +67,7 @@ def history_lines(history: PaperHistory) -> list[str]:
     lines: list[str] = []
     shown = history.suggestions[:SUGGESTIONS_SHOWN]
     if shown:
-        who = ", ".join(dict.fromkeys(f"<@{s.submitter_id}>" for s in shown))
+        who = ", ".join(dict.fromkeys(member_mention(s.submitter_id) for s in shown))
         lines.append(f"**Suggested by** {who}")
         volunteers = dict.fromkeys(f"<@{v}>" for s in shown for v in s.volunteer_ids)
         if volunteers:

@@ -1,34 +1,31 @@
-""" "Add to reading list" (right-click a message, organizers): the form that puts the message's paper on a
-list, an existing one picked from a select or a new one named."""
+"""The *Add to reading list* form: the message's paper, a list (picked or new) and a note."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from collections.abc import Awaitable, Callable
 
 import discord
 
 from bot.client import Interaction
-from bot.errors import BadInput, NotAllowed
+from bot.errors import BadInput
 from bot.message_papers import chosen_link, link_options
 from bot.papers import MAX_URL_LENGTH
 from bot.services.reading import lists as svc
 from bot.text import cut
 from bot.views import PaperclubModal
 
-if TYPE_CHECKING:
-    from cogs.reading._cog import ReadingCog
-
-LIST_CHOICES = 25  # a select's options
+AddPaper = Callable[[Interaction, str, svc.PaperInput, str | None], Awaitable[None]]
 
 
 class AddFromMessageModal(PaperclubModal, title="Add to a reading list"):
-    """The paper (a select when the message links several), the list (a select of the guild's lists and
-    a field for a new one: exactly one of them) and a note."""
+    """The paper (a select when the message links several), the list (a select of the guild's lists, or a
+    new one's name: exactly one) and a note; ``add`` puts it on the list."""
 
-    def __init__(self, links: list[str], lists: list[str]) -> None:
+    def __init__(self, links: list[str], lists: list[str], add: AddPaper) -> None:
         super().__init__(custom_id="reading:modal:add")
         self.links = links
-        self.lists = lists[:LIST_CHOICES]
+        self.lists = lists[:25]  # a select's options
+        self.add_to_list = add
         self.paper = discord.ui.TextInput[AddFromMessageModal](
             custom_id="paper", default=links[0][:MAX_URL_LENGTH], max_length=MAX_URL_LENGTH
         )
@@ -86,10 +83,8 @@ class AddFromMessageModal(PaperclubModal, title="Add to a reading list"):
         return self.lists[int(value)]
 
     async def submitted(self, interaction: Interaction) -> None:
-        cog = cast("ReadingCog | None", interaction.client.get_cog("ReadingCog"))
-        if cog is None:
-            raise NotAllowed("Reading lists are switched off on this bot right now.")
+        """Read the form, then add the paper."""
         link = chosen_link(self.links, self.paper_choice.values) if len(self.links) > 1 else self.paper.value
         paper = svc.read_paper_input(link)
         note = self.note.value if self.note.value.strip() else None
-        await cog.add_paper(interaction, self.chosen_list(), paper, note)
+        await self.add_to_list(interaction, self.chosen_list(), paper, note)

@@ -10,12 +10,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.client import Interaction
 from bot.errors import BadInput
 from bot.papers import MAX_URL_LENGTH
-from bot.replies import CHOICE_NAME_LIMIT, one_line
+from bot.services.reading import autocomplete as choices
 from bot.services.reading import lists as svc
-from bot.services.reading.autocomplete import suggest
 from bot.services.reading.exports import ExportFormat
 from bot.services.reading.terms import MAX_QUERY_LENGTH
-from bot.transformers import MAX_CHOICES, OptionTransformer, guild_choices
+from bot.transformers import OptionTransformer, guild_choices
 
 EXPORT_NAMES: dict[ExportFormat, str] = {
     "markdown": "Markdown",
@@ -42,10 +41,12 @@ class PaperInputTransformer(OptionTransformer):
     maximum = MAX_URL_LENGTH
 
     async def transform(self, interaction: Interaction, value: Any) -> svc.PaperInput:
+        """The paper, checked."""
         return svc.read_paper_input(str(value))
 
 
 def export_format(value: str) -> ExportFormat:
+    """The export format picked."""
     for fmt in EXPORT_NAMES:
         if fmt == value:
             return fmt
@@ -55,52 +56,35 @@ def export_format(value: str) -> ExportFormat:
 PaperArg = app_commands.Transform[svc.PaperInput, PaperInputTransformer]
 
 
-def _choice(name: str, value: str) -> tuple[str, str]:
-    return one_line(name, CHOICE_NAME_LIMIT) or "—", value[:100]
-
-
 async def list_name_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+    """The guild's lists matching what is typed."""
+
     async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
-        names = await svc.list_name_choices(session, guild_id, current, MAX_CHOICES)
-        return [_choice(name, name) for name in names]
+        return [(name, name) for name in await choices.list_name_choices(session, guild_id, current)]
 
     return await guild_choices(interaction, query)
 
 
 async def any_paper_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-    """Stored papers matching what is typed; the value is the paper's key, so the exact paper is used."""
-
-    async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
-        found = [s for s in await suggest(session, guild_id, current) if s.kind == "paper"]
-        infos = await svc.paper_infos(session, [s.ref_id for s in found])
-        return [_choice(info.title, svc.choice_value(info)) for info in infos]
-
-    return await guild_choices(interaction, query)
+    """Stored papers matching what is typed."""
+    return await guild_choices(
+        interaction, lambda session, guild_id: choices.paper_choices(session, guild_id, current)
+    )
 
 
 async def list_paper_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     """The papers on the list chosen in the `list` option."""
-    list_name = getattr(interaction.namespace, "list", None)
+    list_name = str(getattr(interaction.namespace, "list", None) or "")
     if not list_name:
         return []
-
-    async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
-        pairs = await svc.list_paper_choices(session, guild_id, str(list_name), current, MAX_CHOICES)
-        return [_choice(name, value) for name, value in pairs]
-
-    return await guild_choices(interaction, query)
+    return await guild_choices(
+        interaction,
+        lambda session, guild_id: choices.list_paper_choices(session, guild_id, list_name, current),
+    )
 
 
 async def query_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
     """Paper titles and list names for the words typed so far."""
-
-    async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
-        found = await suggest(session, guild_id, current)
-        return [
-            _choice(
-                f"{item.name} (reading list)" if item.kind == "list" else item.name, one_line(item.name, 100)
-            )
-            for item in found
-        ]
-
-    return await guild_choices(interaction, query)
+    return await guild_choices(
+        interaction, lambda session, guild_id: choices.query_choices(session, guild_id, current)
+    )

@@ -1,7 +1,5 @@
-"""How /reading replies look: the history, the lists, one list and search pages as Components V2 cards
-(bot.layouts). Member and source text is escaped once in a Text Display and never sits in a masked link's
-label: a paper's link goes on the button beside it, or behind a fixed label ("arXiv", "Recording").
-Nothing here sends; the pager (bot/paging.py) adds "Page n of m" and the ◀ ▶ row."""
+"""/reading's cards (layouts): history, lists, a list, search; member text escaped once, links on buttons or
+behind fixed labels."""
 
 from __future__ import annotations
 
@@ -13,15 +11,9 @@ import discord
 
 from bot.layouts import Card, escape_line, link_button, link_label
 from bot.services.papers.store import PaperInfo
+from bot.services.reading.history import HistoryEntry, HistoryPage
 from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN, SearchHit, SessionBrief
-from bot.services.reading.lists import (
-    AddOutcome,
-    HistoryEntry,
-    HistoryPage,
-    ListPage,
-    ListSummary,
-    RemoveOutcome,
-)
+from bot.services.reading.lists import AddOutcome, ListPage, ListSummary, RemoveOutcome
 from bot.services.reading.search import SearchPage
 from bot.text import markdown_link, one_line
 from bot.timeutil import format_club_date

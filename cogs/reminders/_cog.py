@@ -1,42 +1,25 @@
-"""/remind add, list, cancel, me — and the listeners that keep automatic session reminders planned.
-
-Thin: read the interaction, call the service, render the reply. The runner (bot/services/reminders/runner.py)
-sends through cogs/reminders/_transport.py, as a job of the bot's background core.
-"""
+"""/remind add, list, cancel and me, and the session events that plan the automatic reminders."""
 
 from __future__ import annotations
-
-import asyncio
-import logging
-from collections.abc import Iterable
-from datetime import timedelta
-from typing import Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
-from sqlalchemy.exc import IntegrityError
 
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
 from bot.hidden_channels import cannot_see, hidden_from_bot
-from bot.paging import Page, clamp_page, page_count, send_page
-from bot.permissions import ensure_organizer, guild_config_for, require_guild_id
+from bot.paging import LayoutPage, send_page
+from bot.permissions import ensure_organizer, guild_config_for, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral
-from bot.services.config.guild import get_config
-from bot.services.reminders import plan, queries
-from bot.services.reminders import requested as svc
-from bot.services.reminders.runner import ReminderRunner
+from bot.services.reminders.actions import Reminders
+from bot.services.reminders.requested import CustomReminder
 from bot.transformers import SessionOption
 from cogs.reminders import _render as render
 from cogs.reminders._options import Duration, Message, ReminderId, Repeat, When
 from cogs.reminders._transport import DiscordTransport
-from db.engine import read_only_session_factory
-
-log = logging.getLogger("paperclub.reminders")
 
 PAGER = "reminders"
-PLAN_TRIES = 3
 PostableChannel = discord.TextChannel | discord.Thread
 
 
@@ -64,126 +47,54 @@ class RemindersCog(
     group_name="remind",
     group_description="Reminders: schedule one, list them, cancel one, or get a DM before a session",
 ):
-    """/remind and the automatic reminders of sessions; runs the reminder runner."""
+    """/remind, and the session events that plan the automatic reminders: each one call into the service."""
 
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        self.runner = ReminderRunner(
-            session_factory=bot.session_factory,
-            clock=bot.clock,
-            transport=DiscordTransport(bot),
-            grace=timedelta(minutes=bot.settings.reminder_grace_minutes),
-            observer=bot.metrics,
-        )
-        self._planning: set[asyncio.Task[Any]] = set()
-        self._readers = read_only_session_factory(bot.engine)  # /remind list only reads: no write lock
+        self.reminders = Reminders(bot, DiscordTransport(bot))
         super().__init__()
 
-    # ------------------------------------------------------------------ lifecycle
-
     async def cog_load(self) -> None:
-        """Plan the upcoming sessions' reminders and start the runner."""
+        """Register /remind list's pager, start the runner and plan the upcoming sessions."""
         self.bot.pagers.register(PAGER, self.render_page, guard=ensure_organizer)
-        now = self.bot.clock.now()
-        async with self.bot.session_factory() as session:
-            upcoming = await plan.upcoming_session_ids(session, now)
-        await self.runner.start(self.bot.background)
-        await self._plan(upcoming)
+        await self.reminders.start()
 
     async def cog_unload(self) -> None:
-        """Stop the runner (a batch in flight may finish) and the planning events set off."""
+        """Stop them (a batch in flight may finish)."""
         self.bot.pagers.unregister(PAGER)
-        await self.runner.stop()
-        # Cancelled and awaited before the bot disposes of the engine, as the series' refreshes are: a
-        # plan still holding a store connection when the loop closes cannot hand it back. Nothing is lost:
-        # cog_load plans every upcoming session again.
-        pending = list(self._planning)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        await self.reminders.stop()
 
     async def settle(self) -> None:
-        """Wait until planning triggered by events and the sends in flight are done (tests, demo)."""
-        while self._planning:
-            await asyncio.gather(*list(self._planning), return_exceptions=True)
-        await self.bot.background.idle()
-
-    # ------------------------------------------------------------------ planning from events
-
-    async def _plan(self, sessions: Iterable[tuple[int, int]]) -> None:
-        """(Re)plan the automatic reminders of these (guild, session) pairs, each in its own transaction."""
-        days = self.bot.settings.presenter_dm_days
-        for guild_id, session_id in sessions:
-            for attempt in range(1, PLAN_TRIES + 1):
-                try:
-                    async with self.bot.session_factory() as session, session.begin():
-                        await plan.plan_session(
-                            session, guild_id, session_id, now=self.bot.clock.now(), presenter_dm_days=days
-                        )
-                    break
-                except IntegrityError:  # another process planned the same slot at the same moment
-                    if attempt == PLAN_TRIES:
-                        raise
-        await self.runner.rearm()
-
-    async def _tracked(self, work: Any) -> None:
-        task = asyncio.current_task()
-        if task is not None:
-            self._planning.add(task)
-        try:
-            await work
-        finally:
-            if task is not None:
-                self._planning.discard(task)
+        """Wait until the planning events set off and the sends it made due are done (tests, demo)."""
+        await self.reminders.settle()
 
     @commands.Cog.listener()
     async def on_session_saved(self, guild_id: int, session_id: int) -> None:
         """Plan a saved session's reminders again."""
-        await self._tracked(self._plan([(guild_id, session_id)]))
+        await self.reminders.plan_session(guild_id, session_id)
 
     @commands.Cog.listener()
     async def on_session_subscription_changed(
         self, guild_id: int, session_id: int, user_id: int, subscribed: bool
     ) -> None:
         """Plan the session's reminders again (Remind me)."""
-        await self._tracked(self._plan([(guild_id, session_id)]))
+        await self.reminders.plan_session(guild_id, session_id)
 
     @commands.Cog.listener()
     async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
         """Cancel a cancelled session's reminders."""
-        await self._tracked(self._cancel_session(session_id))
-
-    async def _cancel_session(self, session_id: int) -> None:
-        async with self.bot.session_factory() as session, session.begin():
-            await plan.cancel_session_reminders(
-                session, session_id, now=self.bot.clock.now(), reason="Its session was cancelled."
-            )
+        await self.reminders.cancel_session(session_id)
 
     @commands.Cog.listener()
     async def on_guild_settings_changed(self, guild_id: int, fields: set[str]) -> None:
         """New reminder offsets: plan every upcoming session of the guild again."""
         if "reminder_offsets" in fields:
-            await self._tracked(self._replan_guild(guild_id))
+            await self.reminders.plan_guild(guild_id)
 
-    async def _replan_guild(self, guild_id: int) -> None:
-        async with self.bot.session_factory() as session:
-            upcoming = await plan.upcoming_session_ids(session, self.bot.clock.now(), guild_id)
-        await self._plan(upcoming)
-
-    # ------------------------------------------------------------------ /remind list pages
-
-    async def render_page(self, guild_id: int, arg: str, page: int) -> Page:
-        """One page of /remind list."""
-        now = self.bot.clock.now()
-        async with self._readers() as session:
-            config = await get_config(session, guild_id)
-            first = await queries.list_reminders(session, guild_id, now=now, offset=0, limit=0)
-            pages = page_count(first.total_pending + first.total_problems, render.LIST_PAGE_SIZE)
-            page = clamp_page(page, pages)
-            listing = await queries.list_reminders(
-                session, guild_id, now=now, offset=page * render.LIST_PAGE_SIZE, limit=render.LIST_PAGE_SIZE
-            )
-        return Page(embed=render.list_embed(listing, config.display_zones), page=page, pages=pages)
+    async def render_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
+        """A page of /remind list."""
+        found = await self.reminders.page(guild_id, page, render.LIST_PAGE_SIZE, self.bot.clock.now())
+        return LayoutPage(render.list_card(found), found.page, found.pages)
 
     # ------------------------------------------------------------------ commands
 
@@ -204,32 +115,17 @@ class RemindersCog(
         session: SessionOption | None = None,
         repeat: Repeat = "none",
     ) -> None:
-        """/remind add."""
-        config = await ensure_organizer(interaction)
-        guild_id = require_guild_id(interaction)
-        # Checking the channel may fetch the bot's member (REST), then two transactions: defer first.
-        # Refusals after this still reach the organizer: send_ephemeral answers with a follow-up.
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        """/remind add (deferred first: checking the channel may fetch the bot's member)."""
+        config, guild_id, now = await organizer_begin(interaction)
         target = channel or interaction.channel
         if not isinstance(target, discord.TextChannel | discord.Thread):
             raise BadInput("Pick a text channel or thread for the reminder with the `channel` option.")
         assert self.bot.user is not None
         await ensure_bot_can_post(target, self.bot.user.id)
-        async with self.bot.session_factory() as db, db.begin():
-            info, note = await svc.add_custom(
-                db,
-                guild_id=guild_id,
-                channel_id=target.id,
-                message=message,
-                when=when,
-                zone=config.timezone,
-                now=self.bot.clock.now(),
-                created_by=interaction.user.id,
-                max_pending=self.bot.settings.max_pending_reminders,
-                repeat=repeat,
-                session_id=session,
-            )
-        await self.runner.rearm()
+        asked = CustomReminder(
+            guild_id, target.id, message, when, config.timezone, interaction.user.id, repeat, session
+        )
+        info, note = await self.reminders.add(asked, now)
         await send_ephemeral(interaction, render.added_text(info, config.display_zones, note))
 
     @app_commands.command(
@@ -246,14 +142,9 @@ class RemindersCog(
     async def cancel(self, interaction: Interaction, reminder: ReminderId) -> None:
         """/remind cancel."""
         await ensure_organizer(interaction)
-        async with self.bot.session_factory() as db, db.begin():
-            info = await svc.cancel_reminder(
-                db,
-                require_guild_id(interaction),
-                reminder,
-                by_user=interaction.user.id,
-                now=self.bot.clock.now(),
-            )
+        info = await self.reminders.cancel(
+            require_guild_id(interaction), reminder, by_user=interaction.user.id, now=self.bot.clock.now()
+        )
         await send_ephemeral(interaction, render.cancelled_text(info))
 
     @app_commands.command(name="me", description="Get a DM before a session; the same again turns it off")
@@ -267,18 +158,13 @@ class RemindersCog(
         """/remind me: a DM before a session, or not any more."""
         guild_id = require_guild_id(interaction)
         config = await guild_config_for(interaction)
-        async with self.bot.session_factory() as db, db.begin():
-            result, _ = await svc.toggle_personal(
-                db,
-                guild_id=guild_id,
-                session_id=session,
-                user_id=interaction.user.id,
-                before=before,
-                now=self.bot.clock.now(),
-                max_pending=self.bot.settings.max_pending_reminders,
-                presenter_dm_days=self.bot.settings.presenter_dm_days,
-            )
-        await self.runner.rearm()
+        result = await self.reminders.toggle_me(
+            guild_id=guild_id,
+            session_id=session,
+            user_id=interaction.user.id,
+            before=before,
+            now=self.bot.clock.now(),
+        )
         self.bot.dispatch(
             "session_subscription_changed", guild_id, session, interaction.user.id, result.subscribed
         )

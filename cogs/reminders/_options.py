@@ -25,9 +25,8 @@ Message = app_commands.Range[str, 1, svc.MAX_MESSAGE]
 
 
 class WhenTransformer(SharedWhenTransformer):
-    """A time as typed ('tomorrow 9am', '2026-12-03 09:00') or pasted (a Discord timestamp), or with a `session`
-    a time before it ('1h'). The service reads it in the guild's zone; the autocomplete shows how it will be
-    read before the command is sent (or, with "⚠", why it can't be)."""
+    """A time as typed or pasted, or with a `session` a time before it ('1h'); the autocomplete shows how it
+    will be read (or, with "⚠", why it can't)."""
 
     what = "reminder"
     max_days_ahead = svc.MAX_DAYS_AHEAD

@@ -1,4 +1,4 @@
-"""What /remind shows: the confirmation of a new reminder and the pages of /remind list."""
+"""What /remind answers: a new reminder, a cancelled one, Remind me, and the pages of /remind list (layouts)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,14 @@ from collections.abc import Sequence
 import discord
 
 from bot import timeutil
-from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, one_line
-from bot.services.reminders.queries import describe
-from bot.services.reminders.requested import ReminderInfo, ReminderList, Subscription
+from bot.layouts import Card, escape_line
+from bot.services.reminders.queries import ReminderList, describe
+from bot.services.reminders.requested import ReminderInfo, Subscription
+from bot.text import one_line
 from bot.timeutil import DisplayZone
 
 LIST_PAGE_SIZE = 8
+ACCENT = discord.Colour.blurple()
 _STATUS_WORD = {"missed": "Missed", "failed": "Failed"}
 
 
@@ -48,12 +50,12 @@ def added_text(info: ReminderInfo, zones: Sequence[DisplayZone], note: str | Non
 
 def cancelled_text(info: ReminderInfo) -> str:
     """The answer to /remind cancel."""
-    return f"Cancelled reminder **#{info.id}** ({one_line(describe(info), 120)})."
+    return f"Cancelled reminder **#{info.id}** ({escape_line(describe(info), 120)})."
 
 
 def subscription_text(result: Subscription, zones: Sequence[DisplayZone]) -> str:
     """The answer to /remind me."""
-    title = discord.utils.escape_markdown(one_line(result.session_title, 150))
+    title = escape_line(result.session_title, 150)
     if not result.subscribed:
         return f"OK, no DM before **{title}**."
     first = "Moved your reminder" if result.changed_offset else "I'll DM you"
@@ -71,29 +73,28 @@ def _pending_line(info: ReminderInfo, zones: Sequence[DisplayZone]) -> str:
         f" · retrying ({info.attempts} tries so far)" if info.attempts and info.status == "pending" else ""
     )
     sending = " · sending now" if info.status == "sending" else ""
-    text = one_line(describe(info), 90)
+    text = escape_line(describe(info), 90)
     return f"**#{info.id}** · {when(info, zones)} · {where(info)}{extra}{retry}{sending}\n└ {text}"
 
 
 def _problem_line(info: ReminderInfo) -> str:
     word = _STATUS_WORD.get(info.status, info.status)
-    reason = one_line(info.last_error or "no reason recorded", 160)
+    reason = one_line(info.last_error or "no reason recorded", 160)  # ours: it may name a channel
     return (
         f"**#{info.id}** · {word} · due {timeutil.discord_timestamp(info.due_at, 'f')} · {where(info)}\n"
-        f"└ {one_line(describe(info), 70)} — {reason}"
+        f"└ {escape_line(describe(info), 70)} — {reason}"
     )
 
 
-def list_embed(page: ReminderList, zones: Sequence[DisplayZone]) -> discord.Embed:
-    """The /remind list page."""
-    embed = discord.Embed(title=f"Reminders: {page.total_pending} pending", colour=discord.Colour.blurple())
-    parts: list[str] = []
-    if page.pending:
-        parts.extend(_pending_line(info, zones) for info in page.pending)
-    elif page.total_pending == 0:
-        parts.append("No pending reminders. Schedule one with `/remind add`.")
+def list_card(page: ReminderList) -> Card:
+    """A page of /remind list: pending reminders, then those missed or failed in the last week."""
+    card = Card(accent=ACCENT).more("reminders", "reminders")
+    none = "No pending reminders. Schedule one with `/remind add`." if page.total_pending == 0 else None
+    card.heading(f"Reminders: {page.total_pending} pending", below=none)
+    for info in page.pending:
+        card.text(_pending_line(info, page.zones), group="reminders")
     if page.problems:
-        parts.append(f"\n**Missed or failed in the last week ({page.total_problems})**")
-        parts.extend(_problem_line(info) for info in page.problems)
-    embed.description = cut("\n".join(parts), EMBED_DESCRIPTION_LIMIT)
-    return embed
+        card.text(f"**Missed or failed in the last week ({page.total_problems})**")
+    for info in page.problems:
+        card.text(_problem_line(info), group="reminders")
+    return card

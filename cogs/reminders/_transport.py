@@ -1,11 +1,5 @@
-"""The runner's transport to Discord: one reminder sent through discord.py, failures sorted into "try
-again later" and "give up", and the pace under Discord's global limit.
-
-discord.py paces each route by its headers and retries; Discord's global limit has no headers until it is
-exceeded (discord-api-docs ``docs/topics/rate-limits.md``, "Global Rate Limit"), so :class:`Pace` keeps the
-transport under it. Every send carries the reminder's nonce with ``enforce_nonce``, so a repeat within
-Discord's window returns the first message instead of posting a second.
-"""
+"""The runner's transport: a reminder sent through discord.py under Discord's global limit, a failure sorted
+into "try again later" or "give up"."""
 
 from __future__ import annotations
 
@@ -21,6 +15,8 @@ from bot.hidden_channels import named, usable
 from bot.services.reminders.delivery import Outgoing, SendError
 
 SEND_TIMEOUT = 45.0  # seconds; shorter than the claim lease (bot.services.reminders.queue.SENDING_LEASE)
+# discord.py paces each route by its headers; the global limit has none until it is exceeded
+# (discord-api-docs docs/topics/rate-limits.md, "Global Rate Limit"), so Pace keeps the sends under it.
 GLOBAL_REQUESTS_PER_SECOND = 50  # Discord's global limit per bot (0: do not pace)
 MARGIN = 0.1  # seconds added to each one-second window: requests take varying times to reach Discord
 DMS_CLOSED = 50007

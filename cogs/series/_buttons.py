@@ -1,23 +1,61 @@
-"""The I'll present button, on each open week's announcement and card (added through
-cogs/sessions/announcement_buttons.py) and on the open-weeks message (/series open). A PersistentButton with
-the week's session id in its custom_id, so it keeps working after a restart; the first member to press it
-presents that week, pressing again steps down (the cog handles the press: cogs/series/_claims.py).
-"""
+"""I'll present (on a week's announcement and card, and on the open-weeks message) and that message's select;
+restart-proof, the ids in their custom_id."""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
 import discord
 
 from bot.client import Interaction
 from bot.errors import BadInput, NotAllowed
+from bot.layouts import escape_line
+from bot.permissions import require_guild_id
+from bot.replies import send_ephemeral
+from bot.services.series import actions
+from bot.services.series.context import SeriesContext
 from bot.services.sessions.info import SessionInfo
+from bot.timeutil import format_club_time
 from bot.views import PersistentButton, field, guarded
 
-if TYPE_CHECKING:
-    from cogs.series._cog import SeriesCog
+IN_SERVER_ONLY = "This button works in a server, not in DMs."
+
+
+def series_context(interaction: Interaction) -> SeriesContext:
+    """The series cog's flows' context (what it renders cannot import it back, so its items find it here)."""
+    context = getattr(interaction.client.get_cog("SeriesCog"), "context", None)
+    if not isinstance(context, SeriesContext):
+        raise NotAllowed("The series are switched off on this bot right now.")
+    return context
+
+
+async def press_present(interaction: Interaction, session_id: int, *, series_id: int | None = None) -> None:
+    """Present the week, or step down (a week picked from a series' select, ``series_id``, is only
+    claimed); the week, the open weeks and the nudges follow."""
+    guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
+    ctx = series_context(interaction)
+    await interaction.response.defer(ephemeral=True, thinking=True)
+    claim, zones = await actions.present(
+        ctx,
+        guild_id,
+        session_id,
+        interaction.user.id,
+        interaction.user.display_name,
+        now=interaction.client.clock.now(),
+        series_id=series_id,
+    )
+    info = claim.session
+    when = format_club_time(info.starts_at, zones)
+    title = escape_line(info.title, 120)
+    if claim.outcome == "claimed":
+        text = (
+            f"🎤 You present **{title}** on {when}. Thank you! The organizers see it on the series; tell them "
+            "which paper you will present (or suggest one with `/suggest`). Press again to step down."
+        )
+    else:
+        text = f"OK, you no longer present **{title}** ({when}); the week is open again."
+    await send_ephemeral(interaction, text)
 
 
 class PresentButton(PersistentButton, prefix="series:present"):
@@ -42,11 +80,8 @@ class PresentButton(PersistentButton, prefix="series:present"):
         return button
 
     async def pressed(self, interaction: Interaction) -> None:
-        """Hand the press to the series cog."""
-        cog = cast("SeriesCog | None", interaction.client.get_cog("SeriesCog"))
-        if cog is None:
-            raise NotAllowed("The series are switched off on this bot right now.")
-        await cog.press_present(interaction, self.session_id)
+        """Present the week, or step down."""
+        await press_present(interaction, self.session_id)
 
 
 class ClaimWeekSelect(
@@ -79,18 +114,15 @@ class ClaimWeekSelect(
         return cls(int(match["series_id"]))
 
     async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
-        """Hand the pick to the series cog through the one error handler."""
+        """Claim the picked week, through the one error handler."""
         await guarded(interaction, lambda: self.picked(interaction))
 
     async def picked(self, interaction: Interaction) -> None:
         """Claim the picked week, if it is one of this series' weeks."""
-        cog = cast("SeriesCog | None", interaction.client.get_cog("SeriesCog"))
-        if cog is None:
-            raise NotAllowed("The series are switched off on this bot right now.")
         values = self.item.values
         if len(values) != 1 or not values[0].isdigit() or len(values[0]) > 10:
             raise BadInput("Pick one of the weeks in the list.")
-        await cog.press_present(interaction, int(values[0]), series_id=self.series_id)
+        await press_present(interaction, int(values[0]), series_id=self.series_id)
 
 
 def present_button(info: SessionInfo) -> PresentButton | None:

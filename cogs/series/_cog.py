@@ -2,34 +2,26 @@
 
 from __future__ import annotations
 
-import logging
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
-from discord.utils import escape_markdown
 
 from bot import timeutil
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput
-from bot.paging import Page, send_page
+from bot.layouts import escape_line
+from bot.paging import LayoutPage, clamp_page, page_count, send_page
 from bot.papers import MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
-from bot.replies import one_line, send_ephemeral, send_reply
-from bot.services.config.guild import GuildConfig, get_config
-from bot.services.series import changes as changes_svc
-from bot.services.series import drafts, rules
-from bot.services.series import store as svc
-from bot.services.series import weeks as weeks_svc
-from bot.services.series.info import Changes, SeriesInfo, series_info, series_rule
+from bot.replies import send_ephemeral, send_reply
+from bot.services.series import actions, drafts, reads, rules
+from bot.services.series.background import SeriesBackground
+from bot.services.series.info import SeriesInfo
 from bot.services.sessions import rules as session_rules
 from bot.transformers import timezone_autocomplete
-from cogs.series import _publishing as publishing
 from cogs.series import _render as render
-from cogs.series._background import SeriesBackground
 from cogs.series._buttons import ClaimWeekSelect, PresentButton, present_button
-from cogs.series._claims import press_present
+from cogs.series._discord import series_of
 from cogs.series._forms import AddSeriesModal
 from cogs.series._options import (
     Clock,
@@ -43,10 +35,7 @@ from cogs.series._options import (
     WeekOption,
     Zone,
 )
-from cogs.series._presenters import PRESENTERS_PAGER, presenters_page
 from cogs.sessions import announcement_buttons
-
-log = logging.getLogger("paperclub.series")
 
 Url = app_commands.Range[str, 1, MAX_URL_LENGTH]
 Duration = app_commands.Range[int, session_rules.MIN_DURATION, session_rules.MAX_DURATION]
@@ -54,6 +43,7 @@ Description = app_commands.Range[str, 1, session_rules.MAX_DESCRIPTION]
 
 TIME_HELP = "Wall-clock time, e.g. 9:30am or 17:30 (stays that time all year in the zone)"
 ZONE_HELP = "Zone the time is in: PT, ET, UK, CET, IST, UTC or an IANA name (default: the server's)"
+PRESENTERS_PAGER = "presenters"
 
 
 class SeriesCog(commands.Cog):
@@ -66,7 +56,8 @@ class SeriesCog(commands.Cog):
 
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        self.background = SeriesBackground(bot)
+        self.context = series_of(bot)
+        self.background = SeriesBackground(self.context, bot.background, bot.clock)
         super().__init__()
 
     async def cog_load(self) -> None:
@@ -74,7 +65,7 @@ class SeriesCog(commands.Cog):
         sessions' registry) and the /presenters pages; add the daily horizon job."""
         self.bot.add_dynamic_items(PresentButton, ClaimWeekSelect)
         announcement_buttons.of(self.bot).add(present_button)
-        self.bot.pagers.register(PRESENTERS_PAGER, self._presenters_page)
+        self.bot.pagers.register(PRESENTERS_PAGER, self.presenters_page)
         await self.background.start()
 
     async def cog_unload(self) -> None:
@@ -106,41 +97,16 @@ class SeriesCog(commands.Cog):
         """A week's session cancelled (/session cancel): skip the week."""
         await self.background.session_cancelled(guild_id, session_id)
 
-    async def press_present(
-        self, interaction: Interaction, session_id: int, *, series_id: int | None = None
-    ) -> None:
-        """I'll present (or Step down) pressed on a week, or a week picked in the open-weeks select
-        (``series_id``: only a week of that series, and only to present it) (cogs/series/_buttons.py)."""
-        await press_present(interaction, session_id, self.background, series_id=series_id)
-
     # ------------------------------------------------------------------ helpers
 
-    async def _card(self, guild_id: int, info: SeriesInfo, config: GuildConfig) -> discord.Embed:
-        now = self.bot.clock.now()
-        async with self.bot.session_factory() as session:
-            settings = await svc.get_settings(session, guild_id)
-            fresh = await svc.get_series(session, guild_id, info.id)
-            weeks = await weeks_svc.weeks_view(session, fresh, now, settings.horizon_weeks)
-        return render.series_embed(fresh, weeks, config.display_zones, now, horizon=settings.horizon_weeks)
-
-    async def _follow(
-        self,
-        interaction: Interaction,
-        config: GuildConfig,
-        info: SeriesInfo,
-        changes: Changes,
-        lines: list[str],
-    ) -> None:
-        """After a change: Discord follows, the boards and nudges too; the organizer gets the lines and the
-        series card as it now stands."""
-        warnings = await publishing.publish(self.bot, info.guild_id, changes, config.display_zones)
-        await self.background.refresh_guild(info.guild_id)
-        embed = await self._card(info.guild_id, info, config)
-        await send_ephemeral(interaction, "\n".join([*lines, *changes.notes, *warnings]), embed=embed)
+    async def _reply(self, interaction: Interaction, lines: list[str], followed: actions.Followed) -> None:
+        """The organizer's answer to a change: the lines, what the change noted, and the series as it stands."""
+        view = render.series_card(followed.card).view(note="\n".join([*lines, *followed.lines]))
+        await send_ephemeral(interaction, view=view)
 
     @staticmethod
     def _shown(info: SeriesInfo) -> str:
-        return f"**{escape_markdown(one_line(info.name, 80))}**"
+        return f"**{escape_line(info.name, 80)}**"
 
     # ------------------------------------------------------------------ organizers
 
@@ -175,7 +141,9 @@ class SeriesCog(commands.Cog):
         if name is None and day is None and time is None:
             config = await ensure_organizer(interaction)
             require_guild_id(interaction)
-            await interaction.response.send_modal(AddSeriesModal(config.timezone, timezone=timezone))
+            await interaction.response.send_modal(
+                AddSeriesModal(config.timezone, self.add_series, timezone=timezone)
+            )
             return
         if name is None or day is None or time is None:
             raise BadInput("Give the series' name, day and time, or none of them for a form.")
@@ -224,13 +192,9 @@ class SeriesCog(commands.Cog):
             description=description,
             now=now,
         )
-        async with self.bot.session_factory() as session, session.begin():
-            row = await svc.create_series(session, guild_id, draft, created_by=interaction.user.id, now=now)
-            settings = await svc.get_settings(session, guild_id)
-            made = await weeks_svc.fill_weeks(session, row, now, settings.horizon_weeks)
-            info = series_info(row)
-        thread = await publishing.organizer_thread(self.bot, guild_id, add_user=interaction.user.id)
-        weeks = f"{len(made)} week{'s' if len(made) != 1 else ''}"
+        followed = await actions.add(self.context, guild_id, draft, created_by=interaction.user.id, now=now)
+        info, thread = followed.card.info, followed.thread_id
+        weeks = f"{followed.made} week{'s' if followed.made != 1 else ''}"
         lines = [
             f"Added series #{info.id} {self._shown(info)}: {rules.rule_text(info.rule, config.display_zones, now)}, "
             f"from {rules.long_date(info.rule.anchor)}. The next {weeks} have their sessions and Discord events; "
@@ -240,7 +204,7 @@ class SeriesCog(commands.Cog):
             if thread
             else "Nudges about open weeks need an announcements channel (`/setup announcements`) for their thread.",
         ]
-        await self._follow(interaction, config, info, Changes(saved=made), lines)
+        await self._reply(interaction, lines, followed)
 
     @series.command(name="skip", description="Skip one week of a series, e.g. for a holiday (organizers)")
     @app_commands.describe(
@@ -252,27 +216,19 @@ class SeriesCog(commands.Cog):
         self, interaction: Interaction, series: SeriesOption, date: WeekOption, reason: Reason | None = None
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        async with self.bot.session_factory() as session, session.begin():
-            row = await svc.load_series(session, guild_id, series)
-            rule = series_rule(row)
-            day = rules.parse_date(date, rule.tz, now)
-            changes = await changes_svc.skip_week(session, row, day, rules.clean_reason(reason), now)
-            info = series_info(row)
-        because = f" ({escape_markdown(one_line(reason, 120))})" if reason else ""
-        await self._follow(interaction, config, info, changes, [f"Skipped {rules.long_date(day)}{because}."])
+        followed = await actions.skip(self.context, guild_id, series, date, reason, now=now)
+        assert followed.day is not None
+        because = f" ({escape_line(reason, 120)})" if reason else ""
+        await self._reply(interaction, [f"Skipped {rules.long_date(followed.day)}{because}."], followed)
 
     @series.command(name="unskip", description="Meet again on a skipped week (organizers)")
     @app_commands.describe(series="The series", date="The skipped week, e.g. 2026-12-24")
     async def unskip(self, interaction: Interaction, series: SeriesOption, date: WeekOption) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        async with self.bot.session_factory() as session, session.begin():
-            row = await svc.load_series(session, guild_id, series)
-            day = rules.parse_date(date, series_rule(row).tz, now)
-            settings = await svc.get_settings(session, guild_id)
-            changes = await changes_svc.unskip_week(session, row, day, now, settings.horizon_weeks)
-            info = series_info(row)
-        await self._follow(
-            interaction, config, info, changes, [f"{rules.long_date(day)} is a week of the series again."]
+        followed = await actions.unskip(self.context, guild_id, series, date, now=now)
+        assert followed.day is not None
+        await self._reply(
+            interaction, [f"{rules.long_date(followed.day)} is a week of the series again."], followed
         )
 
     @series.command(name="move", description="Hold one week at another time or day (organizers)")
@@ -289,15 +245,12 @@ class SeriesCog(commands.Cog):
         when: MoveWhen,
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        async with self.bot.session_factory() as session, session.begin():
-            row = await svc.load_series(session, guild_id, series)
-            rule = series_rule(row)
-            day = rules.parse_date(date, rule.tz, now)
-            changes, start = await changes_svc.move_week(session, row, day, when, now)
-            info = series_info(row)
-        moved = timeutil.format_club_time(start, config.display_zones)
-        await self._follow(
-            interaction, config, info, changes, [f"The week of {rules.long_date(day)} is now on {moved}."]
+        followed = await actions.move(self.context, guild_id, series, date, when, now=now)
+        assert followed.day is not None
+        assert followed.start is not None
+        moved = timeutil.format_club_time(followed.start, config.display_zones)
+        await self._reply(
+            interaction, [f"The week of {rules.long_date(followed.day)} is now on {moved}."], followed
         )
 
     @series.command(
@@ -325,32 +278,27 @@ class SeriesCog(commands.Cog):
         duration: Duration | None = None,
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        async with self.bot.session_factory() as session, session.begin():
-            row = await svc.load_series(session, guild_id, series)
-            edit = drafts.edit_rule(
-                series_rule(row),
-                row.duration_minutes,
-                now=now,
-                day=day,
-                time=time,
-                zone=timezone,
-                every=every,
-                until=until,
-                duration=duration,
-            )
-            if not edit.changed:
-                info = series_info(row)
-                changes = Changes()
-                lines = [f"Nothing changed in {self._shown(info)}."]
-            else:
-                settings = await svc.get_settings(session, guild_id)
-                changes = await changes_svc.edit_series(session, row, edit, now, settings.horizon_weeks)
-                info = series_info(row)
-                lines = [
-                    f"Saved {self._shown(info)}: changed {', '.join(sorted(edit.changed))}. The weeks ahead follow "
-                    "(moved weeks keep their own time; past weeks never change)."
-                ]
-        await self._follow(interaction, config, info, changes, lines)
+        followed = await actions.edit(
+            self.context,
+            guild_id,
+            series,
+            day=day,
+            time=time,
+            zone=timezone,
+            every=every,
+            until=until,
+            duration=duration,
+            now=now,
+        )
+        info = followed.card.info
+        if not followed.changed:
+            lines = [f"Nothing changed in {self._shown(info)}."]
+        else:
+            lines = [
+                f"Saved {self._shown(info)}: changed {', '.join(sorted(followed.changed))}. The weeks ahead follow "
+                "(moved weeks keep their own time; past weeks never change)."
+            ]
+        await self._reply(interaction, lines, followed)
 
     @series.command(name="end", description="End a series after a date, or now (organizers)")
     @app_commands.describe(series="The series", after="Its last date, e.g. 2027-06-24 (default: end it now)")
@@ -358,18 +306,15 @@ class SeriesCog(commands.Cog):
         self, interaction: Interaction, series: SeriesOption, after: DateText | None = None
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        async with self.bot.session_factory() as session, session.begin():
-            row = await svc.load_series(session, guild_id, series)
-            last = rules.parse_date(after, series_rule(row).tz, now, what="date") if after else None
-            changes = await changes_svc.end_series(session, row, last, now)
-            info = series_info(row)
+        followed = await actions.end(self.context, guild_id, series, after, now=now)
+        info = followed.card.info
         assert info.rule.until is not None
-        dropped = len(changes.cancelled)
+        dropped = followed.dropped
         lines = [
             f"{self._shown(info)} ends after {rules.long_date(info.rule.until)}."
             + (f" {dropped} coming week{'s' if dropped != 1 else ''} cancelled." if dropped else "")
         ]
-        await self._follow(interaction, config, info, changes, lines)
+        await self._reply(interaction, lines, followed)
 
     @series.command(
         name="open", description="Post (or update) the open weeks, each with a claim button (organizers)"
@@ -381,19 +326,16 @@ class SeriesCog(commands.Cog):
     async def open(
         self, interaction: Interaction, series: SeriesOption, channel: discord.TextChannel | None = None
     ) -> None:
-        config, guild_id, _ = await organizer_begin(interaction)
-        async with self.bot.session_factory() as session:
-            info = await svc.get_series(session, guild_id, series)
-        target: Any = channel
-        if target is None and not info.board_message_id:
-            target = (
-                self.bot.get_channel(config.announcements_channel_id)
-                if config.announcements_channel_id
-                else None
-            ) or interaction.channel
-        url, edited = await publishing.post_board(self.bot, info, target)
-        await publishing.organizer_thread(self.bot, guild_id, add_user=interaction.user.id)
-        await self.background.refresh_guild(guild_id)  # the nudges now link it
+        _, guild_id, now = await organizer_begin(interaction)
+        info, url, edited = await actions.open_weeks(
+            self.context,
+            guild_id,
+            series,
+            channel_id=channel.id if channel else None,
+            here_id=interaction.channel_id,
+            organizer=interaction.user.id,
+            now=now,
+        )
         verb = "Updated the open weeks of" if edited else "Posted the open weeks of"
         await send_ephemeral(interaction, f"{verb} {self._shown(info)}: {url}")
 
@@ -403,29 +345,28 @@ class SeriesCog(commands.Cog):
     @app_commands.describe(series="The series", public="Post it for everyone (default: only you see it)")
     async def show(self, interaction: Interaction, series: SeriesOption, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
-        now = self.bot.clock.now()
-        async with self.bot.session_factory() as session:
-            config = await get_config(session, guild_id)
-            settings = await svc.get_settings(session, guild_id)
-            info = await svc.get_series(session, guild_id, series)
-            weeks = await weeks_svc.weeks_view(session, info, now, settings.horizon_weeks)
-        card = render.series_card(info, weeks, config.display_zones, now, horizon=settings.horizon_weeks)
-        await send_reply(interaction, view=card.view(), public=public)
+        shown = await reads.card(self.context.store, guild_id, series, self.bot.clock.now())
+        await send_reply(interaction, view=render.series_card(shown).view(), public=public)
 
     @series.command(name="list", description="Every series of this server")
     @app_commands.describe(public="Post the list for everyone (default: only you see it)")
     async def list_(self, interaction: Interaction, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
-        async with self.bot.session_factory() as session:
-            config = await get_config(session, guild_id)
-            infos = await svc.list_series(session, guild_id)
-        embed = render.list_embed(infos, config.display_zones, self.bot.clock.now())
-        await send_reply(interaction, embed=embed, public=public)
+        infos, zones = await reads.all_series(self.context.store, guild_id)
+        card = render.list_card(infos, zones, self.bot.clock.now())
+        await send_reply(interaction, view=card.view(), public=public)
 
     # ------------------------------------------------------------------ /presenters
 
-    async def _presenters_page(self, guild_id: int, arg: str, page: int) -> Page:
-        return await presenters_page(self.bot, guild_id, page)
+    async def presenters_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
+        """A page of /presenters (``arg`` unused); its ◀ ▶ buttons call it again."""
+        now = self.bot.clock.now()
+        found = await reads.presenters(self.context.store, guild_id, now)
+        lines = render.presenter_lines(found, now)
+        pages = page_count(len(lines), render.PRESENTERS_PAGE)
+        page = clamp_page(page, pages)
+        note = f"{len(found.stats)} presenters"
+        return LayoutPage(render.presenters_card(lines, page), page, pages, note=note)
 
     @app_commands.command(
         name="presenters", description="Who has presented, how often and when last; who offered to"
@@ -434,5 +375,5 @@ class SeriesCog(commands.Cog):
     async def presenters(self, interaction: Interaction, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
         await send_page(
-            interaction, PRESENTERS_PAGER, "", await presenters_page(self.bot, guild_id, 0), public=public
+            interaction, PRESENTERS_PAGER, "", await self.presenters_page(guild_id, "", 0), public=public
         )

@@ -3,26 +3,26 @@ every other week as a checkbox (five fields, each in a Label)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from collections.abc import Awaitable, Callable
 
 import discord
 
 from bot import when
 from bot.client import Interaction
-from bot.errors import NotAllowed
 from bot.services.series import rules
 from bot.timeutil import WEEKDAYS
 from bot.views import PaperclubModal
 
-if TYPE_CHECKING:
-    from cogs.series._cog import SeriesCog
+AddSeries = Callable[..., Awaitable[None]]
+"""What a submitted form calls: the cog's handler of /series add, given the interaction and the values."""
 
 
 class AddSeriesModal(PaperclubModal, title="Add a weekly series"):
     """The series' name, day, time, first date and cadence; checked by the same draft as the command."""
 
-    def __init__(self, club_zone: str, *, timezone: str | None = None) -> None:
+    def __init__(self, club_zone: str, add_series: AddSeries, *, timezone: str | None = None) -> None:
         super().__init__(custom_id="series:modal:add", timeout=900)
+        self.add_series = add_series
         self.zone = timezone
         self.name = discord.ui.TextInput[AddSeriesModal](custom_id="name", max_length=rules.MAX_NAME)
         self.day = discord.ui.Select[AddSeriesModal](
@@ -48,10 +48,7 @@ class AddSeriesModal(PaperclubModal, title="Add a weekly series"):
             self.add_item(discord.ui.Label(text=text, description=description, component=item))
 
     async def submitted(self, interaction: Interaction) -> None:
-        cog = cast("SeriesCog | None", interaction.client.get_cog("SeriesCog"))
-        if cog is None:
-            raise NotAllowed("Series are switched off on this bot right now.")
-        await cog.add_series(
+        await self.add_series(
             interaction,
             name=self.name.value,
             day=(self.day.values or [""])[0],

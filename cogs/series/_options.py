@@ -1,7 +1,5 @@
-"""The /series options: a series (picked from the list, or typed: its number or its name), one of its weeks
-(autocomplete lists the coming weeks of the series picked), a weekday, a week's new time (autocomplete:
-how it reads). Each gives the text as typed, with its spaces tidied; the services read it once, inside
-their transaction."""
+"""The /series options: a series, one of its weeks, a weekday, a week's new time; each gives the text as
+typed, tidied, for the services to read once."""
 
 from __future__ import annotations
 
@@ -13,12 +11,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot import timeutil, when
 from bot.client import Interaction
 from bot.errors import BadInput
-from bot.services.config.guild import get_config
-from bot.services.series import rules
+from bot.services.series import reads, rules
 from bot.services.series import store as svc
 from bot.services.series import weeks as weeks_svc
-from bot.services.series.info import series_rule
 from bot.transformers import OptionTransformer, WhenTransformer, guild_choices
+from cogs.series._buttons import series_context
 
 
 class _Text(OptionTransformer):
@@ -70,9 +67,8 @@ class WeekTransformer(_Text):
 
 
 class MoveWhenTransformer(WhenTransformer):
-    """`when` of /series move: the preview reads it as the move will (a time alone is that time on the week's
-    date; anything else, a pasted timestamp too, as /session add reads it), in the series' zone. Before the
-    series and the week are picked, it reads as /session add's `when` does."""
+    """`when` of /series move, previewed as the move reads it (a time alone: that time on the week's date), in
+    the series' zone."""
 
     async def preview(self, interaction: Interaction, text: str) -> str:
         ref = getattr(interaction.namespace, "series", None)
@@ -80,10 +76,8 @@ class MoveWhenTransformer(WhenTransformer):
         if interaction.guild_id is None or not ref or not week:
             return await super().preview(interaction, text)
         now = interaction.client.clock.now()
-        async with interaction.client.session_factory() as session:
-            config = await get_config(session, interaction.guild_id)
-            rule = series_rule(await svc.load_series(session, interaction.guild_id, str(ref)))
-        start = rules.read_move(text, rules.parse_date(str(week), rule.tz, now), rule, now)
+        store = series_context(interaction).store
+        start, config = await reads.moved_start(store, interaction.guild_id, str(ref), str(week), text, now)
         return self.club_time(start, text, config, now)
 
 

@@ -1,9 +1,5 @@
-"""How series look: the series card (/series show), the list (/series list), the open-weeks message
-(/series open) and its claim buttons, /presenters' pages. Nothing here sends.
-
-Member text (names, titles, reasons) is shown inside embeds, escaped, cut to Discord's limits for display
-only; mentions in embeds render as names and never ping.
-"""
+"""How series look, each a layout card: a series and its weeks, the list, the open-weeks message and
+/presenters' pages; member text escaped once."""
 
 from __future__ import annotations
 
@@ -12,14 +8,13 @@ from datetime import datetime
 from typing import Any
 
 import discord
-from discord.utils import escape_markdown
 
 from bot import timeutil
-from bot.layouts import Card, escape
-from bot.replies import EMBED_DESCRIPTION_LIMIT, EMBED_TITLE_LIMIT, cut, fit_embed, markdown_link, one_line
+from bot.layouts import Card, escape, escape_line
+from bot.replies import cut, markdown_link, one_line
 from bot.services.series import rules
-from bot.services.series.info import SeriesInfo, WeekInfo
-from bot.services.series.presenters import Offer, PresenterStat
+from bot.services.series.info import SeriesCard, SeriesInfo, WeekInfo
+from bot.services.series.reads import Presenters
 from bot.timeutil import DisplayZone
 from cogs.series._buttons import ClaimWeekSelect, PresentButton
 
@@ -40,7 +35,7 @@ def _presenter(week: WeekInfo) -> str:
     assert club is not None
     if club.presenter_id is not None:
         return f"🎤 <@{club.presenter_id}>"
-    return f"🎤 {escape_markdown(one_line(club.presenter_name or '', 60))}"
+    return f"🎤 {escape_line(club.presenter_name, 60)}"
 
 
 def _papers(week: WeekInfo) -> str:
@@ -48,7 +43,7 @@ def _papers(week: WeekInfo) -> str:
     assert club is not None
     if not club.papers:
         return "📄 **no paper yet**"
-    names = ", ".join(escape_markdown(one_line(p.title, 60)) for p in club.papers[:3])
+    names = ", ".join(escape_line(p.title, 60) for p in club.papers[:3])
     more = f" +{len(club.papers) - 3}" if len(club.papers) > 3 else ""
     return f"📄 {names}{more}"
 
@@ -58,7 +53,7 @@ def week_line(info: SeriesInfo, week: WeekInfo, zones: Sequence[DisplayZone], no
     yet; a skipped week with its reason."""
     if week.is_skipped:
         day = timeutil.format_long_date(week.week_date, weekday=True)
-        reason = f": {escape_markdown(one_line(week.skip_reason, 120))}" if week.skip_reason else ""
+        reason = f": {escape_line(week.skip_reason, 120)}" if week.skip_reason else ""
         return f"~~{day}~~ — **skipped**{reason}"
     when = f"**{_when(week.starts_at, zones, now)}**"
     if week.session is None:
@@ -67,7 +62,7 @@ def week_line(info: SeriesInfo, week: WeekInfo, zones: Sequence[DisplayZone], no
     if week.is_moved:
         parts.append(f"(moved from {timeutil.format_clock(week.regular_start.astimezone(info.rule.tz))})")
     if week.session.title != info.name:
-        parts.append(f"“{escape_markdown(one_line(week.session.title, 80))}”")
+        parts.append(f"“{escape_line(week.session.title, 80)}”")
     head = " ".join(parts)
     who = _presenter(week) if week.has_presenter else "🙋 **open**"
     return f"{head} — {who} · {_papers(week)} · #{week.session.id}"
@@ -87,33 +82,9 @@ def header(info: SeriesInfo, zones: Sequence[DisplayZone], now: datetime) -> str
     return text
 
 
-def series_embed(
-    info: SeriesInfo, weeks: Sequence[WeekInfo], zones: Sequence[DisplayZone], now: datetime, *, horizon: int
-) -> discord.Embed:
-    """/series show: the rule, then the coming weeks."""
-    ended = info.has_ended(now.astimezone(info.rule.tz).date())
-    embed = discord.Embed(title=cut(info.name, EMBED_TITLE_LIMIT), colour=ENDED_COLOUR if ended else COLOUR)
-    lines = [header(info, zones, now)]
-    if info.description:
-        lines.append(escape_markdown(cut(info.description, 600)))
-    lines.append("")
-    if weeks:
-        lines.extend(week_line(info, week, zones, now) for week in weeks)
-    else:
-        lines.append("No coming weeks." if ended else "No weeks in the next few weeks.")
-    embed.description = cut("\n".join(lines), EMBED_DESCRIPTION_LIMIT)
-    open_count = sum(1 for week in weeks if week.is_open)
-    embed.set_footer(
-        text=f"Series #{info.id} · {horizon} weeks ahead · {open_count} open"
-        + (" · /series open posts them for members to claim" if open_count else "")
-    )
-    return fit_embed(embed)
-
-
-def series_card(
-    info: SeriesInfo, weeks: Sequence[WeekInfo], zones: Sequence[DisplayZone], now: datetime, *, horizon: int
-) -> Card:
-    """/series show as a layout: the name as a heading, the rule, the coming weeks, the claim buttons."""
+def series_card(series: SeriesCard) -> Card:
+    """A series: the name as a heading, the rule, the coming weeks, the claim buttons."""
+    info, weeks, zones, now = series.info, series.weeks, series.zones, series.now
     ended = info.has_ended(now.astimezone(info.rule.tz).date())
     card = Card(accent=ENDED_COLOUR if ended else COLOUR)
     card.heading(info.name, below=header(info, zones, now))
@@ -126,28 +97,27 @@ def series_card(
         card.text("No coming weeks." if ended else "No weeks in the next few weeks.")
     open_count = sum(1 for week in weeks if week.is_open)
     card.text(
-        f"-# Series #{info.id} · {horizon} weeks ahead · {open_count} open"
+        f"-# Series #{info.id} · {series.horizon} weeks ahead · {open_count} open"
         + (" · /series open posts them for members to claim" if open_count else "")
     )
     card.row(board_buttons(weeks, now))
     return card
 
 
-def list_embed(infos: Sequence[SeriesInfo], zones: Sequence[DisplayZone], now: datetime) -> discord.Embed:
-    embed = discord.Embed(title="Series", colour=COLOUR)
+def list_card(infos: Sequence[SeriesInfo], zones: Sequence[DisplayZone], now: datetime) -> Card:
+    """/series list: each series, its rule and its next date."""
+    card = Card(accent=COLOUR)
     if not infos:
-        embed.description = "No series yet. Organizers add one with `/series add`."
-        return embed
+        return card.heading("Series", below="No series yet. Organizers add one with `/series add`.")
     lines = []
     for info in infos:
         today = now.astimezone(info.rule.tz).date()
         upcoming = info.rule.next_date(now)
         state = "ended" if info.has_ended(today) or upcoming is None else f"next {rules.short_date(upcoming)}"
         lines.append(
-            f"**#{info.id} · {escape_markdown(one_line(info.name, 80))}** — {rules.rule_text(info.rule, zones, now)} · {state}"
+            f"**#{info.id} · {escape_line(info.name, 80)}** — {rules.rule_text(info.rule, zones, now)} · {state}"
         )
-    embed.description = cut("\n".join(lines), EMBED_DESCRIPTION_LIMIT)
-    return embed
+    return card.heading("Series", below=cut("\n".join(lines), 3500))
 
 
 # ---------------------------------------------------------------- the open weeks
@@ -159,11 +129,10 @@ def open_weeks(weeks: Sequence[WeekInfo], now: datetime) -> list[WeekInfo]:
     ]
 
 
-def board_card(
-    info: SeriesInfo, weeks: Sequence[WeekInfo], zones: Sequence[DisplayZone], now: datetime
-) -> Card:
-    """/series open as a layout: each open week with its I'll present button beside it (the custom ids of
-    the embed board, so old posts keep working), and a select of every open week to claim one from."""
+def board_card(series: SeriesCard) -> Card:
+    """/series open: each open week with its I'll present button beside it (the custom ids of the old embed
+    board, so old posts keep working), and a select of every open week to claim one from."""
+    info, weeks, zones, now = series.info, series.weeks, series.zones, series.now
     shown = open_weeks(weeks, now)
     card = Card(accent=COLOUR)
     card.heading(f"Open weeks · {info.name}")
@@ -203,37 +172,33 @@ def board_buttons(weeks: Sequence[WeekInfo], now: datetime) -> list[discord.ui.I
 # ---------------------------------------------------------------- /presenters
 
 
-def presenter_lines(
-    stats: Sequence[PresenterStat], offers: Sequence[Offer], now: datetime, zone: str
-) -> list[str]:
+def presenter_lines(presenters: Presenters, now: datetime) -> list[str]:
     """Who presented (how often, when last, when next), then who offered to present suggested papers."""
-    lines: list[str] = []
-    if stats:
-        lines.append("**Who presents**")
-    for stat in stats:
-        who = f"<@{stat.user_id}>" if stat.user_id is not None else escape_markdown(one_line(stat.name, 60))
+    lines: list[str] = ["**Who presents**"] if presenters.stats else []
+    for stat in presenters.stats:
+        who = f"<@{stat.user_id}>" if stat.user_id is not None else escape_line(stat.name, 60)
         parts = [f"{stat.count} time{'s' if stat.count != 1 else ''}" if stat.count else "not yet"]
         if stat.last is not None:
-            parts.append(f"last {timeutil.format_club_date(stat.last, zone, now=now)}")
+            parts.append(f"last {timeutil.format_club_date(stat.last, presenters.zone, now=now)}")
         if stat.next is not None:
             parts.append(f"next {timeutil.discord_timestamp(stat.next, 'D')}")
         lines.append(f"{who} — {', '.join(parts)}")
-    if offers:
+    if presenters.offers:
         lines.extend(["", "**Offered to present (on suggestions)**"])
-    for offer in offers:
+    for offer in presenters.offers:
         lines.append(
-            f"<@{offer.user_id}> — “{escape_markdown(one_line(offer.paper, 80))}” (suggestion #{offer.suggestion_id})"
+            f"<@{offer.user_id}> — “{escape_line(offer.paper, 80)}” (suggestion #{offer.suggestion_id})"
         )
     return lines
 
 
-def presenters_embed(lines: Sequence[str], page: int, pages: int) -> discord.Embed:
-    embed = discord.Embed(title="Presenters", colour=COLOUR)
+def presenters_card(lines: Sequence[str], page: int) -> Card:
+    """A page of /presenters."""
+    card = Card(accent=COLOUR)
     if not lines:
-        embed.description = (
-            "Nobody has presented yet. Open weeks of a series have an **I'll present** button."
+        return card.heading(
+            "Presenters",
+            below="Nobody has presented yet. Open weeks of a series have an **I'll present** button.",
         )
-        return embed
     chunk = lines[page * PRESENTERS_PAGE : (page + 1) * PRESENTERS_PAGE]
-    embed.description = cut("\n".join(chunk), EMBED_DESCRIPTION_LIMIT)
-    return embed
+    return card.heading("Presenters").text(cut("\n".join(chunk), 3500))

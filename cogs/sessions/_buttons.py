@@ -1,5 +1,5 @@
-"""The announcement's buttons. Remind me and Add to calendar are PersistentButtons with the session id in
-their custom_id, so they keep working after a restart (registered in the cog's cog_load)."""
+"""The announcement's buttons and the card they sit on. Remind me and Add to calendar are PersistentButtons with
+the session id in their custom_id, so they keep working after a restart (registered in the cog's cog_load)."""
 
 from __future__ import annotations
 
@@ -13,19 +13,28 @@ from discord.utils import escape_markdown
 
 from bot import timeutil
 from bot.client import Interaction, PaperclubBot
+from bot.errors import NotAllowed
 from bot.layouts import link_button
 from bot.permissions import require_guild_id
 from bot.replies import one_line, send_ephemeral
 from bot.services.calendars import ics
+from bot.services.sessions.context import SessionsContext
 from bot.services.sessions.info import SessionInfo
-from bot.services.sessions.queries import toggle_subscription
-from bot.services.sessions.store import get_session
+from bot.services.sessions.reads import remind_me
 from bot.timeutil import DisplayZone
 from bot.views import PersistentButton, field
 from cogs.sessions import _render as render
 from cogs.sessions import announcement_buttons
 
 IN_SERVER_ONLY = "This button works in a server, not in DMs."
+
+
+def _sessions(interaction: Interaction) -> SessionsContext:
+    """The sessions cog's flows' context (its buttons work while it is loaded)."""
+    context = getattr(interaction.client.get_cog("SessionsCog"), "context", None)
+    if not isinstance(context, SessionsContext):
+        raise NotAllowed("Sessions are switched off on this bot right now.")
+    return context
 
 
 class RemindMeButton(PersistentButton, prefix="session:remind"):
@@ -38,14 +47,9 @@ class RemindMeButton(PersistentButton, prefix="session:remind"):
 
     async def pressed(self, interaction: Interaction) -> None:
         guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
-        bot = interaction.client
-        async with bot.session_factory() as session, session.begin():
-            subscribed = await toggle_subscription(
-                session, guild_id, self.session_id, interaction.user.id, now=bot.clock.now()
-            )
-            info = await get_session(session, guild_id, self.session_id)
-        bot.dispatch(
-            "session_subscription_changed", guild_id, self.session_id, interaction.user.id, subscribed
+        now = interaction.client.clock.now()
+        subscribed, info = await remind_me(
+            _sessions(interaction), guild_id, self.session_id, interaction.user.id, now
         )
         title = escape_markdown(one_line(info.title, 150))
         if subscribed:
@@ -67,14 +71,14 @@ class CalendarButton(PersistentButton, prefix="session:ics"):
 
     async def pressed(self, interaction: Interaction) -> None:
         guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
-        bot = interaction.client
-        async with bot.session_factory() as session:
-            info = await get_session(session, guild_id, self.session_id)
-            data = await ics.session_calendar(session, info, bot.clock.now(), name=one_line(info.title, 100))
-        await send_ephemeral(interaction, calendar_hint(info), file=ics_file(info, data))
+        now = interaction.client.clock.now()
+        info, data = await ics.session_calendar(_sessions(interaction).store, guild_id, self.session_id, now)
+        file = discord.File(io.BytesIO(data), filename=ics.session_filename(info))
+        await send_ephemeral(interaction, calendar_hint(info), file=file)
 
 
 def calendar_hint(info: SessionInfo) -> str:
+    """What the calendar file holds, for the presser."""
     if info.is_cancelled:
         return "This session is cancelled; open the file to remove it from your calendar."
     if info.series_id is not None:
@@ -85,14 +89,9 @@ def calendar_hint(info: SessionInfo) -> str:
     return "Open the file to add the session to your calendar (Google, Apple and Outlook read it)."
 
 
-def ics_file(info: SessionInfo, data: bytes) -> discord.File:
-    return discord.File(io.BytesIO(data), filename=ics.session_filename(info))
-
-
 async def session_buttons(bot: PaperclubBot, info: SessionInfo, now: datetime) -> list[discord.ui.Item[Any]]:
-    """Sign up (a link), Remind me, what other features add while the session is coming (a week of a
-    series: I'll present), Add to calendar, and the links it keeps (the website's Session page); fewer once
-    cancelled or over. Other features add theirs through :mod:`cogs.sessions.announcement_buttons`."""
+    """Sign up, Remind me, other features' buttons (:mod:`cogs.sessions.announcement_buttons`), Add to
+    calendar and the links a session keeps; fewer once cancelled or over."""
     extras = announcement_buttons.of(bot)
     links = await extras.links(info)
     if info.has_ended(now):

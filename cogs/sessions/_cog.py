@@ -11,25 +11,19 @@ from discord.ext import commands
 
 from bot import timeutil
 from bot.client import Interaction, PaperclubBot
-from bot.errors import BadInput, Conflict
-from bot.paging import Page, clamp_page, page_count, send_page
+from bot.errors import Conflict
+from bot.paging import LayoutPage, send_page
 from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
 from bot.services.calendars import ics
-from bot.services.config.guild import get_config
-from bot.services.sessions import queries, rules
-from bot.services.sessions import store as svc
+from bot.services.sessions import events, publish, reads, rules
 from bot.services.sessions.draft import new_session
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
-from cogs.sessions import _announcements as announcements
 from cogs.sessions import _render as render
 from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view
-from cogs.sessions._catchup import catch_up
 from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply_with_card
-from cogs.sessions._enriched import refresh_enriched
-from cogs.sessions._events import sync_event
-from cogs.sessions.publish import create_and_publish, publish_cancelled
+from cogs.sessions.publish import reply_lines, sessions_of
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]
 Name = app_commands.Range[str, 1, rules.MAX_PRESENTER_NAME]
@@ -47,17 +41,22 @@ LIST_PAGER = "sessions"  # bot.paging also turns /session list's old "session:li
 
 @app_commands.guild_only()
 class SessionsCog(commands.GroupCog, group_name="session", group_description="The club's reading sessions"):
+    """/session and the announcements' buttons; each action one call into bot/services/sessions."""
+
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
+        self.context = sessions_of(bot)
         self._caught_up: dict[int, asyncio.Event] = {}
         self._refreshing: set[asyncio.Task[object]] = set()
         super().__init__()
 
     async def cog_load(self) -> None:
+        """Register /session list's pages and the announcements' buttons."""
         self.bot.pagers.register(LIST_PAGER, self.render_page)
         self.bot.add_dynamic_items(RemindMeButton, CalendarButton)
 
     async def cog_unload(self) -> None:
+        """Take them back; wait for the announcements' edits in flight."""
         self.bot.remove_dynamic_items(RemindMeButton, CalendarButton)
         self.bot.pagers.unregister(LIST_PAGER)
         await self.announcements_refreshed()
@@ -71,7 +70,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         if task is not None:
             self._refreshing.add(task)
         try:
-            await refresh_enriched(self.bot, guild_id, paper_ids)
+            await publish.refresh_enriched(self.context, guild_id, paper_ids, self.bot.clock.now())
         finally:
             if task is not None:
                 self._refreshing.discard(task)
@@ -83,19 +82,12 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
 
-    async def render_page(self, guild_id: int, arg: str, page: int) -> Page:
+    async def render_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
         """One page of /session list (``arg`` unused). The ◀ ▶ buttons call it again."""
         now = self.bot.clock.now()
-        async with self.bot.session_factory() as session:
-            config = await get_config(session, guild_id)
-            total = await queries.count_upcoming(session, guild_id, now)
-            pages = page_count(total, render.LIST_PAGE_SIZE)
-            page = clamp_page(page, pages)
-            infos = await queries.list_upcoming(
-                session, guild_id, now, limit=render.LIST_PAGE_SIZE, offset=page * render.LIST_PAGE_SIZE
-            )
-        embed = render.list_embed(infos, config.display_zones, total=total, now=now)
-        return Page(embed, page, pages, note=f"{total} upcoming")
+        found = await reads.upcoming_page(self.context.store, guild_id, now, page, render.LIST_PAGE_SIZE)
+        card = render.list_card(found.sessions, found.zones, total=found.total, pages=found.pages, now=now)
+        return LayoutPage(card, found.page, found.pages, note=f"{found.total} upcoming")
 
     # ------------------------------------------------------------------ Discord events of imported sessions
 
@@ -106,7 +98,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
 
     @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:
-        """Upcoming sessions without a Discord event (imported ones) get theirs (cogs/sessions/_catchup.py)."""
+        """Upcoming sessions without a Discord event (imported ones) get theirs."""
         await self._catch_up(guild)
 
     @commands.Cog.listener()
@@ -116,7 +108,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
 
     async def _catch_up(self, guild: discord.Guild) -> None:
         try:
-            await catch_up(self.bot, guild)
+            await events.catch_up(self.context, guild.id, self.bot.clock.now())
         finally:
             self.events_caught_up(guild.id).set()
 
@@ -162,15 +154,14 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             duration=duration,
             description=description,
         )
-        published = await create_and_publish(
-            self.bot, guild_id, draft, created_by=interaction.user.id, zones=config.display_zones
+        published = await publish.create(
+            self.context, guild_id, draft, created_by=interaction.user.id, zones=config.display_zones, now=now
         )
         info = published.info
         lines = [
             f"Added session #{info.id}. This is how its announcement will look; "
             f"post it with `/session announce session:{info.id}`.",
-            *published.notes,
-            *published.warnings,
+            *reply_lines(published),
         ]
         await reply_with_card(interaction, lines, info, config, now)
 
@@ -216,13 +207,12 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             description=description,
         )
         if request.is_empty():
-            async with self.bot.session_factory() as db:
-                info = await svc.get_session(db, guild_id, session)
+            info, _ = await reads.session_with_zones(self.context.store, guild_id, session)
             if info.is_cancelled:
                 raise Conflict(f"Session #{info.id} was cancelled; add a new session instead.")
-            await interaction.response.send_modal(EditSessionModal(self.bot, info))
+            await interaction.response.send_modal(EditSessionModal(self.context, info))
             return
-        await apply_edit(self.bot, interaction, config, session, request)
+        await apply_edit(self.context, interaction, config, session, request)
 
     @app_commands.command(name="cancel", description="Cancel a session (organizers)")
     @app_commands.describe(session="The session to cancel", reason="Shown in the cancellation notice")
@@ -233,13 +223,14 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         reason: app_commands.Range[str, 1, rules.MAX_CANCEL_REASON] | None = None,
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        async with self.bot.session_factory() as db, db.begin():
-            info = await svc.cancel_session(db, guild_id, session, reason=reason, now=now)
-        warnings = await publish_cancelled(self.bot, interaction.guild, info, config.display_zones)
+        cancelled = await publish.cancel(
+            self.context, guild_id, session, reason=reason, zones=config.display_zones, now=now
+        )
+        info = cancelled.info
         lines = [f"Cancelled session #{info.id}."]
         if info.is_announced:
             lines.append(f"A notice is posted in <#{info.announcement_channel_id}>.")
-        lines.extend(warnings)
+        lines.extend(cancelled.warnings)
         await reply_with_card(interaction, lines, info, config, now)
 
     @app_commands.command(
@@ -256,28 +247,17 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         channel: discord.TextChannel | None = None,
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        async with self.bot.session_factory() as db:
-            info = await svc.get_session(db, guild_id, session)
-        if info.is_cancelled:
-            raise Conflict(f"Session #{info.id} was cancelled; there is nothing to announce.")
-        if info.has_ended(now):
-            raise BadInput(
-                f"Session #{info.id} is over; use `/session recap` to add its recording and notes."
-            )
-        outcome = await announcements.announce(
-            self.bot,
-            info,
-            config.display_zones,
+        announced = await publish.announce(
+            self.context,
+            guild_id,
+            session,
             channel_id=channel.id if channel else None,
             default_channel_id=config.announcements_channel_id,
+            zones=config.display_zones,
+            now=now,
         )
-        verb = "Updated the announcement of" if outcome.edited else "Announced"
-        lines = [f"{verb} session #{info.id}: {outcome.jump_url}"]
-        if info.event_id is None and interaction.guild is not None:
-            warning = await sync_event(self.bot, interaction.guild, info, config.display_zones)
-            if warning:
-                outcome.warnings.append(warning)
-        lines.extend(outcome.warnings)
+        verb = "Updated the announcement of" if announced.edited else "Announced"
+        lines = [f"{verb} session #{announced.info.id}: {announced.jump_url}", *announced.warnings]
         await send_ephemeral(interaction, "\n".join(lines))
 
     @app_commands.command(
@@ -298,24 +278,20 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         wiki_url: Url | None = None,
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        async with self.bot.session_factory() as db, db.begin():
-            info = await svc.recap_session(
-                db,
-                guild_id,
-                session,
-                now=now,
-                recording_url=recording_url,
-                notes_url=notes_url,
-                wiki_url=wiki_url,
-            )
+        info, warnings = await publish.recap(
+            self.context,
+            guild_id,
+            session,
+            recording_url=recording_url,
+            notes_url=notes_url,
+            wiki_url=wiki_url,
+            zones=config.display_zones,
+            now=now,
+        )
         lines = [f"Saved the recap of session #{info.id}."]
         if info.is_announced:
             lines.append("The announcement now links it.")
-        warnings = [
-            await announcements.refresh_announcement(self.bot, info, config.display_zones),
-            await announcements.post_recap(self.bot, info),
-        ]
-        lines.extend(w for w in warnings if w)
+        lines.extend(warnings)
         await reply_with_card(interaction, lines, info, config, now)
 
     # ------------------------------------------------------------------ everyone
@@ -333,10 +309,8 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     async def show(self, interaction: Interaction, session: SessionOption, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
         now = self.bot.clock.now()
-        async with self.bot.session_factory() as db:
-            config = await get_config(db, guild_id)
-            info = await svc.get_session(db, guild_id, session)
-        view = await announcement_view(self.bot, info, config.display_zones, now)
+        info, zones = await reads.session_with_zones(self.context.store, guild_id, session)
+        view = await announcement_view(self.bot, info, zones, now)
         await send_reply(interaction, view=view, public=public)
 
     @app_commands.command(name="calendar", description="A calendar file (.ics) of all upcoming sessions")
@@ -344,8 +318,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         guild_id = require_guild_id(interaction)
         now = self.bot.clock.now()
         name = interaction.guild.name if interaction.guild else "Paper club"
-        async with self.bot.session_factory() as db:
-            data, count = await ics.guild_calendar(db, guild_id, now, name=name[:100])
+        data, count = await ics.guild_calendar(self.context.store, guild_id, now, name=name[:100])
         await send_ephemeral(
             interaction,
             f"{count} upcoming session{'s' if count != 1 else ''}. Open the file to add them to your calendar; "

@@ -1,11 +1,5 @@
-"""/session edit: options for the fields to change, or (with none given) a modal pre-filled with the
-session's title, time, papers, sign-up link and description.
-
-Either way the raw values become one checked :class:`~bot.services.sessions.draft.SessionChanges`
-(only the fields given) and go through the publish flow (cogs/sessions/publish.py). The form never
-loses what the member did not touch: a field submitted as it was pre-filled is unchanged, and a
-field whose stored text does not fit it is left empty (its label says so) and kept unless typed in.
-"""
+"""/session edit: the fields to change as options, or none for a form pre-filled with the session; either
+way one checked edit, and only what was changed."""
 
 from __future__ import annotations
 
@@ -19,19 +13,20 @@ from zoneinfo import ZoneInfo
 import discord
 
 from bot import when
-from bot.client import Interaction, PaperclubBot
+from bot.client import Interaction
 from bot.errors import BadInput
 from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer
 from bot.replies import send_ephemeral
 from bot.services.config.guild import GuildConfig
-from bot.services.sessions import rules
+from bot.services.sessions import publish, rules
+from bot.services.sessions.context import SessionsContext
 from bot.services.sessions.draft import CLEAR, SessionChanges, session_changes
 from bot.services.sessions.info import SessionInfo
 from bot.text import cut
 from bot.views import PaperclubModal
 from cogs.sessions import _render as render
-from cogs.sessions.publish import change_and_publish
+from cogs.sessions.publish import reply_lines
 
 FIELD_LABELS = {
     "title": "title",
@@ -99,7 +94,7 @@ class EditRequest:
 
 
 async def apply_edit(
-    bot: PaperclubBot,
+    sessions: SessionsContext,
     interaction: Interaction,
     config: GuildConfig,
     session_id: int,
@@ -112,9 +107,14 @@ async def apply_edit(
     assert interaction.guild_id is not None
     if not interaction.response.is_done():
         await interaction.response.defer(ephemeral=True, thinking=True)
-    now = bot.clock.now()
-    published = await change_and_publish(
-        bot, interaction.guild_id, session_id, request.draft(now, session_zone), zones=config.display_zones
+    now = interaction.client.clock.now()
+    published = await publish.change(
+        sessions,
+        interaction.guild_id,
+        session_id,
+        request.draft(now, session_zone),
+        zones=config.display_zones,
+        now=now,
     )
     info = published.info
     lines: list[str] = []
@@ -127,8 +127,7 @@ async def apply_edit(
             lines.append(
                 f"The announcement still shows the old details: run `/session announce session:{info.id}`."
             )
-    lines.extend(published.notes)
-    lines.extend(published.warnings)
+    lines.extend(reply_lines(published))
     await reply_with_card(interaction, lines, info, config, now)
 
 
@@ -164,13 +163,11 @@ def _same(submitted: str, prefilled: str) -> bool:
 
 
 class EditSessionModal(PaperclubModal):
-    """The common fields, each in a Label, pre-filled; the presenter a user select (the description
-    stays with the command's option, as a form holds five fields). Only what the organizer changed is
-    saved."""
+    """The common fields pre-filled, the presenter a user select; only what was changed is saved."""
 
-    def __init__(self, bot: PaperclubBot, info: SessionInfo) -> None:
+    def __init__(self, sessions: SessionsContext, info: SessionInfo) -> None:
         super().__init__(title=f"Edit session #{info.id}"[:LABEL_MAX], timeout=900)
-        self.bot = bot
+        self.sessions = sessions
         self.session_id = info.id
         self.session_zone = info.timezone
         self.presenter_id = info.presenter_id
@@ -245,9 +242,8 @@ class EditSessionModal(PaperclubModal):
             )
 
     def request(self) -> EditRequest:
-        """Only the fields whose text differs from what was pre-filled; an emptied optional field is
-        cleared (a papers field left empty because its papers did not fit stays as it was); a member
-        presenter taken out of the select is removed, a guest left alone when none is picked."""
+        """The fields whose text differs from what was pre-filled (emptied: cleared; papers too long to
+        show stay as they were); a member taken out of the select is removed."""
         submitted = {
             "title": self.title_input.value,
             "when": self.when_input.value,
@@ -276,5 +272,5 @@ class EditSessionModal(PaperclubModal):
             await send_ephemeral(interaction, f"Nothing changed in session #{self.session_id}.")
             return
         await apply_edit(
-            self.bot, interaction, config, self.session_id, request, session_zone=self.session_zone
+            self.sessions, interaction, config, self.session_id, request, session_zone=self.session_zone
         )

@@ -1,11 +1,5 @@
-"""How sessions look: the card (a Components V2 layout: the announcement and /session show), list pages,
-the club page's one-line form, the cancellation notice, the recap post and the scheduled event's text.
-Nothing here sends.
-
-User text is cut to Discord's limits for display only (the store keeps it whole), escaped once in the
-card's text (never inside a masked link: each paper's link is a button beside it) and sent with mentions
-disabled, so a typed ``@everyone`` never pings.
-"""
+"""How sessions look: the card (the announcement, /session show), /session list's pages, the cancellation
+notice and the recap post; member text escaped once, cut for display only."""
 
 from __future__ import annotations
 
@@ -15,26 +9,17 @@ from datetime import datetime
 from typing import Any
 
 import discord
-from discord.utils import escape_markdown
 
 from bot import timeutil
 from bot.layouts import TEXT_LIMIT, Card, escape, escape_line, link_button
-from bot.replies import (
-    CONTENT_LIMIT,
-    EMBED_DESCRIPTION_LIMIT,
-    cut,
-    markdown_link,
-    one_line,
-)
+from bot.replies import CONTENT_LIMIT, cut, markdown_link
 from bot.services.papers.card import fit_lines, short_lines
 from bot.services.sessions.info import SessionInfo
 from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
 from bot.timeutil import DisplayZone
 
-EVENT_NAME_LIMIT = 100
-EVENT_DESCRIPTION_LIMIT = 1000
-EVENT_LOCATION_LIMIT = 100
 LIST_PAGE_SIZE = 10
+EMPTY_LIST = "No sessions are scheduled yet. Organizers add them with `/session add`."
 CARD_FIXED_TEXT = 600  # the card's heading lines, footer and recording links, at most
 
 SCHEDULED_COLOUR = discord.Colour.blurple()
@@ -92,10 +77,8 @@ def session_card(
     now: datetime | None = None,
     buttons: Sequence[discord.ui.Item[Any]] = (),
 ) -> Card:
-    """The session card (the announcement and /session show): the title as a heading, the club-time
-    line, who and how long, the description, each paper with its link button beside it (and the short
-    form of its card: TLDR, venue, citations, links, as many lines as its share of the space holds), the
-    recording and notes, then ``buttons`` in a row."""
+    """The session card: the title, the club time, who and how long, the description, each paper with its link
+    button and short card, the recording and notes, then ``buttons``."""
     over = now is not None and info.has_ended(now)
     colour = CANCELLED_COLOUR if info.is_cancelled else DONE_COLOUR if over else SCHEDULED_COLOUR
     card = Card(accent=colour)
@@ -146,97 +129,51 @@ def session_card(
     return card
 
 
-def club_page_line(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
-    """'Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST — Title. Presenter presents A, B.'"""
-    line = f"{club_time(info, zones, now)} — {one_line(info.title, 200)}."
-    who = info.presenter_name or (f"<@{info.presenter_id}>" if info.presenter_id else None)
-    papers = info.papers_text(80)
-    if who and papers:
-        line += f" {who} presents {papers}."
-    elif who:
-        line += f" {who} presents."
-    elif papers:
-        line += f" Reading {papers}."
-    return line
-
-
 def list_entry(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
     """One session in /session list: id, club time, Discord time, title, presenter and sign-up."""
     head = (
         f"**#{info.id}** · {club_time(info, zones, now)} · {timeutil.discord_timestamp(info.starts_at, 'R')}"
     )
-    title = escape_markdown(one_line(info.title, 150))
     extra = []
-    presenter = presenter_text(info)
-    if presenter:
-        extra.append(f"with {one_line(presenter, 60)}")
+    if info.presenter_id is not None or info.presenter_name:
+        extra.append(
+            f"with <@{info.presenter_id}>"
+            if info.presenter_id
+            else f"with {escape_line(info.presenter_name, 60)}"
+        )
     if info.papers:
         extra.append(f"{len(info.papers)} paper" + ("s" if len(info.papers) != 1 else ""))
     if info.signup_url:
         extra.append(markdown_link("sign up", info.signup_url))
-    return f"{head}\n{title}" + (f" — {' · '.join(extra)}" if extra else "")
+    return f"{head}\n{escape_line(info.title, 150)}" + (f" — {' · '.join(extra)}" if extra else "")
 
 
-def list_embed(
-    sessions: Sequence[SessionInfo],
-    zones: Sequence[DisplayZone],
-    *,
-    total: int,
-    now: datetime | None = None,
-) -> discord.Embed:
-    embed = discord.Embed(title="Upcoming sessions", colour=SCHEDULED_COLOUR)
-    if not sessions:
-        embed.description = "No sessions are scheduled yet. Organizers add them with `/session add`."
-        return embed
-    entries = [cut(list_entry(info, zones, now), 380) for info in sessions]
-    embed.description = cut("\n\n".join(entries), EMBED_DESCRIPTION_LIMIT)
-    embed.set_footer(text=f"{total} upcoming")
-    return embed
+def list_card(
+    sessions: Sequence[SessionInfo], zones: Sequence[DisplayZone], *, total: int, pages: int, now: datetime
+) -> Card:
+    """A page of /session list: each upcoming session in a line or two, and how many there are (on a
+    single page; the pager's line says it on several)."""
+    card = Card(accent=SCHEDULED_COLOUR).heading("Upcoming sessions", below=None if sessions else EMPTY_LIST)
+    card.more("sessions", "sessions")
+    for info in sessions:
+        card.text(cut(list_entry(info, zones, now), 380), group="sessions")
+    if sessions and pages == 1:
+        card.text(f"-# {total} upcoming")
+    return card
 
 
 def cancellation_notice(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
     """Posted in the announcement's channel when an announced session is cancelled."""
-    text = f"**Cancelled:** {escape_markdown(one_line(info.title, 200))} ({club_time(info, zones, now)})"
+    text = f"**Cancelled:** {escape_line(info.title, 200)} ({club_time(info, zones, now)})"
     if info.cancel_reason:
-        text += f"\nReason: {escape_markdown(one_line(info.cancel_reason, 500))}"
+        text += f"\nReason: {escape_line(info.cancel_reason, 500)}"
     return cut(text, CONTENT_LIMIT)
 
 
 def recap_post(info: SessionInfo) -> str:
     """Posted in the session's thread by /session recap."""
-    lines = [f"**Recap of {escape_markdown(one_line(info.title, 200))}**"]
+    lines = [f"**Recap of {escape_line(info.title, 200)}**"]
     for label, url in (("Recording", info.recording_url), ("Notes", info.notes_url), ("Wiki", info.wiki_url)):
         if url:
             lines.append(f"{label}: {url}")
     return cut("\n".join(lines), CONTENT_LIMIT)
-
-
-def thread_name(info: SessionInfo) -> str:
-    return cut(one_line(info.title, 200), 100)
-
-
-def event_name(info: SessionInfo) -> str:
-    return cut(one_line(info.title, 200), EVENT_NAME_LIMIT)
-
-
-def event_location(info: SessionInfo) -> str:
-    """The sign-up link, or 'Video call' (also when the link is too long for the field)."""
-    if info.signup_url and len(info.signup_url) <= EVENT_LOCATION_LIMIT:
-        return info.signup_url
-    return "Video call"
-
-
-def event_description(info: SessionInfo, zones: Sequence[DisplayZone]) -> str:
-    """Plain text (events render little markdown): time line, presenter, papers, sign-up, description."""
-    lines = [timeutil.format_club_time(info.starts_at, zones)]
-    if info.presenter_name:
-        lines.append(f"Presenter: {one_line(info.presenter_name, 100)}")
-    if info.papers:
-        lines.append("Papers: " + "; ".join(one_line(p.title, 120) for p in info.main_papers))
-        if info.against:
-            lines.append("Read against: " + "; ".join(one_line(p.title, 120) for p in info.against_papers))
-    if info.signup_url:
-        lines.append(f"Sign up: {info.signup_url}")
-    if info.description:
-        lines.extend(["", info.description])
-    return cut("\n".join(lines), EVENT_DESCRIPTION_LIMIT)

@@ -1,11 +1,5 @@
-"""The buttons other features add to a session's announcement and card, so that sessions import none of
-them: a coming session's extra button (a week of a series: I'll present), shown before Add to calendar,
-and links a session keeps once it is over or cancelled (the website's Session page), shown last.
-
-    announcement_buttons.of(self.bot).add(present_button)  # in cog_load; .remove(...) in cog_unload
-
-One registry per bot (tests run several in one process), made by whichever feature asks first.
-"""
+"""The buttons other features add to a session's card (a coming week's I'll present, the site's Session
+page), registered per bot in cog_load, so sessions import none of them."""
 
 from __future__ import annotations
 

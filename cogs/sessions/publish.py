@@ -1,50 +1,294 @@
-"""Creating or changing a session and publishing it: the one flow every feature uses (``/session add``,
-``/session edit``, a session made from an accepted suggestion).
-
-The store part is :func:`bot.services.sessions.store.save_new_session`; this module adds the Discord part:
-dispatch ``session_saved`` (reminders and others listen) and create or move the scheduled event, best effort
-once the session is saved (trouble becomes a warning, never a lost session). It does not announce
-(``/session announce``: cogs/sessions/_announcements.py).
-"""
+"""The Discord side of a session (:class:`DiscordSessions`: its event, its posts, best effort), the flows'
+context (``sessions_of``) and :func:`create_and_publish` for any feature that makes a session."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import logging
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any, Final
 
 import discord
 from discord.utils import escape_markdown
 
 from bot.client import PaperclubBot
+from bot.errors import NotConfigured
+from bot.hidden_channels import cannot_see, hidden_from_bot, usable
 from bot.papers import parse_paper_ref
-from bot.replies import one_line
-from bot.services.sessions import store as svc
-from bot.services.sessions.draft import SessionChanges, SessionDraft
+from bot.replies import NO_MENTIONS, one_line
+from bot.services.sessions import publish
+from bot.services.sessions.context import EventFields, EventRefused, Posted, SessionsContext, Zones
+from bot.services.sessions.draft import SessionDraft
 from bot.services.sessions.info import Overlap, SessionInfo
 from bot.services.sessions.rules import PaperReading
-from bot.timeutil import DisplayZone, discord_timestamp
-from cogs.sessions import _announcements as announcements
-from cogs.sessions._events import sync_event
+from bot.timeutil import discord_timestamp
+from cogs.sessions import _render as render
+from cogs.sessions._buttons import announcement_view
 
-SHOWN_OVERLAPS = 3
-SHOWN_TITLE = 80
+log = logging.getLogger("paperclub.sessions")
+
+THREAD_ARCHIVE_MINUTES: Final = 10080  # a week
+SHOWN_OVERLAPS: Final = 3
+GRANT_CREATE_EVENTS: Final = (
+    "I could not create or update the session's Discord event: grant the bot **Create Events** "
+    "(Server Settings → Roles → the bot's role). The session itself is saved."
+)
 
 
-@dataclass(frozen=True)
-class Published:
-    """What the caller needs to reply: the session as saved (with arXiv's titles; the Discord event's
-    id is recorded in the store, not here), ``notes`` (how the input was read) and ``warnings`` (other
-    sessions at that time, Discord trouble), each a line for the reply. For an edit, ``changed``
-    names the fields that changed (empty: nothing did, nothing was published)."""
+Send = Callable[[Any], Awaitable[object]]
 
-    info: SessionInfo
-    notes: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()
-    changed: frozenset[str] = field(default_factory=frozenset)
+
+def _event_kwargs(fields: EventFields) -> dict[str, Any]:
+    return {
+        "name": fields.name,
+        "description": fields.description,
+        "start_time": fields.start,
+        "end_time": fields.end,
+        "entity_type": discord.EntityType.external,
+        "privacy_level": discord.PrivacyLevel.guild_only,
+        "location": fields.location,
+    }
+
+
+async def find_channel(bot: PaperclubBot, channel_id: int) -> Any:
+    """The channel or thread by id, from the cache or Discord (None: gone, or not the bot's to see)."""
+    found = bot.get_channel(channel_id)
+    if found is None:
+        try:
+            found = await bot.fetch_channel(channel_id)
+        except (discord.NotFound, discord.Forbidden):
+            return None
+    return found
+
+
+def sessions_of(bot: PaperclubBot) -> SessionsContext:
+    """The sessions' flows' context on this bot."""
+    return SessionsContext(bot.session_factory, bot.arxiv, DiscordSessions(bot))
+
+
+class DiscordSessions:
+    """What the sessions' flows do on Discord (bot.services.sessions.context.SessionsOnDiscord)."""
+
+    def __init__(self, bot: PaperclubBot) -> None:
+        self.bot = bot
+
+    def dispatch(self, event: str, /, *args: object) -> None:
+        """Dispatch ``event`` on the bot."""
+        self.bot.dispatch(event, *args)
+
+    # ------------------------------------------------------------------ the scheduled event
+    # The bot only touches events it created, so Create Events is the permission it asks for (Discord,
+    # "Guild Scheduled Event Permissions Requirements"; bot.permissions.REQUIRED_PERMISSIONS).
+
+    @contextmanager
+    def _guild(self, guild_id: int) -> Iterator[discord.Guild]:
+        guild = self.bot.get_guild(guild_id)
+        if guild is None:
+            raise EventRefused(None)
+        try:
+            yield guild
+        except discord.Forbidden:
+            raise EventRefused(GRANT_CREATE_EVENTS) from None
+        except discord.HTTPException as error:
+            log.warning("guild %s: a scheduled event failed: %s", guild_id, error)
+            raise EventRefused(
+                f"Discord did not accept the event ({error.status}); the session itself is saved."
+            ) from None
+
+    async def _event(self, guild: discord.Guild, event_id: int) -> discord.ScheduledEvent | None:
+        try:
+            return guild.get_scheduled_event(event_id) or await guild.fetch_scheduled_event(event_id)
+        except discord.NotFound:
+            return None
+
+    async def event_status(self, guild_id: int, event_id: int) -> str | None:
+        """The event's status (None: gone)."""
+        with self._guild(guild_id) as guild:
+            event = await self._event(guild, event_id)
+            return event.status.name if event is not None else None
+
+    async def create_event(self, guild_id: int, fields: EventFields) -> tuple[int, str]:
+        """Create an external event (its id and status)."""
+        with self._guild(guild_id) as guild:
+            event = await guild.create_scheduled_event(**_event_kwargs(fields))
+            return event.id, event.status.name
+
+    async def edit_event(self, guild_id: int, event_id: int, fields: EventFields) -> None:
+        """Change the event to ``fields``."""
+        with self._guild(guild_id) as guild:
+            if (event := await self._event(guild, event_id)) is not None:
+                await event.edit(**_event_kwargs(fields))
+
+    async def cancel_event(self, guild_id: int, event_id: int) -> None:
+        """Cancel the event."""
+        with self._guild(guild_id) as guild:
+            event = await self._event(guild, event_id)
+            if event is not None:
+                await event.cancel()
+
+    # ------------------------------------------------------------------ the posts
+
+    async def _best_effort(
+        self, channel_id: int | None, kind: type[Any], work: str, missing: str, failed: str, send: Send
+    ) -> str | None:
+        """``send`` in the channel (of ``kind``); the organizer's warning when it is gone, hidden from the bot
+        or Discord refuses."""
+        channel = await find_channel(self.bot, channel_id) if channel_id else None
+        if not isinstance(channel, kind):
+            return missing
+        if not usable(channel, work):
+            return f"{cannot_see(channel.id)}. Not done: {work}."
+        try:
+            await send(channel)
+        except discord.HTTPException as error:
+            log.warning("%s failed: %s", work, error)
+            return failed
+        return None
+
+    async def _postable(self, channel_id: int) -> discord.TextChannel:
+        """The text channel, or NotConfigured (gone, not text, hidden from the bot)."""
+        channel = await find_channel(self.bot, channel_id)
+        if not isinstance(channel, discord.TextChannel):
+            raise NotConfigured(f"I can't post in <#{channel_id}>; pick a text channel I can see.")
+        if hidden_from_bot(channel):
+            raise NotConfigured(f"Not announced: {cannot_see(channel.id)}, or pick another `channel`.")
+        return channel
+
+    async def post_card(self, info: SessionInfo, zones: Zones, now: datetime, channel_id: int) -> Posted:
+        """Post the card with its buttons."""
+        channel = await self._postable(channel_id)
+        view = await announcement_view(self.bot, info, zones, now)
+        try:
+            message = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
+        except discord.Forbidden:
+            raise NotConfigured(
+                f"I can't post in {channel.mention}: give the bot View Channel, Send Messages and Embed Links there."
+            ) from None
+        return Posted(message.id, message.jump_url)
+
+    async def edit_card(self, info: SessionInfo, zones: Zones, now: datetime) -> Posted | None:
+        """Edit the posted announcement (None: deleted)."""
+        assert info.announcement_channel_id
+        assert info.announcement_message_id
+        channel = await self._postable(info.announcement_channel_id)
+        view = await announcement_view(self.bot, info, zones, now)
+        try:
+            # An old embed post becomes a layout in the same edit: Discord refuses the IS_COMPONENTS_V2 flag
+            # unless its content and embeds are cleared with it (Edit Message).
+            message = await channel.get_partial_message(info.announcement_message_id).edit(
+                content=None, embeds=[], view=view, allowed_mentions=NO_MENTIONS
+            )
+        except discord.NotFound:
+            return None
+        return Posted(message.id, message.jump_url)
+
+    async def refresh_card(self, info: SessionInfo, zones: Zones, now: datetime) -> str | None:
+        """Edit the posted announcement, best effort."""
+        return await self._best_effort(
+            info.announcement_channel_id,
+            discord.TextChannel,
+            f"updating the announcement of session #{info.id}",
+            "I could not find the announcement's channel any more.",
+            "I could not update the announcement message.",
+            lambda _: self.edit_card(info, zones, now),
+        )
+
+    async def delete_card(self, info: SessionInfo) -> None:
+        """Delete the posted announcement, best effort."""
+        assert info.announcement_channel_id
+        assert info.announcement_message_id
+        channel = await find_channel(self.bot, info.announcement_channel_id)
+        if isinstance(channel, discord.TextChannel) and usable(
+            channel, f"deleting the old announcement of session #{info.id}"
+        ):
+            try:
+                await channel.get_partial_message(info.announcement_message_id).delete()
+            except discord.HTTPException as error:
+                log.info("old announcement of session %s not deleted: %s", info.id, error)
+
+    async def open_thread(self, channel_id: int, message_id: int, name: str) -> int | None:
+        """Open a public thread on the message."""
+        channel = await find_channel(self.bot, channel_id)
+        try:
+            thread = await channel.get_partial_message(message_id).create_thread(
+                name=name, auto_archive_duration=THREAD_ARCHIVE_MINUTES
+            )
+        except discord.HTTPException as error:
+            log.warning("could not open a thread on message %s: %s", message_id, error)
+            return None
+        return int(thread.id)
+
+    async def add_to_thread(self, thread_id: int, user_id: int) -> str | None:
+        """Add the member (the presenter) to the thread."""
+        thread = await find_channel(self.bot, thread_id)
+        if not isinstance(thread, discord.Thread):
+            return None
+        try:
+            await thread.add_user(discord.Object(id=user_id))
+        except discord.HTTPException as error:
+            log.warning("could not add %s to thread %s: %s", user_id, thread_id, error)
+            return "I could not add the presenter to the discussion thread."
+        return None
+
+    async def post_cancellation(self, info: SessionInfo, zones: Zones, now: datetime) -> str | None:
+        """Reply to the announcement with the cancellation notice."""
+        assert info.announcement_channel_id
+        assert info.announcement_message_id
+        reference = discord.MessageReference(
+            message_id=info.announcement_message_id,
+            channel_id=info.announcement_channel_id,
+            fail_if_not_exists=False,
+        )
+        notice = render.cancellation_notice(info, zones, now)
+        return await self._best_effort(
+            info.announcement_channel_id,
+            discord.TextChannel,
+            f"posting the cancellation of session #{info.id}",
+            "I could not find the announcement's channel to post the cancellation.",
+            "I could not post the cancellation notice.",
+            lambda channel: channel.send(notice, reference=reference, allowed_mentions=NO_MENTIONS),
+        )
+
+    async def post_recap(self, info: SessionInfo) -> str | None:
+        """Post the recording and notes in the thread."""
+        return await self._best_effort(
+            info.thread_id,
+            discord.Thread,
+            f"posting the recap of session #{info.id}",
+            "I could not find the session's thread to post the recap.",
+            "I could not post the recap in the thread.",
+            lambda thread: thread.send(render.recap_post(info), allowed_mentions=NO_MENTIONS),
+        )
+
+
+# ---------------------------------------------------------------- the reply to a saved session
+
+
+def reply_lines(published: publish.Published) -> list[str]:
+    """The lines a saved session's reply adds: how the input was read, then the warnings (other sessions at
+    that time, Discord trouble)."""
+    lines = [f"Note: {published.start_note}." if published.start_note else None]
+    lines += [reading_note(published.reading), overlap_warning(published.overlaps), *published.warnings]
+    return [line for line in lines if line]
+
+
+async def create_and_publish(
+    bot: PaperclubBot,
+    guild_id: int,
+    draft: SessionDraft,
+    *,
+    created_by: int | None,
+    zones: Zones,
+    then: publish.Then | None = None,
+) -> publish.Published:
+    """Save a checked draft as a new session and publish it (``then`` runs in the saving transaction)."""
+    ctx, now = sessions_of(bot), bot.clock.now()
+    return await publish.create(ctx, guild_id, draft, created_by=created_by, zones=zones, now=now, then=then)
 
 
 def _quoted(text: str) -> str:
-    return f"“{escape_markdown(one_line(text, SHOWN_TITLE))}”"
+    return f"“{escape_markdown(one_line(text, 80))}”"
 
 
 def reading_note(reading: PaperReading | None) -> str | None:
@@ -55,13 +299,9 @@ def reading_note(reading: PaperReading | None) -> str | None:
     read_as = f"read as {count} paper{'s' if count != 1 else ''}"
     shown = " · ".join(_quoted(item) for item in reading.items)
     if reading.against:
-        keys = [parse_paper_ref(item).key for item in reading.items]  # each item read before: it parses
-        main = [
-            _quoted(item) for item, key in zip(reading.items, keys, strict=True) if key not in reading.against
-        ]
-        rest = [
-            _quoted(item) for item, key in zip(reading.items, keys, strict=True) if key in reading.against
-        ]
+        against = {item for item in reading.items if parse_paper_ref(item).key in reading.against}
+        main = [_quoted(item) for item in reading.items if item not in against]
+        rest = [_quoted(item) for item in reading.items if item in against]
         shown = f"{' · '.join(main)}, read against {' · '.join(rest)}"
     if reading.by_commas:
         return (
@@ -71,107 +311,18 @@ def reading_note(reading: PaperReading | None) -> str | None:
     return f"Papers: {read_as}: {shown}. To give several, put one per line or separate them with `;`."
 
 
-def input_notes(start_note: str | None, reading: PaperReading | None) -> tuple[str, ...]:
-    """The notes the reply to an added or edited session shows: about its start, and how its papers were read."""
-    notes = [f"Note: {start_note}." if start_note else None, reading_note(reading)]
-    return tuple(note for note in notes if note)
-
-
 def overlap_warning(overlaps: Sequence[Overlap]) -> str | None:
     """A heads-up (not a refusal) when the guild has other sessions at the same time."""
     if not overlaps:
         return None
-    shown = [
+    listed = [
         f"#{o.id} {_quoted(o.title)} ({discord_timestamp(o.starts_at, 'f')})"
         for o in overlaps[:SHOWN_OVERLAPS]
     ]
     if len(overlaps) > SHOWN_OVERLAPS:
-        shown.append(f"{len(overlaps) - SHOWN_OVERLAPS} more")
+        listed.append(f"{len(overlaps) - SHOWN_OVERLAPS} more")
     plural = "s" if len(overlaps) > 1 else ""
     return (
-        f"Heads up: this overlaps session{plural} {', '.join(shown)}. Both are kept; "
+        f"Heads up: this overlaps session{plural} {', '.join(listed)}. Both are kept; "
         "move one with `/session edit` if that was not meant."
     )
-
-
-async def _publish(bot: PaperclubBot, info: SessionInfo, zones: Sequence[DisplayZone]) -> str | None:
-    """Tell the other features, and keep the Discord event in step. A warning, or None."""
-    bot.dispatch("session_saved", info.guild_id, info.id)
-    guild = bot.get_guild(info.guild_id)
-    if guild is None:
-        return None
-    return await sync_event(bot, guild, info, zones)
-
-
-async def create_and_publish(
-    bot: PaperclubBot,
-    guild_id: int,
-    draft: SessionDraft,
-    *,
-    created_by: int | None,
-    zones: Sequence[DisplayZone],
-    then: svc.Then | None = None,
-) -> Published:
-    """Save a checked draft as a new session (``then`` runs in the same transaction: raising rolls the
-    session back), fill in arXiv's titles, tell the other features, create its Discord event."""
-    created = await svc.save_new_session(
-        bot.session_factory,
-        bot.arxiv,
-        guild_id,
-        draft,
-        created_by=created_by,
-        now=bot.clock.now(),
-        then=then,
-    )
-    warnings = [overlap_warning(created.overlaps), await _publish(bot, created.info, zones)]
-    return Published(
-        info=created.info,
-        notes=input_notes(draft.start_note, draft.reading),
-        warnings=tuple(w for w in warnings if w),
-    )
-
-
-async def change_and_publish(
-    bot: PaperclubBot,
-    guild_id: int,
-    session_id: int,
-    changes: SessionChanges | Callable[[str], SessionChanges],
-    *,
-    zones: Sequence[DisplayZone],
-) -> Published:
-    """Apply a checked edit (or one built from the session's stored zone, see
-    :func:`bot.services.sessions.store.save_changes`), fill in arXiv's titles and, when anything
-    changed, tell the other features and move the Discord event."""
-    edit, applied = await svc.save_changes(
-        bot.session_factory, bot.arxiv, guild_id, session_id, changes, now=bot.clock.now()
-    )
-    warnings = [overlap_warning(edit.overlaps)]
-    if edit.changed:
-        warnings.append(await _publish(bot, edit.info, zones))
-    return Published(
-        info=edit.info,
-        notes=input_notes(applied.start_note, applied.reading),
-        warnings=tuple(w for w in warnings if w),
-        changed=edit.changed,
-    )
-
-
-async def publish_saved(bot: PaperclubBot, info: SessionInfo, zones: Sequence[DisplayZone]) -> list[str]:
-    """A session another feature changed in the store (a week of a series): tell the other features, keep
-    its Discord event and its posted announcement in step. The warnings, if any."""
-    warnings = [await _publish(bot, info, zones), await announcements.refresh_announcement(bot, info, zones)]
-    return [w for w in warnings if w]
-
-
-async def publish_cancelled(
-    bot: PaperclubBot, guild: discord.Guild | None, info: SessionInfo, zones: Sequence[DisplayZone]
-) -> list[str]:
-    """A session just cancelled in the store: tell the other features, cancel its Discord event, mark
-    its announcement and post the notice under it. The warnings, if any."""
-    bot.dispatch("session_cancelled", info.guild_id, info.id)
-    warnings = [
-        await sync_event(bot, guild, info, zones) if guild is not None else None,
-        await announcements.refresh_announcement(bot, info, zones),
-        await announcements.post_cancellation(bot, info, zones),
-    ]
-    return [w for w in warnings if w]

@@ -39,7 +39,10 @@ class SiteCog(
         if self.bot.web is not None:
             web = self.bot.web  # its public_url is PUBLIC_URL, else its own address once it listens
             readers = reader_session_factory(self.bot.engine)  # pages only read: no SQLite write lock
-            web.add_routes(SiteHandlers(readers, self.bot.clock, lambda: web.public_url).routes())
+            grace = self.bot.settings.guild_data_grace_days  # said on the privacy page
+            web.add_routes(
+                SiteHandlers(readers, self.bot.clock, lambda: web.public_url, grace_days=grace).routes()
+            )
 
     async def cog_unload(self) -> None:
         """Stop linking the session pages."""

@@ -34,7 +34,7 @@ from bot.services.suggestions.queries import SortOrder, StatusFilter
 from bot.services.suggestions.votes import Press
 from bot.text import one_line
 from bot.timeutil import discord_timestamp
-from cogs.sessions.publish import create_and_publish
+from cogs.sessions.publish import create_and_publish, reply_lines
 from cogs.suggestions import _render as render
 from cogs.suggestions._components import (
     DYNAMIC_ITEMS,
@@ -357,6 +357,5 @@ class SuggestionsCog(commands.Cog):
         ]
         if presenter is not None:
             lines.append(f"<@{presenter}> offered to present, so they are down as the presenter.")
-        lines.extend(published.notes)
-        lines.extend(published.warnings)
+        lines.extend(reply_lines(published))
         await send_ephemeral(interaction, "\n".join(lines))

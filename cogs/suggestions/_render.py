@@ -9,6 +9,7 @@ from datetime import date, datetime
 import discord
 
 from bot.layouts import Card, escape, escape_line, lines, link_button
+from bot.replies import member_mention
 from bot.services.papers.card import fit_lines, short_lines
 from bot.services.suggestions.flows import ListPage, Suggested
 from bot.services.suggestions.polls import PollResult
@@ -42,11 +43,6 @@ POLL_QUESTION = "Which paper should the club read next?"
 def plural(count: int, word: str) -> str:
     """'1 vote', '2 votes'."""
     return f"{count} {word}{'' if count == 1 else 's'}"
-
-
-def member(user_id: int | None) -> str:
-    """A member as a mention (it never pings: the bot sends no allowed mentions), or "a former member"."""
-    return f"<@{user_id}>" if user_id is not None else "a former member"
 
 
 def mentions(user_ids: Sequence[int], limit: int, empty: str) -> str:
@@ -90,7 +86,7 @@ def post_card(card: SuggestionCard, now: datetime, *, full: bool = False) -> Car
         layout.text(f"**Why:** {escape(card.reason, REASON_LIMIT)}")
     if card.abstract:
         layout.text("> " + escape_line(card.abstract, ABSTRACT_LIMIT * (2 if full else 1)))
-    suggested = member(card.submitter_id)
+    suggested = member_mention(card.submitter_id)
     if card.source_url:
         suggested += f" from [a message]({card.source_url})"
     suggested += f" on {club_date(card.created_at, card.zone, now=now)}"
@@ -141,7 +137,7 @@ def summary_text(item: SuggestionSummary) -> str:
         facts.append(f"🎤 {item.volunteers}")
     if item.topic:
         facts.append(escape_line(item.topic, 50))
-    facts.append(member(item.submitter_id))
+    facts.append(member_mention(item.submitter_id))
     return f"**{escape_line(item.title, TITLE_SHOWN)}**\n{' · '.join(facts)}"
 
 
@@ -199,7 +195,7 @@ def duplicate_text(notice: DuplicateNotice, zone: str, now: datetime) -> str:
         offered = " Your offer to present it was added." if notice.volunteered else ""
         if notice.own:
             return f"You already suggested {title} on {when} ({plural(notice.votes, 'vote')}).{offered}{post}"
-        head = f"{title} was already suggested by {member(standing.submitter_id)} on {when}"
+        head = f"{title} was already suggested by {member_mention(standing.submitter_id)} on {when}"
         if notice.vote_added:
             return f"{head}, so your vote went to it ({plural(notice.votes, 'vote')} now).{offered}{post}"
         return f"{head}; you had already voted for it ({plural(notice.votes, 'vote')}).{offered}{post}"
@@ -214,7 +210,7 @@ def reviewed_text(card: SuggestionCard, told: bool | None) -> str:
     """The organizer's answer to /suggestions review."""
     text = f"**{escape_line(card.paper.title, TITLE_SHOWN)}** is now {STATUS_LABELS[card.status].lower()}."
     if told is not None:
-        who = member(card.submitter_id)
+        who = member_mention(card.submitter_id)
         text += f"\n{who} was told by DM." if told else f"\nI could not DM {who} (DMs closed)."
     if card.status == "accepted" and card.session_id is None:
         text += "\nMake a session from it now, or later with the button:"

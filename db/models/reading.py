@@ -1,9 +1,4 @@
-"""Named reading lists and saved search queries (the reading feature, issue #7).
-
-The full-text index over papers, sessions and lists is not a model: it is a SQLite FTS5
-virtual table or a PostgreSQL table with a generated ``tsvector``, created and kept in step
-by triggers in migration 0004 (see bot/services/reading/search.py).
-"""
+"""Named reading lists and saved search queries (the search index is the migrations' own: triggers)."""
 
 from __future__ import annotations
 

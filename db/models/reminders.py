@@ -1,8 +1,4 @@
-"""Reminders: one row per occurrence. The row is the source of truth; timers are planned from it.
-
-A repeating reminder is a series: when one occurrence ends (sent or missed) the next occurrence is
-inserted in the same transaction, with the same ``series_id``. Every row ends in a final status.
-"""
+"""Reminders: one row per occurrence (a repeat's next one shares its ``series_id``), ending in a final status."""
 
 from __future__ import annotations
 
@@ -25,7 +21,6 @@ FINAL_STATUSES = (SENT, CANCELLED, FAILED, MISSED)
 #: has no presenter or no paper (planned by bot/services/series/nudges.py, not by the session planner).
 CUSTOM, SESSION, PERSONAL, PRESENTER, RECAP = "custom", "session", "personal", "presenter", "recap"
 NUDGE = "nudge"
-AUTOMATIC_KINDS = (SESSION, PERSONAL, PRESENTER, RECAP)
 
 _LIVE_SQL = "status IN ('pending', 'sending') AND plan_key IS NOT NULL"
 

@@ -1,11 +1,5 @@
-"""The club's weekly series: the rule (a weekday, a wall-clock time in a zone, every one or two weeks), its
-weeks, and the per-guild settings of the programme.
-
-A week is one date the series meets on, unique per series: the daily horizon job inserts weeks with
-INSERT … ON CONFLICT DO NOTHING, so a restart or a second process never makes a week twice. A scheduled
-week has an ordinary session (``session_id``); a skipped one keeps its reason (and its cancelled session,
-when it had one). A week whose session starts elsewhere than the rule's time is a moved week.
-"""
+"""The club's weekly series: the rule, its weeks (one row per series and date, unique: made once however
+many processes fill them), and the per-guild settings."""
 
 from __future__ import annotations
 
@@ -78,9 +72,8 @@ class SeriesWeek(Base):
 
 
 class SeriesSettings(Base):
-    """Per guild: how many weeks ahead each series has its sessions, how many days before an open week
-    the organizers are nudged, and the organizers' thread in the announcements channel (nudges go there).
-    A guild without a row uses the defaults."""
+    """Per guild: the weeks each series schedules ahead, the days before an open week the organizers are
+    nudged, and their thread (defaults without a row)."""
 
     __tablename__ = "series_settings"
 

@@ -23,7 +23,8 @@ from bot.services.reading.exports import (
     history_markdown,
     list_markdown,
 )
-from bot.services.reading.lists import all_history, list_detail
+from bot.services.reading.history import all_history
+from bot.services.reading.lists import named_list
 from db.models import Paper
 from tests.reading.conftest import GUILD
 
@@ -89,7 +90,7 @@ async def small(session_factory):
     await import_text(session_factory, SMALL, suffix=".yaml", guild_id=None)
     async with session_factory() as session:
         history = await all_history(session, 9, NOW)
-        detail = await list_detail(session, 9, "gym LIST")
+        detail = await named_list(session, 9, "gym LIST")
     return history, detail
 
 
@@ -226,7 +227,7 @@ async def test_the_sources_fields_are_in_every_format(session_factory) -> None:
         paper.code_url = "https://github.com/sierra-research/tau-bench"
     async with session_factory() as session:
         history = await all_history(session, 9, NOW)
-        detail = await list_detail(session, 9, "gym list")
+        detail = await named_list(session, 9, "gym list")
 
     entries = bibtexparser.loads(export_list("bibtex", detail).data.decode()).entries
     tau = next(e for e in entries if e.get("eprint") == "2406.12045")

@@ -14,7 +14,7 @@ import pytest
 
 from bot.demo.botenv import BotEnv
 from bot.services.reading.exports import history_markdown
-from bot.services.reading.lists import all_history
+from bot.services.reading.history import all_history
 from bot.timeutil import resolve_timezone
 from standin.state import EPHEMERAL, Message
 from tests.cards import card_title

@@ -165,7 +165,7 @@ def long_list(count: int, title: str, note: str) -> dict[str, Any]:
 
 async def list_id(env: BotEnv, name: str) -> int:
     async with env.bot.session_factory() as session:
-        return await svc.list_id_for(session, env.guild.id, name)
+        return (await svc.named_list(session, env.guild.id, name, per_page=1)).summary.id
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.demo.botenv import BotEnv
-from bot.services.reading.lists import list_detail
+from bot.services.reading.lists import named_list
 from tests.reading.conftest import import_club
 
 MENU = "Add to reading list"
@@ -22,7 +22,7 @@ async def env(discord_env: BotEnv) -> BotEnv:
 
 async def _papers(env: BotEnv, name: str) -> list[str]:
     async with env.bot.session_factory() as session:
-        return [item.paper.key for item in (await list_detail(session, env.guild.id, name)).items]
+        return [item.paper.key for item in (await named_list(session, env.guild.id, name)).items]
 
 
 async def test_organizers_add_the_linked_paper_to_a_picked_list(env: BotEnv) -> None:

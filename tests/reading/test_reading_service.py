@@ -9,6 +9,8 @@ from sqlalchemy import update
 
 from bot.errors import BadInput, Conflict, NotFound
 from bot.services.reading import lists as svc
+from bot.services.reading.autocomplete import list_name_choices, list_paper_choices
+from bot.services.reading.history import history_page
 from db.models import ClubSession
 from tests.reading.conftest import GUILD
 
@@ -17,9 +19,9 @@ NOW = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
 
 async def test_history_is_past_and_not_cancelled_newest_first(club) -> None:
     async with club() as session:
-        first = await svc.history_page(session, GUILD, NOW, page=0, per_page=5)
-        last = await svc.history_page(session, GUILD, NOW, page=7, per_page=5)
-        before_november = await svc.history_page(session, GUILD, datetime(2026, 11, 1, tzinfo=UTC))
+        first = await history_page(session, GUILD, NOW, page=0, per_page=5)
+        last = await history_page(session, GUILD, NOW, page=7, per_page=5)
+        before_november = await history_page(session, GUILD, datetime(2026, 11, 1, tzinfo=UTC))
     assert (first.total, first.pages, last.page) == (15, 3, 2)
     assert [e.starts_at.date().isoformat() for e in first.entries] == [
         "2026-11-19",
@@ -37,7 +39,7 @@ async def test_history_is_past_and_not_cancelled_newest_first(club) -> None:
             update(ClubSession).where(ClubSession.title.like("Sandbox%")).values(status="cancelled")
         )
     async with club() as session:
-        assert (await svc.history_page(session, GUILD, NOW)).total == 14
+        assert (await history_page(session, GUILD, NOW)).total == 14
 
 
 async def test_lists_add_show_remove(club) -> None:
@@ -63,8 +65,8 @@ async def test_lists_add_show_remove(club) -> None:
     assert by_title.paper.title == "Persimmon"  # the stored paper, matched on its title
     async with club() as session:
         summaries = await svc.list_summaries(session, GUILD)
-        page = await svc.list_page(session, GUILD, await svc.list_id_for(session, GUILD, "user sims"))
-        choices = await svc.list_paper_choices(session, GUILD, "User Sims", "pers")
+        page = await svc.named_list(session, GUILD, "user sims", per_page=10)
+        choices = await list_paper_choices(session, GUILD, "User Sims", "pers")
     assert [(s.name, s.size) for s in summaries] == [("ITSMBench", 4), ("User Sims", 2), ("WorldSmith", 6)]
     assert page is not None
     assert [(i.paper.title, i.note) for i in page.items] == [
@@ -85,7 +87,7 @@ async def test_lists_add_show_remove(club) -> None:
         assert gone.list_removed
     async with club() as session:
         with pytest.raises(NotFound) as caught:
-            await svc.list_id_for(session, GUILD, "user sims")
+            await svc.named_list(session, GUILD, "user sims")
         assert "ITSMBench, WorldSmith" in caught.value.user_message
 
 
@@ -123,9 +125,9 @@ async def test_list_caps(club, monkeypatch) -> None:
 
 async def test_list_name_autocomplete(club) -> None:
     async with club() as session:
-        assert await svc.list_name_choices(session, GUILD, "") == ["ITSMBench", "WorldSmith"]
-        assert await svc.list_name_choices(session, GUILD, "smith") == ["WorldSmith"]
-        assert await svc.list_name_choices(session, GUILD, "%_\\") == []
+        assert await list_name_choices(session, GUILD, "") == ["ITSMBench", "WorldSmith"]
+        assert await list_name_choices(session, GUILD, "smith") == ["WorldSmith"]
+        assert await list_name_choices(session, GUILD, "%_\\") == []
 
 
 async def test_new_lists_items_and_papers_are_stamped_with_the_given_now(session_factory) -> None:

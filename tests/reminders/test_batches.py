@@ -246,7 +246,7 @@ async def test_a_burst_under_the_global_limit_paces_itself_and_gets_no_429(env) 
     for i, channel in enumerate(channels):
         await run(env, "remind add", {"when": "in 5 minutes", "message": f"Burst {i}", "channel": channel})
     env.standin.global_limit = (5, 0.5)
-    cog(env).runner.transport.pace = transport_module.Pace(5, 0.5 + transport_module.MARGIN)
+    cog(env).reminders.runner.transport.pace = transport_module.Pace(5, 0.5 + transport_module.MARGIN)
     await env.clock.advance(timedelta(minutes=5))
     posts = env.standin.requests_to("POST", r"/channels/\d+/messages$")
     assert sorted(r.json["content"] for r in posts if r.status == 200) == sorted(

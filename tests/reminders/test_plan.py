@@ -38,7 +38,7 @@ async def test_a_new_session_gets_offsets_subscribers_and_presenter_reminders(se
             ("recap", STARTS + timedelta(hours=2), 77),
         ]
     )
-    assert (await replan(session_factory, club)).changed is False  # planning is idempotent
+    assert await replan(session_factory, club) == plan.PlanResult()  # planning is idempotent
     assert len(await rows(session_factory)) == 6
 
 
@@ -111,7 +111,7 @@ async def test_sent_and_organizer_cancelled_slots_are_not_planned_again(session_
         (await s.get(Reminder, first.id)).status = "sent"
         row = await s.get(Reminder, second.id)
         row.status, row.cancelled_by = "cancelled", 9
-    assert (await replan(session_factory, club)).changed is False
+    assert await replan(session_factory, club) == plan.PlanResult()
     assert len(await rows(session_factory)) == 2
 
 

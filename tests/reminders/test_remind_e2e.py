@@ -4,6 +4,7 @@ fire on time without pings, restarts, downtime, retries after 429/500, a crash m
 from __future__ import annotations
 
 import asyncio
+import re
 import types
 from datetime import UTC, datetime, timedelta
 
@@ -15,6 +16,7 @@ from bot.services.reminders.runner import ReminderRunner
 from cogs.reminders._transport import DiscordTransport
 from db.engine import create_session_factory
 from db.models.reminders import Reminder
+from standin.components import text_displays
 from standin.state import EPHEMERAL, SEND_MESSAGES
 from tests.reminders.helpers import ManualClock, run, settle
 
@@ -34,6 +36,11 @@ async def add(env, when: str, message: str = "Read the paper before Thursday", *
     reply = await run(env, "remind add", {"when": when, "message": message, **options})
     assert is_ephemeral(reply), reply.content
     return reply
+
+
+def shown(message) -> str:
+    """The text of a layout (a message, or the response that edited one)."""
+    return "\n".join(text_displays(message.components))
 
 
 def posted(env, channel=None) -> list:
@@ -130,11 +137,13 @@ async def test_list_pages_and_cancel_with_autocomplete(env) -> None:
         await add(env, f"tomorrow {hour + 8}:00", f"Reminder number {hour}")
     listing = await run(env, "remind list")
     assert is_ephemeral(listing)
-    assert listing.embeds[0]["title"] == "Reminders: 10 pending"
-    assert "Reminder number 0" in listing.embeds[0]["description"]
+    assert listing.is_components_v2
+    assert listing.text_displays[0] == "## Reminders: 10 pending"
+    assert "Reminder number 0" in shown(listing)
     next_button = [c for c in listing.buttons if c["custom_id"].endswith(":n")][0]
     page2 = await (await env.click(listing, next_button["custom_id"])).response()
-    assert "Reminder number 9" in page2.embeds[0]["description"]
+    assert "Reminder number 9" in shown(page2)
+    assert "-# Page 2 of 2" in shown(page2)
 
     choices = await env.autocomplete("remind cancel", "reminder", "number 3")
     assert [c["value"] for c in choices] == [4]
@@ -173,7 +182,7 @@ async def test_downtime_within_grace_is_sent_delayed_beyond_it_is_missed(env) ->
     await settle(env)
     assert [m.content for m in posted(env)] == ["⏰ **Reminder** (delayed)\nDue during a short outage"]
     listing = await run(env, "remind list")
-    text = listing.embeds[0]["description"]
+    text = shown(listing)
     assert "Missed or failed in the last week (1)" in text
     assert "Missed" in text
     assert "The bot was offline when this fell due (more than 1h late)." in text
@@ -243,7 +252,7 @@ async def test_weekly_reminder_keeps_its_local_time_across_the_march_change(env)
     nonces = [m.payload["nonce"] for m in posted(env)]
     assert nonces == ["pc-rem-1-0", "pc-rem-1-1"]
     listing = await run(env, "remind list")
-    assert "**#1** · Thursday 25 March, 9:30 AM PT" in listing.embeds[0]["description"]
+    assert "**#1** · Thursday 25 March, 9:30 AM PT" in shown(listing)
 
 
 async def test_two_runners_over_one_store_send_each_reminder_once(env, store_info) -> None:
@@ -290,9 +299,24 @@ async def test_list_page_buttons_refuse_members(env) -> None:
     refused = await (await env.click(listing, next_button["custom_id"], member=env.member)).response()
     assert refused.ephemeral
     assert refused.content.startswith("Only organizers")
-    assert not refused.embeds
+    assert not refused.components
     page2 = await (await env.click(listing, next_button["custom_id"])).response()
-    assert "Reminder number 9" in page2.embeds[0]["description"]
+    assert "Reminder number 9" in shown(page2)
+
+
+async def test_list_is_a_layout_showing_typed_text_as_typed(env) -> None:
+    typed = "[click](https://evil.example/x) **b** <@1> @everyone"
+    await add(env, "tomorrow 9am", typed)
+    listing = await run(env, "remind list")
+    assert listing.is_components_v2
+    assert listing.content == ""
+    assert listing.embeds == []
+    (entry,) = [text for text in listing.text_displays if text.startswith("**#1**")]
+    assert re.sub(r"\\([^A-Za-z0-9\s])", r"\1", entry.split("\n")[1]) == f"└ {typed}"
+    assert not re.search(r"(?<!\\)\[click\]\(", entry)  # no masked link Discord would render
+    cancelled = await run(env, "remind cancel", {"reminder": 1})
+    assert "\\[click]" in cancelled.content
+    assert not re.search(r"(?<!\\)\[click\]\(", cancelled.content)
 
 
 async def test_add_defers_before_checking_the_channel_and_still_answers(env) -> None:

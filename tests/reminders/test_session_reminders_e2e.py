@@ -152,8 +152,8 @@ async def test_closed_dms_end_as_failed_and_are_not_retried(env) -> None:
     dm_posts = [r for r in env.standin.requests_to("POST", r"/channels/\d+/messages$") if r.status == 403]
     assert len(dm_posts) == 1
     listing = await run(env, "remind list")
-    assert "Failed" in listing.embeds[0]["description"]
-    assert "50007" in listing.embeds[0]["description"]
+    assert "Failed" in listing.text
+    assert "50007" in listing.text
 
 
 async def test_remind_me_again_turns_it_off_and_bad_offsets_are_refused(env) -> None:

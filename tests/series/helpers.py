@@ -63,9 +63,9 @@ def series_id_in(text: str) -> int:
 
 async def add_thursdays(env: BotEnv, name: str = "Thursday paper club", **options: Any) -> int:
     reply = await run(env, "series add", {"name": name, "day": "Thursday", "time": "9:30am", **options})
-    assert is_ephemeral(reply), reply.content
-    assert reply.content.startswith("Added series #"), reply.content
-    return series_id_in(reply.content)
+    assert is_ephemeral(reply), reply.text
+    assert reply.text.startswith("Added series #"), reply.text
+    return series_id_in(reply.text)
 
 
 async def count(env: BotEnv, model: Any, *where: Any) -> int:
@@ -84,11 +84,8 @@ async def store_counts(env: BotEnv) -> tuple[int, int, int, int]:
 
 
 def week_lines(message: Message) -> list[str]:
-    """The week lines of a /series show card (after the header and the blank line)."""
-    if message.embeds:  # an organizer's reply
-        description = message.embeds[0]["description"]
-        return description.split("\n\n", 1)[1].split("\n")
-    # the /series show layout: heading, rule (and description), separator, the weeks, the footer
+    """The week lines of a series card (/series show, or under an organizer's reply)."""
+    # the layout: heading, rule (and description), separator, the weeks, the footer
     (container,) = message.components_of_type(17)
     texts = [c["content"] for c in container["components"] if c["type"] == 10]
     return texts[-2].split("\n")

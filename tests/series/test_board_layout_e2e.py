@@ -48,7 +48,7 @@ async def test_the_board_is_a_layout_with_a_claim_select(env) -> None:
     # picking a week presents it; the board drops it at once
     week = select["options"][1]["value"]
     reply = await _pick(env, board, week, env.member)
-    assert reply.content.startswith("🎤 You present **Thursday paper club** on Thursday 10 December")
+    assert reply.text.startswith("🎤 You present **Thursday paper club** on Thursday 10 December")
     board = env.standin.message(board.id)
     assert "Thu 10 Dec" not in [b["label"] for b in board.buttons]
     assert week not in [o["value"] for o in _select(board)["options"]]
@@ -76,7 +76,7 @@ async def test_picks_that_are_not_open_weeks_of_the_series(env) -> None:
             await env.click(board, f"series:claim:{series_id}", member=env.member, values=[value])
         ).final()
         assert reply.flags & (1 << 6), value
-        assert expected in reply.content, (value, reply.content)
+        assert expected in reply.text, (value, reply.text)
 
 
 async def test_an_old_embed_board_is_rewritten_as_a_layout(env) -> None:
@@ -93,7 +93,7 @@ async def test_an_old_embed_board_is_rewritten_as_a_layout(env) -> None:
         await svc.record_board(db, row, channel.id, old.id)
     # the old button still claims its week, and the board is rewritten in the same edit
     reply = await press(env, old.id, "series:present:2", env.member)
-    assert reply.content.startswith("🎤 You present")
+    assert reply.text.startswith("🎤 You present")
     board = env.standin.message(old.id)
     assert board.is_components_v2
     assert board.embeds == []

@@ -42,7 +42,7 @@ async def test_the_calendar_is_one_repeating_event_that_matches_series_show(env)
     assert one_off.text.startswith("Added session #9")
 
     reply = await run(env, "session calendar", member=sam)
-    assert reply.content.startswith("8 upcoming sessions.")  # 24 December is skipped
+    assert reply.text.startswith("8 upcoming sessions.")  # 24 December is skipped
     data = reply.file("paperclub-sessions.ics")
     calendar = icalendar.Calendar.from_ical(data)
     (zone,) = calendar.walk("VTIMEZONE")
@@ -91,7 +91,7 @@ async def test_the_calendar_is_one_repeating_event_that_matches_series_show(env)
     await run(env, "session announce", {"session": 3})
     announcement = from_bot(env, env.messages_in(env.announcements))[-1]
     reply = await press(env, announcement, "session:ics:3", sam)
-    assert reply.content.startswith("This week is part of a series")
+    assert reply.text.startswith("This week is part of a series")
     week_file = reply.file("paperclub-session-3.ics")
     week_events = icalendar.Calendar.from_ical(week_file).walk("VEVENT")
     assert {str(e["UID"]) for e in week_events} == {str(master["UID"])}

@@ -23,7 +23,7 @@ async def test_a_new_day_and_every_other_week(env) -> None:
     await env.clock.set(datetime(2026, 12, 4, 17, 0, tzinfo=UTC))  # 3 December is past
 
     reply = await run(env, "series edit", {"series": "1", "day": "Tuesday"})
-    assert reply.content.startswith("Saved **Thursday paper club**: changed day.")
+    assert reply.text.startswith("Saved **Thursday paper club**: changed day.")
     lines = week_lines(await run(env, "series show", {"series": "1"}, member=env.member))
     assert lines[0].startswith("**Tuesday 8 December, 9:30 AM PT")
     assert lines[1].startswith(
@@ -39,12 +39,11 @@ async def test_a_new_day_and_every_other_week(env) -> None:
 
     reply = await run(env, "series edit", {"series": "1", "every": 2})
     assert (
-        "Tuesday 29 December 2026 is no longer a week of the series; its session is cancelled."
-        in reply.content
+        "Tuesday 29 December 2026 is no longer a week of the series; its session is cancelled." in reply.text
     )
     assert (
         "The week of Tuesday 15 December 2026 was moved to Thursday 17 December 2026, so it stays as a "
-        "session of its own (#3)." in reply.content
+        "session of its own (#3)." in reply.text
     )
     lines = week_lines(await run(env, "series show", {"series": "1"}, member=env.member))
     assert lines[0].startswith("**Tuesday 8 December, 9:30 AM PT")

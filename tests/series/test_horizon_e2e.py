@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from bot.app import build_bot
 from bot.demo.running import connected
 from bot.services.series import weeks as series_weeks
-from cogs.series._background import HORIZON_JOB
+from bot.services.series.background import HORIZON_JOB
 from db.models import ClubSession
 from db.models.reminders import NUDGE, SENT, Reminder
 from db.models.series import SeriesWeek
@@ -121,6 +121,8 @@ async def test_two_processes_fill_the_same_horizon_once(env, store_info, monkeyp
         later = datetime(2026, 12, 21, 17, 0, tzinfo=UTC)  # three weeks on: each series has new weeks
         for bot in (env.bot, second):  # the day's run is the one started below, in both at once
             await bot.background.remove(HORIZON_JOB)
+            # and every nudge's record is counted below: none deleted after its 30 days (privacy.lifetimes)
+            await bot.background.remove("privacy.lifetimes")
         await env.clock.set(later)
         made = await asyncio.gather(*(cog.run_horizons([env.guild.id]) for cog in cogs))
         for bot in (env.bot, second):

@@ -26,7 +26,8 @@ async def test_presenters_lists_history_next_weeks_and_offers(env) -> None:
 
     shown = await run(env, "presenters", member=env.members[2])
     assert is_ephemeral(shown)
-    lines = shown.embeds[0]["description"].split("\n")
+    assert shown.text_displays[0] == "## Presenters"
+    lines = shown.text_displays[1].split("\n")
     assert lines[0] == "**Who presents**"
     assert lines[1] == "Hamish Ivison — 1 time, last 5 November"  # from the imported programme
     assert lines[2].startswith(f"<@{sam.id}> — not yet, next <t:")  # 10 December, claimed

@@ -45,7 +45,7 @@ async def test_the_form_and_each_day_and_cadence(discord_env: BotEnv) -> None:
         }
         reply = await (await env.submit_modal(opened, values)).final()
         await settle(env)
-        assert reply.content.startswith("Added series #"), reply.content
+        assert reply.text.startswith("Added series #"), reply.text
     rows = await _series(env)
     assert [(r.name, r.weekday, r.interval) for r in rows] == [
         (f"Club {w}", i, 2 if i % 2 else 1) for i, w in enumerate(WEEKDAYS)

@@ -27,9 +27,9 @@ async def snapshot(env: BotEnv) -> tuple[Any, ...]:
 async def refused(env: BotEnv, name: str, options: dict[str, Any], member: Any = None) -> str:
     before = await snapshot(env)
     reply = await run(env, name, options, member=member)
-    assert is_ephemeral(reply), reply.content
-    assert await snapshot(env) == before, reply.content
-    return reply.content
+    assert is_ephemeral(reply), reply.text
+    assert await snapshot(env) == before, reply.text
+    return reply.text
 
 
 ADD = {"name": "Thursday paper club", "day": "Thursday", "time": "9:30am"}
@@ -150,7 +150,7 @@ async def test_a_member_may_not_press_another_members_claim_away(env) -> None:
     before = await snapshot(env)
     reply = await press(env, announcement, claim, tom)
     assert is_ephemeral(reply)
-    assert reply.content == (
+    assert reply.text == (
         f"<@{sam.id}> presents Thursday 3 December 2026. Only they can step down; an organizer can change it "
         "with `/session edit`."
     )
@@ -182,7 +182,7 @@ async def test_a_series_of_another_server_is_not_found(env) -> None:
             await refused(env, command, {"series": "1", **extra}) == "There is no series #1 in this server."
         )
     listed = await run(env, "series list", member=env.member)
-    assert listed.embeds[0]["description"].startswith("No series yet.")
+    assert listed.text_displays == ["## Series\nNo series yet. Organizers add one with `/series add`."]
 
 
 async def test_members_may_not_change_a_series(env) -> None:

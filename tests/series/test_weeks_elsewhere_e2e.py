@@ -34,7 +34,7 @@ async def test_the_open_weeks_buttons_work_after_a_restart(env) -> None:
     await env.restart_bot()
     await env.bot.get_cog("SeriesCog").background.ready(env.guild.id).wait()
     reply = await press(env, board, "series:present:3", env.member)
-    assert reply.content.startswith("🎤 You present **Thursday paper club** on Thursday 17 December")
+    assert reply.text.startswith("🎤 You present **Thursday paper club** on Thursday 17 December")
     assert "Thu 17 Dec" not in labels(env, board)
 
 
@@ -70,12 +70,12 @@ async def test_the_series_settings(env) -> None:
     await add_thursdays(env)
     reply = await run(env, "setup series_horizon", {"weeks": 10}, member=env.admin)
     assert is_ephemeral(reply)
-    assert reply.content.startswith("Saved. Series: 10 weeks ahead · nudges 7 days before an open week in <#")
+    assert reply.text.startswith("Saved. Series: 10 weeks ahead · nudges 7 days before an open week in <#")
     async with env.bot.session_factory() as db:
         assert len(list(await db.scalars(select(SeriesWeek.id)))) == 10
     assert await pending_nudges(env)
     reply = await run(env, "setup series_nudge", {"days": 0}, member=env.admin)
-    assert reply.content == "Saved. Series: 10 weeks ahead · nudges off."
+    assert reply.text == "Saved. Series: 10 weeks ahead · nudges off."
     assert await pending_nudges(env) == []
     shown = await run(env, "setup show", member=env.organizer)
     fields = card_fields(shown)

@@ -17,7 +17,7 @@ from bot.demo.botenv import BotEnv
 from bot.demo.running import connected
 from bot.permissions import REQUIRED_PERMISSIONS
 from bot.services.programme.files import import_text
-from bot.services.sessions import event_claims
+from bot.services.sessions import events as session_events
 from db.engine import create_engine, create_session_factory
 from db.models import ClubSession
 from db.models.jobs import Claim
@@ -98,7 +98,7 @@ async def test_two_processes_starting_at_once_make_each_event_once(env, monkeypa
     # making the event too (no claim), or being refused the claim. Without the claim both make one.
     met = asyncio.Barrier(2)
     first = "Environment generation at scale"
-    real_create, real_claim = discord.Guild.create_scheduled_event, event_claims.claim_event
+    real_create, real_claim = discord.Guild.create_scheduled_event, session_events.claim_event
 
     async def create(guild, **fields):
         if fields["name"] == first:
@@ -112,7 +112,7 @@ async def test_two_processes_starting_at_once_make_each_event_once(env, monkeypa
         return taken
 
     monkeypatch.setattr(discord.Guild, "create_scheduled_event", create)
-    monkeypatch.setattr(event_claims, "claim_event", claim)
+    monkeypatch.setattr(session_events, "claim_event", claim)
     second_engine = env.engine_factory() if env.engine_factory else None
     # (the store is migrated already; alembic's module-level context cannot run twice at once in one
     # process, which two real processes never share)
@@ -155,15 +155,15 @@ async def test_the_claim_is_taken_once_and_taken_over_when_its_lease_runs_out(se
 
     now = FakeClock(DEFAULT_START).now()
     async with session_factory() as session, session.begin():
-        assert await event_claims.claim_event(session, 7, 1, "first", now)
+        assert await session_events.claim_event(session, 7, 1, "first", now)
     async with session_factory() as session, session.begin():
-        assert not await event_claims.claim_event(session, 7, 1, "second", now)
-        assert await event_claims.claim_event(session, 7, 2, "second", now)  # another session: free
-        await event_claims.release_event_claim(session, 7, 1, "second")  # not its claim: kept
-    later = now + event_claims.CLAIM_LEASE
+        assert not await session_events.claim_event(session, 7, 1, "second", now)
+        assert await session_events.claim_event(session, 7, 2, "second", now)  # another session: free
+        await session_events.release_event_claim(session, 7, 1, "second")  # not its claim: kept
+    later = now + session_events.CLAIM_LEASE
     async with session_factory() as session, session.begin():
-        assert not await event_claims.claim_event(session, 7, 1, "third", later - timedelta(seconds=1))
-        assert await event_claims.claim_event(session, 7, 1, "third", later)  # its holder died
+        assert not await session_events.claim_event(session, 7, 1, "third", later - timedelta(seconds=1))
+        assert await session_events.claim_event(session, 7, 1, "third", later)  # its holder died
     async with session_factory() as session, session.begin():
-        await event_claims.release_event_claim(session, 7, 1, "third")
-        assert await event_claims.claim_event(session, 7, 1, "fourth", later)
+        await session_events.release_event_claim(session, 7, 1, "third")
+        assert await session_events.claim_event(session, 7, 1, "fourth", later)

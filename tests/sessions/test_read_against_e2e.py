@@ -61,7 +61,10 @@ async def test_a_session_read_against_others(env) -> None:
     assert entries == ["**TMax**", "-# read against\n**Terminal-World**", "**T1**"]
     async with env.bot.session_factory() as db:
         info = await svc.get_session(db, env.guild.id, session_id)
-    assert info.papers_text() == "TMax, read against Terminal-World and T1"
+    assert [[p.title for p in info.main_papers], [p.title for p in info.against_papers]] == [
+        ["TMax"],
+        ["Terminal-World", "T1"],
+    ]
     (event,) = env.scheduled_events()
     assert "Papers: TMax\nRead against: Terminal-World; T1" in event["description"]
     # the edit form shows the roles as it reads them back, and a change of role alone is saved
@@ -77,7 +80,10 @@ async def test_a_session_read_against_others(env) -> None:
     assert reply.text.startswith(f"Saved session #{session_id}: changed papers."), reply.text
     async with env.bot.session_factory() as db:
         info = await svc.get_session(db, env.guild.id, session_id)
-    assert info.papers_text() == "TMax and Terminal-World, read against T1"
+    assert [[p.title for p in info.main_papers], [p.title for p in info.against_papers]] == [
+        ["TMax", "Terminal-World"],
+        ["T1"],
+    ]
 
 
 async def test_the_paper_card_follows_the_stored_roles(env) -> None:

@@ -234,20 +234,22 @@ async def test_calendar_command_lists_upcoming_with_sequence_and_cancellations(e
 
 async def test_list_paginates_beyond_ten_and_pages_survive_restart(env) -> None:
     empty = await run(env, "session list", member=env.member)
-    assert "No sessions are scheduled" in empty.embeds[0]["description"]
+    assert empty.text_displays == [
+        "## Upcoming sessions\nNo sessions are scheduled yet. Organizers add them with `/session add`."
+    ]
     for week in range(12):
         await add_session(env, f"Week {week + 1}", f"2026-12-{3 + week % 4 * 7:02d} {9 + week // 4}:30")
     listing = await run(env, "session list", member=env.member)
     assert is_ephemeral(listing)
-    embed = listing.embeds[0]
-    assert embed["footer"]["text"] == "Page 1 of 2 · 12 upcoming"
-    assert embed["description"].count("**#") == 10
-    assert embed["description"].index("Week 1\n") < embed["description"].index("Week 5")  # soonest first
+    assert listing.embeds == []
+    assert listing.text_displays[-1] == "-# Page 1 of 2 · 12 upcoming"
+    assert listing.text.count("**#") == 10
+    assert listing.text.index("Week 1\n") < listing.text.index("Week 5")  # soonest first
     await env.restart_bot()
     next_id = next(b["custom_id"] for b in listing.buttons if "Next" in b["label"])
-    page2 = await (await env.click(listing, next_id, member=env.member)).response()
-    assert page2.embeds[0]["footer"]["text"] == "Page 2 of 2 · 12 upcoming"
-    assert page2.embeds[0]["description"].count("**#") == 2
+    page2 = await (await env.click(listing, next_id, member=env.member)).final()
+    assert page2.text_displays[-1] == "-# Page 2 of 2 · 12 upcoming"
+    assert page2.text.count("**#") == 2
     public = await run(env, "session list", {"public": True}, member=env.member)
     assert not is_ephemeral(public)
 

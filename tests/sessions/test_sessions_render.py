@@ -15,7 +15,9 @@ from bot.replies import markdown_link
 from bot.services.calendars import ics
 from bot.services.papers.store import PaperInfo
 from bot.services.sessions import rules
+from bot.services.sessions.events import event_fields
 from bot.services.sessions.info import SessionInfo
+from bot.services.sessions.publish import thread_name
 from bot.timeutil import DEFAULT_DISPLAY_ZONES
 from cogs.sessions import _render as render
 
@@ -115,9 +117,6 @@ def test_time_table(typed, utc, line) -> None:
     assert start.utc == utc
     info = make_info(starts_at=start.utc)
     assert render.club_time(info, DEFAULT_DISPLAY_ZONES, NOW) == line
-    assert render.club_page_line(info, DEFAULT_DISPLAY_ZONES, NOW).startswith(
-        line + " — Building data recipes"
-    )
     assert f"<t:{int(utc.timestamp())}:F>" in render.when_text(info, DEFAULT_DISPLAY_ZONES, NOW)
 
 
@@ -149,13 +148,15 @@ def test_card_fits_discords_limits_with_huge_input() -> None:
     assert view.content_length() <= 4000
     texts = [t.content for t in view.walk_children() if isinstance(t, discord.ui.TextDisplay)]
     assert any(t.startswith("-# … and ") and t.endswith(" more papers") for t in texts)
-    assert len(render.thread_name(info)) <= 100
-    assert render.thread_name(info).endswith("…")
-    assert len(render.event_name(info)) <= 100
-    assert len(render.event_description(info, DEFAULT_DISPLAY_ZONES)) <= 1000
-    assert render.event_location(make_info(signup_url="https://x.example/" + "y" * 200)) == "Video call"
-    assert render.event_location(info) == "https://lu.ma/paperclub"
-    assert render.event_location(make_info(signup_url=None)) == "Video call"
+    assert len(thread_name(info)) <= 100
+    assert thread_name(info).endswith("…")
+    fields = event_fields(info, DEFAULT_DISPLAY_ZONES)
+    assert len(fields.name) <= 100
+    assert len(fields.description) <= 1000
+    assert fields.location == "https://lu.ma/paperclub"
+    long_signup = make_info(signup_url="https://x.example/" + "y" * 200)
+    assert event_fields(long_signup, DEFAULT_DISPLAY_ZONES).location == "Video call"
+    assert event_fields(make_info(signup_url=None), DEFAULT_DISPLAY_ZONES).location == "Video call"
     assert (
         len(
             render.cancellation_notice(

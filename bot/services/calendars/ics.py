@@ -10,13 +10,15 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from icalendar import Calendar, Event, Timezone
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.services.series import store as series_store
 from bot.services.series import weeks as series_weeks
 from bot.services.series.info import SeriesInfo, WeekInfo
 from bot.services.sessions import queries
 from bot.services.sessions.info import SessionInfo
+from bot.services.sessions.store import get_session
+from bot.text import one_line
 from bot.timeutil import ensure_aware_utc
 
 BYDAY = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
@@ -301,20 +303,26 @@ async def series_calendars(
 
 
 async def guild_calendar(
-    session: AsyncSession, guild_id: int, now: datetime, *, name: str
+    factory: async_sessionmaker[AsyncSession], guild_id: int, now: datetime, *, name: str
 ) -> tuple[bytes, int]:
     """/session calendar: every upcoming session and every series of the guild; and how many sessions
     that is (weeks of a series included)."""
-    infos = await queries.list_for_calendar(session, guild_id, now)
-    series = await series_calendars(session, guild_id, now)
+    async with factory() as session:
+        infos = await queries.list_for_calendar(session, guild_id, now)
+        series = await series_calendars(session, guild_id, now)
     count = sum(1 for info in infos if not info.is_cancelled)
     return calendar_bytes(infos, now=now, name=name, series=series), count
 
 
-async def session_calendar(session: AsyncSession, info: SessionInfo, now: datetime, *, name: str) -> bytes:
+async def session_calendar(
+    factory: async_sessionmaker[AsyncSession], guild_id: int, session_id: int, now: datetime
+) -> tuple[SessionInfo, bytes]:
     """Add to calendar: the session, or, for a week of a series, the whole series (one repeating event that
     calendar apps keep in step, instead of a copy of one week)."""
-    if info.series_id is not None:
-        series = await series_calendars(session, info.guild_id, now, series_id=info.series_id)
-        return calendar_bytes([], now=now, name=series[0].info.name if series else name, series=series)
-    return calendar_bytes([info], now=now, name=name)
+    async with factory() as session:
+        info = await get_session(session, guild_id, session_id)
+        name = one_line(info.title, 100)
+        if info.series_id is None:
+            return info, calendar_bytes([info], now=now, name=name)
+        series = await series_calendars(session, guild_id, now, series_id=info.series_id)
+    return info, calendar_bytes([], now=now, name=series[0].info.name if series else name, series=series)

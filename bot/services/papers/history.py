@@ -49,7 +49,7 @@ class Suggested:
     """A suggestion of the paper: who made it, its status and who offered to present it."""
 
     id: int
-    submitter_id: int
+    submitter_id: int | None  # None: a member who deleted their data
     status: str
     created_at: datetime
     volunteer_ids: tuple[int, ...]
@@ -139,9 +139,9 @@ async def _suggestions(session: AsyncSession, guild_id: int, paper_id: int) -> t
             .order_by(Suggestion.created_at, Suggestion.id, SuggestionVolunteer.created_at)
         )
     ).all()
-    found: dict[int, tuple[int, str, datetime, list[int]]] = {}
+    found: dict[int, tuple[int | None, str, datetime, list[int]]] = {}
     for sid, submitter, status, created_at, volunteer in rows:
-        entry = found.setdefault(sid, (submitter, status, created_at, []))
+        entry = found.setdefault(sid, (submitter or None, status, created_at, []))
         if volunteer is not None:
             entry[3].append(volunteer)
     return tuple(Suggested(sid, s, st, c, tuple(v)) for sid, (s, st, c, v) in found.items())

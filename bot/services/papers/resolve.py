@@ -197,7 +197,7 @@ async def find_candidates(
     unavailable: list[str] = []
     for (source, _), answer in zip(searches, answers, strict=True):
         if isinstance(answer, SourceUnavailable):
-            log.info("title search for %r: %s", name[:80], answer)
+            log.info("title search: %s", answer)  # not the name: someone typed it
             unavailable.append(source)
         elif isinstance(answer, BaseException):
             raise answer

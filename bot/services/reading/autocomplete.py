@@ -1,4 +1,4 @@
-"""Autocomplete for /reading search and the list commands: paper titles and list names as they are typed."""
+"""Autocomplete for /reading: paper titles and list names as they are typed, a list's papers."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ from typing import Literal
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.papers import normalize_title
+from bot.services.papers.store import PaperInfo, paper_info
+from bot.services.reading.lists import MAX_LIST_NAME, find_list, normalize_list_name, paper_infos
 from bot.services.reading.statements import PG_SUGGEST, SQLITE_SUGGEST
 from bot.services.reading.terms import (
     MAX_QUERY_LENGTH,
@@ -17,8 +20,9 @@ from bot.services.reading.terms import (
     tsquery_expression,
     words_of,
 )
+from bot.text import CHOICE_NAME_LIMIT, one_line
 from db.models import Paper
-from db.models.reading import ReadingList
+from db.models.reading import ReadingList, ReadingListItem
 
 
 @dataclass(frozen=True)
@@ -67,3 +71,68 @@ async def _recent_names(session: AsyncSession, guild_id: int, limit: int) -> lis
     ).all()
     out.extend(Suggestion("paper", title, paper_id) for paper_id, title in papers)
     return out[:limit]
+
+
+def _like_pattern(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+async def list_name_choices(session: AsyncSession, guild_id: int, current: str, limit: int = 25) -> list[str]:
+    """List names containing what is typed (names starting with it first)."""
+    needle = normalize_list_name(current)[:MAX_LIST_NAME]
+    rows = await session.scalars(
+        select(ReadingList.name)
+        .where(
+            ReadingList.guild_id == guild_id,
+            ReadingList.normalized_name.like(_like_pattern(needle), escape="\\"),
+        )
+        .order_by(ReadingList.normalized_name)
+        .limit(100)
+    )
+    names = list(rows)
+    names.sort(key=lambda n: not normalize_list_name(n).startswith(needle))
+    return names[: max(0, min(limit, 25))]
+
+
+def choice_value(info: PaperInfo) -> str:
+    """A value that names this paper exactly (its key) when it fits an autocomplete value (100)."""
+    return info.key if len(info.key) <= 100 else info.title[:100]
+
+
+async def list_paper_choices(
+    session: AsyncSession, guild_id: int, list_name: str, current: str, limit: int = 25
+) -> list[tuple[str, str]]:
+    """(title, value) for the papers on `list_name` whose title contains what is typed."""
+    row = await find_list(session, guild_id, list_name)
+    if row is None:
+        return []
+    needle = normalize_title(current)
+    rows = await session.scalars(
+        select(Paper)
+        .join(ReadingListItem, ReadingListItem.paper_id == Paper.id)
+        .where(
+            ReadingListItem.list_id == row.id, Paper.normalized_title.like(_like_pattern(needle), escape="\\")
+        )
+        .order_by(ReadingListItem.position)
+        .limit(max(0, min(limit, 25)))
+    )
+    return [_choice(p.title, choice_value(paper_info(p))) for p in rows]
+
+
+async def paper_choices(session: AsyncSession, guild_id: int, current: str) -> list[tuple[str, str]]:
+    """(title, key) for the stored papers matching what is typed, so the exact paper is used."""
+    found = [s.ref_id for s in await suggest(session, guild_id, current) if s.kind == "paper"]
+    return [_choice(info.title, choice_value(info)) for info in await paper_infos(session, found)]
+
+
+async def query_choices(session: AsyncSession, guild_id: int, current: str) -> list[tuple[str, str]]:
+    """Paper titles and list names for the words typed so far."""
+    return [
+        _choice(f"{item.name} (reading list)" if item.kind == "list" else item.name, one_line(item.name, 100))
+        for item in await suggest(session, guild_id, current)
+    ]
+
+
+def _choice(name: str, value: str) -> tuple[str, str]:
+    return one_line(name, CHOICE_NAME_LIMIT) or "—", value[:100]

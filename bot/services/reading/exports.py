@@ -1,10 +1,4 @@
-"""Exports of the reading history or one reading list: Markdown, BibTeX, CSV, JSON. Pure functions.
-
-Markdown follows the club page's "Reading so far" form (``- 16 October — Topic. Description.``),
-grouped under year headings so a history longer than a year stays unambiguous. BibTeX gives
-arXiv papers ``eprint`` and ``archivePrefix``. CSV cells that a spreadsheet would run as a
-formula get a leading apostrophe.
-"""
+"""The reading history or one reading list as a file: Markdown (the club page's form), BibTeX, CSV, JSON."""
 
 from __future__ import annotations
 
@@ -20,7 +14,8 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from bot.services.papers.store import PaperInfo
-from bot.services.reading.lists import HistoryEntry, ListDetail
+from bot.services.reading.history import HistoryEntry
+from bot.services.reading.lists import ListPage
 from bot.timeutil import MONTHS
 
 ExportFormat = Literal["markdown", "bibtex", "csv", "json"]
@@ -119,7 +114,7 @@ def history_markdown(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
     return "\n".join(lines) + "\n"
 
 
-def list_markdown(detail: ListDetail) -> str:
+def list_markdown(detail: ListPage) -> str:
     """A reading list as a numbered Markdown list, with notes."""
     lines = [f"# {md_escape(detail.summary.name)}", ""]
     if detail.summary.description:
@@ -239,7 +234,7 @@ def history_bibtex(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
     )
 
 
-def list_bibtex(detail: ListDetail) -> str:
+def list_bibtex(detail: ListPage) -> str:
     """A reading list as BibTeX."""
     return _bibtex((item.paper, item.note) for item in detail.items)
 
@@ -254,29 +249,15 @@ def _paper_fields(paper: PaperInfo) -> list[object]:
     return [paper.year, paper.venue, paper.decision, paper.tldr, paper.citation_count, paper.code_url]
 
 
-HISTORY_CSV_COLUMNS = [
-    "date",
-    "session",
-    "presenter",
-    "paper",
-    "paper_url",
-    "arxiv_id",
-    "doi",
-    *PAPER_FIELD_COLUMNS,
-    "recording_url",
-    "notes_url",
-]
-LIST_CSV_COLUMNS = [
-    "list",
-    "position",
-    "paper",
-    "paper_url",
-    "arxiv_id",
-    "doi",
-    *PAPER_FIELD_COLUMNS,
-    "note",
-    "added_at",
-]
+def _paper_cells(paper: PaperInfo | None) -> list[object]:
+    if paper is None:
+        return [None] * len(PAPER_CSV_COLUMNS)
+    return [paper.title, paper.url, paper.arxiv_id, paper.doi, *_paper_fields(paper)]
+
+
+PAPER_CSV_COLUMNS = ["paper", "paper_url", "arxiv_id", "doi", *PAPER_FIELD_COLUMNS]
+HISTORY_CSV_COLUMNS = ["date", "session", "presenter", *PAPER_CSV_COLUMNS, "recording_url", "notes_url"]
+LIST_CSV_COLUMNS = ["list", "position", *PAPER_CSV_COLUMNS, "note", "added_at"]
 
 
 def csv_cell(value: object) -> str:
@@ -298,36 +279,21 @@ def history_csv(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
 
     def rows() -> Iterable[Sequence[object]]:
         for e in entries:
-            day = _local(e.starts_at, zone).date().isoformat()
-            head = [day, e.title, e.presenter_name]
-            tail = [e.recording_url, e.notes_url]
-            for p in e.papers or [None]:
-                blank = [None] * (4 + len(PAPER_FIELD_COLUMNS))
-                paper = [p.title, p.url, p.arxiv_id, p.doi, *_paper_fields(p)] if p else blank
-                yield head + paper + tail
+            head = [_local(e.starts_at, zone).date().isoformat(), e.title, e.presenter_name]
+            for paper in e.papers or [None]:
+                yield [*head, *_paper_cells(paper), e.recording_url, e.notes_url]
 
     return _csv(HISTORY_CSV_COLUMNS, rows())
 
 
-def list_csv(detail: ListDetail) -> str:
+def list_csv(detail: ListPage) -> str:
     """A reading list as CSV."""
-    return _csv(
-        LIST_CSV_COLUMNS,
-        (
-            [
-                detail.summary.name,
-                n,
-                i.paper.title,
-                i.paper.url,
-                i.paper.arxiv_id,
-                i.paper.doi,
-                *_paper_fields(i.paper),
-                i.note,
-                i.added_at.isoformat(),
-            ]
-            for n, i in enumerate(detail.items, 1)
-        ),
+    name = detail.summary.name
+    rows = (
+        [name, n, *_paper_cells(i.paper), i.note, i.added_at.isoformat()]
+        for n, i in enumerate(detail.items, 1)
     )
+    return _csv(LIST_CSV_COLUMNS, rows)
 
 
 def _paper_json(paper: PaperInfo) -> dict[str, Any]:
@@ -360,7 +326,7 @@ def history_json(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
     return json.dumps({"title": HISTORY_TITLE, "sessions": sessions}, ensure_ascii=False, indent=2) + "\n"
 
 
-def list_json(detail: ListDetail) -> str:
+def list_json(detail: ListPage) -> str:
     """A reading list as JSON."""
     papers = [
         {**_paper_json(i.paper), "note": i.note, "added_at": i.added_at.isoformat()} for i in detail.items
@@ -384,7 +350,7 @@ def export_history(fmt: ExportFormat, entries: Sequence[HistoryEntry], zone: Zon
     return ExportFile(f"reading-history.{ext}", render(entries, zone).encode(), mime)
 
 
-def export_list(fmt: ExportFormat, detail: ListDetail) -> ExportFile:
+def export_list(fmt: ExportFormat, detail: ListPage) -> ExportFile:
     """A reading list as a file in ``fmt``."""
     render = {"markdown": list_markdown, "bibtex": list_bibtex, "csv": list_csv, "json": list_json}[fmt]
     ext, mime = FORMATS[fmt]

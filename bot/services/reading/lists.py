@@ -1,20 +1,21 @@
-"""The club's reading history and its named reading lists (plain values in and out, no discord)."""
+"""The club's named reading lists: read them, add and remove a paper, and write a whole list (importers)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
-from sqlalchemy.orm import selectinload
 
 from bot.errors import BadInput, Conflict, NotFound
 from bot.papers import PaperRef, normalize_title, parse_paper_ref
 from bot.services.papers.store import PaperInfo, find_paper, get_or_create_paper, paper_info
 from bot.text import clean_line
-from db.models import ClubSession, Paper
+from db.base import utcnow
+from db.models import Paper
 from db.models.reading import ReadingList, ReadingListItem
 
 MAX_LIST_NAME = 100
@@ -25,92 +26,6 @@ MAX_ITEMS_PER_LIST = 500
 _KEY_FORM = re.compile(r"(?:title|url|openreview|acl|doi|arxiv):\S.*", re.IGNORECASE)
 
 
-# ---------------------------------------------------------------- history
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    """A session that took place, with its papers in the order read."""
-
-    id: int
-    title: str
-    description: str | None
-    starts_at: datetime
-    timezone: str
-    presenter_name: str | None
-    presenter_id: int | None
-    papers: tuple[PaperInfo, ...]
-    recording_url: str | None = None
-    notes_url: str | None = None
-    wiki_url: str | None = None
-
-
-@dataclass(frozen=True)
-class HistoryPage:
-    """One page of the club's reading history."""
-
-    entries: list[HistoryEntry]
-    total: int
-    page: int
-    pages: int
-
-
-def _entry(row: ClubSession) -> HistoryEntry:
-    return HistoryEntry(
-        id=row.id,
-        title=row.title,
-        description=row.description,
-        starts_at=row.starts_at,
-        timezone=row.timezone,
-        presenter_name=row.presenter_name,
-        presenter_id=row.presenter_id,
-        papers=tuple(paper_info(link.paper) for link in row.papers),
-        recording_url=row.recording_url,
-        notes_url=row.notes_url,
-        wiki_url=row.wiki_url,
-    )
-
-
-def _past_sessions(guild_id: int, now: datetime) -> Select[tuple[ClubSession]]:
-    return select(ClubSession).where(
-        ClubSession.guild_id == guild_id,
-        ClubSession.starts_at <= now,
-        ClubSession.status != "cancelled",
-    )
-
-
-async def history_page(
-    session: AsyncSession, guild_id: int, now: datetime, *, page: int = 0, per_page: int = 5
-) -> HistoryPage:
-    """Sessions that took place (started by `now`, not cancelled), newest first; `page` is clamped."""
-    total = int(
-        await session.scalar(select(func.count()).select_from(_past_sessions(guild_id, now).subquery())) or 0
-    )
-    pages = max(1, -(-total // per_page))
-    page = min(max(page, 0), pages - 1)
-    rows = await session.scalars(
-        _past_sessions(guild_id, now)
-        .options(selectinload(ClubSession.papers))
-        .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
-        .limit(per_page)
-        .offset(page * per_page)
-    )
-    return HistoryPage([_entry(row) for row in rows], total, page, pages)
-
-
-async def all_history(session: AsyncSession, guild_id: int, now: datetime) -> list[HistoryEntry]:
-    """Every session that took place, newest first (for exports)."""
-    rows = await session.scalars(
-        _past_sessions(guild_id, now)
-        .options(selectinload(ClubSession.papers))
-        .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
-    )
-    return [_entry(row) for row in rows]
-
-
-# ---------------------------------------------------------------- lists
-
-
 @dataclass(frozen=True)
 class ListSummary:
     """A reading list's name, description and size."""
@@ -119,6 +34,16 @@ class ListSummary:
     name: str
     description: str | None
     size: int
+
+
+@dataclass(frozen=True)
+class ListsPage:
+    """One page of the guild's reading lists, by name."""
+
+    lists: list[ListSummary]
+    total: int
+    page: int
+    pages: int
 
 
 @dataclass(frozen=True)
@@ -141,14 +66,6 @@ class ListPage:
     pages: int
     first_number: int
     """The 1-based number of the first item on this page."""
-
-
-@dataclass(frozen=True)
-class ListDetail:
-    """A whole reading list, for exports."""
-
-    summary: ListSummary
-    items: list[ListItemInfo]
 
 
 @dataclass(frozen=True)
@@ -246,6 +163,14 @@ async def list_summaries(session: AsyncSession, guild_id: int) -> list[ListSumma
     return [ListSummary(i, n, d, int(size)) for i, n, d, size in rows]
 
 
+async def lists_page(session: AsyncSession, guild_id: int, *, page: int = 0, per_page: int = 15) -> ListsPage:
+    """One page of the guild's lists with their sizes; `page` is clamped."""
+    summaries = await list_summaries(session, guild_id)
+    pages = max(1, -(-len(summaries) // per_page))
+    page = min(max(page, 0), pages - 1)
+    return ListsPage(summaries[page * per_page : (page + 1) * per_page], len(summaries), page, pages)
+
+
 def _summary(row: ReadingList, size: int) -> ListSummary:
     return ListSummary(row.id, row.name, row.description, size)
 
@@ -279,22 +204,15 @@ async def list_page(
     return ListPage(_summary(row, size), [_item(i) for i in items], page, pages, page * per_page + 1)
 
 
-async def list_id_for(session: AsyncSession, guild_id: int, name: str) -> int:
-    """The id of the list called `name` (NotFound, naming the lists there are, otherwise)."""
-    return (await _require_list(session, guild_id, name)).id
-
-
-async def list_detail(session: AsyncSession, guild_id: int, name: str) -> ListDetail:
-    """A whole list (for exports)."""
-    row = await _require_list(session, guild_id, name)
-    items = list(
-        await session.scalars(
-            select(ReadingListItem)
-            .where(ReadingListItem.list_id == row.id)
-            .order_by(ReadingListItem.position, ReadingListItem.added_at)
-        )
+async def named_list(
+    session: AsyncSession, guild_id: int, name: str, *, per_page: int = MAX_ITEMS_PER_LIST
+) -> ListPage:
+    """The first page of the list called `name` (the whole list by default); NotFound, naming the lists."""
+    found = await list_page(
+        session, guild_id, (await _require_list(session, guild_id, name)).id, per_page=per_page
     )
-    return ListDetail(_summary(row, len(items)), [_item(i) for i in items])
+    assert found is not None
+    return found
 
 
 async def resolve_existing_paper(session: AsyncSession, guild_id: int, given: PaperInput) -> Paper | None:
@@ -322,8 +240,8 @@ async def add_to_list(
     user_id: int | None,
     now: datetime | None = None,
 ) -> AddOutcome:
-    """Put a paper on a list (creating the list when new); a repeat only updates the note.
-    ``now`` stamps new rows (None: the column defaults, the wall clock)."""
+    """Put a paper on a list (creating the list when new); a repeat only updates the note. ``now`` (else
+    the wall clock) stamps new rows."""
     name = clean_list_name(list_name)
     note = clean_note(note)
     row = await find_list(session, guild_id, name)
@@ -332,16 +250,7 @@ async def add_to_list(
         raise NotFound("I can't find that paper; paste its arXiv id, DOI, link or title.")
     created = row is None
     if row is None:
-        count = await session.scalar(select(func.count()).where(ReadingList.guild_id == guild_id))
-        if (count or 0) >= MAX_LISTS_PER_GUILD:
-            raise Conflict(f"This server already has {MAX_LISTS_PER_GUILD} reading lists; remove one first.")
-        row = ReadingList(
-            guild_id=guild_id, name=name, normalized_name=normalize_list_name(name), created_by=user_id
-        )
-        if now is not None:
-            row.created_at = row.updated_at = now
-        session.add(row)
-        await session.flush()
+        row = await _new_list(session, guild_id, name, user_id=user_id, now=now)
     size = await _size(session, row.id)
     if paper_row is None:
         assert paper.ref is not None
@@ -357,18 +266,27 @@ async def add_to_list(
     last = await session.scalar(
         select(func.max(ReadingListItem.position)).where(ReadingListItem.list_id == row.id)
     )
-    item = ReadingListItem(
-        list_id=row.id,
-        paper_id=paper_row.id,
-        position=(last if last is not None else -1) + 1,
-        note=note,
-        added_by=user_id,
-    )
-    if now is not None:
-        item.added_at = now
+    item = ReadingListItem(list_id=row.id, paper_id=paper_row.id, note=note, added_by=user_id)
+    item.position, item.added_at = (last if last is not None else -1) + 1, now or utcnow()
     session.add(item)
     await session.flush()
     return AddOutcome(row.name, paper_info(paper_row), created, False, note is not None, size + 1)
+
+
+async def _new_list(
+    session: AsyncSession, guild_id: int, name: str, *, user_id: int | None, now: datetime | None
+) -> ReadingList:
+    """A new list called ``name``; Conflict when the guild has as many as it may."""
+    count = await session.scalar(select(func.count()).where(ReadingList.guild_id == guild_id))
+    if (count or 0) >= MAX_LISTS_PER_GUILD:
+        raise Conflict(f"This server already has {MAX_LISTS_PER_GUILD} reading lists; remove one first.")
+    row = ReadingList(
+        guild_id=guild_id, name=name, normalized_name=normalize_list_name(name), created_by=user_id
+    )
+    row.created_at = row.updated_at = now or utcnow()
+    session.add(row)
+    await session.flush()
+    return row
 
 
 async def remove_from_list(
@@ -389,54 +307,60 @@ async def remove_from_list(
     return RemoveOutcome(row.name, paper_info(paper_row), size == 0, size)
 
 
-# ---------------------------------------------------------------- autocomplete
+@dataclass(frozen=True)
+class ListWritten:
+    """What writing a whole list did."""
+
+    list_id: int
+    created: bool
+    changed: bool
 
 
-def _like_pattern(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
-async def list_name_choices(session: AsyncSession, guild_id: int, current: str, limit: int = 25) -> list[str]:
-    """List names containing what is typed (names starting with it first)."""
-    needle = normalize_list_name(current)[:MAX_LIST_NAME]
-    rows = await session.scalars(
-        select(ReadingList.name)
-        .where(
-            ReadingList.guild_id == guild_id,
-            ReadingList.normalized_name.like(_like_pattern(needle), escape="\\"),
-        )
-        .order_by(ReadingList.normalized_name)
-        .limit(100)
+async def replace_list(
+    session: AsyncSession,
+    guild_id: int,
+    name: str,
+    papers: Sequence[tuple[int, str | None]],
+    *,
+    description: str | None = None,
+    keep_description: bool = False,
+    now: datetime | None = None,
+) -> ListWritten:
+    """Make the list called ``name`` hold exactly ``papers`` (the guild's paper ids with their notes, in
+    order), creating it when new; the description is set unless ``keep_description``."""
+    name = clean_list_name(name)
+    wanted = {paper_id: clean_note(note) for paper_id, note in reversed(papers)}  # the first of a repeat
+    order = list(dict.fromkeys(paper_id for paper_id, _ in papers))
+    if description is not None and len(description) > MAX_LIST_DESCRIPTION:
+        raise BadInput(f"List descriptions are at most {MAX_LIST_DESCRIPTION:,} characters.")
+    if len(order) > MAX_ITEMS_PER_LIST:
+        raise Conflict(f"“{name}” would hold {len(order)} papers; a list holds at most {MAX_ITEMS_PER_LIST}.")
+    known = set(
+        await session.scalars(select(Paper.id).where(Paper.guild_id == guild_id, Paper.id.in_(order)))
     )
-    names = list(rows)
-    names.sort(key=lambda n: not normalize_list_name(n).startswith(needle))
-    return names[: max(0, min(limit, 25))]
-
-
-def choice_value(info: PaperInfo) -> str:
-    """A value that names this paper exactly (its key) when it fits an autocomplete value (100)."""
-    return info.key if len(info.key) <= 100 else info.title[:100]
-
-
-async def list_paper_choices(
-    session: AsyncSession, guild_id: int, list_name: str, current: str, limit: int = 25
-) -> list[tuple[str, str]]:
-    """(title, value) for the papers on `list_name` whose title contains what is typed."""
-    row = await find_list(session, guild_id, list_name)
+    if missing := [paper_id for paper_id in order if paper_id not in known]:
+        raise NotFound(f"There is no paper #{missing[0]} in this server.")
+    row = await find_list(session, guild_id, name)
+    created = row is None
     if row is None:
-        return []
-    needle = normalize_title(current)
-    rows = await session.scalars(
-        select(Paper)
-        .join(ReadingListItem, ReadingListItem.paper_id == Paper.id)
-        .where(
-            ReadingListItem.list_id == row.id, Paper.normalized_title.like(_like_pattern(needle), escape="\\")
+        row = await _new_list(session, guild_id, name, user_id=None, now=now)
+    rows = await session.scalars(select(ReadingListItem).where(ReadingListItem.list_id == row.id))
+    items = {item.paper_id: item for item in rows}
+    kept = row.description if keep_description else description
+    before = (row.name, row.description, sorted((i.position, i.paper_id, i.note) for i in items.values()))
+    after = (name, kept, [(position, paper_id, wanted[paper_id]) for position, paper_id in enumerate(order)])
+    row.name, row.description = name, kept
+    for item in items.values():
+        if item.paper_id not in wanted:
+            await session.delete(item)
+    for position, paper_id in enumerate(order):
+        item = items.get(paper_id) or ReadingListItem(
+            list_id=row.id, paper_id=paper_id, added_at=now or utcnow()
         )
-        .order_by(ReadingListItem.position)
-        .limit(max(0, min(limit, 25)))
-    )
-    return [(p.title, choice_value(paper_info(p))) for p in rows]
+        item.position, item.note = position, wanted[paper_id]
+        session.add(item)
+    await session.flush()
+    return ListWritten(row.id, created, created or before != after)
 
 
 async def paper_infos(session: AsyncSession, paper_ids: list[int]) -> list[PaperInfo]:

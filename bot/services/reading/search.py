@@ -1,11 +1,4 @@
-"""Full-text search over the club's sessions, papers and reading lists.
-
-The index (``reading_search``, migration 0004) is the database's own (SQLite FTS5 with bm25, PostgreSQL
-tsvector/GIN with ts_rank), kept in step by triggers. What a member types becomes plain words (``terms``),
-always a bound parameter (``statements``); all words must match, else any of them (and the reply says so).
-A page ranks the MAX_RESULTS + 1 newest matches; ``hits``, ``autocomplete`` and ``saved_queries`` (re-exported
-here) load the hits and serve the command's autocomplete and page buttons.
-"""
+"""Full-text search over the club's sessions, papers and reading lists: every word, else any of them."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The search's SQL, per store: SQLite FTS5 (bm25) and PostgreSQL tsvector (ts_rank).
-
-Every statement takes the query as a bound parameter (an expression of quoted plain words built by
-``terms``), never as SQL text. The page statements return ``kind, ref_id, index id, total`` for the
-MAX_RESULTS + 1 newest matches, ranked.
-"""
+"""The search's SQL per store (SQLite FTS5 with bm25, PostgreSQL tsvector with ts_rank); the query is
+always a bound parameter."""
 
 from __future__ import annotations
 

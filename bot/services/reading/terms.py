@@ -1,10 +1,5 @@
-"""What a member types, reduced to plain words for the full-text index (see ``search``).
-
-Whatever a member types is turned into plain words (:func:`parse_query`): letters and digits
-only, each quoted in the engine's own syntax, so quotes, ``*``, ``NEAR``, ``AND``/``OR``/
-``NOT``, parentheses and ``-`` are words or separators, never operators. Common English words
-are dropped, as PostgreSQL's ``english`` configuration does, so both stores agree.
-"""
+"""What a member types, as plain quoted words for the full-text index (never operators); common English
+words dropped, as PostgreSQL's ``english`` configuration does."""
 
 from __future__ import annotations
 

@@ -29,6 +29,7 @@ from bot.services.reminders.texts import (
     recap_text,
     session_channel_text,
 )
+from bot.text import cut
 from bot.timeutil import DisplayZone
 from db.models import ClubSession
 from db.models.reminders import (
@@ -114,10 +115,6 @@ def backoff(attempt: int) -> timedelta:
     return min(BACKOFF_BASE * (2 ** max(0, attempt - 1)), BACKOFF_CAP)
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= ERROR_LIMIT else text[: ERROR_LIMIT - 1] + "…"
-
-
 # ---------------------------------------------------------------- claiming and rendering
 
 
@@ -130,12 +127,8 @@ def _destination() -> ColumnElement[int]:
 async def claim(
     session: AsyncSession, *, token: str, now: datetime, late_origin: datetime, limit: int = BATCH
 ) -> tuple[int, list[Outgoing]]:
-    """Claim the due reminders at the head of their destinations (at most ``limit``, earliest first) with
-    ``token``, and render them: (how many rows were claimed, the ones to send, by id). A claimed row that
-    must not go out (its session was cancelled, no channel) gets its final status here.
-
-    ``late_origin`` is when the runner last looked: a reminder due before then fell due while nobody was
-    watching (the bot was down), and is marked delayed when more than :data:`DELAYED_AFTER` before it."""
+    """Claim with ``token`` the due reminders at the head of their destinations and render them: (rows
+    claimed, those to send). One that must not go out ends here; one due before ``late_origin`` is delayed."""
     due = [Reminder.status == PENDING, Reminder.next_attempt_at <= now]
     order = (Reminder.next_attempt_at, Reminder.id)
     ranked = (
@@ -335,10 +328,7 @@ _DETAILS = (  # a Core statement: executemany, not the ORM's bulk update by prim
 
 
 async def finish_sent(session: AsyncSession, sends: Sequence[Sent], *, now: datetime) -> set[int]:
-    """Record sends that went out; returns the ids recorded. One conditional UPDATE … RETURNING per claim
-    token moves the rows still claimed by it to ``sent``; their message ids and send times follow in one
-    executemany. A send whose claim had been taken over meanwhile is not recorded (its nonce prevented a
-    repeat)."""
+    """Record the sends that went out, if still claimed by their token; the ids recorded."""
     by_token: dict[str, list[int]] = defaultdict(list)
     for sent in sends:
         by_token[sent.claim_token].append(sent.reminder_id)
@@ -378,7 +368,7 @@ async def finish_failed(
         row_id,
         [Reminder.status == SENDING, Reminder.claim_token == token],
         status=FAILED,
-        last_error=_clip(reason),
+        last_error=cut(reason, ERROR_LIMIT),
         claim_token=None,
         updated_at=now,
     )
@@ -403,7 +393,7 @@ async def finish_retry(
         [Reminder.status == SENDING, Reminder.claim_token == token],
         status=PENDING,
         next_attempt_at=next_try,
-        last_error=_clip(f"Attempt {attempt} failed: {error}"),
+        last_error=cut(f"Attempt {attempt} failed: {error}", ERROR_LIMIT),
         claim_token=None,
         updated_at=now,
     )

@@ -1,20 +1,16 @@
-"""Automatic reminders for sessions, planned from the store.
-
-For each scheduled session the wanted reminders are computed from the session, the guild's offsets, the
-Remind me subscriptions and the presenter; the session's live rows are then brought in line (moved,
-added, cancelled). Planning is idempotent, so it is safe to run on every event and again at start-up.
-"""
+"""A session's automatic reminders, planned from the store: its live rows moved, added or cancelled to match."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.services.config.guild import get_config
+from bot.services.reminders.queue import rowcount, set_if
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import (
     CANCELLED,
@@ -52,14 +48,7 @@ class PlanResult:
     cancelled: int = 0
 
     def __add__(self, other: PlanResult) -> PlanResult:
-        return PlanResult(
-            self.added + other.added, self.moved + other.moved, self.cancelled + other.cancelled
-        )
-
-    @property
-    def changed(self) -> bool:
-        """True if anything was added, moved or cancelled."""
-        return bool(self.added or self.moved or self.cancelled)
+        return PlanResult(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
 
 
 def wanted_slots(
@@ -155,10 +144,6 @@ async def plan_session(
                 session_id=session_id,
                 offset_minutes=slot.offset_minutes,
                 plan_key=key,
-                status=PENDING,
-                attempts=0,
-                occurrence=0,
-                delayed=False,
                 created_at=now,
                 updated_at=now,
             )
@@ -200,25 +185,17 @@ async def _follow_custom(
 
 
 async def _cancel(session: AsyncSession, row: Reminder, now: datetime, reason: str) -> PlanResult:
-    done = await session.execute(
-        update(Reminder)
-        .where(Reminder.id == row.id, Reminder.status == PENDING)
-        .values(status=CANCELLED, last_error=reason, updated_at=now)
-        .execution_options(synchronize_session=False)
-    )
-    return PlanResult(cancelled=int(getattr(done, "rowcount", 0) or 0))
+    cancelled = {"status": CANCELLED, "last_error": reason, "updated_at": now}
+    return PlanResult(cancelled=int(await set_if(session, row.id, [Reminder.status == PENDING], **cancelled)))
 
 
 async def _move(
     session: AsyncSession, row: Reminder, due: datetime, now: datetime, *, user_id: int | None
 ) -> PlanResult:
-    done = await session.execute(
-        update(Reminder)
-        .where(Reminder.id == row.id, Reminder.status == PENDING)
-        .values(due_at=due, next_attempt_at=due, user_id=user_id, attempts=0, last_error=None, updated_at=now)
-        .execution_options(synchronize_session=False)
+    moved = {"due_at": due, "next_attempt_at": due, "user_id": user_id, "attempts": 0, "last_error": None}
+    return PlanResult(
+        moved=int(await set_if(session, row.id, [Reminder.status == PENDING], **moved, updated_at=now))
     )
-    return PlanResult(moved=int(getattr(done, "rowcount", 0) or 0))
 
 
 async def cancel_session_reminders(
@@ -231,7 +208,7 @@ async def cancel_session_reminders(
         .values(status=CANCELLED, last_error=reason, updated_at=now)
         .execution_options(synchronize_session=False)
     )
-    return PlanResult(cancelled=int(getattr(done, "rowcount", 0) or 0))
+    return PlanResult(cancelled=rowcount(done))
 
 
 async def upcoming_session_ids(

@@ -2,24 +2,40 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import Select, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.ids import parse_id
-from bot.services.reminders.requested import MAX_CHOICES, PROBLEMS_WINDOW, ReminderInfo, ReminderList, info_of
+from bot.services.config.guild import get_config
+from bot.services.reminders.requested import MAX_CHOICES, PROBLEMS_WINDOW, ReminderInfo, info_of
 from bot.text import CHOICE_NAME_LIMIT, cut
+from bot.timeutil import DisplayZone
 from db.models import ClubSession
 from db.models.reminders import CUSTOM, FAILED, LIVE_STATUSES, MISSED, PENDING, Reminder
 
 
+@dataclass(frozen=True)
+class ReminderList:
+    """A page of /remind list: pending reminders, then those missed or failed in the last week."""
+
+    pending: list[ReminderInfo]
+    problems: list[ReminderInfo]
+    total_pending: int
+    total_problems: int
+    page: int
+    pages: int
+    zones: list[DisplayZone]
+
+
 async def list_reminders(
-    session: AsyncSession, guild_id: int, *, now: datetime, offset: int, limit: int
+    session: AsyncSession, guild_id: int, *, now: datetime, page: int, per_page: int
 ) -> ReminderList:
-    """Pending reminders (soonest first), then those missed or failed in the last week (latest first);
-    ``offset``/``limit`` page through that combined list."""
+    """Pending reminders (soonest first), then those missed or failed in the last week (latest first),
+    paged together; ``page`` is clamped."""
     live = [Reminder.guild_id == guild_id, Reminder.status.in_(LIVE_STATUSES)]
     recent = [
         Reminder.guild_id == guild_id,
@@ -28,40 +44,31 @@ async def list_reminders(
     ]
     total_pending = int((await session.execute(select(func.count()).where(*live))).scalar_one())
     total_problems = int((await session.execute(select(func.count()).where(*recent))).scalar_one())
-    pending_rows: list[tuple[Reminder, str | None]] = []
-    problem_rows: list[tuple[Reminder, str | None]] = []
-    columns = select(Reminder, ClubSession.title).outerjoin(
-        ClubSession, ClubSession.id == Reminder.session_id
-    )
-    if offset < total_pending:
-        pending_rows = [
-            (r, t)
-            for r, t in (
-                await session.execute(
-                    columns.where(*live).order_by(Reminder.due_at, Reminder.id).offset(offset).limit(limit)
-                )
-            ).all()
-        ]
-    room = limit - len(pending_rows)
-    if room > 0:
-        start = max(0, offset - total_pending)
-        problem_rows = [
-            (r, t)
-            for r, t in (
-                await session.execute(
-                    columns.where(*recent)
-                    .order_by(Reminder.due_at.desc(), Reminder.id.desc())
-                    .offset(start)
-                    .limit(room)
-                )
-            ).all()
-        ]
+    pages = max(1, -(-(total_pending + total_problems) // per_page))
+    page = min(max(page, 0), pages - 1)
+    rows = select(Reminder, ClubSession.title).outerjoin(ClubSession, ClubSession.id == Reminder.session_id)
+    soonest, latest = (Reminder.due_at, Reminder.id), (Reminder.due_at.desc(), Reminder.id.desc())
+    offset = page * per_page
+    pending = await _infos(session, rows.where(*live).order_by(*soonest), offset, per_page)
+    room, start = per_page - len(pending), max(0, offset - total_pending)
+    problems = await _infos(session, rows.where(*recent).order_by(*latest), start, room) if room > 0 else []
     return ReminderList(
-        pending=[info_of(r, t) for r, t in pending_rows],
-        problems=[info_of(r, t) for r, t in problem_rows],
+        pending=pending,
+        problems=problems,
         total_pending=total_pending,
         total_problems=total_problems,
+        page=page,
+        pages=pages,
+        zones=(await get_config(session, guild_id)).display_zones,
     )
+
+
+async def _infos(
+    session: AsyncSession, query: Select[tuple[Reminder, str]], offset: int, limit: int
+) -> list[ReminderInfo]:
+    return [
+        info_of(row, title) for row, title in (await session.execute(query.offset(offset).limit(limit))).all()
+    ]
 
 
 async def cancel_choices(

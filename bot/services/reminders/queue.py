@@ -1,10 +1,5 @@
-"""Reminder work besides claiming: when to look again, what fell due while the bot was down, claims left
-behind by a runner that died, and the next occurrence of a repeating reminder.
-
-A row left ``sending`` by a process that died is given back after :data:`SENDING_LEASE`; it is resent
-with the same nonce (so Discord returns the first message rather than posting twice) while that is
-still inside the nonce window, and marked failed otherwise rather than risk a second post.
-"""
+"""Reminder work besides claiming: when to look again, what fell due while the bot was down, claims a
+stopped runner left behind, and a repeating reminder's next occurrence."""
 
 from __future__ import annotations
 
@@ -162,9 +157,6 @@ async def plan_next_occurrence(session: AsyncSession, row_id: int, now: datetime
         repeat_anchor_day=row.repeat_anchor_day,
         series_id=row.display_id,
         occurrence=row.occurrence + 1,
-        status=PENDING,
-        attempts=0,
-        delayed=False,
         created_by=row.created_by,
         created_at=now,
         updated_at=now,

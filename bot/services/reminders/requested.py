@@ -1,13 +1,9 @@
-"""Reminders people ask for: organizers' custom ones (/remind add, list, cancel) and members' /remind me.
-
-Plain values in, plain dataclasses out. Each function validates all of its input before it writes, and
-writes inside the caller's one transaction. Sending lives in :mod:`bot.services.reminders.delivery`,
-automatic session reminders in :mod:`bot.services.reminders.plan`.
-"""
+"""Reminders people ask for: organizers' (/remind add, cancel) and members' (/remind me); each checks all
+its input, then writes in the caller's transaction."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
 from typing import Final
 
@@ -16,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.errors import BadInput, Conflict, NotFound
-from bot.services.reminders.plan import SCHEDULED, PlanResult, plan_session
+from bot.services.reminders.plan import SCHEDULED, plan_session
 from bot.text import visible
 from bot.when import parse_when, pasted_instant
 from db.models import ClubSession, SessionSubscription
@@ -24,7 +20,6 @@ from db.models.reminders import (
     CANCELLED,
     CUSTOM,
     LIVE_STATUSES,
-    PENDING,
     SENDING,
     Reminder,
 )
@@ -59,16 +54,6 @@ class ReminderInfo:
 
 
 @dataclass(frozen=True)
-class ReminderList:
-    """A page of /remind list and its totals."""
-
-    pending: list[ReminderInfo]
-    problems: list[ReminderInfo]  # missed or failed in the last week
-    total_pending: int
-    total_problems: int
-
-
-@dataclass(frozen=True)
 class Subscription:
     """The outcome of /remind me."""
 
@@ -87,22 +72,9 @@ class Subscription:
 
 def info_of(row: Reminder, session_title: str | None = None) -> ReminderInfo:
     """The plain view of a reminder row."""
-    return ReminderInfo(
-        id=row.display_id,
-        row_id=row.id,
-        kind=row.kind,
-        due_at=row.due_at,
-        channel_id=row.channel_id,
-        user_id=row.user_id,
-        message=row.message,
-        repeat=row.repeat,
-        status=row.status,
-        last_error=row.last_error,
-        session_id=row.session_id,
-        session_title=session_title,
-        delayed=row.delayed,
-        attempts=row.attempts,
-    )
+    columns = {f.name for f in fields(ReminderInfo)} - {"id", "row_id", "session_title"}
+    same = {name: getattr(row, name) for name in columns}
+    return ReminderInfo(id=row.display_id, row_id=row.id, session_title=session_title, **same)
 
 
 # ---------------------------------------------------------------- validation (pure)
@@ -197,33 +169,37 @@ async def _ensure_room(session: AsyncSession, guild_id: int, cap: int) -> None:
 # ---------------------------------------------------------------- /remind add, cancel, list
 
 
+@dataclass(frozen=True)
+class CustomReminder:
+    """An organizer's reminder as asked for: ``when`` as typed, read in ``zone`` (or before the session)."""
+
+    guild_id: int
+    channel_id: int
+    message: str
+    when: str
+    zone: str
+    created_by: int
+    repeat: str | None = None
+    session_id: int | None = None
+
+
 async def add_custom(
-    session: AsyncSession,
-    *,
-    guild_id: int,
-    channel_id: int,
-    message: str,
-    when: str,
-    zone: str,
-    now: datetime,
-    created_by: int,
-    max_pending: int,
-    repeat: str | None = None,
-    session_id: int | None = None,
+    session: AsyncSession, asked: CustomReminder, *, now: datetime, max_pending: int
 ) -> tuple[ReminderInfo, str | None]:
-    """Schedule an organizer's reminder in ``channel_id``. Returns it and a note about the time, if any."""
-    text = clean_message(message)
-    rule = clean_repeat(repeat, tied_to_session=session_id is not None)
+    """Schedule an organizer's reminder: it, and a note about how its time was read, if any."""
+    text = clean_message(asked.message)
+    rule = clean_repeat(asked.repeat, tied_to_session=asked.session_id is not None)
+    guild_id, session_id = asked.guild_id, asked.session_id
     club = await _scheduled_session(session, guild_id, session_id, now) if session_id is not None else None
     due, offset_minutes, note = resolve_due(
-        when, zone=zone, now=now, session_starts=club.starts_at if club else None
+        asked.when, zone=asked.zone, now=now, session_starts=club.starts_at if club else None
     )
     await _ensure_room(session, guild_id, max_pending)
-    tz = timeutil.resolve_timezone(zone)
+    tz = timeutil.resolve_timezone(asked.zone)
     row = Reminder(
         guild_id=guild_id,
         kind=CUSTOM,
-        channel_id=channel_id,
+        channel_id=asked.channel_id,
         message=text,
         due_at=due,
         next_attempt_at=due,
@@ -232,11 +208,7 @@ async def add_custom(
         repeat=rule,
         repeat_timezone=tz.key if rule else None,
         repeat_anchor_day=due.astimezone(tz).day if rule == "monthly" else None,
-        occurrence=0,
-        status=PENDING,
-        attempts=0,
-        delayed=False,
-        created_by=created_by,
+        created_by=asked.created_by,
         created_at=now,
         updated_at=now,
     )
@@ -286,7 +258,7 @@ async def toggle_personal(
     now: datetime,
     max_pending: int,
     presenter_dm_days: int,
-) -> tuple[Subscription, PlanResult]:
+) -> Subscription:
     """Turn the member's DM before a session on, off (the same again), or move it (a different ``before``)."""
     club = await session.get(ClubSession, session_id)
     if club is None or club.guild_id != guild_id:
@@ -304,8 +276,8 @@ async def toggle_personal(
                 SessionSubscription.session_id == session_id, SessionSubscription.user_id == user_id
             )
         )
-        plan = await plan_session(session, guild_id, session_id, now=now, presenter_dm_days=presenter_dm_days)
-        return Subscription(False, session_id, club.title, club.starts_at, wanted), plan
+        await plan_session(session, guild_id, session_id, now=now, presenter_dm_days=presenter_dm_days)
+        return Subscription(False, session_id, club.title, club.starts_at, wanted)
     await _scheduled_session(session, guild_id, session_id, now)
     if wanted > MAX_BEFORE:
         raise BadInput(f"Pick a time at most {timeutil.format_offset(MAX_BEFORE)} before the session.")
@@ -325,5 +297,5 @@ async def toggle_personal(
             )
         )
     await session.flush()
-    plan = await plan_session(session, guild_id, session_id, now=now, presenter_dm_days=presenter_dm_days)
-    return Subscription(True, session_id, club.title, club.starts_at, wanted, changed_offset=moving), plan
+    await plan_session(session, guild_id, session_id, now=now, presenter_dm_days=presenter_dm_days)
+    return Subscription(True, session_id, club.title, club.starts_at, wanted, changed_offset=moving)

@@ -1,11 +1,4 @@
-"""The reminder runner: claim → paced send → record, batch after batch, until nothing is due.
-
-A pass first gives back the claims of a stopped process and marks what fell due beyond the grace period
-(:mod:`bot.services.reminders.queue`), then claims each batch in one transaction, sends it through the
-transport (paced under Discord's global limit) and records it. Rows a killed process left claimed are resent
-after their lease with the same nonces, so Discord does not post twice. It runs as the background job
-``reminders`` (bot/background.py) every :data:`LOOK_AGAIN` and when the next reminder is due.
-"""
+"""The reminder runner, the background job ``reminders``: claim → paced send → record, until nothing is due."""
 
 from __future__ import annotations
 

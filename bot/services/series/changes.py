@@ -1,7 +1,5 @@
-"""The changes organizers make to a series, each in the caller's one transaction: skip and unskip a week,
-move one, edit the rule (the weeks ahead follow, moved weeks keep their own time, past weeks never change),
-end it. Each gives the :class:`~bot.services.series.info.Changes` for the Discord side to follow.
-"""
+"""The changes organizers make to a series (skip, unskip, move, edit, end), each in the caller's transaction,
+each giving the :class:`~bot.services.series.info.Changes` for Discord to follow."""
 
 from __future__ import annotations
 
@@ -122,9 +120,8 @@ async def unskip_week(
 async def move_week(
     session: AsyncSession, row: Series, day: date, when: str, now: datetime
 ) -> tuple[Changes, datetime]:
-    """One week at another time (or day): its session moves, or is made at that time (a week beyond the
-    horizon). ``when`` is read by :func:`rules.read_move` (a time alone is that time on the week's day),
-    once the week is known to be one that can move. Gives the changes and the new start."""
+    """One week at another time or day (``when`` read by :func:`rules.read_move`): its session moves, or
+    is made there; the changes and the new start."""
     rule = series_rule(row)
     rule.require_week(day)
     week = await _week(session, row.id, day)
@@ -159,9 +156,8 @@ def _same_week(day: date, rule: Rule) -> date:
 async def edit_series(
     session: AsyncSession, row: Series, edit: RuleEdit, now: datetime, horizon_weeks: int
 ) -> Changes:
-    """Apply a checked rule edit. Weeks not yet begun follow: each goes to the new weekday in its own week
-    (a week the new rule does not meet in is dropped, its session cancelled), at the new time, unless it
-    was moved (it keeps its own time). Past weeks never change."""
+    """Apply a checked rule edit: weeks not yet begun follow the new rule (moved weeks keep their time, a
+    week it no longer meets in is dropped); past weeks never change."""
     old, new = series_rule(row), edit.rule
     changes = Changes()
     weeks = list(

@@ -1,7 +1,5 @@
-"""A new series and an edit of one's rule, each value checked once (:func:`new_series`, :func:`edit_rule`):
-the drafts the commands build from what organizers typed, before anything is stored. Pure: no store, no
-discord; BadInput with the organizer's message on the first bad value.
-"""
+"""A new series and an edit of its rule, each value checked once (BadInput on the first bad one); no store,
+no discord."""
 
 from __future__ import annotations
 
@@ -134,9 +132,8 @@ def edit_rule(
     until: str | None = None,
     duration: int | None = None,
 ) -> RuleEdit:
-    """Check an edit of the rule, each value once. When the day, time, zone or every change, the new rule
-    starts from the next week not yet begun (the week of the old rule's next date, on the new weekday, or
-    the cycle after when that has passed); past weeks keep the old rule."""
+    """Check an edit of the rule, each value once; a new day, time, zone or cadence starts from the next week
+    not yet begun (past weeks keep the old rule)."""
     weekday = parse_weekday(day) if day is not None else old.weekday
     start = when.parse_clock(time) if time is not None else old.start
     tz = timeutil.resolve_timezone(zone) if zone is not None else old.tz

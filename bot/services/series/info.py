@@ -3,11 +3,13 @@ what a change did (the sessions to publish)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 
 from bot.services.series.rules import Rule
 from bot.services.sessions.info import SessionInfo
+from bot.timeutil import DisplayZone
 from db.models.series import WEEK_SCHEDULED, WEEK_SKIPPED, Series
 
 
@@ -113,17 +115,20 @@ class WeekInfo:
 
 @dataclass
 class Changes:
-    """What a change to a series did to its sessions, for the Discord side to follow: ``saved`` (created,
-    moved, reinstated: tell the other features, keep the event in step, refresh the announcement) and
-    ``cancelled`` (skipped or no longer meeting: cancel the event, mark the announcement), and lines for
-    the organizer's reply."""
+    """What a change did to the series' sessions, for Discord to follow: ``saved`` (made, moved, reinstated),
+    ``cancelled``, and ``notes`` for the organizer's reply."""
 
     saved: list[int] = field(default_factory=list)
     cancelled: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def __iadd__(self, other: Changes) -> Changes:
-        self.saved.extend(other.saved)
-        self.cancelled.extend(other.cancelled)
-        self.notes.extend(other.notes)
-        return self
+
+@dataclass(frozen=True)
+class SeriesCard:
+    """A series as /series show draws it: its coming weeks, in the server's zones, ``horizon`` weeks ahead."""
+
+    info: SeriesInfo
+    weeks: list[WeekInfo]
+    zones: Sequence[DisplayZone]
+    horizon: int
+    now: datetime

@@ -1,24 +1,20 @@
-"""The organizers' nudge: a set number of days (the guild's setting) before a series week that still has no
-presenter, or no paper, one message in the organizers' thread of the announcements channel.
-
-Nudges are reminders of kind ``nudge``, one per week and kind, so they go out through the reminder engine's
-exactly-once path. Planning is idempotent (run on every change and daily): a kind already sent, missed or
-failed is never planned again, and a week that gets its presenter or paper, or is skipped, has its pending
-nudge cancelled. The nudge says where to claim the week: the open-weeks message, else its announcement.
-"""
+"""The organizers' nudges: days before a week still without a presenter or a paper, one reminder of kind
+``nudge`` per week and kind in the organizers' thread, planned again (idempotently) after every change."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.services.series.info import SeriesInfo, WeekInfo
 from bot.services.series.store import active_series, get_settings
 from bot.services.series.weeks import weeks_view
 from db.models.reminders import CANCELLED, NUDGE, PENDING, Reminder
 
+PLAN_TRIES = 3  # a second planner may race this one to a row: plan again
 PRESENTER_KEY = "nudge:presenter"
 PAPER_KEY = "nudge:paper"
 
@@ -55,9 +51,8 @@ def _wanted(week: WeekInfo, days: int) -> dict[str, datetime]:
 
 
 async def plan_nudges(session: AsyncSession, guild_id: int, now: datetime) -> int:
-    """Bring the guild's nudges in line with its series' weeks; returns how many rows it added, moved or
-    cancelled. Without an organizers' thread yet, nothing is planned (nor cancelled: a skipped week's
-    nudges are cancelled with its session)."""
+    """Bring the guild's nudges in line with its weeks (none without an organizers' thread); how many rows it
+    added, moved or cancelled."""
     settings = await get_settings(session, guild_id)
     thread = settings.organizer_thread_id
     if thread is None:
@@ -155,3 +150,17 @@ async def cancel_presenter_nudge(session: AsyncSession, session_id: int, now: da
         .values(status=CANCELLED, last_error="No longer needed: a member claimed the week.", updated_at=now)
         .execution_options(synchronize_session=False)
     )
+
+
+async def plan_guild_nudges(
+    session_factory: async_sessionmaker[AsyncSession], guild_id: int, now: datetime
+) -> None:
+    """Plan the guild's nudges in one transaction (again, if a second planner raced it to a row)."""
+    for attempt in range(1, PLAN_TRIES + 1):
+        try:
+            async with session_factory() as session, session.begin():
+                await plan_nudges(session, guild_id, now)
+            return
+        except IntegrityError:
+            if attempt == PLAN_TRIES:
+                raise

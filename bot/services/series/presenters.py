@@ -1,9 +1,5 @@
-"""Presenters: members claiming an open week of a series (the I'll present button), and who has presented,
-how often and when last, with who offered to present suggested papers (/presenters).
-
-A claim is one conditional UPDATE of the week's session (only while nobody presents it), so the first of
-two members pressing at once gets the week and the second is told who did.
-"""
+"""Presenters: claiming an open week (one conditional UPDATE: the first of two presses wins), and who has
+presented, how often and when last, and who offered to (/presenters)."""
 
 from __future__ import annotations
 
@@ -76,10 +72,8 @@ async def toggle_presenter(
     now: datetime,
     series_id: int | None = None,
 ) -> Claim:
-    """The member presses I'll present on a week: they present it if nobody does, step down if they do; a
-    week someone else presents is refused (only they, or an organizer with /session edit, change it).
-    With ``series_id`` (a week picked from that series' select) the week must be one of its weeks, and a
-    week the member already presents stays theirs."""
+    """I'll present: the member presents the week if nobody does, steps down if they do (another's week is
+    refused); with ``series_id`` (its select) only a week of that series, only claimed."""
     found = await week_of_session(session, guild_id, session_id)
     if found is not None and series_id is not None and found[0].id != series_id:
         raise NotFound("That week is not one of this series' weeks; pick one from the list.")
@@ -152,10 +146,8 @@ class Offer:
 
 
 async def presenter_stats(session: AsyncSession, guild_id: int, now: datetime) -> list[PresenterStat]:
-    """Everyone who has presented (imported history included) or is to present, most sessions first.
-
-    A member is counted by their id; a guest (or a presenter imported by name) by the name, ignoring case
-    and spacing."""
+    """Everyone who has presented or is to present, most sessions first: a member by id, a guest (or one
+    imported by name) by the name, ignoring case and spacing."""
     rows = (
         await session.execute(
             select(ClubSession.presenter_id, ClubSession.presenter_name, ClubSession.starts_at)

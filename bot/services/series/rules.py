@@ -1,10 +1,5 @@
-"""A series' rule (a weekday, a wall-clock time in a zone, every one or two weeks, from an anchor date, until an
-optional last date) and every check of what organizers type for it. Pure: no store, no discord; each check
-raises BadInput with the organizer's message.
-
-Times are wall-clock in the series' zone: Thursday 9:30 AM PT stays 9:30 AM PT all year, whatever UTC
-offset that is on the day (:meth:`Rule.start_on`).
-"""
+"""A series' rule (a weekday, a wall-clock time in a zone that stays so all year, every one or two weeks,
+from an anchor date, until an optional last date) and every check of what organizers type for it."""
 
 from __future__ import annotations
 
@@ -213,9 +208,8 @@ def check_every(every: int) -> int:
 
 
 def parse_date(text: str, zone: ZoneInfo, now: datetime, *, what: str = "date") -> date:
-    """A date as typed: 2026-12-24, 24 Dec 2026, 24 December, Dec 24, Thursday 24 December, today,
-    tomorrow. Without a year, the next such date from today (in ``zone``). A weekday given with the date
-    must agree with it. A pasted Discord timestamp (<t:1796320800:F>) is its instant's date in ``zone``."""
+    """A date as typed (2026-12-24, 24 Dec, Thursday 24 December, today, a pasted <t:…>); without a year the
+    next such date in ``zone``; a weekday given must agree."""
     if (instant := when.pasted_instant(clean_line(text), now)) is not None:
         return instant.astimezone(zone).date()
     cleaned = clean_line(text).casefold().replace(",", " ")

@@ -1,8 +1,5 @@
-"""The store side of a series: the guild's series settings, creating and finding a series, its autocomplete.
-Everything runs in the caller's one transaction (``async with bot.session_factory() as s, s.begin():``) and
-hands back plain values. Its weeks are :mod:`bot.services.series.weeks`; the changes organizers make
-(skip, unskip, move, edit, end), :mod:`bot.services.series.changes`.
-"""
+"""A series in the store: the guild's series settings, creating and finding a series, its autocomplete; each
+in the caller's transaction, plain values out."""
 
 from __future__ import annotations
 

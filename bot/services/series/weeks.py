@@ -149,9 +149,8 @@ async def sessions_by_id(session: AsyncSession, ids: list[int]) -> dict[int, Any
 async def weeks_view(
     session: AsyncSession, info: SeriesInfo, now: datetime, horizon_weeks: int, *, since: date | None = None
 ) -> list[WeekInfo]:
-    """The series' coming weeks, soonest first: every stored week not yet over (a skipped one beyond the
-    horizon included), and the horizon's dates not stored yet (the daily job is about to add them). With
-    ``since``, every stored week from that date (the calendar's)."""
+    """The series' coming weeks, soonest first (stored ones not yet over, and the horizon's dates not stored
+    yet); with ``since``, every stored week from that date."""
     rule = info.rule
     today = rule.today(now)
     first = since if since is not None else today - timedelta(days=1)

@@ -1,3 +1,2 @@
-"""Sessions: the rules for their fields (`rules`), a new session or an edit as checked input (`draft`),
-a stored session as plain values (`info`), creating, editing, cancelling and looking one up (`store`),
-lists and subscriptions (`queries`), the Discord events' claims (`event_claims`)."""
+"""Sessions: rules and drafts, plain values, the store and queries, and the flows (`publish`, `events`,
+`posts`, `reads`) over a `context`."""

@@ -1,11 +1,5 @@
-"""A session as checked input: :class:`SessionDraft` (a new session) and :class:`SessionChanges` (an edit,
-only the fields given). Pure: no store, no discord.
-
-Every feature builds one once from what the member typed (:func:`new_session`, :func:`session_changes`);
-every check runs there (BadInput with the member's message), each value once, the papers parsed into
-:class:`~bot.papers.PaperRef`. The store (:mod:`bot.services.sessions.store`) and the create-and-publish flow
-(:mod:`cogs.sessions.publish`) take the draft as it is and check nothing again.
-"""
+"""A session as checked input: :class:`SessionDraft` (new) and :class:`SessionChanges` (an edit), each value
+checked once where it is built; the store checks nothing again."""
 
 from __future__ import annotations
 
@@ -138,14 +132,8 @@ def new_session(
     duration: int = 60,
     description: str | None = None,
 ) -> SessionDraft:
-    """Check a new session's values, each once; BadInput with the member's message on the first bad one.
-
-    ``when`` is what was typed (read in ``zone``, else ``default_zone``, the guild's) or an aware
-    datetime (a computed start, e.g. a series' next date; shown in ``zone`` or ``default_zone``).
-    ``presenter_id`` is a member presenting, ``presenter_name`` how to show them (the caller gives
-    the member's display name by default) or a guest's name. ``papers`` is the typed text (one per
-    line, ';', or commas between short names: see :func:`rules.read_papers`) or the papers one by one.
-    """
+    """Check a new session's values, each once (BadInput on the first bad one): ``when`` as typed (read in
+    ``zone``, else ``default_zone``) or an aware datetime; ``papers`` as typed or one by one."""
     clean_title = rules.clean_title(title)
     start = _start(when, zone, default_zone, now)
     refs, reading = _papers(papers)
@@ -183,14 +171,8 @@ def session_changes(
     duration: int | None = None,
     description: str | None = None,
 ) -> SessionChanges:
-    """Check an edit's values, each once. None leaves a field as it is; ``-`` (:data:`CLEAR`) removes
-    an optional one (presenter_name, papers, signup_url, description).
-
-    ``when`` is read in ``zone`` if given, else in ``session_zone`` (the session's own, which the
-    caller must then give). A member as ``presenter_id`` (shown as ``presenter_name``, by default
-    their display name) replaces a guest; ``presenter_name`` alone names a guest (replacing the
-    member), ``-`` removes whoever presents.
-    """
+    """Check an edit's values, each once: None leaves a field, ``-`` clears an optional one; ``when`` is read
+    in ``zone``, else ``session_zone``; a guest's ``presenter_name`` replaces a member."""
     changes: dict[str, Any] = {}
     if title is not None:
         changes["title"] = rules.clean_title(title)

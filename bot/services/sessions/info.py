@@ -9,7 +9,6 @@ from typing import Final
 
 from bot.services.papers.card import PaperRecord, paper_record
 from bot.services.papers.store import PaperInfo, paper_info
-from bot.text import one_line
 from db.models import ClubSession
 from db.models.sessions import AGAINST
 
@@ -63,12 +62,6 @@ class SessionInfo:
     def against_papers(self) -> list[PaperInfo]:
         """The papers read against the main ones, in order."""
         return [p for p in self.papers if p.id in self.against]
-
-    def papers_text(self, limit: int = 80) -> str:
-        """'TMax, read against Terminal-World and T1' (titles on one line each, cut to ``limit``)."""
-        main = _and([one_line(p.title, limit) for p in self.main_papers])
-        against = _and([one_line(p.title, limit) for p in self.against_papers])
-        return f"{main}, read against {against}" if against else main
 
     @property
     def is_cancelled(self) -> bool:
@@ -141,8 +134,3 @@ def session_info(row: ClubSession) -> SessionInfo:
         series_id=week.series_id if week is not None else None,
         date_only=row.date_only,
     )
-
-
-def _and(names: list[str]) -> str:
-    """'A', 'A and B', 'A, B and C'."""
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1] if names else ""

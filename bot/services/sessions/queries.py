@@ -1,10 +1,5 @@
-"""Looking sessions up: upcoming lists, autocomplete choices, the calendar, and Remind me subscriptions.
-
-"Upcoming" means not yet over: sessions in progress (started, not ended) come first, then the future
-ones, soonest first. A session lasts at most :data:`MAX_DURATION` minutes, so the in-progress ones are
-found among those that started within that window, and everything after ``now`` is a plain indexed
-range on ``(guild_id, starts_at)``.
-"""
+"""Looking sessions up: upcoming lists (those in progress first, then soonest first), autocomplete choices,
+the calendar, Remind me subscriptions."""
 
 from __future__ import annotations
 
@@ -124,26 +119,6 @@ async def list_for_calendar(
     return await list_upcoming(session, guild_id, now, limit=limit, include_cancelled=True)
 
 
-async def list_recent(
-    session: AsyncSession, guild_id: int, now: datetime, limit: int = 10, *, needle: str | None = None
-) -> list[SessionInfo]:
-    """Sessions that have started, latest first (cancelled ones included)."""
-    rows = (
-        (
-            await session.execute(
-                select(ClubSession)
-                .where(*_filters(guild_id, True, needle), ClubSession.starts_at <= now)
-                .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
-                .limit(limit)
-                .options(selectinload(ClubSession.papers))
-            )
-        )
-        .scalars()
-        .all()
-    )
-    return [session_info(row) for row in rows]
-
-
 async def announced_with_papers(
     session: AsyncSession, guild_id: int, paper_ids: Sequence[int], now: datetime
 ) -> list[SessionInfo]:
@@ -187,10 +162,8 @@ def choice_name(session_id: int, title: str, starts_at: datetime, tz: ZoneInfo, 
 async def session_choices(
     session: AsyncSession, guild_id: int, now: datetime, current: str, zone: str, limit: int = MAX_CHOICES
 ) -> list[tuple[str, int]]:
-    """Autocomplete for a `session` option: upcoming first (soonest first), then recent (latest first).
-
-    ``current`` matches the title (any case) or, when it is a number, the session id.
-    """
+    """Autocomplete for a `session` option: upcoming first, then recent; ``current`` matches the title (any
+    case) or, as a number, the id."""
     tz = timeutil.resolve_timezone(zone)
     cap = max(0, min(limit, MAX_CHOICES))
     typed = current.strip()

@@ -1,7 +1,5 @@
-"""Checks and parsing for session fields: one definition of each rule, used by the session drafts
-(:mod:`bot.services.sessions.draft`, which every feature creating or editing a session goes through)
-and by the programme import (:mod:`bot.services.programme.document`). Pure: no store, no discord. Each
-raises BadInput with the user's message."""
+"""Checks and parsing for session fields, one definition of each rule (the drafts and the programme import use
+them); each raises BadInput with the user's message."""
 
 from __future__ import annotations
 
@@ -114,9 +112,8 @@ def check_paper_count(texts: list[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class PaperReading:
-    """How a `papers` text was read: the pieces it was split into (``items``, in order) and their
-    references (``refs``: parsed once, repeats of the same paper dropped). ``by_commas`` when the
-    commas were taken as separators (see :func:`read_papers`)."""
+    """How a `papers` text was read: its pieces (``items``), their references (``refs``, repeats dropped), and
+    whether commas separated them (``by_commas``)."""
 
     items: tuple[str, ...] = ()
     refs: tuple[PaperRef, ...] = ()
@@ -190,13 +187,8 @@ def _versus(text: str) -> tuple[list[str], list[str]] | None:
 
 
 def read_papers(text: str | None) -> PaperReading:
-    """The `papers` option or form field, read once: one paper per line or separated by ';'.
-
-    Without either separator, commas separate too when every part reads as a short name or a
-    reference (see :func:`_comma_list`): 'TMax, Terminal-World, T1' is three papers, while
-    'Read, Watch and Learn: agents from video' stays one title; a whole text in quotes is always
-    one paper. Empty means none. Each piece is parsed into a :class:`PaperRef` here, once.
-    """
+    """The `papers` text read once: one paper a line or between ';'; else commas, when every part is a short
+    name or a reference; a text in quotes is one paper."""
     if text is None or not text.strip():
         return PaperReading()
     by_commas = False

@@ -1,32 +1,24 @@
-"""Reading sessions: create, edit, cancel, recap and look up. Plain values in, :class:`SessionInfo` out.
-
-Creating and editing take a checked draft (:mod:`bot.services.sessions.draft`) and check nothing again. Each
-write runs inside the caller's transaction, except :func:`save_new_session` and :func:`save_changes` (the
-store part of cogs.sessions.publish), which open their own: one for the write, then short ones for arXiv's
-titles. Listing and subscriptions live in :mod:`~bot.services.sessions.queries`, the plain values in
-:mod:`~bot.services.sessions.info`, the field rules in :mod:`~bot.services.sessions.rules`.
-"""
+"""Sessions in the store: create, edit, cancel, recap and look up, each in the caller's transaction; plain
+values in, :class:`SessionInfo` out."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from bot import timeutil
 from bot.errors import BadInput, Conflict, NotFound
 from bot.papers import PaperRef, normalize_title
-from bot.services.papers.metadata import LOOKUP_BUDGET, PendingPaper, fetch_and_store, papers_lacking_metadata
 from bot.services.papers.store import papers_for_refs
 from bot.services.sessions.draft import SessionChanges, SessionDraft, Unset
 from bot.services.sessions.info import CANCELLED, SCHEDULED, Overlap, SessionEdit, SessionInfo, session_info
 from bot.services.sessions.rules import MAX_CANCEL_REASON, MAX_DURATION, clean_url
-from bot.sources.arxiv import ArxivClient
 from db.models import ClubSession, SessionPaper
 from db.models.sessions import AGAINST, MAIN
 
@@ -189,9 +181,8 @@ async def session_zone(session: AsyncSession, guild_id: int, session_id: int) ->
 async def edit_session(
     session: AsyncSession, guild_id: int, session_id: int, changes: SessionChanges, *, now: datetime
 ) -> SessionEdit:
-    """Apply a checked edit (caller's transaction): only what differs from the stored session is
-    written. Raises the sequence when anything changed, so calendar apps replace their copy. When the
-    time or length changed, ``overlaps`` lists the guild's other sessions at the new time."""
+    """Apply a checked edit (caller's transaction): only what differs is written, the sequence raised; a new
+    time or length lists the guild's other sessions then."""
     row = await _load_scheduled(session, guild_id, session_id, "was cancelled; add a new session instead.")
     updates = changes.columns()
     changed = {name for name, value in updates.items() if getattr(row, name) != value}
@@ -221,78 +212,6 @@ async def edit_session(
     return SessionEdit(
         info=await get_session(session, guild_id, row.id), changed=frozenset(changed), overlaps=overlaps
     )
-
-
-# ---------------------------------------------------------------- saving, then the arXiv titles
-
-Then = Callable[[AsyncSession, SessionInfo], Awaitable[object]]
-"""A step of the caller's inside the saving transaction (e.g. link the session to a suggestion);
-raising rolls the session back."""
-
-
-async def _pending_metadata(session: AsyncSession, info: SessionInfo) -> list[PendingPaper]:
-    return await papers_lacking_metadata(session, [paper.id for paper in info.papers])
-
-
-async def _with_metadata(
-    session_factory: async_sessionmaker[AsyncSession],
-    arxiv: ArxivClient,
-    info: SessionInfo,
-    pending: list[PendingPaper],
-    now: datetime,
-) -> SessionInfo:
-    """After the write has committed: look up the arXiv papers that had no metadata yet (within
-    LOOKUP_BUDGET seconds; arXiv trouble only leaves the id labels), and the session as it now stands."""
-    if not pending or arxiv.blocked_for > 0:
-        return info
-    stored = await fetch_and_store(arxiv, session_factory, pending, now, budget=LOOKUP_BUDGET)
-    if not any(paper.title_changed for paper in stored):
-        return info
-    async with session_factory() as session:
-        return await get_session(session, info.guild_id, info.id)
-
-
-async def save_new_session(
-    session_factory: async_sessionmaker[AsyncSession],
-    arxiv: ArxivClient,
-    guild_id: int,
-    draft: SessionDraft,
-    *,
-    created_by: int | None,
-    now: datetime,
-    then: Then | None = None,
-) -> Created:
-    """The store part of creating a session (see cogs.sessions.publish for the Discord part): save
-    the draft (and ``then``) in one transaction, then fill in the arXiv titles of its papers."""
-    async with session_factory() as session, session.begin():
-        created = await create_session(session, guild_id, draft, created_by=created_by, now=now)
-        if then is not None:
-            await then(session, created.info)
-        pending = await _pending_metadata(session, created.info)
-    info = await _with_metadata(session_factory, arxiv, created.info, pending, now)
-    return Created(info, created.overlaps)
-
-
-async def save_changes(
-    session_factory: async_sessionmaker[AsyncSession],
-    arxiv: ArxivClient,
-    guild_id: int,
-    session_id: int,
-    changes: SessionChanges | Callable[[str], SessionChanges],
-    *,
-    now: datetime,
-) -> tuple[SessionEdit, SessionChanges]:
-    """The store part of editing a session: apply the checked changes in one transaction, then fill
-    in the arXiv titles. ``changes`` may be a function of the session's zone that builds them (for a
-    `when` read in the session's own zone); then it is built inside the transaction, from the zone
-    as stored. Gives the edit and the changes applied."""
-    async with session_factory() as session, session.begin():
-        if not isinstance(changes, SessionChanges):
-            changes = changes(await session_zone(session, guild_id, session_id))
-        edit = await edit_session(session, guild_id, session_id, changes, now=now)
-        pending = await _pending_metadata(session, edit.info)
-    info = await _with_metadata(session_factory, arxiv, edit.info, pending, now)
-    return replace(edit, info=info), changes
 
 
 async def cancel_session(

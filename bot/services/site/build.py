@@ -1,7 +1,7 @@
 """``paperclub site build``: the same pages as static files, for GitHub Pages or any static host.
 
 The folder holds ``index.html``, ``sessions/<id>/index.html``, ``lists/<id>/index.html``,
-``papers/<id>/index.html``, ``past/…``,
+``papers/<id>/index.html``, ``past/…``, ``privacy/index.html``,
 ``calendar.ics``, ``feed.atom``, the stylesheet and script, and ``404.html``. Links are relative, so it works
 wherever it is served. There is no search page (it needs the server) and no personal feeds (secret).
 """
@@ -19,9 +19,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import NotConfigured
 from bot.services.calendars.ics import series_calendars
-from bot.services.site import feed_reads, feeds, pages, paper_page, render
+from bot.services.site import feed_reads, feeds, pages, paper_page, privacy_page, render
 from bot.services.site.config import get_site
 from db.models import Paper
+from db.models.privacy import DEFAULT_GRACE_DAYS
 from db.models.reading import ReadingList
 
 
@@ -56,8 +57,10 @@ async def build_site(
     *,
     now: datetime,
     base_url: str | None = None,
+    grace_days: int = DEFAULT_GRACE_DAYS,
 ) -> BuildReport:
-    """Write the guild's site into ``out_dir``; NotConfigured while its website is off."""
+    """Write the guild's site into ``out_dir``; NotConfigured while its website is off (``grace_days``:
+    GUILD_DATA_GRACE_DAYS, said on the privacy page)."""
     written = 0
 
     def put(relative: str, data: bytes | str) -> None:
@@ -96,6 +99,8 @@ async def build_site(
             where = "past/index.html" if number == 1 else f"past/{number}/index.html"
             put(where, render.archive_html(archive, base_url=base_url, static=True))
             number += 1
+        kept = await privacy_page.privacy_page(session, site, now, grace_days=grace_days)
+        put("privacy/index.html", render.privacy_html(kept, base_url=base_url, static=True))
         infos, changed = await feed_reads.calendar_sessions(session, guild_id, now)
         series = await series_calendars(session, guild_id, now)
         put("calendar.ics", feeds.ics_feed(infos, changed, name=site.title, series=series, base_url=base_url))

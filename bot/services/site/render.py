@@ -26,6 +26,7 @@ from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN
 from bot.services.site.embeds import FRAME_SOURCES
 from bot.services.site.markdown import plain_text, render_markdown
 from bot.services.site.paper_page import PaperPage
+from bot.services.site.privacy_page import PrivacyPage
 from bot.services.site.sentences import plain
 from bot.services.site.views import (
     ArchivePage,
@@ -64,6 +65,12 @@ def _iso(value: datetime) -> str:
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _inline(text: str) -> Markup:
+    """The bot's own short Markdown (emphasis, code) as inline HTML, through the site's safe renderer."""
+    html = render_markdown(text).strip()
+    return Markup(html.removeprefix("<p>").removesuffix("</p>"))
+
+
 def _marked(text: str) -> Markup:
     """A search snippet: escaped, then the matched words in <mark>."""
     return Markup(str(escape(text)).replace(MARK_OPEN, "<mark>").replace(MARK_CLOSE, "</mark>"))
@@ -84,6 +91,7 @@ def environment() -> Environment:
     )
     env.filters["iso"] = _iso
     env.filters["marked"] = _marked
+    env.filters["inline"] = _inline
     return env
 
 
@@ -278,6 +286,13 @@ def archive_html(page: ArchivePage, *, base_url: str | None = None, static: bool
     title = "Reading so far" if page.page == 1 else f"Reading so far (page {page.page})"
     meta = _meta(page.site, title, about, base_url, path)
     return _page("archive.html", page.site, root, meta, base_url=base_url, static=static, page=page)
+
+
+def privacy_html(page: PrivacyPage, *, base_url: str | None = None, static: bool = False) -> str:
+    """Render the privacy page: what the club's bot keeps, why, how long, how it is deleted."""
+    about = f"What the Discord bot of {page.site.title} keeps, why, for how long, and how it is deleted."
+    meta = _meta(page.site, "Privacy", about, base_url, "privacy/")
+    return _page("privacy.html", page.site, "../", meta, base_url=base_url, static=static, page=page)
 
 
 def search_html(page: SearchPage, *, base_url: str | None = None) -> str:

@@ -18,10 +18,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.ids import parse_id
 from bot.services.calendars.ics import series_calendars
-from bot.services.site import feed_reads, feeds, pages, paper_page, render, views
+from bot.services.site import feed_reads, feeds, pages, paper_page, privacy_page, render, views
 from bot.services.site.config import LiveSite, SiteConfig, live_site, site_by_slug
 from bot.services.site.tokens import owner_of
 from db.engine import backend_name, one_statement_session_factory, read_only_session_factory
+from db.models.privacy import DEFAULT_GRACE_DAYS
 
 HTML: Final = "text/html"
 PAGE_CACHE: Final = "public, max-age=60"
@@ -85,11 +86,17 @@ class SiteHandlers:
     display settings, one statement), then what its page shows."""
 
     def __init__(
-        self, session_factory: async_sessionmaker[AsyncSession], clock: Clock, public_url: PublicUrl
+        self,
+        session_factory: async_sessionmaker[AsyncSession],
+        clock: Clock,
+        public_url: PublicUrl,
+        *,
+        grace_days: int = DEFAULT_GRACE_DAYS,
     ) -> None:
         self.session_factory = session_factory
         self.clock = clock
         self.public_url = public_url
+        self.grace_days = grace_days  # GUILD_DATA_GRACE_DAYS, said on the privacy page
 
     def _render(self, live: LiveSite, page: Any, render_page: Callable[..., str]) -> bytes:
         return render_page(page, base_url=self.base_url(live.site)).encode("utf-8")
@@ -111,6 +118,7 @@ class SiteHandlers:
         routes.get(r"/{slug}/past/")(page(self.archive))
         routes.get(r"/{slug}/past/{n:[0-9]{1,6}}/")(page(self.archive))
         routes.get(r"/{slug}/search")(page(self.search))
+        routes.get(r"/{slug}/privacy/")(page(self.privacy))
         routes.get(r"/{slug}/calendar.ics")(page(self.calendar))
         routes.get(r"/{slug}/calendar/{token:[A-Za-z0-9_-]{1,100}}.ics")(page(self.personal_calendar))
         routes.get(r"/{slug}/feed.atom")(page(self.atom))
@@ -200,6 +208,13 @@ class SiteHandlers:
             return None
         return respond(request, self._render(live, page, render.archive_html), HTML, cache=PAGE_CACHE)
 
+    async def privacy(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
+        """Serve the privacy page: what the bot keeps, why, how long, how it is deleted."""
+        found = await privacy_page.privacy_page(
+            session, live.site, self.clock.now(), views.live_display(live), grace_days=self.grace_days
+        )
+        return respond(request, self._render(live, found, render.privacy_html), HTML, cache=PAGE_CACHE)
+
     async def search(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve the search page for ``q``."""
         query = request.query.get("q", "")[:1000]
@@ -264,7 +279,11 @@ def reader_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSessi
 
 
 def site_routes(
-    session_factory: async_sessionmaker[AsyncSession], clock: Clock, public_url: PublicUrl
+    session_factory: async_sessionmaker[AsyncSession],
+    clock: Clock,
+    public_url: PublicUrl,
+    *,
+    grace_days: int = DEFAULT_GRACE_DAYS,
 ) -> web.RouteTableDef:
     """Every site's routes, for ``WebServer.add_routes`` (or any aiohttp application)."""
-    return SiteHandlers(session_factory, clock, public_url).routes()
+    return SiteHandlers(session_factory, clock, public_url, grace_days=grace_days).routes()

@@ -179,7 +179,7 @@ async def paper_standings(
             paper_title=paper_title,
             suggestion_id=sug.id if sug else None,
             suggestion_status=sug.status if sug else None,
-            submitter_id=sug.submitter_id if sug else None,
+            submitter_id=(sug.submitter_id or None) if sug else None,  # 0: a member who deleted their data
             suggested_at=sug.created_at if sug else None,
             post_url=message_url(guild_id, sug.channel_id, sug.message_id) if sug else None,
             read_at=past[0] if past else None,

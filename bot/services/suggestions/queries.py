@@ -41,7 +41,9 @@ class SuggestionCard:
     paper: PaperInfo
     abstract: str | None
     published: str | None
-    submitter_id: int
+    submitter_id: (
+        int | None
+    )  # None: a member who deleted their data (stored as db.models.privacy.FORMER_MEMBER)
     reason: str | None
     topic: str | None
     review_note: str | None
@@ -93,7 +95,7 @@ class SuggestionSummary:
     url: str | None
     status: str
     topic: str | None
-    submitter_id: int
+    submitter_id: int | None  # None: a member who deleted their data
     created_at: datetime
     votes: int
     volunteers: int
@@ -132,7 +134,7 @@ async def card_for(session: AsyncSession, row: Suggestion) -> SuggestionCard:
         paper=paper_info(paper),
         abstract=paper.abstract,
         published=paper.published,
-        submitter_id=row.submitter_id,
+        submitter_id=row.submitter_id or None,
         reason=row.reason,
         topic=row.topic,
         review_note=row.review_note,
@@ -215,7 +217,7 @@ def _summary(row: tuple[Suggestion, Paper, int, int]) -> SuggestionSummary:
         url=paper.url,
         status=suggestion.status,
         topic=suggestion.topic,
-        submitter_id=suggestion.submitter_id,
+        submitter_id=suggestion.submitter_id or None,
         created_at=suggestion.created_at,
         votes=votes,
         volunteers=volunteers,

@@ -1,0 +1,105 @@
+"""`paperclub data …`: a server's data deleted at once (or what would go, ``--dry-run``), and a member's data
+as JSON for a request made outside Discord."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from bot.cli.common import MAX_ID, CommandFailed, command_settings, database_failures, server_id
+
+
+def user_id(text: str) -> int:
+    """A --user value: a member's user id (Developer Mode → right-click the member → Copy User ID)."""
+    value = text.strip()
+    if not (value.isascii() and value.isdigit()) or not 0 < int(value) <= MAX_ID:
+        raise argparse.ArgumentTypeError(f"not a user id: {text[:30]!r} (a positive whole number)")
+    return int(value)
+
+
+def _unknown(guild_id: int) -> CommandFailed:
+    return CommandFailed(
+        f"the store holds nothing of server {guild_id}: nothing was touched (check the id: Developer Mode → "
+        "right-click the server → Copy Server ID)"
+    )
+
+
+def _rows(counted: dict[str, int]) -> str:
+    return ", ".join(f"{n} {table}" for table, n in sorted(counted.items()))
+
+
+async def _delete(args: argparse.Namespace) -> int:
+    from bot.services.privacy.servers import delete_server, holdings
+    from db.engine import create_engine, create_session_factory
+
+    settings = command_settings()
+    engine = create_engine(settings.database_url)
+    with database_failures(settings):
+        try:
+            factory = create_session_factory(engine)
+            if args.dry_run:
+                async with factory() as session:
+                    counted = await holdings(session, args.guild)
+            else:
+                async with factory() as session, session.begin():
+                    counted = await delete_server(session, args.guild)
+        finally:
+            await engine.dispose()
+    if not counted:
+        raise _unknown(args.guild)
+    if args.dry_run:
+        print(f"would delete from server {args.guild}: {_rows(counted)} (nothing deleted: --dry-run)")
+    else:
+        print(f"deleted every row of server {args.guild}: {_rows(counted)}")
+    return 0
+
+
+async def _export(args: argparse.Namespace) -> int:
+    from bot.clock import SystemClock
+    from bot.services.privacy.member import export_member
+    from bot.services.privacy.servers import holdings
+    from db.engine import create_engine, create_session_factory
+
+    settings = command_settings()
+    engine = create_engine(settings.database_url)
+    exported: dict[str, Any] = {}
+    with database_failures(settings):
+        try:
+            async with create_session_factory(engine)() as session:
+                if not await holdings(session, args.guild):
+                    raise _unknown(args.guild)
+                exported = await export_member(session, args.guild, args.user, SystemClock().now())
+        finally:
+            await engine.dispose()
+    print(json.dumps(exported, indent=2, ensure_ascii=False))
+    return 0
+
+
+def add(sub: Any) -> None:
+    """`paperclub data …`."""
+    data = sub.add_parser(
+        "data",
+        help="a server's or a member's data: delete, export",
+        description="What the bot keeps (README: Data the bot keeps): a server's data, a member's data.",
+    )
+    data_sub = data.add_subparsers(dest="data_command", required=True, metavar="DATA_COMMAND")
+    delete = data_sub.add_parser(
+        "delete",
+        help="delete all of a server's data now",
+        description="Delete every row the store holds of a server, in one transaction (the bot does so "
+        "itself GUILD_DATA_GRACE_DAYS after it is removed from a server). Run it once the bot has left "
+        "the server: while it is in it, members and organizers make new data.",
+    )
+    delete.add_argument("--guild", type=server_id, required=True, help="server id")
+    delete.add_argument("--dry-run", action="store_true", help="print what would be deleted; delete nothing")
+    delete.set_defaults(handler=_delete)
+    export = data_sub.add_parser(
+        "export",
+        help="a member's data in a server, as JSON",
+        description="Print everything the store holds of a member in a server as JSON (what /privacy "
+        "shows them, row by row), for a request made outside Discord.",
+    )
+    export.add_argument("--guild", type=server_id, required=True, help="server id")
+    export.add_argument("--user", type=user_id, required=True, help="the member's user id")
+    export.set_defaults(handler=_export)

@@ -1,0 +1,292 @@
+"""The one list of what the bot keeps (:data:`KINDS`): each kind's what, why, how long, and how it is seen
+and deleted. /privacy's groups, *Delete my data*, ``paperclub data export``, the lifetimes job, the site's
+privacy page and README's "Data the bot keeps" are all read from it: a new kind is one entry here.
+
+A member's kinds (``member`` set) are deleted in this order, in one transaction (bot/services/privacy/
+member.py): links before the suggestions that hold them, presenter history before the reminders that
+follow it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from sqlalchemy import select
+
+from bot.services.privacy.lifetimes import (
+    CLAIM_DAYS,
+    ENDED_REMINDERS,
+    EXPIRED_CLAIMS,
+    IDLE_JOBS,
+    JOB_DAYS,
+    OLD_SEARCHES,
+    REMINDER_DAYS,
+    SEARCH_DAYS,
+    Expiry,
+)
+from bot.services.privacy.presenters import PresenterHistory
+from bot.services.privacy.rows import SUBSCRIPTION, SUGGESTION, MemberData, Rows, Several
+from db.models import ClubSession, SessionSubscription
+from db.models.papers import PaperAlias
+from db.models.privacy import FORMER_MEMBER
+from db.models.reading import ReadingList, ReadingListItem
+from db.models.reminders import PRESENTER, RECAP, Reminder
+from db.models.series import Series
+from db.models.site import CalendarToken
+from db.models.suggestions import Suggestion, SuggestionPoll, SuggestionVolunteer, SuggestionVote
+
+MEMBER: Final = "member"  # about one member: /privacy shows it, Delete my data deletes it
+SERVER: Final = "server"  # the club's own: kept while the bot is in the server, then for the grace period
+WORK: Final = "work"  # records of sends and work: deleted when their lifetime ends
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of data: ``name``; ``what`` it is; ``why`` it is kept; ``kept``, for how long; ``delete``,
+    how it goes (for a member's kinds: what *Delete my data* does). ``member``: how a member's rows are
+    found and deleted (``kept_note``: why some may stay); ``expiry``: what is past its lifetime. ``{grace}`` in a text is the server's grace
+    period in days (GUILD_DATA_GRACE_DAYS)."""
+
+    key: str
+    name: str
+    what: str
+    why: str
+    kept: str
+    delete: str
+    member: MemberData | None = None
+    expiry: Expiry | None = None
+    scope: str = MEMBER
+    kept_note: str = ""  # why deleting left some rows as they were (``Erased.kept``)
+
+    def said(self, grace_days: int) -> Kind:
+        """The kind with its texts' ``{grace}`` filled in."""
+        fill = {"grace": grace_days}
+        return Kind(
+            self.key,
+            self.name,
+            self.what.format(**fill),
+            self.why.format(**fill),
+            self.kept.format(**fill),
+            self.delete.format(**fill),
+            self.member,
+            self.expiry,
+            self.scope,
+            self.kept_note,
+        )
+
+
+# A presenter's DMs for a session the member still presents (its club page shows them: presenters.py).
+_still_presenting = Reminder.kind.in_((PRESENTER, RECAP)) & Reminder.session_id.in_(
+    select(ClubSession.id).where(ClubSession.presenter_id == Reminder.user_id)
+)
+
+KINDS: Final[tuple[Kind, ...]] = (
+    Kind(
+        "links",
+        "Links to your messages",
+        "The message you used *Suggest this paper* on, linked from the suggestion's post.",
+        "So readers can find the conversation the paper came from.",
+        "As long as the suggestion.",
+        "The link is taken off the post.",
+        Rows(
+            Suggestion,
+            Suggestion.submitter_id,
+            clear={"source_channel_id": None, "source_message_id": None},
+            only=Suggestion.source_message_id.is_not(None),
+            follow=(SUGGESTION, Suggestion.id),
+        ),
+    ),
+    Kind(
+        "suggestions",
+        "Suggestions",
+        "The papers you suggested, with your reason and topic, credited to you.",
+        "To show who suggested what, and to tell you by DM how it was reviewed.",
+        "As long as the club keeps the suggestion.",
+        "They stay for the club, credited to “a member”; their posts are edited to match.",
+        Rows(
+            Suggestion,
+            Suggestion.submitter_id,
+            clear={"submitter_id": FORMER_MEMBER},
+            follow=(SUGGESTION, Suggestion.id),
+        ),
+    ),
+    Kind(
+        "votes",
+        "Votes",
+        "The suggestions you upvoted.",
+        "To count the votes and order the queue.",
+        "Until you take the vote back, or the suggestion is deleted.",
+        "Removed; the counts on the posts go down.",
+        Rows(
+            SuggestionVote,
+            SuggestionVote.user_id,
+            via=(SuggestionVote.suggestion_id, Suggestion),
+            follow=(SUGGESTION, SuggestionVote.suggestion_id),
+        ),
+    ),
+    Kind(
+        "offers",
+        "Offers to present",
+        "The suggestions you offered to present (*I'd present this*).",
+        "To show the organizers who would present a paper.",
+        "Until you take the offer back, or the suggestion is deleted.",
+        "Removed from the posts.",
+        Rows(
+            SuggestionVolunteer,
+            SuggestionVolunteer.user_id,
+            via=(SuggestionVolunteer.suggestion_id, Suggestion),
+            follow=(SUGGESTION, SuggestionVolunteer.suggestion_id),
+        ),
+    ),
+    Kind(
+        "presenter",
+        "Presenter history",
+        "The sessions you present or presented, with your name (the weeks you claimed with *I'll present*).",
+        "To say who presents on the announcement, cards and pages, and to send you the presenter's DMs.",
+        "As long as the club keeps the session.",
+        "The sessions stay without your name, unless the server's club page shows them: there your name "
+        "stays (the reply says so), and an organizer can change it.",
+        PresenterHistory(),
+        kept_note="the server's club page shows you presenting them; an organizer can change that",
+    ),
+    Kind(
+        "remind_me",
+        "Remind me",
+        "The sessions you asked to be reminded of (*Remind me*, `/remind me`).",
+        "To DM you before each one, and to list them in your personal calendar feed.",
+        "Until you press *Remind me* again, or the session is deleted.",
+        "Removed: no more reminders of them.",
+        Rows(
+            SessionSubscription,
+            SessionSubscription.user_id,
+            via=(SessionSubscription.session_id, ClubSession),
+            follow=(SUBSCRIPTION, SessionSubscription.session_id),
+        ),
+    ),
+    Kind(
+        "reminders",
+        "Reminders to you",
+        "The DMs planned for you (*Remind me*, a presenter's) and the record of those sent.",
+        "To send each one once, on time.",
+        f"Until sent, then {REMINDER_DAYS} days.",
+        "Removed: none comes afterwards.",
+        Rows(Reminder, Reminder.user_id, keep=_still_presenting),
+        kept_note="a presenter's DMs, for sessions the club page shows you presenting",
+    ),
+    Kind(
+        "calendar_feed",
+        "Personal calendar feed",
+        "A fingerprint (SHA-256) of your feed's secret address (`/calendar link`), not the address.",
+        "To serve the sessions you asked to be reminded of at that address.",
+        "Until you reset it (`/calendar reset`).",
+        "Removed: the address answers “not found” at once.",
+        Rows(CalendarToken, CalendarToken.user_id),
+    ),
+    Kind(
+        "organizer",
+        "Organizer records",
+        "Your id on what you did as an organizer: sessions, series, reminders and reading lists you made, "
+        "suggestions you reviewed, polls you ran, names you resolved to papers.",
+        "To show who reviewed a suggestion or resolved a name.",
+        "As long as each thing is kept.",
+        "The things stay for the club; your id goes from them.",
+        Several(
+            (
+                Rows(ClubSession, ClubSession.created_by, clear={"created_by": None}),
+                Rows(Series, Series.created_by, clear={"created_by": None}),
+                Rows(Reminder, Reminder.created_by, clear={"created_by": None}),
+                # a cancelled automatic reminder's canceller tells the planner not to plan it again
+                Rows(Reminder, Reminder.cancelled_by, clear={"cancelled_by": FORMER_MEMBER}),
+                Rows(ReadingList, ReadingList.created_by, clear={"created_by": None}),
+                Rows(
+                    ReadingListItem,
+                    ReadingListItem.added_by,
+                    via=(ReadingListItem.list_id, ReadingList),
+                    clear={"added_by": None},
+                ),
+                Rows(
+                    Suggestion,
+                    Suggestion.reviewed_by,
+                    clear={"reviewed_by": None},
+                    follow=(SUGGESTION, Suggestion.id),
+                ),
+                Rows(SuggestionPoll, SuggestionPoll.created_by, clear={"created_by": FORMER_MEMBER}),
+                Rows(PaperAlias, PaperAlias.chosen_by, clear={"chosen_by": None}),
+            )
+        ),
+    ),
+    Kind(
+        "club",
+        "The club's data",
+        "What the server's organizers and members made: settings, sessions, series, papers, reading lists, "
+        "suggestions and polls, the website's texts.",
+        "It is the club's programme and history.",
+        "While the bot is in the server; deleted in full {grace} days after the bot is removed (added back "
+        "sooner, nothing is lost).",
+        "Organizers edit or cancel each thing; the bot's operator can delete all of it at once.",
+        scope=SERVER,
+    ),
+    Kind(
+        "departures",
+        "Servers the bot left",
+        "A server's id and when the bot was removed from it.",
+        "To delete the server's data when its grace period ends.",
+        "Until then ({grace} days), or until the bot is added back.",
+        "Deleted with the server's data.",
+        scope=SERVER,
+    ),
+    Kind(
+        "sent_reminders",
+        "Reminders sent",
+        "Each reminder that went out, failed, was missed or cancelled: where, when, and how it went.",
+        "So none goes out twice, and `/remind list` can show what failed.",
+        f"{REMINDER_DAYS} days after it was due.",
+        "Deleted by the bot then.",
+        expiry=ENDED_REMINDERS,
+        scope=WORK,
+    ),
+    Kind(
+        "jobs",
+        "Job records",
+        "One row per background job: its next run, and the lease of the run in progress.",
+        "So each job runs once, however many processes the bot has.",
+        f"While the job exists; {JOB_DAYS} days after its last run once no process runs it.",
+        "Deleted by the bot then.",
+        expiry=IDLE_JOBS,
+        scope=WORK,
+    ),
+    Kind(
+        "claims",
+        "Claims",
+        "Which process is doing a piece of shared work (a session's Discord event, a series' weeks), "
+        "and until when.",
+        "So two processes never do the same work twice.",
+        f"Until the work is done; at most {CLAIM_DAYS} day after the claim expired.",
+        "Deleted by the bot then.",
+        expiry=EXPIRED_CLAIMS,
+        scope=WORK,
+    ),
+    Kind(
+        "searches",
+        "Saved searches",
+        "The words of a `/reading search`, without who searched.",
+        "So its ◀ ▶ page buttons still work after a restart.",
+        f"{SEARCH_DAYS} days after it was last searched for.",
+        "Deleted by the bot then.",
+        expiry=OLD_SEARCHES,
+        scope=WORK,
+    ),
+    Kind(
+        "logs",
+        "Log lines",
+        "Each command's outcome and each send, with server, member and message ids; never what anyone "
+        "typed or a message's text.",
+        "To find and fix faults.",
+        "Not in the store: as long as the bot's operator keeps logs.",
+        "Ask the bot's operator.",
+        scope=WORK,
+    ),
+)
+
+MEMBER_KINDS: Final = tuple(kind for kind in KINDS if kind.member is not None)
+EXPIRIES: Final = tuple(kind.expiry for kind in KINDS if kind.expiry is not None)

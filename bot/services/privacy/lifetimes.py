@@ -1,0 +1,110 @@
+"""The lifetimes of what records sends and work: reminders that ended, a job's row, claims, saved searches.
+Each is deleted once past its lifetime, a batch per transaction, by the ``privacy.lifetimes`` job (one
+process per run: cogs/privacy/_cog.py); nothing of these grows with time alone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from sqlalchemy import ColumnElement, delete, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.services.reading.saved_queries import SAVED_QUERY_DAYS
+from db.models import ClubSession
+from db.models.jobs import Claim, JobRun
+from db.models.reading import ReadingSearchQuery
+from db.models.reminders import FINAL_STATUSES, Reminder
+
+REMINDER_DAYS: Final = 30  # a reminder that went out (or failed, was missed or cancelled): then deleted
+JOB_DAYS: Final = 30  # a job no process has run for this long is gone (renamed or removed): its row too
+CLAIM_DAYS: Final = 1  # a claim this long past its expiry holds nothing (an expired claim is free)
+SEARCH_DAYS: Final = SAVED_QUERY_DAYS  # a search's text, kept for its page buttons (the reading feature's)
+BATCH: Final = 5000  # rows deleted per transaction (a short hold of SQLite's write lock)
+
+
+def _ended_reminders(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+    """Reminders in a final state, due over :data:`REMINDER_DAYS` ago, whose session (if any) started before
+    then too: the planners only look at slots still to come (``plan._already_handled``, a series week's
+    nudges before its session starts), so none of these is looked at again."""
+    cutoff = now - timedelta(days=REMINDER_DAYS)
+    started = select(ClubSession.id).where(ClubSession.starts_at < cutoff)
+    return Reminder, (
+        Reminder.status.in_(FINAL_STATUSES)
+        & (Reminder.due_at < cutoff)
+        & or_(Reminder.session_id.is_(None), Reminder.session_id.in_(started))
+    )
+
+
+def _idle_jobs(now: datetime, running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+    """A ``once`` job's row not claimed for :data:`JOB_DAYS` (no process runs it) and not this process's."""
+    cutoff = now - timedelta(days=JOB_DAYS)
+    return JobRun, (
+        JobRun.lease_owner.is_(None) & (JobRun.next_run_at < cutoff) & JobRun.name.not_in(sorted(running))
+    )
+
+
+def _expired_claims(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+    return Claim, Claim.expires_at < now - timedelta(days=CLAIM_DAYS)
+
+
+def _old_searches(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+    return ReadingSearchQuery, ReadingSearchQuery.created_at < now - timedelta(days=SEARCH_DAYS)
+
+
+Expiry = Callable[[datetime, Collection[str]], tuple[type[Any], ColumnElement[bool]]]
+"""What is past its lifetime at ``now`` (given the names of the jobs this process runs): a model, and the
+condition on its rows."""
+
+ENDED_REMINDERS: Final[Expiry] = _ended_reminders
+IDLE_JOBS: Final[Expiry] = _idle_jobs
+EXPIRED_CLAIMS: Final[Expiry] = _expired_claims
+OLD_SEARCHES: Final[Expiry] = _old_searches
+
+
+@dataclass(frozen=True)
+class Expired:
+    """How many rows one pass deleted, by table."""
+
+    deleted: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        """Rows deleted in all."""
+        return sum(self.deleted.values())
+
+
+async def _expire_one(
+    session_factory: async_sessionmaker[AsyncSession], model: type[Any], condition: ColumnElement[bool]
+) -> int:
+    (key,) = model.__table__.primary_key.columns
+    deleted = 0
+    while True:
+        async with session_factory() as session, session.begin():
+            chosen = select(key).where(condition).limit(BATCH).scalar_subquery()
+            result = await session.execute(
+                delete(model).where(key.in_(chosen)).execution_options(synchronize_session=False)
+            )
+        count = int(getattr(result, "rowcount", 0) or 0)
+        deleted += count
+        if count < BATCH:
+            return deleted
+
+
+async def expire(
+    session_factory: async_sessionmaker[AsyncSession],
+    expiries: Collection[Expiry],
+    now: datetime,
+    *,
+    running: Collection[str] = (),
+) -> Expired:
+    """Delete whatever is past its lifetime, ``BATCH`` rows per transaction."""
+    deleted: dict[str, int] = {}
+    for expiry in expiries:
+        model, condition = expiry(now, running)
+        deleted[model.__tablename__] = deleted.get(model.__tablename__, 0) + await _expire_one(
+            session_factory, model, condition
+        )
+    return Expired(deleted)

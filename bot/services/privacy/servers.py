@@ -1,0 +1,152 @@
+"""A server's data as a whole: what the store holds of it, deleting all of it in one transaction, and the
+servers the bot left (kept for the grace period, ``GUILD_DATA_GRACE_DAYS``, then deleted).
+
+"All of it" is every table with a ``guild_id`` column (every feature's, this one's too), read from the
+models, so a new feature's table is covered without a line here; their rows without one (a session's
+papers, a suggestion's votes, a list's items) go with them by their foreign keys' ``ON DELETE CASCADE``,
+and the search index by its triggers."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Collection
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Table, delete, func, literal, select, union
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from db.base import Base
+from db.models.privacy import GuildDeparture
+from db.upsert import insert_ignore
+
+log = logging.getLogger("paperclub.privacy")
+
+CHUNK = 500  # ids in one IN (…)
+
+
+def guild_tables() -> list[Table]:
+    """Every table holding a server's rows, children before parents (the order deleting takes)."""
+    return [t for t in reversed(Base.metadata.sorted_tables) if "guild_id" in t.c]
+
+
+def _children() -> list[tuple[Table, Any, Table]]:
+    """Tables without a server column whose rows go with a parent's: (table, its column holding the
+    parent's id, the parent), by each ``ON DELETE CASCADE`` foreign key to a table with one."""
+    found = []
+    for table in reversed(Base.metadata.sorted_tables):
+        if "guild_id" in table.c:
+            continue
+        for key in table.foreign_keys:
+            parent = key.column.table
+            if (
+                (key.ondelete or "").upper() == "CASCADE"
+                and isinstance(parent, Table)
+                and "guild_id" in parent.c
+            ):
+                found.append((table, key.parent, parent))
+                break
+    return found
+
+
+async def holdings(session: AsyncSession, guild_id: int) -> dict[str, int]:
+    """How many rows the store holds of the server, by table (tables with none left out)."""
+    counted: dict[str, int] = {}
+    for table in guild_tables():
+        n = int(
+            await session.scalar(select(func.count()).select_from(table).where(table.c.guild_id == guild_id))
+            or 0
+        )
+        if n:
+            counted[table.name] = n
+    for table, column, parent in _children():
+        mine = select(parent.primary_key.columns[0]).where(parent.c.guild_id == guild_id)
+        n = int(await session.scalar(select(func.count()).select_from(table).where(column.in_(mine))) or 0)
+        if n:
+            counted[table.name] = n
+    return counted
+
+
+async def delete_server(session: AsyncSession, guild_id: int) -> dict[str, int]:
+    """Delete every row of the server, in the caller's transaction; rows deleted by table (their children
+    counted before they go with them)."""
+    counted = await holdings(session, guild_id)
+    for table in guild_tables():
+        if table.name in counted:
+            await session.execute(delete(table).where(table.c.guild_id == guild_id))
+    return counted
+
+
+async def known_servers(session: AsyncSession) -> set[int]:
+    """Every server the store holds anything of (departures aside)."""
+    parts = [
+        select(table.c.guild_id.label("guild_id")).distinct()
+        for table in guild_tables()
+        if table.name != GuildDeparture.__tablename__
+    ]
+    return {int(g) for g in await session.scalars(union(*parts))}
+
+
+# ---------------------------------------------------------------------------------------------- departures
+
+
+async def mark_left(session: AsyncSession, guild_id: int, now: datetime) -> None:
+    """The bot was removed from the server now (an earlier mark stands: its grace began then)."""
+    await session.execute(insert_ignore(session, GuildDeparture, {"guild_id": guild_id, "left_at": now}))
+
+
+async def mark_back(session: AsyncSession, guild_ids: Collection[int]) -> int:
+    """The bot is in these servers (again): whatever they hold is kept. How many had been marked left."""
+    back = 0
+    wanted = sorted(set(guild_ids))
+    for start in range(0, len(wanted), CHUNK):
+        result = await session.execute(
+            delete(GuildDeparture).where(GuildDeparture.guild_id.in_(wanted[start : start + CHUNK]))
+        )
+        back += int(getattr(result, "rowcount", 0) or 0)
+    return back
+
+
+async def reconcile(
+    session: AsyncSession, present: Collection[int], ours: Callable[[int], bool], now: datetime
+) -> set[int]:
+    """At start-up, with every server Discord listed for this process's shards (``present``): each is
+    kept; a server the store holds data of, on our shards, that Discord did not list removed the bot
+    while it was offline, and is marked left now. Returns the servers marked."""
+    await mark_back(session, present)
+    gone = {g for g in await known_servers(session) - set(present) if ours(g)}
+    for guild_id in sorted(gone):
+        await mark_left(session, guild_id, now)
+    return gone
+
+
+async def departed(session: AsyncSession) -> dict[int, datetime]:
+    """The servers marked left, and when."""
+    rows = await session.execute(select(GuildDeparture.guild_id, GuildDeparture.left_at))
+    return {int(g): left for g, left in rows.all()}
+
+
+async def delete_departed(
+    session_factory: async_sessionmaker[AsyncSession], now: datetime, grace: timedelta
+) -> dict[int, dict[str, int]]:
+    """Delete every server left more than ``grace`` ago, each in one transaction (its mark read again in
+    it: a server the bot was added back to meanwhile is left alone). What went, by server."""
+    async with session_factory() as session:
+        due = sorted(
+            await session.scalars(
+                select(GuildDeparture.guild_id).where(GuildDeparture.left_at <= now - grace)
+            )
+        )
+    gone: dict[int, dict[str, int]] = {}
+    for guild_id in due:
+        async with session_factory() as session, session.begin():
+            still = await session.scalar(  # locked: the bot's rejoining meanwhile waits, then finds it gone
+                select(literal(1))
+                .where(GuildDeparture.guild_id == guild_id, GuildDeparture.left_at <= now - grace)
+                .with_for_update()
+            )
+            if still is None:
+                continue
+            gone[guild_id] = await delete_server(session, guild_id)
+        log.info("guild %s: its data deleted, %d days after the bot left", guild_id, grace.days)
+    return gone

@@ -1,0 +1,167 @@
+"""Each /remind action and each session event as one call: the store written, then the runner woken."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from bot.background import Background
+from bot.clock import Clock
+from bot.services.reminders import plan, queries, requested
+from bot.services.reminders.queries import ReminderList
+from bot.services.reminders.requested import CustomReminder, ReminderInfo, Subscription
+from bot.services.reminders.runner import ReminderObserver, ReminderRunner, Transport
+from bot.settings import Settings
+from db.engine import read_only_session_factory
+
+PLAN_TRIES = 3  # two processes planning one session at once: the loser plans again
+
+
+class Host(Protocol):
+    """What the reminders use of the bot."""
+
+    session_factory: async_sessionmaker[AsyncSession]
+    engine: AsyncEngine
+    clock: Clock
+    background: Background
+    settings: Settings
+
+    @property
+    def metrics(self) -> ReminderObserver:
+        """Hears how each send ended."""
+
+
+class Reminders:
+    """The reminders feature over the host's store: /remind's flows, planning, and the runner that sends."""
+
+    def __init__(self, host: Host, transport: Transport) -> None:
+        self.session_factory = host.session_factory
+        self.readers = read_only_session_factory(host.engine)  # /remind list only reads: no write lock
+        self.clock, self.background = host.clock, host.background
+        self.max_pending = host.settings.max_pending_reminders
+        self.presenter_dm_days = host.settings.presenter_dm_days
+        self.runner = ReminderRunner(
+            session_factory=host.session_factory,
+            clock=host.clock,
+            transport=transport,
+            grace=timedelta(minutes=host.settings.reminder_grace_minutes),
+            observer=host.metrics,
+        )
+        self._planning: set[asyncio.Task[Any]] = set()
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        """Start the runner, then plan every upcoming session's reminders."""
+        async with self.readers() as session:
+            upcoming = await plan.upcoming_session_ids(session, self.clock.now())
+        await self.runner.start(self.background)
+        await self._plan(upcoming)
+
+    async def stop(self) -> None:
+        """Stop the runner, and the planning in flight (start plans everything again)."""
+        await self.runner.stop()
+        pending = list(self._planning)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+    async def settle(self) -> None:
+        """Wait until the planning in flight and the sends it made due are done."""
+        while self._planning:
+            await asyncio.gather(*list(self._planning), return_exceptions=True)
+        await self.background.idle()
+
+    # ------------------------------------------------------------------ session events
+
+    async def plan_session(self, guild_id: int, session_id: int) -> None:
+        """Plan a session's reminders again (it was saved, or a member's Remind me changed)."""
+        with self._tracked():
+            await self._plan([(guild_id, session_id)])
+
+    async def cancel_session(self, session_id: int) -> None:
+        """Cancel a cancelled session's reminders."""
+        with self._tracked():
+            async with self.session_factory() as session, session.begin():
+                await plan.cancel_session_reminders(
+                    session, session_id, now=self.clock.now(), reason="Its session was cancelled."
+                )
+
+    async def plan_guild(self, guild_id: int) -> None:
+        """Plan every upcoming session of the guild again (its reminder offsets changed)."""
+        with self._tracked():
+            async with self.readers() as session:
+                upcoming = await plan.upcoming_session_ids(session, self.clock.now(), guild_id)
+            await self._plan(upcoming)
+
+    @contextlib.contextmanager
+    def _tracked(self) -> Iterator[None]:
+        task = asyncio.current_task()
+        if task is not None:
+            self._planning.add(task)
+        try:
+            yield
+        finally:
+            if task is not None:
+                self._planning.discard(task)
+
+    async def _plan(self, sessions: Iterable[tuple[int, int]]) -> None:
+        for guild_id, session_id in sessions:
+            for attempt in range(1, PLAN_TRIES + 1):
+                try:
+                    async with self.session_factory() as session, session.begin():
+                        await plan.plan_session(
+                            session,
+                            guild_id,
+                            session_id,
+                            now=self.clock.now(),
+                            presenter_dm_days=self.presenter_dm_days,
+                        )
+                    break
+                except IntegrityError:  # another process planned the same slot at the same moment
+                    if attempt == PLAN_TRIES:
+                        raise
+        await self.runner.rearm()
+
+    # ------------------------------------------------------------------ /remind
+
+    async def add(self, asked: CustomReminder, now: datetime) -> tuple[ReminderInfo, str | None]:
+        """Schedule an organizer's reminder: it, and a note about how its time was read, if any."""
+        async with self.session_factory() as session, session.begin():
+            added = await requested.add_custom(session, asked, now=now, max_pending=self.max_pending)
+        await self.runner.rearm()
+        return added
+
+    async def cancel(self, guild_id: int, reminder_id: int, *, by_user: int, now: datetime) -> ReminderInfo:
+        """Cancel a pending reminder by its number."""
+        async with self.session_factory() as session, session.begin():
+            return await requested.cancel_reminder(session, guild_id, reminder_id, by_user=by_user, now=now)
+
+    async def toggle_me(
+        self, *, guild_id: int, session_id: int, user_id: int, before: timedelta | None, now: datetime
+    ) -> Subscription:
+        """A member's DM before a session: on, off (the same again), or moved (another ``before``)."""
+        async with self.session_factory() as session, session.begin():
+            subscription = await requested.toggle_personal(
+                session,
+                guild_id=guild_id,
+                session_id=session_id,
+                user_id=user_id,
+                before=before,
+                now=now,
+                max_pending=self.max_pending,
+                presenter_dm_days=self.presenter_dm_days,
+            )
+        await self.runner.rearm()
+        return subscription
+
+    async def page(self, guild_id: int, page: int, per_page: int, now: datetime) -> ReminderList:
+        """A page of /remind list."""
+        async with self.readers() as session:
+            return await queries.list_reminders(session, guild_id, now=now, page=page, per_page=per_page)

@@ -1,0 +1,216 @@
+"""The series' background work: the daily horizon job (each series' weeks filled under a claim, one process
+per series) and a run per server once available; after a change to a week, its nudges and open weeks."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Coroutine, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot import claims
+from bot.background import Background, Job, daily
+from bot.clock import Clock
+from bot.errors import PaperclubError
+from bot.services.config.guild import get_config
+from bot.services.series import changes
+from bot.services.series.context import SeriesContext
+from bot.services.series.info import Changes
+from bot.services.series.nudges import plan_guild_nudges
+from bot.services.series.publishing import organizer_thread, publish_changes, refresh_boards, refresh_guild
+from bot.services.series.store import active_series, get_settings
+from bot.services.series.weeks import fill_weeks, week_of_session
+from db.models.series import Series
+
+log = logging.getLogger("paperclub.series")
+HORIZON_JOB: Final = "series.horizons"
+DAILY_AT: Final = (0, 17)  # UTC; any time works, the job is idempotent
+TRIES = 3
+HORIZON_LEASE = timedelta(minutes=5)  # longer than filling one series' horizon takes
+
+
+@dataclass
+class Extended:
+    """What one run did: the sessions it made, by guild, and the guilds it looked at."""
+
+    made: dict[int, list[int]] = field(default_factory=dict)
+    guilds: set[int] = field(default_factory=set)
+
+    @property
+    def count(self) -> int:
+        """Sessions made in all."""
+        return sum(len(ids) for ids in self.made.values())
+
+
+async def extend_horizons(
+    session_factory: async_sessionmaker[AsyncSession],
+    now: datetime,
+    *,
+    guild_ids: Iterable[int] | None = None,
+) -> Extended:
+    """Fill every active series' horizon (one transaction per series, under its claim: a series another
+    process is filling is left to it), then plan each guild's nudges."""
+    wanted = set(guild_ids) if guild_ids is not None else None
+    async with session_factory() as session:
+        series = [
+            info
+            for info in await active_series(session, None, now)
+            if wanted is None or info.guild_id in wanted
+        ]
+    result = Extended(guilds={info.guild_id for info in series} | (wanted or set()))
+    for info in series:
+        key, owner = f"series.horizon:{info.id}", uuid.uuid4().hex
+        async with session_factory() as session, session.begin():
+            if not await claims.claim(session, key, owner, now, HORIZON_LEASE):
+                continue  # another process is filling it (and publishes what it makes)
+        try:
+            made = await _fill(session_factory, info.id, info.guild_id, now)
+        finally:
+            async with session_factory() as session, session.begin():
+                await claims.release(session, key, owner)
+        result.made.setdefault(info.guild_id, []).extend(made)
+    for guild_id in sorted(result.guilds):
+        await plan_guild_nudges(session_factory, guild_id, now)
+    if result.count:
+        log.info("series: %d week(s) added across %d guild(s)", result.count, len(result.made))
+    return result
+
+
+async def _fill(
+    session_factory: async_sessionmaker[AsyncSession], series_id: int, guild_id: int, now: datetime
+) -> list[int]:
+    """One series' horizon in one transaction (again, if a /series change made one of its weeks' sessions
+    at the same moment); the sessions made."""
+    for attempt in range(1, TRIES + 1):
+        try:
+            async with session_factory() as session, session.begin():
+                row = await session.get(Series, series_id, populate_existing=True)
+                if row is None:
+                    return []
+                settings = await get_settings(session, guild_id)
+                return await fill_weeks(session, row, now, settings.horizon_weeks)
+        except IntegrityError:
+            if attempt == TRIES:
+                raise
+        except PaperclubError as error:  # e.g. a session of that name already at that time
+            log.warning("series %s: could not fill its horizon: %s", series_id, error.user_message)
+            return []
+    return []
+
+
+class SeriesBackground:
+    """The daily horizon job, start-up runs per server, and boards and nudges kept in step with changes."""
+
+    def __init__(self, ctx: SeriesContext, background: Background, clock: Clock) -> None:
+        self.ctx = ctx
+        self.background = background
+        self.clock = clock
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._dirty: set[int] = set()
+        self._refresher: asyncio.Task[None] | None = None
+        self._ready: dict[int, asyncio.Event] = {}
+
+    async def start(self) -> None:
+        """Add the daily horizon job (from the cog's cog_load)."""
+        await self.background.add(
+            Job(HORIZON_JOB, daily(*DAILY_AT), self._daily, once=False, run_at_start=False)
+        )
+
+    async def stop(self) -> None:
+        """Remove it; stop the refreshes in flight (from cog_unload)."""
+        await self.background.remove(HORIZON_JOB)
+        # Cancelled and awaited here, before the bot disposes of the engine: a task still holding a store
+        # connection when the loop closes cannot hand it back (its close waits on a stopped driver).
+        pending = [*self._tasks, *([self._refresher] if self._refresher else [])]
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+    def ready(self, guild_id: int) -> asyncio.Event:
+        """Set once the server's first horizon run since start-up has finished (tests, the demo)."""
+        return self._ready.setdefault(guild_id, asyncio.Event())
+
+    async def settle(self) -> None:
+        """Wait for the background work changes set off (refreshes, horizon runs)."""
+        while self._tasks or (self._refresher is not None and not self._refresher.done()):
+            pending = [*self._tasks, *([self._refresher] if self._refresher else [])]
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    def _track(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def start_guild(self, guild_id: int) -> None:
+        """The server's horizon, once it is available (start-up, reconnect) or joined."""
+        try:
+            await self._track(self.run_horizons([guild_id]))
+        finally:
+            self.ready(guild_id).set()
+
+    async def _daily(self, _now: datetime) -> None:
+        await self.run_horizons()
+
+    async def run_horizons(self, guild_ids: Iterable[int] | None = None) -> Extended:
+        """Fill and publish each series of these servers (default: those this process serves) up to its
+        horizon: the organizers' thread opened where missing, the nudges planned, the open weeks updated."""
+        ctx, now = self.ctx, self.clock.now()
+        wanted = list(guild_ids) if guild_ids is not None else ctx.discord.guild_ids()
+        async with ctx.store() as session:
+            with_series = {info.guild_id for info in await active_series(session, None, now)}
+        for guild_id in wanted:
+            if guild_id in with_series:
+                await organizer_thread(ctx, guild_id, now)
+        try:
+            extended = await extend_horizons(ctx.store, now, guild_ids=wanted)
+        except Exception:  # a background job must not die; the next run tries again
+            log.exception("series: the horizon job failed")
+            return Extended()
+        for guild_id, made in extended.made.items():
+            if made:
+                async with ctx.store() as session:
+                    zones = (await get_config(session, guild_id)).display_zones
+                await publish_changes(ctx, guild_id, Changes(saved=made), zones, now)
+        for guild_id in sorted(extended.guilds):
+            await refresh_boards(ctx, guild_id, now)
+        return extended
+
+    def _refresh_soon(self, guild_id: int) -> None:
+        """Coalesce refreshes: one runs at a time, and a server changed meanwhile is refreshed once more."""
+        self._dirty.add(guild_id)
+        if self._refresher is None or self._refresher.done():
+            self._refresher = asyncio.create_task(self._refresh_loop(), name="series-refresh")
+
+    async def _refresh_loop(self) -> None:
+        while self._dirty:
+            await refresh_guild(self.ctx, self._dirty.pop(), self.clock.now())
+
+    async def _is_week(self, guild_id: int, session_id: int) -> bool:
+        async with self.ctx.store() as session:
+            return await week_of_session(session, guild_id, session_id) is not None
+
+    async def session_saved(self, guild_id: int, session_id: int) -> None:
+        """A week's session changed: refresh the server's boards and nudges."""
+        # Tracked from the listener's first step, so settle() waits for it (tests, the demo).
+        await self._track(self._week_saved(guild_id, session_id))
+
+    async def _week_saved(self, guild_id: int, session_id: int) -> None:
+        if await self._is_week(guild_id, session_id):
+            self._refresh_soon(guild_id)
+
+    async def session_cancelled(self, guild_id: int, session_id: int) -> None:
+        """A week's session cancelled with /session cancel: the week is skipped, with its reason."""
+        await self._track(self._week_cancelled(guild_id, session_id))
+
+    async def _week_cancelled(self, guild_id: int, session_id: int) -> None:
+        async with self.ctx.store() as session, session.begin():
+            skipped = await changes.skip_for_cancelled(session, guild_id, session_id, self.clock.now())
+        if skipped or await self._is_week(guild_id, session_id):
+            self._refresh_soon(guild_id)

@@ -1,0 +1,101 @@
+"""How /privacy looks: what the bot keeps about the caller (a card with *Delete my data…*), the confirmation,
+and what the deletion did. Nothing here sends."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import discord
+
+from bot.layouts import Card, escape_line
+from bot.services.privacy.kinds import MEMBER_KINDS, Kind
+from bot.services.privacy.member import Deletion, Overview
+
+COLOUR = discord.Colour.dark_teal()
+ServerName = Callable[[int], str]
+
+
+def where(scope: int, server_name: ServerName) -> str:
+    """ "in Paper Club", or "in every server you share with the bot" (a DM's scope, 0)."""
+    return f"in {escape_line(server_name(scope), 100)}" if scope else "in every server you share with the bot"
+
+
+def _first_up(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _kind_line(kind: Kind, count: int) -> str:
+    return f"- **{kind.name}** · {count} — {kind.what}"
+
+
+def overview_card(
+    found: Overview, scope: int, server_name: ServerName, ask: discord.ui.Item[Any] | None
+) -> discord.ui.LayoutView:
+    """Everything the bot keeps about the member, grouped and counted: one server's kinds, or (from a DM)
+    each server's counts; the *Delete my data…* button when there is anything."""
+    card = Card(accent=COLOUR).heading(
+        "What the bot keeps about you", below=_first_up(where(scope, server_name))
+    )
+    if found.empty:
+        card.text(
+            "Nothing: no suggestions, votes, offers to present, reminders or feeds of yours, and no session "
+            "names you as its presenter."
+        )
+        return card.view()
+    if scope:
+        card.text("\n".join(_kind_line(kind, n) for kind, n in found.in_server(scope)))
+    else:
+        for guild_id in found.servers:
+            counts = " · ".join(f"{kind.name} {n}" for kind, n in found.in_server(guild_id))
+            card.text(f"**{escape_line(server_name(guild_id), 100)}** — {counts}", group="servers")
+        card.more("servers", "servers")
+        card.text("\n".join(f"- **{kind.name}** — {kind.what}" for kind in MEMBER_KINDS))
+    card.text(
+        "-# Server settings, sessions and reading lists are the club's, not yours. Log lines carry ids, "
+        "never what you typed."
+    )
+    if ask is not None:
+        card.row([ask])
+    return card.view()
+
+
+def confirmation(found: Overview, scope: int, server_name: ServerName) -> str:
+    """What *Delete my data* will do, kind by kind."""
+    totals = _totals(found, scope)
+    lines = [f"**Delete your data {where(scope, server_name)}?** This cannot be undone."]
+    lines += [f"- **{kind.name}** ({n}): {kind.delete}" for kind, n in totals]
+    return "\n".join(lines)
+
+
+def _totals(found: Overview, scope: int) -> list[tuple[Kind, int]]:
+    servers = [scope] if scope else found.servers
+    totals = [(kind, sum(found.counts.get(kind.key, {}).get(g, 0) for g in servers)) for kind in MEMBER_KINDS]
+    return [(kind, n) for kind, n in totals if n]
+
+
+def result_nothing(scope: int, server_name: ServerName) -> str:
+    """There is nothing of the member's to delete."""
+    return f"There is nothing of yours left to delete {where(scope, server_name)}."
+
+
+def result(done: Deletion, scope: int, server_name: ServerName) -> str:
+    """What the deletion did, kind by kind (what stayed, and why)."""
+    if done.nothing:
+        return result_nothing(scope, server_name)
+    lines = [f"Your data {where(scope, server_name)} is deleted:"]
+    for kind in MEMBER_KINDS:
+        erased = done.erased.get(kind.key)
+        if erased is None:
+            continue
+        if erased.count:
+            lines.append(f"- **{kind.name}** ({erased.count}): {kind.delete}")
+        if erased.kept:
+            lines.append(f"- **{kind.name}**: {erased.kept} kept — {kind.kept_note}.")
+    return "\n".join(lines)
+
+
+def server_names(names: Sequence[tuple[int, str]]) -> ServerName:
+    """A lookup of servers' names, falling back to "server <id>" for one the bot no longer sees."""
+    known = dict(names)
+    return lambda guild_id: known.get(guild_id) or f"server {guild_id}"

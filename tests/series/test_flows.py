@@ -1,0 +1,176 @@
+"""The series' flows (bot/services/series) on the store, SQLite and PostgreSQL, with recording Discord sides:
+a change followed on Discord, the organizers' thread opened once, the open weeks posted and kept, I'll
+present, the horizon filled once however often it runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, cast
+
+import pytest
+
+from bot.errors import NotConfigured
+from bot.services.config.guild import update_config
+from bot.services.series import actions, drafts
+from bot.services.series.background import SeriesBackground
+from bot.services.series.context import SeriesContext
+from bot.services.series.info import SeriesCard, SeriesInfo
+from bot.services.sessions.context import Posted
+from tests.sessions.fakes import FakeSessionsDiscord, context
+
+NOW = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)  # Monday 30 November, 9:00 AM PT
+GUILD = 111
+ANNOUNCEMENTS = 500
+
+
+@dataclass
+class FakeSeriesDiscord:
+    """The organizers' threads and open-weeks messages, kept in dicts."""
+
+    threads: dict[int, list[int]] = field(default_factory=dict)
+    boards: dict[int, int] = field(default_factory=dict)  # message id -> channel id
+    shown: list[SeriesCard] = field(default_factory=list)
+    _next: int = 2000
+
+    def guild_ids(self) -> list[int]:
+        return [GUILD]
+
+    async def is_thread(self, thread_id: int) -> bool:
+        return thread_id in self.threads
+
+    async def can_open_thread(self, channel_id: int) -> bool:
+        return channel_id == ANNOUNCEMENTS
+
+    async def open_thread(self, channel_id: int, name: str, intro: str) -> int | None:
+        self._next += 1
+        self.threads[self._next] = []
+        return self._next
+
+    async def add_to_thread(self, thread_id: int, user_id: int) -> None:
+        self.threads[thread_id].append(user_id)
+
+    async def check_board_channel(self, channel_id: int) -> None:
+        if channel_id not in (ANNOUNCEMENTS, 501):
+            raise NotConfigured("Pick a text channel for the open weeks with the `channel` option.")
+
+    async def post_board(self, card: SeriesCard, channel_id: int) -> Posted:
+        self._next += 1
+        self.boards[self._next] = channel_id
+        self.shown.append(card)
+        return Posted(self._next, f"https://discord.com/channels/{GUILD}/{channel_id}/{self._next}")
+
+    async def edit_board(self, card: SeriesCard) -> bool:
+        self.shown.append(card)
+        return card.info.board_message_id in self.boards
+
+    async def refresh_board(self, card: SeriesCard) -> bool:
+        return await self.edit_board(card)
+
+    async def delete_board(self, info: SeriesInfo) -> None:
+        self.boards.pop(info.board_message_id or 0, None)
+
+
+def series_context(session_factory: Any) -> tuple[SeriesContext, FakeSessionsDiscord, FakeSeriesDiscord]:
+    sessions, series = FakeSessionsDiscord(), FakeSeriesDiscord()
+    return SeriesContext(context(session_factory, sessions), series), sessions, series
+
+
+async def add(ctx: SeriesContext, name: str = "Thursday paper club") -> actions.Followed:
+    draft = drafts.new_series(
+        name=name, day="Thursday", time="9:30am", default_zone="America/Los_Angeles", now=NOW
+    )
+    return await actions.add(ctx, GUILD, draft, created_by=42, now=NOW)
+
+
+@pytest.fixture
+async def configured(session_factory: Any) -> Any:
+    async with session_factory() as session, session.begin():
+        await update_config(session, GUILD, announcements_channel_id=ANNOUNCEMENTS)
+    return session_factory
+
+
+async def test_add_makes_the_weeks_publishes_them_and_opens_one_thread(configured) -> None:
+    ctx, sessions, series = series_context(configured)
+    added = await add(ctx)
+    assert added.made == 8  # the default horizon
+    assert len(sessions.events) == 8
+    assert [e for e in sessions.dispatched if e[0] == "session_saved"] == [
+        ("session_saved", GUILD, week.session.id) for week in added.card.weeks if week.session
+    ]
+    assert added.thread_id is not None
+    assert series.threads == {added.thread_id: [42]}
+    again = await add(ctx, "Tuesday reading group")  # the thread is the server's: not opened twice
+    assert again.thread_id == added.thread_id
+    assert len(series.threads) == 1
+
+
+async def test_skip_cancels_the_week_and_says_which(configured) -> None:
+    ctx, sessions, _ = series_context(configured)
+    added = await add(ctx)
+    skipped = await actions.skip(ctx, GUILD, "1", "2026-12-24", "Christmas Eve", now=NOW)
+    assert skipped.day == datetime(2026, 12, 24).date()
+    week = next(w for w in skipped.card.weeks if w.week_date == skipped.day)
+    assert week.is_skipped
+    assert week.session is not None
+    assert sessions.events[week.session.event_id or 0][0] == "canceled"
+    assert ("session_cancelled", GUILD, week.session.id) in sessions.dispatched
+    assert skipped.card.info.id == added.card.info.id
+
+
+async def test_the_open_weeks_are_posted_kept_moved_and_posted_again(configured) -> None:
+    ctx, _, series = series_context(configured)
+    await add(ctx)
+    with pytest.raises(NotConfigured):
+        await actions.open_weeks(ctx, GUILD, "1", channel_id=9, here_id=None, organizer=42, now=NOW)
+    info, url, edited = await actions.open_weeks(
+        ctx, GUILD, "1", channel_id=None, here_id=None, organizer=42, now=NOW
+    )
+    assert not edited
+    assert list(series.boards.values()) == [ANNOUNCEMENTS]  # the announcements channel by default
+    first = next(iter(series.boards))
+    assert url.endswith(f"/{ANNOUNCEMENTS}/{first}")
+    assert len([w for w in series.shown[-1].weeks if w.is_open]) == 8
+    _, again, edited = await actions.open_weeks(
+        ctx, GUILD, "1", channel_id=None, here_id=None, organizer=42, now=NOW
+    )
+    assert edited
+    assert again == url
+    await actions.open_weeks(ctx, GUILD, "1", channel_id=501, here_id=None, organizer=42, now=NOW)
+    assert list(series.boards.values()) == [501]  # moved: no copy left behind
+    series.boards.clear()  # deleted by someone: forgotten at the next refresh, posted again on /series open
+    await actions.nudge_days(ctx, GUILD, 3, NOW)
+    _, _, edited = await actions.open_weeks(
+        ctx, GUILD, "1", channel_id=None, here_id=77, organizer=42, now=NOW
+    )
+    assert not edited
+    assert list(series.boards.values()) == [ANNOUNCEMENTS]
+
+
+async def test_i_will_present_claims_the_week_and_publishes_it(configured) -> None:
+    ctx, sessions, _ = series_context(configured)
+    added = await add(ctx)
+    week = added.card.weeks[1].session
+    assert week is not None
+    sessions.calls.clear()
+    claim, _ = await actions.present(ctx, GUILD, week.id, 7, "Sam", now=NOW)
+    assert claim.outcome == "claimed"
+    assert claim.session.presenter_id == 7
+    assert "edit_event" in sessions.calls  # the week published like any edit
+    claim, _ = await actions.present(ctx, GUILD, week.id, 7, "Sam", now=NOW)
+    assert claim.outcome == "withdrawn"
+
+
+async def test_the_horizon_is_filled_once_however_often_it_runs(configured) -> None:
+    ctx, sessions, _ = series_context(configured)
+    await add(ctx)
+
+    class Clock:
+        def now(self) -> datetime:
+            return NOW + timedelta(weeks=3)
+
+    background = SeriesBackground(ctx, cast(Any, None), cast(Any, Clock()))
+    first = await background.run_horizons()
+    assert first.count == 3
+    assert (await background.run_horizons()).count == 0
+    assert len(sessions.events) == 11
