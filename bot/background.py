@@ -161,6 +161,14 @@ async def _give_back(session: AsyncSession, name: str, owner: str) -> None:
     )
 
 
+async def make_due(session: AsyncSession, name: str, now: datetime) -> None:
+    """Make the ``once`` job ``name`` due at ``now`` for every process, in the caller's transaction (then
+    :meth:`Background.wake` fires it in this one)."""
+    await session.execute(
+        update(JobRun).where(JobRun.name == name, JobRun.next_run_at > now).values(next_run_at=now)
+    )
+
+
 # ---------------------------------------------------------------------------------------------- the core
 
 
@@ -218,13 +226,11 @@ class Background:
         await asyncio.gather(task, return_exceptions=True)
 
     async def due_now(self, name: str) -> None:
-        """Make the ``once`` job ``name`` due now in every process (its ``job_runs`` row) and fire it here; the
+        """Make the ``once`` job ``name`` due now in every process (:func:`make_due`) and fire it here; the
         first process to claim the slot runs it, once. A FakeClock runs it on its next move."""
         now = self.clock.now()
         async with self.session_factory() as session, session.begin():
-            await session.execute(
-                update(JobRun).where(JobRun.name == name, JobRun.next_run_at > now).values(next_run_at=now)
-            )
+            await make_due(session, name, now)
         self.wake(name, now)
 
     def wake(self, name: str, at: datetime) -> None:

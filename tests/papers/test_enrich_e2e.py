@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from bot.services.papers.enrich import ENRICH_EVERY as PAPERS_EVERY
+from bot.services.papers.enrich import ENRICH_EVERY
 from tests.series.helpers import is_ephemeral
 from tests.suggestions.conftest import TAU_BENCH
 from tests.suggestions.helpers import latest_suggestion_id, post_fields, post_of, suggest, use_channel
@@ -49,8 +49,8 @@ async def suggested_post(env: Any) -> tuple[int, Any]:
 
 
 async def enriched_post(env: Any, suggestion_id: int) -> dict[str, str]:
-    """Move the clock to the enrichment job's next slot (the move returns once the job ran) and read the post."""
-    await env.clock.advance(PAPERS_EVERY + timedelta(seconds=1))
+    """Move the clock a second (the move returns once the job, made due by the new paper, ran); read the post."""
+    await env.clock.advance(timedelta(seconds=1))  # a new paper makes the job due at once
     return post_fields(await post_of(env, suggestion_id))
 
 
@@ -102,7 +102,7 @@ async def test_the_weekly_refresh_keeps_the_tldr_and_paper_refresh_asks_afresh(d
     record = env.semantic_scholar.papers["s2tau"].record
     record["tldr"] = {"model": "tldr@v2.0.0", "text": "A newer TLDR about narwhals."}
     record["citationCount"] = 300
-    await env.clock.advance(timedelta(days=7))  # the weekly refresh
+    await env.clock.advance(timedelta(days=7) + ENRICH_EVERY)  # the weekly refresh, at the job's next slot
     shown = (await enriched_post(env, suggestion_id))["The paper"]
     assert "300 citations" in shown
     assert "narwhals" not in shown

@@ -10,6 +10,7 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.background import make_due
 from bot.errors import BadInput, Conflict
 from bot.papers import PaperRef
 from bot.services.config.guild import get_config
@@ -21,7 +22,7 @@ from bot.services.suggestions.actions import Decision, SourceMessage
 from bot.services.suggestions.context import PollMessage, PostFailed, Suggestions, TryLater
 from bot.services.suggestions.duplicates import find_duplicate
 from bot.services.suggestions.queries import SortOrder, StatusFilter, SuggestionCard, SuggestionSummary
-from bot.services.suggestions.submit import DuplicateNotice, in_transaction, submit_suggestion
+from bot.services.suggestions.submit import DuplicateNotice, SubmitResult, in_transaction, submit_suggestion
 from bot.services.suggestions.votes import Press, ToggleResult
 from bot.sources.arxiv import ArxivMetadata
 from bot.sources.http import SourceUnavailable
@@ -83,9 +84,9 @@ async def suggest(
     await checked()
     channel_id = await ctx.discord.check_channel(config.suggestions_channel_id)  # else nothing is stored
     metadata, arxiv_down = await _arxiv(ctx, draft.ref) if ask_arxiv else (None, False)
-    result = await in_transaction(
-        ctx.store,
-        lambda session: submit_suggestion(
+
+    async def write(session: AsyncSession) -> SubmitResult:
+        submitted = await submit_suggestion(
             session,
             guild_id=guild_id,
             user_id=user_id,
@@ -94,8 +95,12 @@ async def suggest(
             now=now,
             per_day=ctx.per_day,
             index=ctx.titles,
-        ),
-    )
+        )
+        if submitted.unenriched:  # the sources asked about it at once, by whichever process claims the job
+            await make_due(session, ENRICH_JOB, now)
+        return submitted
+
+    result = await in_transaction(ctx.store, write)
     if result.duplicate is not None:
         if result.duplicate.vote_added and result.duplicate.standing.suggestion_id is not None:
             ctx.posts.request(result.duplicate.standing.suggestion_id)
@@ -111,7 +116,7 @@ async def suggest(
             await actions.set_post_location(session, guild_id, card.id, place.channel_id, place.message_id)
         card = replace(card, channel_id=place.channel_id, message_id=place.message_id)
     if result.unenriched:
-        await ctx.background.due_now(ENRICH_JOB)  # its TLDR, venue and links in seconds
+        ctx.background.wake(ENRICH_JOB, now)  # here, once the post is placed (its re-render needs it)
     return Suggested(card, None, channel_id, not_posted, arxiv_down, config.timezone)
 
 
