@@ -344,6 +344,8 @@ class Background:
         started = asyncio.get_running_loop().time()
         outcome, error = "ok", None
         work = self._work[job.name] = asyncio.ensure_future(job.run(now))
+        if isinstance(work, asyncio.Task):
+            work.set_name(f"job-{job.name}")  # its statements and log lines say whose they are
         try:
             await work
         except asyncio.CancelledError:  # removed mid-run (the bot is shutting down)

@@ -1,6 +1,4 @@
-"""Buttons and modals. The post's Upvote and I'd present this buttons, and the organizer's Create session
-button, are PersistentButtons with the suggestion id in their custom_id, so they keep working after a
-restart; each hands the press to the suggestions cog (:class:`Presses`)."""
+"""The suggestion post's buttons (Upvote, I'd present this, Create session: restart-proof) and the forms."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The suggestions' Discord side (:class:`DiscordSuggestions`, the flows' SuggestionsOnDiscord): the post in the
-suggestions channel (a message, or a forum post tagged with the topic) and its edits, the submitter's DMs,
-the polls' messages; and :class:`InteractionPoll`, the poll an organizer's command posts."""
+"""The suggestions' Discord side (:class:`DiscordSuggestions`): the posts, their edits, the DMs, the
+polls' messages."""
 
 from __future__ import annotations
 

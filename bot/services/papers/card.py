@@ -1,8 +1,5 @@
-"""The short form of a paper's card: plain lines any post can show (suggestion post, layouts, /paper show).
-
-Every source text is escaped here (markdown, and mentions broken with a zero-width space) on top of the
-posts' ``allowed_mentions`` of none, and each line is cut to fit an embed field.
-"""
+"""The short form of a paper's card: plain, escaped lines any post can show (suggestion posts, /paper
+show)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""Enriching papers from the outside sources in the background (:func:`enrich_due`): each source asked on
-its own with no transaction open (arXiv only for a paper it never answered for), every paper's answers
-merged in one short transaction; a paper a source failed for waits until the source said, or
-:func:`retry_after`."""
+"""The papers.enrich job's work (:func:`enrich_due`): the due papers asked of each source, their answers
+merged."""
 
 from __future__ import annotations
 

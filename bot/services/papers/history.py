@@ -1,6 +1,5 @@
-"""The club's own history with a paper: the sessions it was read in (what against, where someone said so;
-else what with), who suggested it and who offered to present it, the reading lists it is on. Plain
-values, read in three statements."""
+"""The club's own history with a paper: the sessions it was read in, who suggested it and offered to
+present it, the reading lists it is on."""
 
 from __future__ import annotations
 

@@ -1,11 +1,5 @@
-"""One paper record from several sources: which source wins each field, and where each field came from.
-
-Plain values in and out (:func:`merge`), so the rules are unit-tested without a store or a network. A
-field's value comes from the first source in its :data:`PRECEDENCE` that gave one; a value already stored
-from a better-ranked source stays; a value stored with no source recorded is the club's own (a title a
-member typed, an organizer's edit) and is never replaced. Every text is cleaned and capped again here
-(:mod:`bot.sources.clean`): values are untrusted and still escaped where they are shown.
-"""
+"""One paper record from several sources: which source wins each field (:data:`PRECEDENCE`), and where
+each came from."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""arXiv's answer for a paper, and any source's answers merged into its row (:func:`merge_into`, the one
-way a source's fields are written). A paper given by arXiv id is stored under "arXiv:<id>" first; arXiv's
-title, authors, abstract and date are looked up outside the write's transaction and stored in a short one.
-"""
+"""arXiv's answer as merge fields, and any source's answers merged into a paper's row (:func:`merge_into`)."""
 
 from __future__ import annotations
 

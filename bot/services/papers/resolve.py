@@ -1,10 +1,5 @@
-"""Title-only mentions: the candidates the sources offer for a name ("TMax", "Terminal-World", a title).
-
-:func:`find_candidates` asks Semantic Scholar (match, then search), Hugging Face and arXiv (``ti:``) side by
-side, each when PAPER_SOURCES has it (one in trouble gives nothing and is named); answers merge into one
-:class:`Choice` per paper (arXiv id, else DOI, else title), scored by :func:`similarity` (its docstring
-says how); ties go to the paper more sources found. :func:`is_unambiguous` is what ``--auto`` takes.
-"""
+"""Title-only names ("TMax", a title): the candidates the sources offer, merged and scored
+(:func:`find_candidates`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""What the suggestions' flows act on (:class:`Suggestions`): the store, arXiv, this process's title index,
-vote writer and post re-renders, and the Discord side behind :class:`SuggestionsOnDiscord`, which the
-suggestions cog implements."""
+"""What the suggestions' flows act on (:class:`Suggestions`), and the Discord side's protocol the cog
+implements."""
 
 from __future__ import annotations
 

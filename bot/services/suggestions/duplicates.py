@@ -1,12 +1,5 @@
-"""Is this paper already on the club's table? Same canonical key, or a near-identical title.
-
-A paper "stands" when it has an active suggestion (open, shortlisted, accepted), was read in a past
-session that was not cancelled, or is on an upcoming one. Titles are compared fuzzily
-(:func:`bot.papers.titles_match`, ratio ≥ 0.9) against every paper of the guild through
-:class:`TitleIndex`, an in-memory list of normalised titles per guild that is topped up with new
-papers on each check (one indexed query) and reloaded whole every few minutes; matches are re-read
-from the store, so a stale entry can never produce a false duplicate.
-"""
+"""Is this paper already on the club's table: the same canonical key, or a near-identical title
+(:class:`TitleIndex`)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,4 @@
-"""Club polls over suggestions: which suggestions go in, and the result once the poll has ended.
-
-The poll itself is a native Discord poll; the store keeps which answer is which suggestion and,
-after the end time, the counts read back from Discord.
-"""
+"""Club polls over suggestions: which suggestions go in, which answer is which, and the result once ended."""
 
 from __future__ import annotations
 
