@@ -29,7 +29,7 @@ from bot.services.sessions.draft import new_session
 from bot.services.suggestions import flows
 from bot.services.suggestions.actions import SourceMessage
 from bot.services.suggestions.context import Suggestions
-from bot.services.suggestions.polls import PollResult
+from bot.services.suggestions.polls import POLLS_EVERY, POLLS_JOB, PollResult
 from bot.services.suggestions.queries import SortOrder, StatusFilter
 from bot.services.suggestions.votes import Press
 from bot.text import one_line
@@ -56,8 +56,6 @@ from cogs.suggestions._options import (
 
 T = TypeVar("T")
 PAGER = "suggestions"
-POLLS_JOB = "suggestions.polls"
-CHECK_EVERY = timedelta(minutes=1)  # polls end; a run reads those ended a settle minute ago
 VOTE_DEFER_AFTER = 1.5
 """Seconds a press waits for its vote to be written before the bot acknowledges it (a deferred, thinking
 ephemeral answer the confirmation then replaces), well inside Discord's 3 s to answer an interaction."""
@@ -91,7 +89,7 @@ class SuggestionsCog(commands.Cog):
         self.bot.tree.add_command(self.suggest_menu)
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.register(PAGER, self.render_page)
-        await self.bot.background.add(Job(POLLS_JOB, every(CHECK_EVERY), self.finish_polls))
+        await self.bot.background.add(Job(POLLS_JOB, every(POLLS_EVERY), self.finish_polls))
 
     async def cog_unload(self) -> None:
         await self.bot.background.remove(POLLS_JOB)

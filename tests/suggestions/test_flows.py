@@ -4,7 +4,7 @@ as fakes: no stand-in, no discord.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
@@ -14,7 +14,7 @@ from bot.errors import BadInput
 from bot.services.papers.enrich import ENRICH_JOB
 from bot.services.suggestions import flows
 from bot.services.suggestions.context import Place, PostFailed, Suggestions, TryLater
-from bot.services.suggestions.polls import PollResult, RunningPoll, record_poll
+from bot.services.suggestions.polls import POLL_SETTLE, POLLS_JOB, PollResult, RunningPoll, record_poll
 from bot.services.suggestions.queries import SuggestionCard
 from bot.sources.arxiv import ArxivMetadata
 from bot.sources.http import SourceUnavailable
@@ -82,12 +82,14 @@ class FakeArxiv:
 class FakeBackground:
     def __init__(self) -> None:
         self.due: list[str] = []
+        self.woken: list[tuple[str, datetime]] = []
 
     async def due_now(self, name: str) -> None:
         self.due.append(name)
 
     def wake(self, name: str, at: datetime) -> None:
         self.due.append(name)
+        self.woken.append((name, at))
 
 
 @pytest.fixture
@@ -199,10 +201,31 @@ async def test_an_ended_poll_waits_while_discord_is_busy_then_is_announced_once(
             suggestion_ids=[done.card.id],
             now=NOW,
         )
-    later = NOW.replace(hour=NOW.hour + 1)
+    later = NOW + timedelta(hours=1)
     world.discord.counts = TryLater
     assert await flows.finish_polls(world.ctx, later) == []
+    assert world.host.background.woken[-1] == (POLLS_JOB, later + timedelta(minutes=1))  # asked again soon
     world.discord.counts = {1: 3}
+    woken = len(world.host.background.woken)
     (result,) = await flows.finish_polls(world.ctx, later)
     assert world.discord.results == [result]
+    assert len(world.host.background.woken) == woken  # no poll running: the job sleeps
     assert await flows.finish_polls(world.ctx, later) == []
+
+
+async def test_a_poll_wakes_the_job_at_its_end(world) -> None:
+    for paper in (LINK, "https://example.org/another-paper"):
+        await suggest(world, paper)
+
+    class Posted:
+        async def post(self, options: Any) -> Place:
+            return Place(CHANNEL, 77)
+
+        async def take_down(self) -> None:
+            raise AssertionError("recorded: nothing to take down")
+
+    ends = NOW + timedelta(hours=24)
+    await flows.start_poll(
+        world.ctx, Posted(), guild_id=GUILD, count=2, created_by=ORGANIZER, ends_at=ends, now=NOW
+    )
+    assert world.host.background.woken[-1] == (POLLS_JOB, ends + POLL_SETTLE)

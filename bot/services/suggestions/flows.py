@@ -300,14 +300,17 @@ async def start_poll(
                 suggestion_ids=[o.id for o in options],
                 now=now,
             )
+            await make_due(session, polls.POLLS_JOB, ends_at + polls.POLL_SETTLE)
     except Exception:
         await poll.take_down()
         raise
+    ctx.background.wake(polls.POLLS_JOB, ends_at + polls.POLL_SETTLE)
     return options
 
 
 async def finish_polls(ctx: Suggestions, now: datetime) -> list[polls.PollResult]:
-    """The suggestions.polls job: each poll that ended a settle minute ago read, recorded and announced."""
+    """The suggestions.polls job: each poll that ended a settle minute ago read, recorded and announced; the
+    job woken again for the next poll's end."""
     async with ctx.readers() as session:
         due = await polls.due_polls(session, now - polls.POLL_SETTLE)
     results = []
@@ -326,7 +329,19 @@ async def finish_polls(ctx: Suggestions, now: datetime) -> list[polls.PollResult
             log.info("poll %s ended but its message is gone; recorded without counts", result.poll_id)
         else:
             await ctx.discord.poll_ended(result)
+    await _check_again(ctx, now)
     return results
+
+
+async def _check_again(ctx: Suggestions, now: datetime) -> None:
+    """The job made due when the next running poll ends (or, one Discord could not read, in a minute)."""
+    async with ctx.readers() as session:
+        at = await polls.next_poll_check(session, now)
+    if at is None:
+        return
+    async with ctx.store() as session, session.begin():
+        await make_due(session, polls.POLLS_JOB, at)
+    ctx.background.wake(polls.POLLS_JOB, at)
 
 
 async def papers_changed(ctx: Suggestions, guild_id: int, paper_ids: Sequence[int]) -> None:
