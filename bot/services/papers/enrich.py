@@ -270,9 +270,8 @@ def _said(records: list[SourceRecord], field: str, kind: type[T]) -> T | None:
 async def _forum_named(
     clients: SourceClients, target: Target, records: list[SourceRecord], v1_first: bool, wait: float
 ) -> str | None:
-    """The OpenReview forum of the one submission titled as the paper: as a source this run spelled it,
-    or, when none did, as the club stored it (a club's short name is never searched beside a real title).
-    A paper a source places at a venue OpenReview does not hold is not searched."""
+    """The OpenReview forum of the one submission titled as the paper (as a source spelled it, else as stored);
+    none for a paper a source places at a venue OpenReview does not hold."""
     titles = [t for r in records if isinstance(t := r.fields.get("title"), str) and t.strip()]
     titles = titles or ([target.title] if target.title and target.title.strip() else [])
     wanted = {normalize_title(t) for t in titles} - {""}
@@ -287,9 +286,8 @@ async def _forum_named(
 def store_records(
     paper: Paper, records: Sequence[SourceRecord], now: datetime, *, failed: Sequence[Later] = ()
 ) -> bool:
-    """Merge one paper's answers into its row (a paper enriched before takes only the refreshed fields, and
-    arXiv's first answer); True if a field changed. With no source ``failed`` it is stamped enriched at
-    ``now``; otherwise it stays due, but waits until the sources said, or (one down) :func:`retry_after`."""
+    """Merge one paper's answers into its row (True if a field changed): stamped enriched, or waiting for the
+    sources that failed (:func:`retry_after`)."""
     if paper.enriched_at is not None:  # the weekly refresh: the counts and links only (merge.REFRESHED)
         records = [
             r

@@ -114,11 +114,8 @@ def merge(
     *,
     placeholders: frozenset[str] = frozenset(),
 ) -> Merged:
-    """Merge ``records`` into a paper's ``current`` values (see the module docstring).
-
-    ``placeholders`` names fields whose current value stands in for a missing one (a title that is only
-    "arXiv:<id>"), so a source may fill them.
-    """
+    """Merge ``records`` into a paper's ``current`` values; ``placeholders``: fields whose value only stands
+    in for a missing one ("arXiv:<id>"), which a source may fill."""
     sources: dict[str, list[str]] = {k: list(v) for k, v in (current_sources or {}).items()}
     best: dict[str, tuple[int, Any, SourceRecord]] = {}
     for record in records:

@@ -41,9 +41,8 @@ def arxiv_fields(metadata: ArxivMetadata | None) -> dict[str, Any]:
 
 
 def merge_into(paper: Paper, records: Sequence[SourceRecord]) -> set[str]:
-    """Merge the sources' answers into the paper's row (:func:`bot.services.papers.merge.merge`: a title the
-    club gave is kept, an id placeholder filled); the names of the fields that changed. An answer from
-    arXiv marks the paper looked up there."""
+    """Merge the sources' answers into the paper's row (a title the club gave kept, a placeholder filled); the
+    names of the fields that changed."""
     if any(record.source == ARXIV for record in records):
         paper.metadata_fetched_at = max(r.fetched_at for r in records if r.source == ARXIV)
     placeholder = (paper.arxiv_id and paper.title == id_label(paper.arxiv_id)) or (
@@ -116,10 +115,8 @@ async def fetch_and_store(
     *,
     budget: float | None = None,
 ) -> list[StoredMetadata]:
-    """Ask arXiv about each paper (no transaction open meanwhile), store each answer in its own short
-    transaction. Stops at the first failure (arXiv down, rate-limited, or no answer within ``budget``
-    seconds in all; None: only the client's own timeout), leaving the rest unfetched. Never raises
-    for arXiv trouble; returns what was stored."""
+    """Ask arXiv about each paper (no transaction open) and store each answer in its own short transaction,
+    stopping at the first failure or when ``budget`` seconds are spent; what was stored."""
     loop = asyncio.get_running_loop()
     deadline = None if budget is None else loop.time() + budget
     stored: list[StoredMetadata] = []

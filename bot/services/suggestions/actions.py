@@ -242,10 +242,8 @@ async def link_session(
     *,
     now: datetime | None = None,
 ) -> None:
-    """Record the session made from an accepted suggestion, once. Checked and written in one
-    conditional UPDATE inside the caller's transaction: Conflict when the suggestion is no longer
-    accepted or already has its session (two organizers submitting at once), so the caller's
-    transaction rolls back with the session it just inserted."""
+    """Record the session made from an accepted suggestion, once, in the caller's transaction (Conflict,
+    rolling back the new session, when it is no longer accepted or has one already)."""
     values: dict[str, Any] = {"session_id": session_id}
     if now is not None:
         values["updated_at"] = now

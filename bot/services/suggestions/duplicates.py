@@ -29,10 +29,7 @@ class _GuildTitles:
 
 
 class TitleIndex:
-    """Normalised titles of every paper, per guild, for fuzzy look-ups in a few milliseconds.
-
-    One instance per store (the cog owns one); it never holds rows, only ids and titles.
-    """
+    """Normalised titles of every paper, per guild, for fuzzy look-ups in a few milliseconds (ids and titles only)."""
 
     def __init__(self, reload_every: timedelta = timedelta(minutes=10)) -> None:
         self.reload_every = reload_every
