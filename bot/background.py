@@ -161,6 +161,14 @@ async def _give_back(session: AsyncSession, name: str, owner: str) -> None:
     )
 
 
+async def make_due(session: AsyncSession, name: str, now: datetime) -> None:
+    """Make the ``once`` job ``name`` due at ``now`` for every process, in the caller's transaction (then
+    :meth:`Background.wake` fires it in this one)."""
+    await session.execute(
+        update(JobRun).where(JobRun.name == name, JobRun.next_run_at > now).values(next_run_at=now)
+    )
+
+
 # ---------------------------------------------------------------------------------------------- the core
 
 
@@ -216,6 +224,14 @@ class Background:
         if work is not None:
             work.cancel()  # the job's own code; the record after it still runs
         await asyncio.gather(task, return_exceptions=True)
+
+    async def due_now(self, name: str) -> None:
+        """Make the ``once`` job ``name`` due now in every process (:func:`make_due`) and fire it here; the
+        first process to claim the slot runs it, once. A FakeClock runs it on its next move."""
+        now = self.clock.now()
+        async with self.session_factory() as session, session.begin():
+            await make_due(session, name, now)
+        self.wake(name, now)
 
     def wake(self, name: str, at: datetime) -> None:
         """Fire ``name`` in this process no later than ``at`` (then on at its trigger's times)."""
@@ -328,6 +344,8 @@ class Background:
         started = asyncio.get_running_loop().time()
         outcome, error = "ok", None
         work = self._work[job.name] = asyncio.ensure_future(job.run(now))
+        if isinstance(work, asyncio.Task):
+            work.set_name(f"job-{job.name}")  # its statements and log lines say whose they are
         try:
             await work
         except asyncio.CancelledError:  # removed mid-run (the bot is shutting down)

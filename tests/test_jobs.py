@@ -132,6 +132,74 @@ async def test_wake_fires_a_job_early_then_it_keeps_its_slots(session_factory) -
     await background.stop()
 
 
+async def test_due_now_runs_the_job_once_across_processes(store_info, engine) -> None:
+    """Two processes' cores on one store: a job made due now (a new paper for papers.enrich) runs on the
+    clock's next move instead of at its hourly slot, once however many processes ask at the same moment."""
+    clock = FakeClock(START)
+    runs: list[tuple[str, datetime]] = []
+    other_engine = store_info.engine()
+    cores = [core(create_session_factory(e), clock) for e in (engine, other_engine)]
+    try:
+        for i, each in enumerate(cores):
+            await each.add(Job("test.soon", every(timedelta(hours=1)), Recorder(f"p{i}", runs)))
+            await each.start()
+        assert len(runs) == 1  # at start
+        await clock.advance(timedelta(seconds=1))
+        assert len(runs) == 1  # nothing due before 10:00
+        await cores[1].due_now("test.soon")
+        await clock.advance(timedelta(seconds=1))
+        assert runs[1:] == [("p1", START + timedelta(seconds=2))]
+        await asyncio.gather(*(each.due_now("test.soon") for each in cores))  # both at once
+        await clock.advance(timedelta(seconds=1))
+        assert len(runs) == 3  # one of them ran it
+        await clock.advance(timedelta(minutes=30))
+        assert len(runs) == 3
+        await clock.set(START + timedelta(hours=1))
+        assert len(runs) == 4  # and the hourly slots still come
+        async with create_session_factory(engine)() as session:
+            row = (await session.execute(select(JobRun))).scalar_one()
+        assert (row.runs, row.next_run_at) == (4, START + timedelta(hours=2))
+    finally:
+        for each in cores:
+            await each.stop()
+        await other_engine.dispose()
+
+
+async def test_due_now_fires_at_once_on_the_real_timer(store_info, engine) -> None:
+    """On APScheduler's timer a job made due runs at once (not at its hourly slot), in the process that asked;
+    the other's timer stays at the hourly slot."""
+    runs: list[tuple[str, datetime]] = []
+    ran = asyncio.Event()
+
+    class Signalling(Recorder):
+        async def __call__(self, now: datetime) -> None:
+            await super().__call__(now)
+            if len(runs) == 2:
+                ran.set()
+
+    other_engine = store_info.engine()
+    cores = [core(create_session_factory(e), SystemClock()) for e in (engine, other_engine)]
+    try:
+        for i, each in enumerate(cores):
+            await each.add(Job("test.soon", every(timedelta(hours=1)), Signalling(f"p{i}", runs)))
+            await each.start()
+        for each in cores:
+            await each.idle()
+        assert len(runs) == 1  # at start, by one of them
+        await cores[1].due_now("test.soon")
+        await asyncio.wait_for(ran.wait(), 10)
+        for each in cores:
+            await each.idle()
+    finally:
+        for each in cores:
+            await each.stop()
+        await other_engine.dispose()
+    async with create_session_factory(engine)() as session:
+        row = (await session.execute(select(JobRun))).scalar_one()
+    assert row.runs == len(runs) == 2
+    assert runs[1][0] == "p1"
+
+
 async def test_a_failing_run_is_logged_counted_and_the_next_slot_still_comes(session_factory, caplog) -> None:
     clock = FakeClock(START)
     metrics = BotMetrics()

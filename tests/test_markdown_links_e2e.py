@@ -24,11 +24,6 @@ async def final(env: BotEnv, name: str, options: dict[str, Any], member: Any = N
     return await (await env.invoke(name, options, member=member or env.organizer)).final()
 
 
-def description(message: Message) -> str:
-    (embed,) = message.embeds
-    return str(embed.get("description") or "")
-
-
 def as_shown(text: str) -> str:
     """A Text Display's markdown as its characters show: each backslash escape leaves the character."""
     return re.sub(r"\\([^A-Za-z0-9\s])", r"\1", text)
@@ -44,7 +39,9 @@ async def suggest_the_paper(env: BotEnv) -> None:
 async def test_suggestions_list_shows_the_title_as_typed(discord_env: BotEnv) -> None:
     await suggest_the_paper(discord_env)
     listed = await final(discord_env, "suggest list", {}, discord_env.member)
-    assert link_to(description(listed), URL).as_typed == TITLE
+    # a layout: the title escaped once in its own text, the paper's link on the button beside it
+    (entry,) = [text for text, link in sections(listed) if link == URL]
+    assert as_shown(entry.splitlines()[0]) == f"**{TITLE}**"
 
 
 async def test_reading_show_and_search_show_the_title_as_typed(discord_env: BotEnv) -> None:

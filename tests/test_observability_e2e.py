@@ -76,7 +76,7 @@ async def test_metrics_reflect_what_happened(discord_env) -> None:
     assert metric(after, "paperclub_reminder_lateness_seconds_count") == 1
     assert metric(after, "paperclub_reminders_total", outcome="late") == 0  # sent at 9:00 sharp
     assert metric(after, "paperclub_job_runs_total", job="suggestions.polls", outcome="ok") == 2
-    assert metric(after, "paperclub_job_runs_total", job="suggestions.metadata", outcome="ok") == 2
+    assert metric(after, "paperclub_job_runs_total", job="papers.enrich", outcome="ok") == 2
     assert "paperclub_job_lag_seconds" in {name for name, _ in after}
     errors = {labels: v for (name, labels), v in after.items() if name == "paperclub_store_errors_total"}
     assert sum(errors.values()) == 1, errors

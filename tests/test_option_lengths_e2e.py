@@ -271,7 +271,8 @@ async def test_a_link_as_long_as_the_option_takes_is_kept_in_a_suggestion(discor
     env = discord_env
     await use_channel(env)
     reply = await final(env, "suggest paper", {"paper": long_link(tag="s")}, member=env.members[0])
-    assert "Thanks! Your suggestion is #" in reply.content, reply.content
+    assert reply.content.startswith("Thanks! "), reply.content
+    assert "is saved and posted" in reply.content, reply.content
     (paper,) = await paper_rows(env)
     assert paper.url == long_link(tag="s")
 

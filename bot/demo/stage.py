@@ -181,7 +181,7 @@ class Demo:
             await reminders.settle()  # type: ignore[attr-defined]
         suggestions = self.env.bot.get_cog("SuggestionsCog")
         if suggestions is not None:
-            await suggestions.actions.refresher.wait_idle()  # type: ignore[attr-defined]
+            await suggestions.settle()  # type: ignore[attr-defined]
         series = self.env.bot.get_cog("SeriesCog")
         if series is not None:
             await series.background.settle()  # type: ignore[attr-defined]

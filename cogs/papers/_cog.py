@@ -1,6 +1,5 @@
-"""/paper show; /organize paper refresh and resolve (organizers; resolve from cogs.papers._resolve, added to
-the bot's copy of the group); and the papers' enrichment job, which tells the other features which
-papers' fields changed (``paper_enriched``)."""
+"""/paper: show (anyone), refresh and resolve (organizers; resolve is cogs.papers._resolve, added to this cog's
+``paper`` group); the papers.enrich job, which tells the other features whose fields changed (``paper_enriched``)."""
 
 from __future__ import annotations
 
@@ -8,6 +7,7 @@ from datetime import datetime
 
 from discord import app_commands
 from discord.ext import commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.background import Job, every
 from bot.client import Interaction, PaperclubBot
@@ -15,8 +15,8 @@ from bot.layouts import escape_line
 from bot.organize import organizer_group
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import send_ephemeral, send_reply
-from bot.services.papers import queries
-from bot.services.papers.enrich import ENRICH_EVERY, ENRICH_JOB, ask_again, by_guild, enrich_due
+from bot.services.papers import flows, queries
+from bot.services.papers.enrich import ENRICH_EVERY, ENRICH_JOB
 from bot.services.site.config import get_site, paper_page_url
 from bot.transformers import guild_choices
 from cogs.papers import _render as render
@@ -40,7 +40,7 @@ def _public_base(bot: PaperclubBot) -> str | None:
 
 
 class PapersCog(commands.Cog):
-    """/paper and /organize paper."""
+    """The /paper commands and the papers.enrich job."""
 
     paper = app_commands.guild_only(app_commands.Group(name="paper", description="The club's papers"))
 
@@ -59,10 +59,15 @@ class PapersCog(commands.Cog):
     async def enrich(self, now: datetime) -> int:
         """Ask the sources about the papers due, then dispatch ``paper_enriched(guild_id, paper_ids)`` per
         guild for the features showing them; returns how many papers changed."""
-        changed = await enrich_due(self.bot.sources, self.bot.session_factory, now)
-        for guild_id, paper_ids in by_guild(changed).items():
+        changed = await flows.enrich(self.bot, now)
+        for guild_id, paper_ids in changed.items():
             self.bot.dispatch("paper_enriched", guild_id, paper_ids)
-        return len(changed)
+        return sum(map(len, changed.values()))
+
+    @commands.Cog.listener()
+    async def on_session_saved(self, guild_id: int, session_id: int) -> None:
+        """A session's papers may be new: the sources are asked now, not at the job's next tick."""
+        await self.bot.background.due_now(ENRICH_JOB)
 
     @paper.command(
         name="show", description="A paper's card: TLDR, venue, links and the club's history with it"
@@ -75,26 +80,25 @@ class PapersCog(commands.Cog):
     async def show(self, interaction: Interaction, paper: PaperText, public: bool = False) -> None:
         """Answer with the paper's card (NotFound, ephemerally, for a paper the server does not know)."""
         guild_id = require_guild_id(interaction)
-        async with self.bot.session_factory() as db:
-            card = await queries.paper_card(db, guild_id, paper)
-            base = _public_base(self.bot)
-            page = paper_page_url(base, await get_site(db, guild_id), card.paper.id) if base else None
-        await send_reply(interaction, view=render.paper_view(card, page_url=page), public=public)
+        base = _public_base(self.bot)
+
+        async def page_of(db: AsyncSession, paper_id: int) -> str | None:
+            return paper_page_url(base, await get_site(db, guild_id), paper_id) if base else None
+
+        card, page = await flows.show(self.bot, guild_id, paper, page_of)
+        view = render.paper_view(card, now=self.bot.clock.now(), page_url=page)
+        await send_reply(interaction, view=view, public=public)
 
     @organize.command(name="refresh", description="Ask the sources about a paper afresh")
     @app_commands.describe(paper="Pick one as you type, or give its arXiv id or link")
     @app_commands.autocomplete(paper=paper_autocomplete)
     async def refresh(self, interaction: Interaction, paper: PaperText) -> None:
-        """Have the next enrichment run ask every source about the paper again, every field (the weekly
-        refresh takes only the counts and links)."""
+        """Have every source asked about the paper again, now, every field (the weekly refresh takes only the
+        counts and links)."""
         await ensure_organizer(interaction)
-        guild_id = require_guild_id(interaction)
-        async with self.bot.session_factory() as db, db.begin():
-            row = await queries.find_paper_for(db, guild_id, paper)
-            ask_again(row)
-            title = row.title
+        title = await flows.refresh(self.bot, require_guild_id(interaction), paper)
         await send_ephemeral(
             interaction,
-            f"The sources will be asked about **{escape_line(title)}** again within a few minutes; "
-            "its card and posts change when their answers land.",
+            f"The paper sources are being asked about **{escape_line(title)}** again; its card and posts "
+            "change as soon as they answer.",
         )

@@ -3,18 +3,19 @@ links on buttons with fixed labels, members shown as mentions that never ping (a
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import discord
 
 from bot.layouts import Card, escape, escape_line, link_button, link_label
 from bot.replies import member_mention
-from bot.services.papers.card import count_parts, hub_top
+from bot.services.papers.card import count_parts, hub_top, where_parts
 from bot.services.papers.history import PaperHistory, SessionRead
 from bot.services.papers.queries import PaperCard
 from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
 from bot.text import markdown_link
-from bot.timeutil import discord_timestamp
+from bot.timeutil import club_date
 
 ACCENT = discord.Colour.teal()
 AUTHORS_SHOWN = 300
@@ -26,11 +27,8 @@ LISTS_SHOWN = 10
 
 
 def facts_line(card: PaperCard) -> str | None:
-    """Year · venue · decision, each escaped."""
-    record = card.record
-    parts = [str(record.year) if record.year else None, record.venue, record.decision]
-    shown = [escape_line(part, ABOUT_SHOWN) for part in dict.fromkeys(p for p in parts if p)]
-    return " · ".join(shown) or None
+    """Venue · decision · year, each said once and escaped."""
+    return " · ".join(escape_line(part, ABOUT_SHOWN) for part in where_parts(card.record)) or None
 
 
 def counts_line(card: PaperCard) -> str | None:
@@ -46,11 +44,11 @@ def hub_line(card: PaperCard) -> str | None:
     return " · ".join(shown) or None
 
 
-def session_line(read: SessionRead) -> str:
-    """ "<date> — **title**, with **A**, read against **B** and **C**" (roles only where given; struck
-    through when cancelled)."""
+def session_line(read: SessionRead, now: datetime) -> str:
+    """ "<the club's date> — **title**, with **A**, read against **B** and **C**" (roles only where given;
+    struck through when cancelled)."""
     title = f"**{escape_line(read.title, 150)}**"
-    line = f"{discord_timestamp(read.starts_at, 'D')} — {title}"
+    line = f"{club_date(read.starts_at, read.timezone, now=now)} — {title}"
     if read.cancelled:
         line = f"~~{line}~~ (cancelled)"
     for words, titles in (("with", read.together_titles()), ("read against", read.against_titles())):
@@ -107,7 +105,7 @@ def link_buttons(card: PaperCard, page_url: str | None) -> list[discord.ui.Butto
     return buttons
 
 
-def paper_card(card: PaperCard, *, page_url: str | None = None) -> Card:
+def paper_card(card: PaperCard, *, now: datetime, page_url: str | None = None) -> Card:
     """The full card: heading (title, authors), facts, TLDR, counts, the club's history, links."""
     paper, record = card.paper, card.record
     authors = escape_line(paper.authors, AUTHORS_SHOWN) if paper.authors else None
@@ -123,20 +121,18 @@ def paper_card(card: PaperCard, *, page_url: str | None = None) -> Card:
         built.more("sessions", "sessions")
         built.text("**Read in the club**")
         for read in history.sessions[:SESSIONS_SHOWN]:
-            built.text(session_line(read), group="sessions")
+            built.text(session_line(read, now), group="sessions")
     extra = history_lines(history)
     if extra:
         built.text("\n".join(extra))
     if history.empty:
         built.text("Not read, suggested or listed here yet.")
-    footer = f"-# Paper #{paper.id}"
     if record.from_scholar:
-        footer += " · " + markdown_link(ATTRIBUTION_TEXT, record.s2_url or ATTRIBUTION_URL, preview=False)
-    built.text(footer)
+        built.text("-# " + markdown_link(ATTRIBUTION_TEXT, record.s2_url or ATTRIBUTION_URL, preview=False))
     built.row(link_buttons(card, page_url))
     return built
 
 
-def paper_view(card: PaperCard, *, page_url: str | None = None) -> discord.ui.LayoutView:
+def paper_view(card: PaperCard, *, now: datetime, page_url: str | None = None) -> discord.ui.LayoutView:
     """The card as a message's layout."""
-    return paper_card(card, page_url=page_url).view()
+    return paper_card(card, now=now, page_url=page_url).view()

@@ -6,7 +6,6 @@ from typing import Any
 
 import discord
 from discord import app_commands
-from sqlalchemy.exc import IntegrityError
 
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, Conflict
@@ -14,8 +13,9 @@ from bot.layouts import Card, escape, escape_line
 from bot.papers import MAX_TITLE_LENGTH, parse_paper_ref
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import NO_MENTIONS, send_reply
-from bot.services.papers.aliases import AliasInfo, choose, find_alias
-from bot.services.papers.resolve import Choice, Found, find_candidates
+from bot.services.papers import flows
+from bot.services.papers.aliases import AliasInfo
+from bot.services.papers.resolve import Choice, Found
 from bot.views import PaperclubLayoutView, log_component
 
 PICK_TIMEOUT = 900.0  # seconds the candidates' buttons listen
@@ -32,7 +32,8 @@ def _authors(choice: Choice) -> str:
 
 
 def candidate_text(number: int, choice: Choice) -> str:
-    """One candidate as markdown: title, authors, year and venue, its ids and the sources that found it."""
+    """One candidate as markdown: title, authors, year and venue, its ids and the sources that found it
+    (best match first; the score itself is no member's business)."""
     facts = " · ".join(
         part for part in (_authors(choice), str(choice.year or ""), escape_line(choice.venue, 120)) if part
     )
@@ -45,7 +46,7 @@ def candidate_text(number: int, choice: Choice) -> str:
         if part
     )
     found_by = ", ".join(SOURCE_LABELS.get(s, s) for s in choice.sources)
-    below = " · ".join(part for part in (ids, f"found by {found_by}", f"match {choice.score:.2f}") if part)
+    below = " · ".join(part for part in (ids, f"found by {found_by}") if part)
     return f"**{number}. {escape_line(choice.title, 300)}**\n{facts}\n-# {below}"
 
 
@@ -67,7 +68,8 @@ def chosen_text(alias: AliasInfo, choice: Choice | None) -> str:
     ref = f" ({choice.reference})" if choice.reference else ""
     return (
         f"**{name}** now means **{escape_line(alias.paper_title or choice.title, 300)}**{ref}; "
-        f"the next “{name}” resolves at once. Its TLDR, venue and links follow when enrichment runs."
+        f"the next “{name}” resolves at once. Its TLDR, venue and links follow on its card as soon as the "
+        "paper sources answer."
     )
 
 
@@ -109,20 +111,10 @@ class ResolveView(PaperclubLayoutView):
             raise Conflict("This name was already resolved from these candidates.")
         self.decided = True
         choice = None if index is None else self.found.candidates[index]
-        try:
-            async with self.bot.session_factory() as session, session.begin():
-                alias = await choose(
-                    session,
-                    self.guild_id,
-                    self.found.name,
-                    choice,
-                    chosen_by=interaction.user.id,
-                    now=self.bot.clock.now(),
-                )
-        except IntegrityError:  # another organizer resolved the same name at the same moment
-            raise Conflict(
-                "Another organizer resolved this name at the same moment: `/organize paper resolve` shows what it means now."
-            ) from None
+        now = self.bot.clock.now()
+        alias = await flows.pick(
+            self.bot, self.guild_id, self.found.name, choice, chosen_by=interaction.user.id, now=now
+        )
         self.stop()
         done = discord.ui.LayoutView(timeout=None)
         done.add_item(discord.ui.TextDisplay(chosen_text(alias, choice)))
@@ -150,16 +142,16 @@ async def resolve(interaction: Interaction, paper: str) -> None:
     guild_id = require_guild_id(interaction)
     name = _name(paper)
     await interaction.response.defer(ephemeral=True, thinking=True)
-    async with bot.session_factory() as session:
-        alias = await find_alias(session, guild_id, name)
-    if alias is not None and not alias.rejected:
+    looked = await flows.look_up(bot, guild_id, name, max_wait=SOURCE_WAIT, deadline=SOURCE_DEADLINE)
+    alias, found = looked.alias, looked.found
+    if found is None:
+        assert alias is not None
         chosen = f" (chosen by <@{alias.chosen_by}>)" if alias.chosen_by else ""
         await send_reply(
             interaction,
             f"**{escape_line(alias.name, 300)}** already means **{escape(alias.paper_title, 300)}**{chosen}.",
         )
         return
-    found = await find_candidates(bot.sources, name, max_wait=SOURCE_WAIT, deadline=SOURCE_DEADLINE)
     if not found.candidates:
         asked = "" if not found.unavailable else " " + (_unavailable_line(found) or "")
         await send_reply(

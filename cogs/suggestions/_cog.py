@@ -1,38 +1,49 @@
-"""/suggest paper, list, show and withdraw: members suggest papers and vote; /organize suggestions review and
-poll (organizers)."""
+"""/suggest paper, list, show and withdraw (members); /organize suggestions review and poll. Each action is one
+call into bot/services/suggestions/flows.py; the answer is rendered by _render."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
-import logging
-from datetime import timedelta
-from typing import Literal
+from collections.abc import Awaitable
+from datetime import datetime, timedelta
+from typing import Literal, TypeVar
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.background import Job, every
 from bot.client import Interaction, PaperclubBot
-from bot.errors import BadInput
+from bot.layouts import escape_line
 from bot.message_papers import papers_in_message
 from bot.organize import organizer_group
-from bot.paging import Page, clamp_page, page_count
-from bot.permissions import ensure_organizer, guild_config_for, member_is_organizer, organizer_begin
-from bot.replies import NO_MENTIONS, cut, one_line, send_ephemeral, send_reply
-from bot.services.config.guild import get_config
-from bot.services.suggestions.actions import (
-    SourceMessage,
-    match_topic,
-    review_suggestion,
-    withdraw_suggestion,
+from bot.paging import LayoutPage, send_page
+from bot.permissions import (
+    ensure_organizer,
+    guild_config_for,
+    member_is_organizer,
+    organizer_begin,
+    require_guild_id,
 )
-from bot.services.suggestions.duplicates import TitleIndex
-from bot.services.suggestions.polls import choose_poll_options, record_poll
-from bot.services.suggestions.queries import SortOrder, StatusFilter, get_card, list_suggestions
-from cogs.suggestions._actions import SuggestionActions, guild_id_of
-from cogs.suggestions._background import SuggestionBackground
-from cogs.suggestions._components import DYNAMIC_ITEMS, SuggestModal, session_offer_view
+from bot.replies import send_ephemeral, send_reply
+from bot.services.sessions.draft import new_session
+from bot.services.suggestions import flows
+from bot.services.suggestions.actions import SourceMessage
+from bot.services.suggestions.context import Suggestions
+from bot.services.suggestions.polls import POLLS_EVERY, POLLS_JOB, PollResult
+from bot.services.suggestions.queries import SortOrder, StatusFilter
+from bot.services.suggestions.votes import Press
+from bot.text import one_line
+from bot.timeutil import discord_timestamp
+from cogs.sessions.publish import create_and_publish, reply_lines
+from cogs.suggestions import _render as render
+from cogs.suggestions._components import (
+    DYNAMIC_ITEMS,
+    SessionFromSuggestionModal,
+    SuggestModal,
+    session_offer_view,
+)
+from cogs.suggestions._discord import DiscordSuggestions, InteractionPoll
 from cogs.suggestions._options import (
     ActiveSuggestionOption,
     PaperOption,
@@ -43,28 +54,26 @@ from cogs.suggestions._options import (
     Why,
     topic_autocomplete,
 )
-from cogs.suggestions._posting import dm_member, note_in_thread
-from cogs.suggestions._render import STATUS_LABELS, card_embed, list_embed, post_link, safe_title
-from db.engine import read_only_session_factory
 
-log = logging.getLogger("paperclub.suggestions")
-
+T = TypeVar("T")
 PAGER = "suggestions"
-PAGE_SIZE = 8
-POLL_ANSWER_LIMIT = 55
-POLL_QUESTION = "Which paper should the club read next?"
+VOTE_DEFER_AFTER = 1.5
+"""Seconds a press waits for its vote to be written before the bot acknowledges it (a deferred, thinking
+ephemeral answer the confirmation then replaces), well inside Discord's 3 s to answer an interaction."""
+STATUS_FILTERS = ("active", "open", "shortlisted", "accepted", "declined", "withdrawn", "all")
 Decision = Literal["shortlist", "accept", "decline"]
-LIST_HEADINGS = {
-    "active": "Paper suggestions",
-    "all": "All paper suggestions",
-}
+
+
+def guild_id_of(interaction: Interaction) -> int:
+    """The server of the interaction (suggestions are per server)."""
+    return require_guild_id(interaction, "Suggestions work in a server, not in DMs.")
+
 
 organize = organizer_group("suggestions", "Review suggestions; poll the club on the next paper")
 
 
 class SuggestionsCog(commands.Cog):
-    """/suggest and /organize suggestions; hands the posts' presses and forms to its :class:`SuggestionActions` and
-    runs the poll-result and metadata jobs (:class:`SuggestionBackground`)."""
+    """/suggest, /suggestions, the posts' buttons and forms, and the poll-result job."""
 
     # guild_only as a decorator: it sets the contexts the group is synced with too (servers only).
     suggestions = app_commands.guild_only(
@@ -75,44 +84,46 @@ class SuggestionsCog(commands.Cog):
 
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        self.actions = SuggestionActions(bot, TitleIndex())
-        self.background = SuggestionBackground(
-            bot, self.actions.titles, self.actions.refresh_post, self.actions.refresher.request
-        )
-        self._readers = read_only_session_factory(bot.engine)  # lists only read: no SQLite write lock
+        self.ctx = Suggestions(bot, DiscordSuggestions(bot, bot.clock.now))
         # Right-click a message → Apps → Suggest this paper (a message command; no privileged intent).
         self.suggest_menu = app_commands.guild_only(
             app_commands.ContextMenu(name="Suggest this paper", callback=self.suggest_from_message)
         )
-
-    # ------------------------------------------------------------------ lifecycle
 
     async def cog_load(self) -> None:
         self.bot.tree.add_command(self.suggest_menu)
         self.organized = self.bot.organize.attach(organize, self)
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.register(PAGER, self.render_page)
-        await self.background.start()  # the poll-result and metadata jobs (bot/background.py)
+        await self.bot.background.add(Job(POLLS_JOB, every(POLLS_EVERY), self.finish_polls))
 
     async def cog_unload(self) -> None:
-        await self.background.stop()
-        await self.actions.refresher.cancel_all()
+        await self.bot.background.remove(POLLS_JOB)
+        await self.ctx.posts.cancel_all()
         self.bot.remove_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.unregister(PAGER)
         self.bot.organize.detach(self.organized)
         self.bot.tree.remove_command(self.suggest_menu.name, type=self.suggest_menu.type)
 
+    async def settle(self) -> None:
+        """Until every post re-render asked for has been made (tests, the demo)."""
+        await self.ctx.posts.wait_idle()
+
+    async def finish_polls(self, now: datetime) -> list[PollResult]:
+        """The suggestions.polls job (a ``once`` job: one process of the deployment runs each slot)."""
+        return await flows.finish_polls(self.ctx, now)
+
     @commands.Cog.listener()
     async def on_paper_enriched(self, guild_id: int, paper_ids: tuple[int, ...]) -> None:
         """The sources' fields of these papers changed: re-render the posts showing them."""
-        self.actions.refresher.follow(asyncio.current_task())
-        await self.background.refresh_papers(guild_id, paper_ids)
+        self.ctx.posts.follow(asyncio.current_task())
+        await flows.papers_changed(self.ctx, guild_id, paper_ids)
 
     @commands.Cog.listener()
     async def on_suggestions_changed(self, guild_id: int, suggestion_ids: tuple[int, ...]) -> None:
-        """Another feature changed these suggestions in the store (a member's data deleted): edit their posts."""
+        """Another feature changed these suggestions in the store (a member's data deleted): re-render them."""
         for suggestion_id in suggestion_ids:
-            self.actions.refresher.request(suggestion_id)
+            self.ctx.posts.request(suggestion_id)
 
     # ------------------------------------------------------------------ /suggest paper
 
@@ -132,25 +143,39 @@ class SuggestionsCog(commands.Cog):
         topic: Topic | None = None,
         title: PaperTitle | None = None,
     ) -> None:
-        if paper is None:
-            async with self.bot.session_factory() as session:
-                config = await get_config(session, guild_id_of(interaction))
-            topics = config.suggestion_topics
-            modal = SuggestModal(topics, topic=match_topic(topic, topics), why=why, title=title)
-            await interaction.response.send_modal(modal)
+        if paper is not None:
+            await self.suggest_paper(interaction, flows.Typed(paper, title, why, topic))
             return
-        await self.actions.suggest_paper(interaction, paper, title, why, topic)
+        topics, matched = await flows.topics(self.ctx, guild_id_of(interaction), topic)
+        await interaction.response.send_modal(SuggestModal(topics, topic=matched, why=why, title=title))
 
     async def suggest_from_message(self, interaction: Interaction, message: discord.Message) -> None:
         """ "Suggest this paper": the suggestion form filled with the message's paper link (a select of
         them when it has several), credited to the member, linking back to the message."""
         guild_id = guild_id_of(interaction)
         links = await papers_in_message(interaction, message)
-        async with self.bot.session_factory() as session:
-            config = await get_config(session, guild_id)
+        topics, _ = await flows.topics(self.ctx, guild_id)
         source = SourceMessage(channel_id=message.channel.id, message_id=message.id)
-        modal = SuggestModal(config.suggestion_topics, paper=links[0], source=source, links=tuple(links))
-        await interaction.response.send_modal(modal)
+        await interaction.response.send_modal(
+            SuggestModal(topics, paper=links[0], source=source, links=tuple(links))
+        )
+
+    async def suggest_paper(self, interaction: Interaction, typed: flows.Typed) -> None:
+        """/suggest and its form: the flow (deferred once the values are checked), then what happened."""
+
+        async def checked() -> None:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+
+        now = self.bot.clock.now()
+        result = await flows.suggest(
+            self.ctx,
+            typed,
+            guild_id=guild_id_of(interaction),
+            user_id=interaction.user.id,
+            now=now,
+            checked=checked,
+        )
+        await send_ephemeral(interaction, render.suggested_text(result, typed.volunteer, now))
 
     # ------------------------------------------------------------------ /suggest list and show
 
@@ -169,56 +194,31 @@ class SuggestionsCog(commands.Cog):
         sort: SortOrder = "votes",
     ) -> None:
         guild_id = guild_id_of(interaction)
-        topic_index = ""
-        if topic is not None:
-            config = await guild_config_for(interaction)
-            wanted = topic.strip().casefold()
-            matches = [i for i, t in enumerate(config.suggestion_topics) if t.casefold() == wanted]
-            if not matches:
-                raise BadInput(f"“{topic[:50]}” is not a topic here: {', '.join(config.suggestion_topics)}.")
-            topic_index = str(matches[0])
-        embed, view = await self.bot.pagers.first_page(PAGER, guild_id, f"{status}.{topic_index}.{sort}")
-        await send_reply(interaction, embed=embed, view=view)
+        topics, matched = await flows.topics(self.ctx, guild_id, topic)
+        arg = f"{status}.{topics.index(matched) if matched is not None else ''}.{sort}"
+        await send_page(interaction, PAGER, arg, await self.render_page(guild_id, arg, 0))
 
-    async def render_page(self, guild_id: int, arg: str, page: int) -> Page:
+    async def render_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
         """One page of /suggest list; ``arg`` is 'status.topic-index.sort' (kept in the buttons)."""
         status_text, topic_text, sort_text = (arg.split(".") + ["", "", ""])[:3]
         status: StatusFilter = status_text if status_text in STATUS_FILTERS else "active"  # type: ignore[assignment]
         sort: SortOrder = "newest" if sort_text == "newest" else "votes"
-        async with self._readers() as session:
-            config = await get_config(session, guild_id)
-            topics = config.suggestion_topics
-            topic = (
-                topics[int(topic_text)] if topic_text.isdigit() and int(topic_text) < len(topics) else None
-            )
-            fetch = functools.partial(
-                list_suggestions, session, guild_id, status=status, topic=topic, sort=sort, limit=PAGE_SIZE
-            )
-            items, total = await fetch(offset=page * PAGE_SIZE)
-            pages = page_count(total, PAGE_SIZE)
-            if clamp_page(page, pages) != page:
-                page = clamp_page(page, pages)
-                items, total = await fetch(offset=page * PAGE_SIZE)
-        heading = LIST_HEADINGS.get(status) or f"{STATUS_LABELS[status]} suggestions"
-        if topic:
-            heading += f" · {topic}"
-        heading += " · newest first" if sort == "newest" else " · most voted first"
-        return Page(embed=list_embed(items, total, cut(heading, 256)), page=page, pages=pages)
+        index = int(topic_text) if topic_text.isdigit() else None
+        found = await flows.list_page(
+            self.ctx, guild_id, status=status, topic_index=index, sort=sort, page=page
+        )
+        card = render.list_card(found, render.list_heading(status, found.topic, sort))
+        return LayoutPage(card, found.page, found.pages)
 
     @suggestions.command(
         name="show", description="A suggestion's full card: who voted, who offered to present"
     )
-    @app_commands.describe(suggestion="The suggestion (type words of its title or its number)")
+    @app_commands.describe(suggestion="The suggestion (type words of its title)")
     async def show(self, interaction: Interaction, suggestion: SuggestionOption) -> None:
-        guild_id = guild_id_of(interaction)
-        async with self.bot.session_factory() as session:
-            card = await get_card(session, guild_id, suggestion)
-        link = post_link(guild_id, card)
-        await send_ephemeral(
-            interaction, f"Post: {link}" if link else None, embed=card_embed(card, full=True)
-        )
+        card = await flows.card(self.ctx, guild_id_of(interaction), suggestion)
+        await send_reply(interaction, view=render.show_view(card, self.bot.clock.now()))
 
-    # ------------------------------------------------------------------ organizers: review
+    # ------------------------------------------------------------------ organizers: review, withdraw, poll
 
     @organize.command(name="review", description="Shortlist, accept or decline a suggestion")
     @app_commands.describe(
@@ -234,75 +234,36 @@ class SuggestionsCog(commands.Cog):
         note: ReviewNote | None = None,
     ) -> None:
         _, guild_id, now = await organizer_begin(interaction)
-        async with self.bot.session_factory() as session, session.begin():
-            result = await review_suggestion(
-                session,
-                guild_id=guild_id,
-                suggestion_id=suggestion,
-                decision=decision,
-                note=note,
-                reviewer_id=interaction.user.id,
-                now=now,
-            )
-        card = result.card
-        await self.actions.refresh_post(card.id)
-        status = STATUS_LABELS[card.status]
-        await note_in_thread(
-            self.bot,
-            card,
-            f"{status} by <@{interaction.user.id}>" + (f": {card.review_note}" if card.review_note else "."),
+        reviewed = await flows.review(
+            self.ctx,
+            guild_id=guild_id,
+            suggestion_id=suggestion,
+            decision=decision,
+            note=note,
+            reviewer_id=interaction.user.id,
+            now=now,
         )
-        guild_name = interaction.guild.name if interaction.guild else "the club"
-        lines = [f"Suggestion #{card.id} **{safe_title(card.paper.title, 150)}** is now {status.lower()}."]
-        if card.submitter_id is not None:  # None: its member deleted their data; nobody to tell
-            told = await dm_member(self.bot, card.submitter_id, self.actions.decision_dm(card, guild_name))
-            lines.append(
-                f"<@{card.submitter_id}> was told by DM."
-                if told
-                else f"I could not DM <@{card.submitter_id}> (DMs closed)."
-            )
+        card = reviewed.card
         offer = card.status == "accepted" and card.session_id is None
-        if offer:
-            lines.append("Make a session from it now, or later with the button:")
-        await send_ephemeral(
-            interaction,
-            "\n".join(lines),
-            view=session_offer_view(card.id) if offer else discord.utils.MISSING,
-        )
-
-    # ------------------------------------------------------------------ withdraw
+        view = session_offer_view(card.id) if offer else discord.utils.MISSING
+        await send_ephemeral(interaction, render.reviewed_text(card, reviewed.told), view=view)
 
     @suggestions.command(name="withdraw", description="Take back a suggestion (yours, or any for organizers)")
     @app_commands.describe(suggestion="The suggestion to withdraw")
     async def withdraw(self, interaction: Interaction, suggestion: ActiveSuggestionOption) -> None:
-        guild_id = guild_id_of(interaction)
         config = await guild_config_for(interaction)
         is_organizer = isinstance(interaction.user, discord.Member) and member_is_organizer(
             interaction.user, config
         )
-        async with self.bot.session_factory() as session, session.begin():
-            card = await withdraw_suggestion(
-                session,
-                guild_id=guild_id,
-                suggestion_id=suggestion,
-                user_id=interaction.user.id,
-                is_organizer=is_organizer,
-                now=self.bot.clock.now(),
-            )
-        await send_ephemeral(
-            interaction, f"Suggestion #{card.id} **{safe_title(card.paper.title, 150)}** is withdrawn."
+        card = await flows.withdraw(
+            self.ctx,
+            guild_id=guild_id_of(interaction),
+            suggestion_id=suggestion,
+            user_id=interaction.user.id,
+            is_organizer=is_organizer,
+            now=self.bot.clock.now(),
         )
-        await self.actions.refresh_post(card.id)
-        if card.submitter_id is not None and card.submitter_id != interaction.user.id:
-            guild_name = interaction.guild.name if interaction.guild else "the club"
-            await dm_member(
-                self.bot,
-                card.submitter_id,
-                f"Your paper suggestion **{safe_title(card.paper.title, 200)}** (#{card.id}) in **{guild_name}** "
-                "was withdrawn by an organizer.",
-            )
-
-    # ------------------------------------------------------------------ organizers: poll
+        await send_ephemeral(interaction, f"**{escape_line(card.paper.title, 150)}** is withdrawn.")
 
     @organize.command(
         name="poll", description="A Discord poll of the top suggestions, to pick the next paper"
@@ -318,40 +279,87 @@ class SuggestionsCog(commands.Cog):
         hours: app_commands.Range[int, 1, 768] = 24,
     ) -> None:
         await ensure_organizer(interaction)
-        guild_id = guild_id_of(interaction)
-        async with self.bot.session_factory() as session:
-            options = await choose_poll_options(session, guild_id, count)
-        poll = discord.Poll(question=POLL_QUESTION, duration=timedelta(hours=hours))
-        for option in options:
-            poll.add_answer(text=cut(f"#{option.id} {one_line(option.title, 80)}", POLL_ANSWER_LIMIT))
-        lines = [f"🗳️ Vote for the paper the club reads next (poll open for {hours} h):"]
-        lines += [f"`#{o.id}` {safe_title(o.title, 120)} — 👍 {o.votes}" for o in options]
-        await interaction.response.send_message(
-            cut("\n".join(lines), 2000), poll=poll, allowed_mentions=NO_MENTIONS
-        )
-        message = await interaction.original_response()
         now = self.bot.clock.now()
-        ends_at = now + timedelta(hours=hours)
-        try:
-            async with self.bot.session_factory() as session, session.begin():
-                await record_poll(
-                    session,
-                    guild_id=guild_id,
-                    channel_id=message.channel.id,
-                    message_id=message.id,
-                    created_by=interaction.user.id,
-                    ends_at=ends_at,
-                    suggestion_ids=[o.id for o in options],
-                    now=now,
-                )
-        except Exception:
-            # A poll that is not recorded would never have its result counted: take it down (best
-            # effort) and let the error reach the organizer through the tree's handler.
-            try:
-                await interaction.delete_original_response()
-            except discord.HTTPException as error:
-                log.warning("could not delete unrecorded poll message %s: %s", message.id, error)
-            raise
+        await flows.start_poll(
+            self.ctx,
+            InteractionPoll(interaction, hours),
+            guild_id=guild_id_of(interaction),
+            count=count,
+            created_by=interaction.user.id,
+            ends_at=now + timedelta(hours=hours),
+            now=now,
+        )
 
+    # ------------------------------------------------------------------ the posts' buttons and forms (Presses)
 
-STATUS_FILTERS = ("active", "open", "shortlisted", "accepted", "declined", "withdrawn", "all")
+    async def press_vote(self, interaction: Interaction, suggestion_id: int) -> None:
+        """Upvote: the vote toggled; the member told the count."""
+        press = Press(guild_id_of(interaction), suggestion_id, interaction.user.id, self.bot.clock.now())
+        result = await self._written_in_time(interaction, flows.vote(self.ctx, press))
+        votes = render.plural(result.count, "vote")
+        if result.added:
+            text = f"👍 Your vote is in ({votes} now). Press **Upvote** again to take it back."
+        else:
+            text = f"Your vote was taken back ({votes} now)."
+        await send_ephemeral(interaction, text)
+
+    @staticmethod
+    async def _written_in_time(interaction: Interaction, writing: Awaitable[T]) -> T:
+        """The vote, once committed; if that takes longer than VOTE_DEFER_AFTER, acknowledge the press
+        first (the member sees the bot thinking) so the confirmation can follow after Discord's 3 s."""
+        task = asyncio.ensure_future(writing)
+        done, _ = await asyncio.wait({task}, timeout=VOTE_DEFER_AFTER)
+        if not done:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        return await task
+
+    async def press_present(self, interaction: Interaction, suggestion_id: int) -> None:
+        """I'd present this: the offer toggled."""
+        now = self.bot.clock.now()
+        if await flows.volunteer(self.ctx, guild_id_of(interaction), suggestion_id, interaction.user.id, now):
+            text = "🎤 Thank you! The organizers will see that you offered to present this paper."
+        else:
+            text = "You are no longer listed as offering to present this paper."
+        await send_ephemeral(interaction, text)
+
+    async def open_session_form(self, interaction: Interaction, suggestion_id: int) -> None:
+        """Create a session from it: the session form, prefilled (organizers)."""
+        config = await ensure_organizer(interaction)
+        card = await flows.accepted(self.ctx, guild_id_of(interaction), suggestion_id)
+        title = one_line(card.paper.title, 200)
+        await interaction.response.send_modal(SessionFromSuggestionModal(card.id, title, config.timezone))
+
+    async def create_session_from(
+        self, interaction: Interaction, suggestion_id: int, title: str, when: str, timezone: str | None
+    ) -> None:
+        """The session form: its paper, the one volunteer (if exactly one offered) presenting, through the
+        sessions' create flow (arXiv titles, the event), the suggestion linked in its transaction."""
+        config = await ensure_organizer(interaction)
+        guild_id, now = guild_id_of(interaction), self.bot.clock.now()
+        card = await flows.accepted(self.ctx, guild_id, suggestion_id)  # a quick refusal; the link re-checks
+        presenter = card.volunteer_ids[0] if len(card.volunteer_ids) == 1 else None
+        paper = card.paper.url or card.paper.title
+        draft = new_session(
+            title=title,
+            when=when,
+            zone=timezone,
+            default_zone=config.timezone,
+            now=now,
+            presenter_id=presenter,
+            papers=[paper],
+        )
+        await interaction.response.defer(ephemeral=True, thinking=True)  # the event is made over REST
+        link = flows.link_step(guild_id, card.id, now)
+        published = await create_and_publish(
+            self.bot, guild_id, draft, created_by=interaction.user.id, zones=config.display_zones, then=link
+        )
+        await self.ctx.show_post(card.id)  # awaited: no re-render still reads the store when the cog unloads
+        info = published.info
+        lines = [
+            f"Made the session **{escape_line(info.title, 150)}** for {discord_timestamp(info.starts_at, 'F')}.",
+            f"Announce it with `/organize session announce session:{info.id}` (or change it with `/organize session edit`).",
+        ]
+        if presenter is not None:
+            lines.append(f"<@{presenter}> offered to present, so they are down as the presenter.")
+        lines.extend(reply_lines(published))
+        await send_ephemeral(interaction, "\n".join(lines))

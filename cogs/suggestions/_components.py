@@ -1,10 +1,9 @@
-"""Buttons and modals. The post's Upvote and I'd present this buttons, and the organizer's
-Create session button, are PersistentButtons with the suggestion id in their custom_id, so they keep
-working after a restart; each hands the press to the cog's SuggestionActions."""
+"""The suggestion post's buttons (Upvote, I'd present this, Create session: restart-proof) and the forms."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from datetime import datetime
+from typing import Any, Protocol, cast
 
 import discord
 
@@ -17,21 +16,39 @@ from bot.papers import MAX_TITLE_LENGTH, MAX_URL_LENGTH
 from bot.replies import BUTTON_LABEL_LIMIT, cut
 from bot.services.sessions.rules import MAX_TITLE as MAX_SESSION_TITLE
 from bot.services.suggestions.actions import MAX_REASON_LENGTH, SourceMessage
+from bot.services.suggestions.flows import Typed
 from bot.services.suggestions.queries import SuggestionCard
 from bot.views import PaperclubModal, PaperclubView, PersistentButton, field
 from cogs.suggestions._render import post_card
 
-if TYPE_CHECKING:
-    from cogs.suggestions._actions import SuggestionActions
-    from cogs.suggestions._cog import SuggestionsCog
+
+class Presses(Protocol):
+    """What the suggestions cog does with the buttons' presses and the forms."""
+
+    async def press_vote(self, interaction: Interaction, suggestion_id: int) -> None:
+        """Upvote."""
+
+    async def press_present(self, interaction: Interaction, suggestion_id: int) -> None:
+        """I'd present this."""
+
+    async def open_session_form(self, interaction: Interaction, suggestion_id: int) -> None:
+        """Create a session from it."""
+
+    async def suggest_paper(self, interaction: Interaction, typed: Typed) -> None:
+        """The suggestion form, sent."""
+
+    async def create_session_from(
+        self, interaction: Interaction, suggestion_id: int, title: str, when: str, timezone: str | None
+    ) -> None:
+        """The session form, sent."""
 
 
-def handlers(interaction: Interaction) -> SuggestionActions:
-    """The suggestions cog's SuggestionActions, which handle the presses and forms."""
-    cog = cast("SuggestionsCog | None", interaction.client.get_cog("SuggestionsCog"))
+def handlers(interaction: Interaction) -> Presses:
+    """The suggestions cog, which handles the presses and forms."""
+    cog = interaction.client.get_cog("SuggestionsCog")
     if cog is None:
         raise NotAllowed("Suggestions are switched off on this bot right now.")
-    return cog.actions
+    return cast(Presses, cog)
 
 
 class VoteButton(PersistentButton, prefix="sugg:vote"):
@@ -73,7 +90,7 @@ class CreateSessionButton(PersistentButton, prefix="sugg:session"):
 DYNAMIC_ITEMS = (VoteButton, PresentButton, CreateSessionButton)
 
 
-def card_layout(card: SuggestionCard) -> discord.ui.LayoutView:
+def card_layout(card: SuggestionCard, now: datetime) -> discord.ui.LayoutView:
     """The post as a layout: the card (cogs/suggestions/_render.py) with Upvote, I'd present this and the
     paper's link in its row (closed suggestions show the buttons disabled)."""
     buttons: list[discord.ui.Item[Any]] = [
@@ -83,7 +100,7 @@ def card_layout(card: SuggestionCard) -> discord.ui.LayoutView:
     paper_link = link_button(card.paper.url)
     if paper_link is not None:
         buttons.append(paper_link)
-    return post_card(card).row(buttons).view()
+    return post_card(card, now).row(buttons).view()
 
 
 def session_offer_view(suggestion_id: int) -> PaperclubView:
@@ -182,8 +199,7 @@ class SuggestModal(PaperclubModal, title="Suggest a paper"):
         picked = self.topic.values if self.topic is not None else []
         topic = picked[0] if picked else None
         paper = chosen_link(self.links, self.paper_choice.values) if len(self.links) > 1 else self.paper.value
-        await handlers(interaction).suggest_paper(
-            interaction,
+        typed = Typed(
             paper,
             _optional(self.paper_title.value),
             _optional(self.why.value),
@@ -191,6 +207,7 @@ class SuggestModal(PaperclubModal, title="Suggest a paper"):
             volunteer=self.volunteer.value,
             source=self.source,
         )
+        await handlers(interaction).suggest_paper(interaction, typed)
 
 
 class SessionFromSuggestionModal(PaperclubModal, title="New session from a suggestion"):

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from bot.sources.arxiv import ArxivClient
 from standin.arxiv import ArxivStandin
 from standin.crossref import CrossrefStandin
 from standin.datacite import DataCiteStandin
@@ -70,3 +71,13 @@ async def paced_arxiv(timer: VirtualTimer) -> AsyncIterator[ArxivStandin]:
         yield standin
     finally:
         await standin.stop()
+
+
+@pytest.fixture
+async def arxiv_client(paced_arxiv: ArxivStandin, timer: VirtualTimer) -> AsyncIterator[ArxivClient]:
+    """An arXiv client on the paced stand-in (knowing no papers until a test adds them) and the virtual clock."""
+    client = ArxivClient(paced_arxiv.url, timer=timer)
+    try:
+        yield client
+    finally:
+        await client.close()

@@ -61,7 +61,7 @@ async def test_an_old_style_id_is_found_by_either_form(discord_env, arxiv) -> No
     assert arxiv.requests == ["math/0309136"]
     again = await suggest(env, env.members[1], paper="https://arxiv.org/abs/math/0309136v1")
     assert "was already suggested" in again.content
-    assert "your vote was added" in again.content
+    assert "so your vote went to it" in again.content
     async with env.bot.session_factory() as session:
         card = await get_card(session, env.guild.id, sid)
     assert card.votes == 1  # the second member's vote, on the first suggestion

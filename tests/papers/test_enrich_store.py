@@ -34,6 +34,7 @@ async def test_enrich_merges_each_source_once_with_provenance_and_refreshes_week
     semantic_scholar: SemanticScholarStandin,
     huggingface: HuggingFaceStandin,
     timer: VirtualTimer,
+    arxiv_client: ArxivClient,
 ) -> None:
     ids = [f"2406.{10000 + n}" for n in range(3)]
     for n, arxiv_id in enumerate(ids):
@@ -44,6 +45,7 @@ async def test_enrich_merges_each_source_once_with_provenance_and_refreshes_week
             title = "Our own name" if n == 0 else None
             await get_or_create_paper(session, GUILD, parse_paper_ref(arxiv_id), title=title)
     clients = SourceClients(
+        arxiv=arxiv_client,
         semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
         huggingface=HuggingFaceClient(huggingface.url, timer=timer),
     )
@@ -83,6 +85,7 @@ async def test_a_paper_given_by_its_openreview_forum_gets_its_venue_and_decision
     semantic_scholar: SemanticScholarStandin,
     openreview: OpenReviewStandin,
     timer: VirtualTimer,
+    arxiv_client: ArxivClient,
 ) -> None:
     """OpenReview is asked for a paper that came as a forum link: its title replaces the link, the venue
     and decision are stored with their source, no review's text is; Semantic Scholar is not asked for it."""
@@ -100,6 +103,7 @@ async def test_a_paper_given_by_its_openreview_forum_gets_its_venue_and_decision
         )
         paper_id = paper.id
     clients = SourceClients(
+        arxiv=arxiv_client,
         semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
         openreview=OpenReviewClient(openreview.url, timer=timer),
     )
@@ -127,6 +131,7 @@ async def test_papers_a_source_failed_for_wait_their_turn_while_the_others_are_a
     semantic_scholar: SemanticScholarStandin,
     huggingface: HuggingFaceStandin,
     timer: VirtualTimer,
+    arxiv_client: ArxivClient,
 ) -> None:
     """Semantic Scholar down for a long while: a paper it failed for waits (doubling) instead of heading
     every run, so the papers behind it get Hugging Face's fields meanwhile; once it is back, all complete."""
@@ -138,6 +143,7 @@ async def test_papers_a_source_failed_for_wait_their_turn_while_the_others_are_a
         for arxiv_id in ids:
             await get_or_create_paper(session, GUILD, parse_paper_ref(arxiv_id))
     clients = SourceClients(
+        arxiv=arxiv_client,
         semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
         huggingface=HuggingFaceClient(huggingface.url, timer=timer),
     )
@@ -176,6 +182,7 @@ async def test_an_arxiv_paper_finds_its_openreview_forum_by_its_exact_title_once
     semantic_scholar: SemanticScholarStandin,
     openreview: OpenReviewStandin,
     timer: VirtualTimer,
+    arxiv_client: ArxivClient,
 ) -> None:
     """A paper known by its arXiv id: OpenReview is searched for its title (Semantic Scholar's spelling) on
     its first enrichment; the submission with the same title gives the venue, decision and forum link. A
@@ -204,6 +211,7 @@ async def test_an_arxiv_paper_finds_its_openreview_forum_by_its_exact_title_once
         )
         club_only_id = club_only.id
     clients = SourceClients(
+        arxiv=arxiv_client,
         semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
         openreview=OpenReviewClient(openreview.url, timer=timer),
     )
@@ -240,6 +248,7 @@ async def test_thirty_new_papers_under_the_guest_limit_with_a_lockout(
     huggingface: HuggingFaceStandin,
     openreview: OpenReviewStandin,
     timer: VirtualTimer,
+    arxiv_client: ArxivClient,
 ) -> None:
     """30 new arXiv papers, each on OpenReview (five at ICLR 2023, on API v1 only), against the guest limit
     of 20 a minute, and a 30-minute lockout after 25 requests: the run spreads OpenReview's requests out
@@ -267,6 +276,7 @@ async def test_thirty_new_papers_under_the_guest_limit_with_a_lockout(
             await get_or_create_paper(session, GUILD, parse_paper_ref(arxiv_id))
     openreview.lock_out_after = 25
     clients = SourceClients(
+        arxiv=arxiv_client,
         semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
         huggingface=HuggingFaceClient(huggingface.url, timer=timer),
         openreview=OpenReviewClient(openreview.url, v1_url=openreview.v1_url, timer=timer),
@@ -307,6 +317,7 @@ async def test_an_answer_of_the_wrong_shape_stores_nothing_and_is_asked_again(
     huggingface: HuggingFaceStandin,
     openreview: OpenReviewStandin,
     timer: VirtualTimer,
+    arxiv_client: ArxivClient,
     caplog: pytest.LogCaptureFixture,
     bad: str,
 ) -> None:
@@ -327,6 +338,7 @@ async def test_an_answer_of_the_wrong_shape_stores_nothing_and_is_asked_again(
     async with session_factory() as session, session.begin():
         paper_id = (await get_or_create_paper(session, GUILD, parse_paper_ref("2412.00001"))).id
     clients = SourceClients(
+        arxiv=arxiv_client,
         semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer),
         huggingface=HuggingFaceClient(huggingface.url, timer=timer),
         openreview=OpenReviewClient(openreview.url, timer=timer),
@@ -385,3 +397,58 @@ async def test_an_arxiv_error_entry_stores_nothing_and_is_asked_again(
             assert (row.title, row.authors) == ("From arXiv", "A. Author")
     finally:
         await arxiv.close()
+
+
+async def test_a_paper_arxiv_was_down_for_gets_arxivs_fields_from_the_enrichment_once(
+    session_factory: async_sessionmaker[AsyncSession],
+    semantic_scholar: SemanticScholarStandin,
+    paced_arxiv: ArxivStandin,
+    timer: VirtualTimer,
+    arxiv_client: ArxivClient,
+) -> None:
+    """A paper stored while arXiv was down: the enrichment asks arXiv too (the one pipeline), waits while it
+    is still down, then stores its title, authors, abstract and date with their source; never asks again."""
+    paced_arxiv.add(
+        "2412.00003", "From arXiv", ["A. Author", "B. Author"], "An abstract.", "2024-06-17T10:00:00Z"
+    )
+    semantic_scholar.add("s2-x", "From Semantic Scholar", arxiv_id="2412.00003", tldr="A TLDR.")
+    async with session_factory() as session, session.begin():
+        paper_id = (await get_or_create_paper(session, GUILD, parse_paper_ref("2412.00003"))).id
+    clients = SourceClients(
+        arxiv=arxiv_client, semantic_scholar=SemanticScholarClient(semantic_scholar.base, timer=timer)
+    )
+
+    async def row() -> Paper:
+        async with session_factory() as session:
+            found = await session.get(Paper, paper_id)
+            assert found is not None
+            return found
+
+    try:
+        paced_arxiv.mode = "down"
+        await enrich_due(clients, session_factory, NOW)
+        first = await row()
+        assert (first.title, first.tldr, first.metadata_fetched_at) == (
+            "From Semantic Scholar",
+            "A TLDR.",
+            None,
+        )
+        assert first.enriched_at is None
+        assert first.enrich_retry_at == NOW + RETRY_FIRST
+        paced_arxiv.mode = "ok"
+        later = NOW + RETRY_FIRST
+        assert [p.paper_id for p in await enrich_due(clients, session_factory, later)] == [paper_id]
+        second = await row()
+        assert (second.title, second.authors, second.abstract) == (
+            "From arXiv",
+            "A. Author, B. Author",
+            "An abstract.",
+        )
+        assert (second.published, second.metadata_fetched_at) == ("2024-06-17", later)
+        assert second.field_sources is not None
+        assert second.field_sources["title"] == ["arxiv", later.isoformat()]
+        asked = len(paced_arxiv.requests)
+        await enrich_due(clients, session_factory, later + REFRESH_AFTER + timedelta(minutes=1))  # weekly
+        assert len(paced_arxiv.requests) == asked  # arXiv answered once: it is not asked again
+    finally:
+        await clients.close()

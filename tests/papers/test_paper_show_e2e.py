@@ -47,7 +47,7 @@ async def club_with_history(env) -> dict[str, int]:
     await env.clock.set(OCTOBER)
     await use_channel(env)
     answer = await suggest(env, env.members[0], paper="https://arxiv.org/abs/2401.12345")
-    assert "Your suggestion is #" in str(answer.content), answer.content
+    assert "is saved and posted" in str(answer.content), answer.content
     async with env.bot.session_factory() as db:
         suggestion_id = int(await db.scalar(select(Suggestion.id)) or 0)
     post = await post_of(env, suggestion_id)
@@ -102,7 +102,10 @@ async def test_paper_card_with_every_source_and_the_club_history(discord_env) ->
     assert card_title(shown) == "TMax: \\<b>terminal\\</b> agents @here"
     text = shown.text
     assert "Hamish Ivison, Ada\\_Lovelace" in text
-    assert "2026 · ICLR 2026 · Oral" in text
+    assert "ICLR 2026 · Oral\n" in text  # the year said once, by the venue
+    assert "Thursday 5 November — **Terminal agents**" in text  # the club's date style
+    assert "<t:" not in text
+    assert "Paper #" not in text
     assert (
         "42 citations (7 influential) · 3 models · 1 data set · 1 Space · 41 upvotes on Hugging Face" in text
     )

@@ -146,7 +146,7 @@ async def test_a_member_suggesting_the_name_afterwards_gets_the_resolved_paper(d
     await (await env.click(reply, "paper:resolve:0")).response()
     await use_channel(env)
     final = await suggest(env, env.members[0], paper="tmax")
-    assert "Thanks! Your suggestion is #" in final.content
+    assert "is saved and posted" in final.content
     async with env.bot.session_factory() as session:
         suggestion = await session.scalar(select(Suggestion))
         assert suggestion is not None

@@ -83,7 +83,7 @@ async def settle(env: BotEnv) -> None:
     """Until the features' background work after an action is done (posts, plans, follow-ups)."""
     await env.bot.get_cog("PrivacyCog").settle()  # type: ignore[union-attr]
     await env.bot.get_cog("RemindersCog").settle()  # type: ignore[union-attr]
-    await env.bot.get_cog("SuggestionsCog").actions.refresher.wait_idle()  # type: ignore[union-attr]
+    await env.bot.get_cog("SuggestionsCog").settle()  # type: ignore[union-attr]
 
 
 async def held(env: BotEnv, user_id: int, guild_id: int | None = None) -> Overview:

@@ -108,12 +108,12 @@ async def test_delete_with_the_club_page_on(discord_env: BotEnv, caplog: pytest.
     assert "- **Personal calendar feed** (1): Removed" in text
     assert not [b for b in outcome.buttons if b.get("custom_id")]  # the confirmation is spent
     assert await status_of(done.feed) == 404
-    theirs = post_fields(await post_of(env, done.theirs))
-    assert theirs["Votes"] == "0"
-    assert theirs["Offered to present"].startswith("nobody yet")
-    mine = post_fields(await post_of(env, done.mine))
-    assert mine["Suggested by"] == "a member"
-    assert mine["Votes"] == "1"  # sam's vote is his
+    theirs_post = await post_of(env, done.theirs)
+    assert button(theirs_post, "sugg:vote:")["label"] == "Upvote · 0"
+    assert post_fields(theirs_post)["Offered to present"].startswith("nobody yet")
+    mine_post = await post_of(env, done.mine)
+    assert post_fields(mine_post)["Suggested by"].startswith("a member on ")
+    assert button(mine_post, "sugg:vote:")["label"] == "Upvote · 1"  # sam's vote is his
     assert await counts(env, rita.id) == {
         "suggestions": 0,
         "votes": 0,

@@ -39,7 +39,7 @@ async def card(env: Any, suggestion_id: int) -> SuggestionCard:
 
 async def post_of(env: Any, suggestion_id: int) -> Any:
     """The suggestion's post as the stand-in holds it, after pending re-renders."""
-    await cog(env).actions.refresher.wait_idle()
+    await cog(env).settle()
     found = await card(env, suggestion_id)
     assert found.message_id is not None
     return env.standin.message(found.message_id)

@@ -56,24 +56,27 @@ async def test_suggest_arxiv_link_in_forum_channel(discord_env, arxiv) -> None:
     assert first.ephemeral
     final = await result.final()
     assert final.flags & EPHEMERAL
-    assert "Thanks! Your suggestion is #" in final.content
-    assert "discord.com/channels" in final.content
+    assert "Thanks! **Tau-Bench" in final.content
+    assert "is saved and posted" in final.content
+    assert not final.embeds  # the post is linked, not repeated
     assert arxiv.requests == ["2406.12045"]
 
     thread = next(t for t in env.standin.threads if t.parent_id == env.suggestions.id)
     assert thread.name == TAU_BENCH[:100]
     assert thread.payload()["applied_tags"] == [str(env.suggestions.tag_id("benchmark validity"))]
     post = await post_of(env, await latest_suggestion_id(env))
+    assert final.content.endswith(f"https://discord.com/channels/{env.guild.id}/{thread.id}/{post.id}")
     assert post.channel_id == thread.id
     assert post.is_components_v2
     assert post_title(post) == TAU_BENCH
     assert paper_link(post) == "https://arxiv.org/abs/2406.12045"
     info = post_fields(post)
-    assert info["Suggested by"] == f"<@{env.members[0].id}>"
+    assert info["Suggested by"] == f"<@{env.members[0].id}> on Monday 30 November"
     assert info["Authors"] == "Shunyu Yao, Noah Shinn"
-    assert info["Published"] == "2024-06-17"
+    assert info["Published"] == "17 June 2024"  # the club's date style, not ISO
     assert info["Topic"] == "benchmark validity"
-    assert info["Votes"] == "0"
+    assert "Votes" not in info  # the Upvote button says it
+    assert "#" not in "\n".join(post.text_displays).removeprefix("## ")  # no suggestion number
     assert "**Why:** Tau2 builds on it @everyone" in post.text_displays[1]
     # The @everyone in the member's text pings nobody: the bot asked for no mentions, and none happened.
     [created] = env.standin.requests_to("POST", rf"^/channels/{env.suggestions.id}/threads$")
@@ -171,8 +174,12 @@ async def test_duplicates_by_link_variant_and_fuzzy_title(discord_env, arxiv) ->
     await suggest(env, rita, paper="https://arxiv.org/abs/2406.12045")
     sid = await latest_suggestion_id(env)
     dup = await suggest(env, sam, paper="arxiv.org/pdf/2406.12045v1.pdf")
-    assert f"was already suggested by <@{rita.id}> on 30 November (suggestion #{sid})" in dup.content
-    assert "your vote was added (1 vote now)" in dup.content
+    post = await post_of(env, sid)
+    assert f"was already suggested by <@{rita.id}> on Monday 30 November" in dup.content
+    assert "so your vote went to it (1 vote now)" in dup.content
+    assert dup.content.endswith(
+        f"Its post: https://discord.com/channels/{env.guild.id}/{post.channel_id}/{post.id}"
+    )
     assert arxiv.requests == ["2406.12045"]  # the duplicate needed no lookup
     fuzzy = await suggest(
         env, tom, paper="tau bench: a benchmark for tool agent user interaction in real world domain"
@@ -230,7 +237,7 @@ async def test_arxiv_down_saves_and_enriches_later(discord_env, arxiv) -> None:
 async def test_arxiv_slow_never_breaks_the_interaction(discord_env, arxiv) -> None:
     env = discord_env
     await use_channel(env)
-    cog(env).actions.arxiv.http.timeout = 0.3
+    cog(env).ctx.arxiv.http.timeout = 0.3
     arxiv.mode, arxiv.delay = "slow", 5.0
     result = await env.invoke("suggest paper", {"paper": "2401.12345"}, member=env.members[0])
     assert (await result.response()).deferred  # answered within Discord's 3 seconds

@@ -7,7 +7,6 @@ import asyncio
 from tests.suggestions.helpers import (
     button,
     card,
-    fields,
     invoke_to_completion,
     latest_suggestion_id,
     post_fields,
@@ -33,7 +32,7 @@ async def test_upvote_toggles_and_updates_the_post(discord_env) -> None:
     assert "Your vote is in (1 vote now)" in answer.content
     post = await post_of(env, sid)
     assert button(post, "sugg:vote:")["label"] == "Upvote · 1"
-    assert post_fields(post)["Votes"] == "1"
+    assert "Votes" not in post_fields(post)  # said once, on the button
     answer = await (await env.click(post, f"sugg:vote:{sid}", member=voter)).response()
     assert "taken back (0 votes now)" in answer.content
     post = await post_of(env, sid)
@@ -53,7 +52,11 @@ async def test_volunteer_to_present(discord_env) -> None:
         await env.invoke("suggest show", {"suggestion": str(sid)}, member=env.members[1])
     ).response()
     assert shown.ephemeral
-    assert f"<@{env.members[2].id}>" in fields(shown.embeds[0])["Offered to present"]
+    assert shown.message is not None
+    assert shown.message.is_components_v2
+    assert post_fields(shown.message)["Offered to present"] == f"<@{env.members[2].id}>"
+    assert post_fields(shown.message)["Voted for it"] == "nobody yet"
+    assert [b["label"] for b in shown.message.buttons] == ["Post", "arXiv"]  # the post linked, no votes here
 
 
 async def test_fifty_members_vote_at_once(discord_env) -> None:

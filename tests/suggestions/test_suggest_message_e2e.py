@@ -51,7 +51,9 @@ async def test_one_link_fills_the_form_and_the_post_links_back(discord_env) -> N
     link = f"https://discord.com/channels/{env.guild.id}/{env.general.id}/{posted.id}"
     assert shown.source_url == link
     post = await post_of(env, shown.id)
-    assert post_fields(post)["Suggested by"] == f"<@{clicker.id}> from [a message]({link})"
+    assert (
+        post_fields(post)["Suggested by"] == f"<@{clicker.id}> from [a message]({link}) on Monday 30 November"
+    )
 
 
 async def test_three_links_offer_a_choice_of_paper(discord_env) -> None:

@@ -15,7 +15,7 @@ from bot.services.suggestions.actions import withdraw_suggestion
 from bot.services.suggestions.duplicates import TitleIndex
 from bot.services.suggestions.queries import count_votes
 from bot.services.suggestions.votes import Press, VoteWriter, toggle_votes
-from cogs.suggestions import _actions as actions_module
+from cogs.suggestions import _cog as cog_module
 from db.engine import create_session_factory
 from tests.suggestions.conftest import NOW
 from tests.suggestions.helpers import button, latest_suggestion_id, post_of, suggest, use_channel
@@ -138,7 +138,7 @@ async def test_a_slow_write_is_acknowledged_first_then_confirmed(discord_env, mo
         return await real(session, presses)
 
     monkeypatch.setattr(votes_module, "toggle_votes", slow)
-    monkeypatch.setattr(actions_module, "VOTE_DEFER_AFTER", 0.05)
+    monkeypatch.setattr(cog_module, "VOTE_DEFER_AFTER", 0.05)
     result = await env.click(post, f"sugg:vote:{sid}", member=env.members[1])
     first = await result.response()
     assert first.type == 5  # deferred: the member sees the bot thinking, inside Discord's 3 s
@@ -162,6 +162,6 @@ async def test_many_members_pressing_at_once_are_all_answered_and_counted(discor
     assert all("Your vote is in" in a.content for a in answers)
     assert max(int(a.content.split("(")[1].split(" ")[0]) for a in answers) == members
     cog = env.bot.get_cog("SuggestionsCog")
-    await cog.actions.refresher.wait_idle()
+    await cog.settle()
     assert button(await post_of(env, sid), "sugg:vote:")["label"] == f"Upvote · {members}"
-    assert cog.actions.votes.batches < members
+    assert cog.ctx.votes.batches < members

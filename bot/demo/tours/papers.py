@@ -10,7 +10,6 @@ from sqlalchemy import select
 
 from bot.demo.botenv import BotEnv
 from bot.demo.stage import Demo
-from bot.services.papers.enrich import ENRICH_EVERY
 from db.models import Paper
 from standin.huggingface import repo
 
@@ -84,7 +83,7 @@ async def tour(demo: Demo) -> None:
     await demo.invoke("organize paper resolve", {"paper": "tmax"}, member=demo.organizer)
 
     demo.narrate("Seconds later the sources' answers have landed: anyone can look at the paper's card")
-    await demo.clock.advance(ENRICH_EVERY + timedelta(seconds=1))  # the papers.enrich job's next slot
+    await demo.clock.advance(timedelta(seconds=5))  # the pick made the papers.enrich job due at once
     await demo.invoke("paper show", {"paper": "TMax"}, member=demo.members[0])
     async with demo.bot.session_factory() as db:
         if not await db.scalar(

@@ -18,7 +18,7 @@ TITLE = "τ-bench: A Benchmark for Tool-Agent-User Interaction in Real-World Dom
 
 async def _post(demo: Demo, suggestion_id: int) -> Message:
     cog = demo.bot.get_cog("SuggestionsCog")
-    await cog.actions.refresher.wait_idle()
+    await cog.settle()
     async with demo.bot.session_factory() as session:
         card = await card_by_id(session, suggestion_id)
     if card is None or card.message_id is None:

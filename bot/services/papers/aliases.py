@@ -1,10 +1,5 @@
-"""A guild's aliases: the names its organizers resolved to a paper, or to none ("none of these").
-
-:func:`choose` is the one write: in the caller's transaction it resolves the name's title-only paper to
-the chosen one (its key becomes the arXiv id or DOI, so a later link to the same paper finds it; when the
-guild already has that paper, the title-only row's sessions, lists and suggestions move to it) and
-stores the alias. Enrichment then finds the paper by its new id (``enriched_at`` is cleared).
-"""
+"""A guild's aliases: the names its organizers resolved to a paper, or to none (:func:`choose`, the one
+write)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
-"""The short form of a paper's card: plain lines any post can show (suggestion post, layouts, /paper show).
-
-Every source text is escaped here (markdown, and mentions broken with a zero-width space) on top of the
-posts' ``allowed_mentions`` of none, and each line is cut to fit an embed field.
-"""
+"""The short form of a paper's card: plain, escaped lines any post can show (suggestion posts, /paper
+show)."""
 
 from __future__ import annotations
 
@@ -18,6 +15,8 @@ from db.models import Paper
 LINE_MAX = 300
 TLDR_SHOWN = 400
 _MARKDOWN = re.compile(r"([\\*_~`|>#\[\]])")
+_WORD = re.compile(r"\w+")
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _HUB_KINDS = {"models": "Models", "datasets": "Data sets", "spaces": "Spaces"}
 
 
@@ -112,18 +111,26 @@ def hub_top(record: PaperRecord) -> list[tuple[str, list[tuple[str, str]]]]:
     return [(_HUB_KINDS[kind], repos) for kind, repos in kinds.items() if repos]
 
 
+def where_parts(record: PaperRecord) -> list[str]:
+    """Venue, decision and year, each said once (unescaped): no year beside a venue or decision naming one,
+    no decision the venue already says ("ICLR 2026 Oral" beside "Accept (Oral)")."""
+    venue, decision = record.venue or "", record.decision or ""
+    venue_words = set(_WORD.findall(venue.casefold()))
+    said = set(_WORD.findall(decision.casefold())) - {"accept", "accepted"}
+    if venue and said <= venue_words and not venue.casefold().startswith("submitted"):
+        decision = ""
+    year = "" if _YEAR.search(f"{venue} {decision}") else str(record.year or "")
+    return list(dict.fromkeys(part for part in (venue, decision, year) if part))
+
+
 def short_lines(record: PaperRecord) -> list[str]:
     """The short card: TLDR, venue/decision/year, citations, links, and Semantic Scholar's attribution."""
     lines: list[str] = []
     if record.tldr:
         lines.append(f"**TLDR:** {plain(record.tldr, TLDR_SHOWN)}")
-    where = [
-        plain(part, 120)
-        for part in (record.venue, record.decision, str(record.year) if record.year else None)
-        if part
-    ]
+    where = [plain(part, 120) for part in where_parts(record)]
     if where:
-        lines.append(" · ".join(dict.fromkeys(where)))
+        lines.append(" · ".join(where))
     cited = count_parts(record, models=False)
     if cited:
         lines.append(cited[0])

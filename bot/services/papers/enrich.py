@@ -1,6 +1,5 @@
-"""Enriching papers from the outside sources in the background (:func:`enrich_due`): each source asked on
-its own with no transaction open, every paper's answers merged (:mod:`bot.services.papers.merge`) in one
-short transaction; a paper a source failed for waits until the source said, or :func:`retry_after`."""
+"""The papers.enrich job's work (:func:`enrich_due`): the due papers asked of each source, their answers
+merged."""
 
 from __future__ import annotations
 
@@ -15,8 +14,8 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.papers import normalize_title
-from bot.services.papers.merge import ARXIV, HF, OPENREVIEW, PRECEDENCE, REFRESHED, S2, SourceRecord, merge
-from bot.services.papers.metadata import id_label
+from bot.services.papers.merge import ARXIV, HF, OPENREVIEW, REFRESHED, S2, SourceRecord
+from bot.services.papers.metadata import arxiv_fields, id_label, merge_into
 from bot.sources.clients import SourceClients
 from bot.sources.http import SourceUnavailable
 from bot.sources.huggingface import HubPaper
@@ -29,9 +28,7 @@ log = logging.getLogger("paperclub.papers")
 T = TypeVar("T")
 
 ENRICH_JOB = "papers.enrich"
-ENRICH_EVERY = timedelta(
-    seconds=5
-)  # a new paper's card fills within seconds; an idle run: its slot, one read
+ENRICH_EVERY = timedelta(minutes=2)  # a paper added is made due at once (Background.due_now)
 REFRESH_AFTER = timedelta(days=7)
 BATCH = 50  # papers per run
 SOURCE_WAIT = 120.0  # seconds a call in the background may wait for its source's pace or a short Retry-After
@@ -55,6 +52,7 @@ class Target:
     forum_id: str | None = None  # its OpenReview forum, when the paper came as one or OpenReview named it
     title: str | None = None  # the club's title, when it is one (not an id placeholder)
     fresh: bool = True  # never enriched (or asked again): every field is wanted, not only the refreshed
+    arxiv_unasked: bool = False  # an arXiv paper arXiv never answered for (down when it was added)
 
 
 @dataclass(frozen=True)
@@ -95,6 +93,7 @@ async def due_papers(session: AsyncSession, now: datetime, limit: int = BATCH) -
                 Paper.openreview_url,
                 Paper.title,
                 Paper.enriched_at,
+                Paper.metadata_fetched_at,
             )
             .where(
                 or_(Paper.arxiv_id.is_not(None), Paper.doi.is_not(None), Paper.kind == "openreview"),
@@ -114,8 +113,9 @@ async def due_papers(session: AsyncSession, now: datetime, limit: int = BATCH) -
             forum_of(key, forum_url),
             None if title in (id_label(arxiv_id or ""), forum_url, key) else title,
             enriched_at is None,
+            bool(arxiv_id) and asked_arxiv is None,
         )
-        for guild_id, paper_id, arxiv_id, doi, key, forum_url, title, enriched_at in rows
+        for guild_id, paper_id, arxiv_id, doi, key, forum_url, title, enriched_at, asked_arxiv in rows
     ]
 
 
@@ -210,12 +210,21 @@ async def gather(
                 if answer is not None:
                     found.add(target, S2, scholar_fields(answer), now)
     for target in targets:
-        for ask in (_ask_openreview, _ask_hub, _ask_doi_agency):
+        for ask in (_ask_arxiv, _ask_openreview, _ask_hub, _ask_doi_agency):
             try:
                 await ask(clients, target, found, now, wait)
             except SourceUnavailable as exc:
                 found.fail(target, exc)
     return found
+
+
+async def _ask_arxiv(
+    clients: SourceClients, target: Target, found: Gathered, now: datetime, wait: float
+) -> None:
+    """arXiv's title, authors, abstract and date, for a paper it never answered for."""
+    if target.arxiv_id and target.arxiv_unasked:
+        metadata = await clients.arxiv.fetch(target.arxiv_id, max_wait=wait)
+        found.add(target, ARXIV, arxiv_fields(metadata), now)  # none: arXiv knows no such paper
 
 
 async def _ask_openreview(
@@ -261,9 +270,8 @@ def _said(records: list[SourceRecord], field: str, kind: type[T]) -> T | None:
 async def _forum_named(
     clients: SourceClients, target: Target, records: list[SourceRecord], v1_first: bool, wait: float
 ) -> str | None:
-    """The OpenReview forum of the one submission titled as the paper: as a source this run spelled it,
-    or, when none did, as the club stored it (a club's short name is never searched beside a real title).
-    A paper a source places at a venue OpenReview does not hold is not searched."""
+    """The OpenReview forum of the one submission titled as the paper (as a source spelled it, else as stored);
+    none for a paper a source places at a venue OpenReview does not hold."""
     titles = [t for r in records if isinstance(t := r.fields.get("title"), str) and t.strip()]
     titles = titles or ([target.title] if target.title and target.title.strip() else [])
     wanted = {normalize_title(t) for t in titles} - {""}
@@ -275,49 +283,35 @@ async def _forum_named(
     return forums.pop() if len(forums) == 1 else None  # none or several with that title: nothing guessed
 
 
-def _current(paper: Paper) -> dict[str, Any]:
-    return {name: getattr(paper, name) for name in PRECEDENCE}
-
-
 def store_records(
     paper: Paper, records: Sequence[SourceRecord], now: datetime, *, failed: Sequence[Later] = ()
 ) -> bool:
-    """Merge one paper's answers into its row (a paper enriched before takes only the refreshed fields);
-    True if a field changed. With no source ``failed`` it is stamped enriched at ``now``; otherwise it
-    stays due, but waits until the sources said, or (one down) :func:`retry_after`."""
+    """Merge one paper's answers into its row (True if a field changed): stamped enriched, or waiting for the
+    sources that failed (:func:`retry_after`)."""
     if paper.enriched_at is not None:  # the weekly refresh: the counts and links only (merge.REFRESHED)
         records = [
-            SourceRecord(r.source, r.fetched_at, {k: v for k, v in r.fields.items() if k in REFRESHED})
+            r
+            if r.source == ARXIV
+            else SourceRecord(r.source, r.fetched_at, {k: v for k, v in r.fields.items() if k in REFRESHED})
             for r in records
         ]
-    placeholder = (paper.arxiv_id and paper.title == id_label(paper.arxiv_id)) or (
-        paper.kind == "openreview" and paper.title == paper.url  # stored under its forum link only
-    )
-    placeholders = frozenset({"title"}) if placeholder else frozenset()
-    sources = dict(paper.field_sources or {})
-    if paper.metadata_fetched_at is not None and paper.authors:  # arXiv's fill (metadata.py)
-        sources.setdefault("authors", [ARXIV, paper.metadata_fetched_at.isoformat()])
-    merged = merge(_current(paper), sources, records, placeholders=placeholders)
-    for name, value in merged.changes.items():
-        setattr(paper, name, value)
-    if "title" in merged.changes:
-        paper.normalized_title = normalize_title(paper.title)[:400]
-    paper.field_sources = merged.sources
+    changed = bool(merge_into(paper, records))
     if not failed:
         paper.enriched_at, paper.enrich_failures, paper.enrich_retry_at = now, 0, None
-        return bool(merged.changes)
+        return changed
     waits = [when for when in failed if when is not None]
     if None in failed:  # a source is down: the paper's own back-off
         paper.enrich_failures = (paper.enrich_failures or 0) + 1
         waits.append(now + retry_after(paper.enrich_failures))
     paper.enrich_retry_at = max(waits)
-    return bool(merged.changes)
+    return changed
 
 
 def ask_again(paper: Paper) -> None:
-    """Have the next run ask the sources about ``paper`` afresh: every field, not only the refreshed ones
-    (/organize paper refresh)."""
+    """Have the next run ask every source about ``paper`` afresh, arXiv too: every field, not only the
+    refreshed ones (/organize paper refresh)."""
     paper.enriched_at, paper.enrich_failures, paper.enrich_retry_at = None, 0, None
+    paper.metadata_fetched_at = None
 
 
 def retry_after(failures: int) -> timedelta:

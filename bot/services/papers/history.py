@@ -1,6 +1,5 @@
-"""The club's own history with a paper: the sessions it was read in (what against, where someone said so;
-else what with), who suggested it and who offered to present it, the reading lists it is on. Plain
-values, read in three statements."""
+"""The club's own history with a paper: the sessions it was read in, who suggested it and offered to
+present it, the reading lists it is on."""
 
 from __future__ import annotations
 
@@ -33,6 +32,7 @@ class SessionRead:
     against: tuple[tuple[int, str], ...]  # (paper id, title): what it was read against, as given
     together: tuple[tuple[int, str], ...] = ()  # (paper id, title): read with it, no roles given
     date_only: bool = False  # the club gave the session's date only
+    timezone: str = "UTC"  # the session's zone, its date's
 
     def against_titles(self) -> tuple[str, ...]:
         """The titles of what it was read against."""
@@ -87,6 +87,7 @@ async def _sessions(session: AsyncSession, guild_id: int, paper_id: int) -> tupl
                 ClubSession.presenter_name,
                 ClubSession.status,
                 ClubSession.date_only,
+                ClubSession.timezone,
                 SessionPaper.paper_id,
                 SessionPaper.role,
                 Paper.title,
@@ -99,13 +100,13 @@ async def _sessions(session: AsyncSession, guild_id: int, paper_id: int) -> tupl
     ).all()
     grouped: dict[int, list[tuple[int, str]]] = {}
     roles: dict[int, dict[int, str]] = {}
-    heads: dict[int, tuple[str, datetime, str | None, str, bool]] = {}
-    for sid, title, starts_at, presenter, status, date_only, pid, role, ptitle in rows:
-        heads.setdefault(sid, (title, starts_at, presenter, status, date_only))
+    heads: dict[int, tuple[str, datetime, str | None, str, bool, str]] = {}
+    for sid, title, starts_at, presenter, status, date_only, zone, pid, role, ptitle in rows:
+        heads.setdefault(sid, (title, starts_at, presenter, status, date_only, zone))
         grouped.setdefault(sid, []).append((pid, ptitle))
         roles.setdefault(sid, {})[pid] = role
     reads: list[SessionRead] = []
-    for sid, (title, starts_at, presenter, status, date_only) in heads.items():
+    for sid, (title, starts_at, presenter, status, date_only, zone) in heads.items():
         papers, role_of = grouped[sid], roles[sid]
         # The roles as given ("TMax vs Terminal-World, T1"); none given: every paper is a main one.
         main = role_of[paper_id] != AGAINST
@@ -113,7 +114,7 @@ async def _sessions(session: AsyncSession, guild_id: int, paper_id: int) -> tupl
         together = tuple(p for p in papers if (role_of[p[0]] != AGAINST) == main and p[0] != paper_id)
         cancelled = status == CANCELLED
         reads.append(
-            SessionRead(sid, title, starts_at, presenter, cancelled, main, against, together, date_only)
+            SessionRead(sid, title, starts_at, presenter, cancelled, main, against, together, date_only, zone)
         )
     return tuple(reads)
 

@@ -1,11 +1,5 @@
-"""One paper record from several sources: which source wins each field, and where each field came from.
-
-Plain values in and out (:func:`merge`), so the rules are unit-tested without a store or a network. A
-field's value comes from the first source in its :data:`PRECEDENCE` that gave one; a value already stored
-from a better-ranked source stays; a value stored with no source recorded is the club's own (a title a
-member typed, an organizer's edit) and is never replaced. Every text is cleaned and capped again here
-(:mod:`bot.sources.clean`): values are untrusted and still escaped where they are shown.
-"""
+"""One paper record from several sources: which source wins each field (:data:`PRECEDENCE`), and where
+each came from."""
 
 from __future__ import annotations
 
@@ -28,6 +22,7 @@ PRECEDENCE: dict[str, tuple[str, ...]] = {
     "title": (ARXIV, S2, CROSSREF, DATACITE, HF, OPENREVIEW),
     "authors": (ARXIV, S2, CROSSREF, DATACITE, HF),
     "abstract": (ARXIV,),
+    "published": (ARXIV,),
     "doi": (S2, CROSSREF, DATACITE),
     "year": (S2, ARXIV, CROSSREF, DATACITE, OPENREVIEW),
     "venue": (OPENREVIEW, S2, CROSSREF, DATACITE),
@@ -58,6 +53,7 @@ _TEXT_CAPS = {
     "title": clean.TITLE_MAX,
     "authors": 2000,
     "abstract": 5000,
+    "published": 40,
     "venue": clean.VENUE_MAX,
     "decision": clean.DECISION_MAX,
     "tldr": clean.TLDR_MAX,
@@ -118,11 +114,8 @@ def merge(
     *,
     placeholders: frozenset[str] = frozenset(),
 ) -> Merged:
-    """Merge ``records`` into a paper's ``current`` values (see the module docstring).
-
-    ``placeholders`` names fields whose current value stands in for a missing one (a title that is only
-    "arXiv:<id>"), so a source may fill them.
-    """
+    """Merge ``records`` into a paper's ``current`` values; ``placeholders``: fields whose value only stands
+    in for a missing one ("arXiv:<id>"), which a source may fill."""
     sources: dict[str, list[str]] = {k: list(v) for k, v in (current_sources or {}).items()}
     best: dict[str, tuple[int, Any, SourceRecord]] = {}
     for record in records:

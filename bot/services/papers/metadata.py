@@ -1,30 +1,25 @@
-"""arXiv metadata on papers, shared by suggestions, sessions and reading lists.
-
-A paper given by arXiv id is stored under the label "arXiv:<id>" first; its title, authors, abstract
-and date are looked up afterwards, outside the write's transaction, and stored in a second short
-transaction. Only papers never looked up (``metadata_fetched_at IS NULL``) are fetched, and a title a
-member typed is never replaced.
-"""
+"""arXiv's answer as merge fields, and any source's answers merged into a paper's row (:func:`merge_into`)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.papers import normalize_title
+from bot.services.papers.merge import ARXIV, PRECEDENCE, SourceRecord, merge
 from bot.sources.arxiv import ArxivClient, ArxivMetadata
 from bot.sources.http import SourceUnavailable
 from db.models import Paper
 
 log = logging.getLogger("paperclub.arxiv")
 
-MAX_AUTHORS_TEXT = 2000
 LOOKUP_BUDGET = 5.0  # seconds an interactive command waits for arXiv in all
 
 
@@ -33,22 +28,40 @@ def id_label(arxiv_id: str) -> str:
     return f"arXiv:{arxiv_id}"
 
 
-def apply_metadata(paper: Paper, metadata: ArxivMetadata | None, now: datetime) -> bool:
-    """Store what arXiv said (None: arXiv knows no such paper); True if the title changed.
-
-    The arXiv title replaces only the id placeholder: a title a member typed wins.
-    """
-    paper.metadata_fetched_at = now
+def arxiv_fields(metadata: ArxivMetadata | None) -> dict[str, Any]:
+    """arXiv's answer as merge fields (none: arXiv knows no such paper)."""
     if metadata is None:
-        return False
-    paper.authors = metadata.authors_text[:MAX_AUTHORS_TEXT] or None
-    paper.abstract = metadata.abstract or None
-    paper.published = metadata.published[:40] or None
-    if paper.arxiv_id and paper.title == id_label(paper.arxiv_id) and metadata.title:
-        paper.title = metadata.title[:400]
+        return {}
+    return {
+        "title": metadata.title,
+        "authors": metadata.authors,
+        "abstract": metadata.abstract,
+        "published": metadata.published,
+    }
+
+
+def merge_into(paper: Paper, records: Sequence[SourceRecord]) -> set[str]:
+    """Merge the sources' answers into the paper's row (a title the club gave kept, a placeholder filled); the
+    names of the fields that changed."""
+    if any(record.source == ARXIV for record in records):
+        paper.metadata_fetched_at = max(r.fetched_at for r in records if r.source == ARXIV)
+    placeholder = (paper.arxiv_id and paper.title == id_label(paper.arxiv_id)) or (
+        paper.kind == "openreview" and paper.title == paper.url  # stored under its forum link only
+    )
+    current = {name: getattr(paper, name) for name in PRECEDENCE}
+    placeholders = frozenset({"title"}) if placeholder else frozenset()
+    merged = merge(current, paper.field_sources, records, placeholders=placeholders)
+    for name, value in merged.changes.items():
+        setattr(paper, name, value)
+    if "title" in merged.changes:
         paper.normalized_title = normalize_title(paper.title)[:400]
-        return True
-    return False
+    paper.field_sources = merged.sources
+    return set(merged.changes)
+
+
+def apply_metadata(paper: Paper, metadata: ArxivMetadata | None, now: datetime) -> bool:
+    """Store what arXiv said (None: arXiv knows no such paper); True if the title changed."""
+    return "title" in merge_into(paper, [SourceRecord(ARXIV, now, arxiv_fields(metadata))])
 
 
 @dataclass(frozen=True)
@@ -102,10 +115,8 @@ async def fetch_and_store(
     *,
     budget: float | None = None,
 ) -> list[StoredMetadata]:
-    """Ask arXiv about each paper (no transaction open meanwhile), store each answer in its own short
-    transaction. Stops at the first failure (arXiv down, rate-limited, or no answer within ``budget``
-    seconds in all; None: only the client's own timeout), leaving the rest unfetched. Never raises
-    for arXiv trouble; returns what was stored."""
+    """Ask arXiv about each paper (no transaction open) and store each answer in its own short transaction,
+    stopping at the first failure or when ``budget`` seconds are spent; what was stored."""
     loop = asyncio.get_running_loop()
     deadline = None if budget is None else loop.time() + budget
     stored: list[StoredMetadata] = []

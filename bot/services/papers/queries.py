@@ -1,6 +1,5 @@
-"""Finding one of the guild's papers for /paper show and the site's paper page: autocomplete over titles
-and arXiv ids, the lookup of what a member typed (a paper id, an arXiv id or link, a title), and the
-card's values (the paper, what the sources said, the club's history with it)."""
+"""One of the guild's papers for /paper show and the site's paper page: autocomplete, what a member typed
+found, the card's values."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""Title-only mentions: the candidates the sources offer for a name ("TMax", "Terminal-World", a title).
-
-:func:`find_candidates` asks Semantic Scholar (match, then search), Hugging Face and arXiv (``ti:``) side by
-side, each when PAPER_SOURCES has it (one in trouble gives nothing and is named); answers merge into one
-:class:`Choice` per paper (arXiv id, else DOI, else title), scored by :func:`similarity` (its docstring
-says how); ties go to the paper more sources found. :func:`is_unambiguous` is what ``--auto`` takes.
-"""
+"""Title-only names ("TMax", a title): the candidates the sources offer, merged and scored
+(:func:`find_candidates`)."""
 
 from __future__ import annotations
 
@@ -76,10 +71,8 @@ def _digit_words(text: str) -> set[str]:
 
 
 def similarity(name: str, title: str) -> float:
-    """How well ``name`` names a paper titled ``title``, 0–1: both normalised, ``rapidfuzz.fuzz.ratio`` of the
-    name against the whole title and against its short name (before the first ``:``, "TMax: …"), each also
-    with spaces removed ("Terminal-World" vs "TerminalWorld: …"), the best kept; halved when the name has a
-    word with a digit the title lacks ("T1" vs "T2: …")."""
+    """How well ``name`` names a paper titled ``title``, 0–1: the best rapidfuzz ratio against the title or its
+    short name, spaces in or out, halved for a word with a digit the title lacks ("T1" vs "T2: …")."""
     n, t = normalize_title(name), normalize_title(title)
     if not n or not t:
         return 0.0

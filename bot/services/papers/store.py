@@ -76,13 +76,8 @@ async def get_or_create_paper(
     title: str | None = None,
     now: datetime | None = None,
 ) -> Paper:
-    """The guild's paper for `ref` (a title-only one through the guild's aliases), created when new. A title
-    given here fills a missing one.
-    ``now`` stamps a new row's created_at (None: the column default, the wall clock).
-
-    Runs inside the caller's transaction; two callers racing on the same new key are
-    serialised by the unique constraint (the loser's transaction fails and is retried by the caller).
-    """
+    """The guild's paper for `ref` (a title-only one through the guild's aliases), created when new, in the
+    caller's transaction; a title given fills a missing one."""
     row = await find_paper(session, guild_id, ref) or await aliased_paper(session, guild_id, ref)
     display_title = (title or ref.title or ref.label).strip()
     if row is None:

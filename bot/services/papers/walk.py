@@ -1,11 +1,4 @@
-"""``paperclub papers resolve``: walk a guild's unresolved (title-only) papers in a terminal.
-
-Each name is looked up (:func:`bot.services.papers.resolve.find_candidates`, no transaction open while the
-sources answer) and its candidates are offered as a numbered list: a number picks one, ``n`` records "none
-of these", ``s`` (or nothing) skips, ``q`` stops. With ``auto`` only an unambiguous match is taken
-(:func:`bot.services.papers.resolve.is_unambiguous`), every other name is skipped and said why; nothing is
-ever guessed. Each pick is stored in its own short transaction, so a walk stopped half-way keeps its picks.
-"""
+"""``paperclub papers resolve``: a guild's unresolved (title-only) papers walked in a terminal."""
 
 from __future__ import annotations
 

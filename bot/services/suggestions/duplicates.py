@@ -1,12 +1,5 @@
-"""Is this paper already on the club's table? Same canonical key, or a near-identical title.
-
-A paper "stands" when it has an active suggestion (open, shortlisted, accepted), was read in a past
-session that was not cancelled, or is on an upcoming one. Titles are compared fuzzily
-(:func:`bot.papers.titles_match`, ratio ≥ 0.9) against every paper of the guild through
-:class:`TitleIndex`, an in-memory list of normalised titles per guild that is topped up with new
-papers on each check (one indexed query) and reloaded whole every few minutes; matches are re-read
-from the store, so a stale entry can never produce a false duplicate.
-"""
+"""Is this paper already on the club's table: the same canonical key, or a near-identical title
+(:class:`TitleIndex`)."""
 
 from __future__ import annotations
 
@@ -18,6 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.papers import PaperRef, normalize_title, titles_match
+from bot.services.suggestions.queries import message_url
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion
 
@@ -35,10 +29,7 @@ class _GuildTitles:
 
 
 class TitleIndex:
-    """Normalised titles of every paper, per guild, for fuzzy look-ups in a few milliseconds.
-
-    One instance per store (the cog owns one); it never holds rows, only ids and titles.
-    """
+    """Normalised titles of every paper, per guild, for fuzzy look-ups in a few milliseconds (ids and titles only)."""
 
     def __init__(self, reload_every: timedelta = timedelta(minutes=10)) -> None:
         self.reload_every = reload_every
@@ -104,6 +95,7 @@ class PaperStanding:
     suggestion_status: str | None = None
     submitter_id: int | None = None
     suggested_at: datetime | None = None
+    post_url: str | None = None  # the standing suggestion's post
     read_at: datetime | None = None
     read_session_title: str | None = None
     scheduled_at: datetime | None = None
@@ -142,6 +134,8 @@ async def paper_standings(
                     Suggestion.status,
                     Suggestion.submitter_id,
                     Suggestion.created_at,
+                    Suggestion.channel_id,
+                    Suggestion.message_id,
                 ).where(Suggestion.paper_id.in_(list(papers)), Suggestion.status.in_(ACTIVE_STATUSES))
             )
         ).all()
@@ -177,6 +171,7 @@ async def paper_standings(
             suggestion_status=sug.status if sug else None,
             submitter_id=(sug.submitter_id or None) if sug else None,  # 0: a member who deleted their data
             suggested_at=sug.created_at if sug else None,
+            post_url=message_url(guild_id, sug.channel_id, sug.message_id) if sug else None,
             read_at=past[0] if past else None,
             read_session_title=past[1] if past else None,
             scheduled_at=upcoming[0] if upcoming else None,

@@ -1,15 +1,11 @@
-"""Club polls over suggestions: which suggestions go in, and the result once the poll has ended.
-
-The poll itself is a native Discord poll; the store keeps which answer is which suggestion and,
-after the end time, the counts read back from Discord.
-"""
+"""Club polls over suggestions: which suggestions go in, which answer is which, and the result once ended."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import Conflict
@@ -19,6 +15,10 @@ from db.models.suggestions import Suggestion, SuggestionPoll, SuggestionPollOpti
 
 MIN_POLL_OPTIONS = 2
 MAX_POLL_OPTIONS = 10
+POLL_SETTLE = timedelta(minutes=1)  # Discord finalises a poll's counts shortly after its end
+POLLS_JOB = "suggestions.polls"
+POLLS_EVERY = timedelta(minutes=15)  # a job woken at each poll's end; this only if no process was
+RETRY_AFTER = timedelta(minutes=1)  # a poll Discord could not read just now
 
 
 async def choose_poll_options(session: AsyncSession, guild_id: int, count: int) -> list[SuggestionSummary]:
@@ -81,6 +81,15 @@ async def due_polls(session: AsyncSession, now: datetime) -> list[RunningPoll]:
         )
     ).scalars()
     return [RunningPoll(p.id, p.guild_id, p.channel_id, p.message_id, p.ends_at) for p in rows]
+
+
+async def next_poll_check(session: AsyncSession, now: datetime) -> datetime | None:
+    """When the job should next read a poll: a settle minute after the soonest running poll's end (a minute
+    from ``now`` for one already due); None with no poll running."""
+    soonest = await session.scalar(
+        select(func.min(SuggestionPoll.ends_at)).where(SuggestionPoll.status == "running")
+    )
+    return None if soonest is None else max(soonest + POLL_SETTLE, now + RETRY_AFTER)
 
 
 @dataclass(frozen=True)

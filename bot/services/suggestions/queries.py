@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -12,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.errors import NotFound
 from bot.ids import parse_id
 from bot.papers import normalize_title
+from bot.services.config.guild import get_config
 from bot.services.papers.card import PaperRecord, paper_record
 from bot.services.papers.store import PaperInfo, paper_info
 from db.models import Paper
@@ -20,6 +22,13 @@ from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunte
 STATUSES = ("open", "shortlisted", "accepted", "declined", "withdrawn")
 StatusFilter = Literal["active", "open", "shortlisted", "accepted", "declined", "withdrawn", "all"]
 SortOrder = Literal["votes", "newest"]
+
+
+def message_url(guild_id: int, channel_id: int | None, message_id: int | None) -> str | None:
+    """A message's link (None until both ids are known)."""
+    if channel_id is None or message_id is None:
+        return None
+    return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
 
 
 @dataclass(frozen=True)
@@ -49,15 +58,17 @@ class SuggestionCard:
     record: PaperRecord | None = None  # what the outside sources said (bot/services/papers/card.py)
     source_channel_id: int | None = None  # the message "Suggest this paper" was used on
     source_message_id: int | None = None
+    zone: str = "UTC"  # the club's time zone: the dates it shows are the club's
 
     @property
     def source_url(self) -> str | None:
         """The link to the message the suggestion was made from, if it was made from one."""
-        if self.source_channel_id is None or self.source_message_id is None:
-            return None
-        return (
-            f"https://discord.com/channels/{self.guild_id}/{self.source_channel_id}/{self.source_message_id}"
-        )
+        return message_url(self.guild_id, self.source_channel_id, self.source_message_id)
+
+    @property
+    def post_url(self) -> str | None:
+        """The link to the suggestion's post, once it is posted."""
+        return message_url(self.guild_id, self.channel_id, self.message_id)
 
     @property
     def votes(self) -> int:
@@ -138,6 +149,7 @@ async def card_for(session: AsyncSession, row: Suggestion) -> SuggestionCard:
         record=paper_record(paper),
         source_channel_id=row.source_channel_id,
         source_message_id=row.source_message_id,
+        zone=(await get_config(session, row.guild_id)).timezone,
     )
 
 
@@ -150,6 +162,16 @@ async def card_by_id(session: AsyncSession, suggestion_id: int) -> SuggestionCar
     """For re-rendering a post the bot made itself (the id comes from the store, not from a member)."""
     row = await session.get(Suggestion, suggestion_id)
     return None if row is None else await card_for(session, row)
+
+
+async def suggestions_of_papers(session: AsyncSession, paper_ids: Sequence[int]) -> list[int]:
+    """Ids of these papers' active suggestions (their posts show the papers)."""
+    found = await session.execute(
+        select(Suggestion.id).where(
+            Suggestion.paper_id.in_(paper_ids), Suggestion.status.in_(ACTIVE_STATUSES)
+        )
+    )
+    return list(found.scalars())
 
 
 async def count_votes(session: AsyncSession, suggestion_id: int) -> int:

@@ -65,7 +65,7 @@ async def toggle_votes(
         if row is None or row.guild_id != press.guild_id:  # ids of other guilds look absent
             refusals[id(press)] = NotFound(f"There is no suggestion #{press.suggestion_id} in this server.")
         elif row.status not in ACTIVE_STATUSES:
-            refusals[id(press)] = Conflict(f"Suggestion #{row.id} is {row.status}; voting on it is closed.")
+            refusals[id(press)] = Conflict(f"This suggestion is {row.status}; voting on it is closed.")
         else:
             open_presses.append(press)
     added = await _apply(session, open_presses)
