@@ -23,9 +23,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.ids import MAX_BIGINT
 from bot.services.config.guild import get_config
+from bot.services.programme.apply import ImportReport, apply_programme
 from bot.services.programme.checks import LINE_KEY, LINES_KEY, Problem, ProgrammeInvalid
 from bot.services.programme.document import validate_programme
-from bot.services.programme.store import ImportReport, apply_programme, dump_programme
+from bot.services.programme.export import dump_programme
 from bot.settings import Settings
 from db.base import Base
 from db.engine import create_engine, create_session_factory, describe_database

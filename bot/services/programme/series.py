@@ -21,11 +21,9 @@ from bot.errors import BadInput
 from bot.services.programme.checks import Checker
 from bot.services.series import rules
 from bot.services.series.rules import Rule
-from db.models import ClubSession
 from db.models.series import (
     DEFAULT_HORIZON_WEEKS,
     DEFAULT_NUDGE_DAYS,
-    WEEK_SCHEDULED,
     WEEK_SKIPPED,
     Series,
     SeriesSettings,
@@ -234,132 +232,6 @@ def check_week(
         checker.add(line, f"{where}.week", problem)
         return None
     return found.key, day
-
-
-# ---------------------------------------------------------------- writing
-
-
-async def apply_series(
-    session: AsyncSession, guild_id: int, given: list[ProgrammeSeries], now: Any
-) -> tuple[int, int, int, dict[str, Series]]:
-    """Upsert the file's series by name, and mark its skipped weeks (their sessions are the file's
-    sessions, cancelled there); gives (new, changed, same) and the rows by name key, to link the weeks'
-    sessions to."""
-    new = changed = same = 0
-    by_key: dict[str, Series] = {}
-    for item in given:
-        rule = item.rule
-        values: dict[str, Any] = {
-            "name": item.name,
-            "weekday": rule.weekday,
-            "start_time": rule.start.strftime("%H:%M"),
-            "timezone": rule.zone,
-            "interval": rule.interval,
-            "first_date": item.first,
-            "anchor_date": rule.anchor,
-            "until_date": rule.until,
-            "duration_minutes": item.duration_minutes,
-            "signup_url": item.signup_url,
-            "description": item.description,
-        }
-        row = await session.scalar(
-            select(Series).where(Series.guild_id == guild_id, Series.name_key == item.key)
-        )
-        created, touched = row is None, False
-        if row is None:
-            row = Series(
-                guild_id=guild_id, name_key=item.key, sequence=0, created_at=now, updated_at=now, **values
-            )
-            session.add(row)
-            await session.flush()
-        else:
-            for name, value in values.items():
-                if getattr(row, name) != value:
-                    setattr(row, name, value)
-                    touched = True
-        for day, reason in item.skipped:
-            week = await session.scalar(
-                select(SeriesWeek).where(SeriesWeek.series_id == row.id, SeriesWeek.week_date == day)
-            )
-            if week is None:
-                session.add(
-                    SeriesWeek(
-                        series_id=row.id,
-                        guild_id=guild_id,
-                        week_date=day,
-                        status=WEEK_SKIPPED,
-                        skip_reason=reason,
-                        created_at=now,
-                        updated_at=now,
-                    )
-                )
-                touched = True
-            elif (week.status, week.skip_reason) != (WEEK_SKIPPED, reason):
-                week.status, week.skip_reason, week.updated_at = WEEK_SKIPPED, reason, now
-                touched = True
-        if created:
-            new += 1
-        elif touched:
-            row.sequence += 1
-            row.updated_at = now
-            changed += 1
-        else:
-            same += 1
-        await session.flush()
-        by_key[item.key] = row
-    return new, changed, same, by_key
-
-
-async def link_week(
-    session: AsyncSession, guild_id: int, club: ClubSession, row: Series, day: date, now: Any
-) -> bool:
-    """Make ``club`` the session of ``row``'s week ``day`` (the week made if absent). True when it changed."""
-    await session.flush()
-    week = await session.scalar(
-        select(SeriesWeek).where(SeriesWeek.series_id == row.id, SeriesWeek.week_date == day)
-    )
-    if week is None:
-        session.add(
-            SeriesWeek(
-                series_id=row.id,
-                guild_id=guild_id,
-                week_date=day,
-                status=WEEK_SCHEDULED,
-                session_id=club.id,
-                created_at=now,
-                updated_at=now,
-            )
-        )
-        await session.flush()
-        return True
-    if week.session_id == club.id:
-        return False
-    week.session_id = club.id
-    await session.flush()
-    return True
-
-
-async def apply_settings(session: AsyncSession, guild_id: int, values: dict[str, int], now: Any) -> bool:
-    """Write the file's series settings for the guild; True when anything changed."""
-    if not values:
-        return False
-    row = await session.get(SeriesSettings, guild_id)
-    if row is None:
-        row = SeriesSettings(
-            guild_id=guild_id,
-            horizon_weeks=DEFAULT_HORIZON_WEEKS,
-            nudge_days=DEFAULT_NUDGE_DAYS,
-            created_at=now,
-            updated_at=now,
-        )
-        session.add(row)
-    changed = False
-    for key, column in (("series_horizon_weeks", "horizon_weeks"), ("series_nudge_days", "nudge_days")):
-        if key in values and getattr(row, column) != values[key]:
-            setattr(row, column, values[key])
-            changed = True
-    await session.flush()
-    return changed
 
 
 # ---------------------------------------------------------------- reading back

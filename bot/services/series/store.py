@@ -4,7 +4,7 @@ in the caller's transaction, plain values out."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
@@ -173,10 +173,16 @@ async def series_choices(session: AsyncSession, guild_id: int, current: str) -> 
 
 
 async def create_series(
-    session: AsyncSession, guild_id: int, draft: SeriesDraft, *, created_by: int | None, now: datetime
+    session: AsyncSession,
+    guild_id: int,
+    draft: SeriesDraft,
+    *,
+    created_by: int | None,
+    now: datetime,
+    first: date | None = None,
 ) -> Series:
-    """Store a checked new series (its weeks come from :func:`fill_weeks`). Conflict for a second series of
-    the same name, or when the server's series would hold more weeks ahead than its event budget."""
+    """Store a checked new series (its weeks come from :func:`fill_weeks`), first met on ``first`` (default:
+    its anchor). Conflict for a second series of the same name, or one over the server's event budget."""
     existing = (
         await session.execute(
             select(Series.id, Series.name).where(Series.guild_id == guild_id, Series.name_key == draft.key)
@@ -207,7 +213,7 @@ async def create_series(
         start_time=rule.start.strftime("%H:%M"),
         timezone=rule.zone,
         interval=rule.interval,
-        first_date=rule.anchor,
+        first_date=first or rule.anchor,
         anchor_date=rule.anchor,
         until_date=rule.until,
         duration_minutes=draft.duration_minutes,
@@ -225,6 +231,35 @@ async def create_series(
     except IntegrityError:
         raise Conflict(f"A series called “{draft.name}” was just added.") from None
     return row
+
+
+async def keep_series(
+    session: AsyncSession, row: Series, draft: SeriesDraft, first: date, now: datetime
+) -> bool:
+    """Make a stored series match a kept record of it (the programme file; its weeks stay where they are);
+    True when anything differed, the sequence raised then."""
+    rule = draft.rule
+    values = {
+        "name": draft.name,
+        "weekday": rule.weekday,
+        "start_time": rule.start.strftime("%H:%M"),
+        "timezone": rule.zone,
+        "interval": rule.interval,
+        "first_date": first,
+        "anchor_date": rule.anchor,
+        "until_date": rule.until,
+        "duration_minutes": draft.duration_minutes,
+        "signup_url": draft.signup_url,
+        "description": draft.description,
+    }
+    changed = {name for name, value in values.items() if getattr(row, name) != value}
+    for name in changed:
+        setattr(row, name, values[name])
+    if changed:
+        row.sequence += 1
+        row.updated_at = now
+        await session.flush()
+    return bool(changed)
 
 
 async def record_board(
