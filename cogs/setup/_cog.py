@@ -44,11 +44,13 @@ def settings_card(
     website: str | None = None,
     series: str | None = None,
 ) -> Card:
-    """The settings as a layout: what the bot lacks (or that nothing is missing), every setting, and the
-    set-up commands still to run."""
+    """The settings as a layout: what the bot lacks (or that nothing is missing), the set-up commands still to
+    run, every setting."""
     card = Card(accent=discord.Colour.blurple())
     card.heading(title)
     card.text(cut(access.report(gaps), 1500))
+    if steps := next_steps(config):
+        card.text(lines([f"Next: `{command}` — {what}" for command, what in steps]))
     card.separator()
     card.text(
         lines(
@@ -68,9 +70,6 @@ def settings_card(
         card.text(f"**Website:** {cut(website, 1024)}")
     if series is not None:
         card.text(f"**Series:** {cut(series, 1024)}")
-    if steps := next_steps(config):
-        card.separator()
-        card.text(lines([f"Next: `{command}` — {what}" for command, what in steps]))
     return card
 
 

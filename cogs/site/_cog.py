@@ -1,6 +1,5 @@
-"""/calendar link and /calendar reset (ephemeral): a member's personal calendar feed; the site's routes on
-the bot's web server (added in cog_load, before the bot starts the server); the Session page link on
-sessions' announcements and cards."""
+"""/calendar link and reset (a member's own feed), the site's routes on the bot's web server, and the Session
+page link on announcements."""
 
 from __future__ import annotations
 

@@ -1,18 +1,4 @@
-"""The programme's ``aliases:``, the names the club resolved (bot/services/papers/aliases.py), in and out.
-
-In a file::
-
-    aliases:
-      - name: TMax                     # the name as the club writes it
-        paper: "2511.00001"            # the paper it means: arXiv id, DOI or link (or a title)
-        title: "TMax: Scaling ..."     # optional, for a paper new to the store
-        chosen_by: 123                 # optional: the organizer's user id
-        chosen_at: 2026-12-02T12:00:00+00:00   # optional (default: the import's time)
-      - name: Persimmon
-        none: true                     # "none of these": the walk does not ask about it again
-
-Aliases are applied before the sessions and lists, so a title-only paper of the same file follows them.
-"""
+"""The programme's ``aliases:`` (the names the club resolved to papers): checked, applied, read back."""
 
 from __future__ import annotations
 

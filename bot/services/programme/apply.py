@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import select
@@ -33,8 +33,6 @@ from db.models import ClubSession, Paper
 from db.models.series import Series
 from db.models.sessions import AGAINST, MAIN
 
-SESSION_SETTINGS = ("timezone", "display_zones", "reminder_offsets", "suggestion_topics")
-
 
 @dataclass
 class Tally:
@@ -61,11 +59,11 @@ class Tally:
 class ImportReport:
     """What an import created, changed and left as it was."""
 
-    sessions: Tally
-    papers: Tally
-    lists: Tally
-    series: Tally
-    aliases: Tally
+    sessions: Tally = field(default_factory=Tally)
+    papers: Tally = field(default_factory=Tally)
+    lists: Tally = field(default_factory=Tally)
+    series: Tally = field(default_factory=Tally)
+    aliases: Tally = field(default_factory=Tally)
     settings_changed: bool = False
     website_changed: bool = False
 
@@ -79,8 +77,7 @@ class ImportReport:
         """The import's outcome as one line for the guild."""
         if not self.changed_anything:
             return f"guild {guild_id}: nothing to change; the store already matches the file."
-        series = self.series
-        aliases = self.aliases
+        series, aliases = self.series, self.aliases
         return (
             f"guild {guild_id}: sessions {self.sessions}; "
             f"papers {self.papers.new} new, {self.papers.changed} changed; lists {self.lists}; "
@@ -245,7 +242,8 @@ async def _session(
             **fields,
         )
         created = await sessions.create_session(session, guild_id, draft, created_by=None, now=now)
-        await sessions.keep_record(session, guild_id, created.info.id, record, now=now)
+        if any(value not in (None, False, SCHEDULED) for value in record.values()):
+            await sessions.keep_record(session, guild_id, created.info.id, record, now=now)
         return created.info.id, True, False
     wanted = [
         (r.id, AGAINST if ref.key in given.against else MAIN) for r, ref in zip(rows or (), refs, strict=True)
@@ -274,7 +272,7 @@ async def apply_programme(session: AsyncSession, programme: Programme) -> Import
     """Write a validated programme (caller's transaction), each section through its feature's service; a
     feature's refusal raises ProgrammeInvalid naming the file's row, so nothing is written."""
     guild_id, now = programme.guild_id, utcnow()
-    report = ImportReport(Tally(), Tally(), Tally(), Tally(), Tally())
+    report = ImportReport()
     papers = _Papers(session, guild_id, report.papers)
     report.settings_changed = await _settings(session, programme, now)
     series_rows = await _series(session, guild_id, programme.series, report.series, now)

@@ -1,11 +1,4 @@
-"""Series in the programme file of ``paperclub import`` / ``export``: a top-level ``series:`` list, and
-``series:`` + ``week:`` on each session that is one of its weeks, e.g.::
-
-    series: [{name: Thursday paper club, day: thursday, time: "09:30", every: 1, first: 2026-12-03}]
-    # optional: since (first week of its current day/time), until, duration_minutes, signup_url, skipped
-
-Checked and written with the rest of the file; read back so an exported file imports to the same again.
-"""
+"""The programme's ``series:`` (and each session's ``series:`` + ``week:``): checked, and read back."""
 
 from __future__ import annotations
 

@@ -172,6 +172,24 @@ async def series_choices(session: AsyncSession, guild_id: int, current: str) -> 
 # ---------------------------------------------------------------- creating, and the weeks ahead
 
 
+def _columns(draft: SeriesDraft, first: date) -> dict[str, object]:
+    """A series' stored columns from its draft, first met on ``first``."""
+    rule = draft.rule
+    return {
+        "name": draft.name,
+        "weekday": rule.weekday,
+        "start_time": rule.start.strftime("%H:%M"),
+        "timezone": rule.zone,
+        "interval": rule.interval,
+        "first_date": first,
+        "anchor_date": rule.anchor,
+        "until_date": rule.until,
+        "duration_minutes": draft.duration_minutes,
+        "signup_url": draft.signup_url,
+        "description": draft.description,
+    }
+
+
 async def create_series(
     session: AsyncSession,
     guild_id: int,
@@ -204,25 +222,14 @@ async def create_series(
             f"to {rules.EVENT_BUDGET} (Discord allows 100 upcoming events per server). End a series first, "
             "or keep fewer weeks ahead with `/setup series_horizon`."
         )
-    rule = draft.rule
     row = Series(
         guild_id=guild_id,
-        name=draft.name,
         name_key=draft.key,
-        weekday=rule.weekday,
-        start_time=rule.start.strftime("%H:%M"),
-        timezone=rule.zone,
-        interval=rule.interval,
-        first_date=first or rule.anchor,
-        anchor_date=rule.anchor,
-        until_date=rule.until,
-        duration_minutes=draft.duration_minutes,
-        signup_url=draft.signup_url,
-        description=draft.description,
         sequence=0,
         created_by=created_by,
         created_at=now,
         updated_at=now,
+        **_columns(draft, first or draft.rule.anchor),
     )
     session.add(row)
     try:
@@ -238,20 +245,7 @@ async def keep_series(
 ) -> bool:
     """Make a stored series match a kept record of it (the programme file; its weeks stay where they are);
     True when anything differed, the sequence raised then."""
-    rule = draft.rule
-    values = {
-        "name": draft.name,
-        "weekday": rule.weekday,
-        "start_time": rule.start.strftime("%H:%M"),
-        "timezone": rule.zone,
-        "interval": rule.interval,
-        "first_date": first,
-        "anchor_date": rule.anchor,
-        "until_date": rule.until,
-        "duration_minutes": draft.duration_minutes,
-        "signup_url": draft.signup_url,
-        "description": draft.description,
-    }
+    values = _columns(draft, first)
     changed = {name for name, value in values.items() if getattr(row, name) != value}
     for name in changed:
         setattr(row, name, values[name])

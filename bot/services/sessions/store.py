@@ -269,13 +269,16 @@ async def keep_record(
 ) -> bool:
     """Set a session's status, dated-only flag and recap links as a kept record gives them (no live-flow
     time rules: the record is history); True when any differed."""
-    row = await load_row(session, guild_id, session_id)
+    row = await session.get(ClubSession, session_id)
+    if row is None or row.guild_id != guild_id:
+        raise NotFound(f"There is no session #{session_id} in this server.")
     changed = {name for name in RECORD & values.keys() if getattr(row, name) != values[name]}
     for name in changed:
         setattr(row, name, values[name])
     if changed:
         row.sequence += 1
-        await _save(session, row, now)
+        row.updated_at = now
+        await session.flush()
     return bool(changed)
 
 

@@ -12,7 +12,7 @@ from bot.host import Host
 from bot.services.site import config as site_config
 from bot.services.site import tokens
 from bot.services.site.config import SiteConfig
-from bot.services.site.web import PublicUrl, SiteHandlers, reader_session_factory
+from bot.services.site.web import PublicUrl, reader_session_factory, site_routes
 from db.models.privacy import DEFAULT_GRACE_DAYS
 
 OFF = "This server's website is off, so there is no calendar feed yet: an admin turns it on with `/setup website`."
@@ -36,7 +36,7 @@ class Site:
     def routes(self, public_url: PublicUrl, *, grace_days: int = DEFAULT_GRACE_DAYS) -> web.RouteTableDef:
         """Every site's routes for the bot's web server (pages only read: no SQLite write lock)."""
         readers = reader_session_factory(self.host.engine)
-        return SiteHandlers(readers, self.host.clock, public_url, grace_days=grace_days).routes()
+        return site_routes(readers, self.host.clock, public_url, grace_days=grace_days)
 
     async def site(self, guild_id: int) -> SiteConfig:
         """The server's website settings."""
