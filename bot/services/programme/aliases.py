@@ -12,7 +12,7 @@ from bot.errors import BadInput
 from bot.papers import PaperRef, parse_paper_ref
 from bot.services.papers.aliases import choose, list_aliases, normalize_name
 from bot.services.papers.resolve import Choice
-from bot.services.programme.checks import Checker
+from bot.services.programme.checks import Checker, item_lines
 from db.models import Paper
 from db.models.papers import ALIAS_NAME_MAX
 
@@ -52,17 +52,12 @@ def _name(text: str) -> str:
     return name
 
 
-def _lines(node: Any) -> list[int | None]:
-    lines = getattr(node, "lines", None)
-    return list(lines) if lines else [None] * len(node or [])
-
-
 def check_aliases(checker: Checker, nodes: Any, line: int | None) -> list[ProgrammeAlias]:
     """The file's ``aliases:`` list, each entry checked (problems go to ``checker``, the document's)."""
     out: list[ProgrammeAlias] = []
     seen: dict[str, int] = {}
     items = checker.sequence(nodes, "aliases", line)
-    for index, (node, item_line) in enumerate(zip(items, _lines(items), strict=True)):
+    for index, (node, item_line) in enumerate(zip(items, item_lines(items), strict=True)):
         where = f"aliases[{index + 1}]"
         at = checker.line_of(node) or item_line or line
         parsed = _one(checker, node, where, at)

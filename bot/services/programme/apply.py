@@ -131,19 +131,19 @@ async def _settings(session: AsyncSession, programme: Programme, now: datetime) 
     """The file's settings through the guild's and the series' services; True when any changed."""
     guild_id, given = programme.guild_id, programme.settings
     changed = False
-    current = await series_store.get_settings(session, guild_id)
+    series = await series_store.get_settings(session, guild_id)
     weeks_ahead, days = given.get("series_horizon_weeks"), given.get("series_nudge_days")
     try:
-        if isinstance(weeks_ahead, int) and weeks_ahead != current.horizon_weeks:
+        if isinstance(weeks_ahead, int) and weeks_ahead != series.horizon_weeks:
             await series_store.set_horizon(session, guild_id, weeks_ahead, now)
             changed = True
-        if isinstance(days, int) and days != current.nudge_days:
+        if isinstance(days, int) and days != series.nudge_days:
             await series_store.set_nudge_days(session, guild_id, days, now)
             changed = True
     except PaperclubError as refused:
         raise _refused(None, "settings.series_horizon_weeks", refused) from None
     config = await get_config(session, guild_id)
-    current_values = {
+    current = {
         "timezone": config.timezone,
         "display_zones": config.display_zones_text,
         "reminder_offsets": config.reminder_offsets_text,
@@ -153,7 +153,7 @@ async def _settings(session: AsyncSession, programme: Programme, now: datetime) 
         "organizer_role_id": config.organizer_role_id,
         "ping_role_id": config.ping_role_id,
     }
-    changes = {k: v for k, v in given.items() if k not in SERIES_SETTINGS and current_values.get(k) != v}
+    changes = {k: v for k, v in given.items() if k not in SERIES_SETTINGS and current.get(k) != v}
     if changes:
         await update_config(session, guild_id, **changes)
     return changed or bool(changes)

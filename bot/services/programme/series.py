@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil, when
 from bot.errors import BadInput
-from bot.services.programme.checks import Checker
+from bot.services.programme.checks import Checker, item_lines
 from bot.services.series import rules
 from bot.services.series.rules import Rule
 from db.models.series import (
@@ -61,11 +61,6 @@ class ProgrammeSeries:
         return rules.name_key(self.name)
 
 
-def _lines(node: Any) -> list[int | None]:
-    lines = getattr(node, "lines", None)
-    return list(lines) if lines else [None] * len(node or [])
-
-
 def _iso_date(text: str) -> date:
     try:
         return date.fromisoformat(text.strip())
@@ -78,7 +73,7 @@ def check_series(checker: Checker, nodes: Any, line: int | None, zone: str) -> l
     out: list[ProgrammeSeries] = []
     seen: dict[str, int] = {}
     items = checker.sequence(nodes, "series", line)
-    for index, (node, item_line) in enumerate(zip(items, _lines(items), strict=True)):
+    for index, (node, item_line) in enumerate(zip(items, item_lines(items), strict=True)):
         where = f"series[{index + 1}]"
         at_line = checker.line_of(node) or item_line or line
         parsed = _one(checker, node, where, at_line, zone)
@@ -173,7 +168,7 @@ def _skipped(
 ) -> tuple[tuple[date, str | None], ...]:
     out: dict[date, str | None] = {}
     items = checker.sequence(nodes, where, line)
-    for index, (node, item_line) in enumerate(zip(items, _lines(items), strict=True)):
+    for index, (node, item_line) in enumerate(zip(items, item_lines(items), strict=True)):
         here, at = f"{where}[{index + 1}]", item_line or line
         reason = None
         if isinstance(node, dict):
