@@ -111,7 +111,8 @@ async def test_the_self_check_names_a_channel_hidden_after_it_was_set(discord_en
     assert card_fields(shown)["Announcements channel"] == f"<#{env.announcements.id}>"
     # the reply to any change says it too
     changed = await _as(env, "setup timezone", {"zone": "Europe/London"})
-    assert card_title(changed).startswith("⚠️ Saved, but the bot is missing permissions")
+    assert card_title(changed) == "Saved."  # said once: the report names what is missing
+    assert card_report(changed).startswith("⚠️ **The bot is missing permissions:**")
     assert card_report(changed).splitlines() == expected
     # seen again: only what is left (the ping role) is reported
     await _let_the_bot_in(env, env.announcements)

@@ -199,7 +199,8 @@ async def test_lesser_gaps_are_saved_and_said_prominently(discord_env) -> None:
     )
     saved = await _setup(env, "setup announcements", {"channel": env.announcements})
     assert saved.ephemeral
-    assert card_title(saved).startswith("⚠️ Saved, but the bot is missing permissions")
+    assert card_title(saved) == "Saved."  # said once: the report names what is missing
+    assert card_report(saved).startswith("⚠️ **The bot is missing permissions:**")
     assert _settings_fields(saved)["Announcements channel"] == f"<#{env.announcements.id}>"
     lines = card_report(saved).splitlines()
     channel = f"<#{env.announcements.id}>"
@@ -223,7 +224,8 @@ async def test_server_forum_and_ping_role_gaps(discord_env) -> None:
     await _setup(env, "setup announcements", {"channel": env.announcements})
     await _setup(env, "setup suggestions", {"channel": env.suggestions})
     saved = await _setup(env, "setup ping_role", {"role": quiet})
-    assert card_title(saved).startswith("⚠️ Saved")
+    assert card_title(saved) == "Saved."  # said once: the report names what is missing
+    assert card_report(saved).startswith("⚠️ **The bot is missing permissions:**")
     assert f"• Make <@&{quiet.id}> mentionable" in card_report(saved)
     assert "reminders cannot ping it" in card_report(saved)
     # an older invite: Manage Events, no Create Events; and no posting in the forum's threads

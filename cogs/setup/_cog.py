@@ -21,7 +21,6 @@ from cogs.setup._options import AboutText, Offsets, Slug, Topics, Zone, Zones
 from cogs.site import settings as site_settings
 
 SAVED = "Saved."
-SAVED_WITH_GAPS = "⚠️ Saved, but the bot is missing permissions"
 
 
 def _mention(kind: str, value: int | None) -> str:
@@ -97,8 +96,7 @@ class SetupCog(
                 raise BadInput(refusal)
         config = await self.setup.change(guild.id, **changes)
         self.bot.dispatch("guild_settings_changed", guild.id, set(changes))
-        gaps = access.guild_gaps(guild, config)
-        card = settings_card(config, gaps, title=SAVED_WITH_GAPS if gaps else SAVED)
+        card = settings_card(config, access.guild_gaps(guild, config), title=SAVED)
         await send_ephemeral(interaction, view=card.view())
 
     @app_commands.command(name="show", description="Show the club's settings (organizers)")

@@ -13,7 +13,7 @@ from bot.errors import PaperclubError
 from bot.papers import normalize_title
 from bot.services.config.guild import get_config, update_config
 from bot.services.papers.aliases import aliased_paper
-from bot.services.papers.store import get_or_create_paper
+from bot.services.papers.store import find_paper, get_or_create_paper
 from bot.services.programme import aliases as alias_programme
 from bot.services.programme import website as website_programme
 from bot.services.programme.checks import Problem, ProgrammeInvalid
@@ -102,9 +102,7 @@ class _Papers:
     async def get(self, given: ProgrammePaper) -> Paper:
         if given.ref.key in self.done:
             return self.done[given.ref.key]
-        existing = await self.session.scalar(
-            select(Paper).where(Paper.guild_id == self.guild_id, Paper.key == given.ref.key)
-        )
+        existing = await find_paper(self.session, self.guild_id, given.ref)
         aliased = None if existing else await aliased_paper(self.session, self.guild_id, given.ref)
         if aliased is not None:  # a name the guild resolved: the paper it means, its own title kept
             self.done[given.ref.key] = aliased
