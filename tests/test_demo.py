@@ -74,8 +74,8 @@ def test_setup_scenes(tour: str) -> None:
     checked = scene(scenes, "An organizer checks the settings")
     assert "Only members with Manage Server can change the club's settings." in checked
     # the quiet steps before it were waited for: the first settings card has them all
-    card = first[first.index("Paper club settings") :]
-    assert "Announcements channel: #announcements" in card[: card.index("└")]
+    card = first[first.index("Saved.") :]
+    assert "**Announcements channel:** #announcements" in card[: card.index("└")]
     assert "not set" not in card[: card.index("└")]
 
 

@@ -16,7 +16,7 @@ from bot.hidden_channels import CHANNEL_OBFUSCATED
 from db.models.reminders import Reminder
 from db.models.suggestions import Suggestion
 from standin.state import HIDDEN_NAME, VIEW_CHANNEL
-from tests.cards import card_fields, card_report
+from tests.cards import card_fields, card_report, card_title
 
 HIDDEN_LOG = "hidden from the bot"
 
@@ -86,7 +86,7 @@ async def test_choosing_a_channel_hidden_from_the_bot_is_refused(discord_env) ->
 
     await _let_the_bot_in(env, env.announcements)
     saved = await _as(env, "setup announcements", {"channel": env.announcements})
-    assert saved.content == "Saved."
+    assert card_title(saved) == "Saved."
 
 
 async def test_the_self_check_names_a_channel_hidden_after_it_was_set(discord_env) -> None:
@@ -111,7 +111,8 @@ async def test_the_self_check_names_a_channel_hidden_after_it_was_set(discord_en
     assert card_fields(shown)["Announcements channel"] == f"<#{env.announcements.id}>"
     # the reply to any change says it too
     changed = await _as(env, "setup timezone", {"zone": "Europe/London"})
-    assert changed.content.startswith("⚠️ Saved, but the bot is missing permissions")
+    assert card_title(changed) == "Saved."  # said once: the report names what is missing
+    assert card_report(changed).startswith("⚠️ **The bot is missing permissions:**")
     assert card_report(changed).splitlines() == expected
     # seen again: only what is left (the ping role) is reported
     await _let_the_bot_in(env, env.announcements)

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from bot.permissions import REQUIRED_PERMISSIONS
 from standin.state import USE_APPLICATION_COMMANDS, member_permissions
+from tests.cards import card_report, card_title
 from tests.suggestions.helpers import invoke_to_completion, latest_suggestion_id, suggest
 
 # The clock starts Monday 30 November 2026; the session is that Thursday at 9:30 AM PT.
@@ -44,8 +45,8 @@ async def test_the_invite_alone_is_enough(discord_env) -> None:
         ("setup ping_role", {"role": env.world.readers}),
     ]:
         saved = await (await env.invoke(command, options, member=env.admin)).response()
-        assert saved.content == "Saved.", (command, saved.content)
-        assert saved.embeds[0]["description"].startswith("✅")
+        assert card_title(saved) == "Saved.", command
+        assert card_report(saved).startswith("✅")
 
     # a session: its event, announcement (a layout), thread with the presenter in it
     presenter = env.members[0]

@@ -12,6 +12,7 @@ from bot.demo.botenv import BotEnv
 from bot.services.reminders.texts import PaperLink, SessionFacts, session_channel_text
 from bot.timeutil import DEFAULT_DISPLAY_ZONES
 from standin.state import Message
+from tests.cards import card_title
 from tests.markdown_view import link_to
 from tests.reading.layouts import sections
 
@@ -31,7 +32,7 @@ def as_shown(text: str) -> str:
 
 async def suggest_the_paper(env: BotEnv) -> None:
     saved = await final(env, "setup suggestions", {"channel": env.suggestions}, env.admin)
-    assert saved.content == "Saved."
+    assert card_title(saved) == "Saved."
     thanks = await final(env, "suggest paper", {"paper": URL, "title": TITLE}, env.member)
     assert thanks.content.startswith("Thanks!"), thanks.content
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 import pytest
 
 from bot.permissions import REQUIRED_PERMISSIONS
 from bot.tree import APOLOGY
+from standin.components import text_displays
 from standin.state import (
     CREATE_EVENTS,
     CREATE_PUBLIC_THREADS,
@@ -38,7 +40,7 @@ async def test_setup_show_defaults_for_new_guild(discord_env) -> None:
     fields = card_fields(response)
     assert fields["Time zone"] == "America/Los_Angeles"
     assert fields["Announcements channel"] == "not set"
-    assert fields["Reminder offsets"] == "24h,1h"
+    assert fields["Reminders"] == "24 hours and 1 hour before each session"
 
 
 async def test_setup_changes_need_manage_server(discord_env) -> None:
@@ -54,9 +56,9 @@ async def test_setup_changes_need_manage_server(discord_env) -> None:
         await env.invoke("setup announcements", {"channel": env.announcements}, member=env.admin)
     ).response()
     assert ok.ephemeral
-    assert ok.content == "Saved."
+    assert card_title(ok) == "Saved."
     ok = await (await env.invoke("setup timezone", {"zone": "ET"}, member=env.admin)).response()
-    fields = {f["name"]: f["value"] for f in ok.embeds[0]["fields"]}
+    fields = card_fields(ok)
     assert fields["Time zone"] == "America/New_York"
     assert fields["Announcements channel"] == f"<#{env.announcements.id}>"
 
@@ -71,7 +73,7 @@ async def test_setup_bad_input_is_ephemeral_and_stores_nothing(discord_env) -> N
     shown = await (await env.invoke("setup show", member=env.admin)).response()
     fields = card_fields(shown)
     assert fields["Time zone"] == "America/Los_Angeles"
-    assert fields["Reminder offsets"] == "24h,1h"
+    assert fields["Reminders"] == "24 hours and 1 hour before each session"
 
 
 async def test_timezone_autocomplete(discord_env) -> None:
@@ -157,7 +159,7 @@ async def test_setup_show_says_nothing_is_missing_with_the_invites_permissions(d
         ("setup ping_role", {"role": env.world.readers}),
     ]:
         saved = await _setup(env, command, options)
-        assert saved.content == "Saved.", saved.content
+        assert card_title(saved) == "Saved."
     shown = await (await env.invoke("setup show", member=env.organizer)).response()
     assert card_report(shown) == "✅ The bot has every permission the club's settings need."
 
@@ -186,7 +188,7 @@ async def test_a_channel_the_bot_cannot_post_in_is_refused_with_the_fix(discord_
     # allowed to post: saved
     await env.standin.set_overwrite(env.announcements, env.world.bot_role, allow=VIEW_CHANNEL)
     saved = await _setup(env, "setup announcements", {"channel": env.announcements})
-    assert saved.content == "Saved."
+    assert card_title(saved) == "Saved."
     assert _settings_fields(saved)["Announcements channel"] == f"<#{env.announcements.id}>"
 
 
@@ -197,7 +199,8 @@ async def test_lesser_gaps_are_saved_and_said_prominently(discord_env) -> None:
     )
     saved = await _setup(env, "setup announcements", {"channel": env.announcements})
     assert saved.ephemeral
-    assert saved.content.startswith("⚠️ Saved, but the bot is missing permissions")
+    assert card_title(saved) == "Saved."  # said once: the report names what is missing
+    assert card_report(saved).startswith("⚠️ **The bot is missing permissions:**")
     assert _settings_fields(saved)["Announcements channel"] == f"<#{env.announcements.id}>"
     lines = card_report(saved).splitlines()
     channel = f"<#{env.announcements.id}>"
@@ -221,7 +224,8 @@ async def test_server_forum_and_ping_role_gaps(discord_env) -> None:
     await _setup(env, "setup announcements", {"channel": env.announcements})
     await _setup(env, "setup suggestions", {"channel": env.suggestions})
     saved = await _setup(env, "setup ping_role", {"role": quiet})
-    assert saved.content.startswith("⚠️ Saved")
+    assert card_title(saved) == "Saved."  # said once: the report names what is missing
+    assert card_report(saved).startswith("⚠️ **The bot is missing permissions:**")
     assert f"• Make <@&{quiet.id}> mentionable" in card_report(saved)
     assert "reminders cannot ping it" in card_report(saved)
     # an older invite: Manage Events, no Create Events; and no posting in the forum's threads
@@ -272,3 +276,37 @@ async def test_a_stale_first_read_of_the_synced_hash_does_not_sync_again(discord
     assert len(puts) == 1  # only the first start's sync
     shown = await (await env.invoke("setup show", member=env.admin)).response()
     assert card_title(shown) == "Paper club settings"
+
+
+def _next_steps(message: Any) -> list[str]:
+    return [
+        line
+        for text in text_displays(message.components)
+        for line in text.split("\n")
+        if line.startswith("Next:")
+    ]
+
+
+async def test_setup_show_lists_the_steps_still_missing_as_commands(discord_env) -> None:
+    env = discord_env
+    shown = await (await env.invoke("setup show", member=env.organizer)).response()
+    assert _next_steps(shown) == [
+        "Next: `/setup announcements` — where sessions are announced",
+        "Next: `/setup suggestions` — where members' suggestions are posted",
+        "Next: `/setup organizer_role` — who may run the club's organizer commands",
+        "Next: `/setup ping_role` — the role session reminders ping",
+    ]
+    text = "\n".join(text_displays(shown.components))
+    assert "America/Los_Angeles=" not in text  # settings as an organizer reads them
+    assert "24h" not in text
+    assert card_fields(shown)["Times shown in"] == "PT, London, IST"
+    await _setup(env, "setup suggestions", {"channel": env.suggestions})
+    saved = await _setup(env, "setup announcements", {"channel": env.announcements})
+    assert _next_steps(saved) == [
+        "Next: `/setup organizer_role` — who may run the club's organizer commands",
+        "Next: `/setup ping_role` — the role session reminders ping",
+    ]
+    await _setup(env, "setup organizer_role", {"role": env.world.readers})
+    await _setup(env, "setup ping_role", {"role": env.world.readers})
+    shown = await (await env.invoke("setup show", member=env.organizer)).response()
+    assert _next_steps(shown) == []

@@ -73,7 +73,7 @@ async def test_another_process_change_shows_in_the_next_setup_show(discord_env, 
             )
         after = fields_of(await show(env, env.organizer))
         assert after["Time zone"] == "Europe/London"
-        assert after["Reminder offsets"] == "2h"
+        assert after["Reminders"] == "2 hours before each session"
         assert after["Organizer role"] == f"<@&{env.world.readers.id}>"
         assert after["Website"] == "off (address `/paper-club/` kept)"
         assert after["Series"] == "4 weeks ahead · nudges off"
@@ -145,8 +145,8 @@ async def test_each_setting_another_process_changes_shows_in_the_next_call(disco
         ),
         (update(gs).values(ping_role_id=world.readers.id), "Ping role", f"<@&{world.readers.id}>"),
         (update(gs).values(timezone="Asia/Kolkata"), "Time zone", "Asia/Kolkata"),
-        (update(gs).values(reminder_offsets="3h"), "Reminder offsets", "3h"),
-        (update(gs).values(display_zones="UTC=UTC"), "Display zones", "UTC=UTC"),
+        (update(gs).values(reminder_offsets="3h"), "Reminders", "3 hours before each session"),
+        (update(gs).values(display_zones="UTC=UTC"), "Times shown in", "UTC"),
         (
             update(gs).values(suggestion_topics="benchmarks;simulators"),
             "Suggestion topics",

@@ -1,12 +1,5 @@
-"""What the bot lacks where the club's settings send it, each with the fix.
-
-Computed from the guild's roles and the channel overwrites the gateway gave (discord.py's
-``channel.permissions_for(guild.me)`` and ``guild.me.guild_permissions``), for each configured channel
-against what that channel's use needs, and for the server (Create Events). Every flag here is part of
-:data:`bot.permissions.REQUIRED_PERMISSIONS`, the invite's set. A channel hidden from the bot (Discord sends
-it obfuscated: :mod:`bot.hidden_channels`) is named by its id, never by the placeholder name the bot was
-given, and nothing else is judged there.
-"""
+"""What the bot lacks where the club's settings send it (from the permissions the gateway gave), each with
+its fix; a channel hidden from the bot is named by its id only."""
 
 from __future__ import annotations
 

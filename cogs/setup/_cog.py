@@ -10,18 +10,17 @@ from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
 from bot.layouts import Card, escape, lines
 from bot.permissions import IN_SERVER_ONLY, ensure_organizer, manager_only, require_guild_id
-from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, send_ephemeral
-from bot.services.config.guild import GuildConfig, update_config
-from bot.services.setup.overview import SetupOverview, read_overview
+from bot.replies import cut, send_ephemeral
+from bot.services.config.guild import GuildConfig
+from bot.services.setup.actions import Setup
+from bot.services.setup.overview import next_steps, reminders_text, zones_text
 from bot.transformers import timezone_autocomplete
 from cogs.series import settings as series_settings
 from cogs.setup import _access as access
 from cogs.setup._options import AboutText, Offsets, Slug, Topics, Zone, Zones
 from cogs.site import settings as site_settings
-from db.engine import one_statement_session_factory
 
 SAVED = "Saved."
-SAVED_WITH_GAPS = "⚠️ Saved, but the bot is missing permissions: see the list below."
 
 
 def _mention(kind: str, value: int | None) -> str:
@@ -36,30 +35,21 @@ def _guild(interaction: Interaction) -> discord.Guild:
     return interaction.guild
 
 
-def render_settings_embed(config: GuildConfig, gaps: list[access.Gap] | None = None) -> discord.Embed:
-    """The settings card; with ``gaps``, what the bot lacks for them (or that nothing is missing) on top."""
-    description = cut(access.report(gaps), EMBED_DESCRIPTION_LIMIT) if gaps is not None else None
-    embed = discord.Embed(
-        title="Paper club settings", description=description, colour=discord.Colour.blurple()
-    )
-    embed.add_field(name="Announcements channel", value=_mention("channel", config.announcements_channel_id))
-    embed.add_field(name="Suggestions channel", value=_mention("channel", config.suggestions_channel_id))
-    embed.add_field(name="Organizer role", value=_mention("role", config.organizer_role_id))
-    embed.add_field(name="Ping role", value=_mention("role", config.ping_role_id))
-    embed.add_field(name="Time zone", value=config.timezone)
-    embed.add_field(name="Reminder offsets", value=config.reminder_offsets_text)
-    embed.add_field(name="Display zones", value=cut(config.display_zones_text, 1024), inline=False)
-    embed.add_field(
-        name="Suggestion topics", value=cut(", ".join(config.suggestion_topics), 1024), inline=False
-    )
-    return embed
-
-
-def settings_card(config: GuildConfig, gaps: list[access.Gap], *, website: str, series: str) -> Card:
-    """/setup show as a layout: what the bot lacks (or that nothing is missing), then every setting."""
+def settings_card(
+    config: GuildConfig,
+    gaps: list[access.Gap],
+    *,
+    title: str = "Paper club settings",
+    website: str | None = None,
+    series: str | None = None,
+) -> Card:
+    """The settings as a layout: what the bot lacks (or that nothing is missing), the set-up commands still to
+    run, every setting."""
     card = Card(accent=discord.Colour.blurple())
-    card.heading("Paper club settings")
+    card.heading(title)
     card.text(cut(access.report(gaps), 1500))
+    if steps := next_steps(config):
+        card.text(lines([f"Next: `{command}` — {what}" for command, what in steps]))
     card.separator()
     card.text(
         lines(
@@ -69,14 +59,16 @@ def settings_card(config: GuildConfig, gaps: list[access.Gap], *, website: str, 
                 f"**Organizer role:** {_mention('role', config.organizer_role_id)}",
                 f"**Ping role:** {_mention('role', config.ping_role_id)}",
                 f"**Time zone:** {config.timezone}",
-                f"**Reminder offsets:** {config.reminder_offsets_text}",
-                f"**Display zones:** {cut(config.display_zones_text, 1024)}",
+                f"**Reminders:** {reminders_text(config)}",
+                f"**Times shown in:** {cut(zones_text(config), 1024)}",
                 f"**Suggestion topics:** {escape(', '.join(config.suggestion_topics), 1100)}",
             ]
         )
     )
-    card.text(f"**Website:** {cut(website, 1024)}")
-    card.text(f"**Series:** {cut(series, 1024)}")
+    if website is not None:
+        card.text(f"**Website:** {cut(website, 1024)}")
+    if series is not None:
+        card.text(f"**Series:** {cut(series, 1024)}")
     return card
 
 
@@ -89,12 +81,8 @@ class SetupCog(
 ):
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        self._readers = one_statement_session_factory(bot.engine)  # /setup show: one SELECT
+        self.setup = Setup(bot)
         super().__init__()
-
-    async def _read_overview(self, guild_id: int) -> SetupOverview:
-        async with self._readers() as session:
-            return await read_overview(session, guild_id)
 
     async def _change(
         self, interaction: Interaction, *, channel: access.Checked | None = None, **changes: object
@@ -106,19 +94,16 @@ class SetupCog(
             refusal = access.refusal_for(guild, channel)
             if refusal is not None:
                 raise BadInput(refusal)
-        async with self.bot.session_factory() as session, session.begin():
-            config = await update_config(session, guild.id, **changes)
+        config = await self.setup.change(guild.id, **changes)
         self.bot.dispatch("guild_settings_changed", guild.id, set(changes))
-        gaps = access.guild_gaps(guild, config)
-        await send_ephemeral(
-            interaction, SAVED_WITH_GAPS if gaps else SAVED, embed=render_settings_embed(config, gaps)
-        )
+        card = settings_card(config, access.guild_gaps(guild, config), title=SAVED)
+        await send_ephemeral(interaction, view=card.view())
 
     @app_commands.command(name="show", description="Show the club's settings (organizers)")
     async def show(self, interaction: Interaction) -> None:
         await ensure_organizer(interaction)
         # One read for the whole card (settings, website, series: one statement, outside a transaction).
-        overview = await self._read_overview(require_guild_id(interaction))
+        overview = await self.setup.overview(require_guild_id(interaction))
         gaps = access.guild_gaps(_guild(interaction), overview.config)
         card = settings_card(
             overview.config,

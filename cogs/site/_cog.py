@@ -12,20 +12,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, PaperclubBot
-from bot.errors import NotConfigured
 from bot.permissions import require_guild_id
 from bot.replies import send_ephemeral
-from bot.services.calendars import ics
 from bot.services.sessions.info import SessionInfo
-from bot.services.site import tokens
-from bot.services.site.config import get_site
-from bot.services.site.web import SiteHandlers, reader_session_factory
+from bot.services.site.actions import Site
 from cogs.sessions import announcement_buttons
-from cogs.sessions.publish import sessions_of
-from cogs.site._links import public_base, session_url
-
-OFF = "This server's website is off, so there is no calendar feed yet: an admin turns it on with `/setup website`."
-UNREACHABLE = "The website has no address yet: the bot's host sets WEB_PORT (and PUBLIC_URL) to serve it."
+from cogs.site._links import public_base
 
 
 @app_commands.guild_only()
@@ -34,6 +26,7 @@ class SiteCog(
 ):
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
+        self.site = Site(bot)
         super().__init__()
 
     async def cog_load(self) -> None:
@@ -41,11 +34,8 @@ class SiteCog(
         announcement_buttons.of(self.bot).add_link(self.session_page_link)
         if self.bot.web is not None:
             web = self.bot.web  # its public_url is PUBLIC_URL, else its own address once it listens
-            readers = reader_session_factory(self.bot.engine)  # pages only read: no SQLite write lock
             grace = self.bot.settings.guild_data_grace_days  # said on the privacy page
-            web.add_routes(
-                SiteHandlers(readers, self.bot.clock, lambda: web.public_url, grace_days=grace).routes()
-            )
+            web.add_routes(self.site.routes(lambda: web.public_url, grace_days=grace))
 
     async def cog_unload(self) -> None:
         """Stop linking the session pages."""
@@ -54,23 +44,16 @@ class SiteCog(
     async def session_page_link(self, info: SessionInfo) -> discord.ui.Item[Any] | None:
         """The session's page, while the server's website is on: kept once the session is over (its
         recording and notes are there)."""
-        url = await session_url(self.bot, info.guild_id, info.id)
+        url = await self.site.session_url(public_base(self.bot), info.guild_id, info.id)
         if url is None:
             return None
         return discord.ui.Button(label="Session page", style=discord.ButtonStyle.link, url=url)
 
     async def _feed(self, interaction: Interaction, *, reset: bool) -> None:
-        guild_id = require_guild_id(interaction)
-        base = public_base(self.bot)
-        async with self.bot.session_factory() as session, session.begin():
-            site = await get_site(session, guild_id)
-            if not site.live:
-                raise NotConfigured(OFF)
-            if base is None:
-                raise NotConfigured(UNREACHABLE)
-            issued = await tokens.issue(
-                session, guild_id, interaction.user.id, now=self.bot.clock.now(), reset=reset
-            )
+        feed = await self.site.feed(
+            public_base(self.bot), require_guild_id(interaction), interaction.user.id, reset=reset
+        )
+        issued = feed.issued
         if issued.token is None:
             made = issued.created_at
             day = f"{made.day} {made:%B %Y}"
@@ -81,7 +64,6 @@ class SiteCog(
                 "(the old one stops working).",
             )
             return
-        url = f"{base.rstrip('/')}/{site.slug}/calendar/{issued.token}.ics"
         lead = (
             "Your new personal calendar feed (the old address no longer works):"
             if issued.replaced
@@ -91,7 +73,7 @@ class SiteCog(
         )
         await send_ephemeral(
             interaction,
-            f"{lead}\n<{url}>\nSubscribe to it in your calendar app (Google Calendar: Other calendars → From URL; "
+            f"{lead}\n<{feed.url}>\nSubscribe to it in your calendar app (Google Calendar: Other calendars → From URL; "
             "Apple Calendar: File → New Calendar Subscription). "
             "Keep it to yourself: anyone with the address sees your sessions. I show it only now; "
             "`/calendar reset` replaces it.",
@@ -99,10 +81,8 @@ class SiteCog(
 
     @app_commands.command(name="file", description="A calendar file (.ics) of all upcoming sessions")
     async def file(self, interaction: Interaction) -> None:
-        guild_id = require_guild_id(interaction)
-        now = self.bot.clock.now()
         name = interaction.guild.name if interaction.guild else "Paper club"
-        data, count = await ics.guild_calendar(sessions_of(self.bot).store, guild_id, now, name=name[:100])
+        data, count = await self.site.calendar_file(require_guild_id(interaction), name[:100])
         await send_ephemeral(
             interaction,
             f"{count} upcoming session{'s' if count != 1 else ''}. Open the file to add them to your calendar; "

@@ -9,9 +9,10 @@ from bot.client import Interaction, PaperclubBot
 from bot.permissions import ensure_manager
 from bot.replies import send_ephemeral
 from bot.services.site import config as site_config
+from bot.services.site.actions import Site
 from bot.services.site.config import MAX_ABOUT, SiteConfig
 from bot.views import PaperclubModal
-from cogs.site._links import guild_site, public_base
+from cogs.site._links import public_base
 
 
 def site_status(base: str | None, site: SiteConfig) -> str:
@@ -34,10 +35,7 @@ async def set_website(interaction: Interaction, enabled: bool, slug: str | None)
     guild_id = ensure_manager(interaction)
     bot = interaction.client
     title = interaction.guild.name if interaction.guild is not None else None
-    async with bot.session_factory() as session, session.begin():
-        site = await site_config.set_website(
-            session, guild_id, enabled=enabled, slug=slug, title=title, now=bot.clock.now()
-        )
+    site = await Site(bot).set_website(guild_id, enabled, slug, title)
     status = site_status(public_base(bot), site)
     extra = (
         " Announcements and `/session show` now link each session's page; members get their own calendar "
@@ -72,8 +70,7 @@ async def save_about(interaction: Interaction, text: str | None) -> None:
     """Save (or clear) the website's "How the club runs" text and say where it shows."""
     guild_id = ensure_manager(interaction)
     bot = interaction.client
-    async with bot.session_factory() as session, session.begin():
-        site = await site_config.set_about(session, guild_id, text, now=bot.clock.now())
+    site = await Site(bot).set_about(guild_id, text)
     shown = "cleared" if site.about is None else f"saved ({len(site.about)} characters)"
     where = "" if site.live else " It shows once the website is on (`/setup website`)."
     await send_ephemeral(interaction, f"The “How it runs” text is {shown}.{where}")
@@ -85,5 +82,5 @@ async def set_about(interaction: Interaction, text: str | None) -> None:
     if text is not None:
         await save_about(interaction, text)
         return
-    site = await guild_site(interaction.client, guild_id)
+    site = await Site(interaction.client).site(guild_id)
     await interaction.response.send_modal(AboutModal(site.about))

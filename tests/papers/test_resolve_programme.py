@@ -50,11 +50,11 @@ async def test_aliases_round_trip_through_export_and_import(session_factory) -> 
         {"name": "TMax", "paper": "2511.00001", "title": TMAX, "chosen_by": 42, "chosen_at": NOW.isoformat()},
     ]
     _, same = await import_text(session_factory, exported, suffix=".yaml", guild_id=GUILD)
-    assert (same.aliases_new, same.aliases_changed) == (0, 0)
+    assert (same.aliases.new, same.aliases.changed) == (0, 0)
 
     elsewhere = without_website(exported)  # the site's address is the first server's
     _, fresh = await import_text(session_factory, elsewhere, suffix=".yaml", guild_id=77)
-    assert fresh.aliases_new == 3
+    assert fresh.aliases.new == 3
     assert (await export_text(session_factory, 77, suffix=".yaml")).replace(
         "guild_id: 77", f"guild_id: {GUILD}"
     ) == elsewhere
@@ -73,8 +73,8 @@ async def test_aliases_round_trip_through_export_and_import(session_factory) -> 
     _, again = await import_text(
         session_factory, without_website(CLUB_YAML.read_text(encoding="utf-8")), suffix=".yaml", guild_id=77
     )
-    assert again.papers_new == 0
-    assert (again.aliases_new, again.aliases_changed) == (0, 0)
+    assert again.papers.new == 0
+    assert (again.aliases.new, again.aliases.changed) == (0, 0)
 
 
 async def test_a_hand_written_alias_resolves_the_files_own_title_only_paper(session_factory) -> None:
@@ -86,8 +86,8 @@ sessions:
   - {title: Terminal agents, starts_at: "2026-11-26 09:30", papers: [TMax]}
 """
     _, report = await import_text(session_factory, text, suffix=".yaml", guild_id=None)
-    assert report.aliases_new == 1
-    assert report.papers_new == 0  # the session's TMax is the alias's paper
+    assert report.aliases.new == 1
+    assert report.papers.new == 0  # the session's TMax is the alias's paper
     exported = yaml.safe_load(await export_text(session_factory, 5, suffix=".yaml"))
     assert exported["sessions"][0]["papers"] == [
         {"paper": "2511.00001", "title": "TMax: Scaling Terminal Agents"}

@@ -65,8 +65,8 @@ async def test_importing_twice_changes_nothing(club) -> None:
     guild, report = await import_text(club, CLUB_YAML.read_text(), suffix=".yaml", guild_id=GUILD)
     assert guild == GUILD
     assert not report.changed_anything
-    assert report.sessions_same == 15
-    assert report.lists_same == 2
+    assert report.sessions.same == 15
+    assert report.lists.same == 2
     assert await snapshot(club) == before
 
 
@@ -79,8 +79,8 @@ async def test_export_import_round_trip(club) -> None:
 
     elsewhere = without_website(exported)  # the site's address is this server's
     _, other = await import_text(club, elsewhere, suffix=".yaml", guild_id=77)  # into a fresh guild
-    assert other.sessions_new == 15
-    assert other.lists_new == 2
+    assert other.sessions.new == 15
+    assert other.lists.new == 2
     re_exported = await export_text(club, 77, suffix=".yaml")
     assert re_exported.replace("guild_id: 77", "guild_id: 1") == elsewhere
 
@@ -89,7 +89,7 @@ async def test_export_import_round_trip(club) -> None:
     data = json.loads(as_json)
     data.pop("website")
     _, from_json = await import_text(club, json.dumps(data), suffix=".json", guild_id=78)
-    assert from_json.sessions_new == 15
+    assert from_json.sessions.new == 15
     assert json.loads(await export_text(club, 78, suffix=".json")) == {**data, "guild_id": 78}
 
 
@@ -99,7 +99,7 @@ async def test_editing_the_file_updates_only_what_changed(club) -> None:
         "papers: [DSec, https://arxiv.org/abs/2401.12340]\n    recording_url: https://example.org/rec",
     )
     _, report = await import_text(club, text, suffix=".yaml", guild_id=GUILD)
-    assert (report.sessions_changed, report.sessions_same, report.papers_new) == (1, 14, 1)
+    assert (report.sessions.changed, report.sessions.same, report.papers.new) == (1, 14, 1)
     async with club() as session:
         paper = await session.scalar(select(Paper).where(Paper.key == "arxiv:2401.12340"))
         row = await session.scalar(select(ClubSession).where(ClubSession.title.like("Sandbox%")))

@@ -48,12 +48,12 @@ async def test_export_and_import_round_trip_the_roles(club) -> None:
     other = next(s for s in doc["sessions"] if s["title"] == "User models and user simulators")
     assert "against" not in other
     _, report = await import_text(club, text, suffix=".yaml", guild_id=GUILD)
-    assert report.sessions_changed == 0
+    assert report.sessions.changed == 0
     await import_text(club, without_website(text), suffix=".yaml", guild_id=GUILD + 1)
     assert await roles(club, guild_id=GUILD + 1) == await roles(club)
     as_json = await export_text(club, GUILD + 1, suffix=".json")
     _, report = await import_text(club, as_json, suffix=".json", guild_id=GUILD)
-    assert report.sessions_changed == 0
+    assert report.sessions.changed == 0
 
 
 async def test_a_file_without_against_makes_every_paper_main_again(session_factory) -> None:
@@ -61,10 +61,10 @@ async def test_a_file_without_against_makes_every_paper_main_again(session_facto
     await import_text(session_factory, with_roles, suffix=".yaml", guild_id=GUILD)
     assert await roles(session_factory, "Roles") == [("A", "main"), ("B", "against"), ("C", "against")]
     _, report = await import_text(session_factory, with_roles, suffix=".yaml", guild_id=GUILD)
-    assert report.sessions_changed == 0
+    assert report.sessions.changed == 0
     old_style = one_session("    papers: [A, B, C]\n")
     _, report = await import_text(session_factory, old_style, suffix=".yaml", guild_id=GUILD)
-    assert report.sessions_changed == 1
+    assert report.sessions.changed == 1
     assert await roles(session_factory, "Roles") == [("A", "main"), ("B", "main"), ("C", "main")]
     swapped = one_session("    papers: [C]\n    against: [A]\n")
     await import_text(session_factory, swapped, suffix=".yaml", guild_id=GUILD)

@@ -87,14 +87,14 @@ async def test_a_round_trip_is_exact(env) -> None:
     # into the same server: nothing changes; into an empty one: the same file comes back out
     _, report = await import_text(factory, exported, suffix=".yaml", guild_id=env.guild.id)
     assert not report.changed_anything
-    assert report.series_same == 1
+    assert report.series.same == 1
     _, report = await import_text(factory, exported, suffix=".yaml", guild_id=FRESH)
-    assert (report.series_new, report.sessions_new) == (1, 8)
+    assert (report.series.new, report.sessions.new) == (1, 8)
     again = await export_text(factory, FRESH, suffix=".yaml")
     assert again.replace(f"guild_id: {FRESH}", f"guild_id: {env.guild.id}") == exported
     as_json = await export_text(factory, env.guild.id, suffix=".json")
     _, report = await import_text(factory, as_json, suffix=".json", guild_id=FRESH + 1)
-    assert report.series_new == 1
+    assert report.series.new == 1
     assert (await export_text(factory, FRESH + 1, suffix=".yaml")).replace(
         f"guild_id: {FRESH + 1}", f"guild_id: {env.guild.id}"
     ) == exported
@@ -146,7 +146,7 @@ async def test_an_imported_series_gets_the_rest_of_its_horizon_once(env) -> None
     await configure(env)
     factory = env.bot.session_factory
     _, report = await import_text(factory, FILE, suffix=".yaml", guild_id=env.guild.id)
-    assert (report.series_new, report.sessions_new) == (1, 2)
+    assert (report.series.new, report.sessions.new) == (1, 2)
     assert await counts(factory) == (1, 3, 2)  # two weeks with their sessions, one skipped
     await env.restart_bot()  # the start-up run fills the horizon
     await env.bot.get_cog("SeriesCog").background.ready(env.guild.id).wait()

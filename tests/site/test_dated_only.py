@@ -49,7 +49,7 @@ async def test_a_date_alone_imports_dated_only_and_exports_back(
     await import_text(session_factory, ONE.format(start="2026-10-16 09:30"), suffix=".yaml", guild_id=3)
     timed = await _row(session_factory, "Old reading")
     _, report = await import_text(session_factory, ONE.format(start="2026-10-16"), suffix=".yaml", guild_id=3)
-    assert (report.sessions_new, report.sessions_changed) == (0, 1)  # the same session, now dated only
+    assert (report.sessions.new, report.sessions.changed) == (0, 1)  # the same session, now dated only
     row = await _row(session_factory, "Old reading")
     assert row.id == timed.id
     assert row.date_only

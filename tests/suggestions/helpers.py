@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from bot.services.suggestions.queries import SuggestionCard, card_by_id
+from tests.cards import card_title
 
 EPHEMERAL = 1 << 6
 
@@ -18,7 +19,7 @@ async def use_channel(env: Any, channel: Any = None) -> None:
     response = await (
         await env.invoke("setup suggestions", {"channel": channel or env.suggestions}, member=env.admin)
     ).response()
-    assert response.content == "Saved.", response.content
+    assert card_title(response) == "Saved."
 
 
 async def suggest(env: Any, member: Any, **options: Any) -> Any:

@@ -1,3 +1,2 @@
-"""The programme file of `paperclub import/export` (settings, sessions, series, reading lists): its schema
-and validation (`document`), the series' part of it (`series`), writing it into and reading it out of the
-store (`store`), and the YAML/JSON files themselves (`files`)."""
+"""The programme file of `paperclub import/export`: checked (`document`), applied through each feature's
+service (`apply`), read back (`export`), as YAML or JSON (`files`)."""

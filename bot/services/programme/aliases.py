@@ -1,18 +1,4 @@
-"""The programme's ``aliases:``, the names the club resolved (bot/services/papers/aliases.py), in and out.
-
-In a file::
-
-    aliases:
-      - name: TMax                     # the name as the club writes it
-        paper: "2511.00001"            # the paper it means: arXiv id, DOI or link (or a title)
-        title: "TMax: Scaling ..."     # optional, for a paper new to the store
-        chosen_by: 123                 # optional: the organizer's user id
-        chosen_at: 2026-12-02T12:00:00+00:00   # optional (default: the import's time)
-      - name: Persimmon
-        none: true                     # "none of these": the walk does not ask about it again
-
-Aliases are applied before the sessions and lists, so a title-only paper of the same file follows them.
-"""
+"""The programme's ``aliases:`` (the names the club resolved to papers): checked, applied, read back."""
 
 from __future__ import annotations
 
@@ -26,7 +12,7 @@ from bot.errors import BadInput
 from bot.papers import PaperRef, parse_paper_ref
 from bot.services.papers.aliases import choose, list_aliases, normalize_name
 from bot.services.papers.resolve import Choice
-from bot.services.programme.checks import Checker
+from bot.services.programme.checks import Checker, item_lines
 from db.models import Paper
 from db.models.papers import ALIAS_NAME_MAX
 
@@ -66,17 +52,12 @@ def _name(text: str) -> str:
     return name
 
 
-def _lines(node: Any) -> list[int | None]:
-    lines = getattr(node, "lines", None)
-    return list(lines) if lines else [None] * len(node or [])
-
-
 def check_aliases(checker: Checker, nodes: Any, line: int | None) -> list[ProgrammeAlias]:
     """The file's ``aliases:`` list, each entry checked (problems go to ``checker``, the document's)."""
     out: list[ProgrammeAlias] = []
     seen: dict[str, int] = {}
     items = checker.sequence(nodes, "aliases", line)
-    for index, (node, item_line) in enumerate(zip(items, _lines(items), strict=True)):
+    for index, (node, item_line) in enumerate(zip(items, item_lines(items), strict=True)):
         where = f"aliases[{index + 1}]"
         at = checker.line_of(node) or item_line or line
         parsed = _one(checker, node, where, at)

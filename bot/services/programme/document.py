@@ -1,13 +1,4 @@
-"""The club's programme as a document (YAML/JSON): its schema and validation. Pure, no store.
-
-A programme file (see ``examples/club.yaml``) has ``guild_id``, ``settings``, ``website`` (the club's page:
-:mod:`bot.services.programme.website`), ``sessions``, ``lists``, ``series`` and ``aliases`` (the names the
-club resolved: :mod:`bot.services.programme.aliases`). A session's ``starts_at`` is read in
-:mod:`bot.services.programme.times` (a past session may give its date alone). A paper
-is a string (title, arXiv id or link, DOI, any http(s) link) or a mapping with ``paper`` and/or
-``title``, optional ``authors`` and, in lists, ``note``. :func:`validate_programme` reports every bad
-row with its line (the loader in `files` records them); nothing is written unless the whole file is valid.
-"""
+"""The programme document (YAML/JSON): its schema and validation, every problem with its line. No store."""
 
 from __future__ import annotations
 

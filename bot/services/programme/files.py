@@ -1,10 +1,5 @@
-"""`paperclub import FILE [--guild ID]` and `paperclub export FILE [--guild ID]`: the club's programme as YAML
-or JSON.
-
-Import reads the whole file, validates every row (reporting each problem with its line), and only
-then writes everything in one transaction. The schema is described in
-`document`; examples/club.yaml is a complete example.
-"""
+"""`paperclub import` and `paperclub export`: the programme file read (with its lines), checked, written in one
+transaction; or written out whole."""
 
 from __future__ import annotations
 
@@ -23,9 +18,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.ids import MAX_BIGINT
 from bot.services.config.guild import get_config
+from bot.services.programme.apply import ImportReport, apply_programme
 from bot.services.programme.checks import LINE_KEY, LINES_KEY, Problem, ProgrammeInvalid
 from bot.services.programme.document import validate_programme
-from bot.services.programme.store import ImportReport, apply_programme, dump_programme
+from bot.services.programme.export import dump_programme
 from bot.settings import Settings
 from db.base import Base
 from db.engine import create_engine, create_session_factory, describe_database
@@ -41,11 +37,8 @@ class LineList(list[Any]):
 
 
 class LineLoader(yaml.SafeLoader):
-    """Safe YAML that records line numbers, and keeps ids and dates as text.
-
-    Only ``null`` and ``true``/``false`` are resolved; every other plain scalar stays a string, so
-    an arXiv id such as 2401.12340 is not read as the number 2401.1234 and "On" stays a title.
-    """
+    """Safe YAML recording line numbers; only null and true/false are resolved, every other scalar stays text
+    (an arXiv id 2401.12340 is not the number 2401.1234)."""
 
     yaml_implicit_resolvers: dict[Any, Any] = {}
 
@@ -171,12 +164,8 @@ def _report_problems(exc: ProgrammeInvalid, path: Path, err: TextIO) -> None:
 
 
 async def import_file(settings: Settings, path: Path, guild_id: int | None) -> int:
-    """The CLI's import: 0 when imported (or nothing to change), 1 when the file can't be read or has
-    problems, 2 when it is not clear which server it is for.
-
-    The server: ``--guild``, else the file's ``guild_id`` (an export carries it), else the one server
-    the store knows (said on stdout); with none or several, refused.
-    """
+    """The CLI's import into ``--guild``, else the file's ``guild_id``, else the store's one server: 0 when
+    imported, 1 when the file can't be read or has problems, 2 when the server is unclear."""
     try:
         suffix = file_suffix(path)
         size = (await asyncio.to_thread(path.stat)).st_size
@@ -216,11 +205,8 @@ async def import_file(settings: Settings, path: Path, guild_id: int | None) -> i
 
 
 async def export_file(settings: Settings, path: Path, guild_id: int | None) -> int:
-    """The CLI's export: writes the guild's programme to `path` (YAML or JSON by extension), all or nothing.
-
-    0 when written, 1 when the path is unusable, 2 when the server is not clear: ``--guild`` must name a
-    server the store has; without it, the one server the store knows is used (and said on stdout).
-    """
+    """The CLI's export of ``--guild`` (else the store's one server) to ``path``, YAML or JSON, all or nothing:
+    0 when written, 1 when the path is unusable, 2 when the server is unclear."""
     try:
         suffix = file_suffix(path)
     except ProgrammeInvalid as exc:

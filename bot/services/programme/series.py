@@ -1,11 +1,4 @@
-"""Series in the programme file of ``paperclub import`` / ``export``: a top-level ``series:`` list, and
-``series:`` + ``week:`` on each session that is one of its weeks, e.g.::
-
-    series: [{name: Thursday paper club, day: thursday, time: "09:30", every: 1, first: 2026-12-03}]
-    # optional: since (first week of its current day/time), until, duration_minutes, signup_url, skipped
-
-Checked and written with the rest of the file; read back so an exported file imports to the same again.
-"""
+"""The programme's ``series:`` (and each session's ``series:`` + ``week:``): checked, and read back."""
 
 from __future__ import annotations
 
@@ -18,14 +11,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil, when
 from bot.errors import BadInput
-from bot.services.programme.checks import Checker
+from bot.services.programme.checks import Checker, item_lines
 from bot.services.series import rules
 from bot.services.series.rules import Rule
-from db.models import ClubSession
 from db.models.series import (
     DEFAULT_HORIZON_WEEKS,
     DEFAULT_NUDGE_DAYS,
-    WEEK_SCHEDULED,
     WEEK_SKIPPED,
     Series,
     SeriesSettings,
@@ -70,11 +61,6 @@ class ProgrammeSeries:
         return rules.name_key(self.name)
 
 
-def _lines(node: Any) -> list[int | None]:
-    lines = getattr(node, "lines", None)
-    return list(lines) if lines else [None] * len(node or [])
-
-
 def _iso_date(text: str) -> date:
     try:
         return date.fromisoformat(text.strip())
@@ -87,7 +73,7 @@ def check_series(checker: Checker, nodes: Any, line: int | None, zone: str) -> l
     out: list[ProgrammeSeries] = []
     seen: dict[str, int] = {}
     items = checker.sequence(nodes, "series", line)
-    for index, (node, item_line) in enumerate(zip(items, _lines(items), strict=True)):
+    for index, (node, item_line) in enumerate(zip(items, item_lines(items), strict=True)):
         where = f"series[{index + 1}]"
         at_line = checker.line_of(node) or item_line or line
         parsed = _one(checker, node, where, at_line, zone)
@@ -182,7 +168,7 @@ def _skipped(
 ) -> tuple[tuple[date, str | None], ...]:
     out: dict[date, str | None] = {}
     items = checker.sequence(nodes, where, line)
-    for index, (node, item_line) in enumerate(zip(items, _lines(items), strict=True)):
+    for index, (node, item_line) in enumerate(zip(items, item_lines(items), strict=True)):
         here, at = f"{where}[{index + 1}]", item_line or line
         reason = None
         if isinstance(node, dict):
@@ -234,132 +220,6 @@ def check_week(
         checker.add(line, f"{where}.week", problem)
         return None
     return found.key, day
-
-
-# ---------------------------------------------------------------- writing
-
-
-async def apply_series(
-    session: AsyncSession, guild_id: int, given: list[ProgrammeSeries], now: Any
-) -> tuple[int, int, int, dict[str, Series]]:
-    """Upsert the file's series by name, and mark its skipped weeks (their sessions are the file's
-    sessions, cancelled there); gives (new, changed, same) and the rows by name key, to link the weeks'
-    sessions to."""
-    new = changed = same = 0
-    by_key: dict[str, Series] = {}
-    for item in given:
-        rule = item.rule
-        values: dict[str, Any] = {
-            "name": item.name,
-            "weekday": rule.weekday,
-            "start_time": rule.start.strftime("%H:%M"),
-            "timezone": rule.zone,
-            "interval": rule.interval,
-            "first_date": item.first,
-            "anchor_date": rule.anchor,
-            "until_date": rule.until,
-            "duration_minutes": item.duration_minutes,
-            "signup_url": item.signup_url,
-            "description": item.description,
-        }
-        row = await session.scalar(
-            select(Series).where(Series.guild_id == guild_id, Series.name_key == item.key)
-        )
-        created, touched = row is None, False
-        if row is None:
-            row = Series(
-                guild_id=guild_id, name_key=item.key, sequence=0, created_at=now, updated_at=now, **values
-            )
-            session.add(row)
-            await session.flush()
-        else:
-            for name, value in values.items():
-                if getattr(row, name) != value:
-                    setattr(row, name, value)
-                    touched = True
-        for day, reason in item.skipped:
-            week = await session.scalar(
-                select(SeriesWeek).where(SeriesWeek.series_id == row.id, SeriesWeek.week_date == day)
-            )
-            if week is None:
-                session.add(
-                    SeriesWeek(
-                        series_id=row.id,
-                        guild_id=guild_id,
-                        week_date=day,
-                        status=WEEK_SKIPPED,
-                        skip_reason=reason,
-                        created_at=now,
-                        updated_at=now,
-                    )
-                )
-                touched = True
-            elif (week.status, week.skip_reason) != (WEEK_SKIPPED, reason):
-                week.status, week.skip_reason, week.updated_at = WEEK_SKIPPED, reason, now
-                touched = True
-        if created:
-            new += 1
-        elif touched:
-            row.sequence += 1
-            row.updated_at = now
-            changed += 1
-        else:
-            same += 1
-        await session.flush()
-        by_key[item.key] = row
-    return new, changed, same, by_key
-
-
-async def link_week(
-    session: AsyncSession, guild_id: int, club: ClubSession, row: Series, day: date, now: Any
-) -> bool:
-    """Make ``club`` the session of ``row``'s week ``day`` (the week made if absent). True when it changed."""
-    await session.flush()
-    week = await session.scalar(
-        select(SeriesWeek).where(SeriesWeek.series_id == row.id, SeriesWeek.week_date == day)
-    )
-    if week is None:
-        session.add(
-            SeriesWeek(
-                series_id=row.id,
-                guild_id=guild_id,
-                week_date=day,
-                status=WEEK_SCHEDULED,
-                session_id=club.id,
-                created_at=now,
-                updated_at=now,
-            )
-        )
-        await session.flush()
-        return True
-    if week.session_id == club.id:
-        return False
-    week.session_id = club.id
-    await session.flush()
-    return True
-
-
-async def apply_settings(session: AsyncSession, guild_id: int, values: dict[str, int], now: Any) -> bool:
-    """Write the file's series settings for the guild; True when anything changed."""
-    if not values:
-        return False
-    row = await session.get(SeriesSettings, guild_id)
-    if row is None:
-        row = SeriesSettings(
-            guild_id=guild_id,
-            horizon_weeks=DEFAULT_HORIZON_WEEKS,
-            nudge_days=DEFAULT_NUDGE_DAYS,
-            created_at=now,
-            updated_at=now,
-        )
-        session.add(row)
-    changed = False
-    for key, column in (("series_horizon_weeks", "horizon_weeks"), ("series_nudge_days", "nudge_days")):
-        if key in values and getattr(row, column) != values[key]:
-            setattr(row, column, values[key])
-            changed = True
-    await session.flush()
-    return changed
 
 
 # ---------------------------------------------------------------- reading back

@@ -1,6 +1,5 @@
-"""A programme session's start as the file writes it: a wall time in its zone ('2026-11-05 08:00'), an ISO
-time with an offset, or a date alone ('2026-10-16') for a past session the club dated without a time.
-Pure, no store."""
+"""A programme session's start: a wall time in its zone, an ISO time with an offset, or a past session's date
+alone. No store."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""A programme file's ``website`` section: the club's page from the file alone (on or off, its address, title,
-intro, "How it runs" and the Discord invite), checked like the rest, written and read back.
-
-What the section leaves out stays as it is (``/setup website`` and ``/setup about`` change the same values);
-a field given as nothing (``intro:``) clears it.
-"""
+"""The programme's ``website:`` section: checked with the site's own rules, applied, read back (what it leaves
+out stays; a field given as nothing clears it)."""
 
 from __future__ import annotations
 

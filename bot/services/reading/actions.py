@@ -6,8 +6,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
+from bot import host
 from bot.errors import BadInput
 from bot.services.config.guild import get_config
 from bot.services.papers.metadata import fill_missing_metadata
@@ -24,10 +23,8 @@ ATTACHMENT_LIMIT = 10 * 1024 * 1024  # what a bot may attach to a message
 FORM_LISTS = 25  # the lists a form's select offers
 
 
-class Host(Protocol):
+class Host(host.Host, Protocol):
     """What the reading flows use of the bot: its store, and arXiv for a new paper's title."""
-
-    session_factory: async_sessionmaker[AsyncSession]
 
     @property
     def arxiv(self) -> ArxivClient:

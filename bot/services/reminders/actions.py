@@ -9,10 +9,9 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
+from bot import host
 from bot.background import Background
-from bot.clock import Clock
 from bot.services.reminders import plan, queries, requested
 from bot.services.reminders.queries import ReminderList
 from bot.services.reminders.requested import CustomReminder, ReminderInfo, Subscription
@@ -26,12 +25,9 @@ PLAN_TRIES = 3  # two processes planning one session at once: the loser plans ag
 NUMBER_TRIES = 10
 
 
-class Host(Protocol):
+class Host(host.Host, Protocol):
     """What the reminders use of the bot."""
 
-    session_factory: async_sessionmaker[AsyncSession]
-    engine: AsyncEngine
-    clock: Clock
     background: Background
     settings: Settings
 

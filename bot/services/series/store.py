@@ -4,7 +4,7 @@ in the caller's transaction, plain values out."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
@@ -172,11 +172,35 @@ async def series_choices(session: AsyncSession, guild_id: int, current: str) -> 
 # ---------------------------------------------------------------- creating, and the weeks ahead
 
 
+def _columns(draft: SeriesDraft, first: date) -> dict[str, object]:
+    """A series' stored columns from its draft, first met on ``first``."""
+    rule = draft.rule
+    return {
+        "name": draft.name,
+        "weekday": rule.weekday,
+        "start_time": rule.start.strftime("%H:%M"),
+        "timezone": rule.zone,
+        "interval": rule.interval,
+        "first_date": first,
+        "anchor_date": rule.anchor,
+        "until_date": rule.until,
+        "duration_minutes": draft.duration_minutes,
+        "signup_url": draft.signup_url,
+        "description": draft.description,
+    }
+
+
 async def create_series(
-    session: AsyncSession, guild_id: int, draft: SeriesDraft, *, created_by: int | None, now: datetime
+    session: AsyncSession,
+    guild_id: int,
+    draft: SeriesDraft,
+    *,
+    created_by: int | None,
+    now: datetime,
+    first: date | None = None,
 ) -> Series:
-    """Store a checked new series (its weeks come from :func:`fill_weeks`). Conflict for a second series of
-    the same name, or when the server's series would hold more weeks ahead than its event budget."""
+    """Store a checked new series (its weeks come from :func:`fill_weeks`), first met on ``first`` (default:
+    its anchor). Conflict for a second series of the same name, or one over the server's event budget."""
     existing = (
         await session.execute(
             select(Series.id, Series.name).where(Series.guild_id == guild_id, Series.name_key == draft.key)
@@ -198,25 +222,14 @@ async def create_series(
             f"to {rules.EVENT_BUDGET} (Discord allows 100 upcoming events per server). End a series first, "
             "or keep fewer weeks ahead with `/setup series_horizon`."
         )
-    rule = draft.rule
     row = Series(
         guild_id=guild_id,
-        name=draft.name,
         name_key=draft.key,
-        weekday=rule.weekday,
-        start_time=rule.start.strftime("%H:%M"),
-        timezone=rule.zone,
-        interval=rule.interval,
-        first_date=rule.anchor,
-        anchor_date=rule.anchor,
-        until_date=rule.until,
-        duration_minutes=draft.duration_minutes,
-        signup_url=draft.signup_url,
-        description=draft.description,
         sequence=0,
         created_by=created_by,
         created_at=now,
         updated_at=now,
+        **_columns(draft, first or draft.rule.anchor),
     )
     session.add(row)
     try:
@@ -225,6 +238,22 @@ async def create_series(
     except IntegrityError:
         raise Conflict(f"A series called “{draft.name}” was just added.") from None
     return row
+
+
+async def keep_series(
+    session: AsyncSession, row: Series, draft: SeriesDraft, first: date, now: datetime
+) -> bool:
+    """Make a stored series match a kept record of it (the programme file; its weeks stay where they are);
+    True when anything differed, the sequence raised then."""
+    values = _columns(draft, first)
+    changed = {name for name, value in values.items() if getattr(row, name) != value}
+    for name in changed:
+        setattr(row, name, values[name])
+    if changed:
+        row.sequence += 1
+        row.updated_at = now
+        await session.flush()
+    return bool(changed)
 
 
 async def record_board(

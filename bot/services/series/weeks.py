@@ -21,6 +21,7 @@ from bot.services.sessions.info import CANCELLED, SCHEDULED, session_info
 from db.models import ClubSession
 from db.models.series import (
     WEEK_SCHEDULED,
+    WEEK_SKIPPED,
     Series,
     SeriesWeek,
 )
@@ -51,6 +52,35 @@ async def insert_week(
     )
     new_id = (await session.execute(statement)).scalar_one_or_none()
     return None if new_id is None else await session.get(SeriesWeek, new_id)
+
+
+async def keep_skipped(
+    session: AsyncSession, row: Series, day: date, reason: str | None, now: datetime
+) -> bool:
+    """Record a week as skipped, past or coming (a kept record: the programme file); True when it changed."""
+    week = await session.scalar(
+        select(SeriesWeek).where(SeriesWeek.series_id == row.id, SeriesWeek.week_date == day)
+    )
+    if week is None:
+        return await insert_week(session, row, day, now, status=WEEK_SKIPPED, reason=reason) is not None
+    if (week.status, week.skip_reason) == (WEEK_SKIPPED, reason):
+        return False
+    week.status, week.skip_reason, week.updated_at = WEEK_SKIPPED, reason, now
+    return True
+
+
+async def keep_week_session(
+    session: AsyncSession, row: Series, day: date, session_id: int, now: datetime
+) -> bool:
+    """Make ``session_id`` the session of the series' week ``day`` (the week made if absent); True when it
+    changed."""
+    week = await session.scalar(
+        select(SeriesWeek).where(SeriesWeek.series_id == row.id, SeriesWeek.week_date == day)
+    ) or await insert_week(session, row, day, now)
+    if week is None or week.session_id == session_id:
+        return False
+    await link_session(session, week, session_id, now)
+    return True
 
 
 def reinstate(club: ClubSession, now: datetime) -> None:

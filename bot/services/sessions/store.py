@@ -260,6 +260,28 @@ async def recap_session(
     return await _save(session, row, now)
 
 
+RECORD = frozenset({"status", "date_only", "recording_url", "notes_url", "wiki_url"})
+"""What a kept record (the programme file) sets beyond a draft, for past sessions too."""
+
+
+async def keep_record(
+    session: AsyncSession, guild_id: int, session_id: int, values: dict[str, object], *, now: datetime
+) -> bool:
+    """Set a session's status, dated-only flag and recap links as a kept record gives them (no live-flow
+    time rules: the record is history); True when any differed."""
+    row = await session.get(ClubSession, session_id)
+    if row is None or row.guild_id != guild_id:
+        raise NotFound(f"There is no session #{session_id} in this server.")
+    changed = {name for name in RECORD & values.keys() if getattr(row, name) != values[name]}
+    for name in changed:
+        setattr(row, name, values[name])
+    if changed:
+        row.sequence += 1
+        row.updated_at = now
+        await session.flush()
+    return bool(changed)
+
+
 async def record_announcement(
     session: AsyncSession,
     guild_id: int,

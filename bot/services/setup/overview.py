@@ -1,6 +1,5 @@
-"""Everything /setup show prints, read in one statement at each call: the guild's settings, its website's
-and its series' (three tables, one row each at most, outer-joined to the guild's id).
-"""
+"""What /setup show prints: the guild's, website's and series' settings read in one statement, the settings
+as an organizer reads them, and the steps still missing."""
 
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ from typing import Final
 from sqlalchemy import BigInteger, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import timeutil
 from bot.services.config.guild import GuildConfig, config_from_row
 from bot.services.series.store import Settings as SeriesSettingsValues
 from bot.services.site.config import DEFAULT_TITLE, SiteConfig
@@ -80,3 +80,32 @@ async def read_overview(session: AsyncSession, guild_id: int) -> SetupOverview:
             guild_id, row.series_horizon_weeks, row.series_nudge_days, row.series_organizer_thread_id
         )
     return SetupOverview(config, site, series)
+
+
+NEXT_STEPS: Final = (
+    ("announcements_channel_id", "/setup announcements", "where sessions are announced"),
+    ("suggestions_channel_id", "/setup suggestions", "where members' suggestions are posted"),
+    ("organizer_role_id", "/setup organizer_role", "who may run the club's organizer commands"),
+    ("ping_role_id", "/setup ping_role", "the role session reminders ping"),
+)
+
+
+def next_steps(config: GuildConfig) -> list[tuple[str, str]]:
+    """The set-up commands still to run, in order, each with what it sets (none once all are set)."""
+    return [(command, what) for name, command, what in NEXT_STEPS if getattr(config, name) is None]
+
+
+def zones_text(config: GuildConfig) -> str:
+    """The display zones as the club writes them: "PT, London, IST"."""
+    return ", ".join(
+        zone.label or zone.zone.rsplit("/", 1)[-1].replace("_", " ") for zone in config.display_zones
+    )
+
+
+def reminders_text(config: GuildConfig) -> str:
+    """When reminders go out: "24 hours and 1 hour before each session"."""
+    times = [
+        timeutil.format_duration(round(offset.total_seconds() / 60)) for offset in config.reminder_offsets
+    ]
+    listed = times[0] if len(times) == 1 else f"{', '.join(times[:-1])} and {times[-1]}"
+    return f"{listed} before each session"

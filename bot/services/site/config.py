@@ -1,9 +1,5 @@
-"""A guild's website settings: whether it is on, its address (``/<slug>/``), its title, its intro, "How it
-runs" and the Discord invite the pages link.
-
-Nothing of a guild is served until it turned the site on (:func:`site_by_slug` finds only enabled sites).
-Turning it off keeps the slug, so turning it on again gives the same address.
-"""
+"""A guild's website settings: on or off, its address (``/<slug>/``, kept while off), title, intro, "How it
+runs" and the Discord invite."""
 
 from __future__ import annotations
 

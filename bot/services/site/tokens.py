@@ -1,10 +1,4 @@
-"""Members' personal calendar feeds: ``/<slug>/calendar/<token>.ics`` lists only the sessions that member
-asked to be reminded of (Remind me and /remind me).
-
-The token is 32 random bytes (``secrets.token_urlsafe``); the store keeps only its SHA-256, so the link
-can be shown once and never again (``/calendar reset`` makes a new one and the old one stops at once).
-Lookups go by that hash and then compare it with :func:`hmac.compare_digest`.
-"""
+"""Members' personal calendar feeds: a random token shown once, only its SHA-256 kept."""
 
 from __future__ import annotations
 

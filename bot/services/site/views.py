@@ -374,11 +374,6 @@ def info_view(info: SessionInfo, display: Display, now: datetime) -> SessionView
     return _view(info, tuple(paper_view(p, against=p.id in info.against) for p in papers), display, now)
 
 
-def session_view(info: SessionInfo, config: GuildConfig, now: datetime) -> SessionView:
-    """A session's view, dated in the guild's zones."""
-    return info_view(info, _display(config), now)
-
-
 def row_view(found: queries.SessionRow, display: Display, now: datetime) -> SessionView:
     """A session's view from a query row and its papers."""
     papers = [paper_of_row(r) for r in found.papers]
