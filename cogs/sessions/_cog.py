@@ -17,13 +17,16 @@ from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
 from bot.services.calendars import ics
-from bot.services.sessions import events, publish, reads, rules
+from bot.services.sessions import events, interest, members, publish, reads, rules
 from bot.services.sessions.draft import new_session
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
 from cogs.sessions import _render as render
 from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view
+from cogs.sessions._counts import ComingCounts, hear_interest
 from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply_with_card
+from cogs.sessions._members import AlwaysOutButton, AskButton, KeepOutButton, for_presenter_text
 from cogs.sessions.publish import reply_lines, sessions_of
+from cogs.sessions.recap_form import RecapFormButton
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]
 Name = app_commands.Range[str, 1, rules.MAX_PRESENTER_NAME]
@@ -37,6 +40,7 @@ WHEN_HELP = "e.g. 2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorro
 TZ_HELP = "Zone `when` is read in: PT, ET, UK, GMT, CET, IST, UTC or an IANA name (default: the server's)"
 PAPERS_HELP = "One per line, or split by ; (or commas): titles, arXiv ids, DOIs, links"
 LIST_PAGER = "sessions"  # bot.paging also turns /session list's old "session:list:…" buttons with it
+BUTTONS = (RemindMeButton, CalendarButton, KeepOutButton, AlwaysOutButton, AskButton, RecapFormButton)
 
 
 @app_commands.guild_only()
@@ -48,18 +52,40 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         self.context = sessions_of(bot)
         self._caught_up: dict[int, asyncio.Event] = {}
         self._refreshing: set[asyncio.Task[object]] = set()
+        self.counts = ComingCounts(bot, self.context)
+        self._stop_hearing = lambda: None
         super().__init__()
 
     async def cog_load(self) -> None:
-        """Register /session list's pages and the announcements' buttons."""
+        """Register /session list's pages and the announcements' buttons; hear Interested marks."""
         self.bot.pagers.register(LIST_PAGER, self.render_page)
-        self.bot.add_dynamic_items(RemindMeButton, CalendarButton)
+        self.bot.add_dynamic_items(*BUTTONS)
+        self._stop_hearing = hear_interest(self.bot)
+        await self.counts.start()
 
     async def cog_unload(self) -> None:
         """Take them back; wait for the announcements' edits in flight."""
-        self.bot.remove_dynamic_items(RemindMeButton, CalendarButton)
+        await self.counts.stop()
+        self._stop_hearing()
+        self.bot.remove_dynamic_items(*BUTTONS)
         self.bot.pagers.unregister(LIST_PAGER)
         await self.announcements_refreshed()
+
+    # ------------------------------------------------------------------ who is coming
+
+    @commands.Cog.listener()
+    async def on_scheduled_event_interest(
+        self, guild_id: int, event_id: int, user_id: int, interested: bool
+    ) -> None:
+        """*Interested* marked or unmarked on a session's event: it counts as Remind me."""
+        await interest.marked(self.context, guild_id, event_id, user_id, interested, self.bot.clock.now())
+
+    @commands.Cog.listener()
+    async def on_session_subscription_changed(
+        self, guild_id: int, session_id: int, user_id: int, subscribed: bool
+    ) -> None:
+        """Show the new count on the announcement (edits coalesced)."""
+        await self.counts.changed(guild_id, session_id)
 
     # ------------------------------------------------------------------ papers' new fields
 
@@ -109,6 +135,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     async def _catch_up(self, guild: discord.Guild) -> None:
         try:
             await events.catch_up(self.context, guild.id, self.bot.clock.now())
+            await interest.catch_up(self.context, guild.id, self.bot.clock.now())
         finally:
             self.events_caught_up(guild.id).set()
 
@@ -293,6 +320,16 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             lines.append("The announcement now links it.")
         lines.extend(warnings)
         await reply_with_card(interaction, lines, info, config, now)
+
+    @app_commands.command(
+        name="for-presenter",
+        description="Who stays out of the recording, and the questions: what the presenter gets (organizers)",
+    )
+    @app_commands.describe(session="The session")
+    async def for_presenter(self, interaction: Interaction, session: SessionOption) -> None:
+        _config, guild_id, _now = await organizer_begin(interaction)
+        found = await members.for_presenter(self.context.store, guild_id, session)
+        await send_ephemeral(interaction, for_presenter_text(found))
 
     # ------------------------------------------------------------------ everyone
 

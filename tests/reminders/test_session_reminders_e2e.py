@@ -100,7 +100,7 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
     await env.clock.set(STARTS + timedelta(hours=2))  # an hour after the end
     recap = from_bot(env, env.dm_messages(presenter))[-1]
     assert "Thanks for presenting" in recap.content
-    assert f"`/session recap` (session #{session_id})" in recap.content
+    assert f"`/session recap`, session #{session_id})" in recap.content
     assert await pending(env) == []
     assert len(reminders_in_announcements(env)) == 2
 

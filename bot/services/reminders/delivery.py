@@ -18,8 +18,10 @@ from sqlalchemy.sql import ColumnElement
 
 from bot.claims import claim_due
 from bot.services.config.guild import GuildConfig, get_config
+from bot.services.reminders.presenter import PresenterNotes, notes_for
 from bot.services.reminders.queue import plan_next_occurrence, set_if
 from bot.services.reminders.texts import (
+    Asked,
     PaperLink,
     SessionFacts,
     custom_text,
@@ -27,6 +29,7 @@ from bot.services.reminders.texts import (
     personal_text,
     presenter_text,
     recap_text,
+    recording_text,
     session_channel_text,
 )
 from bot.text import cut
@@ -41,6 +44,7 @@ from db.models.reminders import (
     PERSONAL,
     PRESENTER,
     RECAP,
+    RECORDING,
     SENDING,
     SENT,
     SESSION,
@@ -72,6 +76,7 @@ class Outgoing:
     attempt: int
     repeats: bool = False
     due_at: datetime | None = None  # the occurrence's time (for the lateness metric)
+    form_session_id: int | None = None  # the presenter's DM after the session: its *Add the recording* form
 
 
 @dataclass(frozen=True)
@@ -165,6 +170,13 @@ async def claim(
         found = facts.get(row.session_id) if row.session_id is not None else None
         row_facts, session_status = found if found is not None else (None, None)
         refusal = _refusal(row, config, session_status)
+        notes: PresenterNotes | None = None
+        if refusal is None and row.kind == PRESENTER and row.session_id is not None:
+            notes = await notes_for(session, row.guild_id, row.session_id, row.plan_key)
+            if notes is None:
+                refusal = CANCELLED, "Nothing new for the presenter."
+        if refusal is None and row.kind == RECORDING and (row_facts is None or not row_facts.recording_url):
+            refusal = CANCELLED, "The session has no recording."
         if refusal is not None:
             status, reason = refusal
             await set_if(
@@ -186,11 +198,12 @@ async def claim(
                 guild_id=row.guild_id,
                 channel_id=None if row.user_id is not None else channel_id,
                 user_id=row.user_id,
-                content=_render(row, config, zones[row.guild_id], row_facts, row.delayed),
+                content=_render(row, config, zones[row.guild_id], row_facts, row.delayed, notes),
                 ping_role_id=config.ping_role_id if row.kind == SESSION else None,
                 attempt=row.attempts,
                 repeats=row.repeat is not None,
                 due_at=row.due_at,
+                form_session_id=row.session_id if row.kind == RECAP else None,
             )
         )
     return len(claimed), out
@@ -210,7 +223,12 @@ def _refusal(row: ClaimedRow, config: GuildConfig, session_status: str | None) -
 
 
 def _render(
-    row: ClaimedRow, config: GuildConfig, zones: list[DisplayZone], facts: SessionFacts | None, delayed: bool
+    row: ClaimedRow,
+    config: GuildConfig,
+    zones: list[DisplayZone],
+    facts: SessionFacts | None,
+    delayed: bool,
+    notes: PresenterNotes | None = None,
 ) -> str:
     if row.kind == CUSTOM or facts is None:
         return custom_text(row.message or "", facts, zones, delayed=delayed)
@@ -225,9 +243,15 @@ def _render(
     if row.kind == PERSONAL:
         return personal_text(facts, zones, delayed=delayed)
     if row.kind == PRESENTER:
-        return presenter_text(facts, zones, delayed=delayed)
+        notes = notes or PresenterNotes((), ())
+        asked = [Asked(q.name, q.text) for q in notes.questions]
+        return presenter_text(
+            facts, zones, names=notes.names, questions=asked, new=notes.new, delayed=delayed
+        )
     if row.kind == RECAP:
         return recap_text(facts, session_ref=f"#{facts.id}", delayed=delayed)
+    if row.kind == RECORDING and facts.recording_url:
+        return recording_text(facts, facts.recording_url, delayed=delayed)
     if row.kind == NUDGE:
         return nudge_text(row.plan_key or "", row.message or "", facts, zones, delayed=delayed)
     return custom_text(row.message or "", facts, zones, delayed=delayed)
@@ -254,6 +278,7 @@ async def _session_facts(session: AsyncSession, session_ids: set[int]) -> dict[i
             signup_url=club.signup_url,
             presenter_name=club.presenter_name,
             papers=tuple(PaperLink(link.paper.title, link.paper.url) for link in club.papers),
+            recording_url=club.recording_url,
         )
         out[club.id] = (facts, club.status)
     return out

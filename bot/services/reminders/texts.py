@@ -39,6 +39,7 @@ class SessionFacts:
     signup_url: str | None
     presenter_name: str | None
     papers: tuple[PaperLink, ...] = ()
+    recording_url: str | None = None
 
 
 def _when(facts: SessionFacts, zones: Sequence[DisplayZone]) -> str:
@@ -102,24 +103,67 @@ def personal_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed:
     return cut("\n".join(lines), CONTENT_LIMIT)
 
 
-def presenter_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed: bool = False) -> str:
-    """The presenter's DM before the session."""
-    lines = [
-        f"🎤 You are presenting **{cut(escape(facts.title), 200)}**{_delayed(delayed)}",
-        f"🗓️ {_when(facts, zones)}",
-    ]
-    if facts.papers:
-        lines.append("Papers: " + "; ".join(cut(escape(p.title), 120) for p in facts.papers[:10]))
-    lines.append("Thank you! If anything changes, tell the organizers.")
-    return cut("\n".join(lines), CONTENT_LIMIT)
+@dataclass(frozen=True)
+class Asked:
+    """A member's question as the presenter reads it (``name`` None: anonymous)."""
+
+    name: str | None
+    text: str
+
+
+def presenter_text(
+    facts: SessionFacts,
+    zones: Sequence[DisplayZone],
+    *,
+    names: Sequence[str] = (),
+    questions: Sequence[Asked] = (),
+    new: bool = False,
+    delayed: bool = False,
+) -> str:
+    """The presenter's DM before the session: who stays out of the recording and the questions (``new``:
+    the DM at the start, with what came since the last one)."""
+    title = cut(escape(facts.title), 200)
+    if new:
+        head = [
+            f"🎤 **{title}** starts {timeutil.discord_timestamp(facts.starts_at, 'R')}{_delayed(delayed)}"
+        ]
+    else:
+        head = [f"🎤 You are presenting **{title}**{_delayed(delayed)}", f"🗓️ {_when(facts, zones)}"]
+        if facts.papers:
+            head.append("Papers: " + "; ".join(cut(escape(p.title), 120) for p in facts.papers[:10]))
+    if names:
+        listed = ", ".join(cut(escape(name), 100) for name in names)
+        head.append(
+            f"🙈 Keep out of the recording ({len(names)}): {cut(listed, 900)}"
+            " — please leave them out of what you publish. Only you and the organizers get this list."
+        )
+    tail: list[str] = []
+    if questions:
+        head.append(f"❓ {'New questions' if new else 'Questions'} from members ({len(questions)}):")
+        for asked in questions:
+            who = cut(escape(asked.name), 100) if asked.name else "anonymous"
+            tail.append(f"• {cut(escape(asked.text), 600)} — {who}")
+    if not new:
+        tail.append("Thank you! If anything changes, tell the organizers.")
+    return _fit_lines(head, tail)
+
+
+def recording_text(facts: SessionFacts, url: str, *, delayed: bool = False) -> str:
+    """The DM to a member reminded of a session: its recording is up."""
+    return cut(
+        f"🎬 The recording of **{cut(escape(facts.title), 200)}** is up{_delayed(delayed)}: <{url}>\n"
+        "You asked to be reminded of this session, so you get this once.",
+        CONTENT_LIMIT,
+    )
 
 
 def recap_text(facts: SessionFacts, *, session_ref: str, delayed: bool = False) -> str:
     """The presenter's DM after the session, asking for the recording and notes."""
     return cut(
         f"🙏 Thanks for presenting **{cut(escape(facts.title), 200)}**!{_delayed(delayed)}\n"
-        "When the recording and notes are ready, please add their links in the server with "
-        f"`/session recap` (session {session_ref}).",
+        "When the recording and notes are ready, press **Add the recording and notes** below (or use "
+        f"`/session recap`, session {session_ref}): the session's page and announcement link them, and the "
+        "members who asked to be reminded hear that the recording is up.",
         CONTENT_LIMIT,
     )
 
