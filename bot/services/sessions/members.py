@@ -190,13 +190,13 @@ async def names_kept_out(session: AsyncSession, guild_id: int, session_id: int) 
 
 
 async def kept_out_since(session: AsyncSession, guild_id: int, session_id: int, since: datetime) -> bool:
-    """Whether anyone asked to stay out of the recording after ``since``."""
+    """Whether anyone asked to stay out of the recording since ``since``."""
     newer = [
         select(RecordingOptOut.id).where(
-            RecordingOptOut.session_id == session_id, RecordingOptOut.created_at > since
+            RecordingOptOut.session_id == session_id, RecordingOptOut.created_at >= since
         ),
         select(RecordingPreference.user_id).where(
-            RecordingPreference.guild_id == guild_id, RecordingPreference.created_at > since
+            RecordingPreference.guild_id == guild_id, RecordingPreference.created_at >= since
         ),
     ]
     return any([(await session.scalar(query.limit(1))) is not None for query in newer])
@@ -213,10 +213,10 @@ async def has_notes(session: AsyncSession, guild_id: int, session_id: int) -> bo
 
 
 async def questions(session: AsyncSession, session_id: int, since: datetime | None = None) -> list[Question]:
-    """The session's questions in the order asked (only those after ``since``, when given)."""
+    """The session's questions in the order asked (only those since ``since``, when given)."""
     query = select(SessionQuestion).where(SessionQuestion.session_id == session_id)
     if since is not None:
-        query = query.where(SessionQuestion.created_at > since)
+        query = query.where(SessionQuestion.created_at >= since)  # at the very instant: told again, not lost
     rows = (await session.execute(query.order_by(SessionQuestion.created_at, SessionQuestion.id))).scalars()
     return [Question(row.name if row.named else None, row.text, row.created_at) for row in rows]
 
