@@ -58,7 +58,8 @@ async def test_keep_me_out_toggles_privately_and_the_presenter_gets_the_names(en
     assert "every session here" in standing.text
     await env.restart_bot()  # the standing choice's button still works after a restart
     off = await (await env.click(shown, f"session:outall:{session_id}", member=always)).final()
-    assert "not kept out" not in off.text and "every" not in off.text.split("\n")[0]
+    assert "not kept out" not in off.text
+    assert "every" not in off.text.split("\n")[0]
     on = await (await env.click(off, f"session:outall:{session_id}", member=always)).final()
     assert "every session here" in on.text
     assert await count(env, RecordingPreference) == 1
@@ -66,14 +67,17 @@ async def test_keep_me_out_toggles_privately_and_the_presenter_gets_the_names(en
     await settled(env)
     listing = await run(env, "session for-presenter", {"session": session_id})
     assert is_ephemeral(listing)
-    assert quiet.display_name in listing.text and always.display_name in listing.text
+    assert quiet.display_name in listing.text
+    assert always.display_name in listing.text
     refused = await run(env, "session for-presenter", {"session": session_id}, member=quiet)
-    assert is_ephemeral(refused) and "Only organizers" in refused.text
+    assert is_ephemeral(refused)
+    assert "Only organizers" in refused.text
 
     await env.clock.set(STARTS - timedelta(days=3))
     (dm,) = from_bot(env, env.dm_messages(presenter))
     assert "🙈 Keep out of the recording (2)" in dm.content
-    assert quiet.display_name in dm.content and always.display_name in dm.content
+    assert quiet.display_name in dm.content
+    assert always.display_name in dm.content
     assert dm.payload["mentions"] == []
 
     # the names never reach a channel or thread a member can read
@@ -97,12 +101,15 @@ async def test_questions_reach_the_presenter_once_and_anonymous_ones_carry_no_na
         return await submitted.final()
 
     thanks = await ask(named, "How does the benchmark scale?", "named")
-    assert is_ephemeral(thanks) and "with your name" in thanks.text
+    assert is_ephemeral(thanks)
+    assert "with your name" in thanks.text
     await ask(anonymous, "Is the code out?")
     pinged = await ask(anonymous, "What would <@123> say? @everyone")
-    assert is_ephemeral(pinged) and "without @ mentions" in pinged.text
+    assert is_ephemeral(pinged)
+    assert "without @ mentions" in pinged.text
     too_long = await ask(anonymous, "x" * 1200, forged=True)
-    assert is_ephemeral(too_long) and "within 1000 characters" in too_long.text
+    assert is_ephemeral(too_long)
+    assert "within 1000 characters" in too_long.text
     assert await count(env, SessionQuestion) == 2
     await settled(env)
 
@@ -117,7 +124,8 @@ async def test_questions_reach_the_presenter_once_and_anonymous_ones_carry_no_na
     await settled(env)
     await env.clock.set(STARTS)
     three_days, day = from_bot(env, env.dm_messages(presenter))  # the start's DM: nothing new since the day's
-    assert "❓ Questions from members (3):" in day.content and "• One more? — anonymous" in day.content
+    assert "❓ Questions from members (3):" in day.content
+    assert "• One more? — anonymous" in day.content
 
 
 async def test_the_start_dm_carries_only_new_questions(env) -> None:
@@ -135,7 +143,9 @@ async def test_the_start_dm_carries_only_new_questions(env) -> None:
         await settled(env)
     await env.clock.set(STARTS)
     start = from_bot(env, env.dm_messages(presenter))[-1].content
-    assert "❓ New questions from members (1):" in start and "Second?" in start and "First?" not in start
+    assert "❓ New questions from members (1):" in start
+    assert "Second?" in start
+    assert "First?" not in start
 
 
 async def test_a_cancelled_session_or_a_forged_press_refuses_and_stores_nothing(env) -> None:
@@ -143,7 +153,8 @@ async def test_a_cancelled_session_or_a_forged_press_refuses_and_stores_nothing(
     await run(env, "session cancel", {"session": session_id})
     press = await env.standin.click(posted, f"session:out:{session_id}", member=env.members[1], forged=True)
     pressed = await press.final()
-    assert is_ephemeral(pressed) and "was cancelled" in pressed.text
+    assert is_ephemeral(pressed)
+    assert "was cancelled" in pressed.text
     other = await env.standin.click(posted, "session:out:999999", member=env.members[1], forged=True)
     assert "There is no session #999999 in this server." in (await other.final()).text
     ask = await env.standin.click(posted, f"session:ask:{session_id}", member=env.members[1], forged=True)
@@ -152,5 +163,6 @@ async def test_a_cancelled_session_or_a_forged_press_refuses_and_stores_nothing(
     refused = await (
         await env.submit_modal(ask, {"question": "Still on?", "named": ["anonymous"]}, member=env.members[1])
     ).final()
-    assert is_ephemeral(refused) and "was cancelled" in refused.text
+    assert is_ephemeral(refused)
+    assert "was cancelled" in refused.text
     assert (await count(env, RecordingOptOut), await count(env, SessionQuestion)) == (0, 0)
