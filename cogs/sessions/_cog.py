@@ -53,6 +53,9 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         self._caught_up: dict[int, asyncio.Event] = {}
         self._refreshing: set[asyncio.Task[object]] = set()
         self.counts = ComingCounts(bot, self.context)
+        # One shard's gateway events of a guild reach one process in order; taken one at a time (the lock is
+        # first come, first served), a mark and its quick unmark cannot pass each other in the store.
+        self._marks = asyncio.Lock()
         self._stop_hearing = lambda: None
         super().__init__()
 
@@ -78,7 +81,9 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         self, guild_id: int, event_id: int, user_id: int, interested: bool
     ) -> None:
         """*Interested* marked or unmarked on a session's event: it counts as Remind me."""
-        await interest.marked(self.context, guild_id, event_id, user_id, interested, self.bot.clock.now())
+        async with self._marks:
+            now = self.bot.clock.now()
+            await interest.marked(self.context, guild_id, event_id, user_id, interested, now)
 
     @commands.Cog.listener()
     async def on_session_subscription_changed(
