@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
+from collections.abc import Iterator
 
 import discord
 from discord import app_commands
@@ -68,11 +70,11 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
 
     async def cog_unload(self) -> None:
         """Take them back; wait for the announcements' edits in flight."""
-        await self.counts.stop()
         self._stop_hearing()
         self.bot.remove_dynamic_items(*BUTTONS)
         self.bot.pagers.unregister(LIST_PAGER)
         await self.announcements_refreshed()
+        await self.counts.stop()
 
     # ------------------------------------------------------------------ who is coming
 
@@ -81,33 +83,42 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         self, guild_id: int, event_id: int, user_id: int, interested: bool
     ) -> None:
         """*Interested* marked or unmarked on a session's event: it counts as Remind me."""
-        async with self._marks:
-            now = self.bot.clock.now()
-            await interest.marked(self.context, guild_id, event_id, user_id, interested, now)
+        with self._tracked():
+            async with self._marks:
+                now = self.bot.clock.now()
+                await interest.marked(self.context, guild_id, event_id, user_id, interested, now)
 
     @commands.Cog.listener()
     async def on_session_subscription_changed(
         self, guild_id: int, session_id: int, user_id: int, subscribed: bool
     ) -> None:
         """Show the new count on the announcement (edits coalesced)."""
-        await self.counts.changed(guild_id, session_id)
+        with self._tracked():
+            await self.counts.changed(guild_id, session_id)
 
     # ------------------------------------------------------------------ papers' new fields
 
     @commands.Cog.listener()
     async def on_paper_enriched(self, guild_id: int, paper_ids: tuple[int, ...]) -> None:
         """The sources' fields of these papers changed: edit the announcements showing them."""
+        with self._tracked():
+            await publish.refresh_enriched(self.context, guild_id, paper_ids, self.bot.clock.now())
+
+    @contextlib.contextmanager
+    def _tracked(self) -> Iterator[None]:
+        """Count the running listener among the announcements' edits unload waits for."""
         task = asyncio.current_task()
         if task is not None:
             self._refreshing.add(task)
         try:
-            await publish.refresh_enriched(self.context, guild_id, paper_ids, self.bot.clock.now())
+            yield
         finally:
             if task is not None:
                 self._refreshing.discard(task)
 
     async def announcements_refreshed(self) -> None:
-        """Wait for the announcements' edits set off by ``paper_enriched`` (tests, unload)."""
+        """Wait for the announcements' edits set off by ``paper_enriched``, Interested marks and the count's
+        changes (tests, unload)."""
         await asyncio.sleep(0)  # one turn of the loop: a just-dispatched listener has started and is listed
         pending = [t for t in self._refreshing if t is not asyncio.current_task()]
         if pending:
