@@ -166,3 +166,25 @@ async def test_a_cancelled_session_or_a_forged_press_refuses_and_stores_nothing(
     assert is_ephemeral(refused)
     assert "was cancelled" in refused.text
     assert (await count(env, RecordingOptOut), await count(env, SessionQuestion)) == (0, 0)
+
+
+async def test_privacy_shows_and_deletes_the_members_notes(env) -> None:
+    from tests.privacy.helpers import delete_my_data, privacy
+    from tests.privacy.helpers import settle as privacy_settled
+
+    session_id, posted = await announced(env)
+    rita = env.members[1]
+    await (await env.click(posted, f"session:out:{session_id}", member=rita)).final()
+    opened = await env.click(posted, f"session:ask:{session_id}", member=rita)
+    await (await env.submit_modal(opened, {"question": "Why?", "named": ["named"]}, member=rita)).final()
+    await settled(env)
+    shown = await privacy(env, rita)
+    assert "Kept out of a recording" in shown.text
+    assert "Questions for presenters" in shown.text
+    await delete_my_data(env, rita)
+    await privacy_settled(env)
+    assert (await count(env, RecordingOptOut), await count(env, SessionQuestion)) == (0, 0)
+    await env.clock.set(STARTS - timedelta(days=3))
+    (dm,) = from_bot(env, env.dm_messages(env.members[0]))
+    assert rita.display_name not in dm.content
+    assert "Why?" not in dm.content
