@@ -3,6 +3,9 @@ me out*) and *Ask the presenter* with its form. Every answer is ephemeral: nobod
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
 import discord
 from discord.utils import escape_markdown
 
@@ -51,6 +54,23 @@ def recording_text(choice: RecordingChoice) -> str:
     return f"{state}\nOnly the presenter and the organizers see who asked; it is deleted a week after the session."
 
 
+Toggle = Callable[[members.Store, int, int, int, str, datetime], Awaitable[RecordingChoice]]
+
+
+async def _recording_press(interaction: Interaction, toggle: Toggle, session_id: int, *, every: bool) -> None:
+    """Either recording button: the member's choice toggled, the reminders told, the answer only theirs."""
+    guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
+    user, now = interaction.user, interaction.client.clock.now()
+    choice = await toggle(_store(interaction), guild_id, session_id, user.id, user.display_name, now)
+    interaction.client.dispatch(NOTES_CHANGED, guild_id, None if every else session_id)
+    always = AlwaysOutButton(
+        choice.session_id, label="Stop keeping me out of every recording" if choice.always else None
+    )
+    view = PaperclubView(timeout=None)
+    view.add_item(always)
+    await send_ephemeral(interaction, recording_text(choice), view=view)
+
+
 class AlwaysOutButton(PersistentButton, prefix="session:outall"):
     """The member's standing choice: out of every recording of the server, or not any more."""
 
@@ -59,26 +79,7 @@ class AlwaysOutButton(PersistentButton, prefix="session:outall"):
     style = discord.ButtonStyle.secondary
 
     async def pressed(self, interaction: Interaction) -> None:
-        guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
-        choice = await members.keep_out_always(
-            _store(interaction),
-            guild_id,
-            self.session_id,
-            interaction.user.id,
-            interaction.user.display_name,
-            interaction.client.clock.now(),
-        )
-        interaction.client.dispatch(NOTES_CHANGED, guild_id, None)
-        await send_ephemeral(interaction, recording_text(choice), view=_always_view(choice))
-
-
-def _always_view(choice: RecordingChoice) -> PaperclubView:
-    view = PaperclubView(timeout=None)
-    button = AlwaysOutButton(
-        choice.session_id, label="Stop keeping me out of every recording" if choice.always else None
-    )
-    view.add_item(button)
-    return view
+        await _recording_press(interaction, members.keep_out_always, self.session_id, every=True)
 
 
 class KeepOutButton(PersistentButton, prefix="session:out"):
@@ -90,17 +91,7 @@ class KeepOutButton(PersistentButton, prefix="session:out"):
     style = discord.ButtonStyle.secondary
 
     async def pressed(self, interaction: Interaction) -> None:
-        guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
-        choice = await members.keep_out(
-            _store(interaction),
-            guild_id,
-            self.session_id,
-            interaction.user.id,
-            interaction.user.display_name,
-            interaction.client.clock.now(),
-        )
-        interaction.client.dispatch(NOTES_CHANGED, guild_id, self.session_id)
-        await send_ephemeral(interaction, recording_text(choice), view=_always_view(choice))
+        await _recording_press(interaction, members.keep_out, self.session_id, every=False)
 
 
 class AskModal(PaperclubModal, title="Ask the presenter"):
