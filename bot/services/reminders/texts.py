@@ -99,7 +99,10 @@ def personal_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed:
     ]
     if facts.signup_url:
         lines.append(f"✍️ Sign up: <{facts.signup_url}>")
-    lines.append("You asked to be reminded. Run `/remind me` on this session again to stop these.")
+    lines.append(
+        "You asked to be reminded (*Remind me*, `/remind me`, or *Interested* on its Discord event); "
+        "do the same again to stop these."
+    )
     return cut("\n".join(lines), CONTENT_LIMIT)
 
 
