@@ -309,19 +309,30 @@ class Acting(WorldBuilder):
         await self.gateway.dispatch("MESSAGE_DELETE", data)
         await self.notify()
 
-    async def mark_interested(self, event: Json | int, member: MemberRef) -> None:
-        """A member clicks "Interested" on a scheduled event (GUILD_SCHEDULED_EVENT_USER_ADD)."""
+    async def mark_interested(self, event: Json | int, member: MemberRef, interested: bool = True) -> None:
+        """A member clicks "Interested" on a scheduled event (GUILD_SCHEDULED_EVENT_USER_ADD), or clicks it
+        again to take it back (``interested`` False: GUILD_SCHEDULED_EVENT_USER_REMOVE); the event's
+        ``user_count`` follows. Marking twice changes nothing and sends nothing (Discord's button is a toggle)."""
         event_id = int(event["id"]) if isinstance(event, dict) else event
         guild = next(g for g in self.state.guilds.values() if event_id in g.scheduled_events)
         who = self.member(member, guild)
         users = self.state.event_users.setdefault(event_id, set())
-        users.add(who.id)
+        if (who.id in users) == interested:
+            return
+        if interested:
+            users.add(who.id)
+        else:
+            users.discard(who.id)
         guild.scheduled_events[event_id]["user_count"] = len(users)
         await self.gateway.dispatch(
-            "GUILD_SCHEDULED_EVENT_USER_ADD",
+            "GUILD_SCHEDULED_EVENT_USER_ADD" if interested else "GUILD_SCHEDULED_EVENT_USER_REMOVE",
             {"guild_scheduled_event_id": str(event_id), "user_id": str(who.id), "guild_id": str(guild.id)},
         )
         await self.notify()
+
+    async def unmark_interested(self, event: Json | int, member: MemberRef) -> None:
+        """A member takes back "Interested" (GUILD_SCHEDULED_EVENT_USER_REMOVE)."""
+        await self.mark_interested(event, member, interested=False)
 
     def poll_results(self, message: Message, *, finalized: bool = False) -> Json:
         """A poll's results as the message shows them."""

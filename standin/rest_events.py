@@ -158,16 +158,34 @@ async def delete_event(request: web.Request) -> web.Response:
     return no_content()
 
 
+# "Get Guild Scheduled Event Users" (https://discord.com/developers/docs/resources/guild-scheduled-event#get-guild-
+# scheduled-event-users): ``limit`` "number of users to return (up to maximum 100)", default 100; ``before`` /
+# ``after`` "consider only users before/after given user id"; users come in ascending id order, and given both,
+# only ``before`` is respected (twilight-http's documentation of the route, which follows Discord's answers).
+MAX_EVENT_USERS = 100
+
+
+def _users_limit(request: web.Request) -> int:
+    text = request.query.get("limit", str(MAX_EVENT_USERS))
+    limit = int(text) if text.isdigit() else -1
+    if not 1 <= limit <= MAX_EVENT_USERS:
+        errors = FormErrors()
+        errors.add(["limit"], "NUMBER_TYPE_MAX", f"int value should be between 1 and {MAX_EVENT_USERS}.")
+        errors.raise_if_any()
+    return limit
+
+
 async def event_users(request: web.Request) -> web.Response:
-    """A page of a scheduled event's interested users."""
+    """A page of a scheduled event's interested users (ascending ids; ``before`` wins over ``after``)."""
     standin = standin_of(request)
     guild, event = _event_from(request)
+    limit = _users_limit(request)
     users = sorted(standin.state.event_users.get(int(event["id"]), set()))
-    if "after" in request.query:
-        users = [u for u in users if u > int(request.query["after"])]
     if "before" in request.query:
-        users = [u for u in users if u < int(request.query["before"])]
-    users = users[: int(request.query.get("limit", "100"))]
+        users = [u for u in users if u < int(request.query["before"])][-limit:]
+    else:
+        after = int(request.query.get("after", "0"))
+        users = [u for u in users if u > after][:limit]
     with_member = request.query.get("with_member") in ("true", "1", "True")
     out: list[Json] = []
     for user_id in users:

@@ -94,7 +94,10 @@ def test_the_demo_session_is_announced(tour: str) -> None:
     post = announced[announced.index("#announcements  PaperClub (bot):") :]
     assert "Thursday 3 December, 9:30 AM PT / 5:30 PM GMT / 11:00 PM IST" in post
     assert "Thursday 3 December 2026, 5:30 PM UTC (in 3 days)" in post  # each reader's own time
-    assert "[ Sign up ↗ ] [ ⏰ Remind me ] [ 📅 Add to calendar ]" in post
+    assert (
+        "[ Sign up ↗ ] [ ⏰ Remind me ] [ 🙈 Keep me out of the recording ] [ ❓ Ask the presenter ] "
+        "[ 📅 Add to calendar ]"
+    ) in post
     assert "🧵 thread: Demo session: agents in real software" in post
     assert "(@Sam, the presenter, is added to the thread)" in post
     assert "— the server's Events —\n  📅 Demo session: agents in real software" in post
@@ -106,6 +109,13 @@ def test_the_demo_session_is_announced(tour: str) -> None:
     assert "Demo session: agents in real software" in remind
     calendar = reply_to(pressed, "@Rita presses [📅 Add to calendar]")
     assert "📎 paperclub-session-1.ics" in calendar
+
+    kept_out = reply_to(
+        scene(scenes, "Tom asks to stay out"), "@Tom presses [🙈 Keep me out of the recording]"
+    )
+    assert "[ephemeral]" in kept_out
+    assert "the presenter gets your name before it starts" in kept_out
+    assert "[ Always keep me out ]" in kept_out
 
     listed = scene(scenes, "Tom lists what is coming")
     assert "Demo session: agents in real software" in reply_to(listed, "@Tom uses /session list")

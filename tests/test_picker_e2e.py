@@ -134,4 +134,4 @@ async def test_every_organizer_command_is_hidden_and_still_checked(discord_env: 
         assert NOT_ORGANIZER in await answer(result), name
     (menu,) = [c for c in synced(env, hidden=True, ctype=MESSAGE)]
     assert int(menu["default_member_permissions"]) == MANAGE_EVENTS
-    assert (len(organizer_leaves), len(root["options"])) == (21, 6)
+    assert (len(organizer_leaves), len(root["options"])) == (22, 6)

@@ -88,6 +88,19 @@ class RemindersCog(
         await self.reminders.plan_session(guild_id, session_id)
 
     @commands.Cog.listener()
+    async def on_session_presenter_notes(self, guild_id: int, session_id: int | None) -> None:
+        """Members left the presenter questions or names: plan the DMs that carry them."""
+        if session_id is None:
+            await self.reminders.plan_guild(guild_id)
+        else:
+            await self.reminders.plan_session(guild_id, session_id)
+
+    @commands.Cog.listener()
+    async def on_session_recorded(self, guild_id: int, session_id: int) -> None:
+        """The recording was added: one DM to each member reminded of the session."""
+        await self.reminders.recording_up(guild_id, session_id)
+
+    @commands.Cog.listener()
     async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
         """Cancel a cancelled session's reminders."""
         await self.reminders.cancel_session(session_id)

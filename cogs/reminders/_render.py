@@ -58,6 +58,11 @@ def cancelled_text(info: ReminderInfo) -> str:
 def subscription_text(result: Subscription, zones: Sequence[DisplayZone]) -> str:
     """The answer to /remind me."""
     title = escape_line(result.session_title, 150)
+    if not result.subscribed and result.interested:
+        return (
+            f"OK, this no longer asks for a DM before **{title}**; you marked *Interested* on its Discord "
+            "event, so one still comes until you unmark it."
+        )
     if not result.subscribed:
         return f"OK, no DM before **{title}**."
     first = "Moved your reminder" if result.changed_offset else "I'll DM you"

@@ -7,12 +7,14 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 import aiohttp
 import discord
 
 from bot.hidden_channels import named, usable
 from bot.services.reminders.delivery import Outgoing, SendError
+from cogs.sessions.recap_form import RecapFormButton
 
 SEND_TIMEOUT = 45.0  # seconds; shorter than the claim lease (bot.services.reminders.queue.SENDING_LEASE)
 # discord.py paces each route by its headers; the global limit has none until it is exceeded
@@ -139,8 +141,16 @@ class DiscordTransport:
             async with asyncio.timeout(self.timeout):
                 destination = await self._destination(outgoing)
                 await self._request()
+                extra: dict[str, Any] = {}
+                if outgoing.form_session_id is not None:  # the presenter's DM after the session: its form
+                    view = discord.ui.View(timeout=None)
+                    view.add_item(RecapFormButton(outgoing.form_session_id))
+                    extra["view"] = view
                 message = await destination.send(
-                    outgoing.content, nonce=outgoing.nonce, allowed_mentions=allowed_mentions_for(outgoing)
+                    outgoing.content,
+                    nonce=outgoing.nonce,
+                    allowed_mentions=allowed_mentions_for(outgoing),
+                    **extra,
                 )
         except discord.RateLimited as error:
             raise SendError(f"Rate limited for {error.retry_after:.0f}s.", retryable=True) from error

@@ -13,28 +13,21 @@ from discord.utils import escape_markdown
 
 from bot import timeutil
 from bot.client import Interaction, PaperclubBot
-from bot.errors import NotAllowed
 from bot.layouts import link_button
 from bot.permissions import require_guild_id
 from bot.replies import one_line, send_ephemeral
 from bot.services.calendars import ics
-from bot.services.sessions.context import SessionsContext
 from bot.services.sessions.info import SessionInfo
 from bot.services.sessions.reads import remind_me
 from bot.timeutil import DisplayZone
 from bot.views import PersistentButton, field
 from cogs.sessions import _render as render
 from cogs.sessions import announcement_buttons
+from cogs.sessions._context import sessions_context
+from cogs.sessions._members import AskButton, KeepOutButton
+from cogs.sessions.recap_form import RecapFormButton
 
 IN_SERVER_ONLY = "This button works in a server, not in DMs."
-
-
-def _sessions(interaction: Interaction) -> SessionsContext:
-    """The sessions cog's flows' context (its buttons work while it is loaded)."""
-    context = getattr(interaction.client.get_cog("SessionsCog"), "context", None)
-    if not isinstance(context, SessionsContext):
-        raise NotAllowed("Sessions are switched off on this bot right now.")
-    return context
 
 
 class RemindMeButton(PersistentButton, prefix="session:remind"):
@@ -48,11 +41,16 @@ class RemindMeButton(PersistentButton, prefix="session:remind"):
     async def pressed(self, interaction: Interaction) -> None:
         guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
         now = interaction.client.clock.now()
-        subscribed, info = await remind_me(
-            _sessions(interaction), guild_id, self.session_id, interaction.user.id, now
+        reminded, info = await remind_me(
+            sessions_context(interaction), guild_id, self.session_id, interaction.user.id, now
         )
         title = escape_markdown(one_line(info.title, 150))
-        if subscribed:
+        if reminded.interested and not reminded.asked:
+            text = (
+                f"OK. You marked *Interested* on the Discord event of **{title}**, so I'll still DM you "
+                "before it (once) until you unmark it."
+            )
+        elif reminded.asked:
             text = (
                 f"I'll remind you before **{title}** ({timeutil.discord_timestamp(info.starts_at, 'F')}). "
                 "Press **Remind me** again to stop."
@@ -72,7 +70,9 @@ class CalendarButton(PersistentButton, prefix="session:ics"):
     async def pressed(self, interaction: Interaction) -> None:
         guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
         now = interaction.client.clock.now()
-        info, data = await ics.session_calendar(_sessions(interaction).store, guild_id, self.session_id, now)
+        info, data = await ics.session_calendar(
+            sessions_context(interaction).store, guild_id, self.session_id, now
+        )
         file = discord.File(io.BytesIO(data), filename=ics.session_filename(info))
         await send_ephemeral(interaction, calendar_hint(info), file=file)
 
@@ -95,7 +95,7 @@ async def session_buttons(bot: PaperclubBot, info: SessionInfo, now: datetime) -
     extras = announcement_buttons.of(bot)
     links = await extras.links(info)
     if info.has_ended(now):
-        return links
+        return [RecapFormButton(info.id), *links] if not info.is_cancelled else links
     if info.is_cancelled:
         return [CalendarButton(info.id), *links]
     items: list[discord.ui.Item[Any]] = []
@@ -103,6 +103,9 @@ async def session_buttons(bot: PaperclubBot, info: SessionInfo, now: datetime) -
         items.append(signup)
     if not info.has_started(now):
         items.append(RemindMeButton(info.id))
+        items.append(KeepOutButton(info.id))
+        if info.presenter_id is not None or info.presenter_name:
+            items.append(AskButton(info.id))
         items.extend(extras.coming(info))
     return [*items, CalendarButton(info.id), *links]
 

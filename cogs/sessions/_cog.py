@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import Iterator
 
 import discord
 from discord import app_commands
@@ -16,13 +18,16 @@ from bot.paging import LayoutPage, send_page
 from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
-from bot.services.sessions import events, publish, reads, rules
+from bot.services.sessions import events, interest, members, publish, reads, rules
 from bot.services.sessions.draft import new_session
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
 from cogs.sessions import _render as render
 from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view
+from cogs.sessions._counts import ComingCounts, hear_interest
 from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply_with_card
+from cogs.sessions._members import AlwaysOutButton, AskButton, KeepOutButton, for_presenter_text
 from cogs.sessions.publish import reply_lines, sessions_of
+from cogs.sessions.recap_form import RecapFormButton
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]
 Name = app_commands.Range[str, 1, rules.MAX_PRESENTER_NAME]
@@ -36,6 +41,7 @@ WHEN_HELP = "e.g. 2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorro
 TZ_HELP = "Zone `when` is read in: PT, ET, UK, GMT, CET, IST, UTC or an IANA name (default: the server's)"
 PAPERS_HELP = "One per line, or split by ; (or commas): titles, arXiv ids, DOIs, links"
 LIST_PAGER = "sessions"  # bot.paging also turns /session list's old "session:list:…" buttons with it
+BUTTONS = (RemindMeButton, CalendarButton, KeepOutButton, AlwaysOutButton, AskButton, RecapFormButton)
 
 organize = organizer_group("session", "Add, change, cancel, announce and recap sessions")
 
@@ -49,37 +55,73 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         self.context = sessions_of(bot)
         self._caught_up: dict[int, asyncio.Event] = {}
         self._refreshing: set[asyncio.Task[object]] = set()
+        self.counts = ComingCounts(bot, self.context)
+        # One shard's gateway events of a guild reach one process in order; taken one at a time (the lock is
+        # first come, first served), a mark and its quick unmark cannot pass each other in the store.
+        self._marks = asyncio.Lock()
+        self._stop_hearing = lambda: None
         super().__init__()
 
     async def cog_load(self) -> None:
-        """Register /session list's pages and the announcements' buttons."""
+        """Register /session list's pages and the announcements' buttons; hear Interested marks."""
         self.bot.pagers.register(LIST_PAGER, self.render_page)
-        self.bot.add_dynamic_items(RemindMeButton, CalendarButton)
+        self.bot.add_dynamic_items(*BUTTONS)
         self.organized = self.bot.organize.attach(organize, self)
+        self._stop_hearing = hear_interest(self.bot)
+        await self.counts.start()
 
     async def cog_unload(self) -> None:
         """Take them back; wait for the announcements' edits in flight."""
+        self._stop_hearing()
         self.bot.organize.detach(self.organized)
-        self.bot.remove_dynamic_items(RemindMeButton, CalendarButton)
+        self.bot.remove_dynamic_items(*BUTTONS)
         self.bot.pagers.unregister(LIST_PAGER)
         await self.announcements_refreshed()
+        await self.counts.stop()
+
+    # ------------------------------------------------------------------ who is coming
+
+    @commands.Cog.listener()
+    async def on_scheduled_event_interest(
+        self, guild_id: int, event_id: int, user_id: int, interested: bool
+    ) -> None:
+        """*Interested* marked or unmarked on a session's event: it counts as Remind me."""
+        with self._tracked():
+            async with self._marks:
+                now = self.bot.clock.now()
+                await interest.marked(self.context, guild_id, event_id, user_id, interested, now)
+
+    @commands.Cog.listener()
+    async def on_session_subscription_changed(
+        self, guild_id: int, session_id: int, user_id: int, subscribed: bool
+    ) -> None:
+        """Show the new count on the announcement (edits coalesced)."""
+        with self._tracked():
+            await self.counts.changed(guild_id, session_id)
 
     # ------------------------------------------------------------------ papers' new fields
 
     @commands.Cog.listener()
     async def on_paper_enriched(self, guild_id: int, paper_ids: tuple[int, ...]) -> None:
         """The sources' fields of these papers changed: edit the announcements showing them."""
+        with self._tracked():
+            await publish.refresh_enriched(self.context, guild_id, paper_ids, self.bot.clock.now())
+
+    @contextlib.contextmanager
+    def _tracked(self) -> Iterator[None]:
+        """Count the running listener among the announcements' edits unload waits for."""
         task = asyncio.current_task()
         if task is not None:
             self._refreshing.add(task)
         try:
-            await publish.refresh_enriched(self.context, guild_id, paper_ids, self.bot.clock.now())
+            yield
         finally:
             if task is not None:
                 self._refreshing.discard(task)
 
     async def announcements_refreshed(self) -> None:
-        """Wait for the announcements' edits set off by ``paper_enriched`` (tests, unload)."""
+        """Wait for the announcements' edits set off by ``paper_enriched``, Interested marks and the count's
+        changes (tests, unload)."""
         await asyncio.sleep(0)  # one turn of the loop: a just-dispatched listener has started and is listed
         pending = [t for t in self._refreshing if t is not asyncio.current_task()]
         if pending:
@@ -112,6 +154,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     async def _catch_up(self, guild: discord.Guild) -> None:
         try:
             await events.catch_up(self.context, guild.id, self.bot.clock.now())
+            await interest.catch_up(self.context, guild.id, self.bot.clock.now())
         finally:
             self.events_caught_up(guild.id).set()
 
@@ -292,6 +335,16 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             lines.append("The announcement now links it.")
         lines.extend(warnings)
         await reply_with_card(interaction, lines, info, config, now)
+
+    @organize.command(
+        name="for-presenter",
+        description="Who stays out of the recording, and the questions: what the presenter gets",
+    )
+    @app_commands.describe(session="The session")
+    async def for_presenter(self, interaction: Interaction, session: SessionOption) -> None:
+        _config, guild_id, _now = await organizer_begin(interaction)
+        found = await members.for_presenter(self.context.store, guild_id, session)
+        await send_ephemeral(interaction, for_presenter_text(found))
 
     # ------------------------------------------------------------------ everyone
 

@@ -90,6 +90,8 @@ def session_card(
         when, title = when_text(info, zones, now), info.title
     facts = [f"**Presenter:** {cut(presenter, 200)}"] if (presenter := presenter_text(info)) else []
     facts.append(f"**Duration:** {timeutil.format_duration(info.duration_minutes)}")
+    if info.coming and not over and not info.is_cancelled:
+        facts.append(f"**Coming:** {info.coming}")  # Remind me or Interested, each member once
     card.heading(title, below=f"{when}\n{' · '.join(facts)}")
     if info.description:
         card.text(escape(info.description, 1500))

@@ -27,6 +27,7 @@ from cogs.sessions import _render as render
 from cogs.sessions._buttons import announcement_view
 
 log = logging.getLogger("paperclub.sessions")
+EVENT_USERS_PAGE = 100  # Discord: "limit: number of users to return (up to maximum 100)"
 
 THREAD_ARCHIVE_MINUTES: Final = 10080  # a week
 SHOWN_OVERLAPS: Final = 3
@@ -126,6 +127,25 @@ class DiscordSessions:
             event = await self._event(guild, event_id)
             if event is not None:
                 await event.cancel()
+
+    async def event_users(self, guild_id: int, event_id: int) -> set[int] | None:
+        """Who marked Interested, read a page of 100 at a time in ascending id order (``after`` the last
+        one: "Get Guild Scheduled Event Users", limit at most 100); None when the event is gone or refused."""
+        users: set[int] = set()
+        after: int | None = None
+        try:
+            while True:
+                page = await self.bot.http.get_scheduled_event_users(
+                    guild_id, event_id, limit=EVENT_USERS_PAGE, with_member=False, after=after
+                )
+                ids = [int(item["user"]["id"]) for item in page]
+                users.update(ids)
+                if len(ids) < EVENT_USERS_PAGE:
+                    return users
+                after = max(ids)
+        except discord.HTTPException as error:
+            log.info("guild %s: event %s's users unread (%s)", guild_id, event_id, error.status)
+            return None
 
     # ------------------------------------------------------------------ the posts
 

@@ -21,6 +21,9 @@ FINAL_STATUSES = (SENT, CANCELLED, FAILED, MISSED)
 #: has no presenter or no paper (planned by bot/services/series/nudges.py, not by the session planner).
 CUSTOM, SESSION, PERSONAL, PRESENTER, RECAP = "custom", "session", "personal", "presenter", "recap"
 NUDGE = "nudge"
+#: ``recording``: one DM to each member reminded of a session once its recording is added (planned when it
+#: is, by bot/services/reminders/plan.py's ``plan_recording``).
+RECORDING = "recording"
 
 _LIVE_SQL = "status IN ('pending', 'sending') AND plan_key IS NOT NULL"
 _LIVE_NUMBER_SQL = "status IN ('pending', 'sending') AND number IS NOT NULL"

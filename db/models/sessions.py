@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import (
     JSON,
@@ -16,8 +16,11 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    func,
+    select,
+    true,
 )
-from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.orm import Mapped, column_property, mapped_column, relationship
 
 from db.base import Base, utcnow
 
@@ -112,6 +115,8 @@ class ClubSession(Base):
     # mapper registry, so sessions import nothing of series). Loaded only where asked for
     # (bot.services.sessions.store.load_row); read anywhere else it raises rather than query unseen.
     series_week: Mapped[Any] = relationship("SeriesWeek", lazy="raise", viewonly=True, uselist=False)
+    if TYPE_CHECKING:
+        coming: int  # the members to be reminded (Remind me or Interested), each once: set below
 
 
 MAIN, AGAINST = "main", "against"  # session_papers.role
@@ -133,7 +138,8 @@ class SessionPaper(Base):
 
 
 class SessionSubscription(Base):
-    """A member who asked to be reminded of a session (the Remind me button or /remind me)."""
+    """A member to be reminded of a session: who pressed Remind me (or used /remind me), marked Interested on
+    its Discord event, or both (one row, so one DM). The row goes when neither holds."""
 
     __tablename__ = "session_subscriptions"
 
@@ -142,3 +148,15 @@ class SessionSubscription(Base):
     before_minutes: Mapped[int] = mapped_column(Integer, default=60)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     via: Mapped[str | None] = mapped_column(String(10))  # "command": /remind me; None: the button
+    # Remind me or /remind me (``asked``); Interested on the session's Discord event (``interested``)
+    asked: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+    interested: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+
+
+# How many are coming: counted from the subscriptions whenever a session is loaded, so never stale.
+ClubSession.coming = column_property(  # type: ignore[assignment]  # declared as int for readers
+    select(func.count())
+    .where(SessionSubscription.session_id == ClubSession.id)
+    .correlate_except(SessionSubscription)
+    .scalar_subquery()
+)

@@ -14,6 +14,7 @@ from db.models.papers import PaperAlias
 from db.models.reading import ReadingList, ReadingListItem, ReadingSearchQuery
 from db.models.reminders import CANCELLED, CUSTOM, PENDING, PERSONAL, PRESENTER, SENT, Reminder
 from db.models.series import Series, SeriesWeek
+from db.models.session_members import RecordingOptOut, RecordingPreference, SessionQuestion
 from db.models.site import CalendarToken, SiteSettings
 from db.models.suggestions import (
     Suggestion,
@@ -158,6 +159,15 @@ async def seed(
         PaperAlias(guild_id=guild_id, name="P0", normalized_name="p0", paper_id=papers[0].id, chosen_by=user)
     )
     session.add(ReadingSearchQuery(guild_id=guild_id, query="worlds"))
+    for n, club in enumerate(clubs):  # kept out of the recording, questions (signed or not)
+        for member in everyone[: 1 + n % 2]:
+            session.add(RecordingOptOut(session_id=club.id, user_id=member, name=f"member {member}"))
+            session.add(
+                SessionQuestion(
+                    session_id=club.id, user_id=member, named=n % 2 == 0, name=None, text=f"why {n}?"
+                )
+            )
+    session.add(RecordingPreference(guild_id=guild_id, user_id=user, name=f"member {user}"))
     for member in (user, other):
         session.add(
             CalendarToken(guild_id=guild_id, user_id=member, token_hash=f"{guild_id}-{member}".ljust(64, "0"))

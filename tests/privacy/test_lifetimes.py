@@ -19,6 +19,7 @@ from db.models import ClubSession
 from db.models.jobs import Claim, JobRun
 from db.models.reading import ReadingSearchQuery
 from db.models.reminders import CANCELLED, FAILED, PENDING, SENT, Reminder
+from db.models.session_members import RecordingOptOut, SessionQuestion
 from tests.conftest import StoreInfo
 from tests.privacy.seed import NOW, seed
 
@@ -75,6 +76,17 @@ async def _rows(factory: Factory) -> None:
                 ReadingSearchQuery(guild_id=G_HERE, query="newer words", created_at=NOW - timedelta(days=89)),
             ]
         )
+        week_ago = ClubSession(  # its opt-outs and questions just past their 7 days (and 12 hours)
+            guild_id=G_HERE, title="Last week", starts_at=NOW - timedelta(days=7, hours=13), timezone="UTC"
+        )
+        yesterday = ClubSession(
+            guild_id=G_HERE, title="Yesterday", starts_at=NOW - timedelta(days=1), timezone="UTC"
+        )
+        session.add_all([week_ago, yesterday])
+        await session.flush()
+        for club in (week_ago, yesterday, later):
+            session.add(RecordingOptOut(session_id=club.id, user_id=5, name=club.title))
+            session.add(SessionQuestion(session_id=club.id, user_id=5, named=False, text=club.title))
         for guild_id in (G_OLD, G_NEW):
             await seed(session, guild_id, 1, 2)
         await servers.mark_left(session, G_OLD, NOW - GRACE - timedelta(hours=1))
@@ -96,13 +108,26 @@ async def _left(factory: Factory) -> dict[str, set[str]]:
             ),
             "servers": {str(g) for g in await servers.known_servers(session)},
             "departed": {str(g) for g in await servers.departed(session)},
+            "opt_outs": set(
+                await session.scalars(select(RecordingOptOut.name).where(RecordingOptOut.user_id == 5))
+            ),
+            "questions": set(
+                await session.scalars(select(SessionQuestion.text).where(SessionQuestion.user_id == 5))
+            ),
         }
 
 
 async def test_only_what_is_past_its_lifetime_goes(session_factory: Factory) -> None:
     await _rows(session_factory)
     done = await enforce(session_factory, NOW, grace=GRACE, running={"this.process.job"})
-    assert done.expired == {"reminders": 2, "claims": 1, "job_runs": 1, "reading_search_queries": 1}
+    assert done.expired == {
+        "reminders": 2,
+        "claims": 1,
+        "job_runs": 1,
+        "reading_search_queries": 1,
+        "recording_opt_outs": 3,  # and the seeded servers' first session's, 12 days ago
+        "session_questions": 3,
+    }
     assert set(done.servers) == {G_OLD}
     assert await _left(session_factory) == {
         "reminders": {
@@ -115,6 +140,8 @@ async def test_only_what_is_past_its_lifetime_goes(session_factory: Factory) -> 
         "searches": {"newer words"},
         "servers": {str(G_NEW), str(G_HERE)},
         "departed": {str(G_NEW)},
+        "opt_outs": {"Yesterday", "Moved far"},
+        "questions": {"Yesterday", "Moved far"},
     }
     again = await enforce(session_factory, NOW, grace=GRACE, running={"this.process.job"})
     assert again == Enforced(dict.fromkeys(done.expired, 0), {})

@@ -150,3 +150,22 @@ async def test_upcoming_sessions_for_start_up(session_factory) -> None:
     await make_session(session_factory, STARTS, title="Cancelled", status="cancelled")
     async with session_factory() as s:
         assert await plan.upcoming_session_ids(s, NOW) == [(GUILD, upcoming)]
+
+
+async def test_members_notes_for_the_presenter_add_the_day_and_start_dms(session_factory) -> None:
+    from db.models.session_members import SessionQuestion
+
+    club = await make_session(session_factory, STARTS, presenter_id=77)
+    await replan(session_factory, club)
+    assert "presenter:start" not in {r.plan_key for r in await rows(session_factory)}  # nothing to carry yet
+    async with session_factory() as s, s.begin():
+        s.add(SessionQuestion(session_id=club, user_id=42, named=False, text="Why?"))
+    result = await replan(session_factory, club)
+    assert result.added == 2
+    keys = {key: due for key, due, _ in slots(await rows(session_factory))}
+    assert keys["presenter:questions"] == STARTS - timedelta(hours=24)
+    assert keys["presenter:start"] == STARTS
+    await replan(session_factory, club, days=1)  # the presenter's DM is the day's: no second one then
+    keys = {key for key, _, _ in slots(await rows(session_factory))}
+    assert "presenter:questions" not in keys
+    assert "presenter:start" in keys

@@ -92,3 +92,29 @@ def test_one_nudge_names_each_thing_the_week_still_lacks() -> None:
     assert r.nudge_lines("nudge:paper", "Set it.", bare) == [
         ("paper", "Set it.")
     ]  # planned by a release before
+
+
+def test_the_presenters_dm_lists_who_stays_out_and_the_questions_without_pinging() -> None:
+    text = r.presenter_text(
+        FACTS,
+        DEFAULT_DISPLAY_ZONES,
+        names=["Rita", "Sam_*bold*"],
+        questions=[r.Asked("Rita", "How does it scale?"), r.Asked(None, "Is <@42> **right**?")],
+    )
+    assert "🙈 Keep out of the recording (2): Rita, Sam\\_\\*bold\\*" in text
+    assert "❓ Questions from members (2):" in text
+    assert "• How does it scale? — Rita" in text
+    assert "• Is <@42\\> \\*\\*right\\*\\*? — anonymous" in text  # sent with mentions off: never a ping
+    start = r.presenter_text(FACTS, DEFAULT_DISPLAY_ZONES, questions=[r.Asked(None, "Late?")], new=True)
+    assert start.startswith("🎤 **Building data recipes for terminal agents** starts <t:")
+    assert "❓ New questions from members (1):" in start
+    many = r.presenter_text(FACTS, DEFAULT_DISPLAY_ZONES, questions=[r.Asked(None, "q" * 600)] * 10)
+    assert len(many) <= 2000
+    assert "…and" in many
+
+
+def test_the_recording_dm() -> None:
+    text = r.recording_text(FACTS, "https://youtu.be/x")
+    assert text.startswith(
+        "🎬 The recording of **Building data recipes for terminal agents** is up: <https://youtu.be/x>"
+    )

@@ -119,7 +119,7 @@ async def test_a_session_gets_channel_reminders_dms_and_the_presenter_is_asked_f
     await env.clock.set(STARTS + timedelta(hours=2))  # an hour after the end
     recap = from_bot(env, env.dm_messages(presenter))[-1]
     assert "Thanks for presenting" in recap.content
-    assert "`/organize session recap`: pick the session by its title" in recap.content
+    assert "`/organize session recap`, picking the session by its title" in recap.content
     assert await pending(env) == []
     assert len(reminders_in_announcements(env)) == 2
 

@@ -32,6 +32,7 @@ class FakeSessionsDiscord:
     calls: list[str] = field(default_factory=list)
     channels: set[int] = field(default_factory=lambda: {500, 501})
     refuse_events: str | None = None
+    interested: dict[int, set[int]] = field(default_factory=dict)  # event id -> members marked Interested
     _next: int = 1000
 
     def _id(self) -> int:
@@ -63,6 +64,10 @@ class FakeSessionsDiscord:
     async def cancel_event(self, guild_id: int, event_id: int) -> None:
         self._event_step("cancel_event")
         self.events[event_id] = ("canceled", self.events[event_id][1])
+
+    async def event_users(self, guild_id: int, event_id: int) -> set[int] | None:
+        self.calls.append("event_users")
+        return set(self.interested[event_id]) if event_id in self.interested else None
 
     async def post_card(self, info: SessionInfo, zones: Zones, now: datetime, channel_id: int) -> Posted:
         self.calls.append("post_card")

@@ -224,8 +224,8 @@ async def test_remind_me_toggles_and_tells_the_reminders(session_factory) -> Non
     discord = FakeSessionsDiscord()
     ctx = context(session_factory, discord)
     info = (await create(ctx)).info
-    assert (await reads.remind_me(ctx, GUILD, info.id, 7, NOW))[0] is True
-    assert (await reads.remind_me(ctx, GUILD, info.id, 7, NOW))[0] is False
+    assert (await reads.remind_me(ctx, GUILD, info.id, 7, NOW))[0].subscribed is True
+    assert (await reads.remind_me(ctx, GUILD, info.id, 7, NOW))[0].subscribed is False
     assert discord.dispatched[-2:] == [
         ("session_subscription_changed", GUILD, info.id, 7, True),
         ("session_subscription_changed", GUILD, info.id, 7, False),

@@ -60,6 +60,8 @@ async def test_fresh_announcement_is_a_layout(env) -> None:
     assert button_ids(posted) == [
         "link:https://lu.ma/paperclub",
         f"session:remind:{session_id}",
+        f"session:out:{session_id}",
+        f"session:ask:{session_id}",
         f"session:ics:{session_id}",
     ]
     shown = render_message(posted, env.standin.state)
@@ -95,7 +97,11 @@ async def test_old_embed_post_is_rewritten_as_a_layout_in_place(env) -> None:
     assert posted.id == old.id
     within_limits(posted)
     assert card_title(posted) == "Old post"
-    assert button_ids(posted) == [f"session:remind:{session_id}", f"session:ics:{session_id}"]
+    assert button_ids(posted) == [
+        f"session:remind:{session_id}",
+        f"session:out:{session_id}",
+        f"session:ics:{session_id}",
+    ]
     edit = env.standin.requests_to("PATCH", rf"/channels/{channel.id}/messages/{old.id}$")[-1]
     assert edit.json["content"] is None
     assert edit.json["embeds"] == []

@@ -74,7 +74,13 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
     assert posted.content == ""
     assert not posted.embeds
     assert f"## Building data recipes for terminal agents\n{CLUB_NOV5}" in posted.text
-    assert button_ids(posted) == ["link:https://lu.ma/paperclub-tmax", "session:remind:1", "session:ics:1"]
+    assert button_ids(posted) == [
+        "link:https://lu.ma/paperclub-tmax",
+        "session:remind:1",
+        "session:out:1",
+        "session:ask:1",
+        "session:ics:1",
+    ]
     (thread,) = env.standin.threads
     assert thread.name == "Building data recipes for terminal agents"
     assert thread.parent_id == env.announcements.id
@@ -125,7 +131,7 @@ async def test_add_announce_edit_reannounce_recap_cancel(env) -> None:
     assert "Saved the recap of session #1." in reply.text
     posted = announcements(env)[0]
     assert "[Recording](https://youtu.be/tmax)" in posted.text
-    assert button_ids(posted) == []  # over: no sign-up or reminder buttons any more
+    assert button_ids(posted) == ["session:recap:1"]  # over: only the recording form (presenter, organizers)
     (recap,) = env.messages_in(thread)
     assert "https://youtu.be/tmax" in recap.text
     assert "https://club.example/notes/tmax" in recap.text
@@ -269,7 +275,7 @@ async def test_show_and_autocomplete(env) -> None:
     shown = await run(env, "session show", {"session": soon}, member=env.member)
     assert is_ephemeral(shown)
     assert CLUB_NOV5 in shown.text
-    assert button_ids(shown) == [f"session:remind:{soon}", f"session:ics:{soon}"]
+    assert button_ids(shown) == [f"session:remind:{soon}", f"session:out:{soon}", f"session:ics:{soon}"]
     zones = await env.autocomplete("organize session add", "timezone", "kolk", member=env.organizer)
     assert {"name": "Asia/Kolkata", "value": "Asia/Kolkata"} in zones
 

@@ -271,15 +271,15 @@ async def test_session_choices_capped_at_25(session_factory) -> None:
 async def test_toggle_subscription(session_factory) -> None:
     info = await add(session_factory)
     async with session_factory() as s, s.begin():
-        assert await q.toggle_subscription(s, GUILD, info.id, 7, now=NOW) is True
-        assert await q.toggle_subscription(s, GUILD, info.id, 8, now=NOW) is True
+        assert (await q.toggle_subscription(s, GUILD, info.id, 7, now=NOW)).subscribed is True
+        assert (await q.toggle_subscription(s, GUILD, info.id, 8, now=NOW)).subscribed is True
     async with session_factory() as s:
         assert list(await q.subscriber_ids(s, info.id)) == [7, 8]
         row = await s.get(SessionSubscription, (info.id, 7))
         assert row is not None
         assert row.before_minutes == 60
     async with session_factory() as s, s.begin():
-        assert await q.toggle_subscription(s, GUILD, info.id, 7, now=NOW) is False
+        assert (await q.toggle_subscription(s, GUILD, info.id, 7, now=NOW)).subscribed is False
     async with session_factory() as s:
         assert list(await q.subscriber_ids(s, info.id)) == [8]
         with pytest.raises(NotFound):
@@ -289,7 +289,9 @@ async def test_toggle_subscription(session_factory) -> None:
     async with session_factory() as s, s.begin():
         with pytest.raises(Conflict):
             await q.toggle_subscription(s, GUILD, info.id, 9, now=NOW)
-        assert await q.toggle_subscription(s, GUILD, info.id, 8, now=NOW) is False  # leaving still works
+        assert (
+            await q.toggle_subscription(s, GUILD, info.id, 8, now=NOW)
+        ).subscribed is False  # leaving still works
 
 
 async def test_racing_twin_is_a_conflict_not_a_crash(session_factory, monkeypatch) -> None:

@@ -1,6 +1,7 @@
 """Tour: an organizer adds the demo's own session (two papers given by their arXiv ids, which the local arXiv
-knows) and announces it: the card with Sign up, Remind me and Add to calendar, its discussion thread and its
-Discord event. A member presses Remind me and Add to calendar; members list what is coming, and one who tries
+knows) and announces it: the card with Sign up, Remind me, Keep me out of the recording, Ask the presenter and
+Add to calendar, its discussion thread and its Discord event. A member presses Remind me and Add to calendar,
+another asks to stay out of the recording; members list what is coming, and one who tries
 to cancel the session is refused."""
 
 from __future__ import annotations
@@ -105,12 +106,19 @@ async def tour(demo: Demo) -> None:
 
     demo.narrate(
         "…and announces it: every reader sees the club's three zones and their own time, with Sign up, "
-        "Remind me and Add to calendar; the post opens a discussion thread, and the session has its Discord event"
+        "Remind me, Keep me out of the recording, Ask the presenter and Add to calendar; the post opens a "
+        "discussion thread, and the session has its Discord event"
     )
     await demo.invoke("organize session announce", {"session": info.id})
     info = await demo.session(info.id)
     announcement = demo.message(info.announcement_message_id, "announcement of the session")
-    for wanted in (SIGNUP, f"session:remind:{info.id}", f"session:ics:{info.id}"):
+    for wanted in (
+        SIGNUP,
+        f"session:remind:{info.id}",
+        f"session:out:{info.id}",
+        f"session:ask:{info.id}",
+        f"session:ics:{info.id}",
+    ):
         demo.button(announcement, wanted)
     demo.show(announcement, "#announcements")
     thread = demo.channel(info.thread_id, "discussion thread on the announcement")
@@ -128,6 +136,11 @@ async def tour(demo: Demo) -> None:
         if not await is_subscribed(db, info.id, rita.id):
             demo.fail("left Rita without a reminder")
     await demo.press(announcement, f"session:ics:{info.id}", member=rita)
+
+    demo.narrate(
+        "Tom asks to stay out of the recording: only he sees the answer, and Sam gets his name by DM"
+    )
+    await demo.press(announcement, f"session:out:{info.id}", member=tom)
 
     demo.narrate(
         "Tom lists what is coming; Rita tries to cancel the session and is refused (Discord hides /organize "

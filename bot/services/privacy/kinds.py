@@ -19,9 +19,12 @@ from bot.services.privacy.lifetimes import (
     EXPIRED_CLAIMS,
     IDLE_JOBS,
     JOB_DAYS,
+    OLD_OPT_OUTS,
+    OLD_QUESTIONS,
     OLD_SEARCHES,
     REMINDER_DAYS,
     SEARCH_DAYS,
+    SESSION_NOTES_DAYS,
     Expiry,
 )
 from bot.services.privacy.presenters import PresenterHistory
@@ -32,6 +35,7 @@ from db.models.privacy import FORMER_MEMBER
 from db.models.reading import ReadingList, ReadingListItem
 from db.models.reminders import PRESENTER, RECAP, Reminder
 from db.models.series import Series
+from db.models.session_members import RecordingOptOut, RecordingPreference, SessionQuestion
 from db.models.site import CalendarToken
 from db.models.suggestions import Suggestion, SuggestionPoll, SuggestionVolunteer, SuggestionVote
 
@@ -152,9 +156,11 @@ KINDS: Final[tuple[Kind, ...]] = (
     Kind(
         "remind_me",
         "Remind me",
-        "The sessions you asked to be reminded of (*Remind me*, `/remind me`).",
-        "To DM you before each one, and to list them in your personal calendar feed.",
-        "Until you press *Remind me* again, or the session is deleted.",
+        "The sessions you asked to be reminded of (*Remind me*, `/remind me`, or *Interested* on the "
+        "session's Discord event).",
+        "To DM you before each one (once, however you asked), to count who is coming, and to list them in "
+        "your personal calendar feed.",
+        "Until you press *Remind me* again or unmark *Interested*, or the session is deleted.",
         "Removed: no more reminders of them.",
         Rows(
             SessionSubscription,
@@ -162,6 +168,46 @@ KINDS: Final[tuple[Kind, ...]] = (
             via=(SessionSubscription.session_id, ClubSession),
             follow=(SUBSCRIPTION, SessionSubscription.session_id),
         ),
+    ),
+    Kind(
+        "recording",
+        "Kept out of a recording",
+        "The sessions whose recording you asked to stay out of (*Keep me out of the recording*), with your "
+        "display name.",
+        "So the presenter, who alone gets the names by DM with the organizers, leaves you out of what is published.",
+        f"Until you press the button again; deleted {SESSION_NOTES_DAYS} days after the session.",
+        "Removed: the presenter gets no more DMs naming you.",
+        Rows(
+            RecordingOptOut,
+            RecordingOptOut.user_id,
+            via=(RecordingOptOut.session_id, ClubSession),
+            follow=(SUBSCRIPTION, RecordingOptOut.session_id),
+        ),
+        expiry=OLD_OPT_OUTS,
+    ),
+    Kind(
+        "recording_always",
+        "Kept out of every recording",
+        "That you stay out of every recording of the server (*Always keep me out*), with your display name.",
+        "So every session's presenter gets your name before it starts.",
+        "Until you press *Always keep me out* again.",
+        "Removed: presenters no longer get your name.",
+        Rows(RecordingPreference, RecordingPreference.user_id),
+    ),
+    Kind(
+        "questions",
+        "Questions for presenters",
+        "The questions you asked (*Ask the presenter*), and your name on those you chose to sign.",
+        "To send them to the presenter by DM before the session; organizers can list them.",
+        f"Deleted {SESSION_NOTES_DAYS} days after the session.",
+        "Removed: the presenter gets no more DMs with them.",
+        Rows(
+            SessionQuestion,
+            SessionQuestion.user_id,
+            via=(SessionQuestion.session_id, ClubSession),
+            follow=(SUBSCRIPTION, SessionQuestion.session_id),
+        ),
+        expiry=OLD_QUESTIONS,
     ),
     Kind(
         "reminders",

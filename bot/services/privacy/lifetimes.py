@@ -17,11 +17,15 @@ from db.models import ClubSession
 from db.models.jobs import Claim, JobRun
 from db.models.reading import ReadingSearchQuery
 from db.models.reminders import FINAL_STATUSES, Reminder
+from db.models.session_members import RecordingOptOut, SessionQuestion
 
 REMINDER_DAYS: Final = 30  # a reminder that went out (or failed, was missed or cancelled): then deleted
 JOB_DAYS: Final = 30  # a job no process has run for this long is gone (renamed or removed): its row too
 CLAIM_DAYS: Final = 1  # a claim this long past its expiry holds nothing (an expired claim is free)
 SEARCH_DAYS: Final = SAVED_QUERY_DAYS  # a search's text, kept for its page buttons (the reading feature's)
+SESSION_NOTES_DAYS: Final = (
+    7  # recording opt-outs and questions: kept while the recording is edited, then gone
+)
 BATCH: Final = 5000  # rows deleted per transaction (a short hold of SQLite's write lock)
 
 
@@ -54,6 +58,19 @@ def _old_searches(now: datetime, _running: Collection[str]) -> tuple[type[Any], 
     return ReadingSearchQuery, ReadingSearchQuery.created_at < now - timedelta(days=SEARCH_DAYS)
 
 
+def _over(days: int, now: datetime) -> Any:
+    """The sessions that ended over ``days`` ago (a session lasts at most 10 hours: 12 are allowed)."""
+    return select(ClubSession.id).where(ClubSession.starts_at < now - timedelta(days=days, hours=12))
+
+
+def _old_opt_outs(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+    return RecordingOptOut, RecordingOptOut.session_id.in_(_over(SESSION_NOTES_DAYS, now))
+
+
+def _old_questions(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+    return SessionQuestion, SessionQuestion.session_id.in_(_over(SESSION_NOTES_DAYS, now))
+
+
 Expiry = Callable[[datetime, Collection[str]], tuple[type[Any], ColumnElement[bool]]]
 """What is past its lifetime at ``now`` (given the names of the jobs this process runs): a model, and the
 condition on its rows."""
@@ -62,6 +79,8 @@ ENDED_REMINDERS: Final[Expiry] = _ended_reminders
 IDLE_JOBS: Final[Expiry] = _idle_jobs
 EXPIRED_CLAIMS: Final[Expiry] = _expired_claims
 OLD_SEARCHES: Final[Expiry] = _old_searches
+OLD_OPT_OUTS: Final[Expiry] = _old_opt_outs
+OLD_QUESTIONS: Final[Expiry] = _old_questions
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,13 @@ class Reminders:
                     session, session_id, now=self.clock.now(), reason="Its session was cancelled."
                 )
 
+    async def recording_up(self, guild_id: int, session_id: int) -> None:
+        """The session's recording was added: its reminded members' one DM each, sent now."""
+        with self._tracked():
+            async with self.session_factory() as session, session.begin():
+                await plan.plan_recording(session, guild_id, session_id, now=self.clock.now())
+            await self.runner.rearm()
+
     async def plan_guild(self, guild_id: int) -> None:
         """Plan every upcoming session of the guild again (its reminder offsets changed)."""
         with self._tracked():

@@ -18,9 +18,14 @@ from sqlalchemy.sql import ColumnElement
 
 from bot.claims import claim_due
 from bot.services.config.guild import GuildConfig, get_config
+from bot.services.reminders.presenter import PresenterNotes, notes_for
 from bot.services.reminders.queue import plan_next_occurrence, set_if
 from bot.services.reminders.requested import VIA_COMMAND
 from bot.services.reminders.texts import (
+    ASKED_BUTTON,
+    ASKED_COMMAND,
+    ASKED_INTERESTED,
+    Asked,
     PaperLink,
     SessionFacts,
     custom_text,
@@ -29,6 +34,7 @@ from bot.services.reminders.texts import (
     personal_text,
     presenter_text,
     recap_text,
+    recording_text,
     session_channel_text,
 )
 from bot.text import cut
@@ -43,6 +49,7 @@ from db.models.reminders import (
     PERSONAL,
     PRESENTER,
     RECAP,
+    RECORDING,
     SENDING,
     SENT,
     SESSION,
@@ -74,6 +81,7 @@ class Outgoing:
     attempt: int
     repeats: bool = False
     due_at: datetime | None = None  # the occurrence's time (for the lateness metric)
+    form_session_id: int | None = None  # the presenter's DM after the session: its *Add the recording* form
 
 
 @dataclass(frozen=True)
@@ -161,13 +169,20 @@ async def claim(
     configs = {g: await get_config(session, g) for g in sorted({row.guild_id for row in claimed})}
     zones = {g: config.display_zones for g, config in configs.items()}  # parsed once per guild
     facts = await _session_facts(session, {r.session_id for r in claimed if r.session_id is not None})
-    by_command = await _asked_by_command(session, [r for r in claimed if r.kind == PERSONAL])
+    how = await _how_asked(session, [r for r in claimed if r.kind == PERSONAL])
     out: list[Outgoing] = []
     for row in sorted(claimed, key=lambda r: r.id):
         config = configs[row.guild_id]
         found = facts.get(row.session_id) if row.session_id is not None else None
         row_facts, session_status = found if found is not None else (None, None)
         refusal = _refusal(row, config, session_status, row_facts)
+        notes: PresenterNotes | None = None
+        if refusal is None and row.kind == PRESENTER and row.session_id is not None:
+            notes = await notes_for(session, row.guild_id, row.session_id, row.plan_key)
+            if notes is None:
+                refusal = CANCELLED, "Nothing new for the presenter."
+        if refusal is None and row.kind == RECORDING and (row_facts is None or not row_facts.recording_url):
+            refusal = CANCELLED, "The session has no recording."
         if refusal is not None:
             status, reason = refusal
             await set_if(
@@ -195,12 +210,14 @@ async def claim(
                     zones[row.guild_id],
                     row_facts,
                     row.delayed,
-                    (row.session_id, row.user_id) in by_command,
+                    how.get((row.session_id, row.user_id), ASKED_BUTTON),
+                    notes,
                 ),
                 ping_role_id=config.ping_role_id if row.kind == SESSION else None,
                 attempt=row.attempts,
                 repeats=row.repeat is not None,
                 due_at=row.due_at,
+                form_session_id=row.session_id if row.kind == RECAP else None,
             )
         )
     return len(claimed), out
@@ -233,7 +250,8 @@ def _render(
     zones: list[DisplayZone],
     facts: SessionFacts | None,
     delayed: bool,
-    by_command: bool = False,
+    how: str = "button",
+    notes: PresenterNotes | None = None,
 ) -> str:
     if row.kind == CUSTOM or facts is None:
         return custom_text(row.message or "", facts, zones, delayed=delayed)
@@ -246,11 +264,17 @@ def _render(
             facts, zones, ping_role_id=config.ping_role_id, with_papers=with_papers, delayed=delayed
         )
     if row.kind == PERSONAL:
-        return personal_text(facts, zones, by_command=by_command, delayed=delayed)
+        return personal_text(facts, zones, how=how, delayed=delayed)
     if row.kind == PRESENTER:
-        return presenter_text(facts, zones, delayed=delayed)
+        notes = notes or PresenterNotes((), ())
+        asked = [Asked(q.name, q.text) for q in notes.questions]
+        return presenter_text(
+            facts, zones, names=notes.names, questions=asked, new=notes.new, delayed=delayed
+        )
     if row.kind == RECAP:
         return recap_text(facts, delayed=delayed)
+    if row.kind == RECORDING and facts.recording_url:
+        return recording_text(facts, facts.recording_url, delayed=delayed)
     if row.kind == NUDGE:
         return nudge_text(
             nudge_lines(row.plan_key or "", row.message or "", facts), facts, zones, delayed=delayed
@@ -258,19 +282,27 @@ def _render(
     return custom_text(row.message or "", facts, zones, delayed=delayed)
 
 
-async def _asked_by_command(
+async def _how_asked(
     session: AsyncSession, rows: list[ClaimedRow]
-) -> set[tuple[int | None, int | None]]:
-    """(session, member) of these members' DMs whose Remind me was asked with /remind me."""
+) -> dict[tuple[int | None, int | None], str]:
+    """How each (session, member) of these DMs asked: the button, /remind me, or Interested alone."""
     sessions = sorted({row.session_id for row in rows if row.session_id is not None})
     if not sessions:
-        return set()
+        return {}
     found = await session.execute(
-        select(SessionSubscription.session_id, SessionSubscription.user_id).where(
-            SessionSubscription.session_id.in_(sessions), SessionSubscription.via == VIA_COMMAND
-        )
+        select(
+            SessionSubscription.session_id,
+            SessionSubscription.user_id,
+            SessionSubscription.asked,
+            SessionSubscription.via,
+        ).where(SessionSubscription.session_id.in_(sessions))
     )
-    return {(session_id, user_id) for session_id, user_id in found.all()}
+    return {
+        (session_id, user_id): (ASKED_COMMAND if via == VIA_COMMAND else ASKED_BUTTON)
+        if asked
+        else ASKED_INTERESTED
+        for session_id, user_id, asked, via in found.all()
+    }
 
 
 async def _session_facts(session: AsyncSession, session_ids: set[int]) -> dict[int, tuple[SessionFacts, str]]:
@@ -295,6 +327,7 @@ async def _session_facts(session: AsyncSession, session_ids: set[int]) -> dict[i
             presenter_name=club.presenter_name,
             presenter_id=club.presenter_id,
             papers=tuple(PaperLink(link.paper.title, link.paper.url) for link in club.papers),
+            recording_url=club.recording_url,
         )
         out[club.id] = (facts, club.status)
     return out

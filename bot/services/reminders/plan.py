@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.services.config.guild import get_config
 from bot.services.reminders.queue import rowcount, set_if
+from bot.services.sessions.members import has_notes
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import (
     CANCELLED,
@@ -21,11 +22,16 @@ from db.models.reminders import (
     PERSONAL,
     PRESENTER,
     RECAP,
+    RECORDING,
     SESSION,
     Reminder,
 )
 
 RECAP_AFTER_END = timedelta(hours=1)
+QUESTIONS_BEFORE = timedelta(
+    hours=24
+)  # the presenter's questions so far, in one DM (and the new ones at the start)
+PRESENTER_KEYS = ("presenter", "presenter:questions", "presenter:start")  # the presenter's DMs before
 SCHEDULED = "scheduled"
 
 
@@ -58,8 +64,10 @@ def wanted_slots(
     *,
     presenter_dm_days: int,
     now: datetime,
+    presenter_notes: bool = False,
 ) -> dict[str, Slot]:
-    """plan_key -> Slot for every automatic reminder of ``club`` still in the future."""
+    """plan_key -> Slot for every automatic reminder of ``club`` still in the future; ``presenter_notes``:
+    members left the presenter questions or names to keep out of the recording (two more DMs carry them)."""
     starts = club.starts_at
     ends = starts + timedelta(minutes=club.duration_minutes)
     slots: dict[str, Slot] = {}
@@ -78,6 +86,14 @@ def wanted_slots(
                 club.presenter_id,
                 presenter_dm_days * 1440,
             )
+        if presenter_notes:
+            day = round(QUESTIONS_BEFORE.total_seconds() / 60)
+            if presenter_dm_days * 1440 != day:  # else the presenter DM is that one
+                slots["presenter:questions"] = Slot(
+                    PRESENTER, starts - QUESTIONS_BEFORE, club.presenter_id, day
+                )
+            slots["presenter:start"] = Slot(PRESENTER, starts, club.presenter_id, 0)
+
         slots["recap"] = Slot(RECAP, ends + RECAP_AFTER_END, club.presenter_id)
     return {key: slot for key, slot in slots.items() if slot.due_at > now}
 
@@ -101,7 +117,12 @@ async def plan_session(
         ).scalars()
     ]
     wanted = wanted_slots(
-        club, config.reminder_offsets, subscriptions, presenter_dm_days=presenter_dm_days, now=now
+        club,
+        config.reminder_offsets,
+        subscriptions,
+        presenter_dm_days=presenter_dm_days,
+        now=now,
+        presenter_notes=club.presenter_id is not None and await has_notes(session, guild_id, session_id),
     )
     rows = (
         (
@@ -115,11 +136,12 @@ async def plan_session(
         .all()
     )
     result = PlanResult()
-    # Nudges are the series planner's (bot/services/series/nudges.py): left alone here.
+    # Nudges are the series planner's (bot/services/series/nudges.py), recording DMs plan_recording's: left
+    # alone here.
     live = {
         row.plan_key: row
         for row in rows
-        if row.plan_key and row.status in LIVE_STATUSES and row.kind != NUDGE
+        if row.plan_key and row.status in LIVE_STATUSES and row.kind not in (NUDGE, RECORDING)
     }
     for key, row in live.items():
         slot = wanted.get(key)
@@ -223,3 +245,44 @@ async def upcoming_session_ids(
     if guild_id is not None:
         query = query.where(ClubSession.guild_id == guild_id)
     return [(g, s) for g, s in (await session.execute(query.order_by(ClubSession.starts_at))).all()]
+
+
+async def plan_recording(session: AsyncSession, guild_id: int, session_id: int, *, now: datetime) -> int:
+    """The recording was added: one DM now to each member reminded of the session (Remind me or Interested),
+    never a second one when it is added again. How many were planned."""
+    club = await session.get(ClubSession, session_id)
+    if club is None or club.guild_id != guild_id or club.status != SCHEDULED:
+        return 0
+    done = set(
+        (
+            await session.execute(
+                select(Reminder.plan_key).where(Reminder.session_id == session_id, Reminder.kind == RECORDING)
+            )
+        ).scalars()
+    )
+    users = (
+        await session.execute(
+            select(SessionSubscription.user_id).where(SessionSubscription.session_id == session_id)
+        )
+    ).scalars()
+    planned = 0
+    for user_id in users:
+        key = f"recording:{user_id}"
+        if key in done:
+            continue
+        session.add(
+            Reminder(
+                guild_id=guild_id,
+                kind=RECORDING,
+                user_id=user_id,
+                due_at=now,
+                next_attempt_at=now,
+                session_id=session_id,
+                plan_key=key,
+                created_at=now,
+                updated_at=now,
+            )
+        )
+        planned += 1
+    await session.flush()
+    return planned

@@ -67,6 +67,7 @@ class Subscription:
     starts_at: datetime
     before: timedelta
     changed_offset: bool = False
+    interested: bool = False  # marked Interested on the session's event: reminded even when this is off
 
     @property
     def due_at(self) -> datetime:
@@ -287,14 +288,18 @@ async def toggle_personal(
         and before is not None
         and round(before.total_seconds() / 60) != existing.before_minutes
     )
-    if existing is not None and not moving:
-        await session.execute(
-            delete(SessionSubscription).where(
-                SessionSubscription.session_id == session_id, SessionSubscription.user_id == user_id
+    if existing is not None and existing.asked and not moving:
+        if existing.interested:  # Interested on the event still reminds them, with one DM
+            existing.asked = False
+        else:
+            await session.execute(
+                delete(SessionSubscription).where(
+                    SessionSubscription.session_id == session_id, SessionSubscription.user_id == user_id
+                )
             )
-        )
         await plan_session(session, guild_id, session_id, now=now, presenter_dm_days=presenter_dm_days)
-        return Subscription(False, session_id, club.title, club.starts_at, wanted)
+        interested = existing.interested
+        return Subscription(False, session_id, club.title, club.starts_at, wanted, interested=interested)
     await _scheduled_session(session, guild_id, session_id, now)
     if wanted > MAX_BEFORE:
         raise BadInput(f"Pick a time at most {timeutil.format_offset(MAX_BEFORE)} before the session.")
@@ -305,7 +310,7 @@ async def toggle_personal(
         )
     minutes = round(wanted.total_seconds() / 60)
     if existing is not None:
-        existing.before_minutes = minutes
+        existing.before_minutes, existing.asked = minutes, True
         existing.via = VIA_COMMAND
     else:
         await _ensure_room(session, guild_id, max_pending)

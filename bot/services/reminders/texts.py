@@ -40,6 +40,7 @@ class SessionFacts:
     presenter_name: str | None
     papers: tuple[PaperLink, ...] = ()
     presenter_id: int | None = None
+    recording_url: str | None = None
 
     @property
     def has_presenter(self) -> bool:
@@ -96,34 +97,80 @@ def session_channel_text(
     return _fit_lines(head, tail)
 
 
+ASKED_BUTTON, ASKED_COMMAND, ASKED_INTERESTED = "button", "command", "interested"
+STOP_LINES = {
+    ASKED_BUTTON: "You pressed Remind me on the session's announcement; press it again to stop these.",
+    ASKED_COMMAND: "You asked for this DM with `/remind me`; run it again on this session to stop these.",
+    ASKED_INTERESTED: "You marked Interested on the session's Discord event; unmark it to stop these.",
+}
+
+
 def personal_text(
-    facts: SessionFacts, zones: Sequence[DisplayZone], *, by_command: bool = False, delayed: bool = False
+    facts: SessionFacts, zones: Sequence[DisplayZone], *, how: str = ASKED_BUTTON, delayed: bool = False
 ) -> str:
-    """The DM for a member who asked for it, saying how she did and how to stop it: the Remind me button
-    on the announcement, or ``by_command``, /remind me."""
+    """The DM for a member who asked for it, saying how she did (``how``) and how to stop it."""
     lines = [
         f"⏰ **{cut(escape(facts.title), 200)}** starts {timeutil.discord_timestamp(facts.starts_at, 'R')}{_delayed(delayed)}",
         f"🗓️ {timeutil.format_club_time(facts.starts_at, zones)}",
     ]
     if facts.signup_url:
         lines.append(f"✍️ Sign up: <{facts.signup_url}>")
-    if by_command:
-        lines.append("You asked for this DM with `/remind me`; run it again on this session to stop these.")
+    lines.append(STOP_LINES.get(how, STOP_LINES[ASKED_BUTTON]))
+    return cut("\n".join(lines), CONTENT_LIMIT)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A member's question as the presenter reads it (``name`` None: anonymous)."""
+
+    name: str | None
+    text: str
+
+
+def presenter_text(
+    facts: SessionFacts,
+    zones: Sequence[DisplayZone],
+    *,
+    names: Sequence[str] = (),
+    questions: Sequence[Asked] = (),
+    new: bool = False,
+    delayed: bool = False,
+) -> str:
+    """The presenter's DM before the session: who stays out of the recording and the questions (``new``:
+    the DM at the start, with what came since the last one)."""
+    title = cut(escape(facts.title), 200)
+    if new:
+        head = [
+            f"🎤 **{title}** starts {timeutil.discord_timestamp(facts.starts_at, 'R')}{_delayed(delayed)}"
+        ]
     else:
-        lines.append("You pressed Remind me on the session's announcement; press it again to stop these.")
-    return cut("\n".join(lines), CONTENT_LIMIT)
+        head = [f"🎤 You are presenting **{title}**{_delayed(delayed)}", f"🗓️ {_when(facts, zones)}"]
+        if facts.papers:
+            head.append("Papers: " + "; ".join(cut(escape(p.title), 120) for p in facts.papers[:10]))
+    if names:
+        listed = ", ".join(cut(escape(name), 100) for name in names)
+        head.append(
+            f"🙈 Keep out of the recording ({len(names)}): {cut(listed, 900)}"
+            " — please leave them out of what you publish. Only you and the organizers get this list."
+        )
+    tail: list[str] = []
+    if questions:
+        head.append(f"❓ {'New questions' if new else 'Questions'} from members ({len(questions)}):")
+        for asked in questions:
+            who = cut(escape(asked.name), 100) if asked.name else "anonymous"
+            tail.append(f"• {cut(escape(asked.text), 600)} — {who}")
+    if not new:
+        tail.append("Thank you! If anything changes, tell the organizers.")
+    return _fit_lines(head, tail)
 
 
-def presenter_text(facts: SessionFacts, zones: Sequence[DisplayZone], *, delayed: bool = False) -> str:
-    """The presenter's DM before the session."""
-    lines = [
-        f"🎤 You are presenting **{cut(escape(facts.title), 200)}**{_delayed(delayed)}",
-        f"🗓️ {_when(facts, zones)}",
-    ]
-    if facts.papers:
-        lines.append("Papers: " + "; ".join(cut(escape(p.title), 120) for p in facts.papers[:10]))
-    lines.append("Thank you! If anything changes, tell the organizers.")
-    return cut("\n".join(lines), CONTENT_LIMIT)
+def recording_text(facts: SessionFacts, url: str, *, delayed: bool = False) -> str:
+    """The DM to a member reminded of a session: its recording is up."""
+    return cut(
+        f"🎬 The recording of **{cut(escape(facts.title), 200)}** is up{_delayed(delayed)}: <{url}>\n"
+        "You asked to be reminded of this session, so you get this once.",
+        CONTENT_LIMIT,
+    )
 
 
 def recap_text(facts: SessionFacts, *, delayed: bool = False) -> str:
@@ -131,8 +178,9 @@ def recap_text(facts: SessionFacts, *, delayed: bool = False) -> str:
     title = cut(escape(facts.title), 200)
     return cut(
         f"🙏 Thanks for presenting **{title}**!{_delayed(delayed)}\n"
-        "When the recording and notes are ready, please add their links in the server with "
-        "`/organize session recap`: pick the session by its title as you type.",
+        "When the recording and notes are ready, press **Add the recording and notes** below (or use "
+        "`/organize session recap`, picking the session by its title): the session's page and announcement "
+        "link them, and the members who asked to be reminded hear that the recording is up.",
         CONTENT_LIMIT,
     )
 

@@ -65,6 +65,9 @@ class SessionsOnDiscord(Protocol):
     async def cancel_event(self, guild_id: int, event_id: int) -> None:
         """Cancel the event."""
 
+    async def event_users(self, guild_id: int, event_id: int) -> set[int] | None:
+        """The members marked Interested on the event (None: it is gone, or Discord would not say)."""
+
     async def post_card(self, info: SessionInfo, zones: Zones, now: datetime, channel_id: int) -> Posted:
         """Post the session's card (NotConfigured: not a text channel the bot can see and post in)."""
 

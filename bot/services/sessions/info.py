@@ -52,6 +52,8 @@ class SessionInfo:
     """Dated only (a past session the club gave no time for): shown as its date, never a time."""
     records: dict[int, PaperRecord] = field(default_factory=dict, hash=False)
     """What the outside sources said about each paper, by paper id (the short card's fields)."""
+    coming: int = 0
+    """Members to be reminded of it (Remind me or Interested on its event), each counted once."""
 
     @property
     def main_papers(self) -> list[PaperInfo]:
@@ -133,4 +135,5 @@ def session_info(row: ClubSession) -> SessionInfo:
         created_by=row.created_by,
         series_id=week.series_id if week is not None else None,
         date_only=row.date_only,
+        coming=row.__dict__.get("coming") or 0,  # a row made in this transaction has not counted yet
     )

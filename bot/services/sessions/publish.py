@@ -232,6 +232,8 @@ async def recap(
             notes_url=notes_url,
             wiki_url=wiki_url,
         )
+    if recording_url is not None:  # the members who asked to be reminded get one DM that it is up
+        ctx.discord.dispatch("session_recorded", guild_id, session_id)
     warnings = [
         await refresh(ctx, info, zones, now),
         await ctx.discord.post_recap(info) if info.thread_id is not None else None,

@@ -4,6 +4,7 @@ the calendar, Remind me subscriptions."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -214,6 +215,19 @@ async def session_choices(
 # ---------------------------------------------------------------- Remind me
 
 
+@dataclass(frozen=True)
+class Reminded:
+    """A member's reminder of a session: asked for (Remind me, /remind me), Interested on its event, both."""
+
+    asked: bool
+    interested: bool
+
+    @property
+    def subscribed(self) -> bool:
+        """Whether a DM comes before the session."""
+        return self.asked or self.interested
+
+
 async def toggle_subscription(
     session: AsyncSession,
     guild_id: int,
@@ -222,28 +236,36 @@ async def toggle_subscription(
     *,
     now: datetime,
     before_minutes: int = DEFAULT_REMIND_BEFORE_MINUTES,
-) -> bool:
-    """Subscribe the member to the session's reminder, or unsubscribe if already. True if now subscribed."""
+) -> Reminded:
+    """Remind me pressed: the member's own reminder on, or off if it was on. A member who also marked
+    Interested on the event keeps the row (one DM either way) until they unmark it."""
     row = await load_row(session, guild_id, session_id)
     existing = await session.get(SessionSubscription, (session_id, user_id))
-    if existing is not None:
+    if existing is not None and existing.asked:
+        if existing.interested:
+            existing.asked = False
+            await session.flush()
+            return Reminded(asked=False, interested=True)
         await session.execute(
             delete(SessionSubscription).where(
                 SessionSubscription.session_id == session_id, SessionSubscription.user_id == user_id
             )
         )
-        return False
+        return Reminded(asked=False, interested=False)
     if row.status == CANCELLED:
         raise Conflict("That session was cancelled, so there is nothing to remind you of.")
     if row.starts_at <= now:
         raise Conflict("That session has already started.")
-    session.add(
-        SessionSubscription(
-            session_id=session_id, user_id=user_id, before_minutes=before_minutes, created_at=now
+    if existing is not None:
+        existing.asked = True
+    else:
+        session.add(
+            SessionSubscription(
+                session_id=session_id, user_id=user_id, before_minutes=before_minutes, created_at=now
+            )
         )
-    )
     await session.flush()
-    return True
+    return Reminded(asked=True, interested=existing is not None and existing.interested)
 
 
 async def is_subscribed(session: AsyncSession, session_id: int, user_id: int) -> bool:

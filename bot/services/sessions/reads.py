@@ -47,11 +47,11 @@ async def session_with_zones(factory: Store, guild_id: int, session_id: int) -> 
 
 async def remind_me(
     ctx: SessionsContext, guild_id: int, session_id: int, user_id: int, now: datetime
-) -> tuple[bool, SessionInfo]:
-    """Remind me pressed: the member's reminder of the session on, or off when it was; whether it is now on,
-    and the session. The reminders feature hears it (``session_subscription_changed``)."""
+) -> tuple[queries.Reminded, SessionInfo]:
+    """Remind me pressed: the member's reminder of the session on, or off when it was; how they are now
+    reminded, and the session. The reminders feature hears it (``session_subscription_changed``)."""
     async with ctx.store() as session, session.begin():
-        subscribed = await queries.toggle_subscription(session, guild_id, session_id, user_id, now=now)
+        reminded = await queries.toggle_subscription(session, guild_id, session_id, user_id, now=now)
         info = await store.get_session(session, guild_id, session_id)
-    ctx.discord.dispatch("session_subscription_changed", guild_id, session_id, user_id, subscribed)
-    return subscribed, info
+    ctx.discord.dispatch("session_subscription_changed", guild_id, session_id, user_id, reminded.subscribed)
+    return reminded, info

@@ -1,0 +1,230 @@
+"""What members leave for a session's presenter: *Keep me out of the recording* (this session, or every
+session of the server) and questions; what the presenter and the organizers read of them, privately."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Final
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.errors import BadInput, Conflict
+from bot.services.sessions.info import CANCELLED
+from bot.services.sessions.store import load_row
+from bot.text import cut, visible
+from db.models import ClubSession
+from db.models.session_members import (
+    MAX_NAME,
+    MAX_QUESTION,
+    RecordingOptOut,
+    RecordingPreference,
+    SessionQuestion,
+)
+
+Store = async_sessionmaker[AsyncSession]
+MAX_QUESTIONS_PER_MEMBER: Final = 5  # per session: enough to ask, too few to flood the presenter's DM
+# What would ping if the text were posted with mentions on (it never is): refused, so nobody expects a ping
+_MENTIONS: Final = re.compile(r"<@[!&]?\d+>|@(?:everyone|here)\b")
+
+
+@dataclass(frozen=True)
+class RecordingChoice:
+    """Whether the member stays out of this session's recording (``out``), and of every one (``always``)."""
+
+    session_id: int
+    title: str
+    out: bool
+    always: bool
+
+    @property
+    def kept_out(self) -> bool:
+        """Whether the presenter gets the member's name for this session."""
+        return self.out or self.always
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question as the presenter reads it: who asked (None: anonymous), the text, when."""
+
+    name: str | None
+    text: str
+    asked_at: datetime
+
+
+@dataclass(frozen=True)
+class ForPresenter:
+    """What the presenter gets of a session: the names kept out of the recording and the questions."""
+
+    session_id: int
+    title: str
+    starts_at: datetime
+    names: tuple[str, ...]
+    questions: tuple[Question, ...]
+
+
+def clean_name(name: str) -> str:
+    """A display name as the presenter reads it (one line, within the column)."""
+    return cut(" ".join(name.split()), MAX_NAME) or "a member"
+
+
+async def _open_session(session: AsyncSession, guild_id: int, session_id: int, now: datetime) -> ClubSession:
+    row = await load_row(session, guild_id, session_id)
+    if row.status == CANCELLED:
+        raise Conflict(f"Session #{session_id} was cancelled.")
+    if row.starts_at <= now:
+        raise Conflict(f"Session #{session_id} has already started.")
+    return row
+
+
+async def _choice(session: AsyncSession, guild_id: int, row: ClubSession, user_id: int) -> RecordingChoice:
+    out = await session.scalar(
+        select(RecordingOptOut.id).where(
+            RecordingOptOut.session_id == row.id, RecordingOptOut.user_id == user_id
+        )
+    )
+    always = await session.get(RecordingPreference, (guild_id, user_id))
+    return RecordingChoice(row.id, row.title, out is not None, always is not None)
+
+
+async def keep_out(
+    factory: Store, guild_id: int, session_id: int, user_id: int, name: str, now: datetime
+) -> RecordingChoice:
+    """*Keep me out of the recording* pressed: on for this session, or off when it was on."""
+    async with factory() as session, session.begin():
+        row = await _open_session(session, guild_id, session_id, now)
+        done = await session.execute(
+            delete(RecordingOptOut).where(
+                RecordingOptOut.session_id == session_id, RecordingOptOut.user_id == user_id
+            )
+        )
+        if not getattr(done, "rowcount", 0):
+            session.add(
+                RecordingOptOut(session_id=session_id, user_id=user_id, name=clean_name(name), created_at=now)
+            )
+            await session.flush()
+        return await _choice(session, guild_id, row, user_id)
+
+
+async def keep_out_always(
+    factory: Store, guild_id: int, session_id: int, user_id: int, name: str, now: datetime
+) -> RecordingChoice:
+    """*Always keep me out* pressed: the member's standing choice for the server on, or off when it was on;
+    shown for the session the button came with."""
+    async with factory() as session, session.begin():
+        row = await load_row(session, guild_id, session_id)
+        standing = await session.get(RecordingPreference, (guild_id, user_id))
+        if standing is not None:
+            await session.delete(standing)
+        else:
+            session.add(
+                RecordingPreference(guild_id=guild_id, user_id=user_id, name=clean_name(name), created_at=now)
+            )
+        await session.flush()
+        return await _choice(session, guild_id, row, user_id)
+
+
+def clean_question(text: str) -> str:
+    """The question as typed, checked: not empty, within the form's limit, nothing that looks like a ping."""
+    text = text.strip()
+    if not visible(text):
+        raise BadInput("Write a question first.")
+    if len(text) > MAX_QUESTION:
+        raise BadInput(f"Keep the question within {MAX_QUESTION} characters (it has {len(text)}).")
+    if _MENTIONS.search(text):
+        raise BadInput(
+            "Write names without @ mentions: the question goes to the presenter by DM, never pinging."
+        )
+    return text
+
+
+async def ask(
+    factory: Store,
+    guild_id: int,
+    session_id: int,
+    user_id: int,
+    *,
+    text: str,
+    name: str | None,
+    now: datetime,
+) -> str:
+    """Store a member's question for the presenter (``name`` None: anonymous); the session's title."""
+    question = clean_question(text)
+    async with factory() as session, session.begin():
+        row = await _open_session(session, guild_id, session_id, now)
+        if row.presenter_id is None and not row.presenter_name:
+            raise Conflict("This session has no presenter yet; ask again once it has one.")
+        asked = await session.scalar(
+            select(func.count()).where(
+                SessionQuestion.session_id == session_id, SessionQuestion.user_id == user_id
+            )
+        )
+        if (asked or 0) >= MAX_QUESTIONS_PER_MEMBER:
+            raise Conflict(f"You have asked {MAX_QUESTIONS_PER_MEMBER} questions for this session already.")
+        session.add(
+            SessionQuestion(
+                session_id=session_id,
+                user_id=user_id,
+                named=name is not None,
+                name=clean_name(name) if name is not None else None,
+                text=question,
+                created_at=now,
+            )
+        )
+        return row.title
+
+
+async def names_kept_out(session: AsyncSession, guild_id: int, session_id: int) -> list[str]:
+    """Who stays out of the session's recording: those who asked for it, and for every one, by name."""
+    one = select(RecordingOptOut.user_id, RecordingOptOut.name).where(
+        RecordingOptOut.session_id == session_id
+    )
+    every = select(RecordingPreference.user_id, RecordingPreference.name).where(
+        RecordingPreference.guild_id == guild_id
+    )
+    names = {user_id: name for user_id, name in (await session.execute(every)).all()}
+    names.update({user_id: name for user_id, name in (await session.execute(one)).all()})
+    return sorted(names.values(), key=str.casefold)
+
+
+async def kept_out_since(session: AsyncSession, guild_id: int, session_id: int, since: datetime) -> bool:
+    """Whether anyone asked to stay out of the recording since ``since``."""
+    newer = [
+        select(RecordingOptOut.id).where(
+            RecordingOptOut.session_id == session_id, RecordingOptOut.created_at >= since
+        ),
+        select(RecordingPreference.user_id).where(
+            RecordingPreference.guild_id == guild_id, RecordingPreference.created_at >= since
+        ),
+    ]
+    return any([(await session.scalar(query.limit(1))) is not None for query in newer])
+
+
+async def has_notes(session: AsyncSession, guild_id: int, session_id: int) -> bool:
+    """Whether the presenter has anything from members: a question, or a name to keep out of the recording."""
+    found = [
+        select(SessionQuestion.id).where(SessionQuestion.session_id == session_id),
+        select(RecordingOptOut.id).where(RecordingOptOut.session_id == session_id),
+        select(RecordingPreference.user_id).where(RecordingPreference.guild_id == guild_id),
+    ]
+    return any([(await session.scalar(query.limit(1))) is not None for query in found])
+
+
+async def questions(session: AsyncSession, session_id: int, since: datetime | None = None) -> list[Question]:
+    """The session's questions in the order asked (only those since ``since``, when given)."""
+    query = select(SessionQuestion).where(SessionQuestion.session_id == session_id)
+    if since is not None:
+        query = query.where(SessionQuestion.created_at >= since)  # at the very instant: told again, not lost
+    rows = (await session.execute(query.order_by(SessionQuestion.created_at, SessionQuestion.id))).scalars()
+    return [Question(row.name if row.named else None, row.text, row.created_at) for row in rows]
+
+
+async def for_presenter(factory: Store, guild_id: int, session_id: int) -> ForPresenter:
+    """What the presenter gets of the guild's session, for the organizers (NotFound: no such session)."""
+    async with factory() as session:
+        row = await load_row(session, guild_id, session_id)
+        names = await names_kept_out(session, guild_id, session_id)
+        asked = await questions(session, session_id)
+    return ForPresenter(row.id, row.title, row.starts_at, tuple(names), tuple(asked))
