@@ -133,7 +133,7 @@ def test_the_reminders_go_out(tour: str) -> None:
     assert "[ephemeral]" in reply_to(asked, "@Tom uses /remind me session:1 before:2h")
     listed = reply_to(asked, "@Olivia uses /organize reminder list")
     assert "│ Reminders: 1 pending" in listed  # what organizers made; the automatic ones behind an option
-    assert "Also 6 automatic reminders" in listed
+    assert "Also 8 automatic reminders" in listed
 
     chat = scene(scenes, "Fast-forward to Tuesday 1 December, 9:00 AM PT")
     assert "#general  PaperClub (bot):" in chat
