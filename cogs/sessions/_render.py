@@ -88,7 +88,9 @@ def session_card(
         title = f"Cancelled: {info.title}"
     else:
         when, title = when_text(info, zones, now), info.title
-    facts = [f"**Presenter:** {cut(presenter, 200)}"] if (presenter := presenter_text(info)) else []
+    facts = [f"**Where:** <#{info.channel_id}>"] if info.channel_id is not None else []
+    if presenter := presenter_text(info):
+        facts.append(f"**Presenter:** {cut(presenter, 200)}")
     facts.append(f"**Duration:** {timeutil.format_duration(info.duration_minutes)}")
     card.heading(title, below=f"{when}\n{' · '.join(facts)}")
     if info.description:
@@ -134,7 +136,7 @@ def list_entry(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | 
     head = (
         f"**#{info.id}** · {club_time(info, zones, now)} · {timeutil.discord_timestamp(info.starts_at, 'R')}"
     )
-    extra = []
+    extra = [f"in <#{info.channel_id}>"] if info.channel_id is not None else []
     if info.presenter_id is not None or info.presenter_name:
         extra.append(
             f"with <@{info.presenter_id}>"
