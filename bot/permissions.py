@@ -82,7 +82,9 @@ PERMISSION_NAMES: Final[dict[str, str]] = {
 # A session in a stage channel: its event is a STAGE_INSTANCE event, which asks for "MANAGE_CHANNELS,
 # MUTE_MEMBERS, MOVE_MEMBERS" in that channel (Guild Scheduled Event, "Permissions for events with
 # entity_type STAGE_INSTANCE"); a VOICE event asks "VIEW_CHANNEL, CONNECT" (@everyone's by default).
-STAGE_EVENT_PERMISSIONS: Final = discord.Permissions(manage_channels=True, mute_members=True, move_members=True)
+STAGE_EVENT_PERMISSIONS: Final = discord.Permissions(
+    manage_channels=True, mute_members=True, move_members=True
+)
 VOICE_EVENT_PERMISSIONS: Final = discord.Permissions(view_channel=True, connect=True)
 # The voice channel's status during the session (PUT /channels/{channel.id}/voice-status): Set Voice Channel
 # Status (1 << 48; discord/discord-api-docs#6400, #8176), and Manage Channels since the bot is not connected.

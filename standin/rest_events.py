@@ -51,7 +51,10 @@ SCHEDULED, ACTIVE, COMPLETED, CANCELED = 1, 2, 3, 4  # Guild Scheduled Event Sta
 # "Once status is set to COMPLETED or CANCELED, the status can no longer be updated" (Guild Scheduled Event).
 TRANSITIONS = {(SCHEDULED, ACTIVE), (ACTIVE, COMPLETED), (SCHEDULED, CANCELED)}
 CHANNEL_TYPE = {STAGE_INSTANCE: GUILD_STAGE_VOICE, VOICE: GUILD_VOICE}
-CHANNEL_PERMISSIONS = {STAGE_INSTANCE: MANAGE_CHANNELS | MUTE_MEMBERS | MOVE_MEMBERS, VOICE: VIEW_CHANNEL | CONNECT}
+CHANNEL_PERMISSIONS = {
+    STAGE_INSTANCE: MANAGE_CHANNELS | MUTE_MEMBERS | MOVE_MEMBERS,
+    VOICE: VIEW_CHANNEL | CONNECT,
+}
 
 
 def _event_from(request: web.Request) -> tuple[Guild, Json]:
@@ -92,7 +95,9 @@ def _check_entity(standin: Host, guild: Guild, body: Json, event: Json | None) -
     if kind in CHANNEL_TYPE:
         channel = _channel_of(standin, guild, merged.get("channel_id"))
         if channel is None or channel.type != CHANNEL_TYPE[kind]:
-            errs.add(["channel_id"], "GUILD_SCHEDULED_EVENT_INVALID_CHANNEL", "Invalid channel for this event.")
+            errs.add(
+                ["channel_id"], "GUILD_SCHEDULED_EVENT_INVALID_CHANNEL", "Invalid channel for this event."
+            )
         if (merged.get("entity_metadata") or {}).get("location"):
             errs.add(["entity_metadata"], "BASE_TYPE_BAD_VALUE", "Must be null for this entity type.")
     elif merged.get("channel_id") is not None:

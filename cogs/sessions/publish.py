@@ -15,8 +15,8 @@ from discord.utils import escape_markdown
 from bot.client import PaperclubBot
 from bot.errors import NotConfigured
 from bot.hidden_channels import cannot_see, hidden_from_bot, usable
-from bot.permissions import VOICE_STATUS_PERMISSIONS, missing_permissions
 from bot.papers import parse_paper_ref
+from bot.permissions import VOICE_STATUS_PERMISSIONS, missing_permissions
 from bot.replies import NO_MENTIONS, one_line
 from bot.services.sessions import publish
 from bot.services.sessions.context import EventFields, EventRefused, Posted, SessionsContext, Zones
@@ -145,19 +145,27 @@ class DiscordSessions:
     async def start_event(self, guild_id: int, event_id: int) -> None:
         """Set the event active (Modify Guild Scheduled Event with only its status, 2)."""
         with self._guild(guild_id):
-            await self.bot.http.edit_scheduled_event(guild_id, event_id, status=discord.EventStatus.active.value)
+            await self.bot.http.edit_scheduled_event(
+                guild_id, event_id, status=discord.EventStatus.active.value
+            )
 
     async def complete_event(self, guild_id: int, event_id: int) -> None:
         """Set the event completed (status 3)."""
         with self._guild(guild_id):
-            await self.bot.http.edit_scheduled_event(guild_id, event_id, status=discord.EventStatus.ended.value)
+            await self.bot.http.edit_scheduled_event(
+                guild_id, event_id, status=discord.EventStatus.ended.value
+            )
 
     async def set_voice_status(self, guild_id: int, channel_id: int, status: str | None) -> None:
         """Set or clear the voice channel's status where the bot holds what that asks (bot.permissions
         ``VOICE_STATUS_PERMISSIONS``); a stage channel has none. Best effort: logged, never raised."""
         guild = self.bot.get_guild(guild_id)
         channel = guild.get_channel(channel_id) if guild is not None else None
-        if guild is None or not isinstance(channel, discord.VoiceChannel) or not usable(channel, "voice status"):
+        if (
+            guild is None
+            or not isinstance(channel, discord.VoiceChannel)
+            or not usable(channel, "voice status")
+        ):
             return
         missing = missing_permissions(channel.permissions_for(guild.me), VOICE_STATUS_PERMISSIONS)
         if missing:

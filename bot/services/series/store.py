@@ -213,6 +213,8 @@ async def create_series(
         duration_minutes=draft.duration_minutes,
         signup_url=draft.signup_url,
         description=draft.description,
+        channel_id=draft.place.channel_id if draft.place else None,
+        channel_name=draft.place.name if draft.place else None,
         sequence=0,
         created_by=created_by,
         created_at=now,
