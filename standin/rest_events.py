@@ -57,6 +57,11 @@ CHANNEL_PERMISSIONS = {
 }
 
 
+def _snowflake_or_none(value: object) -> str | None:
+    """A snowflake as Discord answers it: a string."""
+    return None if value is None else str(value)
+
+
 def _event_from(request: web.Request) -> tuple[Guild, Json]:
     guild = guild_from(request)
     event = guild.scheduled_events.get(snowflake(request, "event_id"))
@@ -194,7 +199,7 @@ async def create_event(request: web.Request) -> web.Response:
     event: Json = {
         "id": str(event_id),
         "guild_id": str(guild.id),
-        "channel_id": body.get("channel_id"),
+        "channel_id": _snowflake_or_none(body.get("channel_id")),
         "creator_id": str(bot.id),
         "creator": bot.payload(),
         "name": body["name"],
@@ -260,7 +265,7 @@ async def patch_event(request: web.Request) -> web.Response:
         "recurrence_rule",
     ):
         if key in body:
-            event[key] = body[key]
+            event[key] = _snowflake_or_none(body[key]) if key == "channel_id" else body[key]
     await standin.gateway.dispatch("GUILD_SCHEDULED_EVENT_UPDATE", event)
     return ok(event)
 

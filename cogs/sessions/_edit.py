@@ -67,7 +67,8 @@ class EditRequest:
     place: Place | None | Unset = UNSET  # a checked channel; None: back to the sign-up link
 
     def is_empty(self) -> bool:
-        return all(value is None or value is UNSET for value in vars(self).values())
+        given = {name: value for name, value in vars(self).items() if name != "place"}
+        return self.place is UNSET and all(value is None for value in given.values())
 
     def draft(
         self, now: datetime, session_zone: str | None = None
