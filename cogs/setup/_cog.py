@@ -12,6 +12,7 @@ from bot.layouts import Card, escape, lines
 from bot.permissions import IN_SERVER_ONLY, ensure_organizer, manager_only, require_guild_id
 from bot.replies import EMBED_DESCRIPTION_LIMIT, cut, send_ephemeral
 from bot.services.config.guild import GuildConfig, update_config
+from bot.services.sessions import reads
 from bot.services.setup.overview import SetupOverview, read_overview
 from bot.transformers import timezone_autocomplete
 from cogs.series import settings as series_settings
@@ -119,7 +120,9 @@ class SetupCog(
         await ensure_organizer(interaction)
         # One read for the whole card (settings, website, series: one statement, outside a transaction).
         overview = await self._read_overview(require_guild_id(interaction))
-        gaps = access.guild_gaps(_guild(interaction), overview.config)
+        guild = _guild(interaction)
+        held_in = await reads.channels_in_use(self.bot.session_factory, guild.id, self.bot.clock.now())
+        gaps = access.guild_gaps(guild, overview.config) + access.held_in_gaps(guild, held_in)
         card = settings_card(
             overview.config,
             gaps,

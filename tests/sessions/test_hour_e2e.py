@@ -238,3 +238,16 @@ async def test_a_restart_after_the_start_catches_up(env) -> None:
     await asyncio.wait_for(env.bot.get_cog("SessionsCog").events_caught_up(env.guild.id).wait(), 10)
     assert env.scheduled_events()[0]["status"] == ACTIVE
     assert REQUIRED_PERMISSIONS.manage_channels is False  # the invite asks nothing more for this
+
+
+async def test_setup_show_says_what_a_voice_status_needs(env) -> None:
+    await configure(env)
+    room = await env.standin.create_channel(env.guild, "reading-room", type=GUILD_VOICE)
+    await _add(env, room)
+    shown = await run(env, "setup show", member=env.admin)
+    assert f"**Manage Channels, Set Voice Channel Status** in <#{room.id}>" in shown.text, shown.text
+    await env.standin.set_overwrite(
+        room, env.world.bot_role, allow=SET_VOICE_CHANNEL_STATUS | MANAGE_CHANNELS
+    )
+    shown = await run(env, "setup show", member=env.admin)
+    assert "Set Voice Channel Status" not in shown.text
