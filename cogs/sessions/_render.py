@@ -122,11 +122,12 @@ def session_card(
             extra = fit_lines(short_lines(replace(record, from_scholar=False)), share) if record else ""
             button = link_button(paper.url) or (link_button(record.code_url, "Code") if record else None)
             card.section(f"{line}\n{extra}" if extra else line, button, group="papers")
-    after = afterwards_text(info)
-    footer = f"-# Session #{info.id}"
+    # No "Session #N" here: a public card says nothing a member cannot use (organizers pick sessions by title).
+    lines = [after] if (after := afterwards_text(info)) else []
     if any(r.from_scholar for r in info.records.values()):
-        footer += " · " + markdown_link(ATTRIBUTION_TEXT, ATTRIBUTION_URL, preview=False)
-    card.text(f"{after}\n{footer}" if after else footer)
+        lines.append("-# " + markdown_link(ATTRIBUTION_TEXT, ATTRIBUTION_URL, preview=False))
+    if lines:
+        card.text("\n".join(lines))
     card.row(buttons)
     return card
 

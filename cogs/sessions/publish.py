@@ -365,8 +365,7 @@ def overlap_warning(overlaps: Sequence[Overlap]) -> str | None:
     if not overlaps:
         return None
     listed = [
-        f"#{o.id} {_quoted(o.title)} ({discord_timestamp(o.starts_at, 'f')})"
-        for o in overlaps[:SHOWN_OVERLAPS]
+        f"{_quoted(o.title)} ({discord_timestamp(o.starts_at, 'f')})" for o in overlaps[:SHOWN_OVERLAPS]
     ]
     if len(overlaps) > SHOWN_OVERLAPS:
         listed.append(f"{len(overlaps) - SHOWN_OVERLAPS} more")
