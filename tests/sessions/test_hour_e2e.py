@@ -251,3 +251,18 @@ async def test_setup_show_says_what_a_voice_status_needs(env) -> None:
     )
     shown = await run(env, "setup show", member=env.admin)
     assert "Set Voice Channel Status" not in shown.text
+
+
+async def test_a_series_in_a_voice_channel_holds_every_week_there(env) -> None:
+    await configure(env)
+    room = await env.standin.create_channel(env.guild, "reading-room", type=GUILD_VOICE)
+    reply = await run(
+        env, "series add", {"name": "Thursdays", "day": "Thursday", "time": "9:30am", "channel": room}
+    )
+    assert reply.text.startswith("Added series"), reply.text
+    assert f"in <#{room.id}>" in reply.text
+    events = env.scheduled_events()
+    assert len(events) > 1
+    assert {(e["entity_type"], e["channel_id"]) for e in events} == {(VOICE_ENTITY, str(room.id))}
+    await _to(env, min(events, key=lambda e: e["scheduled_start_time"]))
+    assert sorted(e["status"] for e in env.scheduled_events())[-1] == ACTIVE
