@@ -71,7 +71,24 @@ PERMISSION_NAMES: Final[dict[str, str]] = {
     "send_polls": "Send Polls",
     "mention_everyone": "Mention @everyone, @here, and All Roles",
     "pin_messages": "Pin Messages",
+    "manage_channels": "Manage Channels",
+    "mute_members": "Mute Members",
+    "move_members": "Move Members",
+    "connect": "Connect",
+    "set_voice_channel_status": "Set Voice Channel Status",
 }
+
+# -- asked of a server only where it holds sessions in a channel (the invite stays as above) ---------------
+# A session in a stage channel: its event is a STAGE_INSTANCE event, which asks for "MANAGE_CHANNELS,
+# MUTE_MEMBERS, MOVE_MEMBERS" in that channel (Guild Scheduled Event, "Permissions for events with
+# entity_type STAGE_INSTANCE"); a VOICE event asks "VIEW_CHANNEL, CONNECT" (@everyone's by default).
+STAGE_EVENT_PERMISSIONS: Final = discord.Permissions(
+    manage_channels=True, mute_members=True, move_members=True
+)
+VOICE_EVENT_PERMISSIONS: Final = discord.Permissions(view_channel=True, connect=True)
+# The voice channel's status during the session (PUT /channels/{channel.id}/voice-status): Set Voice Channel
+# Status (1 << 48; discord/discord-api-docs#6400, #8176), and Manage Channels since the bot is not connected.
+VOICE_STATUS_PERMISSIONS: Final = discord.Permissions(set_voice_channel_status=True, manage_channels=True)
 
 INVITE_SCOPES: Final = ("bot", "applications.commands")
 
@@ -79,6 +96,11 @@ INVITE_SCOPES: Final = ("bot", "applications.commands")
 def permission_names(permissions: discord.Permissions) -> list[str]:
     """Discord's names of the flags set in ``permissions``, in bit order."""
     return [PERMISSION_NAMES.get(flag, flag.replace("_", " ").title()) for flag, on in permissions if on]
+
+
+def missing_permissions(have: discord.Permissions, need: discord.Permissions) -> list[str]:
+    """Discord's names of the flags in ``need`` that ``have`` lacks."""
+    return permission_names(discord.Permissions(need.value & ~have.value))
 
 
 def invite_url(client_id: int | str) -> str:

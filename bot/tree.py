@@ -70,6 +70,13 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
             return
         if isinstance(original, app_commands.TransformerError):
             log_outcome(interaction, "refused:TransformerError")
+            if original.type is discord.AppCommandOptionType.channel:  # a kind of channel the option refuses
+                kinds = getattr(original.transformer, "channel_types", None) or []
+                wanted = " or ".join(str(kind).replace("_voice", "").replace("_", " ") for kind in kinds)
+                await send_ephemeral(
+                    interaction, f"#{original.value} is not a {wanted or 'fitting'} channel; pick one."
+                )
+                return
             await send_ephemeral(interaction, f"I could not understand `{original.value}`.")
             return
         if isinstance(original, app_commands.CommandOnCooldown):

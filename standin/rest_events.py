@@ -10,14 +10,56 @@ from standin import limits
 from standin.errors import ApiError, FormErrors, not_found
 from standin.host import Host
 from standin.messages import parse_time
-from standin.rest import API, Handler, body_of, guild_from, no_content, ok, require, snowflake, standin_of
-from standin.state import CREATE_EVENTS, MANAGE_EVENTS, Channel, Guild, Json
+from standin.rest import (
+    API,
+    Handler,
+    body_of,
+    channel_from,
+    guild_from,
+    no_content,
+    ok,
+    require,
+    snowflake,
+    standin_of,
+)
+from standin.state import (
+    CONNECT,
+    CREATE_EVENTS,
+    GUILD_STAGE_VOICE,
+    GUILD_VOICE,
+    MANAGE_CHANNELS,
+    MANAGE_EVENTS,
+    MOVE_MEMBERS,
+    MUTE_MEMBERS,
+    SET_VOICE_CHANNEL_STATUS,
+    VIEW_CHANNEL,
+    Channel,
+    Guild,
+    Json,
+)
 
 # Permissions as Discord's "Guild Scheduled Event Permissions Requirements" says
 # (https://discord.com/developers/docs/resources/guild-scheduled-event#guild-scheduled-event-permissions-requirements):
 # creating needs CREATE_EVENTS; modifying or deleting needs MANAGE_EVENTS, or CREATE_EVENTS for an event the
-# bot created. EXTERNAL events are checked at guild level, channel events in their channel (the channel's own
-# extra permissions, CONNECT, MANAGE_CHANNELS..., are not modelled).
+# bot created. EXTERNAL events are checked at guild level, channel events in their channel, with what the
+# same section asks of each kind: "Permissions for events with entity_type STAGE_INSTANCE: MANAGE_CHANNELS,
+# MUTE_MEMBERS, MOVE_MEMBERS"; "entity_type VOICE: VIEW_CHANNEL, CONNECT".
+
+STAGE_INSTANCE, VOICE, EXTERNAL = 1, 2, 3  # Guild Scheduled Event Entity Types
+SCHEDULED, ACTIVE, COMPLETED, CANCELED = 1, 2, 3, 4  # Guild Scheduled Event Status
+# "Valid Guild Scheduled Event Status Transitions: SCHEDULED --> ACTIVE --> COMPLETED; SCHEDULED --> CANCELED";
+# "Once status is set to COMPLETED or CANCELED, the status can no longer be updated" (Guild Scheduled Event).
+TRANSITIONS = {(SCHEDULED, ACTIVE), (ACTIVE, COMPLETED), (SCHEDULED, CANCELED)}
+CHANNEL_TYPE = {STAGE_INSTANCE: GUILD_STAGE_VOICE, VOICE: GUILD_VOICE}
+CHANNEL_PERMISSIONS = {
+    STAGE_INSTANCE: MANAGE_CHANNELS | MUTE_MEMBERS | MOVE_MEMBERS,
+    VOICE: VIEW_CHANNEL | CONNECT,
+}
+
+
+def _snowflake_or_none(value: object) -> str | None:
+    """A snowflake as Discord answers it: a string."""
+    return None if value is None else str(value)
 
 
 def _event_from(request: web.Request) -> tuple[Guild, Json]:
@@ -36,8 +78,74 @@ def _channel_of(standin: Host, guild: Guild, channel_id: object) -> Channel | No
 
 
 def require_create(standin: Host, guild: Guild, body: Json) -> None:
-    """Create Permissions: CREATE_EVENTS (MANAGE_EVENTS alone no longer suffices since 2026-02-23)."""
-    require(standin, guild, CREATE_EVENTS, _channel_of(standin, guild, body.get("channel_id")))
+    """Create Permissions: CREATE_EVENTS (MANAGE_EVENTS alone no longer suffices since 2026-02-23), and in a
+    channel what its kind of event asks."""
+    channel = _channel_of(standin, guild, body.get("channel_id"))
+    require(standin, guild, CREATE_EVENTS, channel)
+    _require_channel_kind(standin, guild, body.get("entity_type"), channel)
+
+
+def _require_channel_kind(standin: Host, guild: Guild, entity_type: object, channel: Channel | None) -> None:
+    extra = CHANNEL_PERMISSIONS.get(entity_type) if isinstance(entity_type, int) else None
+    if extra is not None and channel is not None:
+        require(standin, guild, extra, channel)
+
+
+def _check_entity(standin: Host, guild: Guild, body: Json, event: Json | None) -> None:
+    """Field Requirements By Entity Type: STAGE_INSTANCE and VOICE need ``channel_id`` (a stage or voice
+    channel of the guild) and a null ``entity_metadata``; EXTERNAL a location and ``scheduled_end_time`` and a
+    null ``channel_id`` (the location's length: limits.check_scheduled_event)."""
+    merged = {**(event or {}), **body}
+    kind, errs = merged.get("entity_type", EXTERNAL), FormErrors()
+    if kind in CHANNEL_TYPE:
+        channel = _channel_of(standin, guild, merged.get("channel_id"))
+        if channel is None or channel.type != CHANNEL_TYPE[kind]:
+            errs.add(
+                ["channel_id"], "GUILD_SCHEDULED_EVENT_INVALID_CHANNEL", "Invalid channel for this event."
+            )
+        if (merged.get("entity_metadata") or {}).get("location"):
+            errs.add(["entity_metadata"], "BASE_TYPE_BAD_VALUE", "Must be null for this entity type.")
+    elif merged.get("channel_id") is not None:
+        errs.add(["channel_id"], "BASE_TYPE_BAD_VALUE", "Must be null for an external event.")
+    errs.raise_if_any()
+
+
+def _check_status(body: Json, event: Json) -> None:
+    """A status change is one of the valid transitions (none from COMPLETED or CANCELED)."""
+    if "status" not in body or body["status"] == event["status"]:
+        return
+    if (event["status"], body["status"]) not in TRANSITIONS:
+        errs = FormErrors()
+        errs.add(["status"], "GUILD_SCHEDULED_EVENT_INVALID_STATUS_TRANSITION", "Invalid status transition.")
+        errs.raise_if_any()
+
+
+def run_automation(guild: Guild, now: dt.datetime) -> list[Json]:
+    """What Discord does on its own, the events it changed: an EXTERNAL event ("Somewhere Else") starts at its
+    start time and ends at its end time; a STAGE_INSTANCE or VOICE event waits for its host (the app) to start
+    and end it (Discord Help Center, "Scheduled Events": events in a Stage or Voice channel are started by
+    their host; the API's status notes: the app moves a channel event with Modify Guild Scheduled Event)."""
+    changed = []
+    for event in guild.scheduled_events.values():
+        if event.get("entity_type") != EXTERNAL or event["status"] not in (SCHEDULED, ACTIVE):
+            continue
+        start = parse_time(event["scheduled_start_time"])
+        end = parse_time(event.get("scheduled_end_time"))
+        status = event["status"]
+        if status == SCHEDULED and start is not None and start <= now:
+            status = ACTIVE
+        if status == ACTIVE and end is not None and end <= now:
+            status = COMPLETED
+        if status != event["status"]:
+            event["status"] = status
+            changed.append(event)
+    return changed
+
+
+async def automate(standin: Host, guild: Guild) -> None:
+    """Run Discord's automation up to now, and tell the gateway of each event it moved."""
+    for event in run_automation(guild, standin.wall_clock()):
+        await standin.gateway.dispatch("GUILD_SCHEDULED_EVENT_UPDATE", event)
 
 
 def require_modify(standin: Host, guild: Guild, event: Json) -> None:
@@ -83,6 +191,7 @@ async def create_event(request: web.Request) -> web.Response:
     standin, guild, body = standin_of(request), guild_from(request), body_of(request)
     require_create(standin, guild, body)
     limits.check_scheduled_event(body, partial=False)
+    _check_entity(standin, guild, body, None)
     _check_event_times(body, None, standin.wall_clock())
     _check_event_cap(guild)
     event_id = standin.state.ids.next()
@@ -90,7 +199,7 @@ async def create_event(request: web.Request) -> web.Response:
     event: Json = {
         "id": str(event_id),
         "guild_id": str(guild.id),
-        "channel_id": body.get("channel_id"),
+        "channel_id": _snowflake_or_none(body.get("channel_id")),
         "creator_id": str(bot.id),
         "creator": bot.payload(),
         "name": body["name"],
@@ -113,21 +222,34 @@ async def create_event(request: web.Request) -> web.Response:
 
 async def list_events(request: web.Request) -> web.Response:
     """A guild's scheduled events."""
-    return ok(list(guild_from(request).scheduled_events.values()))
+    guild = guild_from(request)
+    await automate(standin_of(request), guild)
+    return ok(list(guild.scheduled_events.values()))
 
 
 async def get_event(request: web.Request) -> web.Response:
     """``GET`` one scheduled event."""
-    return ok(_event_from(request)[1])
+    guild, event = _event_from(request)
+    await automate(standin_of(request), guild)
+    return ok(event)
 
 
 async def patch_event(request: web.Request) -> web.Response:
     """Edit a scheduled event, checked as Discord checks it."""
     standin = standin_of(request)
     guild, event = _event_from(request)
+    await automate(standin, guild)
     require_modify(standin, guild, event)
     body = body_of(request)
+    _require_channel_kind(
+        standin,
+        guild,
+        body.get("entity_type", event.get("entity_type")),
+        _channel_of(standin, guild, body.get("channel_id", event.get("channel_id"))),
+    )
     limits.check_scheduled_event(body, partial=True)
+    _check_entity(standin, guild, body, event)
+    _check_status(body, event)
     _check_event_times(body, event, standin_of(request).wall_clock())
     for key in (
         "name",
@@ -143,7 +265,7 @@ async def patch_event(request: web.Request) -> web.Response:
         "recurrence_rule",
     ):
         if key in body:
-            event[key] = body[key]
+            event[key] = _snowflake_or_none(body[key]) if key == "channel_id" else body[key]
     await standin.gateway.dispatch("GUILD_SCHEDULED_EVENT_UPDATE", event)
     return ok(event)
 
@@ -196,6 +318,34 @@ async def event_users(request: web.Request) -> web.Response:
     return ok(out)
 
 
+# ---------------------------------------------------------------- a voice channel's status
+# PUT /channels/{channel.id}/voice-status (discord/discord-api-docs#6400; the OpenAPI description's
+# update_voice_channel_status, whose body the request validation checks): a voice channel only; needs
+# SET_VOICE_CHANNEL_STATUS (1 << 48) and, unless connected to the channel (the bot never is), MANAGE_CHANNELS;
+# "the voice channel status (0-500 characters)" (#6398). Discord then sends VOICE_CHANNEL_STATUS_UPDATE.
+VOICE_STATUS_LIMIT = 500
+
+
+async def put_voice_status(request: web.Request) -> web.Response:
+    """Set (or, with null or "", clear) a voice channel's status."""
+    standin, channel, body = standin_of(request), channel_from(request), body_of(request)
+    guild = standin.state.guild_of(channel)
+    if guild is None:
+        raise ApiError(403, 50001, "Missing Access")
+    if channel.type != GUILD_VOICE:
+        raise ApiError(400, 50024, "Cannot execute action on this channel type")
+    require(standin, guild, VIEW_CHANNEL | SET_VOICE_CHANNEL_STATUS | MANAGE_CHANNELS, channel)
+    status = body.get("status")
+    errs = FormErrors()
+    errs.length(["status"], status, VOICE_STATUS_LIMIT)
+    errs.raise_if_any()
+    channel.status = status or None
+    await standin.gateway.dispatch(
+        "VOICE_CHANNEL_STATUS_UPDATE", {"id": str(channel.id), "guild_id": str(guild.id), "status": status}
+    )
+    return no_content()
+
+
 def add_routes(app: web.Application) -> None:
     """Register the scheduled-event routes."""
     base = "/guilds/{guild_id}/scheduled-events"
@@ -207,5 +357,6 @@ def add_routes(app: web.Application) -> None:
         ("DELETE", base + "/{event_id}", delete_event),
         ("GET", base + "/{event_id}/users", event_users),
     ]
+    routes.append(("PUT", "/channels/{channel_id}/voice-status", put_voice_status))
     for method, path, handler in routes:
         app.router.add_route(method, API + path, handler)

@@ -309,6 +309,12 @@ class StandIn(Acting):
         channel_id = self.state.dm_channels.get(user.id)
         return self.state.messages_in(channel_id) if channel_id else []
 
+    async def run_automation(self, *_: object) -> None:
+        """What Discord does on its own as time passes (link events started and ended), up to ``wall_clock``;
+        a test's clock calls it on every move."""
+        for guild in list(self.state.guilds.values()):
+            await rest_events.automate(self, guild)
+
     def scheduled_events(self, guild: Guild | None = None) -> list[Json]:
         """A guild's scheduled events."""
         return list(self._guild(guild).scheduled_events.values())

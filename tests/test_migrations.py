@@ -29,9 +29,9 @@ from tests.site.conftest import GUILD, OCTOBER, SLUG, enable_site, import_club
 
 pytestmark = pytest.mark.empty_store  # from nothing to the old heads, then on: not the template copied
 
-# the ORM reads 0021-0027
-OLD_HEADS = {"0002", "0023", "0024", "0006", "0015", "0016", "0017", "0026", "0027"}
-NEW_HEADS = {"0034", "0023", "0024", "0030", "0018", "0025", "0020", "0028", "0027", "0033"}
+# the ORM reads 0021-0027 and 0032
+OLD_HEADS = {"0002", "0023", "0024", "0006", "0015", "0016", "0017", "0026", "0027", "0032"}
+NEW_HEADS = {"0034", "0023", "0024", "0030", "0018", "0025", "0020", "0028", "0027", "0033", "0032"}
 UNDOES = {"0018": "0015", "0019": "0016", "0020": "0017", "0025": "0019"}
 ON_TOP = {"0019": "0025"}  # undoing 0019 undoes the head that stands on it
 QUERIES = ("environments", "user simulators", "AutoEnv", "terminal agents benchmark")

@@ -62,6 +62,7 @@ class BotEnv:
         self.crossref = CrossrefStandin()
         self.datacite = DataCiteStandin()
         self.standin.wall_clock = self.clock.now  # the stand-in's date rules follow the FakeClock
+        self.clock.on_change(self.standin.run_automation)  # and what Discord does on its own as time passes
         self._stack = contextlib.AsyncExitStack()
         self._bot_stack: contextlib.AsyncExitStack | None = None
         self.bot: PaperclubBot

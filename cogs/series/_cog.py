@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -19,6 +21,7 @@ from bot.services.series import actions, drafts, reads, rules
 from bot.services.series.background import SeriesBackground
 from bot.services.series.info import SeriesInfo
 from bot.services.sessions import rules as session_rules
+from bot.services.sessions.draft import Place
 from bot.transformers import timezone_autocomplete
 from cogs.series import _render as render
 from cogs.series._buttons import ClaimWeekSelect, PresentButton, present_button
@@ -37,6 +40,7 @@ from cogs.series._options import (
     Zone,
 )
 from cogs.sessions import announcement_buttons
+from cogs.sessions.where import HeldIn, checked_place
 
 Url = app_commands.Range[str, 1, MAX_URL_LENGTH]
 Duration = app_commands.Range[int, session_rules.MIN_DURATION, session_rules.MAX_DURATION]
@@ -130,6 +134,7 @@ class SeriesCog(commands.Cog):
         duration="Length in minutes (default 60)",
         signup_url="The sign-up page for every week (https://…)",
         description="A few lines shown on the series and each week",
+        channel="A voice or stage channel every week is held in (default: at the sign-up link)",
     )
     async def add(
         self,
@@ -144,12 +149,14 @@ class SeriesCog(commands.Cog):
         duration: Duration = 60,
         signup_url: Url | None = None,
         description: Description | None = None,
+        channel: HeldIn | None = None,
     ) -> None:
+        place = checked_place(interaction.guild, channel) if channel else None
         if name is None and day is None and time is None:
             config = await ensure_organizer(interaction)
             require_guild_id(interaction)
             await interaction.response.send_modal(
-                AddSeriesModal(config.timezone, self.add_series, timezone=timezone)
+                AddSeriesModal(config.timezone, partial(self.add_series, place=place), timezone=timezone)
             )
             return
         if name is None or day is None or time is None:
@@ -166,6 +173,7 @@ class SeriesCog(commands.Cog):
             duration=duration,
             signup_url=signup_url,
             description=description,
+            place=place,
         )
 
     async def add_series(
@@ -182,6 +190,7 @@ class SeriesCog(commands.Cog):
         duration: int = 60,
         signup_url: str | None = None,
         description: str | None = None,
+        place: Place | None = None,
     ) -> None:
         """/organize series add and its form: check once, store the series and its weeks in one transaction, reply."""
         config, guild_id, now = await organizer_begin(interaction)
@@ -197,6 +206,7 @@ class SeriesCog(commands.Cog):
             duration=duration,
             signup_url=signup_url,
             description=description,
+            place=place,
             now=now,
         )
         followed = await actions.add(self.context, guild_id, draft, created_by=interaction.user.id, now=now)

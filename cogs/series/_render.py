@@ -77,6 +77,8 @@ def header(info: SeriesInfo, zones: Sequence[DisplayZone], now: datetime) -> str
         text += f" · ended {rules.long_date(rule.until)}"
     elif rule.until is not None:
         text += f" · until {rules.long_date(rule.until)}"
+    if info.channel_id is not None:
+        text += f" · in <#{info.channel_id}>"
     if info.signup_url:
         text += " · " + markdown_link("sign up", info.signup_url)
     return text

@@ -5,21 +5,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from bot import timeutil
+from bot.background import Job, every
 from bot.client import Interaction, PaperclubBot
-from bot.errors import Conflict
+from bot.errors import BadInput, Conflict
 from bot.organize import organizer_group
 from bot.paging import LayoutPage, send_page
 from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
-from bot.services.sessions import events, interest, members, publish, reads, rules
-from bot.services.sessions.draft import new_session
+from bot.services.sessions import events, hour, interest, members, publish, reads, rules
+from bot.services.sessions.draft import UNSET, new_session
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
 from cogs.sessions import _render as render
 from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view
@@ -28,6 +30,7 @@ from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply
 from cogs.sessions._members import AlwaysOutButton, AskButton, KeepOutButton, for_presenter_text
 from cogs.sessions.publish import reply_lines, sessions_of
 from cogs.sessions.recap_form import RecapFormButton
+from cogs.sessions.where import CHANNEL_HELP, HeldIn, checked_place
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]
 Name = app_commands.Range[str, 1, rules.MAX_PRESENTER_NAME]
@@ -40,6 +43,8 @@ Zone = app_commands.Range[str, 1, timeutil.MAX_ZONE_TEXT]  # as typed: the sessi
 WHEN_HELP = "e.g. 2026-11-05 08:00, 5 Nov 2026 8:00 AM, Thursday 9:30am, tomorrow 17:00"
 TZ_HELP = "Zone `when` is read in: PT, ET, UK, GMT, CET, IST, UTC or an IANA name (default: the server's)"
 PAPERS_HELP = "One per line, or split by ; (or commas): titles, arXiv ids, DOIs, links"
+HOUR_JOB = "sessions.hour"
+HOUR_EVERY = timedelta(seconds=15)  # a channel session's event starts and ends within this of its times
 LIST_PAGER = "sessions"  # bot.paging also turns /session list's old "session:list:…" buttons with it
 BUTTONS = (RemindMeButton, CalendarButton, KeepOutButton, AlwaysOutButton, AskButton, RecapFormButton)
 
@@ -63,15 +68,19 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         super().__init__()
 
     async def cog_load(self) -> None:
-        """Register /session list's pages and the announcements' buttons; hear Interested marks."""
+        """Register /session list's pages and the announcements' buttons; hear Interested marks; start
+        the hour's job."""
         self.bot.pagers.register(LIST_PAGER, self.render_page)
         self.bot.add_dynamic_items(*BUTTONS)
         self.organized = self.bot.organize.attach(organize, self)
         self._stop_hearing = hear_interest(self.bot)
         await self.counts.start()
+        # Each process its own servers' sessions (a claim per session makes each step once).
+        await self.bot.background.add(Job(HOUR_JOB, every(HOUR_EVERY), self.run_hour, once=False))
 
     async def cog_unload(self) -> None:
         """Take them back; wait for the announcements' edits in flight."""
+        await self.bot.background.remove(HOUR_JOB)
         self._stop_hearing()
         self.bot.organize.detach(self.organized)
         self.bot.remove_dynamic_items(*BUTTONS)
@@ -155,8 +164,13 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         try:
             await events.catch_up(self.context, guild.id, self.bot.clock.now())
             await interest.catch_up(self.context, guild.id, self.bot.clock.now())
+            await hour.run(self.context, [guild.id], self.bot.clock.now())  # an hour missed while down
         finally:
             self.events_caught_up(guild.id).set()
+
+    async def run_hour(self, now: datetime) -> int:
+        """Start and end the events of this process's servers' channel sessions that are due."""
+        return await hour.run(self.context, [guild.id for guild in self.bot.guilds], now)
 
     # ------------------------------------------------------------------ organizers
 
@@ -172,6 +186,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         signup_url="The sign-up page (https://…)",
         duration="Length in minutes (default 60)",
         description="A few lines on what the session covers",
+        channel=CHANNEL_HELP,
     )
     async def add(
         self,
@@ -185,7 +200,9 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         signup_url: Url | None = None,
         duration: Duration = 60,
         description: Description | None = None,
+        channel: HeldIn | None = None,
     ) -> None:
+        place = checked_place(interaction.guild, channel) if channel else None
         config, guild_id, now = await organizer_begin(interaction)
         draft = new_session(
             title=title,
@@ -199,6 +216,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             signup_url=signup_url,
             duration=duration,
             description=description,
+            channel=place,
         )
         published = await publish.create(
             self.context, guild_id, draft, created_by=interaction.user.id, zones=config.display_zones, now=now
@@ -224,6 +242,8 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         signup_url="The sign-up page; - removes it",
         duration="Length in minutes",
         description="What the session covers; - removes it",
+        channel=CHANNEL_HELP.replace(" (default: at the sign-up link)", ""),
+        link_only="True: held at the sign-up link again, not in a channel",
     )
     async def edit(
         self,
@@ -238,9 +258,13 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         signup_url: Url | None = None,
         duration: Duration | None = None,
         description: Description | None = None,
+        channel: HeldIn | None = None,
+        link_only: bool | None = None,
     ) -> None:
         config = await ensure_organizer(interaction)
         guild_id = require_guild_id(interaction)
+        if channel is not None and link_only:
+            raise BadInput("Pick a `channel` or `link_only`, not both.")
         request = EditRequest(
             title=title,
             when=when,
@@ -251,6 +275,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
             signup_url=signup_url,
             duration=duration,
             description=description,
+            place=checked_place(interaction.guild, channel) if channel else (None if link_only else UNSET),
         )
         if request.is_empty():
             info, _ = await reads.session_with_zones(self.context.store, guild_id, session)

@@ -21,7 +21,7 @@ from bot.replies import send_ephemeral
 from bot.services.config.guild import GuildConfig
 from bot.services.sessions import publish, rules
 from bot.services.sessions.context import SessionsContext
-from bot.services.sessions.draft import CLEAR, SessionChanges, session_changes
+from bot.services.sessions.draft import CLEAR, UNSET, Place, SessionChanges, Unset, session_changes
 from bot.services.sessions.info import SessionInfo
 from bot.text import cut
 from bot.views import PaperclubModal
@@ -38,6 +38,8 @@ FIELD_LABELS = {
     "signup_url": "sign-up link",
     "duration_minutes": "duration",
     "description": "description",
+    "channel_id": "where",
+    "channel_name": "where",
 }
 # Discord's text input: a value and max_length of at most 4000 characters, a placeholder of at most
 # 100, a label of at most 45 (discord-api-docs, Component Reference → Text Input; the OpenAPI
@@ -62,9 +64,11 @@ class EditRequest:
     signup_url: str | None = None
     duration: int | None = None
     description: str | None = None
+    place: Place | None | Unset = UNSET  # a checked channel; None: back to the sign-up link
 
     def is_empty(self) -> bool:
-        return all(value is None for value in vars(self).values())
+        given = {name: value for name, value in vars(self).items() if name != "place"}
+        return self.place is UNSET and all(value is None for value in given.values())
 
     def draft(
         self, now: datetime, session_zone: str | None = None
@@ -90,6 +94,7 @@ class EditRequest:
             signup_url=self.signup_url,
             duration=self.duration,
             description=self.description,
+            channel=self.place,
         )
 
 

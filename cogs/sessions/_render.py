@@ -88,7 +88,9 @@ def session_card(
         title = f"Cancelled: {info.title}"
     else:
         when, title = when_text(info, zones, now), info.title
-    facts = [f"**Presenter:** {cut(presenter, 200)}"] if (presenter := presenter_text(info)) else []
+    facts = [f"**Where:** <#{info.channel_id}>"] if info.channel_id is not None else []
+    if presenter := presenter_text(info):
+        facts.append(f"**Presenter:** {cut(presenter, 200)}")
     facts.append(f"**Duration:** {timeutil.format_duration(info.duration_minutes)}")
     if info.coming and not over and not info.is_cancelled:
         facts.append(f"**Coming:** {info.coming}")  # Remind me or Interested, each member once
@@ -122,11 +124,12 @@ def session_card(
             extra = fit_lines(short_lines(replace(record, from_scholar=False)), share) if record else ""
             button = link_button(paper.url) or (link_button(record.code_url, "Code") if record else None)
             card.section(f"{line}\n{extra}" if extra else line, button, group="papers")
-    after = afterwards_text(info)
-    footer = f"-# Session #{info.id}"
+    # No "Session #N" here: a public card says nothing a member cannot use (organizers pick sessions by title).
+    lines = [after] if (after := afterwards_text(info)) else []
     if any(r.from_scholar for r in info.records.values()):
-        footer += " · " + markdown_link(ATTRIBUTION_TEXT, ATTRIBUTION_URL, preview=False)
-    card.text(f"{after}\n{footer}" if after else footer)
+        lines.append("-# " + markdown_link(ATTRIBUTION_TEXT, ATTRIBUTION_URL, preview=False))
+    if lines:
+        card.text("\n".join(lines))
     card.row(buttons)
     return card
 
@@ -136,7 +139,7 @@ def list_entry(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | 
     head = (
         f"**#{info.id}** · {club_time(info, zones, now)} · {timeutil.discord_timestamp(info.starts_at, 'R')}"
     )
-    extra = []
+    extra = [f"in <#{info.channel_id}>"] if info.channel_id is not None else []
     if info.presenter_id is not None or info.presenter_name:
         extra.append(
             f"with <@{info.presenter_id}>"

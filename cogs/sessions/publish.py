@@ -16,6 +16,7 @@ from bot.client import PaperclubBot
 from bot.errors import NotConfigured
 from bot.hidden_channels import cannot_see, hidden_from_bot, usable
 from bot.papers import parse_paper_ref
+from bot.permissions import VOICE_STATUS_PERMISSIONS, missing_permissions
 from bot.replies import NO_MENTIONS, one_line
 from bot.services.sessions import publish
 from bot.services.sessions.context import EventFields, EventRefused, Posted, SessionsContext, Zones
@@ -40,16 +41,30 @@ GRANT_CREATE_EVENTS: Final = (
 Send = Callable[[Any], Awaitable[object]]
 
 
-def _event_kwargs(fields: EventFields) -> dict[str, Any]:
-    return {
+GONE_CHANNEL: Final = (
+    "The session's voice or stage channel is gone or hidden from the bot: pick another with "
+    "`/organize session edit channel:`. The session itself is saved."
+)
+
+
+def _event_kwargs(guild: discord.Guild, fields: EventFields) -> dict[str, Any]:
+    """The event as discord.py takes it: a link (EXTERNAL) event at its location, or a VOICE or
+    STAGE_INSTANCE one in its channel (no location)."""
+    kwargs: dict[str, Any] = {
         "name": fields.name,
         "description": fields.description,
         "start_time": fields.start,
         "end_time": fields.end,
-        "entity_type": discord.EntityType.external,
         "privacy_level": discord.PrivacyLevel.guild_only,
-        "location": fields.location,
     }
+    if fields.channel_id is None:
+        return {**kwargs, "entity_type": discord.EntityType.external, "location": fields.location}
+    channel = guild.get_channel(fields.channel_id)
+    if not isinstance(channel, discord.VoiceChannel | discord.StageChannel) or hidden_from_bot(channel):
+        raise EventRefused(GONE_CHANNEL)
+    stage = isinstance(channel, discord.StageChannel)
+    kind = discord.EntityType.stage_instance if stage else discord.EntityType.voice
+    return {**kwargs, "entity_type": kind, "channel": channel}
 
 
 async def find_channel(bot: PaperclubBot, channel_id: int) -> Any:
@@ -112,14 +127,14 @@ class DiscordSessions:
     async def create_event(self, guild_id: int, fields: EventFields) -> tuple[int, str]:
         """Create an external event (its id and status)."""
         with self._guild(guild_id) as guild:
-            event = await guild.create_scheduled_event(**_event_kwargs(fields))
+            event = await guild.create_scheduled_event(**_event_kwargs(guild, fields))
             return event.id, event.status.name
 
     async def edit_event(self, guild_id: int, event_id: int, fields: EventFields) -> None:
         """Change the event to ``fields``."""
         with self._guild(guild_id) as guild:
             if (event := await self._event(guild, event_id)) is not None:
-                await event.edit(**_event_kwargs(fields))
+                await event.edit(**_event_kwargs(guild, fields))
 
     async def cancel_event(self, guild_id: int, event_id: int) -> None:
         """Cancel the event."""
@@ -146,6 +161,40 @@ class DiscordSessions:
         except discord.HTTPException as error:
             log.info("guild %s: event %s's users unread (%s)", guild_id, event_id, error.status)
             return None
+
+    async def start_event(self, guild_id: int, event_id: int) -> None:
+        """Set the event active (Modify Guild Scheduled Event with only its status, 2)."""
+        with self._guild(guild_id):
+            await self.bot.http.edit_scheduled_event(
+                guild_id, event_id, status=discord.EventStatus.active.value
+            )
+
+    async def complete_event(self, guild_id: int, event_id: int) -> None:
+        """Set the event completed (status 3)."""
+        with self._guild(guild_id):
+            await self.bot.http.edit_scheduled_event(
+                guild_id, event_id, status=discord.EventStatus.ended.value
+            )
+
+    async def set_voice_status(self, guild_id: int, channel_id: int, status: str | None) -> None:
+        """Set or clear the voice channel's status where the bot holds what that asks (bot.permissions
+        ``VOICE_STATUS_PERMISSIONS``); a stage channel has none. Best effort: logged, never raised."""
+        guild = self.bot.get_guild(guild_id)
+        channel = guild.get_channel(channel_id) if guild is not None else None
+        if (
+            guild is None
+            or not isinstance(channel, discord.VoiceChannel)
+            or not usable(channel, "voice status")
+        ):
+            return
+        missing = missing_permissions(channel.permissions_for(guild.me), VOICE_STATUS_PERMISSIONS)
+        if missing:
+            log.info("guild %s: no voice channel status (missing %s)", guild_id, ", ".join(missing))
+            return
+        try:
+            await channel.edit(status=status)
+        except discord.HTTPException as error:
+            log.warning("guild %s: the voice channel status was refused: %s", guild_id, error)
 
     # ------------------------------------------------------------------ the posts
 
@@ -336,8 +385,7 @@ def overlap_warning(overlaps: Sequence[Overlap]) -> str | None:
     if not overlaps:
         return None
     listed = [
-        f"#{o.id} {_quoted(o.title)} ({discord_timestamp(o.starts_at, 'f')})"
-        for o in overlaps[:SHOWN_OVERLAPS]
+        f"{_quoted(o.title)} ({discord_timestamp(o.starts_at, 'f')})" for o in overlaps[:SHOWN_OVERLAPS]
     ]
     if len(overlaps) > SHOWN_OVERLAPS:
         listed.append(f"{len(overlaps) - SHOWN_OVERLAPS} more")

@@ -11,7 +11,12 @@ import discord
 
 from bot.hidden_channels import FIX as SEE_FIX
 from bot.hidden_channels import hidden_from_bot, named
-from bot.permissions import PERMISSION_NAMES
+from bot.permissions import (
+    PERMISSION_NAMES,
+    STAGE_EVENT_PERMISSIONS,
+    VOICE_STATUS_PERMISSIONS,
+    missing_permissions,
+)
 from bot.services.config.guild import GuildConfig
 
 CHANNEL_FIX: Final = "Edit Channel → Permissions"
@@ -165,6 +170,38 @@ def guild_gaps(guild: discord.Guild, config: GuildConfig) -> list[Gap]:
     gaps += gone
     if suggestions is not None:
         gaps += channel_gaps(suggestions, me, needs_of(suggestions), "/setup suggestions")
+    return gaps
+
+
+def held_in_gaps(guild: discord.Guild, channel_ids: Sequence[int]) -> list[Gap]:
+    """What the bot lacks in the voice and stage channels sessions are held in: a stage's event needs Manage
+    Channels, Mute Members and Move Members; a voice channel's status for the hour, Set Voice Channel Status
+    and Manage Channels (without them the event still starts and ends)."""
+    me, gaps = guild.me, []
+    if me is None:
+        return []  # guild_gaps says so
+    for channel_id in channel_ids:
+        channel = guild.get_channel(channel_id)
+        if not isinstance(channel, discord.VoiceChannel | discord.StageChannel) or hidden_from_bot(channel):
+            gaps.append(
+                Gap(
+                    f"a session is held in {named(channel_id)}, which the bot cannot see: `/organize session edit channel:`"
+                )
+            )
+            continue
+        stage = isinstance(channel, discord.StageChannel)
+        missing = missing_permissions(
+            channel.permissions_for(me), STAGE_EVENT_PERMISSIONS if stage else VOICE_STATUS_PERMISSIONS
+        )
+        if missing:
+            why = (
+                "its sessions' stage events"
+                if stage
+                else "to show the session as the channel's status during the hour"
+            )
+            gaps.append(
+                Gap(f"grant the bot **{', '.join(missing)}** in {channel.mention} ({why}; {CHANNEL_FIX})")
+            )
     return gaps
 
 

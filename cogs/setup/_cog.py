@@ -104,7 +104,9 @@ class SetupCog(
         await ensure_organizer(interaction)
         # One read for the whole card (settings, website, series: one statement, outside a transaction).
         overview = await self.setup.overview(require_guild_id(interaction))
-        gaps = access.guild_gaps(_guild(interaction), overview.config)
+        guild = _guild(interaction)
+        held_in = await self.setup.channels_in_use(guild.id)
+        gaps = access.guild_gaps(guild, overview.config) + access.held_in_gaps(guild, held_in)
         card = settings_card(
             overview.config,
             gaps,

@@ -39,6 +39,9 @@ class Series(Base):
     until_date: Mapped[date | None] = mapped_column(Date)  # the last date it may meet on
     duration_minutes: Mapped[int] = mapped_column(Integer, default=60)
     signup_url: Mapped[str | None] = mapped_column(String(600))
+    # Held in a voice or stage channel (its weeks' sessions inherit it; migration 0032).
+    channel_id: Mapped[int | None] = mapped_column(BigInteger)
+    channel_name: Mapped[str | None] = mapped_column(String(100))
     description: Mapped[str | None] = mapped_column(Text)
     sequence: Mapped[int] = mapped_column(Integer, default=0)  # raised on every change (calendar apps)
     board_channel_id: Mapped[int | None] = mapped_column(BigInteger)  # the /series open message

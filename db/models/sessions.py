@@ -103,6 +103,12 @@ class ClubSession(Base):
     announcement_message_id: Mapped[int | None] = mapped_column(BigInteger)
     thread_id: Mapped[int | None] = mapped_column(BigInteger)
     event_id: Mapped[int | None] = mapped_column(BigInteger)
+    # Held in one of the server's voice or stage channels (None: at a link, the sign-up page); its name as
+    # last seen, for the site (migration 0032).
+    channel_id: Mapped[int | None] = mapped_column(BigInteger)
+    channel_name: Mapped[str | None] = mapped_column(String(100))
+    # A channel's event as the bot took it through the hour: None, "active", "completed" (sessions/hour.py).
+    hour_stage: Mapped[str | None] = mapped_column(String(20))
     sequence: Mapped[int] = mapped_column(Integer, default=0)
     created_by: Mapped[int | None] = mapped_column(BigInteger)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

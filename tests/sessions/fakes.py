@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import NotConfigured
 from bot.services.sessions.context import (
+    EVENT_ACTIVE,
     EVENT_SCHEDULED,
     EventFields,
     EventRefused,
@@ -33,6 +34,7 @@ class FakeSessionsDiscord:
     channels: set[int] = field(default_factory=lambda: {500, 501})
     refuse_events: str | None = None
     interested: dict[int, set[int]] = field(default_factory=dict)  # event id -> members marked Interested
+    voice_status: dict[int, str | None] = field(default_factory=dict)  # channel id -> status
     _next: int = 1000
 
     def _id(self) -> int:
@@ -68,6 +70,20 @@ class FakeSessionsDiscord:
     async def event_users(self, guild_id: int, event_id: int) -> set[int] | None:
         self.calls.append("event_users")
         return set(self.interested[event_id]) if event_id in self.interested else None
+
+    async def start_event(self, guild_id: int, event_id: int) -> None:
+        self._event_step("start_event")
+        assert self.events[event_id][0] == EVENT_SCHEDULED, "only a scheduled event starts"
+        self.events[event_id] = (EVENT_ACTIVE, self.events[event_id][1])
+
+    async def complete_event(self, guild_id: int, event_id: int) -> None:
+        self._event_step("complete_event")
+        assert self.events[event_id][0] == EVENT_ACTIVE, "only an active event completes"
+        self.events[event_id] = ("completed", self.events[event_id][1])
+
+    async def set_voice_status(self, guild_id: int, channel_id: int, status: str | None) -> None:
+        self.calls.append("set_voice_status")
+        self.voice_status[channel_id] = status
 
     async def post_card(self, info: SessionInfo, zones: Zones, now: datetime, channel_id: int) -> Posted:
         self.calls.append("post_card")

@@ -189,7 +189,7 @@ def test_card_text_shows_as_typed() -> None:
     )
     info = make_info(title="# Not *a* heading", papers=[paper], description="> quoted @everyone")
     (container,) = render.session_card(info, DEFAULT_DISPLAY_ZONES, now=NOW).view().to_components()
-    head, description, _separator, section, footer = container["components"]
+    head, description, _separator, section = container["components"]  # no "Session #7" footer
     assert head["content"].startswith("## \\# Not \\*a\\* heading\n")
     assert description["content"] == "\\> quoted @everyone"
     assert (
@@ -202,7 +202,6 @@ def test_card_text_shows_as_typed() -> None:
         "url": "https://x.example/p.pdf",
         "disabled": False,
     }
-    assert footer["content"] == "-# Session #7"
 
 
 def test_duration_text() -> None:

@@ -26,7 +26,7 @@ from bot.services.series import store as series_store
 from bot.services.series import weeks
 from bot.services.series.drafts import SeriesDraft
 from bot.services.sessions import store as sessions
-from bot.services.sessions.draft import UNSET, SessionChanges, SessionDraft
+from bot.services.sessions.draft import UNSET, Place, SessionChanges, SessionDraft
 from bot.services.sessions.info import CANCELLED, SCHEDULED
 from db.base import utcnow
 from db.models import ClubSession, Paper
@@ -163,7 +163,10 @@ async def _series(
     """The file's series through the series service, by name; the rows by name key."""
     by_key: dict[str, Series] = {}
     for item in given:
-        draft = SeriesDraft(item.name, item.rule, item.duration_minutes, item.signup_url, item.description)
+        place = Place(item.channel_id) if item.channel_id is not None else None
+        draft = SeriesDraft(
+            item.name, item.rule, item.duration_minutes, item.signup_url, item.description, place=place
+        )
         row = await session.scalar(
             select(Series).where(Series.guild_id == guild_id, Series.name_key == item.key)
         )

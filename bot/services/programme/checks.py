@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.errors import BadInput
 from bot.ids import MAX_BIGINT
+from bot.services.sessions import rules as session_rules
 
 LINE_KEY = "__line__"
 LINES_KEY = "__lines__"
@@ -115,6 +116,20 @@ class Checker:
         except BadInput as exc:
             self.add(line, where, exc.user_message)
             return None
+
+
+def read_where(value: Any) -> tuple[int | None, str | None]:
+    """A session's or series' ``where:``: a voice or stage channel's id (a number, or ``<#id>``) or a link;
+    (channel id, None) or (None, the link). BadInput otherwise. Whether the channel is one of the server's
+    voice or stage channels the bot can see is checked when its event is made."""
+    text = str(value).strip() if isinstance(value, int | str) and not isinstance(value, bool) else ""
+    if text.startswith("<#") and text.endswith(">"):
+        text = text[2:-1]
+    if text.isdigit() and 17 <= len(text) <= 20:  # a Discord id (a snowflake)
+        return int(text), None
+    if text.startswith(("http://", "https://")):
+        return None, session_rules.clean_url(text, "The link in where")
+    raise BadInput("give a voice or stage channel's id (e.g. 1188000000000000000) or an https:// link")
 
 
 def item_lines(node: Any) -> list[int | None]:

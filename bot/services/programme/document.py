@@ -12,7 +12,7 @@ from bot.services.config.guild import normalize_change
 from bot.services.programme import aliases as alias_programme
 from bot.services.programme import series as series_programme
 from bot.services.programme import website as website_programme
-from bot.services.programme.checks import Checker, ProgrammeInvalid, item_lines
+from bot.services.programme.checks import Checker, ProgrammeInvalid, item_lines, read_where
 from bot.services.programme.times import read_start
 from bot.services.reading.lists import (
     MAX_ITEMS_PER_LIST,
@@ -45,6 +45,7 @@ SESSION_FIELDS = {
     "papers",
     "against",  # the papers read against the main ones ("TMax, read against Terminal-World and T1")
     "signup_url",
+    "where",  # a voice or stage channel's id, or a link (the sign-up link, as `signup_url`)
     "recording_url",
     "notes_url",
     "wiki_url",
@@ -244,6 +245,17 @@ def _session(checker: Checker, node: Any, where: str, line: int | None, zone: st
         if key in node:
             text = checker.text(node[key], f"{where}.{key}", at(key))
             fields[key] = checker.check(at(key), f"{where}.{key}", rules.clean_url, text, label)
+    if "where" in node:
+        place = checker.check(at("where"), f"{where}.where", read_where, node["where"])
+        if place is not None:
+            channel_id, link = place
+            fields["channel_id"], fields["channel_name"] = channel_id, None
+            if link is not None and "signup_url" in node:
+                checker.add(
+                    at("where"), f"{where}.where", "give the link once: in `where` or in `signup_url`"
+                )
+            elif link is not None:
+                fields["signup_url"] = link
     if "status" in node:
         status = checker.text(node["status"], f"{where}.status", at("status"), required=True)
         if status is not None and status.strip().lower() not in STATUSES:

@@ -76,6 +76,8 @@ async def dump_programme(session: AsyncSession, guild_id: int) -> dict[str, Any]
             **{key: getattr(row, key) for key in SESSION_URLS},
         }
         doc.update({k: v for k, v in optional.items() if v is not None})
+        if row.channel_id is not None:
+            doc["where"] = str(row.channel_id)
         if row.status != SCHEDULED:
             doc["status"] = row.status
         if row.id in weeks_of:

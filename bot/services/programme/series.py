@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil, when
 from bot.errors import BadInput
-from bot.services.programme.checks import Checker, item_lines
+from bot.services.programme.checks import Checker, item_lines, read_where
 from bot.services.series import rules
 from bot.services.series.rules import Rule
 from db.models.series import (
@@ -34,6 +34,7 @@ SERIES_FIELDS = {
     "until",
     "duration_minutes",
     "signup_url",
+    "where",  # a voice or stage channel's id, or a link (as `signup_url`)
     "description",
     "skipped",
 }
@@ -52,6 +53,7 @@ class ProgrammeSeries:
     duration_minutes: int = 60
     signup_url: str | None = None
     description: str | None = None
+    channel_id: int | None = None  # its weeks' voice or stage channel
     skipped: tuple[tuple[date, str | None], ...] = ()
     line: int | None = None
 
@@ -136,6 +138,12 @@ def _one(checker: Checker, node: Any, where: str, line: int | None, zone: str) -
     description = checker.check(
         at("description"), f"{where}.description", rules.session_rules.clean_description, text("description")
     )
+    channel_id = None
+    if "where" in node and (place := checker.check(at("where"), f"{where}.where", read_where, node["where"])):
+        channel_id, link = place
+        if link is not None and signup is not None:
+            checker.add(at("where"), f"{where}.where", "give the link once: in `where` or in `signup_url`")
+        signup = signup or link
     if len(checker.problems) > before or None in (name, weekday, start, tz_name, every, dates["first"]):
         return None
     first = dates["first"]
@@ -160,7 +168,7 @@ def _one(checker: Checker, node: Any, where: str, line: int | None, zone: str) -
     skipped = _skipped(checker, node.get("skipped"), f"{where}.skipped", at("skipped"), rule)
     if len(checker.problems) > before:
         return None
-    return ProgrammeSeries(name, rule, first, minutes, signup, description, skipped, line)
+    return ProgrammeSeries(name, rule, first, minutes, signup, description, channel_id, skipped, line)
 
 
 def _skipped(
@@ -250,6 +258,8 @@ async def dump_series(
             doc["duration_minutes"] = row.duration_minutes
         if row.signup_url:
             doc["signup_url"] = row.signup_url
+        if row.channel_id is not None:
+            doc["where"] = str(row.channel_id)
         if row.description:
             doc["description"] = row.description
         weeks = list(

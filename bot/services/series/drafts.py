@@ -23,6 +23,7 @@ from bot.services.series.rules import (
     weekday_name,
 )
 from bot.services.sessions import rules as session_rules
+from bot.services.sessions.draft import Place
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class SeriesDraft:
     duration_minutes: int = 60
     signup_url: str | None = None
     description: str | None = None
+    place: Place | None = None  # its weeks held in this voice or stage channel
 
     @property
     def key(self) -> str:
@@ -90,6 +92,7 @@ def new_series(
     duration: int = 60,
     signup_url: str | None = None,
     description: str | None = None,
+    place: Place | None = None,
 ) -> SeriesDraft:
     """Check a new series' values, each once (BadInput on the first bad one)."""
     clean = clean_name(name)
@@ -102,6 +105,7 @@ def new_series(
         duration_minutes=session_rules.check_duration(duration),
         signup_url=session_rules.clean_url(signup_url, "The sign-up link"),
         description=session_rules.clean_description(description),
+        place=place,
     )
 
 

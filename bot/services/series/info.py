@@ -29,6 +29,7 @@ class SeriesInfo:
     board_channel_id: int | None
     board_message_id: int | None
     created_by: int | None
+    channel_id: int | None = None  # its weeks' voice or stage channel
 
     def has_ended(self, today: date) -> bool:
         """Whether the series' last week is before ``today``."""
@@ -50,6 +51,7 @@ def series_info(row: Series) -> SeriesInfo:
         board_channel_id=row.board_channel_id,
         board_message_id=row.board_message_id,
         created_by=row.created_by,
+        channel_id=row.channel_id,
     )
 
 

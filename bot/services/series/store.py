@@ -187,6 +187,8 @@ def _columns(draft: SeriesDraft, first: date) -> dict[str, object]:
         "duration_minutes": draft.duration_minutes,
         "signup_url": draft.signup_url,
         "description": draft.description,
+        "channel_id": draft.place.channel_id if draft.place else None,
+        "channel_name": draft.place.name if draft.place else None,
     }
 
 

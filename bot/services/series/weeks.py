@@ -16,7 +16,7 @@ from bot.services.series import rules
 from bot.services.series.info import SeriesInfo, WeekInfo, series_info, series_rule
 from bot.services.series.store import get_series
 from bot.services.sessions import store as sessions
-from bot.services.sessions.draft import new_session
+from bot.services.sessions.draft import Place, new_session
 from bot.services.sessions.info import CANCELLED, SCHEDULED, session_info
 from db.models import ClubSession
 from db.models.series import (
@@ -113,6 +113,7 @@ async def week_session(session: AsyncSession, row: Series, start: datetime, now:
         signup_url=row.signup_url,
         duration=row.duration_minutes,
         description=row.description,
+        channel=Place(row.channel_id, row.channel_name) if row.channel_id is not None else None,
     )
     created = await sessions.create_session(session, row.guild_id, draft, created_by=row.created_by, now=now)
     return created.info.id

@@ -17,6 +17,8 @@ from bot.timeutil import DisplayZone
 Zones = Sequence[DisplayZone]
 EVENT_SCHEDULED = "scheduled"
 """A scheduled event's status before it starts (the only one the bot edits or cancels)."""
+EVENT_ACTIVE = "active"
+"""Started: by Discord for a link event, by the bot for a channel's (sessions/hour.py)."""
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,9 @@ class EventFields:
     description: str
     start: datetime
     end: datetime
-    location: str
+    location: str | None
+    """Where a link event is (None: held in ``channel_id``, a voice or stage channel)."""
+    channel_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,15 @@ class SessionsOnDiscord(Protocol):
 
     async def event_users(self, guild_id: int, event_id: int) -> set[int] | None:
         """The members marked Interested on the event (None: it is gone, or Discord would not say)."""
+
+    async def start_event(self, guild_id: int, event_id: int) -> None:
+        """Set a channel's event active (Discord starts only link events itself)."""
+
+    async def complete_event(self, guild_id: int, event_id: int) -> None:
+        """Set a started channel's event completed."""
+
+    async def set_voice_status(self, guild_id: int, channel_id: int, status: str | None) -> None:
+        """Set (None: clear) a voice channel's status, where the server granted what that needs; best effort."""
 
     async def post_card(self, info: SessionInfo, zones: Zones, now: datetime, channel_id: int) -> Posted:
         """Post the session's card (NotConfigured: not a text channel the bot can see and post in)."""

@@ -28,6 +28,15 @@ UNSET: Final = Unset()
 
 
 @dataclass(frozen=True)
+class Place:
+    """A voice or stage channel a session is held in, as the caller checked it on Discord (its name for
+    the site; None when only its id is known, e.g. from a programme file)."""
+
+    channel_id: int
+    name: str | None = None
+
+
+@dataclass(frozen=True)
 class SessionDraft:
     """A new session, every field checked. Build it with :func:`new_session`."""
 
@@ -41,6 +50,8 @@ class SessionDraft:
     signup_url: str | None = None
     duration_minutes: int = 60
     description: str | None = None
+    channel_id: int | None = None  # held in this voice or stage channel (checked by the caller on Discord)
+    channel_name: str | None = None
     start_note: str | None = None
     """How an unclear start was read (e.g. which of a fall-back hour's two times was taken)."""
     reading: PaperReading | None = None
@@ -57,6 +68,8 @@ class SessionDraft:
             "signup_url": self.signup_url,
             "duration_minutes": self.duration_minutes,
             "description": self.description,
+            "channel_id": self.channel_id,
+            "channel_name": self.channel_name,
         }
 
 
@@ -75,6 +88,8 @@ class SessionChanges:
     signup_url: str | None | Unset = UNSET
     duration_minutes: int | Unset = UNSET
     description: str | None | Unset = UNSET
+    channel_id: int | None | Unset = UNSET
+    channel_name: str | None | Unset = UNSET
     start_note: str | None = field(default=None, compare=False)
     reading: PaperReading | None = field(default=None, compare=False)
 
@@ -131,6 +146,7 @@ def new_session(
     signup_url: str | None = None,
     duration: int = 60,
     description: str | None = None,
+    channel: Place | None = None,
 ) -> SessionDraft:
     """Check a new session's values, each once (BadInput on the first bad one): ``when`` as typed (read in
     ``zone``, else ``default_zone``) or an aware datetime; ``papers`` as typed or one by one."""
@@ -148,6 +164,8 @@ def new_session(
         signup_url=rules.clean_url(signup_url, "The sign-up link"),
         duration_minutes=rules.check_duration(duration),
         description=rules.clean_description(description),
+        channel_id=channel.channel_id if channel else None,
+        channel_name=channel.name if channel else None,
         start_note=start.note,
         reading=reading,
     )
@@ -170,6 +188,7 @@ def session_changes(
     signup_url: str | None = None,
     duration: int | None = None,
     description: str | None = None,
+    channel: Place | None | Unset = UNSET,
 ) -> SessionChanges:
     """Check an edit's values, each once: None leaves a field, ``-`` clears an optional one; ``when`` is read
     in ``zone``, else ``session_zone``; a guest's ``presenter_name`` replaces a member."""
@@ -201,4 +220,7 @@ def session_changes(
         changes["duration_minutes"] = rules.check_duration(duration)
     if description is not None:
         changes["description"] = rules.clean_description(_cleared(description))
+    if not isinstance(channel, Unset):
+        changes["channel_id"] = channel.channel_id if channel else None
+        changes["channel_name"] = channel.name if channel else None
     return SessionChanges(**changes)

@@ -31,8 +31,8 @@ LOCATION_LIMIT: Final = 100
 
 
 def event_fields(info: SessionInfo, zones: Zones) -> EventFields:
-    """The event's name, plain-text description (events render little markdown), times and location (the
-    sign-up link, or 'Video call' also when the link is too long for the field)."""
+    """The event's name, plain-text description (events render little markdown), times and place: its voice
+    or stage channel, or a location (the sign-up link, or 'Video call' also when the link is too long)."""
     lines = [timeutil.format_club_time(info.starts_at, zones)]
     if info.presenter_name:
         lines.append(f"Presenter: {one_line(info.presenter_name, 100)}")
@@ -45,12 +45,17 @@ def event_fields(info: SessionInfo, zones: Zones) -> EventFields:
     if info.description:
         lines.extend(["", info.description])
     signup = info.signup_url
+    if info.channel_id is not None:
+        location = None  # a voice or stage channel's event has its channel and no location
+    else:
+        location = signup if signup and len(signup) <= LOCATION_LIMIT else "Video call"
     return EventFields(
         name=cut(one_line(info.title, 200), NAME_LIMIT),
         description=cut("\n".join(lines), DESCRIPTION_LIMIT),
         start=info.starts_at,
         end=info.ends_at,
-        location=signup if signup and len(signup) <= LOCATION_LIMIT else "Video call",
+        location=location,
+        channel_id=info.channel_id,
     )
 
 

@@ -50,6 +50,11 @@ class SessionInfo:
     (so ``get_session``), None from the list queries."""
     date_only: bool = False
     """Dated only (a past session the club gave no time for): shown as its date, never a time."""
+    channel_id: int | None = None
+    """The voice or stage channel it is held in (None: at a link); ``channel_name`` as last seen."""
+    channel_name: str | None = None
+    hour_stage: str | None = None
+    """How far the bot took the channel's event through the hour: None, "active", "completed"."""
     records: dict[int, PaperRecord] = field(default_factory=dict, hash=False)
     """What the outside sources said about each paper, by paper id (the short card's fields)."""
     coming: int = 0
@@ -136,4 +141,7 @@ def session_info(row: ClubSession) -> SessionInfo:
         series_id=week.series_id if week is not None else None,
         date_only=row.date_only,
         coming=row.__dict__.get("coming") or 0,  # a row made in this transaction has not counted yet
+        channel_id=row.channel_id,
+        channel_name=row.channel_name,
+        hour_stage=row.hour_stage,
     )

@@ -6,12 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.services.config.guild import get_config
 from bot.services.sessions import queries, store
 from bot.services.sessions.context import SessionsContext, Zones
-from bot.services.sessions.info import SessionInfo
+from bot.services.sessions.info import SCHEDULED, SessionInfo
+from db.models import ClubSession
 
 Store = async_sessionmaker[AsyncSession]
 
@@ -36,6 +38,23 @@ async def upcoming_page(factory: Store, guild_id: int, now: datetime, page: int,
         page = min(max(page, 0), pages - 1)
         infos = await queries.list_upcoming(session, guild_id, now, limit=per_page, offset=page * per_page)
     return ListPage(infos, zones, total, page, pages)
+
+
+async def channels_in_use(factory: Store, guild_id: int, now: datetime) -> list[int]:
+    """The voice and stage channels the guild's sessions still to start are held in (/setup show checks
+    what the bot holds there)."""
+    async with factory() as session:
+        rows = await session.scalars(
+            select(ClubSession.channel_id)
+            .where(
+                ClubSession.guild_id == guild_id,
+                ClubSession.status == SCHEDULED,
+                ClubSession.starts_at > now,
+                ClubSession.channel_id.is_not(None),
+            )
+            .distinct()
+        )
+        return sorted(channel_id for channel_id in rows if channel_id is not None)
 
 
 async def session_with_zones(factory: Store, guild_id: int, session_id: int) -> tuple[SessionInfo, Zones]:

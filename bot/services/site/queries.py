@@ -48,6 +48,8 @@ SESSION_COLUMNS: Final = (
     _S.cancel_reason,
     _S.thread_id,
     _S.date_only,
+    _S.channel_id,
+    _S.channel_name,
 )
 #: What a page shows of a paper (PaperView's sources).
 PAPER_COLUMNS: Final = (_P.id, _P.title, _P.url, _P.arxiv_id, _P.wiki_url)

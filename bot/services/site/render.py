@@ -214,7 +214,7 @@ def event_json(page: SessionPage, base_url: str | None) -> Markup:
         start = end = s.starts_at.astimezone(local).date().isoformat()
     else:
         start, end = (t.astimezone(local).isoformat() for t in (s.starts_at, s.ends_at))
-    place = s.signup_url or s.thread_url or meta.url
+    place = s.channel_url or s.signup_url or s.thread_url or meta.url
     data: dict[str, Any] = {
         "@context": "https://schema.org",
         "@type": "Event",

@@ -73,6 +73,8 @@ class SessionView:
     date_only: bool = False  # the club gave its date only: no time is shown
     series_week: bool = False  # a week of a series (claimable while nobody presents)
     series_description: str | None = None  # the series' own description, which each week repeats
+    channel_url: str | None = None  # held in a voice or stage channel of the server: its link
+    channel_name: str | None = None  # and its name as last seen (None: not known, e.g. imported)
 
     @cached_property
     def when(self) -> str:
@@ -365,6 +367,8 @@ def _view(s: Any, papers: tuple[PaperView, ...], display: Display, now: datetime
         date_only=bool(s.date_only),
         series_week=getattr(s, "series_id", None) is not None,
         series_description=getattr(s, "series_description", None),
+        channel_url=(f"https://discord.com/channels/{s.guild_id}/{s.channel_id}" if s.channel_id else None),
+        channel_name=s.channel_name,
     )
 
 
