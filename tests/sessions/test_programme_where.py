@@ -55,7 +55,7 @@ async def test_where_is_a_channel_or_a_link_and_round_trips(session_factory) -> 
     assert room["where"] == str(ROOM)
     assert doc["series"][0]["where"] == str(ROOM)
     _, report = await import_text(session_factory, text, suffix=".yaml", guild_id=GUILD)
-    assert report.sessions_changed == 0
+    assert (report.sessions.changed, report.series.changed) == (0, 0)
 
 
 @pytest.mark.parametrize(
