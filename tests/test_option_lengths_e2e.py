@@ -46,6 +46,7 @@ from db.models.series import Series, SeriesWeek
 from db.models.site import SiteSettings
 from db.models.suggestions import Suggestion
 from standin.state import EPHEMERAL, Message
+from tests.cards import card_title
 from tests.suggestions.helpers import latest_suggestion_id, use_channel
 
 
@@ -317,6 +318,6 @@ async def test_twenty_of_the_longest_topics_fit_the_option(discord_env: BotEnv) 
     text = "; ".join(topics)
     assert len(text) <= MAX_TOPICS_TEXT
     reply = await (await env.invoke("setup topics", {"topics": text}, member=env.admin)).final()
-    assert reply.content.startswith("Saved"), reply.content
+    assert card_title(reply) == "Saved."
     async with env.bot.session_factory() as session:
         assert (await get_config(session, env.guild.id)).suggestion_topics == tuple(topics)

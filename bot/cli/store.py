@@ -30,7 +30,7 @@ async def _db_upgrade(args: argparse.Namespace) -> int:
     if applied:
         print(f"applied {len(applied)} migration{'s' if len(applied) != 1 else ''}:")
         for script in applied:
-            print(f"  {script.revision} {script.doc}")
+            print(f"  {script.revision} {' '.join(script.doc.split())}")
     print("database is up to date" if applied else "database is up to date: no migration to apply")
     return 0
 

@@ -154,7 +154,7 @@ async def _scheduled_session(
 async def _session_of(session: AsyncSession, guild_id: int, session_id: int) -> ClubSession:
     club = await session.get(ClubSession, session_id)
     if club is None or club.guild_id != guild_id:
-        raise NotFound("That session is not one of this server's; pick one from the list as you type.")
+        raise NotFound("There is no such session in this server; pick one from the list as you type.")
     return club
 
 
