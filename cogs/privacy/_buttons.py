@@ -23,8 +23,9 @@ def scope_of(interaction: Interaction) -> int:
 
 
 def server_names(bot: PaperclubBot) -> render.ServerName:
-    """The servers' names as the bot sees them."""
-    return render.server_names([(g.id, g.name) for g in bot.guilds])
+    """The servers' names as the bot sees them ("server <id>" for one it no longer sees)."""
+    known = {g.id: g.name for g in bot.guilds}
+    return lambda guild_id: known.get(guild_id) or f"server {guild_id}"
 
 
 class AskButton(PersistentButton, prefix="privacy:ask"):

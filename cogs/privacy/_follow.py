@@ -1,13 +1,5 @@
-"""After a member's data is deleted, the Discord side follows: each feature hears of what changed in its
-rows (events its cog listens to), and sessions that lost their presenter are published again.
-
-- ``suggestions_changed(guild_id, suggestion_ids)``: the suggestions cog edits their posts (votes, offers,
-  who suggested and reviewed them).
-- ``session_subscription_changed(guild_id, session_id, user_id, False)``: as if *Remind me* was pressed
-  off (the reminders cog plans again).
-- a session without its presenter: :func:`bot.services.sessions.publish.saved_by_id` (its announcement,
-  event and series week).
-"""
+"""After a member's data is deleted, the Discord side follows: the features hear what changed in their rows
+(events their cogs listen to), and the sessions that lost their presenter are published again."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Each privacy action as one call over the host's store: /privacy's overview and deletion (in a server or, from
-a DM, every server), the servers the bot leaves and rejoins, a run of the lifetimes job."""
+"""Each privacy action as one call over the host's store: /privacy's overview and deletion (in a server, or
+from a DM in every server), the servers the bot leaves and rejoins, a run of the lifetimes job."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ ELSEWHERE: Final = (
     "This button belongs to /privacy somewhere else, so nothing was deleted: run `/privacy` here."
 )
 EXPIRED: Final = f"This confirmation is more than {CONFIRM_MINUTES} minutes old, so nothing was deleted: run `/privacy` again."
+Ready = Callable[[], Awaitable[object]]
 
 
 @dataclass(frozen=True)
@@ -59,17 +60,10 @@ class Privacy:
             return await overview(session, who(user_id, scope))
 
     async def delete(
-        self,
-        user_id: int,
-        scope: int,
-        issued: int,
-        *,
-        presser: int,
-        where: int,
-        ready: Callable[[], Awaitable[object]],
+        self, user_id: int, scope: int, issued: int, *, presser: int, where: int, ready: Ready
     ) -> Deletion:
-        """The confirmation (shown to ``user_id`` at ``issued``) pressed: refused unless by that member, where it
-        was shown, within :data:`CONFIRM_MINUTES`; then ``ready`` and the data deleted in one transaction."""
+        """The confirmation shown to ``user_id`` at ``issued`` pressed: refused unless by that member, where
+        shown, within :data:`CONFIRM_MINUTES`; then ``ready``, and the data deleted in one transaction."""
         if presser != user_id:
             raise NotAllowed(NOT_YOURS)
         here(where, scope)
@@ -91,9 +85,15 @@ class Privacy:
             return await servers.mark_back(session, [guild_id])
 
     async def reconcile(self, present: Collection[int], ours: Callable[[int], bool]) -> set[int]:
-        """At start-up: ``present`` kept, the others of ours the store knows marked left; those."""
+        """At start-up, with the servers Discord listed for this process's shards (``present``): each is kept;
+        one of ``ours`` the store holds data of but Discord did not list is marked left now. Those."""
+        now = self.host.clock.now()
         async with self.host.session_factory() as session, session.begin():
-            return await servers.reconcile(session, present, ours, self.host.clock.now())
+            await servers.mark_back(session, present)
+            gone = {g for g in await servers.known_servers(session) - set(present) if ours(g)}
+            for guild_id in sorted(gone):
+                await servers.mark_left(session, guild_id, now)
+        return gone
 
     async def lifetimes(self, now: datetime, *, grace: timedelta, running: Collection[str] = ()) -> Enforced:
         """Delete what is past its lifetime, then the servers left more than ``grace`` ago (``running``: this
