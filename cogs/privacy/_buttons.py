@@ -1,37 +1,20 @@
 """/privacy's two buttons, restart-proof: *Delete my data…* (its scope: the server, or 0 from a DM) opens the
 confirmation; the confirmation's *Delete my data* carries the scope, the member it was shown to and when.
-
-A custom id is text any client can send, so nothing in it is trusted: the confirmation deletes only the
-presser's own data, only when the presser is the member it names, pressed where it was shown, within
-:data:`CONFIRM_MINUTES`; anything else is refused and nothing changes. Pressed twice, the second finds
-nothing left."""
+A custom id is text any client can send: the service checks the press (bot/services/privacy/actions.py)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import Any, Final
+from typing import Any
 
 import discord
 
 from bot.client import Interaction, PaperclubBot
-from bot.errors import BadInput, NotAllowed
 from bot.layouts import layout
 from bot.replies import send_reply
-from bot.services.privacy.member import erase_member, overview
-from bot.services.privacy.rows import Who
+from bot.services.privacy.actions import Privacy, here
 from bot.views import PersistentButton, field
 from cogs.privacy import _render as render
 from cogs.privacy._follow import Follows
-
-CONFIRM_MINUTES: Final = 10
-NOT_YOURS: Final = (
-    "This confirmation was shown to another member, so nothing was deleted: `/privacy` shows what the bot "
-    "keeps about you."
-)
-ELSEWHERE: Final = (
-    "This button belongs to /privacy somewhere else, so nothing was deleted: run `/privacy` here."
-)
-EXPIRED: Final = f"This confirmation is more than {CONFIRM_MINUTES} minutes old, so nothing was deleted: run `/privacy` again."
 
 
 def scope_of(interaction: Interaction) -> int:
@@ -39,19 +22,10 @@ def scope_of(interaction: Interaction) -> int:
     return interaction.guild_id or 0
 
 
-def who(user_id: int, scope: int) -> Who:
-    """The member's data in the server ``scope``, or in every server (0)."""
-    return Who(user_id, frozenset({scope}) if scope else None)
-
-
 def server_names(bot: PaperclubBot) -> render.ServerName:
-    """The servers' names as the bot sees them."""
-    return render.server_names([(g.id, g.name) for g in bot.guilds])
-
-
-def _here(interaction: Interaction, scope: int) -> None:
-    if scope_of(interaction) != scope:
-        raise NotAllowed(ELSEWHERE)
+    """The servers' names as the bot sees them ("server <id>" for one it no longer sees)."""
+    known = {g.id: g.name for g in bot.guilds}
+    return lambda guild_id: known.get(guild_id) or f"server {guild_id}"
 
 
 class AskButton(PersistentButton, prefix="privacy:ask"):
@@ -62,10 +36,9 @@ class AskButton(PersistentButton, prefix="privacy:ask"):
     style = discord.ButtonStyle.danger
 
     async def pressed(self, interaction: Interaction) -> None:
-        _here(interaction, self.scope)
+        here(scope_of(interaction), self.scope)
         bot = interaction.client
-        async with bot.session_factory() as session:
-            found = await overview(session, who(interaction.user.id, self.scope))
+        found = await Privacy(bot).overview(interaction.user.id, self.scope)
         names = server_names(bot)
         if found.empty:
             await send_reply(interaction, render.result_nothing(self.scope, names))
@@ -88,17 +61,15 @@ class ConfirmButton(PersistentButton, prefix="privacy:delete"):
     style = discord.ButtonStyle.danger
 
     async def pressed(self, interaction: Interaction) -> None:
-        if interaction.user.id != self.user_id:
-            raise NotAllowed(NOT_YOURS)
-        _here(interaction, self.scope)
         bot = interaction.client
-        now = bot.clock.now()
-        age = now.timestamp() - self.issued
-        if not 0 <= age <= timedelta(minutes=CONFIRM_MINUTES).total_seconds():
-            raise BadInput(EXPIRED)
-        await interaction.response.defer()  # the confirmation becomes the outcome
-        async with bot.session_factory() as session, session.begin():
-            done = await erase_member(session, who(self.user_id, self.scope), now)
+        done = await Privacy(bot).delete(
+            self.user_id,
+            self.scope,
+            self.issued,
+            presser=interaction.user.id,
+            where=scope_of(interaction),
+            ready=interaction.response.defer,  # the confirmation becomes the outcome
+        )
         text = render.result(done, self.scope, server_names(bot))
         await interaction.edit_original_response(view=layout(discord.ui.TextDisplay(text)))
         cog = bot.get_cog("PrivacyCog")

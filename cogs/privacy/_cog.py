@@ -15,13 +15,11 @@ from discord.ext import commands
 from bot.background import Job, every
 from bot.client import Interaction, PaperclubBot
 from bot.replies import send_reply
-from bot.services.privacy import servers
-from bot.services.privacy.enforce import enforce
-from bot.services.privacy.member import Deletion, overview
+from bot.services.privacy.actions import Privacy
+from bot.services.privacy.member import Deletion
 from cogs.privacy import _render as render
-from cogs.privacy._buttons import AskButton, ConfirmButton, scope_of, server_names, who
+from cogs.privacy._buttons import AskButton, ConfirmButton, scope_of, server_names
 from cogs.privacy._follow import follow
-from db.engine import read_only_session_factory
 
 log = logging.getLogger("paperclub.privacy")
 
@@ -34,7 +32,7 @@ class PrivacyCog(commands.Cog):
 
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        self._readers = read_only_session_factory(bot.engine)  # the overview only reads
+        self.flows = Privacy(bot)
         self._following: set[asyncio.Task[None]] = set()
         self._noted: dict[int, asyncio.Event] = {}
         self.reconciled = asyncio.Event()  # set once start-up's look at the servers is recorded (tests)
@@ -57,8 +55,7 @@ class PrivacyCog(commands.Cog):
         """Ephemeral: the caller's data in this server (from a DM: in every server), grouped and counted."""
         await interaction.response.defer(ephemeral=True, thinking=True)
         scope = scope_of(interaction)
-        async with self._readers() as session:
-            found = await overview(session, who(interaction.user.id, scope))
+        found = await self.flows.overview(interaction.user.id, scope)
         ask = None if found.empty else AskButton(scope)
         await send_reply(interaction, view=render.overview_card(found, scope, server_names(self.bot), ask))
 
@@ -84,8 +81,7 @@ class PrivacyCog(commands.Cog):
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
         """Removed from a server (GUILD_DELETE without ``unavailable``): its grace period begins."""
-        async with self.bot.session_factory() as session, session.begin():
-            await servers.mark_left(session, guild.id, self.bot.clock.now())
+        await self.flows.left(guild.id)
         self.noted(guild.id).set()
         log.info(
             "guild %s: the bot was removed; its data is deleted in %d days unless the bot is added back",
@@ -96,8 +92,7 @@ class PrivacyCog(commands.Cog):
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
         """Added (back) to a server: whatever it holds is kept."""
-        async with self.bot.session_factory() as session, session.begin():
-            back = await servers.mark_back(session, [guild.id])
+        back = await self.flows.back(guild.id)
         self.noted(guild.id).set()
         if back:
             log.info("guild %s: the bot is back within the grace period; its data is kept", guild.id)
@@ -107,8 +102,7 @@ class PrivacyCog(commands.Cog):
         """Every server Discord listed is kept; one of our shards' the store knows but Discord did not list
         removed the bot while it was offline: marked left now."""
         present = {guild.id for guild in self.bot.guilds}
-        async with self.bot.session_factory() as session, session.begin():
-            gone = await servers.reconcile(session, present, self._ours, self.bot.clock.now())
+        gone = await self.flows.reconcile(present, self._ours)
         for guild_id in sorted(gone):
             log.info("guild %s: not among the bot's servers at start-up; marked as left", guild_id)
         self.reconciled.set()
@@ -125,8 +119,7 @@ class PrivacyCog(commands.Cog):
 
     async def lifetimes(self, now: datetime) -> None:
         """Delete what is past its lifetime, and the data of servers left more than the grace period ago."""
-        done = await enforce(
-            self.bot.session_factory,
+        done = await self.flows.lifetimes(
             now,
             grace=timedelta(days=self.bot.settings.guild_data_grace_days),
             running=set(self.bot.background.jobs),

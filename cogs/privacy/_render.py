@@ -3,7 +3,7 @@ and what the deletion did. Nothing here sends."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -93,9 +93,3 @@ def result(done: Deletion, scope: int, server_name: ServerName) -> str:
         if erased.kept:
             lines.append(f"- **{kind.name}**: {erased.kept} kept — {kind.kept_note}.")
     return "\n".join(lines)
-
-
-def server_names(names: Sequence[tuple[int, str]]) -> ServerName:
-    """A lookup of servers' names, falling back to "server <id>" for one the bot no longer sees."""
-    known = dict(names)
-    return lambda guild_id: known.get(guild_id) or f"server {guild_id}"

@@ -17,6 +17,7 @@ from bot.permissions import member_is_organizer
 from bot.services.config.guild import get_config
 from bot.services.reminders import queries
 from bot.services.reminders import requested as svc
+from bot.services.reminders.actions import Reminders
 from bot.text import one_line
 from bot.transformers import IdTransformer, OptionTransformer, guild_choices
 from bot.transformers import WhenTransformer as SharedWhenTransformer
@@ -49,10 +50,10 @@ class WhenTransformer(SharedWhenTransformer):
             return await super().preview(interaction, text)  # an instant, before the session or not
         offset = timeutil.parse_offset(text)
         number = parse_id(session_id)
+        reminders = getattr(interaction.client.get_cog("RemindersCog"), "reminders", None)
         title = None
-        if number is not None:
-            async with interaction.client.session_factory() as session:
-                title = await queries.session_title(session, interaction.guild_id, number)
+        if number is not None and isinstance(reminders, Reminders):
+            title = await reminders.session_title(interaction.guild_id, number)
         return f"{timeutil.format_offset(offset)} before {one_line(title, 60) if title else 'the session'}"
 
 

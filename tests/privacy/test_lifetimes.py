@@ -5,6 +5,7 @@ run however many share the store."""
 from __future__ import annotations
 
 from datetime import timedelta
+from types import SimpleNamespace
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
@@ -13,7 +14,7 @@ from bot.background import Background, Job, every
 from bot.clock import FakeClock
 from bot.scheduler import build_scheduler
 from bot.services.privacy import servers
-from bot.services.privacy.enforce import Enforced, enforce
+from bot.services.privacy.actions import Enforced, Privacy
 from db.engine import create_session_factory
 from db.models import ClubSession
 from db.models.jobs import Claim, JobRun
@@ -26,6 +27,11 @@ from tests.privacy.seed import NOW, seed
 Factory = async_sessionmaker[AsyncSession]
 GRACE = timedelta(days=30)
 G_OLD, G_NEW, G_HERE = 7001, 7002, 7003
+
+
+def _privacy(engine: AsyncEngine, factory: Factory) -> Privacy:
+    """One process's privacy flows on the store."""
+    return Privacy(SimpleNamespace(engine=engine, session_factory=factory, clock=FakeClock(NOW)))
 
 
 def _reminder(key: str, status: str, due_days: float, session_id: int | None = None) -> Reminder:
@@ -117,9 +123,10 @@ async def _left(factory: Factory) -> dict[str, set[str]]:
         }
 
 
-async def test_only_what_is_past_its_lifetime_goes(session_factory: Factory) -> None:
+async def test_only_what_is_past_its_lifetime_goes(engine: AsyncEngine, session_factory: Factory) -> None:
     await _rows(session_factory)
-    done = await enforce(session_factory, NOW, grace=GRACE, running={"this.process.job"})
+    privacy = _privacy(engine, session_factory)
+    done = await privacy.lifetimes(NOW, grace=GRACE, running={"this.process.job"})
     assert done.expired == {
         "reminders": 2,
         "claims": 1,
@@ -143,7 +150,7 @@ async def test_only_what_is_past_its_lifetime_goes(session_factory: Factory) -> 
         "opt_outs": {"Yesterday", "Moved far"},
         "questions": {"Yesterday", "Moved far"},
     }
-    again = await enforce(session_factory, NOW, grace=GRACE, running={"this.process.job"})
+    again = await privacy.lifetimes(NOW, grace=GRACE, running={"this.process.job"})
     assert again == Enforced(dict.fromkeys(done.expired, 0), {})
 
 
@@ -152,6 +159,7 @@ async def test_two_processes_run_it_once(store_info: StoreInfo, engine: AsyncEng
     is one process's, and what it deletes is deleted once."""
     other_engine = store_info.engine()
     factories = [create_session_factory(engine), create_session_factory(other_engine)]
+    processes = [_privacy(engine, factories[0]), _privacy(other_engine, factories[1])]
     await _rows(factories[0])
     clock = FakeClock(NOW)
     runs: list[tuple[int, Enforced]] = []
@@ -162,7 +170,7 @@ async def test_two_processes_run_it_once(store_info: StoreInfo, engine: AsyncEng
             runs.append(
                 (
                     index,
-                    await enforce(factories[index], clock.now(), grace=GRACE, running={"this.process.job"}),
+                    await processes[index].lifetimes(clock.now(), grace=GRACE, running={"this.process.job"}),
                 )
             )
 

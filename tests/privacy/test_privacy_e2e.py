@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 
 from bot.demo.botenv import BotEnv
-from cogs.privacy._buttons import ELSEWHERE, EXPIRED, NOT_YOURS
+from bot.services.privacy.actions import ELSEWHERE, EXPIRED, NOT_YOURS
 from db.models import ClubSession
 from standin.state import EPHEMERAL, Message
 from tests.privacy.helpers import (

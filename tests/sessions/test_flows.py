@@ -239,3 +239,18 @@ async def test_a_page_of_the_upcoming_sessions(session_factory) -> None:
     page = await reads.upcoming_page(ctx.store, GUILD, NOW, page=5, per_page=2)
     assert (page.page, page.pages, page.total) == (1, 2, 3)  # clamped to the last page
     assert [info.title for info in page.sessions] == ["Week 3"]
+
+
+async def test_saved_by_id_publishes_the_session_as_stored_and_nothing_once_it_is_gone(
+    session_factory,
+) -> None:
+    discord = FakeSessionsDiscord()
+    ctx = context(session_factory, discord)
+    info = (await create(ctx)).info
+    discord.dispatched.clear()
+    assert await publish.saved_by_id(ctx, GUILD, info.id, NOW) == ()
+    assert discord.dispatched == [("session_saved", GUILD, info.id)]
+    discord.dispatched.clear()
+    assert await publish.saved_by_id(ctx, GUILD + 1, info.id, NOW) == ()  # not this server's
+    assert await publish.saved_by_id(ctx, GUILD, info.id + 1, NOW) == ()  # no such session
+    assert discord.dispatched == []

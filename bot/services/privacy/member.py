@@ -79,13 +79,8 @@ class Deletion:
 
 
 async def erase_member(session: AsyncSession, who: Who, now: datetime) -> Deletion:
-    """Delete every kind of the member's data in ``who``'s servers, in the caller's one transaction.
-
-    First the member's reminders are locked (the runner skips locked rows) and a reminder being sent to
-    them right now refuses the whole deletion (:data:`SENDING_NOW`; nothing written); then the suggestions
-    the member is on are locked in id order, the order the vote writer takes them
-    (bot/services/suggestions/votes.py), so a press on the same rows waits for this transaction or it for
-    the press; then each kind in the list's order."""
+    """Delete every kind of the member's data in ``who``'s servers, in the caller's one transaction: refused
+    while a reminder to them is being sent; their suggestions locked first, in the vote writer's order."""
     await _refuse_while_sending(session, who, now)
     await _lock_suggestions(session, who)
     erased: dict[str, Erased] = {}
@@ -115,6 +110,8 @@ async def _refuse_while_sending(session: AsyncSession, who: Who, now: datetime) 
 
 
 async def _lock_suggestions(session: AsyncSession, who: Who) -> None:
+    """Lock the suggestions the member is on in id order, as the vote writer (suggestions/votes.py) takes
+    them: a vote on the same rows waits for the deletion, or it for the vote."""
     mine = union(
         select(SuggestionVote.suggestion_id).where(SuggestionVote.user_id == who.user_id),
         select(SuggestionVolunteer.suggestion_id).where(SuggestionVolunteer.user_id == who.user_id),

@@ -1,15 +1,10 @@
-"""A server's data as a whole: what the store holds of it, deleting all of it in one transaction, and the
-servers the bot left (kept for the grace period, ``GUILD_DATA_GRACE_DAYS``, then deleted).
-
-"All of it" is every table with a ``guild_id`` column (every feature's, this one's too), read from the
-models, so a new feature's table is covered without a line here; their rows without one (a session's
-papers, a suggestion's votes, a list's items) go with them by their foreign keys' ``ON DELETE CASCADE``,
-and the search index by its triggers."""
+"""A server's data as a whole (every table with a ``guild_id``, their children by ``ON DELETE CASCADE``):
+counted, deleted in one transaction; the servers the bot left, kept for the grace period, then deleted."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -105,19 +100,6 @@ async def mark_back(session: AsyncSession, guild_ids: Collection[int]) -> int:
         )
         back += int(getattr(result, "rowcount", 0) or 0)
     return back
-
-
-async def reconcile(
-    session: AsyncSession, present: Collection[int], ours: Callable[[int], bool], now: datetime
-) -> set[int]:
-    """At start-up, with every server Discord listed for this process's shards (``present``): each is
-    kept; a server the store holds data of, on our shards, that Discord did not list removed the bot
-    while it was offline, and is marked left now. Returns the servers marked."""
-    await mark_back(session, present)
-    gone = {g for g in await known_servers(session) - set(present) if ours(g)}
-    for guild_id in sorted(gone):
-        await mark_left(session, guild_id, now)
-    return gone
 
 
 async def departed(session: AsyncSession) -> dict[int, datetime]:

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.host import Host
 from bot.services.sessions.info import SessionInfo
 from bot.sources.arxiv import ArxivClient
 from bot.timeutil import DisplayZone
@@ -113,3 +114,8 @@ class SessionsContext:
     store: async_sessionmaker[AsyncSession]
     arxiv: ArxivClient
     discord: SessionsOnDiscord
+
+    @classmethod
+    def on(cls, host: Host, arxiv: ArxivClient, discord: SessionsOnDiscord) -> SessionsContext:
+        """The context over the host's store."""
+        return cls(host.session_factory, arxiv, discord)

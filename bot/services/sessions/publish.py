@@ -10,10 +10,10 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.errors import BadInput, Conflict, NotConfigured
+from bot.errors import BadInput, Conflict, NotConfigured, PaperclubError
 from bot.services.config.guild import get_config
 from bot.services.papers.metadata import LOOKUP_BUDGET, PendingPaper, fetch_and_store, papers_lacking_metadata
-from bot.services.sessions import queries, store
+from bot.services.sessions import queries, reads, store
 from bot.services.sessions.context import SessionsContext, Zones
 from bot.services.sessions.draft import SessionChanges, SessionDraft
 from bot.services.sessions.events import sync_event
@@ -121,6 +121,15 @@ async def saved(ctx: SessionsContext, info: SessionInfo, zones: Zones, now: date
     """A session another feature changed in the store (a week of a series): tell the other features, keep
     its event and its posted announcement in step. The warnings."""
     return _some(await _saved(ctx, info, zones, now), await refresh(ctx, info, zones, now))
+
+
+async def saved_by_id(ctx: SessionsContext, guild_id: int, session_id: int, now: datetime) -> tuple[str, ...]:
+    """:func:`saved` for the guild's session by id (nothing: it is gone)."""
+    try:
+        info, zones = await reads.session_with_zones(ctx.store, guild_id, session_id)
+    except PaperclubError:
+        return ()
+    return await saved(ctx, info, zones, now)
 
 
 async def cancelled(ctx: SessionsContext, info: SessionInfo, zones: Zones, now: datetime) -> tuple[str, ...]:
