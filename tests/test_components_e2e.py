@@ -36,7 +36,7 @@ async def test_a_press_is_logged_once_and_a_refusal_reaches_the_handler(discord_
     message = await post_old_buttons(env, f"session:remind:{session_id}", "session:ics:999999")
     with caplog.at_level(logging.INFO, logger="paperclub.interactions"):
         pressed = await (await env.click(message, f"session:remind:{session_id}", member=env.member)).final()
-        assert pressed.content.startswith("I'll remind you before **Logged**")
+        assert pressed.content.startswith("I'll remind you by DM an hour before **Logged**")
         refused = await (await env.click(message, "session:ics:999999", member=env.member)).final()
     assert outcomes(caplog, f"session:remind:{session_id}") == ["ok"]
     assert refused.flags & 64  # ephemeral: the domain error's message, to the presser only

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import discord
@@ -18,6 +18,7 @@ from bot.permissions import require_guild_id
 from bot.replies import one_line, send_ephemeral
 from bot.services.calendars import ics
 from bot.services.sessions.info import SessionInfo
+from bot.services.sessions.queries import DEFAULT_REMIND_BEFORE_MINUTES
 from bot.services.sessions.reads import remind_me
 from bot.timeutil import DisplayZone
 from bot.views import PersistentButton, field
@@ -51,8 +52,9 @@ class RemindMeButton(PersistentButton, prefix="session:remind"):
                 "before it (once) until you unmark it."
             )
         elif reminded.asked:
+            dm_at = info.starts_at - timedelta(minutes=DEFAULT_REMIND_BEFORE_MINUTES)
             text = (
-                f"I'll remind you before **{title}** ({timeutil.discord_timestamp(info.starts_at, 'F')}). "
+                f"I'll remind you by DM an hour before **{title}**: {timeutil.discord_timestamp(dm_at, 'F')}. "
                 "Press **Remind me** again to stop."
             )
         else:

@@ -89,7 +89,7 @@ async def test_old_embed_post_is_rewritten_as_a_layout_in_place(env) -> None:
 
     # its buttons keep working before the rewrite (the custom ids never change)
     pressed = await (await env.click(posted, f"session:remind:{session_id}", member=env.member)).final()
-    assert pressed.text.startswith("I'll remind you before **Old post**")
+    assert pressed.text.startswith("I'll remind you by DM an hour before **Old post**")
 
     reply = await run(env, "organize session announce", {"session": session_id})
     assert reply.text.startswith(f"Updated the announcement of session #{session_id}")

@@ -188,7 +188,7 @@ async def test_remind_me_toggles_and_survives_restart(env) -> None:
 
     first = await (await env.click(posted, custom_id, member=env.members[1])).final()
     assert is_ephemeral(first)
-    assert first.text.startswith("I'll remind you before **Reminders**")
+    assert first.text.startswith("I'll remind you by DM an hour before **Reminders**")
     async with env.bot.session_factory() as db:
         assert list(await queries.subscriber_ids(db, session_id)) == [env.members[1].id]
 
