@@ -106,7 +106,7 @@ def test_the_demo_session_is_announced(tour: str) -> None:
     pressed = scene(scenes, "Rita presses Remind me")
     remind = reply_to(pressed, "@Rita presses [⏰ Remind me]")
     assert "[ephemeral]" in remind
-    assert "Demo session: agents in real software" in remind
+    assert "I'll remind you by DM an hour before **Demo session" in remind
     calendar = reply_to(pressed, "@Rita presses [📅 Add to calendar]")
     assert "📎 paperclub-session-1.ics" in calendar
 

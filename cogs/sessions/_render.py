@@ -135,9 +135,10 @@ def session_card(
 
 
 def list_entry(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
-    """One session in /session list: id, club time, Discord time, title, presenter and sign-up."""
+    """One session in /session list: its title, club time and Discord time, presenter and sign-up."""
     head = (
-        f"**#{info.id}** · {club_time(info, zones, now)} · {timeutil.discord_timestamp(info.starts_at, 'R')}"
+        f"**{escape_line(info.title, 150)}**\n"
+        f"{club_time(info, zones, now)} · {timeutil.discord_timestamp(info.starts_at, 'R')}"
     )
     extra = [f"in <#{info.channel_id}>"] if info.channel_id is not None else []
     if info.presenter_id is not None or info.presenter_name:
@@ -150,7 +151,7 @@ def list_entry(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | 
         extra.append(f"{len(info.papers)} paper" + ("s" if len(info.papers) != 1 else ""))
     if info.signup_url:
         extra.append(markdown_link("sign up", info.signup_url))
-    return f"{head}\n{escape_line(info.title, 150)}" + (f" — {' · '.join(extra)}" if extra else "")
+    return head + (f"\n{' · '.join(extra)}" if extra else "")
 
 
 def list_card(
