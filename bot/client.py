@@ -8,7 +8,6 @@ import gc
 import logging
 import math
 import pkgutil
-from collections.abc import Callable, Coroutine
 from typing import Any, TypeAlias
 
 import discord
@@ -34,7 +33,6 @@ from bot.web import WebServer
 from db.migrate import upgrade_database
 
 log = logging.getLogger("paperclub.bot")
-LISTENERS_DRAIN_SECONDS = 5.0  # how long close waits for listeners still running before cancelling them
 
 
 def discover_extensions() -> list[str]:
@@ -93,7 +91,6 @@ class PaperclubBot(commands.Bot):
         self.pagers = Pagers()  # each cog registers its paged lists in cog_load (bot/paging.py)
         self.organize = OrganizerCommands(self.tree)  # each cog attaches its /organize subgroup in cog_load
         self._closing: asyncio.Future[None] | None = None
-        self._listening: set[asyncio.Task[Any]] = set()  # event listeners running (drained at close)
         # Counted per bot (tests run several in one process); served at /metrics next to /healthz.
         self.metrics = BotMetrics()
         self.metrics.watch_store(engine)
@@ -188,23 +185,9 @@ class PaperclubBot(commands.Bot):
             self._closing = asyncio.ensure_future(self._close_once())
         await asyncio.shield(self._closing)
 
-    def _schedule_event(
-        self, coro: Callable[..., Coroutine[Any, Any, Any]], event_name: str, *args: Any, **kwargs: Any
-    ) -> asyncio.Task[Any]:
-        """discord.py's task for one listener's run, kept until it ends so close can wait for it."""
-        task = super()._schedule_event(coro, event_name, *args, **kwargs)
-        self._listening.add(task)
-        task.add_done_callback(self._listening.discard)
-        return task
-
     async def _close_once(self) -> None:
         try:
             await super().close()
-            if self._listening:  # listeners still at work finish (or are cancelled) before the store goes
-                _, late = await asyncio.wait(set(self._listening), timeout=LISTENERS_DRAIN_SECONDS)
-                for task in late:
-                    task.cancel()
-                await asyncio.gather(*late, return_exceptions=True)
         finally:
             await self.background.stop()
             if self.web is not None:
