@@ -1,11 +1,4 @@
-"""Time zones, reminder offsets, wall-clock helpers and the club's time format. Pure functions, no I/O.
-
-The times users type (parse_when, parse_clock) are read in :mod:`bot.when`.
-
-Every datetime that leaves this module is timezone-aware. A wall-clock time is placed in a zone by
-:func:`localize` (a time in a DST gap refused, an ambiguous one taking the first occurrence, with a
-note) or :func:`wall_to_utc` (never refusing: a gap moves the time forward).
-"""
+"""Time zones, reminder offsets, wall-clock helpers and the club's time format; every datetime out is aware."""
 
 from __future__ import annotations
 
@@ -20,11 +13,7 @@ from zoneinfo import ZoneInfo, available_timezones
 
 from bot.errors import BadInput
 
-#: Abbreviations accepted as *input* zones. Region abbreviations follow the region's DST rules
-#: whatever season they name (``PST`` typed in July still means Pacific time, i.e. PDT), because
-#: that is what people mean. ``GMT`` is the one exception: as input it is fixed UTC+0 (``Etc/GMT``);
-#: use ``UK``/``BST`` or ``Europe/London`` for UK civil time. (On *output* London shows as GMT in
-#: winter and BST in summer, like the club page.)
+#: Input zone abbreviations: a region's follows its DST rules whatever season it names; GMT is fixed UTC+0.
 # fmt: off
 CLUB_ZONE_ABBREVIATIONS: dict[str, str] = {
     "PT": "America/Los_Angeles", "PST": "America/Los_Angeles", "PDT": "America/Los_Angeles",
@@ -44,12 +33,7 @@ MAX_OFFSET_TEXT = 100
 #: The longest zone name an option or form field takes (the store's timezone columns hold 64).
 MAX_ZONE_TEXT = 64
 
-#: What the parser reads, whatever the caller then allows: dates in the calendar years from
-#: YEARS_AROUND_NOW before now's year to YEARS_AROUND_NOW after it (outside: BadInput saying so),
-#: and durations up to MAX_OFFSET. Every datetime the bot then computes from them (a reminder before
-#: a session, the next repeat) stays far from datetime's own limits (years 1 and 9999), where
-#: arithmetic raises OverflowError. Services narrow this further (no past sessions, at most two
-#: years ahead), with their own messages.
+#: What the parser reads (years around now's, durations), far from datetime's limits; services narrow it.
 YEARS_AROUND_NOW = 100
 MAX_OFFSET = timedelta(days=3650)
 
@@ -94,8 +78,8 @@ def out_of_range(now: datetime) -> BadInput:
     """The BadInput for a date outside the window sessions may be set in."""
     first, last = date_window(now)
     return BadInput(
-        f"Dates must be between {_fmt_long_date(first, weekday=False)} and "
-        f"{_fmt_long_date(last, weekday=False)}."
+        f"Dates must be between {format_long_date(first, weekday=False)} and "
+        f"{format_long_date(last, weekday=False)}."
     )
 
 
@@ -141,7 +125,8 @@ def timezone_choices(current: str, limit: int = 25) -> list[tuple[str, str]]:
     return out[:cap]
 
 
-def _fmt_clock(t: datetime | time) -> str:
+def format_clock(t: datetime | time) -> str:
+    """'9:30 AM'."""
     hour = t.hour % 12 or 12
     return f"{hour}:{t.minute:02d} {'AM' if t.hour < 12 else 'PM'}"
 
@@ -160,13 +145,14 @@ def _zone_label(local: datetime, label: str | None) -> str:
     return _fmt_utc_offset(local.utcoffset()) if not name or name[0] in "+-" else name
 
 
-def _fmt_long_date(d: date | datetime, weekday: bool = True) -> str:
+def format_long_date(d: date | datetime, *, weekday: bool = True) -> str:
+    """'Thursday 5 November 2026' (or '5 November 2026')."""
     text = f"{d.day} {MONTHS[d.month - 1].title()} {d.year}"
     return f"{WEEKDAYS[d.weekday()].title()} {text}" if weekday else text
 
 
-def _localize(d: date, t: time, tz: ZoneInfo) -> tuple[datetime, str | None]:
-    """Attach ``tz`` to the wall time; reject gaps, take fold=0 for ambiguous times (with a note)."""
+def localize(d: date, t: time, tz: ZoneInfo) -> tuple[datetime, str | None]:
+    """The wall time in ``tz``: BadInput when the clocks skip it, the first of two (with a note) when ambiguous."""
     first = datetime.combine(d, t.replace(fold=0), tzinfo=tz)
     second = first.replace(fold=1)
     if first.utcoffset() == second.utcoffset():
@@ -174,7 +160,7 @@ def _localize(d: date, t: time, tz: ZoneInfo) -> tuple[datetime, str | None]:
     back = first.astimezone(UTC).astimezone(tz)
     if back.date() == d and back.time() == t.replace(fold=0):
         note = (
-            f"{_fmt_clock(t)} on {_fmt_long_date(d, weekday=False)} happens twice in {tz.key}; "
+            f"{format_clock(t)} on {format_long_date(d, weekday=False)} happens twice in {tz.key}; "
             f"I took the first ({first.tzname()}, {_fmt_utc_offset(first.utcoffset())})"
         )
         return first, note
@@ -184,17 +170,17 @@ def _localize(d: date, t: time, tz: ZoneInfo) -> tuple[datetime, str | None]:
     while hi - lo > timedelta(seconds=1):
         mid = lo + (hi - lo) / 2
         lo, hi = (mid, hi) if mid.astimezone(tz).utcoffset() == before else (lo, mid)
-    start_s, end_s = _fmt_clock(hi + before), _fmt_clock(hi + after)  # wall clock either side
+    start_s, end_s = format_clock(hi + before), format_clock(hi + after)  # wall clock either side
     if start_s[-2:] == end_s[-2:]:
         start_s = start_s[:-3]
     raise BadInput(
-        f"{_fmt_clock(t)} on {_fmt_long_date(d)} does not exist in {tz.key} "
+        f"{format_clock(t)} on {format_long_date(d)} does not exist in {tz.key} "
         f"(clocks spring forward); pick a time outside {start_s}–{end_s}."
     )
 
 
-def _wall_to_utc_shift(d: date, t: time, tz: ZoneInfo) -> datetime:
-    """Like _localize, but a time in a gap moves forward by the gap and ambiguity takes fold=0."""
+def wall_to_utc(d: date, t: time, tz: ZoneInfo) -> datetime:
+    """Like :func:`localize`, but never refuses: a time the clocks skip moves forward by the gap."""
     return datetime.combine(d, t.replace(fold=0), tzinfo=tz).astimezone(UTC)
 
 
@@ -224,8 +210,7 @@ def offset_seconds(text: str) -> int | None:
 
 
 def parse_offset(text: str) -> timedelta:
-    """'1h', '30m', '2d', '1w', '1h30m', '90 minutes', '24 h', '1 hour and 30 minutes'; at most
-    :data:`MAX_OFFSET`."""
+    """'1h', '30m', '2d', '1w', '1h30m', '90 minutes', '1 hour and 30 minutes'; at most :data:`MAX_OFFSET`."""
     seconds = offset_seconds(text)
     if seconds is None:
         raise BadInput(
@@ -298,33 +283,24 @@ def format_display_zones(zones: Sequence[DisplayZone]) -> str:
 def format_club_time(
     dt_utc: datetime, zones: Sequence[DisplayZone] = DEFAULT_DISPLAY_ZONES, *, with_year: bool = False
 ) -> str:
-    """'Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST'.
-
-    Weekday and date come from the first zone. A later zone whose local date differs from the
-    first zone's gets its weekday in brackets: '12:30 AM IST (Fri)'.
-    """
+    """'Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 12:30 AM IST (Fri)': the date from the first zone."""
     if not zones:
         raise ValueError("at least one display zone is needed")
     dt_utc = ensure_aware_utc(dt_utc)
     first = dt_utc.astimezone(ZoneInfo(zones[0].zone))
     head = f"{WEEKDAYS[first.weekday()].title()} {first.day} {MONTHS[first.month - 1].title()}"
     head += f" {first.year}" if with_year else ""
-    parts = [f"{head}, {_fmt_clock(first)} {_zone_label(first, zones[0].label)}"]
+    parts = [f"{head}, {format_clock(first)} {_zone_label(first, zones[0].label)}"]
     for z in zones[1:]:
         local = dt_utc.astimezone(ZoneInfo(z.zone))
         day = f" ({WEEKDAYS[local.weekday()][:3].title()})" if local.date() != first.date() else ""
-        parts.append(f"{_fmt_clock(local)} {_zone_label(local, z.label)}{day}")
+        parts.append(f"{format_clock(local)} {_zone_label(local, z.label)}{day}")
     return " / ".join(parts)
 
 
 def format_club_date(dt_utc: datetime, zone: str | ZoneInfo, *, now: datetime | None = None) -> str:
     """'5 November' in ``zone``; '5 November 2027' when ``now`` is given and the year differs."""
-    tz = zone if isinstance(zone, ZoneInfo) else resolve_timezone(zone)
-    local = ensure_aware_utc(dt_utc).astimezone(tz)
-    text = f"{local.day} {MONTHS[local.month - 1].title()}"
-    if now is not None and ensure_aware_utc(now).astimezone(tz).year != local.year:
-        text += f" {local.year}"
-    return text
+    return club_date(dt_utc, zone, now=now or dt_utc, weekday=False)
 
 
 def format_duration(minutes: int) -> str:
@@ -349,13 +325,8 @@ def next_occurrence(
     *,
     anchor_day: int | None = None,
 ) -> datetime:
-    """The next repeat after ``prev_utc``, keeping the same wall-clock time in ``tz``.
-
-    Monthly repeats keep the day of month (``anchor_day``, default the previous one's), clamped
-    to the month's end. A wall time in a DST gap moves forward by the gap; an ambiguous one takes
-    the first occurrence. Returns aware UTC; BadInput when the next one would fall past the end of
-    the calendar datetime holds (the year 9999), so a series ends there instead of crashing.
-    """
+    """The next repeat after ``prev_utc`` at the same wall time in ``tz`` (monthly: ``anchor_day`` clamped to
+    the month); BadInput past the year 9999."""
     if rule not in ("daily", "weekly", "monthly"):
         raise ValueError(f"unknown repeat rule {rule!r}")
     prev = ensure_aware_utc(prev_utc)
@@ -369,41 +340,16 @@ def next_occurrence(
         else:
             year, month = (d.year + 1, 1) if d.month == 12 else (d.year, d.month + 1)
             d = date(year, month, min(anchor_day or d.day, calendar.monthrange(year, month)[1]))
-        return _wall_to_utc_shift(d, local.time(), tz)
+        return wall_to_utc(d, local.time(), tz)
     except (OverflowError, ValueError):
         raise BadInput("That repeat has reached the end of the calendar (the year 9999).") from None
-
-
-# ---------------------------------------------------------------- wall-clock dates and times (public forms)
-
-
-def localize(day: date, clock: time, tz: ZoneInfo) -> tuple[datetime, str | None]:
-    """The wall time ``clock`` on ``day`` in ``tz`` (aware, in ``tz``): BadInput naming the date when the
-    clocks skip it, the first of the two when it happens twice (with a note saying so)."""
-    return _localize(day, clock, tz)
-
-
-def wall_to_utc(day: date, clock: time, tz: ZoneInfo) -> datetime:
-    """Like :func:`localize`, but never refuses: a time the clocks skip moves forward by the gap."""
-    return _wall_to_utc_shift(day, clock, tz)
-
-
-def format_long_date(day: date | datetime, *, weekday: bool = True) -> str:
-    """'Thursday 5 November 2026' (or '5 November 2026')."""
-    return _fmt_long_date(day, weekday)
-
-
-def format_clock(t: datetime | time) -> str:
-    """'9:30 AM'."""
-    return _fmt_clock(t)
 
 
 # ---------------------------------------------------------------- the club's one date style
 
 
 def club_date(when: date | datetime, zone: str | ZoneInfo, *, now: datetime, weekday: bool = True) -> str:
-    """The club's date: 'Thursday 3 December' ('Thursday 3 December 2027' when not ``now``'s year;
-    ``weekday=False``: '3 December'). A datetime is dated in ``zone``, as is ``now``'s year."""
+    """'Thursday 3 December' in ``zone`` (with the year when not ``now``'s; ``weekday=False``: '3 December')."""
     tz = zone if isinstance(zone, ZoneInfo) else resolve_timezone(zone)
     day = ensure_aware_utc(when).astimezone(tz).date() if isinstance(when, datetime) else when
     text = f"{day.day} {MONTHS[day.month - 1].title()}"
@@ -415,8 +361,7 @@ def club_date(when: date | datetime, zone: str | ZoneInfo, *, now: datetime, wee
 
 
 def zone_names(zone: DisplayZone, year: int) -> str:
-    """What times in ``zone`` are labelled over ``year``: its label ('PT'), else its abbreviations as the
-    seasons give them ('GMT/BST', 'IST'), as :func:`format_club_time` writes them."""
+    """How times in ``zone`` are labelled over ``year``: 'PT', 'GMT/BST', 'IST'."""
     if zone.label:
         return zone.label
     tz = ZoneInfo(zone.zone)

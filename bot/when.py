@@ -1,12 +1,4 @@
-"""The times users type: "2026-11-05 08:00", "Thursday 9:30am", "this friday 5pm", "tomorrow 5pm", "in 2
-hours", "2 days from now", "in 3 days at 5pm", a bare time of day, a day alone ("next thursday": the caller's
-default time, or a refusal naming the date), and a pasted Discord timestamp ("<t:1762358400:F>", an exact
-instant). Pure functions, no I/O.
-
-Wall-clock times are read in a zone (or a trailing one, "PT"); a time in a DST gap is refused, an
-ambiguous one takes the first occurrence and says so in :attr:`ParsedTime.note`. What is read is bounded
-by :func:`bot.timeutil.date_window`, so nothing computed from it later overflows.
-"""
+"""The times users type ("Thursday 9:30am", "in 2 hours", "2026-11-05 08:00", "<t:1762358400:F>"); no I/O."""
 
 from __future__ import annotations
 
@@ -31,18 +23,14 @@ _WEEKDAY_RE = "|".join(sorted(_WEEKDAY_WORDS, key=len, reverse=True))
 _MONTH_RE = "|".join(sorted(_MONTH_WORDS, key=len, reverse=True))
 # fmt: on
 _TIME = r"(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s*(?P<ap>[ap]\.?m\.?)?|(?P<word>noon|midnight)"
-#: The longest time :func:`parse_when` reads (every `when` option and form field takes this many
-#: characters); longer input is refused before any pattern runs on it.
+#: The longest time :func:`parse_when` reads (the `when` options' and form fields' limit).
 MAX_TEXT: Final = 100
 #: The longest time of day :func:`parse_clock` reads.
 MAX_CLOCK_TEXT: Final = 20
 _ACCEPTED = (
     "2026-11-05 08:00, 5 Nov 2026 8:00 AM, next thursday 9:30am, tomorrow 17:00, this friday 5pm, in 2 hours"
 )
-# Discord's timestamp markup as its clients send it (the message box's @time picker, a copied message):
-# <t:SECONDS> or <t:SECONDS:STYLE>, STYLE one of t T d D f F s S R (discord-api-docs, Reference → Message
-# Formatting → Timestamp Styles). discord.py 2.7's TIMESTAMP_PATTERN reads the same markup; here the whole
-# value must be one timestamp.
+# discord-api-docs, Reference → Message Formatting → Timestamp Styles.
 _TIMESTAMP = re.compile(r"<t:(-?\d+)(?::[tTdDfFsSR])?>")
 _LOOKS_LIKE_TIMESTAMP = re.compile(r"<\s*t\s*:", re.IGNORECASE)
 _TIMESTAMP_EXAMPLE = "`<t:1796320800:F>`"
@@ -174,7 +162,7 @@ def _relative_date(text: str, now_local: datetime, tz: ZoneInfo, now: datetime) 
 
 
 def _dateparser_fallback(text: str, tz: ZoneInfo, now_local: datetime) -> tuple[date, time] | None:
-    if not re.search(r"\d\s*[ap]\.?m\b|\d[:.]\d\d|\bnoon\b|\bmidnight\b", text):
+    if not _HAS_CLOCK.search(text):
         return None  # dateparser silently fills in the current time when none is given
     import dateparser  # lazy: slow import, rarely needed
 
@@ -195,10 +183,8 @@ def is_timestamp(text: str) -> bool:
 
 
 def pasted_instant(text: str, now: datetime) -> datetime | None:
-    """The instant a pasted Discord timestamp names (``<t:1762358400:F>``: seconds since 1970, any style), aware
-    UTC, whatever zone the rest of the command reads times in; None when ``text`` is not one. BadInput for
-    markup that starts like one but is not (``<t:abc>``), and for an instant outside
-    :func:`bot.timeutil.date_window`."""
+    """The instant a pasted ``<t:1762358400:F>`` names (aware UTC), None when ``text`` is not one; BadInput for
+    broken markup or an instant outside :func:`bot.timeutil.date_window`."""
     cleaned = text.strip()
     m = _TIMESTAMP.fullmatch(cleaned)
     if m is None:
@@ -221,17 +207,7 @@ def pasted_instant(text: str, now: datetime) -> datetime | None:
 
 
 def parse_when(text: str, tz: ZoneInfo, now: datetime, *, default_clock: time | None = None) -> ParsedTime:
-    """Parse a user-typed time. Wall-clock forms are read in ``tz`` (or a trailing zone, 'PT').
-
-    Weekday forms ('thursday 9:30am', 'this friday 5pm') mean the next occurrence of that weekday and
-    time strictly after ``now``; 'next thursday' is the same but never today (it does not skip a
-    week otherwise). A date without a year means the next such date. 'in N hours/minutes' (or 'N hours
-    from now') counts elapsed time from ``now``; days and weeks count on the calendar, keeping the wall-clock
-    time across a change of the clocks ('in 3 days at 5pm': that time). A day without a time of day is read
-    at ``default_clock`` (said in the note), or refused naming the day. Slash dates (5/12) are refused as
-    ambiguous. A pasted Discord timestamp is the instant it names (:func:`pasted_instant`), whatever ``tz``.
-    Past times are not rejected here: see :func:`bot.timeutil.ensure_future`.
-    """
+    """A user-typed time, read in ``tz`` (or a trailing zone, 'PT'); a day alone is read at ``default_clock``."""
     now = timeutil.ensure_aware_utc(now)
     cleaned = text.strip()
     if not cleaned:
@@ -278,8 +254,7 @@ def parse_when(text: str, tz: ZoneInfo, now: datetime, *, default_clock: time | 
 def _day_alone(
     text: str, now_local: datetime, tz: ZoneInfo, now: datetime, default_clock: time | None
 ) -> date | None:
-    """The day a text naming a day alone ('next thursday', 'tomorrow', '5 Dec', '2026-12-03') means, at
-    ``default_clock`` (else the day's last minute: the day itself); None when it is not one."""
+    """The day a text naming a day alone ('next thursday', '5 Dec') means; None when it is not one."""
     clock = default_clock or time(23, 59)
     phrase = f"{text} {clock:%H:%M}"
     try:
@@ -290,7 +265,7 @@ def _day_alone(
 
 
 def _parse_in(lowered: str, cleaned: str, tz: ZoneInfo, now: datetime) -> ParsedTime:
-    """'in 2 hours' (elapsed), 'in 3 days' (the same wall-clock time three days on), 'in 2 days at 5pm'."""
+    """'in 2 hours' (elapsed), 'in 3 days' (same wall time), 'in 2 days at 5pm'."""
     m = _IN.fullmatch(lowered)
     span = f"{'1 ' if m and m.group('a') else ''}{m.group('span') if m else ''}"
     clock_text = m.group("clock") if m else None
