@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -23,6 +23,9 @@ from bot.claims import claim_due
 from bot.clock import Clock
 from db.models.jobs import JobRun
 from db.upsert import insert_ignore
+
+if TYPE_CHECKING:
+    from bot.metrics import BotMetrics
 
 log = logging.getLogger("paperclub.jobs")
 
@@ -58,7 +61,7 @@ class Job:
     trigger: BaseTrigger
     run: Callable[[datetime], Awaitable[object]]
     once: bool = True
-    run_at_start: bool = True  # fire when added (a ``once`` job then runs only if its slot is due)
+    run_at_start: bool = True  # fire when added (a ``once`` job: if its slot is due)
     lease: timedelta = LEASE  # ``once``: renewed every third of it while the run lasts
     stop_wait: float = 0.0  # seconds a run in progress may take to finish when the job is removed
 
@@ -69,28 +72,8 @@ class Job:
             raise ValueError(f"job {self.name}: the lease must be at least 3 s")
 
 
-class JobObserver(Protocol):
-    """What the metrics hear (bot/metrics.py): each run's lag behind its slot, and how it ended."""
-
-    def job_started(self, name: str, lag: timedelta) -> None:
-        """A run began, this long after its slot."""
-
-    def job_finished(self, name: str, outcome: str, duration: timedelta) -> None:
-        """A run ended (ok, error or cancelled) after this long."""
-
-
-# ---------------------------------------------------------------------------------------------- job slots
-
-
-async def _ensure_row(session: AsyncSession, name: str, first: datetime) -> None:
-    """The job's row, made once per deployment (of processes adding it at once, one inserts)."""
-    await session.execute(insert_ignore(session, JobRun, {"name": name, "next_run_at": first, "runs": 0}))
-
-
 async def claim_slot(session: AsyncSession, job: Job, owner: str, now: datetime) -> datetime | None:
-    """Claim ``job``'s due slot for ``owner``: the slot's time, or None (not due, or held under a live
-    lease). A slot whose claimer stopped mid-run (its lease ran out) is claimed again; slots missed
-    meanwhile coalesce into the run."""
+    """Claim ``job``'s due slot (or one whose lease ran out) for ``owner``: the slot's time, or None."""
     interrupted = JobRun.lease_owner.is_not(None)
     rows = await claim_due(
         session,
@@ -112,14 +95,6 @@ async def claim_slot(session: AsyncSession, job: Job, owner: str, now: datetime)
         returning=[JobRun.claimed_due],
     )
     return rows[0].claimed_due if rows else None
-
-
-async def _lease_until(session: AsyncSession, name: str) -> datetime | None:
-    return (
-        await session.execute(
-            select(JobRun.lease_until).where(JobRun.name == name, JobRun.lease_owner.is_not(None))
-        )
-    ).scalar_one_or_none()
 
 
 async def _renew(session: AsyncSession, name: str, owner: str, until: datetime) -> bool:
@@ -162,14 +137,10 @@ async def _give_back(session: AsyncSession, name: str, owner: str) -> None:
 
 
 async def make_due(session: AsyncSession, name: str, now: datetime) -> None:
-    """Make the ``once`` job ``name`` due at ``now`` for every process, in the caller's transaction (then
-    :meth:`Background.wake` fires it in this one)."""
+    """Make the ``once`` job ``name`` due at ``now`` for every process, in the caller's transaction."""
     await session.execute(
         update(JobRun).where(JobRun.name == name, JobRun.next_run_at > now).values(next_run_at=now)
     )
-
-
-# ---------------------------------------------------------------------------------------------- the core
 
 
 class Background:
@@ -181,7 +152,7 @@ class Background:
         session_factory: async_sessionmaker[AsyncSession],
         clock: Clock,
         *,
-        observer: JobObserver | None = None,
+        observer: BotMetrics | None = None,
     ) -> None:
         self.scheduler = scheduler
         self.session_factory = session_factory
@@ -202,7 +173,8 @@ class Background:
         first = now if job.run_at_start else next_slot(job.trigger, now)
         if job.once:
             async with self.session_factory() as session, session.begin():
-                await _ensure_row(session, job.name, first)
+                row = {"name": job.name, "next_run_at": first, "runs": 0}
+                await session.execute(insert_ignore(session, JobRun, row))
         self.jobs[job.name] = job
         self.scheduler.add_job(
             self._fire, job.trigger, args=[job.name], id=job.name, name=job.name, next_run_time=first
@@ -226,8 +198,7 @@ class Background:
         await asyncio.gather(task, return_exceptions=True)
 
     async def due_now(self, name: str) -> None:
-        """Make the ``once`` job ``name`` due now in every process (:func:`make_due`) and fire it here; the
-        first process to claim the slot runs it, once. A FakeClock runs it on its next move."""
+        """Make the ``once`` job ``name`` due now in every process and fire it here."""
         now = self.clock.now()
         async with self.session_factory() as session, session.begin():
             await make_due(session, name, now)
@@ -243,8 +214,7 @@ class Background:
             self.scheduler.modify_job(name, next_run_time=at)
 
     async def start(self) -> None:
-        """Start firing the jobs. A FakeClock's moves fire them instead of real time (what is due now runs
-        before this returns)."""
+        """Start firing the jobs (on a FakeClock: on its moves, what is due now before this returns)."""
         if self._started:
             return
         self._started = True
@@ -273,8 +243,7 @@ class Background:
         await self.run_due()
 
     async def run_due(self) -> None:
-        """Run every job whose scheduled time has come by the clock, each at most once, earliest first
-        (a FakeClock's move: the scheduler is paused, and this does what its timer would)."""
+        """Run every job whose time has come, each at most once, earliest first (a FakeClock's move)."""
         now = self.clock.now()
         ran: set[str] = set()
         while True:
@@ -297,8 +266,7 @@ class Background:
                 await asyncio.gather(task, return_exceptions=True)
 
     async def _fire(self, name: str) -> None:
-        """APScheduler's callback: start the run and return. One run of a job at a time here: a fire during
-        a run (a wake the run itself asked for) runs the job once more right after it."""
+        """APScheduler's callback: start a run, or (during one) run once more after it."""
         if name in self._running:
             self._again.add(name)
         else:
@@ -325,7 +293,13 @@ class Background:
         if job.once:
             async with self.session_factory() as session, session.begin():
                 claimed = await claim_slot(session, job, self.owner, now)
-                held_until = None if claimed is not None else await _lease_until(session, job.name)
+                held_until = None
+                if claimed is None:
+                    held_until = await session.scalar(
+                        select(JobRun.lease_until).where(
+                            JobRun.name == job.name, JobRun.lease_owner.is_not(None)
+                        )
+                    )
             if claimed is None:
                 if held_until is not None:  # another process runs it: look again when its lease ends
                     self.wake(job.name, held_until)
