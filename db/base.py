@@ -20,12 +20,7 @@ NAMING_CONVENTION = {
 
 
 class UTCDateTime(TypeDecorator[datetime]):
-    """Stores aware datetimes as UTC and always gives back aware UTC.
-
-    A naive datetime is a bug (whose zone is it?), so binding one raises.
-    SQLite has no time zones: values are stored as UTC and marked UTC on the
-    way out; PostgreSQL uses ``timestamptz``.
-    """
+    """Aware datetimes stored as UTC (a naive one raises) and read back as aware UTC."""
 
     impl = DateTime(timezone=True)
     cache_ok = True

@@ -14,8 +14,7 @@ SQLITE_BUSY_TIMEOUT_MS = 15_000
 SQLITE_CACHE_KIB = 32_768
 
 
-# DATABASE_URL spellings and the async driver each stands for. postgresql:// and postgres:// are how libpq,
-# psql and hosting providers write PostgreSQL URLs; the store always talks to it through asyncpg.
+# DATABASE_URL spellings and the async driver each stands for (libpq's postgresql:// means asyncpg).
 DRIVERS = {
     "sqlite+aiosqlite": "sqlite+aiosqlite",
     "postgresql+asyncpg": "postgresql+asyncpg",
@@ -26,12 +25,7 @@ URL_FORMS = "must start with sqlite+aiosqlite://, postgresql:// or postgresql+as
 
 
 def normalise_database_url(url: str) -> str:
-    """The one place a DATABASE_URL becomes the form the engine uses; ValueError (one reason) otherwise.
-
-    ``postgresql://`` and ``postgres://`` become ``postgresql+asyncpg://``, and libpq's ``sslmode=`` query
-    parameter becomes asyncpg's ``ssl=`` (asyncpg takes the same values: disable, allow, prefer, require,
-    verify-ca, verify-full). Other URLs are returned unchanged. The error never includes the URL.
-    """
+    """A DATABASE_URL in the engine's form (asyncpg driver, ``sslmode=`` as ``ssl=``); ValueError otherwise."""
     scheme = url.split("://", 1)[0] if "://" in url else ""
     driver = DRIVERS.get(scheme)
     if driver is None:
@@ -71,8 +65,7 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    # A 32 MiB page cache (the default is 2 MiB), filled only as pages are read: the full-text
-    # index of a large store fits, so a search on common words reads it from memory, not the file.
+    # 32 MiB (default 2 MiB), filled as read: a large store's full-text index fits in memory.
     cursor.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")
     cursor.close()
 
@@ -82,12 +75,8 @@ ONE_STATEMENT_OPTION = "paperclub_one_statement"
 
 
 def _sqlite_begin_immediate(conn: Any) -> None:
-    """Take the write lock at BEGIN, so concurrent writers queue on busy_timeout
-    instead of failing with 'database is locked' when a read turns into a write.
-    Sessions that never write (:func:`read_only_session_factory`) begin deferred: WAL readers
-    then run beside each other and beside the writer instead of queueing for its lock.
-    Reads done in one statement (:func:`one_statement_session_factory`) begin nothing: the statement is
-    its own transaction."""
+    """BEGIN IMMEDIATE, so writers queue on busy_timeout; read-only sessions begin deferred, one-statement
+    reads begin nothing."""
     options = conn.get_execution_options()
     if options.get(ONE_STATEMENT_OPTION):
         return
@@ -102,12 +91,7 @@ def create_engine(
     pool_size: int = 10,
     max_overflow: int = 20,
 ) -> AsyncEngine:
-    """An AsyncEngine for `url` (sqlite+aiosqlite or postgresql+asyncpg).
-
-    `search_path` (PostgreSQL only) puts every table in that schema; tests use it to get a
-    clean store per test on one database. `pool_size` and `max_overflow` (PostgreSQL only): the
-    connections kept open, and how many more a peak may open (DATABASE_POOL_SIZE, DATABASE_MAX_OVERFLOW).
-    """
+    """An AsyncEngine for `url`; `search_path`, `pool_size` and `max_overflow` apply to PostgreSQL only."""
     url = normalise_database_url(url)
     parsed = make_url(url)
     kwargs: dict[str, Any] = {"echo": echo}
@@ -144,16 +128,8 @@ def read_only_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSe
 
 
 def one_statement_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    """Sessions for a read that is ONE statement (and writes nothing), run outside any transaction.
-
-    A single statement reads one consistent snapshot on its own (SQLite: a statement outside BEGIN is its
-    own transaction, https://www.sqlite.org/lang_transaction.html; PostgreSQL: each statement under READ
-    COMMITTED sees the data committed before it began), so the BEGIN and ROLLBACK around it are only
-    round trips: on SQLite no BEGIN is sent (each aiosqlite call is a hop to its thread), on PostgreSQL the
-    connection runs in autocommit (SQLAlchemy's AUTOCOMMIT level, reset when the connection goes back to
-    the pool). Several statements in such a session would each see their own snapshot: use
-    :func:`read_only_session_factory` for those.
-    """
+    """Sessions for a read that is ONE statement, run outside any transaction (one statement is its own
+    snapshot: https://www.sqlite.org/lang_transaction.html, PostgreSQL's READ COMMITTED)."""
     if backend_name(engine) == "sqlite":
         bound = engine.execution_options(**{ONE_STATEMENT_OPTION: True})
     else:

@@ -1,11 +1,5 @@
-"""Apply alembic migrations programmatically (at start-up, `paperclub db upgrade` and `db downgrade`).
-
-Each feature's migration branches from the foundation revision, so we upgrade to ``heads``. Processes that
-start at once on one database migrate once; the others wait, then find nothing to do: on PostgreSQL the
-upgrade is one transaction holding ``pg_advisory_xact_lock`` (DDL is transactional, so a killed process
-leaves the database as it was); on SQLite ``BEGIN IMMEDIATE`` (db/engine.py) takes the one write lock, and
-a waiter past the busy timeout retries, up to :data:`SQLITE_WAIT`.
-"""
+"""Alembic migrations run from code, once however many processes start: PostgreSQL holds an advisory lock in
+the upgrade's transaction, SQLite's BEGIN IMMEDIATE its write lock."""
 
 from __future__ import annotations
 
@@ -14,6 +8,7 @@ import importlib.util
 import logging
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 
@@ -25,8 +20,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
-# pg_advisory_xact_lock(int4, int4): a class of our own, and the schema's hash, so tests that each use a
-# schema of one database do not wait for each other.
+# pg_advisory_xact_lock(class, the schema's hash): tests in schemas of one database do not wait on each other.
 MIGRATION_LOCK_CLASS = 0x50435F4D  # "PC_M"
 SQLITE_WAIT = 300.0  # seconds a process waits for another's SQLite upgrade before giving up
 
@@ -53,29 +47,20 @@ def revision_module(filename: str) -> ModuleType:
     return module
 
 
-def _upgrade(connection: Connection) -> None:
+def _run(action: Callable[[Config, str], None], target: str, connection: Connection) -> None:
     config = alembic_config()
     config.attributes["connection"] = connection
-    command.upgrade(config, "heads")
-
-
-def _downgrader(revision: str) -> Callable[[Connection], None]:
-    def downgrade(connection: Connection) -> None:
-        config = alembic_config()
-        config.attributes["connection"] = connection
-        command.downgrade(config, f"{revision}-1")
-
-    return downgrade
+    action(config, target)
 
 
 async def upgrade_database(engine: AsyncEngine) -> None:
     """Bring the store up to date; a no-op when it already is. Safe to call from many processes at once."""
-    await _migrate(engine, _upgrade)
+    await _migrate(engine, partial(_run, command.upgrade, "heads"))
 
 
 async def downgrade_database(engine: AsyncEngine, revision: str) -> None:
     """Undo migration ``revision`` (one step down its branch) and whatever stands on it, under the same lock."""
-    await _migrate(engine, _downgrader(revision))
+    await _migrate(engine, partial(_run, command.downgrade, f"{revision}-1"))
 
 
 async def _migrate(engine: AsyncEngine, migrate: Callable[[Connection], None]) -> None:

@@ -1,5 +1,4 @@
-"""All models. The foundation's are re-exported here; each feature keeps its own module
-(`db/models/<feature>.py`), which :func:`load_all` imports so Base.metadata knows every table."""
+"""All models: the foundation's re-exported; every feature's module imported so Base.metadata has its tables."""
 
 import importlib
 import pkgutil

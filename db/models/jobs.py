@@ -11,8 +11,7 @@ from db.base import Base
 
 
 class JobRun(Base):
-    """A ``once`` job of bot/background.py: its next slot, and the lease of the run in progress (with that
-    run's slot in ``claimed_due``, so a run whose claimer died is run again)."""
+    """A ``once`` job's next slot, and the lease (and slot, ``claimed_due``) of the run in progress."""
 
     __tablename__ = "job_runs"
 

@@ -13,11 +13,7 @@ ALIAS_NAME_MAX = 300  # bot.papers.MAX_TITLE_LENGTH: a name is what a member may
 
 
 class PaperAlias(Base):
-    """A name ("TMax") an organizer resolved for the guild: to a paper, or to none (``paper_id`` NULL).
-
-    A NULL paper records "none of these": the walk over unresolved papers (``paperclub papers resolve``)
-    does not ask about that name again; ``/paper resolve`` asked for it outright offers candidates again.
-    """
+    """A name ("TMax") an organizer resolved for the guild: to a paper, or to none (``paper_id`` NULL)."""
 
     __tablename__ = "paper_aliases"
     __table_args__ = (UniqueConstraint("guild_id", "normalized_name", name="uq_paper_aliases_guild_name"),)

@@ -1,8 +1,4 @@
-"""What the privacy feature keeps of its own: the servers the bot left, until their grace period ends.
-
-``FORMER_MEMBER`` stands in a member id column that may not be NULL (a suggestion's submitter, a poll's
-organizer) once that member deleted their data: no snowflake is 0, so it names nobody.
-"""
+"""The servers the bot left, kept until their grace period ends."""
 
 from __future__ import annotations
 
@@ -14,13 +10,12 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from db.base import Base
 
-FORMER_MEMBER: Final = 0
+FORMER_MEMBER: Final = 0  # a non-NULL member id once that member deleted their data: no snowflake is 0
 DEFAULT_GRACE_DAYS: Final = 30  # GUILD_DATA_GRACE_DAYS unless set
 
 
 class GuildDeparture(Base):
-    """A server the bot was removed from, and when: its data is deleted once the grace period has passed,
-    unless the bot is added back first (the row is then dropped)."""
+    """A server the bot was removed from, and when (dropped if the bot is added back)."""
 
     __tablename__ = "guild_departures"
 

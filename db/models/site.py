@@ -1,8 +1,4 @@
-"""The club's public website (issue #13): each guild's opt-in and address, and members' secret calendar feeds.
-
-Nothing of a guild is served until its row here says ``enabled``. A personal feed's address holds a random
-token; the store keeps only its SHA-256 (``token_hash``), so a leaked database gives no working address.
-"""
+"""The club's website: each guild's opt-in and address, and members' calendar feeds (token SHA-256 only)."""
 
 from __future__ import annotations
 
