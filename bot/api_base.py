@@ -1,11 +1,5 @@
-"""Point discord.py at another Discord-compatible API (DISCORD_API_BASE).
-
-discord.py has no public option for its base URLs, so this sets the two class attributes that hold them:
-``discord.http.Route.BASE`` (every REST route, interaction webhooks included) and
-``discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY``, found with ``GET /gateway`` (Discord's "Get Gateway":
-https://discord.com/developers/docs/events/gateway#get-gateway). Call :func:`apply_api_base` before the
-client logs in and :func:`discover_gateway` before it connects; ``None`` restores Discord's own addresses.
-"""
+"""Point discord.py at another Discord-compatible API (DISCORD_API_BASE): ``Route.BASE`` and the gateway
+``GET /gateway`` announces (https://discord.com/developers/docs/events/gateway#get-gateway)."""
 
 from __future__ import annotations
 
@@ -25,11 +19,6 @@ DISCORD_GATEWAY = yarl.URL("wss://gateway.discord.gg/")
 GATEWAY_LOOKUP_TIMEOUT = 10.0
 
 
-def gateway_url_for(base: str) -> yarl.URL:
-    """The gateway address derived from a DISCORD_API_BASE value (``/gateway/`` at its root; http→ws)."""
-    return yarl.URL(api_addresses(base).gateway)
-
-
 def apply_api_base(base: str | None) -> None:
     """Send every REST and webhook call to ``base`` (its root, or ``…/api`` or ``…/api/vN``), and the gateway
     to the address derived from it until :func:`discover_gateway` learns the announced one."""
@@ -43,13 +32,8 @@ def apply_api_base(base: str | None) -> None:
 
 
 async def discover_gateway(base: str | None, *, timeout: float = GATEWAY_LOOKUP_TIMEOUT) -> yarl.URL:
-    """Ask ``GET /gateway`` at ``base`` where its gateway is and use that; keep the derived address only when
-    the call is not answered (no connection, a timeout, an error status, no usable ``url``). Returns the
-    gateway in force. ``None`` (Discord): asks nothing. The token is not sent: the call needs none.
-
-    Raises SettingsError when the server announces a plain ``ws://`` gateway off this machine: the token
-    would travel unencrypted in IDENTIFY (the same rule as for DISCORD_API_BASE itself).
-    """
+    """Use the gateway ``GET /gateway`` at ``base`` announces (else the derived one) and return it;
+    SettingsError for a plain ``ws://`` gateway off this machine (the token would travel unencrypted)."""
     if not base:
         return discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
     addresses = api_addresses(base)

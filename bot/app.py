@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.api_base import apply_api_base
 from bot.client import PaperclubBot, ShardedPaperclubBot
 from bot.clock import Clock
-from bot.scheduler import build_scheduler
 from bot.settings import Settings
 from db.engine import create_engine, create_session_factory
 
@@ -17,11 +18,7 @@ from db.engine import create_engine, create_session_factory
 def build_bot(
     settings: Settings, *, clock: Clock | None = None, engine: AsyncEngine | None = None, **options: Any
 ) -> PaperclubBot:
-    """A ready-to-start bot. Tests and the demo pass their own settings, engine and FakeClock.
-
-    With SHARD_COUNT set it is a :class:`ShardedPaperclubBot` (discord.py's AutoShardedBot) running
-    SHARD_IDS (or every shard) of that many; ``auto`` asks Discord for the count (GET /gateway/bot).
-    """
+    """A ready-to-start bot (sharded when SHARD_COUNT is set); tests pass their own engine and FakeClock."""
     apply_api_base(settings.discord_api_base)
     engine = engine or create_engine(
         settings.database_url,
@@ -38,7 +35,10 @@ def build_bot(
         settings=settings,
         engine=engine,
         session_factory=create_session_factory(engine),
-        scheduler=build_scheduler(),
+        # Jobs live in memory only (the store is the truth); a late job runs once, however late.
+        scheduler=AsyncIOScheduler(
+            timezone=UTC, job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None}
+        ),
         clock=clock,
         **options,
     )
