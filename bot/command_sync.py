@@ -43,8 +43,8 @@ async def sync_commands(
     *,
     force: bool = False,
 ) -> list[app_commands.AppCommand] | None:
-    """Sync ``tree`` to ``guild`` (None: globally) unless the stored hash says it is current (or ``force``);
-    the commands synced, or None when not synced. Once per deployment (see the module docstring)."""
+    """Sync ``tree`` to ``guild`` (None: globally) unless the stored hash is current (or ``force``); the
+    commands synced, or None."""
     digest = payload_hash(tree, guild)
     target = guild.id if guild else "global"
     key, claim = f"commands:{application_id}:{target}", f"commands.sync:{application_id}:{target}"
@@ -60,8 +60,7 @@ async def sync_commands(
                 )
                 return None
             if await claims.claim(session, claim, owner, now, SYNC_LEASE):
-                # Read again now the claim is ours: under READ COMMITTED the first read may predate the
-                # commit of the process that just synced (its hash and its release are one commit).
+                # Read again: under READ COMMITTED the first read may predate the last syncer's commit.
                 if not force and await synced_digest(session, key) == digest:
                     await claims.release(session, claim, owner)
                     log.info("application commands unchanged (another process synced them); not syncing")

@@ -1,10 +1,4 @@
-"""Logging set-up: one format, the secrets redacted from every record, and other libraries' noise kept down.
-
-The secrets are every secret setting (:func:`setting_secrets`) and anything shaped like a bot token.
-``alembic`` and ``apscheduler`` log at WARNING unless LOG_LEVEL=DEBUG (their INFO lines are routine);
-``aiosqlite``, ``apscheduler`` and ``discord.http`` at most INFO (at DEBUG they log every statement, wake-up
-and request); discord.py's missing-voice-library warnings are dropped, as the bot uses no voice.
-"""
+"""Logging set-up: one format, secrets (and token-shaped text) redacted, other libraries' noise kept down."""
 
 from __future__ import annotations
 
@@ -57,8 +51,7 @@ _FILTER = RedactingFilter([])
 
 
 def setting_secrets(settings: Any) -> list[str]:
-    """The values of every secret setting (each a SecretStr: DISCORD_TOKEN, SEMANTIC_SCHOLAR_API_KEY),
-    as given and stripped, for :func:`setup_logging` to redact."""
+    """The values of every SecretStr setting, as given and stripped, for :func:`setup_logging` to redact."""
     secrets: list[str] = []
     for name in type(settings).model_fields:
         value = getattr(settings, name)
@@ -74,19 +67,12 @@ VOICE_WARNINGS = frozenset(
         "davey is not installed, voice will NOT be supported",
     }
 )
-QUIET_UNLESS_DEBUG = ("alembic", "apscheduler")
-AT_MOST_INFO = ("aiosqlite", "apscheduler", "discord.http")
+QUIET_UNLESS_DEBUG = ("alembic", "apscheduler")  # routine INFO lines
+AT_MOST_INFO = ("aiosqlite", "apscheduler", "discord.http")  # at DEBUG: every statement, wake-up, request
 
 
-class NoVoiceWarnings(logging.Filter):
-    """Drops exactly discord.py's two missing-voice-library warnings."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        """Keep every record but discord.py's missing-voice-library warnings."""
-        return not (record.name == "discord.client" and record.msg in VOICE_WARNINGS)
-
-
-_NO_VOICE = NoVoiceWarnings()
+def _no_voice_warning(record: logging.LogRecord) -> bool:
+    return not (record.name == "discord.client" and record.msg in VOICE_WARNINGS)
 
 
 def setup_logging(level: str = "INFO", secrets: list[str] | None = None) -> RedactingFilter:
@@ -110,11 +96,6 @@ def setup_logging(level: str = "INFO", secrets: list[str] | None = None) -> Reda
             floor = logging.WARNING
         logging.getLogger(name).setLevel(max(numeric, floor))
     voice = logging.getLogger("discord.client")
-    if _NO_VOICE not in voice.filters:
-        voice.addFilter(_NO_VOICE)
-    return _FILTER
-
-
-def redacting_filter() -> RedactingFilter:
-    """The filter every handler of the process shares."""
+    if _no_voice_warning not in voice.filters:
+        voice.addFilter(_no_voice_warning)
     return _FILTER

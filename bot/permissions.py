@@ -18,43 +18,21 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-# -- what the bot needs -----------------------------------------------------------------------------------
-# The bot's permission set, defined once. The README's invite URL and integer come from it (a test checks
-# they agree), `paperclub invite-url` prints it, the test harness installs the bot in the stand-in with
-# exactly these, and /setup checks each configured channel against the part that channel's use needs.
-# Flags: https://discord.com/developers/docs/topics/permissions#permissions-bitwise-permission-flags
+# The invite's permissions, defined once (README, `paperclub invite-url`, the harness and /setup use them).
+# https://discord.com/developers/docs/topics/permissions#permissions-bitwise-permission-flags
 REQUIRED_PERMISSIONS: Final = discord.Permissions(
-    # See the channels it posts in: announcements, suggestions, reminder channels.
     view_channel=True,
-    # Post announcements, reminders, suggestion cards and cancellation notices; open a forum post per
-    # suggestion ("Start Thread in Forum or Media Channel": the current user must have SEND_MESSAGES).
-    send_messages=True,
-    # The recap in a session's thread, notes in a suggestion's forum post, adding the presenter to the
-    # thread ("Add Thread Member: requires the ability to send messages in the thread").
-    send_messages_in_threads=True,
-    # The discussion thread under each announcement ("Start Thread from Message").
-    create_public_threads=True,
-    # Public answers that are embeds (/reading show public, the paged lists), which follow the bot's own
-    # permissions once deferred (the cards themselves are layouts).
-    embed_links=True,
-    # .ics calendar files and reading-list exports go out as interaction follow-ups, which follow the bot
-    # user's permissions (change log, 1 November 2023: "Fix Message Edit Interaction Response Permissions").
-    attach_files=True,
-    # Replies: a cancellation notice replies to its announcement, a poll's result to the poll ("Create
-    # Message: when creating a message as a reply ..., the current user must have READ_MESSAGE_HISTORY").
-    read_message_history=True,
-    # Each session's Discord scheduled event. Since 23 February 2026 a bot needs CREATE_EVENTS (1 << 44) to
-    # create one, MANAGE_EVENTS alone no longer does (change log, 24 November 2025: "Permission Changes Going
-    # into Effect February 2026"); CREATE_EVENTS also lets it edit and cancel the events it created ("Guild
-    # Scheduled Event Permissions Requirements", entity_type EXTERNAL). The bot only ever touches events it
-    # created, so it does not ask for MANAGE_EVENTS (editing everyone's events).
+    send_messages=True,  # "Start Thread in Forum or Media Channel" needs it too
+    send_messages_in_threads=True,  # "Add Thread Member" needs it
+    create_public_threads=True,  # "Start Thread from Message"
+    embed_links=True,  # deferred public embeds follow the bot's permissions
+    attach_files=True,  # follow-ups too (change log, 1 November 2023)
+    read_message_history=True,  # "Create Message" as a reply
+    # Events since 23 February 2026 (change log, 24 November 2025); the bot touches only its own events.
     create_events=True,
-    # `/organize suggestions poll` posts a native poll.
     send_polls=True,
 )
-# Not asked for, on purpose: Manage Events (see above); Pin Messages (1 << 51, needed to pin since
-# 23 February 2026: the bot pins nothing); Bypass Slowmode (1 << 52: bots are not slowed); Mention Everyone
-# (reminders ping only the ping role, which the server makes mentionable); Manage Messages / Threads / Roles.
+# Not asked for: Manage Events, Pin Messages, Bypass Slowmode, Mention Everyone, Manage Messages/Threads/Roles.
 
 # Discord's names for the flags, as the server settings show them.
 PERMISSION_NAMES: Final[dict[str, str]] = {
@@ -78,16 +56,12 @@ PERMISSION_NAMES: Final[dict[str, str]] = {
     "set_voice_channel_status": "Set Voice Channel Status",
 }
 
-# -- asked of a server only where it holds sessions in a channel (the invite stays as above) ---------------
-# A session in a stage channel: its event is a STAGE_INSTANCE event, which asks for "MANAGE_CHANNELS,
-# MUTE_MEMBERS, MOVE_MEMBERS" in that channel (Guild Scheduled Event, "Permissions for events with
-# entity_type STAGE_INSTANCE"); a VOICE event asks "VIEW_CHANNEL, CONNECT" (@everyone's by default).
+# Asked only in a session's channel (Guild Scheduled Event, "Permissions for events with entity_type ...").
 STAGE_EVENT_PERMISSIONS: Final = discord.Permissions(
     manage_channels=True, mute_members=True, move_members=True
 )
 VOICE_EVENT_PERMISSIONS: Final = discord.Permissions(view_channel=True, connect=True)
-# The voice channel's status during the session (PUT /channels/{channel.id}/voice-status): Set Voice Channel
-# Status (1 << 48; discord/discord-api-docs#6400, #8176), and Manage Channels since the bot is not connected.
+# PUT /channels/{channel.id}/voice-status (discord/discord-api-docs#6400, #8176): the bot is not connected.
 VOICE_STATUS_PERMISSIONS: Final = discord.Permissions(set_voice_channel_status=True, manage_channels=True)
 
 INVITE_SCOPES: Final = ("bot", "applications.commands")
@@ -108,12 +82,8 @@ def invite_url(client_id: int | str) -> str:
     return discord.utils.oauth_url(client_id, permissions=REQUIRED_PERMISSIONS, scopes=INVITE_SCOPES)
 
 
-# -- who may run what ---------------------------------------------------------------------------------------
-
-
 class RefusedCheck(app_commands.CheckFailure):
-    """A check that failed with a domain error; discord.py only routes AppCommandErrors to the tree's
-    error handler, so checks wrap the NotAllowed (kept as __cause__, which the handler unwraps)."""
+    """A NotAllowed wrapped as an AppCommandError, so discord.py routes it to the tree's handler."""
 
     def __init__(self, error: NotAllowed) -> None:
         super().__init__(error.user_message)

@@ -10,18 +10,15 @@ from bot.text import (
     BUTTON_LABEL_LIMIT,
     CHOICE_NAME_LIMIT,
     CONTENT_LIMIT,
-    EMBED_DESCRIPTION_LIMIT,
-    EMBED_FIELD_NAME_LIMIT,
-    EMBED_FIELD_VALUE_LIMIT,
-    EMBED_FOOTER_LIMIT,
-    EMBED_TITLE_LIMIT,
     EMBED_TOTAL_LIMIT,
     THREAD_NAME_LIMIT,
     cut,
-    link_text,
     markdown_link,
     one_line,
 )
+
+# Re-exported for the features.
+__all__ = ["BUTTON_LABEL_LIMIT", "CHOICE_NAME_LIMIT", "THREAD_NAME_LIMIT", "markdown_link", "one_line"]
 
 NO_MENTIONS = discord.AllowedMentions.none()
 
@@ -29,34 +26,6 @@ NO_MENTIONS = discord.AllowedMentions.none()
 def member_mention(user_id: int | None) -> str:
     """``<@id>`` (which never pings: :data:`NO_MENTIONS`), or "a member" for one who deleted their data."""
     return f"<@{user_id}>" if user_id else "a member"
-
-
-__all__ = [
-    "BUTTON_LABEL_LIMIT",
-    "CHOICE_NAME_LIMIT",
-    "CONTENT_LIMIT",
-    "EMBED_DESCRIPTION_LIMIT",
-    "EMBED_FIELD_NAME_LIMIT",
-    "EMBED_FIELD_VALUE_LIMIT",
-    "EMBED_FOOTER_LIMIT",
-    "EMBED_TITLE_LIMIT",
-    "EMBED_TOTAL_LIMIT",
-    "NO_MENTIONS",
-    "THREAD_NAME_LIMIT",
-    "cut",
-    "embed_size",
-    "fit_embed",
-    "link_text",
-    "markdown_link",
-    "one_line",
-    "send_ephemeral",
-    "send_reply",
-]
-
-
-def embed_size(embed: discord.Embed) -> int:
-    """The characters an embed counts against Discord's embed total."""
-    return len(embed)
 
 
 def fit_embed(embed: discord.Embed) -> discord.Embed:
@@ -78,8 +47,7 @@ async def send_reply(
     public: bool = False,
     **kwargs: Any,
 ) -> None:
-    """Reply (ephemerally unless ``public``), whether or not the interaction was already responded to
-    or deferred. Never pings, cuts the content to Discord's limit; ``view`` None means no buttons."""
+    """Reply (ephemerally unless ``public``), answered or deferred before or not; never pings, content cut."""
     kwargs.setdefault("allowed_mentions", NO_MENTIONS)
     if content is not None:
         content = cut(content, CONTENT_LIMIT)
@@ -96,11 +64,7 @@ async def send_reply(
 
 
 async def send_ephemeral(
-    interaction: discord.Interaction[Any],
-    content: str | None = None,
-    *,
-    embed: discord.Embed | None = None,
-    **kwargs: Any,
+    interaction: discord.Interaction[Any], content: str | None = None, **kwargs: Any
 ) -> None:
     """Reply ephemerally, whether or not the interaction was already responded to or deferred."""
-    await send_reply(interaction, content, embed=embed, **kwargs)
+    await send_reply(interaction, content, **kwargs)

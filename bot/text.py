@@ -1,5 +1,4 @@
-"""Discord's length limits, text trimming and masked links, without importing discord (services use
-these too)."""
+"""Discord's length limits, text trimming and masked links, without importing discord."""
 
 from __future__ import annotations
 
@@ -19,15 +18,12 @@ CHOICE_NAME_LIMIT = 100
 THREAD_NAME_LIMIT = 100
 
 
-#: Format characters that stay in member text: ZWNJ and ZWJ (Persian words, emoji sequences), LRM and
-#: RLM (mixed-direction text). Every other one is invisible and is dropped.
+#: Format characters kept in member text: ZWNJ, ZWJ (Persian words, emoji sequences), LRM, RLM.
 _KEPT_FORMAT = frozenset("\u200c\u200d\u200e\u200f")
 
 
 def visible(text: str) -> str:
-    """``text`` without control characters (newlines and tabs stay) and invisible format characters
-    (zero-width space, word joiner, BOM, soft hyphen, direction overrides and isolates), which could make
-    a title or name empty to the eye or read as another. Services clean member text with it."""
+    """``text`` without control characters (but newlines and tabs) and invisible format characters."""
     return "".join(
         ch
         for ch in text
@@ -54,11 +50,7 @@ def one_line(text: str, limit: int = 100) -> str:
 
 # ---------------------------------------------------------------- masked links
 
-#: What shows for each character Discord would read as markdown inside a masked link's text. Discord
-#: does not unescape there: a backslash before `*` stops the italics but stays visible ("Escaping is
-#: disabled in masked links for security reasons. The fact that you can see the `\\` is representative
-#: that it is disabled", Discord staff on discord-api-docs#6185). So link text is never
-#: backslash-escaped; these look-alikes stand in, and the rest of the text shows exactly as typed.
+#: Look-alikes for markdown characters in a masked link's text, where escapes show (discord-api-docs#6185).
 LINK_TEXT_LOOKALIKES: dict[str, str] = {
     "\\": "\u29f5",  # ⧵ reverse solidus operator
     "*": "\u2217",  # ∗ asterisk operator
@@ -72,22 +64,19 @@ LINK_TEXT_LOOKALIKES: dict[str, str] = {
     ">": "\u203a",
 }
 _LOOKALIKE = re.compile(r"[\\*~|`\[\]<>]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
-# Discord prints a masked link as raw text when its text holds a URL ("https://" and a name), so a
-# title that is itself a link shows without its scheme (discord-api-docs#7721).
+# A masked link whose text holds a URL prints raw, so link text drops schemes (discord-api-docs#7721).
 _SCHEME_IN_TEXT = re.compile(r"\b[a-z][a-z0-9+.-]*:/+", re.IGNORECASE)
 _URL_ESCAPES = str.maketrans({"(": "%28", ")": "%29", "<": "%3C", ">": "%3E", "\\": "%5C", '"': "%22"})
 
 
 def link_text(text: str | None, limit: int = 200) -> str:
-    """Text for inside a masked link's brackets: one line within ``limit``, :func:`visible` characters only,
-    no URL scheme, markdown characters as :data:`LINK_TEXT_LOOKALIKES`. Never empty ("link")."""
+    """Text for inside a masked link's brackets: one visible line, no scheme, look-alikes; never empty."""
     line = _SCHEME_IN_TEXT.sub("", one_line(visible(text or ""), limit))
     return _LOOKALIKE.sub(lambda m: LINK_TEXT_LOOKALIKES[m.group(0)], line) or "link"
 
 
 def is_http_url(text: str) -> bool:
-    """True for an absolute http(s) URL with a host and no whitespace, control or invisible format
-    characters (a direction override or zero-width space would make the link read as another)."""
+    """True for an absolute http(s) URL with a host and no whitespace, control or invisible characters."""
     if not text or any(c.isspace() or unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs") for c in text):
         return False
     try:
@@ -99,9 +88,7 @@ def is_http_url(text: str) -> bool:
 
 
 def link_url(url: str | None) -> str | None:
-    """``url`` fit for a masked link's target, or None when it is not an http(s) URL (Discord masks only
-    http, https and discord:// links, discord-api-docs#6088). Characters that could end the target early
-    or reopen markup are percent-encoded, so the link cannot be broken out of."""
+    """``url`` percent-encoded for a masked link's target, or None when not http(s) (discord-api-docs#6088)."""
     raw = (url or "").strip()
     try:
         if " " in urlsplit(raw).netloc:
@@ -115,9 +102,8 @@ def link_url(url: str | None) -> str | None:
 
 
 def markdown_link(text: str | None, url: str | None, *, limit: int = 200, preview: bool = True) -> str:
-    """``[text](url)`` showing the text as typed (see :func:`link_text`) and going where ``url`` says.
-    The one way masked links are made. ``preview=False`` wraps the URL in <>, so a link in a message's
-    content gets no preview card. An unusable URL leaves just the text (never a broken link)."""
+    """``[text](url)``, the one way masked links are made (``preview=False``: no preview card); an unusable
+    URL leaves just the text."""
     label = link_text(text, limit)
     target = link_url(url)
     if target is None:

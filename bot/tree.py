@@ -63,30 +63,19 @@ def unwrap(error: BaseException) -> BaseException:
 async def report_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """Domain errors become short ephemeral replies; anything else is logged and apologised for."""
     original = unwrap(error)
-    try:
-        if isinstance(original, PaperclubError):
-            log_outcome(interaction, f"refused:{type(original).__name__}")
-            await send_ephemeral(interaction, original.user_message)
-            return
-        if isinstance(original, app_commands.TransformerError):
-            log_outcome(interaction, "refused:TransformerError")
-            if original.type is discord.AppCommandOptionType.channel:  # a kind of channel the option refuses
-                kinds = getattr(original.transformer, "channel_types", None) or []
-                wanted = " or ".join(str(kind).replace("_voice", "").replace("_", " ") for kind in kinds)
-                await send_ephemeral(
-                    interaction, f"#{original.value} is not a {wanted or 'fitting'} channel; pick one."
-                )
-                return
-            await send_ephemeral(interaction, f"I could not understand `{original.value}`.")
-            return
-        if isinstance(original, app_commands.CommandOnCooldown):
-            log_outcome(interaction, "refused:cooldown")
-            await send_ephemeral(interaction, f"Slow down — try again in {original.retry_after:.0f}s.")
-            return
-        if isinstance(original, app_commands.CheckFailure):
-            log_outcome(interaction, "refused:check")
-            await send_ephemeral(interaction, "You are not allowed to use this command here.")
-            return
+    if isinstance(original, PaperclubError):
+        outcome, reply = f"refused:{type(original).__name__}", original.user_message
+    elif isinstance(original, app_commands.TransformerError):
+        outcome, reply = "refused:TransformerError", f"I could not understand `{original.value}`."
+        if original.type is discord.AppCommandOptionType.channel:  # a kind of channel the option refuses
+            kinds = getattr(original.transformer, "channel_types", None) or []
+            wanted = " or ".join(str(kind).replace("_voice", "").replace("_", " ") for kind in kinds)
+            reply = f"#{original.value} is not a {wanted or 'fitting'} channel; pick one."
+    elif isinstance(original, app_commands.CommandOnCooldown):
+        outcome, reply = "refused:cooldown", f"Slow down — try again in {original.retry_after:.0f}s."
+    elif isinstance(original, app_commands.CheckFailure):
+        outcome, reply = "refused:check", "You are not allowed to use this command here."
+    else:
         log.error(
             "unhandled error command=%s guild=%s user=%s",
             _command_name(interaction),
@@ -94,8 +83,10 @@ async def report_error(interaction: discord.Interaction[Any], error: BaseExcepti
             interaction.user.id,
             exc_info=(type(original), original, original.__traceback__),
         )
-        log_outcome(interaction, "error")
-        await send_ephemeral(interaction, APOLOGY)
+        outcome, reply = "error", APOLOGY
+    log_outcome(interaction, outcome)
+    try:
+        await send_ephemeral(interaction, reply)
     except discord.HTTPException:
         log.warning("could not report an error to the user (interaction %s)", interaction.id)
 

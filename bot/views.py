@@ -13,8 +13,7 @@ from bot.tree import log_outcome, report_error
 
 T = TypeVar("T")
 
-# "custom_id ... a string of 1 to 100 characters" (Discord: Components reference, Custom ID;
-# https://discord.com/developers/docs/components/reference#anatomy-of-a-component-custom-id).
+# https://discord.com/developers/docs/components/reference#anatomy-of-a-component-custom-id
 CUSTOM_ID_LIMIT = 100
 
 
@@ -76,19 +75,15 @@ def field(pattern: str) -> str: ...
 @overload
 def field(pattern: str, parse: Callable[[str], T]) -> T: ...
 def field(pattern: str, parse: Callable[[str], Any] = str) -> Any:
-    """A custom_id field of a PersistentButton: ``pattern`` is the regex its text matches (no ``:``),
-    ``parse`` turns that text back into the value. Typed as the value, like ``dataclasses.field``."""
+    """A PersistentButton's custom_id field: its regex (no ``:``) and the parser back to its value."""
     return Field(pattern, parse)
 
 
 class PersistentButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"(?!)"):
-    """A button whose state is its custom_id, ``<prefix>:<field>:<field>…``, so a press after a restart
-    rebuilds it (discord.py matches the custom_id against the template built from the fields).
+    """A button whose state is its custom_id, ``<prefix>:<field>:<field>…``, rebuilt on a press after a restart.
 
-    Subclasses give ``prefix=`` in the class line, declare their fields with :func:`field` (in custom_id
-    order), their look as class attributes (``label``, ``emoji``, ``style``; ``label=`` in ``__init__``
-    for a label that changes), and implement :meth:`pressed`. ``legacy=`` adds an older custom_id form
-    still accepted from posted messages (override :meth:`from_match` to read it).
+    Subclasses give ``prefix=`` (and ``legacy=``, an older form) in the class line, :func:`field`s, their look
+    as class attributes, and implement :meth:`pressed`.
     """
 
     label: ClassVar[str] = ""
@@ -122,9 +117,7 @@ class PersistentButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=
         custom_id = ":".join([self._prefix, *(str(value) for value in values)])
         if len(custom_id) > CUSTOM_ID_LIMIT:
             raise ValueError(f"custom_id {custom_id[:40]!r}… is over Discord's {CUSTOM_ID_LIMIT} characters")
-        if not self.template.fullmatch(
-            custom_id
-        ):  # discord.py checks only that the template matches a prefix
+        if not self.template.fullmatch(custom_id):  # discord.py checks only a prefix
             raise ValueError(f"custom_id {custom_id!r} does not match {type(self).__name__}'s fields")
         button: discord.ui.Button[Any] = discord.ui.Button(
             label=self.label if label is None else label,
@@ -157,11 +150,7 @@ class PersistentButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=
 
 
 async def guarded(interaction: discord.Interaction[Any], handler: Callable[[], Awaitable[None]]) -> None:
-    """Run a dynamic (restart-proof) button's handler with the one error handler.
-
-    discord.py only logs errors raised in a DynamicItem's callback, leaving the member without an
-    answer; here domain errors become ephemeral replies and anything else is logged and apologised for.
-    """
+    """Run a restart-proof button's handler with the one error handler (discord.py would only log errors)."""
     interaction.extras.setdefault("paperclub_t0", time.perf_counter())
     try:
         await handler()
