@@ -1,8 +1,5 @@
-"""Our bot running against the stand-in: shared by the tests (tests/harness.py), the demo and the benches.
-
-`BotEnv` owns a StandIn with the default "Paper Club" guild, a FakeClock, and a PaperclubBot on a
-given store; it can restart the bot on the same store (and the same stand-in), as a deploy would.
-"""
+"""`BotEnv`: our bot on a given store against the stand-in's "Paper Club" guild and a FakeClock, restartable
+on the same store as a deploy would; the tests, the demo and the benches drive it."""
 
 from __future__ import annotations
 
@@ -32,6 +29,8 @@ from standin.state import Message
 
 # Monday 30 November 2026, 9:00 AM in Los Angeles: a few days before the club's usual Thursday.
 DEFAULT_START = datetime(2026, 11, 30, 17, 0, tzinfo=UTC)
+# The default guild's people and channels, read through the env (``env.organizer``).
+WORLD = frozenset({"guild", "organizer", "admin", "members", "announcements", "suggestions", "general"})
 
 
 class BotEnv:
@@ -49,13 +48,10 @@ class BotEnv:
         self.engine_factory = engine_factory  # () -> AsyncEngine, for a PostgreSQL schema per test
         self.clock = clock or FakeClock(DEFAULT_START)
         self.settings_overrides = dict(settings_overrides or {})
-        # The bot is installed with exactly what the README's invite grants (tests needing less say so).
-        # Waits (for a reply, a message) give up after 15 s: generous on a loaded 2-core CI machine; a
-        # passing test never waits that long, only a failing one does.
+        # Installed with exactly the invite's permissions; waits give up after 15 s (only failing tests wait).
         self.standin = StandIn(bot_permissions=REQUIRED_PERMISSIONS.value, timeout=15.0)
-        # A local arXiv too, so nothing the bot does here leaves 127.0.0.1 (tests may point elsewhere).
+        # The paper sources are local too, knowing no papers until a test adds them.
         self.arxiv = ArxivStandin()
-        # and the other paper sources' stand-ins (bot/sources/), knowing no papers until a test adds them
         self.semantic_scholar = SemanticScholarStandin()
         self.huggingface = HuggingFaceStandin()
         self.openreview = OpenReviewStandin()
@@ -130,9 +126,8 @@ class BotEnv:
         return await self.start_bot()
 
     async def close(self) -> None:
-        """Stop the bot and the stand-ins; raises ``SpecViolationError`` (naming each operation and JSON
-        pointer) if any request broke Discord's OpenAPI description, so tests, benches and the demo fail
-        on one the bot's own error handling swallowed."""
+        """Stop the bot and the stand-ins; ``SpecViolationError`` if any request broke Discord's OpenAPI
+        description (even one the bot's error handling swallowed)."""
         await self.stop_bot()
         await self._stack.aclose()  # leaves the StandIn, whose exit raises on a recorded violation
         self.standin.check_violations()  # (and again here, should the stand-in have been left already)
@@ -144,45 +139,15 @@ class BotEnv:
         await self.close()
 
     # -- people and places ------------------------------------------------------------------------------------
-    @property
-    def guild(self) -> Any:
-        """The default guild."""
-        return self.world.guild
-
-    @property
-    def organizer(self) -> Any:
-        """The default guild's organizer."""
-        return self.world.organizer
-
-    @property
-    def admin(self) -> Any:
-        """The default guild's admin."""
-        return self.world.admin
-
-    @property
-    def members(self) -> list[Any]:
-        """The default guild's ordinary members."""
-        return self.world.members
+    def __getattr__(self, name: str) -> Any:
+        if name in WORLD:
+            return getattr(self.world, name)
+        raise AttributeError(name)
 
     @property
     def member(self) -> Any:
         """The first ordinary member."""
         return self.world.members[0]
-
-    @property
-    def announcements(self) -> Any:
-        """The #announcements channel."""
-        return self.world.announcements
-
-    @property
-    def suggestions(self) -> Any:
-        """The #suggestions channel."""
-        return self.world.suggestions
-
-    @property
-    def general(self) -> Any:
-        """The #general channel."""
-        return self.world.general
 
     # -- driving the bot -------------------------------------------------------------------------------------
     async def invoke(
@@ -239,8 +204,7 @@ class BotEnv:
         member: MemberRef | None = None,
         forged: bool = False,
     ) -> Any:
-        """Submit a modal the bot opened (values by field custom_id; ``forged`` sends values no client
-        would, such as a choice outside a select's options: see ``standin.modals.submission``)."""
+        """Submit a modal the bot opened (values by field custom_id; ``forged``: values no client would send)."""
         return await self.standin.submit_modal(
             source, values, member=member or self.world.organizer, forged=forged
         )

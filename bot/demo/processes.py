@@ -1,10 +1,5 @@
-"""Our bot as separate ``paperclub run`` processes against one stand-in, as a deployment runs it: the
-deployment tests (tests/deployment/) and the shards bench (bench/shards_bench.py) drive them from here.
-
-:class:`BotProcess` starts one (``process_env`` builds its environment) and reads its log (stderr) as it
-comes, so waiting is on its lines (``wait_for``), never a sleep; its web server (``WEB_PORT=0``, any free
-port) is found from the line it logs when it listens.
-"""
+"""Our bot as separate ``paperclub run`` processes against one stand-in, as a deployment runs it; waits are
+on their log lines, never a sleep."""
 
 from __future__ import annotations
 
@@ -35,8 +30,7 @@ _LISTENING = re.compile(r"web server listening on [^:]+:(\d+)")
 
 @contextlib.asynccontextmanager
 async def temporary_database(url: str, prefix: str) -> AsyncIterator[str]:
-    """A new, empty PostgreSQL database beside ``url``'s (its role needs CREATEDB), dropped afterwards even
-    with processes still connected: the URL of it, for processes to share as a deployment's do."""
+    """The URL of a new, empty PostgreSQL database beside ``url``'s (needs CREATEDB), dropped afterwards."""
     name = f"{prefix}_{uuid.uuid4().hex[:10]}"  # our own name, never input
     admin = create_engine(url).execution_options(isolation_level="AUTOCOMMIT")
     try:
@@ -57,12 +51,8 @@ _OWN_BACKENDS = text(
 
 
 async def drop_database(admin: AsyncEngine, name: str, *, attempts: int = 20) -> None:
-    """Drop a throwaway database (``name`` is ours, never input) that processes may still hold.
-
-    DROP DATABASE ... WITH (FORCE) is refused when any backend in it belongs to another role, as an
-    autovacuum worker does, unless the role has pg_signal_backend
-    (https://www.postgresql.org/docs/current/sql-dropdatabase.html). So: end our own role's connections,
-    then a plain DROP, which also stops an autovacuum worker; again after a pause while one lingers."""
+    """Drop a throwaway database processes may still hold: end our role's connections, then a plain DROP
+    (WITH (FORCE) refuses another role's autovacuum: postgresql.org/docs/current/sql-dropdatabase.html)."""
     for attempt in range(attempts):
         try:
             async with admin.connect() as conn:
@@ -153,8 +143,7 @@ class BotProcess:
         return self.proc is not None and self.proc.returncode is not None
 
     async def wait_for(self, predicate: Callable[[list[str]], Any], timeout: float = 60.0) -> Any:
-        """Until ``predicate(lines)`` is truthy (returned); AssertionError with the log's end if the process
-        exits first or ``timeout`` passes."""
+        """Until ``predicate(lines)`` is truthy (returned); AssertionError with the log's end otherwise."""
 
         def met() -> Any:
             return predicate(self.lines) or self.exited

@@ -1,7 +1,5 @@
-"""Messages as a member's client shows them, for the demo's printout: Discord's time markup (``<t:…:F>``
-and its kin) in the reader's own zone (the demo's reader is in UTC), ``<t:…:R>`` relative to the demo's
-clock, an embed's timestamp as its footer shows it, all in the club's one date style ("Thursday 3 December
-2026, 5:30 PM"); buttons with their emoji, and no mark for their colour."""
+"""Messages as a member's client shows them, for the demo: time markup in the reader's zone (UTC), relative
+to the demo's clock; buttons with their emoji, no mark for their colour."""
 
 from __future__ import annotations
 
@@ -73,8 +71,7 @@ def _text(value: str, now: datetime) -> str:
 
 
 def _button(out: dict[str, Any]) -> None:
-    """A button as a member sees it: its emoji before its label; its colour is no mark (a green button is
-    not "done"), except a link's ↗."""
+    """A button as a member sees it: its emoji before its label; no colour (but a link's ↗)."""
     emoji = (out.get("emoji") or {}).get("name")
     if emoji and out.get("label"):
         out["label"] = f"{emoji} {out['label']}"

@@ -1,9 +1,5 @@
-"""`paperclub demo`: the bot against the local stand-in, a scripted tour, printed as each person sees it.
-
-Each feature adds a tour module in `bot/demo/tours/` with `ORDER: int` and `async def tour(demo)`;
-they run in ORDER on one guild, one store and one FakeClock, so later parts see what earlier parts made.
-A scene that cannot show what it is about fails the demo, naming it (`bot/demo/stage.py`).
-"""
+"""`paperclub demo`: the tours of `bot/demo/tours/` (each `ORDER` and `async def tour(demo)`) in order on one
+guild, store and FakeClock against the local stand-in, printed as each person sees it."""
 
 from __future__ import annotations
 
@@ -29,8 +25,7 @@ DEMO_PUBLIC_URL = "https://club.example.org"
 
 
 class ClockSnowflakes(Snowflakes):
-    """The stand-in's ids, timed by the demo's FakeClock instead of the real time: the same tour gives
-    the same ids (and so the same links) on every run, and each id's time is the demo's time."""
+    """The stand-in's ids timed by the demo's FakeClock: the same ids (and links) on every run."""
 
     def __init__(self, clock: FakeClock) -> None:
         super().__init__()
@@ -73,8 +68,7 @@ def introduction(env: BotEnv) -> str:
 
 
 async def run_demo(*, verbose: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
-    """Run every tour against the stand-in on a throwaway SQLite store; return the exit code: 0, or 1 when
-    a scene failed (named on ``err``)."""
+    """Run every tour on a throwaway SQLite store; 0, or 1 when a scene failed (named on ``err``)."""
     setup_logging("INFO" if verbose else "ERROR")
     if not verbose:
         logging.getLogger().setLevel(logging.ERROR)
@@ -83,8 +77,7 @@ async def run_demo(*, verbose: bool = False, out: TextIO = sys.stdout, err: Text
     try:
         with tempfile.TemporaryDirectory(prefix="paperclub-demo-") as tmp:
             url = f"sqlite+aiosqlite:///{Path(tmp) / 'demo.db'}"
-            # The website tour serves the club page on a free local port; links show the address a real
-            # club would put behind its reverse proxy (PUBLIC_URL), so the tour prints the same every run.
+            # The site on a free port; links show a fixed PUBLIC_URL, so every run prints the same.
             env = BotEnv(database_url=url, settings_overrides={"web_port": 0, "public_url": DEMO_PUBLIC_URL})
             env.standin.state.ids = ClockSnowflakes(env.clock)
             async with env:
@@ -104,7 +97,7 @@ async def run_demo(*, verbose: bool = False, out: TextIO = sys.stdout, err: Text
         where = f"in the scene “{demo.scene}”" if demo is not None else "before its first scene"
         print(f"\nThe demo failed {where}:\n{traceback.format_exc()}", file=err)
         return 1
-    # The elapsed time goes to the log, not the tour: the same tour prints the same text on every run.
+    # The elapsed time goes to the log: the same tour prints the same text on every run.
     logging.getLogger("paperclub.demo").info(
         "demo finished in %.1f s, %d scenes", time.perf_counter() - started, demo.scenes
     )

@@ -29,16 +29,8 @@ async def connected(
     fast_ready: bool = True,
     api_base: str | None = None,
 ) -> AsyncIterator[ClientT]:
-    """Point discord.py at ``standin``, start ``client`` and wait until it is ready; close and restore after.
-
-    ``api_base`` is the DISCORD_API_BASE to use (default: the stand-in's root); the gateway is found with
-    ``GET /gateway`` there, as ``paperclub run`` does.
-
-    discord.py waits ``guild_ready_timeout`` (2 s by default) after the last GUILD_CREATE before it fires
-    ``on_ready``. The stand-in sends every GUILD_CREATE right after READY, so with ``fast_ready`` that wait
-    is cut to 50 ms (it sets ``client._connection.guild_ready_timeout``; pass ``guild_ready_timeout=`` to the
-    client instead and ``fast_ready=False`` to avoid touching a private attribute).
-    """
+    """Point discord.py at ``standin`` (or ``api_base``), start ``client`` until ready; close and restore after.
+    ``fast_ready`` cuts discord.py's 2 s wait after the last GUILD_CREATE to 50 ms (a private attribute)."""
     saved = current_api_base()
     apply_api_base(api_base or standin.base_url)
     try:
@@ -71,8 +63,7 @@ async def connected(
 
 
 def _name_leftovers() -> None:
-    """Log the tasks still pending once the client closed (at DEBUG; WARNING for the client's own runner).
-    If the event loop then hangs at close on one that ignores cancellation, the log names it."""
+    """Log the tasks still pending once the client closed (WARNING for the client's own runner)."""
     current = asyncio.current_task()
     for task in asyncio.all_tasks():
         if task is current or task.done():

@@ -1,7 +1,5 @@
-"""What a tour's steps use (:class:`Demo`): the bot env's helpers, the scene being played, printing what
-each person sees, and finding what a scene needs through structured data (the store, custom ids, the
-stand-in's state), never through a reply's wording. A scene that cannot find what it needs, or shows
-nothing, raises :class:`SceneFailed` naming it."""
+"""What a tour's steps use (:class:`Demo`): scenes, printing what each person sees, and finding what a scene
+needs in structured data, never in a reply's wording; a scene that cannot raises :class:`SceneFailed`."""
 
 from __future__ import annotations
 
@@ -145,11 +143,6 @@ class Demo:
         else:
             self._print(str(thing))
 
-    def show_channel(self, channel: Any, last: int = 1) -> None:
-        """Print the last ``last`` messages of a channel."""
-        for message in self.env.messages_in(channel)[-last:]:
-            self._print(self.render(message))
-
     def show_dms(self, member: Any, last: int = 1) -> None:
         """Print the last ``last`` messages of a member's DMs."""
         for message in self.env.dm_messages(member)[-last:]:
@@ -173,18 +166,12 @@ class Demo:
 
     # -- acting ---------------------------------------------------------------------------------------------
     async def settle(self) -> None:
-        """Wait until the work the last step set off in the background is done: the reminders cog's planning
-        and sends, the suggestion posts' refreshes, the series' refreshes. Each waits on its own tasks (no
-        sleeps), so the next step sees what this one did and the tour prints the same on every run."""
-        reminders = self.env.bot.get_cog("RemindersCog")
-        if reminders is not None:
-            await reminders.settle()  # type: ignore[attr-defined]
-        suggestions = self.env.bot.get_cog("SuggestionsCog")
-        if suggestions is not None:
-            await suggestions.settle()  # type: ignore[attr-defined]
-        series = self.env.bot.get_cog("SeriesCog")
-        if series is not None:
-            await series.background.settle()  # type: ignore[attr-defined]
+        """Wait (on their tasks, no sleeps) for the background work the last step set off: reminders,
+        suggestion posts, series."""
+        for name in ("RemindersCog", "SuggestionsCog", "SeriesCog"):
+            cog: Any = self.env.bot.get_cog(name)
+            if cog is not None:
+                await (cog.background if name == "SeriesCog" else cog).settle()
 
     async def _answered(self, result: InteractionResult, *, quiet: bool = False) -> InteractionResult:
         """Wait for the answer (quiet or not: the next step must see what this one did), print it, settle."""

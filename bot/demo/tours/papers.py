@@ -1,6 +1,4 @@
-"""Tour: a title-only paper of the imported programme ("TMax") resolved with /organize paper resolve; the pick is
-remembered, so the second look answers at once; once the sources' answers land (arXiv, Semantic Scholar,
-Hugging Face), /paper show's card."""
+"""Tour: the title-only "TMax" resolved with /organize paper resolve (remembered), then its card."""
 
 from __future__ import annotations
 
@@ -28,8 +26,7 @@ TMAX_AUTHORS = [
 
 
 def seed_sources(env: BotEnv) -> None:
-    """What the local sources know of the paper the club calls TMax: arXiv, Semantic Scholar and Hugging
-    Face its record (the counts are the demo's own), so the name resolves and the card fills."""
+    """What the local sources know of TMax (the counts are the demo's own)."""
     env.arxiv.add(
         TMAX_ID,
         TMAX,

@@ -1,5 +1,4 @@
-"""Tour: a member asks what the bot keeps about her, grouped and counted, and deletes it: her suggestion
-stays for the club credited to "a member", her votes and reminders go."""
+"""Tour: a member sees what the bot keeps about her and deletes it (her suggestion stays, uncredited)."""
 
 from __future__ import annotations
 

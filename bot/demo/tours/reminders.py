@@ -1,7 +1,4 @@
-"""Tour: an organizer schedules a reminder in chat and a member asks for a DM with /remind me; then the
-clock runs: the organizer's reminder (pinging nobody), the demo session's 24-hour reminder in #announcements
-(pinging the ping role only), the member's DM, and the 1-hour reminder with the DM of the member who
-pressed Remind me."""
+"""Tour: an organizer's reminder and a member's /remind me DM, then the clock runs to each reminder."""
 
 from __future__ import annotations
 

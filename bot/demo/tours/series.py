@@ -1,6 +1,4 @@
-"""Tour: the demo's weekly series (the next eight weeks scheduled, each with its Discord event); a week is
-skipped for a holiday; a member claims an open week from the open-weeks message; when the next open week is
-a week away, the organizers' thread gets its nudge."""
+"""Tour: the demo's weekly series: a week skipped, an open week claimed, the organizers' nudge."""
 
 from __future__ import annotations
 

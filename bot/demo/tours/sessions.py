@@ -1,8 +1,4 @@
-"""Tour: an organizer adds the demo's own session (two papers given by their arXiv ids, which the local arXiv
-knows) and announces it: the card with Sign up, Remind me, Keep me out of the recording, Ask the presenter and
-Add to calendar, its discussion thread and its Discord event. A member presses Remind me and Add to calendar,
-another asks to stay out of the recording; members list what is coming, and one who tries
-to cancel the session is refused."""
+"""Tour: an organizer adds and announces the demo session; members use its buttons; one may not cancel."""
 
 from __future__ import annotations
 
@@ -51,8 +47,7 @@ OSWORLD_AUTHORS = [
 
 
 def seed_sources(env: BotEnv) -> None:
-    """What the local sources know of the demo session's two papers: arXiv both, OpenReview SWE-bench's
-    ICLR 2024 forum (found by its title once the papers are looked up)."""
+    """What the local sources know of the demo session's two papers (arXiv, OpenReview)."""
     env.arxiv.add(
         SWE_BENCH,
         SWE_BENCH_TITLE,
@@ -80,8 +75,7 @@ def seed_sources(env: BotEnv) -> None:
 
 
 async def tour(demo: Demo) -> None:
-    """Add and announce the demo session; members ask for a reminder and a calendar file, list what is
-    coming, and a member may not cancel it."""
+    """Add and announce the demo session; members use its buttons, list what is coming, may not cancel."""
     seed_sources(demo.env)
     rita, sam, tom = demo.members[:3]
 

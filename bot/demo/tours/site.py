@@ -1,5 +1,4 @@
-"""Tour: an admin turns the club's website on; the home page is fetched from the bot's own web server and
-printed as text, and a session card links its page."""
+"""Tour: an admin turns the website on; its home page printed as text; a session card links its page."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Tour: two members suggest the same paper by different links, members vote, an organizer shortlists and
-accepts it. arXiv is the local stand-in, so the demo needs no network."""
+"""Tour: two members suggest one paper by different links, members vote, an organizer accepts it."""
 
 from __future__ import annotations
 
