@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import UTC
 from typing import Any
 
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.api_base import apply_api_base
+from bot.background import build_scheduler
 from bot.client import PaperclubBot, ShardedPaperclubBot
 from bot.clock import Clock
 from bot.settings import Settings
@@ -35,10 +34,7 @@ def build_bot(
         settings=settings,
         engine=engine,
         session_factory=create_session_factory(engine),
-        # Jobs live in memory only (the store is the truth); a late job runs once, however late.
-        scheduler=AsyncIOScheduler(
-            timezone=UTC, job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None}
-        ),
+        scheduler=build_scheduler(),
         clock=clock,
         **options,
     )

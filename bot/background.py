@@ -9,7 +9,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -43,6 +43,13 @@ def every(period: timedelta) -> IntervalTrigger:
 def daily(hour: int, minute: int) -> CronTrigger:
     """Once a day at ``hour:minute`` UTC."""
     return CronTrigger(hour=hour, minute=minute, timezone=UTC)
+
+
+def build_scheduler() -> AsyncIOScheduler:
+    """A UTC scheduler, jobs in memory only, that runs a late job once however late (missed times coalesce)."""
+    return AsyncIOScheduler(
+        timezone=UTC, job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None}
+    )
 
 
 def next_slot(trigger: BaseTrigger, after: datetime) -> datetime:
@@ -97,43 +104,12 @@ async def claim_slot(session: AsyncSession, job: Job, owner: str, now: datetime)
     return rows[0].claimed_due if rows else None
 
 
-async def _renew(session: AsyncSession, name: str, owner: str, until: datetime) -> bool:
+async def _update_lease(session: AsyncSession, name: str, owner: str, **values: Any) -> bool:
+    """Update ``name``'s row while ``owner`` holds its lease; whether it still did."""
     result = await session.execute(
-        update(JobRun).where(JobRun.name == name, JobRun.lease_owner == owner).values(lease_until=until)
+        update(JobRun).where(JobRun.name == name, JobRun.lease_owner == owner).values(**values)
     )
     return bool(getattr(result, "rowcount", 0))
-
-
-async def _finish(session: AsyncSession, name: str, owner: str, now: datetime, error: str | None) -> bool:
-    result = await session.execute(
-        update(JobRun)
-        .where(JobRun.name == name, JobRun.lease_owner == owner)
-        .values(
-            lease_owner=None,
-            lease_until=None,
-            claimed_due=None,
-            last_finished_at=now,
-            last_error=error[:ERROR_LIMIT] if error else None,
-            runs=JobRun.runs + 1,
-        )
-    )
-    return bool(getattr(result, "rowcount", 0))
-
-
-async def _give_back(session: AsyncSession, name: str, owner: str) -> None:
-    """A run stopped before it finished (the bot is shutting down): its slot is due again, for anyone."""
-    await session.execute(
-        update(JobRun)
-        .where(JobRun.name == name, JobRun.lease_owner == owner)
-        .values(
-            lease_owner=None,
-            lease_until=None,
-            next_run_at=case(
-                (JobRun.claimed_due < JobRun.next_run_at, JobRun.claimed_due), else_=JobRun.next_run_at
-            ),
-            claimed_due=None,
-        )
-    )
 
 
 async def make_due(session: AsyncSession, name: str, now: datetime) -> None:
@@ -335,9 +311,22 @@ class Background:
         duration = timedelta(seconds=asyncio.get_running_loop().time() - started)
         if job.once:
             async with self.session_factory() as session, session.begin():
-                if outcome == "cancelled":
-                    await _give_back(session, job.name, self.owner)
-                elif not await _finish(session, job.name, self.owner, self.clock.now(), error):
+                released = {"lease_owner": None, "lease_until": None, "claimed_due": None}
+                if outcome == "cancelled":  # shutting down: the slot is due again, for anyone
+                    earlier = case(
+                        (JobRun.claimed_due < JobRun.next_run_at, JobRun.claimed_due),
+                        else_=JobRun.next_run_at,
+                    )
+                    await _update_lease(session, job.name, self.owner, next_run_at=earlier, **released)
+                elif not await _update_lease(
+                    session,
+                    job.name,
+                    self.owner,
+                    last_finished_at=self.clock.now(),
+                    last_error=error[:ERROR_LIMIT] if error else None,
+                    runs=JobRun.runs + 1,
+                    **released,
+                ):
                     log.warning("job=%s finished after another process took its lease over", job.name)
         if self.observer is not None:
             self.observer.job_finished(job.name, outcome, duration)
@@ -353,7 +342,8 @@ class Background:
             await asyncio.sleep(job.lease.total_seconds() / 3)
             try:
                 async with self.session_factory() as session, session.begin():
-                    kept = await _renew(session, job.name, self.owner, self.clock.now() + job.lease)
+                    until = self.clock.now() + job.lease
+                    kept = await _update_lease(session, job.name, self.owner, lease_until=until)
             except Exception:  # keep running; if the lease runs out another process may run it again
                 log.exception("job=%s could not renew its lease", job.name)
                 continue

@@ -1,14 +1,17 @@
 """Claiming work several processes share, each claim one statement with an owner and an expiry: a keyed
-claim (:func:`claim`, :func:`release`) or the due rows of a table (:func:`claim_due`)."""
+claim (:func:`claim`, :func:`release`), the due rows of a table (:func:`claim_due`), Discord's IDENTIFY slots."""
 
 from __future__ import annotations
 
+import asyncio
+import random
+import uuid
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Row, delete, inspect, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.sql import ColumnElement
 
 from db.models.jobs import Claim
@@ -16,10 +19,7 @@ from db.upsert import upsert
 
 
 async def claim(session: AsyncSession, key: str, owner: str, now: datetime, lease: timedelta) -> bool:
-    """Hold ``key`` for ``owner`` until ``now + lease``; False while another holder's claim has not expired.
-
-    One ``INSERT … ON CONFLICT (key) DO UPDATE … WHERE expires_at <= now RETURNING``: on PostgreSQL a
-    second claimer waits for the first one's row to commit, then finds it held."""
+    """Hold ``key`` for ``owner`` until ``now + lease`` (one upsert); False while another's claim lasts."""
     statement = upsert(
         session,
         Claim,
@@ -52,14 +52,8 @@ async def claim_due(
     limit: int | None = None,
     among: ColumnElement[bool] | None = None,
 ) -> Sequence[Row[Any]]:
-    """Claim due rows in one statement (``values`` set the owner and expiry columns of ``model``): ``WITH
-    due AS MATERIALIZED (the first ``limit`` rows that are ``due`` and ``among``, FOR UPDATE SKIP LOCKED)
-    UPDATE … SET values WHERE key IN due AND due RETURNING …``. Returns the rows this transaction claimed.
-
-    PostgreSQL skips rows another transaction is claiming rather than waiting; SQLite's transaction holds
-    the write lock (BEGIN IMMEDIATE), so claims never overlap. MATERIALIZED: a locking subquery planned as
-    the inner side of a nested loop runs again per row, skipping the rows just changed, so ``limit`` would
-    not hold."""
+    """Claim the first ``limit`` rows that are ``due`` (and ``among``) in one UPDATE setting ``values``; the
+    rows claimed. PostgreSQL skips rows others lock; MATERIALIZED keeps ``limit`` (else re-run per row)."""
     table = model.__table__
     (key,) = (table.c[column.key] for column in inspect(model).primary_key)
     candidates = select(key).where(*due)
@@ -79,3 +73,32 @@ async def claim_due(
         .returning(*returning)
     )
     return (await session.execute(statement)).all()
+
+
+# https://discord.com/developers/docs/events/gateway#sharding, "Max Concurrency": per bucket, per 5 s.
+IDENTIFY_WINDOW = timedelta(seconds=5)
+# Wider: a slot taken on time but sent late must not land within 5 s of the next (an Invalid Session).
+IDENTIFY_SPACING = IDENTIFY_WINDOW + timedelta(seconds=1)
+
+
+def slot_name(shard_id: int | None, max_concurrency: int) -> str:
+    """The claim key of the shard's identify bucket."""
+    return f"gateway.identify.{(shard_id or 0) % max(1, max_concurrency)}"
+
+
+async def take_slot(
+    session_factory: async_sessionmaker[AsyncSession], name: str, spacing: timedelta = IDENTIFY_SPACING
+) -> timedelta:
+    """Wait (in real time) until this process holds the slot ``name``, one taker per ``spacing`` across the
+    store; how long it waited."""
+    owner = uuid.uuid4().hex
+    waited = timedelta(0)
+    while True:
+        now = datetime.now(UTC)
+        async with session_factory() as session, session.begin():
+            if await claim(session, name, owner, now, spacing):
+                return waited
+            free_at = await held_until(session, name) or now
+        pause = max((free_at - now).total_seconds(), 0.0) + random.uniform(0, 0.1)
+        waited += timedelta(seconds=pause)
+        await asyncio.sleep(pause)

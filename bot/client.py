@@ -1,5 +1,4 @@
-"""The Bot: holds the store, the scheduler (in its background core) and the clock it is given, loads every
-cog, syncs commands."""
+"""The Bot: holds the store, background work and the clock it is given, loads every cog, syncs commands."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 import cogs
-from bot import command_sync, identify
+from bot import claims, command_sync
 from bot.background import Background
 from bot.clock import Clock, SystemClock
 from bot.metrics import BotMetrics, ShardState, web_routes
@@ -107,8 +106,7 @@ class PaperclubBot(commands.Bot):
 
     @property
     def sources(self) -> SourceClients:
-        """The outside sources' clients PAPER_SOURCES turns on (created on first use, closed with the bot),
-        on the bot's clock; arXiv's pace is shared with every process on the store."""
+        """The outside sources' clients PAPER_SOURCES turns on (made on first use, closed with the bot)."""
         if self._sources is None:
             self._sources = SourceClients.from_settings(
                 self.settings, timer=timer_for(self.clock), turns=StoreTurns(self.session_factory)
@@ -137,8 +135,7 @@ class PaperclubBot(commands.Bot):
         return guild
 
     async def sync_application_commands(self, *, force: bool = False) -> bool:
-        """Sync when the command set changed since the last sync (or when forced), once per deployment
-        (bot/command_sync.py). True if synced."""
+        """Sync when the command set changed (or when forced), once per deployment; True if synced."""
         assert self.application_id is not None
         synced = await command_sync.sync_commands(
             self.tree, self.session_factory, self.application_id, self._sync_target(), force=force
@@ -155,9 +152,8 @@ class PaperclubBot(commands.Bot):
         return [ShardState(0, connected, self.latency if connected else math.nan)]
 
     def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
-        """Dispatch an event (a completed command is logged first, synchronously)."""
+        """Dispatch an event (a completed command is logged first, synchronously, before anyone hears it)."""
         if event_name == "app_command_completion" and args:
-            # Logged here, synchronously, so the line exists by the time anyone waits on the event.
             log_outcome(args[0], "ok")
         super().dispatch(event_name, *args, **kwargs)
 
@@ -167,11 +163,8 @@ class PaperclubBot(commands.Bot):
         self.freeze_startup_heap()
 
     def freeze_startup_heap(self) -> None:
-        """Once, at the first READY: collect, then freeze what start-up left (cogs, commands, the guild
-        cache), so later collections scan only newer objects and no full collection of the whole start-up
-        heap pauses the event loop mid-interaction (bench/roundtrip.py measures it). Reference
-        counting still frees frozen objects; only cycles among them are left to the end. (The pattern
-        ``gc.freeze`` documents for long-running servers.)"""
+        """Once, at the first READY: collect, then ``gc.freeze`` what start-up left, so no full collection of it
+        pauses the event loop mid-interaction (bench/roundtrip.py)."""
         if self._heap_frozen:
             return
         self._heap_frozen = True
@@ -179,8 +172,7 @@ class PaperclubBot(commands.Bot):
         gc.freeze()
 
     async def close(self) -> None:
-        """Close once, however many callers (a SIGTERM handler and ``async with``): each waits for the same
-        shutdown to finish, the engine disposed last."""
+        """Close once, however many callers; each waits for the same shutdown (the engine disposed last)."""
         if self._closing is None:
             self._closing = asyncio.ensure_future(self._close_once())
         await asyncio.shield(self._closing)
@@ -198,17 +190,12 @@ class PaperclubBot(commands.Bot):
 
 
 class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
-    """The same bot over discord.py's AutoShardedBot: ``SHARD_COUNT`` shards in the deployment, of which this
-    process runs ``SHARD_IDS`` (all when unset). Discord sends each shard the events and interactions of
-    its guilds only (``(guild_id >> 22) % shard_count``), so every process answers its own guilds; the
-    store decides who does background work (any process: bot/background.py). bot/app.py picks this class when
-    SHARD_COUNT is set; the rest of the code sees a PaperclubBot either way."""
+    """The same bot over discord.py's AutoShardedBot, running ``SHARD_IDS`` (default all) of ``SHARD_COUNT``."""
 
     _identify_concurrency: int | None = None
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
-        """Keep Discord's identify limit across every process of the deployment (bot/identify.py):
-        discord.py's own hook only spaces this process's shards."""
+        """Keep Discord's identify limit across every process of the deployment (a claim per bucket)."""
         if self._identify_concurrency is None:
             try:
                 limits = await self.fetch_session_start_limits()
@@ -224,8 +211,8 @@ class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
                         limits.remaining,
                         len(self.shard_states()),
                     )
-        slot = identify.slot_name(shard_id, self._identify_concurrency)
-        waited = await identify.take_slot(self.session_factory, slot)
+        slot = claims.slot_name(shard_id, self._identify_concurrency)
+        waited = await claims.take_slot(self.session_factory, slot)
         if waited:
             log.info("shard %s waited %.1f s for its identify slot", shard_id, waited.total_seconds())
 
@@ -261,5 +248,4 @@ class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
 
 
 Interaction: TypeAlias = discord.Interaction[PaperclubBot]
-"""An interaction with our bot: ``interaction.client`` is a :class:`PaperclubBot` (its store, clock,
-background work and settings are type-checked). Every cog annotates its interactions with this."""
+"""An interaction with our bot (``interaction.client`` type-checked as a :class:`PaperclubBot`)."""

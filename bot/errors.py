@@ -1,9 +1,4 @@
-"""Domain errors. Each carries the short message the user sees (ephemerally).
-
-Services raise these; the one error handler on the command tree turns them into
-replies. Anything that is not a :class:`PaperclubError` is a bug: it is logged
-with its context and the user gets a plain apology.
-"""
+"""Domain errors, each with the short message the user sees; any other exception is a bug (logged)."""
 
 from __future__ import annotations
 

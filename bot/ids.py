@@ -1,11 +1,5 @@
-"""Row numbers as members give them: an integer option's value, or text typed into an autocomplete
-('12', '#12'). Parsed here only, for the cogs, the option transformers and the services' autocomplete
-queries alike (no discord import).
-
-``str.isdigit()`` is not a test for an id: it is true for '²' and '٣' (which ``int()`` rejects or reads
-as 3) and for numbers past any column. A value that is not an id here is "no such row", never an error
-from the store (SQLite cannot bind an integer past 64 bits; PostgreSQL refuses one past the column).
-"""
+"""Row numbers as members give them ('12', '#12'), ASCII digits within the id columns only (never
+``str.isdigit()``, true for '²'), so a bad one is "no such row", never a store error."""
 
 from __future__ import annotations
 
@@ -28,8 +22,7 @@ def _in_range(number: int) -> int | None:
 
 
 def parse_id(value: object) -> int | None:
-    """The row id in ``value`` (an int, or text '12' / '#12' with spaces around), else None: other text,
-    non-ASCII digits, 0, negatives, numbers past :data:`MAX_ID`, booleans."""
+    """The row id in ``value`` (an int, or text '12' / '#12'), else None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -41,8 +34,7 @@ def parse_id(value: object) -> int | None:
 
 
 def leading_id(text: str) -> int | None:
-    """Like :func:`parse_id`, but text may follow the number after a non-word character, as when an
-    autocomplete choice's name ('#12 · Attention Is All You Need') is pasted back."""
+    """Like :func:`parse_id`, but a pasted choice name may follow ('#12 · Attention Is All You Need')."""
     match = _LEADING.fullmatch(text.strip())
     return _in_range(int(match.group(1))) if match else None
 
@@ -54,9 +46,8 @@ def shown_number(value: object, limit: int = 20) -> str:
 
 
 def require_id(value: object, noun: str, *, pasted_name: bool = False) -> int:
-    """The row id in ``value`` (see :func:`parse_id`; ``pasted_name`` allows :func:`leading_id`'s form).
-    A number that cannot be an id is NotFound ("There is no session #99… in this server.", as for an id
-    of another server); anything else is BadInput asking to pick from the list."""
+    """The row id in ``value`` (``pasted_name``: :func:`leading_id`'s form); NotFound for a number that
+    cannot be one, else BadInput."""
     found = leading_id(value) if pasted_name and isinstance(value, str) else parse_id(value)
     if found is not None:
         return found

@@ -12,8 +12,7 @@ from discord.utils import escape_markdown
 
 from bot.text import cut, is_http_url, one_line, visible
 
-# Component Reference: "Messages allow up to 40 total components" with IS_COMPONENTS_V2, and the text
-# displays of a message "may total up to 4000 characters" (discord.py's LayoutView.content_length).
+# Component Reference: 40 components with IS_COMPONENTS_V2; text displays total 4000 characters.
 COMPONENT_LIMIT = 40
 TEXT_LIMIT = 4000
 BUTTONS_PER_ROW = 5
@@ -25,8 +24,7 @@ Item = discord.ui.Item[Any]
 
 
 def escape(text: str | None, limit: int | None = None) -> str:
-    """Member text for a Text Display: invisible characters dropped, cut to ``limit`` (before escaping,
-    so an escape is never cut in half), markdown and mention markup escaped once; URLs stay as typed."""
+    """Member text for a Text Display: visible, cut to ``limit`` before escaping, markdown and mentions escaped."""
     shown = visible(text or "")
     if limit is not None:
         shown = cut(shown, limit)
@@ -66,8 +64,7 @@ def link_label(url: str) -> str:
 
 
 def link_button(url: str | None, label: str | None = None) -> discord.ui.Button[Any] | None:
-    """A link button to ``url`` labelled ``label`` (default :func:`link_label`), or None when the URL is
-    not an http(s) one a button can hold."""
+    """A link button to ``url`` (label default :func:`link_label`), or None when a button cannot hold it."""
     if not url or len(url) > BUTTON_URL_LIMIT or not is_http_url(url):
         return None
     return discord.ui.Button(
@@ -95,7 +92,9 @@ def text_length(component: dict[str, Any]) -> int:
 
 @dataclass
 class _Block:
-    make: Any  # () -> Item: built late, so a cut text can be rebuilt
+    """A text, a section (text beside ``accessory``), a row of ``buttons`` or a separator: built late, so a
+    cut text can be rebuilt."""
+
     texts: list[str]
     group: str | None = None
     optional: bool = False
@@ -103,28 +102,15 @@ class _Block:
     buttons: list[Item] = field(default_factory=list)
 
     def item(self) -> Item:
-        return self.make(self)
+        if self.accessory is not None:
+            return discord.ui.Section(*map(discord.ui.TextDisplay, self.texts), accessory=self.accessory)
+        if self.texts:
+            return discord.ui.TextDisplay(self.texts[0])
+        return discord.ui.ActionRow(*self.buttons) if self.buttons else discord.ui.Separator()
 
     def size(self) -> tuple[int, int]:
         payload = self.item().to_component_dict()
         return count_components(payload), text_length(payload)
-
-
-def _text_item(block: _Block) -> Item:
-    return discord.ui.TextDisplay(block.texts[0])
-
-
-def _section_item(block: _Block) -> Item:
-    assert block.accessory is not None
-    return discord.ui.Section(*(discord.ui.TextDisplay(t) for t in block.texts), accessory=block.accessory)
-
-
-def _row_item(block: _Block) -> Item:
-    return discord.ui.ActionRow(*block.buttons)
-
-
-def _separator_item(block: _Block) -> Item:
-    return discord.ui.Separator()
 
 
 class Card:
@@ -143,26 +129,26 @@ class Card:
     def text(self, markdown: str, *, group: str | None = None) -> Self:
         """A Text Display of markdown already made safe (member parts passed through :func:`escape`)."""
         if markdown.strip():
-            self._blocks.append(_Block(_text_item, [markdown], group=group))
+            self._blocks.append(_Block([markdown], group=group))
         return self
 
     def section(self, markdown: str, accessory: Item | None, *, group: str | None = None) -> Self:
         """Text with a button beside it (plain text when there is no button)."""
         if accessory is None:
             return self.text(markdown, group=group)
-        self._blocks.append(_Block(_section_item, [markdown], group=group, accessory=accessory))
+        self._blocks.append(_Block([markdown], group=group, accessory=accessory))
         return self
 
     def separator(self) -> Self:
         """A divider (the first thing dropped when the card is over budget)."""
-        self._blocks.append(_Block(_separator_item, [], optional=True))
+        self._blocks.append(_Block([], optional=True))
         return self
 
     def row(self, buttons: Iterable[Item]) -> Self:
         """Buttons in rows of five."""
         items = list(buttons)
         for start in range(0, len(items), BUTTONS_PER_ROW):
-            self._blocks.append(_Block(_row_item, [], buttons=items[start : start + BUTTONS_PER_ROW]))
+            self._blocks.append(_Block([], buttons=items[start : start + BUTTONS_PER_ROW]))
         return self
 
     def more(self, group: str, noun: str) -> Self:
@@ -218,8 +204,7 @@ class Card:
         return discord.ui.Container(*self.items(reserve=reserve), accent_colour=self.accent)
 
     def view(self, *, note: str | None = None) -> discord.ui.LayoutView:
-        """The card as a message's whole layout; ``note`` (markdown, e.g. an organizer's confirmation)
-        goes above the card, cut to what the budget leaves."""
+        """The card as a message's whole layout, ``note`` (markdown) above it."""
         view = discord.ui.LayoutView(timeout=None)
         if note:
             note = cut(note, 1500)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
+from functools import partial
 from typing import Any, NamedTuple, Protocol
 
 from aiohttp import web
@@ -78,62 +80,46 @@ class BotMetrics:
     """The counters of one bot; also the reminder runner's and the background core's observer."""
 
     def __init__(self) -> None:
-        registry = self.registry = CollectorRegistry(auto_describe=True)
-        self.interactions = Counter(
-            "paperclub_interactions",
-            "Interactions answered, by command and outcome",
-            ["command", "outcome"],
-            registry=registry,
+        self.registry = CollectorRegistry(auto_describe=True)
+        counter = partial(Counter, registry=self.registry)
+        histogram = partial(Histogram, registry=self.registry)
+        self.interactions = counter(
+            "paperclub_interactions", "Interactions answered, by command and outcome", ["command", "outcome"]
         )
-        self.interaction_latency = Histogram(
+        self.interaction_latency = histogram(
             "paperclub_interaction_latency_seconds",
             "Time from an interaction's arrival to its outcome",
             ["command"],
             buckets=LATENCY_BUCKETS,
-            registry=registry,
         )
-        self.reminders = Counter(
+        self.reminders = counter(
             "paperclub_reminders",
             "Reminders handled by this process: due (claimed to send), sent, late, retried, failed, missed",
             ["outcome"],
-            registry=registry,
         )
-        self.reminder_lateness = Histogram(
+        self.reminder_lateness = histogram(
             "paperclub_reminder_lateness_seconds",
             "How long after its time each reminder was sent",
             buckets=LATENESS_BUCKETS,
-            registry=registry,
         )
-        self.job_runs = Counter(
-            "paperclub_job_runs",
-            "Periodic job runs, by job and outcome",
-            ["job", "outcome"],
-            registry=registry,
+        self.job_runs = counter(
+            "paperclub_job_runs", "Periodic job runs, by job and outcome", ["job", "outcome"]
         )
         self.job_lag = Gauge(
             "paperclub_job_lag_seconds",
             "How late the last run of a periodic job started behind its due time",
             ["job"],
-            registry=registry,
+            registry=self.registry,
         )
-        self.job_duration = Histogram(
-            "paperclub_job_duration_seconds",
-            "How long periodic job runs took",
-            ["job"],
-            buckets=JOB_BUCKETS,
-            registry=registry,
+        self.job_duration = histogram(
+            "paperclub_job_duration_seconds", "How long periodic job runs took", ["job"], buckets=JOB_BUCKETS
         )
-        self.store_errors = Counter(
-            "paperclub_store_errors",
-            "Errors the database driver raised, by type",
-            ["error"],
-            registry=registry,
+        self.store_errors = counter(
+            "paperclub_store_errors", "Errors the database driver raised, by type", ["error"]
         )
         for outcome in ("due", "sent", "late", "retried", "failed", "missed"):
             self.reminders.labels(outcome)  # present (at 0) from the start
-        # Each (command, outcome)'s counter and latency series, looked up once: labels() takes a lock and
-        # builds its key on every call, most of what counting an interaction cost (bench/roundtrip.py).
-        # Bounded as the labels are (command names, custom_ids without their ids, a few outcomes).
+        # Each (command, outcome)'s series, looked up once: labels() costs a lock per call (bench/roundtrip.py).
         self._interaction_series: dict[tuple[str, str], tuple[Any, Any]] = {}
 
     def watch_gateway(self, shards: Callable[[], Iterable[ShardState]]) -> None:
@@ -202,8 +188,7 @@ class Served(Protocol):
 
 
 async def health_problems(bot: Served) -> list[str]:
-    """What stops this process serving: each gateway shard not connected, not ready, or a store that does
-    not answer. Empty when ready."""
+    """What stops this process serving (shards not connected or not ready, a silent store); empty when ready."""
     problems = [f"shard {s.shard_id}: gateway not connected" for s in bot.shard_states() if not s.connected]
     if not problems and not bot.is_ready():
         problems.append("gateway: connected, still receiving the guilds")
@@ -214,18 +199,11 @@ async def health_problems(bot: Served) -> list[str]:
         problems.append(f"store: no answer within {STORE_CHECK_TIMEOUT:.0f} s")
     except Exception as exc:  # noqa: BLE001  any failure to answer is the finding itself, reported
         reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:200]
-        password = _password(bot.settings.database_url)
-        if password:
-            reason = reason.replace(password, "[password]")
+        with contextlib.suppress(ArgumentError):
+            if password := make_url(bot.settings.database_url).password:
+                reason = reason.replace(password, "[password]")
         problems.append(f"store: {type(exc).__name__}: {reason}")
     return problems
-
-
-def _password(url: str) -> str | None:
-    try:
-        return make_url(url).password
-    except ArgumentError:
-        return None
 
 
 def web_routes(bot: Served) -> web.RouteTableDef:

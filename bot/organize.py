@@ -10,15 +10,12 @@ from discord import app_commands
 
 NAME = "organize"
 DESCRIPTION = "Organizers: sessions, series, reminders, reading lists, suggestions and papers"
-# Application Commands, "Permissions": default_member_permissions is set on top-level commands only, so one
-# root carries it for every organizer command; a server can show it to its organizer role instead
-# (Server Settings → Integrations). The gate in code (bot.permissions) still refuses anyone else.
+# Application Commands, "Permissions": default_member_permissions is set on top-level commands only.
 PERMISSIONS = discord.Permissions(manage_events=True)
 
 
 def organizer_group(name: str, description: str) -> app_commands.Group:
-    """A feature's ``/organize <name>``, declared at module level (``@group.command`` on the cog's methods), so
-    discord.py's cog machinery leaves it alone until :meth:`OrganizerCommands.attach`."""
+    """A feature's ``/organize <name>``, declared at module level until :meth:`OrganizerCommands.attach`."""
     return app_commands.Group(name=name, description=description)
 
 

@@ -1,9 +1,4 @@
-"""Process-wide settings, read from the environment and `.env` (pydantic-settings).
-
-Every setting is documented in `.env.example` and the README. `load_settings`
-turns a validation failure into one :class:`SettingsError` line that names the
-variable and how to fix it; the CLI prints that line and exits, no traceback.
-"""
+"""Process-wide settings from the environment and `.env`; a bad one is one SettingsError line with its fix."""
 
 from __future__ import annotations
 
@@ -68,18 +63,13 @@ LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 class ApiAddresses(NamedTuple):
     """Where DISCORD_API_BASE sends things."""
 
-    rest: str  # every REST and webhook route starts here (discord.py's Route.BASE), e.g. http://h/api/v10
-    gateway: str  # the gateway address derived from it (ws(s)://h/gateway/), used when GET /gateway is not answered
+    rest: str  # discord.py's Route.BASE, e.g. http://h/api/v10
+    gateway: str  # ws(s)://h/gateway/, used when GET /gateway is not answered
 
 
 def api_addresses(base: str) -> ApiAddresses:
-    """The REST base and derived gateway of a DISCORD_API_BASE value; ValueError (one reason) if unusable.
-
-    Accepted: the server's root (``http://127.0.0.1:8123``, or a root under a path prefix), or a base ending
-    in ``/api`` or ``/api/vN`` -- the form of discord.py's ``Route.BASE`` (``https://discord.com/api/v10``)
-    and of Discord-compatible servers. The root gets ``/api/v10``, ``/api`` gets ``/v10``, ``/api/vN`` is
-    kept as written. The derived gateway is ``/gateway/`` at the root, ws for http and wss for https.
-    """
+    """The REST base (root + ``/api/v10`` unless given) and derived gateway (``/gateway/`` at the root) of a
+    DISCORD_API_BASE value; ValueError (one reason) if unusable."""
     parts = urlsplit(base.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError("must be an http(s) URL")

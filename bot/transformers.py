@@ -1,11 +1,4 @@
-"""Slash-command option types and autocomplete helpers shared by features.
-
-``SessionOption`` is a session picked by id, with autocomplete; it only turns the option into an ``int``, and
-the service checks the id belongs to the guild, so check and write share one transaction. ``SessionWhen`` is
-a time as typed, with a preview of how it reads; a `timezone` option is plain text with
-:func:`timezone_autocomplete`. For a feature's own options: :class:`OptionTransformer`,
-:class:`IdTransformer` (a row picked by number) and :func:`guild_choices` (choices from the guild's store).
-"""
+"""Slash-command option types and autocomplete helpers shared by features (the services check ids' guilds)."""
 
 from __future__ import annotations
 
@@ -38,8 +31,7 @@ async def guild_choices(
     interaction: Interaction,
     query: Callable[[AsyncSession, int], Awaitable[Iterable[tuple[str, ChoiceT]]]],
 ) -> list[app_commands.Choice[ChoiceT]]:
-    """Autocomplete read from the store: ``query(session, guild_id)`` gives (name, value) pairs, names
-    already fit for display. None in DMs; at most 25."""
+    """Autocomplete from ``query(session, guild_id)``'s (name, value) pairs; none in DMs, at most 25."""
     if interaction.guild_id is None:
         return []
     async with interaction.client.session_factory() as session:
@@ -64,8 +56,7 @@ async def timezone_autocomplete(interaction: Interaction, current: str) -> list[
 
 
 class OptionTransformer(app_commands.Transformer["PaperclubBot"]):
-    """A Transformer whose option type and bounds are class attributes (for a string option the bounds
-    are its length). Subclasses add ``transform`` and, when they offer one, ``autocomplete``."""
+    """A Transformer whose option type and bounds (a string's: its length) are class attributes."""
 
     option_type: ClassVar[discord.AppCommandOptionType] = discord.AppCommandOptionType.string
     minimum: ClassVar[int | None] = None
@@ -88,8 +79,7 @@ class OptionTransformer(app_commands.Transformer["PaperclubBot"]):
 
 
 class IdTransformer(OptionTransformer):
-    """An integer option naming a stored row by its number (1 … 2**31-1); gives the ``int``. The service
-    checks that it belongs to the guild. ``noun`` names the row in the errors."""
+    """An integer option naming a stored row by its number; ``noun`` names the row in the errors."""
 
     option_type = discord.AppCommandOptionType.integer
     minimum = 1
@@ -117,12 +107,7 @@ WHEN_EXAMPLES = "tomorrow 9am, 2026-12-03 09:00, Thursday 9:30am"
 
 
 class WhenTransformer(OptionTransformer):
-    """A time as typed ('tomorrow 9am', '2026-12-03 09:00') or pasted (a Discord timestamp, '<t:1796320800:F>'),
-    given to the command with its spaces tidied; the command's service reads it. The autocomplete shows,
-    before the command is sent, how it reads in the zone it will be read in (the `timezone` option's, else
-    the server's; a pasted timestamp in every display zone of the club), or why it can't be: the parser's
-    BadInput (a date out of range, a time that does not exist...) becomes a "⚠" choice, so the list always
-    answers."""
+    """A time as typed or pasted, spaces tidied; its autocomplete previews how it reads (or "⚠" why not)."""
 
     minimum = 1
     maximum = when.MAX_TEXT
@@ -146,8 +131,7 @@ class WhenTransformer(OptionTransformer):
         return timeutil.resolve_timezone(str(typed)).key if typed else config.timezone
 
     async def preview(self, interaction: Interaction, text: str) -> str:
-        """How ``text`` reads: the club time line with the year (a typed time: the first two display zones,
-        beside what was typed; a pasted timestamp, unreadable as it stands: every display zone)."""
+        """How ``text`` reads: the club time line with the year (a pasted timestamp: in every display zone)."""
         if interaction.guild_id is None:
             return text
         now = interaction.client.clock.now()

@@ -1,10 +1,5 @@
-"""The bot's small web server (aiohttp.web): off unless ``WEB_PORT`` is set.
-
-Features add their routes in ``cog_load`` (``self.bot.web.add_routes(routes)`` when ``bot.web`` is set); the
-bot starts the server once every cog is loaded (the end of ``setup_hook``) and stops it in ``close``. It
-only listens on ``WEB_HOST`` (127.0.0.1 by default): put a reverse proxy in front of it for the internet.
-``PUBLIC_URL`` is the address people use, for links in Discord messages and feeds.
-"""
+"""The bot's small web server (aiohttp.web) on ``WEB_HOST``, off unless ``WEB_PORT`` is set; features add
+routes in ``cog_load``."""
 
 from __future__ import annotations
 

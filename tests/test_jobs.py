@@ -13,10 +13,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import select
 
-from bot.background import Background, Job, claim_slot, daily, every, next_slot
+from bot.background import Background, Job, build_scheduler, claim_slot, daily, every, next_slot
 from bot.clock import Clock, FakeClock, SystemClock
 from bot.metrics import BotMetrics, metric, parse_metrics
-from bot.scheduler import build_scheduler
 from db.base import Base
 from db.engine import create_session_factory
 from db.models.jobs import JobRun

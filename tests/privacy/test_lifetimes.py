@@ -10,9 +10,8 @@ from types import SimpleNamespace
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from bot.background import Background, Job, every
+from bot.background import Background, Job, build_scheduler, every
 from bot.clock import FakeClock
-from bot.scheduler import build_scheduler
 from bot.services.privacy import servers
 from bot.services.privacy.actions import Enforced, Privacy
 from db.engine import create_session_factory

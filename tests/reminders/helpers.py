@@ -12,9 +12,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.background import Background
+from bot.background import Background, build_scheduler
 from bot.clock import Clock, SystemClock
-from bot.scheduler import build_scheduler
 from bot.services.config.guild import update_config
 from bot.services.reminders.delivery import Outgoing, SendError
 from bot.services.reminders.runner import ReminderRunner

@@ -13,10 +13,9 @@ from typing import Any
 
 import pytest
 
-from bot.background import Background
+from bot.background import Background, build_scheduler
 from bot.clock import FakeClock
 from bot.errors import Conflict, NotFound
-from bot.scheduler import build_scheduler
 from bot.services.reminders.actions import Reminders
 from bot.services.reminders.requested import CustomReminder
 from db.engine import create_session_factory
