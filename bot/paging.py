@@ -15,8 +15,7 @@ from bot.views import PaperclubView, PersistentButton, field
 
 NAME = re.compile(r"[a-z_]{1,20}")
 
-# /session list had its own buttons before there was one pager: "session:list:<page>:<p|n>" on messages
-# posted then still turn the pages of the "sessions" pager (the sessions cog's /session list).
+# Old /session list buttons ("session:list:<page>:<p|n>") turn the "sessions" pager's pages.
 LEGACY_SESSION_LIST = "sessions"
 
 
@@ -65,8 +64,7 @@ class Pagers:
         self._pagers: dict[str, Pager] = {}
 
     def register(self, name: str, render: PageRenderer, *, guard: PageGuard | None = None) -> None:
-        """Register a renderer; ``guard`` (e.g. ``ensure_organizer``) is awaited on every ◀ ▶ press before
-        rendering, so a list shown to an organizer cannot be paged by anyone else."""
+        """Register a renderer; ``guard`` (e.g. ``ensure_organizer``) is awaited on every ◀ ▶ press first."""
         if not NAME.fullmatch(name):
             raise ValueError(f"bad pager name {name!r}")
         if name in self._pagers:

@@ -158,13 +158,9 @@ class BotProcess:
             raise AssertionError(f"{self.name} exited ({self.proc and self.proc.returncode}):\n{self.tail()}")
         return result
 
-    async def wait_line(self, text: str, timeout: float = 60.0) -> str:
-        """Wait for a log line containing ``text`` and return it."""
-        return str(await self.wait_for(lambda lines: next((x for x in lines if text in x), None), timeout))
-
     async def wait_ready(self, timeout: float = 90.0) -> None:
         """Until discord.py is ready (every shard has its guilds) and the web server listens."""
-        await self.wait_line("ready as ", timeout)
+        await self.wait_for(lambda lines: any("ready as " in line for line in lines), timeout)
         await self.wait_for(lambda _: self.port is not None, timeout)
 
     def count(self, text: str) -> int:

@@ -15,14 +15,10 @@ CANCELLED, FAILED, MISSED = "cancelled", "failed", "missed"
 LIVE_STATUSES = (PENDING, SENDING)
 FINAL_STATUSES = (SENT, CANCELLED, FAILED, MISSED)
 
-#: Kinds: an organizer's ``custom`` reminder; automatic ``session`` reminders in the announcements
-#: channel; ``personal`` DMs for members who asked (Remind me); the presenter's DMs before
-#: (``presenter``) and after (``recap``) the session; the organizers' ``nudge`` before a series week that still
-#: has no presenter or no paper (planned by bot/services/series/nudges.py, not by the session planner).
+#: Kinds: an organizer's, a session's (in its channel), a member's DM, the presenter's before and after,
+#: the organizers' nudge for an open series week, the DM once a session's recording is added.
 CUSTOM, SESSION, PERSONAL, PRESENTER, RECAP = "custom", "session", "personal", "presenter", "recap"
 NUDGE = "nudge"
-#: ``recording``: one DM to each member reminded of a session once its recording is added (planned when it
-#: is, by bot/services/reminders/plan.py's ``plan_recording``).
 RECORDING = "recording"
 
 _LIVE_SQL = "status IN ('pending', 'sending') AND plan_key IS NOT NULL"
@@ -46,8 +42,7 @@ class Reminder(Base):
             sqlite_where=text(_LIVE_SQL),
             postgresql_where=text(_LIVE_SQL),
         ),
-        # An organizer's reminder's number is one live row per server: two processes adding at once
-        # cannot both take it (the loser numbers again).
+        # An organizer's reminder's number is one live row per server (a racing adder numbers again).
         Index(
             "uq_reminders_live_number",
             "guild_id",

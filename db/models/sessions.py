@@ -103,8 +103,7 @@ class ClubSession(Base):
     announcement_message_id: Mapped[int | None] = mapped_column(BigInteger)
     thread_id: Mapped[int | None] = mapped_column(BigInteger)
     event_id: Mapped[int | None] = mapped_column(BigInteger)
-    # Held in one of the server's voice or stage channels (None: at a link, the sign-up page); its name as
-    # last seen, for the site (migration 0032).
+    # The voice or stage channel it is held in (None: at a link), and its name as last seen.
     channel_id: Mapped[int | None] = mapped_column(BigInteger)
     channel_name: Mapped[str | None] = mapped_column(String(100))
     # A channel's event as the bot took it through the hour: None, "active", "completed" (sessions/hour.py).
@@ -117,9 +116,7 @@ class ClubSession(Base):
     papers: Mapped[list[SessionPaper]] = relationship(
         back_populates="session", order_by="SessionPaper.position", cascade="all, delete-orphan"
     )
-    # The week of a series this session is, or None: a SeriesWeek (db/models/series.py, named through the
-    # mapper registry, so sessions import nothing of series). Loaded only where asked for
-    # (bot.services.sessions.store.load_row); read anywhere else it raises rather than query unseen.
+    # Its series week, or None (named through the registry; loaded only by sessions.store.load_row).
     series_week: Mapped[Any] = relationship("SeriesWeek", lazy="raise", viewonly=True, uselist=False)
     if TYPE_CHECKING:
         coming: int  # the members to be reminded (Remind me or Interested), each once: set below
