@@ -133,8 +133,6 @@ class BotMetrics:
     def _store_error(self, context: ExceptionContext) -> None:
         self.store_errors.labels(type(context.original_exception).__name__).inc()
 
-    # -------------------------------------------------------------------- hooks
-
     def interaction(self, command: str, outcome: str, seconds: float) -> None:
         """Count one interaction and its latency."""
         label = command_label(command)  # keyed by the label: a custom_id's ids would grow the dict
@@ -168,9 +166,6 @@ class BotMetrics:
     def render(self) -> bytes:
         """The Prometheus text of every series."""
         return generate_latest(self.registry)
-
-
-# ---------------------------------------------------------------------------------------------- web routes
 
 
 class Served(Protocol):

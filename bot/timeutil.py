@@ -345,9 +345,6 @@ def next_occurrence(
         raise BadInput("That repeat has reached the end of the calendar (the year 9999).") from None
 
 
-# ---------------------------------------------------------------- the club's one date style
-
-
 def club_date(when: date | datetime, zone: str | ZoneInfo, *, now: datetime, weekday: bool = True) -> str:
     """'Thursday 3 December' in ``zone`` (with the year when not ``now``'s; ``weekday=False``: '3 December')."""
     tz = zone if isinstance(zone, ZoneInfo) else resolve_timezone(zone)

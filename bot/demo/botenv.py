@@ -65,7 +65,6 @@ class BotEnv:
         self.world: DefaultGuild
         self.settings: Settings
 
-    # -- lifecycle -----------------------------------------------------------------------------------------
     async def start(self) -> BotEnv:
         """Start the stand-ins and the default guild, then the bot; return self."""
         saved = current_api_base()
@@ -138,7 +137,6 @@ class BotEnv:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    # -- people and places ------------------------------------------------------------------------------------
     def __getattr__(self, name: str) -> Any:
         if name in WORLD:
             return getattr(self.world, name)
@@ -149,7 +147,6 @@ class BotEnv:
         """The first ordinary member."""
         return self.world.members[0]
 
-    # -- driving the bot -------------------------------------------------------------------------------------
     async def invoke(
         self,
         name: str,
