@@ -10,6 +10,7 @@ a waiter past the busy timeout retries, up to :data:`SQLITE_WAIT`.
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.util
 import logging
 import time
@@ -19,6 +20,8 @@ from types import ModuleType
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
@@ -53,7 +56,15 @@ def revision_module(filename: str) -> ModuleType:
     return module
 
 
+@functools.cache
+def _script_heads() -> frozenset[str]:
+    """The migrations' head revisions, read from the scripts once per process."""
+    return frozenset(ScriptDirectory.from_config(alembic_config()).get_heads())
+
+
 def _upgrade(connection: Connection) -> None:
+    if frozenset(MigrationContext.configure(connection).get_current_heads()) == _script_heads():
+        return  # already up to date: alembic need not load every script again
     config = alembic_config()
     config.attributes["connection"] = connection
     command.upgrade(config, "heads")
