@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 import logging
 import math
 import pkgutil
@@ -118,8 +119,8 @@ class PaperclubBot(commands.Bot):
         if self.migrate:
             await upgrade_database(self.engine)
         self.add_dynamic_items(PageButton)  # the ◀ ▶ of every paged list, looked up in self.pagers
-        for extension in discover_extensions():
-            await self.load_extension(extension)
+        for extension in discover_extensions():  # each feature's setup, called once: no reloading at run time
+            await importlib.import_module(extension).setup(self)
         if self.start_background:
             await self.background.start()
         if self.web is not None:

@@ -8,12 +8,14 @@ import importlib.util
 import logging
 import time
 from collections.abc import Callable
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from types import ModuleType
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import OperationalError
@@ -53,9 +55,21 @@ def _run(action: Callable[[Config, str], None], target: str, connection: Connect
     action(config, target)
 
 
+@cache
+def _script_heads() -> frozenset[str]:
+    """The migrations' head revisions, read from the scripts once per process."""
+    return frozenset(ScriptDirectory.from_config(alembic_config()).get_heads())
+
+
+def _upgrade(connection: Connection) -> None:
+    if frozenset(MigrationContext.configure(connection).get_current_heads()) == _script_heads():
+        return  # already up to date: alembic need not load every script again
+    _run(command.upgrade, "heads", connection)
+
+
 async def upgrade_database(engine: AsyncEngine) -> None:
     """Bring the store up to date; a no-op when it already is. Safe to call from many processes at once."""
-    await _migrate(engine, partial(_run, command.upgrade, "heads"))
+    await _migrate(engine, _upgrade)
 
 
 async def downgrade_database(engine: AsyncEngine, revision: str) -> None:

@@ -39,7 +39,7 @@ class PrivacyCog(commands.Cog):
 
     async def cog_load(self) -> None:
         self.bot.add_dynamic_items(AskButton, ConfirmButton)
-        await self.bot.background.add(Job(JOB, every(JOB_EVERY), self.lifetimes))
+        await self.bot.background.add(Job(JOB, every(JOB_EVERY), self.lifetimes, run_at_start=False))
 
     async def cog_unload(self) -> None:
         await self.bot.background.remove(JOB)

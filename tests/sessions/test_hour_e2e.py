@@ -217,7 +217,7 @@ async def test_two_processes_start_and_complete_it_once(env, monkeypatch) -> Non
         await asyncio.wait_for(second.get_cog("SessionsCog").events_caught_up(env.guild.id).wait(), 10)
         cogs = [bot.get_cog("SessionsCog") for bot in (env.bot, second)]
         monkeypatch.setattr(claims, "claim", claim)
-        for cog in cogs:  # on each bot's own Discord side (a reloaded extension has classes of its own)
+        for cog in cogs:  # on each bot's own Discord side
             monkeypatch.setattr(cog.context.discord, "start_event", held_back(cog.context.discord))
         steps = await asyncio.gather(*(cog.run_hour(start) for cog in cogs))
         monkeypatch.undo()
