@@ -1,9 +1,7 @@
-"""/organize session edit: the fields to change as options, or none for a form pre-filled with the session; either
-way one checked edit, and only what was changed."""
+"""/organize session edit: the fields to change as options, or none for a form pre-filled with the session."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -41,13 +39,11 @@ FIELD_LABELS = {
     "channel_id": "where",
     "channel_name": "where",
 }
-# Discord's text input: a value and max_length of at most 4000 characters, a placeholder of at most
-# 100, a label of at most 45 (discord-api-docs, Component Reference → Text Input; the OpenAPI
-# description's TextInputComponentForModalRequest says the same).
+# discord-api-docs, Component Reference → Text Input and Label
 TEXT_INPUT_MAX: Final = 4000
 PLACEHOLDER_MAX: Final = 100
 LABEL_MAX: Final = 45
-DESCRIPTION_MAX: Final = 100  # a Label's description (Component Reference, Label)
+DESCRIPTION_MAX: Final = 100
 PAPERS_INPUT_MAX: Final = min(TEXT_INPUT_MAX, MAX_PAPER_LIST_TEXT)
 
 
@@ -70,18 +66,8 @@ class EditRequest:
         given = {name: value for name, value in vars(self).items() if name != "place"}
         return self.place is UNSET and all(value is None for value in given.values())
 
-    def draft(
-        self, now: datetime, session_zone: str | None = None
-    ) -> SessionChanges | Callable[[str], SessionChanges]:
-        """The checked edit; or, for a `when` without `timezone` and no ``session_zone`` known, the
-        function that checks it given the session's stored zone (the publish flow calls it)."""
-        if self.when is not None and self.timezone is None and session_zone is None:
-            return partial(self.changes, now)
-        return self.changes(now, session_zone)
-
     def changes(self, now: datetime, session_zone: str | None = None) -> SessionChanges:
-        """The checked edit (BadInput on the first bad value); ``when`` is read in ``timezone``, else
-        in ``session_zone``."""
+        """The checked edit; ``when`` is read in ``timezone``, else in ``session_zone``."""
         return session_changes(
             now=now,
             session_zone=session_zone,
@@ -107,19 +93,16 @@ async def apply_edit(
     *,
     session_zone: str | None = None,
 ) -> None:
-    """Check, save in one transaction, publish, and reply (ephemerally). A `when` without `timezone`
-    is read in ``session_zone`` (what the form showed), else in the session's zone as stored."""
+    """Check, save, publish and reply; a `when` without `timezone` is read in ``session_zone`` (what the form
+    showed), else in the session's zone as stored."""
     assert interaction.guild_id is not None
     if not interaction.response.is_done():
         await interaction.response.defer(ephemeral=True, thinking=True)
     now = interaction.client.clock.now()
+    stored_zone = request.when is not None and request.timezone is None and session_zone is None
+    changes = partial(request.changes, now) if stored_zone else request.changes(now, session_zone)
     published = await publish.change(
-        sessions,
-        interaction.guild_id,
-        session_id,
-        request.draft(now, session_zone),
-        zones=config.display_zones,
-        now=now,
+        sessions, interaction.guild_id, session_id, changes, zones=config.display_zones, now=now
     )
     info = published.info
     lines: list[str] = []
@@ -148,11 +131,6 @@ async def reply_with_card(
     await send_ephemeral(interaction, view=card.view(note="\n".join(lines)))
 
 
-def _local_input(info: SessionInfo) -> str:
-    local = info.starts_at.astimezone(ZoneInfo(info.timezone))
-    return local.strftime("%Y-%m-%d %H:%M")
-
-
 def _papers_input(info: SessionInfo) -> str:
     """One paper a line, the main ones first, each read against them marked 'vs '."""
     against = set(info.against)
@@ -178,10 +156,9 @@ class EditSessionModal(PaperclubModal):
         self.presenter_id = info.presenter_id
         papers = _papers_input(info)
         self.papers_fit = len(papers) <= PAPERS_INPUT_MAX
-        # What each field shows: submitted unchanged, it leaves the stored value alone.
         self.prefilled = {
             "title": info.title,
-            "when": _local_input(info),
+            "when": info.starts_at.astimezone(ZoneInfo(info.timezone)).strftime("%Y-%m-%d %H:%M"),
             "papers": papers if self.papers_fit else "",
             "signup_url": info.signup_url or "",
         }
@@ -247,8 +224,8 @@ class EditSessionModal(PaperclubModal):
             )
 
     def request(self) -> EditRequest:
-        """The fields whose text differs from what was pre-filled (emptied: cleared; papers too long to
-        show stay as they were); a member taken out of the select is removed."""
+        """The fields whose text differs from what was pre-filled (emptied: cleared); a presenter unpicked is
+        removed."""
         submitted = {
             "title": self.title_input.value,
             "when": self.when_input.value,

@@ -8,7 +8,7 @@ import discord
 from bot.layouts import count_components
 from bot.services.sessions import queries
 from bot.services.sessions import store as svc
-from cogs.sessions._buttons import CalendarButton, RemindMeButton
+from cogs.sessions.buttons import CalendarButton, RemindMeButton
 from standin.render import render_message
 from tests.sessions.helpers import (
     CLUB_NOV5,
