@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -20,12 +21,12 @@ from bot.paging import LayoutPage, send_page
 from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
-from bot.services.sessions import events, hour, interest, members, publish, reads, rules
-from bot.services.sessions.draft import UNSET, new_session
+from bot.services.sessions import events, interest, members, publish, queries, rules
+from bot.services.sessions.draft import new_session
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
 from cogs.sessions import _render as render
 from cogs.sessions._counts import ComingCounts, hear_interest
-from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply_with_card
+from cogs.sessions._edit import EditSessionModal, apply_edit, reply_with_card
 from cogs.sessions.buttons import BUTTONS, announcement_view, for_presenter_text
 from cogs.sessions.publish import reply_lines, sessions_of
 from cogs.sessions.where import CHANNEL_HELP, HeldIn, checked_place
@@ -128,7 +129,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     async def render_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
         """One page of /session list (``arg`` unused)."""
         now = self.bot.clock.now()
-        found = await reads.upcoming_page(self.context.store, guild_id, now, page, render.LIST_PAGE_SIZE)
+        found = await queries.upcoming_page(self.context.store, guild_id, now, page, render.LIST_PAGE_SIZE)
         card = render.list_card(found.sessions, found.zones, total=found.total, pages=found.pages, now=now)
         return LayoutPage(card, found.page, found.pages, note=f"{found.total} upcoming")
 
@@ -143,13 +144,13 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         try:
             await events.catch_up(self.context, guild.id, self.bot.clock.now())
             await interest.catch_up(self.context, guild.id, self.bot.clock.now())
-            await hour.run(self.context, [guild.id], self.bot.clock.now())
+            await events.run_hour(self.context, [guild.id], self.bot.clock.now())
         finally:
             self.events_caught_up(guild.id).set()
 
     async def run_hour(self, now: datetime) -> int:
         """Start and end the events of this process's servers' channel sessions that are due."""
-        return await hour.run(self.context, [guild.id for guild in self.bot.guilds], now)
+        return await events.run_hour(self.context, [guild.id for guild in self.bot.guilds], now)
 
     @organize.command(name="add", description="Add a session")
     @app_commands.autocomplete(timezone=timezone_autocomplete)
@@ -242,20 +243,23 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         guild_id = require_guild_id(interaction)
         if channel is not None and link_only:
             raise BadInput("Pick a `channel` or `link_only`, not both.")
-        request = EditRequest(
-            title=title,
-            when=when,
-            timezone=timezone,
-            presenter=presenter,
-            presenter_name=presenter_name,
-            papers=papers,
-            signup_url=signup_url,
-            duration=duration,
-            description=description,
-            place=checked_place(interaction.guild, channel) if channel else (None if link_only else UNSET),
-        )
-        if request.is_empty():
-            info, _ = await reads.session_with_zones(self.context.store, guild_id, session)
+        given = {
+            "title": title,
+            "when": when,
+            "zone": timezone,
+            "presenter_name": presenter_name,
+            "papers": papers,
+            "signup_url": signup_url,
+            "duration": duration,
+            "description": description,
+        }
+        request: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
+        if presenter is not None:
+            request.update(presenter_id=presenter.id, presenter_name=presenter_name or presenter.display_name)
+        if channel is not None or link_only:
+            request["channel"] = checked_place(interaction.guild, channel) if channel else None
+        if not request:
+            info, _ = await queries.session_with_zones(self.context.store, guild_id, session)
             if info.is_cancelled:
                 raise Conflict(f"Session #{info.id} was cancelled; add a new session instead.")
             await interaction.response.send_modal(EditSessionModal(self.context, info))
@@ -361,6 +365,6 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     async def show(self, interaction: Interaction, session: SessionOption, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
         now = self.bot.clock.now()
-        info, zones = await reads.session_with_zones(self.context.store, guild_id, session)
+        info, zones = await queries.session_with_zones(self.context.store, guild_id, session)
         view = await announcement_view(self.bot, info, zones, now)
         await send_reply(interaction, view=view, public=public)

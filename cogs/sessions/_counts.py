@@ -11,7 +11,7 @@ from typing import Any, Final
 from bot.background import Job, every
 from bot.client import PaperclubBot
 from bot.errors import NotFound
-from bot.services.sessions import publish, reads
+from bot.services.sessions import publish, queries
 from bot.services.sessions.context import SessionsContext
 
 log = logging.getLogger("paperclub.sessions")
@@ -92,7 +92,7 @@ class ComingCounts:
     async def _edit(self, guild_id: int, session_id: int, now: datetime) -> None:
         self._next_edit[session_id] = now + EDIT_EVERY
         try:
-            info, zones = await reads.session_with_zones(self.context.store, guild_id, session_id)
+            info, zones = await queries.session_with_zones(self.context.store, guild_id, session_id)
         except NotFound:
             return
         if not info.is_announced or info.has_started(now):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any, Final
@@ -19,7 +18,7 @@ from bot.replies import send_ephemeral
 from bot.services.config.guild import GuildConfig
 from bot.services.sessions import publish, rules
 from bot.services.sessions.context import SessionsContext
-from bot.services.sessions.draft import CLEAR, UNSET, Place, SessionChanges, Unset, session_changes
+from bot.services.sessions.draft import CLEAR, session_changes
 from bot.services.sessions.info import SessionInfo
 from bot.text import cut
 from bot.views import PaperclubModal
@@ -47,60 +46,24 @@ DESCRIPTION_MAX: Final = 100
 PAPERS_INPUT_MAX: Final = min(TEXT_INPUT_MAX, MAX_PAPER_LIST_TEXT)
 
 
-@dataclass
-class EditRequest:
-    """The raw values the organizer typed; None means 'leave as is', '-' clears an optional field."""
-
-    title: str | None = None
-    when: str | None = None
-    timezone: str | None = None
-    presenter: discord.Member | None = None
-    presenter_name: str | None = None
-    papers: str | None = None
-    signup_url: str | None = None
-    duration: int | None = None
-    description: str | None = None
-    place: Place | None | Unset = UNSET  # a checked channel; None: back to the sign-up link
-
-    def is_empty(self) -> bool:
-        given = {name: value for name, value in vars(self).items() if name != "place"}
-        return self.place is UNSET and all(value is None for value in given.values())
-
-    def changes(self, now: datetime, session_zone: str | None = None) -> SessionChanges:
-        """The checked edit; ``when`` is read in ``timezone``, else in ``session_zone``."""
-        return session_changes(
-            now=now,
-            session_zone=session_zone,
-            title=self.title,
-            when=self.when,
-            zone=self.timezone,
-            presenter_id=self.presenter.id if self.presenter else None,
-            presenter_name=self.presenter_name or (self.presenter.display_name if self.presenter else None),
-            papers=self.papers,
-            signup_url=self.signup_url,
-            duration=self.duration,
-            description=self.description,
-            channel=self.place,
-        )
-
-
 async def apply_edit(
     sessions: SessionsContext,
     interaction: Interaction,
     config: GuildConfig,
     session_id: int,
-    request: EditRequest,
+    request: dict[str, Any],
     *,
     session_zone: str | None = None,
 ) -> None:
-    """Check, save, publish and reply; a `when` without `timezone` is read in ``session_zone`` (what the form
-    showed), else in the session's zone as stored."""
+    """Check ``request`` (:func:`session_changes`' arguments), save, publish and reply; a `when` without a `zone`
+    is read in ``session_zone`` (what the form showed), else in the session's zone as stored."""
     assert interaction.guild_id is not None
     if not interaction.response.is_done():
         await interaction.response.defer(ephemeral=True, thinking=True)
     now = interaction.client.clock.now()
-    stored_zone = request.when is not None and request.timezone is None and session_zone is None
-    changes = partial(request.changes, now) if stored_zone else request.changes(now, session_zone)
+    check = partial(session_changes, now=now, **request)
+    stored_zone = "when" in request and "zone" not in request and session_zone is None
+    changes = (lambda zone: check(session_zone=zone)) if stored_zone else check(session_zone=session_zone)
     published = await publish.change(
         sessions, interaction.guild_id, session_id, changes, zones=config.display_zones, now=now
     )
@@ -150,24 +113,33 @@ class EditSessionModal(PaperclubModal):
 
     def __init__(self, sessions: SessionsContext, info: SessionInfo) -> None:
         super().__init__(title=f"Edit session #{info.id}"[:LABEL_MAX], timeout=900)
-        self.sessions = sessions
-        self.session_id = info.id
-        self.session_zone = info.timezone
+        self.sessions, self.session_id, self.session_zone = sessions, info.id, info.timezone
         self.presenter_id = info.presenter_id
-        papers = _papers_input(info)
-        self.papers_fit = len(papers) <= PAPERS_INPUT_MAX
+        papers, count = _papers_input(info), len(info.papers)
+        fit = len(papers) <= PAPERS_INPUT_MAX
         self.prefilled = {
             "title": info.title,
             "when": info.starts_at.astimezone(ZoneInfo(info.timezone)).strftime("%Y-%m-%d %H:%M"),
-            "papers": papers if self.papers_fit else "",
+            "papers": papers if fit else "",
             "signup_url": info.signup_url or "",
         }
-        self.title_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            custom_id="session_edit:title", default=info.title, max_length=rules.MAX_TITLE
-        )
-        self.when_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            custom_id="session_edit:when", default=self.prefilled["when"], max_length=when.MAX_TEXT
-        )
+        too_long = f"The {count} papers are too long to show here. A list typed here replaces them; {CLEAR} removes them."
+        self.inputs: dict[str, discord.ui.TextInput[Any]] = {
+            name: discord.ui.TextInput(
+                custom_id=f"session_edit:{name}",
+                default=self.prefilled[name] or None,
+                required=name in ("title", "when"),
+                max_length=limit,
+                style=discord.TextStyle.paragraph if name == "papers" else discord.TextStyle.short,
+                placeholder=too_long[:PLACEHOLDER_MAX] if name == "papers" and not fit else None,
+            )
+            for name, limit in (
+                ("title", rules.MAX_TITLE),
+                ("when", when.MAX_TEXT),
+                ("papers", PAPERS_INPUT_MAX),
+                ("signup_url", MAX_URL_LENGTH),
+            )
+        }
         self.presenter_input: discord.ui.UserSelect[Any] = discord.ui.UserSelect(
             custom_id="session_edit:presenter",
             required=False,
@@ -175,44 +147,25 @@ class EditSessionModal(PaperclubModal):
             max_values=1,
             default_values=[discord.Object(info.presenter_id)] if info.presenter_id else [],
         )
-        count = len(info.papers)
-        self.papers_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            custom_id="session_edit:papers",
-            style=discord.TextStyle.paragraph,
-            default=self.prefilled["papers"] or None,
-            placeholder=None
-            if self.papers_fit
-            else (
-                f"The {count} papers are too long to show here. A list typed here replaces them; {CLEAR} removes them."
-            )[:PLACEHOLDER_MAX],
-            required=False,
-            max_length=PAPERS_INPUT_MAX,
-        )
-        self.signup_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            custom_id="session_edit:signup_url",
-            default=info.signup_url,
-            required=False,
-            max_length=MAX_URL_LENGTH,
-        )
         guest = (
             f"Now a guest, {info.presenter_name}: pick a member to replace them"
             if (info.presenter_name and not info.presenter_id)
             else "A member of the server; clear it for no presenter"
         )
         fields: list[tuple[str, str | None, discord.ui.Item[Any]]] = [
-            ("Title", None, self.title_input),
+            ("Title", None, self.inputs["title"]),
             (
                 f"When ({info.timezone})",
                 "Like Thursday 9:30am or 2026-12-10 09:30, or a pasted <t:…> time",
-                self.when_input,
+                self.inputs["when"],
             ),
             ("Presenter", guest, self.presenter_input),
             (
-                "Papers (one per line)" if self.papers_fit else f"Papers: {count} kept unless you type here",
+                "Papers (one per line)" if fit else f"Papers: {count} kept unless you type here",
                 "arXiv ids or links, DOIs, links or titles",
-                self.papers_input,
+                self.inputs["papers"],
             ),
-            ("Sign-up link", None, self.signup_input),
+            ("Sign-up link", None, self.inputs["signup_url"]),
         ]
         for text, description, item in fields:
             self.add_item(
@@ -223,34 +176,27 @@ class EditSessionModal(PaperclubModal):
                 )
             )
 
-    def request(self) -> EditRequest:
+    def request(self) -> dict[str, Any]:
         """The fields whose text differs from what was pre-filled (emptied: cleared); a presenter unpicked is
         removed."""
-        submitted = {
-            "title": self.title_input.value,
-            "when": self.when_input.value,
-            "papers": self.papers_input.value,
-            "signup_url": self.signup_input.value,
-        }
-        request = EditRequest()
-        for name, value in submitted.items():
-            if _same(value, self.prefilled[name]):
-                continue
-            setattr(request, name, value if value.strip() else CLEAR)
+        request: dict[str, Any] = {}
+        for name, text in self.inputs.items():
+            if not _same(text.value, self.prefilled[name]):
+                request[name] = text.value if text.value.strip() else CLEAR
         picked = self.presenter_input.values
         if picked and picked[0].id != self.presenter_id:
             member = picked[0]
             if not isinstance(member, discord.Member):
                 raise BadInput("Pick a member of this server as the presenter.")
-            request.presenter = member
+            request.update(presenter_id=member.id, presenter_name=member.display_name)
         elif not picked and self.presenter_id is not None:
-            request.presenter_name = CLEAR
+            request["presenter_name"] = CLEAR
         return request
 
     async def submitted(self, interaction: Interaction) -> None:
         config = await ensure_organizer(interaction)  # checked again: roles may have changed meanwhile
         request = self.request()
-        if request.is_empty():
+        if not request:
             await send_ephemeral(interaction, f"Nothing changed in session #{self.session_id}.")
             return
         await apply_edit(

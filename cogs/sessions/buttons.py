@@ -19,12 +19,11 @@ from bot.papers import MAX_URL_LENGTH
 from bot.permissions import guild_config_for, member_is_organizer, require_guild_id
 from bot.replies import one_line, send_ephemeral
 from bot.services.calendars import ics
-from bot.services.sessions import members, recording
+from bot.services.sessions import members, publish
 from bot.services.sessions.context import SessionsContext
 from bot.services.sessions.info import SessionInfo
+from bot.services.sessions.interest import DEFAULT_REMIND_BEFORE_MINUTES, remind_me
 from bot.services.sessions.members import ForPresenter, RecordingChoice
-from bot.services.sessions.queries import DEFAULT_REMIND_BEFORE_MINUTES
-from bot.services.sessions.reads import remind_me
 from bot.text import CONTENT_LIMIT, cut
 from bot.timeutil import DisplayZone
 from bot.views import PaperclubModal, PaperclubView, PersistentButton, field
@@ -285,7 +284,7 @@ class RecapModal(PaperclubModal, title="The recording and notes"):
         """Save the links as ``/organize session recap`` does, checked again (a submit can be forged)."""
         await interaction.response.defer(ephemeral=True, thinking=True)
         value = {name: text.value.strip() or None for name, text in self.links.items()}
-        info, warnings = await recording.submit(
+        info, warnings = await publish.submit_form(
             sessions_context(interaction),
             self.session_id,
             interaction.user.id,
@@ -312,7 +311,7 @@ class RecapFormButton(PersistentButton, prefix="session:recap"):
 
     async def pressed(self, interaction: Interaction) -> None:
         """Open the form for the presenter or an organizer; refuse anyone else."""
-        info = await recording.form_session(
+        info = await publish.form_session(
             sessions_context(interaction),
             self.session_id,
             interaction.user.id,
@@ -330,7 +329,7 @@ async def announcement_view(
 ) -> discord.ui.LayoutView:
     """The session's card with its buttons (fewer once cancelled or over; other features' registered ones)."""
     extras = announcement_buttons.of(bot)
-    links = await extras.links(info)
+    links = [item for make in extras.links if (item := await make(info)) is not None]
     items: list[discord.ui.Item[Any]] = []
     if info.has_ended(now):
         items = [RecapFormButton(info.id), *links] if not info.is_cancelled else links
@@ -343,6 +342,6 @@ async def announcement_view(
             items += [RemindMeButton(info.id), KeepOutButton(info.id)]
             if info.presenter_id is not None or info.presenter_name:
                 items.append(AskButton(info.id))
-            items.extend(extras.coming(info))
+            items.extend(item for make in extras.coming if (item := make(info)) is not None)
         items += [CalendarButton(info.id), *links]
     return render.session_card(info, zones, now=now, buttons=items).view()

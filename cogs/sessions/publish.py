@@ -19,7 +19,6 @@ from bot.permissions import VOICE_STATUS_PERMISSIONS, missing_permissions
 from bot.replies import NO_MENTIONS, one_line
 from bot.services.sessions import publish
 from bot.services.sessions.context import EventFields, EventRefused, Posted, SessionsContext, Zones
-from bot.services.sessions.draft import SessionDraft
 from bot.services.sessions.info import Overlap, SessionInfo
 from bot.services.sessions.rules import PaperReading
 from bot.timeutil import discord_timestamp
@@ -327,20 +326,6 @@ def reply_lines(published: publish.Published) -> list[str]:
     lines = [f"Note: {published.start_note}." if published.start_note else None]
     lines += [reading_note(published.reading), overlap_warning(published.overlaps), *published.warnings]
     return [line for line in lines if line]
-
-
-async def create_and_publish(
-    bot: PaperclubBot,
-    guild_id: int,
-    draft: SessionDraft,
-    *,
-    created_by: int | None,
-    zones: Zones,
-    then: publish.Then | None = None,
-) -> publish.Published:
-    """Save a checked draft as a new session and publish it (``then`` runs in the saving transaction)."""
-    ctx, now = sessions_of(bot), bot.clock.now()
-    return await publish.create(ctx, guild_id, draft, created_by=created_by, zones=zones, now=now, then=then)
 
 
 def _quoted(text: str) -> str:

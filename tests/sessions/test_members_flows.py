@@ -1,4 +1,4 @@
-"""The members' flows (bot/services/sessions/members.py, interest.py, recording.py) on the store, SQLite and
+"""The members' flows (bot/services/sessions/members.py, interest.py, publish.py) on the store, SQLite and
 PostgreSQL, with a recording Discord side: what each writes, what it refuses, and what it tells."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from bot.errors import BadInput, Conflict, NotAllowed, NotFound
 from bot.services.reminders import plan
-from bot.services.sessions import interest, members, recording
+from bot.services.sessions import interest, members, publish
 from db.models import SessionSubscription
 from db.models.reminders import RECORDING, Reminder
 from tests.sessions.fakes import FakeSessionsDiscord, context
@@ -118,16 +118,14 @@ async def test_the_recording_form_is_the_presenters_and_the_organizers(session_f
     info = (await create(ctx, presenter_id=PRESENTER)).info
     after = NOV5 + timedelta(hours=2)
     with pytest.raises(NotAllowed):
-        await recording.form_session(
-            ctx, info.id, RITA, guild_id=None, organizer=True
-        )  # a DM: presenter only
+        await publish.form_session(ctx, info.id, RITA, guild_id=None, organizer=True)  # a DM: presenter only
     with pytest.raises(NotFound):
-        await recording.form_session(ctx, info.id, PRESENTER, guild_id=GUILD + 1, organizer=False)
+        await publish.form_session(ctx, info.id, PRESENTER, guild_id=GUILD + 1, organizer=False)
     links = {"recording_url": "ftp://x", "notes_url": None, "wiki_url": None}
     with pytest.raises(BadInput):
-        await recording.submit(ctx, info.id, PRESENTER, guild_id=None, organizer=False, now=after, **links)
+        await publish.submit_form(ctx, info.id, PRESENTER, guild_id=None, organizer=False, now=after, **links)
     links["recording_url"] = "https://youtu.be/x"
-    saved, _warnings = await recording.submit(
+    saved, _warnings = await publish.submit_form(
         ctx, info.id, RITA, guild_id=GUILD, organizer=True, now=after, **links
     )
     assert saved.recording_url == "https://youtu.be/x"

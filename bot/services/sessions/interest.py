@@ -1,76 +1,112 @@
-"""*Interested* on a session's Discord event counts as Remind me: the member's subscription row is marked
-(one row however they asked, so one DM); unmarking ends it unless they also pressed Remind me. At start-up
-the marks Discord holds are read again (:func:`catch_up`)."""
+"""A member reminded of a session: *Remind me* pressed, or *Interested* marked on its Discord event (one
+subscription row either way, so one DM; the row goes when neither holds)."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.errors import Conflict
 from bot.services.sessions.context import SessionsContext
-from bot.services.sessions.info import SCHEDULED
-from bot.services.sessions.queries import DEFAULT_REMIND_BEFORE_MINUTES
+from bot.services.sessions.info import CANCELLED, SCHEDULED, SessionInfo
+from bot.services.sessions.store import get_session, load_row
 from db.models import ClubSession, SessionSubscription
 
 log = logging.getLogger("paperclub.sessions")
+DEFAULT_REMIND_BEFORE_MINUTES = 60
 
 
-async def _session_of_event(session: AsyncSession, guild_id: int, event_id: int, now: datetime) -> int | None:
-    """The guild's coming session whose Discord event this is (None: not ours, cancelled or started)."""
-    found = await session.scalar(
-        select(ClubSession.id).where(
-            ClubSession.guild_id == guild_id,
-            ClubSession.event_id == event_id,
-            ClubSession.status == SCHEDULED,
-            ClubSession.starts_at > now,
-        )
-    )
-    return int(found) if found is not None else None
+@dataclass(frozen=True)
+class Reminded:
+    """A member's reminder of a session: asked for (Remind me, /remind me), Interested on its event, both."""
+
+    asked: bool
+    interested: bool
+
+    @property
+    def subscribed(self) -> bool:
+        """Whether a DM comes before the session."""
+        return self.asked or self.interested
 
 
-async def _set(session: AsyncSession, session_id: int, user_id: int, interested: bool, now: datetime) -> bool:
-    """Mark or unmark one member; whether anything changed."""
+async def _mark(
+    session: AsyncSession, session_id: int, user_id: int, flag: str, on: bool, now: datetime
+) -> bool:
+    """Set or clear the member's ``asked`` or ``interested`` flag (the row goes with the last); whether it
+    changed."""
     row = await session.get(SessionSubscription, (session_id, user_id))
-    if interested:
-        if row is None:
+    if row is None:
+        if on:
             session.add(
                 SessionSubscription(
                     session_id=session_id,
                     user_id=user_id,
                     before_minutes=DEFAULT_REMIND_BEFORE_MINUTES,
-                    asked=False,
-                    interested=True,
                     created_at=now,
+                    asked=flag == "asked",
+                    interested=flag == "interested",
                 )
             )
-            return True
-        changed = not row.interested
-        row.interested = True
-        return changed
-    if row is None or not row.interested:
+        return on
+    if getattr(row, flag) == on:
         return False
-    if row.asked:
-        row.interested = False
-    else:
-        await session.execute(
-            delete(SessionSubscription).where(
-                SessionSubscription.session_id == session_id, SessionSubscription.user_id == user_id
-            )
-        )
+    setattr(row, flag, on)
+    if not (row.asked or row.interested):
+        await session.delete(row)
     return True
+
+
+async def toggle_subscription(
+    session: AsyncSession, guild_id: int, session_id: int, user_id: int, *, now: datetime
+) -> Reminded:
+    """Remind me pressed: the member's own reminder on, or off if it was on (a mark of Interested stays)."""
+    row = await load_row(session, guild_id, session_id)
+    existing = await session.get(SessionSubscription, (session_id, user_id))
+    asked = existing is None or not existing.asked
+    interested = existing is not None and existing.interested
+    if asked and row.status == CANCELLED:
+        raise Conflict("That session was cancelled, so there is nothing to remind you of.")
+    if asked and row.starts_at <= now:
+        raise Conflict("That session has already started.")
+    await _mark(session, session_id, user_id, "asked", asked, now)
+    await session.flush()
+    return Reminded(asked=asked, interested=interested)
+
+
+async def remind_me(
+    ctx: SessionsContext, guild_id: int, session_id: int, user_id: int, now: datetime
+) -> tuple[Reminded, SessionInfo]:
+    """Remind me pressed: :func:`toggle_subscription`, and the session; the reminders feature hears it."""
+    async with ctx.store() as session, session.begin():
+        reminded = await toggle_subscription(session, guild_id, session_id, user_id, now=now)
+        info = await get_session(session, guild_id, session_id)
+    ctx.discord.dispatch("session_subscription_changed", guild_id, session_id, user_id, reminded.subscribed)
+    return reminded, info
+
+
+async def is_subscribed(session: AsyncSession, session_id: int, user_id: int) -> bool:
+    """Whether the user asked to be reminded of the session."""
+    return await session.get(SessionSubscription, (session_id, user_id)) is not None
 
 
 async def marked(
     ctx: SessionsContext, guild_id: int, event_id: int, user_id: int, interested: bool, now: datetime
 ) -> int | None:
-    """A member marked (or unmarked) *Interested* on an event: the session it changed, or None. The
-    reminders feature and the announcement's count hear it (``session_subscription_changed``)."""
+    """A member marked (or unmarked) *Interested* on an event: the session it changed, or None."""
     async with ctx.store() as session, session.begin():
-        session_id = await _session_of_event(session, guild_id, event_id, now)
-        if session_id is None or not await _set(session, session_id, user_id, interested, now):
+        session_id = await session.scalar(
+            select(ClubSession.id).where(
+                ClubSession.guild_id == guild_id,
+                ClubSession.event_id == event_id,
+                ClubSession.status == SCHEDULED,
+                ClubSession.starts_at > now,
+            )
+        )
+        if session_id is None or not await _mark(session, session_id, user_id, "interested", interested, now):
             return None
         await session.flush()
         subscribed = interested or bool(await session.get(SessionSubscription, (session_id, user_id)))
@@ -79,8 +115,8 @@ async def marked(
 
 
 async def catch_up(ctx: SessionsContext, guild_id: int, now: datetime) -> int:
-    """Bring the Interested marks of the guild's coming sessions in line with their events' users (marks made
-    or taken back while the bot was away); how many members changed."""
+    """Bring the Interested marks of the guild's coming sessions in line with their events' users; how many
+    changed."""
     async with ctx.store() as session:
         coming = (
             await session.execute(
@@ -111,7 +147,7 @@ async def catch_up(ctx: SessionsContext, guild_id: int, now: datetime) -> int:
                 (user, False) for user in marked_now - users
             ]
             for user_id, interested in moves:
-                await _set(session, session_id, user_id, interested, now)
+                await _mark(session, session_id, user_id, "interested", interested, now)
         for user_id, interested in moves:
             ctx.discord.dispatch("session_subscription_changed", guild_id, session_id, user_id, interested)
         changed += len(moves)

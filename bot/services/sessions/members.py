@@ -1,5 +1,5 @@
-"""What members leave for a session's presenter: *Keep me out of the recording* (this session, or every
-session of the server) and questions; what the presenter and the organizers read of them, privately."""
+"""What members leave for a session's presenter: *Keep me out of the recording* (one session or all) and
+questions."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from db.models.session_members import (
 
 Store = async_sessionmaker[AsyncSession]
 MAX_QUESTIONS_PER_MEMBER: Final = 5  # per session: enough to ask, too few to flood the presenter's DM
-# What would ping if the text were posted with mentions on (it never is): refused, so nobody expects a ping
+# What would ping if posted with mentions on (it never is): refused, so nobody expects a ping
 _MENTIONS: Final = re.compile(r"<@[!&]?\d+>|@(?:everyone|here)\b")
 
 
@@ -111,8 +111,7 @@ async def keep_out(
 async def keep_out_always(
     factory: Store, guild_id: int, session_id: int, user_id: int, name: str, now: datetime
 ) -> RecordingChoice:
-    """*Always keep me out* pressed: the member's standing choice for the server on, or off when it was on;
-    shown for the session the button came with."""
+    """*Always keep me out* pressed: the member's standing choice for the server on, or off when it was on."""
     async with factory() as session, session.begin():
         row = await load_row(session, guild_id, session_id)
         standing = await session.get(RecordingPreference, (guild_id, user_id))
