@@ -21,7 +21,7 @@ from bot.paging import LayoutPage, send_page
 from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
-from bot.services.sessions import events, interest, members, publish, queries, rules
+from bot.services.sessions import events, members, publish, queries, rules
 from bot.services.sessions.draft import new_session
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
 from cogs.sessions import _render as render
@@ -91,7 +91,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         with self._tracked():
             async with self._marks:
                 now = self.bot.clock.now()
-                await interest.marked(self.context, guild_id, event_id, user_id, interested, now)
+                await members.interest_marked(self.context, guild_id, event_id, user_id, interested, now)
 
     @commands.Cog.listener()
     async def on_session_subscription_changed(
@@ -143,7 +143,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         """Imported sessions get their Discord event; Interested marks and the hour missed while down."""
         try:
             await events.catch_up(self.context, guild.id, self.bot.clock.now())
-            await interest.catch_up(self.context, guild.id, self.bot.clock.now())
+            await members.catch_up_interest(self.context, guild.id, self.bot.clock.now())
             await events.run_hour(self.context, [guild.id], self.bot.clock.now())
         finally:
             self.events_caught_up(guild.id).set()

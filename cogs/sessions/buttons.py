@@ -1,5 +1,6 @@
 """A session's card with its buttons (Remind me, Add to calendar, Keep me out of the recording, Ask the presenter,
-Add the recording and notes) and their forms: persistent, the session id in each custom_id."""
+Add the recording and notes) and their forms: persistent, the session id in each custom_id. Other features add
+theirs through :func:`announcement_buttons` (registered per bot in cog_load, so sessions import none of them)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import io
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import discord
 from discord.utils import escape_markdown
@@ -22,19 +24,40 @@ from bot.services.calendars import ics
 from bot.services.sessions import members, publish
 from bot.services.sessions.context import SessionsContext
 from bot.services.sessions.info import SessionInfo
-from bot.services.sessions.interest import DEFAULT_REMIND_BEFORE_MINUTES, remind_me
-from bot.services.sessions.members import ForPresenter, RecordingChoice
+from bot.services.sessions.members import (
+    DEFAULT_REMIND_BEFORE_MINUTES,
+    ForPresenter,
+    RecordingChoice,
+    remind_me,
+)
 from bot.text import CONTENT_LIMIT, cut
 from bot.timeutil import DisplayZone
 from bot.views import PaperclubModal, PaperclubView, PersistentButton, field
 from cogs.sessions import _render as render
-from cogs.sessions import announcement_buttons
 from db.models.session_members import MAX_QUESTION
 
 IN_SERVER_ONLY = "This button works in a server, not in DMs."
 NAMED, ANONYMOUS = "named", "anonymous"
 # (guild_id, session_id or None for every session): what the presenter gets changed (the reminders hear it)
 NOTES_CHANGED = "session_presenter_notes"
+Item = discord.ui.Item[Any]
+
+
+class AnnouncementButtons:
+    """What the features registered on one bot, in order: a button for coming sessions, or a link kept on every
+    session (each None: not for this one)."""
+
+    def __init__(self) -> None:
+        self.coming: list[Callable[[SessionInfo], Item | None]] = []
+        self.links: list[Callable[[SessionInfo], Awaitable[Item | None]]] = []
+
+
+_REGISTRIES: WeakKeyDictionary[PaperclubBot, AnnouncementButtons] = WeakKeyDictionary()
+
+
+def announcement_buttons(bot: PaperclubBot) -> AnnouncementButtons:
+    """The bot's registry."""
+    return _REGISTRIES.setdefault(bot, AnnouncementButtons())
 
 
 def sessions_context(interaction: Interaction) -> SessionsContext:
@@ -328,9 +351,9 @@ async def announcement_view(
     bot: PaperclubBot, info: SessionInfo, zones: Sequence[DisplayZone], now: datetime
 ) -> discord.ui.LayoutView:
     """The session's card with its buttons (fewer once cancelled or over; other features' registered ones)."""
-    extras = announcement_buttons.of(bot)
+    extras = announcement_buttons(bot)
     links = [item for make in extras.links if (item := await make(info)) is not None]
-    items: list[discord.ui.Item[Any]] = []
+    items: list[Item] = []
     if info.has_ended(now):
         items = [RecapFormButton(info.id), *links] if not info.is_cancelled else links
     elif info.is_cancelled:

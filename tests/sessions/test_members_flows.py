@@ -1,4 +1,4 @@
-"""The members' flows (bot/services/sessions/members.py, interest.py, publish.py) on the store, SQLite and
+"""The members' flows (bot/services/sessions/members.py, publish.py) on the store, SQLite and
 PostgreSQL, with a recording Discord side: what each writes, what it refuses, and what it tells."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from bot.errors import BadInput, Conflict, NotAllowed, NotFound
 from bot.services.reminders import plan
-from bot.services.sessions import interest, members, publish
+from bot.services.sessions import members, publish
 from db.models import SessionSubscription
 from db.models.reminders import RECORDING, Reminder
 from tests.sessions.fakes import FakeSessionsDiscord, context
@@ -84,16 +84,18 @@ async def test_interested_joins_remind_me_in_one_row(session_factory) -> None:
     ctx = context(session_factory, discord)
     info = await stored(ctx, (await create(ctx)).info.id)
     event_id = info.event_id or 0
-    assert await interest.marked(ctx, GUILD, event_id, RITA, True, NOW) == info.id
-    assert await interest.marked(ctx, GUILD, event_id, RITA, True, NOW) is None  # already marked
+    assert await members.interest_marked(ctx, GUILD, event_id, RITA, True, NOW) == info.id
+    assert await members.interest_marked(ctx, GUILD, event_id, RITA, True, NOW) is None  # already marked
     assert await subscription(ctx, info.id, RITA) == (False, True)
-    assert await interest.marked(ctx, GUILD + 1, event_id, RITA, True, NOW) is None  # not this server's
-    assert await interest.marked(ctx, GUILD, 999, RITA, True, NOW) is None  # not a session's event
-    assert await interest.marked(ctx, GUILD, event_id, RITA, False, NOW) == info.id
+    assert (
+        await members.interest_marked(ctx, GUILD + 1, event_id, RITA, True, NOW) is None
+    )  # not this server's
+    assert await members.interest_marked(ctx, GUILD, 999, RITA, True, NOW) is None  # not a session's event
+    assert await members.interest_marked(ctx, GUILD, event_id, RITA, False, NOW) == info.id
     assert await subscription(ctx, info.id, RITA) is None
     assert ("session_subscription_changed", GUILD, info.id, RITA, False) in discord.dispatched
     # after the start, a mark changes nothing
-    assert await interest.marked(ctx, GUILD, event_id, SAM, True, NOV5) is None
+    assert await members.interest_marked(ctx, GUILD, event_id, SAM, True, NOV5) is None
 
 
 async def test_the_catch_up_follows_discords_list(session_factory) -> None:
@@ -101,14 +103,14 @@ async def test_the_catch_up_follows_discords_list(session_factory) -> None:
     ctx = context(session_factory, discord)
     info = await stored(ctx, (await create(ctx)).info.id)
     event_id = info.event_id or 0
-    await interest.marked(ctx, GUILD, event_id, RITA, True, NOW)
+    await members.interest_marked(ctx, GUILD, event_id, RITA, True, NOW)
     discord.interested[event_id] = {SAM, PRESENTER}
-    assert await interest.catch_up(ctx, GUILD, NOW) == 3
+    assert await members.catch_up_interest(ctx, GUILD, NOW) == 3
     assert await subscription(ctx, info.id, RITA) is None
     assert await subscription(ctx, info.id, SAM) == (False, True)
-    assert await interest.catch_up(ctx, GUILD, NOW) == 0
+    assert await members.catch_up_interest(ctx, GUILD, NOW) == 0
     del discord.interested[event_id]  # Discord would not say: the marks stay
-    assert await interest.catch_up(ctx, GUILD, NOW) == 0
+    assert await members.catch_up_interest(ctx, GUILD, NOW) == 0
     assert await subscription(ctx, info.id, SAM) == (False, True)
 
 

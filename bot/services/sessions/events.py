@@ -58,16 +58,13 @@ def event_fields(info: SessionInfo, zones: Zones) -> EventFields:
     if info.description:
         lines.extend(["", info.description])
     signup = info.signup_url
-    if info.channel_id is not None:
-        location = None  # a voice or stage channel's event has its channel and no location
-    else:
-        location = signup if signup and len(signup) <= LOCATION_LIMIT else "Video call"
+    location = signup if signup and len(signup) <= LOCATION_LIMIT else "Video call"
     return EventFields(
         name=cut(one_line(info.title, 200), NAME_LIMIT),
         description=cut("\n".join(lines), DESCRIPTION_LIMIT),
         start=info.starts_at,
         end=info.ends_at,
-        location=location,
+        location=location if info.channel_id is None else None,  # a channel's event has no location
         channel_id=info.channel_id,
     )
 
@@ -119,7 +116,6 @@ async def _create_claimed(ctx: SessionsContext, info: SessionInfo, zones: Zones,
             log.info("session %s: another process is creating its event", info.id)
             return
         current = await store.get_session(session, guild_id, info.id)
-    released = False
     try:
         if current.is_cancelled or current.has_started(now):
             return
@@ -136,17 +132,15 @@ async def _create_claimed(ctx: SessionsContext, info: SessionInfo, zones: Zones,
                 await store.record_event(session, guild_id, info.id, event_id)
             latest = await store.get_session(session, guild_id, info.id)
             await release_event_claim(session, guild_id, info.id, token)
-        released = True
         if status != EVENT_SCHEDULED:
             return
         if latest.is_cancelled:
             await ctx.discord.cancel_event(guild_id, event_id)
         elif (fields := event_fields(latest, zones)) != made_from:
             await ctx.discord.edit_event(guild_id, event_id, fields)  # changed while it was being made
-    finally:
-        if not released:
-            async with ctx.store() as session, session.begin():
-                await release_event_claim(session, guild_id, info.id, token)
+    finally:  # released already when the event was recorded: then a no-op
+        async with ctx.store() as session, session.begin():
+            await release_event_claim(session, guild_id, info.id, token)
 
 
 async def catch_up(ctx: SessionsContext, guild_id: int, now: datetime) -> int:
@@ -198,35 +192,26 @@ def voice_status(info: SessionInfo) -> str:
     return cut(text, VOICE_STATUS_LIMIT)
 
 
-async def _hours_due(session: AsyncSession, guild_ids: Sequence[int], now: datetime) -> list[tuple[int, int]]:
-    """(guild, session) of the channel sessions whose event may have a step due (the start passed)."""
-    if not guild_ids:
-        return []
-    rows = await session.execute(
-        select(ClubSession.guild_id, ClubSession.id)
-        .where(
-            ClubSession.guild_id.in_(guild_ids),
-            ClubSession.channel_id.is_not(None),
-            ClubSession.event_id.is_not(None),
-            ClubSession.starts_at <= now,
-            or_(
-                ClubSession.hour_stage == ACTIVE,
-                ClubSession.hour_stage.is_(None) & (ClubSession.status == SCHEDULED),
-            ),
-        )
-        .order_by(ClubSession.starts_at, ClubSession.id)
-    )
-    return [(guild_id, session_id) for guild_id, session_id in rows.tuples()]
-
-
 async def run_hour(ctx: SessionsContext, guild_ids: Sequence[int], now: datetime) -> int:
-    """Take every due session of these servers a step on; how many steps were taken."""
+    """Take every channel session of these servers whose start has passed a step on (the end is checked per
+    session); how many steps were taken."""
     async with ctx.store() as session:
-        found = await _hours_due(session, guild_ids, now)
-    steps = 0
-    for guild_id, session_id in found:
-        steps += await hour_step(ctx, guild_id, session_id, now)
-    return steps
+        found = await session.execute(
+            select(ClubSession.guild_id, ClubSession.id)
+            .where(
+                ClubSession.guild_id.in_(guild_ids),
+                ClubSession.channel_id.is_not(None),
+                ClubSession.event_id.is_not(None),
+                ClubSession.starts_at <= now,
+                or_(
+                    ClubSession.hour_stage == ACTIVE,
+                    ClubSession.hour_stage.is_(None) & (ClubSession.status == SCHEDULED),
+                ),
+            )
+            .order_by(ClubSession.starts_at, ClubSession.id)
+        )
+        due = found.tuples().all()
+    return sum([await hour_step(ctx, guild_id, session_id, now) for guild_id, session_id in due])
 
 
 async def hour_step(ctx: SessionsContext, guild_id: int, session_id: int, now: datetime) -> int:

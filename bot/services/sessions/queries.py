@@ -95,11 +95,9 @@ async def list_upcoming(
     return [session_info(row) for row in rows]
 
 
-async def count_upcoming(
-    session: AsyncSession, guild_id: int, now: datetime, *, include_cancelled: bool = False
-) -> int:
+async def count_upcoming(session: AsyncSession, guild_id: int, now: datetime) -> int:
     """How many sessions are running or still to come."""
-    conditions = _filters(guild_id, include_cancelled, None)
+    conditions = _filters(guild_id, False, None)
     window_start = now - timedelta(minutes=MAX_DURATION)
     running = (
         await session.execute(
@@ -207,12 +205,11 @@ def choice_name(session_id: int, title: str, starts_at: datetime, tz: ZoneInfo, 
 
 
 async def session_choices(
-    session: AsyncSession, guild_id: int, now: datetime, current: str, zone: str, limit: int = MAX_CHOICES
+    session: AsyncSession, guild_id: int, now: datetime, current: str, zone: str
 ) -> list[tuple[str, int]]:
     """Autocomplete for a `session` option: upcoming first, then recent; ``current`` matches the title (any
     case) or, as a number, the id."""
     tz = timeutil.resolve_timezone(zone)
-    cap = max(0, min(limit, MAX_CHOICES))
     typed = current.strip()
     typed_id = parse_id(typed)
     columns = select(ClubSession.id, ClubSession.title, ClubSession.starts_at, ClubSession.status)
@@ -234,17 +231,17 @@ async def session_choices(
         columns.add_columns(ClubSession.duration_minutes),
         conditions,
         now,
-        limit=cap,
+        limit=MAX_CHOICES,
         offset=0,
         entities=False,
     )
     found.extend(upcoming)
-    if len(found) < cap:
+    if len(found) < MAX_CHOICES:
         recent = (
             await session.execute(
                 columns.where(*conditions, ClubSession.starts_at <= now)
                 .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
-                .limit(cap)
+                .limit(MAX_CHOICES)
             )
         ).all()
         found.extend(recent)
@@ -255,4 +252,4 @@ async def session_choices(
             continue
         seen.add(row.id)
         choices.append((choice_name(row.id, row.title, row.starts_at, tz, row.status), row.id))
-    return choices[:cap]
+    return choices[:MAX_CHOICES]
