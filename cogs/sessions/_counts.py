@@ -29,24 +29,15 @@ def hear_interest(bot: PaperclubBot) -> Callable[[], None]:
 
     def wrap(name: str, interested: bool) -> Callable[[Any], None]:
         def parse(data: Any) -> None:
-            bot.dispatch(
-                INTEREST_EVENT,
-                int(data["guild_id"]),
-                int(data["guild_scheduled_event_id"]),
-                int(data["user_id"]),
-                interested,
-            )
+            ids = (data["guild_id"], data["guild_scheduled_event_id"], data["user_id"])
+            bot.dispatch(INTEREST_EVENT, *map(int, ids), interested)
             originals[name](data)
 
         return parse
 
     for name, interested in _GATEWAY.items():
         parsers[name] = wrap(name, interested)
-
-    def undo() -> None:
-        parsers.update(originals)
-
-    return undo
+    return lambda: parsers.update(originals)
 
 
 class ComingCounts:

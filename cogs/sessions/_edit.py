@@ -55,8 +55,8 @@ async def apply_edit(
     *,
     session_zone: str | None = None,
 ) -> None:
-    """Check ``request`` (:func:`session_changes`' arguments), save, publish and reply; a `when` without a `zone`
-    is read in ``session_zone`` (what the form showed), else in the session's zone as stored."""
+    """Check ``request`` (:func:`session_changes`' arguments), save, publish and reply; a `when` without a
+    `zone` is read in ``session_zone`` (what the form showed), else in the session's zone as stored."""
     assert interaction.guild_id is not None
     if not interaction.response.is_done():
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -177,8 +177,7 @@ class EditSessionModal(PaperclubModal):
             )
 
     def request(self) -> dict[str, Any]:
-        """The fields whose text differs from what was pre-filled (emptied: cleared); a presenter unpicked is
-        removed."""
+        """The fields whose text differs from what was pre-filled (emptied: cleared), the presenter picked."""
         request: dict[str, Any] = {}
         for name, text in self.inputs.items():
             if not _same(text.value, self.prefilled[name]):

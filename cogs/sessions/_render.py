@@ -123,12 +123,10 @@ def list_entry(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | 
         f"{club_time(info, zones, now)} · {timeutil.discord_timestamp(info.starts_at, 'R')}"
     )
     extra = [f"in <#{info.channel_id}>"] if info.channel_id is not None else []
-    if info.presenter_id is not None or info.presenter_name:
-        extra.append(
-            f"with <@{info.presenter_id}>"
-            if info.presenter_id
-            else f"with {escape_line(info.presenter_name, 60)}"
-        )
+    if info.presenter_id:
+        extra.append(f"with <@{info.presenter_id}>")
+    elif info.presenter_name:
+        extra.append(f"with {escape_line(info.presenter_name, 60)}")
     if info.papers:
         extra.append(f"{len(info.papers)} paper" + ("s" if len(info.papers) != 1 else ""))
     if info.signup_url:

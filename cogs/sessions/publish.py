@@ -1,4 +1,4 @@
-"""The Discord side of a session (its event and posts), the flows' context and the reply to a saved session."""
+"""The Discord side of a session (its event and posts), the flows' context, the reply to a saved session."""
 
 from __future__ import annotations
 
@@ -134,7 +134,7 @@ class DiscordSessions:
                 await event.cancel()
 
     async def event_users(self, guild_id: int, event_id: int) -> set[int] | None:
-        """Who marked Interested, a page at a time ("Get Guild Scheduled Event Users"); None: gone or refused."""
+        """Who marked Interested, by pages ("Get Guild Scheduled Event Users"); None: gone or refused."""
         users: set[int] = set()
         after: int | None = None
         try:
@@ -166,7 +166,7 @@ class DiscordSessions:
             )
 
     async def set_voice_status(self, guild_id: int, channel_id: int, status: str | None) -> None:
-        """Set or clear the voice channel's status where the bot may (a stage channel has none); best effort."""
+        """Set or clear the voice channel's status where the bot may (not a stage's); best effort."""
         guild = self.bot.get_guild(guild_id)
         channel = guild.get_channel(channel_id) if guild is not None else None
         if (
@@ -193,7 +193,7 @@ class DiscordSessions:
         failed: str,
         send: Callable[[Any], Awaitable[object]],
     ) -> str | None:
-        """``send`` in the channel (of ``kind``); the organizer's warning when it is gone, hidden or refused."""
+        """``send`` in the channel (of ``kind``); a warning when it is gone, hidden or refused."""
         channel = await find_channel(self.bot, channel_id) if channel_id else None
         if not isinstance(channel, kind):
             return missing

@@ -1,4 +1,4 @@
-"""What the sessions' flows run against: the store, arXiv and the session's Discord side (the cog implements it)."""
+"""What the sessions' flows run against: the store, arXiv and the Discord side (the cog implements it)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ class EventRefused(Exception):
 
 
 class SessionsOnDiscord(Protocol):
-    """A session's Discord side: its event (raising EventRefused), its posts (best effort: a warning or None)."""
+    """A session's Discord side: its event (raising EventRefused), its posts (best effort: a warning)."""
 
     def dispatch(self, event: str, /, *args: object) -> None:
         """Tell the other features (``session_saved``, ``session_cancelled``…)."""

@@ -28,7 +28,7 @@ UNSET: Final = Unset()
 
 @dataclass(frozen=True)
 class Place:
-    """A voice or stage channel a session is held in, checked by the caller (no name: only its id is known)."""
+    """A voice or stage channel a session is held in, checked by the caller (no name: only its id known)."""
 
     channel_id: int
     name: str | None = None
@@ -60,8 +60,7 @@ class SessionDraft:
 
 @dataclass(frozen=True)
 class SessionChanges:
-    """An edit: only the fields given, each checked (None clears an optional one, UNSET leaves it).
-    Build it with :func:`session_changes`."""
+    """An edit: only the fields given, each checked (None clears an optional one, UNSET leaves it)."""
 
     title: str | Unset = UNSET
     starts_at: datetime | Unset = UNSET

@@ -39,13 +39,12 @@ LOCATION_LIMIT: Final = 100
 
 ACTIVE: Final = "active"  # how far the bot took a channel's event through the hour
 COMPLETED: Final = "completed"
-# PUT /channels/{channel.id}/voice-status: "the voice channel status (0-500 characters)" (discord-api-docs#6398)
+# PUT /channels/{channel.id}/voice-status: "the voice channel status (0-500 characters)" (api-docs#6398)
 VOICE_STATUS_LIMIT: Final = 500
 
 
 def event_fields(info: SessionInfo, zones: Zones) -> EventFields:
-    """The event's name, plain-text description, times and place: its channel, else the sign-up link (if it
-    fits) or 'Video call'."""
+    """The event's name, plain-text description, times and place (channel, sign-up link or 'Video call')."""
     lines = [timeutil.format_club_time(info.starts_at, zones)]
     if info.presenter_name:
         lines.append(f"Presenter: {one_line(info.presenter_name, 100)}")
@@ -87,8 +86,7 @@ async def release_event_claim(session: AsyncSession, guild_id: int, session_id: 
 
 
 async def sync_event(ctx: SessionsContext, info: SessionInfo, zones: Zones, now: datetime) -> str | None:
-    """Create, move or cancel the session's event (one started, ended or cancelled by hand is left); a
-    warning, or None."""
+    """Create, move or cancel the session's event (one started or ended is left); a warning, or None."""
     discord, guild_id = ctx.discord, info.guild_id
     try:
         status = await discord.event_status(guild_id, info.event_id) if info.event_id else None
@@ -144,7 +142,7 @@ async def _create_claimed(ctx: SessionsContext, info: SessionInfo, zones: Zones,
 
 
 async def catch_up(ctx: SessionsContext, guild_id: int, now: datetime) -> int:
-    """Give the guild's upcoming sessions their missing event, stopping at the first refusal; how many got one."""
+    """Give the guild's upcoming sessions their missing event, up to the first refusal; how many got one."""
     async with ctx.store() as session:
         zones = (await get_config(session, guild_id)).display_zones
         missing = list(
@@ -193,8 +191,7 @@ def voice_status(info: SessionInfo) -> str:
 
 
 async def run_hour(ctx: SessionsContext, guild_ids: Sequence[int], now: datetime) -> int:
-    """Take every channel session of these servers whose start has passed a step on (the end is checked per
-    session); how many steps were taken."""
+    """Take each channel session of these servers whose start has passed a step on; how many steps."""
     async with ctx.store() as session:
         found = await session.execute(
             select(ClubSession.guild_id, ClubSession.id)

@@ -91,7 +91,7 @@ class Overlap:
 
 @dataclass(frozen=True)
 class SessionEdit:
-    """What an edit changed, and the guild's other sessions at the new time when the time or length changed."""
+    """What an edit changed, and the guild's other sessions at the new time when time or length changed."""
 
     info: SessionInfo
     changed: frozenset[str] = field(default_factory=frozenset)

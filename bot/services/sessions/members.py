@@ -43,11 +43,6 @@ class RecordingChoice:
     out: bool
     always: bool
 
-    @property
-    def kept_out(self) -> bool:
-        """Whether the presenter gets the member's name for this session."""
-        return self.out or self.always
-
 
 @dataclass(frozen=True)
 class Question:
@@ -85,8 +80,7 @@ class Reminded:
 async def _mark(
     session: AsyncSession, session_id: int, user_id: int, flag: str, on: bool, now: datetime
 ) -> bool:
-    """Set or clear the member's ``asked`` or ``interested`` flag (the row goes with the last); whether it
-    changed."""
+    """Set or clear the member's ``asked`` or ``interested`` flag (the row goes with the last); if it did."""
     row = await session.get(SessionSubscription, (session_id, user_id))
     if row is None:
         if on:
@@ -164,8 +158,7 @@ async def interest_marked(
 
 
 async def catch_up_interest(ctx: SessionsContext, guild_id: int, now: datetime) -> int:
-    """Bring the Interested marks of the guild's coming sessions in line with their events' users; how many
-    changed."""
+    """Bring the guild's Interested marks in line with their events' users; how many changed."""
     async with ctx.store() as session:
         coming = (
             await session.execute(
@@ -184,13 +177,11 @@ async def catch_up_interest(ctx: SessionsContext, guild_id: int, now: datetime) 
             continue  # the event is gone, or Discord refused: the marks stay as they were
         async with ctx.store() as session, session.begin():
             marked_now = set(
-                (
-                    await session.execute(
-                        select(SessionSubscription.user_id).where(
-                            SessionSubscription.session_id == session_id, SessionSubscription.interested
-                        )
+                await session.scalars(
+                    select(SessionSubscription.user_id).where(
+                        SessionSubscription.session_id == session_id, SessionSubscription.interested
                     )
-                ).scalars()
+                )
             )
             moves = [(user, True) for user in users - marked_now] + [
                 (user, False) for user in marked_now - users
@@ -356,7 +347,7 @@ async def questions(session: AsyncSession, session_id: int, since: datetime | No
     query = select(SessionQuestion).where(SessionQuestion.session_id == session_id)
     if since is not None:
         query = query.where(SessionQuestion.created_at >= since)  # at the very instant: told again, not lost
-    rows = (await session.execute(query.order_by(SessionQuestion.created_at, SessionQuestion.id))).scalars()
+    rows = await session.scalars(query.order_by(SessionQuestion.created_at, SessionQuestion.id))
     return [Question(row.name if row.named else None, row.text, row.created_at) for row in rows]
 
 

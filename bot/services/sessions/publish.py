@@ -1,5 +1,5 @@
-"""Publishing a session: created, changed or cancelled, then Discord kept in step (best effort); the announcement
-and its thread; the recap (also from the recording form)."""
+"""Publishing a session: created, changed or cancelled, then Discord kept in step (best effort); the
+announcement and its thread; the recap (also from the recording form)."""
 
 from __future__ import annotations
 
@@ -60,8 +60,8 @@ async def create(
     now: datetime,
     then: Then | None = None,
 ) -> Published:
-    """Save a checked draft (``then`` in the same transaction), fill in arXiv's titles, tell the other features,
-    create its Discord event."""
+    """Save a checked draft (``then`` in the same transaction), fill in arXiv's titles, tell the other
+    features, create its Discord event."""
     async with ctx.store() as session, session.begin():
         created = await store.create_session(session, guild_id, draft, created_by=created_by, now=now)
         if then is not None:
@@ -116,7 +116,7 @@ async def cancel(
 
 
 async def saved(ctx: SessionsContext, info: SessionInfo, zones: Zones, now: datetime) -> tuple[str, ...]:
-    """A session another feature changed in the store: its event and announcement kept in step; the warnings."""
+    """A session another feature changed in the store: its event and post kept in step; the warnings."""
     return _some(await _saved(ctx, info, zones, now), await refresh(ctx, info, zones, now))
 
 
@@ -130,8 +130,7 @@ async def saved_by_id(ctx: SessionsContext, guild_id: int, session_id: int, now:
 
 
 async def cancelled(ctx: SessionsContext, info: SessionInfo, zones: Zones, now: datetime) -> tuple[str, ...]:
-    """A session just cancelled in the store: its event cancelled, the notice under its announcement; the
-    warnings."""
+    """A session just cancelled in the store: its event cancelled, a notice under its post; the warnings."""
     ctx.discord.dispatch("session_cancelled", info.guild_id, info.id)
     return _some(
         await sync_event(ctx, info, zones, now),
@@ -209,7 +208,7 @@ async def announce(
         )
     if info.event_id is None:
         warnings.append(await sync_event(ctx, info, zones, now))
-    return Announced(announced, posted.jump_url, edited, tuple(w for w in warnings if w))
+    return Announced(announced, posted.jump_url, edited, _some(*warnings))
 
 
 async def recap(
@@ -236,11 +235,10 @@ async def recap(
         )
     if recording_url is not None:  # the members who asked to be reminded get one DM that it is up
         ctx.discord.dispatch("session_recorded", guild_id, session_id)
-    warnings = [
+    return info, _some(
         await refresh(ctx, info, zones, now),
         await ctx.discord.post_recap(info) if info.thread_id is not None else None,
-    ]
-    return info, tuple(w for w in warnings if w)
+    )
 
 
 async def refresh_enriched(

@@ -1,5 +1,4 @@
-"""Looking sessions up: upcoming (in progress first, then soonest first), a page of /session list, autocomplete
-choices, the calendar."""
+"""Looking sessions up: upcoming (in progress first, then soonest), /session list, autocomplete, calendar."""
 
 from __future__ import annotations
 
@@ -171,26 +170,20 @@ async def announced_with_papers(
     papers' cards). Past posts keep the card they had: a weekly citation count is no reason to edit them."""
     if not paper_ids:
         return []
-    rows = (
-        (
-            await session.execute(
-                select(ClubSession)
-                .where(
-                    ClubSession.guild_id == guild_id,
-                    ClubSession.announcement_message_id.is_not(None),
-                    ClubSession.status == "scheduled",
-                    ClubSession.starts_at >= now,
-                    ClubSession.id.in_(
-                        select(SessionPaper.session_id).where(SessionPaper.paper_id.in_(list(paper_ids)))
-                    ),
-                )
-                .order_by(ClubSession.id)
-                .options(selectinload(ClubSession.papers))
-                .execution_options(populate_existing=True)
-            )
+    rows = await session.scalars(
+        select(ClubSession)
+        .where(
+            ClubSession.guild_id == guild_id,
+            ClubSession.announcement_message_id.is_not(None),
+            ClubSession.status == SCHEDULED,
+            ClubSession.starts_at >= now,
+            ClubSession.id.in_(
+                select(SessionPaper.session_id).where(SessionPaper.paper_id.in_(list(paper_ids)))
+            ),
         )
-        .scalars()
-        .all()
+        .order_by(ClubSession.id)
+        .options(selectinload(ClubSession.papers))
+        .execution_options(populate_existing=True)
     )
     return [session_info(row) for row in rows]
 

@@ -110,7 +110,7 @@ def check_paper_count(texts: list[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class PaperReading:
-    """How a `papers` text was read: its pieces, their references (repeats dropped), whether commas split it."""
+    """How a `papers` text was read: its pieces, their references (no repeats), whether commas split it."""
 
     items: tuple[str, ...] = ()
     refs: tuple[PaperRef, ...] = ()
@@ -128,7 +128,7 @@ _LIST_AND = re.compile(r"^(?:and|&)\s+", re.IGNORECASE)
 
 
 def _short_name(part: str) -> bool:
-    """A part of a comma list that reads as a paper's short name ('TMax') or a reference, not part of a title."""
+    """A part of a comma list that reads as a short name ('TMax') or a reference, not part of a title."""
     words = part.split()
     if not words:
         return False

@@ -244,8 +244,8 @@ RECORD = frozenset({"status", "date_only", "recording_url", "notes_url", "wiki_u
 async def keep_record(
     session: AsyncSession, guild_id: int, session_id: int, values: dict[str, object], *, now: datetime
 ) -> bool:
-    """Set a session's status, dated-only flag and recap links as a kept record (the programme file) gives them,
-    with no time rules; True when any differed."""
+    """Set a session's status, dated-only flag and recap links as a kept record (the programme file) gives
+    them, with no time rules; True when any differed."""
     row = await session.get(ClubSession, session_id)
     if row is None or row.guild_id != guild_id:
         raise NotFound(f"There is no session #{session_id} in this server.")
