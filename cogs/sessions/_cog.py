@@ -111,13 +111,12 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     def _tracked(self) -> Iterator[None]:
         """Count the running listener among the announcements' edits unload waits for."""
         task = asyncio.current_task()
-        if task is not None:
-            self._refreshing.add(task)
+        assert task is not None  # a listener runs in its own task
+        self._refreshing.add(task)
         try:
             yield
         finally:
-            if task is not None:
-                self._refreshing.discard(task)
+            self._refreshing.discard(task)
 
     async def announcements_refreshed(self) -> None:
         """Wait for the announcements' edits the listeners set off (tests, unload)."""
