@@ -14,7 +14,7 @@ import discord
 
 from bot.hidden_channels import named, usable
 from bot.services.reminders.delivery import Outgoing, SendError
-from cogs.sessions.recap_form import RecapFormButton
+from cogs.sessions.buttons import RecapFormButton
 
 SEND_TIMEOUT = 45.0  # seconds; shorter than the claim lease (bot.services.reminders.queue.SENDING_LEASE)
 # discord.py paces each route by its headers; the global limit has none until it is exceeded

@@ -39,7 +39,7 @@ from cogs.series._options import (
     WeekOption,
     Zone,
 )
-from cogs.sessions import announcement_buttons
+from cogs.sessions.buttons import announcement_buttons
 from cogs.sessions.where import HeldIn, checked_place
 
 Url = app_commands.Range[str, 1, MAX_URL_LENGTH]
@@ -73,7 +73,7 @@ class SeriesCog(commands.Cog):
         """Register the claim button (on the open-weeks message, and on weeks' announcements through the
         sessions' registry) and the /series presenters pages; add the daily horizon job."""
         self.bot.add_dynamic_items(PresentButton, ClaimWeekSelect)
-        announcement_buttons.of(self.bot).add(present_button)
+        announcement_buttons(self.bot).coming.append(present_button)
         self.bot.pagers.register(PRESENTERS_PAGER, self.presenters_page)
         self.organized = self.bot.organize.attach(organize, self)
         await self.background.start()
@@ -83,7 +83,7 @@ class SeriesCog(commands.Cog):
         await self.background.stop()
         self.bot.organize.detach(self.organized)
         self.bot.pagers.unregister(PRESENTERS_PAGER)
-        announcement_buttons.of(self.bot).remove(present_button)
+        announcement_buttons(self.bot).coming.remove(present_button)
         self.bot.remove_dynamic_items(PresentButton, ClaimWeekSelect)
 
     # ------------------------------------------------------------------ what the cog hears

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -20,16 +21,14 @@ from bot.paging import LayoutPage, send_page
 from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
-from bot.services.sessions import events, hour, interest, members, publish, reads, rules
-from bot.services.sessions.draft import UNSET, new_session
+from bot.services.sessions import events, members, publish, queries, rules
+from bot.services.sessions.draft import new_session
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
 from cogs.sessions import _render as render
-from cogs.sessions._buttons import CalendarButton, RemindMeButton, announcement_view
 from cogs.sessions._counts import ComingCounts, hear_interest
-from cogs.sessions._edit import EditRequest, EditSessionModal, apply_edit, reply_with_card
-from cogs.sessions._members import AlwaysOutButton, AskButton, KeepOutButton, for_presenter_text
+from cogs.sessions._edit import EditSessionModal, apply_edit, reply_with_card
+from cogs.sessions.buttons import BUTTONS, announcement_view, for_presenter_text
 from cogs.sessions.publish import reply_lines, sessions_of
-from cogs.sessions.recap_form import RecapFormButton
 from cogs.sessions.where import CHANNEL_HELP, HeldIn, checked_place
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]
@@ -46,7 +45,6 @@ PAPERS_HELP = "One per line, or split by ; (or commas): titles, arXiv ids, DOIs,
 HOUR_JOB = "sessions.hour"
 HOUR_EVERY = timedelta(seconds=15)  # a channel session's event starts and ends within this of its times
 LIST_PAGER = "sessions"  # bot.paging also turns /session list's old "session:list:…" buttons with it
-BUTTONS = (RemindMeButton, CalendarButton, KeepOutButton, AlwaysOutButton, AskButton, RecapFormButton)
 
 organize = organizer_group("session", "Add, change, cancel, announce and recap sessions")
 
@@ -61,21 +59,18 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         self._caught_up: dict[int, asyncio.Event] = {}
         self._refreshing: set[asyncio.Task[object]] = set()
         self.counts = ComingCounts(bot, self.context)
-        # One shard's gateway events of a guild reach one process in order; taken one at a time (the lock is
-        # first come, first served), a mark and its quick unmark cannot pass each other in the store.
+        # Interested marks taken one at a time, in gateway order: a mark and its quick unmark cannot pass.
         self._marks = asyncio.Lock()
         self._stop_hearing = lambda: None
         super().__init__()
 
     async def cog_load(self) -> None:
-        """Register /session list's pages and the announcements' buttons; hear Interested marks; start
-        the hour's job."""
+        """Register the pages and buttons; hear Interested marks; start the hour's job."""
         self.bot.pagers.register(LIST_PAGER, self.render_page)
         self.bot.add_dynamic_items(*BUTTONS)
         self.organized = self.bot.organize.attach(organize, self)
         self._stop_hearing = hear_interest(self.bot)
         await self.counts.start()
-        # Each process its own servers' sessions (a claim per session makes each step once).
         await self.bot.background.add(Job(HOUR_JOB, every(HOUR_EVERY), self.run_hour, once=False))
 
     async def cog_unload(self) -> None:
@@ -88,8 +83,6 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         await self.announcements_refreshed()
         await self.counts.stop()
 
-    # ------------------------------------------------------------------ who is coming
-
     @commands.Cog.listener()
     async def on_scheduled_event_interest(
         self, guild_id: int, event_id: int, user_id: int, interested: bool
@@ -98,7 +91,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         with self._tracked():
             async with self._marks:
                 now = self.bot.clock.now()
-                await interest.marked(self.context, guild_id, event_id, user_id, interested, now)
+                await members.interest_marked(self.context, guild_id, event_id, user_id, interested, now)
 
     @commands.Cog.listener()
     async def on_session_subscription_changed(
@@ -107,8 +100,6 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         """Show the new count on the announcement (edits coalesced)."""
         with self._tracked():
             await self.counts.changed(guild_id, session_id)
-
-    # ------------------------------------------------------------------ papers' new fields
 
     @commands.Cog.listener()
     async def on_paper_enriched(self, guild_id: int, paper_ids: tuple[int, ...]) -> None:
@@ -120,59 +111,45 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     def _tracked(self) -> Iterator[None]:
         """Count the running listener among the announcements' edits unload waits for."""
         task = asyncio.current_task()
-        if task is not None:
-            self._refreshing.add(task)
+        assert task is not None  # a listener runs in its own task
+        self._refreshing.add(task)
         try:
             yield
         finally:
-            if task is not None:
-                self._refreshing.discard(task)
+            self._refreshing.discard(task)
 
     async def announcements_refreshed(self) -> None:
-        """Wait for the announcements' edits set off by ``paper_enriched``, Interested marks and the count's
-        changes (tests, unload)."""
+        """Wait for the announcements' edits the listeners set off (tests, unload)."""
         await asyncio.sleep(0)  # one turn of the loop: a just-dispatched listener has started and is listed
         pending = [t for t in self._refreshing if t is not asyncio.current_task()]
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
 
     async def render_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
-        """One page of /session list (``arg`` unused). The ◀ ▶ buttons call it again."""
+        """One page of /session list (``arg`` unused)."""
         now = self.bot.clock.now()
-        found = await reads.upcoming_page(self.context.store, guild_id, now, page, render.LIST_PAGE_SIZE)
+        found = await queries.upcoming_page(self.context.store, guild_id, now, page, render.LIST_PAGE_SIZE)
         card = render.list_card(found.sessions, found.zones, total=found.total, pages=found.pages, now=now)
         return LayoutPage(card, found.page, found.pages, note=f"{found.total} upcoming")
 
-    # ------------------------------------------------------------------ Discord events of imported sessions
-
     def events_caught_up(self, guild_id: int) -> asyncio.Event:
-        """Set once the server's sessions have had their missing Discord events made since start-up (tests,
-        the demo)."""
+        """Set once the server's sessions were caught up since start-up (tests, the demo)."""
         return self._caught_up.setdefault(guild_id, asyncio.Event())
 
-    @commands.Cog.listener()
-    async def on_guild_available(self, guild: discord.Guild) -> None:
-        """Upcoming sessions without a Discord event (imported ones) get theirs."""
-        await self._catch_up(guild)
-
-    @commands.Cog.listener()
-    async def on_guild_join(self, guild: discord.Guild) -> None:
-        """The same when the bot joins a server that already has sessions."""
-        await self._catch_up(guild)
-
-    async def _catch_up(self, guild: discord.Guild) -> None:
+    @commands.Cog.listener("on_guild_available")
+    @commands.Cog.listener("on_guild_join")
+    async def catch_up(self, guild: discord.Guild) -> None:
+        """Imported sessions get their Discord event; Interested marks and the hour missed while down."""
         try:
             await events.catch_up(self.context, guild.id, self.bot.clock.now())
-            await interest.catch_up(self.context, guild.id, self.bot.clock.now())
-            await hour.run(self.context, [guild.id], self.bot.clock.now())  # an hour missed while down
+            await members.catch_up_interest(self.context, guild.id, self.bot.clock.now())
+            await events.run_hour(self.context, [guild.id], self.bot.clock.now())
         finally:
             self.events_caught_up(guild.id).set()
 
     async def run_hour(self, now: datetime) -> int:
         """Start and end the events of this process's servers' channel sessions that are due."""
-        return await hour.run(self.context, [guild.id for guild in self.bot.guilds], now)
-
-    # ------------------------------------------------------------------ organizers
+        return await events.run_hour(self.context, [guild.id for guild in self.bot.guilds], now)
 
     @organize.command(name="add", description="Add a session")
     @app_commands.autocomplete(timezone=timezone_autocomplete)
@@ -265,20 +242,23 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         guild_id = require_guild_id(interaction)
         if channel is not None and link_only:
             raise BadInput("Pick a `channel` or `link_only`, not both.")
-        request = EditRequest(
-            title=title,
-            when=when,
-            timezone=timezone,
-            presenter=presenter,
-            presenter_name=presenter_name,
-            papers=papers,
-            signup_url=signup_url,
-            duration=duration,
-            description=description,
-            place=checked_place(interaction.guild, channel) if channel else (None if link_only else UNSET),
-        )
-        if request.is_empty():
-            info, _ = await reads.session_with_zones(self.context.store, guild_id, session)
+        given = {
+            "title": title,
+            "when": when,
+            "zone": timezone,
+            "presenter_name": presenter_name,
+            "papers": papers,
+            "signup_url": signup_url,
+            "duration": duration,
+            "description": description,
+        }
+        request: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
+        if presenter is not None:
+            request.update(presenter_id=presenter.id, presenter_name=presenter_name or presenter.display_name)
+        if channel is not None or link_only:
+            request["channel"] = checked_place(interaction.guild, channel) if channel else None
+        if not request:
+            info, _ = await queries.session_with_zones(self.context.store, guild_id, session)
             if info.is_cancelled:
                 raise Conflict(f"Session #{info.id} was cancelled; add a new session instead.")
             await interaction.response.send_modal(EditSessionModal(self.context, info))
@@ -371,8 +351,6 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         found = await members.for_presenter(self.context.store, guild_id, session)
         await send_ephemeral(interaction, for_presenter_text(found))
 
-    # ------------------------------------------------------------------ everyone
-
     @app_commands.command(name="list", description="Upcoming sessions, soonest first")
     @app_commands.describe(public="Post the list for everyone (default: only you see it)")
     async def list_(self, interaction: Interaction, public: bool = False) -> None:
@@ -386,6 +364,6 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     async def show(self, interaction: Interaction, session: SessionOption, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
         now = self.bot.clock.now()
-        info, zones = await reads.session_with_zones(self.context.store, guild_id, session)
+        info, zones = await queries.session_with_zones(self.context.store, guild_id, session)
         view = await announcement_view(self.bot, info, zones, now)
         await send_reply(interaction, view=view, public=public)

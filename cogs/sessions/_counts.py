@@ -1,10 +1,5 @@
-"""How many are coming, kept on the announcement: each change edits it at once if it has not been edited in
-the last :data:`EDIT_EVERY`, else once when that time is up (a burst of 100 Interested marks is two edits).
-
-Discord limits message edits per route and channel and asks bots to follow the ``X-RateLimit-*`` headers
-rather than hard-code numbers (discord-api-docs ``docs/topics/rate-limits.md``); the channel message bucket
-is commonly 5 requests per 5 s. One edit per announcement per 10 s keeps the count's edits to at most 6 a
-minute, leaving the bucket to the bot's other posts in the channel."""
+"""How many are coming, kept on the announcement: at most one edit per :data:`EDIT_EVERY`, the last change
+shown once that time is up (Discord's channel message bucket: discord-api-docs docs/topics/rate-limits.md)."""
 
 from __future__ import annotations
 
@@ -16,7 +11,7 @@ from typing import Any, Final
 from bot.background import Job, every
 from bot.client import PaperclubBot
 from bot.errors import NotFound
-from bot.services.sessions import publish, reads
+from bot.services.sessions import publish, queries
 from bot.services.sessions.context import SessionsContext
 
 log = logging.getLogger("paperclub.sessions")
@@ -28,38 +23,25 @@ _GATEWAY = {"GUILD_SCHEDULED_EVENT_USER_ADD": True, "GUILD_SCHEDULED_EVENT_USER_
 
 def hear_interest(bot: PaperclubBot) -> Callable[[], None]:
     """Dispatch :data:`INTEREST_EVENT` for every Interested mark the gateway sends; returns the undo.
-
-    discord.py dispatches ``scheduled_event_user_add``/``_remove`` only for users already in its cache
-    (``ConnectionState.parse_guild_scheduled_event_user_add`` discards the others), and without the members
-    intent most members are not; the payload's ids are all the bot needs, so they are read before that."""
+    (discord.py's ``parse_guild_scheduled_event_user_add`` drops users not in its cache.)"""
     parsers: dict[str, Callable[[Any], None]] = bot._connection.parsers
     originals = {name: parsers[name] for name in _GATEWAY}
 
     def wrap(name: str, interested: bool) -> Callable[[Any], None]:
         def parse(data: Any) -> None:
-            bot.dispatch(
-                INTEREST_EVENT,
-                int(data["guild_id"]),
-                int(data["guild_scheduled_event_id"]),
-                int(data["user_id"]),
-                interested,
-            )
+            ids = (data["guild_id"], data["guild_scheduled_event_id"], data["user_id"])
+            bot.dispatch(INTEREST_EVENT, *map(int, ids), interested)
             originals[name](data)
 
         return parse
 
     for name, interested in _GATEWAY.items():
         parsers[name] = wrap(name, interested)
-
-    def undo() -> None:
-        parsers.update(originals)
-
-    return undo
+    return lambda: parsers.update(originals)
 
 
 class ComingCounts:
-    """Coalesces the announcement edits that show a session's count (per process; each edit renders the
-    store as it is, so two processes editing leave the same card)."""
+    """Coalesces the announcement edits that show a session's count (per process)."""
 
     def __init__(self, bot: PaperclubBot, context: SessionsContext) -> None:
         self.bot, self.context = bot, context
@@ -72,7 +54,7 @@ class ComingCounts:
         await self.bot.background.add(Job(JOB, every(timedelta(hours=1)), self.run_due, once=False))
 
     async def stop(self) -> None:
-        """Stop; changes not shown yet are shown by the next edit of their announcement."""
+        """Stop (changes not shown yet wait for the next edit)."""
         await self.bot.background.remove(JOB)
 
     async def changed(self, guild_id: int, session_id: int) -> None:
@@ -101,7 +83,7 @@ class ComingCounts:
     async def _edit(self, guild_id: int, session_id: int, now: datetime) -> None:
         self._next_edit[session_id] = now + EDIT_EVERY
         try:
-            info, zones = await reads.session_with_zones(self.context.store, guild_id, session_id)
+            info, zones = await queries.session_with_zones(self.context.store, guild_id, session_id)
         except NotFound:
             return
         if not info.is_announced or info.has_started(now):

@@ -1,10 +1,7 @@
-"""/organize session edit: the fields to change as options, or none for a form pre-filled with the session; either
-way one checked edit, and only what was changed."""
+"""/organize session edit: the fields to change as options, or none for a form pre-filled with the session."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from typing import Any, Final
@@ -21,7 +18,7 @@ from bot.replies import send_ephemeral
 from bot.services.config.guild import GuildConfig
 from bot.services.sessions import publish, rules
 from bot.services.sessions.context import SessionsContext
-from bot.services.sessions.draft import CLEAR, UNSET, Place, SessionChanges, Unset, session_changes
+from bot.services.sessions.draft import CLEAR, session_changes
 from bot.services.sessions.info import SessionInfo
 from bot.text import cut
 from bot.views import PaperclubModal
@@ -41,61 +38,12 @@ FIELD_LABELS = {
     "channel_id": "where",
     "channel_name": "where",
 }
-# Discord's text input: a value and max_length of at most 4000 characters, a placeholder of at most
-# 100, a label of at most 45 (discord-api-docs, Component Reference → Text Input; the OpenAPI
-# description's TextInputComponentForModalRequest says the same).
+# discord-api-docs, Component Reference → Text Input and Label
 TEXT_INPUT_MAX: Final = 4000
 PLACEHOLDER_MAX: Final = 100
 LABEL_MAX: Final = 45
-DESCRIPTION_MAX: Final = 100  # a Label's description (Component Reference, Label)
+DESCRIPTION_MAX: Final = 100
 PAPERS_INPUT_MAX: Final = min(TEXT_INPUT_MAX, MAX_PAPER_LIST_TEXT)
-
-
-@dataclass
-class EditRequest:
-    """The raw values the organizer typed; None means 'leave as is', '-' clears an optional field."""
-
-    title: str | None = None
-    when: str | None = None
-    timezone: str | None = None
-    presenter: discord.Member | None = None
-    presenter_name: str | None = None
-    papers: str | None = None
-    signup_url: str | None = None
-    duration: int | None = None
-    description: str | None = None
-    place: Place | None | Unset = UNSET  # a checked channel; None: back to the sign-up link
-
-    def is_empty(self) -> bool:
-        given = {name: value for name, value in vars(self).items() if name != "place"}
-        return self.place is UNSET and all(value is None for value in given.values())
-
-    def draft(
-        self, now: datetime, session_zone: str | None = None
-    ) -> SessionChanges | Callable[[str], SessionChanges]:
-        """The checked edit; or, for a `when` without `timezone` and no ``session_zone`` known, the
-        function that checks it given the session's stored zone (the publish flow calls it)."""
-        if self.when is not None and self.timezone is None and session_zone is None:
-            return partial(self.changes, now)
-        return self.changes(now, session_zone)
-
-    def changes(self, now: datetime, session_zone: str | None = None) -> SessionChanges:
-        """The checked edit (BadInput on the first bad value); ``when`` is read in ``timezone``, else
-        in ``session_zone``."""
-        return session_changes(
-            now=now,
-            session_zone=session_zone,
-            title=self.title,
-            when=self.when,
-            zone=self.timezone,
-            presenter_id=self.presenter.id if self.presenter else None,
-            presenter_name=self.presenter_name or (self.presenter.display_name if self.presenter else None),
-            papers=self.papers,
-            signup_url=self.signup_url,
-            duration=self.duration,
-            description=self.description,
-            channel=self.place,
-        )
 
 
 async def apply_edit(
@@ -103,23 +51,21 @@ async def apply_edit(
     interaction: Interaction,
     config: GuildConfig,
     session_id: int,
-    request: EditRequest,
+    request: dict[str, Any],
     *,
     session_zone: str | None = None,
 ) -> None:
-    """Check, save in one transaction, publish, and reply (ephemerally). A `when` without `timezone`
-    is read in ``session_zone`` (what the form showed), else in the session's zone as stored."""
+    """Check ``request`` (:func:`session_changes`' arguments), save, publish and reply; a `when` without a
+    `zone` is read in ``session_zone`` (what the form showed), else in the session's zone as stored."""
     assert interaction.guild_id is not None
     if not interaction.response.is_done():
         await interaction.response.defer(ephemeral=True, thinking=True)
     now = interaction.client.clock.now()
+    check = partial(session_changes, now=now, **request)
+    stored_zone = "when" in request and "zone" not in request and session_zone is None
+    changes = (lambda zone: check(session_zone=zone)) if stored_zone else check(session_zone=session_zone)
     published = await publish.change(
-        sessions,
-        interaction.guild_id,
-        session_id,
-        request.draft(now, session_zone),
-        zones=config.display_zones,
-        now=now,
+        sessions, interaction.guild_id, session_id, changes, zones=config.display_zones, now=now
     )
     info = published.info
     lines: list[str] = []
@@ -148,11 +94,6 @@ async def reply_with_card(
     await send_ephemeral(interaction, view=card.view(note="\n".join(lines)))
 
 
-def _local_input(info: SessionInfo) -> str:
-    local = info.starts_at.astimezone(ZoneInfo(info.timezone))
-    return local.strftime("%Y-%m-%d %H:%M")
-
-
 def _papers_input(info: SessionInfo) -> str:
     """One paper a line, the main ones first, each read against them marked 'vs '."""
     against = set(info.against)
@@ -172,25 +113,33 @@ class EditSessionModal(PaperclubModal):
 
     def __init__(self, sessions: SessionsContext, info: SessionInfo) -> None:
         super().__init__(title=f"Edit session #{info.id}"[:LABEL_MAX], timeout=900)
-        self.sessions = sessions
-        self.session_id = info.id
-        self.session_zone = info.timezone
+        self.sessions, self.session_id, self.session_zone = sessions, info.id, info.timezone
         self.presenter_id = info.presenter_id
-        papers = _papers_input(info)
-        self.papers_fit = len(papers) <= PAPERS_INPUT_MAX
-        # What each field shows: submitted unchanged, it leaves the stored value alone.
+        papers, count = _papers_input(info), len(info.papers)
+        fit = len(papers) <= PAPERS_INPUT_MAX
         self.prefilled = {
             "title": info.title,
-            "when": _local_input(info),
-            "papers": papers if self.papers_fit else "",
+            "when": info.starts_at.astimezone(ZoneInfo(info.timezone)).strftime("%Y-%m-%d %H:%M"),
+            "papers": papers if fit else "",
             "signup_url": info.signup_url or "",
         }
-        self.title_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            custom_id="session_edit:title", default=info.title, max_length=rules.MAX_TITLE
-        )
-        self.when_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            custom_id="session_edit:when", default=self.prefilled["when"], max_length=when.MAX_TEXT
-        )
+        too_long = f"The {count} papers are too long to show here. A list typed here replaces them; {CLEAR} removes them."
+        self.inputs: dict[str, discord.ui.TextInput[Any]] = {
+            name: discord.ui.TextInput(
+                custom_id=f"session_edit:{name}",
+                default=self.prefilled[name] or None,
+                required=name in ("title", "when"),
+                max_length=limit,
+                style=discord.TextStyle.paragraph if name == "papers" else discord.TextStyle.short,
+                placeholder=too_long[:PLACEHOLDER_MAX] if name == "papers" and not fit else None,
+            )
+            for name, limit in (
+                ("title", rules.MAX_TITLE),
+                ("when", when.MAX_TEXT),
+                ("papers", PAPERS_INPUT_MAX),
+                ("signup_url", MAX_URL_LENGTH),
+            )
+        }
         self.presenter_input: discord.ui.UserSelect[Any] = discord.ui.UserSelect(
             custom_id="session_edit:presenter",
             required=False,
@@ -198,44 +147,25 @@ class EditSessionModal(PaperclubModal):
             max_values=1,
             default_values=[discord.Object(info.presenter_id)] if info.presenter_id else [],
         )
-        count = len(info.papers)
-        self.papers_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            custom_id="session_edit:papers",
-            style=discord.TextStyle.paragraph,
-            default=self.prefilled["papers"] or None,
-            placeholder=None
-            if self.papers_fit
-            else (
-                f"The {count} papers are too long to show here. A list typed here replaces them; {CLEAR} removes them."
-            )[:PLACEHOLDER_MAX],
-            required=False,
-            max_length=PAPERS_INPUT_MAX,
-        )
-        self.signup_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
-            custom_id="session_edit:signup_url",
-            default=info.signup_url,
-            required=False,
-            max_length=MAX_URL_LENGTH,
-        )
         guest = (
             f"Now a guest, {info.presenter_name}: pick a member to replace them"
             if (info.presenter_name and not info.presenter_id)
             else "A member of the server; clear it for no presenter"
         )
         fields: list[tuple[str, str | None, discord.ui.Item[Any]]] = [
-            ("Title", None, self.title_input),
+            ("Title", None, self.inputs["title"]),
             (
                 f"When ({info.timezone})",
                 "Like Thursday 9:30am or 2026-12-10 09:30, or a pasted <t:…> time",
-                self.when_input,
+                self.inputs["when"],
             ),
             ("Presenter", guest, self.presenter_input),
             (
-                "Papers (one per line)" if self.papers_fit else f"Papers: {count} kept unless you type here",
+                "Papers (one per line)" if fit else f"Papers: {count} kept unless you type here",
                 "arXiv ids or links, DOIs, links or titles",
-                self.papers_input,
+                self.inputs["papers"],
             ),
-            ("Sign-up link", None, self.signup_input),
+            ("Sign-up link", None, self.inputs["signup_url"]),
         ]
         for text, description, item in fields:
             self.add_item(
@@ -246,34 +176,26 @@ class EditSessionModal(PaperclubModal):
                 )
             )
 
-    def request(self) -> EditRequest:
-        """The fields whose text differs from what was pre-filled (emptied: cleared; papers too long to
-        show stay as they were); a member taken out of the select is removed."""
-        submitted = {
-            "title": self.title_input.value,
-            "when": self.when_input.value,
-            "papers": self.papers_input.value,
-            "signup_url": self.signup_input.value,
-        }
-        request = EditRequest()
-        for name, value in submitted.items():
-            if _same(value, self.prefilled[name]):
-                continue
-            setattr(request, name, value if value.strip() else CLEAR)
+    def request(self) -> dict[str, Any]:
+        """The fields whose text differs from what was pre-filled (emptied: cleared), the presenter picked."""
+        request: dict[str, Any] = {}
+        for name, text in self.inputs.items():
+            if not _same(text.value, self.prefilled[name]):
+                request[name] = text.value if text.value.strip() else CLEAR
         picked = self.presenter_input.values
         if picked and picked[0].id != self.presenter_id:
             member = picked[0]
             if not isinstance(member, discord.Member):
                 raise BadInput("Pick a member of this server as the presenter.")
-            request.presenter = member
+            request.update(presenter_id=member.id, presenter_name=member.display_name)
         elif not picked and self.presenter_id is not None:
-            request.presenter_name = CLEAR
+            request["presenter_name"] = CLEAR
         return request
 
     async def submitted(self, interaction: Interaction) -> None:
         config = await ensure_organizer(interaction)  # checked again: roles may have changed meanwhile
         request = self.request()
-        if request.is_empty():
+        if not request:
             await send_ephemeral(interaction, f"Nothing changed in session #{self.session_id}.")
             return
         await apply_edit(

@@ -1,5 +1,4 @@
-"""How sessions look: the card (the announcement, /session show), /session list's pages, the cancellation
-notice and the recap post; member text escaped once, cut for display only."""
+"""How sessions look: the card, /session list's pages, the cancellation notice and the recap post."""
 
 from __future__ import annotations
 
@@ -28,8 +27,7 @@ DONE_COLOUR = discord.Colour.green()
 
 
 def club_time(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
-    """The club page's form; the year is added when it is not the current one. A session dated only: its
-    date alone."""
+    """The club page's form (the year when not the current one; a session dated only: its date alone)."""
     if info.date_only:
         return timeutil.club_date(info.starts_at, info.timezone, now=now or info.starts_at)
     with_year = now is not None and now.astimezone(info.starts_at.tzinfo).year != info.starts_at.year
@@ -37,8 +35,7 @@ def club_time(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | N
 
 
 def when_text(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | None = None) -> str:
-    """Club time, then Discord's markup so each reader also sees their own time (not for a session dated
-    only: it has no time)."""
+    """Club time, then Discord's markup so each reader also sees their own (not for a session dated only)."""
     start = info.starts_at
     if info.date_only:
         return club_time(info, zones, now)
@@ -48,26 +45,9 @@ def when_text(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | N
     )
 
 
-def presenter_text(info: SessionInfo, *, mention: bool = True) -> str | None:
-    """The member's mention (renders as their name; never pings inside an embed) or the guest's name."""
-    if info.presenter_id is not None and mention:
-        return f"<@{info.presenter_id}>"
-    if info.presenter_name:
-        return escape_line(info.presenter_name, 100)
-    return None
-
-
-def afterwards_text(info: SessionInfo) -> str | None:
-    parts = [
-        markdown_link(label, url)
-        for label, url in (
-            ("Recording", info.recording_url),
-            ("Notes", info.notes_url),
-            ("Wiki", info.wiki_url),
-        )
-        if url
-    ]
-    return " · ".join(parts) if parts else None
+def _links(info: SessionInfo) -> list[tuple[str, str]]:
+    named = (("Recording", info.recording_url), ("Notes", info.notes_url), ("Wiki", info.wiki_url))
+    return [(label, url) for label, url in named if url]
 
 
 def session_card(
@@ -77,8 +57,8 @@ def session_card(
     now: datetime | None = None,
     buttons: Sequence[discord.ui.Item[Any]] = (),
 ) -> Card:
-    """The session card: the title, the club time, who and how long, the description, each paper with its link
-    button and short card, the recording and notes, then ``buttons``."""
+    """The session card: title, time, who and how long, the description, each paper with its link button and
+    short card, the recording and notes, then ``buttons``."""
     over = now is not None and info.has_ended(now)
     colour = CANCELLED_COLOUR if info.is_cancelled else DONE_COLOUR if over else SCHEDULED_COLOUR
     card = Card(accent=colour)
@@ -89,8 +69,10 @@ def session_card(
     else:
         when, title = when_text(info, zones, now), info.title
     facts = [f"**Where:** <#{info.channel_id}>"] if info.channel_id is not None else []
-    if presenter := presenter_text(info):
-        facts.append(f"**Presenter:** {cut(presenter, 200)}")
+    if info.presenter_id is not None:  # a mention renders as the name and never pings in a card
+        facts.append(f"**Presenter:** <@{info.presenter_id}>")
+    elif info.presenter_name:
+        facts.append(f"**Presenter:** {cut(escape_line(info.presenter_name, 100), 200)}")
     facts.append(f"**Duration:** {timeutil.format_duration(info.duration_minutes)}")
     if info.coming and not over and not info.is_cancelled:
         facts.append(f"**Coming:** {info.coming}")  # Remind me or Interested, each member once
@@ -124,8 +106,8 @@ def session_card(
             extra = fit_lines(short_lines(replace(record, from_scholar=False)), share) if record else ""
             button = link_button(paper.url) or (link_button(record.code_url, "Code") if record else None)
             card.section(f"{line}\n{extra}" if extra else line, button, group="papers")
-    # No "Session #N" here: a public card says nothing a member cannot use (organizers pick sessions by title).
-    lines = [after] if (after := afterwards_text(info)) else []
+    # No "Session #N" here: a public card says nothing a member cannot use.
+    lines = [" · ".join(markdown_link(label, url) for label, url in _links(info))] if _links(info) else []
     if any(r.from_scholar for r in info.records.values()):
         lines.append("-# " + markdown_link(ATTRIBUTION_TEXT, ATTRIBUTION_URL, preview=False))
     if lines:
@@ -141,12 +123,10 @@ def list_entry(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | 
         f"{club_time(info, zones, now)} · {timeutil.discord_timestamp(info.starts_at, 'R')}"
     )
     extra = [f"in <#{info.channel_id}>"] if info.channel_id is not None else []
-    if info.presenter_id is not None or info.presenter_name:
-        extra.append(
-            f"with <@{info.presenter_id}>"
-            if info.presenter_id
-            else f"with {escape_line(info.presenter_name, 60)}"
-        )
+    if info.presenter_id:
+        extra.append(f"with <@{info.presenter_id}>")
+    elif info.presenter_name:
+        extra.append(f"with {escape_line(info.presenter_name, 60)}")
     if info.papers:
         extra.append(f"{len(info.papers)} paper" + ("s" if len(info.papers) != 1 else ""))
     if info.signup_url:
@@ -157,8 +137,7 @@ def list_entry(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | 
 def list_card(
     sessions: Sequence[SessionInfo], zones: Sequence[DisplayZone], *, total: int, pages: int, now: datetime
 ) -> Card:
-    """A page of /session list: each upcoming session in a line or two, and how many there are (on a
-    single page; the pager's line says it on several)."""
+    """A page of /session list: each upcoming session in a line or two (and how many, on a single page)."""
     card = Card(accent=SCHEDULED_COLOUR).heading("Upcoming sessions", below=None if sessions else EMPTY_LIST)
     card.more("sessions", "sessions")
     for info in sessions:
@@ -178,8 +157,8 @@ def cancellation_notice(info: SessionInfo, zones: Sequence[DisplayZone], now: da
 
 def recap_post(info: SessionInfo) -> str:
     """Posted in the session's thread by /organize session recap."""
-    lines = [f"**Recap of {escape_line(info.title, 200)}**"]
-    for label, url in (("Recording", info.recording_url), ("Notes", info.notes_url), ("Wiki", info.wiki_url)):
-        if url:
-            lines.append(f"{label}: {url}")
+    lines = [
+        f"**Recap of {escape_line(info.title, 200)}**",
+        *(f"{label}: {url}" for label, url in _links(info)),
+    ]
     return cut("\n".join(lines), CONTENT_LIMIT)

@@ -1,5 +1,4 @@
-"""The Discord side of a session (:class:`DiscordSessions`: its event, its posts, best effort), the flows'
-context (``sessions_of``) and :func:`create_and_publish` for any feature that makes a session."""
+"""The Discord side of a session (its event and posts), the flows' context, the reply to a saved session."""
 
 from __future__ import annotations
 
@@ -20,27 +19,20 @@ from bot.permissions import VOICE_STATUS_PERMISSIONS, missing_permissions
 from bot.replies import NO_MENTIONS, one_line
 from bot.services.sessions import publish
 from bot.services.sessions.context import EventFields, EventRefused, Posted, SessionsContext, Zones
-from bot.services.sessions.draft import SessionDraft
 from bot.services.sessions.info import Overlap, SessionInfo
 from bot.services.sessions.rules import PaperReading
 from bot.timeutil import discord_timestamp
 from cogs.sessions import _render as render
-from cogs.sessions._buttons import announcement_view
+from cogs.sessions.buttons import announcement_view
 
 log = logging.getLogger("paperclub.sessions")
 EVENT_USERS_PAGE = 100  # Discord: "limit: number of users to return (up to maximum 100)"
-
 THREAD_ARCHIVE_MINUTES: Final = 10080  # a week
 SHOWN_OVERLAPS: Final = 3
 GRANT_CREATE_EVENTS: Final = (
     "I could not create or update the session's Discord event: grant the bot **Create Events** "
     "(Server Settings → Roles → the bot's role). The session itself is saved."
 )
-
-
-Send = Callable[[Any], Awaitable[object]]
-
-
 GONE_CHANNEL: Final = (
     "The session's voice or stage channel is gone or hidden from the bot: pick another with "
     "`/organize session edit channel:`. The session itself is saved."
@@ -48,8 +40,7 @@ GONE_CHANNEL: Final = (
 
 
 def _event_kwargs(guild: discord.Guild, fields: EventFields) -> dict[str, Any]:
-    """The event as discord.py takes it: a link (EXTERNAL) event at its location, or a VOICE or
-    STAGE_INSTANCE one in its channel (no location)."""
+    """The event as discord.py takes it: a link (EXTERNAL) event at its location, or one in its channel."""
     kwargs: dict[str, Any] = {
         "name": fields.name,
         "description": fields.description,
@@ -80,7 +71,7 @@ async def find_channel(bot: PaperclubBot, channel_id: int) -> Any:
 
 def sessions_of(bot: PaperclubBot) -> SessionsContext:
     """The sessions' flows' context on this bot."""
-    return SessionsContext.on(bot, bot.arxiv, DiscordSessions(bot))
+    return SessionsContext(bot.session_factory, bot.arxiv, DiscordSessions(bot))
 
 
 class DiscordSessions:
@@ -93,9 +84,8 @@ class DiscordSessions:
         """Dispatch ``event`` on the bot."""
         self.bot.dispatch(event, *args)
 
-    # ------------------------------------------------------------------ the scheduled event
-    # The bot only touches events it created, so Create Events is the permission it asks for (Discord,
-    # "Guild Scheduled Event Permissions Requirements"; bot.permissions.REQUIRED_PERMISSIONS).
+    # The bot only touches events it created, so it needs Create Events (Discord, "Guild Scheduled Event
+    # Permissions Requirements").
 
     @contextmanager
     def _guild(self, guild_id: int) -> Iterator[discord.Guild]:
@@ -144,8 +134,7 @@ class DiscordSessions:
                 await event.cancel()
 
     async def event_users(self, guild_id: int, event_id: int) -> set[int] | None:
-        """Who marked Interested, read a page of 100 at a time in ascending id order (``after`` the last
-        one: "Get Guild Scheduled Event Users", limit at most 100); None when the event is gone or refused."""
+        """Who marked Interested, by pages ("Get Guild Scheduled Event Users"); None: gone or refused."""
         users: set[int] = set()
         after: int | None = None
         try:
@@ -177,8 +166,7 @@ class DiscordSessions:
             )
 
     async def set_voice_status(self, guild_id: int, channel_id: int, status: str | None) -> None:
-        """Set or clear the voice channel's status where the bot holds what that asks (bot.permissions
-        ``VOICE_STATUS_PERMISSIONS``); a stage channel has none. Best effort: logged, never raised."""
+        """Set or clear the voice channel's status where the bot may (not a stage's); best effort."""
         guild = self.bot.get_guild(guild_id)
         channel = guild.get_channel(channel_id) if guild is not None else None
         if (
@@ -196,13 +184,16 @@ class DiscordSessions:
         except discord.HTTPException as error:
             log.warning("guild %s: the voice channel status was refused: %s", guild_id, error)
 
-    # ------------------------------------------------------------------ the posts
-
     async def _best_effort(
-        self, channel_id: int | None, kind: type[Any], work: str, missing: str, failed: str, send: Send
+        self,
+        channel_id: int | None,
+        kind: type[Any],
+        work: str,
+        missing: str,
+        failed: str,
+        send: Callable[[Any], Awaitable[object]],
     ) -> str | None:
-        """``send`` in the channel (of ``kind``); the organizer's warning when it is gone, hidden from the bot
-        or Discord refuses."""
+        """``send`` in the channel (of ``kind``); a warning when it is gone, hidden or refused."""
         channel = await find_channel(self.bot, channel_id) if channel_id else None
         if not isinstance(channel, kind):
             return missing
@@ -243,8 +234,7 @@ class DiscordSessions:
         channel = await self._postable(info.announcement_channel_id)
         view = await announcement_view(self.bot, info, zones, now)
         try:
-            # An old embed post becomes a layout in the same edit: Discord refuses the IS_COMPONENTS_V2 flag
-            # unless its content and embeds are cleared with it (Edit Message).
+            # Discord refuses the IS_COMPONENTS_V2 flag unless content and embeds are cleared (Edit Message).
             message = await channel.get_partial_message(info.announcement_message_id).edit(
                 content=None, embeds=[], view=view, allowed_mentions=NO_MENTIONS
             )
@@ -331,29 +321,11 @@ class DiscordSessions:
         )
 
 
-# ---------------------------------------------------------------- the reply to a saved session
-
-
 def reply_lines(published: publish.Published) -> list[str]:
-    """The lines a saved session's reply adds: how the input was read, then the warnings (other sessions at
-    that time, Discord trouble)."""
+    """The lines a saved session's reply adds: how the input was read, then the warnings."""
     lines = [f"Note: {published.start_note}." if published.start_note else None]
     lines += [reading_note(published.reading), overlap_warning(published.overlaps), *published.warnings]
     return [line for line in lines if line]
-
-
-async def create_and_publish(
-    bot: PaperclubBot,
-    guild_id: int,
-    draft: SessionDraft,
-    *,
-    created_by: int | None,
-    zones: Zones,
-    then: publish.Then | None = None,
-) -> publish.Published:
-    """Save a checked draft as a new session and publish it (``then`` runs in the saving transaction)."""
-    ctx, now = sessions_of(bot), bot.clock.now()
-    return await publish.create(ctx, guild_id, draft, created_by=created_by, zones=zones, now=now, then=then)
 
 
 def _quoted(text: str) -> str:

@@ -12,8 +12,7 @@ from bot.hidden_channels import cannot_see, hidden_from_bot
 from bot.permissions import STAGE_EVENT_PERMISSIONS, VOICE_EVENT_PERMISSIONS, missing_permissions
 from bot.services.sessions.draft import Place
 
-HeldIn = discord.VoiceChannel | discord.StageChannel
-"""A `channel` option: Discord offers voice and stage channels only."""
+HeldIn = discord.VoiceChannel | discord.StageChannel  # a `channel` option: Discord offers only these
 
 CHANNEL_HELP: Final = "A voice or stage channel it is held in (default: at the sign-up link)"
 GRANT_HOW: Final = (

@@ -16,7 +16,7 @@ from bot.permissions import require_guild_id
 from bot.replies import send_ephemeral
 from bot.services.sessions.info import SessionInfo
 from bot.services.site.actions import Site
-from cogs.sessions import announcement_buttons
+from cogs.sessions.buttons import announcement_buttons
 from cogs.site._links import public_base
 
 
@@ -31,7 +31,7 @@ class SiteCog(
 
     async def cog_load(self) -> None:
         """Link each session's page from its announcement; serve the site on the bot's web server."""
-        announcement_buttons.of(self.bot).add_link(self.session_page_link)
+        announcement_buttons(self.bot).links.append(self.session_page_link)
         if self.bot.web is not None:
             web = self.bot.web  # its public_url is PUBLIC_URL, else its own address once it listens
             grace = self.bot.settings.guild_data_grace_days  # said on the privacy page
@@ -39,7 +39,7 @@ class SiteCog(
 
     async def cog_unload(self) -> None:
         """Stop linking the session pages."""
-        announcement_buttons.of(self.bot).remove(self.session_page_link)
+        announcement_buttons(self.bot).links.remove(self.session_page_link)
 
     async def session_page_link(self, info: SessionInfo) -> discord.ui.Item[Any] | None:
         """The session's page, while the server's website is on: kept once the session is over (its

@@ -26,6 +26,7 @@ from bot.permissions import (
     require_guild_id,
 )
 from bot.replies import send_ephemeral, send_reply
+from bot.services.sessions import publish
 from bot.services.sessions.draft import new_session
 from bot.services.suggestions import flows
 from bot.services.suggestions.actions import SourceMessage
@@ -35,7 +36,7 @@ from bot.services.suggestions.queries import SortOrder, StatusFilter
 from bot.services.suggestions.votes import Press
 from bot.text import one_line
 from bot.timeutil import discord_timestamp
-from cogs.sessions.publish import create_and_publish, reply_lines
+from cogs.sessions.publish import reply_lines, sessions_of
 from cogs.suggestions import _render as render
 from cogs.suggestions._components import (
     DYNAMIC_ITEMS,
@@ -350,8 +351,14 @@ class SuggestionsCog(commands.Cog):
         )
         await interaction.response.defer(ephemeral=True, thinking=True)  # the event is made over REST
         link = flows.link_step(guild_id, card.id, now)
-        published = await create_and_publish(
-            self.bot, guild_id, draft, created_by=interaction.user.id, zones=config.display_zones, then=link
+        published = await publish.create(
+            sessions_of(self.bot),
+            guild_id,
+            draft,
+            created_by=interaction.user.id,
+            zones=config.display_zones,
+            now=now,
+            then=link,
         )
         await self.ctx.show_post(card.id)  # awaited: no re-render still reads the store when the cog unloads
         info = published.info

@@ -10,7 +10,7 @@ import icalendar
 from sqlalchemy import func, select
 
 from bot.demo.botenv import BotEnv
-from db.models import ClubSession
+from db.models import ClubSession, SessionSubscription
 from standin.state import EPHEMERAL, Json, Message
 
 # Tuesday 20 October 2026, before the club page's two November sessions.
@@ -18,6 +18,12 @@ OCTOBER = datetime(2026, 10, 20, 12, 0, tzinfo=UTC)
 CLUB_NOV5 = "Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST"
 CLUB_NOV19 = "Thursday 19 November, 9:30 AM PT / 5:30 PM GMT / 11:00 PM IST"
 EVENT_SCHEDULED, EVENT_CANCELED = 1, 4
+
+
+async def subscriber_ids(session: Any, session_id: int) -> list[int]:
+    """The members to be reminded of the session, first subscribed first."""
+    query = select(SessionSubscription.user_id).where(SessionSubscription.session_id == session_id)
+    return list((await session.scalars(query.order_by(SessionSubscription.created_at))).all())
 
 
 async def configure(env: BotEnv) -> None:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.errors import BadInput, Conflict, NotConfigured
-from bot.services.sessions import events, publish, reads, store
+from bot.services.sessions import events, members, publish, queries, store
 from bot.services.sessions.draft import new_session, session_changes
 from bot.timeutil import DEFAULT_DISPLAY_ZONES
 from tests.sessions.fakes import FakeSessionsDiscord, context
@@ -224,8 +224,8 @@ async def test_remind_me_toggles_and_tells_the_reminders(session_factory) -> Non
     discord = FakeSessionsDiscord()
     ctx = context(session_factory, discord)
     info = (await create(ctx)).info
-    assert (await reads.remind_me(ctx, GUILD, info.id, 7, NOW))[0].subscribed is True
-    assert (await reads.remind_me(ctx, GUILD, info.id, 7, NOW))[0].subscribed is False
+    assert (await members.remind_me(ctx, GUILD, info.id, 7, NOW))[0].subscribed is True
+    assert (await members.remind_me(ctx, GUILD, info.id, 7, NOW))[0].subscribed is False
     assert discord.dispatched[-2:] == [
         ("session_subscription_changed", GUILD, info.id, 7, True),
         ("session_subscription_changed", GUILD, info.id, 7, False),
@@ -236,7 +236,7 @@ async def test_a_page_of_the_upcoming_sessions(session_factory) -> None:
     ctx = context(session_factory)
     for week in range(3):
         await create(ctx, f"Week {week + 1}", NOV5 + timedelta(weeks=week))
-    page = await reads.upcoming_page(ctx.store, GUILD, NOW, page=5, per_page=2)
+    page = await queries.upcoming_page(ctx.store, GUILD, NOW, page=5, per_page=2)
     assert (page.page, page.pages, page.total) == (1, 2, 3)  # clamped to the last page
     assert [info.title for info in page.sessions] == ["Week 3"]
 

@@ -1,4 +1,4 @@
-"""The hour of a session held in a voice or stage channel (bot/services/sessions/hour.py), on the store with a
+"""The hour of a session held in a voice or stage channel (bot/services/sessions/events.py), on the store with a
 recording Discord side: the event started at the start and completed at the end, once; the voice status set
 and cleared; a cancelled or moved session left alone or followed; a whole hour missed caught up."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from bot.claims import claim
-from bot.services.sessions import hour, publish, store
+from bot.services.sessions import events, publish, store
 from bot.services.sessions.draft import Place, new_session, session_changes
 from bot.timeutil import DEFAULT_DISPLAY_ZONES
 from tests.sessions.fakes import FakeSessionsDiscord, context
@@ -53,24 +53,24 @@ async def test_a_channel_event_is_started_and_completed_once(session_factory) ->
     _, fields = discord.events[info.event_id]
     assert (fields.channel_id, fields.location) == (VOICE, None)  # a channel event: no location
 
-    assert await hour.run(ctx, [GUILD], START - timedelta(seconds=1)) == 0
-    assert await hour.run(ctx, [GUILD], START) == 1
+    assert await events.run_hour(ctx, [GUILD], START - timedelta(seconds=1)) == 0
+    assert await events.run_hour(ctx, [GUILD], START) == 1
     assert discord.events[info.event_id][0] == "active"
     assert discord.voice_status == {VOICE: "Environment generation"}
-    assert await hour.run(ctx, [GUILD], START + timedelta(minutes=30)) == 0  # nothing due mid-hour
-    assert await hour.run(ctx, [GUILD], info.ends_at) == 1
+    assert await events.run_hour(ctx, [GUILD], START + timedelta(minutes=30)) == 0  # nothing due mid-hour
+    assert await events.run_hour(ctx, [GUILD], info.ends_at) == 1
     assert discord.events[info.event_id][0] == "completed"
     assert discord.voice_status == {VOICE: None}  # cleared
-    assert await hour.run(ctx, [GUILD], info.ends_at + timedelta(hours=1)) == 0
+    assert await events.run_hour(ctx, [GUILD], info.ends_at + timedelta(hours=1)) == 0
     assert discord.calls.count("start_event") == discord.calls.count("complete_event") == 1
-    assert (await _stored(ctx, info.id)).hour_stage == hour.COMPLETED
+    assert (await _stored(ctx, info.id)).hour_stage == events.COMPLETED
 
 
 async def test_a_link_session_is_left_to_discord(session_factory) -> None:
     discord = FakeSessionsDiscord()
     ctx = context(session_factory, discord)
     info = await _channel_session(ctx, place=None, signup_url="https://lu.ma/paperclub")
-    assert await hour.run(ctx, [GUILD], info.ends_at) == 0
+    assert await events.run_hour(ctx, [GUILD], info.ends_at) == 0
     assert "start_event" not in discord.calls
 
 
@@ -79,11 +79,11 @@ async def test_a_held_claim_leaves_the_step_to_its_holder(session_factory) -> No
     ctx = context(session_factory, discord)
     info = await _channel_session(ctx)
     async with session_factory() as session, session.begin():
-        assert await claim(session, hour.claim_key(GUILD, info.id), "other", START, hour.CLAIM_LEASE)
-    assert await hour.run(ctx, [GUILD], START) == 0
+        assert await claim(session, events.hour_claim_key(GUILD, info.id), "other", START, events.CLAIM_LEASE)
+    assert await events.run_hour(ctx, [GUILD], START) == 0
     assert "start_event" not in discord.calls
     # the holder died: its lease runs out, and the step is taken
-    assert await hour.run(ctx, [GUILD], START + hour.CLAIM_LEASE) == 1
+    assert await events.run_hour(ctx, [GUILD], START + events.CLAIM_LEASE) == 1
 
 
 async def test_cancelled_or_moved_meanwhile(session_factory) -> None:
@@ -97,10 +97,10 @@ async def test_cancelled_or_moved_meanwhile(session_factory) -> None:
         ctx, GUILD, moved.id, session_changes(now=NOW, when=later, zone="UTC"), zones=ZONES, now=NOW
     )
     assert (
-        await hour.run(ctx, [GUILD], START + timedelta(minutes=5)) == 0
+        await events.run_hour(ctx, [GUILD], START + timedelta(minutes=5)) == 0
     )  # cancelled: left alone; moved: not yet
     assert "start_event" not in discord.calls
-    assert await hour.run(ctx, [GUILD], later) == 1  # follows its new time
+    assert await events.run_hour(ctx, [GUILD], later) == 1  # follows its new time
     assert discord.events[moved.event_id][0] == "active"
 
 
@@ -108,7 +108,7 @@ async def test_an_hour_missed_while_down_is_caught_up_without_a_status(session_f
     discord = FakeSessionsDiscord()
     ctx = context(session_factory, discord)
     info = await _channel_session(ctx)
-    assert await hour.run(ctx, [GUILD], info.ends_at + timedelta(hours=2)) == 2
+    assert await events.run_hour(ctx, [GUILD], info.ends_at + timedelta(hours=2)) == 2
     assert discord.events[info.event_id][0] == "completed"  # started, then completed, as Discord allows
     assert discord.voice_status == {}  # nobody is in the channel for a status that would be cleared at once
 
@@ -118,8 +118,8 @@ async def test_an_event_ended_or_deleted_by_hand_is_left_as_it_is(session_factor
     ctx = context(session_factory, discord)
     info = await _channel_session(ctx)
     discord.events.pop(info.event_id)
-    assert await hour.run(ctx, [GUILD], START) == 1
-    assert (await _stored(ctx, info.id)).hour_stage == hour.COMPLETED
+    assert await events.run_hour(ctx, [GUILD], START) == 1
+    assert (await _stored(ctx, info.id)).hour_stage == events.COMPLETED
     assert "start_event" not in discord.calls
 
 
@@ -130,9 +130,9 @@ def test_the_voice_status_names_the_papers_within_discords_limit() -> None:
 
     paper = PaperInfo(id=1, key="k", kind="title", title="TMax " * 80, url=None, arxiv_id=None, doi=None)
     base = _info_stub()
-    text = hour.voice_status(replace(base, papers=[paper]))
+    text = events.voice_status(replace(base, papers=[paper]))
     assert text.startswith("Environment generation · TMax")
-    assert len(text) <= hour.VOICE_STATUS_LIMIT
+    assert len(text) <= events.VOICE_STATUS_LIMIT
 
 
 def _info_stub():

@@ -1,4 +1,4 @@
-"""The members' flows (bot/services/sessions/members.py, interest.py, recording.py) on the store, SQLite and
+"""The members' flows (bot/services/sessions/members.py, publish.py) on the store, SQLite and
 PostgreSQL, with a recording Discord side: what each writes, what it refuses, and what it tells."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from bot.errors import BadInput, Conflict, NotAllowed, NotFound
 from bot.services.reminders import plan
-from bot.services.sessions import interest, members, recording
+from bot.services.sessions import members, publish
 from db.models import SessionSubscription
 from db.models.reminders import RECORDING, Reminder
 from tests.sessions.fakes import FakeSessionsDiscord, context
@@ -24,7 +24,7 @@ async def test_keep_out_toggles_and_always_covers_every_session(session_factory)
     info = (await create(ctx, presenter_id=PRESENTER)).info
     other = (await create(ctx, "Verifiers", NOV5 + timedelta(days=7), presenter_id=PRESENTER)).info
     first = await members.keep_out(ctx.store, GUILD, info.id, RITA, "Rita  R.", NOW)
-    assert (first.out, first.always, first.kept_out) == (True, False, True)
+    assert (first.out, first.always) == (True, False)
     assert not (await members.keep_out(ctx.store, GUILD, info.id, RITA, "Rita", NOW)).out
     await members.keep_out(ctx.store, GUILD, info.id, RITA, "Rita  R.", NOW)
     always = await members.keep_out_always(ctx.store, GUILD, info.id, SAM, "Sam", NOW)
@@ -84,16 +84,18 @@ async def test_interested_joins_remind_me_in_one_row(session_factory) -> None:
     ctx = context(session_factory, discord)
     info = await stored(ctx, (await create(ctx)).info.id)
     event_id = info.event_id or 0
-    assert await interest.marked(ctx, GUILD, event_id, RITA, True, NOW) == info.id
-    assert await interest.marked(ctx, GUILD, event_id, RITA, True, NOW) is None  # already marked
+    assert await members.interest_marked(ctx, GUILD, event_id, RITA, True, NOW) == info.id
+    assert await members.interest_marked(ctx, GUILD, event_id, RITA, True, NOW) is None  # already marked
     assert await subscription(ctx, info.id, RITA) == (False, True)
-    assert await interest.marked(ctx, GUILD + 1, event_id, RITA, True, NOW) is None  # not this server's
-    assert await interest.marked(ctx, GUILD, 999, RITA, True, NOW) is None  # not a session's event
-    assert await interest.marked(ctx, GUILD, event_id, RITA, False, NOW) == info.id
+    assert (
+        await members.interest_marked(ctx, GUILD + 1, event_id, RITA, True, NOW) is None
+    )  # not this server's
+    assert await members.interest_marked(ctx, GUILD, 999, RITA, True, NOW) is None  # not a session's event
+    assert await members.interest_marked(ctx, GUILD, event_id, RITA, False, NOW) == info.id
     assert await subscription(ctx, info.id, RITA) is None
     assert ("session_subscription_changed", GUILD, info.id, RITA, False) in discord.dispatched
     # after the start, a mark changes nothing
-    assert await interest.marked(ctx, GUILD, event_id, SAM, True, NOV5) is None
+    assert await members.interest_marked(ctx, GUILD, event_id, SAM, True, NOV5) is None
 
 
 async def test_the_catch_up_follows_discords_list(session_factory) -> None:
@@ -101,14 +103,14 @@ async def test_the_catch_up_follows_discords_list(session_factory) -> None:
     ctx = context(session_factory, discord)
     info = await stored(ctx, (await create(ctx)).info.id)
     event_id = info.event_id or 0
-    await interest.marked(ctx, GUILD, event_id, RITA, True, NOW)
+    await members.interest_marked(ctx, GUILD, event_id, RITA, True, NOW)
     discord.interested[event_id] = {SAM, PRESENTER}
-    assert await interest.catch_up(ctx, GUILD, NOW) == 3
+    assert await members.catch_up_interest(ctx, GUILD, NOW) == 3
     assert await subscription(ctx, info.id, RITA) is None
     assert await subscription(ctx, info.id, SAM) == (False, True)
-    assert await interest.catch_up(ctx, GUILD, NOW) == 0
+    assert await members.catch_up_interest(ctx, GUILD, NOW) == 0
     del discord.interested[event_id]  # Discord would not say: the marks stay
-    assert await interest.catch_up(ctx, GUILD, NOW) == 0
+    assert await members.catch_up_interest(ctx, GUILD, NOW) == 0
     assert await subscription(ctx, info.id, SAM) == (False, True)
 
 
@@ -118,16 +120,14 @@ async def test_the_recording_form_is_the_presenters_and_the_organizers(session_f
     info = (await create(ctx, presenter_id=PRESENTER)).info
     after = NOV5 + timedelta(hours=2)
     with pytest.raises(NotAllowed):
-        await recording.form_session(
-            ctx, info.id, RITA, guild_id=None, organizer=True
-        )  # a DM: presenter only
+        await publish.form_session(ctx, info.id, RITA, guild_id=None, organizer=True)  # a DM: presenter only
     with pytest.raises(NotFound):
-        await recording.form_session(ctx, info.id, PRESENTER, guild_id=GUILD + 1, organizer=False)
+        await publish.form_session(ctx, info.id, PRESENTER, guild_id=GUILD + 1, organizer=False)
     links = {"recording_url": "ftp://x", "notes_url": None, "wiki_url": None}
     with pytest.raises(BadInput):
-        await recording.submit(ctx, info.id, PRESENTER, guild_id=None, organizer=False, now=after, **links)
+        await publish.submit_form(ctx, info.id, PRESENTER, guild_id=None, organizer=False, now=after, **links)
     links["recording_url"] = "https://youtu.be/x"
-    saved, _warnings = await recording.submit(
+    saved, _warnings = await publish.submit_form(
         ctx, info.id, RITA, guild_id=GUILD, organizer=True, now=after, **links
     )
     assert saved.recording_url == "https://youtu.be/x"

@@ -6,9 +6,8 @@ from __future__ import annotations
 import discord
 
 from bot.layouts import count_components
-from bot.services.sessions import queries
 from bot.services.sessions import store as svc
-from cogs.sessions._buttons import CalendarButton, RemindMeButton
+from cogs.sessions.buttons import CalendarButton, RemindMeButton
 from standin.render import render_message
 from tests.sessions.helpers import (
     CLUB_NOV5,
@@ -22,6 +21,7 @@ from tests.sessions.helpers import (
     is_ephemeral,
     paper_entries,
     run,
+    subscriber_ids,
 )
 
 
@@ -110,7 +110,7 @@ async def test_old_embed_post_is_rewritten_as_a_layout_in_place(env) -> None:
     pressed = await (await env.click(posted, f"session:remind:{session_id}", member=env.member)).final()
     assert pressed.text == "OK, no reminder for **Old post**."
     async with env.bot.session_factory() as db:
-        assert list(await queries.subscriber_ids(db, session_id)) == []
+        assert list(await subscriber_ids(db, session_id)) == []
 
 
 async def test_ten_papers_and_a_long_title_fit(env) -> None:

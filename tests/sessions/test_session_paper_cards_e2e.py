@@ -14,7 +14,7 @@ from sqlalchemy import update
 from bot.demo.botenv import BotEnv
 from bot.services.papers.enrich import ENRICH_EVERY as PAPERS_EVERY
 from bot.services.sessions import store as svc
-from cogs.sessions._buttons import CalendarButton, RemindMeButton
+from cogs.sessions.buttons import CalendarButton, RemindMeButton
 from db.models import Paper
 from tests.sessions.helpers import add_session, announcements, configure, papers_of, run
 from tests.sessions.test_session_layout_e2e import within_limits

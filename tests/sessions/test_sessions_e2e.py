@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
-from bot.services.sessions import queries
 from tests.sessions.helpers import (
     CLUB_NOV5,
     CLUB_NOV19,
@@ -22,6 +21,7 @@ from tests.sessions.helpers import (
     is_ephemeral,
     paper_entries,
     run,
+    subscriber_ids,
 )
 
 
@@ -190,7 +190,7 @@ async def test_remind_me_toggles_and_survives_restart(env) -> None:
     assert is_ephemeral(first)
     assert first.text.startswith("I'll remind you by DM an hour before **Reminders**")
     async with env.bot.session_factory() as db:
-        assert list(await queries.subscriber_ids(db, session_id)) == [env.members[1].id]
+        assert list(await subscriber_ids(db, session_id)) == [env.members[1].id]
 
     await env.restart_bot()
     second = await (await env.click(posted, custom_id, member=env.members[1])).final()
@@ -199,7 +199,7 @@ async def test_remind_me_toggles_and_survives_restart(env) -> None:
     third = await (await env.click(posted, custom_id, member=env.members[2])).final()
     assert third.text.startswith("I'll remind you")
     async with env.bot.session_factory() as db:
-        assert list(await queries.subscriber_ids(db, session_id)) == [env.members[2].id]
+        assert list(await subscriber_ids(db, session_id)) == [env.members[2].id]
 
 
 async def test_add_to_calendar_button_gives_an_ics(env) -> None:

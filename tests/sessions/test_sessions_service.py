@@ -8,11 +8,12 @@ import pytest
 from sqlalchemy import func, select
 
 from bot.errors import BadInput, Conflict, NotFound
+from bot.services.sessions import members, rules
 from bot.services.sessions import queries as q
-from bot.services.sessions import rules
 from bot.services.sessions import store as svc
 from bot.services.sessions.draft import SessionChanges, SessionDraft, new_session, session_changes
 from db.models import ClubSession, Paper, SessionSubscription
+from tests.sessions.helpers import subscriber_ids
 
 NOW = datetime(2026, 10, 20, 12, 0, tzinfo=UTC)
 GUILD = 111
@@ -271,26 +272,26 @@ async def test_session_choices_capped_at_25(session_factory) -> None:
 async def test_toggle_subscription(session_factory) -> None:
     info = await add(session_factory)
     async with session_factory() as s, s.begin():
-        assert (await q.toggle_subscription(s, GUILD, info.id, 7, now=NOW)).subscribed is True
-        assert (await q.toggle_subscription(s, GUILD, info.id, 8, now=NOW)).subscribed is True
+        assert (await members.toggle_subscription(s, GUILD, info.id, 7, now=NOW)).subscribed is True
+        assert (await members.toggle_subscription(s, GUILD, info.id, 8, now=NOW)).subscribed is True
     async with session_factory() as s:
-        assert list(await q.subscriber_ids(s, info.id)) == [7, 8]
+        assert list(await subscriber_ids(s, info.id)) == [7, 8]
         row = await s.get(SessionSubscription, (info.id, 7))
         assert row is not None
         assert row.before_minutes == 60
     async with session_factory() as s, s.begin():
-        assert (await q.toggle_subscription(s, GUILD, info.id, 7, now=NOW)).subscribed is False
+        assert (await members.toggle_subscription(s, GUILD, info.id, 7, now=NOW)).subscribed is False
     async with session_factory() as s:
-        assert list(await q.subscriber_ids(s, info.id)) == [8]
+        assert list(await subscriber_ids(s, info.id)) == [8]
         with pytest.raises(NotFound):
-            await q.toggle_subscription(s, OTHER_GUILD, info.id, 7, now=NOW)
+            await members.toggle_subscription(s, OTHER_GUILD, info.id, 7, now=NOW)
     async with session_factory() as s, s.begin():
         await svc.cancel_session(s, GUILD, info.id, reason=None, now=NOW)
     async with session_factory() as s, s.begin():
         with pytest.raises(Conflict):
-            await q.toggle_subscription(s, GUILD, info.id, 9, now=NOW)
+            await members.toggle_subscription(s, GUILD, info.id, 9, now=NOW)
         assert (
-            await q.toggle_subscription(s, GUILD, info.id, 8, now=NOW)
+            await members.toggle_subscription(s, GUILD, info.id, 8, now=NOW)
         ).subscribed is False  # leaving still works
 
 

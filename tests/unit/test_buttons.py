@@ -11,7 +11,7 @@ import pytest
 from bot.paging import PageButton
 from bot.views import PersistentButton, field
 from cogs.series._buttons import PresentButton as SeriesPresentButton
-from cogs.sessions._buttons import CalendarButton, RemindMeButton
+from cogs.sessions.buttons import CalendarButton, RemindMeButton
 from cogs.suggestions._components import CreateSessionButton, PresentButton, VoteButton
 
 ALL_BUTTONS: list[type[PersistentButton]] = [

@@ -5,7 +5,7 @@ Every import in bot/ and cogs/ is read from the source: at module level, inside 
 TYPE_CHECKING alike. A module belongs to a feature package (``cogs/<feature>/`` or
 ``bot/services/<feature>/``, each its own node); an import through the core (bot/*.py, db/) counts as the
 features that module imports. The graph must have no cycle, so a feature that needs something from one
-above it offers a registry instead (e.g. cogs/sessions/announcement_buttons.py). Between modules (bot/,
+above it offers a registry instead (e.g. cogs/sessions/buttons.py's announcement_buttons). Between modules (bot/,
 cogs/, db/, standin/; any import) there is no circle either: a back-reference becomes a protocol, a
 registry or a parameter.
 """

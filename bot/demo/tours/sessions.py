@@ -6,7 +6,7 @@ from bot.demo import readable
 from bot.demo.botenv import BotEnv
 from bot.demo.stage import Demo
 from bot.services.sessions.info import SCHEDULED
-from bot.services.sessions.queries import is_subscribed
+from bot.services.sessions.members import is_subscribed
 
 ORDER = 20
 

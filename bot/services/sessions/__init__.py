@@ -1,2 +1,1 @@
-"""Sessions: rules and drafts, plain values, the store and queries, and the flows (`publish`, `events`,
-`posts`, `reads`) over a `context`."""
+"""Sessions: checked drafts, plain values, the store and queries, and the flows over a `context`."""

@@ -1,5 +1,4 @@
-"""What the sessions' flows run against (:class:`SessionsContext`): the store, arXiv, and the Discord side of a
-session behind :class:`SessionsOnDiscord`, which the sessions cog implements."""
+"""What the sessions' flows run against: the store, arXiv and the Discord side (the cog implements it)."""
 
 from __future__ import annotations
 
@@ -10,16 +9,13 @@ from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.host import Host
 from bot.services.sessions.info import SessionInfo
 from bot.sources.arxiv import ArxivClient
 from bot.timeutil import DisplayZone
 
 Zones = Sequence[DisplayZone]
-EVENT_SCHEDULED = "scheduled"
-"""A scheduled event's status before it starts (the only one the bot edits or cancels)."""
+EVENT_SCHEDULED = "scheduled"  # before it starts: the only status the bot edits or cancels
 EVENT_ACTIVE = "active"
-"""Started: by Discord for a link event, by the bot for a channel's (sessions/hour.py)."""
 
 
 @dataclass(frozen=True)
@@ -30,8 +26,7 @@ class EventFields:
     description: str
     start: datetime
     end: datetime
-    location: str | None
-    """Where a link event is (None: held in ``channel_id``, a voice or stage channel)."""
+    location: str | None  # a link event's (None: held in ``channel_id``)
     channel_id: int | None = None
 
 
@@ -52,8 +47,7 @@ class EventRefused(Exception):
 
 
 class SessionsOnDiscord(Protocol):
-    """A session's Discord side: its event (methods raise :class:`EventRefused`), its announcement and thread
-    (best effort: a warning, or None), the other features told."""
+    """A session's Discord side: its event (raising EventRefused), its posts (best effort: a warning)."""
 
     def dispatch(self, event: str, /, *args: object) -> None:
         """Tell the other features (``session_saved``, ``session_cancelled``…)."""
@@ -114,8 +108,3 @@ class SessionsContext:
     store: async_sessionmaker[AsyncSession]
     arxiv: ArxivClient
     discord: SessionsOnDiscord
-
-    @classmethod
-    def on(cls, host: Host, arxiv: ArxivClient, discord: SessionsOnDiscord) -> SessionsContext:
-        """The context over the host's store."""
-        return cls(host.session_factory, arxiv, discord)

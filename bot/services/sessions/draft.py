@@ -1,5 +1,4 @@
-"""A session as checked input: :class:`SessionDraft` (new) and :class:`SessionChanges` (an edit), each value
-checked once where it is built; the store checks nothing again."""
+"""A session as checked input: a new one (:class:`SessionDraft`) or an edit (:class:`SessionChanges`)."""
 
 from __future__ import annotations
 
@@ -13,8 +12,8 @@ from bot.papers import PaperRef, parse_paper_ref
 from bot.services.sessions import rules
 from bot.services.sessions.rules import PaperReading, StartTime
 
-CLEAR: Final = "-"
-"""Typed for an optional field of an edit, removes it."""
+CLEAR: Final = "-"  # typed for an optional field of an edit, removes it
+_NOT_COLUMNS: Final = frozenset({"papers", "against", "start_note", "reading"})
 
 
 class Unset:
@@ -29,8 +28,7 @@ UNSET: Final = Unset()
 
 @dataclass(frozen=True)
 class Place:
-    """A voice or stage channel a session is held in, as the caller checked it on Discord (its name for
-    the site; None when only its id is known, e.g. from a programme file)."""
+    """A voice or stage channel a session is held in, checked by the caller (no name: only its id known)."""
 
     channel_id: int
     name: str | None = None
@@ -52,31 +50,17 @@ class SessionDraft:
     description: str | None = None
     channel_id: int | None = None  # held in this voice or stage channel (checked by the caller on Discord)
     channel_name: str | None = None
-    start_note: str | None = None
-    """How an unclear start was read (e.g. which of a fall-back hour's two times was taken)."""
-    reading: PaperReading | None = None
-    """How a typed `papers` text was split, when it was typed."""
+    start_note: str | None = None  # how an unclear start was read
+    reading: PaperReading | None = None  # how a typed `papers` text was split
 
     def columns(self) -> dict[str, Any]:
         """The stored session's columns (all but the papers)."""
-        return {
-            "title": self.title,
-            "starts_at": self.starts_at,
-            "timezone": self.timezone,
-            "presenter_id": self.presenter_id,
-            "presenter_name": self.presenter_name,
-            "signup_url": self.signup_url,
-            "duration_minutes": self.duration_minutes,
-            "description": self.description,
-            "channel_id": self.channel_id,
-            "channel_name": self.channel_name,
-        }
+        return _columns(self)
 
 
 @dataclass(frozen=True)
 class SessionChanges:
-    """An edit: only the fields given, each checked (None clears an optional one, UNSET leaves it).
-    Build it with :func:`session_changes`."""
+    """An edit: only the fields given, each checked (None clears an optional one, UNSET leaves it)."""
 
     title: str | Unset = UNSET
     starts_at: datetime | Unset = UNSET
@@ -95,21 +79,23 @@ class SessionChanges:
 
     def columns(self) -> dict[str, Any]:
         """The given columns (all but the papers) and their new values."""
-        skip = {"papers", "against", "start_note", "reading"}
-        return {
-            f.name: value
-            for f in fields(self)
-            if f.name not in skip and not isinstance(value := getattr(self, f.name), Unset)
-        }
+        return _columns(self)
 
     def is_empty(self) -> bool:
         """Whether the edit changes nothing."""
         return not self.columns() and isinstance(self.papers, Unset)
 
 
+def _columns(values: SessionDraft | SessionChanges) -> dict[str, Any]:
+    return {
+        f.name: value
+        for f in fields(values)
+        if f.name not in _NOT_COLUMNS and not isinstance(value := getattr(values, f.name), Unset)
+    }
+
+
 def _start(when: str | datetime, zone: str | None, default_zone: str, now: datetime) -> StartTime:
-    """A typed start ('Thursday 9:30am', read in ``zone`` or else ``default_zone``), or a computed one
-    (an aware datetime, shown in that zone): the zone resolved once, the start checked once."""
+    """A typed start (read in ``zone``, else ``default_zone``) or an aware datetime, checked once."""
     if isinstance(when, datetime):
         return StartTime(rules.check_start(when, now), rules.check_timezone(zone or default_zone))
     return rules.resolve_start(when, zone, default_zone, now)
@@ -118,8 +104,7 @@ def _start(when: str | datetime, zone: str | None, default_zone: str, now: datet
 def _papers(
     papers: str | Sequence[str | PaperRef] | None,
 ) -> tuple[tuple[PaperRef, ...], PaperReading | None]:
-    """Typed text (split as :func:`rules.read_papers` says), or papers one by one (texts parsed here,
-    references kept): each parsed once, repeats dropped."""
+    """Typed text (as :func:`rules.read_papers` splits it) or papers one by one, repeats dropped."""
     if papers is None:
         return (), None
     if isinstance(papers, str):

@@ -1,5 +1,6 @@
 """A session's Discord scheduled event kept in step with the store: made under a claim (never two), moved,
-cancelled; made for upcoming sessions that lack one when the bot sees their server."""
+cancelled; caught up for imported sessions. A channel's event through its hour: Discord starts and ends only
+link events, so the bot starts and completes it (and sets the voice status), each step once under a claim."""
 
 from __future__ import annotations
 
@@ -9,30 +10,41 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Final
 
-from sqlalchemy import select
+from sqlalchemy import or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import claims, timeutil
 from bot.services.config.guild import get_config
 from bot.services.sessions import store
-from bot.services.sessions.context import EVENT_SCHEDULED, EventFields, EventRefused, SessionsContext, Zones
+from bot.services.sessions.context import (
+    EVENT_ACTIVE,
+    EVENT_SCHEDULED,
+    EventFields,
+    EventRefused,
+    SessionsContext,
+    Zones,
+)
 from bot.services.sessions.info import SCHEDULED, SessionInfo
 from bot.text import cut, one_line
 from db.models import ClubSession
 
 log = logging.getLogger("paperclub.sessions")
 
-# Longer than creating one event takes, even behind Discord's rate limits.
-CLAIM_LEASE: Final = timedelta(minutes=2)
+CLAIM_LEASE: Final = timedelta(minutes=2)  # longer than a claim's Discord calls, even behind rate limits
 # Guild Scheduled Event: name 1-100 characters, description 1-1000, entity_metadata.location 1-100.
 NAME_LIMIT: Final = 100
 DESCRIPTION_LIMIT: Final = 1000
 LOCATION_LIMIT: Final = 100
 
 
+ACTIVE: Final = "active"  # how far the bot took a channel's event through the hour
+COMPLETED: Final = "completed"
+# PUT /channels/{channel.id}/voice-status: "the voice channel status (0-500 characters)" (api-docs#6398)
+VOICE_STATUS_LIMIT: Final = 500
+
+
 def event_fields(info: SessionInfo, zones: Zones) -> EventFields:
-    """The event's name, plain-text description (events render little markdown), times and place: its voice
-    or stage channel, or a location (the sign-up link, or 'Video call' also when the link is too long)."""
+    """The event's name, plain-text description, times and place (channel, sign-up link or 'Video call')."""
     lines = [timeutil.format_club_time(info.starts_at, zones)]
     if info.presenter_name:
         lines.append(f"Presenter: {one_line(info.presenter_name, 100)}")
@@ -45,21 +57,15 @@ def event_fields(info: SessionInfo, zones: Zones) -> EventFields:
     if info.description:
         lines.extend(["", info.description])
     signup = info.signup_url
-    if info.channel_id is not None:
-        location = None  # a voice or stage channel's event has its channel and no location
-    else:
-        location = signup if signup and len(signup) <= LOCATION_LIMIT else "Video call"
+    location = signup if signup and len(signup) <= LOCATION_LIMIT else "Video call"
     return EventFields(
         name=cut(one_line(info.title, 200), NAME_LIMIT),
         description=cut("\n".join(lines), DESCRIPTION_LIMIT),
         start=info.starts_at,
         end=info.ends_at,
-        location=location,
+        location=location if info.channel_id is None else None,  # a channel's event has no location
         channel_id=info.channel_id,
     )
-
-
-# ---------------------------------------------------------------- the claim
 
 
 def claim_key(guild_id: int, session_id: int) -> str:
@@ -79,28 +85,8 @@ async def release_event_claim(session: AsyncSession, guild_id: int, session_id: 
     await claims.release(session, claim_key(guild_id, session_id), token)
 
 
-async def sessions_missing_events(session: AsyncSession, guild_id: int, now: datetime) -> Sequence[int]:
-    """Ids of the guild's scheduled sessions that have not started and have no Discord event yet, soonest
-    first."""
-    rows = await session.execute(
-        select(ClubSession.id)
-        .where(
-            ClubSession.guild_id == guild_id,
-            ClubSession.status == SCHEDULED,
-            ClubSession.starts_at > now,
-            ClubSession.event_id.is_(None),
-        )
-        .order_by(ClubSession.starts_at, ClubSession.id)
-    )
-    return list(rows.scalars())
-
-
-# ---------------------------------------------------------------- keeping the event in step
-
-
 async def sync_event(ctx: SessionsContext, info: SessionInfo, zones: Zones, now: datetime) -> str | None:
-    """Create, move or cancel the session's event; the organizer's warning, or None. An event already
-    started, ended or cancelled by hand is left as it is."""
+    """Create, move or cancel the session's event (one started or ended is left); a warning, or None."""
     discord, guild_id = ctx.discord, info.guild_id
     try:
         status = await discord.event_status(guild_id, info.event_id) if info.event_id else None
@@ -121,15 +107,13 @@ async def sync_event(ctx: SessionsContext, info: SessionInfo, zones: Zones, now:
 
 
 async def _create_claimed(ctx: SessionsContext, info: SessionInfo, zones: Zones, now: datetime) -> None:
-    """Create the event under a claim from the session as stored then (no claim: the holder makes it), and
-    follow a change made meanwhile."""
+    """Create the event under a claim (no claim: the holder makes it), following a change made meanwhile."""
     guild_id, token = info.guild_id, secrets.token_hex(8)
     async with ctx.store() as session, session.begin():  # the claim and the session as stored
         if not await claim_event(session, guild_id, info.id, token, now):
             log.info("session %s: another process is creating its event", info.id)
             return
         current = await store.get_session(session, guild_id, info.id)
-    released = False
     try:
         if current.is_cancelled or current.has_started(now):
             return
@@ -140,32 +124,39 @@ async def _create_claimed(ctx: SessionsContext, info: SessionInfo, zones: Zones,
             made_from = event_fields(current, zones)
             event_id, status = await ctx.discord.create_event(guild_id, made_from)
         assert event_id is not None
-        # Recorded, read again and released in one transaction: whoever edits the session after this sees
-        # the event and moves it itself.
+        # Recorded, read again and released at once: an edit after this sees the event and moves it itself.
         async with ctx.store() as session, session.begin():
             if made_from is not None:
                 await store.record_event(session, guild_id, info.id, event_id)
             latest = await store.get_session(session, guild_id, info.id)
             await release_event_claim(session, guild_id, info.id, token)
-        released = True
         if status != EVENT_SCHEDULED:
             return
         if latest.is_cancelled:
             await ctx.discord.cancel_event(guild_id, event_id)
         elif (fields := event_fields(latest, zones)) != made_from:
             await ctx.discord.edit_event(guild_id, event_id, fields)  # changed while it was being made
-    finally:
-        if not released:
-            async with ctx.store() as session, session.begin():
-                await release_event_claim(session, guild_id, info.id, token)
+    finally:  # released already when the event was recorded: then a no-op
+        async with ctx.store() as session, session.begin():
+            await release_event_claim(session, guild_id, info.id, token)
 
 
 async def catch_up(ctx: SessionsContext, guild_id: int, now: datetime) -> int:
-    """Give the guild's upcoming sessions that lack one their event, stopping at the first refusal; how many
-    were brought in step."""
+    """Give the guild's upcoming sessions their missing event, up to the first refusal; how many got one."""
     async with ctx.store() as session:
         zones = (await get_config(session, guild_id)).display_zones
-        missing = await sessions_missing_events(session, guild_id, now)
+        missing = list(
+            await session.scalars(
+                select(ClubSession.id)
+                .where(
+                    ClubSession.guild_id == guild_id,
+                    ClubSession.status == SCHEDULED,
+                    ClubSession.starts_at > now,
+                    ClubSession.event_id.is_(None),
+                )
+                .order_by(ClubSession.starts_at, ClubSession.id)
+            )
+        )
     made = 0
     for session_id in missing:
         async with ctx.store() as session:
@@ -185,3 +176,86 @@ async def catch_up(ctx: SessionsContext, guild_id: int, now: datetime) -> int:
     if made:
         log.info("guild %s: %d upcoming session(s) got their Discord event", guild_id, made)
     return made
+
+
+def hour_claim_key(guild_id: int, session_id: int) -> str:
+    """The claim key of a session's hour."""
+    return f"hour:{guild_id}:{session_id}"
+
+
+def voice_status(info: SessionInfo) -> str:
+    """The voice channel's status for the hour: the title and the papers, on one line, within 500."""
+    papers = "; ".join(one_line(p.title, 200) for p in info.papers)
+    text = f"{one_line(info.title, 200)} · {papers}" if papers else one_line(info.title, 200)
+    return cut(text, VOICE_STATUS_LIMIT)
+
+
+async def run_hour(ctx: SessionsContext, guild_ids: Sequence[int], now: datetime) -> int:
+    """Take each channel session of these servers whose start has passed a step on; how many steps."""
+    async with ctx.store() as session:
+        found = await session.execute(
+            select(ClubSession.guild_id, ClubSession.id)
+            .where(
+                ClubSession.guild_id.in_(guild_ids),
+                ClubSession.channel_id.is_not(None),
+                ClubSession.event_id.is_not(None),
+                ClubSession.starts_at <= now,
+                or_(
+                    ClubSession.hour_stage == ACTIVE,
+                    ClubSession.hour_stage.is_(None) & (ClubSession.status == SCHEDULED),
+                ),
+            )
+            .order_by(ClubSession.starts_at, ClubSession.id)
+        )
+        due = found.tuples().all()
+    return sum([await hour_step(ctx, guild_id, session_id, now) for guild_id, session_id in due])
+
+
+async def hour_step(ctx: SessionsContext, guild_id: int, session_id: int, now: datetime) -> int:
+    """Under the session's claim, as stored now: start its event (and voice status) once the start has passed,
+    complete it (and clear the status) once the end has; how many steps were taken."""
+    token = secrets.token_hex(8)
+    async with ctx.store() as session, session.begin():
+        if not await claims.claim(session, hour_claim_key(guild_id, session_id), token, now, CLAIM_LEASE):
+            return 0  # another process is taking it
+        info = await store.get_session(session, guild_id, session_id)
+    try:
+        return await _hour_steps(ctx, info, now)
+    except EventRefused as refused:
+        log.warning("session %s: its event could not be moved on: %s", info.id, refused.warning)
+        return 0
+    finally:
+        async with ctx.store() as session, session.begin():
+            await claims.release(session, hour_claim_key(guild_id, session_id), token)
+
+
+async def _hour_steps(ctx: SessionsContext, info: SessionInfo, now: datetime) -> int:
+    discord, guild_id, stage, taken = ctx.discord, info.guild_id, info.hour_stage, 0
+    if info.event_id is None or info.channel_id is None or stage == COMPLETED:
+        return 0
+    status = await discord.event_status(guild_id, info.event_id)
+    if stage is None:
+        if info.is_cancelled or not info.has_started(now):
+            return 0  # cancelled or moved later meanwhile: left alone
+        if status == EVENT_SCHEDULED:
+            await discord.start_event(guild_id, info.event_id)
+            status = EVENT_ACTIVE
+        if status == EVENT_ACTIVE and not info.has_ended(now):
+            await discord.set_voice_status(guild_id, info.channel_id, voice_status(info))
+        stage = ACTIVE if status == EVENT_ACTIVE else COMPLETED  # gone, or ended or cancelled by hand
+        await _record_stage(ctx, info, stage)
+        taken += 1
+    if stage == ACTIVE and info.has_ended(now):
+        if status == EVENT_ACTIVE:
+            await discord.complete_event(guild_id, info.event_id)
+        if info.hour_stage == ACTIVE:  # set at the start (not when the whole hour passed unseen)
+            await discord.set_voice_status(guild_id, info.channel_id, None)
+        await _record_stage(ctx, info, COMPLETED)
+        taken += 1
+    return taken
+
+
+async def _record_stage(ctx: SessionsContext, info: SessionInfo, stage: str) -> None:
+    async with ctx.store() as session, session.begin():
+        await session.execute(update(ClubSession).where(ClubSession.id == info.id).values(hour_stage=stage))
+    log.info("session %s: its event is %s", info.id, stage)

@@ -1,11 +1,10 @@
-"""A stored session as plain values (:class:`SessionInfo`), what an edit changed (:class:`SessionEdit`)
-and the sessions a saved one overlaps (:class:`Overlap`)."""
+"""A stored session as plain values, what an edit changed and the sessions a saved one overlaps."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
 from bot.services.papers.card import PaperRecord, paper_record
 from bot.services.papers.store import PaperInfo, paper_info
@@ -43,22 +42,14 @@ class SessionInfo:
     sequence: int
     cancel_reason: str | None = None
     created_by: int | None = None
-    against: tuple[int, ...] = ()
-    """The ids of the papers read against the others ("TMax vs Terminal-World, T1"); the rest are main."""
-    series_id: int | None = None
-    """The series this session is a week of (bot/services/series), when known: read by ``load_row``
-    (so ``get_session``), None from the list queries."""
-    date_only: bool = False
-    """Dated only (a past session the club gave no time for): shown as its date, never a time."""
-    channel_id: int | None = None
-    """The voice or stage channel it is held in (None: at a link); ``channel_name`` as last seen."""
+    against: tuple[int, ...] = ()  # ids of the papers read against the others
+    series_id: int | None = None  # the series it is a week of (read by ``load_row`` only)
+    date_only: bool = False  # a past session the club gave no time for: shown as its date
+    channel_id: int | None = None  # the voice or stage channel it is held in (None: at a link)
     channel_name: str | None = None
-    hour_stage: str | None = None
-    """How far the bot took the channel's event through the hour: None, "active", "completed"."""
-    records: dict[int, PaperRecord] = field(default_factory=dict, hash=False)
-    """What the outside sources said about each paper, by paper id (the short card's fields)."""
-    coming: int = 0
-    """Members to be reminded of it (Remind me or Interested on its event), each counted once."""
+    hour_stage: str | None = None  # how far the bot took the channel's event: None, "active", "completed"
+    records: dict[int, PaperRecord] = field(default_factory=dict, hash=False)  # the short cards, by paper id
+    coming: int = 0  # members to be reminded of it (Remind me or Interested), each once
 
     @property
     def main_papers(self) -> list[PaperInfo]:
@@ -100,8 +91,7 @@ class Overlap:
 
 @dataclass(frozen=True)
 class SessionEdit:
-    """What an edit changed, so the caller knows whether the event/announcement need refreshing, and
-    the guild's other sessions at the new time when the time or length changed."""
+    """What an edit changed, and the guild's other sessions at the new time when time or length changed."""
 
     info: SessionInfo
     changed: frozenset[str] = field(default_factory=frozenset)
@@ -109,39 +99,18 @@ class SessionEdit:
 
 
 def session_info(row: ClubSession) -> SessionInfo:
-    """Plain values of a row whose papers were loaded (see :func:`load_row`; its series week too, when
-    that was loaded: it is never loaded here behind the caller's back)."""
+    """Plain values of a row whose papers were loaded (its series week too, when that was loaded)."""
     week = row.__dict__.get("series_week")
-    return SessionInfo(
-        id=row.id,
-        guild_id=row.guild_id,
-        title=row.title,
-        description=row.description,
-        starts_at=row.starts_at,
-        ends_at=row.starts_at + timedelta(minutes=row.duration_minutes),
-        duration_minutes=row.duration_minutes,
-        timezone=row.timezone,
-        presenter_id=row.presenter_id,
-        presenter_name=row.presenter_name,
-        papers=[paper_info(link.paper) for link in row.papers],
-        against=tuple(link.paper_id for link in row.papers if link.role == AGAINST),
-        records={link.paper_id: paper_record(link.paper) for link in row.papers},
-        signup_url=row.signup_url,
-        recording_url=row.recording_url,
-        notes_url=row.notes_url,
-        wiki_url=row.wiki_url,
-        status=row.status,
-        announcement_channel_id=row.announcement_channel_id,
-        announcement_message_id=row.announcement_message_id,
-        thread_id=row.thread_id,
-        event_id=row.event_id,
-        sequence=row.sequence,
-        cancel_reason=row.cancel_reason,
-        created_by=row.created_by,
-        series_id=week.series_id if week is not None else None,
-        date_only=row.date_only,
-        coming=row.__dict__.get("coming") or 0,  # a row made in this transaction has not counted yet
-        channel_id=row.channel_id,
-        channel_name=row.channel_name,
-        hour_stage=row.hour_stage,
-    )
+    derived: dict[str, Any] = {
+        "ends_at": row.starts_at + timedelta(minutes=row.duration_minutes),
+        "papers": [paper_info(link.paper) for link in row.papers],
+        "against": tuple(link.paper_id for link in row.papers if link.role == AGAINST),
+        "records": {link.paper_id: paper_record(link.paper) for link in row.papers},
+        "series_id": week.series_id if week is not None else None,
+        "coming": row.__dict__.get("coming") or 0,  # a row made in this transaction has not counted yet
+    }
+    # every other field is the row's column of that name
+    values = {
+        f.name: derived[f.name] if f.name in derived else getattr(row, f.name) for f in fields(SessionInfo)
+    }
+    return SessionInfo(**values)

@@ -1,8 +1,9 @@
-"""What members leave for a session's presenter: *Keep me out of the recording* (this session, or every
-session of the server) and questions; what the presenter and the organizers read of them, privately."""
+"""What members do with a session: *Remind me* or *Interested* on its event (one subscription row, so one DM;
+the row goes when neither holds), *Keep me out of the recording* (one session or all), questions."""
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -12,10 +13,11 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import BadInput, Conflict
-from bot.services.sessions.info import CANCELLED
-from bot.services.sessions.store import load_row
+from bot.services.sessions.context import SessionsContext
+from bot.services.sessions.info import CANCELLED, SCHEDULED, SessionInfo
+from bot.services.sessions.store import get_session, load_row
 from bot.text import cut, visible
-from db.models import ClubSession
+from db.models import ClubSession, SessionSubscription
 from db.models.session_members import (
     MAX_NAME,
     MAX_QUESTION,
@@ -24,9 +26,11 @@ from db.models.session_members import (
     SessionQuestion,
 )
 
+log = logging.getLogger("paperclub.sessions")
 Store = async_sessionmaker[AsyncSession]
+DEFAULT_REMIND_BEFORE_MINUTES = 60
 MAX_QUESTIONS_PER_MEMBER: Final = 5  # per session: enough to ask, too few to flood the presenter's DM
-# What would ping if the text were posted with mentions on (it never is): refused, so nobody expects a ping
+# What would ping if posted with mentions on (it never is): refused, so nobody expects a ping
 _MENTIONS: Final = re.compile(r"<@[!&]?\d+>|@(?:everyone|here)\b")
 
 
@@ -38,11 +42,6 @@ class RecordingChoice:
     title: str
     out: bool
     always: bool
-
-    @property
-    def kept_out(self) -> bool:
-        """Whether the presenter gets the member's name for this session."""
-        return self.out or self.always
 
 
 @dataclass(frozen=True)
@@ -63,6 +62,138 @@ class ForPresenter:
     starts_at: datetime
     names: tuple[str, ...]
     questions: tuple[Question, ...]
+
+
+@dataclass(frozen=True)
+class Reminded:
+    """A member's reminder of a session: asked for (Remind me, /remind me), Interested on its event, both."""
+
+    asked: bool
+    interested: bool
+
+    @property
+    def subscribed(self) -> bool:
+        """Whether a DM comes before the session."""
+        return self.asked or self.interested
+
+
+async def _mark(
+    session: AsyncSession, session_id: int, user_id: int, flag: str, on: bool, now: datetime
+) -> bool:
+    """Set or clear the member's ``asked`` or ``interested`` flag (the row goes with the last); if it did."""
+    row = await session.get(SessionSubscription, (session_id, user_id))
+    if row is None:
+        if on:
+            session.add(
+                SessionSubscription(
+                    session_id=session_id,
+                    user_id=user_id,
+                    before_minutes=DEFAULT_REMIND_BEFORE_MINUTES,
+                    created_at=now,
+                    asked=flag == "asked",
+                    interested=flag == "interested",
+                )
+            )
+        return on
+    if getattr(row, flag) == on:
+        return False
+    setattr(row, flag, on)
+    if not (row.asked or row.interested):
+        await session.delete(row)
+    return True
+
+
+async def toggle_subscription(
+    session: AsyncSession, guild_id: int, session_id: int, user_id: int, *, now: datetime
+) -> Reminded:
+    """Remind me pressed: the member's own reminder on, or off if it was on (a mark of Interested stays)."""
+    row = await load_row(session, guild_id, session_id)
+    existing = await session.get(SessionSubscription, (session_id, user_id))
+    asked = existing is None or not existing.asked
+    interested = existing is not None and existing.interested
+    if asked and row.status == CANCELLED:
+        raise Conflict("That session was cancelled, so there is nothing to remind you of.")
+    if asked and row.starts_at <= now:
+        raise Conflict("That session has already started.")
+    await _mark(session, session_id, user_id, "asked", asked, now)
+    await session.flush()
+    return Reminded(asked=asked, interested=interested)
+
+
+async def remind_me(
+    ctx: SessionsContext, guild_id: int, session_id: int, user_id: int, now: datetime
+) -> tuple[Reminded, SessionInfo]:
+    """Remind me pressed: :func:`toggle_subscription`, and the session; the reminders feature hears it."""
+    async with ctx.store() as session, session.begin():
+        reminded = await toggle_subscription(session, guild_id, session_id, user_id, now=now)
+        info = await get_session(session, guild_id, session_id)
+    ctx.discord.dispatch("session_subscription_changed", guild_id, session_id, user_id, reminded.subscribed)
+    return reminded, info
+
+
+async def is_subscribed(session: AsyncSession, session_id: int, user_id: int) -> bool:
+    """Whether the user asked to be reminded of the session."""
+    return await session.get(SessionSubscription, (session_id, user_id)) is not None
+
+
+async def interest_marked(
+    ctx: SessionsContext, guild_id: int, event_id: int, user_id: int, interested: bool, now: datetime
+) -> int | None:
+    """A member marked (or unmarked) *Interested* on an event: the session it changed, or None."""
+    async with ctx.store() as session, session.begin():
+        session_id = await session.scalar(
+            select(ClubSession.id).where(
+                ClubSession.guild_id == guild_id,
+                ClubSession.event_id == event_id,
+                ClubSession.status == SCHEDULED,
+                ClubSession.starts_at > now,
+            )
+        )
+        if session_id is None or not await _mark(session, session_id, user_id, "interested", interested, now):
+            return None
+        await session.flush()
+        subscribed = interested or bool(await session.get(SessionSubscription, (session_id, user_id)))
+    ctx.discord.dispatch("session_subscription_changed", guild_id, session_id, user_id, subscribed)
+    return session_id
+
+
+async def catch_up_interest(ctx: SessionsContext, guild_id: int, now: datetime) -> int:
+    """Bring the guild's Interested marks in line with their events' users; how many changed."""
+    async with ctx.store() as session:
+        coming = (
+            await session.execute(
+                select(ClubSession.id, ClubSession.event_id).where(
+                    ClubSession.guild_id == guild_id,
+                    ClubSession.status == SCHEDULED,
+                    ClubSession.starts_at > now,
+                    ClubSession.event_id.is_not(None),
+                )
+            )
+        ).all()
+    changed = 0
+    for session_id, event_id in coming:
+        users = await ctx.discord.event_users(guild_id, int(event_id))
+        if users is None:
+            continue  # the event is gone, or Discord refused: the marks stay as they were
+        async with ctx.store() as session, session.begin():
+            marked_now = set(
+                await session.scalars(
+                    select(SessionSubscription.user_id).where(
+                        SessionSubscription.session_id == session_id, SessionSubscription.interested
+                    )
+                )
+            )
+            moves = [(user, True) for user in users - marked_now] + [
+                (user, False) for user in marked_now - users
+            ]
+            for user_id, interested in moves:
+                await _mark(session, session_id, user_id, "interested", interested, now)
+        for user_id, interested in moves:
+            ctx.discord.dispatch("session_subscription_changed", guild_id, session_id, user_id, interested)
+        changed += len(moves)
+    if changed:
+        log.info("guild %s: %d Interested mark(s) caught up", guild_id, changed)
+    return changed
 
 
 def clean_name(name: str) -> str:
@@ -111,8 +242,7 @@ async def keep_out(
 async def keep_out_always(
     factory: Store, guild_id: int, session_id: int, user_id: int, name: str, now: datetime
 ) -> RecordingChoice:
-    """*Always keep me out* pressed: the member's standing choice for the server on, or off when it was on;
-    shown for the session the button came with."""
+    """*Always keep me out* pressed: the member's standing choice for the server on, or off when it was on."""
     async with factory() as session, session.begin():
         row = await load_row(session, guild_id, session_id)
         standing = await session.get(RecordingPreference, (guild_id, user_id))
@@ -217,7 +347,7 @@ async def questions(session: AsyncSession, session_id: int, since: datetime | No
     query = select(SessionQuestion).where(SessionQuestion.session_id == session_id)
     if since is not None:
         query = query.where(SessionQuestion.created_at >= since)  # at the very instant: told again, not lost
-    rows = (await session.execute(query.order_by(SessionQuestion.created_at, SessionQuestion.id))).scalars()
+    rows = await session.scalars(query.order_by(SessionQuestion.created_at, SessionQuestion.id))
     return [Question(row.name if row.named else None, row.text, row.created_at) for row in rows]
 
 

@@ -1,5 +1,5 @@
-"""Publishing a session: creating, changing or cancelling it, then Discord kept in step (the other features
-told, the event and posts followed, best effort); the announcement and thread, the recap."""
+"""Publishing a session: created, changed or cancelled, then Discord kept in step (best effort); the
+announcement and its thread; the recap (also from the recording form)."""
 
 from __future__ import annotations
 
@@ -10,28 +10,27 @@ from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.errors import BadInput, Conflict, NotConfigured, PaperclubError
+from bot.errors import BadInput, Conflict, NotAllowed, NotConfigured, NotFound, PaperclubError
 from bot.services.config.guild import get_config
 from bot.services.papers.metadata import LOOKUP_BUDGET, PendingPaper, fetch_and_store, papers_lacking_metadata
-from bot.services.sessions import queries, reads, store
+from bot.services.sessions import queries, store
 from bot.services.sessions.context import SessionsContext, Zones
 from bot.services.sessions.draft import SessionChanges, SessionDraft
 from bot.services.sessions.events import sync_event
-from bot.services.sessions.info import Overlap, SessionInfo
+from bot.services.sessions.info import Overlap, SessionInfo, session_info
 from bot.services.sessions.rules import PaperReading
 from bot.text import cut, one_line
+from db.models import ClubSession
 
 log = logging.getLogger("paperclub.sessions")
 
-Then = Callable[[AsyncSession, SessionInfo], Awaitable[object]]
-"""A step of the caller's inside the saving transaction (e.g. link the session to a suggestion); raising
-rolls the session back."""
+Then = Callable[[AsyncSession, SessionInfo], Awaitable[object]]  # the caller's step in the saving transaction
+NOT_YOURS = "Only the session's presenter or an organizer can add its recording and notes."
 
 
 @dataclass(frozen=True)
 class Published:
-    """A saved session and what its reply says: other sessions at that time, how the input was read, Discord's
-    warnings; for an edit, the fields that ``changed`` (none: nothing was published)."""
+    """A saved session and what its reply says; for an edit, the fields that ``changed``."""
 
     info: SessionInfo
     overlaps: tuple[Overlap, ...] = ()
@@ -61,8 +60,8 @@ async def create(
     now: datetime,
     then: Then | None = None,
 ) -> Published:
-    """Save a checked draft as a new session (``then`` runs in the same transaction: raising rolls the
-    session back), fill in arXiv's titles, tell the other features, create its Discord event."""
+    """Save a checked draft (``then`` in the same transaction), fill in arXiv's titles, tell the other
+    features, create its Discord event."""
     async with ctx.store() as session, session.begin():
         created = await store.create_session(session, guild_id, draft, created_by=created_by, now=now)
         if then is not None:
@@ -86,7 +85,7 @@ async def change(
     when anything changed, tell the other features and move the event."""
     async with ctx.store() as session, session.begin():
         if not isinstance(changes, SessionChanges):
-            changes = changes(await store.session_zone(session, guild_id, session_id))
+            changes = changes((await store.load_row(session, guild_id, session_id)).timezone)
         edit = await store.edit_session(session, guild_id, session_id, changes, now=now)
         pending = await papers_lacking_metadata(session, [paper.id for paper in edit.info.papers])
     info = await _titled(ctx, edit.info, pending, now)
@@ -97,8 +96,7 @@ async def change(
 async def _titled(
     ctx: SessionsContext, info: SessionInfo, pending: list[PendingPaper], now: datetime
 ) -> SessionInfo:
-    """Once the write has committed: arXiv's titles of its new papers (within LOOKUP_BUDGET seconds; arXiv
-    trouble leaves the id labels), and the session as it now stands."""
+    """After the commit: arXiv's titles of its new papers (within LOOKUP_BUDGET seconds), and the session."""
     if not pending or ctx.arxiv.blocked_for > 0:
         return info
     stored = await fetch_and_store(ctx.arxiv, ctx.store, pending, now, budget=LOOKUP_BUDGET)
@@ -118,23 +116,21 @@ async def cancel(
 
 
 async def saved(ctx: SessionsContext, info: SessionInfo, zones: Zones, now: datetime) -> tuple[str, ...]:
-    """A session another feature changed in the store (a week of a series): tell the other features, keep
-    its event and its posted announcement in step. The warnings."""
+    """A session another feature changed in the store: its event and post kept in step; the warnings."""
     return _some(await _saved(ctx, info, zones, now), await refresh(ctx, info, zones, now))
 
 
 async def saved_by_id(ctx: SessionsContext, guild_id: int, session_id: int, now: datetime) -> tuple[str, ...]:
     """:func:`saved` for the guild's session by id (nothing: it is gone)."""
     try:
-        info, zones = await reads.session_with_zones(ctx.store, guild_id, session_id)
+        info, zones = await queries.session_with_zones(ctx.store, guild_id, session_id)
     except PaperclubError:
         return ()
     return await saved(ctx, info, zones, now)
 
 
 async def cancelled(ctx: SessionsContext, info: SessionInfo, zones: Zones, now: datetime) -> tuple[str, ...]:
-    """A session just cancelled in the store: tell the other features, cancel its event, mark its
-    announcement and post the notice under it. The warnings."""
+    """A session just cancelled in the store: its event cancelled, a notice under its post; the warnings."""
     ctx.discord.dispatch("session_cancelled", info.guild_id, info.id)
     return _some(
         await sync_event(ctx, info, zones, now),
@@ -146,9 +142,6 @@ async def cancelled(ctx: SessionsContext, info: SessionInfo, zones: Zones, now: 
 async def refresh(ctx: SessionsContext, info: SessionInfo, zones: Zones, now: datetime) -> str | None:
     """Edit the posted announcement, if any, to match the store; a warning, or None."""
     return await ctx.discord.refresh_card(info, zones, now) if info.is_announced else None
-
-
-# ---------------------------------------------------------------- the posts
 
 
 @dataclass(frozen=True)
@@ -176,8 +169,8 @@ async def announce(
     zones: Zones,
     now: datetime,
 ) -> Announced:
-    """Post the announcement (the first post opens the thread, the presenter in it) or edit it; in the channel
-    asked for, else where it was, else the announcements channel. A session without its event gets it."""
+    """Post the announcement (the first opens the thread, with the presenter) or edit it: in the channel asked
+    for, else where it was, else the announcements channel. A session without its event gets it."""
     async with ctx.store() as session:
         info = await store.get_session(session, guild_id, session_id)
     if info.is_cancelled:
@@ -215,7 +208,7 @@ async def announce(
         )
     if info.event_id is None:
         warnings.append(await sync_event(ctx, info, zones, now))
-    return Announced(announced, posted.jump_url, edited, tuple(w for w in warnings if w))
+    return Announced(announced, posted.jump_url, edited, _some(*warnings))
 
 
 async def recap(
@@ -229,8 +222,7 @@ async def recap(
     zones: Zones,
     now: datetime,
 ) -> tuple[SessionInfo, tuple[str, ...]]:
-    """Save the recording, notes and wiki links; the announcement shows them and the thread gets them. The
-    session and the warnings."""
+    """Save the recording, notes and wiki links, shown on the announcement and in the thread; the warnings."""
     async with ctx.store() as session, session.begin():
         info = await store.recap_session(
             session,
@@ -243,18 +235,16 @@ async def recap(
         )
     if recording_url is not None:  # the members who asked to be reminded get one DM that it is up
         ctx.discord.dispatch("session_recorded", guild_id, session_id)
-    warnings = [
+    return info, _some(
         await refresh(ctx, info, zones, now),
         await ctx.discord.post_recap(info) if info.thread_id is not None else None,
-    ]
-    return info, tuple(w for w in warnings if w)
+    )
 
 
 async def refresh_enriched(
     ctx: SessionsContext, guild_id: int, paper_ids: Sequence[int], now: datetime
 ) -> int:
-    """Edit the guild's announcements still to come that show any of these papers (their cards filled in);
-    how many were edited. Each edit renders the store as it is, so two processes leave the same card."""
+    """Edit the guild's announcements still to come that show any of these papers; how many were edited."""
     async with ctx.store() as session:
         zones = (await get_config(session, guild_id)).display_zones
         infos = await queries.announced_with_papers(session, guild_id, paper_ids, now)
@@ -266,3 +256,37 @@ async def refresh_enriched(
         else:
             edited += 1
     return edited
+
+
+async def form_session(
+    ctx: SessionsContext, session_id: int, user_id: int, *, guild_id: int | None, organizer: bool
+) -> SessionInfo:
+    """The session whose recording form ``user_id`` opens: its presenter, or an organizer of its server (not
+    from a DM: ``guild_id`` None). NotFound or NotAllowed otherwise."""
+    async with ctx.store() as session:
+        found = await session.get(ClubSession, session_id)
+        if found is None or (guild_id is not None and found.guild_id != guild_id):
+            raise NotFound(f"There is no session #{session_id} here.")
+        if found.presenter_id != user_id and not (organizer and guild_id is not None):
+            raise NotAllowed(NOT_YOURS)
+        return session_info(await store.load_row(session, found.guild_id, session_id))
+
+
+async def submit_form(
+    ctx: SessionsContext,
+    session_id: int,
+    user_id: int,
+    *,
+    guild_id: int | None,
+    organizer: bool,
+    recording_url: str | None,
+    notes_url: str | None,
+    wiki_url: str | None,
+    now: datetime,
+) -> tuple[SessionInfo, tuple[str, ...]]:
+    """The form submitted: checked as :func:`form_session` again (a submit can be forged), then the recap."""
+    info = await form_session(ctx, session_id, user_id, guild_id=guild_id, organizer=organizer)
+    async with ctx.store() as session:
+        zones = (await get_config(session, info.guild_id)).display_zones
+    links = {"recording_url": recording_url, "notes_url": notes_url, "wiki_url": wiki_url}
+    return await recap(ctx, info.guild_id, session_id, **links, zones=zones, now=now)

@@ -1,5 +1,4 @@
-"""Looking sessions up: upcoming lists (those in progress first, then soonest first), autocomplete choices,
-the calendar, Remind me subscriptions."""
+"""Looking sessions up: upcoming (in progress first, then soonest), /session list, autocomplete, calendar."""
 
 from __future__ import annotations
 
@@ -9,21 +8,22 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import ColumnElement, Select, delete, func, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
 from bot import timeutil
-from bot.errors import Conflict
 from bot.ids import parse_id
+from bot.services.config.guild import get_config
+from bot.services.sessions.context import Zones
 from bot.services.sessions.info import CANCELLED, SCHEDULED, SessionInfo, session_info
 from bot.services.sessions.rules import MAX_DURATION
-from bot.services.sessions.store import load_row
+from bot.services.sessions.store import get_session
 from bot.text import CHOICE_NAME_LIMIT, cut
-from db.models import ClubSession, SessionPaper, SessionSubscription
+from db.models import ClubSession, SessionPaper
 
+Store = async_sessionmaker[AsyncSession]
 MAX_CHOICES = 25
-DEFAULT_REMIND_BEFORE_MINUTES = 60
 
 
 def _filters(guild_id: int, include_cancelled: bool, needle: str | None) -> list[ColumnElement[bool]]:
@@ -94,11 +94,9 @@ async def list_upcoming(
     return [session_info(row) for row in rows]
 
 
-async def count_upcoming(
-    session: AsyncSession, guild_id: int, now: datetime, *, include_cancelled: bool = False
-) -> int:
+async def count_upcoming(session: AsyncSession, guild_id: int, now: datetime) -> int:
     """How many sessions are running or still to come."""
-    conditions = _filters(guild_id, include_cancelled, None)
+    conditions = _filters(guild_id, False, None)
     window_start = now - timedelta(minutes=MAX_DURATION)
     running = (
         await session.execute(
@@ -111,6 +109,51 @@ async def count_upcoming(
         select(func.count()).select_from(ClubSession).where(*conditions, ClubSession.starts_at > now)
     )
     return sum(1 for row in running if _ends(row) > now) + int(future or 0)
+
+
+@dataclass(frozen=True)
+class ListPage:
+    """One page of the upcoming sessions."""
+
+    sessions: list[SessionInfo]
+    zones: Zones
+    total: int
+    page: int
+    pages: int
+
+
+async def upcoming_page(factory: Store, guild_id: int, now: datetime, page: int, per_page: int) -> ListPage:
+    """The page (clamped to the pages there are) of the sessions not yet over."""
+    async with factory() as session:
+        zones = (await get_config(session, guild_id)).display_zones
+        total = await count_upcoming(session, guild_id, now)
+        pages = max(1, -(-total // per_page))
+        page = min(max(page, 0), pages - 1)
+        infos = await list_upcoming(session, guild_id, now, limit=per_page, offset=page * per_page)
+    return ListPage(infos, zones, total, page, pages)
+
+
+async def session_with_zones(factory: Store, guild_id: int, session_id: int) -> tuple[SessionInfo, Zones]:
+    """The guild's session (NotFound otherwise) and the zones the server shows times in."""
+    async with factory() as session:
+        zones = (await get_config(session, guild_id)).display_zones
+        return await get_session(session, guild_id, session_id), zones
+
+
+async def channels_in_use(factory: Store, guild_id: int, now: datetime) -> list[int]:
+    """The voice and stage channels the guild's sessions still to start are held in (for /setup show)."""
+    async with factory() as session:
+        rows = await session.scalars(
+            select(ClubSession.channel_id)
+            .where(
+                ClubSession.guild_id == guild_id,
+                ClubSession.status == SCHEDULED,
+                ClubSession.starts_at > now,
+                ClubSession.channel_id.is_not(None),
+            )
+            .distinct()
+        )
+        return sorted(channel_id for channel_id in rows if channel_id is not None)
 
 
 async def list_for_calendar(
@@ -127,26 +170,20 @@ async def announced_with_papers(
     papers' cards). Past posts keep the card they had: a weekly citation count is no reason to edit them."""
     if not paper_ids:
         return []
-    rows = (
-        (
-            await session.execute(
-                select(ClubSession)
-                .where(
-                    ClubSession.guild_id == guild_id,
-                    ClubSession.announcement_message_id.is_not(None),
-                    ClubSession.status == "scheduled",
-                    ClubSession.starts_at >= now,
-                    ClubSession.id.in_(
-                        select(SessionPaper.session_id).where(SessionPaper.paper_id.in_(list(paper_ids)))
-                    ),
-                )
-                .order_by(ClubSession.id)
-                .options(selectinload(ClubSession.papers))
-                .execution_options(populate_existing=True)
-            )
+    rows = await session.scalars(
+        select(ClubSession)
+        .where(
+            ClubSession.guild_id == guild_id,
+            ClubSession.announcement_message_id.is_not(None),
+            ClubSession.status == SCHEDULED,
+            ClubSession.starts_at >= now,
+            ClubSession.id.in_(
+                select(SessionPaper.session_id).where(SessionPaper.paper_id.in_(list(paper_ids)))
+            ),
         )
-        .scalars()
-        .all()
+        .order_by(ClubSession.id)
+        .options(selectinload(ClubSession.papers))
+        .execution_options(populate_existing=True)
     )
     return [session_info(row) for row in rows]
 
@@ -161,12 +198,11 @@ def choice_name(session_id: int, title: str, starts_at: datetime, tz: ZoneInfo, 
 
 
 async def session_choices(
-    session: AsyncSession, guild_id: int, now: datetime, current: str, zone: str, limit: int = MAX_CHOICES
+    session: AsyncSession, guild_id: int, now: datetime, current: str, zone: str
 ) -> list[tuple[str, int]]:
     """Autocomplete for a `session` option: upcoming first, then recent; ``current`` matches the title (any
     case) or, as a number, the id."""
     tz = timeutil.resolve_timezone(zone)
-    cap = max(0, min(limit, MAX_CHOICES))
     typed = current.strip()
     typed_id = parse_id(typed)
     columns = select(ClubSession.id, ClubSession.title, ClubSession.starts_at, ClubSession.status)
@@ -188,17 +224,17 @@ async def session_choices(
         columns.add_columns(ClubSession.duration_minutes),
         conditions,
         now,
-        limit=cap,
+        limit=MAX_CHOICES,
         offset=0,
         entities=False,
     )
     found.extend(upcoming)
-    if len(found) < cap:
+    if len(found) < MAX_CHOICES:
         recent = (
             await session.execute(
                 columns.where(*conditions, ClubSession.starts_at <= now)
                 .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
-                .limit(cap)
+                .limit(MAX_CHOICES)
             )
         ).all()
         found.extend(recent)
@@ -209,80 +245,4 @@ async def session_choices(
             continue
         seen.add(row.id)
         choices.append((choice_name(row.id, row.title, row.starts_at, tz, row.status), row.id))
-    return choices[:cap]
-
-
-# ---------------------------------------------------------------- Remind me
-
-
-@dataclass(frozen=True)
-class Reminded:
-    """A member's reminder of a session: asked for (Remind me, /remind me), Interested on its event, both."""
-
-    asked: bool
-    interested: bool
-
-    @property
-    def subscribed(self) -> bool:
-        """Whether a DM comes before the session."""
-        return self.asked or self.interested
-
-
-async def toggle_subscription(
-    session: AsyncSession,
-    guild_id: int,
-    session_id: int,
-    user_id: int,
-    *,
-    now: datetime,
-    before_minutes: int = DEFAULT_REMIND_BEFORE_MINUTES,
-) -> Reminded:
-    """Remind me pressed: the member's own reminder on, or off if it was on. A member who also marked
-    Interested on the event keeps the row (one DM either way) until they unmark it."""
-    row = await load_row(session, guild_id, session_id)
-    existing = await session.get(SessionSubscription, (session_id, user_id))
-    if existing is not None and existing.asked:
-        if existing.interested:
-            existing.asked = False
-            await session.flush()
-            return Reminded(asked=False, interested=True)
-        await session.execute(
-            delete(SessionSubscription).where(
-                SessionSubscription.session_id == session_id, SessionSubscription.user_id == user_id
-            )
-        )
-        return Reminded(asked=False, interested=False)
-    if row.status == CANCELLED:
-        raise Conflict("That session was cancelled, so there is nothing to remind you of.")
-    if row.starts_at <= now:
-        raise Conflict("That session has already started.")
-    if existing is not None:
-        existing.asked = True
-    else:
-        session.add(
-            SessionSubscription(
-                session_id=session_id, user_id=user_id, before_minutes=before_minutes, created_at=now
-            )
-        )
-    await session.flush()
-    return Reminded(asked=True, interested=existing is not None and existing.interested)
-
-
-async def is_subscribed(session: AsyncSession, session_id: int, user_id: int) -> bool:
-    """Whether the user asked to be reminded of the session."""
-    return await session.get(SessionSubscription, (session_id, user_id)) is not None
-
-
-async def subscriber_ids(session: AsyncSession, session_id: int) -> Sequence[int]:
-    """Members who pressed Remind me on the session (for the reminders feature)."""
-    return (
-        (
-            await session.execute(
-                select(SessionSubscription.user_id)
-                .where(SessionSubscription.session_id == session_id)
-                .order_by(SessionSubscription.created_at)
-            )
-        )
-        .scalars()
-        .all()
-    )
+    return choices[:MAX_CHOICES]

@@ -1,5 +1,4 @@
-"""Checks and parsing for session fields, one definition of each rule (the drafts and the programme import use
-them); each raises BadInput with the user's message."""
+"""Checks and parsing for session fields, one definition of each rule; each raises BadInput."""
 
 from __future__ import annotations
 
@@ -27,8 +26,7 @@ MAX_SHORT_NAME: Final = 40
 
 @dataclass(frozen=True)
 class StartTime:
-    """A session start read from user input: UTC, the zone it was read in, and any note
-    (e.g. which of two ambiguous fall-back times was taken)."""
+    """A session start read from user input: UTC, the zone it was read in, and any note on how."""
 
     utc: datetime
     zone: str
@@ -36,8 +34,8 @@ class StartTime:
 
 
 def resolve_start(when: str, timezone: str | None, default_timezone: str, now: datetime) -> StartTime:
-    """Read a typed start ('2026-11-05 08:00', 'Thursday 9:30am', 'tomorrow 17:00 UK') in
-    ``timezone`` (default the guild's). Rejects past times, DST-gap times and times over 2 years out."""
+    """Read a typed start ('Thursday 9:30am') in ``timezone`` (default the guild's); BadInput when past, in a
+    DST gap or over 2 years out."""
     tz = timeutil.resolve_timezone(timezone or default_timezone)
     parsed = parse_when(when, tz, now)
     check_start(parsed.utc, now)
@@ -112,8 +110,7 @@ def check_paper_count(texts: list[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class PaperReading:
-    """How a `papers` text was read: its pieces (``items``), their references (``refs``, repeats dropped), and
-    whether commas separated them (``by_commas``)."""
+    """How a `papers` text was read: its pieces, their references (no repeats), whether commas split it."""
 
     items: tuple[str, ...] = ()
     refs: tuple[PaperRef, ...] = ()
@@ -122,8 +119,7 @@ class PaperReading:
 
     @property
     def worth_telling(self) -> bool:
-        """Whether the reply should say how the text was read: a comma was either a separator or
-        kept inside a paper, and the member may have meant the other."""
+        """Whether the reply should say how the text was read (a comma split it or was kept)."""
         return self.by_commas or bool(self.against) or any("," in item for item in self.items)
 
 
@@ -132,8 +128,7 @@ _LIST_AND = re.compile(r"^(?:and|&)\s+", re.IGNORECASE)
 
 
 def _short_name(part: str) -> bool:
-    """A part of a comma list that reads as a paper's short name ('TMax', 'Terminal-World', 'Agent
-    World Model') or a reference ('2401.12345', an arXiv or DOI link), not a fragment of a title."""
+    """A part of a comma list that reads as a short name ('TMax') or a reference, not part of a title."""
     words = part.split()
     if not words:
         return False
@@ -150,8 +145,7 @@ def _short_name(part: str) -> bool:
 
 
 def _comma_list(text: str) -> list[str] | None:
-    """The names of a list written as the club page writes them ('TMax, Terminal-World and T1',
-    'A, B, and C'), or None when the commas may belong to a title."""
+    """The names of a list like 'TMax, Terminal-World and T1', or None when the commas may be a title's."""
     parts = [part.strip() for part in text.strip().split(",")]
     if len(parts) < 2:
         return None
@@ -177,8 +171,7 @@ def _short_list(text: str) -> list[str] | None:
 
 
 def _versus(text: str) -> tuple[list[str], list[str]] | None:
-    """'TMax vs Terminal-World, T1' (or 'against', 'versus') as (main, against) when both sides read as
-    lists of short names or references; None when the word may belong to a title."""
+    """'TMax vs Terminal-World, T1' as (main, against) when both sides are short lists; else None."""
     sides = _VERSUS.split(text.strip())
     if len(sides) != 2:
         return None

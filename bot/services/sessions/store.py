@@ -1,10 +1,8 @@
-"""Sessions in the store: create, edit, cancel, recap and look up, each in the caller's transaction; plain
-values in, :class:`SessionInfo` out."""
+"""Sessions in the store: create, edit, cancel, recap and look up, each in the caller's transaction."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
@@ -21,8 +19,6 @@ from bot.services.sessions.info import CANCELLED, SCHEDULED, Overlap, SessionEdi
 from bot.services.sessions.rules import MAX_CANCEL_REASON, MAX_DURATION, clean_url
 from db.models import ClubSession, SessionPaper
 from db.models.sessions import AGAINST, MAIN
-
-# ---------------------------------------------------------------- store
 
 
 async def load_row(session: AsyncSession, guild_id: int, session_id: int) -> ClubSession:
@@ -136,19 +132,11 @@ async def _overlaps(session: AsyncSession, row: ClubSession) -> tuple[Overlap, .
     )
 
 
-@dataclass(frozen=True)
-class Created:
-    """A stored new session, and the guild's other sessions at the same time (a warning, not a refusal)."""
-
-    info: SessionInfo
-    overlaps: tuple[Overlap, ...] = ()
-
-
 async def create_session(
     session: AsyncSession, guild_id: int, draft: SessionDraft, *, created_by: int | None, now: datetime
-) -> Created:
-    """Store a new session from its checked draft (caller's transaction). Conflict when the guild
-    already has a session with that title at that time."""
+) -> SessionEdit:
+    """Store a new session from its checked draft (and the guild's other sessions at that time); Conflict when
+    one has that title at that time."""
     await _ensure_no_duplicate(session, guild_id, draft.title, draft.starts_at)
     row = ClubSession(
         guild_id=guild_id,
@@ -165,24 +153,14 @@ async def create_session(
     await _set_papers(session, row, guild_id, draft.papers, now, draft.against)
     await session.flush()
     overlaps = await _overlaps(session, row)
-    return Created(await get_session(session, guild_id, row.id), overlaps)
-
-
-async def session_zone(session: AsyncSession, guild_id: int, session_id: int) -> str:
-    """The zone a session's times are read and shown in (NotFound as :func:`get_session`)."""
-    zone = await session.scalar(
-        select(ClubSession.timezone).where(ClubSession.id == session_id, ClubSession.guild_id == guild_id)
-    )
-    if zone is None:
-        raise NotFound(f"There is no session #{session_id} in this server.")
-    return zone
+    return SessionEdit(await get_session(session, guild_id, row.id), overlaps=overlaps)
 
 
 async def edit_session(
     session: AsyncSession, guild_id: int, session_id: int, changes: SessionChanges, *, now: datetime
 ) -> SessionEdit:
-    """Apply a checked edit (caller's transaction): only what differs is written, the sequence raised; a new
-    time or length lists the guild's other sessions then."""
+    """Apply a checked edit: only what differs is written, the sequence raised; a new time or length lists the
+    guild's other sessions then."""
     row = await _load_scheduled(session, guild_id, session_id, "was cancelled; add a new session instead.")
     updates = changes.columns()
     changed = {name for name, value in updates.items() if getattr(row, name) != value}
@@ -260,15 +238,14 @@ async def recap_session(
     return await _save(session, row, now)
 
 
-RECORD = frozenset({"status", "date_only", "recording_url", "notes_url", "wiki_url"})
-"""What a kept record (the programme file) sets beyond a draft, for past sessions too."""
+RECORD = frozenset({"status", "date_only", "recording_url", "notes_url", "wiki_url"})  # beyond a draft
 
 
 async def keep_record(
     session: AsyncSession, guild_id: int, session_id: int, values: dict[str, object], *, now: datetime
 ) -> bool:
-    """Set a session's status, dated-only flag and recap links as a kept record gives them (no live-flow
-    time rules: the record is history); True when any differed."""
+    """Set a session's status, dated-only flag and recap links as a kept record (the programme file) gives
+    them, with no time rules; True when any differed."""
     row = await session.get(ClubSession, session_id)
     if row is None or row.guild_id != guild_id:
         raise NotFound(f"There is no session #{session_id} in this server.")

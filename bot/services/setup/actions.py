@@ -6,7 +6,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.host import Host
 from bot.services.config.guild import GuildConfig, update_config
-from bot.services.sessions import reads
+from bot.services.sessions import queries
 from bot.services.setup.overview import SetupOverview, read_overview
 from db.engine import one_statement_session_factory
 
@@ -25,7 +25,7 @@ class Setup:
 
     async def channels_in_use(self, guild_id: int) -> list[int]:
         """The voice and stage channels of the sessions still to start (what the bot must hold there)."""
-        return await reads.channels_in_use(self.host.session_factory, guild_id, self.host.clock.now())
+        return await queries.channels_in_use(self.host.session_factory, guild_id, self.host.clock.now())
 
     async def change(self, guild_id: int, **changes: object) -> GuildConfig:
         """Save checked changes to the guild's settings; the settings as they now stand."""
