@@ -1,8 +1,9 @@
-"""How series look, each a layout card: a series and its weeks, the list, the open-weeks message and
-/presenters' pages; member text escaped once."""
+"""How series look, each a layout card (a series and its weeks, the list, the open-weeks message, /series
+presenters' pages; member text escaped once), and the series' Discord side that posts them."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -10,14 +11,25 @@ from typing import Any
 import discord
 
 from bot import timeutil
+from bot.client import PaperclubBot
+from bot.errors import NotConfigured
+from bot.hidden_channels import cannot_see, hidden_from_bot, usable
 from bot.layouts import Card, escape, escape_line
-from bot.replies import cut, markdown_link
+from bot.replies import NO_MENTIONS, cut, markdown_link
 from bot.services.series import rules
 from bot.services.series.info import SeriesCard, SeriesInfo, WeekInfo
-from bot.services.series.reads import Presenters
-from bot.timeutil import DisplayZone
+from bot.services.series.presenters import Presenters
+from bot.services.series.publishing import SeriesContext
+from bot.services.sessions.context import Posted
+from bot.timeutil import DisplayZone, format_long_date
 from cogs.series._buttons import PresentButton
+from cogs.sessions.publish import find_channel, sessions_of
 
+log = logging.getLogger("paperclub.series")
+# "Sending a message will automatically unarchive the thread, unless the thread has been locked by a
+# moderator" (docs: Threads), so a week's archive still lets a nudge a month later land.
+THREAD_ARCHIVE_MINUTES = 10080
+Postable = discord.TextChannel | discord.Thread
 COLOUR = discord.Colour.blurple()
 ENDED_COLOUR = discord.Colour.dark_grey()
 BOARD_LIMIT = 25  # open weeks with a button: five rows of five on /series show
@@ -74,9 +86,9 @@ def header(info: SeriesInfo, zones: Sequence[DisplayZone], now: datetime) -> str
     text = f"{rules.rule_text(rule, zones, now)} ({rule.zone}) · {timeutil.format_duration(info.duration_minutes)}"
     if info.has_ended(today):
         assert rule.until is not None
-        text += f" · ended {rules.long_date(rule.until)}"
+        text += f" · ended {format_long_date(rule.until)}"
     elif rule.until is not None:
-        text += f" · until {rules.long_date(rule.until)}"
+        text += f" · until {format_long_date(rule.until)}"
     if info.channel_id is not None:
         text += f" · in <#{info.channel_id}>"
     if info.signup_url:
@@ -97,9 +109,15 @@ def series_card(series: SeriesCard) -> Card:
         card.text(cut("\n".join(week_line(info, week, zones, now) for week in weeks), 3000))
     else:
         card.text("No coming weeks." if ended else "No weeks in the next few weeks.")
-    buttons = board_buttons(weeks, now)
+    buttons: list[discord.ui.Item[Any]] = [
+        PresentButton(week.session.id, label=rules.short_date(week.week_date))
+        for week in open_weeks(weeks, now)
+        if week.session is not None
+    ]
+    n = len(buttons)
+    count = f"{n} week{'s' if n != 1 else ''}" if n else "no weeks"
     claim = " · press a date below to present that week" if buttons else ""
-    card.text(f"-# The next {series.horizon} weeks · {_count(len(buttons))} open{claim}")
+    card.text(f"-# The next {series.horizon} weeks · {count} open{claim}")
     card.row(buttons)
     return card
 
@@ -118,20 +136,15 @@ def list_card(infos: Sequence[SeriesInfo], zones: Sequence[DisplayZone], now: da
     return card.heading("Series", below=cut("\n".join(lines), 3500))
 
 
-# ---------------------------------------------------------------- the open weeks
-
-
 def open_weeks(weeks: Sequence[WeekInfo], now: datetime) -> list[WeekInfo]:
-    return [w for w in weeks if w.is_open and w.session is not None and not w.session.has_started(now)][
-        :BOARD_LIMIT
-    ]
+    """The open weeks not yet begun, as many as have a button."""
+    shown = [w for w in weeks if w.is_open and w.session is not None and not w.session.has_started(now)]
+    return shown[:BOARD_LIMIT]
 
 
 def board_card(series: SeriesCard) -> Card:
-    """/organize series open: each open week a section with its I'll present button beside it (one tap to claim; the
-    week's time and whether it has a paper next to its button; the custom ids of the old embed board, so
-    old posts keep working). As many as fit Discord's 40 components (a horizon of 12 weeks and more), the
-    rest counted."""
+    """/organize series open: each open week a section with its time, whether it has a paper, and its I'll
+    present button (as many as fit Discord's 40 components, the rest counted)."""
     info, weeks, zones, now = series.info, series.weeks, series.zones, series.now
     shown = open_weeks(weeks, now)
     card = Card(accent=COLOUR)
@@ -149,26 +162,10 @@ def board_card(series: SeriesCard) -> Card:
         paper = "" if week.has_paper else "\nno paper yet"
         card.section(
             f"**{_when(week.starts_at, zones, now)}**{title}{paper}",
-            PresentButton.claim(week.session.id),
+            PresentButton(week.session.id),
             group="weeks",
         )
     return card
-
-
-def _count(n: int) -> str:
-    return f"{n} week{'s' if n != 1 else ''}" if n else "no weeks"
-
-
-def board_buttons(weeks: Sequence[WeekInfo], now: datetime) -> list[discord.ui.Item[Any]]:
-    """An I'll present button for each open week."""
-    buttons: list[discord.ui.Item[Any]] = []
-    for week in open_weeks(weeks, now):
-        assert week.session is not None
-        buttons.append(PresentButton.claim(week.session.id, rules.short_date(week.week_date)))
-    return buttons
-
-
-# ---------------------------------------------------------------- /series presenters
 
 
 def presenter_lines(presenters: Presenters, now: datetime) -> list[str]:
@@ -201,3 +198,109 @@ def presenters_card(lines: Sequence[str], page: int) -> Card:
         )
     chunk = lines[page * PRESENTERS_PAGE : (page + 1) * PRESENTERS_PAGE]
     return card.heading("Presenters").text(cut("\n".join(chunk), 3500))
+
+
+def series_of(bot: PaperclubBot) -> SeriesContext:
+    """The series' flows' context on this bot."""
+    return SeriesContext(sessions_of(bot), DiscordSeries(bot))
+
+
+class DiscordSeries:
+    """What the series' flows do on Discord (bot.services.series.publishing.SeriesOnDiscord)."""
+
+    def __init__(self, bot: PaperclubBot) -> None:
+        self.bot = bot
+
+    def guild_ids(self) -> list[int]:
+        """The servers this process serves."""
+        return [guild.id for guild in self.bot.guilds]
+
+    async def is_thread(self, thread_id: int) -> bool:
+        """Whether the thread is still there."""
+        return isinstance(await find_channel(self.bot, thread_id), discord.Thread)
+
+    async def can_open_thread(self, channel_id: int) -> bool:
+        """A text channel the bot can see (one hidden from it is logged once)."""
+        channel = await find_channel(self.bot, channel_id)
+        return isinstance(channel, discord.TextChannel) and usable(channel, "the organizers' thread")
+
+    async def open_thread(self, channel_id: int, name: str, intro: str) -> int | None:
+        """A public thread (a private one needs Create Private Threads, which the bot is not given)."""
+        channel = await find_channel(self.bot, channel_id)
+        try:
+            thread = await channel.create_thread(
+                name=name,
+                type=discord.ChannelType.public_thread,
+                auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+            )
+        except discord.HTTPException as error:
+            log.warning("channel %s: could not open the organizers' thread: %s", channel_id, error)
+            return None
+        try:
+            await thread.send(intro, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as error:
+            log.warning("thread %s: could not post its intro: %s", thread.id, error)
+        return int(thread.id)
+
+    async def add_to_thread(self, thread_id: int, user_id: int) -> None:
+        """Add the member, best effort."""
+        thread = await find_channel(self.bot, thread_id)
+        if isinstance(thread, discord.Thread):
+            try:
+                await thread.add_user(discord.Object(id=user_id))
+            except discord.HTTPException as error:
+                log.info("could not add %s to the organizers' thread %s: %s", user_id, thread_id, error)
+
+    async def check_board_channel(self, channel_id: int) -> None:
+        """NotConfigured unless it is a text channel or thread the bot can see."""
+        channel = await find_channel(self.bot, channel_id)
+        if not isinstance(channel, Postable):
+            raise NotConfigured("Pick a text channel for the open weeks with the `channel` option.")
+        if hidden_from_bot(channel):
+            raise NotConfigured(f"Not posted: {cannot_see(channel.id)}, or pick another `channel`.")
+
+    async def post_board(self, card: SeriesCard, channel_id: int) -> Posted:
+        """Post the open weeks."""
+        channel = await find_channel(self.bot, channel_id)
+        try:
+            message = await channel.send(view=board_card(card).view(), allowed_mentions=NO_MENTIONS)
+        except discord.Forbidden:
+            raise NotConfigured(
+                f"I can't post in {channel.mention}: give the bot View Channel and Send Messages there."
+            ) from None
+        return Posted(message.id, message.jump_url)
+
+    async def edit_board(self, card: SeriesCard) -> bool:
+        """Edit the posted open weeks (an old embed post becomes a layout in the same edit); False: deleted."""
+        info = card.info
+        channel = await find_channel(self.bot, info.board_channel_id or 0)
+        try:
+            await channel.get_partial_message(info.board_message_id or 0).edit(
+                content=None, embeds=[], view=board_card(card).view(), allowed_mentions=NO_MENTIONS
+            )
+        except discord.NotFound:
+            return False
+        return True
+
+    async def refresh_board(self, card: SeriesCard) -> bool:
+        """Edit the posted open weeks, best effort (a channel gone or hidden is left alone)."""
+        info = card.info
+        channel = await find_channel(self.bot, info.board_channel_id or 0)
+        if not isinstance(channel, Postable) or not usable(
+            channel, f"updating the open weeks of series {info.id}"
+        ):
+            return True
+        try:
+            return await self.edit_board(card)
+        except discord.HTTPException as error:
+            log.warning("series %s: could not update the open-weeks message: %s", info.id, error)
+            return True
+
+    async def delete_board(self, info: SeriesInfo) -> None:
+        """Delete the old open-weeks message, best effort."""
+        channel = await find_channel(self.bot, info.board_channel_id or 0)
+        if isinstance(channel, Postable):
+            try:
+                await channel.get_partial_message(info.board_message_id or 0).delete()
+            except discord.HTTPException as error:
+                log.info("series %s: the old open-weeks message stays: %s", info.id, error)

@@ -1,5 +1,4 @@
-"""A series and its weeks as plain values (what the cog shows, the calendar writes and the nudges say), and
-what a change did (the sessions to publish)."""
+"""A series and its weeks as plain values, and what a change did (the sessions to publish)."""
 
 from __future__ import annotations
 
@@ -69,8 +68,7 @@ def series_rule(row: Series) -> Rule:
 
 @dataclass(frozen=True)
 class WeekInfo:
-    """One week as /series show, the calendar and the open-weeks message see it. ``regular_start`` is when
-    the rule puts it; ``session`` is its session once it has one (a skipped week keeps its cancelled one)."""
+    """One week: ``regular_start`` is when the rule puts it; ``session`` its session once it has one."""
 
     series_id: int
     week_date: date
@@ -117,8 +115,7 @@ class WeekInfo:
 
 @dataclass
 class Changes:
-    """What a change did to the series' sessions, for Discord to follow: ``saved`` (made, moved, reinstated),
-    ``cancelled``, and ``notes`` for the organizer's reply."""
+    """What a change did to the series' sessions, for Discord to follow, and ``notes`` for the reply."""
 
     saved: list[int] = field(default_factory=list)
     cancelled: list[int] = field(default_factory=list)

@@ -1,6 +1,5 @@
-"""The organizers' nudges: days before a week still without a presenter or a paper, one reminder of kind
-``nudge`` per week in the organizers' thread, naming everything the week lacks, planned again (idempotently)
-after every change."""
+"""The organizers' nudges: one reminder per week still without a presenter or a paper, in the organizers'
+thread, naming what it lacks; planned again (idempotently) after every change."""
 
 from __future__ import annotations
 
@@ -27,19 +26,14 @@ def message_url(guild_id: int, channel_id: int, message_id: int) -> str:
     return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
 
 
-def _pick(week: WeekInfo) -> str:
-    """How an organizer finds the week's session in a `session` option: its title and date."""
-    session = week.session
-    assert session is not None
-    return f"pick **{escape(session.title)}** of {week.week_date:%a} {week.week_date.day} {week.week_date:%b} as you type"
-
-
 def claim_line(info: SeriesInfo, week: WeekInfo, gap: str) -> str:
     """The nudge's line saying how to fill a week's missing presenter or paper."""
     session = week.session
     assert session is not None
+    day = week.week_date
+    pick = f"pick **{escape(session.title)}** of {day:%a} {day.day} {day:%b} as you type"
     if gap == PAPER:
-        return f"Set its paper with `/organize session edit` ({_pick(week)}, then fill `papers`)."
+        return f"Set its paper with `/organize session edit` ({pick}, then fill `papers`)."
     if info.board_channel_id and info.board_message_id:
         return f"Members can claim it here: {message_url(info.guild_id, info.board_channel_id, info.board_message_id)}"
     if session.announcement_channel_id and session.announcement_message_id:
@@ -47,19 +41,17 @@ def claim_line(info: SeriesInfo, week: WeekInfo, gap: str) -> str:
         return f"Members can claim it on its announcement: {url}"
     return (
         f"Post the open weeks with `/organize series open` so members can claim it, or set a presenter with "
-        f"`/organize session edit` ({_pick(week)})."
+        f"`/organize session edit` ({pick})."
     )
 
 
 def nudge_message(info: SeriesInfo, week: WeekInfo) -> str:
-    """The stored message of a week's nudge: a ``gap|line`` line for each thing the week lacks (the text
-    names, when it goes out, those still missing)."""
+    """The stored message of a week's nudge: a ``gap|line`` line for each thing the week lacks."""
     gaps = [gap for gap, has in ((PRESENTER, week.has_presenter), (PAPER, week.has_paper)) if not has]
     return "\n".join(f"{gap}|{claim_line(info, week, gap)}" for gap in gaps)
 
 
 def _wanted(week: WeekInfo, days: int) -> datetime | None:
-    """When the week's nudge is due, or None when it needs none."""
     if days <= 0 or not week.is_scheduled or week.session is None or week.session.is_cancelled:
         return None
     if week.has_presenter and week.has_paper:
@@ -68,8 +60,7 @@ def _wanted(week: WeekInfo, days: int) -> datetime | None:
 
 
 async def plan_nudges(session: AsyncSession, guild_id: int, now: datetime) -> int:
-    """Bring the guild's nudges in line with its weeks (none without an organizers' thread); how many rows it
-    added, moved or cancelled."""
+    """Bring the guild's nudges in line with its weeks (none without an organizers' thread); the rows touched."""
     settings = await get_settings(session, guild_id)
     thread = settings.organizer_thread_id
     if thread is None:
@@ -162,8 +153,7 @@ async def _cancel(session: AsyncSession, row: Reminder, now: datetime, reason: s
 
 
 async def cancel_presenter_nudge(session: AsyncSession, session_id: int, now: datetime) -> None:
-    """A member just claimed the week: a pending nudge for it is not needed if the week has its papers
-    (same transaction; otherwise it names only the paper when it goes out)."""
+    """A member just claimed the week: its pending nudge goes if the week has its paper (else it names the paper)."""
     has_paper = await session.scalar(select(exists().where(SessionPaper.session_id == session_id)))
     if not has_paper:
         return

@@ -1,5 +1,4 @@
-"""Presenters: claiming an open week (one conditional UPDATE: the first of two presses wins), and who has
-presented, how often and when last, and who offered to (/series presenters)."""
+"""Presenters: I'll present (one conditional UPDATE: the first of two presses wins), and /series presenters."""
 
 from __future__ import annotations
 
@@ -8,16 +7,19 @@ from datetime import datetime
 from typing import Literal
 
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import Conflict, NotAllowed, NotFound
 from bot.papers import normalize_title
-from bot.services.series import rules
-from bot.services.series.info import SeriesInfo
+from bot.services.config.guild import get_config
+from bot.services.series.info import Changes, SeriesInfo
 from bot.services.series.nudges import cancel_presenter_nudge
+from bot.services.series.publishing import SeriesContext, publish_changes, refresh_guild
 from bot.services.series.weeks import week_of_session
 from bot.services.sessions import store as sessions
+from bot.services.sessions.context import Zones
 from bot.services.sessions.info import SCHEDULED, SessionInfo
+from bot.timeutil import format_long_date
 from db.models import ClubSession
 from db.models.series import WEEK_SKIPPED
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer
@@ -33,8 +35,7 @@ class Claim:
 
 
 def presenter_label(info: SessionInfo) -> str:
-    """How the presenter shows in a refusal: their mention (renders as the name, never pings), or a guest's
-    name."""
+    """How the presenter shows in a refusal: their mention (never pings), or a guest's name."""
     if info.presenter_id is not None:
         return f"<@{info.presenter_id}>"
     return info.presenter_name or "Someone"
@@ -51,19 +52,14 @@ async def _set_presenter(
     done = await session.execute(
         update(ClubSession)
         .where(ClubSession.id == session_id, ClubSession.status == SCHEDULED, only_if)  # type: ignore[arg-type]
-        .values(
-            presenter_id=to[0],
-            presenter_name=to[1],
-            sequence=ClubSession.sequence + 1,
-            updated_at=now,
-        )
+        .values(presenter_id=to[0], presenter_name=to[1], sequence=ClubSession.sequence + 1, updated_at=now)
         .execution_options(synchronize_session=False)
     )
     return int(getattr(done, "rowcount", 0) or 0) == 1
 
 
-async def toggle_presenter(
-    session: AsyncSession,
+async def present(
+    ctx: SeriesContext,
     guild_id: int,
     session_id: int,
     user_id: int,
@@ -71,6 +67,25 @@ async def toggle_presenter(
     *,
     now: datetime,
     series_id: int | None = None,
+) -> tuple[Claim, Zones]:
+    """I'll present: the week claimed or given back, then published; the nudges and open weeks follow. The
+    claim and the server's zones."""
+    async with ctx.store() as session, session.begin():
+        claim = await _toggle(session, guild_id, session_id, user_id, display_name, now, series_id)
+        zones = (await get_config(session, guild_id)).display_zones
+    await publish_changes(ctx, guild_id, Changes(saved=[session_id]), zones, now)
+    await refresh_guild(ctx, guild_id, now)
+    return claim, zones
+
+
+async def _toggle(
+    session: AsyncSession,
+    guild_id: int,
+    session_id: int,
+    user_id: int,
+    display_name: str,
+    now: datetime,
+    series_id: int | None,
 ) -> Claim:
     """I'll present: the member presents the week if nobody does, steps down if they do (another's week is
     refused); with ``series_id`` (its select) only a week of that series, only claimed."""
@@ -84,7 +99,7 @@ async def toggle_presenter(
         )
     series, week = found
     club = await sessions.get_session(session, guild_id, session_id)
-    day = rules.long_date(week.week_date)
+    day = format_long_date(week.week_date)
     if week.status == WEEK_SKIPPED or club.is_cancelled:
         raise Conflict(f"{day} is skipped, so there is nothing to present.")
     if club.has_started(now):
@@ -113,22 +128,10 @@ async def toggle_presenter(
     return Claim(outcome, await sessions.get_session(session, guild_id, session_id), series)
 
 
-# ---------------------------------------------------------------- /series presenters
-
-
-@dataclass(frozen=True)
+@dataclass
 class PresenterStat:
     """A member (``user_id``) or a guest (by name) who presented: how often, when last, and next."""
 
-    name: str
-    user_id: int | None
-    count: int
-    last: datetime | None
-    next: datetime | None
-
-
-@dataclass
-class _Tally:
     name: str
     user_id: int | None
     count: int = 0
@@ -145,9 +148,24 @@ class Offer:
     paper: str
 
 
-async def presenter_stats(session: AsyncSession, guild_id: int, now: datetime) -> list[PresenterStat]:
-    """Everyone who has presented or is to present, most sessions first: a member by id, a guest (or one
-    imported by name) by the name, ignoring case and spacing."""
+@dataclass(frozen=True)
+class Presenters:
+    """Who presents (imported history included), who offered to, and the server's zone."""
+
+    stats: list[PresenterStat]
+    offers: list[Offer]
+    zone: str
+
+
+async def presenters(factory: async_sessionmaker[AsyncSession], guild_id: int, now: datetime) -> Presenters:
+    """/series presenters: who has presented, how often, when last and next; who offered to present a paper."""
+    async with factory() as session:
+        zone = (await get_config(session, guild_id)).timezone
+        return Presenters(await _stats(session, guild_id, now), await _offers(session, guild_id), zone)
+
+
+async def _stats(session: AsyncSession, guild_id: int, now: datetime) -> list[PresenterStat]:
+    """Everyone who has presented or is to present, most first: a member by id, a guest by the name."""
     rows = (
         await session.execute(
             select(ClubSession.presenter_id, ClubSession.presenter_name, ClubSession.starts_at)
@@ -159,24 +177,23 @@ async def presenter_stats(session: AsyncSession, guild_id: int, now: datetime) -
             .order_by(ClubSession.starts_at)
         )
     ).all()
-    found: dict[tuple[str, object], _Tally] = {}
+    found: dict[tuple[str, object], PresenterStat] = {}
     for presenter_id, name, starts_at in rows:
         key = ("id", presenter_id) if presenter_id is not None else ("name", normalize_title(name))
-        tally = found.setdefault(key, _Tally(name or "", presenter_id))
+        tally = found.setdefault(key, PresenterStat(name or "", presenter_id))
         tally.name = name or tally.name
         if starts_at <= now:
             tally.count += 1
             tally.last = starts_at
         elif tally.next is None:
             tally.next = starts_at
-    stats = [PresenterStat(t.name, t.user_id, t.count, t.last, t.next) for t in found.values()]
+    stats = list(found.values())
     stats.sort(key=lambda s: (-s.count, -(s.last.timestamp() if s.last else 0.0), s.name.casefold()))
     return stats
 
 
-async def presenter_offers(session: AsyncSession, guild_id: int) -> list[Offer]:
-    """Members who offered to present a suggested paper (I'd present this) that is still open,
-    shortlisted or accepted, first offers first."""
+async def _offers(session: AsyncSession, guild_id: int) -> list[Offer]:
+    """Offers (I'd present this) on suggestions still open, shortlisted or accepted, first offers first."""
     rows = (
         await session.execute(
             select(SuggestionVolunteer.user_id, Suggestion)

@@ -1,5 +1,5 @@
-"""A series' rule (a weekday, a wall-clock time in a zone that stays so all year, every one or two weeks,
-from an anchor date, until an optional last date) and every check of what organizers type for it."""
+"""A series' rule (a weekday, a wall-clock time in a zone, every one or two weeks from an anchor date, until
+an optional last date) and every check of what organizers type for it."""
 
 from __future__ import annotations
 
@@ -18,18 +18,12 @@ from bot.timeutil import WEEKDAYS, DisplayZone
 
 MAX_NAME: Final = 100
 MAX_SKIP_REASON: Final = 200
-#: The longest date :func:`parse_date` reads (the `date`, `first`, `until` and `after` options take this many).
 MAX_DATE_TEXT: Final = 40
 EVERY: Final = (1, 2)
 MIN_HORIZON_WEEKS: Final = 1
 MAX_HORIZON_WEEKS: Final = 12
 MAX_NUDGE_DAYS: Final = 28
-#: How far ahead a new or edited rule's times are checked against the zone's clock changes.
-CHECK_DAYS: Final = session_rules.MAX_DAYS_AHEAD
-#: Weeks ahead that all series of a server may hold at once, each with its Discord scheduled event. Discord
-#: allows 100 uncompleted scheduled events per server (JSON error 30038, "Maximum number of uncompleted guild
-#: scheduled events reached (100)", docs: Opcodes and Status Codes → JSON Error Codes); the series keep to
-#: half of that, leaving the rest to one-off sessions and events made by hand.
+#: Discord allows 100 uncompleted scheduled events per server (JSON error 30038); the series keep to half.
 EVENT_BUDGET: Final = 50
 
 _MONTHS = {m: i for i, m in enumerate(timeutil.MONTHS, 1)} | {
@@ -56,11 +50,6 @@ def short_date(day: date, *, year: bool = False) -> str:
     return f"{text} {day.year}" if year else text
 
 
-def long_date(day: date) -> str:
-    """'Thursday 3 December 2026'."""
-    return timeutil.format_long_date(day)
-
-
 def day_month(day: date) -> str:
     """'4 December' (the issue's form: "4 December is a Friday")."""
     return f"{day.day} {timeutil.MONTHS[day.month - 1].title()}"
@@ -68,8 +57,7 @@ def day_month(day: date) -> str:
 
 @dataclass(frozen=True)
 class Rule:
-    """When a series meets: ``weekday`` at ``start`` (wall clock in ``zone``), every ``interval`` weeks from
-    ``anchor`` (a date on that weekday), up to ``until`` (inclusive) when set."""
+    """When a series meets: ``weekday`` at ``start`` in ``zone``, every ``interval`` weeks from ``anchor``, to ``until``."""
 
     weekday: int
     start: time
@@ -82,11 +70,6 @@ class Rule:
     def tz(self) -> ZoneInfo:
         """The rule's time zone."""
         return ZoneInfo(self.zone)
-
-    @property
-    def step(self) -> timedelta:
-        """The time between two meetings."""
-        return timedelta(weeks=self.interval)
 
     def today(self, now: datetime) -> date:
         """Today's date in the rule's zone."""
@@ -101,38 +84,29 @@ class Rule:
         )
 
     def start_on(self, day: date) -> datetime:
-        """The rule's start on ``day`` in aware UTC (a time the clocks skip moves forward by the gap; rules
-        are checked against that when made, see :func:`check_times`)."""
+        """The rule's start on ``day`` in aware UTC (a time the clocks skip moves forward by the gap)."""
         return timeutil.wall_to_utc(day, self.start, self.tz)
 
     def dates(self, first: date, last: date) -> Iterator[date]:
         """The dates it meets on from ``first`` to ``last`` (inclusive)."""
-        if first <= self.anchor:
-            day = self.anchor
-        else:
-            steps = -(-(first - self.anchor).days // (7 * self.interval))
-            day = self.anchor + self.step * steps
+        step = timedelta(weeks=self.interval)
+        day = self.anchor + step * max(0, -(-(first - self.anchor).days // step.days))
         end = min(last, self.until) if self.until is not None else last
         while day <= end:
             yield day
-            day += self.step
+            day += step
 
-    def next_date(self, now: datetime, *, limit_days: int = 3660) -> date | None:
+    def next_date(self, now: datetime) -> date | None:
         """The first date it meets on whose start is after ``now`` (None: it has ended)."""
-        today = now.astimezone(self.tz).date()
-        for day in self.dates(today - timedelta(days=1), today + timedelta(days=limit_days)):
-            if self.start_on(day) > now:
-                return day
-        return None
+        today = self.today(now)
+        dates = self.dates(today - timedelta(days=1), today + timedelta(days=3660))
+        return next((day for day in dates if self.start_on(day) > now), None)
 
     def horizon(self, now: datetime, weeks: int) -> list[date]:
         """The dates it meets on, not yet started, within ``weeks`` weeks of today (in its zone)."""
-        today = now.astimezone(self.tz).date()
-        return [
-            day
-            for day in self.dates(today - timedelta(days=1), today + timedelta(weeks=weeks))
-            if self.start_on(day) > now
-        ]
+        today = self.today(now)
+        dates = self.dates(today - timedelta(days=1), today + timedelta(weeks=weeks))
+        return [day for day in dates if self.start_on(day) > now]
 
     def mismatch(self, day: date) -> str | None:
         """Why ``day`` is not one of its weeks, in the organizer's words (None: it is one)."""
@@ -140,27 +114,21 @@ class Rule:
         if day.weekday() != self.weekday:
             return f"This series meets on {plural}; {day_month(day)} is a {weekday_name(day.weekday())}."
         if day < self.anchor:
-            return f"This series meets from {long_date(self.anchor)}; {day_month(day)} is before that."
+            return f"This series meets from {timeutil.format_long_date(self.anchor)}; {day_month(day)} is before that."
         if self.until is not None and day > self.until:
-            return f"This series ends on {long_date(self.until)}; {day_month(day)} is after that."
+            return f"This series ends on {timeutil.format_long_date(self.until)}; {day_month(day)} is after that."
         if not self.meets_on(day):
-            before = day - timedelta(weeks=1)
-            after = day + timedelta(weeks=1)
+            before, after = day - timedelta(weeks=1), day + timedelta(weeks=1)
             return (
                 f"This series meets every other {weekday_name(self.weekday)}; {day_month(day)} is not one "
                 f"of its weeks ({day_month(before)} and {day_month(after)} are)."
             )
         return None
 
-    def require_week(self, day: date) -> date:
-        """``day``, or BadInput when the series does not meet on it."""
-        problem = self.mismatch(day)
-        if problem is not None:
+    def require_week(self, day: date) -> None:
+        """BadInput when the series does not meet on ``day``."""
+        if (problem := self.mismatch(day)) is not None:
             raise BadInput(problem)
-        return day
-
-
-# ---------------------------------------------------------------- what organizers type
 
 
 def clean_name(text: str) -> str:
@@ -208,12 +176,10 @@ def check_every(every: int) -> int:
 
 
 def parse_date(text: str, zone: ZoneInfo, now: datetime, *, what: str = "date") -> date:
-    """A date as typed (2026-12-24, 24 Dec, Thursday 24 December, today, a pasted <t:…>); without a year the
-    next such date in ``zone``; a weekday given must agree."""
+    """A date as typed (2026-12-24, 24 Dec, Thursday 24 December, today, a pasted <t:…>); no year: the next one."""
     if (instant := when.pasted_instant(clean_line(text), now)) is not None:
         return instant.astimezone(zone).date()
-    cleaned = clean_line(text).casefold().replace(",", " ")
-    cleaned = " ".join(cleaned.split())
+    cleaned = " ".join(clean_line(text).casefold().replace(",", " ").split())
     if not cleaned or len(cleaned) > MAX_DATE_TEXT:
         raise BadInput(f"Give the {what} like 2026-12-24 or 24 Dec 2026.")
     today = now.astimezone(zone).date()
@@ -234,8 +200,7 @@ def parse_date(text: str, zone: ZoneInfo, now: datetime, *, what: str = "date") 
 
 
 def _read_date(text: str, today: date, now: datetime, what: str) -> date:
-    iso = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", text)
-    if iso:
+    if iso := re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", text):
         year, month, day = (int(part) for part in iso.groups())
         return when.make_date(year, month, day, now)
     for pattern in (
@@ -272,10 +237,9 @@ def clean_reason(text: str | None) -> str | None:
     return reason or None
 
 
-def check_times(rule: Rule, first: date, *, days: int = CHECK_DAYS) -> None:
-    """BadInput naming the first date, from ``first`` on (for ``days``), on which the rule's time does not
-    exist in its zone (the clocks skip it)."""
-    for day in rule.dates(first, first + timedelta(days=days)):
+def check_times(rule: Rule, first: date) -> None:
+    """BadInput naming the first date from ``first`` on when the rule's time does not exist (clocks skip it)."""
+    for day in rule.dates(first, first + timedelta(days=session_rules.MAX_DAYS_AHEAD)):
         timeutil.localize(day, rule.start, rule.tz)
 
 
@@ -290,9 +254,8 @@ def first_date(rule_weekday: int, start: time, tz: ZoneInfo, now: datetime) -> d
 
 
 def read_move(text: str, week: date, rule: Rule, now: datetime) -> datetime:
-    """`when` of /organize series move: a time alone ('8:00am') is that time on the week's date, a day alone ('next
-    friday') that day at the series' time; anything else is read as /organize session add reads `when`, in the
-    series' zone. The new start, aware UTC, in the future."""
+    """`when` of /organize series move (a time alone: that time on the week's date; else as /organize session add
+    reads `when`, at the series' time in its zone): the new start, aware UTC, in the future."""
     cleaned = " ".join(text.split())
     if _CLOCK_ONLY.fullmatch(cleaned):
         local, _ = timeutil.localize(week, when.parse_clock(cleaned), rule.tz)
@@ -300,9 +263,6 @@ def read_move(text: str, week: date, rule: Rule, now: datetime) -> datetime:
     else:
         start = when.parse_when(cleaned, rule.tz, now, default_clock=rule.start).utc
     return session_rules.check_start(start, now)
-
-
-# ---------------------------------------------------------------- settings and showing
 
 
 def check_horizon(weeks: int) -> int:

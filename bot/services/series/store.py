@@ -1,5 +1,4 @@
-"""A series in the store: the guild's series settings, creating and finding a series, its autocomplete; each
-in the caller's transaction, plain values out."""
+"""A series in the store: the guild's series settings, creating and finding a series; in the caller's transaction."""
 
 from __future__ import annotations
 
@@ -17,14 +16,7 @@ from bot.services.series import rules
 from bot.services.series.drafts import SeriesDraft
 from bot.services.series.info import SeriesInfo, series_info
 from bot.text import clean_line
-from db.models.series import (
-    DEFAULT_HORIZON_WEEKS,
-    DEFAULT_NUDGE_DAYS,
-    Series,
-    SeriesSettings,
-)
-
-# ---------------------------------------------------------------- settings
+from db.models.series import DEFAULT_HORIZON_WEEKS, DEFAULT_NUDGE_DAYS, Series, SeriesSettings
 
 
 @dataclass(frozen=True)
@@ -87,27 +79,20 @@ async def set_nudge_days(session: AsyncSession, guild_id: int, days: int, now: d
 
 
 async def set_organizer_thread(
-    session: AsyncSession, guild_id: int, thread_id: int | None, now: datetime, *, replacing: int | None
-) -> bool:
-    """Record the organizers' thread, only if the stored one is still ``replacing`` (None: none yet); False
-    when another process recorded one meanwhile (use theirs)."""
+    session: AsyncSession, guild_id: int, thread_id: int, now: datetime, *, replacing: int | None
+) -> None:
+    """Record the organizers' thread, only if the stored one is still ``replacing`` (None: none yet)."""
     await _settings_row(session, guild_id, now)
     await session.flush()
-    condition = (
-        SeriesSettings.organizer_thread_id.is_(None)
-        if replacing is None
-        else SeriesSettings.organizer_thread_id == replacing
-    )
-    done = await session.execute(
+    await session.execute(
         update(SeriesSettings)
-        .where(SeriesSettings.guild_id == guild_id, condition)
+        .where(
+            SeriesSettings.guild_id == guild_id,
+            SeriesSettings.organizer_thread_id.is_not_distinct_from(replacing),
+        )
         .values(organizer_thread_id=thread_id, updated_at=now)
         .execution_options(synchronize_session=False)
     )
-    return int(getattr(done, "rowcount", 0) or 0) == 1
-
-
-# ---------------------------------------------------------------- finding a series
 
 
 async def load_series(session: AsyncSession, guild_id: int, ref: str | int) -> Series:
@@ -169,11 +154,7 @@ async def series_choices(session: AsyncSession, guild_id: int, current: str) -> 
     return out[:25]
 
 
-# ---------------------------------------------------------------- creating, and the weeks ahead
-
-
 def _columns(draft: SeriesDraft, first: date) -> dict[str, object]:
-    """A series' stored columns from its draft, first met on ``first``."""
     rule = draft.rule
     return {
         "name": draft.name,
@@ -201,8 +182,8 @@ async def create_series(
     now: datetime,
     first: date | None = None,
 ) -> Series:
-    """Store a checked new series (its weeks come from :func:`fill_weeks`), first met on ``first`` (default:
-    its anchor). Conflict for a second series of the same name, or one over the server's event budget."""
+    """Store a checked new series, first met on ``first`` (default: its anchor); Conflict for a second series of
+    the same name, or one over the server's event budget."""
     existing = (
         await session.execute(
             select(Series.id, Series.name).where(Series.guild_id == guild_id, Series.name_key == draft.key)
@@ -245,8 +226,7 @@ async def create_series(
 async def keep_series(
     session: AsyncSession, row: Series, draft: SeriesDraft, first: date, now: datetime
 ) -> bool:
-    """Make a stored series match a kept record of it (the programme file; its weeks stay where they are);
-    True when anything differed, the sequence raised then."""
+    """Make a stored series match the programme file's record of it (its weeks stay); True when it changed."""
     values = _columns(draft, first)
     changed = {name for name, value in values.items() if getattr(row, name) != value}
     for name in changed:
