@@ -166,7 +166,7 @@ class AddSeriesModal(PaperclubModal, title="Add a weekly series"):
             name=self.name.value,
             day=(self.day.values or [""])[0],
             time=self.time.value,
-            timezone=self.zone,
+            zone=self.zone,
             every=2 if self.fortnightly.value else 1,
             first=self.first.value.strip() or None,
         )

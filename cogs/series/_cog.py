@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -25,7 +26,6 @@ from bot.services.series.presenters import presenters
 from bot.services.series.publishing import Followed, card, open_weeks
 from bot.services.series.store import list_series
 from bot.services.sessions import rules as session_rules
-from bot.services.sessions.draft import Place
 from bot.transformers import timezone_autocomplete
 from cogs.series import _render as render
 from cogs.series._buttons import AddSeriesModal, ClaimWeekSelect, PresentButton, present_button
@@ -159,7 +159,7 @@ class SeriesCog(commands.Cog):
             name=name,
             day=day,
             time=time,
-            timezone=timezone,
+            zone=timezone,
             every=every,
             first=first,
             until=until,
@@ -169,39 +169,10 @@ class SeriesCog(commands.Cog):
             place=place,
         )
 
-    async def add_series(
-        self,
-        interaction: Interaction,
-        *,
-        name: str,
-        day: str,
-        time: str,
-        timezone: str | None,
-        every: int,
-        first: str | None,
-        until: str | None = None,
-        duration: int = 60,
-        signup_url: str | None = None,
-        description: str | None = None,
-        place: Place | None = None,
-    ) -> None:
-        """/organize series add and its form: check once, store the series and its weeks in one transaction, reply."""
+    async def add_series(self, interaction: Interaction, **values: Any) -> None:
+        """/organize series add and its form: check the values (:func:`drafts.new_series`), store, reply."""
         config, guild_id, now = await organizer_begin(interaction)
-        draft = drafts.new_series(
-            name=name,
-            day=day,
-            time=time,
-            zone=timezone,
-            default_zone=config.timezone,
-            every=every,
-            first=first,
-            until=until,
-            duration=duration,
-            signup_url=signup_url,
-            description=description,
-            place=place,
-            now=now,
-        )
+        draft = drafts.new_series(default_zone=config.timezone, now=now, **values)
         followed = await changes.add(self.context, guild_id, draft, created_by=interaction.user.id, now=now)
         info, thread = followed.card.info, followed.thread_id
         weeks = f"{followed.made} week{'s' if followed.made != 1 else ''}"
@@ -248,24 +219,15 @@ class SeriesCog(commands.Cog):
         when="The new time: 8:00am (that day), next friday (at the series' time), or 2026-11-04 17:00",
     )
     async def move(
-        self,
-        interaction: Interaction,
-        series: SeriesOption,
-        date: WeekOption,
-        when: MoveWhen,
+        self, interaction: Interaction, series: SeriesOption, date: WeekOption, when: MoveWhen
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
         followed = await changes.move(self.context, guild_id, series, date, when, now=now)
         assert followed.day is not None
         assert followed.start is not None
+        day = timeutil.club_date(followed.day, followed.card.info.rule.tz, now=now)
         moved = timeutil.format_club_time(followed.start, config.display_zones)
-        await self._reply(
-            interaction,
-            [
-                f"The week of {timeutil.club_date(followed.day, followed.card.info.rule.tz, now=now)} is now on {moved}."
-            ],
-            followed,
-        )
+        await self._reply(interaction, [f"The week of {day} is now on {moved}."], followed)
 
     @organize.command(name="edit", description="Change a series' day, time, zone, every, until or length")
     @app_commands.autocomplete(timezone=timezone_autocomplete)

@@ -12,7 +12,7 @@ from bot.client import Interaction
 from bot.errors import BadInput
 from bot.services.series import rules
 from bot.services.series.changes import moved_start
-from bot.services.series.store import get_settings, series_choices
+from bot.services.series.store import series_choices
 from bot.services.series.weeks import week_choices
 from bot.transformers import OptionTransformer, WhenTransformer, guild_choices
 from cogs.series._buttons import series_context
@@ -58,10 +58,7 @@ class WeekTransformer(_Text):
         now = interaction.client.clock.now()
 
         async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
-            horizon = (await get_settings(session, guild_id)).horizon_weeks
-            return await week_choices(
-                session, guild_id, str(ref) if ref else None, str(value)[:40], now, horizon
-            )
+            return await week_choices(session, guild_id, str(ref) if ref else None, str(value)[:40], now)
 
         return await guild_choices(interaction, query)
 

@@ -42,24 +42,6 @@ def _when(start: datetime, zones: Sequence[DisplayZone], now: datetime) -> str:
     return timeutil.format_club_time(start, zones, with_year=with_year)
 
 
-def _presenter(week: WeekInfo) -> str:
-    club = week.session
-    assert club is not None
-    if club.presenter_id is not None:
-        return f"🎤 <@{club.presenter_id}>"
-    return f"🎤 {escape_line(club.presenter_name, 60)}"
-
-
-def _papers(week: WeekInfo) -> str:
-    club = week.session
-    assert club is not None
-    if not club.papers:
-        return "📄 **no paper yet**"
-    names = ", ".join(escape_line(p.title, 60) for p in club.papers[:3])
-    more = f" +{len(club.papers) - 3}" if len(club.papers) > 3 else ""
-    return f"📄 {names}{more}"
-
-
 def week_line(info: SeriesInfo, week: WeekInfo, zones: Sequence[DisplayZone], now: datetime) -> str:
     """One week of /series show: its time in the club's zones, then presenter or open, papers or no paper
     yet; a skipped week with its reason."""
@@ -67,24 +49,30 @@ def week_line(info: SeriesInfo, week: WeekInfo, zones: Sequence[DisplayZone], no
         day = timeutil.club_date(week.week_date, info.rule.tz, now=now)
         reason = f": {escape_line(week.skip_reason, 120)}" if week.skip_reason else ""
         return f"~~{day}~~ — **skipped**{reason}"
-    when = f"**{_when(week.starts_at, zones, now)}**"
-    if week.session is None:
-        return f"{when} — being scheduled"
-    parts = [when]
+    club = week.session
+    parts = [f"**{_when(week.starts_at, zones, now)}**"]
+    if club is None:
+        return f"{parts[0]} — being scheduled"
     if week.is_moved:
         parts.append(f"(moved from {timeutil.format_clock(week.regular_start.astimezone(info.rule.tz))})")
-    if week.session.title != info.name:
-        parts.append(f"“{escape_line(week.session.title, 80)}”")
-    head = " ".join(parts)
-    who = _presenter(week) if week.has_presenter else "🙋 **open**"
-    return f"{head} — {who} · {_papers(week)}"
+    if club.title != info.name:
+        parts.append(f"“{escape_line(club.title, 80)}”")
+    who = "🙋 **open**"
+    if club.presenter_id is not None:
+        who = f"🎤 <@{club.presenter_id}>"
+    elif week.has_presenter:
+        who = f"🎤 {escape_line(club.presenter_name, 60)}"
+    papers = "📄 **no paper yet**"
+    if club.papers:
+        more = f" +{len(club.papers) - 3}" if len(club.papers) > 3 else ""
+        papers = "📄 " + ", ".join(escape_line(p.title, 60) for p in club.papers[:3]) + more
+    return f"{' '.join(parts)} — {who} · {papers}"
 
 
 def header(info: SeriesInfo, zones: Sequence[DisplayZone], now: datetime) -> str:
     rule = info.rule
-    today = now.astimezone(rule.tz).date()
     text = f"{rules.rule_text(rule, zones, now)} ({rule.zone}) · {timeutil.format_duration(info.duration_minutes)}"
-    if info.has_ended(today):
+    if info.has_ended(now):
         assert rule.until is not None
         text += f" · ended {format_long_date(rule.until)}"
     elif rule.until is not None:
@@ -99,7 +87,7 @@ def header(info: SeriesInfo, zones: Sequence[DisplayZone], now: datetime) -> str
 def series_card(series: SeriesCard) -> Card:
     """A series: the name as a heading, the rule, the coming weeks, the claim buttons."""
     info, weeks, zones, now = series.info, series.weeks, series.zones, series.now
-    ended = info.has_ended(now.astimezone(info.rule.tz).date())
+    ended = info.has_ended(now)
     card = Card(accent=ENDED_COLOUR if ended else COLOUR)
     card.heading(info.name, below=header(info, zones, now))
     if info.description:
@@ -129,9 +117,8 @@ def list_card(infos: Sequence[SeriesInfo], zones: Sequence[DisplayZone], now: da
         return card.heading("Series", below="No series yet. Organizers add one with `/organize series add`.")
     lines = []
     for info in infos:
-        today = now.astimezone(info.rule.tz).date()
         upcoming = info.rule.next_date(now)
-        state = "ended" if info.has_ended(today) or upcoming is None else f"next {rules.short_date(upcoming)}"
+        state = "ended" if info.has_ended(now) or upcoming is None else f"next {rules.short_date(upcoming)}"
         lines.append(f"**{escape_line(info.name, 80)}** — {rules.rule_text(info.rule, zones, now)} · {state}")
     return card.heading("Series", below=cut("\n".join(lines), 3500))
 
@@ -150,8 +137,11 @@ def board_card(series: SeriesCard) -> Card:
     card = Card(accent=COLOUR)
     rule = rules.rule_text(info.rule, zones, now)
     if not shown:
-        ended = info.has_ended(now.astimezone(info.rule.tz).date())
-        done = "This series has ended." if ended else "Every coming week has a presenter. Thank you!"
+        done = (
+            "This series has ended."
+            if info.has_ended(now)
+            else "Every coming week has a presenter. Thank you!"
+        )
         return card.heading(f"Open weeks · {info.name}", below=f"{rule}\n{done}")
     invite = "Want to lead a session? Press **I'll present** beside the week you'd like."
     card.heading(f"Open weeks · {info.name}", below=f"{rule}\n{invite}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time
 
 from bot.services.series.rules import Rule
@@ -30,28 +30,15 @@ class SeriesInfo:
     created_by: int | None
     channel_id: int | None = None  # its weeks' voice or stage channel
 
-    def has_ended(self, today: date) -> bool:
-        """Whether the series' last week is before ``today``."""
-        return self.rule.until is not None and self.rule.until < today
+    def has_ended(self, now: datetime) -> bool:
+        """Whether the series' last week is before today."""
+        return self.rule.until is not None and self.rule.until < self.rule.today(now)
 
 
 def series_info(row: Series) -> SeriesInfo:
     """A series row as plain values."""
-    return SeriesInfo(
-        id=row.id,
-        guild_id=row.guild_id,
-        name=row.name,
-        rule=series_rule(row),
-        first_date=row.first_date,
-        duration_minutes=row.duration_minutes,
-        signup_url=row.signup_url,
-        description=row.description,
-        sequence=row.sequence,
-        board_channel_id=row.board_channel_id,
-        board_message_id=row.board_message_id,
-        created_by=row.created_by,
-        channel_id=row.channel_id,
-    )
+    values = {f.name: getattr(row, f.name) for f in fields(SeriesInfo) if f.name != "rule"}
+    return SeriesInfo(rule=series_rule(row), **values)
 
 
 def series_rule(row: Series) -> Rule:

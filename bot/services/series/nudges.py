@@ -126,9 +126,6 @@ async def _plan_week(
                 session_id=session_id,
                 plan_key=WEEK_KEY,
                 status=PENDING,
-                attempts=0,
-                occurrence=0,
-                delayed=False,
                 created_at=now,
                 updated_at=now,
             )

@@ -68,64 +68,50 @@ async def present(
     now: datetime,
     series_id: int | None = None,
 ) -> tuple[Claim, Zones]:
-    """I'll present: the week claimed or given back, then published; the nudges and open weeks follow. The
-    claim and the server's zones."""
+    """I'll present: the member presents the week if nobody does, steps down if they do (another's week is
+    refused; from a series' select, ``series_id``, only claimed); published, the nudges and open weeks follow."""
     async with ctx.store() as session, session.begin():
-        claim = await _toggle(session, guild_id, session_id, user_id, display_name, now, series_id)
+        found = await week_of_session(session, guild_id, session_id)
+        if found is not None and series_id is not None and found[0].id != series_id:
+            raise NotFound("That week is not one of this series' weeks; pick one from the list.")
+        if found is None:
+            await sessions.get_session(session, guild_id, session_id)  # NotFound for another server's session
+            raise NotFound(
+                "That session is not a week of a series; organizers set its presenter with `/organize session edit`."
+            )
+        series, week = found
+        club = await sessions.get_session(session, guild_id, session_id)
+        day = format_long_date(week.week_date)
+        if week.status == WEEK_SKIPPED or club.is_cancelled:
+            raise Conflict(f"{day} is skipped, so there is nothing to present.")
+        if club.has_started(now):
+            raise Conflict(f"{day} has already begun.")
+        name = " ".join(display_name.split())[:100] or None
+        if club.presenter_id == user_id and series_id is not None:
+            raise Conflict(f"You already present {day}. Thank you!")
+        if club.presenter_id == user_id:
+            if not await _set_presenter(
+                session, session_id, now, to=(None, None), only_if=ClubSession.presenter_id == user_id
+            ):
+                raise Conflict("That changed just now; press again.")
+            outcome: Literal["claimed", "withdrawn"] = "withdrawn"
+        elif club.presenter_id is None and not club.presenter_name:
+            open_now = (ClubSession.presenter_id.is_(None)) & (ClubSession.presenter_name.is_(None))
+            if not await _set_presenter(session, session_id, now, to=(user_id, name), only_if=open_now):
+                taken = await sessions.get_session(session, guild_id, session_id)
+                raise NotAllowed(f"{presenter_label(taken)} just claimed {day}.")
+            await cancel_presenter_nudge(session, session_id, now)
+            outcome = "claimed"
+        else:
+            raise NotAllowed(
+                f"{presenter_label(club)} presents {day}. Only they can step down; an organizer can change it "
+                "with `/organize session edit`."
+            )
+        claim = Claim(outcome, await sessions.get_session(session, guild_id, session_id), series)
         zones = (await get_config(session, guild_id)).display_zones
     await publish_changes(ctx, guild_id, Changes(saved=[session_id]), zones, now)
     await refresh_guild(ctx, guild_id, now)
     return claim, zones
-
-
-async def _toggle(
-    session: AsyncSession,
-    guild_id: int,
-    session_id: int,
-    user_id: int,
-    display_name: str,
-    now: datetime,
-    series_id: int | None,
-) -> Claim:
-    """I'll present: the member presents the week if nobody does, steps down if they do (another's week is
-    refused); with ``series_id`` (its select) only a week of that series, only claimed."""
-    found = await week_of_session(session, guild_id, session_id)
-    if found is not None and series_id is not None and found[0].id != series_id:
-        raise NotFound("That week is not one of this series' weeks; pick one from the list.")
-    if found is None:
-        await sessions.get_session(session, guild_id, session_id)  # NotFound for another server's session
-        raise NotFound(
-            "That session is not a week of a series; organizers set its presenter with `/organize session edit`."
-        )
-    series, week = found
-    club = await sessions.get_session(session, guild_id, session_id)
-    day = format_long_date(week.week_date)
-    if week.status == WEEK_SKIPPED or club.is_cancelled:
-        raise Conflict(f"{day} is skipped, so there is nothing to present.")
-    if club.has_started(now):
-        raise Conflict(f"{day} has already begun.")
-    name = " ".join(display_name.split())[:100] or None
-    if club.presenter_id == user_id and series_id is not None:
-        raise Conflict(f"You already present {day}. Thank you!")
-    if club.presenter_id == user_id:
-        if not await _set_presenter(
-            session, session_id, now, to=(None, None), only_if=ClubSession.presenter_id == user_id
-        ):
-            raise Conflict("That changed just now; press again.")
-        outcome: Literal["claimed", "withdrawn"] = "withdrawn"
-    elif club.presenter_id is None and not club.presenter_name:
-        open_now = (ClubSession.presenter_id.is_(None)) & (ClubSession.presenter_name.is_(None))
-        if not await _set_presenter(session, session_id, now, to=(user_id, name), only_if=open_now):
-            taken = await sessions.get_session(session, guild_id, session_id)
-            raise NotAllowed(f"{presenter_label(taken)} just claimed {day}.")
-        await cancel_presenter_nudge(session, session_id, now)
-        outcome = "claimed"
-    else:
-        raise NotAllowed(
-            f"{presenter_label(club)} presents {day}. Only they can step down; an organizer can change it "
-            "with `/organize session edit`."
-        )
-    return Claim(outcome, await sessions.get_session(session, guild_id, session_id), series)
 
 
 @dataclass

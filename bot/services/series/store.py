@@ -40,13 +40,7 @@ async def get_settings(session: AsyncSession, guild_id: int) -> Settings:
 async def _settings_row(session: AsyncSession, guild_id: int, now: datetime) -> SeriesSettings:
     row = await session.get(SeriesSettings, guild_id)
     if row is None:
-        row = SeriesSettings(
-            guild_id=guild_id,
-            horizon_weeks=DEFAULT_HORIZON_WEEKS,
-            nudge_days=DEFAULT_NUDGE_DAYS,
-            created_at=now,
-            updated_at=now,
-        )
+        row = SeriesSettings(guild_id=guild_id, created_at=now, updated_at=now)
         session.add(row)
     return row
 
@@ -84,11 +78,12 @@ async def set_organizer_thread(
     """Record the organizers' thread, only if the stored one is still ``replacing`` (None: none yet)."""
     await _settings_row(session, guild_id, now)
     await session.flush()
+    stored = SeriesSettings.organizer_thread_id
     await session.execute(
         update(SeriesSettings)
         .where(
             SeriesSettings.guild_id == guild_id,
-            SeriesSettings.organizer_thread_id.is_not_distinct_from(replacing),
+            stored.is_(None) if replacing is None else stored == replacing,
         )
         .values(organizer_thread_id=thread_id, updated_at=now)
         .execution_options(synchronize_session=False)
@@ -137,7 +132,7 @@ async def active_series(session: AsyncSession, guild_id: int | None, now: dateti
     if guild_id is not None:
         query = query.where(Series.guild_id == guild_id)
     infos = [series_info(row) for row in await session.scalars(query)]
-    return [info for info in infos if not info.has_ended(info.rule.today(now))]
+    return [info for info in infos if not info.has_ended(now)]
 
 
 async def series_choices(session: AsyncSession, guild_id: int, current: str) -> list[tuple[str, str]]:

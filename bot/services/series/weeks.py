@@ -208,9 +208,10 @@ async def week_of_session(
 
 
 async def week_choices(
-    session: AsyncSession, guild_id: int, ref: str | None, current: str, now: datetime, horizon_weeks: int
+    session: AsyncSession, guild_id: int, ref: str | None, current: str, now: datetime
 ) -> list[tuple[str, str]]:
-    """Autocomplete for a `date` option: the series' coming weeks, 'Thu 10 Dec 2026 · open', value the ISO date."""
+    """Autocomplete for a `date` option: the series' coming weeks (as far as any horizon), 'Thu 10 Dec 2026 ·
+    open', value the ISO date."""
     if not ref:
         return []
     try:
@@ -219,7 +220,7 @@ async def week_choices(
         return []
     typed = current.strip().casefold()
     out = []
-    for week in await weeks_view(session, info, now, max(horizon_weeks, 12)):
+    for week in await weeks_view(session, info, now, rules.MAX_HORIZON_WEEKS):
         if week.is_skipped:
             state = "skipped" + (f": {week.skip_reason}" if week.skip_reason else "")
         elif week.is_open:
