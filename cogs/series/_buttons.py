@@ -22,8 +22,6 @@ from bot.services.sessions.info import SessionInfo
 from bot.timeutil import WEEKDAYS, format_club_time
 from bot.views import PaperclubModal, PersistentButton, field, guarded
 
-IN_SERVER_ONLY = "This button works in a server, not in DMs."
-
 
 def series_context(interaction: Interaction) -> SeriesContext:
     """The series cog's flows' context (what it renders cannot import it back, so its items find it here)."""
@@ -35,7 +33,7 @@ def series_context(interaction: Interaction) -> SeriesContext:
 
 async def press_present(interaction: Interaction, session_id: int, *, series_id: int | None = None) -> None:
     """Present the week, or step down (a week picked from a series' select, ``series_id``, is only claimed)."""
-    guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
+    guild_id = require_guild_id(interaction, "This button works in a server, not in DMs.")
     ctx = series_context(interaction)
     await interaction.response.defer(ephemeral=True, thinking=True)
     claim, zones = await present(
@@ -84,8 +82,7 @@ class PresentButton(PersistentButton, prefix="series:present"):
 class ClaimWeekSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"series:claim:(?P<series_id>\d{1,10})"
 ):
-    """The select old open-weeks messages carried: a pick from one not yet redrawn still claims the week (one of
-    that series' weeks)."""
+    """The select of older open-weeks messages: a pick from one not yet redrawn still claims the week."""
 
     def __init__(self, series_id: int, options: list[discord.SelectOption] | None = None) -> None:
         super().__init__(

@@ -73,8 +73,7 @@ class SeriesCog(commands.Cog):
         super().__init__()
 
     async def cog_load(self) -> None:
-        """Register the claim button (on the open-weeks message, and on weeks' announcements through the
-        sessions' registry) and the /series presenters pages; add the daily horizon job."""
+        """Register the claim button, the /series presenters pages and the commands; add the daily job."""
         self.bot.add_dynamic_items(PresentButton, ClaimWeekSelect)
         announcement_buttons.of(self.bot).add(present_button)
         self.bot.pagers.register(PRESENTERS_PAGER, self.presenters_page)

@@ -84,7 +84,12 @@ class WeekdayTransformer(_Text):
     async def autocomplete(  # type: ignore[override]
         self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[str]]:
-        return [app_commands.Choice(name=n, value=v) for n, v in rules.weekday_choices(str(value))]
+        """The seven days, those starting with what was typed first."""
+        typed = str(value).strip().casefold()
+        days = sorted(
+            (w.title() for w in timeutil.WEEKDAYS), key=lambda d: not d.casefold().startswith(typed)
+        )
+        return [app_commands.Choice(name=d, value=d) for d in days]
 
 
 SeriesOption = app_commands.Transform[str, SeriesTransformer]

@@ -43,8 +43,7 @@ def _when(start: datetime, zones: Sequence[DisplayZone], now: datetime) -> str:
 
 
 def week_line(info: SeriesInfo, week: WeekInfo, zones: Sequence[DisplayZone], now: datetime) -> str:
-    """One week of /series show: its time in the club's zones, then presenter or open, papers or no paper
-    yet; a skipped week with its reason."""
+    """One week of /series show: its time, presenter or open, papers (a skipped week with its reason)."""
     if week.is_skipped:
         day = timeutil.club_date(week.week_date, info.rule.tz, now=now)
         reason = f": {escape_line(week.skip_reason, 120)}" if week.skip_reason else ""

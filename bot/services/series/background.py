@@ -1,5 +1,4 @@
-"""The series' background work: the daily horizon job (each series filled under a claim), a run per server once
-available, and the nudges and open weeks refreshed after a change to a week."""
+"""The series' background work: the daily horizon job, a run per server, refreshes after a week changes."""
 
 from __future__ import annotations
 
@@ -54,28 +53,19 @@ class Extended:
 
 
 async def extend_horizons(
-    session_factory: async_sessionmaker[AsyncSession],
-    now: datetime,
-    *,
-    guild_ids: Iterable[int] | None = None,
+    session_factory: async_sessionmaker[AsyncSession], now: datetime, guild_ids: Iterable[int]
 ) -> Extended:
-    """Fill every active series' horizon (one transaction per series, under its claim: one another process is
-    filling is left to it), then plan each guild's nudges."""
-    wanted = set(guild_ids) if guild_ids is not None else None
+    """Fill these guilds' series' horizons (each under its claim), then plan each guild's nudges."""
+    result = Extended(guilds=set(guild_ids))
     async with session_factory() as session:
-        series = [
-            info
-            for info in await active_series(session, None, now)
-            if wanted is None or info.guild_id in wanted
-        ]
-    result = Extended(guilds={info.guild_id for info in series} | (wanted or set()))
+        series = [info for info in await active_series(session, None, now) if info.guild_id in result.guilds]
     for info in series:
         key, owner = f"series.horizon:{info.id}", uuid.uuid4().hex
         async with session_factory() as session, session.begin():
             if not await claims.claim(session, key, owner, now, HORIZON_LEASE):
                 continue  # another process is filling it (and publishes what it makes)
         try:
-            made = await _fill(session_factory, info.id, info.guild_id, now)
+            made = await _fill(session_factory, info.id, now)
         finally:
             async with session_factory() as session, session.begin():
                 await claims.release(session, key, owner)
@@ -88,7 +78,7 @@ async def extend_horizons(
 
 
 async def _fill(
-    session_factory: async_sessionmaker[AsyncSession], series_id: int, guild_id: int, now: datetime
+    session_factory: async_sessionmaker[AsyncSession], series_id: int, now: datetime
 ) -> list[int]:
     """One series' horizon in one transaction (again, if a change made one of its weeks at the same moment)."""
     for attempt in range(1, TRIES + 1):
@@ -97,7 +87,7 @@ async def _fill(
                 row = await session.get(Series, series_id, populate_existing=True)
                 if row is None:
                     return []
-                settings = await get_settings(session, guild_id)
+                settings = await get_settings(session, row.guild_id)
                 return await fill_weeks(session, row, now, settings.horizon_weeks)
         except IntegrityError:
             if attempt == TRIES:
@@ -171,7 +161,7 @@ class SeriesBackground:
             if guild_id in with_series:
                 await organizer_thread(ctx, guild_id, now)
         try:
-            extended = await extend_horizons(ctx.store, now, guild_ids=wanted)
+            extended = await extend_horizons(ctx.store, now, wanted)
         except Exception:  # a background job must not die; the next run tries again
             log.exception("series: the horizon job failed")
             return Extended()
@@ -195,8 +185,7 @@ class SeriesBackground:
             await refresh_guild(self.ctx, self._dirty.pop(), self.clock.now())
 
     async def session_changed(self, guild_id: int, session_id: int, *, cancelled: bool = False) -> None:
-        """A session saved or cancelled: a week's refreshes the server's boards and nudges; a cancelled week is
-        skipped, with its reason. Tracked from the first step, so settle() waits for it."""
+        """A week's session saved or cancelled (the week skipped then): the boards and nudges refreshed."""
         await self._track(self._week_changed(guild_id, session_id, cancelled))
 
     async def _week_changed(self, guild_id: int, session_id: int, cancelled: bool) -> None:

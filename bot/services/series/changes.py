@@ -45,8 +45,7 @@ def _bump(row: Series, now: datetime) -> None:
 async def add(
     ctx: SeriesContext, guild_id: int, draft: drafts.SeriesDraft, *, created_by: int, now: datetime
 ) -> Followed:
-    """/organize series add: the series and its weeks ahead in one transaction; the organizer joins the
-    organizers' thread."""
+    """/organize series add: the series and its weeks ahead; the organizer joins the organizers' thread."""
     async with ctx.store() as session, session.begin():
         row = await create_series(session, guild_id, draft, created_by=created_by, now=now)
         made = await fill_weeks(session, row, now, (await get_settings(session, guild_id)).horizon_weeks)
@@ -59,8 +58,7 @@ async def add(
 async def _coming(
     session: AsyncSession, row: Series, day: date, now: datetime, *, skipped: bool = False
 ) -> tuple[SeriesWeek | None, ClubSession | None]:
-    """The series' week ``day`` and its session; BadInput unless it is one of its weeks (``skipped``: a
-    skipped one), not yet begun."""
+    """The week ``day`` and its session; BadInput unless a week of the series (``skipped``), not yet begun."""
     rule = series_rule(row)
     rule.require_week(day)
     week = await find_week(session, row.id, day)
@@ -269,8 +267,7 @@ async def _edit(
 
 
 async def end(ctx: SeriesContext, guild_id: int, ref: str, after: str | None, *, now: datetime) -> Followed:
-    """/organize series end: the weeks after its last date (``after``, default: the last week begun) dropped,
-    their sessions cancelled."""
+    """/organize series end: the weeks after ``after`` (default: the last begun) dropped, sessions cancelled."""
     done = Changes()
     async with ctx.store() as session, session.begin():
         row = await load_series(session, guild_id, ref)
@@ -306,8 +303,7 @@ async def end(ctx: SeriesContext, guild_id: int, ref: str, after: str | None, *,
 
 
 async def skip_for_cancelled(session: AsyncSession, guild_id: int, session_id: int, now: datetime) -> bool:
-    """A week's session was cancelled with /organize session cancel: the week is skipped, with its reason. True
-    when a week changed."""
+    """A week's session was cancelled: the week is skipped, with its reason; True when a week changed."""
     found = await week_of_session(session, guild_id, session_id)
     if found is None or found[1].status != WEEK_SCHEDULED:
         return False

@@ -15,7 +15,6 @@ from bot.services.series.rules import (
     clean_name,
     day_month,
     first_date,
-    name_key,
     parse_date,
     parse_weekday,
     weekday_name,
@@ -37,11 +36,6 @@ class SeriesDraft:
     signup_url: str | None = None
     description: str | None = None
     place: Place | None = None  # its weeks held in this voice or stage channel
-
-    @property
-    def key(self) -> str:
-        """The key series names are compared by."""
-        return name_key(self.name)
 
 
 def new_series(

@@ -137,8 +137,7 @@ async def publish_changes(
 async def organizer_thread(
     ctx: SeriesContext, guild_id: int, now: datetime, *, add_user: int | None = None
 ) -> int | None:
-    """The organizers' (public) thread in the announcements channel, opened the first time (None: none there,
-    or refused); ``add_user`` joins it."""
+    """The organizers' thread in announcements, opened the first time (None: refused); ``add_user`` joins it."""
     async with ctx.store() as session:
         settings = await get_settings(session, guild_id)
         parent = (await get_config(session, guild_id)).announcements_channel_id
@@ -187,9 +186,8 @@ async def open_weeks(
     organizer: int,
     now: datetime,
 ) -> tuple[SeriesInfo, str, bool]:
-    """/organize series open: post the open weeks in ``channel_id``, else where they were, else announcements,
-    else ``here_id`` (a post moved elsewhere leaves no copy); the organizer joins the organizers' thread. The
-    series, the link, whether the post was edited in place."""
+    """/organize series open: post (or edit) the open weeks in ``channel_id``, else where they were, else
+    announcements, else ``here_id``; the series, the link, whether it was edited in place."""
     async with ctx.store() as session:
         info = await get_series(session, guild_id, ref)
         announcements = (await get_config(session, guild_id)).announcements_channel_id

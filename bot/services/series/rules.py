@@ -26,16 +26,9 @@ MAX_NUDGE_DAYS: Final = 28
 #: Discord allows 100 uncompleted scheduled events per server (JSON error 30038); the series keep to half.
 EVENT_BUDGET: Final = 50
 
-_MONTHS = {m: i for i, m in enumerate(timeutil.MONTHS, 1)} | {
-    m[:3]: i for i, m in enumerate(timeutil.MONTHS, 1)
-}
-_MONTHS["sept"] = 9
-_DAYS = (
-    {w: i for i, w in enumerate(WEEKDAYS)}
-    | {w[:3]: i for i, w in enumerate(WEEKDAYS)}
-    | {w + "s": i for i, w in enumerate(WEEKDAYS)}
-    | {"tues": 1, "weds": 2, "thur": 3, "thurs": 3}
-)
+_MONTHS = {name: i for i, m in enumerate(timeutil.MONTHS, 1) for name in (m, m[:3])} | {"sept": 9}
+_DAYS = {name: i for i, w in enumerate(WEEKDAYS) for name in (w, w[:3], w + "s")}
+_DAYS |= {"tues": 1, "weds": 2, "thur": 3, "thurs": 3}
 _CLOCK_ONLY = re.compile(r"(?:\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?|noon|midnight)", re.IGNORECASE)
 
 
@@ -159,13 +152,6 @@ def parse_weekday(text: str) -> int:
     return found
 
 
-def weekday_choices(current: str) -> list[tuple[str, str]]:
-    """Autocomplete for `day`: the seven days, those starting with what was typed first."""
-    typed = current.strip().casefold()
-    days = [w.title() for w in WEEKDAYS]
-    return [(d, d) for d in sorted(days, key=lambda d: not d.casefold().startswith(typed))]
-
-
 def check_every(every: int) -> int:
     """``every``, or BadInput unless it is every week or every other week."""
     if every not in EVERY:
@@ -286,17 +272,10 @@ def weeks_held(horizon_weeks: int, interval: int) -> int:
     return horizon_weeks // interval + 1
 
 
-def zone_label(zone: str, zones: Sequence[DisplayZone], at: datetime) -> str:
-    """How the club shows ``zone``: its display zone's label (PT), else its abbreviation on that date."""
-    for shown in zones:
-        if shown.zone == zone and shown.label:
-            return shown.label
-    return at.astimezone(ZoneInfo(zone)).tzname() or zone
-
-
 def rule_text(rule: Rule, zones: Sequence[DisplayZone], now: datetime) -> str:
     """'Every Thursday at 9:30 AM PT' / 'Every other Thursday at 9:30 AM PT'."""
     at = rule.start_on(rule.next_date(now) or rule.anchor)
     every = "Every" if rule.interval == 1 else "Every other"
-    label = zone_label(rule.zone, zones, at)
+    label = next((z.label for z in zones if z.zone == rule.zone and z.label), None)
+    label = label or at.astimezone(rule.tz).tzname() or rule.zone
     return f"{every} {weekday_name(rule.weekday)} at {timeutil.format_clock(rule.start)} {label}"

@@ -91,23 +91,15 @@ async def set_organizer_thread(
 
 
 async def load_series(session: AsyncSession, guild_id: int, ref: str | int) -> Series:
-    """The guild's series named by ``ref``: its number ('3', '#3', an autocomplete value) or its name (any
-    case). NotFound for another server's series, as for one that does not exist."""
+    """The guild's series named by ``ref``: its number ('3', '#3') or its name (any case); else NotFound."""
     text = str(ref).strip()
     number = ref if isinstance(ref, int) else leading_id(text)
     if number is not None:
         row = await session.get(Series, number, populate_existing=True)
         if row is not None and row.guild_id == guild_id:
             return row
-    key = rules.name_key(text)
-    row = (
-        await session.execute(
-            select(Series)
-            .where(Series.guild_id == guild_id, Series.name_key == key)
-            .execution_options(populate_existing=True)
-        )
-    ).scalar_one_or_none()
-    if row is not None:
+    query = select(Series).where(Series.guild_id == guild_id, Series.name_key == rules.name_key(text))
+    if (row := await session.scalar(query.execution_options(populate_existing=True))) is not None:
         return row
     if number is not None:
         raise NotFound(f"There is no series #{shown_number(number)} in this server.")
@@ -179,12 +171,9 @@ async def create_series(
 ) -> Series:
     """Store a checked new series, first met on ``first`` (default: its anchor); Conflict for a second series of
     the same name, or one over the server's event budget."""
-    existing = (
-        await session.execute(
-            select(Series.id, Series.name).where(Series.guild_id == guild_id, Series.name_key == draft.key)
-        )
-    ).first()
-    if existing is not None:
+    key = rules.name_key(draft.name)
+    query = select(Series.id, Series.name).where(Series.guild_id == guild_id, Series.name_key == key)
+    if (existing := (await session.execute(query)).first()) is not None:
         raise Conflict(
             f"There is already a series called “{existing.name}” (#{existing.id}); pick another name, or "
             "change that one with `/organize series edit`."
@@ -202,7 +191,7 @@ async def create_series(
         )
     row = Series(
         guild_id=guild_id,
-        name_key=draft.key,
+        name_key=key,
         sequence=0,
         created_by=created_by,
         created_at=now,

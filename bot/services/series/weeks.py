@@ -210,8 +210,7 @@ async def week_of_session(
 async def week_choices(
     session: AsyncSession, guild_id: int, ref: str | None, current: str, now: datetime
 ) -> list[tuple[str, str]]:
-    """Autocomplete for a `date` option: the series' coming weeks (as far as any horizon), 'Thu 10 Dec 2026 ·
-    open', value the ISO date."""
+    """Autocomplete for a `date` option: the series' coming weeks, 'Thu 10 Dec 2026 · open', value the date."""
     if not ref:
         return []
     try:
