@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -177,36 +178,14 @@ async def _weeks(
     return weeks, {club.id: club for club in clubs}
 
 
-async def edit(
-    ctx: SeriesContext,
-    guild_id: int,
-    ref: str,
-    *,
-    day: str | None,
-    time: str | None,
-    zone: str | None,
-    every: int | None,
-    until: str | None,
-    duration: int | None,
-    now: datetime,
-) -> Followed:
-    """/organize series edit: the rule changed (None: as it is); weeks not yet begun follow it (moved weeks keep
-    their time, a week it no longer meets in is dropped); past weeks never change."""
+async def edit(ctx: SeriesContext, guild_id: int, ref: str, *, now: datetime, **values: Any) -> Followed:
+    """/organize series edit: the rule changed (``values`` as :func:`drafts.edit_rule` takes them); weeks not yet
+    begun follow it (moved weeks keep their time, a week it no longer meets in is dropped)."""
     done = Changes()
     async with ctx.store() as session, session.begin():
         row = await load_series(session, guild_id, ref)
         old = series_rule(row)
-        change = drafts.edit_rule(
-            old,
-            row.duration_minutes,
-            now=now,
-            day=day,
-            time=time,
-            zone=zone,
-            every=every,
-            until=until,
-            duration=duration,
-        )
+        change = drafts.edit_rule(old, row.duration_minutes, now=now, **values)
         if change.changed:
             await _edit(session, row, old, change, now, done)
         info = series_info(row)

@@ -45,12 +45,15 @@ async def _settings_row(session: AsyncSession, guild_id: int, now: datetime) -> 
     return row
 
 
+async def _held(session: AsyncSession, guild_id: int, horizon_weeks: int, now: datetime) -> int:
+    active = await active_series(session, guild_id, now)
+    return sum(rules.weeks_held(horizon_weeks, info.rule.interval) for info in active)
+
+
 async def set_horizon(session: AsyncSession, guild_id: int, weeks: int, now: datetime) -> Settings:
     """Weeks ahead that each series has its sessions (and Discord events), within the server's budget."""
     rules.check_horizon(weeks)
-    held = sum(
-        rules.weeks_held(weeks, info.rule.interval) for info in await active_series(session, guild_id, now)
-    )
+    held = await _held(session, guild_id, weeks, now)
     if held > rules.EVENT_BUDGET:
         raise Conflict(
             f"With {weeks} weeks ahead this server's series would hold {held} weeks, each with its Discord "
@@ -178,11 +181,8 @@ async def create_series(
             f"There is already a series called “{existing.name}” (#{existing.id}); pick another name, or "
             "change that one with `/organize series edit`."
         )
-    settings = await get_settings(session, guild_id)
-    held = sum(
-        rules.weeks_held(settings.horizon_weeks, info.rule.interval)
-        for info in await active_series(session, guild_id, now)
-    ) + rules.weeks_held(settings.horizon_weeks, draft.rule.interval)
+    horizon = (await get_settings(session, guild_id)).horizon_weeks
+    held = await _held(session, guild_id, horizon, now) + rules.weeks_held(horizon, draft.rule.interval)
     if held > rules.EVENT_BUDGET:
         raise Conflict(
             f"This server's series would hold {held} weeks ahead, each with its Discord event; the bot keeps "
