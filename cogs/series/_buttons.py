@@ -1,25 +1,26 @@
-"""I'll present (on a week's announcement and card, and on the open-weeks message) and that message's select;
-restart-proof, the ids in their custom_id."""
+"""I'll present (on a week's announcement and card, and on the open-weeks message) and that message's old
+select, restart-proof with the ids in their custom_id; the form of /organize series add."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
 
+from bot import when
 from bot.client import Interaction
 from bot.errors import BadInput, NotAllowed
 from bot.layouts import escape_line
 from bot.permissions import require_guild_id
 from bot.replies import send_ephemeral
-from bot.services.series import actions
-from bot.services.series.context import SeriesContext
+from bot.services.series import rules
+from bot.services.series.presenters import present
+from bot.services.series.publishing import SeriesContext
 from bot.services.sessions.info import SessionInfo
-from bot.timeutil import format_club_time
-from bot.views import PersistentButton, field, guarded
-
-IN_SERVER_ONLY = "This button works in a server, not in DMs."
+from bot.timeutil import WEEKDAYS, format_club_time
+from bot.views import PaperclubModal, PersistentButton, field, guarded
 
 
 def series_context(interaction: Interaction) -> SeriesContext:
@@ -31,12 +32,11 @@ def series_context(interaction: Interaction) -> SeriesContext:
 
 
 async def press_present(interaction: Interaction, session_id: int, *, series_id: int | None = None) -> None:
-    """Present the week, or step down (a week picked from a series' select, ``series_id``, is only
-    claimed); the week, the open weeks and the nudges follow."""
-    guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
+    """Present the week, or step down (a week picked from a series' select, ``series_id``, is only claimed)."""
+    guild_id = require_guild_id(interaction, "This button works in a server, not in DMs.")
     ctx = series_context(interaction)
     await interaction.response.defer(ephemeral=True, thinking=True)
-    claim, zones = await actions.present(
+    claim, zones = await present(
         ctx,
         guild_id,
         session_id,
@@ -67,11 +67,6 @@ class PresentButton(PersistentButton, prefix="series:present"):
     style = discord.ButtonStyle.primary  # an offer to make, not a green "done"
 
     @classmethod
-    def claim(cls, session_id: int, label: str | None = None) -> PresentButton:
-        """An open week's button (``label``: the week's date, on the open-weeks message)."""
-        return cls(session_id, label=label)
-
-    @classmethod
     def step_down(cls, session_id: int) -> PresentButton:
         """The presenting member's button: they give the week back."""
         button = cls(session_id, label="Step down as presenter")
@@ -87,9 +82,7 @@ class PresentButton(PersistentButton, prefix="series:present"):
 class ClaimWeekSelect(
     discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"series:claim:(?P<series_id>\d{1,10})"
 ):
-    """The select open-weeks messages carried before each week had its own button: a pick from one not yet
-    redrawn still claims the week (the series id in its custom_id; the picked week is checked to be one of
-    that series' open weeks)."""
+    """The select of older open-weeks messages: a pick from one not yet redrawn still claims the week."""
 
     def __init__(self, series_id: int, options: list[discord.SelectOption] | None = None) -> None:
         super().__init__(
@@ -126,7 +119,51 @@ def present_button(info: SessionInfo) -> PresentButton | None:
     if info.series_id is None or info.is_cancelled:
         return None
     if info.presenter_id is None and not info.presenter_name:
-        return PresentButton.claim(info.id)
+        return PresentButton(info.id)
     if info.presenter_id is not None:
         return PresentButton.step_down(info.id)
     return None
+
+
+class AddSeriesModal(PaperclubModal, title="Add a weekly series"):
+    """The series' name, day, time, first date and cadence; checked by the same draft as the command."""
+
+    def __init__(
+        self, club_zone: str, add_series: Callable[..., Awaitable[None]], *, timezone: str | None = None
+    ) -> None:
+        super().__init__(custom_id="series:modal:add", timeout=900)
+        self.add_series = add_series
+        self.zone = timezone
+        self.name = discord.ui.TextInput[AddSeriesModal](custom_id="name", max_length=rules.MAX_NAME)
+        self.day = discord.ui.Select[AddSeriesModal](
+            custom_id="day",
+            placeholder="The weekday it meets on",
+            options=[discord.SelectOption(label=d.title(), value=d) for d in WEEKDAYS],
+        )
+        self.time = discord.ui.TextInput[AddSeriesModal](
+            custom_id="time", placeholder="9:30am or 17:30", max_length=when.MAX_CLOCK_TEXT
+        )
+        self.first = discord.ui.TextInput[AddSeriesModal](
+            custom_id="first", required=False, placeholder="2026-12-03", max_length=rules.MAX_DATE_TEXT
+        )
+        self.fortnightly = discord.ui.Checkbox[AddSeriesModal](custom_id="every_other_week")
+        zone = timezone or club_zone
+        for text, description, item in (
+            ("Name", "Each week's title until it gets its own topic", self.name),
+            ("Day", None, self.day),
+            ("Time", f"Wall-clock time in {zone}"[:100], self.time),
+            ("First date (optional)", "Default: the next such day", self.first),
+            ("Every other week", "Leave it unticked for every week", self.fortnightly),
+        ):
+            self.add_item(discord.ui.Label(text=text, description=description, component=item))
+
+    async def submitted(self, interaction: Interaction) -> None:
+        await self.add_series(
+            interaction,
+            name=self.name.value,
+            day=(self.day.values or [""])[0],
+            time=self.time.value,
+            zone=self.zone,
+            every=2 if self.fortnightly.value else 1,
+            first=self.first.value.strip() or None,
+        )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -17,16 +18,17 @@ from bot.paging import LayoutPage, clamp_page, page_count, send_page
 from bot.papers import MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
-from bot.services.series import actions, drafts, reads, rules
+from bot.services.config.guild import get_config
+from bot.services.series import changes, drafts, rules
 from bot.services.series.background import SeriesBackground
 from bot.services.series.info import SeriesInfo
+from bot.services.series.presenters import presenters
+from bot.services.series.publishing import Followed, card, open_weeks
+from bot.services.series.store import list_series
 from bot.services.sessions import rules as session_rules
-from bot.services.sessions.draft import Place
 from bot.transformers import timezone_autocomplete
 from cogs.series import _render as render
-from cogs.series._buttons import ClaimWeekSelect, PresentButton, present_button
-from cogs.series._discord import series_of
-from cogs.series._forms import AddSeriesModal
+from cogs.series._buttons import AddSeriesModal, ClaimWeekSelect, PresentButton, present_button
 from cogs.series._options import (
     Clock,
     DateText,
@@ -39,6 +41,7 @@ from cogs.series._options import (
     WeekOption,
     Zone,
 )
+from cogs.series._render import series_of
 from cogs.sessions.buttons import announcement_buttons
 from cogs.sessions.where import HeldIn, checked_place
 
@@ -70,8 +73,7 @@ class SeriesCog(commands.Cog):
         super().__init__()
 
     async def cog_load(self) -> None:
-        """Register the claim button (on the open-weeks message, and on weeks' announcements through the
-        sessions' registry) and the /series presenters pages; add the daily horizon job."""
+        """Register the claim button, the /series presenters pages and the commands; add the daily job."""
         self.bot.add_dynamic_items(PresentButton, ClaimWeekSelect)
         announcement_buttons(self.bot).coming.append(present_button)
         self.bot.pagers.register(PRESENTERS_PAGER, self.presenters_page)
@@ -86,31 +88,23 @@ class SeriesCog(commands.Cog):
         announcement_buttons(self.bot).coming.remove(present_button)
         self.bot.remove_dynamic_items(PresentButton, ClaimWeekSelect)
 
-    # ------------------------------------------------------------------ what the cog hears
-
-    @commands.Cog.listener()
-    async def on_guild_available(self, guild: discord.Guild) -> None:
-        """The server's horizon, once it is available."""
-        await self.background.start_guild(guild.id)
-
-    @commands.Cog.listener()
-    async def on_guild_join(self, guild: discord.Guild) -> None:
-        """A new server's horizon."""
+    @commands.Cog.listener("on_guild_available")
+    @commands.Cog.listener("on_guild_join")
+    async def start_guild(self, guild: discord.Guild) -> None:
+        """The server's horizon, once it is available or joined."""
         await self.background.start_guild(guild.id)
 
     @commands.Cog.listener()
     async def on_session_saved(self, guild_id: int, session_id: int) -> None:
         """A week's session changed: refresh the server's boards and nudges."""
-        await self.background.session_saved(guild_id, session_id)
+        await self.background.session_changed(guild_id, session_id)
 
     @commands.Cog.listener()
     async def on_session_cancelled(self, guild_id: int, session_id: int) -> None:
         """A week's session cancelled (/organize session cancel): skip the week."""
-        await self.background.session_cancelled(guild_id, session_id)
+        await self.background.session_changed(guild_id, session_id, cancelled=True)
 
-    # ------------------------------------------------------------------ helpers
-
-    async def _reply(self, interaction: Interaction, lines: list[str], followed: actions.Followed) -> None:
+    async def _reply(self, interaction: Interaction, lines: list[str], followed: Followed) -> None:
         """The organizer's answer to a change: the lines, what the change noted, and the series as it stands."""
         view = render.series_card(followed.card).view(note="\n".join([*lines, *followed.lines]))
         await send_ephemeral(interaction, view=view)
@@ -118,8 +112,6 @@ class SeriesCog(commands.Cog):
     @staticmethod
     def _shown(info: SeriesInfo) -> str:
         return f"**{escape_line(info.name, 80)}**"
-
-    # ------------------------------------------------------------------ organizers
 
     @organize.command(name="add", description="Add a weekly series; each week becomes a session")
     @app_commands.autocomplete(timezone=timezone_autocomplete)
@@ -166,7 +158,7 @@ class SeriesCog(commands.Cog):
             name=name,
             day=day,
             time=time,
-            timezone=timezone,
+            zone=timezone,
             every=every,
             first=first,
             until=until,
@@ -176,40 +168,11 @@ class SeriesCog(commands.Cog):
             place=place,
         )
 
-    async def add_series(
-        self,
-        interaction: Interaction,
-        *,
-        name: str,
-        day: str,
-        time: str,
-        timezone: str | None,
-        every: int,
-        first: str | None,
-        until: str | None = None,
-        duration: int = 60,
-        signup_url: str | None = None,
-        description: str | None = None,
-        place: Place | None = None,
-    ) -> None:
-        """/organize series add and its form: check once, store the series and its weeks in one transaction, reply."""
+    async def add_series(self, interaction: Interaction, **values: Any) -> None:
+        """/organize series add and its form: check the values (:func:`drafts.new_series`), store, reply."""
         config, guild_id, now = await organizer_begin(interaction)
-        draft = drafts.new_series(
-            name=name,
-            day=day,
-            time=time,
-            zone=timezone,
-            default_zone=config.timezone,
-            every=every,
-            first=first,
-            until=until,
-            duration=duration,
-            signup_url=signup_url,
-            description=description,
-            place=place,
-            now=now,
-        )
-        followed = await actions.add(self.context, guild_id, draft, created_by=interaction.user.id, now=now)
+        draft = drafts.new_series(default_zone=config.timezone, now=now, **values)
+        followed = await changes.add(self.context, guild_id, draft, created_by=interaction.user.id, now=now)
         info, thread = followed.card.info, followed.thread_id
         weeks = f"{followed.made} week{'s' if followed.made != 1 else ''}"
         lines = [
@@ -233,7 +196,7 @@ class SeriesCog(commands.Cog):
         self, interaction: Interaction, series: SeriesOption, date: WeekOption, reason: Reason | None = None
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        followed = await actions.skip(self.context, guild_id, series, date, reason, now=now)
+        followed = await changes.skip(self.context, guild_id, series, date, reason, now=now)
         assert followed.day is not None
         because = f" ({escape_line(reason, 120)})" if reason else ""
         day = timeutil.club_date(followed.day, followed.card.info.rule.tz, now=now)
@@ -243,7 +206,7 @@ class SeriesCog(commands.Cog):
     @app_commands.describe(series="The series", date="The skipped week, e.g. 2026-12-24")
     async def unskip(self, interaction: Interaction, series: SeriesOption, date: WeekOption) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        followed = await actions.unskip(self.context, guild_id, series, date, now=now)
+        followed = await changes.unskip(self.context, guild_id, series, date, now=now)
         assert followed.day is not None
         day = timeutil.club_date(followed.day, followed.card.info.rule.tz, now=now)
         await self._reply(interaction, [f"{day} is a week of the series again."], followed)
@@ -255,24 +218,15 @@ class SeriesCog(commands.Cog):
         when="The new time: 8:00am (that day), next friday (at the series' time), or 2026-11-04 17:00",
     )
     async def move(
-        self,
-        interaction: Interaction,
-        series: SeriesOption,
-        date: WeekOption,
-        when: MoveWhen,
+        self, interaction: Interaction, series: SeriesOption, date: WeekOption, when: MoveWhen
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        followed = await actions.move(self.context, guild_id, series, date, when, now=now)
+        followed = await changes.move(self.context, guild_id, series, date, when, now=now)
         assert followed.day is not None
         assert followed.start is not None
+        day = timeutil.club_date(followed.day, followed.card.info.rule.tz, now=now)
         moved = timeutil.format_club_time(followed.start, config.display_zones)
-        await self._reply(
-            interaction,
-            [
-                f"The week of {timeutil.club_date(followed.day, followed.card.info.rule.tz, now=now)} is now on {moved}."
-            ],
-            followed,
-        )
+        await self._reply(interaction, [f"The week of {day} is now on {moved}."], followed)
 
     @organize.command(name="edit", description="Change a series' day, time, zone, every, until or length")
     @app_commands.autocomplete(timezone=timezone_autocomplete)
@@ -297,7 +251,7 @@ class SeriesCog(commands.Cog):
         duration: Duration | None = None,
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        followed = await actions.edit(
+        followed = await changes.edit(
             self.context,
             guild_id,
             series,
@@ -325,7 +279,7 @@ class SeriesCog(commands.Cog):
         self, interaction: Interaction, series: SeriesOption, after: DateText | None = None
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
-        followed = await actions.end(self.context, guild_id, series, after, now=now)
+        followed = await changes.end(self.context, guild_id, series, after, now=now)
         info = followed.card.info
         assert info.rule.until is not None
         dropped = followed.dropped
@@ -344,7 +298,7 @@ class SeriesCog(commands.Cog):
         self, interaction: Interaction, series: SeriesOption, channel: discord.TextChannel | None = None
     ) -> None:
         _, guild_id, now = await organizer_begin(interaction)
-        info, url, edited = await actions.open_weeks(
+        info, url, edited = await open_weeks(
             self.context,
             guild_id,
             series,
@@ -356,29 +310,26 @@ class SeriesCog(commands.Cog):
         verb = "Updated the open weeks of" if edited else "Posted the open weeks of"
         await send_ephemeral(interaction, f"{verb} {self._shown(info)}: {url}")
 
-    # ------------------------------------------------------------------ everyone
-
     @series.command(name="show", description="A series' coming weeks: who presents, what is read")
     @app_commands.describe(series="The series", public="Post it for everyone (default: only you see it)")
     async def show(self, interaction: Interaction, series: SeriesOption, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
-        shown = await reads.card(self.context.store, guild_id, series, self.bot.clock.now())
+        shown = await card(self.context.store, guild_id, series, self.bot.clock.now())
         await send_reply(interaction, view=render.series_card(shown).view(), public=public)
 
     @series.command(name="list", description="Every series of this server")
     @app_commands.describe(public="Post the list for everyone (default: only you see it)")
     async def list_(self, interaction: Interaction, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
-        infos, zones = await reads.all_series(self.context.store, guild_id)
-        card = render.list_card(infos, zones, self.bot.clock.now())
-        await send_reply(interaction, view=card.view(), public=public)
-
-    # ------------------------------------------------------------------ /series presenters
+        async with self.context.store() as session:
+            infos, config = await list_series(session, guild_id), await get_config(session, guild_id)
+        view = render.list_card(infos, config.display_zones, self.bot.clock.now()).view()
+        await send_reply(interaction, view=view, public=public)
 
     async def presenters_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
         """A page of /series presenters (``arg`` unused); its ◀ ▶ buttons call it again."""
         now = self.bot.clock.now()
-        found = await reads.presenters(self.context.store, guild_id, now)
+        found = await presenters(self.context.store, guild_id, now)
         lines = render.presenter_lines(found, now)
         pages = page_count(len(lines), render.PRESENTERS_PAGE)
         page = clamp_page(page, pages)

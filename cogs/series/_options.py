@@ -1,5 +1,4 @@
-"""The /series options: a series, one of its weeks, a weekday, a week's new time; each gives the text as
-typed, tidied, for the services to read once."""
+"""The /series options: a series, one of its weeks, a weekday, a week's new time; each the text as typed, tidied."""
 
 from __future__ import annotations
 
@@ -11,9 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot import timeutil, when
 from bot.client import Interaction
 from bot.errors import BadInput
-from bot.services.series import reads, rules
-from bot.services.series import store as svc
-from bot.services.series import weeks as weeks_svc
+from bot.services.series import rules
+from bot.services.series.changes import moved_start
+from bot.services.series.store import series_choices
+from bot.services.series.weeks import week_choices
 from bot.transformers import OptionTransformer, WhenTransformer, guild_choices
 from cogs.series._buttons import series_context
 
@@ -40,7 +40,7 @@ class SeriesTransformer(_Text):
         self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[str]]:
         async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
-            return await svc.series_choices(session, guild_id, str(value)[:100])
+            return await series_choices(session, guild_id, str(value)[:100])
 
         return await guild_choices(interaction, query)
 
@@ -58,17 +58,13 @@ class WeekTransformer(_Text):
         now = interaction.client.clock.now()
 
         async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
-            settings = await svc.get_settings(session, guild_id)
-            return await weeks_svc.week_choices(
-                session, guild_id, str(ref) if ref else None, str(value)[:40], now, settings.horizon_weeks
-            )
+            return await week_choices(session, guild_id, str(ref) if ref else None, str(value)[:40], now)
 
         return await guild_choices(interaction, query)
 
 
 class MoveWhenTransformer(WhenTransformer):
-    """`when` of /organize series move, previewed as the move reads it (a time alone: that time on the week's date), in
-    the series' zone."""
+    """`when` of /organize series move, previewed as the move reads it, in the series' zone."""
 
     async def preview(self, interaction: Interaction, text: str) -> str:
         ref = getattr(interaction.namespace, "series", None)
@@ -77,7 +73,7 @@ class MoveWhenTransformer(WhenTransformer):
             return await super().preview(interaction, text)
         now = interaction.client.clock.now()
         store = series_context(interaction).store
-        start, config = await reads.moved_start(store, interaction.guild_id, str(ref), str(week), text, now)
+        start, config = await moved_start(store, interaction.guild_id, str(ref), str(week), text, now)
         return self.club_time(start, text, config, now)
 
 
@@ -88,7 +84,12 @@ class WeekdayTransformer(_Text):
     async def autocomplete(  # type: ignore[override]
         self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[str]]:
-        return [app_commands.Choice(name=n, value=v) for n, v in rules.weekday_choices(str(value))]
+        """The seven days, those starting with what was typed first."""
+        typed = str(value).strip().casefold()
+        days = sorted(
+            (w.title() for w in timeutil.WEEKDAYS), key=lambda d: not d.casefold().startswith(typed)
+        )
+        return [app_commands.Choice(name=d, value=d) for d in days]
 
 
 SeriesOption = app_commands.Transform[str, SeriesTransformer]
@@ -99,7 +100,6 @@ Name = app_commands.Range[str, 1, rules.MAX_NAME]
 Clock = app_commands.Range[str, 1, when.MAX_CLOCK_TEXT]
 Zone = app_commands.Range[str, 1, timeutil.MAX_ZONE_TEXT]
 DateText = app_commands.Range[str, 1, rules.MAX_DATE_TEXT]
-# `every` takes any whole number of weeks up to a year, so that a value other than 1 or 2 reaches the bot and
-# gets its reason ("every week or every other week"), instead of a client that only shows two choices.
+# `every` takes up to a year, so that a value other than 1 or 2 reaches the bot and gets its reason.
 Every = app_commands.Range[int, 1, 52]
 Reason = app_commands.Range[str, 1, rules.MAX_SKIP_REASON]

@@ -1,8 +1,9 @@
-"""How series look, each a layout card: a series and its weeks, the list, the open-weeks message and
-/presenters' pages; member text escaped once."""
+"""How series look, each a layout card (a series and its weeks, the list, the open-weeks message, /series
+presenters' pages; member text escaped once), and the series' Discord side that posts them."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -10,14 +11,25 @@ from typing import Any
 import discord
 
 from bot import timeutil
+from bot.client import PaperclubBot
+from bot.errors import NotConfigured
+from bot.hidden_channels import cannot_see, hidden_from_bot, usable
 from bot.layouts import Card, escape, escape_line
-from bot.replies import cut, markdown_link
+from bot.replies import NO_MENTIONS, cut, markdown_link
 from bot.services.series import rules
 from bot.services.series.info import SeriesCard, SeriesInfo, WeekInfo
-from bot.services.series.reads import Presenters
-from bot.timeutil import DisplayZone
+from bot.services.series.presenters import Presenters
+from bot.services.series.publishing import SeriesContext
+from bot.services.sessions.context import Posted
+from bot.timeutil import DisplayZone, format_long_date
 from cogs.series._buttons import PresentButton
+from cogs.sessions.publish import find_channel, sessions_of
 
+log = logging.getLogger("paperclub.series")
+# "Sending a message will automatically unarchive the thread, unless the thread has been locked by a
+# moderator" (docs: Threads), so a week's archive still lets a nudge a month later land.
+THREAD_ARCHIVE_MINUTES = 10080
+Postable = discord.TextChannel | discord.Thread
 COLOUR = discord.Colour.blurple()
 ENDED_COLOUR = discord.Colour.dark_grey()
 BOARD_LIMIT = 25  # open weeks with a button: five rows of five on /series show
@@ -30,53 +42,40 @@ def _when(start: datetime, zones: Sequence[DisplayZone], now: datetime) -> str:
     return timeutil.format_club_time(start, zones, with_year=with_year)
 
 
-def _presenter(week: WeekInfo) -> str:
-    club = week.session
-    assert club is not None
-    if club.presenter_id is not None:
-        return f"🎤 <@{club.presenter_id}>"
-    return f"🎤 {escape_line(club.presenter_name, 60)}"
-
-
-def _papers(week: WeekInfo) -> str:
-    club = week.session
-    assert club is not None
-    if not club.papers:
-        return "📄 **no paper yet**"
-    names = ", ".join(escape_line(p.title, 60) for p in club.papers[:3])
-    more = f" +{len(club.papers) - 3}" if len(club.papers) > 3 else ""
-    return f"📄 {names}{more}"
-
-
 def week_line(info: SeriesInfo, week: WeekInfo, zones: Sequence[DisplayZone], now: datetime) -> str:
-    """One week of /series show: its time in the club's zones, then presenter or open, papers or no paper
-    yet; a skipped week with its reason."""
+    """One week of /series show: its time, presenter or open, papers (a skipped week with its reason)."""
     if week.is_skipped:
         day = timeutil.club_date(week.week_date, info.rule.tz, now=now)
         reason = f": {escape_line(week.skip_reason, 120)}" if week.skip_reason else ""
         return f"~~{day}~~ — **skipped**{reason}"
-    when = f"**{_when(week.starts_at, zones, now)}**"
-    if week.session is None:
-        return f"{when} — being scheduled"
-    parts = [when]
+    club = week.session
+    parts = [f"**{_when(week.starts_at, zones, now)}**"]
+    if club is None:
+        return f"{parts[0]} — being scheduled"
     if week.is_moved:
         parts.append(f"(moved from {timeutil.format_clock(week.regular_start.astimezone(info.rule.tz))})")
-    if week.session.title != info.name:
-        parts.append(f"“{escape_line(week.session.title, 80)}”")
-    head = " ".join(parts)
-    who = _presenter(week) if week.has_presenter else "🙋 **open**"
-    return f"{head} — {who} · {_papers(week)}"
+    if club.title != info.name:
+        parts.append(f"“{escape_line(club.title, 80)}”")
+    who = "🙋 **open**"
+    if club.presenter_id is not None:
+        who = f"🎤 <@{club.presenter_id}>"
+    elif week.has_presenter:
+        who = f"🎤 {escape_line(club.presenter_name, 60)}"
+    papers = "📄 **no paper yet**"
+    if club.papers:
+        more = f" +{len(club.papers) - 3}" if len(club.papers) > 3 else ""
+        papers = "📄 " + ", ".join(escape_line(p.title, 60) for p in club.papers[:3]) + more
+    return f"{' '.join(parts)} — {who} · {papers}"
 
 
 def header(info: SeriesInfo, zones: Sequence[DisplayZone], now: datetime) -> str:
     rule = info.rule
-    today = now.astimezone(rule.tz).date()
     text = f"{rules.rule_text(rule, zones, now)} ({rule.zone}) · {timeutil.format_duration(info.duration_minutes)}"
-    if info.has_ended(today):
+    if info.has_ended(now):
         assert rule.until is not None
-        text += f" · ended {rules.long_date(rule.until)}"
+        text += f" · ended {format_long_date(rule.until)}"
     elif rule.until is not None:
-        text += f" · until {rules.long_date(rule.until)}"
+        text += f" · until {format_long_date(rule.until)}"
     if info.channel_id is not None:
         text += f" · in <#{info.channel_id}>"
     if info.signup_url:
@@ -87,7 +86,7 @@ def header(info: SeriesInfo, zones: Sequence[DisplayZone], now: datetime) -> str
 def series_card(series: SeriesCard) -> Card:
     """A series: the name as a heading, the rule, the coming weeks, the claim buttons."""
     info, weeks, zones, now = series.info, series.weeks, series.zones, series.now
-    ended = info.has_ended(now.astimezone(info.rule.tz).date())
+    ended = info.has_ended(now)
     card = Card(accent=ENDED_COLOUR if ended else COLOUR)
     card.heading(info.name, below=header(info, zones, now))
     if info.description:
@@ -97,9 +96,15 @@ def series_card(series: SeriesCard) -> Card:
         card.text(cut("\n".join(week_line(info, week, zones, now) for week in weeks), 3000))
     else:
         card.text("No coming weeks." if ended else "No weeks in the next few weeks.")
-    buttons = board_buttons(weeks, now)
+    buttons: list[discord.ui.Item[Any]] = [
+        PresentButton(week.session.id, label=rules.short_date(week.week_date))
+        for week in open_weeks(weeks, now)
+        if week.session is not None
+    ]
+    n = len(buttons)
+    count = f"{n} week{'s' if n != 1 else ''}" if n else "no weeks"
     claim = " · press a date below to present that week" if buttons else ""
-    card.text(f"-# The next {series.horizon} weeks · {_count(len(buttons))} open{claim}")
+    card.text(f"-# The next {series.horizon} weeks · {count} open{claim}")
     card.row(buttons)
     return card
 
@@ -111,34 +116,31 @@ def list_card(infos: Sequence[SeriesInfo], zones: Sequence[DisplayZone], now: da
         return card.heading("Series", below="No series yet. Organizers add one with `/organize series add`.")
     lines = []
     for info in infos:
-        today = now.astimezone(info.rule.tz).date()
         upcoming = info.rule.next_date(now)
-        state = "ended" if info.has_ended(today) or upcoming is None else f"next {rules.short_date(upcoming)}"
+        state = "ended" if info.has_ended(now) or upcoming is None else f"next {rules.short_date(upcoming)}"
         lines.append(f"**{escape_line(info.name, 80)}** — {rules.rule_text(info.rule, zones, now)} · {state}")
     return card.heading("Series", below=cut("\n".join(lines), 3500))
 
 
-# ---------------------------------------------------------------- the open weeks
-
-
 def open_weeks(weeks: Sequence[WeekInfo], now: datetime) -> list[WeekInfo]:
-    return [w for w in weeks if w.is_open and w.session is not None and not w.session.has_started(now)][
-        :BOARD_LIMIT
-    ]
+    """The open weeks not yet begun, as many as have a button."""
+    shown = [w for w in weeks if w.is_open and w.session is not None and not w.session.has_started(now)]
+    return shown[:BOARD_LIMIT]
 
 
 def board_card(series: SeriesCard) -> Card:
-    """/organize series open: each open week a section with its I'll present button beside it (one tap to claim; the
-    week's time and whether it has a paper next to its button; the custom ids of the old embed board, so
-    old posts keep working). As many as fit Discord's 40 components (a horizon of 12 weeks and more), the
-    rest counted."""
+    """/organize series open: each open week a section with its time, whether it has a paper, and its I'll
+    present button (as many as fit Discord's 40 components, the rest counted)."""
     info, weeks, zones, now = series.info, series.weeks, series.zones, series.now
     shown = open_weeks(weeks, now)
     card = Card(accent=COLOUR)
     rule = rules.rule_text(info.rule, zones, now)
     if not shown:
-        ended = info.has_ended(now.astimezone(info.rule.tz).date())
-        done = "This series has ended." if ended else "Every coming week has a presenter. Thank you!"
+        done = (
+            "This series has ended."
+            if info.has_ended(now)
+            else "Every coming week has a presenter. Thank you!"
+        )
         return card.heading(f"Open weeks · {info.name}", below=f"{rule}\n{done}")
     invite = "Want to lead a session? Press **I'll present** beside the week you'd like."
     card.heading(f"Open weeks · {info.name}", below=f"{rule}\n{invite}")
@@ -149,26 +151,10 @@ def board_card(series: SeriesCard) -> Card:
         paper = "" if week.has_paper else "\nno paper yet"
         card.section(
             f"**{_when(week.starts_at, zones, now)}**{title}{paper}",
-            PresentButton.claim(week.session.id),
+            PresentButton(week.session.id),
             group="weeks",
         )
     return card
-
-
-def _count(n: int) -> str:
-    return f"{n} week{'s' if n != 1 else ''}" if n else "no weeks"
-
-
-def board_buttons(weeks: Sequence[WeekInfo], now: datetime) -> list[discord.ui.Item[Any]]:
-    """An I'll present button for each open week."""
-    buttons: list[discord.ui.Item[Any]] = []
-    for week in open_weeks(weeks, now):
-        assert week.session is not None
-        buttons.append(PresentButton.claim(week.session.id, rules.short_date(week.week_date)))
-    return buttons
-
-
-# ---------------------------------------------------------------- /series presenters
 
 
 def presenter_lines(presenters: Presenters, now: datetime) -> list[str]:
@@ -201,3 +187,109 @@ def presenters_card(lines: Sequence[str], page: int) -> Card:
         )
     chunk = lines[page * PRESENTERS_PAGE : (page + 1) * PRESENTERS_PAGE]
     return card.heading("Presenters").text(cut("\n".join(chunk), 3500))
+
+
+def series_of(bot: PaperclubBot) -> SeriesContext:
+    """The series' flows' context on this bot."""
+    return SeriesContext(sessions_of(bot), DiscordSeries(bot))
+
+
+class DiscordSeries:
+    """What the series' flows do on Discord (bot.services.series.publishing.SeriesOnDiscord)."""
+
+    def __init__(self, bot: PaperclubBot) -> None:
+        self.bot = bot
+
+    def guild_ids(self) -> list[int]:
+        """The servers this process serves."""
+        return [guild.id for guild in self.bot.guilds]
+
+    async def is_thread(self, thread_id: int) -> bool:
+        """Whether the thread is still there."""
+        return isinstance(await find_channel(self.bot, thread_id), discord.Thread)
+
+    async def can_open_thread(self, channel_id: int) -> bool:
+        """A text channel the bot can see (one hidden from it is logged once)."""
+        channel = await find_channel(self.bot, channel_id)
+        return isinstance(channel, discord.TextChannel) and usable(channel, "the organizers' thread")
+
+    async def open_thread(self, channel_id: int, name: str, intro: str) -> int | None:
+        """A public thread (a private one needs Create Private Threads, which the bot is not given)."""
+        channel = await find_channel(self.bot, channel_id)
+        try:
+            thread = await channel.create_thread(
+                name=name,
+                type=discord.ChannelType.public_thread,
+                auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+            )
+        except discord.HTTPException as error:
+            log.warning("channel %s: could not open the organizers' thread: %s", channel_id, error)
+            return None
+        try:
+            await thread.send(intro, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as error:
+            log.warning("thread %s: could not post its intro: %s", thread.id, error)
+        return int(thread.id)
+
+    async def add_to_thread(self, thread_id: int, user_id: int) -> None:
+        """Add the member, best effort."""
+        thread = await find_channel(self.bot, thread_id)
+        if isinstance(thread, discord.Thread):
+            try:
+                await thread.add_user(discord.Object(id=user_id))
+            except discord.HTTPException as error:
+                log.info("could not add %s to the organizers' thread %s: %s", user_id, thread_id, error)
+
+    async def check_board_channel(self, channel_id: int) -> None:
+        """NotConfigured unless it is a text channel or thread the bot can see."""
+        channel = await find_channel(self.bot, channel_id)
+        if not isinstance(channel, Postable):
+            raise NotConfigured("Pick a text channel for the open weeks with the `channel` option.")
+        if hidden_from_bot(channel):
+            raise NotConfigured(f"Not posted: {cannot_see(channel.id)}, or pick another `channel`.")
+
+    async def post_board(self, card: SeriesCard, channel_id: int) -> Posted:
+        """Post the open weeks."""
+        channel = await find_channel(self.bot, channel_id)
+        try:
+            message = await channel.send(view=board_card(card).view(), allowed_mentions=NO_MENTIONS)
+        except discord.Forbidden:
+            raise NotConfigured(
+                f"I can't post in {channel.mention}: give the bot View Channel and Send Messages there."
+            ) from None
+        return Posted(message.id, message.jump_url)
+
+    async def edit_board(self, card: SeriesCard) -> bool:
+        """Edit the posted open weeks (an old embed post becomes a layout in the same edit); False: deleted."""
+        info = card.info
+        channel = await find_channel(self.bot, info.board_channel_id or 0)
+        try:
+            await channel.get_partial_message(info.board_message_id or 0).edit(
+                content=None, embeds=[], view=board_card(card).view(), allowed_mentions=NO_MENTIONS
+            )
+        except discord.NotFound:
+            return False
+        return True
+
+    async def refresh_board(self, card: SeriesCard) -> bool:
+        """Edit the posted open weeks, best effort (a channel gone or hidden is left alone)."""
+        info = card.info
+        channel = await find_channel(self.bot, info.board_channel_id or 0)
+        if not isinstance(channel, Postable) or not usable(
+            channel, f"updating the open weeks of series {info.id}"
+        ):
+            return True
+        try:
+            return await self.edit_board(card)
+        except discord.HTTPException as error:
+            log.warning("series %s: could not update the open-weeks message: %s", info.id, error)
+            return True
+
+    async def delete_board(self, info: SeriesInfo) -> None:
+        """Delete the old open-weeks message, best effort."""
+        channel = await find_channel(self.bot, info.board_channel_id or 0)
+        if isinstance(channel, Postable):
+            try:
+                await channel.get_partial_message(info.board_message_id or 0).delete()
+            except discord.HTTPException as error:
+                log.info("series %s: the old open-weeks message stays: %s", info.id, error)

@@ -6,10 +6,11 @@ from __future__ import annotations
 from bot.client import Interaction
 from bot.permissions import require_guild_id
 from bot.replies import send_ephemeral
-from bot.services.series import actions
+from bot.services.series import store
+from bot.services.series.publishing import refresh_guild
 from bot.services.series.store import Settings
 from cogs.series._cog import SeriesCog
-from cogs.series._discord import series_of
+from cogs.series._render import series_of
 
 
 def show_field(settings: Settings) -> str:
@@ -27,15 +28,18 @@ async def set_horizon(interaction: Interaction, weeks: int) -> None:
     """/setup series_horizon: save it, and give the series the weeks it now reaches."""
     bot, guild_id = interaction.client, require_guild_id(interaction)
     await interaction.response.defer(ephemeral=True, thinking=True)
-    cog = bot.get_cog(SeriesCog.__cog_name__)
-    background = cog.background if isinstance(cog, SeriesCog) else None
-    settings = await actions.horizon_weeks(series_of(bot), background, guild_id, weeks, bot.clock.now())
+    async with bot.session_factory() as session, session.begin():
+        settings = await store.set_horizon(session, guild_id, weeks, bot.clock.now())
+    if isinstance(cog := bot.get_cog(SeriesCog.__cog_name__), SeriesCog):
+        await cog.background.run_horizons([guild_id])
     await send_ephemeral(interaction, f"Saved. Series: {show_field(settings)}.")
 
 
 async def set_nudge_days(interaction: Interaction, days: int) -> None:
     """/setup series_nudge: save it, and plan the nudges again."""
-    bot, guild_id = interaction.client, require_guild_id(interaction)
+    bot, guild_id, now = interaction.client, require_guild_id(interaction), interaction.client.clock.now()
     await interaction.response.defer(ephemeral=True, thinking=True)
-    settings = await actions.nudge_days(series_of(bot), guild_id, days, bot.clock.now())
+    async with bot.session_factory() as session, session.begin():
+        settings = await store.set_nudge_days(session, guild_id, days, now)
+    await refresh_guild(series_of(bot), guild_id, now)
     await send_ephemeral(interaction, f"Saved. Series: {show_field(settings)}.")

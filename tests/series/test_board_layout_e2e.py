@@ -104,8 +104,8 @@ async def test_an_old_embed_board_is_rewritten_as_a_layout(env) -> None:
     channel = env.bot.get_channel(env.announcements.id)
     assert isinstance(channel, discord.TextChannel)
     view = discord.ui.View(timeout=None)
-    view.add_item(PresentButton.claim(1, "Thu 3 Dec"))
-    view.add_item(PresentButton.claim(2, "Thu 10 Dec"))
+    view.add_item(PresentButton(1, label="Thu 3 Dec"))
+    view.add_item(PresentButton(2, label="Thu 10 Dec"))
     old = await channel.send(embed=discord.Embed(title="Open weeks · Thursday paper club"), view=view)
     async with env.bot.session_factory() as db, db.begin():
         row = await svc.load_series(db, env.guild.id, series_id)

@@ -13,10 +13,11 @@ from sqlalchemy import select
 
 from bot.errors import NotConfigured
 from bot.services.config.guild import update_config
-from bot.services.series import actions, drafts, nudges
+from bot.services.series import changes, drafts, nudges, publishing
 from bot.services.series.background import SeriesBackground
-from bot.services.series.context import SeriesContext
 from bot.services.series.info import SeriesCard, SeriesInfo
+from bot.services.series.presenters import present
+from bot.services.series.publishing import Followed, SeriesContext
 from bot.services.sessions.context import Posted
 from db.models.reminders import NUDGE, PENDING, SENT, Reminder
 from tests.sessions.fakes import FakeSessionsDiscord, context
@@ -78,11 +79,11 @@ def series_context(session_factory: Any) -> tuple[SeriesContext, FakeSessionsDis
     return SeriesContext(context(session_factory, sessions), series), sessions, series
 
 
-async def add(ctx: SeriesContext, name: str = "Thursday paper club") -> actions.Followed:
+async def add(ctx: SeriesContext, name: str = "Thursday paper club") -> Followed:
     draft = drafts.new_series(
         name=name, day="Thursday", time="9:30am", default_zone="America/Los_Angeles", now=NOW
     )
-    return await actions.add(ctx, GUILD, draft, created_by=42, now=NOW)
+    return await changes.add(ctx, GUILD, draft, created_by=42, now=NOW)
 
 
 @pytest.fixture
@@ -110,7 +111,7 @@ async def test_add_makes_the_weeks_publishes_them_and_opens_one_thread(configure
 async def test_skip_cancels_the_week_and_says_which(configured) -> None:
     ctx, sessions, _ = series_context(configured)
     added = await add(ctx)
-    skipped = await actions.skip(ctx, GUILD, "1", "2026-12-24", "Christmas Eve", now=NOW)
+    skipped = await changes.skip(ctx, GUILD, "1", "2026-12-24", "Christmas Eve", now=NOW)
     assert skipped.day == datetime(2026, 12, 24).date()
     week = next(w for w in skipped.card.weeks if w.week_date == skipped.day)
     assert week.is_skipped
@@ -124,8 +125,8 @@ async def test_the_open_weeks_are_posted_kept_moved_and_posted_again(configured)
     ctx, _, series = series_context(configured)
     await add(ctx)
     with pytest.raises(NotConfigured):
-        await actions.open_weeks(ctx, GUILD, "1", channel_id=9, here_id=None, organizer=42, now=NOW)
-    info, url, edited = await actions.open_weeks(
+        await publishing.open_weeks(ctx, GUILD, "1", channel_id=9, here_id=None, organizer=42, now=NOW)
+    info, url, edited = await publishing.open_weeks(
         ctx, GUILD, "1", channel_id=None, here_id=None, organizer=42, now=NOW
     )
     assert not edited
@@ -133,16 +134,16 @@ async def test_the_open_weeks_are_posted_kept_moved_and_posted_again(configured)
     first = next(iter(series.boards))
     assert url.endswith(f"/{ANNOUNCEMENTS}/{first}")
     assert len([w for w in series.shown[-1].weeks if w.is_open]) == 8
-    _, again, edited = await actions.open_weeks(
+    _, again, edited = await publishing.open_weeks(
         ctx, GUILD, "1", channel_id=None, here_id=None, organizer=42, now=NOW
     )
     assert edited
     assert again == url
-    await actions.open_weeks(ctx, GUILD, "1", channel_id=501, here_id=None, organizer=42, now=NOW)
+    await publishing.open_weeks(ctx, GUILD, "1", channel_id=501, here_id=None, organizer=42, now=NOW)
     assert list(series.boards.values()) == [501]  # moved: no copy left behind
     series.boards.clear()  # deleted by someone: forgotten at the next refresh, posted again on /organize series open
-    await actions.nudge_days(ctx, GUILD, 3, NOW)
-    _, _, edited = await actions.open_weeks(
+    await publishing.refresh_guild(ctx, GUILD, NOW)
+    _, _, edited = await publishing.open_weeks(
         ctx, GUILD, "1", channel_id=None, here_id=77, organizer=42, now=NOW
     )
     assert not edited
@@ -155,11 +156,11 @@ async def test_i_will_present_claims_the_week_and_publishes_it(configured) -> No
     week = added.card.weeks[1].session
     assert week is not None
     sessions.calls.clear()
-    claim, _ = await actions.present(ctx, GUILD, week.id, 7, "Sam", now=NOW)
+    claim, _ = await present(ctx, GUILD, week.id, 7, "Sam", now=NOW)
     assert claim.outcome == "claimed"
     assert claim.session.presenter_id == 7
     assert "edit_event" in sessions.calls  # the week published like any edit
-    claim, _ = await actions.present(ctx, GUILD, week.id, 7, "Sam", now=NOW)
+    claim, _ = await present(ctx, GUILD, week.id, 7, "Sam", now=NOW)
     assert claim.outcome == "withdrawn"
 
 

@@ -92,12 +92,12 @@ PINNED: list[tuple[PersistentButton, dict[str, Any]]] = [
     ),
     # A series week's I'll present (its announcement, its card, the open-weeks message), and Step down.
     (
-        SeriesPresentButton.claim(42),
+        SeriesPresentButton(42),
         {"style": PRIMARY, "disabled": False, "label": "I'll present", "custom_id": "series:present:42"}
         | emoji("🙋"),
     ),
     (
-        SeriesPresentButton.claim(42, "Thu 17 Dec"),
+        SeriesPresentButton(42, label="Thu 17 Dec"),
         {"style": PRIMARY, "disabled": False, "label": "Thu 17 Dec", "custom_id": "series:present:42"}
         | emoji("🙋"),
     ),

@@ -1,2 +1,1 @@
-"""Series: rules and drafts, plain values, the store, the nudges and the horizon, and the flows (`actions`,
-`reads`, `publishing`, `background`) over a `context`."""
+"""Series: rules and drafts, plain values, the store and the weeks, the changes, publishing and the background."""

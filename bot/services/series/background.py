@@ -1,5 +1,4 @@
-"""The series' background work: the daily horizon job (each series' weeks filled under a claim, one process
-per series) and a run per server once available; after a change to a week, its nudges and open weeks."""
+"""The series' background work: the daily horizon job, a run per server, refreshes after a week changes."""
 
 from __future__ import annotations
 
@@ -19,11 +18,16 @@ from bot.background import Background, Job, daily
 from bot.clock import Clock
 from bot.errors import PaperclubError
 from bot.services.config.guild import get_config
-from bot.services.series import changes
-from bot.services.series.context import SeriesContext
+from bot.services.series.changes import skip_for_cancelled
 from bot.services.series.info import Changes
 from bot.services.series.nudges import plan_guild_nudges
-from bot.services.series.publishing import organizer_thread, publish_changes, refresh_boards, refresh_guild
+from bot.services.series.publishing import (
+    SeriesContext,
+    organizer_thread,
+    publish_changes,
+    refresh_boards,
+    refresh_guild,
+)
 from bot.services.series.store import active_series, get_settings
 from bot.services.series.weeks import fill_weeks, week_of_session
 from db.models.series import Series
@@ -49,28 +53,19 @@ class Extended:
 
 
 async def extend_horizons(
-    session_factory: async_sessionmaker[AsyncSession],
-    now: datetime,
-    *,
-    guild_ids: Iterable[int] | None = None,
+    session_factory: async_sessionmaker[AsyncSession], now: datetime, guild_ids: Iterable[int]
 ) -> Extended:
-    """Fill every active series' horizon (one transaction per series, under its claim: a series another
-    process is filling is left to it), then plan each guild's nudges."""
-    wanted = set(guild_ids) if guild_ids is not None else None
+    """Fill these guilds' series' horizons (each under its claim), then plan each guild's nudges."""
+    result = Extended(guilds=set(guild_ids))
     async with session_factory() as session:
-        series = [
-            info
-            for info in await active_series(session, None, now)
-            if wanted is None or info.guild_id in wanted
-        ]
-    result = Extended(guilds={info.guild_id for info in series} | (wanted or set()))
+        series = [info for info in await active_series(session, None, now) if info.guild_id in result.guilds]
     for info in series:
         key, owner = f"series.horizon:{info.id}", uuid.uuid4().hex
         async with session_factory() as session, session.begin():
             if not await claims.claim(session, key, owner, now, HORIZON_LEASE):
                 continue  # another process is filling it (and publishes what it makes)
         try:
-            made = await _fill(session_factory, info.id, info.guild_id, now)
+            made = await _fill(session_factory, info.id, now)
         finally:
             async with session_factory() as session, session.begin():
                 await claims.release(session, key, owner)
@@ -83,17 +78,16 @@ async def extend_horizons(
 
 
 async def _fill(
-    session_factory: async_sessionmaker[AsyncSession], series_id: int, guild_id: int, now: datetime
+    session_factory: async_sessionmaker[AsyncSession], series_id: int, now: datetime
 ) -> list[int]:
-    """One series' horizon in one transaction (again, if a /series change made one of its weeks' sessions
-    at the same moment); the sessions made."""
+    """One series' horizon in one transaction (again, if a change made one of its weeks at the same moment)."""
     for attempt in range(1, TRIES + 1):
         try:
             async with session_factory() as session, session.begin():
                 row = await session.get(Series, series_id, populate_existing=True)
                 if row is None:
                     return []
-                settings = await get_settings(session, guild_id)
+                settings = await get_settings(session, row.guild_id)
                 return await fill_weeks(session, row, now, settings.horizon_weeks)
         except IntegrityError:
             if attempt == TRIES:
@@ -123,10 +117,8 @@ class SeriesBackground:
         )
 
     async def stop(self) -> None:
-        """Remove it; stop the refreshes in flight (from cog_unload)."""
+        """Remove it; cancel and await the refreshes in flight, before the bot disposes of the engine."""
         await self.background.remove(HORIZON_JOB)
-        # Cancelled and awaited here, before the bot disposes of the engine: a task still holding a store
-        # connection when the loop closes cannot hand it back (its close waits on a stopped driver).
         pending = [*self._tasks, *([self._refresher] if self._refresher else [])]
         for task in pending:
             task.cancel()
@@ -159,8 +151,8 @@ class SeriesBackground:
         await self.run_horizons()
 
     async def run_horizons(self, guild_ids: Iterable[int] | None = None) -> Extended:
-        """Fill and publish each series of these servers (default: those this process serves) up to its
-        horizon: the organizers' thread opened where missing, the nudges planned, the open weeks updated."""
+        """Fill and publish each series of these servers (default: those this process serves) up to its horizon:
+        the organizers' thread opened where missing, the nudges planned, the open weeks updated."""
         ctx, now = self.ctx, self.clock.now()
         wanted = list(guild_ids) if guild_ids is not None else ctx.discord.guild_ids()
         async with ctx.store() as session:
@@ -169,7 +161,7 @@ class SeriesBackground:
             if guild_id in with_series:
                 await organizer_thread(ctx, guild_id, now)
         try:
-            extended = await extend_horizons(ctx.store, now, guild_ids=wanted)
+            extended = await extend_horizons(ctx.store, now, wanted)
         except Exception:  # a background job must not die; the next run tries again
             log.exception("series: the horizon job failed")
             return Extended()
@@ -192,25 +184,15 @@ class SeriesBackground:
         while self._dirty:
             await refresh_guild(self.ctx, self._dirty.pop(), self.clock.now())
 
-    async def _is_week(self, guild_id: int, session_id: int) -> bool:
-        async with self.ctx.store() as session:
-            return await week_of_session(session, guild_id, session_id) is not None
+    async def session_changed(self, guild_id: int, session_id: int, *, cancelled: bool = False) -> None:
+        """A week's session saved or cancelled (the week skipped then): the boards and nudges refreshed."""
+        await self._track(self._week_changed(guild_id, session_id, cancelled))
 
-    async def session_saved(self, guild_id: int, session_id: int) -> None:
-        """A week's session changed: refresh the server's boards and nudges."""
-        # Tracked from the listener's first step, so settle() waits for it (tests, the demo).
-        await self._track(self._week_saved(guild_id, session_id))
-
-    async def _week_saved(self, guild_id: int, session_id: int) -> None:
-        if await self._is_week(guild_id, session_id):
-            self._refresh_soon(guild_id)
-
-    async def session_cancelled(self, guild_id: int, session_id: int) -> None:
-        """A week's session cancelled with /organize session cancel: the week is skipped, with its reason."""
-        await self._track(self._week_cancelled(guild_id, session_id))
-
-    async def _week_cancelled(self, guild_id: int, session_id: int) -> None:
+    async def _week_changed(self, guild_id: int, session_id: int, cancelled: bool) -> None:
         async with self.ctx.store() as session, session.begin():
-            skipped = await changes.skip_for_cancelled(session, guild_id, session_id, self.clock.now())
-        if skipped or await self._is_week(guild_id, session_id):
+            if cancelled and await skip_for_cancelled(session, guild_id, session_id, self.clock.now()):
+                week = True
+            else:
+                week = await week_of_session(session, guild_id, session_id) is not None
+        if week:
             self._refresh_soon(guild_id)

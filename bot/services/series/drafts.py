@@ -1,5 +1,4 @@
-"""A new series and an edit of its rule, each value checked once (BadInput on the first bad one); no store,
-no discord."""
+"""A new series and an edit of its rule, each value checked once (BadInput on the first bad one)."""
 
 from __future__ import annotations
 
@@ -16,14 +15,15 @@ from bot.services.series.rules import (
     clean_name,
     day_month,
     first_date,
-    long_date,
-    name_key,
     parse_date,
     parse_weekday,
     weekday_name,
 )
 from bot.services.sessions import rules as session_rules
 from bot.services.sessions.draft import Place
+from bot.timeutil import format_long_date as long_date
+
+MOVES = frozenset({"day", "time", "timezone", "every"})  # the changes that move the weeks ahead
 
 
 @dataclass(frozen=True)
@@ -36,46 +36,6 @@ class SeriesDraft:
     signup_url: str | None = None
     description: str | None = None
     place: Place | None = None  # its weeks held in this voice or stage channel
-
-    @property
-    def key(self) -> str:
-        """The key series names are compared by."""
-        return name_key(self.name)
-
-
-def _rule_from(
-    *,
-    day: str,
-    clock: str,
-    zone: str,
-    every: int,
-    first: str | None,
-    until: str | None,
-    now: datetime,
-) -> Rule:
-    weekday = parse_weekday(day)
-    start = when.parse_clock(clock)
-    tz = timeutil.resolve_timezone(zone)
-    check_every(every)
-    if first is None:
-        begins = first_date(weekday, start, tz, now)
-    else:
-        begins = parse_date(first, tz, now, what="first date")
-        if begins.weekday() != weekday:
-            raise BadInput(
-                f"This series meets on {weekday_name(weekday, plural=True)}; {day_month(begins)} (first) is a "
-                f"{weekday_name(begins.weekday())}."
-            )
-    ends = parse_date(until, tz, now, what="until date") if until else None
-    if ends is not None and ends < begins:
-        raise BadInput(
-            f"until ({long_date(ends)}) is before the first week ({long_date(begins)}); "
-            "give a later until, or leave it out."
-        )
-    rule = Rule(weekday, start, tz.key, every, begins, ends)
-    check_times(rule, begins)
-    session_rules.check_start(rule.start_on(begins), now)  # not past, not over two years out
-    return rule
 
 
 def new_series(
@@ -96,9 +56,28 @@ def new_series(
 ) -> SeriesDraft:
     """Check a new series' values, each once (BadInput on the first bad one)."""
     clean = clean_name(name)
-    rule = _rule_from(
-        day=day, clock=time, zone=zone or default_zone, every=every, first=first, until=until, now=now
-    )
+    weekday = parse_weekday(day)
+    start = when.parse_clock(time)
+    tz = timeutil.resolve_timezone(zone or default_zone)
+    check_every(every)
+    if first is None:
+        begins = first_date(weekday, start, tz, now)
+    else:
+        begins = parse_date(first, tz, now, what="first date")
+        if begins.weekday() != weekday:
+            raise BadInput(
+                f"This series meets on {weekday_name(weekday, plural=True)}; {day_month(begins)} (first) is a "
+                f"{weekday_name(begins.weekday())}."
+            )
+    ends = parse_date(until, tz, now, what="until date") if until else None
+    if ends is not None and ends < begins:
+        raise BadInput(
+            f"until ({long_date(ends)}) is before the first week ({long_date(begins)}); "
+            "give a later until, or leave it out."
+        )
+    rule = Rule(weekday, start, tz.key, every, begins, ends)
+    check_times(rule, begins)
+    session_rules.check_start(rule.start_on(begins), now)  # not past, not over two years out
     return SeriesDraft(
         name=clean,
         rule=rule,
@@ -111,7 +90,7 @@ def new_series(
 
 @dataclass(frozen=True)
 class RuleEdit:
-    """/organize series edit: the rule as it becomes (``rule``), the duration, and which parts changed."""
+    """/organize series edit: the rule as it becomes, the duration, and which parts changed."""
 
     rule: Rule
     duration_minutes: int
@@ -119,9 +98,8 @@ class RuleEdit:
 
     @property
     def moves_weeks(self) -> bool:
-        """Whether the weeks ahead move (day, time, zone or every changed), rather than only end sooner or
-        later or last longer."""
-        return bool(self.changed & {"day", "time", "timezone", "every"})
+        """Whether the weeks ahead move (day, time, zone or every changed)."""
+        return bool(self.changed & MOVES)
 
 
 def edit_rule(
@@ -154,27 +132,23 @@ def edit_rule(
         )
         if was != now_is
     }
-    anchor = old.anchor
-    if changed & {"day", "time", "timezone", "every"}:
-        anchor = _next_anchor(old, weekday, start, tz, interval, now)
+    anchor = _next_anchor(old, weekday, start, tz, interval, now) if changed & MOVES else old.anchor
     ends = old.until
     if until is not None:
         ends = parse_date(until, tz, now, what="until date")
         if ends != old.until:
             changed.add("until")
-    rule = Rule(weekday, start, tz.key, interval, anchor, ends)
-    if ends is not None and "until" in changed:
-        today = now.astimezone(tz).date()
-        if ends < today:
-            raise BadInput(
-                f"until ({long_date(ends)}) has passed; to stop the series now, use `/organize series end`."
-            )
+    if ends is not None and "until" in changed and ends < now.astimezone(tz).date():
+        raise BadInput(
+            f"until ({long_date(ends)}) has passed; to stop the series now, use `/organize series end`."
+        )
     if ends is not None and ends < anchor:
         raise BadInput(
             f"until ({long_date(ends)}) is before the series' next week ({long_date(anchor)}); "
             "to stop the series, use `/organize series end`."
         )
-    if changed & {"day", "time", "timezone", "every"}:
+    rule = Rule(weekday, start, tz.key, interval, anchor, ends)
+    if changed & MOVES:
         check_times(rule, anchor)
     return RuleEdit(rule, minutes, frozenset(changed))
 

@@ -1,10 +1,9 @@
-"""A series and its weeks as plain values (what the cog shows, the calendar writes and the nudges say), and
-what a change did (the sessions to publish)."""
+"""A series and its weeks as plain values, and what a change did (the sessions to publish)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import date, datetime, time
 
 from bot.services.series.rules import Rule
@@ -31,28 +30,15 @@ class SeriesInfo:
     created_by: int | None
     channel_id: int | None = None  # its weeks' voice or stage channel
 
-    def has_ended(self, today: date) -> bool:
-        """Whether the series' last week is before ``today``."""
-        return self.rule.until is not None and self.rule.until < today
+    def has_ended(self, now: datetime) -> bool:
+        """Whether the series' last week is before today."""
+        return self.rule.until is not None and self.rule.until < self.rule.today(now)
 
 
 def series_info(row: Series) -> SeriesInfo:
     """A series row as plain values."""
-    return SeriesInfo(
-        id=row.id,
-        guild_id=row.guild_id,
-        name=row.name,
-        rule=series_rule(row),
-        first_date=row.first_date,
-        duration_minutes=row.duration_minutes,
-        signup_url=row.signup_url,
-        description=row.description,
-        sequence=row.sequence,
-        board_channel_id=row.board_channel_id,
-        board_message_id=row.board_message_id,
-        created_by=row.created_by,
-        channel_id=row.channel_id,
-    )
+    values = {f.name: getattr(row, f.name) for f in fields(SeriesInfo) if f.name != "rule"}
+    return SeriesInfo(rule=series_rule(row), **values)
 
 
 def series_rule(row: Series) -> Rule:
@@ -69,8 +55,7 @@ def series_rule(row: Series) -> Rule:
 
 @dataclass(frozen=True)
 class WeekInfo:
-    """One week as /series show, the calendar and the open-weeks message see it. ``regular_start`` is when
-    the rule puts it; ``session`` is its session once it has one (a skipped week keeps its cancelled one)."""
+    """One week: ``regular_start`` is when the rule puts it; ``session`` its session once it has one."""
 
     series_id: int
     week_date: date
@@ -117,8 +102,7 @@ class WeekInfo:
 
 @dataclass
 class Changes:
-    """What a change did to the series' sessions, for Discord to follow: ``saved`` (made, moved, reinstated),
-    ``cancelled``, and ``notes`` for the organizer's reply."""
+    """What a change did to the series' sessions, for Discord to follow, and ``notes`` for the reply."""
 
     saved: list[int] = field(default_factory=list)
     cancelled: list[int] = field(default_factory=list)

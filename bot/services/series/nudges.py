@@ -1,6 +1,5 @@
-"""The organizers' nudges: days before a week still without a presenter or a paper, one reminder of kind
-``nudge`` per week in the organizers' thread, naming everything the week lacks, planned again (idempotently)
-after every change."""
+"""The organizers' nudges: one reminder per week still without a presenter or a paper, in the organizers'
+thread, naming what it lacks; planned again (idempotently) after every change."""
 
 from __future__ import annotations
 
@@ -27,19 +26,13 @@ def message_url(guild_id: int, channel_id: int, message_id: int) -> str:
     return f"https://discord.com/channels/{guild_id}/{channel_id}/{message_id}"
 
 
-def _pick(week: WeekInfo) -> str:
-    """How an organizer finds the week's session in a `session` option: its title and date."""
+def _claim_line(info: SeriesInfo, week: WeekInfo, gap: str) -> str:
     session = week.session
     assert session is not None
-    return f"pick **{escape(session.title)}** of {week.week_date:%a} {week.week_date.day} {week.week_date:%b} as you type"
-
-
-def claim_line(info: SeriesInfo, week: WeekInfo, gap: str) -> str:
-    """The nudge's line saying how to fill a week's missing presenter or paper."""
-    session = week.session
-    assert session is not None
+    day = week.week_date
+    pick = f"pick **{escape(session.title)}** of {day:%a} {day.day} {day:%b} as you type"
     if gap == PAPER:
-        return f"Set its paper with `/organize session edit` ({_pick(week)}, then fill `papers`)."
+        return f"Set its paper with `/organize session edit` ({pick}, then fill `papers`)."
     if info.board_channel_id and info.board_message_id:
         return f"Members can claim it here: {message_url(info.guild_id, info.board_channel_id, info.board_message_id)}"
     if session.announcement_channel_id and session.announcement_message_id:
@@ -47,69 +40,52 @@ def claim_line(info: SeriesInfo, week: WeekInfo, gap: str) -> str:
         return f"Members can claim it on its announcement: {url}"
     return (
         f"Post the open weeks with `/organize series open` so members can claim it, or set a presenter with "
-        f"`/organize session edit` ({_pick(week)})."
+        f"`/organize session edit` ({pick})."
     )
 
 
 def nudge_message(info: SeriesInfo, week: WeekInfo) -> str:
-    """The stored message of a week's nudge: a ``gap|line`` line for each thing the week lacks (the text
-    names, when it goes out, those still missing)."""
+    """The stored message of a week's nudge: a ``gap|line`` line for each thing the week lacks."""
     gaps = [gap for gap, has in ((PRESENTER, week.has_presenter), (PAPER, week.has_paper)) if not has]
-    return "\n".join(f"{gap}|{claim_line(info, week, gap)}" for gap in gaps)
+    return "\n".join(f"{gap}|{_claim_line(info, week, gap)}" for gap in gaps)
 
 
-def _wanted(week: WeekInfo, days: int) -> datetime | None:
-    """When the week's nudge is due, or None when it needs none."""
-    if days <= 0 or not week.is_scheduled or week.session is None or week.session.is_cancelled:
-        return None
-    if week.has_presenter and week.has_paper:
-        return None
-    return week.session.starts_at - timedelta(days=days)
-
-
-async def plan_nudges(session: AsyncSession, guild_id: int, now: datetime) -> int:
-    """Bring the guild's nudges in line with its weeks (none without an organizers' thread); how many rows it
-    added, moved or cancelled."""
+async def _plan(session: AsyncSession, guild_id: int, now: datetime) -> None:
+    """Bring the guild's nudges in line with its weeks (none without an organizers' thread)."""
     settings = await get_settings(session, guild_id)
-    thread = settings.organizer_thread_id
-    if thread is None:
-        return 0
-    touched = 0
+    if settings.organizer_thread_id is None:
+        return
     for info in await active_series(session, guild_id, now):
         for week in await weeks_view(session, info, now, settings.horizon_weeks):
-            if week.session is None or week.session.has_started(now):
-                continue
-            touched += await _plan_week(session, info, week, settings.nudge_days, thread, now)
-    return touched
+            if week.session is not None and not week.session.has_started(now):
+                await _plan_week(session, info, week, settings.nudge_days, settings.organizer_thread_id, now)
+    await session.flush()
 
 
 async def _plan_week(
     session: AsyncSession, info: SeriesInfo, week: WeekInfo, days: int, thread: int, now: datetime
-) -> int:
+) -> None:
     assert week.session is not None
-    session_id = week.session.id
-    due = _wanted(week, days)
-    rows = list(
-        await session.scalars(
-            select(Reminder)
-            .where(Reminder.session_id == session_id, Reminder.kind == NUDGE)
-            .execution_options(populate_existing=True)
-        )
-    )
-    touched = 0
+    lacks = not (week.has_presenter and week.has_paper)
+    due = None  # when the week's nudge is due (None: it needs none)
+    if days > 0 and week.is_scheduled and not week.session.is_cancelled and lacks:
+        due = week.session.starts_at - timedelta(days=days)
+    query = select(Reminder).where(Reminder.session_id == week.session.id, Reminder.kind == NUDGE)
+    rows = list(await session.scalars(query.execution_options(populate_existing=True)))
     live = None
     for row in rows:
         if row.status != PENDING:
             continue
         if row.plan_key != WEEK_KEY:  # one nudge per kind, before one per week: replaced below
-            touched += await _cancel(session, row, now, "Replaced by one nudge for the week.")
+            await _set(session, row, now, status=CANCELLED, last_error="Replaced by one nudge for the week.")
         elif due is None:
-            touched += await _cancel(session, row, now, "No longer needed: the week has it now.")
+            await _set(
+                session, row, now, status=CANCELLED, last_error="No longer needed: the week has it now."
+            )
         else:
             live = row
     if due is None:
-        await session.flush()
-        return touched
+        return
     message = nudge_message(info, week)
     if live is not None:
         values: dict[str, object] = {}
@@ -120,7 +96,7 @@ async def _plan_week(
         if due > now and live.due_at != due:
             values.update(due_at=due, next_attempt_at=due)
         if values:
-            touched += await _set(session, live, now, **values)
+            await _set(session, live, now, **values)
     elif not any(row.status not in (CANCELLED, PENDING) for row in rows):
         # none sent, or being sent right now, for this week (of either kind, before one per week)
         at = max(due, now)
@@ -132,38 +108,26 @@ async def _plan_week(
                 message=message,
                 due_at=at,
                 next_attempt_at=at,
-                session_id=session_id,
+                session_id=week.session.id,
                 plan_key=WEEK_KEY,
                 status=PENDING,
-                attempts=0,
-                occurrence=0,
-                delayed=False,
                 created_at=now,
                 updated_at=now,
             )
         )
-        touched += 1
-    await session.flush()
-    return touched
 
 
-async def _set(session: AsyncSession, row: Reminder, now: datetime, **values: object) -> int:
-    done = await session.execute(
+async def _set(session: AsyncSession, row: Reminder, now: datetime, **values: object) -> None:
+    await session.execute(
         update(Reminder)
         .where(Reminder.id == row.id, Reminder.status == PENDING)
         .values(updated_at=now, **values)
         .execution_options(synchronize_session=False)
     )
-    return int(getattr(done, "rowcount", 0) or 0)
-
-
-async def _cancel(session: AsyncSession, row: Reminder, now: datetime, reason: str) -> int:
-    return await _set(session, row, now, status=CANCELLED, last_error=reason)
 
 
 async def cancel_presenter_nudge(session: AsyncSession, session_id: int, now: datetime) -> None:
-    """A member just claimed the week: a pending nudge for it is not needed if the week has its papers
-    (same transaction; otherwise it names only the paper when it goes out)."""
+    """A member just claimed the week: its pending nudge goes if the week has its paper (else it names the paper)."""
     has_paper = await session.scalar(select(exists().where(SessionPaper.session_id == session_id)))
     if not has_paper:
         return
@@ -182,7 +146,7 @@ async def plan_guild_nudges(
     for attempt in range(1, PLAN_TRIES + 1):
         try:
             async with session_factory() as session, session.begin():
-                await plan_nudges(session, guild_id, now)
+                await _plan(session, guild_id, now)
             return
         except IntegrityError:
             if attempt == PLAN_TRIES:

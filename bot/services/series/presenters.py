@@ -1,5 +1,4 @@
-"""Presenters: claiming an open week (one conditional UPDATE: the first of two presses wins), and who has
-presented, how often and when last, and who offered to (/series presenters)."""
+"""Presenters: I'll present (one conditional UPDATE: the first of two presses wins), and /series presenters."""
 
 from __future__ import annotations
 
@@ -8,16 +7,19 @@ from datetime import datetime
 from typing import Literal
 
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import Conflict, NotAllowed, NotFound
 from bot.papers import normalize_title
-from bot.services.series import rules
-from bot.services.series.info import SeriesInfo
+from bot.services.config.guild import get_config
+from bot.services.series.info import Changes, SeriesInfo
 from bot.services.series.nudges import cancel_presenter_nudge
+from bot.services.series.publishing import SeriesContext, publish_changes, refresh_guild
 from bot.services.series.weeks import week_of_session
 from bot.services.sessions import store as sessions
+from bot.services.sessions.context import Zones
 from bot.services.sessions.info import SCHEDULED, SessionInfo
+from bot.timeutil import format_long_date
 from db.models import ClubSession
 from db.models.series import WEEK_SKIPPED
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer
@@ -33,8 +35,7 @@ class Claim:
 
 
 def presenter_label(info: SessionInfo) -> str:
-    """How the presenter shows in a refusal: their mention (renders as the name, never pings), or a guest's
-    name."""
+    """How the presenter shows in a refusal: their mention (never pings), or a guest's name."""
     if info.presenter_id is not None:
         return f"<@{info.presenter_id}>"
     return info.presenter_name or "Someone"
@@ -51,19 +52,14 @@ async def _set_presenter(
     done = await session.execute(
         update(ClubSession)
         .where(ClubSession.id == session_id, ClubSession.status == SCHEDULED, only_if)  # type: ignore[arg-type]
-        .values(
-            presenter_id=to[0],
-            presenter_name=to[1],
-            sequence=ClubSession.sequence + 1,
-            updated_at=now,
-        )
+        .values(presenter_id=to[0], presenter_name=to[1], sequence=ClubSession.sequence + 1, updated_at=now)
         .execution_options(synchronize_session=False)
     )
     return int(getattr(done, "rowcount", 0) or 0) == 1
 
 
-async def toggle_presenter(
-    session: AsyncSession,
+async def present(
+    ctx: SeriesContext,
     guild_id: int,
     session_id: int,
     user_id: int,
@@ -71,64 +67,57 @@ async def toggle_presenter(
     *,
     now: datetime,
     series_id: int | None = None,
-) -> Claim:
+) -> tuple[Claim, Zones]:
     """I'll present: the member presents the week if nobody does, steps down if they do (another's week is
-    refused); with ``series_id`` (its select) only a week of that series, only claimed."""
-    found = await week_of_session(session, guild_id, session_id)
-    if found is not None and series_id is not None and found[0].id != series_id:
-        raise NotFound("That week is not one of this series' weeks; pick one from the list.")
-    if found is None:
-        await sessions.get_session(session, guild_id, session_id)  # NotFound for another server's session
-        raise NotFound(
-            "That session is not a week of a series; organizers set its presenter with `/organize session edit`."
-        )
-    series, week = found
-    club = await sessions.get_session(session, guild_id, session_id)
-    day = rules.long_date(week.week_date)
-    if week.status == WEEK_SKIPPED or club.is_cancelled:
-        raise Conflict(f"{day} is skipped, so there is nothing to present.")
-    if club.has_started(now):
-        raise Conflict(f"{day} has already begun.")
-    name = " ".join(display_name.split())[:100] or None
-    if club.presenter_id == user_id and series_id is not None:
-        raise Conflict(f"You already present {day}. Thank you!")
-    if club.presenter_id == user_id:
-        if not await _set_presenter(
-            session, session_id, now, to=(None, None), only_if=ClubSession.presenter_id == user_id
-        ):
-            raise Conflict("That changed just now; press again.")
-        outcome: Literal["claimed", "withdrawn"] = "withdrawn"
-    elif club.presenter_id is None and not club.presenter_name:
-        open_now = (ClubSession.presenter_id.is_(None)) & (ClubSession.presenter_name.is_(None))
-        if not await _set_presenter(session, session_id, now, to=(user_id, name), only_if=open_now):
-            taken = await sessions.get_session(session, guild_id, session_id)
-            raise NotAllowed(f"{presenter_label(taken)} just claimed {day}.")
-        await cancel_presenter_nudge(session, session_id, now)
-        outcome = "claimed"
-    else:
-        raise NotAllowed(
-            f"{presenter_label(club)} presents {day}. Only they can step down; an organizer can change it "
-            "with `/organize session edit`."
-        )
-    return Claim(outcome, await sessions.get_session(session, guild_id, session_id), series)
-
-
-# ---------------------------------------------------------------- /series presenters
-
-
-@dataclass(frozen=True)
-class PresenterStat:
-    """A member (``user_id``) or a guest (by name) who presented: how often, when last, and next."""
-
-    name: str
-    user_id: int | None
-    count: int
-    last: datetime | None
-    next: datetime | None
+    refused; from a series' select, ``series_id``, only claimed); published, the nudges and open weeks follow."""
+    async with ctx.store() as session, session.begin():
+        found = await week_of_session(session, guild_id, session_id)
+        if found is not None and series_id is not None and found[0].id != series_id:
+            raise NotFound("That week is not one of this series' weeks; pick one from the list.")
+        if found is None:
+            await sessions.get_session(session, guild_id, session_id)  # NotFound for another server's session
+            raise NotFound(
+                "That session is not a week of a series; organizers set its presenter with `/organize session edit`."
+            )
+        series, week = found
+        club = await sessions.get_session(session, guild_id, session_id)
+        day = format_long_date(week.week_date)
+        if week.status == WEEK_SKIPPED or club.is_cancelled:
+            raise Conflict(f"{day} is skipped, so there is nothing to present.")
+        if club.has_started(now):
+            raise Conflict(f"{day} has already begun.")
+        name = " ".join(display_name.split())[:100] or None
+        if club.presenter_id == user_id and series_id is not None:
+            raise Conflict(f"You already present {day}. Thank you!")
+        if club.presenter_id == user_id:
+            if not await _set_presenter(
+                session, session_id, now, to=(None, None), only_if=ClubSession.presenter_id == user_id
+            ):
+                raise Conflict("That changed just now; press again.")
+            outcome: Literal["claimed", "withdrawn"] = "withdrawn"
+        elif club.presenter_id is None and not club.presenter_name:
+            open_now = (ClubSession.presenter_id.is_(None)) & (ClubSession.presenter_name.is_(None))
+            if not await _set_presenter(session, session_id, now, to=(user_id, name), only_if=open_now):
+                taken = await sessions.get_session(session, guild_id, session_id)
+                raise NotAllowed(f"{presenter_label(taken)} just claimed {day}.")
+            await cancel_presenter_nudge(session, session_id, now)
+            outcome = "claimed"
+        else:
+            raise NotAllowed(
+                f"{presenter_label(club)} presents {day}. Only they can step down; an organizer can change it "
+                "with `/organize session edit`."
+            )
+        claim = Claim(outcome, await sessions.get_session(session, guild_id, session_id), series)
+        zones = (await get_config(session, guild_id)).display_zones
+    await publish_changes(ctx, guild_id, Changes(saved=[session_id]), zones, now)
+    await refresh_guild(ctx, guild_id, now)
+    return claim, zones
 
 
 @dataclass
-class _Tally:
+class PresenterStat:
+    """A member (``user_id``) or a guest (by name) who presented: how often, when last, and next."""
+
     name: str
     user_id: int | None
     count: int = 0
@@ -145,9 +134,24 @@ class Offer:
     paper: str
 
 
-async def presenter_stats(session: AsyncSession, guild_id: int, now: datetime) -> list[PresenterStat]:
-    """Everyone who has presented or is to present, most sessions first: a member by id, a guest (or one
-    imported by name) by the name, ignoring case and spacing."""
+@dataclass(frozen=True)
+class Presenters:
+    """Who presents (imported history included), who offered to, and the server's zone."""
+
+    stats: list[PresenterStat]
+    offers: list[Offer]
+    zone: str
+
+
+async def presenters(factory: async_sessionmaker[AsyncSession], guild_id: int, now: datetime) -> Presenters:
+    """/series presenters: who has presented, how often, when last and next; who offered to present a paper."""
+    async with factory() as session:
+        zone = (await get_config(session, guild_id)).timezone
+        return Presenters(await _stats(session, guild_id, now), await _offers(session, guild_id), zone)
+
+
+async def _stats(session: AsyncSession, guild_id: int, now: datetime) -> list[PresenterStat]:
+    """Everyone who has presented or is to present, most first: a member by id, a guest by the name."""
     rows = (
         await session.execute(
             select(ClubSession.presenter_id, ClubSession.presenter_name, ClubSession.starts_at)
@@ -159,24 +163,23 @@ async def presenter_stats(session: AsyncSession, guild_id: int, now: datetime) -
             .order_by(ClubSession.starts_at)
         )
     ).all()
-    found: dict[tuple[str, object], _Tally] = {}
+    found: dict[tuple[str, object], PresenterStat] = {}
     for presenter_id, name, starts_at in rows:
         key = ("id", presenter_id) if presenter_id is not None else ("name", normalize_title(name))
-        tally = found.setdefault(key, _Tally(name or "", presenter_id))
+        tally = found.setdefault(key, PresenterStat(name or "", presenter_id))
         tally.name = name or tally.name
         if starts_at <= now:
             tally.count += 1
             tally.last = starts_at
         elif tally.next is None:
             tally.next = starts_at
-    stats = [PresenterStat(t.name, t.user_id, t.count, t.last, t.next) for t in found.values()]
+    stats = list(found.values())
     stats.sort(key=lambda s: (-s.count, -(s.last.timestamp() if s.last else 0.0), s.name.casefold()))
     return stats
 
 
-async def presenter_offers(session: AsyncSession, guild_id: int) -> list[Offer]:
-    """Members who offered to present a suggested paper (I'd present this) that is still open,
-    shortlisted or accepted, first offers first."""
+async def _offers(session: AsyncSession, guild_id: int) -> list[Offer]:
+    """Offers (I'd present this) on suggestions still open, shortlisted or accepted, first offers first."""
     rows = (
         await session.execute(
             select(SuggestionVolunteer.user_id, Suggestion)

@@ -1,5 +1,5 @@
-"""A series' rule (a weekday, a wall-clock time in a zone that stays so all year, every one or two weeks,
-from an anchor date, until an optional last date) and every check of what organizers type for it."""
+"""A series' rule (a weekday, a wall-clock time in a zone, every one or two weeks from an anchor date, until
+an optional last date) and every check of what organizers type for it."""
 
 from __future__ import annotations
 
@@ -18,30 +18,17 @@ from bot.timeutil import WEEKDAYS, DisplayZone
 
 MAX_NAME: Final = 100
 MAX_SKIP_REASON: Final = 200
-#: The longest date :func:`parse_date` reads (the `date`, `first`, `until` and `after` options take this many).
 MAX_DATE_TEXT: Final = 40
 EVERY: Final = (1, 2)
 MIN_HORIZON_WEEKS: Final = 1
 MAX_HORIZON_WEEKS: Final = 12
 MAX_NUDGE_DAYS: Final = 28
-#: How far ahead a new or edited rule's times are checked against the zone's clock changes.
-CHECK_DAYS: Final = session_rules.MAX_DAYS_AHEAD
-#: Weeks ahead that all series of a server may hold at once, each with its Discord scheduled event. Discord
-#: allows 100 uncompleted scheduled events per server (JSON error 30038, "Maximum number of uncompleted guild
-#: scheduled events reached (100)", docs: Opcodes and Status Codes → JSON Error Codes); the series keep to
-#: half of that, leaving the rest to one-off sessions and events made by hand.
+#: Discord allows 100 uncompleted scheduled events per server (JSON error 30038); the series keep to half.
 EVENT_BUDGET: Final = 50
 
-_MONTHS = {m: i for i, m in enumerate(timeutil.MONTHS, 1)} | {
-    m[:3]: i for i, m in enumerate(timeutil.MONTHS, 1)
-}
-_MONTHS["sept"] = 9
-_DAYS = (
-    {w: i for i, w in enumerate(WEEKDAYS)}
-    | {w[:3]: i for i, w in enumerate(WEEKDAYS)}
-    | {w + "s": i for i, w in enumerate(WEEKDAYS)}
-    | {"tues": 1, "weds": 2, "thur": 3, "thurs": 3}
-)
+_MONTHS = {name: i for i, m in enumerate(timeutil.MONTHS, 1) for name in (m, m[:3])} | {"sept": 9}
+_DAYS = {name: i for i, w in enumerate(WEEKDAYS) for name in (w, w[:3], w + "s")}
+_DAYS |= {"tues": 1, "weds": 2, "thur": 3, "thurs": 3}
 _CLOCK_ONLY = re.compile(r"(?:\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?|noon|midnight)", re.IGNORECASE)
 
 
@@ -56,11 +43,6 @@ def short_date(day: date, *, year: bool = False) -> str:
     return f"{text} {day.year}" if year else text
 
 
-def long_date(day: date) -> str:
-    """'Thursday 3 December 2026'."""
-    return timeutil.format_long_date(day)
-
-
 def day_month(day: date) -> str:
     """'4 December' (the issue's form: "4 December is a Friday")."""
     return f"{day.day} {timeutil.MONTHS[day.month - 1].title()}"
@@ -68,8 +50,7 @@ def day_month(day: date) -> str:
 
 @dataclass(frozen=True)
 class Rule:
-    """When a series meets: ``weekday`` at ``start`` (wall clock in ``zone``), every ``interval`` weeks from
-    ``anchor`` (a date on that weekday), up to ``until`` (inclusive) when set."""
+    """When a series meets: ``weekday`` at ``start`` in ``zone``, every ``interval`` weeks from ``anchor``, to ``until``."""
 
     weekday: int
     start: time
@@ -82,11 +63,6 @@ class Rule:
     def tz(self) -> ZoneInfo:
         """The rule's time zone."""
         return ZoneInfo(self.zone)
-
-    @property
-    def step(self) -> timedelta:
-        """The time between two meetings."""
-        return timedelta(weeks=self.interval)
 
     def today(self, now: datetime) -> date:
         """Today's date in the rule's zone."""
@@ -101,38 +77,29 @@ class Rule:
         )
 
     def start_on(self, day: date) -> datetime:
-        """The rule's start on ``day`` in aware UTC (a time the clocks skip moves forward by the gap; rules
-        are checked against that when made, see :func:`check_times`)."""
+        """The rule's start on ``day`` in aware UTC (a time the clocks skip moves forward by the gap)."""
         return timeutil.wall_to_utc(day, self.start, self.tz)
 
     def dates(self, first: date, last: date) -> Iterator[date]:
         """The dates it meets on from ``first`` to ``last`` (inclusive)."""
-        if first <= self.anchor:
-            day = self.anchor
-        else:
-            steps = -(-(first - self.anchor).days // (7 * self.interval))
-            day = self.anchor + self.step * steps
+        step = timedelta(weeks=self.interval)
+        day = self.anchor + step * max(0, -(-(first - self.anchor).days // step.days))
         end = min(last, self.until) if self.until is not None else last
         while day <= end:
             yield day
-            day += self.step
+            day += step
 
-    def next_date(self, now: datetime, *, limit_days: int = 3660) -> date | None:
+    def next_date(self, now: datetime) -> date | None:
         """The first date it meets on whose start is after ``now`` (None: it has ended)."""
-        today = now.astimezone(self.tz).date()
-        for day in self.dates(today - timedelta(days=1), today + timedelta(days=limit_days)):
-            if self.start_on(day) > now:
-                return day
-        return None
+        today = self.today(now)
+        dates = self.dates(today - timedelta(days=1), today + timedelta(days=3660))
+        return next((day for day in dates if self.start_on(day) > now), None)
 
     def horizon(self, now: datetime, weeks: int) -> list[date]:
         """The dates it meets on, not yet started, within ``weeks`` weeks of today (in its zone)."""
-        today = now.astimezone(self.tz).date()
-        return [
-            day
-            for day in self.dates(today - timedelta(days=1), today + timedelta(weeks=weeks))
-            if self.start_on(day) > now
-        ]
+        today = self.today(now)
+        dates = self.dates(today - timedelta(days=1), today + timedelta(weeks=weeks))
+        return [day for day in dates if self.start_on(day) > now]
 
     def mismatch(self, day: date) -> str | None:
         """Why ``day`` is not one of its weeks, in the organizer's words (None: it is one)."""
@@ -140,27 +107,21 @@ class Rule:
         if day.weekday() != self.weekday:
             return f"This series meets on {plural}; {day_month(day)} is a {weekday_name(day.weekday())}."
         if day < self.anchor:
-            return f"This series meets from {long_date(self.anchor)}; {day_month(day)} is before that."
+            return f"This series meets from {timeutil.format_long_date(self.anchor)}; {day_month(day)} is before that."
         if self.until is not None and day > self.until:
-            return f"This series ends on {long_date(self.until)}; {day_month(day)} is after that."
+            return f"This series ends on {timeutil.format_long_date(self.until)}; {day_month(day)} is after that."
         if not self.meets_on(day):
-            before = day - timedelta(weeks=1)
-            after = day + timedelta(weeks=1)
+            before, after = day - timedelta(weeks=1), day + timedelta(weeks=1)
             return (
                 f"This series meets every other {weekday_name(self.weekday)}; {day_month(day)} is not one "
                 f"of its weeks ({day_month(before)} and {day_month(after)} are)."
             )
         return None
 
-    def require_week(self, day: date) -> date:
-        """``day``, or BadInput when the series does not meet on it."""
-        problem = self.mismatch(day)
-        if problem is not None:
+    def require_week(self, day: date) -> None:
+        """BadInput when the series does not meet on ``day``."""
+        if (problem := self.mismatch(day)) is not None:
             raise BadInput(problem)
-        return day
-
-
-# ---------------------------------------------------------------- what organizers type
 
 
 def clean_name(text: str) -> str:
@@ -191,13 +152,6 @@ def parse_weekday(text: str) -> int:
     return found
 
 
-def weekday_choices(current: str) -> list[tuple[str, str]]:
-    """Autocomplete for `day`: the seven days, those starting with what was typed first."""
-    typed = current.strip().casefold()
-    days = [w.title() for w in WEEKDAYS]
-    return [(d, d) for d in sorted(days, key=lambda d: not d.casefold().startswith(typed))]
-
-
 def check_every(every: int) -> int:
     """``every``, or BadInput unless it is every week or every other week."""
     if every not in EVERY:
@@ -208,12 +162,10 @@ def check_every(every: int) -> int:
 
 
 def parse_date(text: str, zone: ZoneInfo, now: datetime, *, what: str = "date") -> date:
-    """A date as typed (2026-12-24, 24 Dec, Thursday 24 December, today, a pasted <t:…>); without a year the
-    next such date in ``zone``; a weekday given must agree."""
+    """A date as typed (2026-12-24, 24 Dec, Thursday 24 December, today, a pasted <t:…>); no year: the next one."""
     if (instant := when.pasted_instant(clean_line(text), now)) is not None:
         return instant.astimezone(zone).date()
-    cleaned = clean_line(text).casefold().replace(",", " ")
-    cleaned = " ".join(cleaned.split())
+    cleaned = " ".join(clean_line(text).casefold().replace(",", " ").split())
     if not cleaned or len(cleaned) > MAX_DATE_TEXT:
         raise BadInput(f"Give the {what} like 2026-12-24 or 24 Dec 2026.")
     today = now.astimezone(zone).date()
@@ -234,8 +186,7 @@ def parse_date(text: str, zone: ZoneInfo, now: datetime, *, what: str = "date") 
 
 
 def _read_date(text: str, today: date, now: datetime, what: str) -> date:
-    iso = re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", text)
-    if iso:
+    if iso := re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", text):
         year, month, day = (int(part) for part in iso.groups())
         return when.make_date(year, month, day, now)
     for pattern in (
@@ -272,10 +223,9 @@ def clean_reason(text: str | None) -> str | None:
     return reason or None
 
 
-def check_times(rule: Rule, first: date, *, days: int = CHECK_DAYS) -> None:
-    """BadInput naming the first date, from ``first`` on (for ``days``), on which the rule's time does not
-    exist in its zone (the clocks skip it)."""
-    for day in rule.dates(first, first + timedelta(days=days)):
+def check_times(rule: Rule, first: date) -> None:
+    """BadInput naming the first date from ``first`` on when the rule's time does not exist (clocks skip it)."""
+    for day in rule.dates(first, first + timedelta(days=session_rules.MAX_DAYS_AHEAD)):
         timeutil.localize(day, rule.start, rule.tz)
 
 
@@ -290,9 +240,8 @@ def first_date(rule_weekday: int, start: time, tz: ZoneInfo, now: datetime) -> d
 
 
 def read_move(text: str, week: date, rule: Rule, now: datetime) -> datetime:
-    """`when` of /organize series move: a time alone ('8:00am') is that time on the week's date, a day alone ('next
-    friday') that day at the series' time; anything else is read as /organize session add reads `when`, in the
-    series' zone. The new start, aware UTC, in the future."""
+    """`when` of /organize series move (a time alone: that time on the week's date; else as /organize session add
+    reads `when`, at the series' time in its zone): the new start, aware UTC, in the future."""
     cleaned = " ".join(text.split())
     if _CLOCK_ONLY.fullmatch(cleaned):
         local, _ = timeutil.localize(week, when.parse_clock(cleaned), rule.tz)
@@ -300,9 +249,6 @@ def read_move(text: str, week: date, rule: Rule, now: datetime) -> datetime:
     else:
         start = when.parse_when(cleaned, rule.tz, now, default_clock=rule.start).utc
     return session_rules.check_start(start, now)
-
-
-# ---------------------------------------------------------------- settings and showing
 
 
 def check_horizon(weeks: int) -> int:
@@ -326,17 +272,10 @@ def weeks_held(horizon_weeks: int, interval: int) -> int:
     return horizon_weeks // interval + 1
 
 
-def zone_label(zone: str, zones: Sequence[DisplayZone], at: datetime) -> str:
-    """How the club shows ``zone``: its display zone's label (PT), else its abbreviation on that date."""
-    for shown in zones:
-        if shown.zone == zone and shown.label:
-            return shown.label
-    return at.astimezone(ZoneInfo(zone)).tzname() or zone
-
-
 def rule_text(rule: Rule, zones: Sequence[DisplayZone], now: datetime) -> str:
     """'Every Thursday at 9:30 AM PT' / 'Every other Thursday at 9:30 AM PT'."""
     at = rule.start_on(rule.next_date(now) or rule.anchor)
     every = "Every" if rule.interval == 1 else "Every other"
-    label = zone_label(rule.zone, zones, at)
+    label = next((z.label for z in zones if z.zone == rule.zone and z.label), None)
+    label = label or at.astimezone(rule.tz).tzname() or rule.zone
     return f"{every} {weekday_name(rule.weekday)} at {timeutil.format_clock(rule.start)} {label}"

@@ -1,5 +1,4 @@
-"""A series in the store: the guild's series settings, creating and finding a series, its autocomplete; each
-in the caller's transaction, plain values out."""
+"""A series in the store: the guild's series settings, creating and finding a series; in the caller's transaction."""
 
 from __future__ import annotations
 
@@ -17,14 +16,7 @@ from bot.services.series import rules
 from bot.services.series.drafts import SeriesDraft
 from bot.services.series.info import SeriesInfo, series_info
 from bot.text import clean_line
-from db.models.series import (
-    DEFAULT_HORIZON_WEEKS,
-    DEFAULT_NUDGE_DAYS,
-    Series,
-    SeriesSettings,
-)
-
-# ---------------------------------------------------------------- settings
+from db.models.series import DEFAULT_HORIZON_WEEKS, DEFAULT_NUDGE_DAYS, Series, SeriesSettings
 
 
 @dataclass(frozen=True)
@@ -48,23 +40,20 @@ async def get_settings(session: AsyncSession, guild_id: int) -> Settings:
 async def _settings_row(session: AsyncSession, guild_id: int, now: datetime) -> SeriesSettings:
     row = await session.get(SeriesSettings, guild_id)
     if row is None:
-        row = SeriesSettings(
-            guild_id=guild_id,
-            horizon_weeks=DEFAULT_HORIZON_WEEKS,
-            nudge_days=DEFAULT_NUDGE_DAYS,
-            created_at=now,
-            updated_at=now,
-        )
+        row = SeriesSettings(guild_id=guild_id, created_at=now, updated_at=now)
         session.add(row)
     return row
+
+
+async def _held(session: AsyncSession, guild_id: int, horizon_weeks: int, now: datetime) -> int:
+    active = await active_series(session, guild_id, now)
+    return sum(rules.weeks_held(horizon_weeks, info.rule.interval) for info in active)
 
 
 async def set_horizon(session: AsyncSession, guild_id: int, weeks: int, now: datetime) -> Settings:
     """Weeks ahead that each series has its sessions (and Discord events), within the server's budget."""
     rules.check_horizon(weeks)
-    held = sum(
-        rules.weeks_held(weeks, info.rule.interval) for info in await active_series(session, guild_id, now)
-    )
+    held = await _held(session, guild_id, weeks, now)
     if held > rules.EVENT_BUDGET:
         raise Conflict(
             f"With {weeks} weeks ahead this server's series would hold {held} weeks, each with its Discord "
@@ -87,47 +76,33 @@ async def set_nudge_days(session: AsyncSession, guild_id: int, days: int, now: d
 
 
 async def set_organizer_thread(
-    session: AsyncSession, guild_id: int, thread_id: int | None, now: datetime, *, replacing: int | None
-) -> bool:
-    """Record the organizers' thread, only if the stored one is still ``replacing`` (None: none yet); False
-    when another process recorded one meanwhile (use theirs)."""
+    session: AsyncSession, guild_id: int, thread_id: int, now: datetime, *, replacing: int | None
+) -> None:
+    """Record the organizers' thread, only if the stored one is still ``replacing`` (None: none yet)."""
     await _settings_row(session, guild_id, now)
     await session.flush()
-    condition = (
-        SeriesSettings.organizer_thread_id.is_(None)
-        if replacing is None
-        else SeriesSettings.organizer_thread_id == replacing
-    )
-    done = await session.execute(
+    stored = SeriesSettings.organizer_thread_id
+    await session.execute(
         update(SeriesSettings)
-        .where(SeriesSettings.guild_id == guild_id, condition)
+        .where(
+            SeriesSettings.guild_id == guild_id,
+            stored.is_(None) if replacing is None else stored == replacing,
+        )
         .values(organizer_thread_id=thread_id, updated_at=now)
         .execution_options(synchronize_session=False)
     )
-    return int(getattr(done, "rowcount", 0) or 0) == 1
-
-
-# ---------------------------------------------------------------- finding a series
 
 
 async def load_series(session: AsyncSession, guild_id: int, ref: str | int) -> Series:
-    """The guild's series named by ``ref``: its number ('3', '#3', an autocomplete value) or its name (any
-    case). NotFound for another server's series, as for one that does not exist."""
+    """The guild's series named by ``ref``: its number ('3', '#3') or its name (any case); else NotFound."""
     text = str(ref).strip()
     number = ref if isinstance(ref, int) else leading_id(text)
     if number is not None:
         row = await session.get(Series, number, populate_existing=True)
         if row is not None and row.guild_id == guild_id:
             return row
-    key = rules.name_key(text)
-    row = (
-        await session.execute(
-            select(Series)
-            .where(Series.guild_id == guild_id, Series.name_key == key)
-            .execution_options(populate_existing=True)
-        )
-    ).scalar_one_or_none()
-    if row is not None:
+    query = select(Series).where(Series.guild_id == guild_id, Series.name_key == rules.name_key(text))
+    if (row := await session.scalar(query.execution_options(populate_existing=True))) is not None:
         return row
     if number is not None:
         raise NotFound(f"There is no series #{shown_number(number)} in this server.")
@@ -152,7 +127,7 @@ async def active_series(session: AsyncSession, guild_id: int | None, now: dateti
     if guild_id is not None:
         query = query.where(Series.guild_id == guild_id)
     infos = [series_info(row) for row in await session.scalars(query)]
-    return [info for info in infos if not info.has_ended(info.rule.today(now))]
+    return [info for info in infos if not info.has_ended(now)]
 
 
 async def series_choices(session: AsyncSession, guild_id: int, current: str) -> list[tuple[str, str]]:
@@ -169,11 +144,7 @@ async def series_choices(session: AsyncSession, guild_id: int, current: str) -> 
     return out[:25]
 
 
-# ---------------------------------------------------------------- creating, and the weeks ahead
-
-
 def _columns(draft: SeriesDraft, first: date) -> dict[str, object]:
-    """A series' stored columns from its draft, first met on ``first``."""
     rule = draft.rule
     return {
         "name": draft.name,
@@ -201,23 +172,17 @@ async def create_series(
     now: datetime,
     first: date | None = None,
 ) -> Series:
-    """Store a checked new series (its weeks come from :func:`fill_weeks`), first met on ``first`` (default:
-    its anchor). Conflict for a second series of the same name, or one over the server's event budget."""
-    existing = (
-        await session.execute(
-            select(Series.id, Series.name).where(Series.guild_id == guild_id, Series.name_key == draft.key)
-        )
-    ).first()
-    if existing is not None:
+    """Store a checked new series, first met on ``first`` (default: its anchor); Conflict for a second series of
+    the same name, or one over the server's event budget."""
+    key = rules.name_key(draft.name)
+    query = select(Series.id, Series.name).where(Series.guild_id == guild_id, Series.name_key == key)
+    if (existing := (await session.execute(query)).first()) is not None:
         raise Conflict(
             f"There is already a series called “{existing.name}” (#{existing.id}); pick another name, or "
             "change that one with `/organize series edit`."
         )
-    settings = await get_settings(session, guild_id)
-    held = sum(
-        rules.weeks_held(settings.horizon_weeks, info.rule.interval)
-        for info in await active_series(session, guild_id, now)
-    ) + rules.weeks_held(settings.horizon_weeks, draft.rule.interval)
+    horizon = (await get_settings(session, guild_id)).horizon_weeks
+    held = await _held(session, guild_id, horizon, now) + rules.weeks_held(horizon, draft.rule.interval)
     if held > rules.EVENT_BUDGET:
         raise Conflict(
             f"This server's series would hold {held} weeks ahead, each with its Discord event; the bot keeps "
@@ -226,7 +191,7 @@ async def create_series(
         )
     row = Series(
         guild_id=guild_id,
-        name_key=draft.key,
+        name_key=key,
         sequence=0,
         created_by=created_by,
         created_at=now,
@@ -245,8 +210,7 @@ async def create_series(
 async def keep_series(
     session: AsyncSession, row: Series, draft: SeriesDraft, first: date, now: datetime
 ) -> bool:
-    """Make a stored series match a kept record of it (the programme file; its weeks stay where they are);
-    True when anything differed, the sequence raised then."""
+    """Make a stored series match the programme file's record of it (its weeks stay); True when it changed."""
     values = _columns(draft, first)
     changed = {name for name, value in values.items() if getattr(row, name) != value}
     for name in changed:

@@ -1,10 +1,8 @@
-"""A series' weeks in the store (one row per series and date, unique, written with ``insert_ignore``), and the
-weeks as /series show, the open-weeks message, the calendar and the nudges see them."""
+"""A series' weeks in the store (one row per series and date, written with ``insert_ignore``), and as shown."""
 
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
-from typing import Any
 
 from sqlalchemy import exists, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -19,12 +17,7 @@ from bot.services.sessions import store as sessions
 from bot.services.sessions.draft import Place, new_session
 from bot.services.sessions.info import CANCELLED, SCHEDULED, session_info
 from db.models import ClubSession
-from db.models.series import (
-    WEEK_SCHEDULED,
-    WEEK_SKIPPED,
-    Series,
-    SeriesWeek,
-)
+from db.models.series import WEEK_SCHEDULED, WEEK_SKIPPED, Series, SeriesWeek
 from db.upsert import insert_ignore
 
 
@@ -54,13 +47,17 @@ async def insert_week(
     return None if new_id is None else await session.get(SeriesWeek, new_id)
 
 
+async def find_week(session: AsyncSession, series_id: int, day: date) -> SeriesWeek | None:
+    """The series' week on ``day``, read fresh."""
+    query = select(SeriesWeek).where(SeriesWeek.series_id == series_id, SeriesWeek.week_date == day)
+    return await session.scalar(query.execution_options(populate_existing=True))
+
+
 async def keep_skipped(
     session: AsyncSession, row: Series, day: date, reason: str | None, now: datetime
 ) -> bool:
-    """Record a week as skipped, past or coming (a kept record: the programme file); True when it changed."""
-    week = await session.scalar(
-        select(SeriesWeek).where(SeriesWeek.series_id == row.id, SeriesWeek.week_date == day)
-    )
+    """Record a week as skipped, past or coming (the programme file's record); True when it changed."""
+    week = await find_week(session, row.id, day)
     if week is None:
         return await insert_week(session, row, day, now, status=WEEK_SKIPPED, reason=reason) is not None
     if (week.status, week.skip_reason) == (WEEK_SKIPPED, reason):
@@ -72,11 +69,8 @@ async def keep_skipped(
 async def keep_week_session(
     session: AsyncSession, row: Series, day: date, session_id: int, now: datetime
 ) -> bool:
-    """Make ``session_id`` the session of the series' week ``day`` (the week made if absent); True when it
-    changed."""
-    week = await session.scalar(
-        select(SeriesWeek).where(SeriesWeek.series_id == row.id, SeriesWeek.week_date == day)
-    ) or await insert_week(session, row, day, now)
+    """Make ``session_id`` the session of the series' week ``day`` (made if absent); True when it changed."""
+    week = await find_week(session, row.id, day) or await insert_week(session, row, day, now)
     if week is None or week.session_id == session_id:
         return False
     await link_session(session, week, session_id, now)
@@ -92,7 +86,7 @@ def reinstate(club: ClubSession, now: datetime) -> None:
 
 async def week_session(session: AsyncSession, row: Series, start: datetime, now: datetime) -> int:
     """The week's session: one already there with the series' name at that time and no week of its own (e.g.
-    imported, or cancelled when the series stopped meeting that week), else a new one titled with the name."""
+    imported, or cancelled when the series stopped meeting that week), else a new one."""
     linked = exists().where(SeriesWeek.session_id == ClubSession.id)
     candidates = await session.scalars(
         select(ClubSession).where(
@@ -131,8 +125,7 @@ async def link_session(session: AsyncSession, week: SeriesWeek, session_id: int,
 
 
 async def fill_weeks(session: AsyncSession, row: Series, now: datetime, horizon_weeks: int) -> list[int]:
-    """Give every week of the horizon its row and its session, where missing; the sessions made (or taken
-    over), to publish. Idempotent: run it any number of times, from any number of processes."""
+    """Give every week of the horizon its row and its session, where missing (idempotent); the sessions made."""
     rule = series_rule(row)
     wanted = rule.horizon(now, horizon_weeks)
     if not wanted:
@@ -161,22 +154,6 @@ async def fill_weeks(session: AsyncSession, row: Series, now: datetime, horizon_
     return made
 
 
-# ---------------------------------------------------------------- the weeks as shown
-
-
-async def sessions_by_id(session: AsyncSession, ids: list[int]) -> dict[int, Any]:
-    """Sessions by id, with their papers, read fresh from the store."""
-    if not ids:
-        return {}
-    rows = await session.scalars(
-        select(ClubSession)
-        .where(ClubSession.id.in_(ids))
-        .options(selectinload(ClubSession.papers))
-        .execution_options(populate_existing=True)
-    )
-    return {club.id: session_info(club) for club in rows}
-
-
 async def weeks_view(
     session: AsyncSession, info: SeriesInfo, now: datetime, horizon_weeks: int, *, since: date | None = None
 ) -> list[WeekInfo]:
@@ -193,31 +170,25 @@ async def weeks_view(
             .execution_options(populate_existing=True)
         )
     )
-    by_id = await sessions_by_id(session, [w.session_id for w in rows if w.session_id is not None])
+    clubs = await session.scalars(
+        select(ClubSession)
+        .where(ClubSession.id.in_([w.session_id for w in rows if w.session_id is not None]))
+        .options(selectinload(ClubSession.papers))
+        .execution_options(populate_existing=True)
+    )
+    by_id = {club.id: session_info(club) for club in clubs}
     weeks: dict[date, WeekInfo] = {}
     for week in rows:
         club = by_id.get(week.session_id) if week.session_id is not None else None
         regular = rule.start_on(week.week_date)
         if week.week_date < rule.anchor and club is not None:
-            regular = (
-                club.starts_at
-            )  # a week of the rule before the last /organize series edit: as it was held
-        view = WeekInfo(
-            series_id=info.id,
-            week_date=week.week_date,
-            status=week.status,
-            regular_start=regular,
-            skip_reason=week.skip_reason,
-            session=club,
-        )
-        ends = (
-            club.ends_at
-            if club is not None
-            else view.regular_start + timedelta(minutes=info.duration_minutes)
-        )
+            regular = club.starts_at  # a week before the last /organize series edit: as it was held
+        ends = club.ends_at if club is not None else regular + timedelta(minutes=info.duration_minutes)
         if since is None and ends <= now:
             continue
-        weeks[week.week_date] = view
+        weeks[week.week_date] = WeekInfo(
+            info.id, week.week_date, week.status, regular, week.skip_reason, club
+        )
     for day in rule.horizon(now, horizon_weeks):
         weeks.setdefault(day, WeekInfo(info.id, day, WEEK_SCHEDULED, rule.start_on(day)))
     return [weeks[day] for day in sorted(weeks)]
@@ -227,13 +198,8 @@ async def week_of_session(
     session: AsyncSession, guild_id: int, session_id: int
 ) -> tuple[SeriesInfo, SeriesWeek] | None:
     """The series and week a session belongs to, or None for a session of no series."""
-    week = (
-        await session.execute(
-            select(SeriesWeek)
-            .where(SeriesWeek.session_id == session_id, SeriesWeek.guild_id == guild_id)
-            .execution_options(populate_existing=True)
-        )
-    ).scalar_one_or_none()
+    query = select(SeriesWeek).where(SeriesWeek.session_id == session_id, SeriesWeek.guild_id == guild_id)
+    week = (await session.execute(query.execution_options(populate_existing=True))).scalar_one_or_none()
     if week is None:
         return None
     row = await session.get(Series, week.series_id, populate_existing=True)
@@ -242,10 +208,9 @@ async def week_of_session(
 
 
 async def week_choices(
-    session: AsyncSession, guild_id: int, ref: str | None, current: str, now: datetime, horizon_weeks: int
+    session: AsyncSession, guild_id: int, ref: str | None, current: str, now: datetime
 ) -> list[tuple[str, str]]:
-    """Autocomplete for a `date` option: the series' coming weeks, 'Thu 10 Dec 2026 · open', value the ISO
-    date (typing filters them)."""
+    """Autocomplete for a `date` option: the series' coming weeks, 'Thu 10 Dec 2026 · open', value the date."""
     if not ref:
         return []
     try:
@@ -254,13 +219,13 @@ async def week_choices(
         return []
     typed = current.strip().casefold()
     out = []
-    for week in await weeks_view(session, info, now, max(horizon_weeks, 12)):
+    for week in await weeks_view(session, info, now, rules.MAX_HORIZON_WEEKS):
         if week.is_skipped:
             state = "skipped" + (f": {week.skip_reason}" if week.skip_reason else "")
         elif week.is_open:
             state = "open"
         elif week.has_presenter and week.session is not None:
-            state = f"{week.session.presenter_name or 'presenter set'}"
+            state = week.session.presenter_name or "presenter set"
         else:
             state = "scheduled"
         name = f"{rules.short_date(week.week_date, year=True)} · {state}"
