@@ -32,12 +32,8 @@ def _children() -> list[tuple[Table, Any, Table]]:
         if "guild_id" in table.c:
             continue
         for key in table.foreign_keys:
-            parent = key.column.table
-            if (
-                (key.ondelete or "").upper() == "CASCADE"
-                and isinstance(parent, Table)
-                and "guild_id" in parent.c
-            ):
+            parent, cascades = key.column.table, (key.ondelete or "").upper() == "CASCADE"
+            if cascades and isinstance(parent, Table) and "guild_id" in parent.c:
                 found.append((table, key.parent, parent))
                 break
     return found

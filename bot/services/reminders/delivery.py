@@ -241,9 +241,8 @@ def _render(
         return texts.personal_text(facts, zones, how=way, delayed=delayed)
     if row.kind == PRESENTER:
         notes = notes or PresenterNotes((), ())
-        asked = [texts.Asked(q.name, q.text) for q in notes.questions]
         return texts.presenter_text(
-            facts, zones, names=notes.names, questions=asked, new=notes.new, delayed=delayed
+            facts, zones, names=notes.names, questions=notes.questions, new=notes.new, delayed=delayed
         )
     if row.kind == RECAP:
         return texts.recap_text(facts, delayed=delayed)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot import timeutil
+from bot.services.sessions.members import Question
 from bot.text import CONTENT_LIMIT, cut, markdown_link
 from bot.timeutil import DisplayZone
 
@@ -121,20 +122,12 @@ def personal_text(
     return cut("\n".join(lines), CONTENT_LIMIT)
 
 
-@dataclass(frozen=True)
-class Asked:
-    """A member's question as the presenter reads it (``name`` None: anonymous)."""
-
-    name: str | None
-    text: str
-
-
 def presenter_text(
     facts: SessionFacts,
     zones: Sequence[DisplayZone],
     *,
     names: Sequence[str] = (),
-    questions: Sequence[Asked] = (),
+    questions: Sequence[Question] = (),
     new: bool = False,
     delayed: bool = False,
 ) -> str:
