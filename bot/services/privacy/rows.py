@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Final, Protocol, cast
@@ -171,21 +171,12 @@ class Rows:
             guilds = {int(thing): int(guild) for thing, guild in returned if thing is not None}
         else:  # the parent's: looked up after
             returned = (await session.execute(statement.returning(column))).all()
-            guilds = await guilds_of(
-                session, self.via[1], (thing for (thing,) in returned if thing is not None)
-            )
+            parent, ids = self.via[1], sorted({int(thing) for (thing,) in returned if thing is not None})
+            found = await session.execute(select(parent.id, parent.guild_id).where(parent.id.in_(ids)))
+            guilds = {int(thing): int(guild) for thing, guild in found.all()}
         erased.count = len(returned)
         erased.follow = {Follow(what, guild, thing) for thing, guild in guilds.items()}
         return erased
-
-
-async def guilds_of(session: AsyncSession, model: type[Any], ids: Iterable[int]) -> dict[int, int]:
-    """The server of each of these rows of ``model`` (by ``id``)."""
-    wanted = sorted(set(ids))
-    if not wanted:
-        return {}
-    rows = await session.execute(select(model.id, model.guild_id).where(model.id.in_(wanted)))
-    return {int(i): int(g) for i, g in rows.all()}
 
 
 @dataclass(frozen=True)
