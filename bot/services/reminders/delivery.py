@@ -146,6 +146,8 @@ async def claim(
         order_by=order,
         limit=limit,
     )
+    if not rows:
+        return 0, []
     mine = select(Reminder).where(Reminder.id.in_([row.id for row in rows])).order_by(Reminder.id)
     claimed = (await session.scalars(mine.execution_options(populate_existing=True))).all()
     configs = {g: await get_config(session, g) for g in sorted({row.guild_id for row in claimed})}
