@@ -29,7 +29,7 @@ from sqlalchemy import insert, select
 from bench.common import line, summary
 from bench.sessions_bench import pg_schema
 from bot.demo.botenv import BotEnv
-from bot.services.privacy.member import erase_member
+from bot.services.privacy.actions import erase_member
 from bot.services.privacy.rows import Who
 from db.models import ClubSession, Paper, SessionSubscription
 from db.models.reminders import PENDING, PERSONAL, PRESENTER, SENT, Reminder

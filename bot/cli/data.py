@@ -57,7 +57,7 @@ async def _delete(args: argparse.Namespace) -> int:
 
 async def _export(args: argparse.Namespace) -> int:
     from bot.clock import SystemClock
-    from bot.services.privacy.member import export_member
+    from bot.services.privacy.actions import export_member
     from bot.services.privacy.servers import holdings
     from db.engine import create_engine, create_session_factory
 

@@ -1,12 +1,14 @@
-"""/privacy: what the bot keeps about the caller, and *Delete my data*, in a server or (every server) from a
-DM with the bot; the servers the bot leaves and rejoins; the ``privacy.lifetimes`` job."""
+"""/privacy: what the bot keeps about the caller, and *Delete my data* (restart-proof buttons), in a server or
+(every server) from a DM; after a deletion, the Discord side follows; the servers the bot leaves and rejoins;
+the ``privacy.lifetimes`` job."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import defaultdict
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
 import discord
 from discord import app_commands
@@ -14,17 +16,80 @@ from discord.ext import commands
 
 from bot.background import Job, every
 from bot.client import Interaction, PaperclubBot
+from bot.layouts import layout
 from bot.replies import send_reply
-from bot.services.privacy.actions import Privacy
-from bot.services.privacy.member import Deletion
+from bot.services.privacy.actions import Deletion, Privacy, here
+from bot.services.privacy.rows import SESSION, SUBSCRIPTION, SUGGESTION
+from bot.services.sessions import publish
+from bot.views import PersistentButton, field
 from cogs.privacy import _render as render
-from cogs.privacy._buttons import AskButton, ConfirmButton, scope_of, server_names
-from cogs.privacy._follow import follow
+from cogs.sessions.publish import sessions_of
 
 log = logging.getLogger("paperclub.privacy")
 
 JOB: Final = "privacy.lifetimes"
 JOB_EVERY: Final = timedelta(hours=1)
+
+
+def scope_of(interaction: Interaction) -> int:
+    """Where the member is: the server's id, or 0 in a DM with the bot (every server)."""
+    return interaction.guild_id or 0
+
+
+def server_names(bot: PaperclubBot) -> render.ServerName:
+    """The servers' names as the bot sees them ("server <id>" for one it no longer sees)."""
+    known = {g.id: g.name for g in bot.guilds}
+    return lambda guild_id: known.get(guild_id) or f"server {guild_id}"
+
+
+class AskButton(PersistentButton, prefix="privacy:ask"):
+    """*Delete my data…* (its scope: the server, or 0 from a DM): the confirmation, listing what it deletes."""
+
+    scope: int = field(r"\d{1,20}", int)
+    label = "Delete my data…"
+    style = discord.ButtonStyle.danger
+
+    async def pressed(self, interaction: Interaction) -> None:
+        here(scope_of(interaction), self.scope)
+        bot = interaction.client
+        found = await Privacy(bot).overview(interaction.user.id, self.scope)
+        names = server_names(bot)
+        if found.empty:
+            await send_reply(interaction, render.result_nothing(self.scope, names))
+            return
+        issued = int(bot.clock.now().timestamp())
+        confirm = ConfirmButton(self.scope, interaction.user.id, issued)
+        text: discord.ui.TextDisplay[Any] = discord.ui.TextDisplay(
+            render.confirmation(found, self.scope, names)
+        )
+        await send_reply(interaction, view=layout(text, discord.ui.ActionRow(confirm)))
+
+
+class ConfirmButton(PersistentButton, prefix="privacy:delete"):
+    """*Delete my data*, carrying the scope, the member it was shown to and when (the service checks the
+    press): deletes in one transaction, then the Discord side follows."""
+
+    scope: int = field(r"\d{1,20}", int)
+    user_id: int = field(r"\d{1,20}", int)
+    issued: int = field(r"\d{1,12}", int)
+    label = "Delete my data"
+    style = discord.ButtonStyle.danger
+
+    async def pressed(self, interaction: Interaction) -> None:
+        bot = interaction.client
+        done = await Privacy(bot).delete(
+            self.user_id,
+            self.scope,
+            self.issued,
+            presser=interaction.user.id,
+            where=scope_of(interaction),
+            ready=interaction.response.defer,  # the confirmation becomes the outcome
+        )
+        text = render.result(done, self.scope, server_names(bot))
+        await interaction.edit_original_response(view=layout(discord.ui.TextDisplay(text)))
+        cog = bot.get_cog("PrivacyCog")
+        if isinstance(cog, PrivacyCog):
+            cog.follow(done, self.user_id)
 
 
 class PrivacyCog(commands.Cog):
@@ -46,8 +111,6 @@ class PrivacyCog(commands.Cog):
         self.bot.remove_dynamic_items(AskButton, ConfirmButton)
         await self.settle()
 
-    # ------------------------------------------------------------------ /privacy
-
     @app_commands.command(name="privacy", description="What the bot keeps about you here, and deleting it")
     @app_commands.allowed_contexts(guilds=True, dms=True, private_channels=False)
     @app_commands.allowed_installs(guilds=True, users=False)
@@ -59,20 +122,32 @@ class PrivacyCog(commands.Cog):
         ask = None if found.empty else AskButton(scope)
         await send_reply(interaction, view=render.overview_card(found, scope, server_names(self.bot), ask))
 
-    # ------------------------------------------------------------------ after a deletion
-
     def follow(self, done: Deletion, user_id: int) -> None:
         """Bring the Discord side in line with a deletion, in the background (:meth:`settle` waits)."""
-        task = asyncio.create_task(follow(self.bot, done, user_id), name=f"privacy-follow-{user_id}")
+        task = asyncio.create_task(self._follow(done, user_id), name=f"privacy-follow-{user_id}")
         self._following.add(task)
         task.add_done_callback(self._following.discard)
+
+    async def _follow(self, done: Deletion, user_id: int) -> None:
+        """Tell the features what changed in their rows; publish the sessions that lost their presenter."""
+        bot = self.bot
+        posts: defaultdict[int, set[int]] = defaultdict(set)
+        for change in sorted(done.follow, key=lambda f: (f.guild_id, f.id)):
+            if change.what == SUGGESTION:
+                posts[change.guild_id].add(change.id)
+            elif change.what == SUBSCRIPTION:
+                bot.dispatch("session_subscription_changed", change.guild_id, change.id, user_id, False)
+        for guild_id, ids in posts.items():
+            bot.dispatch("suggestions_changed", guild_id, tuple(sorted(ids)))
+        for change in sorted(f for f in done.follow if f.what == SESSION):
+            now = bot.clock.now()
+            for warning in await publish.saved_by_id(sessions_of(bot), change.guild_id, change.id, now):
+                log.warning("session %s without its presenter: %s", change.id, warning)
 
     async def settle(self) -> None:
         """Wait until the follow-ups of deletions are done (tests, the demo, unload)."""
         while self._following:
             await asyncio.gather(*list(self._following), return_exceptions=True)
-
-    # ------------------------------------------------------------------ servers the bot leaves
 
     def noted(self, guild_id: int) -> asyncio.Event:
         """Set each time the bot's leaving or joining the server has been recorded (tests, the demo)."""
@@ -114,8 +189,6 @@ class PrivacyCog(commands.Cog):
             return True
         ours = {state.shard_id for state in self.bot.shard_states()}
         return (guild_id >> 22) % count in ours
-
-    # ------------------------------------------------------------------ the lifetimes job
 
     async def lifetimes(self, now: datetime) -> None:
         """Delete what is past its lifetime, and the data of servers left more than the grace period ago."""

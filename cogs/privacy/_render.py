@@ -9,8 +9,8 @@ from typing import Any
 import discord
 
 from bot.layouts import Card, escape_line
-from bot.services.privacy.kinds import MEMBER_KINDS, Kind
-from bot.services.privacy.member import Deletion, Overview
+from bot.services.privacy.actions import Deletion, Overview
+from bot.services.privacy.kinds import MEMBER_KINDS
 
 COLOUR = discord.Colour.dark_teal()
 ServerName = Callable[[int], str]
@@ -21,22 +21,13 @@ def where(scope: int, server_name: ServerName) -> str:
     return f"in {escape_line(server_name(scope), 100)}" if scope else "in every server you share with the bot"
 
 
-def _first_up(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _kind_line(kind: Kind, count: int) -> str:
-    return f"- **{kind.name}** · {count} — {kind.what}"
-
-
 def overview_card(
     found: Overview, scope: int, server_name: ServerName, ask: discord.ui.Item[Any] | None
 ) -> discord.ui.LayoutView:
     """Everything the bot keeps about the member, grouped and counted: one server's kinds, or (from a DM)
     each server's counts; the *Delete my data…* button when there is anything."""
-    card = Card(accent=COLOUR).heading(
-        "What the bot keeps about you", below=_first_up(where(scope, server_name))
-    )
+    place = where(scope, server_name)
+    card = Card(accent=COLOUR).heading("What the bot keeps about you", below=place[:1].upper() + place[1:])
     if found.empty:
         card.text(
             "Nothing: no suggestions, votes, offers to present, reminders or feeds of yours, and no session "
@@ -44,7 +35,7 @@ def overview_card(
         )
         return card.view()
     if scope:
-        card.text("\n".join(_kind_line(kind, n) for kind, n in found.in_server(scope)))
+        card.text("\n".join(f"- **{kind.name}** · {n} — {kind.what}" for kind, n in found.in_server(scope)))
     else:
         for guild_id in found.servers:
             counts = " · ".join(f"{kind.name} {n}" for kind, n in found.in_server(guild_id))
@@ -62,16 +53,12 @@ def overview_card(
 
 def confirmation(found: Overview, scope: int, server_name: ServerName) -> str:
     """What *Delete my data* will do, kind by kind."""
-    totals = _totals(found, scope)
-    lines = [f"**Delete your data {where(scope, server_name)}?** This cannot be undone."]
-    lines += [f"- **{kind.name}** ({n}): {kind.delete}" for kind, n in totals]
-    return "\n".join(lines)
-
-
-def _totals(found: Overview, scope: int) -> list[tuple[Kind, int]]:
     servers = [scope] if scope else found.servers
-    totals = [(kind, sum(found.counts.get(kind.key, {}).get(g, 0) for g in servers)) for kind in MEMBER_KINDS]
-    return [(kind, n) for kind, n in totals if n]
+    lines = [f"**Delete your data {where(scope, server_name)}?** This cannot be undone."]
+    for kind in MEMBER_KINDS:
+        if n := sum(found.counts.get(kind.key, {}).get(g, 0) for g in servers):
+            lines.append(f"- **{kind.name}** ({n}): {kind.delete}")
+    return "\n".join(lines)
 
 
 def result_nothing(scope: int, server_name: ServerName) -> str:
@@ -85,9 +72,7 @@ def result(done: Deletion, scope: int, server_name: ServerName) -> str:
         return result_nothing(scope, server_name)
     lines = [f"Your data {where(scope, server_name)} is deleted:"]
     for kind in MEMBER_KINDS:
-        erased = done.erased.get(kind.key)
-        if erased is None:
-            continue
+        erased = done.erased[kind.key]
         if erased.count:
             lines.append(f"- **{kind.name}** ({erased.count}): {kind.delete}")
         if erased.kept:

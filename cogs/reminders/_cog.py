@@ -1,25 +1,110 @@
-"""/remind me; /organize reminder add, list and cancel (organizers); and the session events that plan the
-automatic reminders."""
+"""/remind me; /organize reminder add, list and cancel (organizers), with their options; and the session
+events that plan the automatic reminders."""
 
 from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
 from discord.ext import commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot import timeutil, when
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
 from bot.hidden_channels import cannot_see, hidden_from_bot
+from bot.ids import parse_id
 from bot.organize import organizer_group
 from bot.paging import LayoutPage, send_page
-from bot.permissions import ensure_organizer, guild_config_for, organizer_begin, require_guild_id
+from bot.permissions import (
+    ensure_organizer,
+    guild_config_for,
+    member_is_organizer,
+    organizer_begin,
+    require_guild_id,
+)
 from bot.replies import send_ephemeral
+from bot.services.config.guild import get_config
+from bot.services.reminders import queries
+from bot.services.reminders import requested as svc
 from bot.services.reminders.actions import Reminders
-from bot.services.reminders.requested import CustomReminder
-from bot.transformers import SessionOption
+from bot.text import one_line
+from bot.transformers import IdTransformer, OptionTransformer, SessionOption, guild_choices
+from bot.transformers import WhenTransformer as SharedWhenTransformer
 from cogs.reminders import _render as render
-from cogs.reminders._options import Duration, Message, ReminderId, Repeat, When
 from cogs.reminders._transport import DiscordTransport
+
+Repeat = Literal["none", "daily", "weekly", "monthly"]
+Message = app_commands.Range[str, 1, svc.MAX_MESSAGE]
+
+
+class WhenTransformer(SharedWhenTransformer):
+    """A time as typed or pasted, or with a `session` a time before it ('1h'); the autocomplete shows how it
+    will be read (or, with "⚠", why it can't)."""
+
+    what = "reminder"
+    max_days_ahead = svc.MAX_DAYS_AHEAD
+    default_clock = svc.DEFAULT_CLOCK
+
+    async def transform(self, interaction: Interaction, value: Any) -> str:
+        """The time typed, checked."""
+        text = " ".join(str(value).split())
+        if not text:
+            raise BadInput("Please give a time, e.g. tomorrow 9am, 2026-12-03 09:00, or 1h with a session.")
+        return text
+
+    async def preview(self, interaction: Interaction, text: str) -> str:
+        """The autocomplete line: the time as the bot read it."""
+        session_id = getattr(interaction.namespace, "session", None)
+        if interaction.guild_id is None or session_id is None:
+            return await super().preview(interaction, text)
+        if when.pasted_instant(text, interaction.client.clock.now()) is not None:
+            return await super().preview(interaction, text)  # an instant, before the session or not
+        offset, number = timeutil.parse_offset(text), parse_id(session_id)
+        cog, title = interaction.client.get_cog("RemindersCog"), None
+        if number is not None and isinstance(cog, RemindersCog):
+            title = await cog.reminders.session_title(interaction.guild_id, number)
+        return f"{timeutil.format_offset(offset)} before {one_line(title, 60) if title else 'the session'}"
+
+
+class DurationTransformer(OptionTransformer):
+    """A duration such as 1h, 30m, 2d or 1h30m."""
+
+    maximum = timeutil.MAX_OFFSET_TEXT
+
+    async def transform(self, interaction: Interaction, value: Any) -> timedelta:
+        """The duration typed, checked."""
+        return timeutil.parse_offset(str(value))
+
+
+class ReminderIdTransformer(IdTransformer):
+    """A pending reminder picked by number, with autocomplete (organizers only: it shows their text)."""
+
+    noun = "reminder"
+
+    async def autocomplete(  # type: ignore[override]
+        self, interaction: Interaction, value: int | float | str
+    ) -> list[app_commands.Choice[int]]:
+        """The guild's pending reminders matching what is typed."""
+
+        async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, int]]:
+            config = await get_config(session, guild_id)
+            member = interaction.user
+            if not isinstance(member, discord.Member) or not member_is_organizer(member, config):
+                return []
+            return await queries.cancel_choices(
+                session, guild_id, current=str(value)[:100], zone=config.timezone
+            )
+
+        return await guild_choices(interaction, query)
+
+
+When = app_commands.Transform[str, WhenTransformer]
+Duration = app_commands.Transform[timedelta, DurationTransformer]
+ReminderId = app_commands.Transform[int, ReminderIdTransformer]
+
 
 PAGER = "reminders"
 ALL = "all"  # /organize reminder list's pages with the automatic reminders
@@ -118,8 +203,6 @@ class RemindersCog(
         )
         return LayoutPage(render.list_card(found), found.page, found.pages)
 
-    # ------------------------------------------------------------------ commands
-
     @organize.command(name="add", description="Schedule a reminder in a channel")
     @app_commands.describe(
         when="When: next thursday 5pm, tomorrow (9 AM), in 2 hours; with a session, how long before: 1h, 2d",
@@ -144,7 +227,7 @@ class RemindersCog(
             raise BadInput("Pick a text channel or thread for the reminder with the `channel` option.")
         assert self.bot.user is not None
         await ensure_bot_can_post(target, self.bot.user.id)
-        asked = CustomReminder(
+        asked = svc.CustomReminder(
             guild_id, target.id, message, when, config.timezone, interaction.user.id, repeat, session
         )
         info, note = await self.reminders.add(asked, now)

@@ -1,4 +1,4 @@
-"""What /remind answers: a new reminder, a cancelled one, Remind me, and the pages of /organize reminder list (layouts)."""
+"""What /remind answers: a new reminder, a cancelled one, Remind me, /organize reminder list's pages."""
 
 from __future__ import annotations
 
@@ -98,8 +98,7 @@ def _problem_line(info: ReminderInfo) -> str:
 
 
 def list_card(page: ReminderList) -> Card:
-    """A page of /organize reminder list: pending reminders, then those missed or failed in the last week (the
-    organizers' own, and a line saying how to see the automatic ones too)."""
+    """A page of /organize reminder list: pending reminders, then those missed or failed in the last week."""
     card = Card(accent=ACCENT).more("reminders", "reminders")
     below = []
     if page.total_pending == 0:

@@ -96,24 +96,13 @@ def classify(error: discord.HTTPException, outgoing: Outgoing) -> SendError:
 class DiscordTransport:
     """Sends reminders through a discord.py client, paced under the bot's global limit."""
 
-    def __init__(
-        self,
-        client: discord.Client,
-        *,
-        timeout: float = SEND_TIMEOUT,
-        requests_per_second: int | None = None,
-    ) -> None:
-        """``requests_per_second``: the global limit to pace under (default GLOBAL_REQUESTS_PER_SECOND, read
-        when the transport is made; 0: no pacing)."""
+    def __init__(self, client: discord.Client) -> None:
         self.client = client
-        self.timeout = timeout
-        if requests_per_second is None:
-            requests_per_second = GLOBAL_REQUESTS_PER_SECOND
-        self.pace = global_pace(requests_per_second)
+        self.timeout = SEND_TIMEOUT
+        self.pace = global_pace(GLOBAL_REQUESTS_PER_SECOND)
 
     async def _request(self) -> None:
-        """Before each request this transport makes: wait for room under the global limit."""
-        if self.pace is not None:
+        if self.pace is not None:  # wait for room under the global limit
             await self.pace.acquire()
 
     async def _destination(self, outgoing: Outgoing) -> discord.abc.Messageable:
@@ -127,8 +116,7 @@ class DiscordTransport:
         channel = self.client.get_channel(outgoing.channel_id)
         if isinstance(channel, discord.abc.GuildChannel | discord.Thread) and not usable(
             channel, "reminders"
-        ):
-            # not asked (Discord would refuse); short enough for /organize reminder list's 160-character reason
+        ):  # not asked (Discord would refuse); short enough for /organize reminder list's reason
             raise SendError(
                 f"I can't see {named(channel.id)}: Discord hides it from the bot; grant it View Channels there.",
                 retryable=False,
@@ -143,9 +131,9 @@ class DiscordTransport:
                 await self._request()
                 extra: dict[str, Any] = {}
                 if outgoing.form_session_id is not None:  # the presenter's DM after the session: its form
-                    view = discord.ui.View(timeout=None)
-                    view.add_item(RecapFormButton(outgoing.form_session_id))
-                    extra["view"] = view
+                    extra["view"] = discord.ui.View(timeout=None).add_item(
+                        RecapFormButton(outgoing.form_session_id)
+                    )
                 message = await destination.send(
                     outgoing.content,
                     nonce=outgoing.nonce,

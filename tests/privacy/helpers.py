@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from bot.demo.botenv import BotEnv
-from bot.services.privacy.member import Overview, overview
+from bot.services.privacy.actions import Overview, overview
 from bot.services.privacy.rows import Who
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import Reminder

@@ -12,7 +12,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.errors import Conflict
-from bot.services.privacy.member import SENDING_NOW, erase_member, overview
+from bot.services.privacy.actions import SENDING_NOW, erase_member, overview
 from bot.services.privacy.rows import Who
 from bot.services.reminders import delivery
 from bot.services.suggestions.votes import Press, toggle_votes

@@ -9,7 +9,7 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from bot.demo.botenv import BotEnv
-from bot.services.privacy.member import SENDING_NOW
+from bot.services.privacy.actions import SENDING_NOW
 from db.models.reminders import SENDING, Reminder
 from tests.privacy.helpers import ask, club, confirm, counts, press, privacy, settle
 

@@ -10,8 +10,8 @@ from sqlalchemy import func, inspect, select, text
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.services.privacy import servers
+from bot.services.privacy.actions import erase_member, export_member, overview
 from bot.services.privacy.kinds import KINDS, MEMBER_KINDS
-from bot.services.privacy.member import erase_member, export_member, overview
 from bot.services.privacy.rows import SESSION, SUBSCRIPTION, SUGGESTION, Who
 from db.models import ClubSession, SessionSubscription
 from db.models.papers import PaperAlias

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from bot.services.reminders import texts as r
+from bot.services.sessions.members import Question
 from bot.timeutil import DEFAULT_DISPLAY_ZONES
 
 NOV5 = datetime(2026, 11, 5, 16, 0, tzinfo=UTC)
@@ -99,16 +100,18 @@ def test_the_presenters_dm_lists_who_stays_out_and_the_questions_without_pinging
         FACTS,
         DEFAULT_DISPLAY_ZONES,
         names=["Rita", "Sam_*bold*"],
-        questions=[r.Asked("Rita", "How does it scale?"), r.Asked(None, "Is <@42> **right**?")],
+        questions=[Question("Rita", "How does it scale?", NOV5), Question(None, "Is <@42> **right**?", NOV5)],
     )
     assert "🙈 Keep out of the recording (2): Rita, Sam\\_\\*bold\\*" in text
     assert "❓ Questions from members (2):" in text
     assert "• How does it scale? — Rita" in text
     assert "• Is <@42\\> \\*\\*right\\*\\*? — anonymous" in text  # sent with mentions off: never a ping
-    start = r.presenter_text(FACTS, DEFAULT_DISPLAY_ZONES, questions=[r.Asked(None, "Late?")], new=True)
+    start = r.presenter_text(
+        FACTS, DEFAULT_DISPLAY_ZONES, questions=[Question(None, "Late?", NOV5)], new=True
+    )
     assert start.startswith("🎤 **Building data recipes for terminal agents** starts <t:")
     assert "❓ New questions from members (1):" in start
-    many = r.presenter_text(FACTS, DEFAULT_DISPLAY_ZONES, questions=[r.Asked(None, "q" * 600)] * 10)
+    many = r.presenter_text(FACTS, DEFAULT_DISPLAY_ZONES, questions=[Question(None, "q" * 600, NOV5)] * 10)
     assert len(many) <= 2000
     assert "…and" in many
 

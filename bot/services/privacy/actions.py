@@ -1,20 +1,25 @@
-"""Each privacy action as one call over the host's store: /privacy's overview and deletion (in a server, or
-from a DM in every server), the servers the bot leaves and rejoins, a run of the lifetimes job."""
+"""The privacy flows over the host's store: a member's overview, export and deletion (in a server, or from a DM
+in every server), the servers the bot leaves and rejoins, a run of the lifetimes job."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
-from bot.errors import BadInput, NotAllowed
+from sqlalchemy import literal, select, union, union_all
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.errors import BadInput, Conflict, NotAllowed
 from bot.host import Host
 from bot.services.privacy import lifetimes, servers
-from bot.services.privacy.kinds import EXPIRIES
-from bot.services.privacy.member import Deletion, Overview, erase_member, overview
-from bot.services.privacy.rows import Who
+from bot.services.privacy.kinds import EXPIRIES, MEMBER_KINDS, Kind
+from bot.services.privacy.rows import Erased, Follow, MemberData, Who, as_json
+from bot.services.reminders.queue import SENDING_LEASE
 from db.engine import read_only_session_factory
+from db.models.reminders import SENDING, Reminder
+from db.models.suggestions import Suggestion, SuggestionVolunteer, SuggestionVote
 
 CONFIRM_MINUTES: Final = 10
 NOT_YOURS: Final = (
@@ -25,7 +30,52 @@ ELSEWHERE: Final = (
     "This button belongs to /privacy somewhere else, so nothing was deleted: run `/privacy` here."
 )
 EXPIRED: Final = f"This confirmation is more than {CONFIRM_MINUTES} minutes old, so nothing was deleted: run `/privacy` again."
+SENDING_NOW: Final = (
+    "A reminder to you is being sent right now, so nothing was deleted: press *Delete my data* again in a "
+    "minute or two."
+)
 Ready = Callable[[], Awaitable[object]]
+
+
+@dataclass(frozen=True)
+class Overview:
+    """How much of each kind the store holds of a member, per server: ``counts[kind key][guild id]``."""
+
+    user_id: int
+    counts: dict[str, dict[int, int]]
+
+    @property
+    def servers(self) -> list[int]:
+        """The servers holding anything of the member."""
+        return sorted({g for per in self.counts.values() for g, n in per.items() if n})
+
+    def in_server(self, guild_id: int) -> list[tuple[Kind, int]]:
+        """Each kind and how many in one server (kinds with none left out), in the list's order."""
+        found = [(kind, self.counts.get(kind.key, {}).get(guild_id, 0)) for kind in MEMBER_KINDS]
+        return [(kind, n) for kind, n in found if n]
+
+    @property
+    def empty(self) -> bool:
+        """Nothing at all."""
+        return not self.servers
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """What deleting a member's data did, by kind key, and what must follow."""
+
+    erased: dict[str, Erased]
+    follow: frozenset[Follow] = field(default_factory=frozenset)
+
+    @property
+    def servers(self) -> set[int]:
+        """The servers where anything changed."""
+        return {f.guild_id for f in self.follow}
+
+    @property
+    def nothing(self) -> bool:
+        """Nothing was there to delete (or keep)."""
+        return not any(e.count or e.kept for e in self.erased.values())
 
 
 @dataclass(frozen=True)
@@ -34,6 +84,72 @@ class Enforced:
 
     expired: dict[str, int]
     servers: dict[int, dict[str, int]]
+
+
+def _member(kind: Kind) -> MemberData:
+    assert kind.member is not None  # MEMBER_KINDS holds only kinds with one
+    return kind.member
+
+
+async def overview(session: AsyncSession, who: Who) -> Overview:
+    """What the store holds of the member in ``who``'s servers: every kind counted in one statement."""
+    parts = [
+        select(literal(kind.key).label("kind"), counted.c.guild, counted.c.n)
+        for kind in MEMBER_KINDS
+        for counted in (statement.subquery() for statement in _member(kind).counting(who))
+    ]
+    counts: dict[str, dict[int, int]] = {kind.key: {} for kind in MEMBER_KINDS}
+    for key, guild, n in (await session.execute(union_all(*parts))).all():
+        counts[key][int(guild)] = counts[key].get(int(guild), 0) + int(n)
+    return Overview(who.user_id, counts)
+
+
+async def erase_member(session: AsyncSession, who: Who, now: datetime) -> Deletion:
+    """Delete every kind of the member's data in ``who``'s servers, in the caller's one transaction."""
+    # Refused while a runner whose lease still runs holds a reminder to them (deleting could not stop it).
+    rows = await session.execute(
+        select(Reminder.status, Reminder.claimed_at)
+        .where(Reminder.user_id == who.user_id, who.within(Reminder.guild_id))
+        .order_by(Reminder.id)
+        .with_for_update()
+    )
+    if any(s == SENDING and at is not None and at > now - SENDING_LEASE for s, at in rows.all()):
+        raise Conflict(SENDING_NOW)
+    # Their suggestions locked in id order, as the vote writer takes them: a vote waits, or it for the vote.
+    mine = union(
+        select(SuggestionVote.suggestion_id).where(SuggestionVote.user_id == who.user_id),
+        select(SuggestionVolunteer.suggestion_id).where(SuggestionVolunteer.user_id == who.user_id),
+        select(Suggestion.id).where(Suggestion.submitter_id == who.user_id),
+        select(Suggestion.id).where(Suggestion.reviewed_by == who.user_id),
+    )
+    await session.execute(
+        select(Suggestion.id)
+        .where(Suggestion.id.in_(mine), who.within(Suggestion.guild_id))
+        .order_by(Suggestion.id)
+        .with_for_update(key_share=True)  # FOR NO KEY UPDATE, as the vote writer
+    )
+    erased = {kind.key: await _member(kind).erase(session, who, now) for kind in MEMBER_KINDS}
+    return Deletion(erased, frozenset(f for done in erased.values() for f in done.follow))
+
+
+async def export_member(session: AsyncSession, guild_id: int, user_id: int, now: datetime) -> dict[str, Any]:
+    """Everything the store holds of the member in one server, as JSON values, kind by kind."""
+    who = Who(user_id, frozenset({guild_id}))
+    return {
+        "guild_id": str(guild_id),
+        "user_id": str(user_id),
+        "exported_at": as_json(now),
+        "kinds": [
+            {
+                "kind": kind.name,
+                "what": kind.what,
+                "why": kind.why,
+                "kept": kind.kept,
+                "rows": await _member(kind).export(session, who),
+            }
+            for kind in MEMBER_KINDS
+        ],
+    }
 
 
 def who(user_id: int, scope: int) -> Who:
@@ -99,5 +215,4 @@ class Privacy:
         """Delete what is past its lifetime, then the servers left more than ``grace`` ago (``running``: this
         process's jobs, whose rows are never idle)."""
         expired = await lifetimes.expire(self.host.session_factory, EXPIRIES, now, running=running)
-        gone = await servers.delete_departed(self.host.session_factory, now, grace)
-        return Enforced(expired.deleted, gone)
+        return Enforced(expired, await servers.delete_departed(self.host.session_factory, now, grace))

@@ -1,34 +1,30 @@
 """The one list of what the bot keeps (:data:`KINDS`): each kind's what, why, how long, and how it is seen
-and deleted. /privacy's groups, *Delete my data*, ``paperclub data export``, the lifetimes job, the site's
-privacy page and README's "Data the bot keeps" are all read from it: a new kind is one entry here.
-
-A member's kinds (``member`` set) are deleted in this order, in one transaction (bot/services/privacy/
-member.py): links before the suggestions that hold them, presenter history before the reminders that
-follow it."""
+and deleted; /privacy, *Delete my data*, the export, the lifetimes job, the privacy page and README read it.
+A member's kinds are deleted in this order, in one transaction (links before suggestions, presenter history
+before reminders)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from sqlalchemy import select
 
 from bot.services.privacy.lifetimes import (
     CLAIM_DAYS,
-    ENDED_REMINDERS,
-    EXPIRED_CLAIMS,
-    IDLE_JOBS,
     JOB_DAYS,
-    OLD_OPT_OUTS,
-    OLD_QUESTIONS,
-    OLD_SEARCHES,
     REMINDER_DAYS,
     SEARCH_DAYS,
     SESSION_NOTES_DAYS,
     Expiry,
+    ended_reminders,
+    expired_claims,
+    idle_jobs,
+    old_opt_outs,
+    old_questions,
+    old_searches,
 )
-from bot.services.privacy.presenters import PresenterHistory
-from bot.services.privacy.rows import SUBSCRIPTION, SUGGESTION, MemberData, Rows, Several
+from bot.services.privacy.rows import SUBSCRIPTION, SUGGESTION, MemberData, PresenterHistory, Rows, Several
 from db.models import ClubSession, SessionSubscription
 from db.models.papers import PaperAlias
 from db.models.privacy import FORMER_MEMBER
@@ -46,10 +42,8 @@ WORK: Final = "work"  # records of sends and work: deleted when their lifetime e
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of data: ``name``; ``what`` it is; ``why`` it is kept; ``kept``, for how long; ``delete``,
-    how it goes (for a member's kinds: what *Delete my data* does). ``member``: how a member's rows are
-    found and deleted (``kept_note``: why some may stay); ``expiry``: what is past its lifetime. ``{grace}`` in a text is the server's grace
-    period in days (GUILD_DATA_GRACE_DAYS)."""
+    """One kind of data: what it is, why and how long it is kept, what deleting does (``{grace}``: the grace
+    days); ``member``: how a member's rows are found and deleted; ``expiry``: what is past its lifetime."""
 
     key: str
     name: str
@@ -64,22 +58,13 @@ class Kind:
 
     def said(self, grace_days: int) -> Kind:
         """The kind with its texts' ``{grace}`` filled in."""
-        fill = {"grace": grace_days}
-        return Kind(
-            self.key,
-            self.name,
-            self.what.format(**fill),
-            self.why.format(**fill),
-            self.kept.format(**fill),
-            self.delete.format(**fill),
-            self.member,
-            self.expiry,
-            self.scope,
-            self.kept_note,
-        )
+        texts = {
+            name: getattr(self, name).format(grace=grace_days) for name in ("what", "why", "kept", "delete")
+        }
+        return replace(self, **texts)
 
 
-# A presenter's DMs for a session the member still presents (its club page shows them: presenters.py).
+# A presenter's DMs for a session the member still presents (its club page shows them).
 _still_presenting = Reminder.kind.in_((PRESENTER, RECAP)) & Reminder.session_id.in_(
     select(ClubSession.id).where(ClubSession.presenter_id == Reminder.user_id)
 )
@@ -93,11 +78,10 @@ KINDS: Final[tuple[Kind, ...]] = (
         "As long as the suggestion.",
         "The link is taken off the post.",
         Rows(
-            Suggestion,
             Suggestion.submitter_id,
             clear={"source_channel_id": None, "source_message_id": None},
             only=Suggestion.source_message_id.is_not(None),
-            follow=(SUGGESTION, Suggestion.id),
+            follow=SUGGESTION,
         ),
     ),
     Kind(
@@ -107,12 +91,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "To show who suggested what, and to tell you by DM how it was reviewed.",
         "As long as the club keeps the suggestion.",
         "They stay for the club, credited to “a member”; their posts are edited to match.",
-        Rows(
-            Suggestion,
-            Suggestion.submitter_id,
-            clear={"submitter_id": FORMER_MEMBER},
-            follow=(SUGGESTION, Suggestion.id),
-        ),
+        Rows(Suggestion.submitter_id, clear={"submitter_id": FORMER_MEMBER}, follow=SUGGESTION),
     ),
     Kind(
         "votes",
@@ -121,12 +100,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "To count the votes and order the queue.",
         "Until you take the vote back, or the suggestion is deleted.",
         "Removed; the counts on the posts go down.",
-        Rows(
-            SuggestionVote,
-            SuggestionVote.user_id,
-            via=(SuggestionVote.suggestion_id, Suggestion),
-            follow=(SUGGESTION, SuggestionVote.suggestion_id),
-        ),
+        Rows(SuggestionVote.user_id, via=(SuggestionVote.suggestion_id, Suggestion), follow=SUGGESTION),
     ),
     Kind(
         "offers",
@@ -136,10 +110,9 @@ KINDS: Final[tuple[Kind, ...]] = (
         "Until you take the offer back, or the suggestion is deleted.",
         "Removed from the posts.",
         Rows(
-            SuggestionVolunteer,
             SuggestionVolunteer.user_id,
             via=(SuggestionVolunteer.suggestion_id, Suggestion),
-            follow=(SUGGESTION, SuggestionVolunteer.suggestion_id),
+            follow=SUGGESTION,
         ),
     ),
     Kind(
@@ -163,10 +136,9 @@ KINDS: Final[tuple[Kind, ...]] = (
         "Until you press *Remind me* again or unmark *Interested*, or the session is deleted.",
         "Removed: no more reminders of them.",
         Rows(
-            SessionSubscription,
             SessionSubscription.user_id,
             via=(SessionSubscription.session_id, ClubSession),
-            follow=(SUBSCRIPTION, SessionSubscription.session_id),
+            follow=SUBSCRIPTION,
         ),
     ),
     Kind(
@@ -177,13 +149,8 @@ KINDS: Final[tuple[Kind, ...]] = (
         "So the presenter, who alone gets the names by DM with the organizers, leaves you out of what is published.",
         f"Until you press the button again; deleted {SESSION_NOTES_DAYS} days after the session.",
         "Removed: the presenter gets no more DMs naming you.",
-        Rows(
-            RecordingOptOut,
-            RecordingOptOut.user_id,
-            via=(RecordingOptOut.session_id, ClubSession),
-            follow=(SUBSCRIPTION, RecordingOptOut.session_id),
-        ),
-        expiry=OLD_OPT_OUTS,
+        Rows(RecordingOptOut.user_id, via=(RecordingOptOut.session_id, ClubSession), follow=SUBSCRIPTION),
+        expiry=old_opt_outs,
     ),
     Kind(
         "recording_always",
@@ -192,7 +159,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "So every session's presenter gets your name before it starts.",
         "Until you press *Always keep me out* again.",
         "Removed: presenters no longer get your name.",
-        Rows(RecordingPreference, RecordingPreference.user_id),
+        Rows(RecordingPreference.user_id),
     ),
     Kind(
         "questions",
@@ -201,13 +168,8 @@ KINDS: Final[tuple[Kind, ...]] = (
         "To send them to the presenter by DM before the session; organizers can list them.",
         f"Deleted {SESSION_NOTES_DAYS} days after the session.",
         "Removed: the presenter gets no more DMs with them.",
-        Rows(
-            SessionQuestion,
-            SessionQuestion.user_id,
-            via=(SessionQuestion.session_id, ClubSession),
-            follow=(SUBSCRIPTION, SessionQuestion.session_id),
-        ),
-        expiry=OLD_QUESTIONS,
+        Rows(SessionQuestion.user_id, via=(SessionQuestion.session_id, ClubSession), follow=SUBSCRIPTION),
+        expiry=old_questions,
     ),
     Kind(
         "reminders",
@@ -216,7 +178,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "To send each one once, on time.",
         f"Until sent, then {REMINDER_DAYS} days.",
         "Removed: none comes afterwards.",
-        Rows(Reminder, Reminder.user_id, keep=_still_presenting),
+        Rows(Reminder.user_id, keep=_still_presenting),
         kept_note="a presenter's DMs, for sessions the club page shows you presenting",
     ),
     Kind(
@@ -226,7 +188,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "To serve the sessions you asked to be reminded of at that address.",
         "Until you reset it (`/calendar reset`).",
         "Removed: the address answers “not found” at once.",
-        Rows(CalendarToken, CalendarToken.user_id),
+        Rows(CalendarToken.user_id),
     ),
     Kind(
         "organizer",
@@ -238,26 +200,20 @@ KINDS: Final[tuple[Kind, ...]] = (
         "The things stay for the club; your id goes from them.",
         Several(
             (
-                Rows(ClubSession, ClubSession.created_by, clear={"created_by": None}),
-                Rows(Series, Series.created_by, clear={"created_by": None}),
-                Rows(Reminder, Reminder.created_by, clear={"created_by": None}),
+                Rows(ClubSession.created_by, clear={"created_by": None}),
+                Rows(Series.created_by, clear={"created_by": None}),
+                Rows(Reminder.created_by, clear={"created_by": None}),
                 # a cancelled automatic reminder's canceller tells the planner not to plan it again
-                Rows(Reminder, Reminder.cancelled_by, clear={"cancelled_by": FORMER_MEMBER}),
-                Rows(ReadingList, ReadingList.created_by, clear={"created_by": None}),
+                Rows(Reminder.cancelled_by, clear={"cancelled_by": FORMER_MEMBER}),
+                Rows(ReadingList.created_by, clear={"created_by": None}),
                 Rows(
-                    ReadingListItem,
                     ReadingListItem.added_by,
                     via=(ReadingListItem.list_id, ReadingList),
                     clear={"added_by": None},
                 ),
-                Rows(
-                    Suggestion,
-                    Suggestion.reviewed_by,
-                    clear={"reviewed_by": None},
-                    follow=(SUGGESTION, Suggestion.id),
-                ),
-                Rows(SuggestionPoll, SuggestionPoll.created_by, clear={"created_by": FORMER_MEMBER}),
-                Rows(PaperAlias, PaperAlias.chosen_by, clear={"chosen_by": None}),
+                Rows(Suggestion.reviewed_by, clear={"reviewed_by": None}, follow=SUGGESTION),
+                Rows(SuggestionPoll.created_by, clear={"created_by": FORMER_MEMBER}),
+                Rows(PaperAlias.chosen_by, clear={"chosen_by": None}),
             )
         ),
     ),
@@ -288,7 +244,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "So none goes out twice, and `/organize reminder list` can show what failed.",
         f"{REMINDER_DAYS} days after it was due.",
         "Deleted by the bot then.",
-        expiry=ENDED_REMINDERS,
+        expiry=ended_reminders,
         scope=WORK,
     ),
     Kind(
@@ -298,7 +254,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "So each job runs once, however many processes the bot has.",
         f"While the job exists; {JOB_DAYS} days after its last run once no process runs it.",
         "Deleted by the bot then.",
-        expiry=IDLE_JOBS,
+        expiry=idle_jobs,
         scope=WORK,
     ),
     Kind(
@@ -309,7 +265,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "So two processes never do the same work twice.",
         f"Until the work is done; at most {CLAIM_DAYS} day after the claim expired.",
         "Deleted by the bot then.",
-        expiry=EXPIRED_CLAIMS,
+        expiry=expired_claims,
         scope=WORK,
     ),
     Kind(
@@ -319,7 +275,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "So its ◀ ▶ page buttons still work after a restart.",
         f"{SEARCH_DAYS} days after it was last searched for.",
         "Deleted by the bot then.",
-        expiry=OLD_SEARCHES,
+        expiry=old_searches,
         scope=WORK,
     ),
     Kind(

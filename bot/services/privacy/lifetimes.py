@@ -1,11 +1,9 @@
-"""The lifetimes of what records sends and work: reminders that ended, a job's row, claims, saved searches.
-Each is deleted once past its lifetime, a batch per transaction, by the ``privacy.lifetimes`` job (one
-process per run: cogs/privacy/_cog.py); nothing of these grows with time alone."""
+"""The lifetimes of what records sends and work (reminders that ended, a job's row, claims, saved searches,
+session notes): each deleted once past its lifetime, a batch per transaction, by the ``privacy.lifetimes`` job."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -23,16 +21,16 @@ REMINDER_DAYS: Final = 30  # a reminder that went out (or failed, was missed or 
 JOB_DAYS: Final = 30  # a job no process has run for this long is gone (renamed or removed): its row too
 CLAIM_DAYS: Final = 1  # a claim this long past its expiry holds nothing (an expired claim is free)
 SEARCH_DAYS: Final = SAVED_QUERY_DAYS  # a search's text, kept for its page buttons (the reading feature's)
-SESSION_NOTES_DAYS: Final = (
-    7  # recording opt-outs and questions: kept while the recording is edited, then gone
-)
+SESSION_NOTES_DAYS: Final = 7  # recording opt-outs and questions: kept while the recording is edited
 BATCH: Final = 5000  # rows deleted per transaction (a short hold of SQLite's write lock)
 
+Expiry = Callable[[datetime, Collection[str]], tuple[type[Any], ColumnElement[bool]]]
+"""What is past its lifetime at ``now`` (given this process's job names): a model, and the condition on its rows."""
 
-def _ended_reminders(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
-    """Reminders in a final state, due over :data:`REMINDER_DAYS` ago, whose session (if any) started before
-    then too: the planners only look at slots still to come (``plan._already_handled``, a series week's
-    nudges before its session starts), so none of these is looked at again."""
+
+def ended_reminders(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+    """Final reminders due over :data:`REMINDER_DAYS` ago whose session (if any) started before then too
+    (the planners only look at slots still to come)."""
     cutoff = now - timedelta(days=REMINDER_DAYS)
     started = select(ClubSession.id).where(ClubSession.starts_at < cutoff)
     return Reminder, (
@@ -42,7 +40,7 @@ def _ended_reminders(now: datetime, _running: Collection[str]) -> tuple[type[Any
     )
 
 
-def _idle_jobs(now: datetime, running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+def idle_jobs(now: datetime, running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
     """A ``once`` job's row not claimed for :data:`JOB_DAYS` (no process runs it) and not this process's."""
     cutoff = now - timedelta(days=JOB_DAYS)
     return JobRun, (
@@ -50,11 +48,13 @@ def _idle_jobs(now: datetime, running: Collection[str]) -> tuple[type[Any], Colu
     )
 
 
-def _expired_claims(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+def expired_claims(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+    """Claims over :data:`CLAIM_DAYS` past their expiry."""
     return Claim, Claim.expires_at < now - timedelta(days=CLAIM_DAYS)
 
 
-def _old_searches(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+def old_searches(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+    """Saved searches over :data:`SEARCH_DAYS` old."""
     return ReadingSearchQuery, ReadingSearchQuery.created_at < now - timedelta(days=SEARCH_DAYS)
 
 
@@ -63,53 +63,14 @@ def _over(days: int, now: datetime) -> Any:
     return select(ClubSession.id).where(ClubSession.starts_at < now - timedelta(days=days, hours=12))
 
 
-def _old_opt_outs(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+def old_opt_outs(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+    """Recording opt-outs of sessions over :data:`SESSION_NOTES_DAYS` past."""
     return RecordingOptOut, RecordingOptOut.session_id.in_(_over(SESSION_NOTES_DAYS, now))
 
 
-def _old_questions(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+def old_questions(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+    """Questions of sessions over :data:`SESSION_NOTES_DAYS` past."""
     return SessionQuestion, SessionQuestion.session_id.in_(_over(SESSION_NOTES_DAYS, now))
-
-
-Expiry = Callable[[datetime, Collection[str]], tuple[type[Any], ColumnElement[bool]]]
-"""What is past its lifetime at ``now`` (given the names of the jobs this process runs): a model, and the
-condition on its rows."""
-
-ENDED_REMINDERS: Final[Expiry] = _ended_reminders
-IDLE_JOBS: Final[Expiry] = _idle_jobs
-EXPIRED_CLAIMS: Final[Expiry] = _expired_claims
-OLD_SEARCHES: Final[Expiry] = _old_searches
-OLD_OPT_OUTS: Final[Expiry] = _old_opt_outs
-OLD_QUESTIONS: Final[Expiry] = _old_questions
-
-
-@dataclass(frozen=True)
-class Expired:
-    """How many rows one pass deleted, by table."""
-
-    deleted: dict[str, int]
-
-    @property
-    def total(self) -> int:
-        """Rows deleted in all."""
-        return sum(self.deleted.values())
-
-
-async def _expire_one(
-    session_factory: async_sessionmaker[AsyncSession], model: type[Any], condition: ColumnElement[bool]
-) -> int:
-    (key,) = model.__table__.primary_key.columns
-    deleted = 0
-    while True:
-        async with session_factory() as session, session.begin():
-            chosen = select(key).where(condition).limit(BATCH).scalar_subquery()
-            result = await session.execute(
-                delete(model).where(key.in_(chosen)).execution_options(synchronize_session=False)
-            )
-        count = int(getattr(result, "rowcount", 0) or 0)
-        deleted += count
-        if count < BATCH:
-            return deleted
 
 
 async def expire(
@@ -118,12 +79,19 @@ async def expire(
     now: datetime,
     *,
     running: Collection[str] = (),
-) -> Expired:
-    """Delete whatever is past its lifetime, ``BATCH`` rows per transaction."""
+) -> dict[str, int]:
+    """Delete whatever is past its lifetime, ``BATCH`` rows per transaction; rows deleted by table."""
     deleted: dict[str, int] = {}
     for expiry in expiries:
         model, condition = expiry(now, running)
-        deleted[model.__tablename__] = deleted.get(model.__tablename__, 0) + await _expire_one(
-            session_factory, model, condition
-        )
-    return Expired(deleted)
+        (key,) = model.__table__.primary_key.columns
+        chosen = select(key).where(condition).limit(BATCH).scalar_subquery()
+        count = BATCH
+        while count == BATCH:
+            async with session_factory() as session, session.begin():
+                result = await session.execute(
+                    delete(model).where(key.in_(chosen)).execution_options(synchronize_session=False)
+                )
+            count = int(getattr(result, "rowcount", 0) or 0)
+            deleted[model.__tablename__] = deleted.get(model.__tablename__, 0) + count
+    return deleted

@@ -1,19 +1,21 @@
-"""A member's rows of one table: counted per server, exported, and deleted or cleared of the member's id
-(:class:`Rows`); several such as one kind (:class:`Several`). The kinds of bot/services/privacy/kinds.py
-are built from these, so a new kind of member data is one entry there."""
+"""A member's rows of one table (:class:`Rows`), of several (:class:`Several`), and the sessions they present
+(:class:`PresenterHistory`): counted per server, exported, and deleted or cleared of the member's id."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, cast
 
-from sqlalchemy import ColumnElement, Select, delete, func, inspect, select, true, union_all, update
+from sqlalchemy import ColumnElement, Select, delete, func, inspect, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
-#: What on Discord shows a changed row, so it can follow (cogs/privacy/_follow.py).
+from db.models import ClubSession
+from db.models.site import SiteSettings
+
+#: What on Discord shows a changed row, so it can follow.
 SUGGESTION: Final = "suggestion"  # the suggestion's post (its votes, offers, who suggested and reviewed it)
 SUBSCRIPTION: Final = "subscription"  # a Remind me on a session (its count, its planned DMs)
 SESSION: Final = "session"  # the session's announcement, event and series week (its presenter)
@@ -42,8 +44,7 @@ class Follow:
 
 @dataclass
 class Erased:
-    """What deleting one kind did: rows removed or cleared, rows kept on purpose (and why it is for the
-    kind to say), and what on Discord must follow."""
+    """What deleting one kind did: rows removed or cleared, rows kept on purpose, what on Discord must follow."""
 
     count: int = 0
     kept: int = 0
@@ -69,18 +70,6 @@ class MemberData(Protocol):
         """Delete (or clear the member's id from) every row."""
 
 
-async def count(session: AsyncSession, statements: list[Select[Any]]) -> dict[int, int]:
-    """Run counting statements (of ``guild``, ``n``) as one: how many per server, summed."""
-    total: dict[int, int] = {}
-    if not statements:
-        return total
-    parts = [s.subquery() for s in statements]
-    both = union_all(*(select(p.c.guild, p.c.n) for p in parts)) if len(parts) > 1 else statements[0]
-    for guild, n in (await session.execute(both)).all():
-        total[int(guild)] = total.get(int(guild), 0) + int(n)
-    return total
-
-
 def as_json(value: Any) -> Any:
     """A column's value as JSON holds it (times in ISO 8601, UTC)."""
     if isinstance(value, datetime | date):
@@ -90,22 +79,22 @@ def as_json(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Rows:
-    """The rows of ``model`` whose ``member`` column holds the member's id, in the member's servers: the
-    model's own ``guild_id``, or its parent's, reached through ``via`` (the column here that holds the
-    parent's id, and the parent model, which has ``id`` and ``guild_id``).
+    """The rows whose ``member`` column holds the member's id, in the member's servers (the model's
+    ``guild_id``, or through ``via``: (column holding the parent's id, parent model)). ``clear``: set these
+    columns instead of deleting; ``only`` narrows the rows; ``keep``: counted but left as they are;
+    ``follow``: what shows a changed row on Discord (its id: the parent's, or the row's)."""
 
-    Deleting removes the rows; with ``clear`` it sets those columns instead (the rows stay, for the club).
-    ``only`` narrows the rows; rows matching ``keep`` are counted but left as they are (``Erased.kept``).
-    ``follow`` names what shows each changed row on Discord: (one of the kinds above, the column holding
-    that thing's id: the parent's id column through ``via``, or one of the model's)."""
-
-    model: type[Any]
     member: InstrumentedAttribute[Any]
     via: tuple[InstrumentedAttribute[Any], type[Any]] | None = None
     clear: Mapping[str, Any] | None = None
     only: ColumnElement[bool] | None = None
     keep: ColumnElement[bool] | None = None
-    follow: tuple[str, InstrumentedAttribute[Any]] | None = None
+    follow: str | None = None
+
+    @property
+    def model(self) -> type[Any]:
+        """The member column's model."""
+        return cast(type[Any], self.member.class_)
 
     @property
     def guild(self) -> InstrumentedAttribute[Any]:
@@ -142,8 +131,7 @@ class Rows:
         ]
 
     async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
-        """Each row's table and columns (with ``clear``: which of them name the member; the rest is the
-        club's)."""
+        """Each row's table and columns (with ``clear``: which of them name the member)."""
         mapper = inspect(self.model)
         keys = [getattr(self.model, c.key) for c in mapper.primary_key]
         found = await session.scalars(select(self.model).where(*self._scope(who)).order_by(*keys))
@@ -177,27 +165,18 @@ class Rows:
             result = await session.execute(statement)
             erased.count = int(getattr(result, "rowcount", 0) or 0)
             return erased
-        what, column = self.follow
+        what, column = self.follow, self.model.id if self.via is None else self.via[0]
         if self.via is None:  # the row has its server: read back with the thing's id
             returned = (await session.execute(statement.returning(column, self.model.guild_id))).all()
             guilds = {int(thing): int(guild) for thing, guild in returned if thing is not None}
         else:  # the parent's: looked up after
             returned = (await session.execute(statement.returning(column))).all()
-            guilds = await guilds_of(
-                session, self.via[1], (thing for (thing,) in returned if thing is not None)
-            )
+            parent, ids = self.via[1], sorted({int(thing) for (thing,) in returned if thing is not None})
+            found = await session.execute(select(parent.id, parent.guild_id).where(parent.id.in_(ids)))
+            guilds = {int(thing): int(guild) for thing, guild in found.all()}
         erased.count = len(returned)
         erased.follow = {Follow(what, guild, thing) for thing, guild in guilds.items()}
         return erased
-
-
-async def guilds_of(session: AsyncSession, model: type[Any], ids: Iterable[int]) -> dict[int, int]:
-    """The server of each of these rows of ``model`` (by ``id``)."""
-    wanted = sorted(set(ids))
-    if not wanted:
-        return {}
-    rows = await session.execute(select(model.id, model.guild_id).where(model.id.in_(wanted)))
-    return {int(i): int(g) for i, g in rows.all()}
 
 
 @dataclass(frozen=True)
@@ -219,4 +198,91 @@ class Several:
         erased = Erased()
         for part in self.parts:
             erased += await part.erase(session, who, now)
+        return erased
+
+
+async def public_guilds(session: AsyncSession, guild_ids: set[int]) -> set[int]:
+    """Which of these servers show their sessions, with their presenters, on a club page (website on)."""
+    if not guild_ids:
+        return set()
+    rows = await session.scalars(
+        select(SiteSettings.guild_id).where(
+            SiteSettings.guild_id.in_(sorted(guild_ids)),
+            SiteSettings.enabled.is_(True),
+            SiteSettings.slug.is_not(None),
+        )
+    )
+    return {int(g) for g in rows}
+
+
+class PresenterHistory:
+    """The sessions the member presents or presented: deleting drops the name unless a club page shows it."""
+
+    def _scope(self, who: Who) -> list[Any]:
+        return [ClubSession.presenter_id == who.user_id, who.within(ClubSession.guild_id)]
+
+    def counting(self, who: Who) -> list[Select[Any]]:
+        """How many sessions, per server."""
+        return [
+            select(ClubSession.guild_id.label("guild"), func.count().label("n"))
+            .where(*self._scope(who))
+            .group_by(ClubSession.guild_id)
+        ]
+
+    async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
+        """Each session: its id, title, time, status, the name shown, and whether a club page shows it."""
+        rows = (
+            await session.execute(
+                select(
+                    ClubSession.id,
+                    ClubSession.guild_id,
+                    ClubSession.title,
+                    ClubSession.starts_at,
+                    ClubSession.status,
+                    ClubSession.presenter_name,
+                )
+                .where(*self._scope(who))
+                .order_by(ClubSession.starts_at, ClubSession.id)
+            )
+        ).all()
+        public = await public_guilds(session, {int(r.guild_id) for r in rows})
+        return [
+            {
+                "table": "sessions",
+                "id": r.id,
+                "guild_id": r.guild_id,
+                "title": r.title,
+                "starts_at": as_json(r.starts_at),
+                "status": r.status,
+                "presenter_name": r.presenter_name,
+                "on_the_club_page": r.guild_id in public,
+            }
+            for r in rows
+        ]
+
+    async def erase(self, session: AsyncSession, who: Who, now: datetime) -> Erased:
+        """Drop the member as presenter of every session no club page shows; count the ones left."""
+        found = await session.execute(self.counting(who)[0])
+        counts = {int(guild): int(n) for guild, n in found.all()}
+        public = await public_guilds(session, set(counts))
+        erased = Erased(kept=sum(n for g, n in counts.items() if g in public))
+        hidden = sorted(set(counts) - public)
+        if not hidden:
+            return erased
+        changed = (
+            await session.execute(
+                update(ClubSession)
+                .where(*self._scope(who), ClubSession.guild_id.in_(hidden))
+                .values(
+                    presenter_id=None,
+                    presenter_name=None,
+                    sequence=ClubSession.sequence + 1,  # calendar apps take the change
+                    updated_at=now,
+                )
+                .returning(ClubSession.id, ClubSession.guild_id)
+                .execution_options(synchronize_session=False)
+            )
+        ).all()
+        erased.count = len(changed)
+        erased.follow = {Follow(SESSION, int(g), int(i)) for i, g in changed}
         return erased

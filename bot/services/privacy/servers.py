@@ -1,5 +1,5 @@
-"""A server's data as a whole (every table with a ``guild_id``, their children by ``ON DELETE CASCADE``):
-counted, deleted in one transaction; the servers the bot left, kept for the grace period, then deleted."""
+"""A server's data as a whole (every table with a ``guild_id``, and their cascading children): counted,
+deleted in one transaction; the servers the bot left, kept for the grace period, then deleted."""
 
 from __future__ import annotations
 
@@ -26,19 +26,14 @@ def guild_tables() -> list[Table]:
 
 
 def _children() -> list[tuple[Table, Any, Table]]:
-    """Tables without a server column whose rows go with a parent's: (table, its column holding the
-    parent's id, the parent), by each ``ON DELETE CASCADE`` foreign key to a table with one."""
+    """(table, column, parent) for each table without a server column whose rows cascade from one with it."""
     found = []
     for table in reversed(Base.metadata.sorted_tables):
         if "guild_id" in table.c:
             continue
         for key in table.foreign_keys:
-            parent = key.column.table
-            if (
-                (key.ondelete or "").upper() == "CASCADE"
-                and isinstance(parent, Table)
-                and "guild_id" in parent.c
-            ):
+            parent, cascades = key.column.table, (key.ondelete or "").upper() == "CASCADE"
+            if cascades and isinstance(parent, Table) and "guild_id" in parent.c:
                 found.append((table, key.parent, parent))
                 break
     return found
@@ -47,24 +42,19 @@ def _children() -> list[tuple[Table, Any, Table]]:
 async def holdings(session: AsyncSession, guild_id: int) -> dict[str, int]:
     """How many rows the store holds of the server, by table (tables with none left out)."""
     counted: dict[str, int] = {}
-    for table in guild_tables():
-        n = int(
-            await session.scalar(select(func.count()).select_from(table).where(table.c.guild_id == guild_id))
-            or 0
-        )
-        if n:
-            counted[table.name] = n
+    wheres = [(table, table.c.guild_id == guild_id) for table in guild_tables()]
     for table, column, parent in _children():
-        mine = select(parent.primary_key.columns[0]).where(parent.c.guild_id == guild_id)
-        n = int(await session.scalar(select(func.count()).select_from(table).where(column.in_(mine))) or 0)
-        if n:
-            counted[table.name] = n
+        wheres.append(
+            (table, column.in_(select(parent.primary_key.columns[0]).where(parent.c.guild_id == guild_id)))
+        )
+    for table, where in wheres:
+        if n := await session.scalar(select(func.count()).select_from(table).where(where)):
+            counted[table.name] = int(n)
     return counted
 
 
 async def delete_server(session: AsyncSession, guild_id: int) -> dict[str, int]:
-    """Delete every row of the server, in the caller's transaction; rows deleted by table (their children
-    counted before they go with them)."""
+    """Delete every row of the server, in the caller's transaction; rows deleted by table (children too)."""
     counted = await holdings(session, guild_id)
     for table in guild_tables():
         if table.name in counted:
@@ -80,9 +70,6 @@ async def known_servers(session: AsyncSession) -> set[int]:
         if table.name != GuildDeparture.__tablename__
     ]
     return {int(g) for g in await session.scalars(union(*parts))}
-
-
-# ---------------------------------------------------------------------------------------------- departures
 
 
 async def mark_left(session: AsyncSession, guild_id: int, now: datetime) -> None:
@@ -111,8 +98,8 @@ async def departed(session: AsyncSession) -> dict[int, datetime]:
 async def delete_departed(
     session_factory: async_sessionmaker[AsyncSession], now: datetime, grace: timedelta
 ) -> dict[int, dict[str, int]]:
-    """Delete every server left more than ``grace`` ago, each in one transaction (its mark read again in
-    it: a server the bot was added back to meanwhile is left alone). What went, by server."""
+    """Delete every server left more than ``grace`` ago, each in one transaction (one the bot rejoined
+    meanwhile is left alone). What went, by server."""
     async with session_factory() as session:
         due = sorted(
             await session.scalars(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy.exc import IntegrityError
 
@@ -20,9 +20,16 @@ from bot.settings import Settings
 from db.engine import read_only_session_factory
 
 PLAN_TRIES = 3  # two processes planning one session at once: the loser plans again
-# Organizers adding reminders at the same moment: each round one of them takes the number, the others
-# number again, so this many adding at once all get theirs.
-NUMBER_TRIES = 10
+NUMBER_TRIES = 10  # organizers adding at once: each round one takes the number, the others number again
+T = TypeVar("T")
+
+
+async def _retrying(tries: int, write: Callable[[], Awaitable[T]]) -> T:
+    """``write``, again while it loses a race on a unique key (the last loss raises)."""
+    for _ in range(tries - 1):
+        with contextlib.suppress(IntegrityError):
+            return await write()
+    return await write()
 
 
 class Host(host.Host, Protocol):
@@ -41,9 +48,7 @@ class Reminders:
 
     def __init__(self, host: Host, transport: Transport) -> None:
         self.session_factory = host.session_factory
-        self.readers = read_only_session_factory(
-            host.engine
-        )  # /organize reminder list only reads: no write lock
+        self.readers = read_only_session_factory(host.engine)  # lookups only read: no write lock
         self.clock, self.background = host.clock, host.background
         self.max_pending = host.settings.max_pending_reminders
         self.presenter_dm_days = host.settings.presenter_dm_days
@@ -55,8 +60,6 @@ class Reminders:
             observer=host.metrics,
         )
         self._planning: set[asyncio.Task[Any]] = set()
-
-    # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
         """Start the runner, then plan every upcoming session's reminders."""
@@ -78,8 +81,6 @@ class Reminders:
         while self._planning:
             await asyncio.gather(*list(self._planning), return_exceptions=True)
         await self.background.idle()
-
-    # ------------------------------------------------------------------ session events
 
     async def plan_session(self, guild_id: int, session_id: int) -> None:
         """Plan a session's reminders again (it was saved, or a member's Remind me changed)."""
@@ -121,34 +122,23 @@ class Reminders:
 
     async def _plan(self, sessions: Iterable[tuple[int, int]]) -> None:
         for guild_id, session_id in sessions:
-            for attempt in range(1, PLAN_TRIES + 1):
-                try:
-                    async with self.session_factory() as session, session.begin():
-                        await plan.plan_session(
-                            session,
-                            guild_id,
-                            session_id,
-                            now=self.clock.now(),
-                            presenter_dm_days=self.presenter_dm_days,
-                        )
-                    break
-                except IntegrityError:  # another process planned the same slot at the same moment
-                    if attempt == PLAN_TRIES:
-                        raise
-        await self.runner.rearm()
 
-    # ------------------------------------------------------------------ /remind
+            async def write(guild_id: int = guild_id, session_id: int = session_id) -> None:
+                async with self.session_factory() as session, session.begin():
+                    now, days = self.clock.now(), self.presenter_dm_days
+                    await plan.plan_session(session, guild_id, session_id, now=now, presenter_dm_days=days)
+
+            await _retrying(PLAN_TRIES, write)
+        await self.runner.rearm()
 
     async def add(self, asked: CustomReminder, now: datetime) -> tuple[ReminderInfo, str | None]:
         """Schedule an organizer's reminder: it, and a note about how its time was read, if any."""
-        for attempt in range(1, NUMBER_TRIES + 1):
-            try:
-                async with self.session_factory() as session, session.begin():
-                    added = await requested.add_custom(session, asked, now=now, max_pending=self.max_pending)
-                break
-            except IntegrityError:  # another one took the same number at the same moment
-                if attempt == NUMBER_TRIES:
-                    raise
+
+        async def write() -> tuple[ReminderInfo, str | None]:
+            async with self.session_factory() as session, session.begin():
+                return await requested.add_custom(session, asked, now=now, max_pending=self.max_pending)
+
+        added = await _retrying(NUMBER_TRIES, write)
         await self.runner.rearm()
         return added
 

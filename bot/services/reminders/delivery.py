@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
@@ -14,29 +13,14 @@ from typing import cast
 from sqlalchemy import Table, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
-from sqlalchemy.sql import ColumnElement
 
 from bot.claims import claim_due
 from bot.services.config.guild import GuildConfig, get_config
-from bot.services.reminders.presenter import PresenterNotes, notes_for
+from bot.services.reminders import texts
 from bot.services.reminders.queue import plan_next_occurrence, set_if
 from bot.services.reminders.requested import VIA_COMMAND
-from bot.services.reminders.texts import (
-    ASKED_BUTTON,
-    ASKED_COMMAND,
-    ASKED_INTERESTED,
-    Asked,
-    PaperLink,
-    SessionFacts,
-    custom_text,
-    nudge_lines,
-    nudge_text,
-    personal_text,
-    presenter_text,
-    recap_text,
-    recording_text,
-    session_channel_text,
-)
+from bot.services.reminders.texts import SessionFacts
+from bot.services.sessions.members import Question, kept_out_since, names_kept_out, questions
 from bot.text import cut
 from bot.timeutil import DisplayZone
 from db.models import ClubSession, SessionSubscription
@@ -64,11 +48,13 @@ BACKOFF_BASE = timedelta(seconds=30)
 BACKOFF_CAP = timedelta(minutes=15)
 DELAYED_AFTER = timedelta(minutes=1)  # later than this (because the bot was down) shows "(delayed)"
 ERROR_LIMIT = 300
+START_KEY = "presenter:start"  # the presenter's DM at the start: only what is new
+QUESTIONS_KEY = "presenter:questions"  # the presenter's DM a day before: only when members left notes
 
 
 @dataclass(frozen=True)
 class Outgoing:
-    """A claimed reminder, ready to send. Exactly one of ``channel_id`` and ``user_id`` is set."""
+    """A claimed reminder, ready to send (exactly one of ``channel_id`` and ``user_id`` set)."""
 
     reminder_id: int
     claim_token: str
@@ -84,37 +70,10 @@ class Outgoing:
     form_session_id: int | None = None  # the presenter's DM after the session: its *Add the recording* form
 
 
-@dataclass(frozen=True)
-class ClaimedRow:
-    """What sending a claimed reminder needs of its row (read back by the claim's RETURNING)."""
-
-    id: int
-    guild_id: int
-    kind: str
-    channel_id: int | None
-    user_id: int | None
-    message: str | None
-    session_id: int | None
-    offset_minutes: int | None
-    repeat: str | None
-    series_id: int | None
-    occurrence: int
-    attempts: int
-    delayed: bool
-    due_at: datetime
-    plan_key: str | None  # a nudge's week and kind (series:<id>:<date>:presenter|paper)
-
-    @property
-    def display_id(self) -> int:
-        """The number members see: the series' first id."""
-        return self.series_id or self.id
-
-
 _REMINDERS = cast(Table, Reminder.__table__)
-_CLAIMED_COLUMNS = [_REMINDERS.c[f.name] for f in dataclasses.fields(ClaimedRow)]
 
 
-def reminder_nonce(row: Reminder | ClaimedRow) -> str:
+def reminder_nonce(row: Reminder) -> str:
     """Derived from the reminder and its occurrence, so every retry of one occurrence uses the same nonce."""
     nonce = f"pc-rem-{row.display_id}-{row.occurrence}"
     return nonce if len(nonce) <= 25 else f"pc-r{row.id}"
@@ -125,26 +84,48 @@ def backoff(attempt: int) -> timedelta:
     return min(BACKOFF_BASE * (2 ** max(0, attempt - 1)), BACKOFF_CAP)
 
 
-# ---------------------------------------------------------------- claiming and rendering
+@dataclass(frozen=True)
+class PresenterNotes:
+    """The names kept out of the recording and the questions a presenter's DM lists (``new``: since the last)."""
+
+    names: tuple[str, ...]
+    questions: tuple[Question, ...]
+    new: bool = False
 
 
-def _destination() -> ColumnElement[int]:
-    """Where a row's send goes: its member's DMs, its channel, or (session reminders) the guild's
-    announcements channel. Snowflakes are unique across users, channels and guilds."""
-    return func.coalesce(Reminder.user_id, Reminder.channel_id, Reminder.guild_id)
+async def notes_for(
+    session: AsyncSession, guild_id: int, session_id: int, plan_key: str | None
+) -> PresenterNotes | None:
+    """The notes of one presenter DM (None: the day's or the start's DM, with nothing to tell)."""
+    names = tuple(await names_kept_out(session, guild_id, session_id))
+    last: datetime | None = None
+    if plan_key == START_KEY:
+        last = await session.scalar(
+            select(func.max(Reminder.sent_at)).where(
+                Reminder.session_id == session_id, Reminder.kind == PRESENTER, Reminder.status == SENT
+            )
+        )
+    if last is None:
+        notes = PresenterNotes(names, tuple(await questions(session, session_id)))
+        empty = not notes.names and not notes.questions
+        return None if empty and plan_key in (START_KEY, QUESTIONS_KEY) else notes
+    news = tuple(await questions(session, session_id, since=last))
+    names_changed = await kept_out_since(session, guild_id, session_id, last)
+    if not news and not names_changed:
+        return None
+    return PresenterNotes(names if names_changed else (), news, new=True)
 
 
 async def claim(
     session: AsyncSession, *, token: str, now: datetime, late_origin: datetime, limit: int = BATCH
 ) -> tuple[int, list[Outgoing]]:
-    """Claim with ``token`` the due reminders at the head of their destinations and render them: (rows
-    claimed, those to send). One that must not go out ends here; one due before ``late_origin`` is delayed."""
+    """Claim with ``token`` the due reminders at the head of their destinations (a member's DMs, a channel,
+    or the announcements channel: snowflakes never collide) and render them: (rows claimed, those to send)."""
     due = [Reminder.status == PENDING, Reminder.next_attempt_at <= now]
     order = (Reminder.next_attempt_at, Reminder.id)
+    destination = func.coalesce(Reminder.user_id, Reminder.channel_id, Reminder.guild_id)
     ranked = (
-        select(
-            Reminder.id, func.row_number().over(partition_by=_destination(), order_by=order).label("place")
-        )
+        select(Reminder.id, func.row_number().over(partition_by=destination, order_by=order).label("place"))
         .where(*due)
         .subquery()
     )
@@ -161,28 +142,28 @@ async def claim(
             "delayed": or_(Reminder.delayed, Reminder.due_at < late_origin - DELAYED_AFTER),
             "updated_at": now,
         },
-        returning=_CLAIMED_COLUMNS,
+        returning=[Reminder.id],
         order_by=order,
         limit=limit,
     )
-    claimed = [ClaimedRow(*row) for row in rows]
+    if not rows:
+        return 0, []
+    mine = select(Reminder).where(Reminder.id.in_([row.id for row in rows])).order_by(Reminder.id)
+    claimed = (await session.scalars(mine.execution_options(populate_existing=True))).all()
     configs = {g: await get_config(session, g) for g in sorted({row.guild_id for row in claimed})}
     zones = {g: config.display_zones for g, config in configs.items()}  # parsed once per guild
     facts = await _session_facts(session, {r.session_id for r in claimed if r.session_id is not None})
     how = await _how_asked(session, [r for r in claimed if r.kind == PERSONAL])
     out: list[Outgoing] = []
-    for row in sorted(claimed, key=lambda r: r.id):
+    for row in claimed:
         config = configs[row.guild_id]
-        found = facts.get(row.session_id) if row.session_id is not None else None
-        row_facts, session_status = found if found is not None else (None, None)
+        row_facts, session_status = facts.get(row.session_id or 0, (None, None))
         refusal = _refusal(row, config, session_status, row_facts)
         notes: PresenterNotes | None = None
-        if refusal is None and row.kind == PRESENTER and row.session_id is not None:
+        if refusal is None and row.kind == PRESENTER and row.session_id:
             notes = await notes_for(session, row.guild_id, row.session_id, row.plan_key)
             if notes is None:
                 refusal = CANCELLED, "Nothing new for the presenter."
-        if refusal is None and row.kind == RECORDING and (row_facts is None or not row_facts.recording_url):
-            refusal = CANCELLED, "The session has no recording."
         if refusal is not None:
             status, reason = refusal
             await set_if(
@@ -204,15 +185,7 @@ async def claim(
                 guild_id=row.guild_id,
                 channel_id=None if row.user_id is not None else channel_id,
                 user_id=row.user_id,
-                content=_render(
-                    row,
-                    config,
-                    zones[row.guild_id],
-                    row_facts,
-                    row.delayed,
-                    how.get((row.session_id, row.user_id), ASKED_BUTTON),
-                    notes,
-                ),
+                content=_render(row, config, zones[row.guild_id], row_facts, how, notes),
                 ping_role_id=config.ping_role_id if row.kind == SESSION else None,
                 attempt=row.attempts,
                 repeats=row.repeat is not None,
@@ -224,7 +197,7 @@ async def claim(
 
 
 def _refusal(
-    row: ClaimedRow, config: GuildConfig, session_status: str | None, facts: SessionFacts | None
+    row: Reminder, config: GuildConfig, session_status: str | None, facts: SessionFacts | None
 ) -> tuple[str, str] | None:
     """Why this claimed reminder must not go out, as (final status, reason), or None."""
     if row.session_id is None and row.kind != CUSTOM:
@@ -235,73 +208,68 @@ def _refusal(
         return FAILED, "No announcements channel is set (an admin can set one with /setup announcements)."
     if row.user_id is None and row.kind != SESSION and row.channel_id is None:
         return FAILED, "The reminder has no channel."
+    if row.kind == RECORDING and (facts is None or not facts.recording_url):
+        return CANCELLED, "The session has no recording."
     if (
         row.kind == NUDGE
         and facts is not None
-        and not nudge_lines(row.plan_key or "", row.message or "", facts)
+        and not texts.nudge_lines(row.plan_key or "", row.message or "", facts)
     ):
         return CANCELLED, "No longer needed: the week has a presenter and a paper now."
     return None
 
 
 def _render(
-    row: ClaimedRow,
+    row: Reminder,
     config: GuildConfig,
     zones: list[DisplayZone],
     facts: SessionFacts | None,
-    delayed: bool,
-    how: str = "button",
-    notes: PresenterNotes | None = None,
+    how: dict[tuple[int | None, int | None], str],
+    notes: PresenterNotes | None,
 ) -> str:
+    delayed = row.delayed
     if row.kind == CUSTOM or facts is None:
-        return custom_text(row.message or "", facts, zones, delayed=delayed)
+        return texts.custom_text(row.message or "", facts, zones, delayed=delayed)
     if row.kind == SESSION:
         largest = max(config.reminder_offsets, default=timedelta(0))
         with_papers = row.offset_minutes is not None and timedelta(minutes=row.offset_minutes) >= min(
             largest, timedelta(hours=24)
         )
-        return session_channel_text(
+        return texts.session_channel_text(
             facts, zones, ping_role_id=config.ping_role_id, with_papers=with_papers, delayed=delayed
         )
     if row.kind == PERSONAL:
-        return personal_text(facts, zones, how=how, delayed=delayed)
+        way = how.get((row.session_id, row.user_id), texts.ASKED_BUTTON)
+        return texts.personal_text(facts, zones, how=way, delayed=delayed)
     if row.kind == PRESENTER:
         notes = notes or PresenterNotes((), ())
-        asked = [Asked(q.name, q.text) for q in notes.questions]
-        return presenter_text(
-            facts, zones, names=notes.names, questions=asked, new=notes.new, delayed=delayed
+        return texts.presenter_text(
+            facts, zones, names=notes.names, questions=notes.questions, new=notes.new, delayed=delayed
         )
     if row.kind == RECAP:
-        return recap_text(facts, delayed=delayed)
+        return texts.recap_text(facts, delayed=delayed)
     if row.kind == RECORDING and facts.recording_url:
-        return recording_text(facts, facts.recording_url, delayed=delayed)
+        return texts.recording_text(facts, facts.recording_url, delayed=delayed)
     if row.kind == NUDGE:
-        return nudge_text(
-            nudge_lines(row.plan_key or "", row.message or "", facts), facts, zones, delayed=delayed
+        return texts.nudge_text(
+            texts.nudge_lines(row.plan_key or "", row.message or "", facts), facts, zones, delayed=delayed
         )
-    return custom_text(row.message or "", facts, zones, delayed=delayed)
+    return texts.custom_text(row.message or "", facts, zones, delayed=delayed)
 
 
-async def _how_asked(
-    session: AsyncSession, rows: list[ClaimedRow]
-) -> dict[tuple[int | None, int | None], str]:
+async def _how_asked(session: AsyncSession, rows: list[Reminder]) -> dict[tuple[int | None, int | None], str]:
     """How each (session, member) of these DMs asked: the button, /remind me, or Interested alone."""
     sessions = sorted({row.session_id for row in rows if row.session_id is not None})
     if not sessions:
         return {}
-    found = await session.execute(
-        select(
-            SessionSubscription.session_id,
-            SessionSubscription.user_id,
-            SessionSubscription.asked,
-            SessionSubscription.via,
-        ).where(SessionSubscription.session_id.in_(sessions))
+    found = await session.scalars(
+        select(SessionSubscription).where(SessionSubscription.session_id.in_(sessions))
     )
     return {
-        (session_id, user_id): (ASKED_COMMAND if via == VIA_COMMAND else ASKED_BUTTON)
-        if asked
-        else ASKED_INTERESTED
-        for session_id, user_id, asked, via in found.all()
+        (sub.session_id, sub.user_id): (texts.ASKED_COMMAND if sub.via == VIA_COMMAND else texts.ASKED_BUTTON)
+        if sub.asked
+        else texts.ASKED_INTERESTED
+        for sub in found
     }
 
 
@@ -309,13 +277,8 @@ async def _session_facts(session: AsyncSession, session_ids: set[int]) -> dict[i
     """The facts reminders show of these sessions, and each one's status, by id (missing: deleted)."""
     if not session_ids:
         return {}
-    clubs = (
-        await session.execute(
-            select(ClubSession)
-            .where(ClubSession.id.in_(sorted(session_ids)))
-            .options(selectinload(ClubSession.papers))
-        )
-    ).scalars()
+    wanted = select(ClubSession).where(ClubSession.id.in_(sorted(session_ids)))
+    clubs = await session.scalars(wanted.options(selectinload(ClubSession.papers)))
     out: dict[int, tuple[SessionFacts, str]] = {}
     for club in clubs:
         facts = SessionFacts(
@@ -326,18 +289,15 @@ async def _session_facts(session: AsyncSession, session_ids: set[int]) -> dict[i
             signup_url=club.signup_url,
             presenter_name=club.presenter_name,
             presenter_id=club.presenter_id,
-            papers=tuple(PaperLink(link.paper.title, link.paper.url) for link in club.papers),
+            papers=tuple(texts.PaperLink(link.paper.title, link.paper.url) for link in club.papers),
             recording_url=club.recording_url,
         )
         out[club.id] = (facts, club.status)
     return out
 
 
-# ---------------------------------------------------------------- how sends ended
-
-
 class SendError(Exception):
-    """A send that did not go out. ``retryable``: worth another try after a backoff."""
+    """A send that did not go out; ``retryable``: worth another try after a backoff."""
 
     def __init__(self, reason: str, *, retryable: bool) -> None:
         super().__init__(reason)
@@ -368,29 +328,43 @@ class Outcome:
 async def record(
     session: AsyncSession, outcomes: Sequence[Outcome], now: datetime
 ) -> tuple[set[int], dict[int, datetime | None]]:
-    """Write how these sends ended: the ids recorded as sent, and each failure's next try (or None).
-    A row whose claim was taken back meanwhile (its lease ran out) is in neither."""
+    """Write how these sends ended: the ids recorded as sent, and each failure's next try (None: failed for
+    good, or its claim was taken back meanwhile). After MAX_ATTEMPTS a retryable failure fails."""
     sends = [o.sent for o in outcomes if o.sent is not None]
     recorded = await finish_sent(session, sends, now=now) if sends else set()
     retries: dict[int, datetime | None] = {}
-    for failure in outcomes:
-        outgoing, error = failure.outgoing, failure.error
+    for one in outcomes:
+        outgoing, error = one.outgoing, one.error
         if error is None:
             continue
-        if error.retryable:
-            retries[outgoing.reminder_id] = await finish_retry(
+        row_id, attempt = outgoing.reminder_id, outgoing.attempt
+        same_claim = [Reminder.status == SENDING, Reminder.claim_token == outgoing.claim_token]
+        retries[row_id] = None
+        if error.retryable and attempt < MAX_ATTEMPTS:
+            next_try = now + backoff(attempt)
+            if await set_if(
                 session,
-                outgoing.reminder_id,
-                token=outgoing.claim_token,
-                now=now,
-                error=error.reason,
-                attempt=outgoing.attempt,
-            )
-        else:
-            await finish_failed(
-                session, outgoing.reminder_id, token=outgoing.claim_token, now=now, reason=error.reason
-            )
-            retries[outgoing.reminder_id] = None
+                row_id,
+                same_claim,
+                status=PENDING,
+                next_attempt_at=next_try,
+                last_error=cut(f"Attempt {attempt} failed: {error.reason}", ERROR_LIMIT),
+                claim_token=None,
+                updated_at=now,
+            ):
+                retries[row_id] = next_try
+            continue
+        reason = f"Gave up after {attempt} attempts: {error.reason}" if error.retryable else error.reason
+        if await set_if(
+            session,
+            row_id,
+            same_claim,
+            status=FAILED,
+            last_error=cut(reason, ERROR_LIMIT),
+            claim_token=None,
+            updated_at=now,
+        ):
+            await plan_next_occurrence(session, row_id, now)  # a repeating reminder's next occurrence
     return recorded, retries
 
 
@@ -431,44 +405,3 @@ async def finish_sent(session: AsyncSession, sends: Sequence[Sent], *, now: date
         elif sent.repeats:
             await plan_next_occurrence(session, sent.reminder_id, now)
     return recorded
-
-
-async def finish_failed(
-    session: AsyncSession, row_id: int, *, token: str, now: datetime, reason: str
-) -> bool:
-    """Fail a claimed row for good (a repeating reminder's next occurrence is planned)."""
-    done = await set_if(
-        session,
-        row_id,
-        [Reminder.status == SENDING, Reminder.claim_token == token],
-        status=FAILED,
-        last_error=cut(reason, ERROR_LIMIT),
-        claim_token=None,
-        updated_at=now,
-    )
-    if done:
-        await plan_next_occurrence(session, row_id, now)
-    return done
-
-
-async def finish_retry(
-    session: AsyncSession, row_id: int, *, token: str, now: datetime, error: str, attempt: int
-) -> datetime | None:
-    """Put the row back for another try after a backoff; after MAX_ATTEMPTS it fails. Returns the next try."""
-    if attempt >= MAX_ATTEMPTS:
-        await finish_failed(
-            session, row_id, token=token, now=now, reason=f"Gave up after {attempt} attempts: {error}"
-        )
-        return None
-    next_try = now + backoff(attempt)
-    done = await set_if(
-        session,
-        row_id,
-        [Reminder.status == SENDING, Reminder.claim_token == token],
-        status=PENDING,
-        next_attempt_at=next_try,
-        last_error=cut(f"Attempt {attempt} failed: {error}", ERROR_LIMIT),
-        claim_token=None,
-        updated_at=now,
-    )
-    return next_try if done else None

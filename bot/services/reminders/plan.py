@@ -28,10 +28,7 @@ from db.models.reminders import (
 )
 
 RECAP_AFTER_END = timedelta(hours=1)
-QUESTIONS_BEFORE = timedelta(
-    hours=24
-)  # the presenter's questions so far, in one DM (and the new ones at the start)
-PRESENTER_KEYS = ("presenter", "presenter:questions", "presenter:start")  # the presenter's DMs before
+QUESTIONS_BEFORE = timedelta(hours=24)  # the presenter's questions so far, in one DM (new ones at the start)
 SCHEDULED = "scheduled"
 
 
@@ -66,8 +63,8 @@ def wanted_slots(
     now: datetime,
     presenter_notes: bool = False,
 ) -> dict[str, Slot]:
-    """plan_key -> Slot for every automatic reminder of ``club`` still in the future; ``presenter_notes``:
-    members left the presenter questions or names to keep out of the recording (two more DMs carry them)."""
+    """plan_key -> Slot for every automatic reminder of ``club`` still to come (``presenter_notes``: members
+    left the presenter questions or names, which two more DMs carry)."""
     starts = club.starts_at
     ends = starts + timedelta(minutes=club.duration_minutes)
     slots: dict[str, Slot] = {}
@@ -108,14 +105,10 @@ async def plan_session(
             session, session_id, now=now, reason="Its session was cancelled."
         )
     config = await get_config(session, guild_id)
-    subscriptions = [
-        (row.user_id, row.before_minutes)
-        for row in (
-            await session.execute(
-                select(SessionSubscription).where(SessionSubscription.session_id == session_id)
-            )
-        ).scalars()
-    ]
+    subscribed = select(SessionSubscription.user_id, SessionSubscription.before_minutes).where(
+        SessionSubscription.session_id == session_id
+    )
+    subscriptions = [(user_id, minutes) for user_id, minutes in await session.execute(subscribed)]
     wanted = wanted_slots(
         club,
         config.reminder_offsets,
@@ -124,20 +117,10 @@ async def plan_session(
         now=now,
         presenter_notes=club.presenter_id is not None and await has_notes(session, guild_id, session_id),
     )
-    rows = (
-        (
-            await session.execute(
-                select(Reminder)
-                .where(Reminder.session_id == session_id)
-                .execution_options(populate_existing=True)
-            )
-        )
-        .scalars()
-        .all()
-    )
+    mine = select(Reminder).where(Reminder.session_id == session_id)
+    rows = (await session.scalars(mine.execution_options(populate_existing=True))).all()
     result = PlanResult()
-    # Nudges are the series planner's (bot/services/series/nudges.py), recording DMs plan_recording's: left
-    # alone here.
+    # Nudges are the series planner's, recording DMs plan_recording's: left alone here.
     live = {
         row.plan_key: row
         for row in rows
@@ -178,14 +161,12 @@ async def plan_session(
 
 def _already_handled(rows: Sequence[Reminder], key: str, due_at: datetime) -> bool:
     """A slot that already went out (or was missed, failed, or cancelled by an organizer) at this time."""
-    for row in rows:
-        if (
-            row.plan_key == key
-            and row.due_at == due_at
-            and (row.status != CANCELLED or row.cancelled_by is not None)
-        ):
-            return True
-    return False
+    return any(
+        row.plan_key == key
+        and row.due_at == due_at
+        and (row.status != CANCELLED or row.cancelled_by is not None)
+        for row in rows
+    )
 
 
 async def _follow_custom(
@@ -237,8 +218,7 @@ async def upcoming_session_ids(
     session: AsyncSession, now: datetime, guild_id: int | None = None
 ) -> list[tuple[int, int]]:
     """(guild_id, session_id) of scheduled sessions that have not ended more than the recap delay ago."""
-    # A session lasts at most 10 hours; the recap DM goes an hour after the end.
-    horizon = now - timedelta(hours=12)
+    horizon = now - timedelta(hours=12)  # a session lasts at most 10 hours; the recap DM goes 1 after
     query = select(ClubSession.guild_id, ClubSession.id).where(
         ClubSession.status == SCHEDULED, ClubSession.starts_at > horizon
     )
@@ -248,23 +228,16 @@ async def upcoming_session_ids(
 
 
 async def plan_recording(session: AsyncSession, guild_id: int, session_id: int, *, now: datetime) -> int:
-    """The recording was added: one DM now to each member reminded of the session (Remind me or Interested),
-    never a second one when it is added again. How many were planned."""
+    """The recording was added: one DM now to each member reminded of the session, never a second one when
+    it is added again. How many were planned."""
     club = await session.get(ClubSession, session_id)
     if club is None or club.guild_id != guild_id or club.status != SCHEDULED:
         return 0
-    done = set(
-        (
-            await session.execute(
-                select(Reminder.plan_key).where(Reminder.session_id == session_id, Reminder.kind == RECORDING)
-            )
-        ).scalars()
+    keys = select(Reminder.plan_key).where(Reminder.session_id == session_id, Reminder.kind == RECORDING)
+    done = set(await session.scalars(keys))
+    users = await session.scalars(
+        select(SessionSubscription.user_id).where(SessionSubscription.session_id == session_id)
     )
-    users = (
-        await session.execute(
-            select(SessionSubscription.user_id).where(SessionSubscription.session_id == session_id)
-        )
-    ).scalars()
     planned = 0
     for user_id in users:
         key = f"recording:{user_id}"

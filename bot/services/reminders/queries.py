@@ -1,4 +1,4 @@
-"""Looking reminders up: the pages of /organize reminder list, /organize reminder cancel's autocomplete, one-line descriptions."""
+"""Looking reminders up: /organize reminder list's pages, /organize reminder cancel's choices, descriptions."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from db.models.reminders import CUSTOM, FAILED, LIVE_STATUSES, MISSED, PENDING, 
 
 @dataclass(frozen=True)
 class ReminderList:
-    """A page of /organize reminder list: pending reminders (the organizers' only unless ``automatic``; ``hidden``: how
-    many automatic ones that leaves out), then every one missed or failed in the last week."""
+    """A page of /organize reminder list: pending reminders (``hidden``: automatic ones left out), then those
+    missed or failed in the last week."""
 
     pending: list[ReminderInfo]
     problems: list[ReminderInfo]
@@ -46,12 +46,10 @@ async def list_reminders(
         Reminder.status.in_((MISSED, FAILED)),
         Reminder.due_at >= now - PROBLEMS_WINDOW,
     ]
-    hidden = 0
-    if not automatic:
-        others = [Reminder.guild_id == guild_id, Reminder.status.in_(LIVE_STATUSES), Reminder.kind != CUSTOM]
-        hidden = int((await session.execute(select(func.count()).where(*others))).scalar_one())
-    total_pending = int((await session.execute(select(func.count()).where(*live))).scalar_one())
-    total_problems = int((await session.execute(select(func.count()).where(*recent))).scalar_one())
+    others = [Reminder.guild_id == guild_id, Reminder.status.in_(LIVE_STATUSES), Reminder.kind != CUSTOM]
+    hidden = 0 if automatic else await session.scalar(select(func.count()).where(*others)) or 0
+    total_pending = await session.scalar(select(func.count()).where(*live)) or 0
+    total_problems = await session.scalar(select(func.count()).where(*recent)) or 0
     pages = max(1, -(-(total_pending + total_problems) // per_page))
     page = min(max(page, 0), pages - 1)
     rows = select(Reminder, ClubSession.title).outerjoin(ClubSession, ClubSession.id == Reminder.session_id)
@@ -84,8 +82,7 @@ async def _infos(
 async def cancel_choices(
     session: AsyncSession, guild_id: int, *, current: str, zone: str
 ) -> list[tuple[str, int]]:
-    """Autocomplete for /organize reminder cancel: the organizers' pending reminders, soonest first, matched on number or
-    text."""
+    """/organize reminder cancel's choices: the organizers' pending reminders, soonest first, by number or text."""
     tz = timeutil.resolve_timezone(zone)
     typed = current.strip().lstrip("#").strip()
     typed_id = parse_id(typed)

@@ -36,14 +36,6 @@ async def set_if(session: AsyncSession, row_id: int, where: list[Any], **values:
     return rowcount(await session.execute(statement)) == 1
 
 
-def missed_reason(grace: timedelta) -> str:
-    """What /organize reminder list says of a reminder missed while the bot was down."""
-    return f"The bot was offline when this fell due (more than {timeutil.format_offset(grace)} late)."
-
-
-# ---------------------------------------------------------------- finding work
-
-
 async def next_wake(session: AsyncSession, now: datetime) -> datetime | None:
     """When the runner should look again: the next attempt, or when a claimed row's lease runs out."""
     pending = (
@@ -63,8 +55,8 @@ async def next_wake(session: AsyncSession, now: datetime) -> datetime | None:
 async def mark_missed(
     session: AsyncSession, *, late_origin: datetime, grace: timedelta, now: datetime
 ) -> int:
-    """First attempts that fell due more than ``grace`` before the runner last looked (the bot was down):
-    missed, not sent, in one UPDATE; a repeating one's next occurrence is planned. Returns how many."""
+    """Mark missed the first attempts due more than ``grace`` before the runner last looked (the bot was
+    down); a repeating one's next occurrence is planned. How many."""
     statement = (
         update(Reminder)
         .where(
@@ -73,7 +65,11 @@ async def mark_missed(
             Reminder.due_at < late_origin - grace,
             Reminder.next_attempt_at <= now,
         )
-        .values(status=MISSED, last_error=missed_reason(grace), updated_at=now)
+        .values(
+            status=MISSED,
+            last_error=f"The bot was offline when this fell due (more than {timeutil.format_offset(grace)} late).",
+            updated_at=now,
+        )
         .returning(Reminder.id, Reminder.repeat)
         .execution_options(synchronize_session=False)
     )
@@ -117,19 +113,18 @@ async def recover_stale(session: AsyncSession, now: datetime) -> tuple[int, int]
     return resend, failed
 
 
-# ---------------------------------------------------------------- repeats
-
-
-RepeatRule = Literal["daily", "weekly", "monthly"]
-
-
 def next_due(due_at: datetime, rule: str, zone: str, anchor_day: int | None, now: datetime) -> datetime:
     """The first occurrence after ``now`` on the zone's wall clock (9:30 AM PT stays 9:30 AM PT)."""
-    tz = timeutil.resolve_timezone(zone)
-    following = timeutil.next_occurrence(due_at, cast(RepeatRule, rule), tz, anchor_day=anchor_day)
+    tz, repeat = timeutil.resolve_timezone(zone), cast(Literal["daily", "weekly", "monthly"], rule)
+    following = timeutil.next_occurrence(due_at, repeat, tz, anchor_day=anchor_day)
     while following <= now:
-        following = timeutil.next_occurrence(following, cast(RepeatRule, rule), tz, anchor_day=anchor_day)
+        following = timeutil.next_occurrence(following, repeat, tz, anchor_day=anchor_day)
     return following
+
+
+# The columns the next occurrence of a repeating reminder copies.
+_REPEATED: tuple[str, ...] = ("guild_id", "kind", "channel_id", "user_id", "message", "session_id", "number")
+_REPEATED += ("offset_minutes", "plan_key", "repeat", "repeat_timezone", "repeat_anchor_day", "created_by")
 
 
 async def plan_next_occurrence(session: AsyncSession, row_id: int, now: datetime) -> Reminder | None:
@@ -142,23 +137,11 @@ async def plan_next_occurrence(session: AsyncSession, row_id: int, now: datetime
     except BadInput:  # past the calendar's end (year 9999): the series ends with this occurrence
         return None
     following = Reminder(
-        guild_id=row.guild_id,
-        kind=row.kind,
-        channel_id=row.channel_id,
-        user_id=row.user_id,
-        message=row.message,
+        **{name: getattr(row, name) for name in _REPEATED},
         due_at=due,
         next_attempt_at=due,
-        session_id=row.session_id,
-        offset_minutes=row.offset_minutes,
-        plan_key=row.plan_key,
-        repeat=row.repeat,
-        repeat_timezone=row.repeat_timezone,
-        repeat_anchor_day=row.repeat_anchor_day,
         series_id=row.display_id,
-        number=row.number,
         occurrence=row.occurrence + 1,
-        created_by=row.created_by,
         created_at=now,
         updated_at=now,
     )

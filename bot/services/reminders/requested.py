@@ -7,7 +7,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime, time, timedelta
 from typing import Final
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
@@ -17,13 +17,7 @@ from bot.services.reminders.texts import escape
 from bot.text import cut, visible
 from bot.when import parse_when, pasted_instant
 from db.models import ClubSession, SessionSubscription
-from db.models.reminders import (
-    CANCELLED,
-    CUSTOM,
-    LIVE_STATUSES,
-    SENDING,
-    Reminder,
-)
+from db.models.reminders import CANCELLED, CUSTOM, LIVE_STATUSES, SENDING, Reminder
 
 MAX_MESSAGE: Final = 1800
 MAX_DAYS_AHEAD: Final = 730
@@ -38,8 +32,7 @@ VIA_COMMAND: Final = "command"  # a Remind me asked with /remind me (the button 
 
 @dataclass(frozen=True)
 class ReminderInfo:
-    """A reminder as plain values. ``number`` is an organizer's reminder's number in its server (stable
-    across repeats; None: an automatic one)."""
+    """A reminder as plain values (``number``: an organizer's reminder's number in its server; None: automatic)."""
 
     number: int | None
     row_id: int
@@ -80,9 +73,6 @@ def info_of(row: Reminder, session_title: str | None = None) -> ReminderInfo:
     columns = {f.name for f in fields(ReminderInfo)} - {"row_id", "session_title"}
     same = {name: getattr(row, name) for name in columns}
     return ReminderInfo(row_id=row.id, session_title=session_title, **same)
-
-
-# ---------------------------------------------------------------- validation (pure)
 
 
 def clean_message(text: str) -> str:
@@ -136,9 +126,6 @@ def resolve_due(
     return parsed.utc, None, parsed.note
 
 
-# ---------------------------------------------------------------- lookups
-
-
 async def _scheduled_session(
     session: AsyncSession, guild_id: int, session_id: int, now: datetime
 ) -> ClubSession:
@@ -158,32 +145,15 @@ async def _session_of(session: AsyncSession, guild_id: int, session_id: int) -> 
     return club
 
 
-async def next_number(session: AsyncSession, guild_id: int) -> int:
-    """The number the server's next organizer's reminder takes (one more than any it has)."""
-    highest = await session.scalar(select(func.max(Reminder.number)).where(Reminder.guild_id == guild_id))
-    return int(highest or 0) + 1
-
-
-async def count_live(session: AsyncSession, guild_id: int) -> int:
-    """Pending or sending reminders of the guild."""
-    return int(
-        (
-            await session.execute(
-                select(func.count()).where(Reminder.guild_id == guild_id, Reminder.status.in_(LIVE_STATUSES))
-            )
-        ).scalar_one()
-    )
-
-
 async def _ensure_room(session: AsyncSession, guild_id: int, cap: int) -> None:
-    if await count_live(session, guild_id) >= cap:
+    live = await session.scalar(
+        select(func.count()).where(Reminder.guild_id == guild_id, Reminder.status.in_(LIVE_STATUSES))
+    )
+    if (live or 0) >= cap:
         raise Conflict(
             f"This server already has {cap:,} pending reminders, the most allowed; "
             "cancel some with /organize reminder cancel first."
         )
-
-
-# ---------------------------------------------------------------- /organize reminder add, cancel, list
 
 
 @dataclass(frozen=True)
@@ -213,8 +183,9 @@ async def add_custom(
     )
     await _ensure_room(session, guild_id, max_pending)
     tz = timeutil.resolve_timezone(asked.zone)
+    highest = await session.scalar(select(func.max(Reminder.number)).where(Reminder.guild_id == guild_id))
     row = Reminder(
-        number=await next_number(session, guild_id),
+        number=(highest or 0) + 1,
         guild_id=guild_id,
         kind=CUSTOM,
         channel_id=asked.channel_id,
@@ -265,9 +236,6 @@ async def cancel_reminder(
     return info_of(row)
 
 
-# ---------------------------------------------------------------- /remind me
-
-
 async def toggle_personal(
     session: AsyncSession,
     *,
@@ -292,11 +260,8 @@ async def toggle_personal(
         if existing.interested:  # Interested on the event still reminds them, with one DM
             existing.asked = False
         else:
-            await session.execute(
-                delete(SessionSubscription).where(
-                    SessionSubscription.session_id == session_id, SessionSubscription.user_id == user_id
-                )
-            )
+            await session.delete(existing)
+            await session.flush()
         await plan_session(session, guild_id, session_id, now=now, presenter_dm_days=presenter_dm_days)
         interested = existing.interested
         return Subscription(False, session_id, club.title, club.starts_at, wanted, interested=interested)

@@ -30,11 +30,10 @@ class Transport(Protocol):
 
 
 class ReminderObserver(Protocol):
-    """Hears one call per outcome (bot/metrics.py): due (claimed here), sent (with its lateness), retried,
-    failed, missed."""
+    """Hears each outcome (bot/metrics.py): due, sent (with its lateness), retried, failed, missed."""
 
     def reminder(self, outcome: str, *, count: int = 1, lateness: timedelta | None = None) -> None:
-        """One outcome (``count`` of them; a send with its lateness)."""
+        """``count`` of one outcome (a send with its lateness)."""
 
 
 class ReminderRunner:
@@ -56,8 +55,7 @@ class ReminderRunner:
         self.grace = grace
         self.batch = batch
         self.observer = observer
-        # When a pass last looked: a reminder due before then fell due while nobody watched (the grace rule).
-        self._last_look = clock.now()
+        self._last_look = clock.now()  # a reminder due before this fell due while nobody watched
         self._stopping = False  # set by stop(): the batch in flight is the last
         self._background: Background | None = None
 
@@ -67,8 +65,7 @@ class ReminderRunner:
         await background.add(Job(JOB, every(LOOK_AGAIN), self.run_due, once=False, stop_wait=STOP_WAIT))
 
     async def stop(self) -> None:
-        """Claim nothing more; a batch in flight gets :data:`STOP_WAIT` to finish (one cut off is resent
-        once its lease runs out)."""
+        """Claim nothing more; a batch in flight gets :data:`STOP_WAIT` to finish (or is resent later)."""
         self._stopping = True
         if self._background is not None:
             await self._background.remove(JOB)

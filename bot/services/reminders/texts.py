@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot import timeutil
+from bot.services.sessions.members import Question
 from bot.text import CONTENT_LIMIT, cut, markdown_link
 from bot.timeutil import DisplayZone
 
@@ -56,6 +57,14 @@ def _delayed(delayed: bool) -> str:
     return f" {DELAYED}" if delayed else ""
 
 
+def _title(facts: SessionFacts, limit: int = 200) -> str:
+    return cut(escape(facts.title), limit)
+
+
+def _starts(mark: str, facts: SessionFacts, delayed: bool) -> str:
+    return f"{mark} **{_title(facts)}** starts {timeutil.discord_timestamp(facts.starts_at, 'R')}{_delayed(delayed)}"
+
+
 def _fit_lines(head: list[str], tail: list[str]) -> str:
     """Join ``head`` and as many ``tail`` lines as fit in a message, marking what was left out."""
     text = "\n".join(head)
@@ -78,10 +87,7 @@ def session_channel_text(
 ) -> str:
     """The announcements-channel reminder: ping, title, time in every display zone, sign-up, papers."""
     ping = f"<@&{ping_role_id}> " if ping_role_id else ""
-    head = [
-        f"{ping}⏰ **{cut(escape(facts.title), 200)}** starts {timeutil.discord_timestamp(facts.starts_at, 'R')}{_delayed(delayed)}"
-    ]
-    head.append(f"🗓️ {timeutil.format_club_time(facts.starts_at, zones)}")
+    head = [ping + _starts("⏰", facts, delayed), f"🗓️ {timeutil.format_club_time(facts.starts_at, zones)}"]
     if facts.presenter_name:
         head.append(f"🎤 Presented by {cut(escape(facts.presenter_name), 100)}")
     if facts.signup_url:
@@ -109,22 +115,11 @@ def personal_text(
     facts: SessionFacts, zones: Sequence[DisplayZone], *, how: str = ASKED_BUTTON, delayed: bool = False
 ) -> str:
     """The DM for a member who asked for it, saying how she did (``how``) and how to stop it."""
-    lines = [
-        f"⏰ **{cut(escape(facts.title), 200)}** starts {timeutil.discord_timestamp(facts.starts_at, 'R')}{_delayed(delayed)}",
-        f"🗓️ {timeutil.format_club_time(facts.starts_at, zones)}",
-    ]
+    lines = [_starts("⏰", facts, delayed), f"🗓️ {timeutil.format_club_time(facts.starts_at, zones)}"]
     if facts.signup_url:
         lines.append(f"✍️ Sign up: <{facts.signup_url}>")
     lines.append(STOP_LINES.get(how, STOP_LINES[ASKED_BUTTON]))
     return cut("\n".join(lines), CONTENT_LIMIT)
-
-
-@dataclass(frozen=True)
-class Asked:
-    """A member's question as the presenter reads it (``name`` None: anonymous)."""
-
-    name: str | None
-    text: str
 
 
 def presenter_text(
@@ -132,19 +127,16 @@ def presenter_text(
     zones: Sequence[DisplayZone],
     *,
     names: Sequence[str] = (),
-    questions: Sequence[Asked] = (),
+    questions: Sequence[Question] = (),
     new: bool = False,
     delayed: bool = False,
 ) -> str:
-    """The presenter's DM before the session: who stays out of the recording and the questions (``new``:
-    the DM at the start, with what came since the last one)."""
-    title = cut(escape(facts.title), 200)
+    """The presenter's DM before the session: who stays out of the recording, the questions (``new``: the DM
+    at the start, with what came since the last one)."""
     if new:
-        head = [
-            f"🎤 **{title}** starts {timeutil.discord_timestamp(facts.starts_at, 'R')}{_delayed(delayed)}"
-        ]
+        head = [_starts("🎤", facts, delayed)]
     else:
-        head = [f"🎤 You are presenting **{title}**{_delayed(delayed)}", f"🗓️ {_when(facts, zones)}"]
+        head = [f"🎤 You are presenting **{_title(facts)}**{_delayed(delayed)}", f"🗓️ {_when(facts, zones)}"]
         if facts.papers:
             head.append("Papers: " + "; ".join(cut(escape(p.title), 120) for p in facts.papers[:10]))
     if names:
@@ -167,7 +159,7 @@ def presenter_text(
 def recording_text(facts: SessionFacts, url: str, *, delayed: bool = False) -> str:
     """The DM to a member reminded of a session: its recording is up."""
     return cut(
-        f"🎬 The recording of **{cut(escape(facts.title), 200)}** is up{_delayed(delayed)}: <{url}>\n"
+        f"🎬 The recording of **{_title(facts)}** is up{_delayed(delayed)}: <{url}>\n"
         "You asked to be reminded of this session, so you get this once.",
         CONTENT_LIMIT,
     )
@@ -175,9 +167,8 @@ def recording_text(facts: SessionFacts, url: str, *, delayed: bool = False) -> s
 
 def recap_text(facts: SessionFacts, *, delayed: bool = False) -> str:
     """The presenter's DM after the session, asking for the recording and notes."""
-    title = cut(escape(facts.title), 200)
     return cut(
-        f"🙏 Thanks for presenting **{title}**!{_delayed(delayed)}\n"
+        f"🙏 Thanks for presenting **{_title(facts)}**!{_delayed(delayed)}\n"
         "When the recording and notes are ready, press **Add the recording and notes** below (or use "
         "`/organize session recap`, picking the session by its title): the session's page and announcement "
         "link them, and the members who asked to be reminded hear that the recording is up.",
@@ -196,7 +187,7 @@ def custom_text(
     head = f"⏰ **Reminder**{_delayed(delayed)}\n"
     tail = ""
     if facts is not None:
-        tail = f"\n— **{cut(escape(facts.title), 150)}**, {_when(facts, zones)}"
+        tail = f"\n— **{_title(facts, 150)}**, {_when(facts, zones)}"
     room = CONTENT_LIMIT - len(head) - len(tail)
     return head + cut(message, room) + tail
 
@@ -205,9 +196,8 @@ _GAP_WORDS = {"presenter": "a presenter", "paper": "a paper"}
 
 
 def nudge_lines(plan_key: str, message: str, facts: SessionFacts) -> list[tuple[str, str]]:
-    """(gap, how to fill it) for each thing the week still lacks when its nudge goes out: the planner's
-    ``gap|line`` lines (or, planned before one nudge per week, the ``nudge:<gap>`` row's one line) that the
-    session's facts still bear out."""
+    """(gap, how to fill it) for each thing the week still lacks: the planner's ``gap|line`` lines (or an older
+    ``nudge:<gap>`` row's one line) that the session's facts still bear out."""
     if "|" in message or not message:
         planned = [tuple(line.split("|", 1)) for line in message.splitlines() if "|" in line]
     else:
@@ -223,14 +213,10 @@ def nudge_text(
     *,
     delayed: bool = False,
 ) -> str:
-    """The organizers' one nudge for a series week: what it still lacks (``lines``, from :func:`nudge_lines`),
-    each with how to fill it."""
+    """The organizers' one nudge for a series week: what it still lacks (:func:`nudge_lines`), how to fill it."""
     gaps = [gap for gap, _ in lines]
     mark = "🙋" if "presenter" in gaps else "📄"
     needs = " and ".join(f"**{_GAP_WORDS.get(gap, gap)}**" for gap in gaps)
-    head = (
-        f"{mark} **{cut(escape(facts.title), 200)}** still needs {needs}{_delayed(delayed)}: "
-        f"{timeutil.format_club_time(facts.starts_at, zones)} ({timeutil.discord_timestamp(facts.starts_at, 'R')})"
-    )
+    head = f"{mark} **{_title(facts)}** still needs {needs}{_delayed(delayed)}: {_when(facts, zones)}"
     body = [f"• {line}" for _, line in lines] if len(lines) > 1 else [line for _, line in lines]
     return cut("\n".join([head, *body]), CONTENT_LIMIT)
