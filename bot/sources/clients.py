@@ -6,12 +6,11 @@ from dataclasses import dataclass, field
 
 from bot.settings import Settings
 from bot.sources.arxiv import ArxivClient
-from bot.sources.crossref import CrossrefClient
-from bot.sources.datacite import DataCiteClient
+from bot.sources.doi import CrossrefClient, DataCiteClient
 from bot.sources.http import ClientOptions
 from bot.sources.huggingface import HuggingFaceClient
 from bot.sources.openreview import OpenReviewClient
-from bot.sources.pace import SharedTurns, Timer
+from bot.sources.pace import StoreTurns, Timer
 from bot.sources.semantic_scholar import SemanticScholarClient
 
 
@@ -35,7 +34,7 @@ class SourceClients:
         *,
         timer: Timer | None = None,
         max_wait: float = 10.0,
-        turns: SharedTurns | None = None,
+        turns: StoreTurns | None = None,
     ) -> SourceClients:
         """The clients for ``settings`` (base URLs, the Semantic Scholar key, the contact address); ``turns``
         shares arXiv's pace with the other processes on the store."""

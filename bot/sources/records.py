@@ -1,7 +1,4 @@
-"""Plain results shared by several sources: search candidates and DOI records.
-
-Their text is cleaned and capped (:mod:`bot.sources.clean`) but untrusted: escape it where it is shown.
-"""
+"""Plain results shared by several sources (cleaned but untrusted): search candidates and DOI records."""
 
 from __future__ import annotations
 
@@ -10,12 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Candidate:
-    """One answer to a title search: what the source says the paper is, and how sure it is.
-
-    ``source`` is the SOURCE_NAMES entry that answered; ``source_id`` its own id for the paper (Semantic
-    Scholar's paperId, the arXiv id for arXiv and Hugging Face). ``score`` is the source's own (Semantic
-    Scholar's matchScore; None where a source gives none), comparable only within one source.
-    """
+    """One answer to a title search; ``source_id`` is the source's own id, ``score`` its own (or None)."""
 
     source: str
     source_id: str

@@ -1,12 +1,7 @@
-"""Semantic Scholar Academic Graph API client: a paper's TLDR, venue, year, citations, open-access PDF, ids.
-
-Shapes: the Graph API's OpenAPI description (https://api.semanticscholar.org/api-docs/graph): ``GET
-/paper/{id}``, ``POST /paper/batch`` (at most 500 ids, ``null`` for unknown ones), ``GET /paper/search/match``
-(404 "Title match not found") and ``GET /paper/search``; DOIs come upper-cased and are kept lower-case.
-Rate: 1 request/s with a key (https://www.semanticscholar.org/product/api, "Rate limits"); the anonymous
-pool 429s whatever our pace, so the client keeps 1/s and waits each 429 out. Attribution: the API
-License Agreement (https://www.semanticscholar.org/product/api/license) asks for "Semantic Scholar" and a
-link back (``utm_source=api``): :data:`ATTRIBUTION_TEXT`, :data:`ATTRIBUTION_URL`, :func:`paper_page_url`.
+"""Semantic Scholar's Graph API (https://api.semanticscholar.org/api-docs/graph): a paper's TLDR, venue, year,
+citations, open-access PDF and ids; title match and search. DOIs come upper-cased and are kept lower-case.
+Rate: 1 request/s with a key (https://www.semanticscholar.org/product/api, "Rate limits"). Attribution and a
+link back with ``utm_source=api`` (https://www.semanticscholar.org/product/api/license).
 """
 
 from __future__ import annotations
@@ -24,7 +19,7 @@ from bot.sources.records import Candidate
 
 SOURCE = "semantic_scholar"
 API_ROOT = "https://api.semanticscholar.org/graph/v1"
-RATE_LIMIT = RateLimit.every(1.0)
+RATE_LIMIT = RateLimit(1, 1.0)
 BATCH_MAX = 500
 SEARCH_MAX = 100  # /paper/search's largest page
 
@@ -127,7 +122,7 @@ def _score(value: Any) -> float | None:
 
 
 class SemanticScholarClient(SourceClient):
-    """The Academic Graph API, paced to 1 request per second (see the module docstring)."""
+    """The Academic Graph API, paced to 1 request per second."""
 
     source = SOURCE
 
