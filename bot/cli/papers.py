@@ -11,7 +11,7 @@ from bot.cli.common import command_settings, database_failures, server_id
 
 async def _papers_resolve(args: argparse.Namespace) -> int:
     from bot.clock import SystemClock
-    from bot.services.papers.walk import walk
+    from bot.services.papers.flows import walk
     from bot.sources.clients import SourceClients
     from bot.sources.pace import StoreTurns
     from db.engine import create_engine, create_session_factory

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput
 from bot.papers import PaperRef, normalize_title, parse_paper_ref
-from bot.services.papers.merge import sanitize
+from bot.services.papers.metadata import sanitize
 from bot.services.papers.resolve import Choice
 from db.base import Base
 from db.models import Paper

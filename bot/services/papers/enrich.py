@@ -14,8 +14,17 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.papers import normalize_title
-from bot.services.papers.merge import ARXIV, HF, OPENREVIEW, REFRESHED, S2, SourceRecord
-from bot.services.papers.metadata import arxiv_fields, id_label, merge_into
+from bot.services.papers.metadata import (
+    ARXIV,
+    HF,
+    OPENREVIEW,
+    REFRESHED,
+    S2,
+    SourceRecord,
+    arxiv_fields,
+    id_label,
+    merge_into,
+)
 from bot.sources.clients import SourceClients
 from bot.sources.http import SourceUnavailable
 from bot.sources.huggingface import HubPaper

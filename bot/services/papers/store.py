@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 from sqlalchemy import select
@@ -34,31 +34,10 @@ class PaperInfo:
     citation_count: int | None = None
     code_url: str | None = None
 
-    @property
-    def link(self) -> str | None:
-        """The paper's link (its canonical URL)."""
-        return self.url
-
 
 def paper_info(row: Paper) -> PaperInfo:
     """A stored paper as plain values."""
-    return PaperInfo(
-        id=row.id,
-        key=row.key,
-        kind=row.kind,
-        title=row.title,
-        url=row.url,
-        arxiv_id=row.arxiv_id,
-        doi=row.doi,
-        authors=row.authors,
-        wiki_url=row.wiki_url,
-        year=row.year,
-        venue=row.venue,
-        decision=row.decision,
-        tldr=row.tldr,
-        citation_count=row.citation_count,
-        code_url=row.code_url,
-    )
+    return PaperInfo(**{f.name: getattr(row, f.name) for f in fields(PaperInfo)})
 
 
 async def find_paper(session: AsyncSession, guild_id: int, ref: PaperRef) -> Paper | None:
