@@ -11,8 +11,7 @@ import discord
 from bot.layouts import Card, escape, escape_line, link_button, link_label
 from bot.replies import member_mention
 from bot.services.papers.card import count_parts, hub_top, where_parts
-from bot.services.papers.history import PaperHistory, SessionRead
-from bot.services.papers.queries import PaperCard
+from bot.services.papers.queries import PaperCard, PaperHistory, SessionRead
 from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
 from bot.text import markdown_link
 from bot.timeutil import club_date

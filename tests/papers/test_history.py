@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.services.papers.history import SessionRead, paper_history
+from bot.services.papers.queries import SessionRead, paper_history
 from bot.services.programme.files import import_text
 from db.models import Paper
 
