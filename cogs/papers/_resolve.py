@@ -25,17 +25,13 @@ SOURCE_LABELS = {"semantic_scholar": "Semantic Scholar", "huggingface": "Hugging
 ACCENT = discord.Colour.blurple()
 
 
-def _authors(choice: Choice) -> str:
-    names = list(choice.authors[:3])
-    more = " et al." if len(choice.authors) > 3 else ""
-    return escape_line(", ".join(names), 200) + more if names else "authors unknown"
-
-
 def candidate_text(number: int, choice: Choice) -> str:
     """One candidate as markdown: title, authors, year and venue, its ids and the sources that found it
     (best match first; the score itself is no member's business)."""
+    more = " et al." if len(choice.authors) > 3 else ""
+    authors = escape_line(", ".join(choice.authors[:3]), 200) + more if choice.authors else "authors unknown"
     facts = " · ".join(
-        part for part in (_authors(choice), str(choice.year or ""), escape_line(choice.venue, 120)) if part
+        part for part in (authors, str(choice.year or ""), escape_line(choice.venue, 120)) if part
     )
     ids = " · ".join(
         part
@@ -73,19 +69,6 @@ def chosen_text(alias: AliasInfo, choice: Choice | None) -> str:
     )
 
 
-class _PickButton(discord.ui.Button[Any]):
-    """One candidate's Pick button (``index`` None: None of these)."""
-
-    def __init__(self, owner: ResolveView, label: str, index: int | None) -> None:
-        style = discord.ButtonStyle.primary if index is not None else discord.ButtonStyle.secondary
-        custom_id = f"paper:resolve:{'none' if index is None else index}"
-        super().__init__(label=label, style=style, custom_id=custom_id)
-        self.owner, self.index = owner, index
-
-    async def callback(self, interaction: Interaction) -> None:  # type: ignore[override]
-        await self.owner.pick(interaction, self.index)
-
-
 class ResolveView(PaperclubLayoutView):
     """The candidates, each with a Pick button, and None of these; the first press decides."""
 
@@ -102,7 +85,17 @@ class ResolveView(PaperclubLayoutView):
         self.add_item(card.container(reserve=(1, len(note)) if note else (0, 0)))
 
     def _button(self, label: str, index: int | None) -> discord.ui.Button[Any]:
-        return _PickButton(self, label, index)
+        """A candidate's Pick button (``index`` None: None of these)."""
+        style = discord.ButtonStyle.primary if index is not None else discord.ButtonStyle.secondary
+        button: discord.ui.Button[Any] = discord.ui.Button(
+            label=label, style=style, custom_id=f"paper:resolve:{'none' if index is None else index}"
+        )
+
+        async def pressed(interaction: Interaction) -> None:
+            await self.pick(interaction, index)
+
+        button.callback = pressed  # type: ignore[method-assign,assignment]
+        return button
 
     async def pick(self, interaction: Interaction, index: int | None) -> None:
         """Store the pick (organizers only, checked here too) and replace the candidates with the outcome."""

@@ -50,14 +50,6 @@ class SessionRead:
     date_only: bool = False  # the club gave the session's date only
     timezone: str = "UTC"  # the session's zone, its date's
 
-    def against_titles(self) -> tuple[str, ...]:
-        """The titles of what it was read against."""
-        return tuple(title for _, title in self.against)
-
-    def together_titles(self) -> tuple[str, ...]:
-        """The titles of what it was read with (no roles given)."""
-        return tuple(title for _, title in self.together)
-
 
 @dataclass(frozen=True)
 class Suggested:
