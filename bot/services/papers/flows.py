@@ -14,9 +14,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.background import Background
 from bot.errors import Conflict
 from bot.services.papers import queries
-from bot.services.papers.aliases import AliasInfo, choose, find_alias, unresolved_papers
 from bot.services.papers.enrich import ENRICH_JOB, ask_again, by_guild, enrich_due
 from bot.services.papers.resolve import AUTO_MIN, AUTO_NEXT_MAX, Choice, Found, find_candidates
+from bot.services.papers.store import AliasInfo, choose, find_alias, unresolved_papers
 from bot.sources.clients import SourceClients
 
 PageOf = Callable[[AsyncSession, int], Awaitable[str | None]]

@@ -14,9 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput, NotFound
 from bot.papers import MAX_URL_LENGTH, normalize_title, parse_paper_ref
-from bot.services.papers.aliases import aliased_paper
 from bot.services.papers.card import PaperRecord, paper_record
-from bot.services.papers.store import PaperInfo, paper_info
+from bot.services.papers.store import PaperInfo, aliased_paper, find_paper, paper_info
 from bot.text import cut, one_line
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.papers import PaperAlias
@@ -254,12 +253,11 @@ async def find_paper_for(session: AsyncSession, guild_id: int, text: str) -> Pap
         ref = parse_paper_ref(typed)
     except BadInput:
         ref = None
-    if ref is not None:
-        row = await session.scalar(select(Paper).where(Paper.guild_id == guild_id, Paper.key == ref.key))
-        if row is None:  # "TMax": the paper an organizer chose for the name (/organize paper resolve)
-            row = await aliased_paper(session, guild_id, ref)
-        if row is not None:
-            return row
+    # its key, or "TMax": the paper an organizer chose for the name (/organize paper resolve)
+    if ref is not None and (
+        row := await find_paper(session, guild_id, ref) or await aliased_paper(session, guild_id, ref)
+    ):
+        return row
     words = normalize_title(typed)[:400]
     if words:
         row = await session.scalar(
