@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import Unpack
 
 from bot.sources import clean
-from bot.sources.http import ClientOptions, Reply, SourceClient
+from bot.sources.http import Candidate, ClientOptions, Reply, SourceClient
 from bot.sources.pace import RateLimit, StoreTurns
-from bot.sources.records import Candidate
 
 log = logging.getLogger("paperclub.sources")
 

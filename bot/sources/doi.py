@@ -13,9 +13,8 @@ from typing import Any, Unpack
 from urllib.parse import quote
 
 from bot.sources import clean
-from bot.sources.http import ClientOptions, SourceClient
+from bot.sources.http import ClientOptions, DoiRecord, SourceClient
 from bot.sources.pace import RateLimit
-from bot.sources.records import DoiRecord
 
 CROSSREF_ROOT = "https://api.crossref.org"
 DATACITE_ROOT = "https://api.datacite.org"

@@ -1,5 +1,5 @@
-"""The polite HTTP every outside source shares: one request at a time, paced, a 429 waited out within
-``max_wait`` (else :class:`SourceUnavailable` saying until when), failures and 5xx retried ``retries`` times."""
+"""The polite HTTP every outside source shares (one request at a time, paced, a 429 waited out within
+``max_wait``, else :class:`SourceUnavailable` saying until when), and the results several sources give."""
 
 from __future__ import annotations
 
@@ -55,6 +55,35 @@ class Reply:
     status: int
     headers: Mapping[str, str]
     text: str
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One answer to a title search; ``source_id`` is the source's own id, ``score`` its own (or None)."""
+
+    source: str
+    source_id: str
+    title: str
+    authors: tuple[str, ...]
+    year: int | None = None
+    venue: str | None = None
+    arxiv_id: str | None = None
+    doi: str | None = None
+    score: float | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class DoiRecord:
+    """What a DOI registration agency (Crossref or DataCite, ``source``) holds for one DOI."""
+
+    source: str
+    doi: str
+    title: str | None
+    authors: tuple[str, ...]
+    year: int | None
+    venue: str | None  # the journal or proceedings (Crossref's container-title), or the publisher (arXiv)
+    url: str | None  # where the DOI resolves to, or the doi.org link
 
 
 RetryHint = Callable[[Reply, datetime], float | None]  # a source's own "wait this long" after a 429

@@ -15,9 +15,8 @@ from typing import Any, Unpack
 from urllib.parse import quote
 
 from bot.sources import clean
-from bot.sources.http import ClientOptions, SourceClient
+from bot.sources.http import Candidate, ClientOptions, SourceClient
 from bot.sources.pace import RateLimit
-from bot.sources.records import Candidate
 
 log = logging.getLogger("paperclub.sources")
 

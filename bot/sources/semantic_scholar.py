@@ -13,9 +13,8 @@ from typing import Any, Unpack
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from bot.sources import clean
-from bot.sources.http import ClientOptions, SourceClient
+from bot.sources.http import Candidate, ClientOptions, SourceClient
 from bot.sources.pace import RateLimit
-from bot.sources.records import Candidate
 
 SOURCE = "semantic_scholar"
 API_ROOT = "https://api.semanticscholar.org/graph/v1"
@@ -34,15 +33,6 @@ CANDIDATE_FIELDS = "paperId,externalIds,url,title,venue,year,authors"
 
 
 @dataclass(frozen=True)
-class PublicationVenue:
-    """Semantic Scholar's normalised venue: its name, kind ("conference", "journal") and website."""
-
-    name: str
-    kind: str | None
-    url: str | None
-
-
-@dataclass(frozen=True)
 class ScholarPaper:
     """What Semantic Scholar knows about one paper (text cleaned and capped, but untrusted)."""
 
@@ -50,8 +40,7 @@ class ScholarPaper:
     title: str | None
     authors: tuple[str, ...]
     year: int | None
-    venue: str | None
-    publication_venue: PublicationVenue | None
+    venue: str | None  # its normalised venue's name ("publicationVenue"), else the venue as given
     tldr: str | None
     citation_count: int | None
     influential_citation_count: int | None
@@ -105,14 +94,6 @@ def _external_ids(value: Any) -> tuple[tuple[str, str], ...]:
         if name and ident:
             pairs.append((name, ident))
     return tuple(pairs)
-
-
-def _publication_venue(value: Any) -> PublicationVenue | None:
-    venue = clean.mapping(value)
-    name = clean.text(venue.get("name"), clean.VENUE_MAX)
-    if name is None:
-        return None
-    return PublicationVenue(name, clean.text(venue.get("type"), 40), clean.url(venue.get("url")))
 
 
 def _score(value: Any) -> float | None:
@@ -194,8 +175,8 @@ class SemanticScholarClient(SourceClient):
             title=clean.text(entry.get("title"), clean.TITLE_MAX),
             authors=_authors(entry.get("authors")),
             year=clean.year(entry.get("year")),
-            venue=clean.text(entry.get("venue"), clean.VENUE_MAX),
-            publication_venue=_publication_venue(entry.get("publicationVenue")),
+            venue=clean.text(clean.mapping(entry.get("publicationVenue")).get("name"), clean.VENUE_MAX)
+            or clean.text(entry.get("venue"), clean.VENUE_MAX),
             tldr=clean.text(clean.mapping(entry.get("tldr")).get("text"), clean.TLDR_MAX),
             citation_count=clean.count(entry.get("citationCount")),
             influential_citation_count=clean.count(entry.get("influentialCitationCount")),

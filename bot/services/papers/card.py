@@ -78,14 +78,11 @@ def count_parts(record: PaperRecord, *, models: bool = True) -> list[str]:
         if record.influential_citation_count:
             cited += f" ({record.influential_citation_count} influential)"
         parts.append(cited)
-    if models and record.hf_models:
-        parts.append(_counted(record.hf_models, "model"))
-    if models and record.hf_datasets:
-        parts.append(_counted(record.hf_datasets, "data set"))
-    if models and record.hf_spaces:
-        parts.append(_counted(record.hf_spaces, "Space"))
-    if models and record.hf_upvotes:
-        parts.append(_counted(record.hf_upvotes, "upvote") + " on Hugging Face")
+    if models:
+        hub = ((record.hf_models, "model"), (record.hf_datasets, "data set"), (record.hf_spaces, "Space"))
+        parts += [_counted(count, noun) for count, noun in hub if count]
+        if record.hf_upvotes:
+            parts.append(_counted(record.hf_upvotes, "upvote") + " on Hugging Face")
     return parts
 
 

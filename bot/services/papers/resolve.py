@@ -12,8 +12,7 @@ from rapidfuzz import fuzz
 
 from bot.papers import normalize_title
 from bot.sources.clients import SourceClients
-from bot.sources.http import SourceUnavailable
-from bot.sources.records import Candidate
+from bot.sources.http import Candidate, SourceUnavailable
 
 log = logging.getLogger("paperclub.papers")
 
