@@ -140,10 +140,7 @@ def short_lines(record: PaperRecord) -> list[str]:
 def fit_lines(lines: list[str], limit: int) -> str:
     """Whole lines joined while they fit in ``limit`` characters (a link is never cut in half)."""
     kept: list[str] = []
-    size = 0
     for line in lines:
-        if size + len(line) + (1 if kept else 0) > limit:
-            continue
-        kept.append(line)
-        size += len(line) + (1 if len(kept) > 1 else 0)
+        if len("\n".join([*kept, line])) <= limit:
+            kept.append(line)
     return "\n".join(kept)

@@ -216,8 +216,6 @@ class StoredMetadata:
 async def papers_lacking_metadata(session: AsyncSession, paper_ids: Iterable[int]) -> list[PendingPaper]:
     """Of these papers, the arXiv ones never looked up, in id order."""
     ids = sorted(set(paper_ids))
-    if not ids:
-        return []
     rows = (
         await session.execute(
             select(Paper.guild_id, Paper.id, Paper.arxiv_id)
