@@ -26,8 +26,7 @@ from bot.paging import PageButton, Pagers
 from bot.settings import Settings
 from bot.sources.arxiv import ArxivClient
 from bot.sources.clients import SourceClients
-from bot.sources.pace import timer_for
-from bot.sources.turns import StoreTurns
+from bot.sources.pace import StoreTurns, timer_for
 from bot.tree import PaperclubTree, log_outcome
 from bot.web import WebServer
 from db.migrate import upgrade_database

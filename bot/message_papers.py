@@ -1,10 +1,7 @@
 """The papers a message names, for the message commands ("Suggest this paper", "Add to reading list").
 
-A message command's interaction carries the message as the member saw it when they clicked
-(``data.resolved.messages``, content included without the Message Content intent: discord-api-docs,
-"Message Content Intent", apps receive content in the messages their message commands target). It may be
-gone by now: one GET tells (the bot reads history where it posts; a channel it cannot read is taken as it
-was seen).
+The interaction carries the message's content as the member saw it, without the Message Content intent
+(discord-api-docs, "Message Content Intent"); one GET tells whether it is gone since.
 """
 
 from __future__ import annotations
@@ -24,8 +21,8 @@ OPTION_LABEL_LIMIT = 100  # a select option's label (Component Reference, Select
 
 
 async def papers_in_message(interaction: Interaction, message: discord.Message) -> list[str]:
-    """The paper links in ``message``, or the domain error telling the member why there are none to use:
-    it is the bot's own message, the member cannot read it, it was deleted, or it names no paper."""
+    """The paper links in ``message``, or the error saying why there are none: the bot's own message, one the
+    member cannot read, one deleted, or one naming no paper."""
     if interaction.client.user is not None and message.author.id == interaction.client.user.id:
         raise NotAllowed(
             "That is one of my own messages; use `/suggest paper` or `/organize reading add` with the paper."

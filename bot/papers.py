@@ -39,28 +39,9 @@ _ARXIV_DOI = re.compile(r"10\.48550/arxiv\.(.+)", re.IGNORECASE)
 _ACL_ID = re.compile(r"(\d{4}\.[a-z0-9]+(?:-[a-z0-9]+)*\.\d+|[a-z]\d{2}-\d{4})", re.IGNORECASE)
 _SCHEME = re.compile(r"^([a-z][a-z0-9+.-]*):", re.IGNORECASE)
 # Schemes refused even without '//' (e.g. 'javascript:alert(1)'); 'Data: a survey' is still a title.
-_BAD_SCHEMES = {
-    "javascript",
-    "vbscript",
-    "data",
-    "file",
-    "ftp",
-    "ftps",
-    "sftp",
-    "mailto",
-    "blob",
-    "about",
-    "chrome",
-    "ws",
-    "wss",
-    "tel",
-    "ssh",
-    "git",
-    "smb",
-    "ldap",
-    "irc",
-    "magnet",
-}
+_BAD_SCHEMES = re.compile(
+    r"javascript|vbscript|data|file|ftps?|sftp|mailto|blob|about|chrome|wss?|tel|ssh|git|smb|ldap|irc|magnet"
+)
 # A link without a scheme: needs a path or a leading 'www.' so that titles like 'Node.js' stay titles.
 _BARE_DOMAIN = re.compile(r"^(?:www\.\S+|(?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?/\S*)$", re.IGNORECASE)
 _TRACKING_PARAMS = {"fbclid", "gclid", "mc_cid", "mc_eid"}
@@ -70,12 +51,8 @@ _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 
 @dataclass(frozen=True)
 class PaperRef:
-    """A canonical reference to one paper.
-
-    ``key`` is unique per paper: ``arxiv:2401.12345``, ``doi:10.1145/3366423.3380211`` (lower
-    case), ``openreview:abc123XYZ``, ``acl:2023.acl-long.1``, ``url:https://host/path`` (see
-    :func:`normalize_url`) or ``title:<normalised title>``. ``url`` is a canonical link, if any.
-    """
+    """A canonical reference to one paper: ``key`` is unique per paper (``arxiv:2401.12345``, ``doi:10.…``
+    lower case, ``openreview:<id>``, ``acl:<id>``, ``url:<normalised link>``, ``title:<normalised title>``)."""
 
     kind: PaperKind
     key: str
@@ -96,9 +73,6 @@ class PaperRef:
         return self.url or self.key
 
 
-# ---------------------------------------------------------------- titles
-
-
 def normalize_title(title: str) -> str:
     """Casefold, strip accents (NFKD), turn punctuation and symbols into spaces, collapse spaces."""
     decomposed = unicodedata.normalize("NFKD", title.casefold())
@@ -112,23 +86,13 @@ def normalize_title(title: str) -> str:
 
 
 def titles_match(a: str, b: str, threshold: float = 0.9) -> bool:
-    """Whether two titles name the same paper.
-
-    Compares normalised titles with ``rapidfuzz.fuzz.ratio`` (0–100, scaled here to 0–1) against
-    ``threshold``. Words containing digits must agree exactly, so versions and sizes differ:
-    'Tau-Bench' vs 'Tau2-Bench', 'GPT-3' vs 'GPT-4'.
-    """
+    """Whether two titles name the same paper: normalised titles' rapidfuzz ratio ≥ ``threshold``, and the
+    words with digits equal ('Tau-Bench' vs 'Tau2-Bench', 'GPT-3' vs 'GPT-4' differ)."""
     na, nb = normalize_title(a), normalize_title(b)
     if not na or not nb:
         return False
-    digits_a = sorted(w for w in na.split() if any(c.isdigit() for c in w))
-    digits_b = sorted(w for w in nb.split() if any(c.isdigit() for c in w))
-    if digits_a != digits_b:
-        return False
-    return fuzz.ratio(na, nb) / 100 >= threshold
-
-
-# ---------------------------------------------------------------- URLs
+    digits_a, digits_b = (sorted(w for w in n.split() if any(c.isdigit() for c in w)) for n in (na, nb))
+    return digits_a == digits_b and fuzz.ratio(na, nb) / 100 >= threshold
 
 
 def _strip_wrapping(text: str) -> str:
@@ -159,7 +123,7 @@ def _bad_scheme(text: str) -> str | None:
     if scheme in ("http", "https"):
         return None
     after_colon = text.split(":", 1)[1][:1] if ":" in text else ""
-    if squashed[m.end() :].startswith("//") or (scheme in _BAD_SCHEMES and not after_colon.isspace()):
+    if squashed[m.end() :].startswith("//") or (_BAD_SCHEMES.fullmatch(scheme) and not after_colon.isspace()):
         return scheme
     return None
 
@@ -202,9 +166,6 @@ def normalize_url(url: str) -> str:
 def _is_tracking(param: str) -> bool:
     name = unquote(param).lower()
     return name.startswith("utm_") or name in _TRACKING_PARAMS
-
-
-# ---------------------------------------------------------------- parsing
 
 
 def _arxiv_ref(raw_id: str) -> PaperRef | None:
@@ -329,17 +290,8 @@ def split_paper_list(text: str, max_papers: int = MAX_PAPERS_PER_LIST) -> list[s
     return items
 
 
-# ---------------------------------------------------------------- papers in a message
-
 #: Links that are never papers: Discord's own (messages, attachments, invites) and GIF hosts.
-_NOT_PAPER_HOSTS = (
-    "discord.com",
-    "discordapp.com",
-    "discord.gg",
-    "discordapp.net",
-    "tenor.com",
-    "giphy.com",
-)
+_NOT_PAPER_HOSTS = ("discord.com", "discordapp.com", "discord.gg", "discordapp.net", "tenor.com", "giphy.com")
 _LINK_IN_TEXT = re.compile(r"https?://[^\s<>()\[\]{}\"'|`]+", re.IGNORECASE)
 _ID_IN_TEXT = re.compile(
     r"(?<![\w/.])(?:arxiv\s*:\s*\S+|doi\s*:\s*10\.\d{4,9}/\S+|10\.\d{4,9}/[^\s<>()\[\]\"'`]+|"

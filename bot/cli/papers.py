@@ -11,9 +11,9 @@ from bot.cli.common import command_settings, database_failures, server_id
 
 async def _papers_resolve(args: argparse.Namespace) -> int:
     from bot.clock import SystemClock
-    from bot.services.papers.walk import walk
+    from bot.services.papers.flows import walk
     from bot.sources.clients import SourceClients
-    from bot.sources.turns import StoreTurns
+    from bot.sources.pace import StoreTurns
     from db.engine import create_engine, create_session_factory
     from db.migrate import upgrade_database
 

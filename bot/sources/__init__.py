@@ -1,6 +1,4 @@
-"""Clients for the outside services that know about papers (discord-free), one module per source citing its
-limits: plain results, None for a paper the source does not know, :class:`~bot.sources.http.SourceUnavailable`
-when it could not be asked; values cleaned (:mod:`bot.sources.clean`) but untrusted."""
+"""Clients for the paper sources: plain results, None for a paper unknown, SourceUnavailable when not asked."""
 
 from __future__ import annotations
 

@@ -1,14 +1,8 @@
-"""arXiv's Atom API (https://info.arxiv.org/help/api/user-manual.html): one paper's title, authors, abstract
-and date by id (``id_list``), and title search (``search_query=ti:"…"``).
+"""arXiv's Atom API (https://info.arxiv.org/help/api/user-manual.html): a paper by id, and title search.
 
-Rate: "no more than one request every three seconds" on "a single connection at a time" (API Terms of
-Use, https://info.arxiv.org/help/api/tou.html), per client address, so every process on one store takes a
-turn (:class:`bot.sources.pace.SharedTurns`) beside its own pacer. arXiv throttles with a bare 429 whose
-body is ``Rate exceeded.``, at times a 200 with that body, and no Retry-After (lukasschwab/arxiv.py#203;
-measured in ultimatile/arxiv-skills#25): both read as a rate limit of :data:`BARE_THROTTLE_WAIT`.
-An entry under ``http://arxiv.org/api/errors`` is arXiv failing to read our query: nothing is read from
-that answer, a warning is logged and the caller asks again later. Text is cleaned and capped
-(:mod:`bot.sources.clean`) but untrusted.
+Rate: one request every three seconds on one connection, per client address (https://info.arxiv.org/help/
+api/tou.html): every process on the store takes a turn. Its throttle is a bare 429, or a 200, saying "Rate
+exceeded." with no Retry-After (lukasschwab/arxiv.py#203; ultimatile/arxiv-skills#25).
 """
 
 from __future__ import annotations
@@ -20,15 +14,14 @@ from dataclasses import dataclass
 from typing import Unpack
 
 from bot.sources import clean
-from bot.sources.http import ClientOptions, Reply, SourceClient
-from bot.sources.pace import RateLimit, SharedTurns
-from bot.sources.records import Candidate
+from bot.sources.http import Candidate, ClientOptions, Reply, SourceClient
+from bot.sources.pace import RateLimit, StoreTurns
 
 log = logging.getLogger("paperclub.sources")
 
 SOURCE = "arxiv"
 API_ROOT = "https://export.arxiv.org/api/query"
-RATE_LIMIT = RateLimit.every(3.0)
+RATE_LIMIT = RateLimit(1, 3.0)
 BARE_THROTTLE_WAIT = 15.0  # five of arXiv's turns: it said "too fast" without saying how long
 ATOM = "{http://www.w3.org/2005/Atom}"
 ERROR_ID_PREFIX = "http://arxiv.org/api/errors"
@@ -46,11 +39,6 @@ class ArxivMetadata:
     authors: tuple[str, ...]
     abstract: str
     published: str  # ISO date, e.g. "2024-01-22"
-
-    @property
-    def authors_text(self) -> str:
-        """The authors as one comma-separated line."""
-        return ", ".join(self.authors)
 
 
 def rate_exceeded(reply: Reply) -> bool:
@@ -70,7 +58,7 @@ def _line(text: str | None) -> str:
 
 
 class ArxivClient(SourceClient):
-    """arXiv's API, one request per 3 s across every process on the store (see the module docstring)."""
+    """arXiv's API, one request per 3 s across every process on the store."""
 
     source = SOURCE
 
@@ -78,7 +66,7 @@ class ArxivClient(SourceClient):
         self,
         base_url: str = API_ROOT,
         *,
-        turns: SharedTurns | None = None,
+        turns: StoreTurns | None = None,
         limit: RateLimit = RATE_LIMIT,
         **options: Unpack[ClientOptions],
     ) -> None:
@@ -149,7 +137,7 @@ class ArxivClient(SourceClient):
 
     async def _feed(self, params: dict[str, str], max_wait: float | None) -> ET.Element | None:
         """The answer's Atom feed; None for a 400 (an id arXiv cannot read); SourceUnavailable for anything
-        else that is not a feed, or a feed holding arXiv's error entry (logged)."""
+        else, or a feed holding arXiv's error entry (logged)."""
         reply = await self.http.get("", params, max_wait=max_wait)
         if reply.status == 400:
             return None

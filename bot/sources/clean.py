@@ -1,10 +1,5 @@
-"""Cleaning at the client boundary: whatever a source answers becomes a value the bot can keep, or None.
-
-Control and invisible characters go (:func:`bot.text.visible`), whitespace runs become one space, text is
-cut to the caps below (what the bot keeps and shows, each with its reason beside it), ids are never cut
-(an over-long one is dropped: a cut id names another paper), links are http(s) only. Mentions and markdown
-stay as sent: the values are untrusted and escaped where they are shown.
-"""
+"""Whatever a source answers as a value the bot can keep, or None: one line, capped, ids never cut, links
+http(s) only; mentions and markdown stay (escaped where shown)."""
 
 from __future__ import annotations
 

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from bot.settings import Settings
 from bot.sources.arxiv import ArxivClient
-from bot.sources.crossref import CrossrefClient
-from bot.sources.datacite import DataCiteClient
+from bot.sources.doi import CrossrefClient, DataCiteClient
 from bot.sources.http import ClientOptions
 from bot.sources.huggingface import HuggingFaceClient
 from bot.sources.openreview import OpenReviewClient
-from bot.sources.pace import SharedTurns, Timer
+from bot.sources.pace import StoreTurns, Timer
 from bot.sources.semantic_scholar import SemanticScholarClient
 
 
@@ -35,33 +36,28 @@ class SourceClients:
         *,
         timer: Timer | None = None,
         max_wait: float = 10.0,
-        turns: SharedTurns | None = None,
+        turns: StoreTurns | None = None,
     ) -> SourceClients:
         """The clients for ``settings`` (base URLs, the Semantic Scholar key, the contact address); ``turns``
         shares arXiv's pace with the other processes on the store."""
         on = settings.source_enabled
         options: ClientOptions = {"mailto": settings.crossref_mailto, "timer": timer, "max_wait": max_wait}
-        key = (
-            settings.semantic_scholar_api_key.get_secret_value()
-            if settings.semantic_scholar_api_key
-            else None
-        )
+        key = settings.semantic_scholar_api_key
+        built: dict[str, Callable[[], Any]] = {
+            "semantic_scholar": lambda: SemanticScholarClient(
+                settings.semantic_scholar_api_url, api_key=key.get_secret_value() if key else None, **options
+            ),
+            "huggingface": lambda: HuggingFaceClient(settings.huggingface_api_url, **options),
+            "openreview": lambda: OpenReviewClient(
+                settings.openreview_api_url, v1_url=settings.openreview_v1_api_url, **options
+            ),
+            "crossref": lambda: CrossrefClient(settings.crossref_api_url, **options),
+            "datacite": lambda: DataCiteClient(settings.datacite_api_url, **options),
+        }
         return cls(
             arxiv=ArxivClient(settings.arxiv_api_url, turns=turns, **options),
-            semantic_scholar=SemanticScholarClient(settings.semantic_scholar_api_url, api_key=key, **options)
-            if on("semantic_scholar")
-            else None,
-            huggingface=HuggingFaceClient(settings.huggingface_api_url, **options)
-            if on("huggingface")
-            else None,
-            openreview=OpenReviewClient(
-                settings.openreview_api_url, v1_url=settings.openreview_v1_api_url, **options
-            )
-            if on("openreview")
-            else None,
-            crossref=CrossrefClient(settings.crossref_api_url, **options) if on("crossref") else None,
-            datacite=DataCiteClient(settings.datacite_api_url, **options) if on("datacite") else None,
             search_arxiv=on("arxiv"),
+            **{name: make() for name, make in built.items() if on(name)},
         )
 
     @property
@@ -71,13 +67,6 @@ class SourceClients:
 
     async def close(self) -> None:
         """Close every client's connection pool."""
-        for client in (
-            self.arxiv,
-            self.semantic_scholar,
-            self.huggingface,
-            self.openreview,
-            self.crossref,
-            self.datacite,
-        ):
+        for client in (getattr(self, f.name) for f in fields(self) if f.name != "search_arxiv"):
             if client is not None:
                 await client.close()

@@ -1,6 +1,5 @@
-"""The polite HTTP every outside source shares: one request at a time, paced (:mod:`bot.sources.pace`), a
-429 waited out within the call's ``max_wait`` or raised as :class:`SourceUnavailable` saying until when,
-timeouts, connection errors and 5xx retried ``retries`` times, garbage refused at once."""
+"""The polite HTTP every outside source shares (one request at a time, paced, a 429 waited out within
+``max_wait``, else :class:`SourceUnavailable` saying until when), and the results several sources give."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, TypedDict, Unpack
+from typing import Any, TypedDict
 
 import aiohttp
 from multidict import CIMultiDict
@@ -20,7 +19,7 @@ from bot.sources.pace import (
     MAX_RETRY_AFTER,
     Pacer,
     RateLimit,
-    SharedTurns,
+    StoreTurns,
     SystemTimer,
     Timer,
     retry_after_seconds,
@@ -40,11 +39,7 @@ def user_agent(mailto: str | None = None) -> str:
 
 
 class SourceUnavailable(Exception):
-    """A source could not be asked: down, slow, rate-limited or answering garbage.
-
-    ``retry_at`` (aware UTC) is when the source said it may be asked again, when it said so. The message
-    names the source and the reason, never a header or a key.
-    """
+    """A source could not be asked (down, slow, rate-limited, garbage); ``retry_at``: when it said to come back."""
 
     def __init__(self, source: str, reason: str, retry_at: datetime | None = None) -> None:
         super().__init__(f"{source}: {reason}")
@@ -55,18 +50,44 @@ class SourceUnavailable(Exception):
 
 @dataclass(frozen=True)
 class Reply:
-    """One answer: its status, headers and text (decode JSON with :meth:`SourceHttp.json`)."""
+    """One answer: its status, headers and text."""
 
     status: int
     headers: Mapping[str, str]
     text: str
 
 
-RetryHint = Callable[[Reply, datetime], float | None]
-"""A source's own way of saying how long to wait after a 429: seconds, from the answer and now (UTC)."""
+@dataclass(frozen=True)
+class Candidate:
+    """One answer to a title search; ``source_id`` is the source's own id, ``score`` its own (or None)."""
 
-Throttled = Callable[[Reply], bool]
-"""A source's own way of saying "too fast" without a 429 (arXiv's 200 "Rate exceeded.")."""
+    source: str
+    source_id: str
+    title: str
+    authors: tuple[str, ...]
+    year: int | None = None
+    venue: str | None = None
+    arxiv_id: str | None = None
+    doi: str | None = None
+    score: float | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class DoiRecord:
+    """What a DOI registration agency (Crossref or DataCite, ``source``) holds for one DOI."""
+
+    source: str
+    doi: str
+    title: str | None
+    authors: tuple[str, ...]
+    year: int | None
+    venue: str | None  # the journal or proceedings (Crossref's container-title), or the publisher (arXiv)
+    url: str | None  # where the DOI resolves to, or the doi.org link
+
+
+RetryHint = Callable[[Reply, datetime], float | None]  # a source's own "wait this long" after a 429
+Throttled = Callable[[Reply], bool]  # a source's own "too fast" without a 429
 
 
 class _Retryable(Exception):
@@ -74,7 +95,7 @@ class _Retryable(Exception):
 
 
 class SourceHttp:
-    """One source's HTTP: paced, one request at a time, with retries; see the module docstring."""
+    """One source's HTTP: paced, one request at a time, with retries."""
 
     def __init__(
         self,
@@ -91,14 +112,12 @@ class SourceHttp:
         headers: Mapping[str, str] | None = None,
         retry_hint: RetryHint | None = None,
         throttled: Throttled | None = None,
-        turns: SharedTurns | None = None,
-        sharing: SourceHttp | None = None,
+        turns: StoreTurns | None = None,
     ) -> None:
         self.source = source
         self.base_url = base_url.rstrip("/")
         self.timer = timer or SystemTimer()
-        # ``sharing``: another host of the same service, counted against the same limit, one request at a time
-        self.pacer: Pacer = sharing.pacer if sharing is not None else Pacer(limit, self.timer)
+        self.pacer = Pacer(limit, self.timer)
         self.timeout = timeout
         self.retries = max(0, retries)
         self.max_wait = max_wait
@@ -109,12 +128,7 @@ class SourceHttp:
         self._throttled = throttled
         self.turns = turns
         self._session: aiohttp.ClientSession | None = None
-        self._lock: asyncio.Lock = sharing._lock if sharing is not None else asyncio.Lock()
-
-    @property
-    def blocked_for(self) -> float:
-        """Seconds until the source's last Retry-After runs out (0 when it may be asked)."""
-        return self.pacer.blocked_for
+        self._lock = asyncio.Lock()
 
     async def close(self) -> None:
         """Close the connection pool (a later request opens a new one)."""
@@ -133,46 +147,32 @@ class SourceHttp:
         retry_at = self.timer.wall() + timedelta(seconds=blocked) if blocked else None
         return SourceUnavailable(self.source, reason, retry_at)
 
-    def json(self, reply: Reply) -> Any:
-        """The reply's JSON; SourceUnavailable when it is not JSON."""
+    def answer(self, reply: Reply, what: str, unknown: tuple[int, ...] = (404,)) -> Any:
+        """A 200's JSON; None for a status in ``unknown``; SourceUnavailable for any other status or not JSON."""
+        if reply.status in unknown:
+            return None
+        if reply.status != 200:
+            raise self.unavailable(f"answered HTTP {reply.status} to {what}")
         try:
             return json.loads(reply.text)
         except ValueError:
             raise self.unavailable(f"answered HTTP {reply.status} with something that is not JSON") from None
 
-    def answer(self, reply: Reply, what: str, unknown: tuple[int, ...] = (404,)) -> Any:
-        """A 200's JSON; None for a status in ``unknown`` (the source does not know it); SourceUnavailable
-        for any other status, naming ``what`` was asked."""
-        if reply.status in unknown:
-            return None
-        if reply.status != 200:
-            raise self.unavailable(f"answered HTTP {reply.status} to {what}")
-        return self.json(reply)
+    async def post(self, path: str, body: Any, params: Mapping[str, str], *, max_wait: float | None) -> Reply:
+        """POST a JSON body; as :meth:`get`."""
+        return await self.get(path, params, max_wait=max_wait, body=body)
 
     async def get(
-        self, path: str, params: Mapping[str, str] | None = None, *, max_wait: float | None = None
-    ) -> Reply:
-        """GET ``base_url + path``; any status but 429 and 5xx is returned for the client to read."""
-        return await self.request("GET", path, params=params, max_wait=max_wait)
-
-    async def post(
-        self, path: str, body: Any, params: Mapping[str, str] | None = None, *, max_wait: float | None = None
-    ) -> Reply:
-        """POST a JSON body; as :meth:`get`."""
-        return await self.request("POST", path, params=params, body=body, max_wait=max_wait)
-
-    async def request(
         self,
-        method: str,
         path: str,
-        *,
         params: Mapping[str, str] | None = None,
-        body: Any = None,
+        *,
         max_wait: float | None = None,
+        body: Any = None,
+        base: str | None = None,
     ) -> Reply:
-        """Send one request politely (see the module docstring). ``max_wait`` (default: the client's) is
-        the most this call waits, in all, for its turn, the rate limit and a Retry-After; beyond it the call
-        raises SourceUnavailable at once, so a command is never held behind a background batch."""
+        """GET ``base_url`` (or ``base``) + ``path``; any status but 429 and 5xx is returned. The call waits
+        at most ``max_wait`` in all for its turn, the pace and a Retry-After, else SourceUnavailable."""
         limit = self.max_wait if max_wait is None else max_wait
         started = self.timer.monotonic()
         try:
@@ -181,12 +181,13 @@ class SourceHttp:
         except TimeoutError:
             raise self.unavailable(f"busy with other requests for more than {limit:g} s") from None
         try:
-            return await self._request(method, path, params, body, limit - (self.timer.monotonic() - started))
+            url = (base or self.base_url).rstrip("/") + path
+            return await self._request(url, path, params, body, limit - (self.timer.monotonic() - started))
         finally:
             self._lock.release()
 
     async def _request(
-        self, method: str, path: str, params: Mapping[str, str] | None, body: Any, max_wait: float
+        self, url: str, path: str, params: Mapping[str, str] | None, body: Any, max_wait: float
     ) -> Reply:
         deadline = self.timer.monotonic() + max_wait
         failures, throttled, reason = 0, 0, "no attempt"
@@ -194,7 +195,7 @@ class SourceHttp:
             await self._wait_turn(deadline)
             failed = False
             try:
-                reply = await self._send(method, path, params, body)
+                reply = await self._send(url, params, body)
             except _Retryable as exc:
                 reason, failed = str(exc), True
             else:
@@ -271,11 +272,11 @@ class SourceHttp:
             seconds = self.default_retry_after
         return min(max(seconds, MIN_RATE_LIMIT_WAIT), MAX_RETRY_AFTER)
 
-    async def _send(self, method: str, path: str, params: Mapping[str, str] | None, body: Any) -> Reply:
+    async def _send(self, url: str, params: Mapping[str, str] | None, body: Any) -> Reply:
         try:
             async with self._client().request(
-                method,
-                self.base_url + path,
+                "GET" if body is None else "POST",
+                url,
                 params=params,
                 json=body,
                 timeout=aiohttp.ClientTimeout(total=self.timeout),
@@ -305,7 +306,7 @@ class ClientOptions(TypedDict, total=False):
 
 
 class SourceClient:
-    """Base of the source clients: one :class:`SourceHttp` (its pacer, its Retry-After), closed together."""
+    """Base of the source clients: one :class:`SourceHttp` (its pacer, its Retry-After)."""
 
     source = "source"
 
@@ -315,32 +316,17 @@ class SourceClient:
         limit: RateLimit,
         *,
         headers: Mapping[str, str] | None = None,
-        retry_hint: RetryHint | None = None,
-        throttled: Throttled | None = None,
-        default_retry_after: float | None = None,
-        turns: SharedTurns | None = None,
-        **options: Unpack[ClientOptions],
+        mailto: str | None = None,
+        **http: Any,  # the rest of ClientOptions, and SourceHttp's own
     ) -> None:
-        self.mailto = options.get("mailto")
-        self.http = SourceHttp(
-            self.source,
-            base_url,
-            limit,
-            timer=options.get("timer"),
-            timeout=options.get("timeout", 10.0),
-            retries=options.get("retries", 1),
-            max_wait=options.get("max_wait", 10.0),
-            headers={"User-Agent": user_agent(self.mailto), **(headers or {})},
-            retry_hint=retry_hint,
-            throttled=throttled,
-            default_retry_after=default_retry_after,
-            turns=turns,
-        )
+        self.mailto = mailto
+        headers = {"User-Agent": user_agent(mailto), **(headers or {})}
+        self.http = SourceHttp(self.source, base_url, limit, headers=headers, **http)
 
     @property
     def blocked_for(self) -> float:
         """Seconds until the source's last Retry-After runs out (0 when it may be asked)."""
-        return self.http.blocked_for
+        return self.http.pacer.blocked_for
 
     async def close(self) -> None:
         """Close the connection pool."""

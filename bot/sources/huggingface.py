@@ -1,19 +1,9 @@
-"""Hugging Face Papers client: a paper's GitHub repository, project page, upvotes, and how many models, data
-sets and Spaces cite it, with the few most liked by name.
+"""Hugging Face Papers: a paper's repository, project page, upvotes, and the models, data sets and Spaces
+citing it, the most liked by name.
 
-Shapes follow huggingface_hub's ``HfApi``: ``paper_info`` (``GET /api/papers/{arxiv_id}``, 404 when the
-paper is not indexed; ``PaperInfo`` reads ``githubRepo``, ``projectPage``, ``upvotes``, ``githubStars`` and
-the totals ``numTotalModels``, ``numTotalDatasets``, ``numTotalSpaces``), ``list_models`` /
-``list_datasets`` / ``list_spaces`` (``GET /api/models?filter=arxiv:<id>&sort=likes&limit=3``, the Hub's
-documented routes, asked only for a kind the paper's total says exists) and ``list_papers`` (``GET
-/api/papers/search?q=``, a list of ``{"paper": {...}, "title": ...}``; the Hub refuses a ``q`` over
-:data:`QUERY_MAX` characters with 400, so it is cut to that). An answer whose totals are not counts is
-refused (logged): nothing is read from it. A refused search (400) is our query's fault, logged and never
-read as "none".
-
-Rate: the Hub's "Hub APIs" bucket allows an anonymous caller 500 requests per 5-minute fixed window per IP
-address (hub-docs ``docs/hub/rate-limits.md``, Rate limit Tiers); a 429 carries ``RateLimit:
-"api";r=…;t=<seconds until the window resets>``, which the client waits out like a Retry-After.
+Shapes follow huggingface_hub's ``HfApi`` (``paper_info``, ``list_models``/``list_datasets``/``list_spaces``,
+``list_papers``); the paper search refuses a ``q`` over :data:`QUERY_MAX` characters. Rate: 500 requests per
+5-minute window per address (hub-docs ``docs/hub/rate-limits.md``); a 429's ``RateLimit`` header says when.
 """
 
 from __future__ import annotations
@@ -25,9 +15,8 @@ from typing import Any, Unpack
 from urllib.parse import quote
 
 from bot.sources import clean
-from bot.sources.http import ClientOptions, SourceClient
+from bot.sources.http import Candidate, ClientOptions, SourceClient
 from bot.sources.pace import RateLimit
-from bot.sources.records import Candidate
 
 log = logging.getLogger("paperclub.sources")
 
@@ -46,8 +35,7 @@ _TOTALS = {"models": "numTotalModels", "datasets": "numTotalDatasets", "spaces":
 
 
 def split_path(path: str) -> tuple[str, str] | None:
-    """A repo's Hub path ("org/m", "datasets/org/d", "spaces/org/s") as (kind, repo id), kind being
-    "models", "datasets" or "spaces"; None for a path not of that form."""
+    """A repo's Hub path ("org/m", "datasets/org/d", "spaces/org/s") as (kind, repo id); None if not one."""
     for kind, prefix in _KINDS.items():
         if prefix and path.startswith(prefix):
             repo_id = path.removeprefix(prefix)
@@ -107,8 +95,7 @@ class HuggingFaceClient(SourceClient):
         super().__init__(base_url, RATE_LIMIT, **options)
 
     async def paper(self, arxiv_id: str, *, max_wait: float | None = None) -> HubPaper | None:
-        """The paper page, and the most liked repos of each kind it has (one request per such kind); None
-        when the paper is not indexed."""
+        """The paper page and the most liked repos of each kind it has; None when the paper is not indexed."""
         if not _ARXIV_ID.fullmatch(arxiv_id):
             return None
         reply = await self.http.get(f"/api/papers/{quote(arxiv_id, safe='/')}", max_wait=max_wait)
@@ -137,8 +124,7 @@ class HuggingFaceClient(SourceClient):
         )
 
     def _total(self, body: dict[str, Any], kind: str) -> int | None:
-        """The paper's total of one kind (None when the Hub sent none); a total that is not a count (a
-        string, a negative number) refuses the whole answer, logged."""
+        """The paper's total of one kind (None: not sent); one that is not a count refuses the answer, logged."""
         value = body.get(_TOTALS[kind])
         if value is None:
             linked = body.get(f"linked{kind.capitalize()}")

@@ -1,19 +1,10 @@
-"""OpenReview client: a submission's venue and decision ("ICLR 2024 oral") and its forum link; never the
-reviews (only ``venue``/``venueid`` and the decision note's ``decision`` are read).
+"""OpenReview: a submission's venue and decision ("ICLR 2024 oral") and its forum link, never the reviews.
 
-Two APIs (docs.openreview.net, "Using the API"): v2 (``api2.openreview.net``: a note's ``invitations`` is a
-list, ``content`` fields are ``{"value": ...}``) holds venues from 2024 on; v1 (``api.openreview.net``: one
-``invitation``, plain content values) alone holds the earlier ones, ICLR up to 2023 and NeurIPS up to 2022
-(openreview/openreview#299, openreview/openreview-py#1865, #2097, #2782). A forum is asked of v2 first, then
-of v1. ``GET /notes?forum=<id>`` lists the forum's public notes, the decision note's invitation ends in
-``/-/Decision``; ``GET /notes/search?term=...&source=forum`` is the full-text search (openreview-py's
-``search_notes``). An answer whose notes are not all in the asked API's shape is refused (logged): nothing
-is read from it. A 403 is logged as the refusal it is (a forum not public to guests).
-
-Rate: a guest may make 20 requests a minute (raised from 5 by the maintainers, openreview/openreview#254),
-counted here across both APIs; beyond it OpenReview answers 429 with a ``RateLimitError`` body whose
-``details.resetTime`` (or "try again in N minutes") says when, and it locks an address out for 30-60
-minutes (openreview/openreview#437): such a wait makes the client fail fast, saying until when.
+API v2 (``content`` fields ``{"value": ...}``, ``invitations`` a list) holds venues from 2024 on; v1 (plain
+values, one ``invitation``) alone the earlier ones, ICLR up to 2023 and NeurIPS up to 2022 (docs.openreview.net
+"Using the API"; openreview/openreview#299, openreview/openreview-py#1865, #2097, #2782). A guest may make 20
+requests a minute (openreview/openreview#254), counted across both; a 429's ``RateLimitError`` body says when,
+and a lockout lasts 30-60 minutes (openreview/openreview#437).
 """
 
 from __future__ import annotations
@@ -27,7 +18,7 @@ from typing import Any, Literal, Unpack
 
 from bot.papers import normalize_title
 from bot.sources import clean
-from bot.sources.http import ClientOptions, Reply, SourceClient, SourceHttp, user_agent
+from bot.sources.http import ClientOptions, Reply, SourceClient
 from bot.sources.pace import RateLimit
 
 log = logging.getLogger("paperclub.sources")
@@ -138,7 +129,7 @@ def reset_time_hint(reply: Reply, now: datetime) -> float | None:
 
 
 class OpenReviewClient(SourceClient):
-    """OpenReview's APIs v2 and v1, paced together to the guest limit (see the module docstring)."""
+    """OpenReview's APIs v2 and v1, paced together to the guest limit."""
 
     source = SOURCE
 
@@ -152,39 +143,15 @@ class OpenReviewClient(SourceClient):
         **options: Unpack[ClientOptions],
     ) -> None:
         self.web_url = web_url.rstrip("/")
-        super().__init__(
-            base_url, limit, retry_hint=reset_time_hint, default_retry_after=limit.per, **options
-        )
-        self.v1 = (
-            None
-            if v1_url is None
-            else SourceHttp(
-                SOURCE,
-                v1_url,
-                limit,
-                timer=self.http.timer,
-                timeout=self.http.timeout,
-                retries=self.http.retries,
-                max_wait=self.http.max_wait,
-                headers={"User-Agent": user_agent(self.mailto)},
-                retry_hint=reset_time_hint,
-                default_retry_after=limit.per,
-                sharing=self.http,
-            )
-        )
+        self.v1_url = v1_url
+        super().__init__(base_url, limit, retry_hint=reset_time_hint, **options)
 
-    def apis(self, v1_first: bool = False) -> tuple[tuple[Api, SourceHttp], ...]:
-        """The APIs to ask, in order: v2, then v1 when the client has its URL (``v1_first``: v1 first)."""
-        both: list[tuple[Api, SourceHttp]] = [("v2", self.http)]
-        if self.v1 is not None:
-            both.insert(0 if v1_first else 1, ("v1", self.v1))
-        return tuple(both)
-
-    async def close(self) -> None:
-        """Close both APIs' connection pools."""
-        await super().close()
-        if self.v1 is not None:
-            await self.v1.close()
+    def apis(self, v1_first: bool = False) -> list[tuple[Api, str | None]]:
+        """The APIs to ask and their base URLs, in order: v2, then v1 when it has a URL (``v1_first``: v1 first)."""
+        both: list[tuple[Api, str | None]] = [("v2", None)]
+        if self.v1_url is not None:
+            both.insert(0 if v1_first else 1, ("v1", self.v1_url))
+        return both
 
     async def decision(
         self, note_id: str, *, v1_first: bool = False, max_wait: float | None = None
@@ -193,14 +160,14 @@ class OpenReviewClient(SourceClient):
         asked of v2, then of v1 (``v1_first``: a paper :func:`held_by_v1`, the other way round)."""
         if not _NOTE_ID.fullmatch(note_id):
             return None
-        for api, http in self.apis(v1_first):
-            if notes := await self._notes(api, http, {"forum": note_id}, max_wait):
+        for api, base in self.apis(v1_first):
+            if notes := await self._notes(api, base, {"forum": note_id}, max_wait):
                 return self._read(api, note_id, notes)
-        for api, http in self.apis(v1_first):
-            found = await self._notes(api, http, {"id": note_id}, max_wait)
+        for api, base in self.apis(v1_first):
+            found = await self._notes(api, base, {"id": note_id}, max_wait)
             forum = clean.ident(found[0].get("forum"), 64) if found else None
             if forum is not None and forum != note_id and _NOTE_ID.fullmatch(forum):
-                return self._read(api, forum, await self._notes(api, http, {"forum": forum}, max_wait))
+                return self._read(api, forum, await self._notes(api, base, {"forum": forum}, max_wait))
         return None
 
     def _read(self, api: Api, forum_id: str, notes: list[dict[str, Any]]) -> ReviewDecision | None:
@@ -241,13 +208,13 @@ class OpenReviewClient(SourceClient):
             "limit": str(SEARCH_LIMIT),
         }
         hits = []
-        for api, http in self.apis(v1_first):
-            reply = await http.get("/notes/search", params, max_wait=max_wait)
+        for api, base in self.apis(v1_first):
+            reply = await self.http.get("/notes/search", params, max_wait=max_wait, base=base)
             if reply.status == 400:  # our query refused: no paper is found until it is fixed, so say so
                 log.warning("OpenReview %s refused a title search (HTTP 400)", api)
                 log.debug("OpenReview's answer: %r", reply.text[:200])  # may echo the title someone typed
-            body = http.answer(reply, "search", unknown=(400, 404))
-            for note in self._checked(api, http, body)[:SEARCH_LIMIT]:
+            body = self.http.answer(reply, "search", unknown=(400, 404))
+            for note in self._checked(api, body)[:SEARCH_LIMIT]:
                 forum = clean.ident(note.get("forum"), 64)
                 if forum is None or note.get("id") != forum or not _NOTE_ID.fullmatch(forum):
                     continue  # a reply, or no usable id
@@ -258,9 +225,11 @@ class OpenReviewClient(SourceClient):
         return hits
 
     async def _notes(
-        self, api: Api, http: SourceHttp, params: dict[str, str], max_wait: float | None
+        self, api: Api, base: str | None, params: dict[str, str], max_wait: float | None
     ) -> list[dict[str, Any]]:
-        reply = await http.get("/notes", {**params, "limit": str(NOTES_LIMIT)}, max_wait=max_wait)
+        reply = await self.http.get(
+            "/notes", {**params, "limit": str(NOTES_LIMIT)}, max_wait=max_wait, base=base
+        )
         if reply.status == 403:
             log.warning(
                 "OpenReview %s refused %s (HTTP 403 Forbidden: not public to guests): %r",
@@ -268,20 +237,19 @@ class OpenReviewClient(SourceClient):
                 params,
                 reply.text[:200],
             )
-        body = http.answer(reply, "notes", unknown=(400, 403, 404))  # malformed, forbidden, unknown
-        return self._checked(api, http, body)
+        body = self.http.answer(reply, "notes", unknown=(400, 403, 404))  # malformed, forbidden, unknown
+        return self._checked(api, body)
 
-    @staticmethod
-    def _checked(api: Api, http: SourceHttp, body: Any) -> list[dict[str, Any]]:
+    def _checked(self, api: Api, body: Any) -> list[dict[str, Any]]:
         """The answer's notes, each in ``api``'s shape; an answer of another shape is refused (logged)."""
         if body is None:
             return []
         if not isinstance(body, dict) or not isinstance(body.get("notes"), list):
-            raise http.unavailable("answered notes with something other than {notes: [...]}")
+            raise self.http.unavailable("answered notes with something other than {notes: [...]}")
         notes = body["notes"]
         if not all(isinstance(n, dict) and _shape(n) == api for n in notes):
             log.warning(
                 "OpenReview API %s answered notes not in its own shape (v1 and v2 mixed?): none read", api
             )
-            raise http.unavailable(f"answered notes not in API {api}'s shape")
+            raise self.http.unavailable(f"answered notes not in API {api}'s shape")
         return list(notes)

@@ -1,6 +1,5 @@
-"""Time and pace for the outside sources: the clock a client waits on (:func:`timer_for` the bot's), a
-published :class:`RateLimit` kept by a :class:`Pacer`, a turn several processes share
-(:class:`SharedTurns`), and how long a 429 asks to wait (:func:`retry_after_seconds`)."""
+"""Time and pace for the outside sources: the clock a client waits on, a :class:`RateLimit` kept by a
+:class:`Pacer`, a turn every process on the store shares (:class:`StoreTurns`), a 429's wait."""
 
 from __future__ import annotations
 
@@ -8,33 +7,35 @@ import asyncio
 import email.utils
 import re
 import time
+import uuid
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot import claims
 from bot.clock import Clock
 
 MAX_RETRY_AFTER = 24 * 3600.0  # a longer Retry-After is read as a day
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _RATELIMIT_RESET = re.compile(r";\s*t=(\d+(?:\.\d+)?)")
+TURN_POLL = timedelta(seconds=0.5)  # how often a taker looks again while another process holds the turn
 
 
 class Timer(Protocol):
-    """Where a client's time comes from: a monotonic clock, a sleep on it, and the wall clock."""
+    """Where a client's time comes from: a monotonic clock, a sleep on it, and the wall clock (aware UTC)."""
 
     def monotonic(self) -> float:
         """Seconds on a monotonic clock."""
-        ...
 
     async def sleep(self, seconds: float) -> None:
         """Wait ``seconds``."""
-        ...
 
     def wall(self) -> datetime:
         """Now, aware UTC."""
-        ...
 
 
 class SystemTimer:
@@ -75,21 +76,33 @@ class ClockTimer:
 
 
 def timer_for(clock: Clock) -> Timer:
-    """The sources' time for the bot's clock: the system's for real time, a :class:`ClockTimer` for a
-    FakeClock."""
+    """The sources' time for the bot's clock: the system's, or a :class:`ClockTimer` for a FakeClock."""
     return ClockTimer(clock) if clock.announces_moves else SystemTimer()
 
 
-class SharedTurns(Protocol):
-    """A source's turn that every process on one store takes before a request (one at a time, paced)."""
+class StoreTurns:
+    """A source's turn shared by every process on one store (arXiv's limit is per client address): a claim
+    held while a request is in flight, then until the source may be asked again."""
+
+    def __init__(self, session_factory: async_sessionmaker[AsyncSession]) -> None:
+        self.session_factory = session_factory
+        self.owner = uuid.uuid4().hex
 
     async def take(self, source: str, now: datetime, hold: float) -> datetime | None:
-        """Take the turn for at most ``hold`` seconds: None when taken, else when it is next free."""
-        ...
+        """Take the turn for ``hold`` seconds at most: None when taken, else when to look again."""
+        key = f"sources.{source}.turn"
+        async with self.session_factory() as session, session.begin():
+            if await claims.claim(session, key, self.owner, now, timedelta(seconds=hold)):
+                return None
+            free_at = await claims.held_until(session, key) or now
+        return min(free_at, now + TURN_POLL)  # a request in flight frees it sooner than its hold says
 
     async def give_back(self, source: str, now: datetime, free_at: datetime) -> None:
-        """End this process's request: the source may be asked again from ``free_at``."""
-        ...
+        """End this process's request: the turn stays held, by no request, until ``free_at``."""
+        key = f"sources.{source}.turn"
+        async with self.session_factory() as session, session.begin():
+            await claims.release(session, key, self.owner)
+            await claims.claim(session, key, self.owner, now, max(free_at - now, timedelta(0)))
 
 
 @dataclass(frozen=True)
@@ -102,11 +115,6 @@ class RateLimit:
     def __post_init__(self) -> None:
         if self.requests < 1 or self.per <= 0:
             raise ValueError("a rate limit needs at least one request per a positive time")
-
-    @classmethod
-    def every(cls, seconds: float) -> RateLimit:
-        """One request per ``seconds``."""
-        return cls(1, seconds)
 
     def __str__(self) -> str:
         return f"{self.requests} per {self.per:g} s"

@@ -1,12 +1,7 @@
-"""Semantic Scholar Academic Graph API client: a paper's TLDR, venue, year, citations, open-access PDF, ids.
-
-Shapes: the Graph API's OpenAPI description (https://api.semanticscholar.org/api-docs/graph): ``GET
-/paper/{id}``, ``POST /paper/batch`` (at most 500 ids, ``null`` for unknown ones), ``GET /paper/search/match``
-(404 "Title match not found") and ``GET /paper/search``; DOIs come upper-cased and are kept lower-case.
-Rate: 1 request/s with a key (https://www.semanticscholar.org/product/api, "Rate limits"); the anonymous
-pool 429s whatever our pace, so the client keeps 1/s and waits each 429 out. Attribution: the API
-License Agreement (https://www.semanticscholar.org/product/api/license) asks for "Semantic Scholar" and a
-link back (``utm_source=api``): :data:`ATTRIBUTION_TEXT`, :data:`ATTRIBUTION_URL`, :func:`paper_page_url`.
+"""Semantic Scholar's Graph API (https://api.semanticscholar.org/api-docs/graph): a paper's TLDR, venue, year,
+citations, open-access PDF and ids; title match and search. DOIs come upper-cased and are kept lower-case.
+Rate: 1 request/s with a key (https://www.semanticscholar.org/product/api, "Rate limits"). Attribution and a
+link back with ``utm_source=api`` (https://www.semanticscholar.org/product/api/license).
 """
 
 from __future__ import annotations
@@ -18,13 +13,12 @@ from typing import Any, Unpack
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from bot.sources import clean
-from bot.sources.http import ClientOptions, SourceClient
+from bot.sources.http import Candidate, ClientOptions, SourceClient
 from bot.sources.pace import RateLimit
-from bot.sources.records import Candidate
 
 SOURCE = "semantic_scholar"
 API_ROOT = "https://api.semanticscholar.org/graph/v1"
-RATE_LIMIT = RateLimit.every(1.0)
+RATE_LIMIT = RateLimit(1, 1.0)
 BATCH_MAX = 500
 SEARCH_MAX = 100  # /paper/search's largest page
 
@@ -39,15 +33,6 @@ CANDIDATE_FIELDS = "paperId,externalIds,url,title,venue,year,authors"
 
 
 @dataclass(frozen=True)
-class PublicationVenue:
-    """Semantic Scholar's normalised venue: its name, kind ("conference", "journal") and website."""
-
-    name: str
-    kind: str | None
-    url: str | None
-
-
-@dataclass(frozen=True)
 class ScholarPaper:
     """What Semantic Scholar knows about one paper (text cleaned and capped, but untrusted)."""
 
@@ -55,8 +40,7 @@ class ScholarPaper:
     title: str | None
     authors: tuple[str, ...]
     year: int | None
-    venue: str | None
-    publication_venue: PublicationVenue | None
+    venue: str | None  # its normalised venue's name ("publicationVenue"), else the venue as given
     tldr: str | None
     citation_count: int | None
     influential_citation_count: int | None
@@ -112,14 +96,6 @@ def _external_ids(value: Any) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def _publication_venue(value: Any) -> PublicationVenue | None:
-    venue = clean.mapping(value)
-    name = clean.text(venue.get("name"), clean.VENUE_MAX)
-    if name is None:
-        return None
-    return PublicationVenue(name, clean.text(venue.get("type"), 40), clean.url(venue.get("url")))
-
-
 def _score(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
@@ -127,7 +103,7 @@ def _score(value: Any) -> float | None:
 
 
 class SemanticScholarClient(SourceClient):
-    """The Academic Graph API, paced to 1 request per second (see the module docstring)."""
+    """The Academic Graph API, paced to 1 request per second."""
 
     source = SOURCE
 
@@ -199,8 +175,8 @@ class SemanticScholarClient(SourceClient):
             title=clean.text(entry.get("title"), clean.TITLE_MAX),
             authors=_authors(entry.get("authors")),
             year=clean.year(entry.get("year")),
-            venue=clean.text(entry.get("venue"), clean.VENUE_MAX),
-            publication_venue=_publication_venue(entry.get("publicationVenue")),
+            venue=clean.text(clean.mapping(entry.get("publicationVenue")).get("name"), clean.VENUE_MAX)
+            or clean.text(entry.get("venue"), clean.VENUE_MAX),
             tldr=clean.text(clean.mapping(entry.get("tldr")).get("text"), clean.TLDR_MAX),
             citation_count=clean.count(entry.get("citationCount")),
             influential_citation_count=clean.count(entry.get("influentialCitationCount")),

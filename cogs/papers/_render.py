@@ -11,8 +11,7 @@ import discord
 from bot.layouts import Card, escape, escape_line, link_button, link_label
 from bot.replies import member_mention
 from bot.services.papers.card import count_parts, hub_top, where_parts
-from bot.services.papers.history import PaperHistory, SessionRead
-from bot.services.papers.queries import PaperCard
+from bot.services.papers.queries import PaperCard, PaperHistory, SessionRead
 from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
 from bot.text import markdown_link
 from bot.timeutil import club_date
@@ -26,24 +25,6 @@ SUGGESTIONS_SHOWN = 5
 LISTS_SHOWN = 10
 
 
-def facts_line(card: PaperCard) -> str | None:
-    """Venue · decision · year, each said once and escaped."""
-    return " · ".join(escape_line(part, ABOUT_SHOWN) for part in where_parts(card.record)) or None
-
-
-def counts_line(card: PaperCard) -> str | None:
-    """Citations and what Hugging Face links to it."""
-    return " · ".join(count_parts(card.record)) or None
-
-
-def hub_line(card: PaperCard) -> str | None:
-    """The most liked models, data sets and Spaces by name (escaped; their pages are a click away on the
-    paper's Hugging Face page, so no link is made of a name a source chose)."""
-    kinds = hub_top(card.record)
-    shown = [f"{kind}: {', '.join(escape_line(name, 100) for name, _ in repos)}" for kind, repos in kinds]
-    return " · ".join(shown) or None
-
-
 def session_line(read: SessionRead, now: datetime) -> str:
     """ "<the club's date> — **title**, with **A**, read against **B** and **C**" (roles only where given;
     struck through when cancelled)."""
@@ -51,8 +32,8 @@ def session_line(read: SessionRead, now: datetime) -> str:
     line = f"{club_date(read.starts_at, read.timezone, now=now)} — {title}"
     if read.cancelled:
         line = f"~~{line}~~ (cancelled)"
-    for words, titles in (("with", read.together_titles()), ("read against", read.against_titles())):
-        named = [f"**{escape_line(t, 100)}**" for t in titles]
+    for words, papers in (("with", read.together), ("read against", read.against)):
+        named = [f"**{escape_line(t, 100)}**" for _, t in papers]
         if named:
             line += f", {words} " + (
                 ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
@@ -105,18 +86,24 @@ def link_buttons(card: PaperCard, page_url: str | None) -> list[discord.ui.Butto
     return buttons
 
 
-def paper_card(card: PaperCard, *, now: datetime, page_url: str | None = None) -> Card:
-    """The full card: heading (title, authors), facts, TLDR, counts, the club's history, links."""
-    paper, record = card.paper, card.record
+def paper_view(card: PaperCard, *, now: datetime, page_url: str | None = None) -> discord.ui.LayoutView:
+    """The full card: heading (title, authors), facts, counts, the Hub's most liked, TLDR, history, links."""
+    paper, record, history = card.paper, card.record, card.history
     authors = escape_line(paper.authors, AUTHORS_SHOWN) if paper.authors else None
     built = Card(accent=ACCENT).heading(paper.title, below=authors)
-    top = [line for line in (facts_line(card), counts_line(card), hub_line(card)) if line]
-    if record.tldr:
-        top.append(f"**TLDR:** {escape(record.tldr, TLDR_SHOWN)}")
-    if top:
-        built.text("\n".join(top))
+    # Hub repos by name only: their pages are a click away on the paper's Hugging Face page
+    hub = [
+        f"{kind}: {', '.join(escape_line(name, 100) for name, _ in repos)}" for kind, repos in hub_top(record)
+    ]
+    top = [
+        " · ".join(escape_line(part, ABOUT_SHOWN) for part in where_parts(record)),
+        " · ".join(count_parts(record)),
+        " · ".join(hub),
+        f"**TLDR:** {escape(record.tldr, TLDR_SHOWN)}" if record.tldr else "",
+    ]
+    if any(top):
+        built.text("\n".join(line for line in top if line))
     built.separator()
-    history = card.history
     if history.sessions:
         built.more("sessions", "sessions")
         built.text("**Read in the club**")
@@ -130,9 +117,4 @@ def paper_card(card: PaperCard, *, now: datetime, page_url: str | None = None) -
     if record.from_scholar:
         built.text("-# " + markdown_link(ATTRIBUTION_TEXT, record.s2_url or ATTRIBUTION_URL, preview=False))
     built.row(link_buttons(card, page_url))
-    return built
-
-
-def paper_view(card: PaperCard, *, now: datetime, page_url: str | None = None) -> discord.ui.LayoutView:
-    """The card as a message's layout."""
-    return paper_card(card, now=now, page_url=page_url).view()
+    return built.view()

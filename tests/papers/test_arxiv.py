@@ -14,8 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.sources import clean
 from bot.sources.arxiv import BARE_THROTTLE_WAIT, ArxivClient
 from bot.sources.http import SourceHttp, SourceUnavailable
-from bot.sources.pace import RateLimit
-from bot.sources.turns import StoreTurns
+from bot.sources.pace import RateLimit, StoreTurns
 from standin.arxiv import ArxivStandin
 from standin.http_service import hostile_text
 from tests.papers.helpers import VirtualTimer, assert_clean, gaps
@@ -163,7 +162,7 @@ async def test_one_request_per_three_seconds(
 async def test_the_limit_is_modelled_so_an_unpaced_client_is_refused(
     paced_arxiv: ArxivStandin, timer: VirtualTimer
 ) -> None:
-    unpaced = SourceHttp("arxiv", paced_arxiv.url, RateLimit.every(0.001), timer=timer)
+    unpaced = SourceHttp("arxiv", paced_arxiv.url, RateLimit(1, 0.001), timer=timer)
     try:
         assert (await unpaced.get("", {"id_list": "2601.00001"})).status == 200
         second = await unpaced.get("", {"id_list": "2601.00001"}, max_wait=0.5)
@@ -199,7 +198,7 @@ async def test_two_processes_share_the_pace_through_the_store(
     await standin.start()
     seed(standin)
     clients = [
-        ArxivClient(standin.url, turns=StoreTurns(session_factory), limit=RateLimit.every(pace), max_wait=30)
+        ArxivClient(standin.url, turns=StoreTurns(session_factory), limit=RateLimit(1, pace), max_wait=30)
         for _ in range(2)
     ]
     try:

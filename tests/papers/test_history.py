@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.services.papers.history import SessionRead, paper_history
+from bot.services.papers.queries import SessionRead, paper_history
 from bot.services.programme.files import import_text
 from db.models import Paper
 
@@ -35,20 +35,20 @@ async def _read(factory: async_sessionmaker[AsyncSession], title: str) -> Sessio
 async def test_roles_only_where_given(session_factory: async_sessionmaker[AsyncSession]) -> None:
     await import_text(session_factory, PROGRAMME, suffix=".yaml", guild_id=GUILD)
     osworld = await _read(session_factory, "OSWorld-Verified")  # no roles: read with the others
-    assert osworld.against_titles() == ()
-    assert osworld.together_titles() == ("SWE-Bench Verified", "ComputerRL")
+    assert tuple(t for _, t in osworld.against) == ()
+    assert tuple(t for _, t in osworld.together) == ("SWE-Bench Verified", "ComputerRL")
     assert osworld.main
     assert osworld.date_only
     first = await _read(session_factory, "SWE-Bench Verified")  # being first says nothing
-    assert first.against_titles() == ()
-    assert first.together_titles() == ("OSWorld-Verified", "ComputerRL")
+    assert tuple(t for _, t in first.against) == ()
+    assert tuple(t for _, t in first.together) == ("OSWorld-Verified", "ComputerRL")
     tau = await _read(
         session_factory, "Tau-Bench"
     )  # "Tau-Bench and Tau2-Bench against AutoForge and ScaleEnv"
     assert tau.main
-    assert tau.against_titles() == ("AutoForge", "ScaleEnv")
-    assert tau.together_titles() == ("Tau2-Bench",)
+    assert tuple(t for _, t in tau.against) == ("AutoForge", "ScaleEnv")
+    assert tuple(t for _, t in tau.together) == ("Tau2-Bench",)
     forge = await _read(session_factory, "AutoForge")
     assert not forge.main
-    assert forge.against_titles() == ("Tau-Bench", "Tau2-Bench")
-    assert forge.together_titles() == ("ScaleEnv",)
+    assert tuple(t for _, t in forge.against) == ("Tau-Bench", "Tau2-Bench")
+    assert tuple(t for _, t in forge.together) == ("ScaleEnv",)

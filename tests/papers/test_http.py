@@ -53,7 +53,7 @@ def test_pacer_counts_a_sliding_window_from_when_requests_ended() -> None:
 
 
 def test_rate_limit_describes_itself() -> None:
-    assert str(RateLimit.every(3.0)) == "1 per 3 s"
+    assert str(RateLimit(1, 3.0)) == "1 per 3 s"
     with pytest.raises(ValueError, match="at least one request"):
         RateLimit(0, 1.0)
 

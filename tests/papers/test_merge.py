@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.services.papers.merge import SourceRecord, merge
+from bot.services.papers.metadata import SourceRecord, merge
 from bot.sources import clean
 
 T1 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

@@ -4,7 +4,7 @@ candidates into one per paper."""
 from __future__ import annotations
 
 from bot.services.papers.resolve import AUTO_MIN, Choice, is_unambiguous, rank, similarity
-from bot.sources.records import Candidate
+from bot.sources.http import Candidate
 
 
 def candidate(source: str, title: str, **more: object) -> Candidate:

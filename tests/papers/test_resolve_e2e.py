@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from cogs.papers import _resolve as resolve_module
+from cogs.papers import _cog as resolve_module
 from db.models import Paper
 from db.models.papers import PaperAlias
 from db.models.suggestions import Suggestion

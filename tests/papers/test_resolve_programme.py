@@ -12,8 +12,8 @@ import yaml
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.papers import parse_paper_ref
-from bot.services.papers.aliases import choose, find_alias, list_aliases, unresolved_papers
 from bot.services.papers.resolve import Choice
+from bot.services.papers.store import choose, find_alias, list_aliases, unresolved_papers
 from bot.services.programme.document import ProgrammeInvalid
 from bot.services.programme.files import export_text, import_text
 from tests.reading.conftest import CLUB_YAML, GUILD, without_website

@@ -12,10 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import BadInput
 from bot.papers import parse_paper_ref
-from bot.services.papers.aliases import choose, find_alias, list_aliases, unresolved_papers
 from bot.services.papers.enrich import due_papers
 from bot.services.papers.resolve import find_candidates
-from bot.services.papers.store import get_or_create_paper
+from bot.services.papers.store import choose, find_alias, get_or_create_paper, list_aliases, unresolved_papers
 from bot.sources.arxiv import ArxivClient
 from bot.sources.clients import SourceClients
 from bot.sources.huggingface import HuggingFaceClient

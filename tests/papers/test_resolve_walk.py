@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.services.papers.aliases import find_alias, unresolved_papers
-from bot.services.papers.walk import walk
+from bot.services.papers.flows import walk
+from bot.services.papers.store import find_alias, unresolved_papers
 from bot.services.programme.files import import_text
 from bot.sources.clients import SourceClients
 from bot.sources.huggingface import HuggingFaceClient

@@ -137,9 +137,7 @@ async def test_clients_follow_the_settings(monkeypatch: pytest.MonkeyPatch) -> N
     try:
         assert clients.arxiv_search is None  # arXiv still gives an arXiv paper its title; not searched
         assert clients.openreview is not None
-        assert clients.openreview.v1 is not None
-        assert clients.openreview.v1.base_url == "http://127.0.0.1:9/v1"
-        assert clients.openreview.v1.pacer is clients.openreview.http.pacer  # one guest limit for both
+        assert clients.openreview.v1_url == "http://127.0.0.1:9/v1"  # asked through the one guest pacer
         assert str(clients.openreview.http.pacer.limit) == "20 per 60 s"
     finally:
         await clients.close()

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import timeutil
-from bot.services.papers.history import paper_history
+from bot.services.papers.queries import paper_history
 from bot.services.programme.checks import ProgrammeInvalid
 from bot.services.programme.files import export_text, import_text
 from bot.services.sessions.draft import session_changes

@@ -1,10 +1,9 @@
-"""The short form of a paper's card: plain, escaped lines any post can show (suggestion posts, /paper
-show)."""
+"""The short form of a paper's card: plain, escaped lines any post can show (suggestion posts, sessions)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from bot.sources.huggingface import WEB_ROOT as HUB_ROOT
 from bot.sources.huggingface import split_path
@@ -46,26 +45,15 @@ class PaperRecord:
 
 def paper_record(row: Paper) -> PaperRecord:
     """A stored paper's source fields."""
-    sources = row.field_sources or {}
+    values = {
+        f.name: getattr(row, f.name) for f in fields(PaperRecord) if f.name not in ("hf_top", "from_scholar")
+    }
     return PaperRecord(
-        tldr=row.tldr,
-        year=row.year,
-        venue=row.venue,
-        decision=row.decision,
-        citation_count=row.citation_count,
-        influential_citation_count=row.influential_citation_count,
-        pdf_url=row.pdf_url,
-        code_url=row.code_url,
-        project_url=row.project_url,
-        hf_url=row.hf_url,
-        hf_models=row.hf_models,
-        hf_datasets=row.hf_datasets,
-        hf_spaces=row.hf_spaces,
-        hf_upvotes=row.hf_upvotes,
+        **values,
         hf_top=tuple(p for p in (row.hf_top or ()) if isinstance(p, str)),
-        openreview_url=row.openreview_url,
-        s2_url=row.s2_url,
-        from_scholar=any(isinstance(v, list) and v[:1] == ["semantic_scholar"] for v in sources.values()),
+        from_scholar=any(
+            isinstance(v, list) and v[:1] == ["semantic_scholar"] for v in (row.field_sources or {}).values()
+        ),
     )
 
 
@@ -90,14 +78,11 @@ def count_parts(record: PaperRecord, *, models: bool = True) -> list[str]:
         if record.influential_citation_count:
             cited += f" ({record.influential_citation_count} influential)"
         parts.append(cited)
-    if models and record.hf_models:
-        parts.append(_counted(record.hf_models, "model"))
-    if models and record.hf_datasets:
-        parts.append(_counted(record.hf_datasets, "data set"))
-    if models and record.hf_spaces:
-        parts.append(_counted(record.hf_spaces, "Space"))
-    if models and record.hf_upvotes:
-        parts.append(_counted(record.hf_upvotes, "upvote") + " on Hugging Face")
+    if models:
+        hub = ((record.hf_models, "model"), (record.hf_datasets, "data set"), (record.hf_spaces, "Space"))
+        parts += [_counted(count, noun) for count, noun in hub if count]
+        if record.hf_upvotes:
+            parts.append(_counted(record.hf_upvotes, "upvote") + " on Hugging Face")
     return parts
 
 
@@ -155,10 +140,7 @@ def short_lines(record: PaperRecord) -> list[str]:
 def fit_lines(lines: list[str], limit: int) -> str:
     """Whole lines joined while they fit in ``limit`` characters (a link is never cut in half)."""
     kept: list[str] = []
-    size = 0
     for line in lines:
-        if size + len(line) + (1 if kept else 0) > limit:
-            continue
-        kept.append(line)
-        size += len(line) + (1 if len(kept) > 1 else 0)
+        if len("\n".join([*kept, line])) <= limit:
+            kept.append(line)
     return "\n".join(kept)

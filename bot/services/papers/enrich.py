@@ -14,13 +14,21 @@ from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.papers import normalize_title
-from bot.services.papers.merge import ARXIV, HF, OPENREVIEW, REFRESHED, S2, SourceRecord
-from bot.services.papers.metadata import arxiv_fields, id_label, merge_into
+from bot.services.papers.metadata import (
+    ARXIV,
+    HF,
+    OPENREVIEW,
+    REFRESHED,
+    S2,
+    SourceRecord,
+    arxiv_fields,
+    id_label,
+    merge_into,
+)
 from bot.sources.clients import SourceClients
-from bot.sources.http import SourceUnavailable
+from bot.sources.http import DoiRecord, SourceUnavailable
 from bot.sources.huggingface import HubPaper
 from bot.sources.openreview import ReviewDecision, held_by_v1, worth_searching
-from bot.sources.records import DoiRecord
 from bot.sources.semantic_scholar import ScholarPaper, arxiv_ref, doi_ref, paper_page_url
 from db.models import Paper
 
@@ -82,40 +90,28 @@ def forum_of(key: str, openreview_url: str | None) -> str | None:
 
 async def due_papers(session: AsyncSession, now: datetime, limit: int = BATCH) -> list[Target]:
     """Papers with an arXiv id, a DOI or an OpenReview forum never enriched or due a refresh, oldest first."""
-    rows = (
-        await session.execute(
-            select(
-                Paper.guild_id,
-                Paper.id,
-                Paper.arxiv_id,
-                Paper.doi,
-                Paper.key,
-                Paper.openreview_url,
-                Paper.title,
-                Paper.enriched_at,
-                Paper.metadata_fetched_at,
-            )
-            .where(
-                or_(Paper.arxiv_id.is_not(None), Paper.doi.is_not(None), Paper.kind == "openreview"),
-                or_(Paper.enriched_at.is_(None), Paper.enriched_at < now - REFRESH_AFTER),
-                or_(Paper.enrich_retry_at.is_(None), Paper.enrich_retry_at <= now),
-            )
-            .order_by(Paper.enriched_at.is_not(None), Paper.enriched_at, Paper.id)
-            .limit(limit)
+    rows = await session.scalars(
+        select(Paper)
+        .where(
+            or_(Paper.arxiv_id.is_not(None), Paper.doi.is_not(None), Paper.kind == "openreview"),
+            or_(Paper.enriched_at.is_(None), Paper.enriched_at < now - REFRESH_AFTER),
+            or_(Paper.enrich_retry_at.is_(None), Paper.enrich_retry_at <= now),
         )
-    ).all()
+        .order_by(Paper.enriched_at.is_not(None), Paper.enriched_at, Paper.id)
+        .limit(limit)
+    )
     return [
         Target(
-            guild_id,
-            paper_id,
-            arxiv_id,
-            doi,
-            forum_of(key, forum_url),
-            None if title in (id_label(arxiv_id or ""), forum_url, key) else title,
-            enriched_at is None,
-            bool(arxiv_id) and asked_arxiv is None,
+            p.guild_id,
+            p.id,
+            p.arxiv_id,
+            p.doi,
+            forum_of(p.key, p.openreview_url),
+            None if p.title in (id_label(p.arxiv_id or ""), p.openreview_url, p.key) else p.title,
+            p.enriched_at is None,
+            bool(p.arxiv_id) and p.metadata_fetched_at is None,
         )
-        for guild_id, paper_id, arxiv_id, doi, key, forum_url, title, enriched_at, asked_arxiv in rows
+        for p in rows
     ]
 
 
@@ -125,7 +121,7 @@ def scholar_fields(paper: ScholarPaper) -> dict[str, Any]:
         "title": paper.title,
         "authors": paper.authors,
         "year": paper.year,
-        "venue": paper.publication_venue.name if paper.publication_venue else paper.venue,
+        "venue": paper.venue,
         "tldr": paper.tldr,
         "citation_count": paper.citation_count,
         "influential_citation_count": paper.influential_citation_count,

@@ -1,9 +1,11 @@
 """One of the guild's papers for /paper show and the site's paper page: autocomplete, what a member typed
-found, the card's values."""
+found, the card's values, and the club's history with it (sessions, suggestions, lists)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from itertools import groupby
 from typing import Final
 from urllib.parse import quote
 
@@ -12,18 +14,160 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput, NotFound
 from bot.papers import MAX_URL_LENGTH, normalize_title, parse_paper_ref
-from bot.services.papers.aliases import aliased_paper
 from bot.services.papers.card import PaperRecord, paper_record
-from bot.services.papers.history import PaperHistory, paper_history
-from bot.services.papers.store import PaperInfo, paper_info
+from bot.services.papers.store import PaperInfo, aliased_paper, find_paper, paper_info
 from bot.text import cut, one_line
-from db.models import Paper
+from db.models import ClubSession, Paper, SessionPaper
 from db.models.papers import PaperAlias
+from db.models.reading import ReadingList, ReadingListItem
+from db.models.sessions import AGAINST
+from db.models.suggestions import Suggestion, SuggestionVolunteer
 
 MAX_CHOICES: Final = 25
 CHOICE_NAME: Final = 100  # Discord: an autocomplete choice's name is 1-100 characters
 MAX_PAPER_TEXT: Final = MAX_URL_LENGTH  # the option's max_length: a link or a title (read, not kept)
 MAX_PAPER_ID: Final = 2**63 - 1
+
+
+CANCELLED = "cancelled"  # a session's status (bot.services.sessions.info, which sits above papers)
+HIDDEN_SUGGESTIONS = ("withdrawn",)  # a withdrawn suggestion is the member's to take back
+
+
+@dataclass(frozen=True)
+class SessionRead:
+    """A session the paper is on: when, and the session's other papers. Roles only where someone gave them
+    (``vs``, ``against:``, the edit form): then ``against``; else the others were read ``together`` with it."""
+
+    id: int
+    title: str
+    starts_at: datetime
+    presenter_name: str | None
+    cancelled: bool
+    main: bool  # the paper is one of the session's main papers (every paper is, when none has a role)
+    against: tuple[tuple[int, str], ...]  # (paper id, title): what it was read against, as given
+    together: tuple[tuple[int, str], ...] = ()  # (paper id, title): read with it, no roles given
+    date_only: bool = False  # the club gave the session's date only
+    timezone: str = "UTC"  # the session's zone, its date's
+
+
+@dataclass(frozen=True)
+class Suggested:
+    """A suggestion of the paper: who made it, its status and who offered to present it."""
+
+    id: int
+    submitter_id: int | None  # None: a member who deleted their data
+    status: str
+    created_at: datetime
+    volunteer_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class OnList:
+    """A reading list the paper is on."""
+
+    id: int
+    name: str
+
+
+@dataclass(frozen=True)
+class PaperHistory:
+    """Everything the club did with one paper."""
+
+    sessions: tuple[SessionRead, ...]
+    suggestions: tuple[Suggested, ...]
+    lists: tuple[OnList, ...]
+
+    @property
+    def empty(self) -> bool:
+        """Nothing yet: never read, suggested or listed."""
+        return not (self.sessions or self.suggestions or self.lists)
+
+
+async def _sessions(session: AsyncSession, guild_id: int, paper_id: int) -> tuple[SessionRead, ...]:
+    mine = select(SessionPaper.session_id).where(SessionPaper.paper_id == paper_id).scalar_subquery()
+    rows = (
+        await session.execute(
+            select(
+                ClubSession.id,
+                ClubSession.title,
+                ClubSession.starts_at,
+                ClubSession.presenter_name,
+                ClubSession.status,
+                ClubSession.date_only,
+                ClubSession.timezone,
+                SessionPaper.paper_id,
+                SessionPaper.role,
+                Paper.title,
+            )
+            .join(SessionPaper, SessionPaper.session_id == ClubSession.id)
+            .join(Paper, Paper.id == SessionPaper.paper_id)
+            .where(ClubSession.guild_id == guild_id, ClubSession.id.in_(mine))
+            .order_by(ClubSession.starts_at.desc(), ClubSession.id, SessionPaper.position, Paper.id)
+        )
+    ).all()
+    reads: list[SessionRead] = []
+    for sid, group in groupby(rows, key=lambda row: row[0]):
+        rows_of = list(group)
+        _, title, starts_at, presenter, status, date_only, zone = rows_of[0][:7]
+        role_of = {pid: role for *_, pid, role, _ in rows_of}
+        papers = [(pid, ptitle) for *_, pid, _, ptitle in rows_of]
+        # The roles as given ("TMax vs Terminal-World, T1"); none given: every paper is a main one.
+        main = role_of[paper_id] != AGAINST
+        against = tuple(p for p in papers if (role_of[p[0]] == AGAINST) == main)
+        together = tuple(p for p in papers if (role_of[p[0]] != AGAINST) == main and p[0] != paper_id)
+        cancelled = status == CANCELLED
+        reads.append(
+            SessionRead(sid, title, starts_at, presenter, cancelled, main, against, together, date_only, zone)
+        )
+    return tuple(reads)
+
+
+async def _suggestions(session: AsyncSession, guild_id: int, paper_id: int) -> tuple[Suggested, ...]:
+    rows = (
+        await session.execute(
+            select(
+                Suggestion.id,
+                Suggestion.submitter_id,
+                Suggestion.status,
+                Suggestion.created_at,
+                SuggestionVolunteer.user_id,
+            )
+            .outerjoin(SuggestionVolunteer, SuggestionVolunteer.suggestion_id == Suggestion.id)
+            .where(
+                Suggestion.guild_id == guild_id,
+                Suggestion.paper_id == paper_id,
+                Suggestion.status.not_in(HIDDEN_SUGGESTIONS),
+            )
+            .order_by(Suggestion.created_at, Suggestion.id, SuggestionVolunteer.created_at)
+        )
+    ).all()
+    found: dict[int, tuple[int | None, str, datetime, list[int]]] = {}
+    for sid, submitter, status, created_at, volunteer in rows:
+        entry = found.setdefault(sid, (submitter or None, status, created_at, []))
+        if volunteer is not None:
+            entry[3].append(volunteer)
+    return tuple(Suggested(sid, s, st, c, tuple(v)) for sid, (s, st, c, v) in found.items())
+
+
+async def _lists(session: AsyncSession, guild_id: int, paper_id: int) -> tuple[OnList, ...]:
+    rows = (
+        await session.execute(
+            select(ReadingList.id, ReadingList.name)
+            .join(ReadingListItem, ReadingListItem.list_id == ReadingList.id)
+            .where(ReadingList.guild_id == guild_id, ReadingListItem.paper_id == paper_id)
+            .order_by(ReadingList.name, ReadingList.id)
+        )
+    ).all()
+    return tuple(OnList(list_id, name) for list_id, name in rows)
+
+
+async def paper_history(session: AsyncSession, guild_id: int, paper_id: int) -> PaperHistory:
+    """The paper's sessions (newest first), its suggestions (oldest first) and its lists (by name)."""
+    return PaperHistory(
+        await _sessions(session, guild_id, paper_id),
+        await _suggestions(session, guild_id, paper_id),
+        await _lists(session, guild_id, paper_id),
+    )
 
 
 @dataclass(frozen=True)
@@ -109,12 +253,11 @@ async def find_paper_for(session: AsyncSession, guild_id: int, text: str) -> Pap
         ref = parse_paper_ref(typed)
     except BadInput:
         ref = None
-    if ref is not None:
-        row = await session.scalar(select(Paper).where(Paper.guild_id == guild_id, Paper.key == ref.key))
-        if row is None:  # "TMax": the paper an organizer chose for the name (/organize paper resolve)
-            row = await aliased_paper(session, guild_id, ref)
-        if row is not None:
-            return row
+    # its key, or "TMax": the paper an organizer chose for the name (/organize paper resolve)
+    if ref is not None and (
+        row := await find_paper(session, guild_id, ref) or await aliased_paper(session, guild_id, ref)
+    ):
+        return row
     words = normalize_title(typed)[:400]
     if words:
         row = await session.scalar(

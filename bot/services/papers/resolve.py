@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, replace
 
 from rapidfuzz import fuzz
 
 from bot.papers import normalize_title
 from bot.sources.clients import SourceClients
-from bot.sources.http import SourceUnavailable
-from bot.sources.records import Candidate
+from bot.sources.http import Candidate, SourceUnavailable
 
 log = logging.getLogger("paperclub.papers")
 
@@ -22,7 +21,6 @@ PER_SOURCE = 5  # results asked of each search
 MIN_SCORE = 0.3  # below this a result is not offered at all
 AUTO_MIN = 0.9
 AUTO_NEXT_MAX = 0.6
-SOURCE_ORDER = ("semantic_scholar", "huggingface", "arxiv")
 
 
 @dataclass(frozen=True)
@@ -62,14 +60,6 @@ class Found:
         return self.candidates[0] if is_unambiguous(self.candidates) else None
 
 
-def _squash(text: str) -> str:
-    return text.replace(" ", "")
-
-
-def _digit_words(text: str) -> set[str]:
-    return {w for w in text.split() if any(c.isdigit() for c in w)}
-
-
 def similarity(name: str, title: str) -> float:
     """How well ``name`` names a paper titled ``title``, 0–1: the best rapidfuzz ratio against the title or its
     short name, spaces in or out, halved for a word with a digit the title lacks ("T1" vs "T2: …")."""
@@ -77,9 +67,10 @@ def similarity(name: str, title: str) -> float:
     if not n or not t:
         return 0.0
     head = normalize_title(title.split(":", 1)[0]) if ":" in title else t
-    pairs = [(n, t), (n, head), (_squash(n), _squash(t)), (_squash(n), _squash(head))]
+    pairs = [(n, t), (n, head)]
+    pairs += [(a.replace(" ", ""), b.replace(" ", "")) for a, b in pairs]  # spaces in or out
     score = max(fuzz.ratio(a, b) for a, b in pairs if a and b) / 100
-    if not _digit_words(n) <= _digit_words(t):
+    if not {w for w in n.split() if any(c.isdigit() for c in w)} <= set(t.split()):
         score /= 2
     return round(score, 4)
 
@@ -99,23 +90,9 @@ def _same_paper(a: Choice, b: Candidate) -> bool:
     return normalize_title(a.title) == normalize_title(b.title)
 
 
-def _fold(choice: Choice, found: Candidate, score: float) -> Choice:
-    return replace(
-        choice,
-        authors=choice.authors or found.authors,
-        year=choice.year or found.year,
-        venue=choice.venue or found.venue,
-        arxiv_id=choice.arxiv_id or found.arxiv_id,
-        doi=choice.doi or found.doi,
-        s2_id=choice.s2_id or (found.source_id if found.source == "semantic_scholar" else None),
-        url=choice.url or found.url,
-        sources=choice.sources + (found.source,) if found.source not in choice.sources else choice.sources,
-        score=max(choice.score, score),
-    )
-
-
-def _choice(found: Candidate, score: float) -> Choice:
-    return Choice(
+def _choice(found: Candidate, score: float, into: Choice | None = None) -> Choice:
+    """``found`` as a Choice, or folded ``into`` one already found (its own values first)."""
+    new = Choice(
         title=found.title,
         authors=found.authors,
         year=found.year,
@@ -127,6 +104,15 @@ def _choice(found: Candidate, score: float) -> Choice:
         sources=(found.source,),
         score=score,
     )
+    if into is None:
+        return new
+    kept = ("authors", "year", "venue", "arxiv_id", "doi", "s2_id", "url")
+    return replace(
+        into,
+        **{name: getattr(into, name) or getattr(new, name) for name in kept},
+        sources=into.sources + new.sources if found.source not in into.sources else into.sources,
+        score=max(into.score, score),
+    )
 
 
 def rank(name: str, found: Sequence[Candidate], limit: int = OFFERED) -> tuple[Choice, ...]:
@@ -136,7 +122,7 @@ def rank(name: str, found: Sequence[Candidate], limit: int = OFFERED) -> tuple[C
         score = similarity(name, candidate.title)
         for i, choice in enumerate(merged):
             if _same_paper(choice, candidate):
-                merged[i] = _fold(choice, candidate, score)
+                merged[i] = _choice(candidate, score, into=choice)
                 break
         else:
             merged.append(_choice(candidate, score))
@@ -146,23 +132,22 @@ def rank(name: str, found: Sequence[Candidate], limit: int = OFFERED) -> tuple[C
     return tuple(kept[:limit])
 
 
-Search = Callable[[], Awaitable[list[Candidate]]]
-
-
-def _searches(clients: SourceClients, name: str, max_wait: float | None) -> list[tuple[str, Search]]:
-    searches: list[tuple[str, Search]] = []
+def _searches(
+    clients: SourceClients, name: str, max_wait: float | None
+) -> dict[str, Awaitable[list[Candidate]]]:
+    """Each source's title search for ``name`` (not yet awaited), by source."""
+    searches: dict[str, Awaitable[list[Candidate]]] = {}
     if (s2 := clients.semantic_scholar) is not None:
 
         async def scholar() -> list[Candidate]:
             best = await s2.match_title(name, max_wait=max_wait)
-            more = await s2.search(name, PER_SOURCE, max_wait=max_wait)
-            return ([best] if best else []) + more
+            return ([best] if best else []) + await s2.search(name, PER_SOURCE, max_wait=max_wait)
 
-        searches.append(("semantic_scholar", scholar))
-    if (hf := clients.huggingface) is not None:
-        searches.append(("huggingface", lambda: hf.search(name, PER_SOURCE, max_wait=max_wait)))
-    if (arxiv := clients.arxiv_search) is not None:
-        searches.append(("arxiv", lambda: arxiv.search_titles(name, PER_SOURCE, max_wait=max_wait)))
+        searches["semantic_scholar"] = scholar()
+    if clients.huggingface is not None:
+        searches["huggingface"] = clients.huggingface.search(name, PER_SOURCE, max_wait=max_wait)
+    if clients.arxiv_search is not None:
+        searches["arxiv"] = clients.arxiv_search.search_titles(name, PER_SOURCE, max_wait=max_wait)
     return searches
 
 
@@ -177,18 +162,18 @@ async def find_candidates(
     """Ask every source turned on for ``name`` (arXiv when PAPER_SOURCES names it) and rank what they say; a
     source still answering after ``deadline`` seconds counts as unavailable."""
 
-    async def within(search: Search) -> list[Candidate]:
+    async def within(search: Awaitable[list[Candidate]]) -> list[Candidate]:
         try:
             async with asyncio.timeout(deadline):
-                return await search()
+                return await search
         except TimeoutError:
             raise SourceUnavailable("search", f"no answer within {deadline:g} s") from None
 
     searches = _searches(clients, name, max_wait)
-    answers = await asyncio.gather(*(within(search) for _, search in searches), return_exceptions=True)
+    answers = await asyncio.gather(*map(within, searches.values()), return_exceptions=True)
     found: list[Candidate] = []
     unavailable: list[str] = []
-    for (source, _), answer in zip(searches, answers, strict=True):
+    for source, answer in zip(searches, answers, strict=True):
         if isinstance(answer, SourceUnavailable):
             log.info("title search: %s", answer)  # not the name: someone typed it
             unavailable.append(source)

@@ -10,8 +10,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput
 from bot.papers import PaperRef, parse_paper_ref
-from bot.services.papers.aliases import choose, list_aliases, normalize_name
 from bot.services.papers.resolve import Choice
+from bot.services.papers.store import choose, list_aliases, normalize_name
 from bot.services.programme.checks import Checker, item_lines
 from db.models import Paper
 from db.models.papers import ALIAS_NAME_MAX

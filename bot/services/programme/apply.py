@@ -12,8 +12,7 @@ from sqlalchemy.orm import selectinload
 from bot.errors import PaperclubError
 from bot.papers import normalize_title
 from bot.services.config.guild import get_config, update_config
-from bot.services.papers.aliases import aliased_paper
-from bot.services.papers.store import find_paper, get_or_create_paper
+from bot.services.papers.store import aliased_paper, find_paper, get_or_create_paper
 from bot.services.programme import aliases as alias_programme
 from bot.services.programme import website as website_programme
 from bot.services.programme.checks import Problem, ProgrammeInvalid
