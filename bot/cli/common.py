@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import NoReturn
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.settings import Settings, SettingsError, api_addresses, load_settings
 from db.engine import describe_database
@@ -101,12 +102,18 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def server_id(text: str) -> int:
-    """A --guild value: a server id, i.e. a positive whole number (Developer Mode → Copy Server ID)."""
-    value = text.strip()
-    if not (value.isascii() and value.isdigit()) or not 0 < int(value) <= MAX_ID:
-        raise argparse.ArgumentTypeError(f"not a server id: {text[:30]!r} (a positive whole number)")
-    return int(value)
+def _snowflake(what: str) -> Callable[[str], int]:
+    def read(text: str) -> int:
+        value = text.strip()
+        if not (value.isascii() and value.isdigit()) or not 0 < int(value) <= MAX_ID:
+            raise argparse.ArgumentTypeError(f"not a {what} id: {text[:30]!r} (a positive whole number)")
+        return int(value)
+
+    return read
+
+
+server_id = _snowflake("server")  # --guild (Developer Mode → right-click the server → Copy Server ID)
+user_id = _snowflake("user")  # --user (Developer Mode → right-click the member → Copy User ID)
 
 
 def describe_database_error(exc: Exception, url: str) -> str:
@@ -126,3 +133,19 @@ def _without_password(text: str, url: str) -> str:
         if password:
             text = text.replace(str(password), "[password]")
     return text
+
+
+@contextlib.asynccontextmanager
+async def opened_store(settings: Settings, *, upgrade: bool = False) -> AsyncIterator[AsyncEngine]:
+    """The store's engine (upgraded first when asked), its failures as one line, disposed after."""
+    from db.engine import create_engine
+    from db.migrate import upgrade_database
+
+    engine = create_engine(settings.database_url)
+    with database_failures(settings):
+        try:
+            if upgrade:
+                await upgrade_database(engine)
+            yield engine
+        finally:
+            await engine.dispose()

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from typing import Any
 
-from bot.cli.common import command_settings, database_failures, server_id
+from bot.cli.common import command_settings, opened_store, server_id
 
 
 async def _papers_resolve(args: argparse.Namespace) -> int:
@@ -14,8 +14,7 @@ async def _papers_resolve(args: argparse.Namespace) -> int:
     from bot.services.papers.walk import walk
     from bot.sources.clients import SourceClients
     from bot.sources.turns import StoreTurns
-    from db.engine import create_engine, create_session_factory
-    from db.migrate import upgrade_database
+    from db.engine import create_session_factory
 
     settings = command_settings()
 
@@ -25,24 +24,16 @@ async def _papers_resolve(args: argparse.Namespace) -> int:
         except EOFError:
             return None
 
-    engine = create_engine(settings.database_url)
-    factory = create_session_factory(engine)
-    clients = SourceClients.from_settings(settings, turns=StoreTurns(factory))
-    with database_failures(settings):
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    async with opened_store(settings, upgrade=True) as engine:
+        factory = create_session_factory(engine)
+        clients = SourceClients.from_settings(settings, turns=StoreTurns(factory))
         try:
-            await upgrade_database(engine)
-            await walk(
-                factory,
-                clients,
-                args.guild,
-                auto=args.auto,
-                ask=ask,
-                say=lambda line: print(line, flush=True),
-                now=SystemClock().now,
-            )
+            await walk(factory, clients, args.guild, auto=args.auto, ask=ask, say=say, now=SystemClock().now)
         finally:
             await clients.close()
-            await engine.dispose()
     return 0
 
 

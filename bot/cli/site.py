@@ -6,34 +6,30 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from bot.cli.common import CommandFailed, command_settings, database_failures, server_id
+from bot.cli.common import CommandFailed, command_settings, opened_store, server_id
 
 
 async def _site_build(args: argparse.Namespace) -> int:
     from bot.clock import SystemClock
     from bot.errors import NotConfigured
     from bot.services.site.build import build_site
-    from db.engine import create_engine, create_session_factory
+    from db.engine import create_session_factory
 
     settings = command_settings()
-    base_url = args.base_url
-    engine = create_engine(settings.database_url)
-    with database_failures(settings):
+    async with opened_store(settings) as engine:
         try:
             report = await build_site(
                 create_session_factory(engine),
                 args.guild,
                 Path(args.out_dir),
                 now=SystemClock().now(),
-                base_url=base_url,
+                base_url=args.base_url,
                 grace_days=settings.guild_data_grace_days,
             )
         except NotConfigured as exc:
             raise CommandFailed(exc.user_message) from None
         except OSError as exc:
             raise CommandFailed(f"cannot write {args.out_dir} ({exc.strerror or exc})") from None
-        finally:
-            await engine.dispose()
     print(
         f"wrote {report.files} files to {report.out_dir} (site /{report.slug}/: "
         f"{report.sessions} session pages, {report.lists} reading lists)"

@@ -9,23 +9,17 @@ from typing import Any
 
 from sqlalchemy.engine import make_url
 
-from bot.cli.common import CommandFailed, command_settings, database_failures
+from bot.cli.common import CommandFailed, command_settings, opened_store
 from db.engine import describe_database
 
 
 async def _db_upgrade(args: argparse.Namespace) -> int:
-    from db.engine import create_engine
     from db.migrate import upgrade_database
 
-    settings = command_settings()
-    engine = create_engine(settings.database_url)
-    with database_failures(settings):
-        try:
-            before = await _store_revisions(engine)
-            await upgrade_database(engine)
-            after = await _store_revisions(engine)
-        finally:
-            await engine.dispose()
+    async with opened_store(command_settings()) as engine:
+        before = await _store_revisions(engine)
+        await upgrade_database(engine)
+        after = await _store_revisions(engine)
     applied = [script for script in _history() if script.revision in after - before]
     if applied:
         print(f"applied {len(applied)} migration{'s' if len(applied) != 1 else ''}:")
@@ -60,18 +54,13 @@ async def _store_revisions(engine: Any) -> set[str]:
 async def _db_downgrade(args: argparse.Namespace) -> int:
     from alembic.util import CommandError
 
-    from db.engine import create_engine
     from db.migrate import downgrade_database
 
-    settings = command_settings()
-    engine = create_engine(settings.database_url)
-    with database_failures(settings):
+    async with opened_store(command_settings()) as engine:
         try:
             await downgrade_database(engine, args.revision)
         except CommandError as exc:
             raise CommandFailed(f"cannot undo migration {args.revision}: {exc}", code=2) from None
-        finally:
-            await engine.dispose()
     print(f"migration {args.revision} undone")
     return 0
 

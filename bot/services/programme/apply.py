@@ -16,11 +16,10 @@ from bot.services.papers.aliases import aliased_paper
 from bot.services.papers.store import find_paper, get_or_create_paper
 from bot.services.programme import aliases as alias_programme
 from bot.services.programme import website as website_programme
-from bot.services.programme.checks import Problem, ProgrammeInvalid
-from bot.services.programme.document import Programme, ProgrammePaper, ProgrammeSession
+from bot.services.programme.checks import Problem, ProgrammeInvalid, same_day
+from bot.services.programme.document import Programme, ProgrammePaper, ProgrammeSession, stored_settings
 from bot.services.programme.series import SETTINGS as SERIES_SETTINGS
 from bot.services.programme.series import ProgrammeSeries
-from bot.services.programme.times import same_day
 from bot.services.reading.lists import replace_list
 from bot.services.series import store as series_store
 from bot.services.series import weeks
@@ -140,17 +139,7 @@ async def _settings(session: AsyncSession, programme: Programme, now: datetime) 
             changed = True
     except PaperclubError as refused:
         raise _refused(None, "settings.series_horizon_weeks", refused) from None
-    config = await get_config(session, guild_id)
-    current = {
-        "timezone": config.timezone,
-        "display_zones": config.display_zones_text,
-        "reminder_offsets": config.reminder_offsets_text,
-        "suggestion_topics": ";".join(config.suggestion_topics),
-        "announcements_channel_id": config.announcements_channel_id,
-        "suggestions_channel_id": config.suggestions_channel_id,
-        "organizer_role_id": config.organizer_role_id,
-        "ping_role_id": config.ping_role_id,
-    }
+    current = stored_settings(await get_config(session, guild_id))
     changes = {k: v for k, v in given.items() if k not in SERIES_SETTINGS and current.get(k) != v}
     if changes:
         await update_config(session, guild_id, **changes)
