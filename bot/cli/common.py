@@ -78,17 +78,21 @@ def database_failures(settings: Settings) -> Iterator[None]:
     import aiohttp
     import asyncpg
 
+    url = settings.database_url
     try:
         yield
-    except DBAPIError as exc:
-        raise CommandFailed(describe_database_error(exc, settings.database_url)) from None
-    except (asyncpg.PostgresError, asyncpg.InterfaceError) as exc:  # raised unwrapped while connecting
-        raise CommandFailed(describe_database_error(exc, settings.database_url)) from None
+    except (DBAPIError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:  # (asyncpg's: when connecting)
+        cause = exc.orig if isinstance(exc, DBAPIError) else exc
+        reason = " ".join(str(cause).split())[:200] if cause is not None else type(exc).__name__
+        raise CommandFailed(
+            f"cannot use {describe_database(url)} ({_without_password(reason, url)}): check DATABASE_URL and "
+            "that the database is reachable and writable."
+        ) from None
     except aiohttp.ClientError:
         raise  # aiohttp's connection errors are OSErrors too, but they are never the store's
     except OSError as exc:  # asyncpg raises the socket's own error when it cannot connect
-        where = describe_database(settings.database_url)
-        reason = _without_password(f"{type(exc).__name__}: {exc}", settings.database_url)
+        where = describe_database(url)
+        reason = _without_password(f"{type(exc).__name__}: {exc}", url)
         raise CommandFailed(
             f"cannot connect to {where} ({reason}): check DATABASE_URL and that the server is running."
         ) from None
@@ -114,17 +118,6 @@ def _snowflake(what: str) -> Callable[[str], int]:
 
 server_id = _snowflake("server")  # --guild (Developer Mode → right-click the server → Copy Server ID)
 user_id = _snowflake("user")  # --user (Developer Mode → right-click the member → Copy User ID)
-
-
-def describe_database_error(exc: Exception, url: str) -> str:
-    """One line on why the store can't be used: which database (never the password), and the driver's reason."""
-    cause = exc.orig if isinstance(exc, DBAPIError) else exc
-    reason = " ".join(str(cause).split())[:200] if cause is not None else type(exc).__name__
-    reason = _without_password(reason, url)
-    return (
-        f"cannot use {describe_database(url)} ({reason}): check DATABASE_URL and that the database is "
-        "reachable and writable."
-    )
 
 
 def _without_password(text: str, url: str) -> str:

@@ -11,7 +11,7 @@ import yaml
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from bot.cli.programme import export_file, import_file
+from bot.cli.club import export_file, import_file
 from bot.services.programme.document import ProgrammeInvalid
 from bot.services.programme.files import LineLoader, export_text, import_text, parse_document
 from bot.settings import load_settings

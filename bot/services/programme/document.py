@@ -185,60 +185,55 @@ def _session(checker: Checker, node: Any, where: str, line: int | None, zone: st
     def at(key: str) -> int | None:
         return checker.line_of(node, key) or line
 
+    def text(key: str, *, required: bool = False) -> str | None:
+        return checker.text(node.get(key), f"{where}.{key}", at(key), required=required)
+
+    def check(key: str, func: Any, *args: Any) -> Any:
+        return checker.check(at(key), f"{where}.{key}", func, *args)
+
     before = len(checker.problems)
-    title = checker.check(at("title"), f"{where}.title", rules.clean_title, str(node.get("title") or ""))
+    title = check("title", rules.clean_title, str(node.get("title") or ""))
     if title:
         where = f"{where} (“{title[:60]}”)"
     fields: dict[str, Any] = {}
-    zone_text = checker.text(node.get("timezone"), f"{where}.timezone", at("timezone"))
-    session_zone = checker.check(at("timezone"), f"{where}.timezone", rules.check_timezone, zone_text or zone)
+    zone_text = text("timezone")
+    session_zone = check("timezone", rules.check_timezone, zone_text or zone)
     if zone_text is not None and session_zone:
         fields["timezone"] = session_zone
-    starts_text = checker.text(node.get("starts_at"), f"{where}.starts_at", at("starts_at"), required=True)
-    starts_at = None
-    if starts_text and session_zone:
-        start = checker.check(
-            at("starts_at"), f"{where}.starts_at", read_start, starts_text, ZoneInfo(session_zone)
-        )
-        if start is not None:
-            starts_at, fields["date_only"] = start
+    starts_text, starts_at = text("starts_at", required=True), None
+    start = (
+        check("starts_at", read_start, starts_text, ZoneInfo(session_zone))
+        if starts_text and session_zone
+        else None
+    )
+    if start is not None:
+        starts_at, fields["date_only"] = start
     if "duration_minutes" in node:
         minutes = checker.integer(
             node["duration_minutes"], f"{where}.duration_minutes", at("duration_minutes")
         )
         if minutes is not None:
-            fields["duration_minutes"] = checker.check(
-                at("duration_minutes"), f"{where}.duration_minutes", rules.check_duration, minutes
-            )
+            fields["duration_minutes"] = check("duration_minutes", rules.check_duration, minutes)
     if "presenter_id" in node:
         fields["presenter_id"] = checker.integer(
             node["presenter_id"], f"{where}.presenter_id", at("presenter_id")
         )
     for key, (column, clean, *label) in CLEANED.items():
         if key in node:
-            text = checker.text(node[key], f"{where}.{key}", at(key))
-            fields[column] = checker.check(at(key), f"{where}.{key}", clean, text, *label)
-    if "where" in node:
-        place = checker.check(at("where"), f"{where}.where", read_where, node["where"])
-        if place is not None:
-            channel_id, link = place
-            fields["channel_id"], fields["channel_name"] = channel_id, None
-            if link is not None and "signup_url" in node:
-                checker.add(
-                    at("where"), f"{where}.where", "give the link once: in `where` or in `signup_url`"
-                )
-            elif link is not None:
-                fields["signup_url"] = link
-    if "status" in node:
-        status = checker.text(node["status"], f"{where}.status", at("status"), required=True)
-        if status is not None and status.strip().lower() not in STATUSES:
-            checker.add(
-                at("status"),
-                f"{where}.status",
-                f"“{status[:40]}” is not a status; use one of: {', '.join(STATUSES)}",
-            )
-        elif status is not None:
+            fields[column] = check(key, clean, text(key), *label)
+    if "where" in node and (place := check("where", read_where, node["where"])) is not None:
+        channel_id, link = place
+        fields["channel_id"], fields["channel_name"] = channel_id, None
+        if link is not None and "signup_url" in node:
+            checker.add(at("where"), f"{where}.where", "give the link once: in `where` or in `signup_url`")
+        elif link is not None:
+            fields["signup_url"] = link
+    if "status" in node and (status := text("status", required=True)) is not None:
+        if status.strip().lower() in STATUSES:
             fields["status"] = status.strip().lower()
+        else:
+            message = f"“{status[:40]}” is not a status; use one of: {', '.join(STATUSES)}"
+            checker.add(at("status"), f"{where}.status", message)
     papers = None
     against: list[ProgrammePaper] = []
     if "papers" in node:

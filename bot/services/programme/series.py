@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, time
+from datetime import date
 from typing import Any
 
 from sqlalchemy import select
@@ -101,22 +101,16 @@ def _one(checker: Checker, node: Any, where: str, line: int | None, zone: str) -
         return None
     first = dates["first"]
     assert first is not None
-    assert isinstance(start, time)
     assert isinstance(every, int)
     anchor = dates["since"] or first
     rule = Rule(weekday, start, tz_name, every, anchor, dates["until"])
     for key in ("first", "since"):
-        day = dates[key]
-        if day is not None and day.weekday() != weekday:
-            checker.add(
-                at(key),
-                f"{where}.{key}",
-                f"{day.isoformat()} is a {rules.weekday_name(day.weekday())}, not a {rules.weekday_name(weekday)}",
-            )
-    if dates["since"] is not None and dates["since"] < first:
-        checker.add(at("since"), f"{where}.since", "is before first")
-    if rule.until is not None and rule.until < first:
-        checker.add(at("until"), f"{where}.until", "is before first")
+        if (day := dates[key]) is not None and day.weekday() != weekday:
+            named = f"a {rules.weekday_name(day.weekday())}, not a {rules.weekday_name(weekday)}"
+            checker.add(at(key), f"{where}.{key}", f"{day.isoformat()} is {named}")
+    for key in ("since", "until"):
+        if (day := dates[key]) is not None and day < first:
+            checker.add(at(key), f"{where}.{key}", "is before first")
     check("time", rules.check_times, rule, anchor)
     skipped = _skipped(checker, node.get("skipped"), f"{where}.skipped", at("skipped"), rule)
     if len(checker.problems) > before:

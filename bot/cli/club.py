@@ -1,4 +1,5 @@
-"""`paperclub import` and `export`: the club's programme as a YAML or JSON file."""
+"""`paperclub import`, `export`, `papers resolve` and `site build`: the club's programme as a YAML or JSON
+file, its papers resolved in the terminal, its website as static files."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bot.cli.common import command_settings, opened_store, server_id
+from bot.cli.common import CommandFailed, command_settings, opened_store, server_id
 from bot.settings import Settings
 
 MAX_FILE_BYTES = 5_000_000
@@ -159,7 +160,7 @@ async def _export(args: argparse.Namespace) -> int:
     return await export_file(command_settings(), Path(args.file), guild_id=args.guild)
 
 
-def add(sub: Any) -> None:
+def add_files(sub: Any) -> None:
     """`paperclub import` and `paperclub export`."""
     imp = sub.add_parser(
         "import",
@@ -185,3 +186,111 @@ def add(sub: Any) -> None:
         "--guild", type=server_id, default=None, help="server id (default: the one server the store knows)"
     )
     exp.set_defaults(handler=_export)
+
+
+async def _papers_resolve(args: argparse.Namespace) -> int:
+    from bot.clock import SystemClock
+    from bot.services.papers.walk import walk
+    from bot.sources.clients import SourceClients
+    from bot.sources.turns import StoreTurns
+    from db.engine import create_session_factory
+
+    settings = command_settings()
+
+    async def ask(prompt: str) -> str | None:
+        try:
+            return await asyncio.to_thread(input, prompt)
+        except EOFError:
+            return None
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    async with opened_store(settings, upgrade=True) as engine:
+        factory = create_session_factory(engine)
+        clients = SourceClients.from_settings(settings, turns=StoreTurns(factory))
+        try:
+            await walk(factory, clients, args.guild, auto=args.auto, ask=ask, say=say, now=SystemClock().now)
+        finally:
+            await clients.close()
+    return 0
+
+
+# bot.services.papers.resolve's AUTO_MIN and AUTO_NEXT_MAX, written here so --help loads no feature (a test
+# holds them equal)
+AUTO_MIN, AUTO_NEXT_MAX = 0.9, 0.6
+
+
+def add_papers(sub: Any) -> None:
+    """`paperclub papers …`."""
+    papers = sub.add_parser("papers", help="the club's papers", description="The club's papers.")
+    papers_sub = papers.add_subparsers(dest="papers_command", required=True, metavar="PAPERS_COMMAND")
+    resolve = papers_sub.add_parser(
+        "resolve",
+        help="say which paper each title-only name means",
+        description=(
+            "Walk the server's unresolved (title-only) papers: each name's candidates from Semantic Scholar, "
+            "Hugging Face and arXiv (those PAPER_SOURCES turns on) as a numbered list; type a number to pick, "
+            "n for none of these (not asked again), s to skip, q to stop. Every pick is remembered as an "
+            "alias, so the next mention of the name resolves at once."
+        ),
+    )
+    resolve.add_argument("--guild", type=server_id, required=True, help="server id")
+    resolve.add_argument(
+        "--auto",
+        action="store_true",
+        help=(
+            f"ask nothing: take a name's best candidate only when its title similarity is at least "
+            f"{AUTO_MIN} and the next candidate's at most {AUTO_NEXT_MAX} (or there is no other); print "
+            "what was resolved and what was skipped, and why"
+        ),
+    )
+    resolve.set_defaults(handler=_papers_resolve)
+
+
+async def _site_build(args: argparse.Namespace) -> int:
+    from bot.clock import SystemClock
+    from bot.errors import NotConfigured
+    from bot.services.site.build import build_site
+    from db.engine import create_session_factory
+
+    settings = command_settings()
+    async with opened_store(settings) as engine:
+        try:
+            report = await build_site(
+                create_session_factory(engine),
+                args.guild,
+                Path(args.out_dir),
+                now=SystemClock().now(),
+                base_url=args.base_url,
+                grace_days=settings.guild_data_grace_days,
+            )
+        except NotConfigured as exc:
+            raise CommandFailed(exc.user_message) from None
+        except OSError as exc:
+            raise CommandFailed(f"cannot write {args.out_dir} ({exc.strerror or exc})") from None
+    print(
+        f"wrote {report.files} files to {report.out_dir} (site /{report.slug}/: "
+        f"{report.sessions} session pages, {report.lists} reading lists)"
+    )
+    return 0
+
+
+def add_site(sub: Any) -> None:
+    """`paperclub site …`."""
+    site = sub.add_parser("site", help="the club's website", description="The club's public website.")
+    site_sub = site.add_subparsers(dest="site_command", required=True, metavar="SITE_COMMAND")
+    build = site_sub.add_parser(
+        "build",
+        help="write the website as static files",
+        description="Write a server's website (pages, calendar.ics, feed.atom) as static files to OUT_DIR.",
+    )
+    build.add_argument("--guild", type=server_id, required=True, help="server id (its website must be on)")
+    build.add_argument("out_dir", metavar="OUT_DIR", help="folder to write (created if missing)")
+    build.add_argument(
+        "--base-url",
+        default=None,
+        help="the address the folder is served at, e.g. https://club.example.org/paper-club/ (for link "
+        "previews' og:url and the webcal:// link; without it the pages carry no og:url)",
+    )
+    build.set_defaults(handler=_site_build)
