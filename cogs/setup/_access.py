@@ -154,25 +154,19 @@ def held_in_gaps(guild: discord.Guild, channel_ids: Sequence[int]) -> list[Gap]:
     for channel_id in channel_ids:
         channel = guild.get_channel(channel_id)
         if not isinstance(channel, discord.VoiceChannel | discord.StageChannel) or hidden_from_bot(channel):
-            gaps.append(
-                Gap(
-                    f"a session is held in {named(channel_id)}, which the bot cannot see: `/organize session edit channel:`"
-                )
-            )
+            where = f"{named(channel_id)}, which the bot cannot see"
+            gaps.append(Gap(f"a session is held in {where}: `/organize session edit channel:`"))
             continue
-        stage = isinstance(channel, discord.StageChannel)
-        missing = missing_permissions(
-            channel.permissions_for(me), STAGE_EVENT_PERMISSIONS if stage else VOICE_STATUS_PERMISSIONS
-        )
-        if missing:
-            why = (
-                "its sessions' stage events"
-                if stage
-                else "to show the session as the channel's status during the hour"
+        if isinstance(channel, discord.StageChannel):
+            needs, why = STAGE_EVENT_PERMISSIONS, "its sessions' stage events"
+        else:
+            needs, why = (
+                VOICE_STATUS_PERMISSIONS,
+                "to show the session as the channel's status during the hour",
             )
-            gaps.append(
-                Gap(f"grant the bot **{', '.join(missing)}** in {channel.mention} ({why}; {CHANNEL_FIX})")
-            )
+        if missing := missing_permissions(channel.permissions_for(me), needs):
+            fix = f"grant the bot **{', '.join(missing)}** in {channel.mention} ({why}; {CHANNEL_FIX})"
+            gaps.append(Gap(fix))
     return gaps
 
 
@@ -196,6 +190,6 @@ def report(gaps: Sequence[Gap]) -> str:
     """The lines shown under the settings: what to fix, or that nothing is missing."""
     if not gaps:
         return "✅ The bot has every permission the club's settings need."
-    lines = ["⚠️ **The bot is missing permissions:**"]
-    lines += [f"• {_capitalized(gap.fix)}" for gap in gaps]
-    return "\n".join(lines)
+    return "\n".join(
+        ["⚠️ **The bot is missing permissions:**", *(f"• {_capitalized(gap.fix)}" for gap in gaps)]
+    )

@@ -169,45 +169,39 @@ async def dump_programme(session: AsyncSession, guild_id: int) -> dict[str, Any]
         .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
     )
     for row in rows:
+        series, week = weeks_of.get(row.id, (None, None))
         doc: dict[str, Any] = {
             "title": row.title,
             "starts_at": format_start(row.starts_at, row.timezone, date_only=row.date_only),
-        }
-        if row.timezone != config.timezone:
-            doc["timezone"] = row.timezone
-        if row.duration_minutes != 60:
-            doc["duration_minutes"] = row.duration_minutes
-        optional = {
+            "timezone": row.timezone if row.timezone != config.timezone else None,
+            "duration_minutes": row.duration_minutes if row.duration_minutes != 60 else None,
             "presenter": row.presenter_name,
             "presenter_id": row.presenter_id,
             "description": row.description,
             **{key: getattr(row, key) for key in SESSION_URLS},
+            "where": str(row.channel_id) if row.channel_id is not None else None,
+            "status": row.status if row.status != SCHEDULED else None,
+            "series": series,
+            "week": week,
+            "papers": [paper_document(link.paper) for link in row.papers if link.role != AGAINST],
+            "against": [paper_document(link.paper) for link in row.papers if link.role == AGAINST] or None,
         }
-        doc.update({k: v for k, v in optional.items() if v is not None})
-        if row.channel_id is not None:
-            doc["where"] = str(row.channel_id)
-        if row.status != SCHEDULED:
-            doc["status"] = row.status
-        if row.id in weeks_of:
-            doc["series"], doc["week"] = weeks_of[row.id]
-        doc["papers"] = [paper_document(link.paper) for link in row.papers if link.role != AGAINST]
-        if any(link.role == AGAINST for link in row.papers):
-            doc["against"] = [paper_document(link.paper) for link in row.papers if link.role == AGAINST]
-        sessions.append(doc)
+        sessions.append({key: value for key, value in doc.items() if value is not None})
 
-    lists = []
     list_rows = await session.scalars(
         select(ReadingList)
         .where(ReadingList.guild_id == guild_id)
         .options(selectinload(ReadingList.items))
         .order_by(ReadingList.normalized_name)
     )
-    for list_row in list_rows:
-        list_doc: dict[str, Any] = {"name": list_row.name}
-        if list_row.description:
-            list_doc["description"] = list_row.description
-        list_doc["papers"] = [paper_document(item.paper, item.note) for item in list_row.items]
-        lists.append(list_doc)
+    lists = [
+        {
+            "name": list_row.name,
+            **({"description": list_row.description} if list_row.description else {}),
+            "papers": [paper_document(item.paper, item.note) for item in list_row.items],
+        }
+        for list_row in list_rows
+    ]
     aliases = await alias_programme.dump_aliases(session, guild_id)
     website = await website_programme.dump_website(session, guild_id)
     return {
