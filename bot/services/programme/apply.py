@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -16,7 +16,7 @@ from bot.services.papers.aliases import aliased_paper
 from bot.services.papers.store import find_paper, get_or_create_paper
 from bot.services.programme import aliases as alias_programme
 from bot.services.programme import website as website_programme
-from bot.services.programme.checks import Problem, ProgrammeInvalid, same_day
+from bot.services.programme.checks import Problem, ProgrammeInvalid
 from bot.services.programme.document import Programme, ProgrammePaper, ProgrammeSession, stored_settings
 from bot.services.programme.series import SETTINGS as SERIES_SETTINGS
 from bot.services.programme.series import ProgrammeSeries
@@ -186,7 +186,6 @@ async def _find_session(session: AsyncSession, guild_id: int, given: ProgrammeSe
     """The stored session the file's one is: same title and start; for one dated only, the one of that title
     stored at another time of the day (imported before with a time the club never gave)."""
     wanted = normalize_title(given.title)
-    first, last = same_day(given.starts_at) if given.fields.get("date_only") else (None, None)
     query = (
         select(ClubSession).where(ClubSession.guild_id == guild_id).options(selectinload(ClubSession.papers))
     )
@@ -195,8 +194,9 @@ async def _find_session(session: AsyncSession, guild_id: int, given: ProgrammeSe
         for row in await session.scalars(query.where(ClubSession.starts_at == given.starts_at))
         if normalize_title(row.title) == wanted
     ]
-    if exact or first is None:
+    if exact or not given.fields.get("date_only"):
         return exact[0] if exact else None
+    first, last = given.starts_at - timedelta(hours=12), given.starts_at + timedelta(hours=12)
     near = [
         row
         for row in await session.scalars(

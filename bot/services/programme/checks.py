@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -199,8 +199,3 @@ def format_start(dt: datetime, zone: str, *, date_only: bool) -> str:
     if local.second == 0 and local.microsecond == 0 and local.fold == 0:
         return local.strftime("%Y-%m-%d %H:%M")  # read back as fold 0 of two ambiguous wall times
     return local.isoformat()
-
-
-def same_day(start: datetime) -> tuple[datetime, datetime]:
-    """The instants a session dated only at ``start`` may have been stored at before (any time that day)."""
-    return start - timedelta(hours=12), start + timedelta(hours=12)
