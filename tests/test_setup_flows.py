@@ -10,8 +10,7 @@ import pytest
 
 from bot.clock import FakeClock
 from bot.errors import NotConfigured
-from bot.services.setup.actions import Setup
-from bot.services.setup.overview import next_steps, reminders_text, zones_text
+from bot.services.setup.actions import Setup, next_steps, reminders_text, zones_text
 from bot.services.site.actions import Site
 
 GUILD = 7

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from bot.services.config.guild import get_config
 from bot.services.series.store import get_settings
-from bot.services.setup.overview import read_overview
+from bot.services.setup.actions import read_overview
 from bot.services.site.config import get_site
 from db.engine import create_session_factory, one_statement_session_factory
 from db.models import GuildSettings

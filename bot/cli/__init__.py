@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from bot.cli import data, papers, programme, running, site, store
+from bot.cli import club, data, running, store
 from bot.cli.common import CommandFailed, Parser
 from bot.settings import SettingsError
 
@@ -18,10 +18,10 @@ COMMANDS: tuple[Callable[[Any], None], ...] = (
     running.add_run,
     store.add,
     running.add_sync,
-    programme.add,
-    papers.add,
+    club.add_files,
+    club.add_papers,
     running.add_invite_url,
-    site.add,
+    club.add_site,
     data.add,
 )
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import NoReturn
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.settings import Settings, SettingsError, api_addresses, load_settings
 from db.engine import describe_database
@@ -77,17 +78,21 @@ def database_failures(settings: Settings) -> Iterator[None]:
     import aiohttp
     import asyncpg
 
+    url = settings.database_url
     try:
         yield
-    except DBAPIError as exc:
-        raise CommandFailed(describe_database_error(exc, settings.database_url)) from None
-    except (asyncpg.PostgresError, asyncpg.InterfaceError) as exc:  # raised unwrapped while connecting
-        raise CommandFailed(describe_database_error(exc, settings.database_url)) from None
+    except (DBAPIError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:  # (asyncpg's: when connecting)
+        cause = exc.orig if isinstance(exc, DBAPIError) else exc
+        reason = " ".join(str(cause).split())[:200] if cause is not None else type(exc).__name__
+        raise CommandFailed(
+            f"cannot use {describe_database(url)} ({_without_password(reason, url)}): check DATABASE_URL and "
+            "that the database is reachable and writable."
+        ) from None
     except aiohttp.ClientError:
         raise  # aiohttp's connection errors are OSErrors too, but they are never the store's
     except OSError as exc:  # asyncpg raises the socket's own error when it cannot connect
-        where = describe_database(settings.database_url)
-        reason = _without_password(f"{type(exc).__name__}: {exc}", settings.database_url)
+        where = describe_database(url)
+        reason = _without_password(f"{type(exc).__name__}: {exc}", url)
         raise CommandFailed(
             f"cannot connect to {where} ({reason}): check DATABASE_URL and that the server is running."
         ) from None
@@ -101,23 +106,18 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def server_id(text: str) -> int:
-    """A --guild value: a server id, i.e. a positive whole number (Developer Mode → Copy Server ID)."""
-    value = text.strip()
-    if not (value.isascii() and value.isdigit()) or not 0 < int(value) <= MAX_ID:
-        raise argparse.ArgumentTypeError(f"not a server id: {text[:30]!r} (a positive whole number)")
-    return int(value)
+def _snowflake(what: str) -> Callable[[str], int]:
+    def read(text: str) -> int:
+        value = text.strip()
+        if not (value.isascii() and value.isdigit()) or not 0 < int(value) <= MAX_ID:
+            raise argparse.ArgumentTypeError(f"not a {what} id: {text[:30]!r} (a positive whole number)")
+        return int(value)
+
+    return read
 
 
-def describe_database_error(exc: Exception, url: str) -> str:
-    """One line on why the store can't be used: which database (never the password), and the driver's reason."""
-    cause = exc.orig if isinstance(exc, DBAPIError) else exc
-    reason = " ".join(str(cause).split())[:200] if cause is not None else type(exc).__name__
-    reason = _without_password(reason, url)
-    return (
-        f"cannot use {describe_database(url)} ({reason}): check DATABASE_URL and that the database is "
-        "reachable and writable."
-    )
+server_id = _snowflake("server")  # --guild (Developer Mode → right-click the server → Copy Server ID)
+user_id = _snowflake("user")  # --user (Developer Mode → right-click the member → Copy User ID)
 
 
 def _without_password(text: str, url: str) -> str:
@@ -126,3 +126,19 @@ def _without_password(text: str, url: str) -> str:
         if password:
             text = text.replace(str(password), "[password]")
     return text
+
+
+@contextlib.asynccontextmanager
+async def opened_store(settings: Settings, *, upgrade: bool = False) -> AsyncIterator[AsyncEngine]:
+    """The store's engine (upgraded first when asked), its failures as one line, disposed after."""
+    from db.engine import create_engine
+    from db.migrate import upgrade_database
+
+    engine = create_engine(settings.database_url)
+    with database_failures(settings):
+        try:
+            if upgrade:
+                await upgrade_database(engine)
+            yield engine
+        finally:
+            await engine.dispose()

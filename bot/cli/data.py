@@ -7,15 +7,7 @@ import argparse
 import json
 from typing import Any
 
-from bot.cli.common import MAX_ID, CommandFailed, command_settings, database_failures, server_id
-
-
-def user_id(text: str) -> int:
-    """A --user value: a member's user id (Developer Mode → right-click the member → Copy User ID)."""
-    value = text.strip()
-    if not (value.isascii() and value.isdigit()) or not 0 < int(value) <= MAX_ID:
-        raise argparse.ArgumentTypeError(f"not a user id: {text[:30]!r} (a positive whole number)")
-    return int(value)
+from bot.cli.common import CommandFailed, command_settings, opened_store, server_id, user_id
 
 
 def _unknown(guild_id: int) -> CommandFailed:
@@ -31,21 +23,16 @@ def _rows(counted: dict[str, int]) -> str:
 
 async def _delete(args: argparse.Namespace) -> int:
     from bot.services.privacy.servers import delete_server, holdings
-    from db.engine import create_engine, create_session_factory
+    from db.engine import create_session_factory
 
-    settings = command_settings()
-    engine = create_engine(settings.database_url)
-    with database_failures(settings):
-        try:
-            factory = create_session_factory(engine)
-            if args.dry_run:
-                async with factory() as session:
-                    counted = await holdings(session, args.guild)
-            else:
-                async with factory() as session, session.begin():
-                    counted = await delete_server(session, args.guild)
-        finally:
-            await engine.dispose()
+    async with opened_store(command_settings()) as engine:
+        factory = create_session_factory(engine)
+        if args.dry_run:
+            async with factory() as session:
+                counted = await holdings(session, args.guild)
+        else:
+            async with factory() as session, session.begin():
+                counted = await delete_server(session, args.guild)
     if not counted:
         raise _unknown(args.guild)
     if args.dry_run:
@@ -59,19 +46,12 @@ async def _export(args: argparse.Namespace) -> int:
     from bot.clock import SystemClock
     from bot.services.privacy.actions import export_member
     from bot.services.privacy.servers import holdings
-    from db.engine import create_engine, create_session_factory
+    from db.engine import create_session_factory
 
-    settings = command_settings()
-    engine = create_engine(settings.database_url)
-    exported: dict[str, Any] = {}
-    with database_failures(settings):
-        try:
-            async with create_session_factory(engine)() as session:
-                if not await holdings(session, args.guild):
-                    raise _unknown(args.guild)
-                exported = await export_member(session, args.guild, args.user, SystemClock().now())
-        finally:
-            await engine.dispose()
+    async with opened_store(command_settings()) as engine, create_session_factory(engine)() as session:
+        if not await holdings(session, args.guild):
+            raise _unknown(args.guild)
+        exported = await export_member(session, args.guild, args.user, SystemClock().now())
     print(json.dumps(exported, indent=2, ensure_ascii=False))
     return 0
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 from typing import Any
 
 from bot.cli.common import command_settings, discord_failures
@@ -20,21 +21,14 @@ async def _run(args: argparse.Namespace) -> int:
         bot = build_bot(settings, sync_commands="auto")
         await discover_gateway(settings.discord_api_base)
         async with bot:
-            _close_on_signals(bot)
+            # SIGTERM (systemd's stop, a rolling restart) and SIGINT close the bot: sends in flight finish,
+            # job runs are handed back and leases released, so the other processes carry on at once.
+            loop = asyncio.get_running_loop()
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))
             await bot.start(token)
         await bot.close()  # returns when the shutdown a signal began has finished
     return 0
-
-
-def _close_on_signals(bot: Any) -> None:
-    """SIGTERM (systemd's stop, a rolling restart) and SIGINT close the bot: sends in flight finish, job
-    runs are handed back, leases released, so the other processes carry on at once instead of waiting
-    for leases to run out."""
-    import signal
-
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))
 
 
 async def _sync_commands(args: argparse.Namespace) -> int:

@@ -4,29 +4,25 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy.engine import make_url
 
-from bot.cli.common import CommandFailed, command_settings, database_failures
+from bot.cli.common import CommandFailed, command_settings, opened_store
 from db.engine import describe_database
 
 
 async def _db_upgrade(args: argparse.Namespace) -> int:
-    from db.engine import create_engine
     from db.migrate import upgrade_database
 
-    settings = command_settings()
-    engine = create_engine(settings.database_url)
-    with database_failures(settings):
-        try:
-            before = await _store_revisions(engine)
-            await upgrade_database(engine)
-            after = await _store_revisions(engine)
-        finally:
-            await engine.dispose()
-    applied = [script for script in _history() if script.revision in after - before]
+    async with opened_store(command_settings()) as engine:
+        before = await _store_revisions(engine)
+        await upgrade_database(engine)
+        after = await _store_revisions(engine)
+    history = reversed(list(_scripts().walk_revisions()))  # each migration after those it stands on
+    applied = [script for script in history if script.revision in after - before]
     if applied:
         print(f"applied {len(applied)} migration{'s' if len(applied) != 1 else ''}:")
         for script in applied:
@@ -35,43 +31,34 @@ async def _db_upgrade(args: argparse.Namespace) -> int:
     return 0
 
 
-def _history() -> list[Any]:
-    """Every migration, each after those it stands on."""
+def _scripts() -> Any:
     from alembic.script import ScriptDirectory
 
     from db.migrate import alembic_config
 
-    return list(reversed(list(ScriptDirectory.from_config(alembic_config()).walk_revisions())))
+    return ScriptDirectory.from_config(alembic_config())
 
 
 async def _store_revisions(engine: Any) -> set[str]:
     """Every migration the store holds: its recorded heads and all they stand on."""
     from alembic.runtime.migration import MigrationContext
-    from alembic.script import ScriptDirectory
-
-    from db.migrate import alembic_config
 
     async with engine.connect() as conn:
         heads = await conn.run_sync(lambda sync: MigrationContext.configure(sync).get_current_heads())
-    script = ScriptDirectory.from_config(alembic_config())
-    return {found.revision for head in heads for found in script.iterate_revisions(head, "base")}
+    scripts = _scripts()
+    return {found.revision for head in heads for found in scripts.iterate_revisions(head, "base")}
 
 
 async def _db_downgrade(args: argparse.Namespace) -> int:
     from alembic.util import CommandError
 
-    from db.engine import create_engine
     from db.migrate import downgrade_database
 
-    settings = command_settings()
-    engine = create_engine(settings.database_url)
-    with database_failures(settings):
+    async with opened_store(command_settings()) as engine:
         try:
             await downgrade_database(engine, args.revision)
         except CommandError as exc:
             raise CommandFailed(f"cannot undo migration {args.revision}: {exc}", code=2) from None
-        finally:
-            await engine.dispose()
     print(f"migration {args.revision} undone")
     return 0
 
@@ -103,15 +90,8 @@ def backup_sqlite(source: Path, target: Path) -> tuple[Path, Path]:
     partial = target.with_name(f".{target.name}.partial")
     try:
         partial.unlink(missing_ok=True)
-        src = sqlite3.connect(source, timeout=30)
-        try:
-            dst = sqlite3.connect(partial)
-            try:
-                src.backup(dst)
-            finally:
-                dst.close()
-        finally:
-            src.close()
+        with closing(sqlite3.connect(source, timeout=30)) as src, closing(sqlite3.connect(partial)) as dst:
+            src.backup(dst)
         partial.replace(target)
     except (OSError, sqlite3.Error) as exc:
         partial.unlink(missing_ok=True)

@@ -23,44 +23,36 @@ CHANNEL_FIX: Final = "Edit Channel → Permissions"
 SERVER_FIX: Final = "Server Settings → Roles"
 
 
-@dataclass(frozen=True)
-class Need:
-    flag: str  # a discord.Permissions attribute
-    why: str
-
-    @property
-    def name(self) -> str:
-        return PERMISSION_NAMES[self.flag]
-
-
 VIEW = "view_channel"
 SEND = "send_messages"
 # "Denying SEND_MESSAGES implicitly denies MENTION_EVERYONE, SEND_TTS_MESSAGES, ATTACH_FILES, and
 # EMBED_LINKS" (Permissions, "Implicit Permissions"): not worth listing until Send Messages is granted.
 IMPLIED_BY_SEND: Final = frozenset({"embed_links", "attach_files", "mention_everyone"})
+ANNOUNCE, SUGGEST = "/setup announcements", "/setup suggestions"
 
+#: What the bot needs in each channel the settings name (a permission flag, and why).
 ANNOUNCEMENTS: Final = (
-    Need(VIEW, "to see it"),
-    Need(SEND, "for announcements and reminders"),
-    Need("embed_links", "an announcement is an embed"),
-    Need("read_message_history", "a cancellation notice replies to its announcement"),
-    Need("create_public_threads", "each announcement opens a discussion thread"),
-    Need("send_messages_in_threads", "recaps are posted in that thread"),
+    (VIEW, "to see it"),
+    (SEND, "for announcements and reminders"),
+    ("embed_links", "an announcement is an embed"),
+    ("read_message_history", "a cancellation notice replies to its announcement"),
+    ("create_public_threads", "each announcement opens a discussion thread"),
+    ("send_messages_in_threads", "recaps are posted in that thread"),
 )
 SUGGESTIONS_TEXT: Final = (
-    Need(VIEW, "to see it"),
-    Need(SEND, "each suggestion is posted there"),
-    Need("embed_links", "a suggestion is an embed"),
-    Need("send_polls", "for `/organize suggestions poll` run there"),
-    Need("read_message_history", "a poll's result replies to the poll"),
+    (VIEW, "to see it"),
+    (SEND, "each suggestion is posted there"),
+    ("embed_links", "a suggestion is an embed"),
+    ("send_polls", "for `/organize suggestions poll` run there"),
+    ("read_message_history", "a poll's result replies to the poll"),
 )
 SUGGESTIONS_FORUM: Final = (
-    Need(VIEW, "to see it"),
-    Need(SEND, "each suggestion opens a forum post"),
-    Need("embed_links", "a suggestion is an embed"),
-    Need("send_messages_in_threads", "updates are posted in each suggestion's post"),
+    (VIEW, "to see it"),
+    (SEND, "each suggestion opens a forum post"),
+    ("embed_links", "a suggestion is an embed"),
+    ("send_messages_in_threads", "updates are posted in each suggestion's post"),
 )
-SERVER: Final = (Need("create_events", "each session gets a Discord event"),)
+SERVER: Final = (("create_events", "each session gets a Discord event"),)
 
 
 @dataclass(frozen=True)
@@ -71,14 +63,14 @@ class Gap:
     blocking: bool = False  # the bot cannot post in that channel at all
 
 
-def needs_of(channel: discord.abc.GuildChannel) -> Sequence[Need]:
+def _needs(channel: discord.abc.GuildChannel, command: str) -> Sequence[tuple[str, str]]:
+    if command == ANNOUNCE:
+        return ANNOUNCEMENTS
     return SUGGESTIONS_FORUM if isinstance(channel, discord.ForumChannel) else SUGGESTIONS_TEXT
 
 
-def channel_gaps(
-    channel: discord.abc.GuildChannel, me: discord.Member, needs: Sequence[Need], command: str
-) -> list[Gap]:
-    """What the bot lacks in ``channel`` of ``needs`` (``command`` sets it). A channel hidden from the bot is
+def channel_gaps(channel: discord.abc.GuildChannel, me: discord.Member, command: str) -> list[Gap]:
+    """What the bot lacks in ``channel`` for the setting ``command`` sets. A channel hidden from the bot is
     one gap, named by its id; without Send Messages the flags it implies are left out."""
     if hidden_from_bot(channel):
         return [
@@ -89,64 +81,42 @@ def channel_gaps(
             )
         ]
     have = channel.permissions_for(me)
-    lacking = [need for need in needs if not getattr(have, need.flag)]
-    flags = {need.flag for need in lacking}
+    lacking = [(flag, why) for flag, why in _needs(channel, command) if not getattr(have, flag)]
+    flags = {flag for flag, _ in lacking}
     if VIEW in flags:
-        lacking = [need for need in lacking if need.flag == VIEW]
+        lacking = [need for need in lacking if need[0] == VIEW]
     elif SEND in flags:
-        lacking = [need for need in lacking if need.flag not in IMPLIED_BY_SEND]
+        lacking = [need for need in lacking if need[0] not in IMPLIED_BY_SEND]
     return [
         Gap(
-            f"grant the bot **{need.name}** in {channel.mention} ({need.why}; {CHANNEL_FIX})",
-            blocking=need.flag in (VIEW, SEND),
+            f"grant the bot **{PERMISSION_NAMES[flag]}** in {channel.mention} ({why}; {CHANNEL_FIX})",
+            blocking=flag in (VIEW, SEND),
         )
-        for need in lacking
+        for flag, why in lacking
     ]
 
 
-@dataclass(frozen=True)
-class Checked:
-    """A channel being set, the needs of its use, and the command that sets it."""
-
-    channel: discord.abc.GuildChannel
-    needs: Sequence[Need]
-    command: str
-
-
-def refusal_for(guild: discord.Guild, checked: Checked) -> str | None:
+def refusal_for(guild: discord.Guild, channel: discord.abc.GuildChannel, command: str) -> str | None:
     """The reply refusing to save a channel the bot cannot post in, or None."""
     if guild.me is None:
         return None  # cannot judge: saved, and /setup show checks again
-    if hidden_from_bot(checked.channel):
+    if hidden_from_bot(channel):
         return (
-            f"Not saved: I can't see {named(checked.channel.id)}. Discord hides it from the bot, so "
+            f"Not saved: I can't see {named(channel.id)}. Discord hides it from the bot, so "
             "nothing could be posted there.\n"
-            f"• {_capitalized(SEE_FIX)}, then run `{checked.command}` again; or pick another channel."
+            f"• {_capitalized(SEE_FIX)}, then run `{command}` again; or pick another channel."
         )
-    gaps = channel_gaps(checked.channel, guild.me, checked.needs, checked.command)
-    blocking = [gap for gap in gaps if gap.blocking]
+    blocking = [gap for gap in channel_gaps(channel, guild.me, command) if gap.blocking]
     if not blocking:
         return None
-    lines = [f"Not saved: I can't post in {checked.channel.mention}."]
+    lines = [f"Not saved: I can't post in {channel.mention}."]
     lines += [f"• {_capitalized(gap.fix)}" for gap in blocking]
-    lines.append(f"Then run `{checked.command}` again.")
+    lines.append(f"Then run `{command}` again.")
     return "\n".join(lines)
 
 
 def _capitalized(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def _configured(
-    guild: discord.Guild, channel_id: int | None, command: str
-) -> tuple[discord.abc.GuildChannel | None, list[Gap]]:
-    """The configured channel, or the gap saying it is gone."""
-    if channel_id is None:
-        return None, []
-    channel = guild.get_channel(channel_id)
-    if channel is None:
-        return None, [Gap(f"<#{channel_id}> is gone: run `{command}` with another channel", blocking=True)]
-    return channel, []
 
 
 def guild_gaps(guild: discord.Guild, config: GuildConfig) -> list[Gap]:
@@ -156,20 +126,21 @@ def guild_gaps(guild: discord.Guild, config: GuildConfig) -> list[Gap]:
         return [Gap("I could not check my permissions (my member is not known yet); try again shortly")]
     server = me.guild_permissions
     gaps = [
-        Gap(f"grant the bot **{need.name}** in the server ({need.why}; {SERVER_FIX})")
-        for need in SERVER
-        if not getattr(server, need.flag)
+        Gap(f"grant the bot **{PERMISSION_NAMES[flag]}** in the server ({why}; {SERVER_FIX})")
+        for flag, why in SERVER
+        if not getattr(server, flag)
     ]
-    announcements, gone = _configured(guild, config.announcements_channel_id, "/setup announcements")
-    gaps += gone
-    if announcements is not None:
-        gaps += channel_gaps(announcements, me, ANNOUNCEMENTS, "/setup announcements")
-        if not hidden_from_bot(announcements):
-            gaps += _ping_role_gaps(guild, config, announcements, me)
-    suggestions, gone = _configured(guild, config.suggestions_channel_id, "/setup suggestions")
-    gaps += gone
-    if suggestions is not None:
-        gaps += channel_gaps(suggestions, me, needs_of(suggestions), "/setup suggestions")
+    for channel_id, command in (
+        (config.announcements_channel_id, ANNOUNCE),
+        (config.suggestions_channel_id, SUGGEST),
+    ):
+        channel = guild.get_channel(channel_id) if channel_id is not None else None
+        if channel_id is not None and channel is None:
+            gaps.append(Gap(f"<#{channel_id}> is gone: run `{command}` with another channel", blocking=True))
+        elif channel is not None:
+            gaps += channel_gaps(channel, me, command)
+            if command == ANNOUNCE and not hidden_from_bot(channel):
+                gaps += _ping_role_gaps(guild, config, channel, me)
     return gaps
 
 
@@ -183,25 +154,19 @@ def held_in_gaps(guild: discord.Guild, channel_ids: Sequence[int]) -> list[Gap]:
     for channel_id in channel_ids:
         channel = guild.get_channel(channel_id)
         if not isinstance(channel, discord.VoiceChannel | discord.StageChannel) or hidden_from_bot(channel):
-            gaps.append(
-                Gap(
-                    f"a session is held in {named(channel_id)}, which the bot cannot see: `/organize session edit channel:`"
-                )
-            )
+            where = f"{named(channel_id)}, which the bot cannot see"
+            gaps.append(Gap(f"a session is held in {where}: `/organize session edit channel:`"))
             continue
-        stage = isinstance(channel, discord.StageChannel)
-        missing = missing_permissions(
-            channel.permissions_for(me), STAGE_EVENT_PERMISSIONS if stage else VOICE_STATUS_PERMISSIONS
-        )
-        if missing:
-            why = (
-                "its sessions' stage events"
-                if stage
-                else "to show the session as the channel's status during the hour"
+        if isinstance(channel, discord.StageChannel):
+            needs, why = STAGE_EVENT_PERMISSIONS, "its sessions' stage events"
+        else:
+            needs, why = (
+                VOICE_STATUS_PERMISSIONS,
+                "to show the session as the channel's status during the hour",
             )
-            gaps.append(
-                Gap(f"grant the bot **{', '.join(missing)}** in {channel.mention} ({why}; {CHANNEL_FIX})")
-            )
+        if missing := missing_permissions(channel.permissions_for(me), needs):
+            fix = f"grant the bot **{', '.join(missing)}** in {channel.mention} ({why}; {CHANNEL_FIX})"
+            gaps.append(Gap(fix))
     return gaps
 
 
@@ -225,6 +190,6 @@ def report(gaps: Sequence[Gap]) -> str:
     """The lines shown under the settings: what to fix, or that nothing is missing."""
     if not gaps:
         return "✅ The bot has every permission the club's settings need."
-    lines = ["⚠️ **The bot is missing permissions:**"]
-    lines += [f"• {_capitalized(gap.fix)}" for gap in gaps]
-    return "\n".join(lines)
+    return "\n".join(
+        ["⚠️ **The bot is missing permissions:**", *(f"• {_capitalized(gap.fix)}" for gap in gaps)]
+    )

@@ -6,21 +6,28 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot import timeutil
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
 from bot.layouts import Card, escape, lines
 from bot.permissions import IN_SERVER_ONLY, ensure_organizer, manager_only, require_guild_id
 from bot.replies import cut, send_ephemeral
-from bot.services.config.guild import GuildConfig
-from bot.services.setup.actions import Setup
-from bot.services.setup.overview import next_steps, reminders_text, zones_text
+from bot.services.config.guild import MAX_OFFSETS_TEXT, MAX_TOPICS_TEXT, MAX_ZONES_TEXT, GuildConfig
+from bot.services.setup.actions import Setup, next_steps, reminders_text, zones_text
+from bot.services.site.config import MAX_ABOUT, MAX_SLUG
 from bot.transformers import timezone_autocomplete
 from cogs.series import settings as series_settings
 from cogs.setup import _access as access
-from cogs.setup._options import AboutText, Offsets, Slug, Topics, Zone, Zones
 from cogs.site import settings as site_settings
 
 SAVED = "Saved."
+# Each text option takes what its setting keeps (the services' limits).
+Zone = app_commands.Range[str, 1, timeutil.MAX_ZONE_TEXT]
+Zones = app_commands.Range[str, 1, MAX_ZONES_TEXT]
+Offsets = app_commands.Range[str, 1, MAX_OFFSETS_TEXT]
+Topics = app_commands.Range[str, 1, MAX_TOPICS_TEXT]
+Slug = app_commands.Range[str, 1, MAX_SLUG]
+AboutText = app_commands.Range[str, 1, MAX_ABOUT]
 
 
 def _mention(kind: str, value: int | None) -> str:
@@ -85,13 +92,17 @@ class SetupCog(
         super().__init__()
 
     async def _change(
-        self, interaction: Interaction, *, channel: access.Checked | None = None, **changes: object
+        self,
+        interaction: Interaction,
+        *,
+        channel: tuple[discord.abc.GuildChannel, str] | None = None,
+        **changes: object,
     ) -> None:
         """Save the changes and answer with the settings and what the bot lacks for them. A channel the
         bot cannot post in is refused (nothing saved), with the permission to grant."""
         guild = _guild(interaction)
         if channel is not None:
-            refusal = access.refusal_for(guild, channel)
+            refusal = access.refusal_for(guild, *channel)
             if refusal is not None:
                 raise BadInput(refusal)
         config = await self.setup.change(guild.id, **changes)
@@ -121,7 +132,7 @@ class SetupCog(
     async def announcements(self, interaction: Interaction, channel: discord.TextChannel) -> None:
         await self._change(
             interaction,
-            channel=access.Checked(channel, access.ANNOUNCEMENTS, "/setup announcements"),
+            channel=(channel, access.ANNOUNCE),
             announcements_channel_id=channel.id,
         )
 
@@ -135,7 +146,7 @@ class SetupCog(
     ) -> None:
         await self._change(
             interaction,
-            channel=access.Checked(channel, access.needs_of(channel), "/setup suggestions"),
+            channel=(channel, access.SUGGEST),
             suggestions_channel_id=channel.id,
         )
 

@@ -11,15 +11,9 @@ import yaml
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
+from bot.cli.club import export_file, import_file
 from bot.services.programme.document import ProgrammeInvalid
-from bot.services.programme.files import (
-    LineLoader,
-    export_file,
-    export_text,
-    import_file,
-    import_text,
-    parse_document,
-)
+from bot.services.programme.files import LineLoader, export_text, import_text, parse_document
 from bot.settings import load_settings
 from db.models import ClubSession, Paper
 from db.models.reading import ReadingList, ReadingListItem

@@ -271,7 +271,7 @@ def test_database_is_described_without_its_password(tmp_path) -> None:
 
 def test_papers_resolve_help_states_the_auto_thresholds_resolve_uses() -> None:
     """--help loads no feature, so the CLI writes the thresholds itself; they must be resolve's."""
-    from bot.cli import papers as cli
+    from bot.cli import club as cli
     from bot.services.papers import resolve
 
     assert (cli.AUTO_MIN, cli.AUTO_NEXT_MAX) == (resolve.AUTO_MIN, resolve.AUTO_NEXT_MAX)

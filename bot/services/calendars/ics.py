@@ -37,12 +37,6 @@ PaperPage = Callable[[int], str | None]
 """A paper's page on the club's site by paper id (None: no page), given when the site is on."""
 
 
-def paper_page_of(info: SessionInfo, paper_page: PaperPage | None) -> str | None:
-    """The page of the session's one main paper, when it has exactly one and the site gives pages."""
-    main = info.main_papers
-    return paper_page(main[0].id) if paper_page is not None and len(main) == 1 else None
-
-
 def _description(info: SessionInfo, page: str | None = None) -> str:
     lines: list[str] = []
     if info.presenter_name:
@@ -78,13 +72,10 @@ def _vevent(
     recurrence_id: datetime | None = None,
     paper_page: PaperPage | None = None,
 ) -> Event:
-    """The session's VEVENT. Typed text goes in as typed, and icalendar escapes it; two things it writes
-    otherwise than typed: a backslash before ``N`` (``C:\\New``) becomes a line break (icalendar's own
-    input form for one), and a leading U+FEFF is dropped.
-
-    URL may occur once in a VEVENT (RFC 5545 3.6.1, 3.8.4.6): the sign-up page when there is one, else
-    the page of the session's one main paper; that page is also named in DESCRIPTION."""
-    page = paper_page_of(info, paper_page)
+    """The session's VEVENT; its one URL (RFC 5545 3.8.4.6) the sign-up page, else its one main paper's page.
+    icalendar writes typed text as typed but for ``\\N`` (a line break) and a leading U+FEFF (dropped)."""
+    main = info.main_papers
+    page = paper_page(main[0].id) if paper_page is not None and len(main) == 1 else None
     event = Event()
     event.add("summary", info.title)
     event.add("dtstart", start)
@@ -112,15 +103,8 @@ def session_event(info: SessionInfo, *, now: datetime, paper_page: PaperPage | N
     if info.date_only:  # RFC 5545 3.6.1: a date-valued DTSTART; DTEND the day after (exclusive)
         start = info.starts_at.astimezone(ZoneInfo(info.timezone)).date()
         end = start + timedelta(days=1)
-    return _vevent(
-        info,
-        now,
-        uid=session_uid(info),
-        start=start,
-        end=end,
-        sequence=info.sequence,
-        paper_page=paper_page,
-    )
+    uid = session_uid(info)
+    return _vevent(info, now, uid=uid, start=start, end=end, sequence=info.sequence, paper_page=paper_page)
 
 
 @dataclass(frozen=True)
@@ -129,11 +113,6 @@ class SeriesCalendar:
 
     info: SeriesInfo
     weeks: tuple[WeekInfo, ...] = ()
-
-    @property
-    def covered(self) -> set[int]:
-        """The sessions this series' VEVENTs stand for (not written again as one-offs)."""
-        return {week.session.id for week in self.weeks if week.session is not None}
 
 
 def series_uid(info: SeriesInfo) -> str:
@@ -148,11 +127,8 @@ def _local(when: datetime | date, at: time | None, zone: ZoneInfo) -> datetime:
     return datetime.combine(when, at, tzinfo=zone)
 
 
-def _differs(week: WeekInfo, info: SeriesInfo) -> bool:
+def _differs(week: WeekInfo, club: SessionInfo, info: SeriesInfo) -> bool:
     """Whether the week needs its own VEVENT: moved, or its own title, presenter, papers, length or text."""
-    club = week.session
-    if club is None:
-        return False
     return (
         week.is_moved
         or club.title != info.name
@@ -163,8 +139,8 @@ def _differs(week: WeekInfo, info: SeriesInfo) -> bool:
     )
 
 
-def series_master(calendar: SeriesCalendar, *, now: datetime) -> Event:
-    """The series' repeating VEVENT (RRULE, EXDATE), built with icalendar (one per series)."""
+def series_events(calendar: SeriesCalendar, *, now: datetime) -> list[Event]:
+    """The series' VEVENT (RRULE, EXDATE) and one overriding VEVENT per week that differs from it."""
     info, rule = calendar.info, calendar.info.rule
     zone = rule.tz
     start = _local(rule.anchor, rule.start, zone)
@@ -192,27 +168,19 @@ def series_master(calendar: SeriesCalendar, *, now: datetime) -> Event:
     master.add("location", info.signup_url or "Video call")
     if info.signup_url:
         master.add("url", info.signup_url)
-    lines = [
-        line
-        for line in (info.description, f"Sign up: {info.signup_url}" if info.signup_url else None)
-        if line
-    ]
-    if lines:
+    signup = f"Sign up: {info.signup_url}" if info.signup_url else None
+    if lines := [line for line in (info.description, signup) if line]:
         master.add("description", "\n\n".join(lines))
-    return master
-
-
-def series_events(calendar: SeriesCalendar, *, now: datetime) -> list[Event]:
-    """The series' VEVENT (RRULE, EXDATE) and one overriding VEVENT per week that differs from it."""
-    info, rule = calendar.info, calendar.info.rule
-    zone = rule.tz
-    events = [series_master(calendar, now=now)]
+    events = [master]
     for week in calendar.weeks:
-        if not week.is_scheduled or week.session is None or not rule.meets_on(week.week_date):
-            continue
-        if not _differs(week, info):
-            continue
         club = week.session
+        if (
+            club is None
+            or not week.is_scheduled
+            or not rule.meets_on(week.week_date)
+            or not _differs(week, club, info)
+        ):
+            continue
         events.append(
             _vevent(
                 club,
@@ -263,7 +231,7 @@ def calendar_bytes(
     calendar.add("method", "PUBLISH")
     # Written as given (icalendar types it unknown, unescaped), and it refuses a line break: one line.
     calendar.add("x-wr-calname", name.replace("\r\n", " ").replace("\r", " ").replace("\n", " "))
-    covered = set().union(*(item.covered for item in series)) if series else set()
+    covered = {week.session.id for item in series for week in item.weeks if week.session is not None}
     for zone in _timezones(series):
         calendar.add_component(zone)
     for item in series:

@@ -78,16 +78,8 @@ async def get_config(session: AsyncSession, guild_id: int) -> GuildConfig:
     return config_from_row(await session.get(GuildSettings, guild_id), guild_id)
 
 
-SETTABLE = {
-    "announcements_channel_id",
-    "suggestions_channel_id",
-    "organizer_role_id",
-    "ping_role_id",
-    "timezone",
-    "display_zones",
-    "reminder_offsets",
-    "suggestion_topics",
-}
+SETTABLE = {"announcements_channel_id", "suggestions_channel_id", "organizer_role_id", "ping_role_id"}
+SETTABLE |= {"timezone", "display_zones", "reminder_offsets", "suggestion_topics"}
 
 
 def normalize_change(name: str, value: object) -> object:
@@ -117,13 +109,7 @@ async def update_config(session: AsyncSession, guild_id: int, **changes: object)
     clean = {name: normalize_change(name, value) for name, value in changes.items()}
     row = await session.get(GuildSettings, guild_id)
     if row is None:
-        row = GuildSettings(
-            guild_id=guild_id,
-            timezone=DEFAULT_TIMEZONE,
-            display_zones=DEFAULT_DISPLAY_ZONES,
-            reminder_offsets=DEFAULT_REMINDER_OFFSETS,
-            suggestion_topics=DEFAULT_SUGGESTION_TOPICS,
-        )
+        row = GuildSettings(guild_id=guild_id)  # the columns' defaults, filled in by the flush
         session.add(row)
     for name, value in clean.items():
         setattr(row, name, value)

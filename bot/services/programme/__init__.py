@@ -1,2 +1,2 @@
 """The programme file of `paperclub import/export`: checked (`document`), applied through each feature's
-service (`apply`), read back (`export`), as YAML or JSON (`files`)."""
+service (`apply`), as YAML or JSON and read back (`files`)."""

@@ -12,7 +12,7 @@ from bot.errors import BadInput
 from bot.papers import PaperRef, parse_paper_ref
 from bot.services.papers.resolve import Choice
 from bot.services.papers.store import choose, list_aliases, normalize_name
-from bot.services.programme.checks import Checker, item_lines
+from bot.services.programme.checks import Checker
 from db.models import Paper
 from db.models.papers import ALIAS_NAME_MAX
 
@@ -54,22 +54,16 @@ def _name(text: str) -> str:
 
 def check_aliases(checker: Checker, nodes: Any, line: int | None) -> list[ProgrammeAlias]:
     """The file's ``aliases:`` list, each entry checked (problems go to ``checker``, the document's)."""
-    out: list[ProgrammeAlias] = []
+    out: dict[str, ProgrammeAlias] = {}
     seen: dict[str, int] = {}
-    items = checker.sequence(nodes, "aliases", line)
-    for index, (node, item_line) in enumerate(zip(items, item_lines(items), strict=True)):
-        where = f"aliases[{index + 1}]"
-        at = checker.line_of(node) or item_line or line
+    for index, where, node, at in checker.items(nodes, "aliases", line):
         parsed = _one(checker, node, where, at)
-        if parsed is None:
-            continue
-        key = normalize_name(parsed.name)
-        if key in seen:
+        key = normalize_name(parsed.name) if parsed is not None else ""
+        if parsed is not None and key in seen:
             checker.add(at, where, f"the same name as aliases[{seen[key]}]")
-            continue
-        seen[key] = index + 1
-        out.append(parsed)
-    return out
+        elif parsed is not None:
+            seen[key], out[key] = index, parsed
+    return list(out.values())
 
 
 def _one(checker: Checker, node: Any, where: str, line: int | None) -> ProgrammeAlias | None:
@@ -77,12 +71,8 @@ def _one(checker: Checker, node: Any, where: str, line: int | None) -> Programme
     if node is None:
         return None
     before = len(checker.problems)
-    name = checker.check(
-        line,
-        f"{where}.name",
-        _name,
-        checker.text(node.get("name"), f"{where}.name", line, required=True) or "",
-    )
+    name_text = checker.text(node.get("name"), f"{where}.name", line, required=True) or ""
+    name = checker.check(line, f"{where}.name", _name, name_text)
     paper = checker.text(node.get("paper"), f"{where}.paper", line)
     title = checker.text(node.get("title"), f"{where}.title", line)
     authors = checker.text(node.get("authors"), f"{where}.authors", line)
@@ -98,9 +88,7 @@ def _one(checker: Checker, node: Any, where: str, line: int | None) -> Programme
         if none or not (paper or title)
         else checker.check(line, f"{where}.paper", parse_paper_ref, paper or title)
     )
-    chosen_by = None
-    if node.get("chosen_by") is not None:
-        chosen_by = checker.integer(node.get("chosen_by"), f"{where}.chosen_by", line)
+    chosen_by = checker.integer(node.get("chosen_by"), f"{where}.chosen_by", line)
     chosen_at = None
     if node.get("chosen_at") is not None:
         chosen_at = checker.check(line, f"{where}.chosen_at", _when, node.get("chosen_at"))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -16,10 +16,9 @@ from bot.services.papers.store import aliased_paper, find_paper, get_or_create_p
 from bot.services.programme import aliases as alias_programme
 from bot.services.programme import website as website_programme
 from bot.services.programme.checks import Problem, ProgrammeInvalid
-from bot.services.programme.document import Programme, ProgrammePaper, ProgrammeSession
+from bot.services.programme.document import Programme, ProgrammePaper, ProgrammeSession, stored_settings
 from bot.services.programme.series import SETTINGS as SERIES_SETTINGS
 from bot.services.programme.series import ProgrammeSeries
-from bot.services.programme.times import same_day
 from bot.services.reading.lists import replace_list
 from bot.services.series import store as series_store
 from bot.services.series import weeks
@@ -139,17 +138,7 @@ async def _settings(session: AsyncSession, programme: Programme, now: datetime) 
             changed = True
     except PaperclubError as refused:
         raise _refused(None, "settings.series_horizon_weeks", refused) from None
-    config = await get_config(session, guild_id)
-    current = {
-        "timezone": config.timezone,
-        "display_zones": config.display_zones_text,
-        "reminder_offsets": config.reminder_offsets_text,
-        "suggestion_topics": ";".join(config.suggestion_topics),
-        "announcements_channel_id": config.announcements_channel_id,
-        "suggestions_channel_id": config.suggestions_channel_id,
-        "organizer_role_id": config.organizer_role_id,
-        "ping_role_id": config.ping_role_id,
-    }
+    current = stored_settings(await get_config(session, guild_id))
     changes = {k: v for k, v in given.items() if k not in SERIES_SETTINGS and current.get(k) != v}
     if changes:
         await update_config(session, guild_id, **changes)
@@ -196,7 +185,6 @@ async def _find_session(session: AsyncSession, guild_id: int, given: ProgrammeSe
     """The stored session the file's one is: same title and start; for one dated only, the one of that title
     stored at another time of the day (imported before with a time the club never gave)."""
     wanted = normalize_title(given.title)
-    first, last = same_day(given.starts_at) if given.fields.get("date_only") else (None, None)
     query = (
         select(ClubSession).where(ClubSession.guild_id == guild_id).options(selectinload(ClubSession.papers))
     )
@@ -205,8 +193,9 @@ async def _find_session(session: AsyncSession, guild_id: int, given: ProgrammeSe
         for row in await session.scalars(query.where(ClubSession.starts_at == given.starts_at))
         if normalize_title(row.title) == wanted
     ]
-    if exact or first is None:
+    if exact or not given.fields.get("date_only"):
         return exact[0] if exact else None
+    first, last = given.starts_at - timedelta(hours=12), given.starts_at + timedelta(hours=12)
     near = [
         row
         for row in await session.scalars(

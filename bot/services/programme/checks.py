@@ -1,11 +1,16 @@
-"""Checking a programme file's values: the problems found (each with its line) and the checker that
-collects them, shared by the document and its sections (series, aliases). Pure, no store."""
+"""Checking a programme file's values: the problems (each with its line), the checker that collects them,
+and the file's times. Pure, no store."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
 from typing import Any
+from zoneinfo import ZoneInfo
 
+from bot import timeutil
 from bot.errors import BadInput
 from bot.ids import MAX_BIGINT
 from bot.services.sessions import rules as session_rules
@@ -13,6 +18,9 @@ from bot.services.sessions import rules as session_rules
 LINE_KEY = "__line__"
 LINES_KEY = "__lines__"
 """Set by the loader on every mapping: its own line, and the line of each key's value."""
+WALL_TIME_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S")
+#: A session dated only is placed at midday in its zone, so its date is the same in the pages' zones.
+DATED_ONLY_AT = time(12, 0)
 
 
 @dataclass(frozen=True)
@@ -68,14 +76,16 @@ class Checker:
                 )
         return node
 
-    def sequence(self, node: Any, where: str, line: int | None) -> list[Any]:
-        """``node`` if it is a list (nothing: empty), else an empty list and a problem."""
+    def items(self, node: Any, where: str, line: int | None) -> Iterator[tuple[int, str, Any, int | None]]:
+        """Each item of the list ``node`` (nothing: none): its number, its place, itself and its line."""
         if node is None:
-            return []
+            return
         if not isinstance(node, list):
             self.add(line, where, f"expected a list, found {type(node).__name__}")
-            return []
-        return node
+            return
+        lines = getattr(node, "lines", None) or [None] * len(node)
+        for index, (item, item_line) in enumerate(zip(node, lines, strict=True), start=1):
+            yield index, f"{where}[{index}]", item, self.line_of(item) or item_line or line
 
     def text(self, value: Any, where: str, line: int | None, *, required: bool = False) -> str | None:
         """``value`` as text; None for nothing (a problem when ``required``) or a non-text (a problem)."""
@@ -91,8 +101,7 @@ class Checker:
     def integer(
         self, value: Any, where: str, line: int | None, *, low: int = 1, high: int = MAX_BIGINT
     ) -> int | None:
-        """A whole number in ``low``…``high`` (default: what a BIGINT column holds, as ids do). ASCII
-        digits only: '²'.isdigit() is true but int('²') raises."""
+        """A whole number in ``low``…``high`` (default: what a BIGINT id column holds); ASCII digits only."""
         if value is None:
             return None
         text = str(value).strip()
@@ -119,9 +128,7 @@ class Checker:
 
 
 def read_where(value: Any) -> tuple[int | None, str | None]:
-    """A session's or series' ``where:``: a voice or stage channel's id (a number, or ``<#id>``) or a link;
-    (channel id, None) or (None, the link). BadInput otherwise. Whether the channel is one of the server's
-    voice or stage channels the bot can see is checked when its event is made."""
+    """A ``where:``: (a voice or stage channel's id, None) or (None, a link); BadInput otherwise."""
     text = str(value).strip() if isinstance(value, int | str) and not isinstance(value, bool) else ""
     if text.startswith("<#") and text.endswith(">"):
         text = text[2:-1]
@@ -132,7 +139,63 @@ def read_where(value: Any) -> tuple[int | None, str | None]:
     raise BadInput("give a voice or stage channel's id (e.g. 1188000000000000000) or an https:// link")
 
 
-def item_lines(node: Any) -> list[int | None]:
-    """The line numbers of a YAML list's items (None for each when unknown)."""
-    lines = getattr(node, "lines", None)
-    return list(lines) if lines else [None] * len(node or [])
+def iso_date(text: str) -> date:
+    """A date like 2026-12-24."""
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise BadInput(f"“{text.strip()[:20]}” is not a date like 2026-12-24") from None
+
+
+def _in_window(day: date) -> None:
+    now = timeutil.utcnow()
+    first, last = timeutil.date_window(now)  # as for times typed in Discord
+    if not first <= day <= last:
+        raise timeutil.out_of_range(now)
+
+
+def read_start(text: str, zone: ZoneInfo) -> tuple[datetime, bool]:
+    """A session's start as aware UTC, and whether it is a past session's date alone (placed at midday)."""
+    cleaned = text.strip()
+    try:
+        parsed = datetime.fromisoformat(cleaned)
+    except ValueError:
+        parsed = None
+    if parsed is not None and parsed.tzinfo is not None:
+        _in_window(parsed.date())
+        return parsed.astimezone(UTC), False
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}", cleaned):
+        try:
+            day = date.fromisoformat(cleaned)
+        except ValueError:
+            raise BadInput(f"“{cleaned}” is not a date; write it like 2026-10-16") from None
+        _in_window(day)
+        if day >= timeutil.utcnow().astimezone(zone).date():
+            raise BadInput(
+                f"{cleaned} is today or to come: give its time too, like {cleaned} 09:30 (a session to come "
+                "gets a Discord event and reminders; only past sessions may be dated without a time)"
+            )
+        return timeutil.wall_to_utc(day, DATED_ONLY_AT, zone), True
+    for fmt in WALL_TIME_FORMATS:
+        try:
+            naive = datetime.strptime(cleaned, fmt)  # noqa: DTZ007 (a wall time, zoned just below)
+        except ValueError:
+            continue
+        _in_window(naive.date())
+        local = naive.replace(tzinfo=zone)
+        if local.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != naive:
+            raise BadInput(f"{cleaned} does not exist in {zone.key} (the clocks skip it).")
+        return local.astimezone(UTC), False
+    raise BadInput(
+        f"could not read “{cleaned[:40]}”; write it like 2026-11-05 08:00 (local) or with an offset"
+    )
+
+
+def format_start(dt: datetime, zone: str, *, date_only: bool) -> str:
+    """The inverse of :func:`read_start`: the date alone, a wall time, or ISO with an offset when ambiguous."""
+    local = timeutil.ensure_aware_utc(dt).astimezone(ZoneInfo(zone))
+    if date_only:
+        return local.date().isoformat()
+    if local.second == 0 and local.microsecond == 0 and local.fold == 0:
+        return local.strftime("%Y-%m-%d %H:%M")  # read back as fold 0 of two ambiguous wall times
+    return local.isoformat()

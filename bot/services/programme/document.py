@@ -8,12 +8,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.papers import PaperRef, parse_paper_ref
-from bot.services.config.guild import normalize_change
+from bot.services.config.guild import GuildConfig, normalize_change
 from bot.services.programme import aliases as alias_programme
 from bot.services.programme import series as series_programme
 from bot.services.programme import website as website_programme
-from bot.services.programme.checks import Checker, ProgrammeInvalid, item_lines, read_where
-from bot.services.programme.times import read_start
+from bot.services.programme.checks import Checker, ProgrammeInvalid, read_start, read_where
 from bot.services.reading.lists import (
     MAX_ITEMS_PER_LIST,
     MAX_LIST_DESCRIPTION,
@@ -24,45 +23,39 @@ from bot.services.reading.lists import (
 from bot.services.sessions import rules
 from bot.services.sessions.info import CANCELLED, SCHEDULED
 
-SETTINGS_FIELDS = {
-    "timezone": str,
-    "display_zones": str,
-    "reminder_offsets": str,
-    "suggestion_topics": str,
-    "announcements_channel_id": int,
-    "suggestions_channel_id": int,
-    "organizer_role_id": int,
-    "ping_role_id": int,
-}
-SESSION_FIELDS = {
-    "title",
-    "starts_at",
-    "timezone",
-    "duration_minutes",
-    "presenter",
-    "presenter_id",
-    "description",
-    "papers",
-    "against",  # the papers read against the main ones ("TMax, read against Terminal-World and T1")
-    "signup_url",
-    "where",  # a voice or stage channel's id, or a link (the sign-up link, as `signup_url`)
-    "recording_url",
-    "notes_url",
-    "wiki_url",
-    "status",
-    "series",  # a week of one of the file's series (bot/services/programme/series.py) ...
-    "week",  # ... on this date
-}
+TEXT_SETTINGS = ("timezone", "display_zones", "reminder_offsets", "suggestion_topics")
+ID_SETTINGS = ("announcements_channel_id", "suggestions_channel_id", "organizer_role_id", "ping_role_id")
 SESSION_URLS = {
     "signup_url": "The sign-up link",
     "recording_url": "The recording link",
     "notes_url": "The notes link",
     "wiki_url": "The session page link",
 }
+#: The file's texts: the column each goes to, its cleaner, and the label a link's problem names.
+CLEANED: dict[str, tuple[str, Any, *tuple[str, ...]]] = {
+    "presenter": ("presenter_name", rules.clean_presenter_name),
+    "description": ("description", rules.clean_description),
+    **{key: (key, rules.clean_url, label) for key, label in SESSION_URLS.items()},
+}
+#: A session's keys; ``where`` is a voice or stage channel's id or a link (as ``signup_url``), ``against`` the
+#: papers read against the main ones, ``series`` and ``week`` make it a week of one of the file's series.
+SESSION_FIELDS = {"title", "starts_at", "timezone", "duration_minutes", "presenter_id", "papers", "against"}
+SESSION_FIELDS |= {"where", "status", "series", "week", *CLEANED}
 STATUSES = (SCHEDULED, CANCELLED)
 LIST_FIELDS = {"name", "description", "papers"}
 PAPER_FIELDS = {"paper", "title", "authors", "note"}
 TOP_FIELDS = {"guild_id", "settings", "website", "sessions", "lists", "series", "aliases", "version"}
+
+
+def stored_settings(config: GuildConfig) -> dict[str, object]:
+    """The guild's settings as the file's ``settings:`` names them (topics joined by ``;``)."""
+    return {
+        "timezone": config.timezone,
+        "display_zones": config.display_zones_text,
+        "reminder_offsets": config.reminder_offsets_text,
+        "suggestion_topics": ";".join(config.suggestion_topics),
+        **{name: getattr(config, name) for name in ID_SETTINGS},
+    }
 
 
 @dataclass(frozen=True)
@@ -148,48 +141,38 @@ def _paper(
 def _papers(
     checker: Checker, node: Any, where: str, line: int | None, *, in_list: bool
 ) -> list[ProgrammePaper]:
-    items = checker.sequence(node, where, line)
-    out: list[ProgrammePaper] = []
-    keys: set[str] = set()
-    for index, (item, item_line) in enumerate(zip(items, item_lines(items), strict=True)):
-        paper = _paper(checker, item, f"{where}[{index + 1}]", item_line or line, in_list=in_list)
-        if paper is None:
-            continue
-        if paper.ref.key in keys:
-            checker.add(item_line or line, f"{where}[{index + 1}]", f"“{paper.ref.label}” is listed twice")
-            continue
-        keys.add(paper.ref.key)
-        out.append(paper)
-    return out
+    out: dict[str, ProgrammePaper] = {}
+    for _, here, item, at in checker.items(node, where, line):
+        paper = _paper(checker, item, here, at, in_list=in_list)
+        if paper is not None and paper.ref.key in out:
+            checker.add(at, here, f"“{paper.ref.label}” is listed twice")
+        elif paper is not None:
+            out[paper.ref.key] = paper
+    return list(out.values())
 
 
 def _settings(checker: Checker, node: Any, line: int | None) -> dict[str, object]:
-    if node is None:
-        return {}
-    node = checker.mapping(node, "settings", set(SETTINGS_FIELDS) | set(series_programme.SETTINGS), line)
+    series_settings = series_programme.SETTINGS
+    names = (*series_settings, *TEXT_SETTINGS, *ID_SETTINGS)
+    node = checker.mapping(node, "settings", set(names), line) if node is not None else None
     out: dict[str, object] = {}
-    for name, check in series_programme.SETTINGS.items():
-        if node is not None and name in node:
-            where, at = f"settings.{name}", checker.line_of(node, name)
-            number = checker.integer(node[name], where, at, low=0)
-            if number is not None and checker.check(at, where, check, number) is not None:
+    for name in [name for name in names if node is not None and name in node]:
+        where, at, value = f"settings.{name}", checker.line_of(node, name), node[name]
+        if name in series_settings:
+            number = checker.integer(value, where, at, low=0)
+            if number is not None and checker.check(at, where, series_settings[name], number) is not None:
                 out[name] = number
-    for name, kind in SETTINGS_FIELDS.items():
-        if node is None or name not in node:
-            continue
-        where, at = f"settings.{name}", checker.line_of(node, name)
-        value = node[name]
-        if kind is int:
-            number = checker.integer(value, where, at)
-            if number is not None:
+        elif name in ID_SETTINGS:
+            if (number := checker.integer(value, where, at)) is not None:
                 out[name] = number
-            continue
-        if name == "suggestion_topics" and isinstance(value, list):
-            value = "; ".join(str(v) for v in value)
-        text = checker.text(value, where, at, required=True)
-        if text is not None:
-            clean = checker.check(at, where, normalize_change, name, text)
-            if clean is not None:
+        else:
+            if name == "suggestion_topics" and isinstance(value, list):
+                value = "; ".join(str(v) for v in value)
+            text = checker.text(value, where, at, required=True)
+            if (
+                text is not None
+                and (clean := checker.check(at, where, normalize_change, name, text)) is not None
+            ):
                 out[name] = clean
     return out
 
@@ -202,70 +185,55 @@ def _session(checker: Checker, node: Any, where: str, line: int | None, zone: st
     def at(key: str) -> int | None:
         return checker.line_of(node, key) or line
 
+    def text(key: str, *, required: bool = False) -> str | None:
+        return checker.text(node.get(key), f"{where}.{key}", at(key), required=required)
+
+    def check(key: str, func: Any, *args: Any) -> Any:
+        return checker.check(at(key), f"{where}.{key}", func, *args)
+
     before = len(checker.problems)
-    title = checker.check(at("title"), f"{where}.title", rules.clean_title, str(node.get("title") or ""))
+    title = check("title", rules.clean_title, str(node.get("title") or ""))
     if title:
         where = f"{where} (“{title[:60]}”)"
     fields: dict[str, Any] = {}
-    zone_text = checker.text(node.get("timezone"), f"{where}.timezone", at("timezone"))
-    session_zone = checker.check(at("timezone"), f"{where}.timezone", rules.check_timezone, zone_text or zone)
+    zone_text = text("timezone")
+    session_zone = check("timezone", rules.check_timezone, zone_text or zone)
     if zone_text is not None and session_zone:
         fields["timezone"] = session_zone
-    starts_text = checker.text(node.get("starts_at"), f"{where}.starts_at", at("starts_at"), required=True)
-    starts_at = None
-    if starts_text and session_zone:
-        start = checker.check(
-            at("starts_at"), f"{where}.starts_at", read_start, starts_text, ZoneInfo(session_zone)
-        )
-        if start is not None:
-            starts_at, fields["date_only"] = start.at, start.date_only
+    starts_text, starts_at = text("starts_at", required=True), None
+    start = (
+        check("starts_at", read_start, starts_text, ZoneInfo(session_zone))
+        if starts_text and session_zone
+        else None
+    )
+    if start is not None:
+        starts_at, fields["date_only"] = start
     if "duration_minutes" in node:
         minutes = checker.integer(
             node["duration_minutes"], f"{where}.duration_minutes", at("duration_minutes")
         )
         if minutes is not None:
-            fields["duration_minutes"] = checker.check(
-                at("duration_minutes"), f"{where}.duration_minutes", rules.check_duration, minutes
-            )
-    if "presenter" in node:
-        text = checker.text(node["presenter"], f"{where}.presenter", at("presenter"))
-        fields["presenter_name"] = checker.check(
-            at("presenter"), f"{where}.presenter", rules.clean_presenter_name, text
-        )
+            fields["duration_minutes"] = check("duration_minutes", rules.check_duration, minutes)
     if "presenter_id" in node:
         fields["presenter_id"] = checker.integer(
             node["presenter_id"], f"{where}.presenter_id", at("presenter_id")
         )
-    if "description" in node:
-        text = checker.text(node["description"], f"{where}.description", at("description"))
-        fields["description"] = checker.check(
-            at("description"), f"{where}.description", rules.clean_description, text
-        )
-    for key, label in SESSION_URLS.items():
+    for key, (column, clean, *label) in CLEANED.items():
         if key in node:
-            text = checker.text(node[key], f"{where}.{key}", at(key))
-            fields[key] = checker.check(at(key), f"{where}.{key}", rules.clean_url, text, label)
-    if "where" in node:
-        place = checker.check(at("where"), f"{where}.where", read_where, node["where"])
-        if place is not None:
-            channel_id, link = place
-            fields["channel_id"], fields["channel_name"] = channel_id, None
-            if link is not None and "signup_url" in node:
-                checker.add(
-                    at("where"), f"{where}.where", "give the link once: in `where` or in `signup_url`"
-                )
-            elif link is not None:
-                fields["signup_url"] = link
-    if "status" in node:
-        status = checker.text(node["status"], f"{where}.status", at("status"), required=True)
-        if status is not None and status.strip().lower() not in STATUSES:
-            checker.add(
-                at("status"),
-                f"{where}.status",
-                f"“{status[:40]}” is not a status; use one of: {', '.join(STATUSES)}",
-            )
-        elif status is not None:
+            fields[column] = check(key, clean, text(key), *label)
+    if "where" in node and (place := check("where", read_where, node["where"])) is not None:
+        channel_id, link = place
+        fields["channel_id"], fields["channel_name"] = channel_id, None
+        if link is not None and "signup_url" in node:
+            checker.add(at("where"), f"{where}.where", "give the link once: in `where` or in `signup_url`")
+        elif link is not None:
+            fields["signup_url"] = link
+    if "status" in node and (status := text("status", required=True)) is not None:
+        if status.strip().lower() in STATUSES:
             fields["status"] = status.strip().lower()
+        else:
+            message = f"“{status[:40]}” is not a status; use one of: {', '.join(STATUSES)}"
+            checker.add(at("status"), f"{where}.status", message)
     papers = None
     against: list[ProgrammePaper] = []
     if "papers" in node:
@@ -350,55 +318,43 @@ def validate_programme(data: Any, *, guild_id: int | None, default_timezone: str
     series_by_key = {item.key: item for item in series}
     aliases = alias_programme.check_aliases(checker, root.get("aliases"), checker.line_of(root, "aliases"))
     seen_weeks: dict[tuple[str, date], int] = {}
-
     sessions: list[ProgrammeSession] = []
     seen_sessions: dict[tuple[str, datetime], int] = {}
-    nodes = checker.sequence(root.get("sessions"), "sessions", checker.line_of(root, "sessions"))
-    for index, (node, line) in enumerate(zip(nodes, item_lines(nodes), strict=True)):
-        line = checker.line_of(node) or line
-        parsed = _session(checker, node, f"sessions[{index + 1}]", line, zone)
+    for index, where, node, line in checker.items(
+        root.get("sessions"), "sessions", checker.line_of(root, "sessions")
+    ):
+        parsed = _session(checker, node, where, line, zone)
         if parsed is None:
             continue
         key = (" ".join(parsed.title.split()).casefold(), parsed.starts_at)
         if key in seen_sessions:
-            checker.add(
-                line, f"sessions[{index + 1}]", f"same title and time as sessions[{seen_sessions[key]}]"
-            )
+            checker.add(line, where, f"same title and time as sessions[{seen_sessions[key]}]")
             continue
-        seen_sessions[key] = index + 1
+        seen_sessions[key] = index
         if isinstance(node, dict) and (node.get("series") is not None or node.get("week") is not None):
+            week_text = checker.text(node.get("week"), f"{where}.week", line)
             week = series_programme.check_week(
-                checker,
-                f"sessions[{index + 1}]",
-                line,
-                series_by_key,
-                str(node.get("series")),
-                checker.text(node.get("week"), f"sessions[{index + 1}].week", line),
+                checker, where, line, series_by_key, str(node.get("series")), week_text
             )
             if week is not None and week in seen_weeks:
-                checker.add(
-                    line, f"sessions[{index + 1}].week", f"the same week as sessions[{seen_weeks[week]}]"
-                )
+                checker.add(line, f"{where}.week", f"the same week as sessions[{seen_weeks[week]}]")
                 continue
             if week is not None:
-                seen_weeks[week] = index + 1
+                seen_weeks[week] = index
                 parsed = replace(parsed, week=week)
         sessions.append(parsed)
 
     lists: list[ProgrammeList] = []
     seen_lists: dict[str, int] = {}
-    nodes = checker.sequence(root.get("lists"), "lists", checker.line_of(root, "lists"))
-    for index, (node, line) in enumerate(zip(nodes, item_lines(nodes), strict=True)):
-        line = checker.line_of(node) or line
+    for index, where, node, line in checker.items(root.get("lists"), "lists", checker.line_of(root, "lists")):
         raw_name = node.get("name") if isinstance(node, dict) else None
         list_key = normalize_list_name(raw_name) if isinstance(raw_name, str) else None
         if list_key and list_key in seen_lists:
-            checker.add(line, f"lists[{index + 1}]", f"the same name as lists[{seen_lists[list_key]}]")
+            checker.add(line, where, f"the same name as lists[{seen_lists[list_key]}]")
             continue
         if list_key:
-            seen_lists[list_key] = index + 1
-        parsed_list = _list(checker, node, f"lists[{index + 1}]", line)
-        if parsed_list is not None:
+            seen_lists[list_key] = index
+        if (parsed_list := _list(checker, node, where, line)) is not None:
             lists.append(parsed_list)
 
     if checker.problems or target is None:

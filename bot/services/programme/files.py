@@ -1,33 +1,30 @@
-"""`paperclub import` and `paperclub export`: the programme file read (with its lines), checked, written in one
-transaction; or written out whole."""
+"""The programme file as text: read (with its lines), checked and written in one transaction; or read out of
+the store."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
-import os
 import re
-import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import yaml
-from sqlalchemy import select, union
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import selectinload
 
 from bot.ids import MAX_BIGINT
 from bot.services.config.guild import get_config
+from bot.services.programme import aliases as alias_programme
+from bot.services.programme import series as series_programme
+from bot.services.programme import website as website_programme
 from bot.services.programme.apply import ImportReport, apply_programme
-from bot.services.programme.checks import LINE_KEY, LINES_KEY, Problem, ProgrammeInvalid
-from bot.services.programme.document import validate_programme
-from bot.services.programme.export import dump_programme
-from bot.settings import Settings
-from db.base import Base
-from db.engine import create_engine, create_session_factory, describe_database
-from db.migrate import upgrade_database
-
-MAX_FILE_BYTES = 5_000_000
+from bot.services.programme.checks import LINE_KEY, LINES_KEY, Problem, ProgrammeInvalid, format_start
+from bot.services.programme.document import SESSION_URLS, stored_settings, validate_programme
+from bot.services.sessions.info import SCHEDULED
+from db.models import ClubSession, Paper
+from db.models.reading import ReadingList
+from db.models.sessions import AGAINST
 
 
 class LineList(list[Any]):
@@ -99,15 +96,15 @@ def file_suffix(path: Path) -> str:
 async def import_text(
     session_factory: async_sessionmaker[AsyncSession], text: str, *, suffix: str, guild_id: int | None
 ) -> tuple[int, ImportReport]:
-    """Validate `text`, then write it in one transaction. Returns (guild id, report); ProgrammeInvalid
-    (with every problem) before anything is written."""
-    return await _import_data(session_factory, parse_document(text, suffix), guild_id)
+    """Validate `text`, then write it in one transaction: (guild id, report); ProgrammeInvalid first."""
+    return await import_data(session_factory, parse_document(text, suffix), guild_id)
 
 
-async def _import_data(
+async def import_data(
     session_factory: async_sessionmaker[AsyncSession], data: Any, guild_id: int | None
 ) -> tuple[int, ImportReport]:
-    target = guild_id or _guild_in(data)
+    """Validate loaded ``data``, then write it in one transaction: (guild id, report)."""
+    target = guild_id or guild_in(data)
     async with session_factory() as session:
         default_zone = (await get_config(session, target)).timezone if target else "America/Los_Angeles"
     programme = validate_programme(data, guild_id=guild_id, default_timezone=default_zone)
@@ -116,28 +113,8 @@ async def _import_data(
     return programme.guild_id, report
 
 
-async def known_guilds(session: AsyncSession) -> list[int]:
-    """Every server the store holds anything for (each table with a guild_id column), in order."""
-    tables = [table for table in Base.metadata.sorted_tables if "guild_id" in table.c]
-    query = union(*(select(table.c.guild_id) for table in tables))
-    return sorted(int(value) for value in (await session.scalars(query)))
-
-
-class GuildUnclear(Exception):
-    """The command line does not say which server, or names one the store does not have (exit 2)."""
-
-
-def _choose_guild(known: list[int], *, what: str, where: str) -> int:
-    """The one server the store knows, or GuildUnclear saying why it can't choose."""
-    if len(known) == 1:
-        return known[0]
-    if not known:
-        raise GuildUnclear(f"say which server with --guild ID ({where} has no server yet)")
-    listed = ", ".join(str(g) for g in known[:10]) + (" …" if len(known) > 10 else "")
-    raise GuildUnclear(f"say which server {what} with --guild ID ({where} has {len(known)}: {listed})")
-
-
-def _guild_in(data: Any) -> int | None:
+def guild_in(data: Any) -> int | None:
+    """The file's own ``guild_id``, when it is one."""
     value = data.get("guild_id") if isinstance(data, dict) else None
     text = str(value).strip() if isinstance(value, int | str) and not isinstance(value, bool) else ""
     if not (text.isascii() and text.isdigit() and len(text) <= 19):  # '²'.isdigit() is true
@@ -157,111 +134,83 @@ async def export_text(
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=110)
 
 
-def _report_problems(exc: ProgrammeInvalid, path: Path, err: TextIO) -> None:
-    print(f"paperclub: {path} has {len(exc.problems)} problem(s); nothing was imported:", file=err)
-    for problem in exc.problems:
-        print(f"  {path.name}: {problem}", file=err)
+PROGRAMME_VERSION = 1
 
 
-async def import_file(settings: Settings, path: Path, guild_id: int | None) -> int:
-    """The CLI's import into ``--guild``, else the file's ``guild_id``, else the store's one server: 0 when
-    imported, 1 when the file can't be read or has problems, 2 when the server is unclear."""
-    try:
-        suffix = file_suffix(path)
-        size = (await asyncio.to_thread(path.stat)).st_size
-        if size > MAX_FILE_BYTES:
-            raise ProgrammeInvalid([Problem(None, "file", f"over {MAX_FILE_BYTES // 1_000_000} MB")])
-        text = await asyncio.to_thread(path.read_text, encoding="utf-8")
-        data = parse_document(text, suffix)
-    except ProgrammeInvalid as exc:
-        _report_problems(exc, path, sys.stderr)
-        return 1
-    except UnicodeDecodeError:
-        print(f"paperclub: {path} is not UTF-8 text; nothing was imported.", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"paperclub: cannot read {path} ({_why(exc)}); nothing was imported.", file=sys.stderr)
-        return 1
-    engine = create_engine(settings.database_url)
-    try:
-        await upgrade_database(engine)
-        factory = create_session_factory(engine)
-        if guild_id is None and _guild_in(data) is None:
-            async with factory() as session:
-                known = await known_guilds(session)
-            guild_id = _choose_guild(known, what="to import into", where=_store(settings, path))
-            print(f"importing into server {guild_id}, the only one in the store (--guild ID to choose)")
-        target, report = await _import_data(factory, data, guild_id)
-    except GuildUnclear as exc:
-        print(f"paperclub: {exc}; nothing was imported.", file=sys.stderr)
-        return 2
-    except ProgrammeInvalid as exc:
-        _report_problems(exc, path, sys.stderr)
-        return 1
-    finally:
-        await engine.dispose()
-    print(f"imported {path}: {report.summary(target)}")
-    return 0
+def paper_document(paper: Paper, note: str | None = None) -> str | dict[str, Any]:
+    """A paper as the file writes it: its title alone when that is all there is."""
+    reference = paper.arxiv_id or (f"doi:{paper.doi}" if paper.doi else None) or paper.url
+    if reference is None and paper.authors is None and note is None:
+        return paper.title
+    out: dict[str, Any] = {}
+    if reference is not None:
+        out["paper"] = reference
+    out["title"] = paper.title
+    if paper.authors:
+        out["authors"] = paper.authors
+    if note:
+        out["note"] = note
+    return out
 
 
-async def export_file(settings: Settings, path: Path, guild_id: int | None) -> int:
-    """The CLI's export of ``--guild`` (else the store's one server) to ``path``, YAML or JSON, all or nothing:
-    0 when written, 1 when the path is unusable, 2 when the server is unclear."""
-    try:
-        suffix = file_suffix(path)
-    except ProgrammeInvalid as exc:
-        print(f"paperclub: {exc.problems[0]}", file=sys.stderr)
-        return 1
-    engine = create_engine(settings.database_url)
-    try:
-        await upgrade_database(engine)
-        factory = create_session_factory(engine)
-        async with factory() as session:
-            known = await known_guilds(session)
-        if guild_id is None:
-            guild_id = _choose_guild(known, what="to export", where=_store(settings))
-            print(f"exporting server {guild_id}, the only one in the store (--guild ID to choose)")
-        elif guild_id not in known:
-            others = f" (it has {', '.join(map(str, known[:10]))})" if known else " (it has no server yet)"
-            raise GuildUnclear(f"{_store(settings)} has nothing for server {guild_id}{others}")
-        text = await export_text(factory, guild_id, suffix=suffix)
-    except GuildUnclear as exc:
-        print(f"paperclub: {exc}; nothing was written.", file=sys.stderr)
-        return 2
-    finally:
-        await engine.dispose()
-    try:
-        await asyncio.to_thread(_write_whole, path, text)
-    except OSError as exc:
-        print(
-            f"paperclub: cannot write {path} ({_why(exc)}): choose a file in a folder you can write to.",
-            file=sys.stderr,
-        )
-        return 1
-    print(f"exported guild {guild_id} to {path}")
-    return 0
+async def dump_programme(session: AsyncSession, guild_id: int) -> dict[str, Any]:
+    """The guild's settings, every session (newest first) and every list, as a programme document."""
+    config = await get_config(session, guild_id)
+    settings = {k: v for k, v in stored_settings(config).items() if v is not None}
+    settings["suggestion_topics"] = list(config.suggestion_topics)
+    series_docs, weeks_of, series_settings = await series_programme.dump_series(session, guild_id)
+    settings.update(series_settings)
 
+    sessions = []
+    rows = await session.scalars(
+        select(ClubSession)
+        .where(ClubSession.guild_id == guild_id)
+        .options(selectinload(ClubSession.papers))
+        .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
+    )
+    for row in rows:
+        series, week = weeks_of.get(row.id, (None, None))
+        doc: dict[str, Any] = {
+            "title": row.title,
+            "starts_at": format_start(row.starts_at, row.timezone, date_only=row.date_only),
+            "timezone": row.timezone if row.timezone != config.timezone else None,
+            "duration_minutes": row.duration_minutes if row.duration_minutes != 60 else None,
+            "presenter": row.presenter_name,
+            "presenter_id": row.presenter_id,
+            "description": row.description,
+            **{key: getattr(row, key) for key in SESSION_URLS},
+            "where": str(row.channel_id) if row.channel_id is not None else None,
+            "status": row.status if row.status != SCHEDULED else None,
+            "series": series,
+            "week": week,
+            "papers": [paper_document(link.paper) for link in row.papers if link.role != AGAINST],
+            "against": [paper_document(link.paper) for link in row.papers if link.role == AGAINST] or None,
+        }
+        sessions.append({key: value for key, value in doc.items() if value is not None})
 
-def _write_whole(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder and rename it: a failed export leaves no half file.
-    The file gets the usual permissions (0o666 less the umask), as a plain write would."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-
-
-def _why(exc: OSError) -> str:
-    """'No such file or directory', 'Permission denied'... (the OS's reason, without the path again)."""
-    return exc.strerror or type(exc).__name__
-
-
-def _store(settings: Settings, path: Path | None = None) -> str:
-    where = describe_database(settings.database_url)
-    return f"{path.name} has no guild_id and {where}" if path is not None else where
+    list_rows = await session.scalars(
+        select(ReadingList)
+        .where(ReadingList.guild_id == guild_id)
+        .options(selectinload(ReadingList.items))
+        .order_by(ReadingList.normalized_name)
+    )
+    lists = [
+        {
+            "name": list_row.name,
+            **({"description": list_row.description} if list_row.description else {}),
+            "papers": [paper_document(item.paper, item.note) for item in list_row.items],
+        }
+        for list_row in list_rows
+    ]
+    aliases = await alias_programme.dump_aliases(session, guild_id)
+    website = await website_programme.dump_website(session, guild_id)
+    return {
+        "version": PROGRAMME_VERSION,
+        "guild_id": guild_id,
+        "settings": settings,
+        **({"website": website} if website is not None else {}),
+        **({"series": series_docs} if series_docs else {}),
+        "sessions": sessions,
+        "lists": lists,
+        **({"aliases": aliases} if aliases else {}),
+    }

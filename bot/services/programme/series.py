@@ -3,41 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, time
+from datetime import date
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil, when
-from bot.errors import BadInput
-from bot.services.programme.checks import Checker, item_lines, read_where
+from bot.services.programme.checks import Checker, iso_date, read_where
 from bot.services.series import rules
+from bot.services.series import store as series_store
 from bot.services.series.rules import Rule
-from db.models.series import (
-    DEFAULT_HORIZON_WEEKS,
-    DEFAULT_NUDGE_DAYS,
-    WEEK_SKIPPED,
-    Series,
-    SeriesSettings,
-    SeriesWeek,
-)
+from db.models.series import DEFAULT_HORIZON_WEEKS, DEFAULT_NUDGE_DAYS, WEEK_SKIPPED, Series, SeriesWeek
 
-SERIES_FIELDS = {
-    "name",
-    "day",
-    "time",
-    "timezone",
-    "every",
-    "first",
-    "since",
-    "until",
-    "duration_minutes",
-    "signup_url",
-    "where",  # a voice or stage channel's id, or a link (as `signup_url`)
-    "description",
-    "skipped",
-}
+#: A series' keys; ``where`` is a voice or stage channel's id, or a link (as ``signup_url``).
+SERIES_FIELDS = {"name", "day", "time", "timezone", "every", "first", "since", "until", "duration_minutes"}
+SERIES_FIELDS |= {"signup_url", "where", "description", "skipped"}
 SKIP_FIELDS = {"date", "reason"}
 #: Settings of the series, in the file's `settings:` (written there only when not the default).
 SETTINGS = {"series_horizon_weeks": rules.check_horizon, "series_nudge_days": rules.check_nudge_days}
@@ -63,30 +44,17 @@ class ProgrammeSeries:
         return rules.name_key(self.name)
 
 
-def _iso_date(text: str) -> date:
-    try:
-        return date.fromisoformat(text.strip())
-    except ValueError:
-        raise BadInput(f"“{text.strip()[:20]}” is not a date like 2026-12-24") from None
-
-
 def check_series(checker: Checker, nodes: Any, line: int | None, zone: str) -> list[ProgrammeSeries]:
     """The file's `series:` list, each entry checked (problems go to ``checker``, the document's)."""
-    out: list[ProgrammeSeries] = []
+    out: dict[str, ProgrammeSeries] = {}
     seen: dict[str, int] = {}
-    items = checker.sequence(nodes, "series", line)
-    for index, (node, item_line) in enumerate(zip(items, item_lines(items), strict=True)):
-        where = f"series[{index + 1}]"
-        at_line = checker.line_of(node) or item_line or line
-        parsed = _one(checker, node, where, at_line, zone)
-        if parsed is None:
-            continue
-        if parsed.key in seen:
-            checker.add(at_line, where, f"the same name as series[{seen[parsed.key]}]")
-            continue
-        seen[parsed.key] = index + 1
-        out.append(parsed)
-    return out
+    for index, where, node, at in checker.items(nodes, "series", line):
+        parsed = _one(checker, node, where, at, zone)
+        if parsed is not None and parsed.key in seen:
+            checker.add(at, where, f"the same name as series[{seen[parsed.key]}]")
+        elif parsed is not None:
+            seen[parsed.key], out[parsed.key] = index, parsed
+    return list(out.values())
 
 
 def _one(checker: Checker, node: Any, where: str, line: int | None, zone: str) -> ProgrammeSeries | None:
@@ -100,46 +68,31 @@ def _one(checker: Checker, node: Any, where: str, line: int | None, zone: str) -
     def text(key: str, *, required: bool = False) -> str | None:
         return checker.text(node.get(key), f"{where}.{key}", at(key), required=required)
 
+    def check(key: str, func: Any, *args: Any) -> Any:
+        return checker.check(at(key), f"{where}.{key}", func, *args)
+
     before = len(checker.problems)
-    name = checker.check(at("name"), f"{where}.name", rules.clean_name, text("name", required=True) or "")
+    name = check("name", rules.clean_name, text("name", required=True) or "")
     if name:
         where = f"{where} (“{name[:60]}”)"
-    weekday = checker.check(at("day"), f"{where}.day", rules.parse_weekday, text("day", required=True) or "")
-    start = checker.check(at("time"), f"{where}.time", when.parse_clock, text("time", required=True) or "")
-    tz_name = checker.check(
-        at("timezone"), f"{where}.timezone", rules.session_rules.check_timezone, text("timezone") or zone
-    )
+    weekday = check("day", rules.parse_weekday, text("day", required=True) or "")
+    start = check("time", when.parse_clock, text("time", required=True) or "")
+    tz_name = check("timezone", rules.session_rules.check_timezone, text("timezone") or zone)
     every = checker.integer(node.get("every", 1), f"{where}.every", at("every"))
     if every is not None:
-        every = checker.check(at("every"), f"{where}.every", rules.check_every, every)
+        every = check("every", rules.check_every, every)
     dates: dict[str, date | None] = {}
     for key in ("first", "since", "until"):
         value = text(key, required=key == "first")
-        dates[key] = checker.check(at(key), f"{where}.{key}", _iso_date, value) if value else None
+        dates[key] = check(key, iso_date, value) if value else None
     minutes = 60
     if "duration_minutes" in node:
         given = checker.integer(node["duration_minutes"], f"{where}.duration_minutes", at("duration_minutes"))
-        minutes = (
-            checker.check(
-                at("duration_minutes"),
-                f"{where}.duration_minutes",
-                rules.session_rules.check_duration,
-                given or 0,
-            )
-            or 60
-        )
-    signup = checker.check(
-        at("signup_url"),
-        f"{where}.signup_url",
-        rules.session_rules.clean_url,
-        text("signup_url"),
-        "The sign-up link",
-    )
-    description = checker.check(
-        at("description"), f"{where}.description", rules.session_rules.clean_description, text("description")
-    )
+        minutes = check("duration_minutes", rules.session_rules.check_duration, given or 0) or 60
+    signup = check("signup_url", rules.session_rules.clean_url, text("signup_url"), "The sign-up link")
+    description = check("description", rules.session_rules.clean_description, text("description"))
     channel_id = None
-    if "where" in node and (place := checker.check(at("where"), f"{where}.where", read_where, node["where"])):
+    if "where" in node and (place := check("where", read_where, node["where"])):
         channel_id, link = place
         if link is not None and signup is not None:
             checker.add(at("where"), f"{where}.where", "give the link once: in `where` or in `signup_url`")
@@ -148,23 +101,17 @@ def _one(checker: Checker, node: Any, where: str, line: int | None, zone: str) -
         return None
     first = dates["first"]
     assert first is not None
-    assert isinstance(start, time)
     assert isinstance(every, int)
     anchor = dates["since"] or first
     rule = Rule(weekday, start, tz_name, every, anchor, dates["until"])
     for key in ("first", "since"):
-        day = dates[key]
-        if day is not None and day.weekday() != weekday:
-            checker.add(
-                at(key),
-                f"{where}.{key}",
-                f"{day.isoformat()} is a {rules.weekday_name(day.weekday())}, not a {rules.weekday_name(weekday)}",
-            )
-    if dates["since"] is not None and dates["since"] < first:
-        checker.add(at("since"), f"{where}.since", "is before first")
-    if rule.until is not None and rule.until < first:
-        checker.add(at("until"), f"{where}.until", "is before first")
-    checker.check(at("time"), f"{where}.time", rules.check_times, rule, anchor)
+        if (day := dates[key]) is not None and day.weekday() != weekday:
+            named = f"a {rules.weekday_name(day.weekday())}, not a {rules.weekday_name(weekday)}"
+            checker.add(at(key), f"{where}.{key}", f"{day.isoformat()} is {named}")
+    for key in ("since", "until"):
+        if (day := dates[key]) is not None and day < first:
+            checker.add(at(key), f"{where}.{key}", "is before first")
+    check("time", rules.check_times, rule, anchor)
     skipped = _skipped(checker, node.get("skipped"), f"{where}.skipped", at("skipped"), rule)
     if len(checker.problems) > before:
         return None
@@ -175,12 +122,9 @@ def _skipped(
     checker: Checker, nodes: Any, where: str, line: int | None, rule: Rule
 ) -> tuple[tuple[date, str | None], ...]:
     out: dict[date, str | None] = {}
-    items = checker.sequence(nodes, where, line)
-    for index, (node, item_line) in enumerate(zip(items, item_lines(items), strict=True)):
-        here, at = f"{where}[{index + 1}]", item_line or line
+    for _, here, node, at in checker.items(nodes, where, line):
         reason = None
         if isinstance(node, dict):
-            at = checker.line_of(node) or at
             if checker.mapping(node, here, SKIP_FIELDS, at) is None:
                 continue
             raw = checker.text(node.get("date"), f"{here}.date", at, required=True)
@@ -189,17 +133,21 @@ def _skipped(
             )
         else:
             raw = checker.text(node, here, at, required=True)
-        day = checker.check(at, here, _iso_date, raw) if raw else None
-        if day is None:
-            continue
-        if day >= rule.anchor and (problem := rule.mismatch(day)) is not None:
-            checker.add(at, here, problem)
-            continue
-        if day in out:
+        day = _week_of(checker, at, here, rule, raw)
+        if day is not None and day in out:
             checker.add(at, here, f"{day.isoformat()} is listed twice")
-            continue
-        out[day] = reason
+        elif day is not None:
+            out[day] = reason
     return tuple(sorted(out.items()))
+
+
+def _week_of(checker: Checker, line: int | None, where: str, rule: Rule, text: str | None) -> date | None:
+    """``text`` as one of the rule's dates (from its anchor on), else None and a problem."""
+    day = checker.check(line, where, iso_date, text) if text else None
+    if day is not None and day >= rule.anchor and (problem := rule.mismatch(day)) is not None:
+        checker.add(line, where, problem)
+        return None
+    return day
 
 
 def check_week(
@@ -221,13 +169,8 @@ def check_week(
     if week_text is None:
         checker.add(line, f"{where}.week", "is required with series (the week's date, e.g. 2026-12-03)")
         return None
-    day = checker.check(line, f"{where}.week", _iso_date, week_text)
-    if day is None:
-        return None
-    if day >= found.rule.anchor and (problem := found.rule.mismatch(day)) is not None:
-        checker.add(line, f"{where}.week", problem)
-        return None
-    return found.key, day
+    day = _week_of(checker, line, f"{where}.week", found.rule, week_text)
+    return None if day is None else (found.key, day)
 
 
 # ---------------------------------------------------------------- reading back
@@ -236,8 +179,8 @@ def check_week(
 async def dump_series(
     session: AsyncSession, guild_id: int
 ) -> tuple[list[dict[str, Any]], dict[int, tuple[str, str]], dict[str, int]]:
-    """The guild's series as the file writes them, each session that is a week (id → series name, week),
-    and the series settings that differ from the defaults."""
+    """The guild's series as the file writes them, each week's session (id → series name, week), and the
+    series settings that differ from the defaults."""
     docs: list[dict[str, Any]] = []
     weeks_of: dict[int, tuple[str, str]] = {}
     rows = await session.scalars(select(Series).where(Series.guild_id == guild_id).order_by(Series.name_key))
@@ -249,40 +192,28 @@ async def dump_series(
             "timezone": row.timezone,
             "every": row.interval,
             "first": row.first_date.isoformat(),
+            "since": row.anchor_date.isoformat() if row.anchor_date != row.first_date else None,
+            "until": row.until_date.isoformat() if row.until_date else None,
+            "duration_minutes": row.duration_minutes if row.duration_minutes != 60 else None,
+            "signup_url": row.signup_url or None,
+            "where": str(row.channel_id) if row.channel_id is not None else None,
+            "description": row.description or None,
         }
-        if row.anchor_date != row.first_date:
-            doc["since"] = row.anchor_date.isoformat()
-        if row.until_date is not None:
-            doc["until"] = row.until_date.isoformat()
-        if row.duration_minutes != 60:
-            doc["duration_minutes"] = row.duration_minutes
-        if row.signup_url:
-            doc["signup_url"] = row.signup_url
-        if row.channel_id is not None:
-            doc["where"] = str(row.channel_id)
-        if row.description:
-            doc["description"] = row.description
-        weeks = list(
-            await session.scalars(
-                select(SeriesWeek).where(SeriesWeek.series_id == row.id).order_by(SeriesWeek.week_date)
-            )
+        weeks = await session.scalars(
+            select(SeriesWeek).where(SeriesWeek.series_id == row.id).order_by(SeriesWeek.week_date)
         )
-        skipped = [
-            {"date": w.week_date.isoformat(), **({"reason": w.skip_reason} if w.skip_reason else {})}
-            for w in weeks
-            if w.status == WEEK_SKIPPED
-        ]
-        if skipped:
-            doc["skipped"] = skipped
+        skipped = []
         for week in weeks:
+            if week.status == WEEK_SKIPPED:
+                reason = {"reason": week.skip_reason} if week.skip_reason else {}
+                skipped.append({"date": week.week_date.isoformat(), **reason})
             if week.session_id is not None:
                 weeks_of[week.session_id] = (row.name, week.week_date.isoformat())
-        docs.append(doc)
-    settings_row = await session.get(SeriesSettings, guild_id)
-    settings: dict[str, int] = {}
-    if settings_row is not None:
-        if settings_row.horizon_weeks != DEFAULT_HORIZON_WEEKS:
-            settings["series_horizon_weeks"] = settings_row.horizon_weeks
-        if settings_row.nudge_days != DEFAULT_NUDGE_DAYS:
-            settings["series_nudge_days"] = settings_row.nudge_days
-    return docs, weeks_of, settings
+        docs.append(
+            {key: value for key, value in doc.items() if value is not None}
+            | ({"skipped": skipped} if skipped else {})
+        )
+    found = await series_store.get_settings(session, guild_id)
+    settings = {"series_horizon_weeks": found.horizon_weeks, "series_nudge_days": found.nudge_days}
+    defaults = {"series_horizon_weeks": DEFAULT_HORIZON_WEEKS, "series_nudge_days": DEFAULT_NUDGE_DAYS}
+    return docs, weeks_of, {key: value for key, value in settings.items() if value != defaults[key]}

@@ -13,8 +13,22 @@ from bot.errors import BadInput, Conflict
 from bot.services.programme.checks import Checker, Problem, ProgrammeInvalid
 from bot.services.site import config as site_config
 
-FIELDS = {"enabled", "slug", "title", "intro", "about", "discord_invite"}
-MARKDOWN = ("intro", "about")
+
+def _title(text: str) -> str:
+    if len(" ".join(text.split())) > site_config.MAX_TITLE:
+        raise BadInput(f"is over {site_config.MAX_TITLE} characters")
+    return site_config.clean_title(text)
+
+
+#: Each text field: its cleaner (the site's own), and whether it may be given as nothing (cleared).
+TEXTS = {
+    "slug": (site_config.clean_slug, False),
+    "title": (_title, False),
+    "intro": (site_config.clean_markdown, True),
+    "about": (site_config.clean_markdown, True),
+    "discord_invite": (site_config.clean_invite, True),
+}
+FIELDS = {"enabled", *TEXTS}
 
 
 @dataclass(frozen=True)
@@ -40,25 +54,11 @@ def check_website(checker: Checker, node: Any, line: int | None) -> ProgrammeWeb
             values["enabled"] = node["enabled"]
         else:
             checker.add(lines["enabled"], "website.enabled", "expected true or false")
-    if "slug" in node:
-        text = checker.text(node["slug"], "website.slug", lines["slug"], required=True)
-        if text is not None:
-            values["slug"] = checker.check(lines["slug"], "website.slug", site_config.clean_slug, text)
-    if "title" in node:
-        text = checker.text(node["title"], "website.title", lines["title"], required=True)
-        if text is not None and len(" ".join(text.split())) > site_config.MAX_TITLE:
-            checker.add(lines["title"], "website.title", f"is over {site_config.MAX_TITLE} characters")
-        elif text is not None:
-            values["title"] = site_config.clean_title(text)
-    for name in MARKDOWN:
+    for name, (clean, clears) in TEXTS.items():
         if name in node:
-            text = checker.text(node[name], f"website.{name}", lines[name])
-            values[name] = checker.check(lines[name], f"website.{name}", site_config.clean_markdown, text)
-    if "discord_invite" in node:
-        text = checker.text(node["discord_invite"], "website.discord_invite", lines["discord_invite"])
-        values["discord_invite"] = checker.check(
-            lines["discord_invite"], "website.discord_invite", site_config.clean_invite, text
-        )
+            text = checker.text(node[name], f"website.{name}", lines[name], required=not clears)
+            if text is not None or clears:
+                values[name] = checker.check(lines[name], f"website.{name}", clean, text)
     if values.get("enabled") is True and "slug" not in node:
         checker.add(lines["enabled"], "website.slug", "is required to turn the site on (e.g. paper-club)")
     if len(checker.problems) > before:
@@ -90,11 +90,5 @@ async def dump_website(session: AsyncSession, guild_id: int) -> dict[str, object
     if site.slug is not None:
         out["slug"] = site.slug
     out["title"] = site.title
-    for name, value in (
-        ("intro", site.intro),
-        ("about", site.about),
-        ("discord_invite", site.discord_invite),
-    ):
-        if value is not None:
-            out[name] = value
-    return out
+    optional = {"intro": site.intro, "about": site.about, "discord_invite": site.discord_invite}
+    return out | {name: value for name, value in optional.items() if value is not None}

@@ -1,1 +1,1 @@
-"""Everything /setup show prints, read across features in one statement (`overview`)."""
+"""Everything /setup show prints, read across features in one statement (`actions`)."""
