@@ -13,7 +13,7 @@ from bot.papers import MAX_URL_LENGTH
 from bot.services.reading import autocomplete as choices
 from bot.services.reading import lists as svc
 from bot.services.reading.exports import ExportFormat
-from bot.services.reading.terms import MAX_QUERY_LENGTH
+from bot.services.reading.search import MAX_QUERY_LENGTH
 from bot.transformers import OptionTransformer, guild_choices
 
 EXPORT_NAMES: dict[ExportFormat, str] = {

@@ -11,10 +11,10 @@ import discord
 from bot.layouts import Card, escape, escape_line, lines, link_button
 from bot.replies import member_mention
 from bot.services.papers.card import fit_lines, short_lines
+from bot.services.suggestions.actions import DuplicateNotice
 from bot.services.suggestions.flows import ListPage, Suggested
 from bot.services.suggestions.polls import PollResult
 from bot.services.suggestions.queries import SortOrder, StatusFilter, SuggestionCard, SuggestionSummary
-from bot.services.suggestions.submit import DuplicateNotice
 from bot.text import cut
 from bot.timeutil import club_date
 

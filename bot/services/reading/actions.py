@@ -11,11 +11,10 @@ from bot.errors import BadInput
 from bot.services.config.guild import get_config
 from bot.services.papers.metadata import fill_missing_metadata
 from bot.services.reading import lists as reading_lists
-from bot.services.reading import saved_queries
 from bot.services.reading.autocomplete import list_name_choices
 from bot.services.reading.exports import ExportFile, ExportFormat, export_history, export_list
 from bot.services.reading.history import HistoryPage, all_history, history_page
-from bot.services.reading.search import SearchPage, search
+from bot.services.reading.search import SearchPage, save_query, saved_query, search
 from bot.sources.arxiv import ArxivClient
 from bot.timeutil import resolve_timezone
 
@@ -67,12 +66,12 @@ class Reading:
         if found.pages <= 1:
             return found, 0
         async with self.session_factory() as session, session.begin():
-            return found, await saved_queries.save_query(session, guild_id, found.query, now)
+            return found, await save_query(session, guild_id, found.query, now)
 
     async def search_page(self, guild_id: int, query_id: int, page: int, per_page: int) -> SearchPage | None:
         """A page of a saved search, or None when it has expired."""
         async with self.session_factory() as session:
-            query = await saved_queries.saved_query(session, guild_id, query_id)
+            query = await saved_query(session, guild_id, query_id)
             if query is None:
                 return None
             return await search(session, guild_id, query, page=page, per_page=per_page)

@@ -11,12 +11,14 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.papers import normalize_title
 from bot.services.papers.store import PaperInfo, paper_info
 from bot.services.reading.lists import MAX_LIST_NAME, find_list, normalize_list_name, paper_infos
-from bot.services.reading.statements import PG_SUGGEST, SQLITE_SUGGEST
-from bot.services.reading.terms import (
+from bot.services.reading.search import (
     MAX_QUERY_LENGTH,
     MAX_TERMS,
+    PG_SUGGEST,
+    SQLITE_SUGGEST,
     STOPWORDS,
     fts5_expression,
+    is_sqlite,
     tsquery_expression,
     words_of,
 )
@@ -40,7 +42,7 @@ async def suggest(session: AsyncSession, guild_id: int, current: str, *, limit: 
     words = tuple(w for w in words_of(current[:MAX_QUERY_LENGTH]) if w not in STOPWORDS)[:MAX_TERMS]
     if not words:
         return await _recent_names(session, guild_id, limit)
-    if session.get_bind().dialect.name == "sqlite":
+    if is_sqlite(session):
         statement = SQLITE_SUGGEST
         expression = "title : (" + fts5_expression(words, prefix_last=True) + ")"
     else:

@@ -18,11 +18,17 @@ from bot.services.papers.enrich import ENRICH_JOB
 from bot.services.papers.store import find_paper
 from bot.services.sessions.info import SessionInfo
 from bot.services.suggestions import actions, polls, queries
-from bot.services.suggestions.actions import Decision, SourceMessage
+from bot.services.suggestions.actions import (
+    Decision,
+    DuplicateNotice,
+    SourceMessage,
+    SubmitResult,
+    in_transaction,
+    submit_suggestion,
+)
 from bot.services.suggestions.context import PollMessage, PostFailed, Suggestions, TryLater
 from bot.services.suggestions.duplicates import find_duplicate
 from bot.services.suggestions.queries import SortOrder, StatusFilter, SuggestionCard, SuggestionSummary
-from bot.services.suggestions.submit import DuplicateNotice, SubmitResult, in_transaction, submit_suggestion
 from bot.services.suggestions.votes import Press, ToggleResult
 from bot.sources.arxiv import ArxivMetadata
 from bot.sources.http import SourceUnavailable
@@ -189,7 +195,7 @@ async def review(
 ) -> Reviewed:
     """/organize suggestions review: the decision stored, the post re-rendered, its thread and the submitter told."""
     async with ctx.store() as session, session.begin():
-        result = await actions.review_suggestion(
+        card = await actions.review_suggestion(
             session,
             guild_id=guild_id,
             suggestion_id=suggestion_id,
@@ -198,7 +204,6 @@ async def review(
             reviewer_id=reviewer_id,
             now=now,
         )
-    card = result.card
     await ctx.discord.edit(card)
     told = await ctx.discord.reviewed(card, reviewer_id) if card.submitter_id is not None else None
     return Reviewed(card, told)
