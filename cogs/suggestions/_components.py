@@ -94,7 +94,7 @@ def card_layout(card: SuggestionCard, now: datetime) -> discord.ui.LayoutView:
     """The post as a layout: the card (cogs/suggestions/_render.py) with Upvote, I'd present this and the
     paper's link in its row (closed suggestions show the buttons disabled)."""
     buttons: list[discord.ui.Item[Any]] = [
-        VoteButton(card.id, card.votes, disabled=not card.accepts_votes),
+        VoteButton(card.id, card.votes, disabled=not card.is_active),
         PresentButton(card.id, len(card.volunteer_ids), disabled=not card.is_active),
     ]
     paper_link = link_button(card.paper.url)

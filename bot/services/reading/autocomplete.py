@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from sqlalchemy import select
@@ -33,7 +33,7 @@ class Suggestion:
 
     kind: Literal["paper", "list"]
     name: str
-    ref_id: int = field(default=0)
+    ref_id: int = 0
 
 
 async def suggest(session: AsyncSession, guild_id: int, current: str, *, limit: int = 25) -> list[Suggestion]:

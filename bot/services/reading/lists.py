@@ -64,8 +64,7 @@ class ListPage:
     items: list[ListItemInfo]
     page: int
     pages: int
-    first_number: int
-    """The 1-based number of the first item on this page."""
+    first_number: int  # the 1-based number of the page's first item
 
 
 @dataclass(frozen=True)
@@ -171,14 +170,6 @@ async def lists_page(session: AsyncSession, guild_id: int, *, page: int = 0, per
     return ListsPage(summaries[page * per_page : (page + 1) * per_page], len(summaries), page, pages)
 
 
-def _summary(row: ReadingList, size: int) -> ListSummary:
-    return ListSummary(row.id, row.name, row.description, size)
-
-
-def _item(row: ReadingListItem) -> ListItemInfo:
-    return ListItemInfo(paper_info(row.paper), row.note, row.added_at, row.added_by)
-
-
 async def _size(session: AsyncSession, list_id: int) -> int:
     count = await session.scalar(select(func.count()).where(ReadingListItem.list_id == list_id))
     return int(count or 0)
@@ -201,7 +192,10 @@ async def list_page(
         .limit(per_page)
         .offset(page * per_page)
     )
-    return ListPage(_summary(row, size), [_item(i) for i in items], page, pages, page * per_page + 1)
+    shown = [ListItemInfo(paper_info(i.paper), i.note, i.added_at, i.added_by) for i in items]
+    return ListPage(
+        ListSummary(row.id, row.name, row.description, size), shown, page, pages, page * per_page + 1
+    )
 
 
 async def named_list(
