@@ -1,5 +1,4 @@
-"""/reading's cards (layouts): history, lists, a list, search; member text escaped once, links on buttons or
-behind fixed labels."""
+"""/reading's cards (layouts): history, lists, a list, search; member text escaped once."""
 
 from __future__ import annotations
 
@@ -69,8 +68,7 @@ def day(dt: datetime, zone: str, now: datetime) -> str:
 
 
 def escape_within(text: str | None, budget: int) -> str:
-    """Member text on one line, escaped once, in at most ``budget`` characters (cut before escaping, so
-    an escape is never cut in half)."""
+    """Member text on one line, escaped once, in at most ``budget`` characters (cut before escaping)."""
     limit = budget
     shown = escape_line(text, limit)
     while len(shown) > budget and limit > 1:
@@ -100,8 +98,7 @@ def presenter_text(entry: HistoryEntry) -> str | None:
 
 
 def paper_lines(paper: PaperInfo) -> list[str]:
-    """A history entry's line for a paper, longest first: its title (escaped) with its link behind the
-    site's name ("📄 TMax · [arXiv](…)"), then the title alone."""
+    """A paper's possible lines, longest first: "📄 TMax · [arXiv](…)", then the title alone."""
     title = f"📄 {escape_within(paper.title, PAPER_TITLE_SHOWN) or '…'}"
     link = fixed_link(link_label(paper.url), paper.url) if paper.url else None
     return [f"{title} · {link}", title] if link else [title]
@@ -138,8 +135,7 @@ def history_entry(entry: HistoryEntry, now: datetime) -> str:
 
 
 def history_card(history: HistoryPage, now: datetime) -> Card:
-    """/reading history: each session that took place, newest first: a section with its session page
-    (else its recording, else its notes) beside it, the other links in a row under it."""
+    """/reading history: each session that took place, newest first, its links as buttons."""
     card = Card(accent=ACCENT)
     if not history.entries:
         return card.heading("Reading so far", below="No sessions have taken place yet.")
@@ -214,8 +210,7 @@ def remove_message(outcome: RemoveOutcome) -> str:
 
 
 def snippet_text(snippet: str, limit: int = SNIPPET_BUDGET) -> str:
-    """A snippet escaped once as a whole (so typed markup split by a match mark stays text), its match
-    marks turned into bold, never leaving one open."""
+    """A snippet escaped once as a whole, its match marks turned into bold (never left open)."""
     text = one_line(snippet.replace(_OPEN, "").replace(_CLOSE, ""), limit + 2)
     escaped = escape_within(text.replace(MARK_OPEN, _OPEN).replace(MARK_CLOSE, _CLOSE), limit)
     parts: list[str] = []

@@ -1,5 +1,4 @@
-"""/suggest paper, list, show and withdraw (members); /organize suggestions review and poll. Each action is one
-call into bot/services/suggestions/flows.py; the answer is rendered by _render."""
+"""/suggest paper, list, show and withdraw; /organize suggestions review and poll: one call into flows each."""
 
 from __future__ import annotations
 

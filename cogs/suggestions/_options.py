@@ -1,5 +1,4 @@
-"""Slash-command option types for suggestions: a paper reference, a suggestion (by id, with
-autocomplete by title) and the guild's topics."""
+"""Slash-command option types for suggestions: a paper, a suggestion (autocompleted) and the topics."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What suggestions look like in Discord: the post and the list's pages as layout cards (bot.layouts), the
-replies and the DMs; member and source text escaped once, dates in the club's style."""
+"""What suggestions look like in Discord: the post and the list as layout cards, the replies and the DMs."""
 
 from __future__ import annotations
 
@@ -78,8 +77,7 @@ def published_on(card: SuggestionCard, now: datetime) -> str | None:
 
 
 def post_card(card: SuggestionCard, now: datetime, *, full: bool = False) -> Card:
-    """The suggestion's post: the title, why, the abstract, what the sources say, who suggested it and when,
-    topic, status, the organizers' note, who offered to present (``full``: who voted too)."""
+    """The suggestion's post (``full``: /suggest show, with who voted too)."""
     layout = Card(accent=STATUS_COLOURS.get(card.status, discord.Colour.blurple()))
     layout.heading(card.paper.title)
     if card.reason:

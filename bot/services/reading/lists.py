@@ -234,8 +234,7 @@ async def add_to_list(
     user_id: int | None,
     now: datetime | None = None,
 ) -> AddOutcome:
-    """Put a paper on a list (creating the list when new); a repeat only updates the note. ``now`` (else
-    the wall clock) stamps new rows."""
+    """Put a paper on a list (creating the list when new); a repeat only updates the note."""
     name = clean_list_name(list_name)
     note = clean_note(note)
     row = await find_list(session, guild_id, name)
@@ -320,8 +319,7 @@ async def replace_list(
     keep_description: bool = False,
     now: datetime | None = None,
 ) -> ListWritten:
-    """Make the list called ``name`` hold exactly ``papers`` (the guild's paper ids with their notes, in
-    order), creating it when new; the description is set unless ``keep_description``."""
+    """Make the list called ``name`` hold exactly ``papers`` (ids and notes, in order), creating it when new."""
     name = clean_list_name(name)
     wanted = {paper_id: clean_note(note) for paper_id, note in reversed(papers)}  # the first of a repeat
     order = list(dict.fromkeys(paper_id for paper_id, _ in papers))

@@ -1,5 +1,4 @@
-"""Full-text search over the club's sessions, papers and reading lists (SQLite FTS5 with bm25, PostgreSQL
-tsvector with ts_rank): what a member types as plain words, every word else any of them, saved queries."""
+"""Full-text search over sessions, papers and reading lists (SQLite FTS5, PostgreSQL tsvector); saved queries."""
 
 from __future__ import annotations
 

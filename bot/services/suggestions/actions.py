@@ -115,8 +115,7 @@ def validate_draft(
 async def in_transaction(
     session_factory: async_sessionmaker[AsyncSession], work: Callable[[AsyncSession], Awaitable[T]]
 ) -> T:
-    """Run ``work`` in one transaction; retried once when a concurrent writer won a unique key
-    (two members suggesting the same new paper at the same moment: the retry sees the duplicate)."""
+    """Run ``work`` in one transaction, retried once when a concurrent writer won a unique key."""
     for attempt in (1, 2):
         try:
             async with session_factory() as session, session.begin():
@@ -248,8 +247,7 @@ async def _note_duplicate(
 async def _toggle_member(
     session: AsyncSession, model: Any, suggestion_id: int, user_id: int, now: datetime
 ) -> bool:
-    """Remove the member's row if present, else add it; True when added. Safe under concurrency:
-    the delete and the insert-or-nothing never fail on a row another transaction just wrote."""
+    """Remove the member's row if present, else add it (insert-or-nothing); True when added."""
     removed = await session.execute(
         delete(model).where(model.suggestion_id == suggestion_id, model.user_id == user_id)
     )
@@ -359,8 +357,7 @@ async def link_session(
     *,
     now: datetime | None = None,
 ) -> None:
-    """Record the session made from an accepted suggestion, once, in the caller's transaction (Conflict,
-    rolling back the new session, when it is no longer accepted or has one already)."""
+    """Record the session made from an accepted suggestion, once (Conflict when no longer accepted or made)."""
     values: dict[str, Any] = {"session_id": session_id}
     if now is not None:
         values["updated_at"] = now

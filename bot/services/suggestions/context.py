@@ -1,5 +1,4 @@
-"""What the suggestions' flows act on (:class:`Suggestions`), and the Discord side's protocol the cog
-implements."""
+"""What the suggestions' flows act on (:class:`Suggestions`), and the Discord side the cog implements."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Is this paper already on the club's table: the same canonical key, or a near-identical title
-(:class:`TitleIndex`)."""
+"""Is this paper already on the club's table: the same key, or a near-identical title (:class:`TitleIndex`)."""
 
 from __future__ import annotations
 

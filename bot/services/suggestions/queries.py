@@ -252,8 +252,7 @@ async def search_suggestions(
 
 
 async def poll_candidates(session: AsyncSession, guild_id: int, count: int) -> list[SuggestionSummary]:
-    """The top shortlisted suggestions by votes; when fewer than two are shortlisted, the top voted
-    open or shortlisted ones."""
+    """The most voted shortlisted suggestions; under two of those, the most voted open or shortlisted."""
     query = _summary_query(guild_id)
     order = (query.selected_columns.votes.desc(), Suggestion.created_at, Suggestion.id)
     for statuses in (("shortlisted",), ("open", "shortlisted")):
