@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -47,10 +47,9 @@ class PaperInputTransformer(OptionTransformer):
 
 def export_format(value: str) -> ExportFormat:
     """The export format picked."""
-    for fmt in EXPORT_NAMES:
-        if fmt == value:
-            return fmt
-    raise BadInput("Pick a format: Markdown, BibTeX, CSV or JSON.")
+    if value not in EXPORT_NAMES:
+        raise BadInput("Pick a format: Markdown, BibTeX, CSV or JSON.")
+    return cast(ExportFormat, value)
 
 
 PaperArg = app_commands.Transform[svc.PaperInput, PaperInputTransformer]

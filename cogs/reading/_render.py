@@ -22,10 +22,7 @@ HISTORY_PAGE_SIZE = 5
 LISTS_PAGE_SIZE = 15
 LIST_PAGE_SIZE = 10
 SEARCH_PAGE_SIZE = 5
-# A page's entries share Discord's 4,000 text characters, so each part has a budget counted after
-# escaping (a title of markup doubles when escaped): 5 history entries, 10 list entries or 5 hits, with
-# the heading and the pager's line, stay within it. A history entry's papers past its budget are counted
-# ("… and 2 more papers").
+# Budgets counted after escaping, so a page's entries stay within Discord's 4,000 text characters.
 ENTRY_BUDGET = 700
 TITLE_SHOWN = 150
 PAPER_TITLE_SHOWN = 120
@@ -35,8 +32,7 @@ HIT_TITLE_SHOWN = 120
 HIT_SESSIONS_SHOWN = 200
 HIT_LISTS_SHOWN = 150
 SNIPPET_BUDGET = 160
-# Stand-ins for the search marks while the snippet is escaped (the marks themselves are control
-# characters, which escaping drops).
+# Stand-ins for the search marks (control characters, which escaping drops) while a snippet is escaped.
 _OPEN, _CLOSE = "\ue000", "\ue001"
 
 Button = discord.ui.Button[Any]
