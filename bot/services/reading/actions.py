@@ -19,7 +19,6 @@ from bot.sources.arxiv import ArxivClient
 from bot.timeutil import resolve_timezone
 
 ATTACHMENT_LIMIT = 10 * 1024 * 1024  # what a bot may attach to a message
-FORM_LISTS = 25  # the lists a form's select offers
 
 
 class Host(host.Host, Protocol):
@@ -93,7 +92,7 @@ class Reading:
     async def list_names(self, guild_id: int) -> list[str]:
         """The lists a form offers to add to."""
         async with self.session_factory() as session:
-            return await list_name_choices(session, guild_id, "", FORM_LISTS)
+            return await list_name_choices(session, guild_id, "")
 
     async def add(
         self,
