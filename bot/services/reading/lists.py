@@ -23,7 +23,7 @@ MAX_LIST_DESCRIPTION = 1000
 MAX_NOTE = 300
 MAX_LISTS_PER_GUILD = 100
 MAX_ITEMS_PER_LIST = 500
-_KEY_FORM = re.compile(r"(?:title|url|openreview|acl|doi|arxiv):\S.*", re.IGNORECASE)
+_STORED_KEY = re.compile(r"(?:title|url):\S.*", re.IGNORECASE)  # keys autocomplete offers, not references
 
 
 @dataclass(frozen=True)
@@ -100,8 +100,8 @@ class PaperInput:
 def read_paper_input(text: str) -> PaperInput:
     """Validate a paper as typed (arXiv id or link, DOI, any http(s) link, a title, or a stored key)."""
     cleaned = text.strip()
-    if _KEY_FORM.fullmatch(cleaned) and cleaned.split(":", 1)[0].lower() in ("title", "url"):
-        return PaperInput(cleaned, None)  # a stored key offered by autocomplete; looked up as is
+    if _STORED_KEY.fullmatch(cleaned):
+        return PaperInput(cleaned, None)  # looked up as is
     return PaperInput(cleaned, parse_paper_ref(cleaned))
 
 

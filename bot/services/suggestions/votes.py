@@ -18,8 +18,7 @@ from db.upsert import insert_ignore
 
 log = logging.getLogger("paperclub.suggestions")
 
-MAX_BATCH = 250
-"""Presses written in one transaction at most (the rest go in the next one, right after)."""
+MAX_BATCH = 250  # presses written in one transaction at most (the rest go in the next)
 
 
 @dataclass(frozen=True)
