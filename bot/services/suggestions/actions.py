@@ -212,31 +212,31 @@ async def submit_suggestion(
     return SubmitResult(card=await card_for(session, row), unenriched=paper.enriched_at is None)
 
 
+async def _add_once(
+    session: AsyncSession, model: Any, suggestion_id: int, user_id: int, now: datetime
+) -> bool:
+    """Add the member's row unless it is there; True when added."""
+    if await session.get(model, (suggestion_id, user_id)) is not None:
+        return False
+    row = {"suggestion_id": suggestion_id, "user_id": user_id, "created_at": now}
+    await session.execute(insert_ignore(session, model, row))
+    return True
+
+
 async def _note_duplicate(
     session: AsyncSession, standing: PaperStanding, user_id: int, now: datetime, *, volunteer: bool
 ) -> DuplicateNotice:
     if standing.suggestion_id is None or standing.read_at is not None:
         return DuplicateNotice(standing, own=False, vote_added=False, votes=0)
-    volunteered = False
-    if volunteer and standing.suggestion_status in ACTIVE_STATUSES:
-        offered = await session.get(SuggestionVolunteer, (standing.suggestion_id, user_id))
-        if offered is None:
-            row = {"suggestion_id": standing.suggestion_id, "user_id": user_id, "created_at": now}
-            await session.execute(insert_ignore(session, SuggestionVolunteer, row))
-            volunteered = True
+    suggestion_id = standing.suggestion_id  # open, shortlisted or accepted
+    volunteered = volunteer and await _add_once(session, SuggestionVolunteer, suggestion_id, user_id, now)
     own = standing.submitter_id == user_id
-    added = False
-    if not own:
-        existing = await session.get(SuggestionVote, (standing.suggestion_id, user_id))
-        if existing is None:
-            row = {"suggestion_id": standing.suggestion_id, "user_id": user_id, "created_at": now}
-            await session.execute(insert_ignore(session, SuggestionVote, row))
-            added = True
+    added = not own and await _add_once(session, SuggestionVote, suggestion_id, user_id, now)
     return DuplicateNotice(
         standing,
         own=own,
         vote_added=added,
-        votes=await count_votes(session, standing.suggestion_id),
+        votes=await count_votes(session, suggestion_id),
         volunteered=volunteered,
     )
 
