@@ -50,8 +50,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bench.common import bare_floor, line, percentile, steady_heap, time_invoke
 from bot.demo.botenv import BotEnv
 from bot.papers import normalize_title
-from bot.services.reading.search import ranked_page, search
-from bot.services.reading.terms import parse_query
+from bot.services.reading.search import parse_query, ranked_page, search
 from db.engine import create_engine, create_session_factory
 from db.migrate import alembic_config, upgrade_database
 from db.models import ClubSession, Paper, SessionPaper

@@ -32,7 +32,7 @@ from bot.services.config.guild import (
     get_config,
 )
 from bot.services.reading.lists import MAX_LIST_NAME, MAX_NOTE
-from bot.services.reading.terms import MAX_QUERY_LENGTH
+from bot.services.reading.search import MAX_QUERY_LENGTH
 from bot.services.reminders.requested import MAX_MESSAGE
 from bot.services.series import rules as series_rules
 from bot.services.sessions import rules as session_rules

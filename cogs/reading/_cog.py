@@ -1,5 +1,4 @@
-"""/reading history, lists, show, search and export; /organize reading add and remove, and the *Add to reading
-list* message command (organizers)."""
+"""/reading history, lists, show, search and export; /organize reading add, remove; *Add to reading list*."""
 
 from __future__ import annotations
 
@@ -197,8 +196,7 @@ class ReadingCog(
     async def add_paper(
         self, interaction: Interaction, list_name: str, paper: PaperInput, note: str | None
     ) -> None:
-        """/organize reading add and the *Add to reading list* form: the organizer gate, then defer (an arXiv lookup
-        may follow the write)."""
+        """/organize reading add and the *Add to reading list* form (organizers)."""
         _, guild_id, now = await organizer_begin(interaction)
         outcome = await self.reading.add(
             guild_id, list_name, paper, note, user_id=interaction.user.id, now=now

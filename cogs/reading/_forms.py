@@ -18,8 +18,7 @@ AddPaper = Callable[[Interaction, str, svc.PaperInput, str | None], Awaitable[No
 
 
 class AddFromMessageModal(PaperclubModal, title="Add to a reading list"):
-    """The paper (a select when the message links several), the list (a select of the guild's lists, or a
-    new one's name: exactly one) and a note; ``add`` puts it on the list."""
+    """The paper, the list (picked or a new one's name: exactly one) and a note; ``add`` puts it there."""
 
     def __init__(self, links: list[str], lists: list[str], add: AddPaper) -> None:
         super().__init__(custom_id="reading:modal:add")

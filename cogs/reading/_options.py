@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,7 +13,7 @@ from bot.papers import MAX_URL_LENGTH
 from bot.services.reading import autocomplete as choices
 from bot.services.reading import lists as svc
 from bot.services.reading.exports import ExportFormat
-from bot.services.reading.terms import MAX_QUERY_LENGTH
+from bot.services.reading.search import MAX_QUERY_LENGTH
 from bot.transformers import OptionTransformer, guild_choices
 
 EXPORT_NAMES: dict[ExportFormat, str] = {
@@ -47,10 +47,9 @@ class PaperInputTransformer(OptionTransformer):
 
 def export_format(value: str) -> ExportFormat:
     """The export format picked."""
-    for fmt in EXPORT_NAMES:
-        if fmt == value:
-            return fmt
-    raise BadInput("Pick a format: Markdown, BibTeX, CSV or JSON.")
+    if value not in EXPORT_NAMES:
+        raise BadInput("Pick a format: Markdown, BibTeX, CSV or JSON.")
+    return cast(ExportFormat, value)
 
 
 PaperArg = app_commands.Transform[svc.PaperInput, PaperInputTransformer]

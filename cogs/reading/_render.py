@@ -1,5 +1,4 @@
-"""/reading's cards (layouts): history, lists, a list, search; member text escaped once, links on buttons or
-behind fixed labels."""
+"""/reading's cards (layouts): history, lists, a list, search; member text escaped once."""
 
 from __future__ import annotations
 
@@ -23,10 +22,7 @@ HISTORY_PAGE_SIZE = 5
 LISTS_PAGE_SIZE = 15
 LIST_PAGE_SIZE = 10
 SEARCH_PAGE_SIZE = 5
-# A page's entries share Discord's 4,000 text characters, so each part has a budget counted after
-# escaping (a title of markup doubles when escaped): 5 history entries, 10 list entries or 5 hits, with
-# the heading and the pager's line, stay within it. A history entry's papers past its budget are counted
-# ("… and 2 more papers").
+# Budgets counted after escaping, so a page's entries stay within Discord's 4,000 text characters.
 ENTRY_BUDGET = 700
 TITLE_SHOWN = 150
 PAPER_TITLE_SHOWN = 120
@@ -36,8 +32,7 @@ HIT_TITLE_SHOWN = 120
 HIT_SESSIONS_SHOWN = 200
 HIT_LISTS_SHOWN = 150
 SNIPPET_BUDGET = 160
-# Stand-ins for the search marks while the snippet is escaped (the marks themselves are control
-# characters, which escaping drops).
+# Stand-ins for the search marks (control characters, which escaping drops) while a snippet is escaped.
 _OPEN, _CLOSE = "\ue000", "\ue001"
 
 Button = discord.ui.Button[Any]
@@ -69,8 +64,7 @@ def day(dt: datetime, zone: str, now: datetime) -> str:
 
 
 def escape_within(text: str | None, budget: int) -> str:
-    """Member text on one line, escaped once, in at most ``budget`` characters (cut before escaping, so
-    an escape is never cut in half)."""
+    """Member text on one line, escaped once, in at most ``budget`` characters (cut before escaping)."""
     limit = budget
     shown = escape_line(text, limit)
     while len(shown) > budget and limit > 1:
@@ -100,8 +94,7 @@ def presenter_text(entry: HistoryEntry) -> str | None:
 
 
 def paper_lines(paper: PaperInfo) -> list[str]:
-    """A history entry's line for a paper, longest first: its title (escaped) with its link behind the
-    site's name ("📄 TMax · [arXiv](…)"), then the title alone."""
+    """A paper's possible lines, longest first: "📄 TMax · [arXiv](…)", then the title alone."""
     title = f"📄 {escape_within(paper.title, PAPER_TITLE_SHOWN) or '…'}"
     link = fixed_link(link_label(paper.url), paper.url) if paper.url else None
     return [f"{title} · {link}", title] if link else [title]
@@ -138,8 +131,7 @@ def history_entry(entry: HistoryEntry, now: datetime) -> str:
 
 
 def history_card(history: HistoryPage, now: datetime) -> Card:
-    """/reading history: each session that took place, newest first: a section with its session page
-    (else its recording, else its notes) beside it, the other links in a row under it."""
+    """/reading history: each session that took place, newest first, its links as buttons."""
     card = Card(accent=ACCENT)
     if not history.entries:
         return card.heading("Reading so far", below="No sessions have taken place yet.")
@@ -214,8 +206,7 @@ def remove_message(outcome: RemoveOutcome) -> str:
 
 
 def snippet_text(snippet: str, limit: int = SNIPPET_BUDGET) -> str:
-    """A snippet escaped once as a whole (so typed markup split by a match mark stays text), its match
-    marks turned into bold, never leaving one open."""
+    """A snippet escaped once as a whole, its match marks turned into bold (never left open)."""
     text = one_line(snippet.replace(_OPEN, "").replace(_CLOSE, ""), limit + 2)
     escaped = escape_within(text.replace(MARK_OPEN, _OPEN).replace(MARK_CLOSE, _CLOSE), limit)
     parts: list[str] = []

@@ -1,12 +1,12 @@
-"""/suggest paper, list, show and withdraw (members); /organize suggestions review and poll. Each action is one
-call into bot/services/suggestions/flows.py; the answer is rendered by _render."""
+"""/suggest paper, list, show and withdraw; /organize suggestions review and poll: one call into flows each."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from datetime import datetime, timedelta
-from typing import Literal, TypeVar
+from datetime import timedelta
+from functools import partial
+from typing import TypeVar, get_args
 
 import discord
 from discord import app_commands
@@ -29,9 +29,9 @@ from bot.replies import send_ephemeral, send_reply
 from bot.services.sessions import publish
 from bot.services.sessions.draft import new_session
 from bot.services.suggestions import flows
-from bot.services.suggestions.actions import SourceMessage
+from bot.services.suggestions.actions import Decision, SourceMessage
 from bot.services.suggestions.context import Suggestions
-from bot.services.suggestions.polls import POLLS_EVERY, POLLS_JOB, PollResult
+from bot.services.suggestions.polls import POLLS_EVERY, POLLS_JOB
 from bot.services.suggestions.queries import SortOrder, StatusFilter
 from bot.services.suggestions.votes import Press
 from bot.text import one_line
@@ -58,11 +58,7 @@ from cogs.suggestions._options import (
 
 T = TypeVar("T")
 PAGER = "suggestions"
-VOTE_DEFER_AFTER = 1.5
-"""Seconds a press waits for its vote to be written before the bot acknowledges it (a deferred, thinking
-ephemeral answer the confirmation then replaces), well inside Discord's 3 s to answer an interaction."""
-STATUS_FILTERS = ("active", "open", "shortlisted", "accepted", "declined", "withdrawn", "all")
-Decision = Literal["shortlist", "accept", "decline"]
+VOTE_DEFER_AFTER = 1.5  # seconds a press waits for its vote before the bot defers (Discord allows 3)
 
 
 def guild_id_of(interaction: Interaction) -> int:
@@ -96,7 +92,9 @@ class SuggestionsCog(commands.Cog):
         self.organized = self.bot.organize.attach(organize, self)
         self.bot.add_dynamic_items(*DYNAMIC_ITEMS)
         self.bot.pagers.register(PAGER, self.render_page)
-        await self.bot.background.add(Job(POLLS_JOB, every(POLLS_EVERY), self.finish_polls))
+        await self.bot.background.add(
+            Job(POLLS_JOB, every(POLLS_EVERY), partial(flows.finish_polls, self.ctx))
+        )
 
     async def cog_unload(self) -> None:
         await self.bot.background.remove(POLLS_JOB)
@@ -109,10 +107,6 @@ class SuggestionsCog(commands.Cog):
     async def settle(self) -> None:
         """Until every post re-render asked for has been made (tests, the demo)."""
         await self.ctx.posts.wait_idle()
-
-    async def finish_polls(self, now: datetime) -> list[PollResult]:
-        """The suggestions.polls job (a ``once`` job: one process of the deployment runs each slot)."""
-        return await flows.finish_polls(self.ctx, now)
 
     @commands.Cog.listener()
     async def on_paper_enriched(self, guild_id: int, paper_ids: tuple[int, ...]) -> None:
@@ -151,8 +145,7 @@ class SuggestionsCog(commands.Cog):
         await interaction.response.send_modal(SuggestModal(topics, topic=matched, why=why, title=title))
 
     async def suggest_from_message(self, interaction: Interaction, message: discord.Message) -> None:
-        """ "Suggest this paper": the suggestion form filled with the message's paper link (a select of
-        them when it has several), credited to the member, linking back to the message."""
+        """ "Suggest this paper": the form filled with the message's paper link(s), linking back to it."""
         guild_id = guild_id_of(interaction)
         links = await papers_in_message(interaction, message)
         topics, _ = await flows.topics(self.ctx, guild_id)
@@ -202,7 +195,7 @@ class SuggestionsCog(commands.Cog):
     async def render_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
         """One page of /suggest list; ``arg`` is 'status.topic-index.sort' (kept in the buttons)."""
         status_text, topic_text, sort_text = (arg.split(".") + ["", "", ""])[:3]
-        status: StatusFilter = status_text if status_text in STATUS_FILTERS else "active"  # type: ignore[assignment]
+        status: StatusFilter = status_text if status_text in get_args(StatusFilter) else "active"  # type: ignore[assignment]
         sort: SortOrder = "newest" if sort_text == "newest" else "votes"
         index = int(topic_text) if topic_text.isdigit() else None
         found = await flows.list_page(
@@ -306,8 +299,7 @@ class SuggestionsCog(commands.Cog):
 
     @staticmethod
     async def _written_in_time(interaction: Interaction, writing: Awaitable[T]) -> T:
-        """The vote, once committed; if that takes longer than VOTE_DEFER_AFTER, acknowledge the press
-        first (the member sees the bot thinking) so the confirmation can follow after Discord's 3 s."""
+        """The vote, once committed; past VOTE_DEFER_AFTER the press is acknowledged first (thinking)."""
         task = asyncio.ensure_future(writing)
         done, _ = await asyncio.wait({task}, timeout=VOTE_DEFER_AFTER)
         if not done:
@@ -333,8 +325,7 @@ class SuggestionsCog(commands.Cog):
     async def create_session_from(
         self, interaction: Interaction, suggestion_id: int, title: str, when: str, timezone: str | None
     ) -> None:
-        """The session form: its paper, the one volunteer (if exactly one offered) presenting, through the
-        sessions' create flow (arXiv titles, the event), the suggestion linked in its transaction."""
+        """The session form: its paper, the one volunteer (if only one) presenting, the suggestion linked."""
         config = await ensure_organizer(interaction)
         guild_id, now = guild_id_of(interaction), self.bot.clock.now()
         card = await flows.accepted(self.ctx, guild_id, suggestion_id)  # a quick refusal; the link re-checks

@@ -91,10 +91,9 @@ DYNAMIC_ITEMS = (VoteButton, PresentButton, CreateSessionButton)
 
 
 def card_layout(card: SuggestionCard, now: datetime) -> discord.ui.LayoutView:
-    """The post as a layout: the card (cogs/suggestions/_render.py) with Upvote, I'd present this and the
-    paper's link in its row (closed suggestions show the buttons disabled)."""
+    """The post: the card with Upvote, I'd present this (disabled once closed) and the paper's link."""
     buttons: list[discord.ui.Item[Any]] = [
-        VoteButton(card.id, card.votes, disabled=not card.accepts_votes),
+        VoteButton(card.id, card.votes, disabled=not card.is_active),
         PresentButton(card.id, len(card.volunteer_ids), disabled=not card.is_active),
     ]
     paper_link = link_button(card.paper.url)
@@ -114,8 +113,7 @@ def _optional(value: str) -> str | None:
 
 
 class SuggestModal(PaperclubModal, title="Suggest a paper"):
-    """/suggest without a paper, and "Suggest this paper": each field in a Label with a line under it; the
-    topic a select of the guild's topics (left out when it has none), "I'd present this" a checkbox."""
+    """/suggest without a paper, and "Suggest this paper": the paper, title, why, topic and a checkbox."""
 
     def __init__(
         self,
@@ -137,7 +135,6 @@ class SuggestModal(PaperclubModal, title="Suggest a paper"):
             default=paper[:MAX_URL_LENGTH] if paper else None,
             max_length=MAX_URL_LENGTH,
         )
-        # Several links in the message: which one, as a select (the first chosen).
         self.paper_choice: discord.ui.Select[SuggestModal] = discord.ui.Select(
             custom_id="paper", options=link_options(self.links[:25]) if len(self.links) > 1 else []
         )
@@ -152,21 +149,11 @@ class SuggestModal(PaperclubModal, title="Suggest a paper"):
             max_length=MAX_REASON_LENGTH,
         )
         if len(self.links) > 1:
-            self.add_item(
-                discord.ui.Label(
-                    text="Paper",
-                    description="The message links to several papers: pick the one to suggest",
-                    component=self.paper_choice,
-                )
-            )
+            chosen: discord.ui.Item[SuggestModal] = self.paper_choice
+            hint = "The message links to several papers: pick the one to suggest"
         else:
-            self.add_item(
-                discord.ui.Label(
-                    text="Paper",
-                    description="An arXiv id or link, a DOI, an OpenReview or other link, or the title",
-                    component=self.paper,
-                )
-            )
+            chosen, hint = self.paper, "An arXiv id or link, a DOI, an OpenReview or other link, or the title"
+        self.add_item(discord.ui.Label(text="Paper", description=hint, component=chosen))
         self.add_item(
             discord.ui.Label(
                 text="Title (optional)",

@@ -1,5 +1,4 @@
-"""The suggestions' Discord side (:class:`DiscordSuggestions`): the posts, their edits, the DMs, the
-polls' messages."""
+"""The suggestions' Discord side: the posts, their edits, the DMs, the polls' messages."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Slash-command option types for suggestions: a paper reference, a suggestion (by id, with
-autocomplete by title) and the guild's topics."""
+"""Slash-command option types for suggestions: a paper, a suggestion (autocompleted) and the topics."""
 
 from __future__ import annotations
 
@@ -29,37 +28,25 @@ class PaperTransformer(OptionTransformer):
         return parse_paper_ref(str(value))
 
 
-def parse_suggestion_id(text: str) -> int:
-    """'12', '#12' or a pasted choice name '#12 · Title' -> 12 (see bot.ids)."""
-    return require_id(text, "suggestion", pasted_name=True)
-
-
-async def suggestion_choices(
-    interaction: Interaction, current: str, *, active_only: bool
-) -> list[app_commands.Choice[str]]:
-    async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
-        items = await search_suggestions(
-            session, guild_id, current[:100], active_only=active_only, limit=MAX_CHOICES
-        )
-        return [(choice_name(item)[:CHOICE_NAME_LIMIT], str(item.id)) for item in items]
-
-    return await guild_choices(interaction, query)
-
-
 class SuggestionTransformer(OptionTransformer):
-    """A suggestion picked from autocomplete (or typed as '12' / '#12'); gives its id. The service
-    checks that it belongs to the guild."""
+    """A suggestion picked from autocomplete (or typed as '12', '#12'); its id (the service checks its guild)."""
 
     active_only = False
     maximum = 100
 
     async def transform(self, interaction: Interaction, value: Any) -> int:
-        return parse_suggestion_id(str(value))
+        return require_id(str(value), "suggestion", pasted_name=True)
 
     async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
         self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[str]]:
-        return await suggestion_choices(interaction, str(value), active_only=self.active_only)
+        async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
+            items = await search_suggestions(
+                session, guild_id, str(value)[:100], active_only=self.active_only, limit=MAX_CHOICES
+            )
+            return [(choice_name(item)[:CHOICE_NAME_LIMIT], str(item.id)) for item in items]
+
+        return await guild_choices(interaction, query)
 
 
 class ActiveSuggestionTransformer(SuggestionTransformer):

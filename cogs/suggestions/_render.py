@@ -1,5 +1,4 @@
-"""What suggestions look like in Discord: the post and the list's pages as layout cards (bot.layouts), the
-replies and the DMs; member and source text escaped once, dates in the club's style."""
+"""What suggestions look like in Discord: the post and the list as layout cards, the replies and the DMs."""
 
 from __future__ import annotations
 
@@ -11,10 +10,10 @@ import discord
 from bot.layouts import Card, escape, escape_line, lines, link_button
 from bot.replies import member_mention
 from bot.services.papers.card import fit_lines, short_lines
+from bot.services.suggestions.actions import DuplicateNotice
 from bot.services.suggestions.flows import ListPage, Suggested
 from bot.services.suggestions.polls import PollResult
 from bot.services.suggestions.queries import SortOrder, StatusFilter, SuggestionCard, SuggestionSummary
-from bot.services.suggestions.submit import DuplicateNotice
 from bot.text import cut
 from bot.timeutil import club_date
 
@@ -78,8 +77,7 @@ def published_on(card: SuggestionCard, now: datetime) -> str | None:
 
 
 def post_card(card: SuggestionCard, now: datetime, *, full: bool = False) -> Card:
-    """The suggestion's post: the title, why, the abstract, what the sources say, who suggested it and when,
-    topic, status, the organizers' note, who offered to present (``full``: who voted too)."""
+    """The suggestion's post (``full``: /suggest show, with who voted too)."""
     layout = Card(accent=STATUS_COLOURS.get(card.status, discord.Colour.blurple()))
     layout.heading(card.paper.title)
     if card.reason:

@@ -46,7 +46,7 @@ class Paper(Base):
     wiki_url: Mapped[str | None] = mapped_column(String(600))
     metadata_fetched_at: Mapped[datetime | None]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    # What the outside sources said (bot/services/papers/merge.py; migration 0021)
+    # What the outside sources said (bot/services/papers/metadata.py; migration 0021)
     year: Mapped[int | None] = mapped_column(Integer)
     venue: Mapped[str | None] = mapped_column(String(200))
     decision: Mapped[str | None] = mapped_column(String(100))

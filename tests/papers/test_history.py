@@ -1,4 +1,4 @@
-"""The club's history with a paper (bot/services/papers/history.py), read by /paper show and the paper's page:
+"""The club's history with a paper (bot/services/papers/queries.py), read by /paper show and the paper's page:
 papers have roles only where someone gave them (`vs`, `against:`, the edit form); otherwise they were read
 together, and nothing says one was read against another."""
 

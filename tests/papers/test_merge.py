@@ -1,4 +1,4 @@
-"""The merge rules (bot/services/papers/merge.py): precedence, the club's own values, provenance, caps."""
+"""The merge rules (bot/services/papers/metadata.py): precedence, the club's own values, provenance, caps."""
 
 from __future__ import annotations
 

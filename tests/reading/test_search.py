@@ -15,9 +15,14 @@ from bot.services.reading import search as search_module
 from bot.services.reading.autocomplete import suggest
 from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN
 from bot.services.reading.lists import add_to_list, read_paper_input, remove_from_list
-from bot.services.reading.saved_queries import save_query, saved_query
-from bot.services.reading.search import search
-from bot.services.reading.terms import fts5_expression, parse_query, tsquery_expression
+from bot.services.reading.search import (
+    fts5_expression,
+    parse_query,
+    save_query,
+    saved_query,
+    search,
+    tsquery_expression,
+)
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.reading import ReadingList
 from tests.reading.conftest import GUILD

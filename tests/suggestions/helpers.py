@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
+from bot.errors import PaperclubError
 from bot.services.suggestions.queries import SuggestionCard, card_by_id
+from bot.services.suggestions.votes import Press, ToggleResult, toggle_votes
 from tests.cards import card_title
 
 EPHEMERAL = 1 << 6
+
+
+async def toggle_vote(
+    session: Any, guild_id: int, suggestion_id: int, user_id: int, now: datetime
+) -> ToggleResult:
+    """One press written in the caller's transaction (the bot batches presses through a VoteWriter)."""
+    (outcome,) = await toggle_votes(session, [Press(guild_id, suggestion_id, user_id, now)])
+    if isinstance(outcome, PaperclubError):
+        raise outcome
+    return outcome
 
 
 def cog(env: Any) -> Any:

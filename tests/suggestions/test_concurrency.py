@@ -6,11 +6,11 @@ import asyncio
 
 from sqlalchemy import func, select
 
-from bot.services.suggestions.actions import toggle_vote, validate_draft
+from bot.services.suggestions.actions import in_transaction, submit_suggestion, validate_draft
 from bot.services.suggestions.duplicates import TitleIndex
-from bot.services.suggestions.submit import in_transaction, submit_suggestion
 from db.models.suggestions import Suggestion
 from tests.suggestions.conftest import NOW
+from tests.suggestions.helpers import toggle_vote
 from tests.suggestions.test_service import GUILD, TOPICS, submit
 
 

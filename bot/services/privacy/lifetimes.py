@@ -10,7 +10,7 @@ from typing import Any, Final
 from sqlalchemy import ColumnElement, delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.services.reading.saved_queries import SAVED_QUERY_DAYS
+from bot.services.reading.search import SAVED_QUERY_DAYS
 from db.models import ClubSession
 from db.models.jobs import Claim, JobRun
 from db.models.reading import ReadingSearchQuery

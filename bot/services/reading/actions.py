@@ -11,16 +11,14 @@ from bot.errors import BadInput
 from bot.services.config.guild import get_config
 from bot.services.papers.metadata import fill_missing_metadata
 from bot.services.reading import lists as reading_lists
-from bot.services.reading import saved_queries
 from bot.services.reading.autocomplete import list_name_choices
 from bot.services.reading.exports import ExportFile, ExportFormat, export_history, export_list
 from bot.services.reading.history import HistoryPage, all_history, history_page
-from bot.services.reading.search import SearchPage, search
+from bot.services.reading.search import SearchPage, save_query, saved_query, search
 from bot.sources.arxiv import ArxivClient
 from bot.timeutil import resolve_timezone
 
 ATTACHMENT_LIMIT = 10 * 1024 * 1024  # what a bot may attach to a message
-FORM_LISTS = 25  # the lists a form's select offers
 
 
 class Host(host.Host, Protocol):
@@ -67,12 +65,12 @@ class Reading:
         if found.pages <= 1:
             return found, 0
         async with self.session_factory() as session, session.begin():
-            return found, await saved_queries.save_query(session, guild_id, found.query, now)
+            return found, await save_query(session, guild_id, found.query, now)
 
     async def search_page(self, guild_id: int, query_id: int, page: int, per_page: int) -> SearchPage | None:
         """A page of a saved search, or None when it has expired."""
         async with self.session_factory() as session:
-            query = await saved_queries.saved_query(session, guild_id, query_id)
+            query = await saved_query(session, guild_id, query_id)
             if query is None:
                 return None
             return await search(session, guild_id, query, page=page, per_page=per_page)
@@ -94,7 +92,7 @@ class Reading:
     async def list_names(self, guild_id: int) -> list[str]:
         """The lists a form offers to add to."""
         async with self.session_factory() as session:
-            return await list_name_choices(session, guild_id, "", FORM_LISTS)
+            return await list_name_choices(session, guild_id, "")
 
     async def add(
         self,

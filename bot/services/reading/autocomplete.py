@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from sqlalchemy import select
@@ -11,18 +11,22 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.papers import normalize_title
 from bot.services.papers.store import PaperInfo, paper_info
 from bot.services.reading.lists import MAX_LIST_NAME, find_list, normalize_list_name, paper_infos
-from bot.services.reading.statements import PG_SUGGEST, SQLITE_SUGGEST
-from bot.services.reading.terms import (
+from bot.services.reading.search import (
     MAX_QUERY_LENGTH,
     MAX_TERMS,
+    PG_SUGGEST,
+    SQLITE_SUGGEST,
     STOPWORDS,
     fts5_expression,
+    is_sqlite,
     tsquery_expression,
     words_of,
 )
 from bot.text import CHOICE_NAME_LIMIT, one_line
 from db.models import Paper
 from db.models.reading import ReadingList, ReadingListItem
+
+MAX_CHOICES = 25  # Discord offers at most 25 autocomplete choices
 
 
 @dataclass(frozen=True)
@@ -31,33 +35,32 @@ class Suggestion:
 
     kind: Literal["paper", "list"]
     name: str
-    ref_id: int = field(default=0)
+    ref_id: int = 0
 
 
-async def suggest(session: AsyncSession, guild_id: int, current: str, *, limit: int = 25) -> list[Suggestion]:
+async def suggest(session: AsyncSession, guild_id: int, current: str) -> list[Suggestion]:
     """Paper titles and list names for a query being typed (the last word as a prefix)."""
-    limit = max(1, min(limit, 25))
     words = tuple(w for w in words_of(current[:MAX_QUERY_LENGTH]) if w not in STOPWORDS)[:MAX_TERMS]
     if not words:
-        return await _recent_names(session, guild_id, limit)
-    if session.get_bind().dialect.name == "sqlite":
+        return await _recent_names(session, guild_id)
+    if is_sqlite(session):
         statement = SQLITE_SUGGEST
         expression = "title : (" + fts5_expression(words, prefix_last=True) + ")"
     else:
         statement = PG_SUGGEST
         expression = tsquery_expression(words, prefix_last=True, weights="A")
-    result = await session.execute(statement, {"q": expression, "g": guild_id, "limit": limit})
+    result = await session.execute(statement, {"q": expression, "g": guild_id, "limit": MAX_CHOICES})
     return [Suggestion(kind, title, int(ref_id)) for kind, ref_id, title in result.all()]
 
 
-async def _recent_names(session: AsyncSession, guild_id: int, limit: int) -> list[Suggestion]:
+async def _recent_names(session: AsyncSession, guild_id: int) -> list[Suggestion]:
     """With nothing typed yet: the lists, then the most recently added papers."""
     lists = (
         await session.execute(
             select(ReadingList.id, ReadingList.name)
             .where(ReadingList.guild_id == guild_id)
             .order_by(ReadingList.name)
-            .limit(limit)
+            .limit(MAX_CHOICES)
         )
     ).all()
     out = [Suggestion("list", name, list_id) for list_id, name in lists]
@@ -66,11 +69,11 @@ async def _recent_names(session: AsyncSession, guild_id: int, limit: int) -> lis
             select(Paper.id, Paper.title)
             .where(Paper.guild_id == guild_id)
             .order_by(Paper.id.desc())
-            .limit(limit - len(out))
+            .limit(MAX_CHOICES - len(out))
         )
     ).all()
     out.extend(Suggestion("paper", title, paper_id) for paper_id, title in papers)
-    return out[:limit]
+    return out[:MAX_CHOICES]
 
 
 def _like_pattern(text: str) -> str:
@@ -78,7 +81,7 @@ def _like_pattern(text: str) -> str:
     return f"%{escaped}%"
 
 
-async def list_name_choices(session: AsyncSession, guild_id: int, current: str, limit: int = 25) -> list[str]:
+async def list_name_choices(session: AsyncSession, guild_id: int, current: str) -> list[str]:
     """List names containing what is typed (names starting with it first)."""
     needle = normalize_list_name(current)[:MAX_LIST_NAME]
     rows = await session.scalars(
@@ -92,7 +95,7 @@ async def list_name_choices(session: AsyncSession, guild_id: int, current: str, 
     )
     names = list(rows)
     names.sort(key=lambda n: not normalize_list_name(n).startswith(needle))
-    return names[: max(0, min(limit, 25))]
+    return names[:MAX_CHOICES]
 
 
 def choice_value(info: PaperInfo) -> str:
@@ -101,7 +104,7 @@ def choice_value(info: PaperInfo) -> str:
 
 
 async def list_paper_choices(
-    session: AsyncSession, guild_id: int, list_name: str, current: str, limit: int = 25
+    session: AsyncSession, guild_id: int, list_name: str, current: str
 ) -> list[tuple[str, str]]:
     """(title, value) for the papers on `list_name` whose title contains what is typed."""
     row = await find_list(session, guild_id, list_name)
@@ -115,7 +118,7 @@ async def list_paper_choices(
             ReadingListItem.list_id == row.id, Paper.normalized_title.like(_like_pattern(needle), escape="\\")
         )
         .order_by(ReadingListItem.position)
-        .limit(max(0, min(limit, 25)))
+        .limit(MAX_CHOICES)
     )
     return [_choice(p.title, choice_value(paper_info(p))) for p in rows]
 

@@ -37,22 +37,17 @@ class ExportFile:
     content_type: str
 
 
+def _ascii(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+
+
 def slug(text: str, fallback: str = "export") -> str:
     """An ASCII file-name slug of ``text`` (``fallback`` when nothing is left)."""
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
-    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:60] or fallback
-
-
-def _local(dt: datetime, zone: ZoneInfo) -> datetime:
-    return dt.astimezone(zone)
+    return re.sub(r"[^a-z0-9]+", "-", _ascii(text)).strip("-")[:60] or fallback
 
 
 def _day_month(dt: datetime) -> str:
     return f"{dt.day} {MONTHS[dt.month - 1].title()}"
-
-
-def _long_date(dt: datetime) -> str:
-    return f"{_day_month(dt)} {dt.year}"
 
 
 # ---------------------------------------------------------------- Markdown
@@ -86,7 +81,7 @@ def history_markdown(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
     lines = [f"# {HISTORY_TITLE}"]
     year: int | None = None
     for entry in entries:
-        local = _local(entry.starts_at, zone)
+        local = entry.starts_at.astimezone(zone)
         if local.year != year:
             year = local.year
             lines += ["", f"## {year}", ""]
@@ -98,15 +93,8 @@ def history_markdown(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
             lines.append(f"  - Presented by {md_escape(entry.presenter_name)}")
         if entry.papers:
             lines.append("  - Papers: " + " · ".join(md_paper(p) for p in entry.papers))
-        links = [
-            f"[{label}]({md_url(url)})"
-            for label, url in (
-                ("Recording", entry.recording_url),
-                ("Notes", entry.notes_url),
-                ("Session page", entry.wiki_url),
-            )
-            if url
-        ]
+        urls = {"Recording": entry.recording_url, "Notes": entry.notes_url, "Session page": entry.wiki_url}
+        links = [f"[{label}]({md_url(url)})" for label, url in urls.items() if url]
         if links:
             lines.append("  - " + " · ".join(links))
     if not entries:
@@ -151,8 +139,7 @@ def bib_escape(text: str) -> str:
 
 
 def paper_year(paper: PaperInfo, published: str | None = None) -> str | None:
-    """A paper's year: the sources' (Semantic Scholar, a DOI's registry), else its publication date or its
-    arXiv id."""
+    """A paper's year: the sources', else its publication date or its arXiv id."""
     if paper.year is not None and 1000 <= paper.year <= 9999:
         return str(paper.year)
     if published and re.match(r"\d{4}", published):
@@ -173,16 +160,11 @@ def split_authors(authors: str | None) -> list[str]:
     return [" ".join(p.split()) for p in parts if p.strip()]
 
 
-def _ascii_word(text: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    return re.sub(r"[^a-z0-9]", "", ascii_text)
-
-
 def citation_key(paper: PaperInfo, taken: set[str]) -> str:
     """'ivison2025tmax'-style: first author's surname, year, first title word; unique in `taken`."""
     authors = split_authors(paper.authors)
-    surname = _ascii_word(authors[0].split()[-1]) if authors else ""
-    words = [_ascii_word(w) for w in paper.title.split()]
+    surname = re.sub(r"[^a-z0-9]", "", _ascii(authors[0].split()[-1])) if authors else ""
+    words = [re.sub(r"[^a-z0-9]", "", _ascii(w)) for w in paper.title.split()]
     first_word = next((w for w in words if w and w not in {"a", "an", "the", "on", "of"}), "")
     base = (surname + (paper_year(paper) or "") + first_word)[:40] or f"paper{paper.id}"
     key, suffix = base, ord("b")
@@ -226,7 +208,8 @@ def history_bibtex(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
     """Each paper once (most recent reading first), noting when the club read it."""
     readings: dict[int, tuple[PaperInfo, list[str]]] = {}
     for entry in entries:
-        when = f"{_long_date(_local(entry.starts_at, zone))} ({' '.join(entry.title.split())})"
+        local = entry.starts_at.astimezone(zone)
+        when = f"{_day_month(local)} {local.year} ({' '.join(entry.title.split())})"
         for paper in entry.papers:
             readings.setdefault(paper.id, (paper, []))[1].append(when)
     return _bibtex(
@@ -279,7 +262,7 @@ def history_csv(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
 
     def rows() -> Iterable[Sequence[object]]:
         for e in entries:
-            head = [_local(e.starts_at, zone).date().isoformat(), e.title, e.presenter_name]
+            head = [e.starts_at.astimezone(zone).date().isoformat(), e.title, e.presenter_name]
             for paper in e.papers or [None]:
                 yield [*head, *_paper_cells(paper), e.recording_url, e.notes_url]
 
@@ -311,7 +294,7 @@ def history_json(entries: Sequence[HistoryEntry], zone: ZoneInfo) -> str:
     """The club's reading history as JSON."""
     sessions = [
         {
-            "date": _local(e.starts_at, zone).date().isoformat(),
+            "date": e.starts_at.astimezone(zone).date().isoformat(),
             "starts_at": e.starts_at.isoformat(),
             "title": e.title,
             "description": e.description,
@@ -345,13 +328,15 @@ def export_history(fmt: ExportFormat, entries: Sequence[HistoryEntry], zone: Zon
         "bibtex": history_bibtex,
         "csv": history_csv,
         "json": history_json,
-    }[fmt]
+    }
     ext, mime = FORMATS[fmt]
-    return ExportFile(f"reading-history.{ext}", render(entries, zone).encode(), mime)
+    return ExportFile(f"reading-history.{ext}", render[fmt](entries, zone).encode(), mime)
 
 
 def export_list(fmt: ExportFormat, detail: ListPage) -> ExportFile:
     """A reading list as a file in ``fmt``."""
-    render = {"markdown": list_markdown, "bibtex": list_bibtex, "csv": list_csv, "json": list_json}[fmt]
+    render = {"markdown": list_markdown, "bibtex": list_bibtex, "csv": list_csv, "json": list_json}
     ext, mime = FORMATS[fmt]
-    return ExportFile(f"{slug(detail.summary.name, 'reading-list')}.{ext}", render(detail).encode(), mime)
+    return ExportFile(
+        f"{slug(detail.summary.name, 'reading-list')}.{ext}", render[fmt](detail).encode(), mime
+    )

@@ -57,16 +57,14 @@ def _entry(row: ClubSession) -> HistoryEntry:
 
 
 def _past_sessions(guild_id: int, now: datetime) -> Select[tuple[ClubSession]]:
-    return select(ClubSession).where(
-        ClubSession.guild_id == guild_id,
-        ClubSession.starts_at <= now,
-        ClubSession.status != "cancelled",
-    )
-
-
-def _newest_first(query: Select[tuple[ClubSession]]) -> Select[tuple[ClubSession]]:
-    return query.options(selectinload(ClubSession.papers)).order_by(
-        ClubSession.starts_at.desc(), ClubSession.id.desc()
+    """Sessions that took place (started by ``now``, not cancelled), newest first."""
+    return (
+        select(ClubSession)
+        .where(
+            ClubSession.guild_id == guild_id, ClubSession.starts_at <= now, ClubSession.status != "cancelled"
+        )
+        .options(selectinload(ClubSession.papers))
+        .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
     )
 
 
@@ -79,12 +77,10 @@ async def history_page(
     )
     pages = max(1, -(-total // per_page))
     page = min(max(page, 0), pages - 1)
-    rows = await session.scalars(
-        _newest_first(_past_sessions(guild_id, now)).limit(per_page).offset(page * per_page)
-    )
+    rows = await session.scalars(_past_sessions(guild_id, now).limit(per_page).offset(page * per_page))
     return HistoryPage([_entry(row) for row in rows], total, page, pages)
 
 
 async def all_history(session: AsyncSession, guild_id: int, now: datetime) -> list[HistoryEntry]:
     """Every session that took place, newest first (for exports)."""
-    return [_entry(row) for row in await session.scalars(_newest_first(_past_sessions(guild_id, now)))]
+    return [_entry(row) for row in await session.scalars(_past_sessions(guild_id, now))]

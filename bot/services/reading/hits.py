@@ -13,9 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from db.models import ClubSession, Paper, SessionPaper
 from db.models.reading import ReadingList, ReadingListItem
 
-MARK_OPEN = "\x02"
-MARK_CLOSE = "\x03"
-"""Snippets mark matched words with these (renderers turn them into bold)."""
+MARK_OPEN, MARK_CLOSE = "\x02", "\x03"  # around matched words in snippets (renderers make them bold)
 
 HitKind = Literal["session", "paper", "list"]
 
@@ -63,14 +61,13 @@ async def hydrate(session: AsyncSession, rows: list[IndexRow]) -> list[SearchHit
         ids[row.kind].append(row.ref_id)
     sessions: dict[int, ClubSession] = {}
     if ids["session"]:
-        found = await session.execute(select(ClubSession).where(ClubSession.id.in_(ids["session"])))
-        sessions = {s.id: s for s in found.scalars()}
+        found = await session.scalars(select(ClubSession).where(ClubSession.id.in_(ids["session"])))
+        sessions = {s.id: s for s in found}
     papers: dict[int, Paper] = {}
-    if ids["paper"]:
-        papers = {p.id: p for p in await session.scalars(select(Paper).where(Paper.id.in_(ids["paper"])))}
     read_in: dict[int, list[SessionBrief]] = defaultdict(list)
     on_lists: dict[int, list[str]] = defaultdict(list)
     if ids["paper"]:
+        papers = {p.id: p for p in await session.scalars(select(Paper).where(Paper.id.in_(ids["paper"])))}
         for paper_id, sid, title, starts_at, zone in await session.execute(
             select(
                 SessionPaper.paper_id,

@@ -23,7 +23,7 @@ MAX_LIST_DESCRIPTION = 1000
 MAX_NOTE = 300
 MAX_LISTS_PER_GUILD = 100
 MAX_ITEMS_PER_LIST = 500
-_KEY_FORM = re.compile(r"(?:title|url|openreview|acl|doi|arxiv):\S.*", re.IGNORECASE)
+_STORED_KEY = re.compile(r"(?:title|url):\S.*", re.IGNORECASE)  # keys autocomplete offers, not references
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,7 @@ class ListPage:
     items: list[ListItemInfo]
     page: int
     pages: int
-    first_number: int
-    """The 1-based number of the first item on this page."""
+    first_number: int  # the 1-based number of the page's first item
 
 
 @dataclass(frozen=True)
@@ -101,8 +100,8 @@ class PaperInput:
 def read_paper_input(text: str) -> PaperInput:
     """Validate a paper as typed (arXiv id or link, DOI, any http(s) link, a title, or a stored key)."""
     cleaned = text.strip()
-    if _KEY_FORM.fullmatch(cleaned) and cleaned.split(":", 1)[0].lower() in ("title", "url"):
-        return PaperInput(cleaned, None)  # a stored key offered by autocomplete; looked up as is
+    if _STORED_KEY.fullmatch(cleaned):
+        return PaperInput(cleaned, None)  # looked up as is
     return PaperInput(cleaned, parse_paper_ref(cleaned))
 
 
@@ -171,14 +170,6 @@ async def lists_page(session: AsyncSession, guild_id: int, *, page: int = 0, per
     return ListsPage(summaries[page * per_page : (page + 1) * per_page], len(summaries), page, pages)
 
 
-def _summary(row: ReadingList, size: int) -> ListSummary:
-    return ListSummary(row.id, row.name, row.description, size)
-
-
-def _item(row: ReadingListItem) -> ListItemInfo:
-    return ListItemInfo(paper_info(row.paper), row.note, row.added_at, row.added_by)
-
-
 async def _size(session: AsyncSession, list_id: int) -> int:
     count = await session.scalar(select(func.count()).where(ReadingListItem.list_id == list_id))
     return int(count or 0)
@@ -201,7 +192,10 @@ async def list_page(
         .limit(per_page)
         .offset(page * per_page)
     )
-    return ListPage(_summary(row, size), [_item(i) for i in items], page, pages, page * per_page + 1)
+    shown = [ListItemInfo(paper_info(i.paper), i.note, i.added_at, i.added_by) for i in items]
+    return ListPage(
+        ListSummary(row.id, row.name, row.description, size), shown, page, pages, page * per_page + 1
+    )
 
 
 async def named_list(
@@ -240,8 +234,7 @@ async def add_to_list(
     user_id: int | None,
     now: datetime | None = None,
 ) -> AddOutcome:
-    """Put a paper on a list (creating the list when new); a repeat only updates the note. ``now`` (else
-    the wall clock) stamps new rows."""
+    """Put a paper on a list (creating the list when new); a repeat only updates the note."""
     name = clean_list_name(list_name)
     note = clean_note(note)
     row = await find_list(session, guild_id, name)
@@ -326,8 +319,7 @@ async def replace_list(
     keep_description: bool = False,
     now: datetime | None = None,
 ) -> ListWritten:
-    """Make the list called ``name`` hold exactly ``papers`` (the guild's paper ids with their notes, in
-    order), creating it when new; the description is set unless ``keep_description``."""
+    """Make the list called ``name`` hold exactly ``papers`` (ids and notes, in order), creating it when new."""
     name = clean_list_name(name)
     wanted = {paper_id: clean_note(note) for paper_id, note in reversed(papers)}  # the first of a repeat
     order = list(dict.fromkeys(paper_id for paper_id, _ in papers))

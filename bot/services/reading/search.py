@@ -1,30 +1,266 @@
-"""Full-text search over the club's sessions, papers and reading lists: every word, else any of them."""
+"""Full-text search over sessions, papers and reading lists (SQLite FTS5, PostgreSQL tsvector); saved queries."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
+from sqlalchemy import bindparam, delete, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.services.reading import statements as sql
-from bot.services.reading.hits import (
-    MARK_CLOSE,
-    MARK_OPEN,
-    HitKind,
-    IndexRow,
-    SearchHit,
-    hydrate,
+from bot.errors import BadInput
+from bot.papers import parse_paper_ref
+from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN, HitKind, IndexRow, SearchHit, hydrate
+from bot.text import clean_line
+from db.models.reading import ReadingSearchQuery
+
+MAX_QUERY_LENGTH = 200
+MAX_TERMS = 16
+MAX_RESULTS = 250  # over it: "over 250", the best among the newest matches (a common word costs no more)
+SAVED_QUERY_DAYS = 90
+
+# PostgreSQL's english stop words (the Snowball list), dropped from queries on both stores.
+STOPWORDS = frozenset(
+    [
+        "i",
+        "me",
+        "my",
+        "myself",
+        "we",
+        "our",
+        "ours",
+        "ourselves",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "yourselves",
+        "he",
+        "him",
+        "his",
+        "himself",
+        "she",
+        "her",
+        "hers",
+        "herself",
+        "it",
+        "its",
+        "itself",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "themselves",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "this",
+        "that",
+        "these",
+        "those",
+        "am",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "have",
+        "has",
+        "had",
+        "having",
+        "do",
+        "does",
+        "did",
+        "doing",
+        "a",
+        "an",
+        "the",
+        "and",
+        "but",
+        "if",
+        "or",
+        "because",
+        "as",
+        "until",
+        "while",
+        "of",
+        "at",
+        "by",
+        "for",
+        "with",
+        "about",
+        "against",
+        "between",
+        "into",
+        "through",
+        "during",
+        "before",
+        "after",
+        "above",
+        "below",
+        "to",
+        "from",
+        "up",
+        "down",
+        "in",
+        "out",
+        "on",
+        "off",
+        "over",
+        "under",
+        "again",
+        "further",
+        "then",
+        "once",
+        "here",
+        "there",
+        "when",
+        "where",
+        "why",
+        "how",
+        "all",
+        "any",
+        "both",
+        "each",
+        "few",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "no",
+        "nor",
+        "not",
+        "only",
+        "own",
+        "same",
+        "so",
+        "than",
+        "too",
+        "very",
+        "s",
+        "t",
+        "can",
+        "will",
+        "just",
+        "don",
+        "should",
+        "now",
+    ]
 )
-from bot.services.reading.terms import (
-    SearchTerms,
-    fts5_expression,
-    parse_query,
-    tsquery_expression,
+_WORD = re.compile(r"[^\W_]+")
+
+# SQLite: the MAX_RESULTS + 1 newest matches (rowid order, so it stops early), each scored, the page sorted
+# by score; ranking every match of a common word would cost time for results nobody pages to.
+SQLITE_PAGE = text(
+    "SELECT kind, ref_id, rowid, total FROM ("
+    "  SELECT kind, ref_id, rowid, score, count(*) OVER () AS total FROM ("
+    "    SELECT rowid, kind, ref_id, bm25(reading_search, 0.0, 0.0, 0.0, 10.0, 4.0, 4.0, 2.0, 8.0) AS score"
+    "    FROM reading_search WHERE reading_search MATCH :q AND guild_id = :g"
+    "    ORDER BY rowid DESC LIMIT :cap))"
+    "ORDER BY score, rowid DESC LIMIT :limit OFFSET :offset"
+)
+SQLITE_COUNT = text(
+    "SELECT count(*) FROM (SELECT 1 FROM reading_search "
+    "WHERE reading_search MATCH :q AND guild_id = :g LIMIT :cap)"
+)
+# One forward pass over the matches between the page's lowest and highest row ids (cheaper than seeking
+# each id in every segment); `+` keeps the IN list a plain filter.
+SQLITE_SNIPPETS = text(
+    "SELECT rowid, snippet(reading_search, -1, :mo, :mc, '…', 16) FROM reading_search "
+    "WHERE reading_search MATCH :q AND rowid BETWEEN :lo AND :hi AND +rowid IN :ids"
+).bindparams(bindparam("ids", expanding=True))
+PG_PAGE = text(
+    "SELECT n.kind, n.ref_id, n.id, count(*) OVER () AS total,"
+    "  ts_rank(n.tsv, to_tsquery('english', :q), 1) AS score FROM ("
+    "    SELECT id, kind, ref_id, tsv FROM reading_search"
+    "    WHERE guild_id = :g AND tsv @@ to_tsquery('english', :q) ORDER BY id DESC LIMIT :cap) AS n "
+    "ORDER BY score DESC, n.id DESC LIMIT :limit OFFSET :offset"
+)
+PG_COUNT = text(
+    "SELECT count(*) FROM (SELECT 1 FROM reading_search "
+    "WHERE guild_id = :g AND tsv @@ to_tsquery('english', :q) LIMIT :cap) AS m"
+)
+PG_SNIPPETS = text(
+    "SELECT id, ts_headline('english', coalesce(nullif(concat_ws(' · ', nullif(body, ''), "
+    "nullif(papers, ''), nullif(people, '')), ''), title), to_tsquery('english', :q), :hl) "
+    "FROM reading_search WHERE id IN :ids"
+).bindparams(bindparam("ids", expanding=True))
+PG_HEADLINE = f"StartSel={MARK_OPEN}, StopSel={MARK_CLOSE}, MaxWords=24, MinWords=8, MaxFragments=2"
+SQLITE_SUGGEST = text(
+    "SELECT kind, ref_id, title FROM reading_search "
+    "WHERE reading_search MATCH :q AND guild_id = :g AND kind IN ('paper', 'list') "
+    "ORDER BY bm25(reading_search, 0.0, 0.0, 0.0, 10.0, 1.0, 1.0, 1.0, 1.0), rowid DESC LIMIT :limit"
+)
+PG_SUGGEST = text(
+    "SELECT kind, ref_id, title FROM reading_search "
+    "WHERE guild_id = :g AND kind IN ('paper', 'list') AND tsv @@ to_tsquery('english', :q) "
+    "ORDER BY ts_rank(tsv, to_tsquery('english', :q), 1) DESC, id DESC LIMIT :limit"
 )
 
-MAX_RESULTS = 250
-"""At most this many results (50 pages): over it, the reply says "over 250" and the results are
-the best among the newest matches, so a very common word costs no more than a rarer one."""
+
+@dataclass(frozen=True)
+class SearchTerms:
+    """The plain words searched for (lower case, no stop words, no repeats, at most MAX_TERMS)."""
+
+    words: tuple[str, ...]
+    text: str
+
+    @property
+    def empty(self) -> bool:
+        """Whether no words are left to search for."""
+        return not self.words
+
+
+def words_of(text: str) -> list[str]:
+    """Letters-and-digits runs, case-folded (NFKC first, so full-width and ligatures fold too)."""
+    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+def parse_query(text: str) -> SearchTerms:
+    """A member's query checked and reduced to plain words (a pasted id or link to the part indexed)."""
+    cleaned = clean_line(text)
+    if not cleaned:
+        raise BadInput("Type something to search for: a paper, a topic, a presenter or a list name.")
+    if len(cleaned) > MAX_QUERY_LENGTH:
+        raise BadInput(
+            f"That search is {len(cleaned)} characters; keep it under {MAX_QUERY_LENGTH} (a few words do best)."
+        )
+    try:
+        ref = parse_paper_ref(cleaned)
+        source = (ref.arxiv_id or ref.doi or ref.url or cleaned) if ref.kind != "title" else cleaned
+    except BadInput:
+        source = cleaned
+    words = [w for w in dict.fromkeys(words_of(source)) if w not in STOPWORDS]
+    return SearchTerms(tuple(words[:MAX_TERMS]), cleaned)
+
+
+def fts5_expression(words: tuple[str, ...], *, any_word: bool = False, prefix_last: bool = False) -> str:
+    """An FTS5 MATCH expression of quoted plain words (words hold only letters and digits)."""
+    parts = [f'"{w}"' for w in words]
+    if prefix_last and parts:
+        parts[-1] += " *"
+    return (" OR " if any_word else " ").join(parts)
+
+
+def tsquery_expression(
+    words: tuple[str, ...], *, any_word: bool = False, prefix_last: bool = False, weights: str = ""
+) -> str:
+    """A to_tsquery() expression of quoted lexemes (words hold only letters and digits)."""
+    parts = [f"'{w}'" + (":" + weights if weights else "") for w in words]
+    if prefix_last and parts:
+        parts[-1] = f"'{words[-1]}':*{weights}"
+    return (" | " if any_word else " & ").join(parts)
+
+
+def is_sqlite(session: AsyncSession) -> bool:
+    """Whether the store is SQLite (else PostgreSQL)."""
+    return session.get_bind().dialect.name == "sqlite"
 
 
 @dataclass(frozen=True)
@@ -36,72 +272,33 @@ class SearchPage:
     total: int
     page: int
     pages: int
-    more_than_total: bool = False
-    """True when there are more than MAX_RESULTS matches (``total`` is then MAX_RESULTS)."""
-    any_word: bool = False
-    """True when no result had every word and the results match some of them."""
+    more_than_total: bool = False  # over MAX_RESULTS matches (``total`` is then MAX_RESULTS)
+    any_word: bool = False  # no result had every word: these match some of them
     only_common_words: bool = False
 
 
-def _backend(session: AsyncSession) -> str:
-    return session.get_bind().dialect.name
-
-
-def _expression(backend: str, words: tuple[str, ...], any_word: bool) -> str:
-    if backend == "sqlite":
-        return fts5_expression(words, any_word=any_word)
-    return tsquery_expression(words, any_word=any_word)
-
-
-@dataclass(frozen=True)
-class _Ranked:
-    kind: HitKind
-    ref_id: int
-    index_id: int
-
-
 async def _ranked(
-    session: AsyncSession,
-    guild_id: int,
-    expression: str,
-    *,
-    limit: int,
-    offset: int,
-) -> tuple[list[_Ranked], int]:
-    """A page of the best matches (among the MAX_RESULTS + 1 newest) and how many matched, up to that."""
-    statement = sql.SQLITE_PAGE if _backend(session) == "sqlite" else sql.PG_PAGE
-    params = {"q": expression, "g": guild_id, "cap": MAX_RESULTS + 1, "limit": limit, "offset": offset}
-    rows = (await session.execute(statement, params)).all()
+    session: AsyncSession, guild_id: int, expression: str, *, limit: int, offset: int
+) -> tuple[list[tuple[HitKind, int, int]], int]:
+    """A page of (kind, ref id, index id), best first among the MAX_RESULTS + 1 newest, and how many matched."""
+    statement, count = (SQLITE_PAGE, SQLITE_COUNT) if is_sqlite(session) else (PG_PAGE, PG_COUNT)
+    params = {"q": expression, "g": guild_id, "cap": MAX_RESULTS + 1}
+    rows = (await session.execute(statement, {**params, "limit": limit, "offset": offset})).all()
     if rows:
-        return [_Ranked(kind, int(ref_id), int(index_id)) for kind, ref_id, index_id, *_ in rows], int(
-            rows[0][3]
-        )
+        return [(kind, int(ref_id), int(index_id)) for kind, ref_id, index_id, *_ in rows], int(rows[0][3])
     if offset == 0:  # the window count is over every (capped) match: none at all
         return [], 0
-    count = sql.SQLITE_COUNT if _backend(session) == "sqlite" else sql.PG_COUNT
-    total = (
-        await session.execute(count, {"q": expression, "g": guild_id, "cap": MAX_RESULTS + 1})
-    ).scalar_one()
-    return [], int(total)
+    return [], int((await session.execute(count, params)).scalar_one())
 
 
 async def _snippets(session: AsyncSession, expression: str, index_ids: list[int]) -> dict[int, str]:
     if not index_ids:
         return {}
-    if _backend(session) == "sqlite":
-        params = {
-            "q": expression,
-            "ids": index_ids,
-            "lo": min(index_ids),
-            "hi": max(index_ids),
-            "mo": MARK_OPEN,
-            "mc": MARK_CLOSE,
-        }
-        result = await session.execute(sql.SQLITE_SNIPPETS, params)
+    if is_sqlite(session):
+        params = {"lo": min(index_ids), "hi": max(index_ids), "mo": MARK_OPEN, "mc": MARK_CLOSE}
+        result = await session.execute(SQLITE_SNIPPETS, {"q": expression, "ids": index_ids, **params})
     else:
-        result = await session.execute(
-            sql.PG_SNIPPETS, {"q": expression, "ids": index_ids, "hl": sql.PG_HEADLINE}
-        )
+        result = await session.execute(PG_SNIPPETS, {"q": expression, "ids": index_ids, "hl": PG_HEADLINE})
     return {int(index_id): snippet or "" for index_id, snippet in result.all()}
 
 
@@ -118,23 +315,18 @@ class RankedPage:
 
 
 async def ranked_page(
-    session: AsyncSession,
-    guild_id: int,
-    terms: SearchTerms,
-    *,
-    page: int = 0,
-    per_page: int = 5,
+    session: AsyncSession, guild_id: int, terms: SearchTerms, *, page: int = 0, per_page: int = 5
 ) -> RankedPage:
     """The store's search: rank one page for all the words (else any of them), with snippets."""
-    backend = _backend(session)
+    expression_of = fts5_expression if is_sqlite(session) else tsquery_expression
     page = max(page, 0)
     limit = max(1, min(per_page, MAX_RESULTS - page * per_page))
     any_word = False
-    expression = _expression(backend, terms.words, any_word)
+    expression = expression_of(terms.words)
     ranked, total = await _ranked(session, guild_id, expression, limit=limit, offset=page * per_page)
     if total == 0 and len(terms.words) > 1:
         any_word = True
-        expression = _expression(backend, terms.words, any_word)
+        expression = expression_of(terms.words, any_word=True)
         ranked, total = await _ranked(session, guild_id, expression, limit=limit, offset=page * per_page)
     more = total > MAX_RESULTS
     total = min(total, MAX_RESULTS)
@@ -143,8 +335,8 @@ async def ranked_page(
         page = pages - 1
         limit = min(per_page, total - page * per_page)
         ranked, _ = await _ranked(session, guild_id, expression, limit=limit, offset=page * per_page)
-    snippets = await _snippets(session, expression, [r.index_id for r in ranked])
-    rows = [IndexRow(r.kind, r.ref_id, snippets.get(r.index_id, "")) for r in ranked]
+    snippets = await _snippets(session, expression, [index_id for *_, index_id in ranked])
+    rows = [IndexRow(kind, ref_id, snippets.get(index_id, "")) for kind, ref_id, index_id in ranked]
     return RankedPage(rows, total, min(page, pages - 1), pages, more, any_word)
 
 
@@ -155,14 +347,33 @@ async def search(
     terms = parse_query(query)
     if terms.empty:
         return SearchPage(terms.text, [], 0, 0, 1, only_common_words=True)
-    ranked = await ranked_page(session, guild_id, terms, page=page, per_page=per_page)
-    hits = await hydrate(session, ranked.rows)
+    found = await ranked_page(session, guild_id, terms, page=page, per_page=per_page)
+    hits = await hydrate(session, found.rows)
     return SearchPage(
-        terms.text,
-        hits,
-        ranked.total,
-        ranked.page,
-        ranked.pages,
-        more_than_total=ranked.more_than_total,
-        any_word=ranked.any_word,
+        terms.text, hits, found.total, found.page, found.pages, found.more_than_total, found.any_word
     )
+
+
+async def save_query(session: AsyncSession, guild_id: int, query: str, now: datetime) -> int:
+    """An id for `query` that page buttons can carry (reused for the same text; old ones pruned)."""
+    text_ = " ".join(query.split())[:MAX_QUERY_LENGTH]
+    row = await session.scalar(
+        select(ReadingSearchQuery).where(
+            ReadingSearchQuery.guild_id == guild_id, ReadingSearchQuery.query == text_
+        )
+    )
+    if row is not None:
+        row.created_at = now
+        return row.id
+    cutoff = now - timedelta(days=SAVED_QUERY_DAYS)
+    await session.execute(delete(ReadingSearchQuery).where(ReadingSearchQuery.created_at < cutoff))
+    row = ReadingSearchQuery(guild_id=guild_id, query=text_, created_at=now)
+    session.add(row)
+    await session.flush()
+    return row.id
+
+
+async def saved_query(session: AsyncSession, guild_id: int, query_id: int) -> str | None:
+    """The text of a saved search of the guild, or None."""
+    row = await session.get(ReadingSearchQuery, query_id)
+    return row.query if row is not None and row.guild_id == guild_id else None

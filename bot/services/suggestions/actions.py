@@ -1,23 +1,32 @@
-"""A suggestion's values checked once (:func:`validate_draft`), and the writes on a standing one: votes,
-presenters, review, withdrawal, where its post is, the session made from it."""
+"""A suggestion's values checked once (:func:`validate_draft`), stored (:func:`submit_suggestion`), and the
+writes on a standing one: votes, presenters, review, withdrawal, where its post is, the session made from it."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Literal
+from datetime import datetime, timedelta
+from typing import Any, Literal, TypeVar
 
 from sqlalchemy import delete, func, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.errors import BadInput, Conflict, NotAllowed, NotFound, PaperclubError
+from bot.errors import BadInput, Conflict, NotAllowed, NotFound
 from bot.papers import MAX_TITLE_LENGTH, PaperRef, normalize_title, parse_paper_ref
-from bot.services.suggestions.queries import SuggestionCard, card_for, suggestion_row
-from bot.services.suggestions.votes import Press, ToggleResult, toggle_votes
+from bot.services.papers.metadata import apply_metadata
+from bot.services.papers.store import get_or_create_paper
+from bot.services.suggestions.duplicates import PaperStanding, TitleIndex, find_duplicate
+from bot.services.suggestions.queries import SuggestionCard, card_for, count_votes, suggestion_row
+from bot.services.suggestions.votes import ToggleResult
+from bot.sources.arxiv import ArxivMetadata
 from bot.text import visible
-from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer
+from bot.timeutil import discord_timestamp
+from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer, SuggestionVote
 from db.upsert import insert_ignore
 
+T = TypeVar("T")
+RATE_WINDOW = timedelta(days=1)
 MAX_REASON_LENGTH = 1000
 MAX_NOTE_LENGTH = 500
 
@@ -100,14 +109,145 @@ def validate_draft(
     )
 
 
+# ---------------------------------------------------------------- a new suggestion
+
+
+async def in_transaction(
+    session_factory: async_sessionmaker[AsyncSession], work: Callable[[AsyncSession], Awaitable[T]]
+) -> T:
+    """Run ``work`` in one transaction, retried once when a concurrent writer won a unique key."""
+    for attempt in (1, 2):
+        try:
+            async with session_factory() as session, session.begin():
+                return await work(session)
+        except IntegrityError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+@dataclass(frozen=True)
+class DuplicateNotice:
+    """Why no new suggestion was made, and what happened instead."""
+
+    standing: PaperStanding
+    own: bool  # the member had suggested it themselves
+    vote_added: bool
+    votes: int
+    volunteered: bool = False  # the member's "I'd present this" was added to the standing suggestion
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    """A new suggestion's card (``unenriched``: its paper is new to the sources), or the duplicate notice."""
+
+    card: SuggestionCard | None = None
+    duplicate: DuplicateNotice | None = None
+    unenriched: bool = False
+
+
+async def _ensure_under_daily_cap(
+    session: AsyncSession, guild_id: int, user_id: int, now: datetime, per_day: int
+) -> None:
+    since = now - RATE_WINDOW
+    recent = (
+        await session.execute(
+            select(Suggestion.created_at)
+            .where(
+                Suggestion.guild_id == guild_id,
+                Suggestion.submitter_id == user_id,
+                Suggestion.created_at > since,
+            )
+            .order_by(Suggestion.created_at)
+        )
+    ).scalars()
+    times = list(recent)
+    if len(times) >= per_day:
+        again = times[len(times) - per_day] + RATE_WINDOW
+        raise Conflict(
+            f"You have made {len(times)} suggestions in the last 24 hours; the limit is {per_day} a day. "
+            f"You can suggest again {discord_timestamp(again, 'R')}."
+        )
+
+
+async def submit_suggestion(
+    session: AsyncSession,
+    *,
+    guild_id: int,
+    user_id: int,
+    draft: SuggestionDraft,
+    metadata: ArxivMetadata | None,
+    now: datetime,
+    per_day: int,
+    index: TitleIndex,
+) -> SubmitResult:
+    """Store a new suggestion, or (a duplicate) add the member's vote to the one that stands."""
+    match_title = draft.title or (metadata.title if metadata else None)
+    standing = await find_duplicate(session, guild_id, draft.ref, match_title, now, index)
+    if standing is not None:
+        notice = await _note_duplicate(session, standing, user_id, now, volunteer=draft.volunteer)
+        return SubmitResult(duplicate=notice)
+    await _ensure_under_daily_cap(session, guild_id, user_id, now, per_day)
+    paper = await get_or_create_paper(session, guild_id, draft.ref, title=draft.title or match_title, now=now)
+    if metadata is not None and paper.metadata_fetched_at is None:
+        apply_metadata(paper, metadata, now)
+    index.note_title(guild_id, paper.id, paper.normalized_title)
+    row = Suggestion(
+        guild_id=guild_id,
+        paper_id=paper.id,
+        submitter_id=user_id,
+        reason=draft.reason,
+        topic=draft.topic,
+        status="open",
+        source_channel_id=draft.source.channel_id if draft.source else None,
+        source_message_id=draft.source.message_id if draft.source else None,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(row)
+    await session.flush()
+    if draft.volunteer:
+        session.add(SuggestionVolunteer(suggestion_id=row.id, user_id=user_id, created_at=now))
+        await session.flush()
+    return SubmitResult(card=await card_for(session, row), unenriched=paper.enriched_at is None)
+
+
+async def _add_once(
+    session: AsyncSession, model: Any, suggestion_id: int, user_id: int, now: datetime
+) -> bool:
+    """Add the member's row unless it is there; True when added."""
+    if await session.get(model, (suggestion_id, user_id)) is not None:
+        return False
+    row = {"suggestion_id": suggestion_id, "user_id": user_id, "created_at": now}
+    await session.execute(insert_ignore(session, model, row))
+    return True
+
+
+async def _note_duplicate(
+    session: AsyncSession, standing: PaperStanding, user_id: int, now: datetime, *, volunteer: bool
+) -> DuplicateNotice:
+    if standing.suggestion_id is None or standing.read_at is not None:
+        return DuplicateNotice(standing, own=False, vote_added=False, votes=0)
+    suggestion_id = standing.suggestion_id  # open, shortlisted or accepted
+    volunteered = volunteer and await _add_once(session, SuggestionVolunteer, suggestion_id, user_id, now)
+    own = standing.submitter_id == user_id
+    added = not own and await _add_once(session, SuggestionVote, suggestion_id, user_id, now)
+    return DuplicateNotice(
+        standing,
+        own=own,
+        vote_added=added,
+        votes=await count_votes(session, suggestion_id),
+        volunteered=volunteered,
+    )
+
+
 # ---------------------------------------------------------------- votes and volunteers
 
 
 async def _toggle_member(
     session: AsyncSession, model: Any, suggestion_id: int, user_id: int, now: datetime
 ) -> bool:
-    """Remove the member's row if present, else add it; True when added. Safe under concurrency:
-    the delete and the insert-or-nothing never fail on a row another transaction just wrote."""
+    """Remove the member's row if present, else add it (insert-or-nothing); True when added."""
     removed = await session.execute(
         delete(model).where(model.suggestion_id == suggestion_id, model.user_id == user_id)
     )
@@ -116,17 +256,6 @@ async def _toggle_member(
     row = {"suggestion_id": suggestion_id, "user_id": user_id, "created_at": now}
     await session.execute(insert_ignore(session, model, row))
     return True
-
-
-async def toggle_vote(
-    session: AsyncSession, guild_id: int, suggestion_id: int, user_id: int, now: datetime
-) -> ToggleResult:
-    """One vote per member: pressing again removes it. The count is read back from the store. (Presses
-    from Discord go through a VoteWriter, which writes many at a time the same way.)"""
-    (outcome,) = await toggle_votes(session, [Press(guild_id, suggestion_id, user_id, now)])
-    if isinstance(outcome, PaperclubError):
-        raise outcome
-    return outcome
 
 
 async def toggle_volunteer(
@@ -150,19 +279,6 @@ async def toggle_volunteer(
 # ---------------------------------------------------------------- review and withdraw
 
 
-@dataclass(frozen=True)
-class ReviewResult:
-    """A reviewed suggestion's card and the status it had before."""
-
-    card: SuggestionCard
-    previous_status: str
-
-    @property
-    def changed(self) -> bool:
-        """Whether the review changed the status."""
-        return self.previous_status != self.card.status
-
-
 async def review_suggestion(
     session: AsyncSession,
     *,
@@ -172,7 +288,7 @@ async def review_suggestion(
     note: str | None,
     reviewer_id: int,
     now: datetime,
-) -> ReviewResult:
+) -> SuggestionCard:
     """Shortlist, accept or decline; a decision can be changed later (the note goes with it)."""
     if decision not in DECISION_STATUS:
         raise BadInput("The decision must be shortlist, accept or decline.")
@@ -194,14 +310,13 @@ async def review_suggestion(
         ).scalar_one_or_none()
         if other is not None:
             raise Conflict("This paper was suggested again since: review the newer suggestion instead.")
-    previous = row.status
     row.status = new_status
     row.review_note = clean_note
     row.reviewed_by = reviewer_id
     row.reviewed_at = now
     row.updated_at = now
     await session.flush()
-    return ReviewResult(await card_for(session, row), previous)
+    return await card_for(session, row)
 
 
 async def withdraw_suggestion(
@@ -242,8 +357,7 @@ async def link_session(
     *,
     now: datetime | None = None,
 ) -> None:
-    """Record the session made from an accepted suggestion, once, in the caller's transaction (Conflict,
-    rolling back the new session, when it is no longer accepted or has one already)."""
+    """Record the session made from an accepted suggestion, once (Conflict when no longer accepted or made)."""
     values: dict[str, Any] = {"session_id": session_id}
     if now is not None:
         values["updated_at"] = now

@@ -1,5 +1,4 @@
-"""What the suggestions' flows act on (:class:`Suggestions`), and the Discord side's protocol the cog
-implements."""
+"""What the suggestions' flows act on (:class:`Suggestions`), and the Discord side the cog implements."""
 
 from __future__ import annotations
 
@@ -114,8 +113,7 @@ class Suggestions:
 
 
 class PostRefresher:
-    """Re-renders posts after votes, coalescing bursts: while one re-render of a post runs, more requests
-    only mark it, and it renders once more at the end (50 votes: a few edits, the last on the stored count)."""
+    """Re-renders posts after votes, coalescing bursts: requests during a re-render make one more at its end."""
 
     def __init__(self, refresh: Callable[[int], Awaitable[Any]]) -> None:
         self._refresh = refresh

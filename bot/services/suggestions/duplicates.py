@@ -1,5 +1,4 @@
-"""Is this paper already on the club's table: the same canonical key, or a near-identical title
-(:class:`TitleIndex`)."""
+"""Is this paper already on the club's table: the same key, or a near-identical title (:class:`TitleIndex`)."""
 
 from __future__ import annotations
 
@@ -92,7 +91,6 @@ class PaperStanding:
     paper_id: int
     paper_title: str
     suggestion_id: int | None = None
-    suggestion_status: str | None = None
     submitter_id: int | None = None
     suggested_at: datetime | None = None
     post_url: str | None = None  # the standing suggestion's post
@@ -131,7 +129,6 @@ async def paper_standings(
                 select(
                     Suggestion.paper_id,
                     Suggestion.id,
-                    Suggestion.status,
                     Suggestion.submitter_id,
                     Suggestion.created_at,
                     Suggestion.channel_id,
@@ -168,7 +165,6 @@ async def paper_standings(
             paper_id=paper_id,
             paper_title=paper_title,
             suggestion_id=sug.id if sug else None,
-            suggestion_status=sug.status if sug else None,
             submitter_id=(sug.submitter_id or None) if sug else None,  # 0: a member who deleted their data
             suggested_at=sug.created_at if sug else None,
             post_url=message_url(guild_id, sug.channel_id, sug.message_id) if sug else None,

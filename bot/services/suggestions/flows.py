@@ -1,5 +1,4 @@
-"""The suggestions' actions, each one call from the suggestions cog: plain values in (ids, what a member
-typed, ``now``), a result out; Discord acted on through :class:`~bot.services.suggestions.context.Suggestions`."""
+"""The suggestions' actions, each one call from the cog: plain values in, a result out (Discord through ``ctx``)."""
 
 from __future__ import annotations
 
@@ -18,11 +17,17 @@ from bot.services.papers.enrich import ENRICH_JOB
 from bot.services.papers.store import find_paper
 from bot.services.sessions.info import SessionInfo
 from bot.services.suggestions import actions, polls, queries
-from bot.services.suggestions.actions import Decision, SourceMessage
+from bot.services.suggestions.actions import (
+    Decision,
+    DuplicateNotice,
+    SourceMessage,
+    SubmitResult,
+    in_transaction,
+    submit_suggestion,
+)
 from bot.services.suggestions.context import PollMessage, PostFailed, Suggestions, TryLater
 from bot.services.suggestions.duplicates import find_duplicate
 from bot.services.suggestions.queries import SortOrder, StatusFilter, SuggestionCard, SuggestionSummary
-from bot.services.suggestions.submit import DuplicateNotice, SubmitResult, in_transaction, submit_suggestion
 from bot.services.suggestions.votes import Press, ToggleResult
 from bot.sources.arxiv import ArxivMetadata
 from bot.sources.http import SourceUnavailable
@@ -65,8 +70,7 @@ async def suggest(
     now: datetime,
     checked: Callable[[], Awaitable[object]],
 ) -> Suggested:
-    """/suggest: each value checked, then (``checked``: the slow part begins) arXiv asked, the suggestion or
-    the member's vote stored, the post made and its place kept, the paper's sources asked now."""
+    """/suggest: the values checked, then (``checked``) arXiv asked, the suggestion (or vote) stored and posted."""
     async with ctx.readers() as session:
         config = await get_config(session, guild_id)
         draft = actions.validate_draft(
@@ -189,7 +193,7 @@ async def review(
 ) -> Reviewed:
     """/organize suggestions review: the decision stored, the post re-rendered, its thread and the submitter told."""
     async with ctx.store() as session, session.begin():
-        result = await actions.review_suggestion(
+        card = await actions.review_suggestion(
             session,
             guild_id=guild_id,
             suggestion_id=suggestion_id,
@@ -198,7 +202,6 @@ async def review(
             reviewer_id=reviewer_id,
             now=now,
         )
-    card = result.card
     await ctx.discord.edit(card)
     told = await ctx.discord.reviewed(card, reviewer_id) if card.submitter_id is not None else None
     return Reviewed(card, told)
@@ -283,8 +286,7 @@ async def start_poll(
     ends_at: datetime,
     now: datetime,
 ) -> list[SuggestionSummary]:
-    """/organize suggestions poll: the top suggestions posted as a Discord poll and recorded (taken down if the
-    record fails: an unrecorded poll's result would never be counted); its options."""
+    """/organize suggestions poll: the top suggestions posted as a poll and recorded (else taken down)."""
     async with ctx.readers() as session:
         options = await polls.choose_poll_options(session, guild_id, count)
     place = await poll.post(options)
@@ -309,8 +311,7 @@ async def start_poll(
 
 
 async def finish_polls(ctx: Suggestions, now: datetime) -> list[polls.PollResult]:
-    """The suggestions.polls job: each poll that ended a settle minute ago read, recorded and announced; the
-    job woken again for the next poll's end."""
+    """The suggestions.polls job: each ended poll read, recorded and announced; woken again for the next."""
     async with ctx.readers() as session:
         due = await polls.due_polls(session, now - polls.POLL_SETTLE)
     results = []
@@ -367,8 +368,7 @@ async def accepted(ctx: Suggestions, guild_id: int, suggestion_id: int) -> Sugge
 def link_step(
     guild_id: int, suggestion_id: int, now: datetime
 ) -> Callable[[AsyncSession, SessionInfo], Awaitable[None]]:
-    """The sessions' create flow's last step in its transaction: the suggestion linked to the new session
-    (Conflict, rolling the session back, if another organizer made one first)."""
+    """The sessions' create flow's last step: the suggestion linked to the new session (Conflict rolls back)."""
 
     async def link(session: AsyncSession, info: SessionInfo) -> None:
         await actions.link_session(session, guild_id, suggestion_id, info.id, now=now)

@@ -84,8 +84,7 @@ async def due_polls(session: AsyncSession, now: datetime) -> list[RunningPoll]:
 
 
 async def next_poll_check(session: AsyncSession, now: datetime) -> datetime | None:
-    """When the job should next read a poll: a settle minute after the soonest running poll's end (a minute
-    from ``now`` for one already due); None with no poll running."""
+    """A settle minute after the soonest running poll's end (at least a minute on); None with none running."""
     soonest = await session.scalar(
         select(func.min(SuggestionPoll.ends_at)).where(SuggestionPoll.status == "running")
     )

@@ -41,9 +41,7 @@ class SuggestionCard:
     paper: PaperInfo
     abstract: str | None
     published: str | None
-    submitter_id: (
-        int | None
-    )  # None: a member who deleted their data (stored as db.models.privacy.FORMER_MEMBER)
+    submitter_id: int | None  # None: a member who deleted their data (stored as FORMER_MEMBER)
     reason: str | None
     topic: str | None
     review_note: str | None
@@ -77,13 +75,8 @@ class SuggestionCard:
 
     @property
     def is_active(self) -> bool:
-        """Whether the suggestion is still open, shortlisted or accepted."""
+        """Whether the suggestion is still open, shortlisted or accepted (takes votes and presenters)."""
         return self.status in ACTIVE_STATUSES
-
-    @property
-    def accepts_votes(self) -> bool:
-        """Whether members may still vote for it."""
-        return self.status in ("open", "shortlisted", "accepted")
 
 
 @dataclass(frozen=True)
@@ -111,20 +104,14 @@ async def suggestion_row(session: AsyncSession, guild_id: int, suggestion_id: in
 
 async def card_for(session: AsyncSession, row: Suggestion) -> SuggestionCard:
     """The full card of a suggestion row: votes, volunteers, the paper and its record."""
-    voters = (
-        await session.execute(
-            select(SuggestionVote.user_id)
-            .where(SuggestionVote.suggestion_id == row.id)
-            .order_by(SuggestionVote.created_at, SuggestionVote.user_id)
+    voters, volunteers = [
+        await session.scalars(
+            select(model.user_id)
+            .where(model.suggestion_id == row.id)
+            .order_by(model.created_at, model.user_id)
         )
-    ).scalars()
-    volunteers = (
-        await session.execute(
-            select(SuggestionVolunteer.user_id)
-            .where(SuggestionVolunteer.suggestion_id == row.id)
-            .order_by(SuggestionVolunteer.created_at, SuggestionVolunteer.user_id)
-        )
-    ).scalars()
+        for model in (SuggestionVote, SuggestionVolunteer)
+    ]
     paper = await session.get(Paper, row.paper_id)
     assert paper is not None
     return SuggestionCard(
@@ -186,22 +173,15 @@ async def count_votes(session: AsyncSession, suggestion_id: int) -> int:
 
 
 def _summary_query(guild_id: int) -> Select[tuple[Suggestion, Paper, int, int]]:
-    votes = (
+    votes, volunteers = [
         select(func.count())
-        .select_from(SuggestionVote)
-        .where(SuggestionVote.suggestion_id == Suggestion.id)
+        .select_from(model)
+        .where(model.suggestion_id == Suggestion.id)
         .correlate(Suggestion)
         .scalar_subquery()
-        .label("votes")
-    )
-    volunteers = (
-        select(func.count())
-        .select_from(SuggestionVolunteer)
-        .where(SuggestionVolunteer.suggestion_id == Suggestion.id)
-        .correlate(Suggestion)
-        .scalar_subquery()
-        .label("volunteers")
-    )
+        .label(label)
+        for model, label in ((SuggestionVote, "votes"), (SuggestionVolunteer, "volunteers"))
+    ]
     return (
         select(Suggestion, Paper, votes, volunteers)
         .join(Paper, Paper.id == Suggestion.paper_id)
@@ -224,14 +204,6 @@ def _summary(row: tuple[Suggestion, Paper, int, int]) -> SuggestionSummary:
     )
 
 
-def _statuses(status: StatusFilter) -> tuple[str, ...]:
-    if status == "active":
-        return ACTIVE_STATUSES
-    if status == "all":
-        return STATUSES
-    return (status,)
-
-
 async def list_suggestions(
     session: AsyncSession,
     guild_id: int,
@@ -243,7 +215,8 @@ async def list_suggestions(
     limit: int = 10,
 ) -> tuple[list[SuggestionSummary], int]:
     """One page of the guild's suggestions and the total that match."""
-    conditions: list[ColumnElement[bool]] = [Suggestion.status.in_(_statuses(status))]
+    statuses = {"active": ACTIVE_STATUSES, "all": STATUSES}.get(status, (status,))
+    conditions: list[ColumnElement[bool]] = [Suggestion.status.in_(statuses)]
     if topic is not None:
         conditions.append(func.lower(Suggestion.topic) == topic.casefold())
     total = (
@@ -279,24 +252,12 @@ async def search_suggestions(
 
 
 async def poll_candidates(session: AsyncSession, guild_id: int, count: int) -> list[SuggestionSummary]:
-    """The top shortlisted suggestions by votes; when fewer than two are shortlisted, the top voted
-    open or shortlisted ones."""
+    """The most voted shortlisted suggestions; under two of those, the most voted open or shortlisted."""
     query = _summary_query(guild_id)
     order = (query.selected_columns.votes.desc(), Suggestion.created_at, Suggestion.id)
-    shortlisted = (
-        (await session.execute(query.where(Suggestion.status == "shortlisted").order_by(*order).limit(count)))
-        .tuples()
-        .all()
-    )
-    if len(shortlisted) >= 2:
-        return [_summary(row) for row in shortlisted]
-    rows = (
-        (
-            await session.execute(
-                query.where(Suggestion.status.in_(("open", "shortlisted"))).order_by(*order).limit(count)
-            )
-        )
-        .tuples()
-        .all()
-    )
+    for statuses in (("shortlisted",), ("open", "shortlisted")):
+        chosen = query.where(Suggestion.status.in_(statuses)).order_by(*order).limit(count)
+        rows = (await session.execute(chosen)).tuples().all()
+        if len(rows) >= 2:
+            break
     return [_summary(row) for row in rows]

@@ -18,8 +18,7 @@ from db.upsert import insert_ignore
 
 log = logging.getLogger("paperclub.suggestions")
 
-MAX_BATCH = 250
-"""Presses written in one transaction at most (the rest go in the next one, right after)."""
+MAX_BATCH = 250  # presses written in one transaction at most (the rest go in the next)
 
 
 @dataclass(frozen=True)
@@ -44,8 +43,7 @@ class Press:
 async def toggle_votes(
     session: AsyncSession, presses: Sequence[Press]
 ) -> list[ToggleResult | PaperclubError]:
-    """Apply these presses in order, in the caller's transaction: each press's outcome, or the refusal
-    (an unknown or closed suggestion) that is its member's answer. The counts are read after all of them."""
+    """Apply these presses in order, in the caller's transaction: each press's outcome, or its refusal."""
     wanted = sorted({p.suggestion_id for p in presses})
     rows = {
         row.id: row
@@ -79,8 +77,7 @@ async def toggle_votes(
 
 
 async def _apply(session: AsyncSession, presses: list[Press]) -> dict[int, bool]:
-    """Toggle each press's vote in order (a member pressing twice in one batch ends where they began);
-    write only the net change: one DELETE per suggestion, one INSERT for all. Returns added, per press."""
+    """Toggle each press's vote in order, writing only the net change; whether each press added its vote."""
     if not presses:
         return {}
     pairs = sorted({(p.suggestion_id, p.user_id) for p in presses})
