@@ -1,5 +1,4 @@
-"""What /setup website and /setup about do (the commands themselves sit in the /setup group, cogs/setup):
-Manage Server is checked there (manager_only) and again here, in code, before anything is written."""
+"""What /setup website and /setup about do (declared in cogs/setup); Manage Server is checked again here."""
 
 from __future__ import annotations
 
@@ -12,7 +11,13 @@ from bot.services.site import config as site_config
 from bot.services.site.actions import Site
 from bot.services.site.config import MAX_ABOUT, SiteConfig
 from bot.views import PaperclubModal
-from cogs.site._links import public_base
+
+
+def public_base(bot: PaperclubBot) -> str | None:
+    """PUBLIC_URL, else the bot's own server (WEB_PORT); None when the site can be reached nowhere."""
+    if bot.settings.public_url:
+        return bot.settings.public_url
+    return bot.web.public_url if bot.web is not None else None
 
 
 def site_status(base: str | None, site: SiteConfig) -> str:

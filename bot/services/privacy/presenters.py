@@ -4,7 +4,7 @@ member's name from it, unless the server's club page shows it: then the name sta
 "Shown on the club page": the server's website is on (``/setup website enabled:True`` with an address,
 as :attr:`bot.services.site.config.SiteConfig.live` says), and every session of a server whose site is on
 has its page there, naming its presenter (``sessions/<id>/``). Read here from the site's model, as the
-site's own ``site_by_slug`` does.
+site's own ``live_site`` does.
 """
 
 from __future__ import annotations
