@@ -20,19 +20,14 @@ def public_base(bot: PaperclubBot) -> str | None:
     return bot.web.public_url if bot.web is not None else None
 
 
-def site_status(base: str | None, site: SiteConfig) -> str:
-    """One line for /setup show and the replies here."""
+def show_field(bot: PaperclubBot, site: SiteConfig) -> str:
+    """The Website line of /setup show and of the replies here."""
     if not site.live:
         return f"off (address `/{site.slug}/` kept)" if site.slug else "off"
-    url = site_config.site_url(base, site)
+    url = site_config.site_url(public_base(bot), site)
     if url is None:
         return f"on at `/{site.slug}/`, but not served: set WEB_PORT (and PUBLIC_URL) on the bot's host"
     return f"on: {url}"
-
-
-def show_field(bot: PaperclubBot, site: SiteConfig) -> str:
-    """The Website line of /setup show (which reads the site's settings with the others, in one statement)."""
-    return site_status(public_base(bot), site)
 
 
 async def set_website(interaction: Interaction, enabled: bool, slug: str | None) -> None:
@@ -41,7 +36,7 @@ async def set_website(interaction: Interaction, enabled: bool, slug: str | None)
     bot = interaction.client
     title = interaction.guild.name if interaction.guild is not None else None
     site = await Site(bot).set_website(guild_id, enabled, slug, title)
-    status = site_status(public_base(bot), site)
+    status = show_field(bot, site)
     extra = (
         " Announcements and `/session show` now link each session's page; members get their own calendar "
         "feed with `/calendar link`."

@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.errors import NotConfigured
 from bot.services.calendars.ics import series_calendars
 from bot.services.site import feeds, pages, render
-from bot.services.site.config import get_site
+from bot.services.site.config import get_site, live_site
 from db.models import ClubSession, Paper
 from db.models.privacy import DEFAULT_GRACE_DAYS
 from db.models.reading import ReadingList
@@ -69,7 +69,9 @@ async def build_site(
             raise NotConfigured(
                 f"server {guild_id} has not turned its website on: run /setup website enabled:True slug:… first"
             )
-        home = await pages.home_page(session, site, now)
+        live = await live_site(session, site.slug)
+        assert live is not None
+        home = await pages.home_page(session, live, now)
         put("index.html", render.home_html(home, base_url=base_url, static=True))
         counts = []
         for folder, model, read, show in (
@@ -81,21 +83,21 @@ async def build_site(
                 await session.scalars(select(model.id).where(model.guild_id == guild_id).order_by(model.id))
             )
             for row_id in ids:
-                page: Any = await read(session, site, row_id, now)
+                page: Any = await read(session, live, row_id, now)
                 if page is not None:
                     put(f"{folder}/{row_id}/index.html", show(page, base_url=base_url, static=True))
             counts.append(len(ids))
         number = 1
-        while (archive := await pages.archive_page(session, site, number, now)) is not None:
+        while (archive := await pages.archive_page(session, live, number, now)) is not None:
             where = "past/index.html" if number == 1 else f"past/{number}/index.html"
             put(where, render.archive_html(archive, base_url=base_url, static=True))
             number += 1
-        kept = await pages.privacy_page(session, site, now, grace_days=grace_days)
+        kept = pages.privacy_page(live, now, grace_days=grace_days)
         put("privacy/index.html", render.privacy_html(kept, base_url=base_url, static=True))
         infos, changed = await feeds.calendar_sessions(session, guild_id, now)
         series = await series_calendars(session, guild_id, now)
         put("calendar.ics", feeds.ics_feed(infos, changed, name=site.title, series=series, base_url=base_url))
-        view, entries = await feeds.atom_entries(session, site, now)
+        view, entries = await feeds.atom_entries(session, live, now)
         put("feed.atom", feeds.atom_feed(view, entries))
     for name in render.STATIC_FILES:
         put(name, render.static_file(name))

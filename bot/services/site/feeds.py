@@ -15,9 +15,9 @@ from sqlalchemy.orm import selectinload
 from bot.services.calendars.ics import SeriesCalendar, calendar_bytes
 from bot.services.papers.store import PaperInfo
 from bot.services.sessions.info import CANCELLED, SessionInfo, session_info
-from bot.services.site.config import SiteConfig
+from bot.services.site.config import LiveSite
 from bot.services.site.sentences import plain
-from bot.services.site.views import Display, FeedEntry, SiteView, info_view, site_view
+from bot.services.site.views import FeedEntry, SiteView, info_view, site_view
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
 
 #: DTSTAMP of an empty feed (nothing changed yet).
@@ -112,13 +112,13 @@ async def calendar_sessions(
 
 
 async def atom_entries(
-    session: AsyncSession, site: SiteConfig, now: datetime, limit: int = 30, display: Display | None = None
+    session: AsyncSession, live: LiveSite, now: datetime, limit: int = 30
 ) -> tuple[SiteView, list[FeedEntry]]:
     """The newest changes first: new sessions, and sessions whose recording or notes came in."""
-    view, shown = await site_view(session, site, now, display)
+    view, shown = site_view(live, now)
     rows = await session.scalars(
         select(ClubSession)
-        .where(ClubSession.guild_id == site.guild_id)
+        .where(ClubSession.guild_id == live.site.guild_id)
         .options(selectinload(ClubSession.papers))
         .order_by(ClubSession.updated_at.desc(), ClubSession.id.desc())
         .limit(limit)

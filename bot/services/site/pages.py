@@ -15,10 +15,10 @@ from bot.errors import BadInput
 from bot.services.papers.card import count_parts, hub_top
 from bot.services.papers.queries import PaperCard, card_of, paper_by_id
 from bot.services.papers.store import paper_info
-from bot.services.privacy.kinds import KINDS, MEMBER, SERVER, WORK
+from bot.services.privacy.kinds import KINDS, MEMBER, SERVER, WORK, Kind
 from bot.services.reading import search as reading_search
 from bot.services.site import queries
-from bot.services.site.config import SiteConfig
+from bot.services.site.config import LiveSite
 from bot.services.site.feeds import past_sessions
 from bot.services.site.views import (
     ArchivePage,
@@ -60,19 +60,17 @@ PRIVACY_GROUPS: Final = (  # (scope, heading, what the deleting line is called)
 )
 
 
-async def home_page(
-    session: AsyncSession, site: SiteConfig, now: datetime, display: Display | None = None
-) -> HomePage:
+async def home_page(session: AsyncSession, live: LiveSite, now: datetime) -> HomePage:
     """Three reads: the sessions with their papers and the past count; the skipped weeks; the lists and the
-    shortlist (and the guild's settings without ``display``)."""
-    view, shown = await site_view(session, site, now, display)
+    shortlist."""
+    view, shown = site_view(live, now)
     conn = await session.connection()
     sessions = await queries.home_sessions(
-        conn, site.guild_id, now, next_count=NEXT_COUNT, recent_count=RECENT_COUNT
+        conn, live.site.guild_id, now, next_count=NEXT_COUNT, recent_count=RECENT_COUNT
     )
     upcoming = tuple(row_view(s, shown, now) for s in sessions.upcoming)
-    skipped = await _skipped(conn, site.guild_id, now, shown, upcoming)
-    extras = await queries.lists_and_shortlist(conn, site.guild_id, SHORTLIST_COUNT)
+    skipped = await _skipped(conn, live.site.guild_id, now, shown, upcoming)
+    extras = await queries.lists_and_shortlist(conn, live.site.guild_id, SHORTLIST_COUNT)
     lists = tuple(ListView(row.list_id, row.name, row.text, int(row.n)) for row in extras.lists)
     shortlist = tuple(
         ShortlistItem(paper_of_row(row), row.topic, one_line(row.text, 300) if row.text else None, int(row.n))
@@ -107,22 +105,20 @@ async def _skipped(
 
 
 async def session_page(
-    session: AsyncSession, site: SiteConfig, session_id: int, now: datetime, display: Display | None = None
+    session: AsyncSession, live: LiveSite, session_id: int, now: datetime
 ) -> SessionPage | None:
-    """One read: the session with its papers (and the guild's settings without ``display``)."""
-    found = await queries.one_session(await session.connection(), site.guild_id, session_id)
+    """One read: the session with its papers."""
+    found = await queries.one_session(await session.connection(), live.site.guild_id, session_id)
     if found is None:
         return None
-    view, shown = await site_view(session, site, now, display)
+    view, shown = site_view(live, now)
     return SessionPage(view, row_view(found, shown, now))
 
 
-async def list_page(
-    session: AsyncSession, site: SiteConfig, list_id: int, now: datetime, display: Display | None = None
-) -> ListPage | None:
+async def list_page(session: AsyncSession, live: LiveSite, list_id: int, now: datetime) -> ListPage | None:
     """A reading list's page, or None when the list is not the site's guild's."""
     row = await session.get(ReadingList, list_id)
-    if row is None or row.guild_id != site.guild_id:
+    if row is None or row.guild_id != live.site.guild_id:
         return None
     items = list(
         await session.scalars(
@@ -131,7 +127,7 @@ async def list_page(
             .order_by(ReadingListItem.position, ReadingListItem.added_at)
         )
     )
-    view, _ = await site_view(session, site, now, display)
+    view, _ = site_view(live, now)
     return ListPage(
         view,
         ListView(row.id, row.name, row.description, len(items)),
@@ -139,36 +135,29 @@ async def list_page(
     )
 
 
-async def archive_page(
-    session: AsyncSession, site: SiteConfig, page: int, now: datetime, display: Display | None = None
-) -> ArchivePage | None:
+async def archive_page(session: AsyncSession, live: LiveSite, page: int, now: datetime) -> ArchivePage | None:
     """Every session that took place, newest first, :data:`ARCHIVE_PAGE` a page (None past the last)."""
-    total = await queries.past_count(await session.connection(), site.guild_id, now)
+    total = await queries.past_count(await session.connection(), live.site.guild_id, now)
     pages = max(1, -(-total // ARCHIVE_PAGE))
     if not 1 <= page <= pages:
         return None
-    view, shown = await site_view(session, site, now, display)
+    view, shown = site_view(live, now)
     infos = await past_sessions(
-        session, site.guild_id, now, limit=ARCHIVE_PAGE, offset=(page - 1) * ARCHIVE_PAGE
+        session, live.site.guild_id, now, limit=ARCHIVE_PAGE, offset=(page - 1) * ARCHIVE_PAGE
     )
     return ArchivePage(view, tuple(info_view(i, shown, now) for i in infos), page, pages, total)
 
 
 async def search_page(
-    session: AsyncSession,
-    site: SiteConfig,
-    query: str,
-    page: int,
-    now: datetime,
-    display: Display | None = None,
+    session: AsyncSession, live: LiveSite, query: str, page: int, now: datetime
 ) -> SearchPage:
     """The reading feature's full-text search over sessions, papers and lists (page is 1-based)."""
-    view, shown = await site_view(session, site, now, display)
+    view, shown = site_view(live, now)
     if not query.strip():
         return SearchPage(view, "", (), 0, 1, 1)
     try:
         found = await reading_search.search(
-            session, site.guild_id, query, page=max(page, 1) - 1, per_page=SEARCH_PAGE
+            session, live.site.guild_id, query, page=max(page, 1) - 1, per_page=SEARCH_PAGE
         )
     except BadInput as error:
         return SearchPage(view, cut(query, 200), (), 0, 1, 1, problem=error.user_message)
@@ -290,27 +279,14 @@ def page_view(card: PaperCard, abstract: str | None, display: Display, now: date
     )
 
 
-async def paper_page(
-    session: AsyncSession, site: SiteConfig, paper_id: int, now: datetime, display: Display | None = None
-) -> PaperPage | None:
+async def paper_page(session: AsyncSession, live: LiveSite, paper_id: int, now: datetime) -> PaperPage | None:
     """The guild's paper's page (None: no such paper in this guild)."""
-    row = await paper_by_id(session, site.guild_id, paper_id)
+    row = await paper_by_id(session, live.site.guild_id, paper_id)
     if row is None:
         return None
-    card = await card_of(session, site.guild_id, row)
-    view, shown = await site_view(session, site, now, display)
+    card = await card_of(session, live.site.guild_id, row)
+    view, shown = site_view(live, now)
     return PaperPage(view, page_view(card, row.abstract, shown, now))
-
-
-@dataclass(frozen=True)
-class KindView:
-    """One kind of data as the privacy page says it (Markdown texts, the bot's own)."""
-
-    name: str
-    what: str
-    why: str
-    kept: str
-    delete: str
 
 
 @dataclass(frozen=True)
@@ -318,27 +294,16 @@ class PrivacyPage:
     """The privacy page: the kinds of data in their groups (heading, the deleting line's label, kinds)."""
 
     site: SiteView
-    groups: tuple[tuple[str, str, tuple[KindView, ...]], ...]
+    groups: tuple[tuple[str, str, tuple[Kind, ...]], ...]  # Markdown texts, the bot's own
     grace_days: int
 
 
-async def privacy_page(
-    session: AsyncSession,
-    site: SiteConfig,
-    now: datetime,
-    display: Display | None = None,
-    *,
-    grace_days: int = DEFAULT_GRACE_DAYS,
-) -> PrivacyPage:
+def privacy_page(live: LiveSite, now: datetime, *, grace_days: int = DEFAULT_GRACE_DAYS) -> PrivacyPage:
     """What the bot keeps, why, how long, how it is deleted, with GUILD_DATA_GRACE_DAYS in its texts."""
-    view, _ = await site_view(session, site, now, display)
+    view, _ = site_view(live, now)
     said = [kind.said(grace_days) for kind in KINDS]
     groups = tuple(
-        (
-            heading,
-            label,
-            tuple(KindView(k.name, k.what, k.why, k.kept, k.delete) for k in said if k.scope == scope),
-        )
+        (heading, label, tuple(k for k in said if k.scope == scope))
         for scope, heading, label in PRIVACY_GROUPS
     )
     return PrivacyPage(view, groups, grace_days)

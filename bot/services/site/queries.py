@@ -99,35 +99,33 @@ _PAST_COUNT: Final = select((_STARTED - _CANCELLED).label("past"))
 
 @lru_cache
 def _home_sessions(next_count: int, recent_count: int) -> Any:
-    guild = _S.guild_id == bindparam("guild")
-    part = literal_column  # the part's number, a constant of the statement (not a parameter)
-    running = (
-        select(part(str(RUNNING), Integer).label("part"), *SESSION_COLUMNS)
-        .where(
-            guild,
-            _S.status == SCHEDULED,
-            _S.starts_at > bindparam("window"),
-            _S.starts_at <= bindparam("now"),
+    now: Any = bindparam("now")
+    scheduled = _S.status == SCHEDULED
+    parts = (  # (part, where, order, limit)
+        (RUNNING, (scheduled, _S.starts_at > bindparam("window"), _S.starts_at <= now), (), None),
+        (NEXT, (scheduled, _S.starts_at > now), (_S.starts_at, _S.id), next_count),
+        (
+            PAST,
+            (_S.starts_at <= now, _S.status != CANCELLED),
+            (_S.starts_at.desc(), _S.id.desc()),
+            recent_count,
+        ),
+    )
+    shown = union_all(
+        *(
+            select(
+                # the part's number is a constant of the statement, not a parameter
+                select(literal_column(str(part), Integer).label("part"), *SESSION_COLUMNS)
+                .where(_S.guild_id == bindparam("guild"), *where)
+                .order_by(*order)
+                .limit(limit)
+                .subquery()
+            )
+            for part, where, order, limit in parts
         )
-        .subquery()
-    )
-    upcoming = (
-        select(part(str(NEXT), Integer).label("part"), *SESSION_COLUMNS)
-        .where(guild, _S.status == SCHEDULED, _S.starts_at > bindparam("now"))
-        .order_by(_S.starts_at, _S.id)
-        .limit(next_count)
-        .subquery()
-    )
-    past = (
-        select(part(str(PAST), Integer).label("part"), *SESSION_COLUMNS)
-        .where(guild, _S.starts_at <= bindparam("now"), _S.status != CANCELLED)
-        .order_by(_S.starts_at.desc(), _S.id.desc())
-        .limit(recent_count)
-        .subquery()
-    )
-    parts = union_all(select(running), select(upcoming), select(past)).subquery("shown")
+    ).subquery("shown")
     # The count rides along on every row (an uncorrelated subquery, evaluated once).
-    return _with_papers(parts, _PAST_COUNT.scalar_subquery().label("past_total"))
+    return _with_papers(shown, _PAST_COUNT.scalar_subquery().label("past_total"))
 
 
 def _group(rows: Sequence[Row[Any]], key: Any) -> dict[Any, SessionRow]:

@@ -6,7 +6,6 @@ bot and ``paperclub site build`` serve the same HTML."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 from importlib import resources
@@ -83,16 +82,6 @@ def static_file(name: str) -> bytes:
     return resources.files("bot.services.site").joinpath("static", name).read_bytes()
 
 
-@dataclass(frozen=True)
-class Meta:
-    """A page's link preview (Open Graph): title, a line about it, its absolute address when known."""
-
-    title: str
-    description: str
-    url: str | None
-    type: str = "website"
-
-
 def _url(base_url: str | None, path: str) -> str | None:
     """The absolute address of ``path`` (relative to the site's home), when the site's is known."""
     if base_url and base_url.startswith(("https://", "http://")):
@@ -122,9 +111,12 @@ def _page(
             site=site,
             root=root,
             static=static,
-            meta=Meta(
-                title, one_line(description, DESCRIPTION_LIMIT) or site.title, _url(base_url, path), kind
-            ),
+            meta={  # the link preview (Open Graph)
+                "title": title,
+                "description": one_line(description, DESCRIPTION_LIMIT) or site.title,
+                "url": _url(base_url, path),
+                "type": kind,
+            },
             csp_meta=CSP_META,
             webcal_url=webcal,
             **context,

@@ -11,14 +11,11 @@ from typing import Any, Final
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from bot import timeutil
-from bot.services.config.guild import get_config
 from bot.services.papers.store import PaperInfo
 from bot.services.sessions.info import CANCELLED, SessionInfo
 from bot.services.site import queries
-from bot.services.site.config import LiveSite, SiteConfig
+from bot.services.site.config import LiveSite
 from bot.services.site.embeds import Embed, recording_embed
 from bot.services.site.markdown import safe_link
 from bot.services.site.sentences import Facts, Paragraph, one_paragraph, sentence
@@ -287,11 +284,6 @@ def display_of(timezone: str, display_zones: str, suggestion_topics: str) -> Dis
     return Display(zones, tz, topics)
 
 
-def live_display(live: LiveSite) -> Display:
-    """The display values of a live site's guild."""
-    return display_of(live.timezone, live.display_zones, live.suggestion_topics)
-
-
 def _paper(
     title: str,
     url: str | None,
@@ -372,15 +364,10 @@ def row_view(found: queries.SessionRow, display: Display, now: datetime) -> Sess
     return _view(found.row, tuple(ordered), display, now)
 
 
-async def site_view(
-    session: AsyncSession, site: SiteConfig, now: datetime, display: Display | None = None
-) -> tuple[SiteView, Display]:
-    """The site's header and footer values; ``display`` (:func:`live_display`) saves reading the guild's."""
+def site_view(live: LiveSite, now: datetime) -> tuple[SiteView, Display]:
+    """The site's header and footer values, and its guild's display settings."""
+    site, shown = live.site, display_of(live.timezone, live.display_zones, live.suggestion_topics)
     assert site.slug is not None
-    shown = display
-    if shown is None:
-        config = await get_config(session, site.guild_id)
-        shown = display_of(config.timezone, config.display_zones_text, ";".join(config.suggestion_topics))
     zones = shown.labels(now.astimezone(shown.tz).year)
     invite = http_link(site.discord_invite)
     view = SiteView(site.slug, site.title, site.about, zones, shown.topics, site.intro, invite)

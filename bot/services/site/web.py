@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.ids import parse_id
 from bot.services.calendars.ics import series_calendars
-from bot.services.site import feeds, pages, render, views
+from bot.services.site import feeds, pages, render
 from bot.services.site.config import LiveSite, live_site
 from bot.services.site.tokens import owner_of
 from db.engine import backend_name, one_statement_session_factory, read_only_session_factory
@@ -129,7 +129,7 @@ class SiteHandlers:
             found_id = parse_id(request.match_info["id"])
             if found_id is None:
                 return None
-            page = await read(session, live.site, found_id, self.clock.now(), views.live_display(live))
+            page = await read(session, live, found_id, self.clock.now())
             return None if page is None else self._html(request, live, page, show)
 
         return handler
@@ -148,7 +148,7 @@ class SiteHandlers:
 
     async def home(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve the club's home page."""
-        page = await pages.home_page(session, live.site, self.clock.now(), views.live_display(live))
+        page = await pages.home_page(session, live, self.clock.now())
         return self._html(request, live, page, render.home_html)
 
     async def archive(
@@ -158,14 +158,12 @@ class SiteHandlers:
         number = request.match_info.get("n")
         if number is not None and (number.startswith("0") or number == "1"):
             return None  # one address per page: the first is /past/
-        now, display = self.clock.now(), views.live_display(live)
-        page = await pages.archive_page(session, live.site, int(number or 1), now, display)
+        page = await pages.archive_page(session, live, int(number or 1), self.clock.now())
         return None if page is None else self._html(request, live, page, render.archive_html)
 
     async def privacy(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve the privacy page."""
-        now, display = self.clock.now(), views.live_display(live)
-        found = await pages.privacy_page(session, live.site, now, display, grace_days=self.grace_days)
+        found = pages.privacy_page(live, self.clock.now(), grace_days=self.grace_days)
         return self._html(request, live, found, render.privacy_html)
 
     async def search(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
@@ -174,8 +172,7 @@ class SiteHandlers:
         raw_page = request.query.get("page", "1")
         number = int(raw_page) if raw_page.isascii() and raw_page.isdigit() and len(raw_page) <= 3 else 1
         number = min(max(number, 1), MAX_SEARCH_PAGE)
-        now, display = self.clock.now(), views.live_display(live)
-        page = await pages.search_page(session, live.site, query, number, now, display)
+        page = await pages.search_page(session, live, query, number, self.clock.now())
         response = self._html(request, live, page, render.search_html)
         response.headers["X-Robots-Tag"] = "noindex"
         return response
@@ -207,8 +204,7 @@ class SiteHandlers:
 
     async def atom(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve the club's Atom feed of sessions."""
-        display = views.live_display(live)
-        view, entries = await feeds.atom_entries(session, live.site, self.clock.now(), display=display)
+        view, entries = await feeds.atom_entries(session, live, self.clock.now())
         return respond(request, feeds.atom_feed(view, entries), "application/atom+xml", cache=FEED_CACHE)
 
     async def static(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
