@@ -1,4 +1,4 @@
-"""The club's public website, Discord side: /calendar, the site's routes, Session page links, /setup website."""
+"""The club's public website, Discord side: /calendar, the site's routes, Session page links, /setup."""
 
 from __future__ import annotations
 

@@ -57,7 +57,7 @@ _PAPER_COLUMNS: Final = tuple(
 
 
 async def _feed_infos(session: AsyncSession, query: Any) -> tuple[list[SessionInfo], datetime | None]:
-    """Sessions as plain values from column rows (no ORM objects), papers in order; and their latest change."""
+    """Sessions as plain values from column rows (no ORM objects), and their latest change."""
     conn = await session.connection()
     rows = (await conn.execute(query)).all()
     papers: dict[int, list[PaperInfo]] = {row[0]: [] for row in rows}
@@ -100,7 +100,7 @@ async def calendar_sessions(
     session: AsyncSession, guild_id: int, now: datetime, *, user_id: int | None = None, limit: int = 500
 ) -> tuple[list[SessionInfo], datetime | None]:
     """The sessions of the last :data:`RECENT_DAYS` and every upcoming one (cancelled too, so calendars drop
-    them), oldest first; with ``user_id``, those that member asked to be reminded of. And the latest change."""
+    them), oldest first (with ``user_id``: those that member is reminded of); and the latest change."""
     query = select(*FEED_COLUMNS).where(
         ClubSession.guild_id == guild_id, ClubSession.starts_at >= now - timedelta(days=RECENT_DAYS)
     )

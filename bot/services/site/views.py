@@ -69,7 +69,7 @@ class SessionView:
 
     @cached_property
     def when(self) -> str:
-        """ "Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST" (dated only: "Thursday 16 October")."""
+        """ "Thursday 5 November, 8:00 AM PT / 4:00 PM GMT" (a session dated only: "Thursday 16 October")."""
         if self.date_only:
             return timeutil.club_date(self.starts_at, self.display.tz, now=self.now)
         with_year = (

@@ -39,7 +39,7 @@ def security_headers(response: web.StreamResponse) -> None:
 
 
 def respond(request: web.Request, body: bytes, content_type: str, *, cache: str) -> web.Response:
-    """200 with the body, or 304 when ``If-None-Match`` holds its ETag (RFC 9110 §13.1.2: weak, list, ``*``)."""
+    """200 with the body, or 304 when ``If-None-Match`` holds its ETag (RFC 9110 §13.1.2)."""
     etag = '"' + hashlib.sha256(body).hexdigest()[:40] + '"'
     headers = {"ETag": etag, "Cache-Control": cache, "Vary": "Accept-Encoding"}
     wanted = request.headers.get("If-None-Match", "")
@@ -123,7 +123,7 @@ class SiteHandlers:
         return wrapped
 
     def _by_id(self, read: Callable[..., Awaitable[Any]], show: Callable[..., str]) -> Handler:
-        """A page found by the id in its address (a session, list or paper); None when it is not the guild's."""
+        """A page found by the id in its address (a session, list or paper); None: not the guild's."""
 
         async def handler(request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response | None:
             found_id = parse_id(request.match_info["id"])
