@@ -65,23 +65,23 @@ async def home_page(session: AsyncSession, live: LiveSite, now: datetime) -> Hom
     shortlist."""
     view, shown = site_view(live, now)
     conn = await session.connection()
-    sessions = await queries.home_sessions(
+    upcoming_rows, recent_rows, past_total = await queries.home_sessions(
         conn, live.site.guild_id, now, next_count=NEXT_COUNT, recent_count=RECENT_COUNT
     )
-    upcoming = tuple(row_view(s, shown, now) for s in sessions.upcoming)
+    upcoming = tuple(row_view(s, shown, now) for s in upcoming_rows)
     skipped = await _skipped(conn, live.site.guild_id, now, shown, upcoming)
-    extras = await queries.lists_and_shortlist(conn, live.site.guild_id, SHORTLIST_COUNT)
-    lists = tuple(ListView(row.list_id, row.name, row.text, int(row.n)) for row in extras.lists)
+    list_rows, shortlist_rows = await queries.lists_and_shortlist(conn, live.site.guild_id, SHORTLIST_COUNT)
+    lists = tuple(ListView(row.list_id, row.name, row.text, int(row.n)) for row in list_rows)
     shortlist = tuple(
         ShortlistItem(paper_of_row(row), row.topic, one_line(row.text, 300) if row.text else None, int(row.n))
-        for row in extras.shortlist
+        for row in shortlist_rows
     )
     return HomePage(
         site=view,
         upcoming=upcoming,
         skipped=skipped,
-        recent=tuple(row_view(s, shown, now) for s in sessions.recent),
-        past_total=sessions.past_total,
+        recent=tuple(row_view(s, shown, now) for s in recent_rows),
+        past_total=past_total,
         lists=lists,
         shortlist=shortlist,
     )

@@ -141,18 +141,9 @@ def _group(rows: Sequence[Row[Any]], key: Any) -> dict[Any, SessionRow]:
     }
 
 
-@dataclass(frozen=True)
-class HomeSessions:
-    """The home page's sessions: upcoming, recent, and how many took place."""
-
-    upcoming: list[SessionRow]
-    recent: list[SessionRow]
-    past_total: int  # every session that took place (not cancelled)
-
-
 async def home_sessions(
     conn: AsyncConnection, guild_id: int, now: datetime, *, next_count: int, recent_count: int
-) -> HomeSessions:
+) -> tuple[list[SessionRow], list[SessionRow], int]:
     """In one statement: the next sessions (those in progress first), the ones read so far (newest first,
     not cancelled, not among the next), with their papers, and how many took place."""
     statement = _home_sessions(next_count, recent_count)
@@ -177,7 +168,7 @@ async def home_sessions(
         key=lambda s: (s.row.starts_at, s.row.id),
         reverse=True,
     )
-    return HomeSessions(upcoming, recent, int(rows[0].past_total or 0) if rows else 0)
+    return upcoming, recent, int(rows[0].past_total or 0) if rows else 0
 
 
 _ONE_SESSION: Final = _with_papers(
@@ -270,16 +261,11 @@ def _lists_and_shortlist(limit: int) -> Any:
     return union_all(lists, select(shortlist))
 
 
-@dataclass(frozen=True)
-class ListsAndShortlist:
-    """The home page's reading lists and shortlisted suggestions, from one statement."""
-
-    lists: list[Row[Any]]  # list_id, name, text (the description), n (its size)
-    shortlist: list[Row[Any]]  # text (the reason), n (votes), topic, the paper's columns (paper_…)
-
-
-async def lists_and_shortlist(conn: AsyncConnection, guild_id: int, limit: int) -> ListsAndShortlist:
-    """Read the home page's reading lists and its shortlist (at most ``limit`` suggestions)."""
+async def lists_and_shortlist(
+    conn: AsyncConnection, guild_id: int, limit: int
+) -> tuple[list[Row[Any]], list[Row[Any]]]:
+    """The home page's reading lists (list_id, name, text, n: its size) and its shortlist (text: the
+    reason, n: votes, topic, paper_…), at most ``limit`` suggestions."""
     rows = (await conn.execute(_lists_and_shortlist(limit), {"guild": guild_id})).all()
     rows = sorted(rows, key=lambda r: (r.part, r.rank))
-    return ListsAndShortlist([r for r in rows if r.part == LIST], [r for r in rows if r.part == SHORTLISTED])
+    return [r for r in rows if r.part == LIST], [r for r in rows if r.part == SHORTLISTED]
