@@ -20,7 +20,6 @@ class WebServer:
         self._public_url = public_url.rstrip("/") if public_url else None
         self.app = web.Application()
         self._runner: web.AppRunner | None = None
-        self._site: web.TCPSite | None = None
 
     @property
     def started(self) -> bool:
@@ -36,12 +35,9 @@ class WebServer:
     @property
     def bound_port(self) -> int:
         """The port actually listened on (differs from ``port`` when that was 0: any free port)."""
-        if self._site is None or self._runner is None:
-            return self.port
-        for address in self._runner.addresses:
-            if isinstance(address, tuple) and len(address) >= 2:
-                return int(address[1])
-        return self.port
+        addresses = self._runner.addresses if self._runner is not None else []
+        ports = [int(address[1]) for address in addresses if isinstance(address, tuple) and len(address) >= 2]
+        return ports[0] if ports else self.port
 
     @property
     def public_url(self) -> str:
@@ -60,13 +56,13 @@ class WebServer:
         except OSError:
             await runner.cleanup()
             raise
-        self._runner, self._site = runner, site
+        self._runner = runner
         log.info(
             "web server listening on %s:%d (public address %s)", self.host, self.bound_port, self.public_url
         )
 
     async def stop(self) -> None:
         """Stop serving."""
-        runner, self._runner, self._site = self._runner, None, None
+        runner, self._runner = self._runner, None
         if runner is not None:
             await runner.cleanup()

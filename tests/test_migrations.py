@@ -99,7 +99,7 @@ async def _seen(factory: async_sessionmaker[AsyncSession]) -> dict[str, Any]:
             out[query] = (found.total, found.any_word, [(h.kind, h.ref_id) for h in found.hits])
         live = await live_site(session, SLUG)
         assert live is not None
-        out["home"] = await pages.home_page(session, live.site, OCTOBER)
+        out["home"] = await pages.home_page(session, live, OCTOBER)
     return out
 
 

@@ -1,5 +1,4 @@
-"""The club's public website, Discord side: /calendar link and reset, the site's routes on the bot's web
-server, Session page links; /setup website and /setup about (declared in cogs/setup) in `settings`."""
+"""The club's public website, Discord side: /calendar, the site's routes, Session page links, /setup."""
 
 from __future__ import annotations
 

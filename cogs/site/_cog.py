@@ -1,6 +1,4 @@
-"""/calendar file (every upcoming session as one .ics), link and reset (a member's personal feed), ephemeral;
-the site's routes on the bot's web server (added in cog_load, before the bot starts the server); the Session
-page link on sessions' announcements and cards."""
+"""/calendar file, link and reset; the site's routes on the bot's web server; the Session page links."""
 
 from __future__ import annotations
 
@@ -17,7 +15,7 @@ from bot.replies import send_ephemeral
 from bot.services.sessions.info import SessionInfo
 from bot.services.site.actions import Site
 from cogs.sessions.buttons import announcement_buttons
-from cogs.site._links import public_base
+from cogs.site.settings import public_base
 
 
 @app_commands.guild_only()
@@ -42,8 +40,7 @@ class SiteCog(
         announcement_buttons(self.bot).links.remove(self.session_page_link)
 
     async def session_page_link(self, info: SessionInfo) -> discord.ui.Item[Any] | None:
-        """The session's page, while the server's website is on: kept once the session is over (its
-        recording and notes are there)."""
+        """The session's page, while the server's website is on (kept once the session is over)."""
         url = await self.site.session_url(public_base(self.bot), info.guild_id, info.id)
         if url is None:
             return None

@@ -1,5 +1,4 @@
-"""What /setup website and /setup about do (the commands themselves sit in the /setup group, cogs/setup):
-Manage Server is checked there (manager_only) and again here, in code, before anything is written."""
+"""What /setup website and /setup about do (declared in cogs/setup); Manage Server is checked again here."""
 
 from __future__ import annotations
 
@@ -12,22 +11,23 @@ from bot.services.site import config as site_config
 from bot.services.site.actions import Site
 from bot.services.site.config import MAX_ABOUT, SiteConfig
 from bot.views import PaperclubModal
-from cogs.site._links import public_base
 
 
-def site_status(base: str | None, site: SiteConfig) -> str:
-    """One line for /setup show and the replies here."""
-    if not site.live:
-        return f"off (address `/{site.slug}/` kept)" if site.slug else "off"
-    url = site_config.site_url(base, site)
-    if url is None:
-        return f"on at `/{site.slug}/`, but not served: set WEB_PORT (and PUBLIC_URL) on the bot's host"
-    return f"on: {url}"
+def public_base(bot: PaperclubBot) -> str | None:
+    """PUBLIC_URL, else the bot's own server (WEB_PORT); None when the site can be reached nowhere."""
+    if bot.settings.public_url:
+        return bot.settings.public_url
+    return bot.web.public_url if bot.web is not None else None
 
 
 def show_field(bot: PaperclubBot, site: SiteConfig) -> str:
-    """The Website line of /setup show (which reads the site's settings with the others, in one statement)."""
-    return site_status(public_base(bot), site)
+    """The Website line of /setup show and of the replies here."""
+    if not site.live:
+        return f"off (address `/{site.slug}/` kept)" if site.slug else "off"
+    url = site_config.site_url(public_base(bot), site)
+    if url is None:
+        return f"on at `/{site.slug}/`, but not served: set WEB_PORT (and PUBLIC_URL) on the bot's host"
+    return f"on: {url}"
 
 
 async def set_website(interaction: Interaction, enabled: bool, slug: str | None) -> None:
@@ -36,7 +36,7 @@ async def set_website(interaction: Interaction, enabled: bool, slug: str | None)
     bot = interaction.client
     title = interaction.guild.name if interaction.guild is not None else None
     site = await Site(bot).set_website(guild_id, enabled, slug, title)
-    status = site_status(public_base(bot), site)
+    status = show_field(bot, site)
     extra = (
         " Announcements and `/session show` now link each session's page; members get their own calendar "
         "feed with `/calendar link`."

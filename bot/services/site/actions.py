@@ -1,5 +1,4 @@
-"""Each website action from Discord as one call over the host's store: /calendar link and reset, /setup
-website and about, the site's routes and a session page's address."""
+"""Each website action from Discord as one call over the host's store."""
 
 from __future__ import annotations
 

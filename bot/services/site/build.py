@@ -1,10 +1,5 @@
-"""``paperclub site build``: the same pages as static files, for GitHub Pages or any static host.
-
-The folder holds ``index.html``, ``sessions/<id>/index.html``, ``lists/<id>/index.html``,
-``papers/<id>/index.html``, ``past/…``, ``privacy/index.html``,
-``calendar.ics``, ``feed.atom``, the stylesheet and script, and ``404.html``. Links are relative, so it works
-wherever it is served. There is no search page (it needs the server) and no personal feeds (secret).
-"""
+"""``paperclub site build``: the same pages as static files with relative links, for any static host (no
+search page, which needs the server, and no personal feeds, which are secret)."""
 
 from __future__ import annotations
 
@@ -13,15 +8,16 @@ import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import NotConfigured
 from bot.services.calendars.ics import series_calendars
-from bot.services.site import feed_reads, feeds, pages, paper_page, privacy_page, render
-from bot.services.site.config import get_site
-from db.models import Paper
+from bot.services.site import feeds, pages, render
+from bot.services.site.config import get_site, live_site
+from db.models import ClubSession, Paper
 from db.models.privacy import DEFAULT_GRACE_DAYS
 from db.models.reading import ReadingList
 
@@ -59,8 +55,7 @@ async def build_site(
     base_url: str | None = None,
     grace_days: int = DEFAULT_GRACE_DAYS,
 ) -> BuildReport:
-    """Write the guild's site into ``out_dir``; NotConfigured while its website is off (``grace_days``:
-    GUILD_DATA_GRACE_DAYS, said on the privacy page)."""
+    """Write the guild's site into ``out_dir``; NotConfigured while its website is off."""
     written = 0
 
     def put(relative: str, data: bytes | str) -> None:
@@ -74,39 +69,37 @@ async def build_site(
             raise NotConfigured(
                 f"server {guild_id} has not turned its website on: run /setup website enabled:True slug:… first"
             )
-        home = await pages.home_page(session, site, now)
+        live = await live_site(session, site.slug)
+        assert live is not None
+        home = await pages.home_page(session, live, now)
         put("index.html", render.home_html(home, base_url=base_url, static=True))
-        session_ids = await feed_reads.all_session_ids(session, guild_id)
-        for session_id in session_ids:
-            page = await pages.session_page(session, site, session_id, now)
-            if page is not None:
-                put(
-                    f"sessions/{session_id}/index.html",
-                    render.session_html(page, base_url=base_url, static=True),
-                )
-        list_ids = list(await session.scalars(select(ReadingList.id).where(ReadingList.guild_id == guild_id)))
-        for list_id in list_ids:
-            listed = await pages.list_page(session, site, list_id, now)
-            if listed is not None:
-                put(f"lists/{list_id}/index.html", render.list_html(listed, base_url=base_url, static=True))
-        paper_ids = list(await session.scalars(select(Paper.id).where(Paper.guild_id == guild_id)))
-        for paper_id in paper_ids:
-            shown = await paper_page.paper_page(session, site, paper_id, now)
-            if shown is not None:
-                put(f"papers/{paper_id}/index.html", render.paper_html(shown, base_url=base_url, static=True))
+        counts = []
+        for folder, model, read, show in (
+            ("sessions", ClubSession, pages.session_page, render.session_html),
+            ("lists", ReadingList, pages.list_page, render.list_html),
+            ("papers", Paper, pages.paper_page, render.paper_html),
+        ):
+            ids = list(
+                await session.scalars(select(model.id).where(model.guild_id == guild_id).order_by(model.id))
+            )
+            for row_id in ids:
+                page: Any = await read(session, live, row_id, now)
+                if page is not None:
+                    put(f"{folder}/{row_id}/index.html", show(page, base_url=base_url, static=True))
+            counts.append(len(ids))
         number = 1
-        while (archive := await pages.archive_page(session, site, number, now)) is not None:
+        while (archive := await pages.archive_page(session, live, number, now)) is not None:
             where = "past/index.html" if number == 1 else f"past/{number}/index.html"
             put(where, render.archive_html(archive, base_url=base_url, static=True))
             number += 1
-        kept = await privacy_page.privacy_page(session, site, now, grace_days=grace_days)
+        kept = pages.privacy_page(live, now, grace_days=grace_days)
         put("privacy/index.html", render.privacy_html(kept, base_url=base_url, static=True))
-        infos, changed = await feed_reads.calendar_sessions(session, guild_id, now)
+        infos, changed = await feeds.calendar_sessions(session, guild_id, now)
         series = await series_calendars(session, guild_id, now)
         put("calendar.ics", feeds.ics_feed(infos, changed, name=site.title, series=series, base_url=base_url))
-        view, entries = await feed_reads.atom_entries(session, site, now)
+        view, entries = await feeds.atom_entries(session, live, now)
         put("feed.atom", feeds.atom_feed(view, entries))
     for name in render.STATIC_FILES:
         put(name, render.static_file(name))
     put("404.html", render.not_found_html())
-    return BuildReport(out_dir, written, len(session_ids), len(list_ids), site.slug)
+    return BuildReport(out_dir, written, counts[0], counts[1], site.slug)

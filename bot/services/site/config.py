@@ -4,7 +4,7 @@ runs" and the Discord invite."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Final
 
@@ -25,8 +25,7 @@ MAX_TITLE: Final = 100
 MAX_INVITE: Final = 200
 DEFAULT_TITLE: Final = "Paper club"
 _SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
-#: An invite link as Discord gives it (https://discord.gg/CODE, or discord.com/invite/CODE): a code of
-#: letters, digits and hyphens (a server's vanity code may have hyphens), nothing after it.
+#: An invite link as Discord gives it (discord.gg/CODE or discord.com/invite/CODE; vanity codes have hyphens).
 _INVITE = re.compile(r"https://(?:discord\.gg|(?:www\.)?discord\.com/invite)/([A-Za-z0-9-]{2,64})/?")
 #: Addresses the web server keeps for itself or other features (health checks, metrics, static files).
 RESERVED_SLUGS: Final = frozenset(
@@ -63,19 +62,13 @@ class LiveSite:
     suggestion_topics: str = DEFAULT_SUGGESTION_TOPICS
 
 
+_FIELDS: Final = tuple(field.name for field in fields(SiteConfig))  # SiteSettings' columns of the same names
+
+
 def _config(row: SiteSettings | None, guild_id: int) -> SiteConfig:
     if row is None:
         return SiteConfig(guild_id, False, None, DEFAULT_TITLE, None)
-    return SiteConfig(
-        row.guild_id,
-        row.enabled,
-        row.slug,
-        row.title,
-        row.about,
-        row.updated_at,
-        row.intro,
-        row.discord_invite,
-    )
+    return SiteConfig(*(getattr(row, name) for name in _FIELDS))
 
 
 def clean_slug(text: str) -> str:
@@ -92,8 +85,7 @@ def clean_slug(text: str) -> str:
 
 
 def clean_markdown(text: str | None) -> str | None:
-    """The intro's or "How it runs"' Markdown: kept whole (lines too), without invisible characters; no raw
-    HTML, and links only to http(s) and mailto (:func:`check_markdown`)."""
+    """The intro's or "How it runs"' Markdown, without invisible characters (:func:`check_markdown`)."""
     cleaned = visible(text or "").strip()
     if len(cleaned) > MAX_ABOUT:
         raise BadInput(f"That text is {len(cleaned)} characters; keep it within {MAX_ABOUT}.")
@@ -126,31 +118,12 @@ async def get_site(session: AsyncSession, guild_id: int) -> SiteConfig:
     return _config(await session.get(SiteSettings, guild_id), guild_id)
 
 
-async def site_by_slug(session: AsyncSession, slug: str) -> SiteConfig | None:
-    """The enabled site at ``/<slug>/`` (None for an unknown slug and for a site that is off)."""
-    if not _SLUG.fullmatch(slug):
-        return None
-    row = await session.scalar(select(SiteSettings).where(SiteSettings.slug == slug))
-    if row is None or not row.enabled:
-        return None
-    return _config(row, row.guild_id)
-
-
 _SITE = SiteSettings.__table__.c
 _GUILD = GuildSettings.__table__.c
 #: Built once: every page request runs it first (the site's on/off check and what its pages need).
 _LIVE_SITE = (
     select(
-        _SITE.guild_id,
-        _SITE.slug,
-        _SITE.title,
-        _SITE.about,
-        _SITE.updated_at,
-        _SITE.intro,
-        _SITE.discord_invite,
-        _GUILD.timezone,
-        _GUILD.display_zones,
-        _GUILD.suggestion_topics,
+        *(_SITE[name] for name in _FIELDS), _GUILD.timezone, _GUILD.display_zones, _GUILD.suggestion_topics
     )
     .select_from(SiteSettings.__table__.outerjoin(GuildSettings.__table__, _GUILD.guild_id == _SITE.guild_id))
     .where(_SITE.slug == bindparam("slug"), _SITE.enabled.is_(True))
@@ -158,19 +131,23 @@ _LIVE_SITE = (
 
 
 async def live_site(session: AsyncSession, slug: str) -> LiveSite | None:
-    """The enabled site at ``/<slug>/`` with its guild's display settings (defaults when the guild never
-    ran /setup), in one query; None for an unknown slug and for a site that is off."""
+    """The enabled site at ``/<slug>/`` with its guild's display settings (or the defaults), in one query;
+    None for an unknown slug and for a site that is off."""
     if not _SLUG.fullmatch(slug):
         return None
     row = (await (await session.connection()).execute(_LIVE_SITE, {"slug": slug})).first()
     if row is None:
         return None
-    site = SiteConfig(
-        row.guild_id, True, row.slug, row.title, row.about, row.updated_at, row.intro, row.discord_invite
-    )
+    site = SiteConfig(*row[: len(_FIELDS)])
     if row.timezone is None:  # no guild_settings row: the defaults
         return LiveSite(site)
     return LiveSite(site, row.timezone, row.display_zones, row.suggestion_topics)
+
+
+async def _taken(session: AsyncSession, guild_id: int, slug: str) -> bool:
+    """Whether another server's site has the address ``slug``."""
+    other = select(SiteSettings.guild_id).where(SiteSettings.slug == slug, SiteSettings.guild_id != guild_id)
+    return await session.scalar(other) is not None
 
 
 async def _row(session: AsyncSession, guild_id: int, now: datetime) -> SiteSettings:
@@ -196,12 +173,7 @@ async def set_website(
     if wanted is None and enabled and row.slug is None:
         raise BadInput("Give the site an address with `slug`, e.g. `paper-club` (it becomes /paper-club/).")
     if wanted is not None and wanted != row.slug:
-        taken = await session.scalar(
-            select(SiteSettings.guild_id).where(
-                SiteSettings.slug == wanted, SiteSettings.guild_id != guild_id
-            )
-        )
-        if taken is not None:
+        if await _taken(session, guild_id, wanted):
             raise Conflict(f"The address `{wanted}` is taken by another server; pick another.")
         row.slug = wanted
     row.enabled = enabled
@@ -220,17 +192,12 @@ async def set_website(
 async def set_programme_site(
     session: AsyncSession, guild_id: int, values: dict[str, object], *, now: datetime
 ) -> bool:
-    """The programme file's ``website`` section (checked values: enabled, slug, title, intro, about,
-    discord_invite; what it leaves out stays); True when anything changed. Conflict when the slug is
-    another server's."""
+    """The programme file's ``website`` section (checked values; what it leaves out stays); True when
+    anything changed. Conflict when the slug is another server's."""
     row = await _row(session, guild_id, now)
     slug = values.get("slug")
-    if isinstance(slug, str) and slug != row.slug:
-        taken = await session.scalar(
-            select(SiteSettings.guild_id).where(SiteSettings.slug == slug, SiteSettings.guild_id != guild_id)
-        )
-        if taken is not None:
-            raise Conflict(f"the address `{slug}` is taken by another server; pick another")
+    if isinstance(slug, str) and slug != row.slug and await _taken(session, guild_id, slug):
+        raise Conflict(f"the address `{slug}` is taken by another server; pick another")
     changed = False
     for name, value in values.items():
         if getattr(row, name) != value:

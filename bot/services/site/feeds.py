@@ -1,27 +1,134 @@
-"""The site's feeds: ``calendar.ics`` (and each member's personal one) and an Atom feed of new sessions
-and recaps.
-
-The calendars come from the calendars' one .ics builder (:func:`bot.services.calendars.ics.
-calendar_bytes`), so whatever it learns (series as RRULE/EXDATE) the feeds follow. Its DTSTAMP is the
-latest change among the listed sessions, not the time of the request: the same sessions give the same
-bytes, so the ETag holds and calendar apps polling the feed get 304s.
-"""
+"""The site's feeds and their store reads: ``calendar.ics`` (and each member's personal one), the archive's
+sessions, and an Atom feed of new sessions and recaps."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from typing import Any, Final
 from xml.etree import ElementTree
 
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import selectinload
+
 from bot.services.calendars.ics import SeriesCalendar, calendar_bytes
-from bot.services.sessions.info import SessionInfo
+from bot.services.papers.store import PaperInfo
+from bot.services.sessions.info import CANCELLED, SessionInfo, session_info
+from bot.services.site.config import LiveSite
 from bot.services.site.sentences import plain
-from bot.services.site.views import FeedEntry, SiteView
+from bot.services.site.views import FeedEntry, SiteView, info_view, site_view
+from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
 
 #: DTSTAMP of an empty feed (nothing changed yet).
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 ATOM_NS = "http://www.w3.org/2005/Atom"
 TAG_AUTHORITY = "paperclub.invalid,2026"
+RECENT_DAYS: Final = 90  # how long calendar.ics keeps a session that took place
+#: The SessionInfo fields a feed reads, in the order of its columns (updated_at follows them).
+_FIELDS: Final = [
+    "id",
+    "guild_id",
+    "title",
+    "description",
+    "starts_at",
+    "duration_minutes",
+    "timezone",
+    "presenter_id",
+    "presenter_name",
+    "signup_url",
+    "recording_url",
+    "notes_url",
+    "wiki_url",
+    "status",
+    "announcement_channel_id",
+    "announcement_message_id",
+    "thread_id",
+    "event_id",
+    "sequence",
+    "cancel_reason",
+    "created_by",
+    "date_only",
+]
+FEED_COLUMNS: Final = (*(getattr(ClubSession, name) for name in _FIELDS), ClubSession.updated_at)
+_PAPER_COLUMNS: Final = tuple(
+    getattr(Paper, n) for n in ["id", "key", "kind", "title", "url", "arxiv_id", "doi", "authors", "wiki_url"]
+)
+
+
+async def _feed_infos(session: AsyncSession, query: Any) -> tuple[list[SessionInfo], datetime | None]:
+    """Sessions as plain values from column rows (no ORM objects), and their latest change."""
+    conn = await session.connection()
+    rows = (await conn.execute(query)).all()
+    papers: dict[int, list[PaperInfo]] = {row[0]: [] for row in rows}
+    if papers:
+        links = await conn.execute(
+            select(SessionPaper.session_id, *_PAPER_COLUMNS)
+            .join(Paper, Paper.id == SessionPaper.paper_id)
+            # the same sessions, chosen again in the store: no bound parameter per session
+            .where(SessionPaper.session_id.in_(select(query.subquery().c.id)))
+            .order_by(SessionPaper.session_id, SessionPaper.position)
+        )
+        for sid, *paper in links.all():
+            papers[sid].append(PaperInfo(*paper))
+    infos = []
+    for *values, _ in rows:
+        found = dict(zip(_FIELDS, values, strict=True))
+        ends_at = found["starts_at"] + timedelta(minutes=found["duration_minutes"])
+        infos.append(SessionInfo(**found, ends_at=ends_at, papers=papers[found["id"]]))
+    return infos, max((row[-1] for row in rows), default=None)
+
+
+async def past_sessions(
+    session: AsyncSession, guild_id: int, now: datetime, *, limit: int, offset: int = 0
+) -> list[SessionInfo]:
+    """A page of the guild's past sessions (not cancelled), newest first."""
+    infos, _ = await _feed_infos(
+        session,
+        select(*FEED_COLUMNS)
+        .where(
+            ClubSession.guild_id == guild_id, ClubSession.starts_at <= now, ClubSession.status != CANCELLED
+        )
+        .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
+        .limit(limit)
+        .offset(offset),
+    )
+    return infos
+
+
+async def calendar_sessions(
+    session: AsyncSession, guild_id: int, now: datetime, *, user_id: int | None = None, limit: int = 500
+) -> tuple[list[SessionInfo], datetime | None]:
+    """The sessions of the last :data:`RECENT_DAYS` and every upcoming one (cancelled too, so calendars drop
+    them), oldest first (with ``user_id``: those that member is reminded of); and the latest change."""
+    query = select(*FEED_COLUMNS).where(
+        ClubSession.guild_id == guild_id, ClubSession.starts_at >= now - timedelta(days=RECENT_DAYS)
+    )
+    if user_id is not None:
+        query = query.join(SessionSubscription, SessionSubscription.session_id == ClubSession.id).where(
+            SessionSubscription.user_id == user_id
+        )
+    return await _feed_infos(session, query.order_by(ClubSession.starts_at, ClubSession.id).limit(limit))
+
+
+async def atom_entries(
+    session: AsyncSession, live: LiveSite, now: datetime, limit: int = 30
+) -> tuple[SiteView, list[FeedEntry]]:
+    """The newest changes first: new sessions, and sessions whose recording or notes came in."""
+    view, shown = site_view(live, now)
+    rows = await session.scalars(
+        select(ClubSession)
+        .where(ClubSession.guild_id == live.site.guild_id)
+        .options(selectinload(ClubSession.papers))
+        .order_by(ClubSession.updated_at.desc(), ClubSession.id.desc())
+        .limit(limit)
+    )
+    entries = []
+    for row in rows:
+        info = session_info(row)
+        recap = bool(info.recording_url or info.notes_url or info.wiki_url)
+        entries.append(FeedEntry(info_view(info, shown, now), row.updated_at, row.created_at, recap))
+    return view, entries
 
 
 def ics_feed(
@@ -32,9 +139,8 @@ def ics_feed(
     series: Sequence[SeriesCalendar] = (),
     base_url: str | None = None,
 ) -> bytes:
-    """The club's feed: each series as one repeating VEVENT (RRULE, EXDATE for skipped weeks, RECURRENCE-ID
-    overrides for moved or retitled ones), every other session as its own VEVENT. With the site's public
-    address ``base_url`` (``https://…/<slug>/``), a session with one main paper links that paper's page."""
+    """The calendar (the calendars' one .ics builder), stamped with the latest change so its ETag holds; with
+    the site's public address, a session with one main paper links that paper's page."""
     home = base_url.rstrip("/") if base_url and base_url.startswith(("https://", "http://")) else None
     pages = (lambda paper_id: f"{home}/papers/{paper_id}/") if home else None
     return calendar_bytes(sessions, now=changed or EPOCH, name=name[:100], series=series, paper_page=pages)
@@ -44,51 +150,41 @@ def _iso(dt: datetime) -> str:
     return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def feed_id(slug: str) -> str:
-    """Stable whatever host serves the feed (the bot, a static host, a new PUBLIC_URL)."""
-    return f"tag:{TAG_AUTHORITY}:{slug}"
-
-
 def _entry_text(entry: FeedEntry) -> str:
     s = entry.session
     lines = [("Cancelled: " if s.cancelled else "") + s.when]
     if said := plain(s.line()):
-        lines.append(said)  # who presents what, once: "Hamish Ivison presents TMax, read against …"
-    for label, url in (("Recording", s.recording_url), ("Notes", s.notes_url), ("Wiki", s.wiki_url)):
-        if url:
-            lines.append(f"{label}: {url}")
+        lines.append(said)
+    lines += [f"{label}: {url}" for label, url in s.links]
     return "\n".join(lines)
 
 
 def atom_feed(site: SiteView, entries: Sequence[FeedEntry]) -> bytes:
-    """An Atom 1.0 feed (RFC 4287). Links are relative to the feed's own address (``/<slug>/feed.atom``),
-    so the same file works on the bot's server and on a static host. ElementTree escapes every text."""
+    """An Atom 1.0 feed (RFC 4287), its links relative to ``/<slug>/feed.atom`` (any host)."""
     ElementTree.register_namespace("", ATOM_NS)
 
     def sub(
         parent: ElementTree.Element, tag: str, text: str | None = None, **attrs: str
     ) -> ElementTree.Element:
         element = ElementTree.SubElement(parent, f"{{{ATOM_NS}}}{tag}", attrs)
-        if text is not None:
-            element.text = text
+        element.text = text
         return element
 
+    feed_id = f"tag:{TAG_AUTHORITY}:{site.slug}"  # stable whatever host serves the feed
     feed = ElementTree.Element(f"{{{ATOM_NS}}}feed")
     sub(feed, "title", f"{site.title}: sessions and recaps")
-    sub(feed, "id", feed_id(site.slug))
+    sub(feed, "id", feed_id)
     sub(feed, "link", rel="alternate", type="text/html", href="./")
     sub(feed, "link", rel="self", type="application/atom+xml", href="feed.atom")
-    updated = max((e.updated_at for e in entries), default=EPOCH)
-    sub(feed, "updated", _iso(updated))
-    author = sub(feed, "author")
-    sub(author, "name", site.title)
+    sub(feed, "updated", _iso(max((e.updated_at for e in entries), default=EPOCH)))
+    sub(sub(feed, "author"), "name", site.title)
     sub(feed, "generator", "paperclub")
     for entry in entries:
         s = entry.session
         item = sub(feed, "entry")
         prefix = "Cancelled: " if s.cancelled else ("Recap: " if entry.recap else "")
         sub(item, "title", prefix + s.title)
-        sub(item, "id", f"{feed_id(site.slug)}/sessions/{s.id}")
+        sub(item, "id", f"{feed_id}/sessions/{s.id}")
         sub(item, "link", rel="alternate", type="text/html", href=f"sessions/{s.id}/")
         sub(item, "published", _iso(entry.published_at))
         sub(item, "updated", _iso(entry.updated_at))

@@ -1,10 +1,5 @@
-"""The site's Markdown (the intro and "How it runs"): CommonMark rendered by markdown-it-py with raw HTML off.
-
-Whatever an organizer types, the output holds only markdown-it's own tags (paragraphs, lists, emphasis,
-code, headings, quotes, links): ``html=False`` escapes any typed tag, images are switched off (the
-pages load nothing from elsewhere), and links keep only http, https and mailto targets — anything else
-(``javascript:``, ``data:``, relative paths) stays as plain text. Links get ``rel="nofollow noopener"``.
-"""
+"""The site's Markdown (the intro and "How it runs"): CommonMark by markdown-it-py with raw HTML and images
+off, links only to http(s) and mailto (``rel="nofollow noopener"``)."""
 
 from __future__ import annotations
 
@@ -34,13 +29,8 @@ def safe_link(url: str | None) -> str | None:
     except ValueError:
         return None
     scheme = parts.scheme.lower()
-    if scheme not in SAFE_SCHEMES:
-        return None
-    if scheme in ("http", "https") and not parts.hostname:
-        return None
-    if scheme == "mailto" and not parts.path:
-        return None
-    return text
+    needed = parts.path if scheme == "mailto" else parts.hostname  # an address, or a host
+    return text if scheme in SAFE_SCHEMES and needed else None
 
 
 def _link_open(renderer: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
@@ -59,8 +49,7 @@ def _renderer() -> MarkdownIt:
 
 @lru_cache(maxsize=256)
 def render_markdown(text: str | None) -> str:
-    """Safe HTML for ``text`` (empty for none). Kept per distinct text: a pure function of it (so never
-    stale), and the one costly step of the home page's rendering."""
+    """Safe HTML for ``text`` (empty for none), cached: the home page's one costly step."""
     if not text:
         return ""
     return _renderer().render(text)
@@ -82,8 +71,7 @@ def _tokens(tokens: list[Any]) -> Any:
 
 
 def check_markdown(text: str) -> None:
-    """BadInput when ``text`` holds raw HTML or a link other than http(s) or mailto: the renderer would show
-    the tag as text and drop the link, so the organizer is told rather than surprised."""
+    """BadInput when ``text`` holds raw HTML or a link other than http(s) or mailto (dropped when shown)."""
     for token in _tokens(_checker().parse(text)):
         if token.type in ("html_block", "html_inline"):
             tag = " ".join(token.content.split())[:40]

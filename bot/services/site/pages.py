@@ -1,14 +1,9 @@
-"""What each page shows, read from the store as plain values (no HTML here: see :mod:`render`).
-
-Only what the club page itself shows: titles, times, presenters' names, papers, descriptions, links,
-the "How it runs" text, reading lists with their notes, the topics and the shortlist (paper, topic,
-reason, votes). Never a Discord user id, a DM, a reminder, or a withdrawn or declined suggestion.
-Every link is checked again here (:func:`bot.services.site.markdown.safe_link`): a page never links
-anything but http(s) (or mailto in the Markdown).
-"""
+"""What each page shows, read from the store as plain values (no HTML: see :mod:`render`): never a Discord
+user id, a DM, a reminder, or a withdrawn or declined suggestion."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
 
@@ -17,11 +12,14 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot import timeutil
 from bot.errors import BadInput
+from bot.services.papers.card import count_parts, hub_top
+from bot.services.papers.queries import PaperCard, card_of, paper_by_id
 from bot.services.papers.store import paper_info
+from bot.services.privacy.kinds import KINDS, MEMBER, SERVER, WORK, Kind
 from bot.services.reading import search as reading_search
 from bot.services.site import queries
-from bot.services.site.config import SiteConfig
-from bot.services.site.feed_reads import past_sessions
+from bot.services.site.config import LiveSite
+from bot.services.site.feeds import past_sessions
 from bot.services.site.views import (
     ArchivePage,
     Display,
@@ -34,6 +32,7 @@ from bot.services.site.views import (
     SessionPage,
     SessionView,
     ShortlistItem,
+    SiteView,
     SkippedWeek,
     http_link,
     info_view,
@@ -42,7 +41,9 @@ from bot.services.site.views import (
     row_view,
     site_view,
 )
+from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
 from bot.text import cut, one_line
+from db.models.privacy import DEFAULT_GRACE_DAYS
 from db.models.reading import ReadingList, ReadingListItem
 
 NEXT_COUNT: Final = 10
@@ -50,33 +51,37 @@ RECENT_COUNT: Final = 20
 ARCHIVE_PAGE: Final = 50
 SHORTLIST_COUNT: Final = 10
 SEARCH_PAGE: Final = 20
+SHOWN_SUGGESTIONS: Final = ("open", "shortlisted", "accepted")
+ABSTRACT_LIMIT: Final = 5000
+PRIVACY_GROUPS: Final = (  # (scope, heading, what the deleting line is called)
+    (MEMBER, "About you", "Delete my data"),
+    (SERVER, "The club's", "Deleted"),
+    (WORK, "Records of the bot's work", "Deleted"),
+)
 
 
-async def home_page(
-    session: AsyncSession, site: SiteConfig, now: datetime, display: Display | None = None
-) -> HomePage:
-    """Three reads: the sessions (next and read so far) with their papers and the count of past sessions;
-    the skipped weeks among the next ones; the lists and the shortlist (and the guild's settings when
-    ``display`` is not given)."""
-    view, shown = await site_view(session, site, now, display)
+async def home_page(session: AsyncSession, live: LiveSite, now: datetime) -> HomePage:
+    """Three reads: the sessions with their papers and the past count; the skipped weeks; the lists and the
+    shortlist."""
+    view, shown = site_view(live, now)
     conn = await session.connection()
-    sessions = await queries.home_sessions(
-        conn, site.guild_id, now, next_count=NEXT_COUNT, recent_count=RECENT_COUNT
+    upcoming_rows, recent_rows, past_total = await queries.home_sessions(
+        conn, live.site.guild_id, now, next_count=NEXT_COUNT, recent_count=RECENT_COUNT
     )
-    upcoming = tuple(row_view(s, shown, now) for s in sessions.upcoming)
-    skipped = await _skipped(conn, site.guild_id, now, shown, upcoming)
-    extras = await queries.lists_and_shortlist(conn, site.guild_id, SHORTLIST_COUNT)
-    lists = tuple(ListView(row.list_id, row.name, row.text, int(row.n)) for row in extras.lists)
+    upcoming = tuple(row_view(s, shown, now) for s in upcoming_rows)
+    skipped = await _skipped(conn, live.site.guild_id, now, shown, upcoming)
+    list_rows, shortlist_rows = await queries.lists_and_shortlist(conn, live.site.guild_id, SHORTLIST_COUNT)
+    lists = tuple(ListView(row.list_id, row.name, row.text, int(row.n)) for row in list_rows)
     shortlist = tuple(
         ShortlistItem(paper_of_row(row), row.topic, one_line(row.text, 300) if row.text else None, int(row.n))
-        for row in extras.shortlist
+        for row in shortlist_rows
     )
     return HomePage(
         site=view,
         upcoming=upcoming,
         skipped=skipped,
-        recent=tuple(row_view(s, shown, now) for s in sessions.recent),
-        past_total=sessions.past_total,
+        recent=tuple(row_view(s, shown, now) for s in recent_rows),
+        past_total=past_total,
         lists=lists,
         shortlist=shortlist,
     )
@@ -85,8 +90,7 @@ async def home_page(
 async def _skipped(
     conn: AsyncConnection, guild_id: int, now: datetime, shown: Display, upcoming: tuple[SessionView, ...]
 ) -> tuple[SkippedWeek, ...]:
-    """The skipped weeks among the next sessions: from today on, and (when the list of next sessions is
-    full) not after its last one."""
+    """The skipped weeks from today on, and (when the next sessions fill the list) not after the last one."""
     today = now.astimezone(shown.tz).date()
     rows = await queries.skipped_weeks(conn, guild_id, today, NEXT_COUNT)
     if len(upcoming) == NEXT_COUNT:
@@ -101,22 +105,20 @@ async def _skipped(
 
 
 async def session_page(
-    session: AsyncSession, site: SiteConfig, session_id: int, now: datetime, display: Display | None = None
+    session: AsyncSession, live: LiveSite, session_id: int, now: datetime
 ) -> SessionPage | None:
-    """One read: the session with its papers (and the guild's settings when ``display`` is not given)."""
-    found = await queries.one_session(await session.connection(), site.guild_id, session_id)
+    """One read: the session with its papers."""
+    found = await queries.one_session(await session.connection(), live.site.guild_id, session_id)
     if found is None:
         return None
-    view, shown = await site_view(session, site, now, display)
+    view, shown = site_view(live, now)
     return SessionPage(view, row_view(found, shown, now))
 
 
-async def list_page(
-    session: AsyncSession, site: SiteConfig, list_id: int, now: datetime, display: Display | None = None
-) -> ListPage | None:
+async def list_page(session: AsyncSession, live: LiveSite, list_id: int, now: datetime) -> ListPage | None:
     """A reading list's page, or None when the list is not the site's guild's."""
     row = await session.get(ReadingList, list_id)
-    if row is None or row.guild_id != site.guild_id:
+    if row is None or row.guild_id != live.site.guild_id:
         return None
     items = list(
         await session.scalars(
@@ -125,7 +127,7 @@ async def list_page(
             .order_by(ReadingListItem.position, ReadingListItem.added_at)
         )
     )
-    view, _ = await site_view(session, site, now, display)
+    view, _ = site_view(live, now)
     return ListPage(
         view,
         ListView(row.id, row.name, row.description, len(items)),
@@ -133,37 +135,29 @@ async def list_page(
     )
 
 
-async def archive_page(
-    session: AsyncSession, site: SiteConfig, page: int, now: datetime, display: Display | None = None
-) -> ArchivePage | None:
+async def archive_page(session: AsyncSession, live: LiveSite, page: int, now: datetime) -> ArchivePage | None:
     """Every session that took place, newest first, :data:`ARCHIVE_PAGE` a page (None past the last)."""
-    conn = await session.connection()
-    total = await queries.past_count(conn, site.guild_id, now)
+    total = await queries.past_count(await session.connection(), live.site.guild_id, now)
     pages = max(1, -(-total // ARCHIVE_PAGE))
     if not 1 <= page <= pages:
         return None
-    view, shown = await site_view(session, site, now, display)
+    view, shown = site_view(live, now)
     infos = await past_sessions(
-        session, site.guild_id, now, limit=ARCHIVE_PAGE, offset=(page - 1) * ARCHIVE_PAGE
+        session, live.site.guild_id, now, limit=ARCHIVE_PAGE, offset=(page - 1) * ARCHIVE_PAGE
     )
     return ArchivePage(view, tuple(info_view(i, shown, now) for i in infos), page, pages, total)
 
 
 async def search_page(
-    session: AsyncSession,
-    site: SiteConfig,
-    query: str,
-    page: int,
-    now: datetime,
-    display: Display | None = None,
+    session: AsyncSession, live: LiveSite, query: str, page: int, now: datetime
 ) -> SearchPage:
     """The reading feature's full-text search over sessions, papers and lists (page is 1-based)."""
-    view, shown = await site_view(session, site, now, display)
+    view, shown = site_view(live, now)
     if not query.strip():
         return SearchPage(view, "", (), 0, 1, 1)
     try:
         found = await reading_search.search(
-            session, site.guild_id, query, page=max(page, 1) - 1, per_page=SEARCH_PAGE
+            session, live.site.guild_id, query, page=max(page, 1) - 1, per_page=SEARCH_PAGE
         )
     except BadInput as error:
         return SearchPage(view, cut(query, 200), (), 0, 1, 1, problem=error.user_message)
@@ -174,15 +168,9 @@ async def search_page(
             results.append(SearchResult("session", hit.title, hit.snippet, session_id=hit.ref_id, when=when))
         elif hit.kind == "paper":
             read_in = tuple((brief.id, brief.title) for brief in hit.read_in[:5])
+            url = http_link(hit.url)
             results.append(
-                SearchResult(
-                    "paper",
-                    hit.title,
-                    hit.snippet,
-                    url=http_link(hit.url),
-                    read_in=read_in,
-                    paper_id=hit.ref_id,
-                )
+                SearchResult("paper", hit.title, hit.snippet, url=url, read_in=read_in, paper_id=hit.ref_id)
             )
         elif hit.kind == "list":
             results.append(SearchResult("list", hit.title, hit.snippet, list_id=hit.ref_id))
@@ -190,3 +178,132 @@ async def search_page(
     return SearchPage(
         view, found.query, tuple(results), found.total, found.page + 1, found.pages, found.any_word, problem
     )
+
+
+@dataclass(frozen=True)
+class ReadInView:
+    """A session the paper was read in, as the page shows it."""
+
+    session_id: int
+    title: str
+    date: str
+    starts_at: datetime
+    cancelled: bool
+    presenter: str | None
+    against: tuple[tuple[int, str], ...]  # (paper id, title), each linked to its page: roles as given
+    together: tuple[tuple[int, str], ...] = ()  # read with it (no roles given)
+
+
+@dataclass(frozen=True)
+class PaperPageView:
+    """What a paper's page shows: /paper show's card, and the club's history without a Discord user id."""
+
+    id: int
+    title: str
+    authors: str | None
+    facts: tuple[str, ...]  # year, venue, decision
+    tldr: str | None
+    abstract: str | None
+    counts: tuple[str, ...]  # citations, models, data sets, Spaces, upvotes
+    hub: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # (kind, ((repo name, its Hub page), ...))
+    links: tuple[tuple[str, str], ...]  # (label, address), each http(s)
+    attribution: tuple[str, str] | None  # Semantic Scholar's (text, link back) when a field came from it
+    sessions: tuple[ReadInView, ...]
+    suggested: int  # how many members suggested it
+    volunteers: int  # how many offered to present it
+    lists: tuple[tuple[int, str], ...]  # (list id, name)
+
+
+@dataclass(frozen=True)
+class PaperPage:
+    """The page's values: the site's header and the paper."""
+
+    site: SiteView
+    paper: PaperPageView
+
+
+def _links(card: PaperCard) -> tuple[tuple[str, str], ...]:
+    record, paper = card.record, card.paper
+    wanted = (
+        ("arXiv", card.arxiv_url),
+        ("Link", paper.url if not card.arxiv_url else None),
+        ("PDF", card.pdf_url),
+        ("Code", record.code_url),
+        ("Project", record.project_url),
+        ("Hugging Face", record.hf_url),
+        ("OpenReview", record.openreview_url),
+        ("Wiki", paper.wiki_url),
+    )
+    out: dict[str, str] = {}  # address → label: each address once, its first label
+    for label, url in wanted:
+        if safe := http_link(url):
+            out.setdefault(safe, label)
+    return tuple((label, url) for url, label in out.items())
+
+
+def page_view(card: PaperCard, abstract: str | None, display: Display, now: datetime) -> PaperPageView:
+    """A card's values as the page shows them (dates in the guild's first zone)."""
+    record, history = card.record, card.history
+    shown = [s for s in history.suggestions if s.status in SHOWN_SUGGESTIONS]
+    attribution = None
+    if record.from_scholar:
+        attribution = (ATTRIBUTION_TEXT, http_link(record.s2_url) or ATTRIBUTION_URL)
+    sessions = tuple(
+        ReadInView(
+            read.id,
+            read.title,
+            timeutil.club_date(read.starts_at, display.tz, now=now, weekday=False),
+            read.starts_at,
+            read.cancelled,
+            read.presenter_name,
+            read.against,
+            read.together,
+        )
+        for read in history.sessions
+    )
+    return PaperPageView(
+        id=card.paper.id,
+        title=card.paper.title,
+        authors=card.paper.authors,
+        facts=tuple(dict.fromkeys(str(p) for p in (record.year, record.venue, record.decision) if p)),
+        tldr=record.tldr,
+        abstract=abstract[:ABSTRACT_LIMIT] if abstract else None,
+        counts=tuple(count_parts(record)),
+        hub=tuple((kind, tuple(repos)) for kind, repos in hub_top(card.record)),
+        links=_links(card),
+        attribution=attribution,
+        sessions=sessions,
+        suggested=len({s.submitter_id for s in shown}),
+        volunteers=len({v for s in shown for v in s.volunteer_ids}),
+        lists=tuple((item.id, item.name) for item in history.lists),
+    )
+
+
+async def paper_page(session: AsyncSession, live: LiveSite, paper_id: int, now: datetime) -> PaperPage | None:
+    """The guild's paper's page (None: no such paper in this guild)."""
+    row = await paper_by_id(session, live.site.guild_id, paper_id)
+    if row is None:
+        return None
+    card = await card_of(session, live.site.guild_id, row)
+    view, shown = site_view(live, now)
+    return PaperPage(view, page_view(card, row.abstract, shown, now))
+
+
+@dataclass(frozen=True)
+class PrivacyPage:
+    """The privacy page: the kinds of data in their groups (heading, the deleting line's label, kinds)."""
+
+    site: SiteView
+    groups: tuple[tuple[str, str, tuple[Kind, ...]], ...]  # Markdown texts, the bot's own
+    grace_days: int
+
+
+def privacy_page(live: LiveSite, now: datetime, *, grace_days: int = DEFAULT_GRACE_DAYS) -> PrivacyPage:
+    """What the bot keeps, why, how long, how it is deleted, with GUILD_DATA_GRACE_DAYS in its texts."""
+    view, _ = site_view(live, now)
+    said = [kind.said(grace_days) for kind in KINDS]
+    groups = tuple(
+        (heading, label, tuple(k for k in said if k.scope == scope))
+        for scope, heading, label in PRIVACY_GROUPS
+    )
+    return PrivacyPage(view, groups, grace_days)

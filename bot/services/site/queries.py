@@ -1,16 +1,12 @@
-"""The store reads behind the home page and a session page, as column rows (no ORM objects).
-
-Each page reads exactly the columns it shows, in as few round trips as it can: the home page's sessions and
-their papers from one UNION ALL over index ranges, a session page from one statement. The statements are
-built once, at import, with bound parameters, so SQLAlchemy reuses their compiled SQL and PostgreSQL its
-prepared statements. Every range is index-driven (see bench/site_bench.py).
-"""
+"""The store reads behind the home page and a session page: only the columns they show, as rows, each page
+in as few index-driven statements as it can, built once with bound parameters."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from typing import Any, Final
 
 from sqlalchemy import Integer, String, bindparam, cast, func, literal_column, null, select, union_all
@@ -30,26 +26,28 @@ _P = Paper.__table__.c
 _W = SeriesWeek.__table__.c
 _SR = Series.__table__.c
 
-#: What a page shows of a session (SessionView's sources): not the Discord ids, the creator or the
-#: event, which no page shows.
-SESSION_COLUMNS: Final = (
-    _S.id,
-    _S.guild_id,
-    _S.title,
-    _S.description,
-    _S.starts_at,
-    _S.duration_minutes,
-    _S.presenter_name,
-    _S.signup_url,
-    _S.recording_url,
-    _S.notes_url,
-    _S.wiki_url,
-    _S.status,
-    _S.cancel_reason,
-    _S.thread_id,
-    _S.date_only,
-    _S.channel_id,
-    _S.channel_name,
+#: What a page shows of a session (SessionView's sources).
+SESSION_COLUMNS: Final = tuple(
+    _S[name]
+    for name in [
+        "id",
+        "guild_id",
+        "title",
+        "description",
+        "starts_at",
+        "duration_minutes",
+        "presenter_name",
+        "signup_url",
+        "recording_url",
+        "notes_url",
+        "wiki_url",
+        "status",
+        "cancel_reason",
+        "thread_id",
+        "date_only",
+        "channel_id",
+        "channel_name",
+    ]
 )
 #: What a page shows of a paper (PaperView's sources).
 PAPER_COLUMNS: Final = (_P.id, _P.title, _P.url, _P.arxiv_id, _P.wiki_url)
@@ -66,8 +64,7 @@ class SessionRow:
 
 
 def _with_papers(sessions: Any, *extra: Any) -> Any:
-    """``sessions`` (a subquery with SESSION_COLUMNS) joined to its papers, one row per paper (or one
-    with no paper), and to its series when it is a week of one; ``extra`` columns on every row."""
+    """``sessions`` (SESSION_COLUMNS) joined to its papers (a row each) and series; ``extra`` on every row."""
     return select(
         sessions,
         _SP.position.label("paper_position"),
@@ -96,44 +93,39 @@ _CANCELLED: Final = (
     .where(_S.guild_id == bindparam("guild"), _S.status == CANCELLED, _S.starts_at <= bindparam("now"))
     .scalar_subquery()
 )
-#: Sessions that took place: all started ones less the cancelled, each counted from an index alone,
-#: in one round trip.
+#: Sessions that took place: the started less the cancelled, each counted from an index alone.
 _PAST_COUNT: Final = select((_STARTED - _CANCELLED).label("past"))
 
 
+@lru_cache
 def _home_sessions(next_count: int, recent_count: int) -> Any:
-    guild = _S.guild_id == bindparam("guild")
-    part = literal_column  # the part's number, a constant of the statement (not a parameter)
-    running = (
-        select(part(str(RUNNING), Integer).label("part"), *SESSION_COLUMNS)
-        .where(
-            guild,
-            _S.status == SCHEDULED,
-            _S.starts_at > bindparam("window"),
-            _S.starts_at <= bindparam("now"),
+    now: Any = bindparam("now")
+    scheduled = _S.status == SCHEDULED
+    parts = (  # (part, where, order, limit)
+        (RUNNING, (scheduled, _S.starts_at > bindparam("window"), _S.starts_at <= now), (), None),
+        (NEXT, (scheduled, _S.starts_at > now), (_S.starts_at, _S.id), next_count),
+        (
+            PAST,
+            (_S.starts_at <= now, _S.status != CANCELLED),
+            (_S.starts_at.desc(), _S.id.desc()),
+            recent_count,
+        ),
+    )
+    shown = union_all(
+        *(
+            select(
+                # the part's number is a constant of the statement, not a parameter
+                select(literal_column(str(part), Integer).label("part"), *SESSION_COLUMNS)
+                .where(_S.guild_id == bindparam("guild"), *where)
+                .order_by(*order)
+                .limit(limit)
+                .subquery()
+            )
+            for part, where, order, limit in parts
         )
-        .subquery()
-    )
-    upcoming = (
-        select(part(str(NEXT), Integer).label("part"), *SESSION_COLUMNS)
-        .where(guild, _S.status == SCHEDULED, _S.starts_at > bindparam("now"))
-        .order_by(_S.starts_at, _S.id)
-        .limit(next_count)
-        .subquery()
-    )
-    past = (
-        select(part(str(PAST), Integer).label("part"), *SESSION_COLUMNS)
-        .where(guild, _S.starts_at <= bindparam("now"), _S.status != CANCELLED)
-        .order_by(_S.starts_at.desc(), _S.id.desc())
-        .limit(recent_count)
-        .subquery()
-    )
-    parts = union_all(select(running), select(upcoming), select(past)).subquery("shown")
-    # The count rides along on every row (evaluated once: an uncorrelated subquery), saving a round trip.
-    return _with_papers(parts, _PAST_COUNT.scalar_subquery().label("past_total"))
-
-
-_HOME_STATEMENTS: dict[tuple[int, int], Any] = {}
+    ).subquery("shown")
+    # The count rides along on every row (an uncorrelated subquery, evaluated once).
+    return _with_papers(shown, _PAST_COUNT.scalar_subquery().label("past_total"))
 
 
 def _group(rows: Sequence[Row[Any]], key: Any) -> dict[Any, SessionRow]:
@@ -149,31 +141,21 @@ def _group(rows: Sequence[Row[Any]], key: Any) -> dict[Any, SessionRow]:
     }
 
 
-@dataclass(frozen=True)
-class HomeSessions:
-    """The home page's sessions: upcoming, recent, and how many took place."""
-
-    upcoming: list[SessionRow]
-    recent: list[SessionRow]
-    past_total: int  # every session that took place (not cancelled)
-
-
 async def home_sessions(
     conn: AsyncConnection, guild_id: int, now: datetime, *, next_count: int, recent_count: int
-) -> HomeSessions:
-    """The next sessions (in progress first, then soonest first: as ``list_upcoming``) and the ones read
-    so far (newest first, not cancelled; those shown as next left out), with their papers, and the
-    count of past sessions: one statement."""
-    statement = _HOME_STATEMENTS.get((next_count, recent_count))
-    if statement is None:
-        statement = _HOME_STATEMENTS.setdefault(
-            (next_count, recent_count), _home_sessions(next_count, recent_count)
-        )
+) -> tuple[list[SessionRow], list[SessionRow], int]:
+    """In one statement: the next sessions (those in progress first), the ones read so far (newest first,
+    not cancelled, not among the next), with their papers, and how many took place."""
+    statement = _home_sessions(next_count, recent_count)
     window = now - timedelta(minutes=MAX_DURATION)
     rows = (await conn.execute(statement, {"guild": guild_id, "now": now, "window": window})).all()
     by_part = _group(rows, lambda r: (r.part, r.id))
     running = sorted(
-        (s for (part, _), s in by_part.items() if part == RUNNING and _ends(s.row) > now),
+        (
+            s
+            for (part, _), s in by_part.items()
+            if part == RUNNING and s.row.starts_at + timedelta(minutes=s.row.duration_minutes) > now
+        ),
         key=lambda s: (s.row.starts_at, s.row.id),
     )
     future = sorted(
@@ -186,12 +168,7 @@ async def home_sessions(
         key=lambda s: (s.row.starts_at, s.row.id),
         reverse=True,
     )
-    return HomeSessions(upcoming, recent, int(rows[0].past_total or 0) if rows else 0)
-
-
-def _ends(row: Any) -> datetime:
-    ends: datetime = row.starts_at + timedelta(minutes=row.duration_minutes)
-    return ends
+    return upcoming, recent, int(rows[0].past_total or 0) if rows else 0
 
 
 _ONE_SESSION: Final = _with_papers(
@@ -233,9 +210,10 @@ _SG = Suggestion.__table__.c
 LIST, SHORTLISTED = 0, 1
 
 
+@lru_cache
 def _lists_and_shortlist(limit: int) -> Any:
-    """The guild's reading lists (by name, with their sizes) and its shortlist (most votes first, at most
-    ``limit``) in one statement: a UNION ALL of the two, each row with its part and its rank in it."""
+    """The guild's reading lists (by name, with sizes) and shortlist (most votes first, at most ``limit``):
+    a UNION ALL, each row with its part and its rank in it."""
 
     def none(kind: Any) -> Any:
         return cast(null(), kind)
@@ -283,21 +261,11 @@ def _lists_and_shortlist(limit: int) -> Any:
     return union_all(lists, select(shortlist))
 
 
-@dataclass(frozen=True)
-class ListsAndShortlist:
-    """The home page's reading lists and shortlisted suggestions, from one statement."""
-
-    lists: list[Row[Any]]  # list_id, name, text (the description), n (its size)
-    shortlist: list[Row[Any]]  # text (the reason), n (votes), topic, the paper's columns (paper_…)
-
-
-_LISTS_AND_SHORTLISTS: dict[int, Any] = {}
-
-
-async def lists_and_shortlist(conn: AsyncConnection, guild_id: int, limit: int) -> ListsAndShortlist:
-    """Read the home page's reading lists and its shortlist (at most ``limit`` suggestions)."""
-    statement = _LISTS_AND_SHORTLISTS.get(limit)
-    if statement is None:
-        statement = _LISTS_AND_SHORTLISTS.setdefault(limit, _lists_and_shortlist(limit))
-    rows = sorted((await conn.execute(statement, {"guild": guild_id})).all(), key=lambda r: (r.part, r.rank))
-    return ListsAndShortlist([r for r in rows if r.part == LIST], [r for r in rows if r.part == SHORTLISTED])
+async def lists_and_shortlist(
+    conn: AsyncConnection, guild_id: int, limit: int
+) -> tuple[list[Row[Any]], list[Row[Any]]]:
+    """The home page's reading lists (list_id, name, text, n: its size) and its shortlist (text: the
+    reason, n: votes, topic, paper_…), at most ``limit`` suggestions."""
+    rows = (await conn.execute(_lists_and_shortlist(limit), {"guild": guild_id})).all()
+    rows = sorted(rows, key=lambda r: (r.part, r.rank))
+    return [r for r in rows if r.part == LIST], [r for r in rows if r.part == SHORTLISTED]

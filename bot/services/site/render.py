@@ -1,19 +1,11 @@
-"""HTML for the site's pages: Jinja2 templates (``templates/``, shipped as package data) with autoescaping
-on for every template, so each member-typed text (titles, descriptions, names, notes, reasons) is escaped,
-in attributes too (the link previews' ``<meta>`` tags). The only markup not escaped is markdown-it's output
-for the intro and "How it runs" (raw HTML off, see :mod:`markdown`), the search snippets' highlight, which
-is escaped first and then marked, and a session's schema.org ``Event`` (JSON with ``<``, ``>`` and ``&``
-written as unicode escapes, so no text can close its ``<script>`` block or open a comment).
-
-Every page links relatively (``root`` is the way back to ``/<slug>/``), so the same HTML is served by the
-bot and written by ``paperclub site build`` for a static host.
-"""
+"""HTML for the site's pages: Jinja2 templates, autoescaped, so every member-typed text is escaped (in
+attributes too). Unescaped only: markdown-it's output (raw HTML off), search highlights (escaped, then
+marked), and the JSON-LD (``<``, ``>``, ``&`` as unicode escapes). Links are relative (``root``), so the
+bot and ``paperclub site build`` serve the same HTML."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
 from importlib import resources
@@ -25,8 +17,7 @@ from markupsafe import Markup, escape
 from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN
 from bot.services.site.embeds import FRAME_SOURCES
 from bot.services.site.markdown import plain_text, render_markdown
-from bot.services.site.paper_page import PaperPage
-from bot.services.site.privacy_page import PrivacyPage
+from bot.services.site.pages import PaperPage, PrivacyPage
 from bot.services.site.sentences import plain
 from bot.services.site.views import (
     ArchivePage,
@@ -37,14 +28,14 @@ from bot.services.site.views import (
     SessionView,
     SiteView,
     SkippedWeek,
+    and_list,
 )
 from bot.text import one_line
 
-_FRAMES = " ".join(FRAME_SOURCES)
 #: The pages run their own script and stylesheet only; embeds may come from the three video hosts.
 CSP_META: Final = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-    f"frame-src {_FRAMES}; base-uri 'none'; form-action 'self'"
+    f"frame-src {' '.join(FRAME_SOURCES)}; base-uri 'none'; form-action 'self'"
 )
 #: The header adds what a <meta> cannot carry (frame-ancestors).
 CSP_HEADER: Final = CSP_META + "; frame-ancestors 'none'"
@@ -52,13 +43,7 @@ STATIC_FILES: Final = {"style.css": "text/css", "site.js": "text/javascript"}
 DESCRIPTION_LIMIT: Final = 200  # a link preview's line (Discord shows about this much)
 ONLINE: Final = "https://schema.org/OnlineEventAttendanceMode"
 #: What JSON may hold but a <script> block may not show raw: each written as its \u escape.
-_JSON_ESCAPES: Final = {
-    ord("<"): "\\u003c",
-    ord(">"): "\\u003e",
-    ord("&"): "\\u0026",
-    0x2028: "\\u2028",
-    0x2029: "\\u2029",
-}
+_JSON_ESCAPES: Final = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"}
 
 
 def _iso(value: datetime) -> str:
@@ -78,71 +63,47 @@ def _marked(text: str) -> Markup:
 
 @lru_cache(maxsize=1)
 def environment() -> Environment:
-    """The Jinja environment of the site's templates (autoescaped, strict)."""
+    """The Jinja environment of the site's templates (autoescaped, strict, never reloaded)."""
     env = Environment(
         loader=PackageLoader("bot.services.site", "templates"),
         autoescape=True,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
-        # The templates are package data and never change while the bot runs: no stat() of each file
-        # (base, macros, the page) on every render to see whether it changed.
         auto_reload=False,
     )
-    env.filters["iso"] = _iso
-    env.filters["marked"] = _marked
-    env.filters["inline"] = _inline
+    env.filters.update(iso=_iso, marked=_marked, inline=_inline)
     return env
 
 
 @lru_cache(maxsize=len(STATIC_FILES))
 def static_file(name: str) -> bytes:
     """The stylesheet or the script (package data)."""
-    if name not in STATIC_FILES:
-        raise KeyError(name)
     return resources.files("bot.services.site").joinpath("static", name).read_bytes()
 
 
-def _webcal(base_url: str | None) -> str | None:
-    """``webcal://`` for the calendar, when the site's absolute address is known."""
-    if not base_url:
-        return None
-    scheme, _, rest = base_url.partition("://")
-    if scheme not in ("http", "https") or not rest:
-        return None
-    return f"webcal://{rest.rstrip('/')}/calendar.ics"
-
-
-@dataclass(frozen=True)
-class Meta:
-    """What a link preview shows of a page (Open Graph, Twitter's card): its title, a line about it, and its
-    absolute address when the site's is known (a static build without ``--base-url`` has none)."""
-
-    title: str
-    description: str
-    url: str | None
-    type: str = "website"
-
-
-def _meta(
-    site: SiteView, title: str, description: str, base_url: str | None, path: str, kind: str = "website"
-) -> Meta:
-    """The page at ``path`` (relative to the site's home, "" for the home page)'s preview."""
-    home = base_url if base_url and base_url.startswith(("https://", "http://")) else None
-    url = f"{home.rstrip('/')}/{path}" if home else None
-    return Meta(title, one_line(description, DESCRIPTION_LIMIT) or site.title, url, kind)
+def _url(base_url: str | None, path: str) -> str | None:
+    """The absolute address of ``path`` (relative to the site's home), when the site's is known."""
+    if base_url and base_url.startswith(("https://", "http://")):
+        return f"{base_url.rstrip('/')}/{path}"
+    return None
 
 
 def _page(
     template: str,
     site: SiteView,
     root: str,
-    meta: Meta,
+    meta: tuple[str, str, str],
     *,
     base_url: str | None,
     static: bool,
+    kind: str = "website",
     **context: Any,
 ) -> str:
+    """Render ``template``; ``meta``: the page's (title, description, path) for its preview."""
+    title, description, path = meta
+    scheme, _, rest = (base_url or "").partition("://")
+    webcal = f"webcal://{rest.rstrip('/')}/calendar.ics" if scheme in ("http", "https") and rest else None
     return (
         environment()
         .get_template(template)
@@ -150,20 +111,17 @@ def _page(
             site=site,
             root=root,
             static=static,
-            meta=meta,
+            meta={  # the link preview (Open Graph)
+                "title": title,
+                "description": one_line(description, DESCRIPTION_LIMIT) or site.title,
+                "url": _url(base_url, path),
+                "type": kind,
+            },
             csp_meta=CSP_META,
-            webcal_url=_webcal(base_url),
+            webcal_url=webcal,
             **context,
         )
     )
-
-
-def _and(items: Sequence[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    if len(items) == 2:
-        return f"{items[0]} and {items[1]}"
-    return ", ".join(items[:-1]) + f", and {items[-1]}"
 
 
 def _each_runs(page: HomePage) -> str | None:
@@ -192,14 +150,14 @@ def home_html(page: HomePage, *, base_url: str | None = None, static: bool = Fal
         "home.html",
         site,
         "./",
-        _meta(site, site.title, about, base_url, ""),
+        (site.title, about, ""),
         base_url=base_url,
         static=static,
         page=page,
         next_items=_next(page),
         intro_html=Markup(render_markdown(site.intro)),
         about_html=Markup(render_markdown(site.about)),
-        topics_text=_and(list(site.topics)),
+        topics_text=and_list(site.topics, serial=True),
         each_runs=_each_runs(page),
     )
 
@@ -207,14 +165,14 @@ def home_html(page: HomePage, *, base_url: str | None = None, static: bool = Fal
 def event_json(page: SessionPage, base_url: str | None) -> Markup:
     """The session as a schema.org ``Event`` (JSON-LD), safe inside ``<script type="application/ld+json">``."""
     s, site = page.session, page.site
-    meta = _meta(site, s.title, "", base_url, f"sessions/{s.id}/")
-    home = meta.url.removesuffix(f"sessions/{s.id}/") if meta.url else None
+    url = _url(base_url, f"sessions/{s.id}/")
+    home = _url(base_url, "")
     local = s.display.tz
     if s.date_only:
         start = end = s.starts_at.astimezone(local).date().isoformat()
     else:
         start, end = (t.astimezone(local).isoformat() for t in (s.starts_at, s.ends_at))
-    place = s.channel_url or s.signup_url or s.thread_url or meta.url
+    place = s.channel_url or s.signup_url or s.thread_url or url
     data: dict[str, Any] = {
         "@context": "https://schema.org",
         "@type": "Event",
@@ -241,15 +199,15 @@ def event_json(page: SessionPage, base_url: str | None) -> Markup:
             }
             for p in s.papers
         ]
-    if meta.url:
-        data["url"] = meta.url
+    if url:
+        data["url"] = url
     return Markup(json.dumps(data, ensure_ascii=False, separators=(",", ":")).translate(_JSON_ESCAPES))
 
 
 def session_html(page: SessionPage, *, base_url: str | None = None, static: bool = False) -> str:
     """Render a session's page."""
     s = page.session
-    meta = _meta(page.site, s.title, f"{s.when}. {plain(s.line())}", base_url, f"sessions/{s.id}/", "article")
+    meta = (s.title, f"{s.when}. {plain(s.line())}", f"sessions/{s.id}/")
     return _page(
         "session.html",
         page.site,
@@ -257,49 +215,52 @@ def session_html(page: SessionPage, *, base_url: str | None = None, static: bool
         meta,
         base_url=base_url,
         static=static,
+        kind="article",
         page=page,
         event_json=event_json(page, base_url),
     )
 
 
 def paper_html(page: PaperPage, *, base_url: str | None = None, static: bool = False) -> str:
-    """A paper's page (``papers/<id>/``)."""
+    """Render a paper's page."""
     p = page.paper
-    about = p.tldr or p.authors or f"{p.title}, in {page.site.title}"
-    meta = _meta(page.site, p.title, about, base_url, f"papers/{p.id}/", "article")
-    return _page("paper.html", page.site, "../../", meta, base_url=base_url, static=static, page=page)
+    meta = (p.title, p.tldr or p.authors or f"{p.title}, in {page.site.title}", f"papers/{p.id}/")
+    return _page(
+        "paper.html", page.site, "../../", meta, base_url=base_url, static=static, kind="article", page=page
+    )
 
 
 def list_html(page: ListPage, *, base_url: str | None = None, static: bool = False) -> str:
     """Render a reading list's page."""
     listed = page.list
     about = listed.description or f"A reading list of {page.site.title}: {listed.size} papers."
-    meta = _meta(page.site, listed.name, about, base_url, f"lists/{listed.id}/")
+    meta = (listed.name, about, f"lists/{listed.id}/")
     return _page("list.html", page.site, "../../", meta, base_url=base_url, static=static, page=page)
 
 
 def archive_html(page: ArchivePage, *, base_url: str | None = None, static: bool = False) -> str:
     """Render a page of the past sessions archive."""
-    root = "../" if page.page == 1 else "../../"
-    path = "past/" if page.page == 1 else f"past/{page.page}/"
-    about = f"Every session {page.site.title} has held, newest first."
-    title = "Reading so far" if page.page == 1 else f"Reading so far (page {page.page})"
-    meta = _meta(page.site, title, about, base_url, path)
+    first = page.page == 1
+    meta = (
+        "Reading so far" if first else f"Reading so far (page {page.page})",
+        f"Every session {page.site.title} has held, newest first.",
+        "past/" if first else f"past/{page.page}/",
+    )
+    root = "../" if first else "../../"
     return _page("archive.html", page.site, root, meta, base_url=base_url, static=static, page=page)
 
 
 def privacy_html(page: PrivacyPage, *, base_url: str | None = None, static: bool = False) -> str:
-    """Render the privacy page: what the club's bot keeps, why, how long, how it is deleted."""
+    """Render the privacy page."""
     about = f"What the Discord bot of {page.site.title} keeps, why, for how long, and how it is deleted."
-    meta = _meta(page.site, "Privacy", about, base_url, "privacy/")
+    meta = ("Privacy", about, "privacy/")
     return _page("privacy.html", page.site, "../", meta, base_url=base_url, static=static, page=page)
 
 
 def search_html(page: SearchPage, *, base_url: str | None = None) -> str:
     """Render the search page and its results."""
     about = f"Search the sessions, papers and reading lists of {page.site.title}."
-    title = f"Search: {page.query}" if page.query else "Search"
-    meta = _meta(page.site, title, about, base_url, "search")
+    meta = (f"Search: {page.query}" if page.query else "Search", about, "search")
     return _page("search.html", page.site, "./", meta, base_url=base_url, static=False, page=page)
 
 

@@ -1,13 +1,6 @@
 """A session in the club page's words, each thing said once: "Hamish Ivison presents TMax, read against
-Terminal-World and T1: where tasks come from…".
-
-The session's description is the club's own sentence: each of the session's papers it names (by title, or
-the title's head before a colon: "TMax" for "TMax: Scaling…") is linked there, at its first mention. What
-it does not say is said before it, from the session's fields: the presenter ("… presents"), the papers it
-leaves out (by that head), with roles only where the club gave them ("A, read against B and C"; else "A, B
-and C"). A week of a series nobody presents yet says so ("Open — claim it in the Discord with “I'll
-present”."). Plain values (no HTML): the templates escape each piece's text.
-"""
+Terminal-World and T1: where tasks come from…" (the description kept, its papers linked at their first
+mention; what it leaves unsaid said before it). Plain values: the templates escape each piece."""
 
 from __future__ import annotations
 
@@ -71,11 +64,6 @@ def _names(title: str) -> tuple[str, ...]:
     return (title, head) if head != title and len(head) >= 2 else (title,)
 
 
-def said_in(text: str, name: str) -> bool:
-    """Whether ``text`` names ``name`` as a whole word."""
-    return bool(name) and _name_pattern(name).search(text) is not None
-
-
 def _mentions(text: str, papers: Sequence[Named], linked: set[int]) -> Paragraph:
     """``text`` with each paper's first mention (not already ``linked``) as its own piece."""
     found: list[tuple[int, int, int]] = []  # (start, end, index in papers)
@@ -102,8 +90,7 @@ def _mentions(text: str, papers: Sequence[Named], linked: set[int]) -> Paragraph
 
 
 def _listed(papers: Sequence[Named]) -> list[Piece]:
-    """'A', 'A and B', 'A, B and C', each a paper's piece: by the name a "Name: subtitle" title leads with
-    (its page gives the whole title)."""
+    """'A', 'A and B', 'A, B and C', each a paper's piece, named by the head of a "Head: subtitle" title."""
     out: list[Piece] = []
     for index, paper in enumerate(papers):
         if index:
@@ -122,14 +109,14 @@ def _with_roles(papers: Sequence[Named]) -> list[Piece]:
 
 
 def sentence(facts: Facts) -> tuple[Paragraph, ...]:
-    """The session's paragraphs: the first says who presents what (what the description leaves out) and
-    leads into the description; a week still open ends with how to claim it."""
+    """The session's paragraphs: who presents what (as the description leaves out) leading into it; a week
+    still open ends with how to claim it."""
     everything = "\n".join(facts.paragraphs)
     linked: set[int] = set()
     described = [_mentions(text, facts.papers, linked) for text in facts.paragraphs]
     unsaid = [p for index, p in enumerate(facts.papers) if index not in linked]
     lead: list[Piece] = []
-    if facts.presenter and not said_in(everything, facts.presenter):
+    if facts.presenter and not _name_pattern(facts.presenter).search(everything):
         lead = [Piece(facts.presenter), Piece(" presents")]
         if unsaid:
             lead += [Piece(" "), *_with_roles(unsaid)]

@@ -1,10 +1,5 @@
-"""The plain values the site's pages and feeds show (no HTML here: see :mod:`render`; the store reads
-are :mod:`pages` and :mod:`feed_reads`).
-
-Only what the club page itself shows: never a Discord user id, a DM, a reminder, or a withdrawn or declined
-suggestion. Every link is checked again here (:func:`bot.services.site.markdown.safe_link`): a page never
-links anything but http(s) (or mailto in the Markdown).
-"""
+"""The plain values the site's pages and feeds show (no HTML: see :mod:`render`); every link checked again
+here, so a page links nothing but http(s)."""
 
 from __future__ import annotations
 
@@ -16,14 +11,11 @@ from typing import Any, Final
 from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from bot import timeutil
-from bot.services.config.guild import GuildConfig, get_config
 from bot.services.papers.store import PaperInfo
 from bot.services.sessions.info import CANCELLED, SessionInfo
 from bot.services.site import queries
-from bot.services.site.config import LiveSite, SiteConfig
+from bot.services.site.config import LiveSite
 from bot.services.site.embeds import Embed, recording_embed
 from bot.services.site.markdown import safe_link
 from bot.services.site.sentences import Facts, Paragraph, one_paragraph, sentence
@@ -48,8 +40,7 @@ class PaperView:
 
 @dataclass(frozen=True)
 class SessionView:
-    """A session as the pages show it. The time texts, its sentence and the recording's player are worked
-    out when a page first reads them, from the fields alone, so equal views still mean equal pages."""
+    """A session as the pages show it (its time texts and player worked out on first read)."""
 
     id: int
     title: str
@@ -78,8 +69,7 @@ class SessionView:
 
     @cached_property
     def when(self) -> str:
-        """The club page's form: "Thursday 5 November, 8:00 AM PT / 4:00 PM GMT / 9:30 PM IST" (a session
-        dated only: "Thursday 16 October")."""
+        """ "Thursday 5 November, 8:00 AM PT / 4:00 PM GMT" (a session dated only: "Thursday 16 October")."""
         if self.date_only:
             return timeutil.club_date(self.starts_at, self.display.tz, now=self.now)
         with_year = (
@@ -129,9 +119,7 @@ class SessionView:
         )
 
     def line(self, invite: str | None = None) -> Paragraph:
-        """The session in one line of a list, as the club page writes it ("Hamish Ivison presents TMax,
-        read against Terminal-World and T1: where tasks come from…"); a week repeating its series'
-        description leaves it to the session's page."""
+        """The session in one line of a list (a week repeating its series' description leaves it out)."""
         text = self.description
         if self.series_week and text is not None and text == self.series_description:
             text = None
@@ -281,9 +269,11 @@ class Display:
         return and_list([timeutil.zone_names(zone, year) for zone in self.zones])
 
 
-def and_list(items: Sequence[str]) -> str:
-    """ "A", "A and B", "A, B and C"."""
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else ""
+def and_list(items: Sequence[str], *, serial: bool = False) -> str:
+    """ "A", "A and B", "A, B and C" (``serial``: "A, B, and C")."""
+    if len(items) <= 2:
+        return " and ".join(items)
+    return ", ".join(items[:-1]) + ("," if serial else "") + " and " + items[-1]
 
 
 def display_of(timezone: str, display_zones: str, suggestion_topics: str) -> Display:
@@ -292,15 +282,6 @@ def display_of(timezone: str, display_zones: str, suggestion_topics: str) -> Dis
     tz = timeutil.resolve_timezone(zones[0].zone if zones else timezone)
     topics = tuple(t for t in suggestion_topics.split(";") if t and t.casefold() != "other")
     return Display(zones, tz, topics)
-
-
-def _display(config: GuildConfig) -> Display:
-    return display_of(config.timezone, config.display_zones_text, ";".join(config.suggestion_topics))
-
-
-def live_display(live: LiveSite) -> Display:
-    """The display values of a live site's guild."""
-    return display_of(live.timezone, live.display_zones, live.suggestion_topics)
 
 
 def _paper(
@@ -325,8 +306,7 @@ def paper_view(info: PaperInfo, *, against: bool = False) -> PaperView:
 
 
 def paper_of_row(row: Any) -> PaperView:
-    """A row of :data:`queries.PAPER_COLUMNS` (``paper_…``, with ``paper_role`` when joined to a session)
-    as a view."""
+    """A row of :data:`queries.PAPER_COLUMNS` (``paper_…``, and ``paper_role`` by a session) as a view."""
     against = getattr(row, "paper_role", None) == AGAINST
     return _paper(
         row.paper_title, row.paper_url, row.paper_arxiv_id, row.paper_wiki_url, row.paper_id, against
@@ -340,8 +320,7 @@ def http_link(url: str | None) -> str | None:
 
 
 def _view(s: Any, papers: tuple[PaperView, ...], display: Display, now: datetime) -> SessionView:
-    """``s``: a SessionInfo or a row of :data:`queries.SESSION_COLUMNS` (the same names; a row also
-    says whether the session is a week of a series)."""
+    """``s``: a SessionInfo or a row of :data:`queries.SESSION_COLUMNS` (the same names)."""
     starts_at: datetime = s.starts_at
     ends_at = starts_at + timedelta(minutes=s.duration_minutes)
     return SessionView(
@@ -385,17 +364,10 @@ def row_view(found: queries.SessionRow, display: Display, now: datetime) -> Sess
     return _view(found.row, tuple(ordered), display, now)
 
 
-async def _site_display(session: AsyncSession, site: SiteConfig, display: Display | None) -> Display:
-    return display if display is not None else _display(await get_config(session, site.guild_id))
-
-
-async def site_view(
-    session: AsyncSession, site: SiteConfig, now: datetime, display: Display | None = None
-) -> tuple[SiteView, Display]:
-    """The site's header and footer values; ``display`` (from :func:`live_display`) saves reading the
-    guild's settings again."""
+def site_view(live: LiveSite, now: datetime) -> tuple[SiteView, Display]:
+    """The site's header and footer values, and its guild's display settings."""
+    site, shown = live.site, display_of(live.timezone, live.display_zones, live.suggestion_topics)
     assert site.slug is not None
-    shown = await _site_display(session, site, display)
     zones = shown.labels(now.astimezone(shown.tz).year)
     invite = http_link(site.discord_invite)
     view = SiteView(site.slug, site.title, site.about, zones, shown.topics, site.intro, invite)

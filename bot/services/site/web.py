@@ -1,10 +1,6 @@
-"""The site's aiohttp handlers: Discord-free, given the session factory, the clock and the public address.
-
-Read-only: every route is a GET. A guild's pages exist only while its site is on; anything unknown is the
-same plain 404. Every answer is built from the store at the request (so any process's change shows next
-time), with a strong ETag answered by 304 and a ``Cache-Control: max-age``. Last-Modified is not sent:
-pages shift with the clock and papers carry no change time, so a stored time would keep stale copies alive.
-"""
+"""The site's aiohttp handlers (every route a GET, Discord-free): a guild's pages exist only while its site
+is on, anything unknown is one plain 404. Each answer is read at the request, with a strong ETag (304) and
+``Cache-Control``; no Last-Modified, since pages shift with the clock."""
 
 from __future__ import annotations
 
@@ -18,8 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.ids import parse_id
 from bot.services.calendars.ics import series_calendars
-from bot.services.site import feed_reads, feeds, pages, paper_page, privacy_page, render, views
-from bot.services.site.config import LiveSite, SiteConfig, live_site, site_by_slug
+from bot.services.site import feeds, pages, render
+from bot.services.site.config import LiveSite, live_site
 from bot.services.site.tokens import owner_of
 from db.engine import backend_name, one_statement_session_factory, read_only_session_factory
 from db.models.privacy import DEFAULT_GRACE_DAYS
@@ -32,6 +28,7 @@ PERSONAL_CACHE: Final = "private, max-age=300"
 MAX_SEARCH_PAGE: Final = 50
 
 PublicUrl = Callable[[], str | None]
+Handler = Callable[[web.Request, AsyncSession, LiveSite], Awaitable[web.Response | None]]
 
 
 def security_headers(response: web.StreamResponse) -> None:
@@ -41,33 +38,15 @@ def security_headers(response: web.StreamResponse) -> None:
     response.headers.setdefault("Referrer-Policy", "same-origin")
 
 
-def etag_of(body: bytes) -> str:
-    """A strong ETag: a hash of the body (the same bytes, the same tag, in any process)."""
-    return '"' + hashlib.sha256(body).hexdigest()[:40] + '"'
-
-
-def _matches(header: str, etag: str) -> bool:
-    """RFC 9110 §13.1.2: weak comparison, a list of tags, or ``*``."""
-    if header.strip() == "*":
-        return True
-    return any(tag.strip().removeprefix("W/") == etag for tag in header.split(","))
-
-
-def respond(
-    request: web.Request,
-    body: bytes,
-    content_type: str,
-    *,
-    cache: str,
-    charset: str | None = "utf-8",
-) -> web.Response:
-    """200 with the body, or 304 when the client already holds it (``If-None-Match``)."""
-    etag = etag_of(body)
+def respond(request: web.Request, body: bytes, content_type: str, *, cache: str) -> web.Response:
+    """200 with the body, or 304 when ``If-None-Match`` holds its ETag (RFC 9110 §13.1.2)."""
+    etag = '"' + hashlib.sha256(body).hexdigest()[:40] + '"'
     headers = {"ETag": etag, "Cache-Control": cache, "Vary": "Accept-Encoding"}
-    if _matches(request.headers.get("If-None-Match", ""), etag):
+    wanted = request.headers.get("If-None-Match", "")
+    if wanted.strip() == "*" or any(tag.strip().removeprefix("W/") == etag for tag in wanted.split(",")):
         response = web.Response(status=304, headers=headers)
     else:
-        response = web.Response(body=body, content_type=content_type, charset=charset, headers=headers)
+        response = web.Response(body=body, content_type=content_type, charset="utf-8", headers=headers)
     security_headers(response)
     return response
 
@@ -82,8 +61,8 @@ def not_found() -> web.Response:
 
 
 class SiteHandlers:
-    """The routes of every guild's site (``/<slug>/…``): each request reads the site (its on/off check and
-    display settings, one statement), then what its page shows."""
+    """The routes of every guild's site (``/<slug>/…``): each request reads the site (one statement), then
+    what its page shows."""
 
     def __init__(
         self,
@@ -98,35 +77,37 @@ class SiteHandlers:
         self.public_url = public_url
         self.grace_days = grace_days  # GUILD_DATA_GRACE_DAYS, said on the privacy page
 
-    def _render(self, live: LiveSite, page: Any, render_page: Callable[..., str]) -> bytes:
-        return render_page(page, base_url=self.base_url(live.site)).encode("utf-8")
-
-    def base_url(self, site: SiteConfig) -> str | None:
+    def base_url(self, live: LiveSite) -> str | None:
         """The public address of a site's pages, or None without a public URL."""
         base = self.public_url()
-        return f"{base.rstrip('/')}/{site.slug}/" if base else None
+        return f"{base.rstrip('/')}/{live.site.slug}/" if base else None
+
+    def _html(
+        self, request: web.Request, live: LiveSite, page: Any, show: Callable[..., str]
+    ) -> web.Response:
+        return respond(request, show(page, base_url=self.base_url(live)).encode(), HTML, cache=PAGE_CACHE)
 
     def routes(self) -> web.RouteTableDef:
         """The site's routes: pages, feeds, calendars and static files under each slug."""
         routes = web.RouteTableDef()
-        page = self._page
         routes.get(r"/{slug}")(self.bare_slug)
-        routes.get(r"/{slug}/")(page(self.home))
-        routes.get(r"/{slug}/sessions/{id:[0-9]{1,12}}/")(page(self.session))
-        routes.get(r"/{slug}/lists/{id:[0-9]{1,12}}/")(page(self.reading_list))
-        routes.get(r"/{slug}/papers/{id:[0-9]{1,12}}/")(page(self.paper))
-        routes.get(r"/{slug}/past/")(page(self.archive))
-        routes.get(r"/{slug}/past/{n:[0-9]{1,6}}/")(page(self.archive))
-        routes.get(r"/{slug}/search")(page(self.search))
-        routes.get(r"/{slug}/privacy/")(page(self.privacy))
-        routes.get(r"/{slug}/calendar.ics")(page(self.calendar))
-        routes.get(r"/{slug}/calendar/{token:[A-Za-z0-9_-]{1,100}}.ics")(page(self.personal_calendar))
-        routes.get(r"/{slug}/feed.atom")(page(self.atom))
-        routes.get(r"/{slug}/{name:style\.css|site\.js}")(page(self.static))
+        for path, handler in (
+            ("/", self.home),
+            ("/sessions/{id:[0-9]{1,12}}/", self._by_id(pages.session_page, render.session_html)),
+            ("/lists/{id:[0-9]{1,12}}/", self._by_id(pages.list_page, render.list_html)),
+            ("/papers/{id:[0-9]{1,12}}/", self._by_id(pages.paper_page, render.paper_html)),
+            ("/past/", self.archive),
+            ("/past/{n:[0-9]{1,6}}/", self.archive),
+            ("/search", self.search),
+            ("/privacy/", self.privacy),
+            ("/calendar.ics", self.calendar),
+            ("/calendar/{token:[A-Za-z0-9_-]{1,100}}.ics", self.personal_calendar),
+            ("/feed.atom", self.atom),
+            (r"/{name:style\.css|site\.js}", self.static),
+        ):
+            routes.get("/{slug}" + path)(self._page(handler))
         routes.get(r"/{slug}/{tail:.*}")(self.unknown)
         return routes
-
-    Handler = Callable[[web.Request, AsyncSession, LiveSite], Awaitable[web.Response | None]]
 
     def _page(self, handler: Handler) -> Callable[[web.Request], Awaitable[web.Response]]:
         """Look the site up by slug (only enabled sites are found); None from the handler is a 404."""
@@ -141,13 +122,25 @@ class SiteHandlers:
 
         return wrapped
 
+    def _by_id(self, read: Callable[..., Awaitable[Any]], show: Callable[..., str]) -> Handler:
+        """A page found by the id in its address (a session, list or paper); None: not the guild's."""
+
+        async def handler(request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response | None:
+            found_id = parse_id(request.match_info["id"])
+            if found_id is None:
+                return None
+            page = await read(session, live, found_id, self.clock.now())
+            return None if page is None else self._html(request, live, page, show)
+
+        return handler
+
     async def bare_slug(self, request: web.Request) -> web.Response:
         """``/<slug>`` → ``/<slug>/`` for an enabled site only (the target is our own path, never input)."""
         async with self.session_factory() as session:
-            site = await site_by_slug(session, request.match_info["slug"])
-        if site is None:
+            live = await live_site(session, request.match_info["slug"])
+        if live is None:
             return not_found()
-        raise web.HTTPMovedPermanently(f"/{site.slug}/")
+        raise web.HTTPMovedPermanently(f"/{live.site.slug}/")
 
     async def unknown(self, request: web.Request) -> web.Response:
         """Answer an unknown address with the 404 page."""
@@ -155,45 +148,8 @@ class SiteHandlers:
 
     async def home(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve the club's home page."""
-        page = await pages.home_page(session, live.site, self.clock.now(), views.live_display(live))
-        return respond(request, self._render(live, page, render.home_html), HTML, cache=PAGE_CACHE)
-
-    async def session(
-        self, request: web.Request, session: AsyncSession, live: LiveSite
-    ) -> web.Response | None:
-        """Serve a session's page (None: not found)."""
-        session_id = parse_id(request.match_info["id"])
-        if session_id is None:
-            return None
-        now, display = self.clock.now(), views.live_display(live)
-        page = await pages.session_page(session, live.site, session_id, now, display)
-        if page is None:
-            return None
-        return respond(request, self._render(live, page, render.session_html), HTML, cache=PAGE_CACHE)
-
-    async def reading_list(
-        self, request: web.Request, session: AsyncSession, live: LiveSite
-    ) -> web.Response | None:
-        """Serve a reading list's page (None: not found)."""
-        list_id = parse_id(request.match_info["id"])
-        if list_id is None:
-            return None
-        page = await pages.list_page(session, live.site, list_id, self.clock.now(), views.live_display(live))
-        if page is None:
-            return None
-        return respond(request, self._render(live, page, render.list_html), HTML, cache=PAGE_CACHE)
-
-    async def paper(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response | None:
-        """A paper's page: its card and the club's history with it."""
-        paper_id = parse_id(request.match_info["id"])
-        if paper_id is None:
-            return None
-        found = await paper_page.paper_page(
-            session, live.site, paper_id, self.clock.now(), views.live_display(live)
-        )
-        if found is None:
-            return None
-        return respond(request, self._render(live, found, render.paper_html), HTML, cache=PAGE_CACHE)
+        page = await pages.home_page(session, live, self.clock.now())
+        return self._html(request, live, page, render.home_html)
 
     async def archive(
         self, request: web.Request, session: AsyncSession, live: LiveSite
@@ -202,43 +158,31 @@ class SiteHandlers:
         number = request.match_info.get("n")
         if number is not None and (number.startswith("0") or number == "1"):
             return None  # one address per page: the first is /past/
-        now, display = self.clock.now(), views.live_display(live)
-        page = await pages.archive_page(session, live.site, int(number or 1), now, display)
-        if page is None:
-            return None
-        return respond(request, self._render(live, page, render.archive_html), HTML, cache=PAGE_CACHE)
+        page = await pages.archive_page(session, live, int(number or 1), self.clock.now())
+        return None if page is None else self._html(request, live, page, render.archive_html)
 
     async def privacy(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
-        """Serve the privacy page: what the bot keeps, why, how long, how it is deleted."""
-        found = await privacy_page.privacy_page(
-            session, live.site, self.clock.now(), views.live_display(live), grace_days=self.grace_days
-        )
-        return respond(request, self._render(live, found, render.privacy_html), HTML, cache=PAGE_CACHE)
+        """Serve the privacy page."""
+        found = pages.privacy_page(live, self.clock.now(), grace_days=self.grace_days)
+        return self._html(request, live, found, render.privacy_html)
 
     async def search(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve the search page for ``q``."""
         query = request.query.get("q", "")[:1000]
         raw_page = request.query.get("page", "1")
         number = int(raw_page) if raw_page.isascii() and raw_page.isdigit() and len(raw_page) <= 3 else 1
-        page = await pages.search_page(
-            session,
-            live.site,
-            query,
-            min(max(number, 1), MAX_SEARCH_PAGE),
-            self.clock.now(),
-            views.live_display(live),
-        )
-        html = render.search_html(page, base_url=self.base_url(live.site))
-        response = respond(request, html.encode("utf-8"), HTML, cache=PAGE_CACHE)
+        number = min(max(number, 1), MAX_SEARCH_PAGE)
+        page = await pages.search_page(session, live, query, number, self.clock.now())
+        response = self._html(request, live, page, render.search_html)
         response.headers["X-Robots-Tag"] = "noindex"
         return response
 
     async def calendar(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve the club's calendar feed, sessions and series."""
         site, now = live.site, self.clock.now()
-        infos, changed = await feed_reads.calendar_sessions(session, site.guild_id, now)
+        infos, changed = await feeds.calendar_sessions(session, site.guild_id, now)
         series = await series_calendars(session, site.guild_id, now)
-        body = feeds.ics_feed(infos, changed, name=site.title, series=series, base_url=self.base_url(site))
+        body = feeds.ics_feed(infos, changed, name=site.title, series=series, base_url=self.base_url(live))
         return respond(request, body, "text/calendar", cache=FEED_CACHE)
 
     async def personal_calendar(
@@ -249,8 +193,10 @@ class SiteHandlers:
         user_id = await owner_of(session, site.guild_id, request.match_info["token"])
         if user_id is None:
             return None
-        infos, changed = await feed_reads.personal_sessions(session, site.guild_id, user_id, self.clock.now())
-        body = feeds.ics_feed(infos, changed, name=f"{site.title}: my sessions", base_url=self.base_url(site))
+        now = self.clock.now()
+        infos, changed = await feeds.calendar_sessions(session, site.guild_id, now, user_id=user_id)
+        name = f"{site.title}: my sessions"
+        body = feeds.ics_feed(infos, changed, name=name, base_url=self.base_url(live))
         response = respond(request, body, "text/calendar", cache=PERSONAL_CACHE)
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["X-Robots-Tag"] = "noindex"
@@ -258,8 +204,7 @@ class SiteHandlers:
 
     async def atom(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve the club's Atom feed of sessions."""
-        display = views.live_display(live)
-        view, entries = await feed_reads.atom_entries(session, live.site, self.clock.now(), display=display)
+        view, entries = await feeds.atom_entries(session, live, self.clock.now())
         return respond(request, feeds.atom_feed(view, entries), "application/atom+xml", cache=FEED_CACHE)
 
     async def static(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
@@ -269,10 +214,8 @@ class SiteHandlers:
 
 
 def reader_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    """The sessions the site reads with. SQLite: a deferred BEGIN, so a page's several reads see one
-    snapshot. PostgreSQL: autocommit, since under READ COMMITTED each statement sees its own snapshot
-    inside a transaction too, so a BEGIN and a ROLLBACK around a page's reads are two round trips for
-    nothing."""
+    """The sessions the site reads with: SQLite, a deferred BEGIN (one snapshot a page); PostgreSQL,
+    autocommit (READ COMMITTED gives each statement its own snapshot anyway)."""
     if backend_name(engine) == "sqlite":
         return read_only_session_factory(engine)
     return one_statement_session_factory(engine)
