@@ -1,9 +1,6 @@
-"""arXiv's Atom API (https://info.arxiv.org/help/api/user-manual.html): a paper by id, and title search.
-
-Rate: one request every three seconds on one connection, per client address (https://info.arxiv.org/help/
-api/tou.html): every process on the store takes a turn. Its throttle is a bare 429, or a 200, saying "Rate
-exceeded." with no Retry-After (lukasschwab/arxiv.py#203; ultimatile/arxiv-skills#25).
-"""
+"""arXiv's Atom API (https://info.arxiv.org/help/api/user-manual.html): a paper by id, and title search; one
+request per 3 s per address (https://info.arxiv.org/help/api/tou.html); its throttle may be a 200 saying
+"Rate exceeded." (lukasschwab/arxiv.py#203)."""
 
 from __future__ import annotations
 
@@ -136,8 +133,7 @@ class ArxivClient(SourceClient):
         return found[:limit]
 
     async def _feed(self, params: dict[str, str], max_wait: float | None) -> ET.Element | None:
-        """The answer's Atom feed; None for a 400 (an id arXiv cannot read); SourceUnavailable for anything
-        else, or a feed holding arXiv's error entry (logged)."""
+        """The answer's Atom feed; None for a 400; SourceUnavailable otherwise or for an error entry."""
         reply = await self.http.get("", params, max_wait=max_wait)
         if reply.status == 400:
             return None

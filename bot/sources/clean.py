@@ -1,5 +1,4 @@
-"""Whatever a source answers as a value the bot can keep, or None: one line, capped, ids never cut, links
-http(s) only; mentions and markdown stay (escaped where shown)."""
+"""A source's answer as a value the bot can keep, or None: one line, capped, ids whole, links http(s)."""
 
 from __future__ import annotations
 

@@ -18,8 +18,7 @@ from bot.sources.semantic_scholar import SemanticScholarClient
 
 @dataclass
 class SourceClients:
-    """One client per source PAPER_SOURCES turns on (None for one turned off). arXiv's is always built: an
-    arXiv paper's own title comes from it; ``search_arxiv`` says whether title searches may ask it."""
+    """One client per source PAPER_SOURCES turns on (None: off); arXiv's is always built."""
 
     arxiv: ArxivClient = field(default_factory=ArxivClient)
     semantic_scholar: SemanticScholarClient | None = None
@@ -27,7 +26,7 @@ class SourceClients:
     openreview: OpenReviewClient | None = None
     crossref: CrossrefClient | None = None
     datacite: DataCiteClient | None = None
-    search_arxiv: bool = False
+    search_arxiv: bool = False  # title searches ask arXiv (PAPER_SOURCES names it)
 
     @classmethod
     def from_settings(
@@ -38,8 +37,7 @@ class SourceClients:
         max_wait: float = 10.0,
         turns: StoreTurns | None = None,
     ) -> SourceClients:
-        """The clients for ``settings`` (base URLs, the Semantic Scholar key, the contact address); ``turns``
-        shares arXiv's pace with the other processes on the store."""
+        """The clients for ``settings``; ``turns`` shares arXiv's pace with the store's other processes."""
         on = settings.source_enabled
         options: ClientOptions = {"mailto": settings.crossref_mailto, "timer": timer, "max_wait": max_wait}
         key = settings.semantic_scholar_api_key
@@ -59,11 +57,6 @@ class SourceClients:
             search_arxiv=on("arxiv"),
             **{name: make() for name, make in built.items() if on(name)},
         )
-
-    @property
-    def arxiv_search(self) -> ArxivClient | None:
-        """arXiv for title searches, when PAPER_SOURCES names it."""
-        return self.arxiv if self.search_arxiv else None
 
     async def close(self) -> None:
         """Close every client's connection pool."""

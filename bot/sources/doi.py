@@ -1,11 +1,5 @@
-"""The DOI registration agencies: what a DOI's registrant deposited (title, authors, year, venue, link).
-
-Crossref (https://api.crossref.org/swagger-ui/index.html; CrossRef/rest-api-doc ``api_format.md``) holds every
-DOI but arXiv's ``10.48550/`` ones, which DataCite holds (https://support.datacite.org/docs/api-get-doi).
-Rates: Crossref since 1 December 2025 ("Announcing changes to REST API rate limits", Crossref blog) 10/s in
-the polite pool (a ``mailto``), 5/s in the public one; DataCite 1,000 requests per 5 minutes identified,
-500 unidentified (https://support.datacite.org/docs/rate-limit).
-"""
+"""The DOI agencies: Crossref for every DOI but arXiv's ``10.48550/`` ones, which DataCite holds. Rates:
+Crossref blog "Announcing changes to REST API rate limits"; https://support.datacite.org/docs/rate-limit."""
 
 from __future__ import annotations
 

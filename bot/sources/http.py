@@ -1,5 +1,4 @@
-"""The polite HTTP every outside source shares (one request at a time, paced, a 429 waited out within
-``max_wait``, else :class:`SourceUnavailable` saying until when), and the results several sources give."""
+"""The polite, paced HTTP every outside source shares, and the results several sources give."""
 
 from __future__ import annotations
 
@@ -158,10 +157,6 @@ class SourceHttp:
         except ValueError:
             raise self.unavailable(f"answered HTTP {reply.status} with something that is not JSON") from None
 
-    async def post(self, path: str, body: Any, params: Mapping[str, str], *, max_wait: float | None) -> Reply:
-        """POST a JSON body; as :meth:`get`."""
-        return await self.get(path, params, max_wait=max_wait, body=body)
-
     async def get(
         self,
         path: str,
@@ -171,8 +166,7 @@ class SourceHttp:
         body: Any = None,
         base: str | None = None,
     ) -> Reply:
-        """GET ``base_url`` (or ``base``) + ``path``; any status but 429 and 5xx is returned. The call waits
-        at most ``max_wait`` in all for its turn, the pace and a Retry-After, else SourceUnavailable."""
+        """GET (or POST a JSON ``body``) ``base`` or ``base_url`` + ``path`` within ``max_wait``; 429, 5xx retried."""
         limit = self.max_wait if max_wait is None else max_wait
         started = self.timer.monotonic()
         try:

@@ -1,10 +1,5 @@
-"""Hugging Face Papers: a paper's repository, project page, upvotes, and the models, data sets and Spaces
-citing it, the most liked by name.
-
-Shapes follow huggingface_hub's ``HfApi`` (``paper_info``, ``list_models``/``list_datasets``/``list_spaces``,
-``list_papers``); the paper search refuses a ``q`` over :data:`QUERY_MAX` characters. Rate: 500 requests per
-5-minute window per address (hub-docs ``docs/hub/rate-limits.md``); a 429's ``RateLimit`` header says when.
-"""
+"""Hugging Face Papers: a paper's repository, project page, upvotes and the Hub repos citing it (shapes as
+huggingface_hub's ``HfApi``; 500 requests per 5 minutes, hub-docs ``docs/hub/rate-limits.md``)."""
 
 from __future__ import annotations
 
@@ -50,8 +45,7 @@ class HubRepo:
     repo_id: str  # "namespace/name", checked against the Hub's repo id form
     likes: int | None
     downloads: int | None
-    url: str
-    path: str = ""  # its page under the Hub's root: "org/model", "datasets/org/set", "spaces/org/app"
+    path: str  # its page under the Hub's root: "org/model", "datasets/org/set", "spaces/org/app"
 
 
 @dataclass(frozen=True)
@@ -71,7 +65,6 @@ class HubPaper:
     authors: tuple[str, ...]
     upvotes: int | None
     github_repo: str | None
-    github_stars: int | None
     project_page: str | None
     url: str  # the paper's page on huggingface.co
     models: RepoLinks
@@ -115,7 +108,6 @@ class HuggingFaceClient(SourceClient):
             authors=_authors(body.get("authors")),
             upvotes=clean.count(body.get("upvotes")),
             github_repo=clean.url(body.get("githubRepo")),
-            github_stars=clean.count(body.get("githubStars")),
             project_page=clean.url(body.get("projectPage")),
             url=f"{self.web_url}/papers/{arxiv_id}",
             models=links["models"],
@@ -169,7 +161,7 @@ class HuggingFaceClient(SourceClient):
                 continue
             path = f"{_KINDS[kind]}{repo_id}"
             likes, downloads = clean.count(entry.get("likes")), clean.count(entry.get("downloads"))
-            repos.append(HubRepo(repo_id, likes, downloads, f"{self.web_url}/{path}", path))
+            repos.append(HubRepo(repo_id, likes, downloads, path))
         ranked = sorted(repos, key=lambda r: (-(r.likes or 0), -(r.downloads or 0), r.repo_id))
         return tuple(ranked[:TOP_REPOS])
 

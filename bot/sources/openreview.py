@@ -1,11 +1,5 @@
-"""OpenReview: a submission's venue and decision ("ICLR 2024 oral") and its forum link, never the reviews.
-
-API v2 (``content`` fields ``{"value": ...}``, ``invitations`` a list) holds venues from 2024 on; v1 (plain
-values, one ``invitation``) alone the earlier ones, ICLR up to 2023 and NeurIPS up to 2022 (docs.openreview.net
-"Using the API"; openreview/openreview#299, openreview/openreview-py#1865, #2097, #2782). A guest may make 20
-requests a minute (openreview/openreview#254), counted across both; a 429's ``RateLimitError`` body says when,
-and a lockout lasts 30-60 minutes (openreview/openreview#437).
-"""
+"""OpenReview: a submission's venue, decision and forum link, never the reviews; API v2 from 2024, v1 before
+(openreview/openreview#299); guests 20 requests a minute (openreview/openreview#254, lockouts #437)."""
 
 from __future__ import annotations
 
@@ -78,8 +72,7 @@ def worth_searching(venue: str) -> bool:
 
 
 def _shape(note: dict[str, Any]) -> Api | None:
-    """The API a note's shape is from: v2's ``invitations`` and ``{"value": ...}`` fields, or v1's one
-    ``invitation`` and plain values; None for neither or both."""
+    """The API a note's shape is from (v2 wraps values in ``{"value": ...}``); None for neither or both."""
     content = note.get("content")
     if not isinstance(content, dict):
         return None
@@ -108,8 +101,7 @@ def _when(note: dict[str, Any]) -> int:
 
 
 def reset_time_hint(reply: Reply, now: datetime) -> float | None:
-    """Seconds until a RateLimitError body's ``details.resetTime`` (ISO 8601 UTC), else as its message says
-    ("Please try again in 30 minutes and 8 seconds")."""
+    """Seconds until a RateLimitError's ``details.resetTime``, else as its message says."""
     try:
         body = clean.mapping(json.loads(reply.text))
     except ValueError:
@@ -156,8 +148,7 @@ class OpenReviewClient(SourceClient):
     async def decision(
         self, note_id: str, *, v1_first: bool = False, max_wait: float | None = None
     ) -> ReviewDecision | None:
-        """The venue and decision of the submission whose forum (or one of whose notes) is ``note_id``:
-        asked of v2, then of v1 (``v1_first``: a paper :func:`held_by_v1`, the other way round)."""
+        """The venue and decision of the submission ``note_id`` is (or is in), asked of v2 and v1."""
         if not _NOTE_ID.fullmatch(note_id):
             return None
         for api, base in self.apis(v1_first):
@@ -194,8 +185,7 @@ class OpenReviewClient(SourceClient):
     async def search_forums(
         self, term: str, *, v1_first: bool = False, max_wait: float | None = None
     ) -> list[ForumHit]:
-        """Submissions whose text matches ``term`` (a paper's title), best first: v2's, then (unless v2 has
-        one titled ``term``) v1's; ``v1_first``, the other way round."""
+        """Submissions matching ``term`` (a title), best first, from v2 then v1 (``v1_first``: v1 first)."""
         term = " ".join(term.split())[: clean.TITLE_MAX]
         wanted = normalize_title(term)
         if not term:

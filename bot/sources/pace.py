@@ -1,5 +1,4 @@
-"""Time and pace for the outside sources: the clock a client waits on, a :class:`RateLimit` kept by a
-:class:`Pacer`, a turn every process on the store shares (:class:`StoreTurns`), a 429's wait."""
+"""Time and pace for the outside sources: timers, :class:`Pacer`, :class:`StoreTurns`, a 429's wait."""
 
 from __future__ import annotations
 
@@ -81,8 +80,7 @@ def timer_for(clock: Clock) -> Timer:
 
 
 class StoreTurns:
-    """A source's turn shared by every process on one store (arXiv's limit is per client address): a claim
-    held while a request is in flight, then until the source may be asked again."""
+    """A source's turn shared by every process on one store (arXiv's limit is per client address)."""
 
     def __init__(self, session_factory: async_sessionmaker[AsyncSession]) -> None:
         self.session_factory = session_factory
@@ -152,8 +150,7 @@ class Pacer:
 
 
 def retry_after_seconds(headers: Mapping[str, str], now: datetime) -> float | None:
-    """Seconds to wait from ``Retry-After`` (delta-seconds or an HTTP date, RFC 9110 §10.2.3) or from the
-    ``t=`` of a ``RateLimit`` header (draft-ietf-httpapi-ratelimit-headers, as Hugging Face sends it)."""
+    """Seconds to wait from ``Retry-After`` (RFC 9110 §10.2.3) or a ``RateLimit`` header's ``t=``."""
     value = (headers.get("Retry-After") or "").strip()
     seconds: float | None = None
     if value:

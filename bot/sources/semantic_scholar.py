@@ -1,8 +1,5 @@
-"""Semantic Scholar's Graph API (https://api.semanticscholar.org/api-docs/graph): a paper's TLDR, venue, year,
-citations, open-access PDF and ids; title match and search. DOIs come upper-cased and are kept lower-case.
-Rate: 1 request/s with a key (https://www.semanticscholar.org/product/api, "Rate limits"). Attribution and a
-link back with ``utm_source=api`` (https://www.semanticscholar.org/product/api/license).
-"""
+"""Semantic Scholar's Graph API (https://api.semanticscholar.org/api-docs/graph): papers by id, title match
+and search; 1 request/s with a key; attribution links back (https://www.semanticscholar.org/product/api/license)."""
 
 from __future__ import annotations
 
@@ -10,7 +7,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Unpack
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from bot.sources import clean
 from bot.sources.http import Candidate, ClientOptions, SourceClient
@@ -45,23 +42,9 @@ class ScholarPaper:
     citation_count: int | None
     influential_citation_count: int | None
     open_access_pdf: str | None
-    external_ids: tuple[tuple[str, str], ...]  # ("ArXiv", "2106.15928"), ("DOI", "10.…"), ("CorpusId", "…")
+    arxiv_id: str | None
+    doi: str | None  # lower-cased (Semantic Scholar upper-cases them; DOIs are case-insensitive)
     url: str | None  # the paper's page on semanticscholar.org
-
-    def external_id(self, kind: str) -> str | None:
-        """One external id by Semantic Scholar's name for it (ArXiv, DOI, DBLP, ACL, CorpusId, ...)."""
-        return next((value for key, value in self.external_ids if key.lower() == kind.lower()), None)
-
-    @property
-    def arxiv_id(self) -> str | None:
-        """The arXiv id, when Semantic Scholar knows one."""
-        return self.external_id("ArXiv")
-
-    @property
-    def doi(self) -> str | None:
-        """The DOI, lower-cased (Semantic Scholar upper-cases them; DOIs are case-insensitive)."""
-        doi = self.external_id("DOI")
-        return doi.lower() if doi else None
 
 
 def arxiv_ref(arxiv_id: str) -> str:
@@ -87,13 +70,10 @@ def _authors(value: Any) -> tuple[str, ...]:
     return clean.names(clean.mapping(author).get("name") for author in clean.items(value))
 
 
-def _external_ids(value: Any) -> tuple[tuple[str, str], ...]:
-    pairs = []
-    for key, raw in clean.mapping(value).items():
-        name, ident = clean.ident(key, 40), clean.ident(raw)
-        if name and ident:
-            pairs.append((name, ident))
-    return tuple(pairs)
+def _external_id(entry: dict[str, Any], kind: str) -> str | None:
+    """One of the paper's ids by Semantic Scholar's name for it ("ArXiv", "DOI"), any case."""
+    ids = clean.mapping(entry.get("externalIds")).items()
+    return next((v for k, raw in ids if str(k).lower() == kind.lower() and (v := clean.ident(raw))), None)
 
 
 def _score(value: Any) -> float | None:
@@ -113,24 +93,15 @@ class SemanticScholarClient(SourceClient):
         # The key is never logged: SourceHttp logs paths and reasons only, and bot.logs redacts it.
         super().__init__(base_url, RATE_LIMIT, headers={"x-api-key": api_key} if api_key else None, **options)
 
-    async def paper(self, paper_id: str, *, max_wait: float | None = None) -> ScholarPaper | None:
-        """One paper by ``ARXIV:…``, ``DOI:…``, ``CorpusId:…`` or S2 id; None when Semantic Scholar has none."""
-        reply = await self.http.get(
-            f"/paper/{quote(paper_id, safe=':/')}", {"fields": PAPER_FIELDS}, max_wait=max_wait
-        )
-        body = self.http.answer(reply, "a paper")
-        return None if body is None else self._paper(body)
-
     async def papers(
         self, paper_ids: Sequence[str], *, max_wait: float | None = None
     ) -> list[ScholarPaper | None]:
-        """Many papers, ``POST /paper/batch`` in batches of 500: one result per id, in order (None: unknown)."""
+        """Papers by ``ARXIV:…``, ``DOI:…``, ``CorpusId:…`` or S2 id, one per id in order (None: unknown)."""
         found: list[ScholarPaper | None] = []
         for start in range(0, len(paper_ids), BATCH_MAX):
             chunk = list(paper_ids[start : start + BATCH_MAX])
-            reply = await self.http.post(
-                "/paper/batch", {"ids": chunk}, {"fields": PAPER_FIELDS}, max_wait=max_wait
-            )
+            params = {"fields": PAPER_FIELDS}
+            reply = await self.http.get("/paper/batch", params, max_wait=max_wait, body={"ids": chunk})
             body = self.http.answer(reply, "a batch", unknown=())
             if not isinstance(body, list) or len(body) != len(chunk):
                 raise self.http.unavailable("answered a batch with something other than one entry per id")
@@ -181,26 +152,24 @@ class SemanticScholarClient(SourceClient):
             citation_count=clean.count(entry.get("citationCount")),
             influential_citation_count=clean.count(entry.get("influentialCitationCount")),
             open_access_pdf=clean.url(clean.mapping(entry.get("openAccessPdf")).get("url")),
-            external_ids=_external_ids(entry.get("externalIds")),
+            arxiv_id=_external_id(entry, "ArXiv"),
+            doi=doi.lower() if (doi := _external_id(entry, "DOI")) else None,
             url=clean.url(entry.get("url")),
         )
 
     def _candidate(self, value: Any) -> Candidate | None:
         entry = clean.mapping(value)
-        paper_id = clean.ident(entry.get("paperId"), 64)
-        title = clean.text(entry.get("title"), clean.TITLE_MAX)
-        if paper_id is None or title is None:
+        if clean.ident(entry.get("paperId"), 64) is None or (paper := self._paper(entry)).title is None:
             return None
-        ids = dict(_external_ids(entry.get("externalIds")))
         return Candidate(
             source=SOURCE,
-            source_id=paper_id,
-            title=title,
-            authors=_authors(entry.get("authors")),
-            year=clean.year(entry.get("year")),
-            venue=clean.text(entry.get("venue"), clean.VENUE_MAX),
-            arxiv_id=ids.get("ArXiv"),
-            doi=ids["DOI"].lower() if "DOI" in ids else None,
+            source_id=paper.paper_id,
+            title=paper.title,
+            authors=paper.authors,
+            year=paper.year,
+            venue=paper.venue,
+            arxiv_id=paper.arxiv_id,
+            doi=paper.doi,
             score=_score(entry.get("matchScore")),
-            url=clean.url(entry.get("url")),
+            url=paper.url,
         )

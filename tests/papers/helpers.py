@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import unicodedata
 from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bot.sources.semantic_scholar import ScholarPaper, SemanticScholarClient
 
 START = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 
@@ -36,6 +39,12 @@ class VirtualTimer:
     @property
     def elapsed(self) -> float:
         return self.now - self._origin
+
+
+async def one(client: SemanticScholarClient, ref: str, **options: Any) -> ScholarPaper | None:
+    """One paper from Semantic Scholar's batch endpoint."""
+    (paper,) = await client.papers([ref], **options)
+    return paper
 
 
 def gaps(times: list[float]) -> list[float]:

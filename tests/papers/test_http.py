@@ -11,7 +11,7 @@ from bot.sources.http import RATE_LIMITED_TRIES, SourceUnavailable, user_agent
 from bot.sources.pace import MAX_RETRY_AFTER, Pacer, RateLimit, retry_after_seconds
 from bot.sources.semantic_scholar import SemanticScholarClient
 from standin.semantic_scholar import SemanticScholarStandin
-from tests.papers.helpers import VirtualTimer
+from tests.papers.helpers import VirtualTimer, one
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 
@@ -104,11 +104,11 @@ async def test_short_429s_are_waited_out_a_few_times_then_the_source_is_busy(tim
         client = SemanticScholarClient(standin.base, timer=timer, retries=0)
         try:
             standin.rate_limit_next(RATE_LIMITED_TRIES - 1, retry_after=1)
-            assert await client.paper("ARXIV:2401.00001", max_wait=60) is not None
+            assert await one(client, "ARXIV:2401.00001", max_wait=60) is not None
             assert timer.slept == [1.0] * (RATE_LIMITED_TRIES - 1)
             standin.rate_limit_next(100, retry_after=1)
             with pytest.raises(SourceUnavailable, match="times in a row") as info:
-                await client.paper("ARXIV:2401.00001", max_wait=60)
+                await one(client, "ARXIV:2401.00001", max_wait=60)
             assert info.value.retry_at is not None
         finally:
             await client.close()

@@ -135,7 +135,7 @@ async def test_clients_follow_the_settings(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("OPENREVIEW_V1_API_URL", "http://127.0.0.1:9/v1")
     clients = SourceClients.from_settings(load_settings())
     try:
-        assert clients.arxiv_search is None  # arXiv still gives an arXiv paper its title; not searched
+        assert not clients.search_arxiv  # arXiv still gives an arXiv paper its title; not searched
         assert clients.openreview is not None
         assert clients.openreview.v1_url == "http://127.0.0.1:9/v1"  # asked through the one guest pacer
         assert str(clients.openreview.http.pacer.limit) == "20 per 60 s"

@@ -1,5 +1,4 @@
-"""Title-only names ("TMax", a title): the candidates the sources offer, merged and scored
-(:func:`find_candidates`)."""
+"""Title-only names ("TMax", a title): the sources' candidates, merged and scored (:func:`find_candidates`)."""
 
 from __future__ import annotations
 
@@ -61,8 +60,7 @@ class Found:
 
 
 def similarity(name: str, title: str) -> float:
-    """How well ``name`` names a paper titled ``title``, 0–1: the best rapidfuzz ratio against the title or its
-    short name, spaces in or out, halved for a word with a digit the title lacks ("T1" vs "T2: …")."""
+    """How well ``name`` names ``title``, 0–1 (rapidfuzz; halved for a digit word the title lacks: T1 vs T2)."""
     n, t = normalize_title(name), normalize_title(title)
     if not n or not t:
         return 0.0
@@ -132,10 +130,23 @@ def rank(name: str, found: Sequence[Candidate], limit: int = OFFERED) -> tuple[C
     return tuple(kept[:limit])
 
 
-def _searches(
-    clients: SourceClients, name: str, max_wait: float | None
-) -> dict[str, Awaitable[list[Candidate]]]:
-    """Each source's title search for ``name`` (not yet awaited), by source."""
+async def find_candidates(
+    clients: SourceClients,
+    name: str,
+    *,
+    limit: int = OFFERED,
+    max_wait: float | None = None,
+    deadline: float | None = None,
+) -> Found:
+    """Ask every source turned on for ``name`` and rank the answers; one past ``deadline`` s is unavailable."""
+
+    async def within(search: Awaitable[list[Candidate]]) -> list[Candidate]:
+        try:
+            async with asyncio.timeout(deadline):
+                return await search
+        except TimeoutError:
+            raise SourceUnavailable("search", f"no answer within {deadline:g} s") from None
+
     searches: dict[str, Awaitable[list[Candidate]]] = {}
     if (s2 := clients.semantic_scholar) is not None:
 
@@ -146,30 +157,8 @@ def _searches(
         searches["semantic_scholar"] = scholar()
     if clients.huggingface is not None:
         searches["huggingface"] = clients.huggingface.search(name, PER_SOURCE, max_wait=max_wait)
-    if clients.arxiv_search is not None:
-        searches["arxiv"] = clients.arxiv_search.search_titles(name, PER_SOURCE, max_wait=max_wait)
-    return searches
-
-
-async def find_candidates(
-    clients: SourceClients,
-    name: str,
-    *,
-    limit: int = OFFERED,
-    max_wait: float | None = None,
-    deadline: float | None = None,
-) -> Found:
-    """Ask every source turned on for ``name`` (arXiv when PAPER_SOURCES names it) and rank what they say; a
-    source still answering after ``deadline`` seconds counts as unavailable."""
-
-    async def within(search: Awaitable[list[Candidate]]) -> list[Candidate]:
-        try:
-            async with asyncio.timeout(deadline):
-                return await search
-        except TimeoutError:
-            raise SourceUnavailable("search", f"no answer within {deadline:g} s") from None
-
-    searches = _searches(clients, name, max_wait)
+    if clients.search_arxiv:
+        searches["arxiv"] = clients.arxiv.search_titles(name, PER_SOURCE, max_wait=max_wait)
     answers = await asyncio.gather(*map(within, searches.values()), return_exceptions=True)
     found: list[Candidate] = []
     unavailable: list[str] = []
