@@ -1,8 +1,4 @@
-"""The papers a message names, for the message commands ("Suggest this paper", "Add to reading list").
-
-The interaction carries the message's content as the member saw it, without the Message Content intent
-(discord-api-docs, "Message Content Intent"); one GET tells whether it is gone since.
-"""
+"""The papers a message names, for the message commands (its content as the member saw it, no intent)."""
 
 from __future__ import annotations
 
@@ -21,8 +17,7 @@ OPTION_LABEL_LIMIT = 100  # a select option's label (Component Reference, Select
 
 
 async def papers_in_message(interaction: Interaction, message: discord.Message) -> list[str]:
-    """The paper links in ``message``, or the error saying why there are none: the bot's own message, one the
-    member cannot read, one deleted, or one naming no paper."""
+    """The paper links in ``message``, or the error saying why there are none."""
     if interaction.client.user is not None and message.author.id == interaction.client.user.id:
         raise NotAllowed(
             "That is one of my own messages; use `/suggest paper` or `/organize reading add` with the paper."

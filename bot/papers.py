@@ -51,8 +51,7 @@ _BULLET = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 
 @dataclass(frozen=True)
 class PaperRef:
-    """A canonical reference to one paper: ``key`` is unique per paper (``arxiv:2401.12345``, ``doi:10.…``
-    lower case, ``openreview:<id>``, ``acl:<id>``, ``url:<normalised link>``, ``title:<normalised title>``)."""
+    """A canonical reference to one paper; ``key`` (``arxiv:…``, ``doi:…``, ``url:…``, ``title:…``) is unique."""
 
     kind: PaperKind
     key: str
@@ -86,8 +85,7 @@ def normalize_title(title: str) -> str:
 
 
 def titles_match(a: str, b: str, threshold: float = 0.9) -> bool:
-    """Whether two titles name the same paper: normalised titles' rapidfuzz ratio ≥ ``threshold``, and the
-    words with digits equal ('Tau-Bench' vs 'Tau2-Bench', 'GPT-3' vs 'GPT-4' differ)."""
+    """Whether two titles name the same paper: rapidfuzz ratio ≥ ``threshold`` and the same digit words."""
     na, nb = normalize_title(a), normalize_title(b)
     if not na or not nb:
         return False
@@ -230,9 +228,7 @@ def _url_ref(url: str, given: str) -> PaperRef:
 
 
 def parse_paper_ref(text: str) -> PaperRef:
-    """Read an arXiv ID/link, DOI, OpenReview/ACL Anthology link, other http(s) link, or a title. A key
-    longer than the papers table keeps becomes its digest (``url:sha256:…``, still one per paper); a DOI
-    longer than its column is refused."""
+    """A paper reference read from text; a key too long for its column becomes its digest, a DOI is refused."""
     ref = _read_ref(text)
     if len(ref.doi or "") > MAX_DOI_LENGTH:
         raise BadInput(
@@ -302,8 +298,7 @@ MAX_LINKS_FOUND = 25  # a select's options
 
 
 def find_paper_links(text: str) -> list[str]:
-    """Every paper a message names by link, arXiv ID or DOI, in order, one per paper (by its key); links
-    to Discord or GIF hosts are left out. Titles in prose are not guessed at."""
+    """Every paper a message names by link, arXiv ID or DOI, once each (no Discord or GIF links, no titles)."""
     found: list[tuple[int, str]] = []
     spans: list[tuple[int, int]] = []
     for match in _LINK_IN_TEXT.finditer(text):

@@ -1,5 +1,4 @@
-"""Papers: /paper show (the paper's card: what the sources said and the club's history with it) and
-/organize paper resolve (which paper a title-only name means)."""
+"""Papers: /paper show and /organize paper refresh and resolve."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""/paper show (anyone), /organize paper refresh and resolve (which paper a title-only name means); the
-papers.enrich job, which tells the other features whose fields changed (``paper_enriched``)."""
+"""/paper show, /organize paper refresh and resolve, and the papers.enrich job (``paper_enriched``)."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from bot.papers import MAX_TITLE_LENGTH, parse_paper_ref
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import NO_MENTIONS, send_ephemeral, send_reply
 from bot.services.papers import flows, queries
-from bot.services.papers.enrich import ENRICH_EVERY, ENRICH_JOB
+from bot.services.papers.enrich import ENRICH_EVERY, ENRICH_JOB, enrich_due
 from bot.services.papers.resolve import Choice, Found
 from bot.services.papers.store import AliasInfo
 from bot.services.site.config import get_site, paper_page_url
@@ -42,13 +41,6 @@ async def paper_autocomplete(interaction: Interaction, current: str) -> list[app
     return await guild_choices(interaction, lambda db, guild_id: queries.paper_choices(db, guild_id, current))
 
 
-def _public_base(bot: PaperclubBot) -> str | None:
-    """PUBLIC_URL, else the bot's own web server; None when the site can be reached nowhere."""
-    if bot.settings.public_url:
-        return bot.settings.public_url
-    return bot.web.public_url if bot.web is not None else None
-
-
 class PapersCog(commands.Cog):
     """The /paper commands and the papers.enrich job."""
 
@@ -66,9 +58,8 @@ class PapersCog(commands.Cog):
         self.bot.organize.detach(self.organized)
 
     async def enrich(self, now: datetime) -> int:
-        """Ask the sources about the papers due, then dispatch ``paper_enriched(guild_id, paper_ids)`` per
-        guild for the features showing them; returns how many papers changed."""
-        changed = await flows.enrich(self.bot, now)
+        """Ask the sources about the papers due and dispatch ``paper_enriched`` per guild; how many changed."""
+        changed = await enrich_due(self.bot.sources, self.bot.session_factory, now)
         for guild_id, paper_ids in changed.items():
             self.bot.dispatch("paper_enriched", guild_id, paper_ids)
         return sum(map(len, changed.values()))
@@ -89,7 +80,8 @@ class PapersCog(commands.Cog):
     async def show(self, interaction: Interaction, paper: PaperText, public: bool = False) -> None:
         """Answer with the paper's card (NotFound, ephemerally, for a paper the server does not know)."""
         guild_id = require_guild_id(interaction)
-        base = _public_base(self.bot)
+        web = self.bot.web
+        base = self.bot.settings.public_url or (web.public_url if web is not None else None)  # None: no site
 
         async def page_of(db: AsyncSession, paper_id: int) -> str | None:
             return paper_page_url(base, await get_site(db, guild_id), paper_id) if base else None
@@ -102,8 +94,7 @@ class PapersCog(commands.Cog):
     @app_commands.describe(paper="Pick one as you type, or give its arXiv id or link")
     @app_commands.autocomplete(paper=paper_autocomplete)
     async def refresh(self, interaction: Interaction, paper: PaperText) -> None:
-        """Have every source asked about the paper again, now, every field (the weekly refresh takes only the
-        counts and links)."""
+        """Have every source asked about the paper again, now, for every field."""
         await ensure_organizer(interaction)
         title = await flows.refresh(self.bot, require_guild_id(interaction), paper)
         await send_ephemeral(
@@ -122,8 +113,9 @@ class PapersCog(commands.Cog):
         guild_id = require_guild_id(interaction)
         name = _name(paper)
         await interaction.response.defer(ephemeral=True, thinking=True)
-        looked = await flows.look_up(self.bot, guild_id, name, max_wait=SOURCE_WAIT, deadline=SOURCE_DEADLINE)
-        alias, found = looked.alias, looked.found
+        alias, found = await flows.look_up(
+            self.bot, guild_id, name, max_wait=SOURCE_WAIT, deadline=SOURCE_DEADLINE
+        )
         if found is None:
             assert alias is not None
             chosen = f" (chosen by <@{alias.chosen_by}>)" if alias.chosen_by else ""
@@ -145,23 +137,16 @@ class PapersCog(commands.Cog):
 
 
 def candidate_text(number: int, choice: Choice) -> str:
-    """One candidate as markdown: title, authors, year and venue, its ids and the sources that found it
-    (best match first; the score itself is no member's business)."""
+    """One candidate as markdown: title, authors, year, venue, ids and the sources that found it."""
     more = " et al." if len(choice.authors) > 3 else ""
     authors = escape_line(", ".join(choice.authors[:3]), 200) + more if choice.authors else "authors unknown"
     facts = " · ".join(
         part for part in (authors, str(choice.year or ""), escape_line(choice.venue, 120)) if part
     )
-    ids = " · ".join(
-        part
-        for part in (
-            f"arXiv:{choice.arxiv_id}" if choice.arxiv_id else None,
-            f"doi:{escape_line(choice.doi, 200)}" if choice.doi else None,
-        )
-        if part
-    )
+    arxiv = f"arXiv:{choice.arxiv_id}" if choice.arxiv_id else ""
+    doi = f"doi:{escape_line(choice.doi, 200)}" if choice.doi else ""
     found_by = ", ".join(SOURCE_LABELS.get(s, s) for s in choice.sources)
-    below = " · ".join(part for part in (ids, f"found by {found_by}") if part)
+    below = " · ".join(part for part in (arxiv, doi, f"found by {found_by}") if part)
     return f"**{number}. {escape_line(choice.title, 300)}**\n{facts}\n-# {below}"
 
 

@@ -1,5 +1,4 @@
-"""The paper card as a Components V2 layout (bot.layouts): every source and member text escaped once,
-links on buttons with fixed labels, members shown as mentions that never ping (allowed_mentions none)."""
+"""The paper card as a Components V2 layout: source and member text escaped, links on buttons."""
 
 from __future__ import annotations
 
@@ -26,8 +25,7 @@ LISTS_SHOWN = 10
 
 
 def session_line(read: SessionRead, now: datetime) -> str:
-    """ "<the club's date> — **title**, with **A**, read against **B** and **C**" (roles only where given;
-    struck through when cancelled)."""
+    """ "<date> — **title**, with **A**, read against **B**" (roles only where given; struck when cancelled)."""
     title = f"**{escape_line(read.title, 150)}**"
     line = f"{club_date(read.starts_at, read.timezone, now=now)} — {title}"
     if read.cancelled:

@@ -50,12 +50,12 @@ async def test_enrich_merges_each_source_once_with_provenance_and_refreshes_week
         huggingface=HuggingFaceClient(huggingface.url, timer=timer),
     )
     try:
-        changed = await enrich_due(clients, session_factory, NOW)
+        (changed,) = (await enrich_due(clients, session_factory, NOW)).values()
         assert len(changed) == 3
         assert semantic_scholar.count("/graph/v1/paper/batch") == 1  # one batch for every paper
-        assert await enrich_due(clients, session_factory, NOW + timedelta(days=1)) == []  # nothing due
+        assert await enrich_due(clients, session_factory, NOW + timedelta(days=1)) == {}  # nothing due
         async with session_factory() as session:
-            first = await session.get(Paper, changed[0].paper_id)
+            first = await session.get(Paper, changed[0])
             assert first is not None
             assert first.title == "Our own name"  # the club's title is never replaced
             assert first.tldr == "TLDR 0"
@@ -63,15 +63,15 @@ async def test_enrich_merges_each_source_once_with_provenance_and_refreshes_week
             assert first.field_sources is not None
             assert first.field_sources["tldr"] == ["semantic_scholar", NOW.isoformat()]
             assert first.field_sources["code_url"][0] == "huggingface"
-            second = await session.get(Paper, changed[1].paper_id)
+            second = await session.get(Paper, changed[1])
             assert second is not None
             assert second.title == "Paper 1"  # the id placeholder is filled
         semantic_scholar.papers["s2-1"].record["citationCount"] = 50
         later = NOW + REFRESH_AFTER + timedelta(minutes=1)
         refreshed = await enrich_due(clients, session_factory, later)
-        assert [p.paper_id for p in refreshed] == [changed[1].paper_id]
+        assert refreshed == {GUILD: (changed[1],)}
         async with session_factory() as session:
-            second = await session.get(Paper, changed[1].paper_id)
+            second = await session.get(Paper, changed[1])
             assert second is not None
             assert second.citation_count == 50
             assert second.field_sources is not None
@@ -109,7 +109,7 @@ async def test_a_paper_given_by_its_openreview_forum_gets_its_venue_and_decision
     )
     try:
         changed = await enrich_due(clients, session_factory, NOW)
-        assert [c.paper_id for c in changed] == [paper_id]
+        assert changed == {GUILD: (paper_id,)}
         assert semantic_scholar.count("/graph/v1/paper/batch") == 0
         async with session_factory() as session:
             row = await session.get(Paper, paper_id)
@@ -155,12 +155,12 @@ async def test_papers_a_source_failed_for_wait_their_turn_while_the_others_are_a
     try:
         semantic_scholar.mode = "down"
         first = await enrich_due(clients, session_factory, NOW, limit=2)
-        assert len(first) == 2  # Hugging Face's fields are stored all the same
+        assert len(first[GUILD]) == 2  # Hugging Face's fields are stored all the same
         second = await enrich_due(clients, session_factory, NOW + timedelta(minutes=2), limit=2)
-        assert [p.paper_id for p in second] == [(await rows())[2].id]  # the third paper's turn
+        assert second == {GUILD: ((await rows())[2].id,)}  # the third paper's turn
         assert all(r.code_url and r.enrich_failures == 1 and r.enriched_at is None for r in await rows())
         asked = semantic_scholar.count("/graph/v1/paper/batch")
-        assert await enrich_due(clients, session_factory, NOW + timedelta(minutes=4), limit=2) == []
+        assert await enrich_due(clients, session_factory, NOW + timedelta(minutes=4), limit=2) == {}
         assert semantic_scholar.count("/graph/v1/paper/batch") == asked  # every paper waits: nothing asked
         assert retry_after(1) < retry_after(2) < retry_after(3)
         assert retry_after(40) == RETRY_MAX
@@ -437,7 +437,7 @@ async def test_a_paper_arxiv_was_down_for_gets_arxivs_fields_from_the_enrichment
         assert first.enrich_retry_at == NOW + RETRY_FIRST
         paced_arxiv.mode = "ok"
         later = NOW + RETRY_FIRST
-        assert [p.paper_id for p in await enrich_due(clients, session_factory, later)] == [paper_id]
+        assert await enrich_due(clients, session_factory, later) == {GUILD: (paper_id,)}
         second = await row()
         assert (second.title, second.authors, second.abstract) == (
             "From arXiv",

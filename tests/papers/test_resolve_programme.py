@@ -65,7 +65,7 @@ async def test_aliases_round_trip_through_export_and_import(session_factory) -> 
         persimmon = await find_alias(session, 77, "Persimmon")
         assert persimmon is not None
         assert persimmon.rejected
-        left = {u.title for u in await unresolved_papers(session, 77)}
+        left = set(await unresolved_papers(session, 77))
         assert not {"TMax", "Persimmon", "DSec"} & left
         assert len(await list_aliases(session, 77)) == 3
 

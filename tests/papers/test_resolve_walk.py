@@ -45,7 +45,7 @@ async def imported(session_factory: async_sessionmaker[AsyncSession]) -> list[st
     text = (ROOT / "examples" / "club.yaml").read_text(encoding="utf-8")
     await import_text(session_factory, text, suffix=".yaml", guild_id=GUILD)
     async with session_factory() as session:
-        return [u.title for u in await unresolved_papers(session, GUILD)]
+        return await unresolved_papers(session, GUILD)
 
 
 def clients(s2: SemanticScholarStandin, hf: HuggingFaceStandin, timer: VirtualTimer) -> SourceClients:
@@ -93,7 +93,7 @@ async def test_auto_resolves_only_the_unambiguous_names(
         assert tmax is not None
         assert tmax.title == TMAX
         assert await find_alias(session, GUILD, "Terminal-World") is None  # skipped names stay unasked
-        left = [u.title for u in await unresolved_papers(session, GUILD)]
+        left = await unresolved_papers(session, GUILD)
     assert sorted(left) == sorted(n for n in names if n not in ("TMax", "T1"))
     # a second import of the same programme keeps the resolved papers: the names follow their aliases
     assert await imported(session_factory) == left
@@ -148,7 +148,7 @@ async def test_the_walk_takes_a_number_none_skip_and_quit(
         rejected = await find_alias(session, GUILD, offered[1])
         assert rejected is not None
         assert rejected.rejected
-        left = {u.title for u in await unresolved_papers(session, GUILD)}
+        left = set(await unresolved_papers(session, GUILD))
     assert offered[0] not in left
     assert offered[1] not in left  # none of these: not asked again
     assert offered[2] in left

@@ -70,8 +70,7 @@ def _counted(count: int, noun: str) -> str:
 
 
 def count_parts(record: PaperRecord, *, models: bool = True) -> list[str]:
-    """'120 citations (7 influential)', then (with ``models``) Hugging Face's models, data sets, Spaces
-    and upvotes."""
+    """'120 citations (7 influential)', then (with ``models``) the Hub's counts and upvotes."""
     parts: list[str] = []
     if record.citation_count is not None:
         cited = _counted(record.citation_count, "citation")
@@ -87,8 +86,7 @@ def count_parts(record: PaperRecord, *, models: bool = True) -> list[str]:
 
 
 def hub_top(record: PaperRecord) -> list[tuple[str, list[tuple[str, str]]]]:
-    """The most liked models, data sets and Spaces, in that order: (kind, [(repo id, its Hub page)]);
-    a stored path not of the Hub's form is skipped."""
+    """The most liked models, data sets and Spaces: (kind, [(repo id, its Hub page)])."""
     kinds: dict[str, list[tuple[str, str]]] = {kind: [] for kind in _HUB_KINDS}
     for path in record.hf_top:
         if found := split_path(path):
@@ -97,8 +95,7 @@ def hub_top(record: PaperRecord) -> list[tuple[str, list[tuple[str, str]]]]:
 
 
 def where_parts(record: PaperRecord) -> list[str]:
-    """Venue, decision and year, each said once (unescaped): no year beside a venue or decision naming one,
-    no decision the venue already says ("ICLR 2026 Oral" beside "Accept (Oral)")."""
+    """Venue, decision and year, each said once (unescaped)."""
     venue, decision = record.venue or "", record.decision or ""
     venue_words = set(_WORD.findall(venue.casefold()))
     said = set(_WORD.findall(decision.casefold())) - {"accept", "accepted"}

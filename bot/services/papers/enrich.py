@@ -1,5 +1,4 @@
-"""The papers.enrich job's work (:func:`enrich_due`): the due papers asked of each source, their answers
-merged."""
+"""The papers.enrich job (:func:`enrich_due`): the due papers asked of each source, their answers merged."""
 
 from __future__ import annotations
 
@@ -26,10 +25,9 @@ from bot.services.papers.metadata import (
     merge_into,
 )
 from bot.sources.clients import SourceClients
-from bot.sources.http import DoiRecord, SourceUnavailable
-from bot.sources.huggingface import HubPaper
-from bot.sources.openreview import ReviewDecision, held_by_v1, worth_searching
-from bot.sources.semantic_scholar import ScholarPaper, arxiv_ref, doi_ref, paper_page_url
+from bot.sources.http import SourceUnavailable
+from bot.sources.openreview import held_by_v1, worth_searching
+from bot.sources.semantic_scholar import arxiv_ref, doi_ref, paper_page_url
 from db.models import Paper
 
 log = logging.getLogger("paperclub.papers")
@@ -53,7 +51,6 @@ _VENUE_YEAR = re.compile(r"/((?:19|20)\d\d)(?:/|$)")  # "ICLR.cc/2024/Conference
 class Target:
     """A paper to enrich: its ids as plain values."""
 
-    guild_id: int
     paper_id: int
     arxiv_id: str | None
     doi: str | None
@@ -61,22 +58,6 @@ class Target:
     title: str | None = None  # the club's title, when it is one (not an id placeholder)
     fresh: bool = True  # never enriched (or asked again): every field is wanted, not only the refreshed
     arxiv_unasked: bool = False  # an arXiv paper arXiv never answered for (down when it was added)
-
-
-@dataclass(frozen=True)
-class Enriched:
-    """A paper whose record changed."""
-
-    guild_id: int
-    paper_id: int
-
-
-def by_guild(changed: Sequence[Enriched]) -> dict[int, tuple[int, ...]]:
-    """The changed papers' ids per guild, in order."""
-    found: dict[int, list[int]] = {}
-    for paper in changed:
-        found.setdefault(paper.guild_id, []).append(paper.paper_id)
-    return {guild_id: tuple(ids) for guild_id, ids in found.items()}
 
 
 def forum_of(key: str, openreview_url: str | None) -> str | None:
@@ -102,7 +83,6 @@ async def due_papers(session: AsyncSession, now: datetime, limit: int = BATCH) -
     )
     return [
         Target(
-            p.guild_id,
             p.id,
             p.arxiv_id,
             p.doi,
@@ -115,60 +95,7 @@ async def due_papers(session: AsyncSession, now: datetime, limit: int = BATCH) -
     ]
 
 
-def scholar_fields(paper: ScholarPaper) -> dict[str, Any]:
-    """A Semantic Scholar answer as merge fields."""
-    return {
-        "title": paper.title,
-        "authors": paper.authors,
-        "year": paper.year,
-        "venue": paper.venue,
-        "tldr": paper.tldr,
-        "citation_count": paper.citation_count,
-        "influential_citation_count": paper.influential_citation_count,
-        "pdf_url": paper.open_access_pdf,
-        "doi": paper.doi,
-        "s2_id": paper.paper_id,
-        "s2_url": paper_page_url(paper),
-    }
-
-
-def hub_fields(paper: HubPaper) -> dict[str, Any]:
-    """A Hugging Face answer as merge fields."""
-    top = [repo.path for links in (paper.models, paper.datasets, paper.spaces) for repo in links.top]
-    return {
-        "title": paper.title,
-        "authors": paper.authors,
-        "code_url": paper.github_repo,
-        "project_url": paper.project_page,
-        "hf_url": paper.url,
-        "hf_upvotes": paper.upvotes,
-        "hf_models": paper.models.count,
-        "hf_datasets": paper.datasets.count,
-        "hf_spaces": paper.spaces.count,
-        "hf_top": top,
-    }
-
-
-def review_fields(decision: ReviewDecision) -> dict[str, Any]:
-    """An OpenReview answer as merge fields: the venue and decision, never the reviews."""
-    year = _VENUE_YEAR.search(decision.venue_id or "")
-    return {
-        "title": decision.title,
-        "venue": decision.venue,
-        "decision": decision.decision,
-        "year": int(year.group(1)) if year else None,
-        "openreview_url": decision.forum_url,
-    }
-
-
-def doi_fields(record: DoiRecord) -> dict[str, Any]:
-    """A Crossref or DataCite record as merge fields."""
-    return {"title": record.title, "authors": record.authors, "year": record.year, "venue": record.venue}
-
-
-Later = datetime | None
-"""When a source that failed for a paper may be asked again: the time it said, or None (it is down: the
-paper waits :func:`retry_after`)."""
+Later = datetime | None  # when a failed source may be asked again; None: it is down (:func:`retry_after`)
 
 
 @dataclass
@@ -202,9 +129,22 @@ async def gather(
             for target in known:
                 found.fail(target, exc)
         else:
-            for target, answer in zip(known, answers, strict=True):
-                if answer is not None:
-                    found.add(target, S2, scholar_fields(answer), now)
+            for target, paper in zip(known, answers, strict=True):
+                if paper is not None:
+                    fields = {
+                        "title": paper.title,
+                        "authors": paper.authors,
+                        "year": paper.year,
+                        "venue": paper.venue,
+                        "tldr": paper.tldr,
+                        "citation_count": paper.citation_count,
+                        "influential_citation_count": paper.influential_citation_count,
+                        "pdf_url": paper.open_access_pdf,
+                        "doi": paper.doi,
+                        "s2_id": paper.paper_id,
+                        "s2_url": paper_page_url(paper),
+                    }
+                    found.add(target, S2, fields, now)
     for target in targets:
         for ask in (_ask_arxiv, _ask_openreview, _ask_hub, _ask_doi_agency):
             try:
@@ -234,7 +174,15 @@ async def _ask_openreview(
     forum = target.forum_id or await _forum_named(clients, target, records, v1_first, wait)
     decision = await clients.openreview.decision(forum, v1_first=v1_first, max_wait=wait) if forum else None
     if decision is not None:
-        found.add(target, OPENREVIEW, review_fields(decision), now)
+        year = _VENUE_YEAR.search(decision.venue_id or "")
+        fields = {
+            "title": decision.title,
+            "venue": decision.venue,
+            "decision": decision.decision,
+            "year": int(year.group(1)) if year else None,
+            "openreview_url": decision.forum_url,
+        }
+        found.add(target, OPENREVIEW, fields, now)  # the venue and decision, never the reviews
 
 
 async def _ask_hub(
@@ -243,7 +191,21 @@ async def _ask_hub(
     if target.arxiv_id and clients.huggingface is not None:
         hub = await clients.huggingface.paper(target.arxiv_id, max_wait=wait)
         if hub is not None:
-            found.add(target, HF, hub_fields(hub), now)
+            fields = {
+                "title": hub.title,
+                "authors": hub.authors,
+                "code_url": hub.github_repo,
+                "project_url": hub.project_page,
+                "hf_url": hub.url,
+                "hf_upvotes": hub.upvotes,
+                "hf_models": hub.models.count,
+                "hf_datasets": hub.datasets.count,
+                "hf_spaces": hub.spaces.count,
+                "hf_top": [
+                    repo.path for links in (hub.models, hub.datasets, hub.spaces) for repo in links.top
+                ],
+            }
+            found.add(target, HF, fields, now)
 
 
 async def _ask_doi_agency(
@@ -255,7 +217,13 @@ async def _ask_doi_agency(
     agency = clients.datacite if target.doi.startswith("10.48550/") else clients.crossref
     record = await agency.record(target.doi, max_wait=wait) if agency is not None else None
     if record is not None:
-        found.add(target, record.source, doi_fields(record), now)
+        fields = {
+            "title": record.title,
+            "authors": record.authors,
+            "year": record.year,
+            "venue": record.venue,
+        }
+        found.add(target, record.source, fields, now)
 
 
 def _said(records: list[SourceRecord], field: str, kind: type[T]) -> T | None:
@@ -266,8 +234,7 @@ def _said(records: list[SourceRecord], field: str, kind: type[T]) -> T | None:
 async def _forum_named(
     clients: SourceClients, target: Target, records: list[SourceRecord], v1_first: bool, wait: float
 ) -> str | None:
-    """The OpenReview forum of the one submission titled as the paper (as a source spelled it, else as stored);
-    none for a paper a source places at a venue OpenReview does not hold."""
+    """The forum of the one OpenReview submission titled as the paper; none for a venue OpenReview lacks."""
     titles = [t for r in records if isinstance(t := r.fields.get("title"), str) and t.strip()]
     titles = titles or ([target.title] if target.title and target.title.strip() else [])
     wanted = {normalize_title(t) for t in titles} - {""}
@@ -282,8 +249,7 @@ async def _forum_named(
 def store_records(
     paper: Paper, records: Sequence[SourceRecord], now: datetime, *, failed: Sequence[Later] = ()
 ) -> bool:
-    """Merge one paper's answers into its row (True if a field changed): stamped enriched, or waiting for the
-    sources that failed (:func:`retry_after`)."""
+    """Merge one paper's answers into its row (True if a field changed); stamp it enriched or due a retry."""
     if paper.enriched_at is not None:  # the weekly refresh: the counts and links only (merge.REFRESHED)
         records = [
             r
@@ -304,8 +270,7 @@ def store_records(
 
 
 def ask_again(paper: Paper) -> None:
-    """Have the next run ask every source about ``paper`` afresh, arXiv too: every field, not only the
-    refreshed ones (/organize paper refresh)."""
+    """Have the next run ask every source, arXiv too, for every field of ``paper`` (/organize paper refresh)."""
     paper.enriched_at, paper.enrich_failures, paper.enrich_retry_at = None, 0, None
     paper.metadata_fetched_at = None
 
@@ -321,18 +286,17 @@ async def enrich_due(
     now: datetime,
     *,
     limit: int = BATCH,
-) -> list[Enriched]:
-    """Enrich the papers due (see the module docstring); returns those whose record changed."""
+) -> dict[int, tuple[int, ...]]:
+    """Enrich the papers due; the ids of those whose record changed, per guild, in order."""
     async with session_factory() as session:
         targets = await due_papers(session, now, limit)
     if not targets:
-        return []
+        return {}
     found = await gather(clients, targets, now)
-    changed: list[Enriched] = []
+    changed: dict[int, tuple[int, ...]] = {}
     async with session_factory() as session, session.begin():  # one short write: no source is asked in it
         rows = (await session.execute(select(Paper).where(Paper.id.in_(found.records)))).scalars()
         for paper in sorted(rows, key=lambda row: row.id):
-            records = found.records[paper.id]
-            if store_records(paper, records, now, failed=found.failed.get(paper.id, ())):
-                changed.append(Enriched(paper.guild_id, paper.id))
+            if store_records(paper, found.records[paper.id], now, failed=found.failed.get(paper.id, ())):
+                changed[paper.guild_id] = (*changed.get(paper.guild_id, ()), paper.id)
     return changed

@@ -1,5 +1,4 @@
-"""The papers' actions, each one call from the papers cog or the CLI: a paper's card, the sources asked
-afresh, a title-only name resolved (or a guild's walked, ``paperclub papers resolve``), the enrichment job."""
+"""The papers' actions for the cog and the CLI: a card, a refresh, a name resolved, a guild's names walked."""
 
 from __future__ import annotations
 
@@ -14,35 +13,29 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.background import Background
 from bot.errors import Conflict
 from bot.services.papers import queries
-from bot.services.papers.enrich import ENRICH_JOB, ask_again, by_guild, enrich_due
+from bot.services.papers.enrich import ENRICH_JOB, ask_again
 from bot.services.papers.resolve import AUTO_MIN, AUTO_NEXT_MAX, Choice, Found, find_candidates
 from bot.services.papers.store import AliasInfo, choose, find_alias, unresolved_papers
 from bot.sources.clients import SourceClients
 
-PageOf = Callable[[AsyncSession, int], Awaitable[str | None]]
-"""The club page of a paper (by id) on the guild's site, read in the flow's session (None: no site)."""
+PageOf = Callable[[AsyncSession, int], Awaitable[str | None]]  # a paper's club page (None: no site)
 
 
 class Host(Protocol):
     """What the flows use of the bot (bot/client.py's PaperclubBot): the store, the sources, the jobs."""
 
-    @property
-    def session_factory(self) -> async_sessionmaker[AsyncSession]:
-        """The store."""
+    session_factory: async_sessionmaker[AsyncSession]
+    background: Background
 
     @property
     def sources(self) -> SourceClients:
         """The paper sources' clients."""
 
-    @property
-    def background(self) -> Background:
-        """The background jobs (papers.enrich)."""
-
 
 async def show(host: Host, guild_id: int, text: str, page_of: PageOf) -> tuple[queries.PaperCard, str | None]:
     """/paper show: the card of the paper a member typed or picked, and its club page."""
     async with host.session_factory() as session:
-        card = await queries.paper_card(session, guild_id, text)
+        card = await queries.card_of(session, guild_id, await queries.find_paper_for(session, guild_id, text))
         return card, await page_of(session, card.paper.id)
 
 
@@ -56,26 +49,15 @@ async def refresh(host: Host, guild_id: int, text: str) -> str:
     return title
 
 
-async def enrich(host: Host, now: datetime) -> dict[int, tuple[int, ...]]:
-    """The papers.enrich job: the papers due asked about; the ids of those that changed, per guild."""
-    return by_guild(await enrich_due(host.sources, host.session_factory, now))
-
-
-@dataclass(frozen=True)
-class Lookup:
-    """/organize paper resolve's answer: what the name already means, or the sources' candidates."""
-
-    alias: AliasInfo | None
-    found: Found | None = None
-
-
-async def look_up(host: Host, guild_id: int, name: str, *, max_wait: float, deadline: float) -> Lookup:
-    """What a title-only name means: its alias, else the sources' candidates (none stored)."""
+async def look_up(
+    host: Host, guild_id: int, name: str, *, max_wait: float, deadline: float
+) -> tuple[AliasInfo | None, Found | None]:
+    """What a title-only name means: its alias, else (None) the sources' candidates too (none stored)."""
     async with host.session_factory() as session:
         alias = await find_alias(session, guild_id, name)
     if alias is not None and not alias.rejected:
-        return Lookup(alias)
-    return Lookup(alias, await find_candidates(host.sources, name, max_wait=max_wait, deadline=deadline))
+        return alias, None
+    return alias, await find_candidates(host.sources, name, max_wait=max_wait, deadline=deadline)
 
 
 async def pick(
@@ -107,15 +89,6 @@ class WalkReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (name, why)
 
 
-def describe(number: int, choice: Choice) -> str:
-    """One candidate as a terminal line: title, authors, year, venue, ids, sources and score."""
-    authors = ", ".join(choice.authors[:3]) + (" et al." if len(choice.authors) > 3 else "")
-    facts = " · ".join(
-        p for p in (authors, str(choice.year or ""), choice.venue or "", choice.reference or "") if p
-    )
-    return f"  {number}. {choice.title}\n     {facts} (found by {', '.join(choice.sources)}; match {choice.score:.2f})"
-
-
 def _why_not(found: Found) -> str:
     if not found.candidates:
         return "no candidates"
@@ -128,7 +101,13 @@ def _why_not(found: Found) -> str:
 async def _ask_pick(found: Found, ask: Ask, say: Say) -> Choice | None | str:
     """The organizer's answer: a Choice, None (none of these), "skip" or "quit"."""
     for number, choice in enumerate(found.candidates, 1):
-        say(describe(number, choice))
+        authors = ", ".join(choice.authors[:3]) + (" et al." if len(choice.authors) > 3 else "")
+        facts = " · ".join(
+            p for p in (authors, str(choice.year or ""), choice.venue or "", choice.reference or "") if p
+        )
+        say(
+            f"  {number}. {choice.title}\n     {facts} (found by {', '.join(choice.sources)}; match {choice.score:.2f})"
+        )
     count = len(found.candidates)
     while True:
         line = await ask(f"  pick 1-{count}, n = none of these, s = skip, q = quit: ")
@@ -161,19 +140,19 @@ async def walk(
     async with session_factory() as session:
         pending = await unresolved_papers(session, guild_id)
     say(f"{len(pending)} unresolved papers in server {guild_id}")
-    for index, paper in enumerate(pending, 1):
-        found = await find_candidates(clients, paper.title)
+    for index, title in enumerate(pending, 1):
+        found = await find_candidates(clients, title)
         down = f" (not asked: {', '.join(found.unavailable)})" if found.unavailable else ""
-        say(f"[{index}/{len(pending)}] {paper.title!r}{down}")
+        say(f"[{index}/{len(pending)}] {title!r}{down}")
         if auto:
             if (best := found.unambiguous) is None:
                 reason = _why_not(found)
-                report.skipped.append((paper.title, reason))
+                report.skipped.append((title, reason))
                 say(f"  skipped: {reason}")
                 continue
             pick: Choice | None | str = best
         elif not found.candidates:
-            report.skipped.append((paper.title, "no candidates"))
+            report.skipped.append((title, "no candidates"))
             say("  skipped: no source knows this name")
             continue
         else:
@@ -182,16 +161,16 @@ async def walk(
             say("  stopped; the picks so far are kept")
             break
         if pick == "skip":
-            report.skipped.append((paper.title, "skipped"))
+            report.skipped.append((title, "skipped"))
             continue
         choice = pick if isinstance(pick, Choice) else None
         async with session_factory() as session, session.begin():
-            alias = await choose(session, guild_id, paper.title, choice, chosen_by=None, now=now())
+            alias = await choose(session, guild_id, title, choice, chosen_by=None, now=now())
         if choice is None:
-            report.rejected.append(paper.title)
+            report.rejected.append(title)
             say("  marked none of these")
         else:
-            report.resolved.append((paper.title, alias.paper_title or choice.title))
+            report.resolved.append((title, alias.paper_title or choice.title))
             say(
                 f"  resolved: {choice.title!r} ({choice.reference or 'Semantic Scholar ' + str(choice.s2_id)})"
             )

@@ -1,5 +1,4 @@
-"""One paper record from several sources: which source wins each field (:data:`PRECEDENCE`, :func:`merge`),
-merged into a paper's row (:func:`merge_into`, the one way), and arXiv's lookups for papers lacking them."""
+"""One paper record from several sources (:data:`PRECEDENCE`, :func:`merge_into`), and arXiv's lookups."""
 
 from __future__ import annotations
 
@@ -126,8 +125,7 @@ def merge(
     *,
     placeholders: frozenset[str] = frozenset(),
 ) -> Merged:
-    """Merge ``records`` into a paper's ``current`` values; ``placeholders``: fields whose value only stands
-    in for a missing one ("arXiv:<id>"), which a source may fill."""
+    """Merge ``records`` into ``current``; ``placeholders``: fields standing in for a missing value."""
     sources: dict[str, list[str]] = {k: list(v) for k, v in (current_sources or {}).items()}
     best: dict[str, tuple[int, Any, SourceRecord]] = {}
     for record in records:
@@ -172,8 +170,7 @@ def arxiv_fields(metadata: ArxivMetadata | None) -> dict[str, Any]:
 
 
 def merge_into(paper: Paper, records: Sequence[SourceRecord]) -> set[str]:
-    """Merge the sources' answers into the paper's row (a title the club gave kept, a placeholder filled); the
-    names of the fields that changed."""
+    """Merge the sources' answers into the paper's row (the club's title kept); the fields that changed."""
     if any(record.source == ARXIV for record in records):
         paper.metadata_fetched_at = max(r.fetched_at for r in records if r.source == ARXIV)
     placeholder = (paper.arxiv_id and paper.title == id_label(paper.arxiv_id)) or (
@@ -234,8 +231,7 @@ async def fetch_and_store(
     *,
     budget: float | None = None,
 ) -> list[StoredMetadata]:
-    """Ask arXiv about each paper (no transaction open) and store each answer in its own short transaction,
-    stopping at the first failure or when ``budget`` seconds are spent; what was stored."""
+    """Ask arXiv about each paper and store each answer apart, until a failure or ``budget``; what was stored."""
     loop = asyncio.get_running_loop()
     deadline = None if budget is None else loop.time() + budget
     stored: list[StoredMetadata] = []

@@ -1,5 +1,4 @@
-"""One of the guild's papers for /paper show and the site's paper page: autocomplete, what a member typed
-found, the card's values, and the club's history with it (sessions, suggestions, lists)."""
+"""One of the guild's papers for /paper show and its site page: autocomplete, lookup, card and history."""
 
 from __future__ import annotations
 
@@ -35,8 +34,7 @@ HIDDEN_SUGGESTIONS = ("withdrawn",)  # a withdrawn suggestion is the member's to
 
 @dataclass(frozen=True)
 class SessionRead:
-    """A session the paper is on: when, and the session's other papers. Roles only where someone gave them
-    (``vs``, ``against:``, the edit form): then ``against``; else the others were read ``together`` with it."""
+    """A session the paper is on; its other papers read ``against`` it (roles given) or ``together``."""
 
     id: int
     title: str
@@ -200,8 +198,7 @@ def choice_name(title: str, arxiv_id: str | None) -> str:
 
 
 async def paper_choices(session: AsyncSession, guild_id: int, current: str) -> list[tuple[str, str]]:
-    """Up to 25 choices, each valued the paper's id: the names the guild's aliases give a paper ("TMax →
-    its title") that contain what is typed, then the papers whose title or arXiv id does (newest first)."""
+    """Up to 25 choices valued the paper's id: alias names holding what is typed, then titles/arXiv ids."""
     typed = current.strip()[:200]
     words = normalize_title(typed)
     named: list[tuple[str, str]] = []
@@ -243,8 +240,7 @@ async def paper_by_id(session: AsyncSession, guild_id: int, paper_id: int) -> Pa
 
 
 async def find_paper_for(session: AsyncSession, guild_id: int, text: str) -> Paper:
-    """The paper a member means: an autocomplete choice (its id), an arXiv id or link, a DOI, a link, or
-    the exact title of one of the guild's papers, or a name an alias gives a paper. NotFound when the guild has no such paper."""
+    """The guild's paper a member means (id, arXiv id, DOI, link, exact title or alias), else NotFound."""
     typed = text.strip()
     numeric = typed.isascii() and typed.isdigit() and len(typed) <= 19
     if numeric and (row := await paper_by_id(session, guild_id, int(typed))) is not None:
@@ -274,22 +270,13 @@ async def find_paper_for(session: AsyncSession, guild_id: int, text: str) -> Pap
     )
 
 
-def arxiv_links(arxiv_id: str | None) -> tuple[str | None, str | None]:
-    """arXiv's abstract page and PDF for an arXiv id."""
-    if not arxiv_id:
-        return None, None
-    quoted = quote(arxiv_id, safe="./")
-    return f"https://arxiv.org/abs/{quoted}", f"https://arxiv.org/pdf/{quoted}"
-
-
 async def card_of(session: AsyncSession, guild_id: int, row: Paper) -> PaperCard:
     """The card's values for a stored paper."""
-    abs_url, pdf_url = arxiv_links(row.arxiv_id)
+    quoted = quote(row.arxiv_id, safe="./") if row.arxiv_id else None
     return PaperCard(
-        paper_info(row), paper_record(row), await paper_history(session, guild_id, row.id), abs_url, pdf_url
+        paper_info(row),
+        paper_record(row),
+        await paper_history(session, guild_id, row.id),
+        f"https://arxiv.org/abs/{quoted}" if quoted else None,
+        f"https://arxiv.org/pdf/{quoted}" if quoted else None,
     )
-
-
-async def paper_card(session: AsyncSession, guild_id: int, text: str) -> PaperCard:
-    """The card of the paper a member typed or picked (NotFound when unknown here)."""
-    return await card_of(session, guild_id, await find_paper_for(session, guild_id, text))

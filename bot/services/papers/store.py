@@ -1,5 +1,4 @@
-"""Papers in the store: one row per guild and canonical key, shared by sessions, suggestions and lists; and
-the guild's aliases, the names its organizers resolved to a paper or to none (:func:`choose`, the one write)."""
+"""Papers in the store (one row per guild and key) and the guild's aliases (:func:`choose`, the one write)."""
 
 from __future__ import annotations
 
@@ -61,8 +60,7 @@ async def get_or_create_paper(
     title: str | None = None,
     now: datetime | None = None,
 ) -> Paper:
-    """The guild's paper for `ref` (a title-only one through the guild's aliases), created when new, in the
-    caller's transaction; a title given fills a missing one."""
+    """The guild's paper for `ref` (or its alias's), created when new; a title given fills a missing one."""
     row = await find_paper(session, guild_id, ref) or await aliased_paper(session, guild_id, ref)
     display_title = (title or ref.title or ref.label).strip()
     if row is None:
@@ -90,8 +88,7 @@ async def get_or_create_paper(
 async def papers_for_refs(
     session: AsyncSession, guild_id: int, refs: Sequence[PaperRef], *, now: datetime | None = None
 ) -> list[Paper]:
-    """The guild's paper for each (already parsed) reference, created when new, in the given order
-    and without repeats."""
+    """The guild's paper for each reference, created when new, in order and without repeats."""
     seen: set[str] = set()
     rows: list[Paper] = []
     for ref in refs:
@@ -120,14 +117,6 @@ class AliasInfo:
     def rejected(self) -> bool:
         """The organizer said none of the candidates is this name."""
         return self.paper_id is None
-
-
-@dataclass(frozen=True)
-class Unresolved:
-    """A title-only paper no alias covers yet."""
-
-    paper_id: int
-    title: str
 
 
 def normalize_name(name: str) -> str:
@@ -174,13 +163,13 @@ async def list_aliases(session: AsyncSession, guild_id: int) -> list[tuple[Alias
     ]
 
 
-async def unresolved_papers(session: AsyncSession, guild_id: int) -> list[Unresolved]:
-    """The guild's title-only papers (no arXiv id, DOI or link) whose name has no alias, oldest first."""
+async def unresolved_papers(session: AsyncSession, guild_id: int) -> list[str]:
+    """The titles of the guild's title-only papers whose name has no alias, oldest first."""
     covered = exists().where(
         PaperAlias.guild_id == guild_id, PaperAlias.normalized_name == Paper.normalized_title
     )
-    rows = await session.execute(
-        select(Paper.id, Paper.title)
+    rows = await session.scalars(
+        select(Paper.title)
         .where(
             Paper.guild_id == guild_id,
             Paper.kind == "title",
@@ -191,7 +180,7 @@ async def unresolved_papers(session: AsyncSession, guild_id: int) -> list[Unreso
         )
         .order_by(Paper.id)
     )
-    return [Unresolved(paper_id, title) for paper_id, title in rows]
+    return list(rows)
 
 
 async def remember(
@@ -218,8 +207,7 @@ async def remember(
 
 
 def _fill(row: Paper, choice: Choice, now: datetime, *, retitle: bool) -> None:
-    """What the pick says about the paper (its title too when ``retitle``); the fields it sets are marked
-    with the source that found them (a better source may refine them later)."""
+    """Set the fields the pick gives (the title when ``retitle``), each marked with the source that found it."""
     sources = dict(row.field_sources or {})
     stamp = [choice.sources[0] if choice.sources else CHOSEN, now.isoformat()]
     values: dict[str, Any] = {
@@ -242,8 +230,7 @@ def _fill(row: Paper, choice: Choice, now: datetime, *, retitle: bool) -> None:
 
 
 async def _move_references(session: AsyncSession, old: Paper, new: Paper) -> bool:
-    """Point the title-only row's sessions, list entries, suggestions and aliases at ``new``; True when
-    nothing refers to ``old`` any more (an open suggestion of each stays on ``old``)."""
+    """Point ``old``'s references at ``new``; True when nothing refers to ``old`` any more."""
     tables = Base.metadata.tables
     for table, owner in (("session_papers", "session_id"), ("reading_list_items", "list_id")):
         t = tables[table]
@@ -277,8 +264,7 @@ async def choose(
     now: datetime,
     ref: PaperRef | None = None,
 ) -> AliasInfo:
-    """Remember that ``name`` means ``choice`` (None: none of these) and resolve its paper to it; ``ref``
-    (default: the choice's arXiv id or DOI) is the key the paper is stored under."""
+    """Remember that ``name`` means ``choice`` (None: none of these), stored under ``ref`` or its id."""
     key = normalize_name(name)
     if not key:
         raise BadInput("Give the paper's name or title.")
