@@ -12,10 +12,11 @@ from sqlalchemy.exc import IntegrityError
 
 from bot import host
 from bot.background import Background
+from bot.metrics import BotMetrics
 from bot.services.reminders import plan, queries, requested
 from bot.services.reminders.queries import ReminderList
 from bot.services.reminders.requested import CustomReminder, ReminderInfo, Subscription
-from bot.services.reminders.runner import ReminderObserver, ReminderRunner, Transport
+from bot.services.reminders.runner import ReminderRunner, Transport
 from bot.settings import Settings
 from db.engine import read_only_session_factory
 
@@ -37,10 +38,7 @@ class Host(host.Host, Protocol):
 
     background: Background
     settings: Settings
-
-    @property
-    def metrics(self) -> ReminderObserver:
-        """Hears how each send ended."""
+    metrics: BotMetrics
 
 
 class Reminders:
