@@ -113,7 +113,6 @@ ReminderId = app_commands.Transform[int, ReminderIdTransformer]
 
 LIST_PAGE_SIZE = 8
 ACCENT = discord.Colour.blurple()
-_STATUS_WORD = {"missed": "Missed", "failed": "Failed"}
 
 
 def where(info: ReminderInfo) -> str:
@@ -146,11 +145,6 @@ def added_text(info: ReminderInfo, zones: Sequence[DisplayZone], note: str | Non
         lines.append(f"Note: {note}.")
     lines.append(f"Cancel it with `/organize reminder cancel reminder:{info.number}`.")
     return "\n".join(lines)
-
-
-def cancelled_text(info: ReminderInfo) -> str:
-    """The answer to /organize reminder cancel."""
-    return f"Cancelled reminder **#{info.number}** ({escape_line(describe(info), 120)})."
 
 
 def subscription_text(result: Subscription, zones: Sequence[DisplayZone]) -> str:
@@ -187,10 +181,9 @@ def _pending_line(info: ReminderInfo, zones: Sequence[DisplayZone]) -> str:
 
 
 def _problem_line(info: ReminderInfo) -> str:
-    word = _STATUS_WORD.get(info.status, info.status)
     reason = one_line(info.last_error or "no reason recorded", 160)  # ours: it may name a channel
     return (
-        f"{_label(info)} · {word} · due {timeutil.discord_timestamp(info.due_at, 'f')} · {where(info)}\n"
+        f"{_label(info)} · {info.status.capitalize()} · due {timeutil.discord_timestamp(info.due_at, 'f')} · {where(info)}\n"
         f"└ {escape_line(describe(info), 70)} — {reason}"
     )
 
@@ -364,7 +357,9 @@ class RemindersCog(
         info = await self.reminders.cancel(
             require_guild_id(interaction), reminder, by_user=interaction.user.id, now=self.bot.clock.now()
         )
-        await send_ephemeral(interaction, cancelled_text(info))
+        await send_ephemeral(
+            interaction, f"Cancelled reminder **#{info.number}** ({escape_line(describe(info), 120)})."
+        )
 
     @app_commands.command(name="me", description="Get a DM before a session; the same again turns it off")
     @app_commands.describe(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Select, func, or_, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
@@ -34,6 +34,11 @@ class ReminderList:
     hidden: int = 0
 
 
+_WITH_TITLE = select(Reminder, ClubSession.title).outerjoin(
+    ClubSession, ClubSession.id == Reminder.session_id
+)
+
+
 async def list_reminders(
     session: AsyncSession, guild_id: int, *, now: datetime, page: int, per_page: int, automatic: bool = False
 ) -> ReminderList:
@@ -52,12 +57,15 @@ async def list_reminders(
     total_problems = await session.scalar(select(func.count()).where(*recent)) or 0
     pages = max(1, -(-(total_pending + total_problems) // per_page))
     page = min(max(page, 0), pages - 1)
-    rows = select(Reminder, ClubSession.title).outerjoin(ClubSession, ClubSession.id == Reminder.session_id)
     soonest, latest = (Reminder.due_at, Reminder.id), (Reminder.due_at.desc(), Reminder.id.desc())
     offset = page * per_page
-    pending = await _infos(session, rows.where(*live).order_by(*soonest), offset, per_page)
+    found = await session.execute(_WITH_TITLE.where(*live).order_by(*soonest).offset(offset).limit(per_page))
+    pending = [info_of(row, title) for row, title in found]
     room, start = per_page - len(pending), max(0, offset - total_pending)
-    problems = await _infos(session, rows.where(*recent).order_by(*latest), start, room) if room > 0 else []
+    problems = []
+    if room > 0:
+        found = await session.execute(_WITH_TITLE.where(*recent).order_by(*latest).offset(start).limit(room))
+        problems = [info_of(row, title) for row, title in found]
     return ReminderList(
         pending=pending,
         problems=problems,
@@ -71,14 +79,6 @@ async def list_reminders(
     )
 
 
-async def _infos(
-    session: AsyncSession, query: Select[tuple[Reminder, str]], offset: int, limit: int
-) -> list[ReminderInfo]:
-    return [
-        info_of(row, title) for row, title in (await session.execute(query.offset(offset).limit(limit))).all()
-    ]
-
-
 async def cancel_choices(
     session: AsyncSession, guild_id: int, *, current: str, zone: str
 ) -> list[tuple[str, int]]:
@@ -86,10 +86,8 @@ async def cancel_choices(
     tz = timeutil.resolve_timezone(zone)
     typed = current.strip().lstrip("#").strip()
     typed_id = parse_id(typed)
-    query = (
-        select(Reminder, ClubSession.title)
-        .outerjoin(ClubSession, ClubSession.id == Reminder.session_id)
-        .where(Reminder.guild_id == guild_id, Reminder.status == PENDING, Reminder.number.is_not(None))
+    query = _WITH_TITLE.where(
+        Reminder.guild_id == guild_id, Reminder.status == PENDING, Reminder.number.is_not(None)
     )
     if typed_id is not None:
         query = query.where(Reminder.number == typed_id)

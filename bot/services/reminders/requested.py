@@ -44,9 +44,7 @@ class ReminderInfo:
     repeat: str | None
     status: str
     last_error: str | None
-    session_id: int | None
     session_title: str | None
-    delayed: bool
     attempts: int
 
 
