@@ -29,11 +29,9 @@ from bot.permissions import (
 )
 from bot.replies import send_ephemeral
 from bot.services.config.guild import get_config
-from bot.services.reminders import queries
 from bot.services.reminders import requested as svc
 from bot.services.reminders.actions import Reminders
-from bot.services.reminders.queries import ReminderList, describe
-from bot.services.reminders.requested import ReminderInfo, Subscription
+from bot.services.reminders.requested import ReminderInfo, ReminderList, Subscription, describe
 from bot.text import one_line
 from bot.timeutil import DisplayZone
 from bot.transformers import IdTransformer, OptionTransformer, SessionOption, guild_choices
@@ -99,9 +97,7 @@ class ReminderIdTransformer(IdTransformer):
             member = interaction.user
             if not isinstance(member, discord.Member) or not member_is_organizer(member, config):
                 return []
-            return await queries.cancel_choices(
-                session, guild_id, current=str(value)[:100], zone=config.timezone
-            )
+            return await svc.cancel_choices(session, guild_id, current=str(value)[:100], zone=config.timezone)
 
         return await guild_choices(interaction, query)
 
