@@ -10,7 +10,8 @@ from typing import Final
 
 from sqlalchemy import select
 
-from bot.services.privacy.lifetimes import (
+from bot.services.privacy.rows import SUBSCRIPTION, SUGGESTION, MemberData, PresenterHistory, Rows, Several
+from bot.services.privacy.servers import (
     CLAIM_DAYS,
     JOB_DAYS,
     REMINDER_DAYS,
@@ -24,7 +25,6 @@ from bot.services.privacy.lifetimes import (
     old_questions,
     old_searches,
 )
-from bot.services.privacy.rows import SUBSCRIPTION, SUGGESTION, MemberData, PresenterHistory, Rows, Several
 from db.models import ClubSession, SessionSubscription
 from db.models.papers import PaperAlias
 from db.models.privacy import FORMER_MEMBER
