@@ -41,7 +41,6 @@ Ready = Callable[[], Awaitable[object]]
 class Overview:
     """How much of each kind the store holds of a member, per server: ``counts[kind key][guild id]``."""
 
-    user_id: int
     counts: dict[str, dict[int, int]]
 
     @property
@@ -101,7 +100,7 @@ async def overview(session: AsyncSession, who: Who) -> Overview:
     counts: dict[str, dict[int, int]] = {kind.key: {} for kind in MEMBER_KINDS}
     for key, guild, n in (await session.execute(union_all(*parts))).all():
         counts[key][int(guild)] = counts[key].get(int(guild), 0) + int(n)
-    return Overview(who.user_id, counts)
+    return Overview(counts)
 
 
 async def erase_member(session: AsyncSession, who: Who, now: datetime) -> Deletion:
