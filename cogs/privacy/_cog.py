@@ -1,6 +1,5 @@
-"""/privacy: what the bot keeps about the caller, and *Delete my data* (restart-proof buttons), in a server or
-(every server) from a DM; after a deletion, the Discord side follows; the servers the bot leaves and rejoins;
-the ``privacy.lifetimes`` job."""
+"""/privacy and *Delete my data* (in a server, or every server from a DM), followed on Discord; the servers the
+bot leaves and rejoins; the ``privacy.lifetimes`` job."""
 
 from __future__ import annotations
 
