@@ -1,7 +1,5 @@
-"""The one list of what the bot keeps (:data:`KINDS`): each kind's what, why, how long, and how it is seen
-and deleted; /privacy, *Delete my data*, the export, the lifetimes job, the privacy page and README read it.
-A member's kinds are deleted in this order, in one transaction (links before suggestions, presenter history
-before reminders)."""
+"""The one list of what the bot keeps (:data:`KINDS`), each kind's what, why, how long, how it is deleted; a
+member's kinds are deleted in this order (links before suggestions, presenter history before reminders)."""
 
 from __future__ import annotations
 

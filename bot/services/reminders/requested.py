@@ -211,18 +211,12 @@ async def cancel_reminder(
     session: AsyncSession, guild_id: int, number: int, *, by_user: int, now: datetime
 ) -> ReminderInfo:
     """Cancel the pending occurrence of the organizers' reminder ``number`` (as listed)."""
-    row = (
-        await session.execute(
-            select(Reminder)
-            .where(
-                Reminder.guild_id == guild_id,
-                Reminder.number == number,
-                Reminder.status.in_(LIVE_STATUSES),
-            )
-            .order_by(Reminder.due_at)
-            .limit(1)
-        )
-    ).scalar_one_or_none()
+    row = await session.scalar(
+        select(Reminder)
+        .where(Reminder.guild_id == guild_id, Reminder.number == number, Reminder.status.in_(LIVE_STATUSES))
+        .order_by(Reminder.due_at)
+        .limit(1)
+    )
     if row is None:
         raise NotFound(
             f"There is no pending reminder #{number} in this server; `/organize reminder list` shows them."
