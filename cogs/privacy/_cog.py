@@ -1,12 +1,12 @@
-"""/privacy: what the bot keeps about the caller, and *Delete my data* (restart-proof buttons), in a server or
-(every server) from a DM; after a deletion, the Discord side follows; the servers the bot leaves and rejoins;
-the ``privacy.lifetimes`` job."""
+"""/privacy and *Delete my data* (in a server, or every server from a DM), followed on Discord; the servers the
+bot leaves and rejoins; the ``privacy.lifetimes`` job."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -16,19 +16,85 @@ from discord.ext import commands
 
 from bot.background import Job, every
 from bot.client import Interaction, PaperclubBot
-from bot.layouts import layout
+from bot.layouts import Card, escape_line, layout
 from bot.replies import send_reply
-from bot.services.privacy.actions import Deletion, Privacy, here
+from bot.services.privacy.actions import Deletion, Overview, Privacy, here
+from bot.services.privacy.kinds import MEMBER_KINDS
 from bot.services.privacy.rows import SESSION, SUBSCRIPTION, SUGGESTION
 from bot.services.sessions import publish
 from bot.views import PersistentButton, field
-from cogs.privacy import _render as render
 from cogs.sessions.publish import sessions_of
 
 log = logging.getLogger("paperclub.privacy")
 
 JOB: Final = "privacy.lifetimes"
 JOB_EVERY: Final = timedelta(hours=1)
+COLOUR = discord.Colour.dark_teal()
+ServerName = Callable[[int], str]
+
+
+def where(scope: int, server_name: ServerName) -> str:
+    """ "in Paper Club", or "in every server you share with the bot" (a DM's scope, 0)."""
+    return f"in {escape_line(server_name(scope), 100)}" if scope else "in every server you share with the bot"
+
+
+def overview_card(
+    found: Overview, scope: int, server_name: ServerName, ask: discord.ui.Item[Any] | None
+) -> discord.ui.LayoutView:
+    """Everything the bot keeps about the member, grouped and counted: one server's kinds, or (from a DM)
+    each server's counts; the *Delete my data…* button when there is anything."""
+    place = where(scope, server_name)
+    card = Card(accent=COLOUR).heading("What the bot keeps about you", below=place[:1].upper() + place[1:])
+    if found.empty:
+        card.text(
+            "Nothing: no suggestions, votes, offers to present, reminders or feeds of yours, and no session "
+            "names you as its presenter."
+        )
+        return card.view()
+    if scope:
+        card.text("\n".join(f"- **{kind.name}** · {n} — {kind.what}" for kind, n in found.in_server(scope)))
+    else:
+        for guild_id in found.servers:
+            counts = " · ".join(f"{kind.name} {n}" for kind, n in found.in_server(guild_id))
+            card.text(f"**{escape_line(server_name(guild_id), 100)}** — {counts}", group="servers")
+        card.more("servers", "servers")
+        card.text("\n".join(f"- **{kind.name}** — {kind.what}" for kind in MEMBER_KINDS))
+    card.text(
+        "-# Server settings, sessions and reading lists are the club's, not yours. Log lines carry ids, "
+        "never what you typed."
+    )
+    if ask is not None:
+        card.row([ask])
+    return card.view()
+
+
+def confirmation(found: Overview, scope: int, server_name: ServerName) -> str:
+    """What *Delete my data* will do, kind by kind."""
+    servers = [scope] if scope else found.servers
+    lines = [f"**Delete your data {where(scope, server_name)}?** This cannot be undone."]
+    for kind in MEMBER_KINDS:
+        if n := sum(found.counts.get(kind.key, {}).get(g, 0) for g in servers):
+            lines.append(f"- **{kind.name}** ({n}): {kind.delete}")
+    return "\n".join(lines)
+
+
+def result_nothing(scope: int, server_name: ServerName) -> str:
+    """There is nothing of the member's to delete."""
+    return f"There is nothing of yours left to delete {where(scope, server_name)}."
+
+
+def result(done: Deletion, scope: int, server_name: ServerName) -> str:
+    """What the deletion did, kind by kind (what stayed, and why)."""
+    if done.nothing:
+        return result_nothing(scope, server_name)
+    lines = [f"Your data {where(scope, server_name)} is deleted:"]
+    for kind in MEMBER_KINDS:
+        erased = done.erased[kind.key]
+        if erased.count:
+            lines.append(f"- **{kind.name}** ({erased.count}): {kind.delete}")
+        if erased.kept:
+            lines.append(f"- **{kind.name}**: {erased.kept} kept — {kind.kept_note}.")
+    return "\n".join(lines)
 
 
 def scope_of(interaction: Interaction) -> int:
@@ -36,7 +102,7 @@ def scope_of(interaction: Interaction) -> int:
     return interaction.guild_id or 0
 
 
-def server_names(bot: PaperclubBot) -> render.ServerName:
+def server_names(bot: PaperclubBot) -> ServerName:
     """The servers' names as the bot sees them ("server <id>" for one it no longer sees)."""
     known = {g.id: g.name for g in bot.guilds}
     return lambda guild_id: known.get(guild_id) or f"server {guild_id}"
@@ -55,13 +121,11 @@ class AskButton(PersistentButton, prefix="privacy:ask"):
         found = await Privacy(bot).overview(interaction.user.id, self.scope)
         names = server_names(bot)
         if found.empty:
-            await send_reply(interaction, render.result_nothing(self.scope, names))
+            await send_reply(interaction, result_nothing(self.scope, names))
             return
         issued = int(bot.clock.now().timestamp())
         confirm = ConfirmButton(self.scope, interaction.user.id, issued)
-        text: discord.ui.TextDisplay[Any] = discord.ui.TextDisplay(
-            render.confirmation(found, self.scope, names)
-        )
+        text: discord.ui.TextDisplay[Any] = discord.ui.TextDisplay(confirmation(found, self.scope, names))
         await send_reply(interaction, view=layout(text, discord.ui.ActionRow(confirm)))
 
 
@@ -85,7 +149,7 @@ class ConfirmButton(PersistentButton, prefix="privacy:delete"):
             where=scope_of(interaction),
             ready=interaction.response.defer,  # the confirmation becomes the outcome
         )
-        text = render.result(done, self.scope, server_names(bot))
+        text = result(done, self.scope, server_names(bot))
         await interaction.edit_original_response(view=layout(discord.ui.TextDisplay(text)))
         cog = bot.get_cog("PrivacyCog")
         if isinstance(cog, PrivacyCog):
@@ -120,7 +184,7 @@ class PrivacyCog(commands.Cog):
         scope = scope_of(interaction)
         found = await self.flows.overview(interaction.user.id, scope)
         ask = None if found.empty else AskButton(scope)
-        await send_reply(interaction, view=render.overview_card(found, scope, server_names(self.bot), ask))
+        await send_reply(interaction, view=overview_card(found, scope, server_names(self.bot), ask))
 
     def follow(self, done: Deletion, user_id: int) -> None:
         """Bring the Discord side in line with a deletion, in the background (:meth:`settle` waits)."""

@@ -3,6 +3,7 @@ events that plan the automatic reminders."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any, Literal
 
@@ -11,11 +12,12 @@ from discord import app_commands
 from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot import timeutil, when
+from bot import timeutil
 from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput, NotAllowed
 from bot.hidden_channels import cannot_see, hidden_from_bot
 from bot.ids import parse_id
+from bot.layouts import Card, escape_line
 from bot.organize import organizer_group
 from bot.paging import LayoutPage, send_page
 from bot.permissions import (
@@ -27,13 +29,14 @@ from bot.permissions import (
 )
 from bot.replies import send_ephemeral
 from bot.services.config.guild import get_config
-from bot.services.reminders import queries
 from bot.services.reminders import requested as svc
 from bot.services.reminders.actions import Reminders
+from bot.services.reminders.requested import ReminderInfo, ReminderList, Subscription, describe
 from bot.text import one_line
+from bot.timeutil import DisplayZone
 from bot.transformers import IdTransformer, OptionTransformer, SessionOption, guild_choices
 from bot.transformers import WhenTransformer as SharedWhenTransformer
-from cogs.reminders import _render as render
+from bot.when import pasted_instant
 from cogs.reminders._transport import DiscordTransport
 
 Repeat = Literal["none", "daily", "weekly", "monthly"]
@@ -60,7 +63,7 @@ class WhenTransformer(SharedWhenTransformer):
         session_id = getattr(interaction.namespace, "session", None)
         if interaction.guild_id is None or session_id is None:
             return await super().preview(interaction, text)
-        if when.pasted_instant(text, interaction.client.clock.now()) is not None:
+        if pasted_instant(text, interaction.client.clock.now()) is not None:
             return await super().preview(interaction, text)  # an instant, before the session or not
         offset, number = timeutil.parse_offset(text), parse_id(session_id)
         cog, title = interaction.client.get_cog("RemindersCog"), None
@@ -94,9 +97,7 @@ class ReminderIdTransformer(IdTransformer):
             member = interaction.user
             if not isinstance(member, discord.Member) or not member_is_organizer(member, config):
                 return []
-            return await queries.cancel_choices(
-                session, guild_id, current=str(value)[:100], zone=config.timezone
-            )
+            return await svc.cancel_choices(session, guild_id, current=str(value)[:100], zone=config.timezone)
 
         return await guild_choices(interaction, query)
 
@@ -104,6 +105,106 @@ class ReminderIdTransformer(IdTransformer):
 When = app_commands.Transform[str, WhenTransformer]
 Duration = app_commands.Transform[timedelta, DurationTransformer]
 ReminderId = app_commands.Transform[int, ReminderIdTransformer]
+
+
+LIST_PAGE_SIZE = 8
+ACCENT = discord.Colour.blurple()
+
+
+def where(info: ReminderInfo) -> str:
+    """Where a reminder goes, as Discord shows it."""
+    if info.user_id is not None:
+        return f"DM to <@{info.user_id}>"
+    if info.channel_id is not None:
+        return f"<#{info.channel_id}>"
+    return "announcements channel"
+
+
+def due_text(info: ReminderInfo, zones: Sequence[DisplayZone]) -> str:
+    """A reminder's time in the club's zones."""
+    return f"{timeutil.format_club_time(info.due_at, zones)} ({timeutil.discord_timestamp(info.due_at, 'R')})"
+
+
+def added_text(info: ReminderInfo, zones: Sequence[DisplayZone], note: str | None) -> str:
+    """The answer to /organize reminder add."""
+    lines = [
+        f"⏰ Reminder **#{info.number}** will go out in {where(info)} on {due_text(info, zones)}",
+        f"That is {timeutil.discord_timestamp(info.due_at, 'F')} in your own time zone.",
+    ]
+    if info.session_title:
+        lines.append(
+            f"It is tied to **{escape_line(info.session_title, 150)}** and moves if the session moves."
+        )
+    if info.repeat:
+        lines.append(f"It repeats {info.repeat} at the same local time.")
+    if note:
+        lines.append(f"Note: {note}.")
+    lines.append(f"Cancel it with `/organize reminder cancel reminder:{info.number}`.")
+    return "\n".join(lines)
+
+
+def subscription_text(result: Subscription, zones: Sequence[DisplayZone]) -> str:
+    """The answer to /remind me."""
+    title = escape_line(result.session_title, 150)
+    if not result.subscribed and result.interested:
+        return (
+            f"OK, this no longer asks for a DM before **{title}**; you marked *Interested* on its Discord "
+            "event, so one still comes until you unmark it."
+        )
+    if not result.subscribed:
+        return f"OK, no DM before **{title}**."
+    first = "Moved your reminder" if result.changed_offset else "I'll DM you"
+    return (
+        f"{first}: {timeutil.format_offset(result.before)} before **{title}**, "
+        f"at {timeutil.discord_timestamp(result.due_at, 'F')} ({timeutil.discord_timestamp(result.due_at, 'R')}).\n"
+        f"The session: {timeutil.format_club_time(result.starts_at, zones)}.\n"
+        "Run the same command again to turn it off."
+    )
+
+
+def _label(info: ReminderInfo) -> str:
+    return f"**#{info.number}**" if info.number is not None else "**Automatic**"
+
+
+def _pending_line(info: ReminderInfo, zones: Sequence[DisplayZone]) -> str:
+    extra = f" · repeats {info.repeat}" if info.repeat else ""
+    retry = (
+        f" · retrying ({info.attempts} tries so far)" if info.attempts and info.status == "pending" else ""
+    )
+    sending = " · sending now" if info.status == "sending" else ""
+    text = escape_line(describe(info), 90)
+    return f"{_label(info)} · {due_text(info, zones)} · {where(info)}{extra}{retry}{sending}\n└ {text}"
+
+
+def _problem_line(info: ReminderInfo) -> str:
+    reason = one_line(info.last_error or "no reason recorded", 160)  # ours: it may name a channel
+    return (
+        f"{_label(info)} · {info.status.capitalize()} · due {timeutil.discord_timestamp(info.due_at, 'f')} · {where(info)}\n"
+        f"└ {escape_line(describe(info), 70)} — {reason}"
+    )
+
+
+def list_card(page: ReminderList) -> Card:
+    """A page of /organize reminder list: pending reminders, then those missed or failed in the last week."""
+    card = Card(accent=ACCENT).more("reminders", "reminders")
+    below = []
+    if page.total_pending == 0:
+        below.append("No pending reminders. Schedule one with `/organize reminder add`.")
+    if page.hidden:
+        some = "1 automatic reminder" if page.hidden == 1 else f"{page.hidden:,} automatic reminders"
+        below.append(
+            f"-# Also {some} before sessions, to members who asked and to the organizers: "
+            "`/organize reminder list automatic:True` shows them."
+        )
+    heading = "Reminders, automatic ones too" if page.automatic else "Reminders"
+    card.heading(f"{heading}: {page.total_pending} pending", below="\n".join(below) or None)
+    for info in page.pending:
+        card.text(_pending_line(info, page.zones), group="reminders")
+    if page.problems:
+        card.text(f"**Missed or failed in the last week ({page.total_problems})**")
+    for info in page.problems:
+        card.text(_problem_line(info), group="reminders")
+    return card
 
 
 PAGER = "reminders"
@@ -199,9 +300,9 @@ class RemindersCog(
     async def render_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
         """A page of /organize reminder list (``arg`` "all": the automatic reminders too)."""
         found = await self.reminders.page(
-            guild_id, page, render.LIST_PAGE_SIZE, self.bot.clock.now(), automatic=arg == ALL
+            guild_id, page, LIST_PAGE_SIZE, self.bot.clock.now(), automatic=arg == ALL
         )
-        return LayoutPage(render.list_card(found), found.page, found.pages)
+        return LayoutPage(list_card(found), found.page, found.pages)
 
     @organize.command(name="add", description="Schedule a reminder in a channel")
     @app_commands.describe(
@@ -231,7 +332,7 @@ class RemindersCog(
             guild_id, target.id, message, when, config.timezone, interaction.user.id, repeat, session
         )
         info, note = await self.reminders.add(asked, now)
-        await send_ephemeral(interaction, render.added_text(info, config.display_zones, note))
+        await send_ephemeral(interaction, added_text(info, config.display_zones, note))
 
     @organize.command(name="list", description="Pending reminders, and those missed or failed this week")
     @app_commands.describe(
@@ -252,7 +353,9 @@ class RemindersCog(
         info = await self.reminders.cancel(
             require_guild_id(interaction), reminder, by_user=interaction.user.id, now=self.bot.clock.now()
         )
-        await send_ephemeral(interaction, render.cancelled_text(info))
+        await send_ephemeral(
+            interaction, f"Cancelled reminder **#{info.number}** ({escape_line(describe(info), 120)})."
+        )
 
     @app_commands.command(name="me", description="Get a DM before a session; the same again turns it off")
     @app_commands.describe(
@@ -275,4 +378,4 @@ class RemindersCog(
         self.bot.dispatch(
             "session_subscription_changed", guild_id, session, interaction.user.id, result.subscribed
         )
-        await send_ephemeral(interaction, render.subscription_text(result, config.display_zones))
+        await send_ephemeral(interaction, subscription_text(result, config.display_zones))

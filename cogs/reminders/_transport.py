@@ -61,15 +61,6 @@ def global_pace(requests_per_second: int) -> Pace | None:
     return Pace(requests_per_second, 1.0 + MARGIN) if requests_per_second else None
 
 
-def allowed_mentions_for(outgoing: Outgoing) -> discord.AllowedMentions:
-    """Only the configured ping role, and only on session reminders; nothing in user text ever pings."""
-    if outgoing.ping_role_id is None:
-        return discord.AllowedMentions.none()
-    return discord.AllowedMentions(
-        everyone=False, users=False, replied_user=False, roles=[discord.Object(outgoing.ping_role_id)]
-    )
-
-
 def classify(error: discord.HTTPException, outgoing: Outgoing) -> SendError:
     """What a failed request means for the reminder: retry later (429, 5xx) or give up (with the fix)."""
     where = f"<#{outgoing.channel_id}>" if outgoing.channel_id else "the member's DMs"
@@ -98,7 +89,6 @@ class DiscordTransport:
 
     def __init__(self, client: discord.Client) -> None:
         self.client = client
-        self.timeout = SEND_TIMEOUT
         self.pace = global_pace(GLOBAL_REQUESTS_PER_SECOND)
 
     async def _request(self) -> None:
@@ -126,7 +116,7 @@ class DiscordTransport:
     async def send(self, outgoing: Outgoing) -> int | None:
         """Post the reminder (opening the member's DM channel first if need be); its message id."""
         try:
-            async with asyncio.timeout(self.timeout):
+            async with asyncio.timeout(SEND_TIMEOUT):
                 destination = await self._destination(outgoing)
                 await self._request()
                 extra: dict[str, Any] = {}
@@ -134,18 +124,19 @@ class DiscordTransport:
                     extra["view"] = discord.ui.View(timeout=None).add_item(
                         RecapFormButton(outgoing.form_session_id)
                     )
+                # Only the configured ping role, and only on session reminders; nothing in user text pings.
+                mentions = discord.AllowedMentions.none()
+                if outgoing.ping_role_id is not None:
+                    mentions.roles = [discord.Object(outgoing.ping_role_id)]
                 message = await destination.send(
-                    outgoing.content,
-                    nonce=outgoing.nonce,
-                    allowed_mentions=allowed_mentions_for(outgoing),
-                    **extra,
+                    outgoing.content, nonce=outgoing.nonce, allowed_mentions=mentions, **extra
                 )
         except discord.RateLimited as error:
             raise SendError(f"Rate limited for {error.retry_after:.0f}s.", retryable=True) from error
         except discord.HTTPException as error:
             raise classify(error, outgoing) from error
         except TimeoutError as error:
-            raise SendError(f"No answer from Discord within {self.timeout:.0f}s.", retryable=True) from error
+            raise SendError(f"No answer from Discord within {SEND_TIMEOUT:.0f}s.", retryable=True) from error
         except (aiohttp.ClientError, OSError) as error:
             raise SendError(f"Network error: {type(error).__name__}.", retryable=True) from error
         return message.id

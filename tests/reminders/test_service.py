@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.errors import BadInput, Conflict, NotFound
-from bot.services.reminders import queries
 from bot.services.reminders import requested as svc
 from db.models import SessionSubscription
 from tests.reminders.helpers import CHANNEL, GUILD, NOW, make_reminder, make_session, rows
@@ -137,9 +136,9 @@ async def test_list_pages_pending_then_recent_problems(session_factory) -> None:
     await make_reminder(session_factory, NOW - timedelta(days=9), status="failed", last_error="too old")
     await make_reminder(session_factory, NOW - timedelta(days=1), status="sent")
     async with session_factory() as s:
-        first = await queries.list_reminders(s, GUILD, now=NOW, page=0, per_page=4)
-        second = await queries.list_reminders(s, GUILD, now=NOW, page=1, per_page=4)
-        past_the_end = await queries.list_reminders(s, GUILD, now=NOW, page=9, per_page=4)
+        first = await svc.list_reminders(s, GUILD, now=NOW, page=0, per_page=4)
+        second = await svc.list_reminders(s, GUILD, now=NOW, page=1, per_page=4)
+        past_the_end = await svc.list_reminders(s, GUILD, now=NOW, page=9, per_page=4)
     assert (first.total_pending, first.total_problems, first.page, first.pages) == (5, 2, 0, 2)
     assert past_the_end == second
     assert second.page == 1
@@ -153,9 +152,9 @@ async def test_cancel_choices_match_number_or_text(session_factory) -> None:
     one, _ = await add(session_factory, message="Read TMax before Thursday")
     await add(session_factory, message="Vote on the next paper")
     async with session_factory() as s:
-        by_text = await queries.cancel_choices(s, GUILD, current="tmax", zone=ZONE)
-        by_number = await queries.cancel_choices(s, GUILD, current=f"#{one.number}", zone=ZONE)
-        everything = await queries.cancel_choices(s, GUILD, current="", zone=ZONE)
+        by_text = await svc.cancel_choices(s, GUILD, current="tmax", zone=ZONE)
+        by_number = await svc.cancel_choices(s, GUILD, current=f"#{one.number}", zone=ZONE)
+        everything = await svc.cancel_choices(s, GUILD, current="", zone=ZONE)
     assert [v for _, v in by_text] == [one.number] == [v for _, v in by_number]
     assert by_text[0][0].startswith(f"#{one.number} · Tue 1 Dec 09:00 · Read TMax")
     assert len(everything) == 2
@@ -166,7 +165,7 @@ async def test_autocomplete_caps_at_25(session_factory) -> None:
     for i in range(30):
         await make_reminder(session_factory, NOW + timedelta(hours=i + 1), message="y" * 300, number=i + 1)
     async with session_factory() as s:
-        choices = await queries.cancel_choices(s, GUILD, current="", zone=ZONE)
+        choices = await svc.cancel_choices(s, GUILD, current="", zone=ZONE)
     assert len(choices) == 25
     assert all(len(name) <= 100 for name, _ in choices)
 
@@ -217,9 +216,9 @@ async def test_organizers_reminders_are_numbered_apart_from_automatic_ones(sessi
     second, _ = await add(session_factory, message="Vote on the next paper")
     assert (first.number, second.number) == (1, 2)
     async with session_factory() as s:
-        mine = await queries.list_reminders(s, GUILD, now=NOW, page=0, per_page=8)
-        everything = await queries.list_reminders(s, GUILD, now=NOW, page=0, per_page=8, automatic=True)
-        choices = await queries.cancel_choices(s, GUILD, current="", zone=ZONE)
+        mine = await svc.list_reminders(s, GUILD, now=NOW, page=0, per_page=8)
+        everything = await svc.list_reminders(s, GUILD, now=NOW, page=0, per_page=8, automatic=True)
+        choices = await svc.cancel_choices(s, GUILD, current="", zone=ZONE)
     assert [i.number for i in mine.pending] == [1, 2]
     assert (mine.total_pending, mine.hidden) == (2, 2)
     assert sorted(i.number or 0 for i in everything.pending) == [0, 0, 1, 2]

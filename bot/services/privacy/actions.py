@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput, Conflict, NotAllowed
 from bot.host import Host
-from bot.services.privacy import lifetimes, servers
+from bot.services.privacy import servers
 from bot.services.privacy.kinds import EXPIRIES, MEMBER_KINDS, Kind
 from bot.services.privacy.rows import Erased, Follow, MemberData, Who, as_json
 from bot.services.reminders.queue import SENDING_LEASE
@@ -41,7 +41,6 @@ Ready = Callable[[], Awaitable[object]]
 class Overview:
     """How much of each kind the store holds of a member, per server: ``counts[kind key][guild id]``."""
 
-    user_id: int
     counts: dict[str, dict[int, int]]
 
     @property
@@ -101,7 +100,7 @@ async def overview(session: AsyncSession, who: Who) -> Overview:
     counts: dict[str, dict[int, int]] = {kind.key: {} for kind in MEMBER_KINDS}
     for key, guild, n in (await session.execute(union_all(*parts))).all():
         counts[key][int(guild)] = counts[key].get(int(guild), 0) + int(n)
-    return Overview(who.user_id, counts)
+    return Overview(counts)
 
 
 async def erase_member(session: AsyncSession, who: Who, now: datetime) -> Deletion:
@@ -214,5 +213,5 @@ class Privacy:
     async def lifetimes(self, now: datetime, *, grace: timedelta, running: Collection[str] = ()) -> Enforced:
         """Delete what is past its lifetime, then the servers left more than ``grace`` ago (``running``: this
         process's jobs, whose rows are never idle)."""
-        expired = await lifetimes.expire(self.host.session_factory, EXPIRIES, now, running=running)
+        expired = await servers.expire(self.host.session_factory, EXPIRIES, now, running=running)
         return Enforced(expired, await servers.delete_departed(self.host.session_factory, now, grace))

@@ -1,7 +1,5 @@
-"""The one list of what the bot keeps (:data:`KINDS`): each kind's what, why, how long, and how it is seen
-and deleted; /privacy, *Delete my data*, the export, the lifetimes job, the privacy page and README read it.
-A member's kinds are deleted in this order, in one transaction (links before suggestions, presenter history
-before reminders)."""
+"""The one list of what the bot keeps (:data:`KINDS`), each kind's what, why, how long, how it is deleted; a
+member's kinds are deleted in this order (links before suggestions, presenter history before reminders)."""
 
 from __future__ import annotations
 
@@ -10,7 +8,8 @@ from typing import Final
 
 from sqlalchemy import select
 
-from bot.services.privacy.lifetimes import (
+from bot.services.privacy.rows import SUBSCRIPTION, SUGGESTION, MemberData, PresenterHistory, Rows, Several
+from bot.services.privacy.servers import (
     CLAIM_DAYS,
     JOB_DAYS,
     REMINDER_DAYS,
@@ -24,7 +23,6 @@ from bot.services.privacy.lifetimes import (
     old_questions,
     old_searches,
 )
-from bot.services.privacy.rows import SUBSCRIPTION, SUGGESTION, MemberData, PresenterHistory, Rows, Several
 from db.models import ClubSession, SessionSubscription
 from db.models.papers import PaperAlias
 from db.models.privacy import FORMER_MEMBER

@@ -249,12 +249,8 @@ class PresenterHistory:
         return [
             {
                 "table": "sessions",
-                "id": r.id,
-                "guild_id": r.guild_id,
-                "title": r.title,
+                **r._asdict(),
                 "starts_at": as_json(r.starts_at),
-                "status": r.status,
-                "presenter_name": r.presenter_name,
                 "on_the_club_page": r.guild_id in public,
             }
             for r in rows

@@ -1,2 +1,1 @@
-"""Reminders: each action (`actions`), asked for (`requested`), planned (`plan`), due (`queue`), sent once
-(`delivery`, `runner`), their text (`texts`) and lookups (`queries`)."""
+"""Reminders: asked for, planned, due, sent once, and their text."""

@@ -12,10 +12,10 @@ from sqlalchemy.exc import IntegrityError
 
 from bot import host
 from bot.background import Background
-from bot.services.reminders import plan, queries, requested
-from bot.services.reminders.queries import ReminderList
-from bot.services.reminders.requested import CustomReminder, ReminderInfo, Subscription
-from bot.services.reminders.runner import ReminderObserver, ReminderRunner, Transport
+from bot.metrics import BotMetrics
+from bot.services.reminders import plan, requested
+from bot.services.reminders.requested import CustomReminder, ReminderInfo, ReminderList, Subscription
+from bot.services.reminders.runner import ReminderRunner, Transport
 from bot.settings import Settings
 from db.engine import read_only_session_factory
 
@@ -37,10 +37,7 @@ class Host(host.Host, Protocol):
 
     background: Background
     settings: Settings
-
-    @property
-    def metrics(self) -> ReminderObserver:
-        """Hears how each send ended."""
+    metrics: BotMetrics
 
 
 class Reminders:
@@ -170,11 +167,11 @@ class Reminders:
     ) -> ReminderList:
         """A page of /organize reminder list (the automatic reminders too with ``automatic``)."""
         async with self.readers() as session:
-            return await queries.list_reminders(
+            return await requested.list_reminders(
                 session, guild_id, now=now, page=page, per_page=per_page, automatic=automatic
             )
 
     async def session_title(self, guild_id: int, session_id: int) -> str | None:
         """The title of the guild's session (None: not one of its sessions), for /remind's time preview."""
         async with self.readers() as session:
-            return await queries.session_title(session, guild_id, session_id)
+            return await requested.session_title(session, guild_id, session_id)

@@ -139,20 +139,7 @@ async def plan_session(
     for key, slot in wanted.items():
         if key in live or _already_handled(rows, key, slot.due_at):
             continue
-        session.add(
-            Reminder(
-                guild_id=guild_id,
-                kind=slot.kind,
-                user_id=slot.user_id,
-                due_at=slot.due_at,
-                next_attempt_at=slot.due_at,
-                session_id=session_id,
-                offset_minutes=slot.offset_minutes,
-                plan_key=key,
-                created_at=now,
-                updated_at=now,
-            )
-        )
+        session.add(_planned(guild_id, session_id, key, slot, now))
         result += PlanResult(added=1)
     result += await _follow_custom(session, club, rows, now)
     await session.flush()
@@ -227,35 +214,33 @@ async def upcoming_session_ids(
     return [(g, s) for g, s in (await session.execute(query.order_by(ClubSession.starts_at))).all()]
 
 
-async def plan_recording(session: AsyncSession, guild_id: int, session_id: int, *, now: datetime) -> int:
-    """The recording was added: one DM now to each member reminded of the session, never a second one when
-    it is added again. How many were planned."""
+async def plan_recording(session: AsyncSession, guild_id: int, session_id: int, *, now: datetime) -> None:
+    """The recording was added: one DM now to each member reminded of the session (never a second one)."""
     club = await session.get(ClubSession, session_id)
     if club is None or club.guild_id != guild_id or club.status != SCHEDULED:
-        return 0
+        return
     keys = select(Reminder.plan_key).where(Reminder.session_id == session_id, Reminder.kind == RECORDING)
     done = set(await session.scalars(keys))
     users = await session.scalars(
         select(SessionSubscription.user_id).where(SessionSubscription.session_id == session_id)
     )
-    planned = 0
     for user_id in users:
         key = f"recording:{user_id}"
-        if key in done:
-            continue
-        session.add(
-            Reminder(
-                guild_id=guild_id,
-                kind=RECORDING,
-                user_id=user_id,
-                due_at=now,
-                next_attempt_at=now,
-                session_id=session_id,
-                plan_key=key,
-                created_at=now,
-                updated_at=now,
-            )
-        )
-        planned += 1
+        if key not in done:
+            session.add(_planned(guild_id, session_id, key, Slot(RECORDING, now, user_id), now))
     await session.flush()
-    return planned
+
+
+def _planned(guild_id: int, session_id: int, key: str, slot: Slot, now: datetime) -> Reminder:
+    return Reminder(
+        guild_id=guild_id,
+        kind=slot.kind,
+        user_id=slot.user_id,
+        due_at=slot.due_at,
+        next_attempt_at=slot.due_at,
+        session_id=session_id,
+        offset_minutes=slot.offset_minutes,
+        plan_key=key,
+        created_at=now,
+        updated_at=now,
+    )

@@ -38,16 +38,12 @@ async def set_if(session: AsyncSession, row_id: int, where: list[Any], **values:
 
 async def next_wake(session: AsyncSession, now: datetime) -> datetime | None:
     """When the runner should look again: the next attempt, or when a claimed row's lease runs out."""
-    pending = (
-        await session.execute(
-            select(func.min(Reminder.next_attempt_at)).where(
-                Reminder.status == PENDING, Reminder.next_attempt_at > now
-            )
+    pending = await session.scalar(
+        select(func.min(Reminder.next_attempt_at)).where(
+            Reminder.status == PENDING, Reminder.next_attempt_at > now
         )
-    ).scalar_one_or_none()
-    claimed = (
-        await session.execute(select(func.min(Reminder.claimed_at)).where(Reminder.status == SENDING))
-    ).scalar_one_or_none()
+    )
+    claimed = await session.scalar(select(func.min(Reminder.claimed_at)).where(Reminder.status == SENDING))
     candidates = [t for t in (pending, claimed + SENDING_LEASE if claimed else None) if t is not None]
     return min(candidates) if candidates else None
 

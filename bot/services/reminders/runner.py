@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.background import Background, Job, every
 from bot.clock import Clock
+from bot.metrics import BotMetrics
 from bot.services.reminders import delivery, queue
 from bot.services.reminders.delivery import Outcome, Outgoing, SendError, Sent
 
@@ -29,13 +30,6 @@ class Transport(Protocol):
         """Send it; return the message id, or raise SendError."""
 
 
-class ReminderObserver(Protocol):
-    """Hears each outcome (bot/metrics.py): due, sent (with its lateness), retried, failed, missed."""
-
-    def reminder(self, outcome: str, *, count: int = 1, lateness: timedelta | None = None) -> None:
-        """``count`` of one outcome (a send with its lateness)."""
-
-
 class ReminderRunner:
     """Sends a store's due reminders through a transport, as the ``reminders`` job of a background core."""
 
@@ -47,7 +41,7 @@ class ReminderRunner:
         transport: Transport,
         grace: timedelta = timedelta(minutes=60),
         batch: int = delivery.BATCH,
-        observer: ReminderObserver | None = None,
+        observer: BotMetrics | None = None,
     ) -> None:
         self.session_factory = session_factory
         self.clock = clock
