@@ -1,4 +1,4 @@
-"""Organizers' input: the `channel` option (checked once), /organize session edit's form, a saved session's reply."""
+"""Organizers' input: the `channel` option (checked once), the edit form, a saved session's reply."""
 
 from __future__ import annotations
 
@@ -139,8 +139,7 @@ async def apply_edit(
     *,
     session_zone: str | None = None,
 ) -> None:
-    """Check ``request`` (:func:`session_changes`' arguments), save, publish and reply; a `when` without a
-    `zone` is read in ``session_zone`` (what the form showed), else in the session's zone as stored."""
+    """Check ``request`` (:func:`session_changes`' arguments), save, publish and reply."""
     assert interaction.guild_id is not None
     if not interaction.response.is_done():
         await interaction.response.defer(ephemeral=True, thinking=True)

@@ -1,4 +1,4 @@
-"""The Discord side of a session (its event and posts), the flows' context, how many are coming on its post."""
+"""The Discord side of a session (its event and posts), the flows' context, the coming count on its post."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ GRANT_CREATE_EVENTS: Final = (
     "I could not create or update the session's Discord event: grant the bot **Create Events** "
     "(Server Settings → Roles → the bot's role). The session itself is saved."
 )
-# a post's count edited at most once per EDIT_EVERY (the channel message bucket: discord-api-docs rate-limits.md)
+# a count edited at most once per EDIT_EVERY (the channel message bucket: discord-api-docs rate-limits.md)
 EDIT_EVERY: Final = timedelta(seconds=10)
 JOB: Final = "sessions.counts"
 INTEREST_EVENT: Final = "scheduled_event_interest"  # (guild_id, event_id, user_id, interested)
@@ -323,8 +323,7 @@ class DiscordSessions:
 
 
 def hear_interest(bot: PaperclubBot) -> Callable[[], None]:
-    """Dispatch :data:`INTEREST_EVENT` for every Interested mark the gateway sends; returns the undo.
-    (discord.py's ``parse_guild_scheduled_event_user_add`` drops users not in its cache.)"""
+    """Dispatch :data:`INTEREST_EVENT` for each Interested mark (discord.py drops uncached users); the undo."""
     parsers: dict[str, Callable[[Any], None]] = bot._connection.parsers
     originals = {name: parsers[name] for name in _GATEWAY}
 

@@ -133,8 +133,7 @@ def new_session(
     description: str | None = None,
     channel: Place | None = None,
 ) -> SessionDraft:
-    """Check a new session's values, each once (BadInput on the first bad one): ``when`` as typed (read in
-    ``zone``, else ``default_zone``) or an aware datetime; ``papers`` as typed or one by one."""
+    """Check a new session's values, each once (BadInput on the first bad one)."""
     clean_title = rules.clean_title(title)
     start = _start(when, zone, default_zone, now)
     refs, reading = _papers(papers)
@@ -175,8 +174,7 @@ def session_changes(
     description: str | None = None,
     channel: Place | None | Unset = UNSET,
 ) -> SessionChanges:
-    """Check an edit's values, each once: None leaves a field, ``-`` clears an optional one; ``when`` is read
-    in ``zone``, else ``session_zone``; a guest's ``presenter_name`` replaces a member."""
+    """Check an edit's values, each once: None leaves a field, ``-`` clears an optional one."""
     changes: dict[str, Any] = {}
     if title is not None:
         changes["title"] = rules.clean_title(title)

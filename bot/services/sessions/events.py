@@ -1,6 +1,4 @@
-"""A session's Discord scheduled event kept in step with the store: made under a claim (never two), moved,
-cancelled; caught up for imported sessions. A channel's event through its hour: Discord starts and ends only
-link events, so the bot starts and completes it (and sets the voice status), each step once under a claim."""
+"""A session's Discord event kept in step with the store, each step under a claim; a channel's hour."""
 
 from __future__ import annotations
 
@@ -212,8 +210,7 @@ async def run_hour(ctx: SessionsContext, guild_ids: Sequence[int], now: datetime
 
 
 async def hour_step(ctx: SessionsContext, guild_id: int, session_id: int, now: datetime) -> int:
-    """Under the session's claim, as stored now: start its event (and voice status) once the start has passed,
-    complete it (and clear the status) once the end has; how many steps were taken."""
+    """Start or complete a channel session's event (and its voice status) under a claim; the steps taken."""
     token = secrets.token_hex(8)
     async with ctx.store() as session, session.begin():
         if not await claims.claim(session, hour_claim_key(guild_id, session_id), token, now, CLAIM_LEASE):

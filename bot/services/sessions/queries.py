@@ -166,8 +166,7 @@ async def list_for_calendar(
 async def announced_with_papers(
     session: AsyncSession, guild_id: int, paper_ids: Sequence[int], now: datetime
 ) -> list[SessionInfo]:
-    """The guild's announced sessions still to come that read any of these papers (their posts show the
-    papers' cards). Past posts keep the card they had: a weekly citation count is no reason to edit them."""
+    """The guild's announced sessions still to come that read any of these papers (past posts are left)."""
     if not paper_ids:
         return []
     rows = await session.scalars(
@@ -200,8 +199,7 @@ def choice_name(session_id: int, title: str, starts_at: datetime, tz: ZoneInfo, 
 async def session_choices(
     session: AsyncSession, guild_id: int, now: datetime, current: str, zone: str
 ) -> list[tuple[str, int]]:
-    """Autocomplete for a `session` option: upcoming first, then recent; ``current`` matches the title (any
-    case) or, as a number, the id."""
+    """Autocomplete for a `session` option: upcoming, then recent; by title (any case) or id."""
     tz = timeutil.resolve_timezone(zone)
     typed = current.strip()
     typed_id = parse_id(typed)
