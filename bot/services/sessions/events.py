@@ -66,21 +66,16 @@ def event_fields(info: SessionInfo, zones: Zones) -> EventFields:
     )
 
 
-def claim_key(guild_id: int, session_id: int) -> str:
-    """The claim key of a session's event."""
-    return f"event-claim:{guild_id}:{session_id}"
-
-
 async def claim_event(
     session: AsyncSession, guild_id: int, session_id: int, token: str, now: datetime
 ) -> bool:
     """Take the right to create the session's event; False when someone else holds a live claim."""
-    return await claims.claim(session, claim_key(guild_id, session_id), token, now, CLAIM_LEASE)
+    return await claims.claim(session, f"event-claim:{guild_id}:{session_id}", token, now, CLAIM_LEASE)
 
 
 async def release_event_claim(session: AsyncSession, guild_id: int, session_id: int, token: str) -> None:
     """Give up a session's event claim held with ``token``."""
-    await claims.release(session, claim_key(guild_id, session_id), token)
+    await claims.release(session, f"event-claim:{guild_id}:{session_id}", token)
 
 
 async def sync_event(ctx: SessionsContext, info: SessionInfo, zones: Zones, now: datetime) -> str | None:

@@ -203,44 +203,31 @@ async def session_choices(
     tz = timeutil.resolve_timezone(zone)
     typed = current.strip()
     typed_id = parse_id(typed)
-    columns = select(ClubSession.id, ClubSession.title, ClubSession.starts_at, ClubSession.status)
+    columns = select(
+        ClubSession.id,
+        ClubSession.title,
+        ClubSession.starts_at,
+        ClubSession.status,
+        ClubSession.duration_minutes,
+    )
     found: list[Any] = []
     if typed_id is not None:
-        exact = (
-            await session.execute(
-                columns.add_columns(ClubSession.duration_minutes).where(
-                    ClubSession.guild_id == guild_id, ClubSession.id == typed_id
-                )
-            )
-        ).first()
-        if exact is not None:
-            found.append(exact)
+        where_id = columns.where(ClubSession.guild_id == guild_id, ClubSession.id == typed_id)
+        found.extend((await session.execute(where_id)).all())
     needle = None if typed_id is not None else typed.lstrip("#").strip() or None
     conditions = _filters(guild_id, True, needle)
-    upcoming = await _upcoming_rows(
-        session,
-        columns.add_columns(ClubSession.duration_minutes),
-        conditions,
-        now,
-        limit=MAX_CHOICES,
-        offset=0,
-        entities=False,
+    found += await _upcoming_rows(
+        session, columns, conditions, now, limit=MAX_CHOICES, offset=0, entities=False
     )
-    found.extend(upcoming)
     if len(found) < MAX_CHOICES:
         recent = (
-            await session.execute(
-                columns.where(*conditions, ClubSession.starts_at <= now)
-                .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
-                .limit(MAX_CHOICES)
-            )
-        ).all()
-        found.extend(recent)
-    choices: list[tuple[str, int]] = []
-    seen: set[int] = set()
+            columns.where(*conditions, ClubSession.starts_at <= now)
+            .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
+            .limit(MAX_CHOICES)
+        )
+        found.extend((await session.execute(recent)).all())
+    rows: dict[int, Any] = {}
     for row in found:
-        if row.id in seen:
-            continue
-        seen.add(row.id)
-        choices.append((choice_name(row.id, row.title, row.starts_at, tz, row.status), row.id))
+        rows.setdefault(row.id, row)
+    choices = [(choice_name(r.id, r.title, r.starts_at, tz, r.status), r.id) for r in rows.values()]
     return choices[:MAX_CHOICES]
