@@ -207,22 +207,6 @@ class EditSessionModal(PaperclubModal):
             "signup_url": info.signup_url or "",
         }
         too_long = f"The {count} papers are too long to show here. A list typed here replaces them; {CLEAR} removes them."
-        self.inputs: dict[str, discord.ui.TextInput[Any]] = {
-            name: discord.ui.TextInput(
-                custom_id=f"session_edit:{name}",
-                default=self.prefilled[name] or None,
-                required=name in ("title", "when"),
-                max_length=limit,
-                style=discord.TextStyle.paragraph if name == "papers" else discord.TextStyle.short,
-                placeholder=too_long[:PLACEHOLDER_MAX] if name == "papers" and not fit else None,
-            )
-            for name, limit in (
-                ("title", rules.MAX_TITLE),
-                ("when", when.MAX_TEXT),
-                ("papers", PAPERS_INPUT_MAX),
-                ("signup_url", MAX_URL_LENGTH),
-            )
-        }
         self.presenter_input: discord.ui.UserSelect[Any] = discord.ui.UserSelect(
             custom_id="session_edit:presenter",
             required=False,
@@ -235,29 +219,32 @@ class EditSessionModal(PaperclubModal):
             if (info.presenter_name and not info.presenter_id)
             else "A member of the server; clear it for no presenter"
         )
-        fields: list[tuple[str, str | None, discord.ui.Item[Any]]] = [
-            ("Title", None, self.inputs["title"]),
+        papers_label = "Papers (one per line)" if fit else f"Papers: {count} kept unless you type here"
+        self.inputs: dict[str, discord.ui.TextInput[Any]] = {}
+        for name, text, description, limit in (
+            ("title", "Title", None, rules.MAX_TITLE),
             (
+                "when",
                 f"When ({info.timezone})",
                 "Like Thursday 9:30am or 2026-12-10 09:30, or a pasted <t:…> time",
-                self.inputs["when"],
+                when.MAX_TEXT,
             ),
-            ("Presenter", guest, self.presenter_input),
-            (
-                "Papers (one per line)" if fit else f"Papers: {count} kept unless you type here",
-                "arXiv ids or links, DOIs, links or titles",
-                self.inputs["papers"],
-            ),
-            ("Sign-up link", None, self.inputs["signup_url"]),
-        ]
-        for text, description, item in fields:
-            self.add_item(
-                discord.ui.Label(
-                    text=text[:LABEL_MAX],
-                    description=cut(description, DESCRIPTION_MAX) if description else None,
-                    component=item,
+            ("presenter", "Presenter", guest, 0),
+            ("papers", papers_label, "arXiv ids or links, DOIs, links or titles", PAPERS_INPUT_MAX),
+            ("signup_url", "Sign-up link", None, MAX_URL_LENGTH),
+        ):
+            item: discord.ui.Item[Any] = self.presenter_input
+            if name != "presenter":
+                item = self.inputs[name] = discord.ui.TextInput(
+                    custom_id=f"session_edit:{name}",
+                    default=self.prefilled[name] or None,
+                    required=name in ("title", "when"),
+                    max_length=limit,
+                    style=discord.TextStyle.paragraph if name == "papers" else discord.TextStyle.short,
+                    placeholder=too_long[:PLACEHOLDER_MAX] if name == "papers" and not fit else None,
                 )
-            )
+            description = cut(description, DESCRIPTION_MAX) if description else None
+            self.add_item(discord.ui.Label(text=text[:LABEL_MAX], description=description, component=item))
 
     def request(self) -> dict[str, Any]:
         """The fields whose text differs from what was pre-filled (emptied: cleared), the presenter picked."""

@@ -39,6 +39,11 @@ def _ends(row: Any) -> datetime:
     return row.starts_at + timedelta(minutes=row.duration_minutes)
 
 
+def _started(now: datetime) -> tuple[ColumnElement[bool], ...]:
+    """Sessions that have started and may still run (none lasts over MAX_DURATION)."""
+    return ClubSession.starts_at > now - timedelta(minutes=MAX_DURATION), ClubSession.starts_at <= now
+
+
 async def _upcoming_rows(
     session: AsyncSession,
     query: Select[Any],
@@ -52,26 +57,16 @@ async def _upcoming_rows(
     """ORM rows (``entities``) or column rows of sessions not yet over, in progress first."""
 
     async def run(q: Select[Any]) -> list[Any]:
-        result = await session.execute(q)
+        result = await session.execute(q.order_by(ClubSession.starts_at, ClubSession.id))
         return list(result.scalars().all() if entities else result.all())
 
-    window_start = now - timedelta(minutes=MAX_DURATION)
-    running = [
-        row
-        for row in await run(
-            query.where(
-                *conditions, ClubSession.starts_at > window_start, ClubSession.starts_at <= now
-            ).order_by(ClubSession.starts_at, ClubSession.id)
-        )
-        if _ends(row) > now
-    ]
+    running = [row for row in await run(query.where(*conditions, *_started(now))) if _ends(row) > now]
     head = running[offset : offset + limit]
     remaining = limit - len(head)
     if remaining <= 0:
         return head
     tail = await run(
         query.where(*conditions, ClubSession.starts_at > now)
-        .order_by(ClubSession.starts_at, ClubSession.id)
         .offset(max(0, offset - len(running)))
         .limit(remaining)
     )
@@ -97,14 +92,8 @@ async def list_upcoming(
 async def count_upcoming(session: AsyncSession, guild_id: int, now: datetime) -> int:
     """How many sessions are running or still to come."""
     conditions = _filters(guild_id, False, None)
-    window_start = now - timedelta(minutes=MAX_DURATION)
-    running = (
-        await session.execute(
-            select(ClubSession.starts_at, ClubSession.duration_minutes).where(
-                *conditions, ClubSession.starts_at > window_start, ClubSession.starts_at <= now
-            )
-        )
-    ).all()
+    columns = select(ClubSession.starts_at, ClubSession.duration_minutes)
+    running = (await session.execute(columns.where(*conditions, *_started(now)))).all()
     future = await session.scalar(
         select(func.count()).select_from(ClubSession).where(*conditions, ClubSession.starts_at > now)
     )
