@@ -168,15 +168,10 @@ class DiscordSessions:
 
     async def set_voice_status(self, guild_id: int, channel_id: int, status: str | None) -> None:
         """Set or clear the voice channel's status where the bot may (not a stage's); best effort."""
-        guild = self.bot.get_guild(guild_id)
-        channel = guild.get_channel(channel_id) if guild is not None else None
-        if (
-            guild is None
-            or not isinstance(channel, discord.VoiceChannel)
-            or not usable(channel, "voice status")
-        ):
+        channel = self.bot.get_channel(channel_id)
+        if not isinstance(channel, discord.VoiceChannel) or not usable(channel, "voice status"):
             return
-        missing = missing_permissions(channel.permissions_for(guild.me), VOICE_STATUS_PERMISSIONS)
+        missing = missing_permissions(channel.permissions_for(channel.guild.me), VOICE_STATUS_PERMISSIONS)
         if missing:
             log.info("guild %s: no voice channel status (missing %s)", guild_id, ", ".join(missing))
             return
