@@ -25,7 +25,8 @@ from bot.services.sessions import events, members, publish, queries, rules
 from bot.services.sessions.draft import new_session
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
 from cogs.sessions import _render as render
-from cogs.sessions._edit import (
+from cogs.sessions.buttons import BUTTONS, announcement_view, for_presenter_text
+from cogs.sessions.edit import (
     CHANNEL_HELP,
     EditSessionModal,
     HeldIn,
@@ -34,7 +35,6 @@ from cogs.sessions._edit import (
     reply_lines,
     reply_with_card,
 )
-from cogs.sessions.buttons import BUTTONS, announcement_view, for_presenter_text
 from cogs.sessions.publish import ComingCounts, hear_interest, sessions_of
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]

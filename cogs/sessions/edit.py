@@ -263,6 +263,7 @@ class EditSessionModal(PaperclubModal):
         return request
 
     async def submitted(self, interaction: Interaction) -> None:
+        """Save what was changed, as the command's options would."""
         config = await ensure_organizer(interaction)  # checked again: roles may have changed meanwhile
         request = self.request()
         if not request:
