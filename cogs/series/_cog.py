@@ -43,7 +43,7 @@ from cogs.series._options import (
 )
 from cogs.series._render import series_of
 from cogs.sessions.buttons import announcement_buttons
-from cogs.sessions.where import HeldIn, checked_place
+from cogs.sessions.edit import HeldIn, checked_place
 
 Url = app_commands.Range[str, 1, MAX_URL_LENGTH]
 Duration = app_commands.Range[int, session_rules.MIN_DURATION, session_rules.MAX_DURATION]

@@ -25,11 +25,17 @@ from bot.services.sessions import events, members, publish, queries, rules
 from bot.services.sessions.draft import new_session
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
 from cogs.sessions import _render as render
-from cogs.sessions._counts import ComingCounts, hear_interest
-from cogs.sessions._edit import EditSessionModal, apply_edit, reply_with_card
 from cogs.sessions.buttons import BUTTONS, announcement_view, for_presenter_text
-from cogs.sessions.publish import reply_lines, sessions_of
-from cogs.sessions.where import CHANNEL_HELP, HeldIn, checked_place
+from cogs.sessions.edit import (
+    CHANNEL_HELP,
+    EditSessionModal,
+    HeldIn,
+    apply_edit,
+    checked_place,
+    reply_lines,
+    reply_with_card,
+)
+from cogs.sessions.publish import ComingCounts, hear_interest, sessions_of
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]
 Name = app_commands.Range[str, 1, rules.MAX_PRESENTER_NAME]

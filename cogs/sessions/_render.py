@@ -57,8 +57,7 @@ def session_card(
     now: datetime | None = None,
     buttons: Sequence[discord.ui.Item[Any]] = (),
 ) -> Card:
-    """The session card: title, time, who and how long, the description, each paper with its link button and
-    short card, the recording and notes, then ``buttons``."""
+    """The session card: title, time, facts, description, papers and their short cards, links, ``buttons``."""
     over = now is not None and info.has_ended(now)
     colour = CANCELLED_COLOUR if info.is_cancelled else DONE_COLOUR if over else SCHEDULED_COLOUR
     card = Card(accent=colour)

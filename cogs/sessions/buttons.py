@@ -1,6 +1,4 @@
-"""A session's card with its buttons (Remind me, Add to calendar, Keep me out of the recording, Ask the
-presenter, Add the recording and notes) and their forms, the session id in each custom_id. Other features add
-theirs through :func:`announcement_buttons` (registered per bot in cog_load: sessions import none of them)."""
+"""A session's card with its buttons and forms; other features' come through :func:`announcement_buttons`."""
 
 from __future__ import annotations
 
@@ -44,8 +42,7 @@ Item = discord.ui.Item[Any]
 
 
 class AnnouncementButtons:
-    """What the features registered on one bot, in order: a button for coming sessions, or a link kept on
-    every session (each None: not for this one)."""
+    """The buttons other features registered on one bot: for coming sessions, or links kept on every one."""
 
     def __init__(self) -> None:
         self.coming: list[Callable[[SessionInfo], Item | None]] = []

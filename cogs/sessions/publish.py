@@ -1,38 +1,39 @@
-"""The Discord side of a session (its event and posts), the flows' context, the reply to a saved session."""
+"""The Discord side of a session (its event and posts), the flows' context, the coming count on its post."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 import discord
-from discord.utils import escape_markdown
 
+from bot.background import Job, every
 from bot.client import PaperclubBot
-from bot.errors import NotConfigured
+from bot.errors import NotConfigured, NotFound
 from bot.hidden_channels import cannot_see, hidden_from_bot, usable
-from bot.papers import parse_paper_ref
 from bot.permissions import VOICE_STATUS_PERMISSIONS, missing_permissions
-from bot.replies import NO_MENTIONS, one_line
-from bot.services.sessions import publish
+from bot.replies import NO_MENTIONS
+from bot.services.sessions import publish, queries
 from bot.services.sessions.context import EventFields, EventRefused, Posted, SessionsContext, Zones
-from bot.services.sessions.info import Overlap, SessionInfo
-from bot.services.sessions.rules import PaperReading
-from bot.timeutil import discord_timestamp
+from bot.services.sessions.info import SessionInfo
 from cogs.sessions import _render as render
 from cogs.sessions.buttons import announcement_view
 
 log = logging.getLogger("paperclub.sessions")
 EVENT_USERS_PAGE = 100  # Discord: "limit: number of users to return (up to maximum 100)"
 THREAD_ARCHIVE_MINUTES: Final = 10080  # a week
-SHOWN_OVERLAPS: Final = 3
 GRANT_CREATE_EVENTS: Final = (
     "I could not create or update the session's Discord event: grant the bot **Create Events** "
     "(Server Settings → Roles → the bot's role). The session itself is saved."
 )
+# a count edited at most once per EDIT_EVERY (the channel message bucket: discord-api-docs rate-limits.md)
+EDIT_EVERY: Final = timedelta(seconds=10)
+JOB: Final = "sessions.counts"
+INTEREST_EVENT: Final = "scheduled_event_interest"  # (guild_id, event_id, user_id, interested)
+_GATEWAY = {"GUILD_SCHEDULED_EVENT_USER_ADD": True, "GUILD_SCHEDULED_EVENT_USER_REMOVE": False}
 GONE_CHANNEL: Final = (
     "The session's voice or stage channel is gone or hidden from the bot: pick another with "
     "`/organize session edit channel:`. The session itself is saved."
@@ -167,15 +168,10 @@ class DiscordSessions:
 
     async def set_voice_status(self, guild_id: int, channel_id: int, status: str | None) -> None:
         """Set or clear the voice channel's status where the bot may (not a stage's); best effort."""
-        guild = self.bot.get_guild(guild_id)
-        channel = guild.get_channel(channel_id) if guild is not None else None
-        if (
-            guild is None
-            or not isinstance(channel, discord.VoiceChannel)
-            or not usable(channel, "voice status")
-        ):
+        channel = self.bot.get_channel(channel_id)
+        if not isinstance(channel, discord.VoiceChannel) or not usable(channel, "voice status"):
             return
-        missing = missing_permissions(channel.permissions_for(guild.me), VOICE_STATUS_PERMISSIONS)
+        missing = missing_permissions(channel.permissions_for(channel.guild.me), VOICE_STATUS_PERMISSIONS)
         if missing:
             log.info("guild %s: no voice channel status (missing %s)", guild_id, ", ".join(missing))
             return
@@ -321,48 +317,73 @@ class DiscordSessions:
         )
 
 
-def reply_lines(published: publish.Published) -> list[str]:
-    """The lines a saved session's reply adds: how the input was read, then the warnings."""
-    lines = [f"Note: {published.start_note}." if published.start_note else None]
-    lines += [reading_note(published.reading), overlap_warning(published.overlaps), *published.warnings]
-    return [line for line in lines if line]
+def hear_interest(bot: PaperclubBot) -> Callable[[], None]:
+    """Dispatch :data:`INTEREST_EVENT` for each Interested mark (discord.py drops uncached users); the undo."""
+    parsers: dict[str, Callable[[Any], None]] = bot._connection.parsers
+    originals = {name: parsers[name] for name in _GATEWAY}
+
+    def wrap(name: str, interested: bool) -> Callable[[Any], None]:
+        def parse(data: Any) -> None:
+            ids = (data["guild_id"], data["guild_scheduled_event_id"], data["user_id"])
+            bot.dispatch(INTEREST_EVENT, *map(int, ids), interested)
+            originals[name](data)
+
+        return parse
+
+    for name, interested in _GATEWAY.items():
+        parsers[name] = wrap(name, interested)
+    return lambda: parsers.update(originals)
 
 
-def _quoted(text: str) -> str:
-    return f"“{escape_markdown(one_line(text, 80))}”"
+class ComingCounts:
+    """Coalesces the announcement edits that show a session's count (per process)."""
 
+    def __init__(self, bot: PaperclubBot, context: SessionsContext) -> None:
+        self.bot, self.context = bot, context
+        self._next_edit: dict[int, datetime] = {}  # session id -> earliest time of its next edit
+        self._waiting: dict[int, int] = {}  # session id -> guild id, changed since its last edit
+        self.edits = 0  # announcement edits made (tests and the bench read it)
 
-def reading_note(reading: PaperReading | None) -> str | None:
-    """How a typed `papers` text was split, when a comma made it unclear (else None)."""
-    if reading is None or not reading.worth_telling:
-        return None
-    count = len(reading.items)
-    read_as = f"read as {count} paper{'s' if count != 1 else ''}"
-    shown = " · ".join(_quoted(item) for item in reading.items)
-    if reading.against:
-        against = {item for item in reading.items if parse_paper_ref(item).key in reading.against}
-        main = [_quoted(item) for item in reading.items if item not in against]
-        rest = [_quoted(item) for item in reading.items if item in against]
-        shown = f"{' · '.join(main)}, read against {' · '.join(rest)}"
-    if reading.by_commas:
-        return (
-            f"Papers: {read_as}, split at the commas: {shown}. If that is one title, give it in quotes; "
-            "one paper per line or `;` between papers always separates them."
-        )
-    return f"Papers: {read_as}: {shown}. To give several, put one per line or separate them with `;`."
+    async def start(self) -> None:
+        """Run as the background job that makes the deferred edits."""
+        await self.bot.background.add(Job(JOB, every(timedelta(hours=1)), self.run_due, once=False))
 
+    async def stop(self) -> None:
+        """Stop (changes not shown yet wait for the next edit)."""
+        await self.bot.background.remove(JOB)
 
-def overlap_warning(overlaps: Sequence[Overlap]) -> str | None:
-    """A heads-up (not a refusal) when the guild has other sessions at the same time."""
-    if not overlaps:
-        return None
-    listed = [
-        f"{_quoted(o.title)} ({discord_timestamp(o.starts_at, 'f')})" for o in overlaps[:SHOWN_OVERLAPS]
-    ]
-    if len(overlaps) > SHOWN_OVERLAPS:
-        listed.append(f"{len(overlaps) - SHOWN_OVERLAPS} more")
-    plural = "s" if len(overlaps) > 1 else ""
-    return (
-        f"Heads up: this overlaps session{plural} {', '.join(listed)}. Both are kept; "
-        "move one with `/organize session edit` if that was not meant."
-    )
+    async def changed(self, guild_id: int, session_id: int) -> None:
+        """The session's count may have changed: edit now, or once its quiet time is up."""
+        now = self.bot.clock.now()
+        due = self._next_edit.get(session_id)
+        if due is None or due <= now:
+            await self._edit(guild_id, session_id, now)
+            return
+        self._waiting[session_id] = guild_id
+        self.bot.background.wake(JOB, due)
+
+    async def run_due(self, _fired: datetime | None = None) -> None:
+        """Make the deferred edits whose quiet time is up; wake again for the rest."""
+        now = self.bot.clock.now()
+        for session_id, guild_id in list(self._waiting.items()):
+            if self._next_edit.get(session_id, now) <= now:
+                del self._waiting[session_id]
+                await self._edit(guild_id, session_id, now)
+        if self._waiting:
+            self.bot.background.wake(JOB, min(self._next_edit[s] for s in self._waiting))
+        for session_id, due in list(self._next_edit.items()):
+            if due <= now and session_id not in self._waiting:
+                del self._next_edit[session_id]  # nothing held: forget it
+
+    async def _edit(self, guild_id: int, session_id: int, now: datetime) -> None:
+        self._next_edit[session_id] = now + EDIT_EVERY
+        try:
+            info, zones = await queries.session_with_zones(self.context.store, guild_id, session_id)
+        except NotFound:
+            return
+        if not info.is_announced or info.has_started(now):
+            return
+        warning = await publish.refresh(self.context, info, zones, now)
+        self.edits += 1
+        if warning:
+            log.info("session %s's count: %s", session_id, warning)

@@ -36,7 +36,8 @@ from bot.services.suggestions.queries import SortOrder, StatusFilter
 from bot.services.suggestions.votes import Press
 from bot.text import one_line
 from bot.timeutil import discord_timestamp
-from cogs.sessions.publish import reply_lines, sessions_of
+from cogs.sessions.edit import reply_lines
+from cogs.sessions.publish import sessions_of
 from cogs.suggestions import _render as render
 from cogs.suggestions._components import (
     DYNAMIC_ITEMS,

@@ -93,7 +93,7 @@ def test_an_edit_holds_only_the_given_fields() -> None:
         "presenter_name": "Ada",
     }
     assert changes.papers is UNSET
-    assert session_changes(now=NOW).is_empty()
+    assert session_changes(now=NOW) == drafts.SessionChanges()
     assert session_changes(now=NOW, papers="-").papers == ()
     with pytest.raises(BadInput, match="together with `timezone`"):
         session_changes(now=NOW, zone="UK")

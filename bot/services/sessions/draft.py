@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import datetime
 from typing import Any, Final
 
@@ -34,8 +34,19 @@ class Place:
     name: str | None = None
 
 
+class _Columns:
+    def columns(self) -> dict[str, Any]:
+        """The stored session's columns given (all but the papers) and their values."""
+        assert is_dataclass(self)
+        return {
+            f.name: value
+            for f in fields(self)
+            if f.name not in _NOT_COLUMNS and not isinstance(value := getattr(self, f.name), Unset)
+        }
+
+
 @dataclass(frozen=True)
-class SessionDraft:
+class SessionDraft(_Columns):
     """A new session, every field checked. Build it with :func:`new_session`."""
 
     title: str
@@ -53,13 +64,9 @@ class SessionDraft:
     start_note: str | None = None  # how an unclear start was read
     reading: PaperReading | None = None  # how a typed `papers` text was split
 
-    def columns(self) -> dict[str, Any]:
-        """The stored session's columns (all but the papers)."""
-        return _columns(self)
-
 
 @dataclass(frozen=True)
-class SessionChanges:
+class SessionChanges(_Columns):
     """An edit: only the fields given, each checked (None clears an optional one, UNSET leaves it)."""
 
     title: str | Unset = UNSET
@@ -76,22 +83,6 @@ class SessionChanges:
     channel_name: str | None | Unset = UNSET
     start_note: str | None = field(default=None, compare=False)
     reading: PaperReading | None = field(default=None, compare=False)
-
-    def columns(self) -> dict[str, Any]:
-        """The given columns (all but the papers) and their new values."""
-        return _columns(self)
-
-    def is_empty(self) -> bool:
-        """Whether the edit changes nothing."""
-        return not self.columns() and isinstance(self.papers, Unset)
-
-
-def _columns(values: SessionDraft | SessionChanges) -> dict[str, Any]:
-    return {
-        f.name: value
-        for f in fields(values)
-        if f.name not in _NOT_COLUMNS and not isinstance(value := getattr(values, f.name), Unset)
-    }
 
 
 def _start(when: str | datetime, zone: str | None, default_zone: str, now: datetime) -> StartTime:
@@ -133,8 +124,7 @@ def new_session(
     description: str | None = None,
     channel: Place | None = None,
 ) -> SessionDraft:
-    """Check a new session's values, each once (BadInput on the first bad one): ``when`` as typed (read in
-    ``zone``, else ``default_zone``) or an aware datetime; ``papers`` as typed or one by one."""
+    """Check a new session's values, each once (BadInput on the first bad one)."""
     clean_title = rules.clean_title(title)
     start = _start(when, zone, default_zone, now)
     refs, reading = _papers(papers)
@@ -175,8 +165,7 @@ def session_changes(
     description: str | None = None,
     channel: Place | None | Unset = UNSET,
 ) -> SessionChanges:
-    """Check an edit's values, each once: None leaves a field, ``-`` clears an optional one; ``when`` is read
-    in ``zone``, else ``session_zone``; a guest's ``presenter_name`` replaces a member."""
+    """Check an edit's values, each once: None leaves a field, ``-`` clears an optional one."""
     changes: dict[str, Any] = {}
     if title is not None:
         changes["title"] = rules.clean_title(title)

@@ -1,6 +1,4 @@
-"""A session's Discord scheduled event kept in step with the store: made under a claim (never two), moved,
-cancelled; caught up for imported sessions. A channel's event through its hour: Discord starts and ends only
-link events, so the bot starts and completes it (and sets the voice status), each step once under a claim."""
+"""A session's Discord event kept in step with the store, each step under a claim; a channel's hour."""
 
 from __future__ import annotations
 
@@ -68,21 +66,16 @@ def event_fields(info: SessionInfo, zones: Zones) -> EventFields:
     )
 
 
-def claim_key(guild_id: int, session_id: int) -> str:
-    """The claim key of a session's event."""
-    return f"event-claim:{guild_id}:{session_id}"
-
-
 async def claim_event(
     session: AsyncSession, guild_id: int, session_id: int, token: str, now: datetime
 ) -> bool:
     """Take the right to create the session's event; False when someone else holds a live claim."""
-    return await claims.claim(session, claim_key(guild_id, session_id), token, now, CLAIM_LEASE)
+    return await claims.claim(session, f"event-claim:{guild_id}:{session_id}", token, now, CLAIM_LEASE)
 
 
 async def release_event_claim(session: AsyncSession, guild_id: int, session_id: int, token: str) -> None:
     """Give up a session's event claim held with ``token``."""
-    await claims.release(session, claim_key(guild_id, session_id), token)
+    await claims.release(session, f"event-claim:{guild_id}:{session_id}", token)
 
 
 async def sync_event(ctx: SessionsContext, info: SessionInfo, zones: Zones, now: datetime) -> str | None:
@@ -212,8 +205,7 @@ async def run_hour(ctx: SessionsContext, guild_ids: Sequence[int], now: datetime
 
 
 async def hour_step(ctx: SessionsContext, guild_id: int, session_id: int, now: datetime) -> int:
-    """Under the session's claim, as stored now: start its event (and voice status) once the start has passed,
-    complete it (and clear the status) once the end has; how many steps were taken."""
+    """Start or complete a channel session's event (and its voice status) under a claim; the steps taken."""
     token = secrets.token_hex(8)
     async with ctx.store() as session, session.begin():
         if not await claims.claim(session, hour_claim_key(guild_id, session_id), token, now, CLAIM_LEASE):

@@ -1,5 +1,4 @@
-"""What members do with a session: *Remind me* or *Interested* on its event (one subscription row, so one DM;
-the row goes when neither holds), *Keep me out of the recording* (one session or all), questions."""
+"""What members do with a session: Remind me or Interested, Keep me out of the recording, questions."""
 
 from __future__ import annotations
 

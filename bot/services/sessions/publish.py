@@ -1,5 +1,4 @@
-"""Publishing a session: created, changed or cancelled, then Discord kept in step (best effort); the
-announcement and its thread; the recap (also from the recording form)."""
+"""Publishing a session: saved, then Discord kept in step (best effort); the announcement; the recap."""
 
 from __future__ import annotations
 
@@ -60,8 +59,7 @@ async def create(
     now: datetime,
     then: Then | None = None,
 ) -> Published:
-    """Save a checked draft (``then`` in the same transaction), fill in arXiv's titles, tell the other
-    features, create its Discord event."""
+    """Save a checked draft (``then`` in its transaction), fill in arXiv's titles, create its event."""
     async with ctx.store() as session, session.begin():
         created = await store.create_session(session, guild_id, draft, created_by=created_by, now=now)
         if then is not None:
@@ -81,8 +79,7 @@ async def change(
     zones: Zones,
     now: datetime,
 ) -> Published:
-    """Apply a checked edit (or one built from the session's zone as stored), fill in arXiv's titles and,
-    when anything changed, tell the other features and move the event."""
+    """Apply a checked edit (or one built from the stored zone); when anything changed, move the event."""
     async with ctx.store() as session, session.begin():
         if not isinstance(changes, SessionChanges):
             changes = changes((await store.load_row(session, guild_id, session_id)).timezone)
@@ -169,8 +166,7 @@ async def announce(
     zones: Zones,
     now: datetime,
 ) -> Announced:
-    """Post the announcement (the first opens the thread, with the presenter) or edit it: in the channel asked
-    for, else where it was, else the announcements channel. A session without its event gets it."""
+    """Post the announcement (the first opens its thread) or edit it; a session without its event gets it."""
     async with ctx.store() as session:
         info = await store.get_session(session, guild_id, session_id)
     if info.is_cancelled:
@@ -261,8 +257,7 @@ async def refresh_enriched(
 async def form_session(
     ctx: SessionsContext, session_id: int, user_id: int, *, guild_id: int | None, organizer: bool
 ) -> SessionInfo:
-    """The session whose recording form ``user_id`` opens: its presenter, or an organizer of its server (not
-    from a DM: ``guild_id`` None). NotFound or NotAllowed otherwise."""
+    """The session whose recording form its presenter or an organizer (not in a DM) opens, or NotAllowed."""
     async with ctx.store() as session:
         found = await session.get(ClubSession, session_id)
         if found is None or (guild_id is not None and found.guild_id != guild_id):

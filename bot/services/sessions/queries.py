@@ -39,6 +39,11 @@ def _ends(row: Any) -> datetime:
     return row.starts_at + timedelta(minutes=row.duration_minutes)
 
 
+def _started(now: datetime) -> tuple[ColumnElement[bool], ...]:
+    """Sessions that have started and may still run (none lasts over MAX_DURATION)."""
+    return ClubSession.starts_at > now - timedelta(minutes=MAX_DURATION), ClubSession.starts_at <= now
+
+
 async def _upcoming_rows(
     session: AsyncSession,
     query: Select[Any],
@@ -52,26 +57,16 @@ async def _upcoming_rows(
     """ORM rows (``entities``) or column rows of sessions not yet over, in progress first."""
 
     async def run(q: Select[Any]) -> list[Any]:
-        result = await session.execute(q)
+        result = await session.execute(q.order_by(ClubSession.starts_at, ClubSession.id))
         return list(result.scalars().all() if entities else result.all())
 
-    window_start = now - timedelta(minutes=MAX_DURATION)
-    running = [
-        row
-        for row in await run(
-            query.where(
-                *conditions, ClubSession.starts_at > window_start, ClubSession.starts_at <= now
-            ).order_by(ClubSession.starts_at, ClubSession.id)
-        )
-        if _ends(row) > now
-    ]
+    running = [row for row in await run(query.where(*conditions, *_started(now))) if _ends(row) > now]
     head = running[offset : offset + limit]
     remaining = limit - len(head)
     if remaining <= 0:
         return head
     tail = await run(
         query.where(*conditions, ClubSession.starts_at > now)
-        .order_by(ClubSession.starts_at, ClubSession.id)
         .offset(max(0, offset - len(running)))
         .limit(remaining)
     )
@@ -97,14 +92,8 @@ async def list_upcoming(
 async def count_upcoming(session: AsyncSession, guild_id: int, now: datetime) -> int:
     """How many sessions are running or still to come."""
     conditions = _filters(guild_id, False, None)
-    window_start = now - timedelta(minutes=MAX_DURATION)
-    running = (
-        await session.execute(
-            select(ClubSession.starts_at, ClubSession.duration_minutes).where(
-                *conditions, ClubSession.starts_at > window_start, ClubSession.starts_at <= now
-            )
-        )
-    ).all()
+    columns = select(ClubSession.starts_at, ClubSession.duration_minutes)
+    running = (await session.execute(columns.where(*conditions, *_started(now)))).all()
     future = await session.scalar(
         select(func.count()).select_from(ClubSession).where(*conditions, ClubSession.starts_at > now)
     )
@@ -166,8 +155,7 @@ async def list_for_calendar(
 async def announced_with_papers(
     session: AsyncSession, guild_id: int, paper_ids: Sequence[int], now: datetime
 ) -> list[SessionInfo]:
-    """The guild's announced sessions still to come that read any of these papers (their posts show the
-    papers' cards). Past posts keep the card they had: a weekly citation count is no reason to edit them."""
+    """The guild's announced sessions still to come that read any of these papers (past posts are left)."""
     if not paper_ids:
         return []
     rows = await session.scalars(
@@ -200,49 +188,35 @@ def choice_name(session_id: int, title: str, starts_at: datetime, tz: ZoneInfo, 
 async def session_choices(
     session: AsyncSession, guild_id: int, now: datetime, current: str, zone: str
 ) -> list[tuple[str, int]]:
-    """Autocomplete for a `session` option: upcoming first, then recent; ``current`` matches the title (any
-    case) or, as a number, the id."""
+    """Autocomplete for a `session` option: upcoming, then recent; by title (any case) or id."""
     tz = timeutil.resolve_timezone(zone)
     typed = current.strip()
     typed_id = parse_id(typed)
-    columns = select(ClubSession.id, ClubSession.title, ClubSession.starts_at, ClubSession.status)
+    columns = select(
+        ClubSession.id,
+        ClubSession.title,
+        ClubSession.starts_at,
+        ClubSession.status,
+        ClubSession.duration_minutes,
+    )
     found: list[Any] = []
     if typed_id is not None:
-        exact = (
-            await session.execute(
-                columns.add_columns(ClubSession.duration_minutes).where(
-                    ClubSession.guild_id == guild_id, ClubSession.id == typed_id
-                )
-            )
-        ).first()
-        if exact is not None:
-            found.append(exact)
+        where_id = columns.where(ClubSession.guild_id == guild_id, ClubSession.id == typed_id)
+        found.extend((await session.execute(where_id)).all())
     needle = None if typed_id is not None else typed.lstrip("#").strip() or None
     conditions = _filters(guild_id, True, needle)
-    upcoming = await _upcoming_rows(
-        session,
-        columns.add_columns(ClubSession.duration_minutes),
-        conditions,
-        now,
-        limit=MAX_CHOICES,
-        offset=0,
-        entities=False,
+    found += await _upcoming_rows(
+        session, columns, conditions, now, limit=MAX_CHOICES, offset=0, entities=False
     )
-    found.extend(upcoming)
     if len(found) < MAX_CHOICES:
         recent = (
-            await session.execute(
-                columns.where(*conditions, ClubSession.starts_at <= now)
-                .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
-                .limit(MAX_CHOICES)
-            )
-        ).all()
-        found.extend(recent)
-    choices: list[tuple[str, int]] = []
-    seen: set[int] = set()
+            columns.where(*conditions, ClubSession.starts_at <= now)
+            .order_by(ClubSession.starts_at.desc(), ClubSession.id.desc())
+            .limit(MAX_CHOICES)
+        )
+        found.extend((await session.execute(recent)).all())
+    rows: dict[int, Any] = {}
     for row in found:
-        if row.id in seen:
-            continue
-        seen.add(row.id)
-        choices.append((choice_name(row.id, row.title, row.starts_at, tz, row.status), row.id))
+        rows.setdefault(row.id, row)
+    choices = [(choice_name(r.id, r.title, r.starts_at, tz, r.status), r.id) for r in rows.values()]
     return choices[:MAX_CHOICES]

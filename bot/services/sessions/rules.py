@@ -34,8 +34,7 @@ class StartTime:
 
 
 def resolve_start(when: str, timezone: str | None, default_timezone: str, now: datetime) -> StartTime:
-    """Read a typed start ('Thursday 9:30am') in ``timezone`` (default the guild's); BadInput when past, in a
-    DST gap or over 2 years out."""
+    """Read a typed start in ``timezone`` (default the guild's); BadInput when past, in a gap or too far."""
     tz = timeutil.resolve_timezone(timezone or default_timezone)
     parsed = parse_when(when, tz, now)
     check_start(parsed.utc, now)
@@ -180,8 +179,7 @@ def _versus(text: str) -> tuple[list[str], list[str]] | None:
 
 
 def read_papers(text: str | None) -> PaperReading:
-    """The `papers` text read once: one paper a line or between ';'; else commas, when every part is a short
-    name or a reference; a text in quotes is one paper."""
+    """The `papers` text read once: by lines or ';', else by commas when every part is a short name."""
     if text is None or not text.strip():
         return PaperReading()
     by_commas = False

@@ -135,8 +135,7 @@ async def _overlaps(session: AsyncSession, row: ClubSession) -> tuple[Overlap, .
 async def create_session(
     session: AsyncSession, guild_id: int, draft: SessionDraft, *, created_by: int | None, now: datetime
 ) -> SessionEdit:
-    """Store a new session from its checked draft (and the guild's other sessions at that time); Conflict when
-    one has that title at that time."""
+    """Store a new session from its checked draft; Conflict when one has that title at that time."""
     await _ensure_no_duplicate(session, guild_id, draft.title, draft.starts_at)
     row = ClubSession(
         guild_id=guild_id,
@@ -159,8 +158,7 @@ async def create_session(
 async def edit_session(
     session: AsyncSession, guild_id: int, session_id: int, changes: SessionChanges, *, now: datetime
 ) -> SessionEdit:
-    """Apply a checked edit: only what differs is written, the sequence raised; a new time or length lists the
-    guild's other sessions then."""
+    """Apply a checked edit: only what differs is written, the sequence raised."""
     row = await _load_scheduled(session, guild_id, session_id, "was cancelled; add a new session instead.")
     updates = changes.columns()
     changed = {name for name, value in updates.items() if getattr(row, name) != value}
@@ -244,8 +242,7 @@ RECORD = frozenset({"status", "date_only", "recording_url", "notes_url", "wiki_u
 async def keep_record(
     session: AsyncSession, guild_id: int, session_id: int, values: dict[str, object], *, now: datetime
 ) -> bool:
-    """Set a session's status, dated-only flag and recap links as a kept record (the programme file) gives
-    them, with no time rules; True when any differed."""
+    """Set a kept record's status, date-only flag and recap links (no time rules); True when any differed."""
     row = await session.get(ClubSession, session_id)
     if row is None or row.guild_id != guild_id:
         raise NotFound(f"There is no session #{session_id} in this server.")

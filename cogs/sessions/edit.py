@@ -1,29 +1,112 @@
-"""/organize session edit: the fields to change as options, or none for a form pre-filled with the session."""
+"""Organizers' input: the `channel` option (checked once), the edit form, a saved session's reply."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from functools import partial
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
 import discord
+from discord.utils import escape_markdown
 
 from bot import when
 from bot.client import Interaction
 from bot.errors import BadInput
-from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
-from bot.permissions import ensure_organizer
-from bot.replies import send_ephemeral
+from bot.hidden_channels import cannot_see, hidden_from_bot
+from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH, parse_paper_ref
+from bot.permissions import (
+    STAGE_EVENT_PERMISSIONS,
+    VOICE_EVENT_PERMISSIONS,
+    ensure_organizer,
+    missing_permissions,
+)
+from bot.replies import one_line, send_ephemeral
 from bot.services.config.guild import GuildConfig
 from bot.services.sessions import publish, rules
 from bot.services.sessions.context import SessionsContext
-from bot.services.sessions.draft import CLEAR, session_changes
-from bot.services.sessions.info import SessionInfo
+from bot.services.sessions.draft import CLEAR, Place, session_changes
+from bot.services.sessions.info import Overlap, SessionInfo
+from bot.services.sessions.rules import PaperReading
 from bot.text import cut
+from bot.timeutil import discord_timestamp
 from bot.views import PaperclubModal
 from cogs.sessions import _render as render
-from cogs.sessions.publish import reply_lines
+
+HeldIn = discord.VoiceChannel | discord.StageChannel  # a `channel` option: Discord offers only these
+
+CHANNEL_HELP: Final = "A voice or stage channel it is held in (default: at the sign-up link)"
+
+
+def checked_place(guild: discord.Guild | None, channel: HeldIn) -> Place:
+    """The channel as a session's place, or BadInput saying why not."""
+    if guild is None or channel.guild.id != guild.id:
+        raise BadInput("Pick a voice or stage channel of this server.")
+    if not isinstance(channel, HeldIn):
+        raise BadInput(f"<#{channel.id}> is not a voice or stage channel; pick one, or leave `channel` out.")
+    if hidden_from_bot(channel):
+        raise BadInput(f"{cannot_see(channel.id)}, or pick another `channel`.")
+    stage = isinstance(channel, discord.StageChannel)
+    need = STAGE_EVENT_PERMISSIONS if stage else VOICE_EVENT_PERMISSIONS
+    missing = missing_permissions(channel.permissions_for(guild.me), need)
+    if missing:
+        kind = "a stage channel's" if stage else "a voice channel's"
+        raise BadInput(
+            f"Discord asks for {', '.join(missing)} in <#{channel.id}> before I can make {kind} event, and "
+            "the bot does not have them there. Grant them (Server Settings → Roles → the bot's role, or the "
+            "channel's Permissions; see the README, “Sessions in a voice or stage channel”), or pick another "
+            "channel."
+        )
+    return Place(channel.id, channel.name)
+
+
+def reply_lines(published: publish.Published) -> list[str]:
+    """The lines a saved session's reply adds: how the input was read, then the warnings."""
+    lines = [f"Note: {published.start_note}." if published.start_note else None]
+    lines += [reading_note(published.reading), overlap_warning(published.overlaps), *published.warnings]
+    return [line for line in lines if line]
+
+
+def _quoted(text: str) -> str:
+    return f"“{escape_markdown(one_line(text, 80))}”"
+
+
+def reading_note(reading: PaperReading | None) -> str | None:
+    """How a typed `papers` text was split, when a comma made it unclear (else None)."""
+    if reading is None or not reading.worth_telling:
+        return None
+    count = len(reading.items)
+    read_as = f"read as {count} paper{'s' if count != 1 else ''}"
+    shown = " · ".join(_quoted(item) for item in reading.items)
+    if reading.against:
+        against = {item for item in reading.items if parse_paper_ref(item).key in reading.against}
+        main = [_quoted(item) for item in reading.items if item not in against]
+        rest = [_quoted(item) for item in reading.items if item in against]
+        shown = f"{' · '.join(main)}, read against {' · '.join(rest)}"
+    if reading.by_commas:
+        return (
+            f"Papers: {read_as}, split at the commas: {shown}. If that is one title, give it in quotes; "
+            "one paper per line or `;` between papers always separates them."
+        )
+    return f"Papers: {read_as}: {shown}. To give several, put one per line or separate them with `;`."
+
+
+def overlap_warning(overlaps: Sequence[Overlap]) -> str | None:
+    """A heads-up (not a refusal) when the guild has other sessions at the same time."""
+    if not overlaps:
+        return None
+    listed = [
+        f"{_quoted(o.title)} ({discord_timestamp(o.starts_at, 'f')})" for o in overlaps[:SHOWN_OVERLAPS]
+    ]
+    if len(overlaps) > SHOWN_OVERLAPS:
+        listed.append(f"{len(overlaps) - SHOWN_OVERLAPS} more")
+    plural = "s" if len(overlaps) > 1 else ""
+    return (
+        f"Heads up: this overlaps session{plural} {', '.join(listed)}. Both are kept; "
+        "move one with `/organize session edit` if that was not meant."
+    )
+
 
 FIELD_LABELS = {
     "title": "title",
@@ -43,6 +126,7 @@ TEXT_INPUT_MAX: Final = 4000
 PLACEHOLDER_MAX: Final = 100
 LABEL_MAX: Final = 45
 DESCRIPTION_MAX: Final = 100
+SHOWN_OVERLAPS: Final = 3
 PAPERS_INPUT_MAX: Final = min(TEXT_INPUT_MAX, MAX_PAPER_LIST_TEXT)
 
 
@@ -55,8 +139,7 @@ async def apply_edit(
     *,
     session_zone: str | None = None,
 ) -> None:
-    """Check ``request`` (:func:`session_changes`' arguments), save, publish and reply; a `when` without a
-    `zone` is read in ``session_zone`` (what the form showed), else in the session's zone as stored."""
+    """Check ``request`` (:func:`session_changes`' arguments), save, publish and reply."""
     assert interaction.guild_id is not None
     if not interaction.response.is_done():
         await interaction.response.defer(ephemeral=True, thinking=True)
@@ -124,22 +207,6 @@ class EditSessionModal(PaperclubModal):
             "signup_url": info.signup_url or "",
         }
         too_long = f"The {count} papers are too long to show here. A list typed here replaces them; {CLEAR} removes them."
-        self.inputs: dict[str, discord.ui.TextInput[Any]] = {
-            name: discord.ui.TextInput(
-                custom_id=f"session_edit:{name}",
-                default=self.prefilled[name] or None,
-                required=name in ("title", "when"),
-                max_length=limit,
-                style=discord.TextStyle.paragraph if name == "papers" else discord.TextStyle.short,
-                placeholder=too_long[:PLACEHOLDER_MAX] if name == "papers" and not fit else None,
-            )
-            for name, limit in (
-                ("title", rules.MAX_TITLE),
-                ("when", when.MAX_TEXT),
-                ("papers", PAPERS_INPUT_MAX),
-                ("signup_url", MAX_URL_LENGTH),
-            )
-        }
         self.presenter_input: discord.ui.UserSelect[Any] = discord.ui.UserSelect(
             custom_id="session_edit:presenter",
             required=False,
@@ -152,29 +219,32 @@ class EditSessionModal(PaperclubModal):
             if (info.presenter_name and not info.presenter_id)
             else "A member of the server; clear it for no presenter"
         )
-        fields: list[tuple[str, str | None, discord.ui.Item[Any]]] = [
-            ("Title", None, self.inputs["title"]),
+        papers_label = "Papers (one per line)" if fit else f"Papers: {count} kept unless you type here"
+        self.inputs: dict[str, discord.ui.TextInput[Any]] = {}
+        for name, text, description, limit in (
+            ("title", "Title", None, rules.MAX_TITLE),
             (
+                "when",
                 f"When ({info.timezone})",
                 "Like Thursday 9:30am or 2026-12-10 09:30, or a pasted <t:…> time",
-                self.inputs["when"],
+                when.MAX_TEXT,
             ),
-            ("Presenter", guest, self.presenter_input),
-            (
-                "Papers (one per line)" if fit else f"Papers: {count} kept unless you type here",
-                "arXiv ids or links, DOIs, links or titles",
-                self.inputs["papers"],
-            ),
-            ("Sign-up link", None, self.inputs["signup_url"]),
-        ]
-        for text, description, item in fields:
-            self.add_item(
-                discord.ui.Label(
-                    text=text[:LABEL_MAX],
-                    description=cut(description, DESCRIPTION_MAX) if description else None,
-                    component=item,
+            ("presenter", "Presenter", guest, 0),
+            ("papers", papers_label, "arXiv ids or links, DOIs, links or titles", PAPERS_INPUT_MAX),
+            ("signup_url", "Sign-up link", None, MAX_URL_LENGTH),
+        ):
+            item: discord.ui.Item[Any] = self.presenter_input
+            if name != "presenter":
+                item = self.inputs[name] = discord.ui.TextInput(
+                    custom_id=f"session_edit:{name}",
+                    default=self.prefilled[name] or None,
+                    required=name in ("title", "when"),
+                    max_length=limit,
+                    style=discord.TextStyle.paragraph if name == "papers" else discord.TextStyle.short,
+                    placeholder=too_long[:PLACEHOLDER_MAX] if name == "papers" and not fit else None,
                 )
-            )
+            description = cut(description, DESCRIPTION_MAX) if description else None
+            self.add_item(discord.ui.Label(text=text[:LABEL_MAX], description=description, component=item))
 
     def request(self) -> dict[str, Any]:
         """The fields whose text differs from what was pre-filled (emptied: cleared), the presenter picked."""
@@ -193,6 +263,7 @@ class EditSessionModal(PaperclubModal):
         return request
 
     async def submitted(self, interaction: Interaction) -> None:
+        """Save what was changed, as the command's options would."""
         config = await ensure_organizer(interaction)  # checked again: roles may have changed meanwhile
         request = self.request()
         if not request:
