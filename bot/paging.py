@@ -137,19 +137,19 @@ class PageButton(
         if pager.guard is not None:
             await pager.guard(interaction)
         page = await pager.render(interaction.guild_id, self.arg, self.page)
-        if isinstance(page, LayoutPage):
-            # content and embeds cleared in the same edit: an old embed page becomes the layout
-            await interaction.response.edit_message(
-                content=None,
-                embeds=[],
-                view=layout_view(self.name, self.arg, page),
-                allowed_mentions=NO_MENTIONS,
-            )
-            return
-        view = pager_view(self.name, self.arg, page)  # adds the footer: fit the embed after it
-        await interaction.response.edit_message(
-            embed=fit_embed(page.embed), view=view, allowed_mentions=NO_MENTIONS
-        )
+        parts = page_message(self.name, self.arg, page)
+        if "embed" not in parts:  # content and embeds cleared too: an old embed page becomes the layout
+            parts.update(content=None, embeds=[])
+        await interaction.response.edit_message(**parts, allowed_mentions=NO_MENTIONS)
+
+
+def page_buttons(name: str, arg: str, page: AnyPage) -> list[PageButton]:
+    """The ◀ ▶ buttons to the pages either side of ``page``."""
+    previous, following = max(page.page - 1, 0), min(page.page + 1, page.pages - 1)
+    return [
+        PageButton(name, arg, previous, "p", disabled=page.page <= 0),
+        PageButton(name, arg, following, "n", disabled=page.page >= page.pages - 1),
+    ]
 
 
 def pager_view(name: str, arg: str, page: Page) -> discord.ui.View | None:
@@ -157,9 +157,8 @@ def pager_view(name: str, arg: str, page: Page) -> discord.ui.View | None:
     if page.pages <= 1:
         return None
     view = PaperclubView(timeout=None)
-    previous, following = max(page.page - 1, 0), min(page.page + 1, page.pages - 1)
-    view.add_item(PageButton(name, arg, previous, "p", disabled=page.page <= 0))
-    view.add_item(PageButton(name, arg, following, "n", disabled=page.page >= page.pages - 1))
+    for button in page_buttons(name, arg, page):
+        view.add_item(button)
     page.embed.set_footer(text=footer_text(page))
     return view
 
@@ -174,23 +173,21 @@ def layout_view(name: str, arg: str, page: LayoutPage) -> discord.ui.LayoutView:
     """The page's card as a layout, with its "Page n of m" line and ◀ ▶ row when there are more pages."""
     card = page.card
     if page.pages > 1:
-        previous, following = max(page.page - 1, 0), min(page.page + 1, page.pages - 1)
         card.text(f"-# {footer_text(page)}")
-        card.row(
-            [
-                PageButton(name, arg, previous, "p", disabled=page.page <= 0),
-                PageButton(name, arg, following, "n", disabled=page.page >= page.pages - 1),
-            ]
-        )
+        card.row(page_buttons(name, arg, page))
     return card.view()
+
+
+def page_message(name: str, arg: str, page: AnyPage) -> dict[str, Any]:
+    """A page's message parts: its layout, or its fitted embed and ◀ ▶ buttons."""
+    if isinstance(page, LayoutPage):
+        return {"view": layout_view(name, arg, page)}
+    view = pager_view(name, arg, page)  # adds the footer: fit the embed after it
+    return {"embed": fit_embed(page.embed), "view": view}
 
 
 async def send_page(
     interaction: discord.Interaction[Any], name: str, arg: str, page: AnyPage, *, public: bool = False
 ) -> None:
     """Answer with a page a renderer made, and its ◀ ▶ buttons (ephemeral unless ``public``)."""
-    if isinstance(page, LayoutPage):
-        await send_reply(interaction, view=layout_view(name, arg, page), public=public)
-        return
-    view = pager_view(name, arg, page)  # adds the footer: fit the embed after it
-    await send_reply(interaction, embed=fit_embed(page.embed), view=view, public=public)
+    await send_reply(interaction, **page_message(name, arg, page), public=public)
