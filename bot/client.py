@@ -163,8 +163,7 @@ class PaperclubBot(commands.Bot):
         self.freeze_startup_heap()
 
     def freeze_startup_heap(self) -> None:
-        """Once, at the first READY: collect, then ``gc.freeze`` what start-up left, so no full collection of it
-        pauses the event loop mid-interaction (bench/roundtrip.py)."""
+        """Once, at the first READY: collect, then ``gc.freeze`` start-up's objects (bench/roundtrip.py)."""
         if self._heap_frozen:
             return
         self._heap_frozen = True

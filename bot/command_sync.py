@@ -43,8 +43,7 @@ async def sync_commands(
     *,
     force: bool = False,
 ) -> list[app_commands.AppCommand] | None:
-    """Sync ``tree`` to ``guild`` (None: globally) unless the stored hash is current (or ``force``); the
-    commands synced, or None."""
+    """Sync ``tree`` to ``guild`` (None: globally) unless the stored hash is current; the synced, or None."""
     digest = payload_hash(tree, guild)
     target = guild.id if guild else "global"
     key, claim = f"commands:{application_id}:{target}", f"commands.sync:{application_id}:{target}"

@@ -68,8 +68,7 @@ class ApiAddresses(NamedTuple):
 
 
 def api_addresses(base: str) -> ApiAddresses:
-    """The REST base (root + ``/api/v10`` unless given) and derived gateway (``/gateway/`` at the root) of a
-    DISCORD_API_BASE value; ValueError (one reason) if unusable."""
+    """A DISCORD_API_BASE's REST base (``…/api/v10`` unless given) and gateway; ValueError if unusable."""
     parts = urlsplit(base.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError("must be an http(s) URL")
@@ -126,9 +125,7 @@ class Settings(BaseSettings):
     )
     huggingface_api_url: str = "https://huggingface.co"
     openreview_api_url: str = "https://api2.openreview.net"
-    openreview_v1_api_url: str = (
-        "https://api.openreview.net"  # venues before 2024 (bot/sources/openreview.py)
-    )
+    openreview_v1_api_url: str = "https://api.openreview.net"  # venues before 2024
     crossref_api_url: str = "https://api.crossref.org"
     crossref_mailto: str | None = None
     datacite_api_url: str = "https://api.datacite.org"

@@ -1,5 +1,4 @@
-"""`BotEnv`: our bot on a given store against the stand-in's "Paper Club" guild and a FakeClock, restartable
-on the same store as a deploy would; the tests, the demo and the benches drive it."""
+"""`BotEnv`: our bot on a store against the stand-in's guild and a FakeClock, restartable like a deploy."""
 
 from __future__ import annotations
 
@@ -125,8 +124,7 @@ class BotEnv:
         return await self.start_bot()
 
     async def close(self) -> None:
-        """Stop the bot and the stand-ins; ``SpecViolationError`` if any request broke Discord's OpenAPI
-        description (even one the bot's error handling swallowed)."""
+        """Stop the bot and stand-ins; ``SpecViolationError`` if a request broke Discord's OpenAPI spec."""
         await self.stop_bot()
         await self._stack.aclose()  # leaves the StandIn, whose exit raises on a recorded violation
         self.standin.check_violations()  # (and again here, should the stand-in have been left already)

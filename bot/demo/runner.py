@@ -1,5 +1,4 @@
-"""`paperclub demo`: the tours of `bot/demo/tours/` (each `ORDER` and `async def tour(demo)`) in order on one
-guild, store and FakeClock against the local stand-in, printed as each person sees it."""
+"""`paperclub demo`: the tours of `bot/demo/tours/` in ``ORDER`` on one guild, store and FakeClock."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What a tour's steps use (:class:`Demo`): scenes, printing what each person sees, and finding what a scene
-needs in structured data, never in a reply's wording; a scene that cannot raises :class:`SceneFailed`."""
+"""What a tour's steps use (:class:`Demo`): scenes, printing what each person sees, finding what they need."""
 
 from __future__ import annotations
 
@@ -166,8 +165,7 @@ class Demo:
 
     # -- acting ---------------------------------------------------------------------------------------------
     async def settle(self) -> None:
-        """Wait (on their tasks, no sleeps) for the background work the last step set off: reminders,
-        suggestion posts, series."""
+        """Wait (on their tasks) for the last step's background work: reminders, suggestions, series."""
         for name in ("RemindersCog", "SuggestionsCog", "SeriesCog"):
             cog: Any = self.env.bot.get_cog(name)
             if cog is not None:
