@@ -66,12 +66,10 @@ class BotEnv:
 
     async def start(self) -> BotEnv:
         """Start the stand-ins and the default guild, then the bot; return self."""
-        saved = current_api_base()
-        self._stack.callback(restore_api_base, saved)
+        self._stack.callback(restore_api_base, current_api_base())
         await self._stack.enter_async_context(self.standin)
-        await self.arxiv.start()
-        self._stack.push_async_callback(self.arxiv.stop)
         for source in (
+            self.arxiv,
             self.semantic_scholar,
             self.huggingface,
             self.openreview,
