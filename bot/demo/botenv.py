@@ -134,9 +134,12 @@ class BotEnv:
         await self.close()
 
     def __getattr__(self, name: str) -> Any:
+        """The default guild's people and channels (``WORLD``), else the stand-in's (``messages_in`` …)."""
         if name in WORLD:
             return getattr(self.world, name)
-        raise AttributeError(name)
+        if name.startswith("_") or name == "standin":  # not yet set in __init__
+            raise AttributeError(name)
+        return getattr(self.standin, name)
 
     @property
     def member(self) -> Any:
@@ -221,19 +224,6 @@ class BotEnv:
             name, target, member=member or self.world.organizer, channel=channel or self.world.general
         )
 
-    def messages_in(self, channel: ChannelRef) -> list[Message]:
-        """The messages in a channel."""
-        return self.standin.messages_in(channel)
-
-    def dm_messages(self, member: MemberRef) -> list[Message]:
-        """The messages in a member's DM channel with the bot."""
-        return self.standin.dm_messages(member)
-
     def scheduled_events(self) -> list[Any]:
         """The default guild's scheduled events."""
         return self.standin.scheduled_events(self.world.guild)
-
-    @property
-    def requests(self) -> list[Any]:
-        """The REST requests the stand-in answered."""
-        return self.standin.requests
