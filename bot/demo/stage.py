@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, NoReturn, TextIO
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 
 from bot import timeutil
 from bot.demo import readable
@@ -239,18 +239,24 @@ class Demo:
         return await self._answered(await self.env.submit_modal(source, values, member=member))
 
     # -- finding what a scene needs -------------------------------------------------------------------------
+    async def stored(self, statement: Select[Any], problem: str) -> Any:
+        """The first value ``statement`` reads from the store; the scene fails with ``problem`` if none."""
+        async with self.env.bot.session_factory() as db:
+            found = await db.scalar(statement)
+        if not found:
+            self.fail(problem)
+        return found
+
     async def session_titled(self, title: str) -> SessionInfo:
         """The newest session of the demo's server with this title, from the store."""
-        async with self.env.bot.session_factory() as db:
-            found = await db.scalar(
-                select(ClubSession.id)
-                .where(ClubSession.guild_id == self.env.guild.id, ClubSession.title == title)
-                .order_by(ClubSession.id.desc())
-                .limit(1)
-            )
-            if found is None:
-                self.fail(f"found no session titled “{title}” in the store")
-            return await get_session(db, self.env.guild.id, found)
+        found = await self.stored(
+            select(ClubSession.id)
+            .where(ClubSession.guild_id == self.env.guild.id, ClubSession.title == title)
+            .order_by(ClubSession.id.desc())
+            .limit(1),
+            f"found no session titled “{title}” in the store",
+        )
+        return await self.session(found)
 
     async def session(self, session_id: int) -> SessionInfo:
         """A session as the store has it now."""

@@ -46,15 +46,13 @@ async def tour(demo: Demo) -> None:
     await demo.invoke("remind me", {"session": session.id, "before": "2h"}, member=tom)
     await demo.invoke("organize reminder list")
 
-    async with demo.bot.session_factory() as db:
-        due = await db.scalar(
-            select(Reminder.due_at)
-            .where(Reminder.guild_id == demo.guild.id, Reminder.kind == CUSTOM)
-            .order_by(Reminder.id.desc())
-            .limit(1)
-        )
-    if due is None:
-        demo.fail("found no organizer's reminder in the store")
+    due = await demo.stored(
+        select(Reminder.due_at)
+        .where(Reminder.guild_id == demo.guild.id, Reminder.kind == CUSTOM)
+        .order_by(Reminder.id.desc())
+        .limit(1),
+        "found no organizer's reminder in the store",
+    )
     demo.narrate(
         f"Fast-forward to {demo.club_time(due)}: the organizer's reminder goes out in #general, pinging nobody; "
         "on the way, Sam, the presenter, got a DM three days before his session"
