@@ -171,6 +171,13 @@ class Demo:
             if cog is not None:
                 await (cog.background if name == "SeriesCog" else cog).settle()
 
+    async def fast_forward(self, to: datetime) -> int:
+        """Move the clock to ``to`` and let what fell due go out; the :meth:`mark` from before the move."""
+        mark = self.mark()
+        await self.env.clock.set(to)
+        await self.settle()
+        return mark
+
     async def _answered(self, result: InteractionResult, *, quiet: bool = False) -> InteractionResult:
         """Wait for the answer (quiet or not: the next step must see what this one did), print it, settle."""
         response = await result.response()

@@ -64,9 +64,7 @@ async def tour(demo: Demo) -> None:
         "A week before the next open week (10 December), the organizers' thread gets its nudge: no presenter, "
         "no paper yet"
     )
-    mark = demo.mark()
-    await demo.clock.set(max(due, demo.clock.now()))
-    await demo.settle()
+    mark = await demo.fast_forward(max(due, demo.clock.now()))
     nudges = demo.since(thread, mark)
     if not nudges:
         demo.fail("posted no nudge in the organizers' thread")
