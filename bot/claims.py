@@ -79,11 +79,6 @@ IDENTIFY_WINDOW = timedelta(seconds=5)
 IDENTIFY_SPACING = IDENTIFY_WINDOW + timedelta(seconds=1)
 
 
-def slot_name(shard_id: int | None, max_concurrency: int) -> str:
-    """The claim key of the shard's identify bucket."""
-    return f"gateway.identify.{(shard_id or 0) % max(1, max_concurrency)}"
-
-
 async def take_slot(
     session_factory: async_sessionmaker[AsyncSession], name: str, spacing: timedelta = IDENTIFY_SPACING
 ) -> timedelta:

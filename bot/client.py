@@ -198,7 +198,7 @@ class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
                         limits.remaining,
                         len(self.shard_states()),
                     )
-        slot = claims.slot_name(shard_id, self._identify_concurrency)
+        slot = f"gateway.identify.{(shard_id or 0) % self._identify_concurrency}"  # the shard's bucket
         waited = await claims.take_slot(self.session_factory, slot)
         if waited:
             log.info("shard %s waited %.1f s for its identify slot", shard_id, waited.total_seconds())
