@@ -7,7 +7,6 @@ import unicodedata
 from urllib.parse import urlsplit
 
 CONTENT_LIMIT = 2000
-EMBED_TOTAL_LIMIT = 6000
 BUTTON_LABEL_LIMIT = 80
 CHOICE_NAME_LIMIT = 100
 THREAD_NAME_LIMIT = 100
