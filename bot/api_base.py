@@ -1,5 +1,4 @@
-"""Point discord.py at another Discord-compatible API (DISCORD_API_BASE): ``Route.BASE`` and the gateway
-``GET /gateway`` announces (https://discord.com/developers/docs/events/gateway#get-gateway)."""
+"""Point discord.py at another Discord-compatible API (DISCORD_API_BASE): REST base and gateway."""
 
 from __future__ import annotations
 
@@ -20,8 +19,7 @@ GATEWAY_LOOKUP_TIMEOUT = 10.0
 
 
 def apply_api_base(base: str | None) -> None:
-    """Send every REST and webhook call to ``base`` (its root, or ``…/api`` or ``…/api/vN``), and the gateway
-    to the address derived from it until :func:`discover_gateway` learns the announced one."""
+    """Send REST and webhook calls to ``base`` (root, ``…/api`` or ``…/api/vN``), the gateway to its own."""
     if not base:
         discord.http.Route.BASE = DISCORD_REST_BASE
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = DISCORD_GATEWAY
@@ -32,8 +30,7 @@ def apply_api_base(base: str | None) -> None:
 
 
 async def discover_gateway(base: str | None, *, timeout: float = GATEWAY_LOOKUP_TIMEOUT) -> yarl.URL:
-    """Use the gateway ``GET /gateway`` at ``base`` announces (else the derived one) and return it;
-    SettingsError for a plain ``ws://`` gateway off this machine (the token would travel unencrypted)."""
+    """Use the gateway ``GET /gateway`` announces (else the derived one); SettingsError if ws:// off-host."""
     if not base:
         return discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
     addresses = api_addresses(base)

@@ -157,8 +157,7 @@ class Background:
         )
 
     async def remove(self, name: str) -> None:
-        """Unschedule ``name``; a run in progress gets the job's ``stop_wait``, then is cancelled (a ``once``
-        job's slot is handed back, due again for any process)."""
+        """Unschedule ``name``; a run in progress gets ``stop_wait``, then is cancelled (slot due again)."""
         job = self.jobs.pop(name, None)
         self._again.discard(name)
         with contextlib.suppress(JobLookupError):

@@ -1,5 +1,4 @@
-"""Claiming work several processes share, each claim one statement with an owner and an expiry: a keyed
-claim (:func:`claim`, :func:`release`), the due rows of a table (:func:`claim_due`), Discord's IDENTIFY slots."""
+"""Claims of work several processes share: keyed claims, a table's due rows, Discord's IDENTIFY slots."""
 
 from __future__ import annotations
 
@@ -52,8 +51,7 @@ async def claim_due(
     limit: int | None = None,
     among: ColumnElement[bool] | None = None,
 ) -> Sequence[Row[Any]]:
-    """Claim the first ``limit`` rows that are ``due`` (and ``among``) in one UPDATE setting ``values``; the
-    rows claimed. PostgreSQL skips rows others lock; MATERIALIZED keeps ``limit`` (else re-run per row)."""
+    """Claim the first ``limit`` ``due`` rows (``among``) in one UPDATE setting ``values``; those rows."""
     table = model.__table__
     (key,) = (table.c[column.key] for column in inspect(model).primary_key)
     candidates = select(key).where(*due)
@@ -81,16 +79,10 @@ IDENTIFY_WINDOW = timedelta(seconds=5)
 IDENTIFY_SPACING = IDENTIFY_WINDOW + timedelta(seconds=1)
 
 
-def slot_name(shard_id: int | None, max_concurrency: int) -> str:
-    """The claim key of the shard's identify bucket."""
-    return f"gateway.identify.{(shard_id or 0) % max(1, max_concurrency)}"
-
-
 async def take_slot(
     session_factory: async_sessionmaker[AsyncSession], name: str, spacing: timedelta = IDENTIFY_SPACING
 ) -> timedelta:
-    """Wait (in real time) until this process holds the slot ``name``, one taker per ``spacing`` across the
-    store; how long it waited."""
+    """Wait (real time) for slot ``name``, one taker per ``spacing`` in the store; how long it waited."""
     owner = uuid.uuid4().hex
     waited = timedelta(0)
     while True:

@@ -34,15 +34,6 @@ from db.migrate import upgrade_database
 log = logging.getLogger("paperclub.bot")
 
 
-def discover_extensions() -> list[str]:
-    """Every module or package in `cogs/` not starting with `_` is an extension."""
-    return sorted(
-        f"{cogs.__name__}.{info.name}"
-        for info in pkgutil.iter_modules(cogs.__path__)
-        if not info.name.startswith("_")
-    )
-
-
 def default_intents() -> discord.Intents:
     """Only what the bot needs: guild structure (channels, roles) and scheduled events. No privileged intents."""
     intents = discord.Intents.none()
@@ -118,8 +109,9 @@ class PaperclubBot(commands.Bot):
         if self.migrate:
             await upgrade_database(self.engine)
         self.add_dynamic_items(PageButton)  # the ◀ ▶ of every paged list, looked up in self.pagers
-        for extension in discover_extensions():  # each feature's setup, called once: no reloading at run time
-            await importlib.import_module(extension).setup(self)
+        for info in sorted(pkgutil.iter_modules(cogs.__path__), key=lambda info: info.name):
+            if not info.name.startswith("_"):  # each feature's setup, called once: no reloading at run time
+                await importlib.import_module(f"{cogs.__name__}.{info.name}").setup(self)
         if self.start_background:
             await self.background.start()
         if self.web is not None:
@@ -127,18 +119,14 @@ class PaperclubBot(commands.Bot):
         if self.sync_mode != "never":
             await self.sync_application_commands(force=self.sync_mode == "force")
 
-    def _sync_target(self) -> discord.Object | None:
-        if self.settings.dev_guild_id is None:
-            return None
-        guild = discord.Object(id=self.settings.dev_guild_id)
-        self.tree.copy_global_to(guild=guild)
-        return guild
-
     async def sync_application_commands(self, *, force: bool = False) -> bool:
         """Sync when the command set changed (or when forced), once per deployment; True if synced."""
         assert self.application_id is not None
+        guild = None if self.settings.dev_guild_id is None else discord.Object(id=self.settings.dev_guild_id)
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
         synced = await command_sync.sync_commands(
-            self.tree, self.session_factory, self.application_id, self._sync_target(), force=force
+            self.tree, self.session_factory, self.application_id, guild, force=force
         )
         if synced is None:
             return False
@@ -163,8 +151,7 @@ class PaperclubBot(commands.Bot):
         self.freeze_startup_heap()
 
     def freeze_startup_heap(self) -> None:
-        """Once, at the first READY: collect, then ``gc.freeze`` what start-up left, so no full collection of it
-        pauses the event loop mid-interaction (bench/roundtrip.py)."""
+        """Once, at the first READY: collect, then ``gc.freeze`` start-up's objects (bench/roundtrip.py)."""
         if self._heap_frozen:
             return
         self._heap_frozen = True
@@ -211,7 +198,7 @@ class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
                         limits.remaining,
                         len(self.shard_states()),
                     )
-        slot = claims.slot_name(shard_id, self._identify_concurrency)
+        slot = f"gateway.identify.{(shard_id or 0) % self._identify_concurrency}"  # the shard's bucket
         waited = await claims.take_slot(self.session_factory, slot)
         if waited:
             log.info("shard %s waited %.1f s for its identify slot", shard_id, waited.total_seconds())

@@ -1,5 +1,4 @@
-"""The time source: the system clock in production; tests and the demo move a FakeClock, whose moves the
-background core hears and waits for."""
+"""The time source: the system clock in production; tests and the demo move a FakeClock."""
 
 from __future__ import annotations
 

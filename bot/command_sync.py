@@ -24,12 +24,6 @@ SYNC_LEASE = timedelta(minutes=2)  # longer than a sync takes, even behind a rat
 POLL_SECONDS = 0.25  # how often a process waiting for another's sync looks again
 
 
-def payload_hash(tree: app_commands.CommandTree, guild: discord.Object | None) -> str:
-    """The hash of the command set ``tree`` would sync to ``guild`` (None: globally)."""
-    payload = [command.to_dict(tree) for command in tree.get_commands(guild=guild)]
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
-
-
 async def synced_digest(session: AsyncSession, key: str) -> str | None:
     """The hash of the command set last synced, read fresh (not from the session's identity map)."""
     return (await session.execute(select(AppState.value).where(AppState.key == key))).scalar_one_or_none()
@@ -43,9 +37,9 @@ async def sync_commands(
     *,
     force: bool = False,
 ) -> list[app_commands.AppCommand] | None:
-    """Sync ``tree`` to ``guild`` (None: globally) unless the stored hash is current (or ``force``); the
-    commands synced, or None."""
-    digest = payload_hash(tree, guild)
+    """Sync ``tree`` to ``guild`` (None: globally) unless the stored hash is current; the synced, or None."""
+    payload = [command.to_dict(tree) for command in tree.get_commands(guild=guild)]
+    digest = hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()
     target = guild.id if guild else "global"
     key, claim = f"commands:{application_id}:{target}", f"commands.sync:{application_id}:{target}"
     owner = uuid.uuid4().hex

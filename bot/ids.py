@@ -1,5 +1,4 @@
-"""Row numbers as members give them ('12', '#12'), ASCII digits within the id columns only (never
-``str.isdigit()``, true for '²'), so a bad one is "no such row", never a store error."""
+"""Row numbers as members give them ('12', '#12'): ASCII digits within the id columns, else "no such row"."""
 
 from __future__ import annotations
 
@@ -46,8 +45,7 @@ def shown_number(value: object, limit: int = 20) -> str:
 
 
 def require_id(value: object, noun: str, *, pasted_name: bool = False) -> int:
-    """The row id in ``value`` (``pasted_name``: :func:`leading_id`'s form); NotFound for a number that
-    cannot be one, else BadInput."""
+    """The row id in ``value`` (``pasted_name``: :func:`leading_id`'s form); NotFound or BadInput if none."""
     found = leading_id(value) if pasted_name and isinstance(value, str) else parse_id(value)
     if found is not None:
         return found

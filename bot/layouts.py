@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import discord
 from discord.utils import escape_markdown
 
-from bot.text import cut, is_http_url, one_line, visible
+from bot.text import BUTTON_LABEL_LIMIT, cut, is_http_url, one_line, visible
 
 # Component Reference: 40 components with IS_COMPONENTS_V2; text displays total 4000 characters.
 COMPONENT_LIMIT = 40
@@ -18,7 +18,6 @@ TEXT_LIMIT = 4000
 BUTTONS_PER_ROW = 5
 # Button Structure: a link button's url is "max 512 characters".
 BUTTON_URL_LIMIT = 512
-BUTTON_LABEL_LIMIT = 80
 
 Item = discord.ui.Item[Any]
 
@@ -92,8 +91,7 @@ def text_length(component: dict[str, Any]) -> int:
 
 @dataclass
 class _Block:
-    """A text, a section (text beside ``accessory``), a row of ``buttons`` or a separator: built late, so a
-    cut text can be rebuilt."""
+    """A text, a section, a row of buttons or a separator, built late so a cut text can be rebuilt."""
 
     texts: list[str]
     group: str | None = None

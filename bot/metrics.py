@@ -48,12 +48,6 @@ class ShardState(NamedTuple):
     latency: float  # seconds between a heartbeat and its ACK; nan before the first
 
 
-def command_label(name: str) -> str:
-    """A bounded label: a component's custom_id (``suggestion:vote:123``) without its ids."""
-    parts = [p for p in name.split(":") if not _ID_PART.match(p)]
-    return ":".join(parts)[:60] or "unknown"
-
-
 class _Gateway(Collector):
     """The shards' latency and connection, read from discord.py when scraped."""
 
@@ -135,7 +129,8 @@ class BotMetrics:
 
     def interaction(self, command: str, outcome: str, seconds: float) -> None:
         """Count one interaction and its latency."""
-        label = command_label(command)  # keyed by the label: a custom_id's ids would grow the dict
+        # A bounded label, keying the dict too: a custom_id (``suggestion:vote:123``) without its ids.
+        label = ":".join(p for p in command.split(":") if not _ID_PART.match(p))[:60] or "unknown"
         series = self._interaction_series.get((label, outcome))
         if series is None:
             series = (self.interactions.labels(label, outcome), self.interaction_latency.labels(label))

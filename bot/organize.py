@@ -1,5 +1,4 @@
-"""/organize: the one root of the organizers' commands, hidden from members by its default permissions; each
-feature declares its subgroup with ``organizer_group`` and attaches it in cog_load."""
+"""/organize: the organizers' one root command, hidden from members; features attach their subgroups."""
 
 from __future__ import annotations
 

@@ -10,8 +10,8 @@ from typing import Any, Self
 import discord
 
 from bot.layouts import Card
-from bot.replies import NO_MENTIONS, fit_embed, send_reply
-from bot.views import PaperclubView, PersistentButton, field
+from bot.replies import NO_MENTIONS, send_reply
+from bot.views import PersistentButton, field
 
 NAME = re.compile(r"[a-z_]{1,20}")
 
@@ -20,18 +20,8 @@ LEGACY_SESSION_LIST = "sessions"
 
 
 @dataclass(frozen=True)
-class Page:
-    """One rendered page of a paged list."""
-
-    embed: discord.Embed
-    page: int  # 0-based, clamped by the renderer
-    pages: int  # total, at least 1
-    note: str = ""  # after "Page n of m" in the footer, e.g. "12 upcoming"
-
-
-@dataclass(frozen=True)
 class LayoutPage:
-    """One rendered page as a layout card; the pager adds its "Page n of m" line and ◀ ▶ row."""
+    """One rendered page of a paged list: its card; the pager adds its "Page n of m" line and ◀ ▶ row."""
 
     card: Card
     page: int  # 0-based, clamped by the renderer
@@ -39,11 +29,8 @@ class LayoutPage:
     note: str = ""  # after "Page n of m", e.g. "12 upcoming"
 
 
-AnyPage = Page | LayoutPage
-
-PageRenderer = Callable[[int, str, int], Awaitable[AnyPage]]
-"""(guild_id, arg, page) -> Page or LayoutPage; ``arg`` is what the buttons carry besides the page
-(≤ 60 chars, no ``:``)."""
+PageRenderer = Callable[[int, str, int], Awaitable[LayoutPage]]
+"""(guild_id, arg, page) -> the page; ``arg``: what the buttons carry besides the page (≤ 60, no ``:``)."""
 
 PageGuard = Callable[[discord.Interaction[Any]], Awaitable[object]]
 """Run before every page turn; raises (e.g. NotAllowed) to refuse the presser."""
@@ -82,16 +69,6 @@ class Pagers:
 
     def __contains__(self, name: object) -> bool:
         return name in self._pagers
-
-    async def first_page(
-        self, name: str, guild_id: int, arg: str = "", page: int = 0
-    ) -> tuple[discord.Embed, discord.ui.View | None]:
-        """Render a page of a registered pager: its embed (footer added, fitted) and its buttons."""
-        result = await self._pagers[name].render(guild_id, arg, page)
-        if not isinstance(result, Page):
-            raise TypeError(f"pager {name!r} draws layouts: send its pages with send_page")
-        view = pager_view(name, arg, result)  # adds the footer: fit the embed after it
-        return fit_embed(result.embed), view
 
 
 def page_count(total_items: int, per_page: int) -> int:
@@ -137,45 +114,19 @@ class PageButton(
         if pager.guard is not None:
             await pager.guard(interaction)
         page = await pager.render(interaction.guild_id, self.arg, self.page)
-        if isinstance(page, LayoutPage):
-            # content and embeds cleared in the same edit: an old embed page becomes the layout
-            await interaction.response.edit_message(
-                content=None,
-                embeds=[],
-                view=layout_view(self.name, self.arg, page),
-                allowed_mentions=NO_MENTIONS,
-            )
-            return
-        view = pager_view(self.name, self.arg, page)  # adds the footer: fit the embed after it
+        # content and embeds cleared in the same edit: an old embed page becomes the layout
         await interaction.response.edit_message(
-            embed=fit_embed(page.embed), view=view, allowed_mentions=NO_MENTIONS
+            content=None, embeds=[], view=layout_view(self.name, self.arg, page), allowed_mentions=NO_MENTIONS
         )
-
-
-def pager_view(name: str, arg: str, page: Page) -> discord.ui.View | None:
-    """◀ ▶ buttons for `page`, or None when everything fits on one page."""
-    if page.pages <= 1:
-        return None
-    view = PaperclubView(timeout=None)
-    previous, following = max(page.page - 1, 0), min(page.page + 1, page.pages - 1)
-    view.add_item(PageButton(name, arg, previous, "p", disabled=page.page <= 0))
-    view.add_item(PageButton(name, arg, following, "n", disabled=page.page >= page.pages - 1))
-    page.embed.set_footer(text=footer_text(page))
-    return view
-
-
-def footer_text(page: AnyPage) -> str:
-    """ "Page n of m", and the page's note after it."""
-    footer = f"Page {page.page + 1} of {page.pages}"
-    return f"{footer} · {page.note}" if page.note else footer
 
 
 def layout_view(name: str, arg: str, page: LayoutPage) -> discord.ui.LayoutView:
     """The page's card as a layout, with its "Page n of m" line and ◀ ▶ row when there are more pages."""
     card = page.card
     if page.pages > 1:
+        footer = f"Page {page.page + 1} of {page.pages}"
+        card.text(f"-# {footer} · {page.note}" if page.note else f"-# {footer}")
         previous, following = max(page.page - 1, 0), min(page.page + 1, page.pages - 1)
-        card.text(f"-# {footer_text(page)}")
         card.row(
             [
                 PageButton(name, arg, previous, "p", disabled=page.page <= 0),
@@ -186,11 +137,7 @@ def layout_view(name: str, arg: str, page: LayoutPage) -> discord.ui.LayoutView:
 
 
 async def send_page(
-    interaction: discord.Interaction[Any], name: str, arg: str, page: AnyPage, *, public: bool = False
+    interaction: discord.Interaction[Any], name: str, arg: str, page: LayoutPage, *, public: bool = False
 ) -> None:
     """Answer with a page a renderer made, and its ◀ ▶ buttons (ephemeral unless ``public``)."""
-    if isinstance(page, LayoutPage):
-        await send_reply(interaction, view=layout_view(name, arg, page), public=public)
-        return
-    view = pager_view(name, arg, page)  # adds the footer: fit the embed after it
-    await send_reply(interaction, embed=fit_embed(page.embed), view=view, public=public)
+    await send_reply(interaction, view=layout_view(name, arg, page), public=public)

@@ -1,5 +1,4 @@
-"""Permissions: what the bot needs (``REQUIRED_PERMISSIONS``), and who may do what, checked in code on every
-call: the organizer gate (:func:`ensure_organizer`) and the Manage Server gate (:func:`ensure_manager`)."""
+"""What the bot needs (``REQUIRED_PERMISSIONS``); the organizer and Manage Server gates, in code."""
 
 from __future__ import annotations
 

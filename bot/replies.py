@@ -10,7 +10,6 @@ from bot.text import (
     BUTTON_LABEL_LIMIT,
     CHOICE_NAME_LIMIT,
     CONTENT_LIMIT,
-    EMBED_TOTAL_LIMIT,
     THREAD_NAME_LIMIT,
     cut,
     markdown_link,
@@ -26,16 +25,6 @@ NO_MENTIONS = discord.AllowedMentions.none()
 def member_mention(user_id: int | None) -> str:
     """``<@id>`` (which never pings: :data:`NO_MENTIONS`), or "a member" for one who deleted their data."""
     return f"<@{user_id}>" if user_id else "a member"
-
-
-def fit_embed(embed: discord.Embed) -> discord.Embed:
-    """Trim fields from the end (then the description) until the embed fits Discord's 6000 total."""
-    while len(embed) > EMBED_TOTAL_LIMIT and embed.fields:
-        embed.remove_field(len(embed.fields) - 1)
-    if len(embed) > EMBED_TOTAL_LIMIT and embed.description:
-        over = len(embed) - EMBED_TOTAL_LIMIT
-        embed.description = cut(embed.description, max(1, len(embed.description) - over - 1))
-    return embed
 
 
 async def send_reply(

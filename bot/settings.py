@@ -24,19 +24,12 @@ _HOW_TO_FIX: dict[str, str] = {
         "use the server's root or its API base, such as http://127.0.0.1:8123 or https://host/api/v10, "
         "or leave it unset for Discord"
     ),
-    "ARXIV_API_URL": "use an http(s) URL such as https://export.arxiv.org/api/query",
     "PAPER_SOURCES": (
         "use a comma-separated list of arxiv, semantic_scholar, huggingface, openreview, crossref, datacite "
         "(or none), or leave it unset for all of them"
     ),
-    "SEMANTIC_SCHOLAR_API_URL": "use an http(s) URL such as https://api.semanticscholar.org/graph/v1",
     "SEMANTIC_SCHOLAR_API_KEY": "paste the key Semantic Scholar sent you, or leave it unset for the shared pool",
-    "HUGGINGFACE_API_URL": "use an http(s) URL such as https://huggingface.co",
-    "OPENREVIEW_API_URL": "use an http(s) URL such as https://api2.openreview.net",
-    "OPENREVIEW_V1_API_URL": "use an http(s) URL such as https://api.openreview.net",
-    "CROSSREF_API_URL": "use an http(s) URL such as https://api.crossref.org",
     "CROSSREF_MAILTO": "use an e-mail address someone reads, such as club@example.org, or leave it unset",
-    "DATACITE_API_URL": "use an http(s) URL such as https://api.datacite.org",
     "WEB_PORT": "use a port number such as 8080 (0: any free port), or leave it unset to serve nothing",
     "WEB_HOST": "use the address to listen on, such as 127.0.0.1 (the default) or 0.0.0.0",
     "PUBLIC_URL": "use the https address people reach the web server at, such as https://club.example.org",
@@ -68,8 +61,7 @@ class ApiAddresses(NamedTuple):
 
 
 def api_addresses(base: str) -> ApiAddresses:
-    """The REST base (root + ``/api/v10`` unless given) and derived gateway (``/gateway/`` at the root) of a
-    DISCORD_API_BASE value; ValueError (one reason) if unusable."""
+    """A DISCORD_API_BASE's REST base (``…/api/v10`` unless given) and gateway; ValueError if unusable."""
     parts = urlsplit(base.strip())
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ValueError("must be an http(s) URL")
@@ -126,9 +118,7 @@ class Settings(BaseSettings):
     )
     huggingface_api_url: str = "https://huggingface.co"
     openreview_api_url: str = "https://api2.openreview.net"
-    openreview_v1_api_url: str = (
-        "https://api.openreview.net"  # venues before 2024 (bot/sources/openreview.py)
-    )
+    openreview_v1_api_url: str = "https://api.openreview.net"  # venues before 2024
     crossref_api_url: str = "https://api.crossref.org"
     crossref_mailto: str | None = None
     datacite_api_url: str = "https://api.datacite.org"
@@ -280,6 +270,13 @@ class Settings(BaseSettings):
         if self.discord_token is None or not self.discord_token.get_secret_value().strip():
             raise SettingsError(f"DISCORD_TOKEN is not set: {_HOW_TO_FIX['DISCORD_TOKEN']}.")
         return self.discord_token.get_secret_value().strip()
+
+
+_HOW_TO_FIX.update(
+    (name.upper(), f"use an http(s) URL such as {field.default}")
+    for name, field in Settings.model_fields.items()
+    if name.endswith("_api_url")
+)
 
 
 def load_settings(**overrides: Any) -> Settings:

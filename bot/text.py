@@ -7,12 +7,6 @@ import unicodedata
 from urllib.parse import urlsplit
 
 CONTENT_LIMIT = 2000
-EMBED_TITLE_LIMIT = 256
-EMBED_DESCRIPTION_LIMIT = 4096
-EMBED_FIELD_NAME_LIMIT = 256
-EMBED_FIELD_VALUE_LIMIT = 1024
-EMBED_FOOTER_LIMIT = 2048
-EMBED_TOTAL_LIMIT = 6000
 BUTTON_LABEL_LIMIT = 80
 CHOICE_NAME_LIMIT = 100
 THREAD_NAME_LIMIT = 100
@@ -102,8 +96,7 @@ def link_url(url: str | None) -> str | None:
 
 
 def markdown_link(text: str | None, url: str | None, *, limit: int = 200, preview: bool = True) -> str:
-    """``[text](url)``, the one way masked links are made (``preview=False``: no preview card); an unusable
-    URL leaves just the text."""
+    """``[text](url)``, the one way to make masked links (``preview=False``: none); a bad URL: the text."""
     label = link_text(text, limit)
     target = link_url(url)
     if target is None:

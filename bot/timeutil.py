@@ -325,8 +325,7 @@ def next_occurrence(
     *,
     anchor_day: int | None = None,
 ) -> datetime:
-    """The next repeat after ``prev_utc`` at the same wall time in ``tz`` (monthly: ``anchor_day`` clamped to
-    the month); BadInput past the year 9999."""
+    """The next repeat after ``prev_utc`` at the same wall time in ``tz``; BadInput past the year 9999."""
     if rule not in ("daily", "weekly", "monthly"):
         raise ValueError(f"unknown repeat rule {rule!r}")
     prev = ensure_aware_utc(prev_utc)

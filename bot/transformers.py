@@ -22,8 +22,6 @@ from bot.text import CHOICE_NAME_LIMIT, cut
 if TYPE_CHECKING:
     from bot.client import Interaction, PaperclubBot  # noqa: F401  (PaperclubBot: the base class's string)
 
-MAX_SESSION_ID = MAX_ID
-
 ChoiceT = TypeVar("ChoiceT", str, int, float)
 
 
@@ -37,17 +35,6 @@ async def guild_choices(
     async with interaction.client.session_factory() as session:
         pairs = list(await query(session, interaction.guild_id))
     return [app_commands.Choice(name=name, value=value) for name, value in pairs][:MAX_CHOICES]
-
-
-async def session_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[int]]:
-    """Choices for a `session` option in the user's guild."""
-
-    async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, int]]:
-        config = await get_config(session, guild_id)
-        now = interaction.client.clock.now()
-        return await session_choices(session, guild_id, now, current[:100], config.timezone)
-
-    return await guild_choices(interaction, query)
 
 
 async def timezone_autocomplete(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -100,7 +87,13 @@ class SessionIdTransformer(IdTransformer):
         self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[int]]:
         """The guild's sessions matching what the member typed."""
-        return await session_autocomplete(interaction, str(value))
+
+        async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, int]]:
+            config = await get_config(session, guild_id)
+            now = interaction.client.clock.now()
+            return await session_choices(session, guild_id, now, str(value)[:100], config.timezone)
+
+        return await guild_choices(interaction, query)
 
 
 WHEN_EXAMPLES = "tomorrow 9am, 2026-12-03 09:00, Thursday 9:30am"

@@ -14,6 +14,7 @@ from bot.replies import send_ephemeral
 
 log = logging.getLogger("paperclub.interactions")
 
+WRAPPERS = (app_commands.CommandInvokeError, app_commands.TransformerError, app_commands.CheckFailure)
 APOLOGY = "Sorry, something went wrong on our side. The organizers can find the details in the bot's log."
 
 
@@ -25,14 +26,10 @@ def _command_name(interaction: discord.Interaction[Any]) -> str:
     return str(data.get("custom_id") or data.get("name") or interaction.type.name)
 
 
-def _elapsed_ms(interaction: discord.Interaction[Any]) -> float:
-    started = interaction.extras.get("paperclub_t0")
-    return (time.perf_counter() - started) * 1000 if started else 0.0
-
-
 def log_outcome(interaction: discord.Interaction[Any], outcome: str) -> None:
     """One log line per interaction, and its count and latency in the bot's metrics (bot/metrics.py)."""
-    command, elapsed_ms = _command_name(interaction), _elapsed_ms(interaction)
+    command, started = _command_name(interaction), interaction.extras.get("paperclub_t0")
+    elapsed_ms = (time.perf_counter() - started) * 1000 if started else 0.0
     log.info(
         "interaction command=%s guild=%s user=%s latency_ms=%.1f outcome=%s",
         command,
@@ -48,15 +45,11 @@ def log_outcome(interaction: discord.Interaction[Any], outcome: str) -> None:
 
 def unwrap(error: BaseException) -> BaseException:
     """The domain error under discord.py's wrappers, if any."""
-    seen = 0
-    while seen < 5 and isinstance(
-        error, app_commands.CommandInvokeError | app_commands.TransformerError | app_commands.CheckFailure
-    ):
+    for _ in range(5):
         inner = error.__cause__ or getattr(error, "original", None)
-        if inner is None:
+        if inner is None or not isinstance(error, WRAPPERS):
             break
         error = inner
-        seen += 1
     return error
 
 

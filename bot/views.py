@@ -80,11 +80,7 @@ def field(pattern: str, parse: Callable[[str], Any] = str) -> Any:
 
 
 class PersistentButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"(?!)"):
-    """A button whose state is its custom_id, ``<prefix>:<field>:<field>…``, rebuilt on a press after a restart.
-
-    Subclasses give ``prefix=`` (and ``legacy=``, an older form) in the class line, :func:`field`s, their look
-    as class attributes, and implement :meth:`pressed`.
-    """
+    """A button whose state is its custom_id (``<prefix>:<field>…``), rebuilt on a press after a restart."""
 
     label: ClassVar[str] = ""
     emoji: ClassVar[str | None] = None

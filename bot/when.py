@@ -183,8 +183,7 @@ def is_timestamp(text: str) -> bool:
 
 
 def pasted_instant(text: str, now: datetime) -> datetime | None:
-    """The instant a pasted ``<t:1762358400:F>`` names (aware UTC), None when ``text`` is not one; BadInput for
-    broken markup or an instant outside :func:`bot.timeutil.date_window`."""
+    """The instant a pasted ``<t:…>`` names, None if ``text`` is none; BadInput if broken or out of range."""
     cleaned = text.strip()
     m = _TIMESTAMP.fullmatch(cleaned)
     if m is None:

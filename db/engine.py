@@ -58,8 +58,8 @@ def describe_database(url: str | URL) -> str:
     return f"the PostgreSQL database {parsed.database or '(default)'} on {where}{user}"
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    """Foreign keys, WAL, a busy timeout and a larger page cache on every SQLite connection."""
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    """Every SQLite connection: foreign keys, WAL, a busy timeout, a larger cache, no pysqlite BEGIN."""
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -68,6 +68,7 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # 32 MiB (default 2 MiB), filled as read: a large store's full-text index fits in memory.
     cursor.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")
     cursor.close()
+    dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself (pysqlite's own defers it)
 
 
 READ_ONLY_OPTION = "paperclub_read_only"
@@ -75,8 +76,7 @@ ONE_STATEMENT_OPTION = "paperclub_one_statement"
 
 
 def _sqlite_begin_immediate(conn: Any) -> None:
-    """BEGIN IMMEDIATE, so writers queue on busy_timeout; read-only sessions begin deferred, one-statement
-    reads begin nothing."""
+    """BEGIN IMMEDIATE, so writers queue on busy_timeout (read-only: deferred BEGIN; one-statement: none)."""
     options = conn.get_execution_options()
     if options.get(ONE_STATEMENT_OPTION):
         return
@@ -105,15 +105,8 @@ def create_engine(
             kwargs["connect_args"] = {"server_settings": {"search_path": search_path}}
     engine = create_async_engine(url, **kwargs)
     if parsed.get_backend_name() == "sqlite":
-        sync_engine = engine.sync_engine
-        event.listen(sync_engine, "connect", _sqlite_pragmas)
-
-        @event.listens_for(sync_engine, "connect")
-        def _no_pysqlite_transactions(dbapi_connection: Any, _record: Any) -> None:
-            # Let SQLAlchemy emit BEGIN itself (pysqlite's own handling defers it).
-            dbapi_connection.isolation_level = None
-
-        event.listen(sync_engine, "begin", _sqlite_begin_immediate)
+        event.listen(engine.sync_engine, "connect", _sqlite_connect)
+        event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)
     return engine
 
 
@@ -128,8 +121,7 @@ def read_only_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSe
 
 
 def one_statement_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    """Sessions for a read that is ONE statement, run outside any transaction (one statement is its own
-    snapshot: https://www.sqlite.org/lang_transaction.html, PostgreSQL's READ COMMITTED)."""
+    """One-statement reads outside any transaction (https://www.sqlite.org/lang_transaction.html)."""
     if backend_name(engine) == "sqlite":
         bound = engine.execution_options(**{ONE_STATEMENT_OPTION: True})
     else:

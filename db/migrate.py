@@ -1,5 +1,4 @@
-"""Alembic migrations run from code, once however many processes start: PostgreSQL holds an advisory lock in
-the upgrade's transaction, SQLite's BEGIN IMMEDIATE its write lock."""
+"""Alembic migrations run from code, once however many processes start (an advisory or write lock)."""
 
 from __future__ import annotations
 

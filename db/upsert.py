@@ -35,8 +35,7 @@ def upsert(
     update: Sequence[str],
     where: ColumnElement[bool] | None = None,
 ) -> Insert:
-    """INSERT ``row``, or on a clash on ``keys`` set the ``update`` columns to its values (only where
-    ``where`` holds of the row there)."""
+    """INSERT ``row``, or on a clash on ``keys`` set the ``update`` columns (only where ``where`` holds)."""
     statement = _insert(session, model, row)
     return statement.on_conflict_do_update(
         index_elements=keys, set_={name: statement.excluded[name] for name in update}, where=where

@@ -1,6 +1,5 @@
-"""The ◀ ▶ page buttons (bot/paging.py) end to end: the footer they add never pushes an embed over
-Discord's 6000 characters, a pager's guard is checked on every press, the registry is the bot's, and a
-layout page (LayoutPage) turns in place with its "Page n of m" line."""
+"""The ◀ ▶ page buttons (bot/paging.py) end to end: a pager's guard is checked on every press, the registry is
+the bot's, old embed pages turn into layouts, and a layout page turns in place with its "Page n of m" line."""
 
 from __future__ import annotations
 
@@ -11,49 +10,21 @@ import pytest
 
 from bot.errors import NotAllowed
 from bot.layouts import Card
-from bot.paging import LayoutPage, Page, layout_view
+from bot.paging import LayoutPage, layout_view
 from tests.sessions.helpers import add_session, run
 
-FIELD_VALUE = "v" * 1000
 
-
-async def near_full(guild_id: int, arg: str, page: int) -> Page:
-    """An embed of 5,990 characters before the pager's 'Page n of 2' footer."""
-    embed = discord.Embed(title="Big", description="d" * (5990 - 3 - 5 * (5 + 1000)))
-    for n in range(5):
-        embed.add_field(name=f"f{n:04d}", value=FIELD_VALUE)
-    assert len(embed) == 5990
-    return Page(embed=embed, page=min(max(page, 0), 1), pages=2)
+async def layout_pages(guild_id: int, arg: str, page: int) -> LayoutPage:
+    """Two pages drawn as layout cards, with a note after "Page n of m"."""
+    page = min(max(page, 0), 1)
+    return LayoutPage(Card().heading(f"Layout {page + 1}"), page=page, pages=2, note="3 things")
 
 
 async def post_pager(env: Any, name: str) -> Any:
-    embed, view = await env.bot.pagers.first_page(name, env.guild.id)
-    assert len(embed) <= 6000
-    assert embed.footer.text == "Page 1 of 2"
-    channel = env.bot.get_channel(env.general.id)
-    sent = await channel.send(embed=embed, view=view)
+    """The first page of the pager ``name``, posted in #general."""
+    view = layout_view(name, "", await layout_pages(env.guild.id, "", 0))
+    sent = await env.bot.get_channel(env.general.id).send(view=view)
     return env.standin.message(sent.id)
-
-
-def embed_length(embed: dict[str, Any]) -> int:
-    return (
-        len(embed.get("title") or "")
-        + len(embed.get("description") or "")
-        + len(embed["footer"]["text"])
-        + sum(len(f["name"]) + len(f["value"]) for f in embed.get("fields", []))
-    )
-
-
-async def test_a_near_full_page_still_fits_with_its_footer(discord_env) -> None:
-    env = discord_env
-    env.bot.pagers.register("near_full", near_full)
-    message = await post_pager(env, "near_full")
-    next_id = next(b["custom_id"] for b in message.buttons if b["custom_id"].endswith(":n"))
-    turned = await (await env.click(message, next_id)).response()
-    (embed,) = turned.embeds
-    assert embed["footer"]["text"] == "Page 2 of 2"
-    assert embed_length(embed) <= 6000
-    assert embed["title"] == "Big"
 
 
 async def test_a_guarded_pager_refuses_before_rendering(discord_env) -> None:
@@ -64,9 +35,9 @@ async def test_a_guarded_pager_refuses_before_rendering(discord_env) -> None:
         if interaction.user.id != env.admin.id:
             raise NotAllowed("Admins only.")
 
-    async def renderer(guild_id: int, arg: str, page: int) -> Page:
+    async def renderer(guild_id: int, arg: str, page: int) -> LayoutPage:
         rendered.append(page)
-        return await near_full(guild_id, arg, page)
+        return await layout_pages(guild_id, arg, page)
 
     env.bot.pagers.register("guarded", renderer, guard=only_admins)
     message = await post_pager(env, "guarded")
@@ -76,8 +47,8 @@ async def test_a_guarded_pager_refuses_before_rendering(discord_env) -> None:
     assert refused.ephemeral
     assert refused.content == "Admins only."
     assert rendered == []
-    turned = await (await env.click(message, next_id, member=env.admin)).response()
-    assert turned.embeds[0]["footer"]["text"] == "Page 2 of 2"
+    turned = await (await env.click(message, next_id, member=env.admin)).final()
+    assert turned.text_displays[-1] == "-# Page 2 of 2 · 3 things"
     assert rendered == [1]
 
 
@@ -85,15 +56,15 @@ async def test_the_registry_is_the_bots_and_a_name_is_taken_once(discord_env) ->
     env = discord_env
     assert "sessions" in env.bot.pagers  # registered by the sessions cog's cog_load
     with pytest.raises(ValueError, match="already registered"):
-        env.bot.pagers.register("sessions", near_full)
+        env.bot.pagers.register("sessions", layout_pages)
     with pytest.raises(ValueError, match="bad pager name"):
-        env.bot.pagers.register("Not-A-Name", near_full)
+        env.bot.pagers.register("Not-A-Name", layout_pages)
     old_bot = env.bot
-    env.bot.pagers.register("near_full", near_full)
+    env.bot.pagers.register("layouts", layout_pages)
     await env.restart_bot()  # a new process: its cogs register again, nothing is left from the old one
     assert env.bot.pagers is not old_bot.pagers
     assert "sessions" in env.bot.pagers
-    assert "near_full" not in env.bot.pagers
+    assert "layouts" not in env.bot.pagers
 
 
 async def test_an_unloaded_feature_takes_its_pages_away(discord_env) -> None:
@@ -132,20 +103,10 @@ async def test_session_list_buttons_posted_before_the_one_pager_still_turn_its_p
     ]
 
 
-async def layout_pages(guild_id: int, arg: str, page: int) -> LayoutPage:
-    """Two pages drawn as layout cards, with a note after "Page n of m"."""
-    page = min(max(page, 0), 1)
-    return LayoutPage(Card().heading(f"Layout {page + 1}"), page=page, pages=2, note="3 things")
-
-
 async def test_a_layout_pager_turns_its_pages_in_place(discord_env) -> None:
     env = discord_env
     env.bot.pagers.register("layouts", layout_pages)
-    with pytest.raises(TypeError, match="draws layouts"):  # first_page gives embeds only
-        await env.bot.pagers.first_page("layouts", env.guild.id)
-    channel = env.bot.get_channel(env.general.id)
-    view = layout_view("layouts", "", await layout_pages(env.guild.id, "", 0))
-    sent = env.standin.message((await channel.send(view=view)).id)
+    sent = await post_pager(env, "layouts")
     assert sent.is_components_v2
     assert sent.text_displays == ["## Layout 1", "-# Page 1 of 2 · 3 things"]
     turned = await (await env.click(sent, "pg:layouts::1:n", member=env.member)).final()

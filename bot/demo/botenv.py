@@ -1,5 +1,4 @@
-"""`BotEnv`: our bot on a given store against the stand-in's "Paper Club" guild and a FakeClock, restartable
-on the same store as a deploy would; the tests, the demo and the benches drive it."""
+"""`BotEnv`: our bot on a store against the stand-in's guild and a FakeClock, restartable like a deploy."""
 
 from __future__ import annotations
 
@@ -67,12 +66,10 @@ class BotEnv:
 
     async def start(self) -> BotEnv:
         """Start the stand-ins and the default guild, then the bot; return self."""
-        saved = current_api_base()
-        self._stack.callback(restore_api_base, saved)
+        self._stack.callback(restore_api_base, current_api_base())
         await self._stack.enter_async_context(self.standin)
-        await self.arxiv.start()
-        self._stack.push_async_callback(self.arxiv.stop)
         for source in (
+            self.arxiv,
             self.semantic_scholar,
             self.huggingface,
             self.openreview,
@@ -125,8 +122,7 @@ class BotEnv:
         return await self.start_bot()
 
     async def close(self) -> None:
-        """Stop the bot and the stand-ins; ``SpecViolationError`` if any request broke Discord's OpenAPI
-        description (even one the bot's error handling swallowed)."""
+        """Stop the bot and stand-ins; ``SpecViolationError`` if a request broke Discord's OpenAPI spec."""
         await self.stop_bot()
         await self._stack.aclose()  # leaves the StandIn, whose exit raises on a recorded violation
         self.standin.check_violations()  # (and again here, should the stand-in have been left already)
@@ -138,9 +134,12 @@ class BotEnv:
         await self.close()
 
     def __getattr__(self, name: str) -> Any:
+        """The default guild's people and channels (``WORLD``), else the stand-in's (``messages_in`` …)."""
         if name in WORLD:
             return getattr(self.world, name)
-        raise AttributeError(name)
+        if name.startswith("_") or name == "standin":  # not yet set in __init__
+            raise AttributeError(name)
+        return getattr(self.standin, name)
 
     @property
     def member(self) -> Any:
@@ -225,19 +224,6 @@ class BotEnv:
             name, target, member=member or self.world.organizer, channel=channel or self.world.general
         )
 
-    def messages_in(self, channel: ChannelRef) -> list[Message]:
-        """The messages in a channel."""
-        return self.standin.messages_in(channel)
-
-    def dm_messages(self, member: MemberRef) -> list[Message]:
-        """The messages in a member's DM channel with the bot."""
-        return self.standin.dm_messages(member)
-
     def scheduled_events(self) -> list[Any]:
         """The default guild's scheduled events."""
         return self.standin.scheduled_events(self.world.guild)
-
-    @property
-    def requests(self) -> list[Any]:
-        """The REST requests the stand-in answered."""
-        return self.standin.requests

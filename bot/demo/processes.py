@@ -1,5 +1,4 @@
-"""Our bot as separate ``paperclub run`` processes against one stand-in, as a deployment runs it; waits are
-on their log lines, never a sleep."""
+"""Our bot as separate ``paperclub run`` processes against one stand-in; waits are on log lines."""
 
 from __future__ import annotations
 

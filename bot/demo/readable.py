@@ -1,5 +1,4 @@
-"""Messages as a member's client shows them, for the demo: time markup in the reader's zone (UTC), relative
-to the demo's clock; buttons with their emoji, no mark for their colour."""
+"""Messages as a member's client shows them: time markup in the reader's zone (UTC), buttons with emoji."""
 
 from __future__ import annotations
 

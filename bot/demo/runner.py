@@ -1,5 +1,4 @@
-"""`paperclub demo`: the tours of `bot/demo/tours/` (each `ORDER` and `async def tour(demo)`) in order on one
-guild, store and FakeClock against the local stand-in, printed as each person sees it."""
+"""`paperclub demo`: the tours of `bot/demo/tours/` in ``ORDER`` on one guild, store and FakeClock."""
 
 from __future__ import annotations
 
@@ -70,8 +69,6 @@ def introduction(env: BotEnv) -> str:
 async def run_demo(*, verbose: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Run every tour on a throwaway SQLite store; 0, or 1 when a scene failed (named on ``err``)."""
     setup_logging("INFO" if verbose else "ERROR")
-    if not verbose:
-        logging.getLogger().setLevel(logging.ERROR)
     started = time.perf_counter()
     demo: Demo | None = None
     try:

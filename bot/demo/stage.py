@@ -1,5 +1,4 @@
-"""What a tour's steps use (:class:`Demo`): scenes, printing what each person sees, and finding what a scene
-needs in structured data, never in a reply's wording; a scene that cannot raises :class:`SceneFailed`."""
+"""What a tour's steps use (:class:`Demo`): scenes, printing what each person sees, finding what they need."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, NoReturn, TextIO
 
-from sqlalchemy import select
+from sqlalchemy import Select, select
 
 from bot import timeutil
 from bot.demo import readable
@@ -166,12 +165,18 @@ class Demo:
 
     # -- acting ---------------------------------------------------------------------------------------------
     async def settle(self) -> None:
-        """Wait (on their tasks, no sleeps) for the background work the last step set off: reminders,
-        suggestion posts, series."""
+        """Wait (on their tasks) for the last step's background work: reminders, suggestions, series."""
         for name in ("RemindersCog", "SuggestionsCog", "SeriesCog"):
             cog: Any = self.env.bot.get_cog(name)
             if cog is not None:
                 await (cog.background if name == "SeriesCog" else cog).settle()
+
+    async def fast_forward(self, to: datetime) -> int:
+        """Move the clock to ``to`` and let what fell due go out; the :meth:`mark` from before the move."""
+        mark = self.mark()
+        await self.env.clock.set(to)
+        await self.settle()
+        return mark
 
     async def _answered(self, result: InteractionResult, *, quiet: bool = False) -> InteractionResult:
         """Wait for the answer (quiet or not: the next step must see what this one did), print it, settle."""
@@ -241,18 +246,24 @@ class Demo:
         return await self._answered(await self.env.submit_modal(source, values, member=member))
 
     # -- finding what a scene needs -------------------------------------------------------------------------
+    async def stored(self, statement: Select[Any], problem: str) -> Any:
+        """The first value ``statement`` reads from the store; the scene fails with ``problem`` if none."""
+        async with self.env.bot.session_factory() as db:
+            found = await db.scalar(statement)
+        if not found:
+            self.fail(problem)
+        return found
+
     async def session_titled(self, title: str) -> SessionInfo:
         """The newest session of the demo's server with this title, from the store."""
-        async with self.env.bot.session_factory() as db:
-            found = await db.scalar(
-                select(ClubSession.id)
-                .where(ClubSession.guild_id == self.env.guild.id, ClubSession.title == title)
-                .order_by(ClubSession.id.desc())
-                .limit(1)
-            )
-            if found is None:
-                self.fail(f"found no session titled “{title}” in the store")
-            return await get_session(db, self.env.guild.id, found)
+        found = await self.stored(
+            select(ClubSession.id)
+            .where(ClubSession.guild_id == self.env.guild.id, ClubSession.title == title)
+            .order_by(ClubSession.id.desc())
+            .limit(1),
+            f"found no session titled “{title}” in the store",
+        )
+        return await self.session(found)
 
     async def session(self, session_id: int) -> SessionInfo:
         """A session as the store has it now."""

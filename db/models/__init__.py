@@ -13,14 +13,7 @@ __all__ = [
     "Paper",
     "SessionPaper",
     "SessionSubscription",
-    "load_all",
 ]
 
-
-def load_all() -> None:
-    """Import every module in this package (feature models register their tables on import)."""
-    for info in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{info.name}")
-
-
-load_all()
+for _module in pkgutil.iter_modules(__path__):  # each feature's models register their tables on import
+    importlib.import_module(f"{__name__}.{_module.name}")

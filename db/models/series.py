@@ -1,5 +1,4 @@
-"""The club's weekly series: the rule, its weeks (one row per series and date, unique: made once however
-many processes fill them), and the per-guild settings."""
+"""The club's weekly series: the rule, its weeks (one row per series and date) and per-guild settings."""
 
 from __future__ import annotations
 
@@ -75,8 +74,7 @@ class SeriesWeek(Base):
 
 
 class SeriesSettings(Base):
-    """Per guild: the weeks each series schedules ahead, the days before an open week the organizers are
-    nudged, and their thread (defaults without a row)."""
+    """Per guild: weeks scheduled ahead, days before an open week to nudge the organizers, their thread."""
 
     __tablename__ = "series_settings"
 

@@ -1,5 +1,4 @@
-"""What members leave for a session's presenter: who stays out of the recording (for one session, or for
-every session of a server) and the questions they ask. Kept until a week after the session."""
+"""What members leave a session's presenter: recording opt-outs and questions (kept a week after)."""
 
 from __future__ import annotations
 

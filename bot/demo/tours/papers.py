@@ -67,14 +67,8 @@ async def tour(demo: Demo) -> None:
         await demo.invoke("organize paper resolve", {"paper": "TMax"}, member=demo.organizer)
     ).final()
     await demo.press(offered, "paper:resolve:0", member=demo.organizer)
-    async with demo.bot.session_factory() as db:
-        if (
-            await db.scalar(
-                select(Paper.id).where(Paper.guild_id == demo.guild.id, Paper.arxiv_id == TMAX_ID)
-            )
-            is None
-        ):
-            demo.fail("left “TMax” without its arXiv id")
+    tmax = (Paper.guild_id == demo.guild.id, Paper.arxiv_id == TMAX_ID)
+    await demo.stored(select(Paper.id).where(*tmax), "left “TMax” without its arXiv id")
 
     demo.narrate("The next time, the name resolves at once (no source is asked)")
     await demo.invoke("organize paper resolve", {"paper": "tmax"}, member=demo.organizer)
@@ -82,8 +76,4 @@ async def tour(demo: Demo) -> None:
     demo.narrate("Seconds later the sources' answers have landed: anyone can look at the paper's card")
     await demo.clock.advance(timedelta(seconds=5))  # the pick made the papers.enrich job due at once
     await demo.invoke("paper show", {"paper": "TMax"}, member=demo.members[0])
-    async with demo.bot.session_factory() as db:
-        if not await db.scalar(
-            select(Paper.tldr).where(Paper.guild_id == demo.guild.id, Paper.arxiv_id == TMAX_ID)
-        ):
-            demo.fail("found no TLDR from Semantic Scholar on the paper")
+    await demo.stored(select(Paper.tldr).where(*tmax), "found no TLDR from Semantic Scholar on the paper")

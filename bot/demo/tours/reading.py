@@ -1,5 +1,4 @@
-"""Tour: the club's programme (bot/demo/club.yaml, the package's copy of examples/club.yaml), then "have we
-read it?", the history, a reading list, and a BibTeX export of that list."""
+"""Tour: the club's programme imported, then "have we read it?", history, a reading list and its BibTeX."""
 
 from __future__ import annotations
 

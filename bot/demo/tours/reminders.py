@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from sqlalchemy import select
 
@@ -12,14 +12,6 @@ from db.models.reminders import CUSTOM, Reminder
 from standin.state import Channel, Member, Message
 
 ORDER = 40
-
-
-async def _fast_forward(demo: Demo, to: datetime) -> int:
-    """Move the clock to ``to`` and let what fell due go out; the mark from before the move."""
-    mark = demo.mark()
-    await demo.clock.set(to)
-    await demo.settle()
-    return mark
 
 
 def _posted(demo: Demo, channel: Channel | Member, mark: int, what: str) -> Message:
@@ -46,20 +38,18 @@ async def tour(demo: Demo) -> None:
     await demo.invoke("remind me", {"session": session.id, "before": "2h"}, member=tom)
     await demo.invoke("organize reminder list")
 
-    async with demo.bot.session_factory() as db:
-        due = await db.scalar(
-            select(Reminder.due_at)
-            .where(Reminder.guild_id == demo.guild.id, Reminder.kind == CUSTOM)
-            .order_by(Reminder.id.desc())
-            .limit(1)
-        )
-    if due is None:
-        demo.fail("found no organizer's reminder in the store")
+    due = await demo.stored(
+        select(Reminder.due_at)
+        .where(Reminder.guild_id == demo.guild.id, Reminder.kind == CUSTOM)
+        .order_by(Reminder.id.desc())
+        .limit(1),
+        "found no organizer's reminder in the store",
+    )
     demo.narrate(
         f"Fast-forward to {demo.club_time(due)}: the organizer's reminder goes out in #general, pinging nobody; "
         "on the way, Sam, the presenter, got a DM three days before his session"
     )
-    mark = await _fast_forward(demo, due)
+    mark = await demo.fast_forward(due)
     posted = _posted(demo, demo.general, mark, "reminder in #general")
     demo.show(posted)
     demo.show_pings(posted)
@@ -70,7 +60,7 @@ async def tour(demo: Demo) -> None:
         f"Fast-forward to {demo.club_time(day_before)}, a day before the session: the automatic reminder in "
         "#announcements pings @Readers only"
     )
-    mark = await _fast_forward(demo, day_before)
+    mark = await demo.fast_forward(day_before)
     posted = _posted(demo, demo.announcements, mark, "24-hour reminder in #announcements")
     if str(readers.id) not in (posted.payload.get("mention_roles") or []):
         demo.fail("sent its 24-hour reminder without pinging the ping role")
@@ -81,13 +71,13 @@ async def tour(demo: Demo) -> None:
     demo.narrate(
         f"{demo.club_time(two_hours)}, two hours before: Tom, who asked with /remind me, gets his DM"
     )
-    mark = await _fast_forward(demo, two_hours)
+    mark = await demo.fast_forward(two_hours)
     demo.show(_posted(demo, tom, mark, "DM to Tom"))
 
     hour = session.starts_at - timedelta(hours=1)
     demo.narrate(
         f"{demo.club_time(hour)}, an hour before: the 1-hour reminder, and a DM for Rita, who pressed Remind me"
     )
-    mark = await _fast_forward(demo, hour)
+    mark = await demo.fast_forward(hour)
     demo.show(_posted(demo, demo.announcements, mark, "1-hour reminder in #announcements"))
     demo.show(_posted(demo, rita, mark, "DM to Rita"))

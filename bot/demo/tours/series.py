@@ -52,22 +52,19 @@ async def tour(demo: Demo) -> None:
 
     async with demo.bot.session_factory() as db:
         thread_id = (await get_settings(db, demo.guild.id)).organizer_thread_id
-        due = await db.scalar(
-            select(Reminder.due_at)
-            .where(Reminder.guild_id == demo.guild.id, Reminder.kind == NUDGE, Reminder.status == PENDING)
-            .order_by(Reminder.due_at)
-            .limit(1)
-        )
     thread = demo.channel(thread_id, "organizers' thread")
-    if due is None:
-        demo.fail("found no nudge planned for an open week")
+    due = await demo.stored(
+        select(Reminder.due_at)
+        .where(Reminder.guild_id == demo.guild.id, Reminder.kind == NUDGE, Reminder.status == PENDING)
+        .order_by(Reminder.due_at)
+        .limit(1),
+        "found no nudge planned for an open week",
+    )
     demo.narrate(
         "A week before the next open week (10 December), the organizers' thread gets its nudge: no presenter, "
         "no paper yet"
     )
-    mark = demo.mark()
-    await demo.clock.set(max(due, demo.clock.now()))
-    await demo.settle()
+    mark = await demo.fast_forward(max(due, demo.clock.now()))
     nudges = demo.since(thread, mark)
     if not nudges:
         demo.fail("posted no nudge in the organizers' thread")

@@ -59,8 +59,7 @@ async def tour(demo: Demo) -> None:
         },
         member=rita,
     )
-    async with demo.bot.session_factory() as session:
-        suggestion_id = int((await session.execute(select(func.max(Suggestion.id)))).scalar_one())
+    suggestion_id = await demo.stored(select(func.max(Suggestion.id)), "found no suggestion in the store")
     post = await _post(demo, suggestion_id)
     demo.show(post, "the forum post in #suggestions, tagged “user simulators”")
 
@@ -94,6 +93,5 @@ async def tour(demo: Demo) -> None:
     )
     opened = await demo.message_command("Suggest this paper", shared, member=tom)
     await demo.submit_modal(opened, {"why": "The sequel: the user acts too.", "volunteer": True}, member=tom)
-    async with demo.bot.session_factory() as session:
-        latest = int((await session.execute(select(func.max(Suggestion.id)))).scalar_one())
+    latest = await demo.stored(select(func.max(Suggestion.id)), "found no suggestion in the store")
     demo.show(await _post(demo, latest), "Tom's suggestion, linking back to Sam's message")
