@@ -7,7 +7,6 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import BadInput, Conflict
@@ -22,6 +21,7 @@ from bot.services.series.weeks import (
     insert_week,
     link_session,
     reinstate,
+    stored_weeks,
     week_of_session,
     week_session,
 )
@@ -158,26 +158,6 @@ async def moved_start(
     return rules.read_move(when, rules.parse_date(week, rule.tz, now), rule, now), config
 
 
-async def _weeks(
-    session: AsyncSession, row: Series
-) -> tuple[list[SeriesWeek], dict[int | None, ClubSession]]:
-    """The series' stored weeks, by date, and their sessions by id."""
-    weeks = list(
-        await session.scalars(
-            select(SeriesWeek)
-            .where(SeriesWeek.series_id == row.id)
-            .order_by(SeriesWeek.week_date)
-            .execution_options(populate_existing=True)
-        )
-    )
-    clubs = await session.scalars(
-        select(ClubSession)
-        .where(ClubSession.id.in_([w.session_id for w in weeks if w.session_id is not None]))
-        .execution_options(populate_existing=True)
-    )
-    return weeks, {club.id: club for club in clubs}
-
-
 async def edit(ctx: SeriesContext, guild_id: int, ref: str, *, now: datetime, **values: Any) -> Followed:
     """/organize series edit: the rule changed (``values`` as :func:`drafts.edit_rule` takes them); weeks not yet
     begun follow it (moved weeks keep their time, a week it no longer meets in is dropped)."""
@@ -196,7 +176,7 @@ async def _edit(
     session: AsyncSession, row: Series, old: rules.Rule, change: drafts.RuleEdit, now: datetime, done: Changes
 ) -> None:
     new = change.rule
-    weeks, clubs = await _weeks(session, row)
+    weeks, clubs = await stored_weeks(session, row.id)
     future = [
         w
         for w in weeks
@@ -253,7 +233,7 @@ async def end(ctx: SeriesContext, guild_id: int, ref: str, after: str | None, *,
         rule = series_rule(row)
         last = rules.parse_date(after, rule.tz, now, what="date") if after else None
         today = rule.today(now)
-        weeks, clubs = await _weeks(session, row)
+        weeks, clubs = await stored_weeks(session, row.id)
         if last is not None and last < today:
             raise BadInput(f"{long_date(last)} has passed; leave `after` out to end the series now.")
         if last is None:

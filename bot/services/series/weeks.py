@@ -154,32 +154,33 @@ async def fill_weeks(session: AsyncSession, row: Series, now: datetime, horizon_
     return made
 
 
-async def weeks_view(
-    session: AsyncSession, info: SeriesInfo, now: datetime, horizon_weeks: int, *, since: date | None = None
-) -> list[WeekInfo]:
-    """The series' coming weeks, soonest first (stored ones not yet over, and the horizon's dates not stored
-    yet); with ``since``, every stored week from that date."""
-    rule = info.rule
-    today = rule.today(now)
-    first = since if since is not None else today - timedelta(days=1)
-    rows = list(
-        await session.scalars(
-            select(SeriesWeek)
-            .where(SeriesWeek.series_id == info.id, SeriesWeek.week_date >= first)
-            .order_by(SeriesWeek.week_date)
-            .execution_options(populate_existing=True)
-        )
-    )
+async def stored_weeks(
+    session: AsyncSession, series_id: int, since: date | None = None
+) -> tuple[list[SeriesWeek], dict[int | None, ClubSession]]:
+    """The series' stored weeks (from ``since``), by date, and their sessions (papers loaded) by id."""
+    query = select(SeriesWeek).where(SeriesWeek.series_id == series_id).order_by(SeriesWeek.week_date)
+    if since is not None:
+        query = query.where(SeriesWeek.week_date >= since)
+    weeks = list(await session.scalars(query.execution_options(populate_existing=True)))
     clubs = await session.scalars(
         select(ClubSession)
-        .where(ClubSession.id.in_([w.session_id for w in rows if w.session_id is not None]))
+        .where(ClubSession.id.in_([w.session_id for w in weeks if w.session_id is not None]))
         .options(selectinload(ClubSession.papers))
         .execution_options(populate_existing=True)
     )
-    by_id = {club.id: session_info(club) for club in clubs}
+    return weeks, {club.id: club for club in clubs}
+
+
+async def weeks_view(
+    session: AsyncSession, info: SeriesInfo, now: datetime, horizon_weeks: int, *, since: date | None = None
+) -> list[WeekInfo]:
+    """The series' coming weeks, soonest first (stored ones not yet over, then the horizon's dates not stored
+    yet); with ``since``, every stored week from that date."""
+    rule = info.rule
+    rows, clubs = await stored_weeks(session, info.id, since or rule.today(now) - timedelta(days=1))
     weeks: dict[date, WeekInfo] = {}
     for week in rows:
-        club = by_id.get(week.session_id) if week.session_id is not None else None
+        club = session_info(found) if (found := clubs.get(week.session_id)) is not None else None
         regular = rule.start_on(week.week_date)
         if week.week_date < rule.anchor and club is not None:
             regular = club.starts_at  # a week before the last /organize series edit: as it was held
