@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, ClassVar
 
 from discord import app_commands
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil, when
 from bot.client import Interaction
@@ -39,10 +39,7 @@ class SeriesTransformer(_Text):
     async def autocomplete(  # type: ignore[override]  # discord.py types `value` loosely
         self, interaction: Interaction, value: int | float | str
     ) -> list[app_commands.Choice[str]]:
-        async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
-            return await series_choices(session, guild_id, str(value)[:100])
-
-        return await guild_choices(interaction, query)
+        return await guild_choices(interaction, partial(series_choices, current=str(value)[:100]))
 
 
 class WeekTransformer(_Text):
@@ -56,10 +53,7 @@ class WeekTransformer(_Text):
     ) -> list[app_commands.Choice[str]]:
         ref = getattr(interaction.namespace, "series", None)
         now = interaction.client.clock.now()
-
-        async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
-            return await week_choices(session, guild_id, str(ref) if ref else None, str(value)[:40], now)
-
+        query = partial(week_choices, ref=str(ref) if ref else None, current=str(value)[:40], now=now)
         return await guild_choices(interaction, query)
 
 
