@@ -41,10 +41,9 @@ HORIZON_LEASE = timedelta(minutes=5)  # longer than filling one series' horizon 
 
 @dataclass
 class Extended:
-    """What one run did: the sessions it made, by guild, and the guilds it looked at."""
+    """What one run did: the sessions it made, by guild."""
 
     made: dict[int, list[int]] = field(default_factory=dict)
-    guilds: set[int] = field(default_factory=set)
 
     @property
     def count(self) -> int:
@@ -56,9 +55,9 @@ async def extend_horizons(
     session_factory: async_sessionmaker[AsyncSession], now: datetime, guild_ids: Iterable[int]
 ) -> Extended:
     """Fill these guilds' series' horizons (each under its claim), then plan each guild's nudges."""
-    result = Extended(guilds=set(guild_ids))
+    result, guilds = Extended(), set(guild_ids)
     async with session_factory() as session:
-        series = [info for info in await active_series(session, None, now) if info.guild_id in result.guilds]
+        series = [info for info in await active_series(session, None, now) if info.guild_id in guilds]
     for info in series:
         key, owner = f"series.horizon:{info.id}", uuid.uuid4().hex
         async with session_factory() as session, session.begin():
@@ -70,7 +69,7 @@ async def extend_horizons(
             async with session_factory() as session, session.begin():
                 await claims.release(session, key, owner)
         result.made.setdefault(info.guild_id, []).extend(made)
-    for guild_id in sorted(result.guilds):
+    for guild_id in sorted(guilds):
         await plan_guild_nudges(session_factory, guild_id, now)
     if result.count:
         log.info("series: %d week(s) added across %d guild(s)", result.count, len(result.made))
@@ -151,8 +150,7 @@ class SeriesBackground:
         await self.run_horizons()
 
     async def run_horizons(self, guild_ids: Iterable[int] | None = None) -> Extended:
-        """Fill and publish each series of these servers (default: those this process serves) up to its horizon:
-        the organizers' thread opened where missing, the nudges planned, the open weeks updated."""
+        """Fill and publish these servers' series (default: this process's) to their horizon, threads, nudges, boards."""
         ctx, now = self.ctx, self.clock.now()
         wanted = list(guild_ids) if guild_ids is not None else ctx.discord.guild_ids()
         async with ctx.store() as session:
@@ -170,7 +168,7 @@ class SeriesBackground:
                 async with ctx.store() as session:
                     zones = (await get_config(session, guild_id)).display_zones
                 await publish_changes(ctx, guild_id, Changes(saved=made), zones, now)
-        for guild_id in sorted(extended.guilds):
+        for guild_id in sorted(set(wanted)):
             await refresh_boards(ctx, guild_id, now)
         return extended
 
