@@ -1,5 +1,4 @@
-"""I'll present (on a week's announcement and card, and on the open-weeks message) and that message's old
-select, restart-proof with the ids in their custom_id; the form of /organize series add."""
+"""I'll present and the open-weeks message's old select (ids in their custom_id); the /organize series add form."""
 
 from __future__ import annotations
 
@@ -114,8 +113,7 @@ class ClaimWeekSelect(
 
 
 def present_button(info: SessionInfo) -> PresentButton | None:
-    """The button for a week's announcement or card: I'll present while open, Step down while a member
-    presents (only they may press it); none for a session of no series or with a guest presenter."""
+    """A week's button: I'll present while open, Step down while a member presents; else none."""
     if info.series_id is None or info.is_cancelled:
         return None
     if info.presenter_id is None and not info.presenter_name:

@@ -1,5 +1,4 @@
-"""What organizers do to a series (add, skip, unskip, move, edit, end), each one call: the change in one
-transaction, then followed on Discord (its weeks published, the nudges and open weeks brought up to date)."""
+"""What organizers do to a series (add, skip, unskip, move, edit, end): one transaction, then followed on Discord."""
 
 from __future__ import annotations
 
@@ -159,8 +158,7 @@ async def moved_start(
 
 
 async def edit(ctx: SeriesContext, guild_id: int, ref: str, *, now: datetime, **values: Any) -> Followed:
-    """/organize series edit: the rule changed (``values`` as :func:`drafts.edit_rule` takes them); weeks not yet
-    begun follow it (moved weeks keep their time, a week it no longer meets in is dropped)."""
+    """/organize series edit (``values`` as :func:`drafts.edit_rule` takes them): the coming weeks follow the rule."""
     done = Changes()
     async with ctx.store() as session, session.begin():
         row = await load_series(session, guild_id, ref)

@@ -114,8 +114,7 @@ def edit_rule(
     until: str | None = None,
     duration: int | None = None,
 ) -> RuleEdit:
-    """Check an edit of the rule, each value once; a new day, time, zone or cadence starts from the next week
-    not yet begun (past weeks keep the old rule)."""
+    """Check an edit of the rule, each value once; a new day, time, zone or cadence starts from the next week."""
     weekday = parse_weekday(day) if day is not None else old.weekday
     start = when.parse_clock(time) if time is not None else old.start
     tz = timeutil.resolve_timezone(zone) if zone is not None else old.tz

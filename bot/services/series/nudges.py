@@ -1,5 +1,4 @@
-"""The organizers' nudges: one reminder per week still without a presenter or a paper, in the organizers'
-thread, naming what it lacks; planned again (idempotently) after every change."""
+"""The organizers' nudges: one reminder per week lacking a presenter or a paper, planned again after each change."""
 
 from __future__ import annotations
 

@@ -68,8 +68,7 @@ async def present(
     now: datetime,
     series_id: int | None = None,
 ) -> tuple[Claim, Zones]:
-    """I'll present: the member presents the week if nobody does, steps down if they do (another's week is
-    refused; from a series' select, ``series_id``, only claimed); published, the nudges and open weeks follow."""
+    """I'll present: claim the open week, or step down from one's own (from a series' select: only claim)."""
     async with ctx.store() as session, session.begin():
         found = await week_of_session(session, guild_id, session_id)
         if found is not None and series_id is not None and found[0].id != series_id:

@@ -1,5 +1,4 @@
-"""A series' rule (a weekday, a wall-clock time in a zone, every one or two weeks from an anchor date, until
-an optional last date) and every check of what organizers type for it."""
+"""A series' rule (weekday, wall-clock time and zone, every one or two weeks, until) and checks of what is typed."""
 
 from __future__ import annotations
 
@@ -240,8 +239,7 @@ def first_date(rule_weekday: int, start: time, tz: ZoneInfo, now: datetime) -> d
 
 
 def read_move(text: str, week: date, rule: Rule, now: datetime) -> datetime:
-    """`when` of /organize series move (a time alone: that time on the week's date; else as /organize session add
-    reads `when`, at the series' time in its zone): the new start, aware UTC, in the future."""
+    """`when` of /organize series move (a time alone: on the week's date) as a future start in aware UTC."""
     cleaned = " ".join(text.split())
     if _CLOCK_ONLY.fullmatch(cleaned):
         local, _ = timeutil.localize(week, when.parse_clock(cleaned), rule.tz)

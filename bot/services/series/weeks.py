@@ -85,8 +85,7 @@ def reinstate(club: ClubSession, now: datetime) -> None:
 
 
 async def week_session(session: AsyncSession, row: Series, start: datetime, now: datetime) -> int:
-    """The week's session: one already there with the series' name at that time and no week of its own (e.g.
-    imported, or cancelled when the series stopped meeting that week), else a new one."""
+    """The week's session: one of the series' name at that time with no week of its own, else a new one."""
     linked = exists().where(SeriesWeek.session_id == ClubSession.id)
     candidates = await session.scalars(
         select(ClubSession).where(
@@ -174,8 +173,7 @@ async def stored_weeks(
 async def weeks_view(
     session: AsyncSession, info: SeriesInfo, now: datetime, horizon_weeks: int, *, since: date | None = None
 ) -> list[WeekInfo]:
-    """The series' coming weeks, soonest first (stored ones not yet over, then the horizon's dates not stored
-    yet); with ``since``, every stored week from that date."""
+    """The series' coming weeks and the horizon's, soonest first; with ``since``, every stored week from then."""
     rule = info.rule
     rows, clubs = await stored_weeks(session, info.id, since or rule.today(now) - timedelta(days=1))
     weeks: dict[date, WeekInfo] = {}
