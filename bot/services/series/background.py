@@ -188,9 +188,7 @@ class SeriesBackground:
 
     async def _week_changed(self, guild_id: int, session_id: int, cancelled: bool) -> None:
         async with self.ctx.store() as session, session.begin():
-            if cancelled and await skip_for_cancelled(session, guild_id, session_id, self.clock.now()):
-                week = True
-            else:
-                week = await week_of_session(session, guild_id, session_id) is not None
+            skipped = cancelled and await skip_for_cancelled(session, guild_id, session_id, self.clock.now())
+            week = skipped or await week_of_session(session, guild_id, session_id) is not None
         if week:
             self._refresh_soon(guild_id)

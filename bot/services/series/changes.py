@@ -190,7 +190,7 @@ async def _edit(
         club = clubs.get(week.session_id)
         moved = club is not None and club.starts_at != old.start_on(week.week_date)
         target = week.week_date
-        if change.moves_weeks:  # the new weekday in the same Monday-to-Sunday week
+        if change.changed & drafts.MOVES:  # the new weekday in the same Monday-to-Sunday week
             target += timedelta(days=new.weekday - target.weekday())
         taken.discard(week.week_date)
         if not new.meets_on(target) or target in taken or not (moved or new.start_on(target) > now):

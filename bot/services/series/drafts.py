@@ -96,11 +96,6 @@ class RuleEdit:
     duration_minutes: int
     changed: frozenset[str] = field(default_factory=frozenset)
 
-    @property
-    def moves_weeks(self) -> bool:
-        """Whether the weeks ahead move (day, time, zone or every changed)."""
-        return bool(self.changed & MOVES)
-
 
 def edit_rule(
     old: Rule,

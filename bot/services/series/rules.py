@@ -18,7 +18,6 @@ from bot.timeutil import WEEKDAYS, DisplayZone
 MAX_NAME: Final = 100
 MAX_SKIP_REASON: Final = 200
 MAX_DATE_TEXT: Final = 40
-EVERY: Final = (1, 2)
 MIN_HORIZON_WEEKS: Final = 1
 MAX_HORIZON_WEEKS: Final = 12
 MAX_NUDGE_DAYS: Final = 28
@@ -153,7 +152,7 @@ def parse_weekday(text: str) -> int:
 
 def check_every(every: int) -> int:
     """``every``, or BadInput unless it is every week or every other week."""
-    if every not in EVERY:
+    if every not in (1, 2):
         raise BadInput(
             f"A series meets every week (every: 1) or every other week (every: 2), not every {every} weeks."
         )
