@@ -106,7 +106,7 @@ class SeriesBackground:
         self.clock = clock
         self._tasks: set[asyncio.Task[Any]] = set()
         self._dirty: set[int] = set()
-        self._refresher: asyncio.Task[None] | None = None
+        self._refresher: asyncio.Task[Any] | None = None
         self._ready: dict[int, asyncio.Event] = {}
 
     async def start(self) -> None:
@@ -118,7 +118,7 @@ class SeriesBackground:
     async def stop(self) -> None:
         """Remove it; cancel and await the refreshes in flight, before the bot disposes of the engine."""
         await self.background.remove(HORIZON_JOB)
-        pending = [*self._tasks, *([self._refresher] if self._refresher else [])]
+        pending = list(self._tasks)
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
@@ -129,9 +129,8 @@ class SeriesBackground:
 
     async def settle(self) -> None:
         """Wait for the background work changes set off (refreshes, horizon runs)."""
-        while self._tasks or (self._refresher is not None and not self._refresher.done()):
-            pending = [*self._tasks, *([self._refresher] if self._refresher else [])]
-            await asyncio.gather(*pending, return_exceptions=True)
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def _track(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(work)
@@ -176,7 +175,7 @@ class SeriesBackground:
         """Coalesce refreshes: one runs at a time, and a server changed meanwhile is refreshed once more."""
         self._dirty.add(guild_id)
         if self._refresher is None or self._refresher.done():
-            self._refresher = asyncio.create_task(self._refresh_loop(), name="series-refresh")
+            self._refresher = self._track(self._refresh_loop())
 
     async def _refresh_loop(self) -> None:
         while self._dirty:
