@@ -122,12 +122,10 @@ def series(
         99,
         "Thursday paper club",
         rule,
-        rule.anchor,
         60,
         "https://lu.ma/pc",
         "Weekly; bring questions, please",
         2,
-        None,
         None,
         None,
     )

@@ -69,16 +69,15 @@ async def present(
 ) -> tuple[Claim, Zones]:
     """I'll present: claim the open week, or step down from one's own (from a series' select: only claim)."""
     async with ctx.store() as session, session.begin():
+        club = await sessions.get_session(session, guild_id, session_id)  # NotFound for another server's
         found = await week_of_session(session, guild_id, session_id)
-        if found is not None and series_id is not None and found[0].id != series_id:
-            raise NotFound("That week is not one of this series' weeks; pick one from the list.")
         if found is None:
-            await sessions.get_session(session, guild_id, session_id)  # NotFound for another server's session
             raise NotFound(
                 "That session is not a week of a series; organizers set its presenter with `/organize session edit`."
             )
-        _, week = found
-        club = await sessions.get_session(session, guild_id, session_id)
+        if series_id is not None and found[0].id != series_id:
+            raise NotFound("That week is not one of this series' weeks; pick one from the list.")
+        week = found[1]
         day = format_long_date(week.week_date)
         if week.status == WEEK_SKIPPED or club.is_cancelled:
             raise Conflict(f"{day} is skipped, so there is nothing to present.")
