@@ -158,7 +158,7 @@ def series(
             status = "skipped"
         elif k == 4:
             club = info(100 * sid + k, starts_at=regular, title=title, sequence=2)
-        weeks.append(WeekInfo(sid, day, status, regular, session=club))
+        weeks.append(WeekInfo(day, status, regular, session=club))
     return ics.SeriesCalendar(meta, tuple(weeks))
 
 

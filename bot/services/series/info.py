@@ -55,7 +55,6 @@ def series_rule(row: Series) -> Rule:
 class WeekInfo:
     """One week: ``regular_start`` is when the rule puts it; ``session`` its session once it has one."""
 
-    series_id: int
     week_date: date
     status: str
     regular_start: datetime

@@ -185,11 +185,9 @@ async def weeks_view(
         ends = club.ends_at if club is not None else regular + timedelta(minutes=info.duration_minutes)
         if since is None and ends <= now:
             continue
-        weeks[week.week_date] = WeekInfo(
-            info.id, week.week_date, week.status, regular, week.skip_reason, club
-        )
+        weeks[week.week_date] = WeekInfo(week.week_date, week.status, regular, week.skip_reason, club)
     for day in rule.horizon(now, horizon_weeks):
-        weeks.setdefault(day, WeekInfo(info.id, day, WEEK_SCHEDULED, rule.start_on(day)))
+        weeks.setdefault(day, WeekInfo(day, WEEK_SCHEDULED, rule.start_on(day)))
     return [weeks[day] for day in sorted(weeks)]
 
 
