@@ -171,12 +171,6 @@ class SeriesBackground:
             await refresh_boards(ctx, guild_id, now)
         return extended
 
-    def _refresh_soon(self, guild_id: int) -> None:
-        """Coalesce refreshes: one runs at a time, and a server changed meanwhile is refreshed once more."""
-        self._dirty.add(guild_id)
-        if self._refresher is None or self._refresher.done():
-            self._refresher = self._track(self._refresh_loop())
-
     async def _refresh_loop(self) -> None:
         while self._dirty:
             await refresh_guild(self.ctx, self._dirty.pop(), self.clock.now())
@@ -189,5 +183,7 @@ class SeriesBackground:
         async with self.ctx.store() as session, session.begin():
             skipped = cancelled and await skip_for_cancelled(session, guild_id, session_id, self.clock.now())
             week = skipped or await week_of_session(session, guild_id, session_id) is not None
-        if week:
-            self._refresh_soon(guild_id)
+        if week:  # coalesced: one refresh at a time, and a server changed meanwhile is refreshed once more
+            self._dirty.add(guild_id)
+            if self._refresher is None or self._refresher.done():
+                self._refresher = self._track(self._refresh_loop())

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
-from zoneinfo import ZoneInfo
+from datetime import datetime, timedelta
 
 from bot import timeutil, when
 from bot.errors import BadInput
@@ -126,7 +125,12 @@ def edit_rule(
         )
         if was != now_is
     }
-    anchor = _next_anchor(old, weekday, start, tz, interval, now) if changed & MOVES else old.anchor
+    anchor = old.anchor
+    if changed & MOVES:  # the new rule's first week not yet begun, in the week of the next date of the old
+        reference = old.next_date(now) or now.astimezone(tz).date()
+        anchor = reference - timedelta(days=reference.weekday()) + timedelta(days=weekday)
+        while timeutil.wall_to_utc(anchor, start, tz) <= now:
+            anchor += timedelta(weeks=interval)
     ends = old.until
     if until is not None:
         ends = parse_date(until, tz, now, what="until date")
@@ -145,11 +149,3 @@ def edit_rule(
     if changed & MOVES:
         check_times(rule, anchor)
     return RuleEdit(rule, minutes, frozenset(changed))
-
-
-def _next_anchor(old: Rule, weekday: int, start: time, tz: ZoneInfo, interval: int, now: datetime) -> date:
-    reference = old.next_date(now) or now.astimezone(tz).date()
-    anchor = reference - timedelta(days=reference.weekday()) + timedelta(days=weekday)
-    while timeutil.wall_to_utc(anchor, start, tz) <= now:
-        anchor += timedelta(weeks=interval)
-    return anchor
