@@ -18,6 +18,7 @@ from bot.services.series.weeks import (
     fill_weeks,
     find_week,
     insert_week,
+    keep_skipped,
     link_session,
     reinstate,
     stored_weeks,
@@ -84,15 +85,10 @@ async def skip(
         week, club = await _coming(session, row, day, now)
         if week is not None and week.status == WEEK_SKIPPED:
             raise Conflict(f"{long_date(day)} is already skipped.")
-        if week is None:
-            await insert_week(session, row, day, now, status=WEEK_SKIPPED, reason=reason)
-        else:
-            week.status, week.skip_reason, week.updated_at = WEEK_SKIPPED, reason, now
-            if club is not None and club.status == SCHEDULED:
-                await sessions.cancel_session(
-                    session, guild_id, club.id, reason=reason or SKIPPED_NOTE, now=now
-                )
-                done.cancelled.append(club.id)
+        await keep_skipped(session, row, day, reason, now)
+        if club is not None and club.status == SCHEDULED:
+            await sessions.cancel_session(session, guild_id, club.id, reason=reason or SKIPPED_NOTE, now=now)
+            done.cancelled.append(club.id)
         _bump(row, now)
         info = series_info(row)
     return replace(await follow(ctx, info, done, now), day=day)
