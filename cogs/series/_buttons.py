@@ -71,6 +71,14 @@ class PresentButton(PersistentButton, prefix="series:present"):
     emoji = "🙋"
     style = discord.ButtonStyle.primary  # an offer to make, not a green "done"
 
+    @classmethod
+    def step_down(cls, session_id: int) -> PresentButton:
+        """The presenting member's button: they give the week back."""
+        button = cls(session_id, label="Step down as presenter")
+        button.item.style = discord.ButtonStyle.secondary
+        button.item.emoji = None
+        return button
+
     async def pressed(self, interaction: Interaction) -> None:
         """Present the week, or step down."""
         await press_present(interaction, self.session_id)
@@ -116,12 +124,9 @@ def present_button(info: SessionInfo) -> PresentButton | None:
         return None
     if info.presenter_id is None and not info.presenter_name:
         return PresentButton(info.id)
-    if info.presenter_id is None:
-        return None
-    button = PresentButton(info.id, label="Step down as presenter")  # only the presenter may press it
-    button.item.style = discord.ButtonStyle.secondary
-    button.item.emoji = None
-    return button
+    if info.presenter_id is not None:
+        return PresentButton.step_down(info.id)
+    return None
 
 
 class AddSeriesModal(PaperclubModal, title="Add a weekly series"):
