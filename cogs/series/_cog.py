@@ -28,18 +28,21 @@ from bot.services.series.store import list_series
 from bot.services.sessions import rules as session_rules
 from bot.transformers import timezone_autocomplete
 from cogs.series import _render as render
-from cogs.series._buttons import AddSeriesModal, ClaimWeekSelect, PresentButton, present_button
-from cogs.series._options import (
+from cogs.series._buttons import (
+    AddSeriesModal,
+    ClaimWeekSelect,
     Clock,
     DateText,
     Every,
     MoveWhen,
     Name,
+    PresentButton,
     Reason,
     SeriesOption,
     WeekdayOption,
     WeekOption,
     Zone,
+    present_button,
 )
 from cogs.series._render import series_of
 from cogs.sessions.buttons import announcement_buttons

@@ -1,5 +1,4 @@
-"""How series look, each a layout card (a series and its weeks, the list, the open-weeks message, /series
-presenters' pages; member text escaped once), and the series' Discord side that posts them."""
+"""How series look (layout cards, member text escaped once), and the series' Discord side that posts them."""
 
 from __future__ import annotations
 
@@ -129,8 +128,7 @@ def open_weeks(weeks: Sequence[WeekInfo], now: datetime) -> list[WeekInfo]:
 
 
 def board_card(series: SeriesCard) -> Card:
-    """/organize series open: each open week a section with its time, whether it has a paper, and its I'll
-    present button (as many as fit Discord's 40 components, the rest counted)."""
+    """/organize series open: each open week a section with its I'll present button (as many as fit)."""
     info, weeks, zones, now = series.info, series.weeks, series.zones, series.now
     shown = open_weeks(weeks, now)
     card = Card(accent=COLOUR)

@@ -1,5 +1,4 @@
-"""The series' settings in /setup (declared in cogs/setup/_cog.py): ``series_horizon`` (weeks ahead) and
-``series_nudge`` (days before an open week)."""
+"""The series' settings in /setup (declared in cogs/setup/_cog.py): series_horizon and series_nudge."""
 
 from __future__ import annotations
 

@@ -122,12 +122,10 @@ def series(
         99,
         "Thursday paper club",
         rule,
-        rule.anchor,
         60,
         "https://lu.ma/pc",
         "Weekly; bring questions, please",
         2,
-        None,
         None,
         None,
     )
@@ -160,7 +158,7 @@ def series(
             status = "skipped"
         elif k == 4:
             club = info(100 * sid + k, starts_at=regular, title=title, sequence=2)
-        weeks.append(WeekInfo(sid, day, status, regular, session=club))
+        weeks.append(WeekInfo(day, status, regular, session=club))
     return ics.SeriesCalendar(meta, tuple(weeks))
 
 

@@ -41,10 +41,9 @@ HORIZON_LEASE = timedelta(minutes=5)  # longer than filling one series' horizon 
 
 @dataclass
 class Extended:
-    """What one run did: the sessions it made, by guild, and the guilds it looked at."""
+    """What one run did: the sessions it made, by guild."""
 
     made: dict[int, list[int]] = field(default_factory=dict)
-    guilds: set[int] = field(default_factory=set)
 
     @property
     def count(self) -> int:
@@ -56,9 +55,9 @@ async def extend_horizons(
     session_factory: async_sessionmaker[AsyncSession], now: datetime, guild_ids: Iterable[int]
 ) -> Extended:
     """Fill these guilds' series' horizons (each under its claim), then plan each guild's nudges."""
-    result = Extended(guilds=set(guild_ids))
+    result, guilds = Extended(), set(guild_ids)
     async with session_factory() as session:
-        series = [info for info in await active_series(session, None, now) if info.guild_id in result.guilds]
+        series = [info for info in await active_series(session, None, now) if info.guild_id in guilds]
     for info in series:
         key, owner = f"series.horizon:{info.id}", uuid.uuid4().hex
         async with session_factory() as session, session.begin():
@@ -70,7 +69,7 @@ async def extend_horizons(
             async with session_factory() as session, session.begin():
                 await claims.release(session, key, owner)
         result.made.setdefault(info.guild_id, []).extend(made)
-    for guild_id in sorted(result.guilds):
+    for guild_id in sorted(guilds):
         await plan_guild_nudges(session_factory, guild_id, now)
     if result.count:
         log.info("series: %d week(s) added across %d guild(s)", result.count, len(result.made))
@@ -107,7 +106,7 @@ class SeriesBackground:
         self.clock = clock
         self._tasks: set[asyncio.Task[Any]] = set()
         self._dirty: set[int] = set()
-        self._refresher: asyncio.Task[None] | None = None
+        self._refresher: asyncio.Task[Any] | None = None
         self._ready: dict[int, asyncio.Event] = {}
 
     async def start(self) -> None:
@@ -119,7 +118,7 @@ class SeriesBackground:
     async def stop(self) -> None:
         """Remove it; cancel and await the refreshes in flight, before the bot disposes of the engine."""
         await self.background.remove(HORIZON_JOB)
-        pending = [*self._tasks, *([self._refresher] if self._refresher else [])]
+        pending = list(self._tasks)
         for task in pending:
             task.cancel()
         await asyncio.gather(*pending, return_exceptions=True)
@@ -130,9 +129,8 @@ class SeriesBackground:
 
     async def settle(self) -> None:
         """Wait for the background work changes set off (refreshes, horizon runs)."""
-        while self._tasks or (self._refresher is not None and not self._refresher.done()):
-            pending = [*self._tasks, *([self._refresher] if self._refresher else [])]
-            await asyncio.gather(*pending, return_exceptions=True)
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
 
     def _track(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(work)
@@ -151,8 +149,7 @@ class SeriesBackground:
         await self.run_horizons()
 
     async def run_horizons(self, guild_ids: Iterable[int] | None = None) -> Extended:
-        """Fill and publish each series of these servers (default: those this process serves) up to its horizon:
-        the organizers' thread opened where missing, the nudges planned, the open weeks updated."""
+        """Fill and publish these servers' series (default: this process's) to their horizon, threads, nudges, boards."""
         ctx, now = self.ctx, self.clock.now()
         wanted = list(guild_ids) if guild_ids is not None else ctx.discord.guild_ids()
         async with ctx.store() as session:
@@ -170,15 +167,9 @@ class SeriesBackground:
                 async with ctx.store() as session:
                     zones = (await get_config(session, guild_id)).display_zones
                 await publish_changes(ctx, guild_id, Changes(saved=made), zones, now)
-        for guild_id in sorted(extended.guilds):
+        for guild_id in sorted(set(wanted)):
             await refresh_boards(ctx, guild_id, now)
         return extended
-
-    def _refresh_soon(self, guild_id: int) -> None:
-        """Coalesce refreshes: one runs at a time, and a server changed meanwhile is refreshed once more."""
-        self._dirty.add(guild_id)
-        if self._refresher is None or self._refresher.done():
-            self._refresher = asyncio.create_task(self._refresh_loop(), name="series-refresh")
 
     async def _refresh_loop(self) -> None:
         while self._dirty:
@@ -190,9 +181,9 @@ class SeriesBackground:
 
     async def _week_changed(self, guild_id: int, session_id: int, cancelled: bool) -> None:
         async with self.ctx.store() as session, session.begin():
-            if cancelled and await skip_for_cancelled(session, guild_id, session_id, self.clock.now()):
-                week = True
-            else:
-                week = await week_of_session(session, guild_id, session_id) is not None
-        if week:
-            self._refresh_soon(guild_id)
+            skipped = cancelled and await skip_for_cancelled(session, guild_id, session_id, self.clock.now())
+            week = skipped or await week_of_session(session, guild_id, session_id) is not None
+        if week:  # coalesced: one refresh at a time, and a server changed meanwhile is refreshed once more
+            self._dirty.add(guild_id)
+            if self._refresher is None or self._refresher.done():
+                self._refresher = self._track(self._refresh_loop())

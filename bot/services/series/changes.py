@@ -1,5 +1,4 @@
-"""What organizers do to a series (add, skip, unskip, move, edit, end), each one call: the change in one
-transaction, then followed on Discord (its weeks published, the nudges and open weeks brought up to date)."""
+"""What organizers do to a series (add, skip, unskip, move, edit, end): one transaction, then followed on Discord."""
 
 from __future__ import annotations
 
@@ -7,7 +6,6 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import BadInput, Conflict
@@ -20,8 +18,10 @@ from bot.services.series.weeks import (
     fill_weeks,
     find_week,
     insert_week,
+    keep_skipped,
     link_session,
     reinstate,
+    stored_weeks,
     week_of_session,
     week_session,
 )
@@ -85,15 +85,10 @@ async def skip(
         week, club = await _coming(session, row, day, now)
         if week is not None and week.status == WEEK_SKIPPED:
             raise Conflict(f"{long_date(day)} is already skipped.")
-        if week is None:
-            await insert_week(session, row, day, now, status=WEEK_SKIPPED, reason=reason)
-        else:
-            week.status, week.skip_reason, week.updated_at = WEEK_SKIPPED, reason, now
-            if club is not None and club.status == SCHEDULED:
-                await sessions.cancel_session(
-                    session, guild_id, club.id, reason=reason or SKIPPED_NOTE, now=now
-                )
-                done.cancelled.append(club.id)
+        await keep_skipped(session, row, day, reason, now)
+        if club is not None and club.status == SCHEDULED:
+            await sessions.cancel_session(session, guild_id, club.id, reason=reason or SKIPPED_NOTE, now=now)
+            done.cancelled.append(club.id)
         _bump(row, now)
         info = series_info(row)
     return replace(await follow(ctx, info, done, now), day=day)
@@ -158,29 +153,8 @@ async def moved_start(
     return rules.read_move(when, rules.parse_date(week, rule.tz, now), rule, now), config
 
 
-async def _weeks(
-    session: AsyncSession, row: Series
-) -> tuple[list[SeriesWeek], dict[int | None, ClubSession]]:
-    """The series' stored weeks, by date, and their sessions by id."""
-    weeks = list(
-        await session.scalars(
-            select(SeriesWeek)
-            .where(SeriesWeek.series_id == row.id)
-            .order_by(SeriesWeek.week_date)
-            .execution_options(populate_existing=True)
-        )
-    )
-    clubs = await session.scalars(
-        select(ClubSession)
-        .where(ClubSession.id.in_([w.session_id for w in weeks if w.session_id is not None]))
-        .execution_options(populate_existing=True)
-    )
-    return weeks, {club.id: club for club in clubs}
-
-
 async def edit(ctx: SeriesContext, guild_id: int, ref: str, *, now: datetime, **values: Any) -> Followed:
-    """/organize series edit: the rule changed (``values`` as :func:`drafts.edit_rule` takes them); weeks not yet
-    begun follow it (moved weeks keep their time, a week it no longer meets in is dropped)."""
+    """/organize series edit (``values`` as :func:`drafts.edit_rule` takes them): the coming weeks follow the rule."""
     done = Changes()
     async with ctx.store() as session, session.begin():
         row = await load_series(session, guild_id, ref)
@@ -196,7 +170,7 @@ async def _edit(
     session: AsyncSession, row: Series, old: rules.Rule, change: drafts.RuleEdit, now: datetime, done: Changes
 ) -> None:
     new = change.rule
-    weeks, clubs = await _weeks(session, row)
+    weeks, clubs = await stored_weeks(session, row.id)
     future = [
         w
         for w in weeks
@@ -212,7 +186,7 @@ async def _edit(
         club = clubs.get(week.session_id)
         moved = club is not None and club.starts_at != old.start_on(week.week_date)
         target = week.week_date
-        if change.moves_weeks:  # the new weekday in the same Monday-to-Sunday week
+        if change.changed & drafts.MOVES:  # the new weekday in the same Monday-to-Sunday week
             target += timedelta(days=new.weekday - target.weekday())
         taken.discard(week.week_date)
         if not new.meets_on(target) or target in taken or not (moved or new.start_on(target) > now):
@@ -253,7 +227,7 @@ async def end(ctx: SeriesContext, guild_id: int, ref: str, after: str | None, *,
         rule = series_rule(row)
         last = rules.parse_date(after, rule.tz, now, what="date") if after else None
         today = rule.today(now)
-        weeks, clubs = await _weeks(session, row)
+        weeks, clubs = await stored_weeks(session, row.id)
         if last is not None and last < today:
             raise BadInput(f"{long_date(last)} has passed; leave `after` out to end the series now.")
         if last is None:

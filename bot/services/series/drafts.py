@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
-from zoneinfo import ZoneInfo
+from datetime import datetime, timedelta
 
 from bot import timeutil, when
 from bot.errors import BadInput
@@ -96,11 +95,6 @@ class RuleEdit:
     duration_minutes: int
     changed: frozenset[str] = field(default_factory=frozenset)
 
-    @property
-    def moves_weeks(self) -> bool:
-        """Whether the weeks ahead move (day, time, zone or every changed)."""
-        return bool(self.changed & MOVES)
-
 
 def edit_rule(
     old: Rule,
@@ -114,8 +108,7 @@ def edit_rule(
     until: str | None = None,
     duration: int | None = None,
 ) -> RuleEdit:
-    """Check an edit of the rule, each value once; a new day, time, zone or cadence starts from the next week
-    not yet begun (past weeks keep the old rule)."""
+    """Check an edit of the rule, each value once; a new day, time, zone or cadence starts from the next week."""
     weekday = parse_weekday(day) if day is not None else old.weekday
     start = when.parse_clock(time) if time is not None else old.start
     tz = timeutil.resolve_timezone(zone) if zone is not None else old.tz
@@ -132,7 +125,12 @@ def edit_rule(
         )
         if was != now_is
     }
-    anchor = _next_anchor(old, weekday, start, tz, interval, now) if changed & MOVES else old.anchor
+    anchor = old.anchor
+    if changed & MOVES:  # the new rule's first week not yet begun, in the week of the next date of the old
+        reference = old.next_date(now) or now.astimezone(tz).date()
+        anchor = reference - timedelta(days=reference.weekday()) + timedelta(days=weekday)
+        while timeutil.wall_to_utc(anchor, start, tz) <= now:
+            anchor += timedelta(weeks=interval)
     ends = old.until
     if until is not None:
         ends = parse_date(until, tz, now, what="until date")
@@ -151,11 +149,3 @@ def edit_rule(
     if changed & MOVES:
         check_times(rule, anchor)
     return RuleEdit(rule, minutes, frozenset(changed))
-
-
-def _next_anchor(old: Rule, weekday: int, start: time, tz: ZoneInfo, interval: int, now: datetime) -> date:
-    reference = old.next_date(now) or now.astimezone(tz).date()
-    anchor = reference - timedelta(days=reference.weekday()) + timedelta(days=weekday)
-    while timeutil.wall_to_utc(anchor, start, tz) <= now:
-        anchor += timedelta(weeks=interval)
-    return anchor

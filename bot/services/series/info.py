@@ -20,14 +20,12 @@ class SeriesInfo:
     guild_id: int
     name: str
     rule: Rule
-    first_date: date
     duration_minutes: int
     signup_url: str | None
     description: str | None
     sequence: int
     board_channel_id: int | None
     board_message_id: int | None
-    created_by: int | None
     channel_id: int | None = None  # its weeks' voice or stage channel
 
     def has_ended(self, now: datetime) -> bool:
@@ -57,7 +55,6 @@ def series_rule(row: Series) -> Rule:
 class WeekInfo:
     """One week: ``regular_start`` is when the rule puts it; ``session`` its session once it has one."""
 
-    series_id: int
     week_date: date
     status: str
     regular_start: datetime

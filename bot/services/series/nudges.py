@@ -1,5 +1,4 @@
-"""The organizers' nudges: one reminder per week still without a presenter or a paper, in the organizers'
-thread, naming what it lacks; planned again (idempotently) after every change."""
+"""The organizers' nudges: one reminder per week lacking a presenter or a paper, planned again after each change."""
 
 from __future__ import annotations
 
@@ -44,12 +43,6 @@ def _claim_line(info: SeriesInfo, week: WeekInfo, gap: str) -> str:
     )
 
 
-def nudge_message(info: SeriesInfo, week: WeekInfo) -> str:
-    """The stored message of a week's nudge: a ``gap|line`` line for each thing the week lacks."""
-    gaps = [gap for gap, has in ((PRESENTER, week.has_presenter), (PAPER, week.has_paper)) if not has]
-    return "\n".join(f"{gap}|{_claim_line(info, week, gap)}" for gap in gaps)
-
-
 async def _plan(session: AsyncSession, guild_id: int, now: datetime) -> None:
     """Bring the guild's nudges in line with its weeks (none without an organizers' thread)."""
     settings = await get_settings(session, guild_id)
@@ -86,7 +79,8 @@ async def _plan_week(
             live = row
     if due is None:
         return
-    message = nudge_message(info, week)
+    gaps = [gap for gap, has in ((PRESENTER, week.has_presenter), (PAPER, week.has_paper)) if not has]
+    message = "\n".join(f"{gap}|{_claim_line(info, week, gap)}" for gap in gaps)  # a `gap|line` line per gap
     if live is not None:
         values: dict[str, object] = {}
         if live.message != message:

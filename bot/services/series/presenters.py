@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.errors import Conflict, NotAllowed, NotFound
 from bot.papers import normalize_title
 from bot.services.config.guild import get_config
-from bot.services.series.info import Changes, SeriesInfo
+from bot.services.series.info import Changes
 from bot.services.series.nudges import cancel_presenter_nudge
 from bot.services.series.publishing import SeriesContext, publish_changes, refresh_guild
 from bot.services.series.weeks import week_of_session
@@ -31,7 +31,6 @@ class Claim:
 
     outcome: Literal["claimed", "withdrawn"]
     session: SessionInfo
-    series: SeriesInfo
 
 
 def presenter_label(info: SessionInfo) -> str:
@@ -68,19 +67,17 @@ async def present(
     now: datetime,
     series_id: int | None = None,
 ) -> tuple[Claim, Zones]:
-    """I'll present: the member presents the week if nobody does, steps down if they do (another's week is
-    refused; from a series' select, ``series_id``, only claimed); published, the nudges and open weeks follow."""
+    """I'll present: claim the open week, or step down from one's own (from a series' select: only claim)."""
     async with ctx.store() as session, session.begin():
+        club = await sessions.get_session(session, guild_id, session_id)  # NotFound for another server's
         found = await week_of_session(session, guild_id, session_id)
-        if found is not None and series_id is not None and found[0].id != series_id:
-            raise NotFound("That week is not one of this series' weeks; pick one from the list.")
         if found is None:
-            await sessions.get_session(session, guild_id, session_id)  # NotFound for another server's session
             raise NotFound(
                 "That session is not a week of a series; organizers set its presenter with `/organize session edit`."
             )
-        series, week = found
-        club = await sessions.get_session(session, guild_id, session_id)
+        if series_id is not None and found[0].id != series_id:
+            raise NotFound("That week is not one of this series' weeks; pick one from the list.")
+        week = found[1]
         day = format_long_date(week.week_date)
         if week.status == WEEK_SKIPPED or club.is_cancelled:
             raise Conflict(f"{day} is skipped, so there is nothing to present.")
@@ -107,7 +104,7 @@ async def present(
                 f"{presenter_label(club)} presents {day}. Only they can step down; an organizer can change it "
                 "with `/organize session edit`."
             )
-        claim = Claim(outcome, await sessions.get_session(session, guild_id, session_id), series)
+        claim = Claim(outcome, await sessions.get_session(session, guild_id, session_id))
         zones = (await get_config(session, guild_id)).display_zones
     await publish_changes(ctx, guild_id, Changes(saved=[session_id]), zones, now)
     await refresh_guild(ctx, guild_id, now)

@@ -1,5 +1,4 @@
-"""A series on Discord, best effort once the store is written: what the flows run against (the context), its
-weeks published like any session, the organizers' thread, the open weeks and the nudges kept up to date."""
+"""A series on Discord, best effort after the store: its weeks published, the organizers' thread, the open weeks."""
 
 from __future__ import annotations
 
@@ -89,8 +88,7 @@ class SeriesContext:
 
 @dataclass(frozen=True)
 class Followed:
-    """A change followed on Discord: the series as it now stands, the lines it adds (notes, warnings), and
-    what the reply names (the week, its start, weeks made or dropped, the rule's changed fields, the thread)."""
+    """A change followed on Discord: the series as it stands, notes and warnings, and what the reply names."""
 
     card: SeriesCard
     lines: tuple[str, ...] = ()
@@ -186,8 +184,7 @@ async def open_weeks(
     organizer: int,
     now: datetime,
 ) -> tuple[SeriesInfo, str, bool]:
-    """/organize series open: post (or edit) the open weeks in ``channel_id``, else where they were, else
-    announcements, else ``here_id``; the series, the link, whether it was edited in place."""
+    """/organize series open: post or edit the open weeks; the series, the link, whether it was edited in place."""
     async with ctx.store() as session:
         info = await get_series(session, guild_id, ref)
         announcements = (await get_config(session, guild_id)).announcements_channel_id

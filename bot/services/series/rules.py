@@ -1,5 +1,4 @@
-"""A series' rule (a weekday, a wall-clock time in a zone, every one or two weeks from an anchor date, until
-an optional last date) and every check of what organizers type for it."""
+"""A series' rule (weekday, wall-clock time and zone, every one or two weeks, until) and checks of what is typed."""
 
 from __future__ import annotations
 
@@ -19,7 +18,6 @@ from bot.timeutil import WEEKDAYS, DisplayZone
 MAX_NAME: Final = 100
 MAX_SKIP_REASON: Final = 200
 MAX_DATE_TEXT: Final = 40
-EVERY: Final = (1, 2)
 MIN_HORIZON_WEEKS: Final = 1
 MAX_HORIZON_WEEKS: Final = 12
 MAX_NUDGE_DAYS: Final = 28
@@ -154,7 +152,7 @@ def parse_weekday(text: str) -> int:
 
 def check_every(every: int) -> int:
     """``every``, or BadInput unless it is every week or every other week."""
-    if every not in EVERY:
+    if every not in (1, 2):
         raise BadInput(
             f"A series meets every week (every: 1) or every other week (every: 2), not every {every} weeks."
         )
@@ -240,8 +238,7 @@ def first_date(rule_weekday: int, start: time, tz: ZoneInfo, now: datetime) -> d
 
 
 def read_move(text: str, week: date, rule: Rule, now: datetime) -> datetime:
-    """`when` of /organize series move (a time alone: that time on the week's date; else as /organize session add
-    reads `when`, at the series' time in its zone): the new start, aware UTC, in the future."""
+    """`when` of /organize series move (a time alone: on the week's date) as a future start in aware UTC."""
     cleaned = " ".join(text.split())
     if _CLOCK_ONLY.fullmatch(cleaned):
         local, _ = timeutil.localize(week, when.parse_clock(cleaned), rule.tz)

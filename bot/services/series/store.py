@@ -172,8 +172,7 @@ async def create_series(
     now: datetime,
     first: date | None = None,
 ) -> Series:
-    """Store a checked new series, first met on ``first`` (default: its anchor); Conflict for a second series of
-    the same name, or one over the server's event budget."""
+    """Store a checked new series; Conflict for a second of the same name, or one over the event budget."""
     key = rules.name_key(draft.name)
     query = select(Series.id, Series.name).where(Series.guild_id == guild_id, Series.name_key == key)
     if (existing := (await session.execute(query)).first()) is not None:

@@ -85,8 +85,7 @@ def reinstate(club: ClubSession, now: datetime) -> None:
 
 
 async def week_session(session: AsyncSession, row: Series, start: datetime, now: datetime) -> int:
-    """The week's session: one already there with the series' name at that time and no week of its own (e.g.
-    imported, or cancelled when the series stopped meeting that week), else a new one."""
+    """The week's session: one of the series' name at that time with no week of its own, else a new one."""
     linked = exists().where(SeriesWeek.session_id == ClubSession.id)
     candidates = await session.scalars(
         select(ClubSession).where(
@@ -154,43 +153,41 @@ async def fill_weeks(session: AsyncSession, row: Series, now: datetime, horizon_
     return made
 
 
-async def weeks_view(
-    session: AsyncSession, info: SeriesInfo, now: datetime, horizon_weeks: int, *, since: date | None = None
-) -> list[WeekInfo]:
-    """The series' coming weeks, soonest first (stored ones not yet over, and the horizon's dates not stored
-    yet); with ``since``, every stored week from that date."""
-    rule = info.rule
-    today = rule.today(now)
-    first = since if since is not None else today - timedelta(days=1)
-    rows = list(
-        await session.scalars(
-            select(SeriesWeek)
-            .where(SeriesWeek.series_id == info.id, SeriesWeek.week_date >= first)
-            .order_by(SeriesWeek.week_date)
-            .execution_options(populate_existing=True)
-        )
-    )
+async def stored_weeks(
+    session: AsyncSession, series_id: int, since: date | None = None
+) -> tuple[list[SeriesWeek], dict[int | None, ClubSession]]:
+    """The series' stored weeks (from ``since``), by date, and their sessions (papers loaded) by id."""
+    query = select(SeriesWeek).where(SeriesWeek.series_id == series_id).order_by(SeriesWeek.week_date)
+    if since is not None:
+        query = query.where(SeriesWeek.week_date >= since)
+    weeks = list(await session.scalars(query.execution_options(populate_existing=True)))
     clubs = await session.scalars(
         select(ClubSession)
-        .where(ClubSession.id.in_([w.session_id for w in rows if w.session_id is not None]))
+        .where(ClubSession.id.in_([w.session_id for w in weeks if w.session_id is not None]))
         .options(selectinload(ClubSession.papers))
         .execution_options(populate_existing=True)
     )
-    by_id = {club.id: session_info(club) for club in clubs}
+    return weeks, {club.id: club for club in clubs}
+
+
+async def weeks_view(
+    session: AsyncSession, info: SeriesInfo, now: datetime, horizon_weeks: int, *, since: date | None = None
+) -> list[WeekInfo]:
+    """The series' coming weeks and the horizon's, soonest first; with ``since``, every stored week from then."""
+    rule = info.rule
+    rows, clubs = await stored_weeks(session, info.id, since or rule.today(now) - timedelta(days=1))
     weeks: dict[date, WeekInfo] = {}
     for week in rows:
-        club = by_id.get(week.session_id) if week.session_id is not None else None
+        club = session_info(found) if (found := clubs.get(week.session_id)) is not None else None
         regular = rule.start_on(week.week_date)
         if week.week_date < rule.anchor and club is not None:
             regular = club.starts_at  # a week before the last /organize series edit: as it was held
         ends = club.ends_at if club is not None else regular + timedelta(minutes=info.duration_minutes)
         if since is None and ends <= now:
             continue
-        weeks[week.week_date] = WeekInfo(
-            info.id, week.week_date, week.status, regular, week.skip_reason, club
-        )
+        weeks[week.week_date] = WeekInfo(week.week_date, week.status, regular, week.skip_reason, club)
     for day in rule.horizon(now, horizon_weeks):
-        weeks.setdefault(day, WeekInfo(info.id, day, WEEK_SCHEDULED, rule.start_on(day)))
+        weeks.setdefault(day, WeekInfo(day, WEEK_SCHEDULED, rule.start_on(day)))
     return [weeks[day] for day in sorted(weeks)]
 
 
