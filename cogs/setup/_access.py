@@ -1,5 +1,4 @@
-"""What the bot lacks where the club's settings send it (from the permissions the gateway gave), each with
-its fix; a channel hidden from the bot is named by its id only."""
+"""What the bot lacks where the club's settings send it, each with its fix."""
 
 from __future__ import annotations
 
@@ -70,8 +69,7 @@ def _needs(channel: discord.abc.GuildChannel, command: str) -> Sequence[tuple[st
 
 
 def channel_gaps(channel: discord.abc.GuildChannel, me: discord.Member, command: str) -> list[Gap]:
-    """What the bot lacks in ``channel`` for the setting ``command`` sets. A channel hidden from the bot is
-    one gap, named by its id; without Send Messages the flags it implies are left out."""
+    """What the bot lacks in ``channel`` for the setting ``command`` sets."""
     if hidden_from_bot(channel):
         return [
             Gap(
@@ -145,9 +143,7 @@ def guild_gaps(guild: discord.Guild, config: GuildConfig) -> list[Gap]:
 
 
 def held_in_gaps(guild: discord.Guild, channel_ids: Sequence[int]) -> list[Gap]:
-    """What the bot lacks in the voice and stage channels sessions are held in: a stage's event needs Manage
-    Channels, Mute Members and Move Members; a voice channel's status for the hour, Set Voice Channel Status
-    and Manage Channels (without them the event still starts and ends)."""
+    """What the bot lacks in the voice and stage channels sessions are held in."""
     me, gaps = guild.me, []
     if me is None:
         return []  # guild_gaps says so
@@ -173,8 +169,7 @@ def held_in_gaps(guild: discord.Guild, channel_ids: Sequence[int]) -> list[Gap]:
 def _ping_role_gaps(
     guild: discord.Guild, config: GuildConfig, channel: discord.abc.GuildChannel, me: discord.Member
 ) -> list[Gap]:
-    """Reminders ping the ping role in the announcements channel: it must be mentionable, or the bot
-    needs Mention @everyone there (which the invite does not ask for)."""
+    """The ping role must be mentionable, or the bot needs Mention @everyone in the channel."""
     role = guild.get_role(config.ping_role_id) if config.ping_role_id else None
     if role is None or role.mentionable or channel.permissions_for(me).mention_everyone:
         return []

@@ -50,8 +50,7 @@ def settings_card(
     website: str | None = None,
     series: str | None = None,
 ) -> Card:
-    """The settings as a layout: what the bot lacks (or that nothing is missing), the set-up commands still to
-    run, every setting."""
+    """The settings as a layout: what the bot lacks, the set-up commands still to run, every setting."""
     card = Card(accent=discord.Colour.blurple())
     card.heading(title)
     card.text(cut(access.report(gaps), 1500))
@@ -98,8 +97,7 @@ class SetupCog(
         channel: tuple[discord.abc.GuildChannel, str] | None = None,
         **changes: object,
     ) -> None:
-        """Save the changes and answer with the settings and what the bot lacks for them. A channel the
-        bot cannot post in is refused (nothing saved), with the permission to grant."""
+        """Save the changes (refused for a channel the bot cannot post in) and answer with the settings."""
         guild = _guild(interaction)
         if channel is not None:
             refusal = access.refusal_for(guild, *channel)

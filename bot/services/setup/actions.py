@@ -1,5 +1,4 @@
-"""Each /setup action as one call: the settings read for /setup show (one statement), or changed; and the
-settings as an organizer reads them."""
+"""Each /setup action as one call: the settings read (one statement) or changed, and shown."""
 
 from __future__ import annotations
 
