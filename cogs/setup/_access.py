@@ -62,12 +62,6 @@ class Gap:
     blocking: bool = False  # the bot cannot post in that channel at all
 
 
-def _needs(channel: discord.abc.GuildChannel, command: str) -> Sequence[tuple[str, str]]:
-    if command == ANNOUNCE:
-        return ANNOUNCEMENTS
-    return SUGGESTIONS_FORUM if isinstance(channel, discord.ForumChannel) else SUGGESTIONS_TEXT
-
-
 def channel_gaps(channel: discord.abc.GuildChannel, me: discord.Member, command: str) -> list[Gap]:
     """What the bot lacks in ``channel`` for the setting ``command`` sets."""
     if hidden_from_bot(channel):
@@ -78,8 +72,10 @@ def channel_gaps(channel: discord.abc.GuildChannel, me: discord.Member, command:
                 blocking=True,
             )
         ]
+    forum = isinstance(channel, discord.ForumChannel)
+    needs = ANNOUNCEMENTS if command == ANNOUNCE else SUGGESTIONS_FORUM if forum else SUGGESTIONS_TEXT
     have = channel.permissions_for(me)
-    lacking = [(flag, why) for flag, why in _needs(channel, command) if not getattr(have, flag)]
+    lacking = [(flag, why) for flag, why in needs if not getattr(have, flag)]
     flags = {flag for flag, _ in lacking}
     if VIEW in flags:
         lacking = [need for need in lacking if need[0] == VIEW]
@@ -137,8 +133,17 @@ def guild_gaps(guild: discord.Guild, config: GuildConfig) -> list[Gap]:
             gaps.append(Gap(f"<#{channel_id}> is gone: run `{command}` with another channel", blocking=True))
         elif channel is not None:
             gaps += channel_gaps(channel, me, command)
-            if command == ANNOUNCE and not hidden_from_bot(channel):
-                gaps += _ping_role_gaps(guild, config, channel, me)
+            role = guild.get_role(config.ping_role_id) if config.ping_role_id else None
+            if command != ANNOUNCE or hidden_from_bot(channel) or role is None or role.mentionable:
+                continue
+            if not channel.permissions_for(me).mention_everyone:  # reminders ping it in that channel
+                gaps.append(
+                    Gap(
+                        f"make {role.mention} mentionable (Server Settings → Roles → "
+                        f"{discord.utils.escape_markdown(role.name)} → Allow anyone to @mention this role), "
+                        "or reminders cannot ping it"
+                    )
+                )
     return gaps
 
 
@@ -164,21 +169,6 @@ def held_in_gaps(guild: discord.Guild, channel_ids: Sequence[int]) -> list[Gap]:
             fix = f"grant the bot **{', '.join(missing)}** in {channel.mention} ({why}; {CHANNEL_FIX})"
             gaps.append(Gap(fix))
     return gaps
-
-
-def _ping_role_gaps(
-    guild: discord.Guild, config: GuildConfig, channel: discord.abc.GuildChannel, me: discord.Member
-) -> list[Gap]:
-    """The ping role must be mentionable, or the bot needs Mention @everyone in the channel."""
-    role = guild.get_role(config.ping_role_id) if config.ping_role_id else None
-    if role is None or role.mentionable or channel.permissions_for(me).mention_everyone:
-        return []
-    return [
-        Gap(
-            f"make {role.mention} mentionable (Server Settings → Roles → {discord.utils.escape_markdown(role.name)}"
-            " → Allow anyone to @mention this role), or reminders cannot ping it"
-        )
-    ]
 
 
 def report(gaps: Sequence[Gap]) -> str:
