@@ -129,9 +129,7 @@ class SetupCog(
     @manager_only()
     async def announcements(self, interaction: Interaction, channel: discord.TextChannel) -> None:
         await self._change(
-            interaction,
-            channel=(channel, access.ANNOUNCE),
-            announcements_channel_id=channel.id,
+            interaction, channel=(channel, access.ANNOUNCE), announcements_channel_id=channel.id
         )
 
     @app_commands.command(
@@ -142,11 +140,7 @@ class SetupCog(
     async def suggestions(
         self, interaction: Interaction, channel: discord.TextChannel | discord.ForumChannel
     ) -> None:
-        await self._change(
-            interaction,
-            channel=(channel, access.SUGGEST),
-            suggestions_channel_id=channel.id,
-        )
+        await self._change(interaction, channel=(channel, access.SUGGEST), suggestions_channel_id=channel.id)
 
     @app_commands.command(name="organizer_role", description="Role whose members may run organizer commands")
     @app_commands.describe(role="Members with this role count as organizers")
