@@ -12,8 +12,7 @@ from bot.cli import club, data, running, store
 from bot.cli.common import CommandFailed, Parser
 from bot.settings import SettingsError
 
-# Each adds one command or group (its module holds what it runs), in the order --help lists them. A new
-# group, e.g. `paperclub data …`: a module with an ``add(sub)``, and a line here.
+# Each adds one command or group (its module holds what it runs), in the order --help lists them.
 COMMANDS: tuple[Callable[[Any], None], ...] = (
     running.add_run,
     store.add,

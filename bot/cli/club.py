@@ -212,8 +212,7 @@ async def _papers_resolve(args: argparse.Namespace) -> int:
     return 0
 
 
-# bot.services.papers.resolve's AUTO_MIN and AUTO_NEXT_MAX, written here so --help loads no feature (a test
-# holds them equal)
+# bot.services.papers.resolve's AUTO_MIN and AUTO_NEXT_MAX (a test holds them equal)
 AUTO_MIN, AUTO_NEXT_MAX = 0.9, 0.6
 
 

@@ -14,8 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.settings import Settings, SettingsError, api_addresses, load_settings
 from db.engine import describe_database
 
-# Each command imports what it needs when it runs, so `paperclub --help` and the small commands start
-# without loading the bot and its features.
+# Each command imports what it needs when it runs, so `paperclub --help` loads no feature.
 MAX_ID = 2**63 - 1  # the store keeps ids in signed 64-bit columns; Discord's snowflakes fit
 
 

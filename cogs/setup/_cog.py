@@ -79,8 +79,7 @@ def settings_card(
 
 
 @app_commands.guild_only()
-# Visible to organizers (Manage Events) so they can read /setup show; every change also checks
-# Manage Server in code (manager_only), whatever the server's admins set these defaults to.
+# Visible to organizers (Manage Events) for /setup show; every change checks Manage Server (manager_only).
 @app_commands.default_permissions(manage_events=True)
 class SetupCog(
     commands.GroupCog, group_name="setup", group_description="The club's settings for this server"

@@ -34,8 +34,7 @@ _SITE = SiteSettings.__table__.c
 _SERIES = SeriesSettings.__table__.c
 _ANCHOR = select(bindparam("guild_id", type_=BigInteger).label("guild_id")).subquery("wanted")
 
-#: The guild's columns keep their names (``config_from_row`` reads them), the others are prefixed; a table
-#: without the guild's row gives NULLs there, read as that feature's defaults.
+#: The guild's columns keep their names (``config_from_row`` reads them), the others are prefixed.
 _OVERVIEW: Final = (
     select(
         *_GUILD,
