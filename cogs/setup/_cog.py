@@ -155,15 +155,10 @@ class SetupCog(
 
     @app_commands.command(name="timezone", description="The club's home time zone (times are typed in it)")
     @app_commands.describe(zone="An IANA name such as America/Los_Angeles, or PT, ET, UK, CET, IST, UTC")
+    @app_commands.autocomplete(zone=timezone_autocomplete)
     @manager_only()
     async def timezone(self, interaction: Interaction, zone: Zone) -> None:
         await self._change(interaction, timezone=zone)
-
-    @timezone.autocomplete("zone")
-    async def _zone_autocomplete(
-        self, interaction: Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await timezone_autocomplete(interaction, current)
 
     @app_commands.command(name="display_zones", description="Zones every session time is shown in")
     @app_commands.describe(zones="e.g. America/Los_Angeles=PT, Europe/London, Asia/Kolkata=IST")
