@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -199,9 +200,7 @@ async def _papers_resolve(args: argparse.Namespace) -> int:
         except EOFError:
             return None
 
-    def say(line: str) -> None:
-        print(line, flush=True)
-
+    say = partial(print, flush=True)
     async with opened_store(settings, upgrade=True) as engine:
         factory = create_session_factory(engine)
         clients = SourceClients.from_settings(settings, turns=StoreTurns(factory))
