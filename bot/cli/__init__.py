@@ -5,15 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from typing import Any
 
 from bot.cli import club, data, running, store
 from bot.cli.common import CommandFailed, Parser
 from bot.settings import SettingsError
 
-# Each adds one command or group (its module holds what it runs), in the order --help lists them. A new
-# group, e.g. `paperclub data …`: a module with an ``add(sub)``, and a line here.
+# Each adds one command or group (its module holds what it runs), in the order --help lists them.
 COMMANDS: tuple[Callable[[Any], None], ...] = (
     running.add_run,
     store.add,
@@ -38,14 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the ``paperclub`` command line and return its exit code."""
     args = build_parser().parse_args(argv)
-    handler: Callable[[argparse.Namespace], Coroutine[Any, Any, int]] = args.handler
     try:
-        return asyncio.run(handler(args))
-    except SettingsError as exc:
+        return asyncio.run(args.handler(args))
+    except (SettingsError, CommandFailed) as exc:
         print(f"paperclub: {exc}", file=sys.stderr)
-        return 2
-    except CommandFailed as exc:
-        print(f"paperclub: {exc}", file=sys.stderr)
-        return exc.code
+        return exc.code if isinstance(exc, CommandFailed) else 2
     except KeyboardInterrupt:
         return 130

@@ -1,5 +1,4 @@
-"""`paperclub import`, `export`, `papers resolve` and `site build`: the club's programme as a YAML or JSON
-file, its papers resolved in the terminal, its website as static files."""
+"""`paperclub import`, `export`, `papers resolve` and `site build`."""
 
 from __future__ import annotations
 
@@ -8,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +46,7 @@ def _report_problems(problems: list[Any], path: Path) -> None:
 
 
 async def import_file(settings: Settings, path: Path, guild_id: int | None) -> int:
-    """Import into ``--guild``, else the file's ``guild_id``, else the store's one server: 0 when imported,
-    1 when the file can't be read or has problems, 2 when the server is unclear."""
+    """Import into ``--guild``, else the file's ``guild_id``, else the store's one server: the exit code."""
     from bot.services.programme.checks import Problem, ProgrammeInvalid
     from bot.services.programme.files import file_suffix, guild_in, import_data, parse_document
     from db.engine import create_session_factory
@@ -87,8 +86,7 @@ async def import_file(settings: Settings, path: Path, guild_id: int | None) -> i
 
 
 async def export_file(settings: Settings, path: Path, guild_id: int | None) -> int:
-    """Export ``--guild`` (else the store's one server) to ``path``, YAML or JSON, all or nothing: 0 when
-    written, 1 when the path is unusable, 2 when the server is unclear."""
+    """Export ``--guild`` (else the store's one server) to ``path``, all or nothing: the exit code."""
     from bot.services.programme.checks import ProgrammeInvalid
     from bot.services.programme.files import export_text, file_suffix
     from db.engine import create_session_factory
@@ -126,8 +124,7 @@ async def export_file(settings: Settings, path: Path, guild_id: int | None) -> i
 
 
 def _write_whole(path: Path, text: str) -> None:
-    """Write via a temporary file in the same folder, renamed over ``path`` (usual permissions): a failed
-    export leaves no half file."""
+    """Write via a temporary file in the same folder renamed over ``path``: never a half file."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
@@ -203,9 +200,7 @@ async def _papers_resolve(args: argparse.Namespace) -> int:
         except EOFError:
             return None
 
-    def say(line: str) -> None:
-        print(line, flush=True)
-
+    say = partial(print, flush=True)
     async with opened_store(settings, upgrade=True) as engine:
         factory = create_session_factory(engine)
         clients = SourceClients.from_settings(settings, turns=StoreTurns(factory))
@@ -216,8 +211,7 @@ async def _papers_resolve(args: argparse.Namespace) -> int:
     return 0
 
 
-# bot.services.papers.resolve's AUTO_MIN and AUTO_NEXT_MAX, written here so --help loads no feature (a test
-# holds them equal)
+# bot.services.papers.resolve's AUTO_MIN and AUTO_NEXT_MAX (a test holds them equal)
 AUTO_MIN, AUTO_NEXT_MAX = 0.9, 0.6
 
 

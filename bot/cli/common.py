@@ -14,8 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.settings import Settings, SettingsError, api_addresses, load_settings
 from db.engine import describe_database
 
-# Each command imports what it needs when it runs, so `paperclub --help` and the small commands start
-# without loading the bot and its features.
+# Each command imports what it needs when it runs, so `paperclub --help` loads no feature.
 MAX_ID = 2**63 - 1  # the store keeps ids in signed 64-bit columns; Discord's snowflakes fit
 
 
@@ -61,15 +60,11 @@ def discord_failures(settings: Settings) -> Iterator[None]:
             ) from None
         raise
     except (aiohttp.ClientError, discord.GatewayNotFound) as exc:
-        raise CommandFailed(_unreachable_discord(settings, exc)) from None
-
-
-def _unreachable_discord(settings: Settings, exc: BaseException) -> str:
-    base = settings.discord_api_base
-    where = f"the Discord API at {api_addresses(base).rest} (DISCORD_API_BASE)" if base else "Discord"
-    fix = "check DISCORD_API_BASE and that the server is running" if base else "check the network"
-    reason = " ".join(f"{type(exc).__name__}: {exc}".split()).rstrip(": ")[:200]
-    return f"cannot reach {where} ({reason}): {fix}."
+        base = settings.discord_api_base
+        where = f"the Discord API at {api_addresses(base).rest} (DISCORD_API_BASE)" if base else "Discord"
+        fix = "check DISCORD_API_BASE and that the server is running" if base else "check the network"
+        reason = " ".join(f"{type(exc).__name__}: {exc}".split()).rstrip(": ")[:200]
+        raise CommandFailed(f"cannot reach {where} ({reason}): {fix}.") from None
 
 
 @contextlib.contextmanager

@@ -1,5 +1,4 @@
-"""`paperclub data …`: a server's data deleted at once (or what would go, ``--dry-run``), and a member's data
-as JSON for a request made outside Discord."""
+"""`paperclub data …`: a server's data deleted at once, and a member's data as JSON."""
 
 from __future__ import annotations
 

@@ -21,8 +21,7 @@ async def _run(args: argparse.Namespace) -> int:
         bot = build_bot(settings, sync_commands="auto")
         await discover_gateway(settings.discord_api_base)
         async with bot:
-            # SIGTERM (systemd's stop, a rolling restart) and SIGINT close the bot: sends in flight finish,
-            # job runs are handed back and leases released, so the other processes carry on at once.
+            # SIGTERM and SIGINT close the bot: sends in flight finish, job runs and leases are handed back.
             loop = asyncio.get_running_loop()
             for signum in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))

@@ -79,8 +79,7 @@ async def _db_backup(args: argparse.Namespace) -> int:
 
 
 def backup_sqlite(source: Path, target: Path) -> tuple[Path, Path]:
-    """Copy ``source`` to ``target`` in one backup step (under a read lock: a consistent snapshot while the
-    bot writes), through a temporary file, so ``target`` appears whole or not at all."""
+    """Copy ``source`` to ``target`` in one backup step (a consistent snapshot), whole or not at all."""
     import sqlite3
 
     if not source.is_file():

@@ -1,5 +1,4 @@
-"""What the bot lacks where the club's settings send it (from the permissions the gateway gave), each with
-its fix; a channel hidden from the bot is named by its id only."""
+"""What the bot lacks where the club's settings send it, each with its fix."""
 
 from __future__ import annotations
 
@@ -63,15 +62,8 @@ class Gap:
     blocking: bool = False  # the bot cannot post in that channel at all
 
 
-def _needs(channel: discord.abc.GuildChannel, command: str) -> Sequence[tuple[str, str]]:
-    if command == ANNOUNCE:
-        return ANNOUNCEMENTS
-    return SUGGESTIONS_FORUM if isinstance(channel, discord.ForumChannel) else SUGGESTIONS_TEXT
-
-
 def channel_gaps(channel: discord.abc.GuildChannel, me: discord.Member, command: str) -> list[Gap]:
-    """What the bot lacks in ``channel`` for the setting ``command`` sets. A channel hidden from the bot is
-    one gap, named by its id; without Send Messages the flags it implies are left out."""
+    """What the bot lacks in ``channel`` for the setting ``command`` sets."""
     if hidden_from_bot(channel):
         return [
             Gap(
@@ -80,8 +72,10 @@ def channel_gaps(channel: discord.abc.GuildChannel, me: discord.Member, command:
                 blocking=True,
             )
         ]
+    forum = isinstance(channel, discord.ForumChannel)
+    needs = ANNOUNCEMENTS if command == ANNOUNCE else SUGGESTIONS_FORUM if forum else SUGGESTIONS_TEXT
     have = channel.permissions_for(me)
-    lacking = [(flag, why) for flag, why in _needs(channel, command) if not getattr(have, flag)]
+    lacking = [(flag, why) for flag, why in needs if not getattr(have, flag)]
     flags = {flag for flag, _ in lacking}
     if VIEW in flags:
         lacking = [need for need in lacking if need[0] == VIEW]
@@ -139,15 +133,22 @@ def guild_gaps(guild: discord.Guild, config: GuildConfig) -> list[Gap]:
             gaps.append(Gap(f"<#{channel_id}> is gone: run `{command}` with another channel", blocking=True))
         elif channel is not None:
             gaps += channel_gaps(channel, me, command)
-            if command == ANNOUNCE and not hidden_from_bot(channel):
-                gaps += _ping_role_gaps(guild, config, channel, me)
+            role = guild.get_role(config.ping_role_id) if config.ping_role_id else None
+            if command != ANNOUNCE or hidden_from_bot(channel) or role is None or role.mentionable:
+                continue
+            if not channel.permissions_for(me).mention_everyone:  # reminders ping it in that channel
+                gaps.append(
+                    Gap(
+                        f"make {role.mention} mentionable (Server Settings → Roles → "
+                        f"{discord.utils.escape_markdown(role.name)} → Allow anyone to @mention this role), "
+                        "or reminders cannot ping it"
+                    )
+                )
     return gaps
 
 
 def held_in_gaps(guild: discord.Guild, channel_ids: Sequence[int]) -> list[Gap]:
-    """What the bot lacks in the voice and stage channels sessions are held in: a stage's event needs Manage
-    Channels, Mute Members and Move Members; a voice channel's status for the hour, Set Voice Channel Status
-    and Manage Channels (without them the event still starts and ends)."""
+    """What the bot lacks in the voice and stage channels sessions are held in."""
     me, gaps = guild.me, []
     if me is None:
         return []  # guild_gaps says so
@@ -168,22 +169,6 @@ def held_in_gaps(guild: discord.Guild, channel_ids: Sequence[int]) -> list[Gap]:
             fix = f"grant the bot **{', '.join(missing)}** in {channel.mention} ({why}; {CHANNEL_FIX})"
             gaps.append(Gap(fix))
     return gaps
-
-
-def _ping_role_gaps(
-    guild: discord.Guild, config: GuildConfig, channel: discord.abc.GuildChannel, me: discord.Member
-) -> list[Gap]:
-    """Reminders ping the ping role in the announcements channel: it must be mentionable, or the bot
-    needs Mention @everyone there (which the invite does not ask for)."""
-    role = guild.get_role(config.ping_role_id) if config.ping_role_id else None
-    if role is None or role.mentionable or channel.permissions_for(me).mention_everyone:
-        return []
-    return [
-        Gap(
-            f"make {role.mention} mentionable (Server Settings → Roles → {discord.utils.escape_markdown(role.name)}"
-            " → Allow anyone to @mention this role), or reminders cannot ping it"
-        )
-    ]
 
 
 def report(gaps: Sequence[Gap]) -> str:

@@ -13,6 +13,7 @@ from bot.layouts import Card, escape, lines
 from bot.permissions import IN_SERVER_ONLY, ensure_organizer, manager_only, require_guild_id
 from bot.replies import cut, send_ephemeral
 from bot.services.config.guild import MAX_OFFSETS_TEXT, MAX_TOPICS_TEXT, MAX_ZONES_TEXT, GuildConfig
+from bot.services.sessions import queries
 from bot.services.setup.actions import Setup, next_steps, reminders_text, zones_text
 from bot.services.site.config import MAX_ABOUT, MAX_SLUG
 from bot.transformers import timezone_autocomplete
@@ -50,8 +51,7 @@ def settings_card(
     website: str | None = None,
     series: str | None = None,
 ) -> Card:
-    """The settings as a layout: what the bot lacks (or that nothing is missing), the set-up commands still to
-    run, every setting."""
+    """The settings as a layout: what the bot lacks, the set-up commands still to run, every setting."""
     card = Card(accent=discord.Colour.blurple())
     card.heading(title)
     card.text(cut(access.report(gaps), 1500))
@@ -80,8 +80,7 @@ def settings_card(
 
 
 @app_commands.guild_only()
-# Visible to organizers (Manage Events) so they can read /setup show; every change also checks
-# Manage Server in code (manager_only), whatever the server's admins set these defaults to.
+# Visible to organizers (Manage Events) for /setup show; every change checks Manage Server (manager_only).
 @app_commands.default_permissions(manage_events=True)
 class SetupCog(
     commands.GroupCog, group_name="setup", group_description="The club's settings for this server"
@@ -98,8 +97,7 @@ class SetupCog(
         channel: tuple[discord.abc.GuildChannel, str] | None = None,
         **changes: object,
     ) -> None:
-        """Save the changes and answer with the settings and what the bot lacks for them. A channel the
-        bot cannot post in is refused (nothing saved), with the permission to grant."""
+        """Save the changes (refused for a channel the bot cannot post in) and answer with the settings."""
         guild = _guild(interaction)
         if channel is not None:
             refusal = access.refusal_for(guild, *channel)
@@ -116,7 +114,7 @@ class SetupCog(
         # One read for the whole card (settings, website, series: one statement, outside a transaction).
         overview = await self.setup.overview(require_guild_id(interaction))
         guild = _guild(interaction)
-        held_in = await self.setup.channels_in_use(guild.id)
+        held_in = await queries.channels_in_use(self.bot.session_factory, guild.id, self.bot.clock.now())
         gaps = access.guild_gaps(guild, overview.config) + access.held_in_gaps(guild, held_in)
         card = settings_card(
             overview.config,
@@ -131,9 +129,7 @@ class SetupCog(
     @manager_only()
     async def announcements(self, interaction: Interaction, channel: discord.TextChannel) -> None:
         await self._change(
-            interaction,
-            channel=(channel, access.ANNOUNCE),
-            announcements_channel_id=channel.id,
+            interaction, channel=(channel, access.ANNOUNCE), announcements_channel_id=channel.id
         )
 
     @app_commands.command(
@@ -144,11 +140,7 @@ class SetupCog(
     async def suggestions(
         self, interaction: Interaction, channel: discord.TextChannel | discord.ForumChannel
     ) -> None:
-        await self._change(
-            interaction,
-            channel=(channel, access.SUGGEST),
-            suggestions_channel_id=channel.id,
-        )
+        await self._change(interaction, channel=(channel, access.SUGGEST), suggestions_channel_id=channel.id)
 
     @app_commands.command(name="organizer_role", description="Role whose members may run organizer commands")
     @app_commands.describe(role="Members with this role count as organizers")
@@ -164,15 +156,10 @@ class SetupCog(
 
     @app_commands.command(name="timezone", description="The club's home time zone (times are typed in it)")
     @app_commands.describe(zone="An IANA name such as America/Los_Angeles, or PT, ET, UK, CET, IST, UTC")
+    @app_commands.autocomplete(zone=timezone_autocomplete)
     @manager_only()
     async def timezone(self, interaction: Interaction, zone: Zone) -> None:
         await self._change(interaction, timezone=zone)
-
-    @timezone.autocomplete("zone")
-    async def _zone_autocomplete(
-        self, interaction: Interaction, current: str
-    ) -> list[app_commands.Choice[str]]:
-        return await timezone_autocomplete(interaction, current)
 
     @app_commands.command(name="display_zones", description="Zones every session time is shown in")
     @app_commands.describe(zones="e.g. America/Los_Angeles=PT, Europe/London, Asia/Kolkata=IST")

@@ -1,5 +1,4 @@
-"""Calendar files (RFC 5545), built with icalendar: a VEVENT per one-off session, and per series a repeating
-VEVENT with its zone's VTIMEZONE and an overriding VEVENT per week that differs."""
+"""Calendar files (RFC 5545), built with icalendar: one-off sessions, and series as repeating events."""
 
 from __future__ import annotations
 
@@ -96,8 +95,7 @@ def _vevent(
 
 
 def session_event(info: SessionInfo, *, now: datetime, paper_page: PaperPage | None = None) -> Event:
-    """A one-off session's VEVENT: its own UID (so calendar apps update their copy; SEQUENCE says which
-    copy is newer, STATUS:CANCELLED removes it), its times in UTC; a session dated only, its day, all day."""
+    """A one-off session's VEVENT: its times in UTC; a session dated only, its day, all day."""
     start: datetime | date = ensure_aware_utc(info.starts_at)
     end: datetime | date = ensure_aware_utc(info.ends_at)
     if info.date_only:  # RFC 5545 3.6.1: a date-valued DTSTART; DTEND the day after (exclusive)
@@ -197,8 +195,7 @@ def series_events(calendar: SeriesCalendar, *, now: datetime) -> list[Event]:
 
 @lru_cache(maxsize=64)
 def _timezone(zone: str, first: date, last: date) -> Timezone:
-    """The zone's VTIMEZONE (its changes from ``first`` to ``last``) from the tz database: the same for the
-    same arguments, so built once per process."""
+    """The zone's VTIMEZONE (its changes from ``first`` to ``last``), built once per process."""
     return Timezone.from_tzid(zone, first_date=first, last_date=last)
 
 
@@ -221,9 +218,7 @@ def calendar_bytes(
     series: Sequence[SeriesCalendar] = (),
     paper_page: PaperPage | None = None,
 ) -> bytes:
-    """A whole VCALENDAR (METHOD:PUBLISH): each series as a repeating VEVENT with its overrides and its
-    zone's VTIMEZONE, and one VEVENT per session that is not a week of one of them (linking its one main
-    paper's page through ``paper_page``, when given)."""
+    """A whole VCALENDAR (METHOD:PUBLISH): the series, and each session that is not a week of one."""
     calendar = Calendar()
     calendar.add("prodid", PRODID)
     calendar.add("version", "2.0")
@@ -273,8 +268,7 @@ async def series_calendars(
 async def guild_calendar(
     factory: async_sessionmaker[AsyncSession], guild_id: int, now: datetime, *, name: str
 ) -> tuple[bytes, int]:
-    """/calendar file: every upcoming session and every series of the guild; and how many sessions
-    that is (weeks of a series included)."""
+    """/calendar file: every upcoming session and series; and how many sessions (weeks included)."""
     async with factory() as session:
         infos = await queries.list_for_calendar(session, guild_id, now)
         series = await series_calendars(session, guild_id, now)
@@ -285,8 +279,7 @@ async def guild_calendar(
 async def session_calendar(
     factory: async_sessionmaker[AsyncSession], guild_id: int, session_id: int, now: datetime
 ) -> tuple[SessionInfo, bytes]:
-    """Add to calendar: the session, or, for a week of a series, the whole series (one repeating event that
-    calendar apps keep in step, instead of a copy of one week)."""
+    """Add to calendar: the session, or for a week of a series the whole series."""
     async with factory() as session:
         info = await get_session(session, guild_id, session_id)
         name = one_line(info.title, 100)

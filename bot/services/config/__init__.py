@@ -1,2 +1,1 @@
-"""A server's club settings (`guild`: `GuildConfig`, `get_config`, `update_config`), read by every feature;
-it imports none."""
+"""A server's club settings, read by every feature (it imports none)."""

@@ -78,10 +78,6 @@ async def get_config(session: AsyncSession, guild_id: int) -> GuildConfig:
     return config_from_row(await session.get(GuildSettings, guild_id), guild_id)
 
 
-SETTABLE = {"announcements_channel_id", "suggestions_channel_id", "organizer_role_id", "ping_role_id"}
-SETTABLE |= {"timezone", "display_zones", "reminder_offsets", "suggestion_topics"}
-
-
 def normalize_change(name: str, value: object) -> object:
     """Validate one setting; returns the value to store or raises BadInput."""
     if name == "timezone":
@@ -103,9 +99,6 @@ def normalize_change(name: str, value: object) -> object:
 
 async def update_config(session: AsyncSession, guild_id: int, **changes: object) -> GuildConfig:
     """Validate every change first, then write them together (caller owns the transaction)."""
-    unknown = set(changes) - SETTABLE
-    if unknown:
-        raise ValueError(f"unknown settings: {sorted(unknown)}")
     clean = {name: normalize_change(name, value) for name, value in changes.items()}
     row = await session.get(GuildSettings, guild_id)
     if row is None:

@@ -102,8 +102,7 @@ def _one(checker: Checker, node: Any, where: str, line: int | None) -> Programme
 async def apply_aliases(
     session: AsyncSession, guild_id: int, aliases: list[ProgrammeAlias], now: datetime
 ) -> tuple[int, int]:
-    """Store the file's aliases (caller's transaction), each resolving its name's title-only paper as a
-    pick would; (new, changed)."""
+    """Store the file's aliases (caller's transaction) as picks would: (new, changed)."""
     current = {normalize_name(info.name): info for info, _ in await list_aliases(session, guild_id)}
     new = changed = 0
     for alias in aliases:

@@ -182,8 +182,7 @@ async def _series(
 
 
 async def _find_session(session: AsyncSession, guild_id: int, given: ProgrammeSession) -> ClubSession | None:
-    """The stored session the file's one is: same title and start; for one dated only, the one of that title
-    stored at another time of the day (imported before with a time the club never gave)."""
+    """The stored session the file's one is: same title and start (for one dated only, that day's one)."""
     wanted = normalize_title(given.title)
     query = (
         select(ClubSession).where(ClubSession.guild_id == guild_id).options(selectinload(ClubSession.papers))
@@ -258,8 +257,7 @@ async def _session(
 
 
 async def apply_programme(session: AsyncSession, programme: Programme) -> ImportReport:
-    """Write a validated programme (caller's transaction), each section through its feature's service; a
-    feature's refusal raises ProgrammeInvalid naming the file's row, so nothing is written."""
+    """Write a validated programme (caller's transaction); a feature's refusal raises ProgrammeInvalid."""
     guild_id, now = programme.guild_id, utcnow()
     report = ImportReport()
     papers = _Papers(session, guild_id, report.papers)

@@ -1,5 +1,4 @@
-"""Checking a programme file's values: the problems (each with its line), the checker that collects them,
-and the file's times. Pure, no store."""
+"""Checking a programme file's values: problems with their lines, and the file's times. No store."""
 
 from __future__ import annotations
 

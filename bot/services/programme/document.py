@@ -37,8 +37,7 @@ CLEANED: dict[str, tuple[str, Any, *tuple[str, ...]]] = {
     "description": ("description", rules.clean_description),
     **{key: (key, rules.clean_url, label) for key, label in SESSION_URLS.items()},
 }
-#: A session's keys; ``where`` is a voice or stage channel's id or a link (as ``signup_url``), ``against`` the
-#: papers read against the main ones, ``series`` and ``week`` make it a week of one of the file's series.
+#: A session's keys; ``where``: a voice or stage channel's id or a link; ``series`` + ``week``: a series' week.
 SESSION_FIELDS = {"title", "starts_at", "timezone", "duration_minutes", "presenter_id", "papers", "against"}
 SESSION_FIELDS |= {"where", "status", "series", "week", *CLEANED}
 STATUSES = (SCHEDULED, CANCELLED)
@@ -74,16 +73,11 @@ class ProgrammeSession:
 
     title: str
     starts_at: datetime  # aware UTC
-    fields: dict[str, Any]
-    """Only the optional columns the file gives (None clears): description, presenter_name, ...; and
-    ``date_only`` (always: whether ``starts_at`` gave the date alone)."""
-    papers: tuple[ProgrammePaper, ...] | None
-    """None when the file does not say (the stored papers stay). The main papers, then ``against``'s."""
+    fields: dict[str, Any]  # the optional columns the file gives (None clears), and ``date_only``
+    papers: tuple[ProgrammePaper, ...] | None  # the main papers then ``against``'s; None: as stored
     line: int | None = None
-    week: tuple[str, date] | None = None
-    """The series (its name key) and week date this session is, when it is a week of one."""
-    against: frozenset[str] = frozenset()
-    """The keys of the papers (in ``papers``) read against the others: the file's ``against`` list."""
+    week: tuple[str, date] | None = None  # (the series' name key, the week's date) for a week of a series
+    against: frozenset[str] = frozenset()  # the keys of the papers (in ``papers``) read against the others
 
 
 @dataclass(frozen=True)

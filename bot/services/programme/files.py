@@ -1,5 +1,4 @@
-"""The programme file as text: read (with its lines), checked and written in one transaction; or read out of
-the store."""
+"""The programme file as text: read (with its lines) and imported, or exported from the store."""
 
 from __future__ import annotations
 
@@ -34,8 +33,7 @@ class LineList(list[Any]):
 
 
 class LineLoader(yaml.SafeLoader):
-    """Safe YAML recording line numbers; only null and true/false are resolved, every other scalar stays text
-    (an arXiv id 2401.12340 is not the number 2401.1234)."""
+    """Safe YAML with line numbers; every scalar but null and true/false stays text (arXiv ids)."""
 
     yaml_implicit_resolvers: dict[Any, Any] = {}
 

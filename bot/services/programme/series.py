@@ -179,8 +179,7 @@ def check_week(
 async def dump_series(
     session: AsyncSession, guild_id: int
 ) -> tuple[list[dict[str, Any]], dict[int, tuple[str, str]], dict[str, int]]:
-    """The guild's series as the file writes them, each week's session (id → series name, week), and the
-    series settings that differ from the defaults."""
+    """The series as written, each week's session (id → series name, week), settings not the default."""
     docs: list[dict[str, Any]] = []
     weeks_of: dict[int, tuple[str, str]] = {}
     rows = await session.scalars(select(Series).where(Series.guild_id == guild_id).order_by(Series.name_key))

@@ -1,5 +1,4 @@
-"""The programme's ``website:`` section: checked with the site's own rules, applied, read back (what it leaves
-out stays; a field given as nothing clears it)."""
+"""The programme's ``website:`` section: checked with the site's own rules, applied, read back."""
 
 from __future__ import annotations
 
@@ -69,8 +68,7 @@ def check_website(checker: Checker, node: Any, line: int | None) -> ProgrammeWeb
 async def apply_website(
     session: AsyncSession, guild_id: int, given: ProgrammeWebsite | None, now: datetime
 ) -> bool:
-    """Write the section (caller's transaction); True when anything changed. A slug another server holds
-    is refused as a problem of the file, with its line, so nothing of the import is written."""
+    """Write the section (caller's transaction); True when anything changed, ProgrammeInvalid if refused."""
     if given is None or not given.values:
         return False
     try:

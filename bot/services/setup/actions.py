@@ -1,5 +1,4 @@
-"""Each /setup action as one call: the settings read for /setup show (one statement), or changed; and the
-settings as an organizer reads them."""
+"""Each /setup action as one call: the settings read (one statement) or changed, and shown."""
 
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ from bot import timeutil
 from bot.host import Host
 from bot.services.config.guild import GuildConfig, config_from_row, update_config
 from bot.services.series.store import Settings as SeriesSettingsValues
-from bot.services.sessions import queries
 from bot.services.site.config import DEFAULT_TITLE, SiteConfig
 from db.engine import one_statement_session_factory
 from db.models import GuildSettings
@@ -35,8 +33,7 @@ _SITE = SiteSettings.__table__.c
 _SERIES = SeriesSettings.__table__.c
 _ANCHOR = select(bindparam("guild_id", type_=BigInteger).label("guild_id")).subquery("wanted")
 
-#: The guild's columns keep their names (``config_from_row`` reads them), the others are prefixed; a table
-#: without the guild's row gives NULLs there, read as that feature's defaults.
+#: The guild's columns keep their names (``config_from_row`` reads them), the others are prefixed.
 _OVERVIEW: Final = (
     select(
         *_GUILD,
@@ -78,10 +75,6 @@ class Setup:
         """Everything /setup show prints, in one statement."""
         async with self.readers() as session:
             return await read_overview(session, guild_id)
-
-    async def channels_in_use(self, guild_id: int) -> list[int]:
-        """The voice and stage channels of the sessions still to start (what the bot must hold there)."""
-        return await queries.channels_in_use(self.host.session_factory, guild_id, self.host.clock.now())
 
     async def change(self, guild_id: int, **changes: object) -> GuildConfig:
         """Save checked changes to the guild's settings; the settings as they now stand."""
