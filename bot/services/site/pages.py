@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 from bot import timeutil
 from bot.errors import BadInput
 from bot.services.papers.card import count_parts, hub_top
-from bot.services.papers.queries import PaperCard, card_of, paper_by_id
+from bot.services.papers.queries import PaperCard, SessionRead, card_of, paper_by_id
 from bot.services.papers.store import paper_info
 from bot.services.privacy.kinds import KINDS, MEMBER, SERVER, WORK, Kind
 from bot.services.reading import search as reading_search
@@ -181,23 +181,10 @@ async def search_page(
 
 
 @dataclass(frozen=True)
-class ReadInView:
-    """A session the paper was read in, as the page shows it."""
-
-    session_id: int
-    title: str
-    date: str
-    starts_at: datetime
-    cancelled: bool
-    presenter: str | None
-    against: tuple[tuple[int, str], ...]  # (paper id, title), each linked to its page: roles as given
-    together: tuple[tuple[int, str], ...] = ()  # read with it (no roles given)
-
-
-@dataclass(frozen=True)
-class PaperPageView:
+class PaperPage:
     """What a paper's page shows: /paper show's card, and the club's history without a Discord user id."""
 
+    site: SiteView
     id: int
     title: str
     authors: str | None
@@ -208,18 +195,10 @@ class PaperPageView:
     hub: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # (kind, ((repo name, its Hub page), ...))
     links: tuple[tuple[str, str], ...]  # (label, address), each http(s)
     attribution: tuple[str, str] | None  # Semantic Scholar's (text, link back) when a field came from it
-    sessions: tuple[ReadInView, ...]
+    sessions: tuple[tuple[str, SessionRead], ...]  # (its date, the session)
     suggested: int  # how many members suggested it
     volunteers: int  # how many offered to present it
     lists: tuple[tuple[int, str], ...]  # (list id, name)
-
-
-@dataclass(frozen=True)
-class PaperPage:
-    """The page's values: the site's header and the paper."""
-
-    site: SiteView
-    paper: PaperPageView
 
 
 def _links(card: PaperCard) -> tuple[tuple[str, str], ...]:
@@ -241,27 +220,17 @@ def _links(card: PaperCard) -> tuple[tuple[str, str], ...]:
     return tuple((label, url) for url, label in out.items())
 
 
-def page_view(card: PaperCard, abstract: str | None, display: Display, now: datetime) -> PaperPageView:
+def _paper_page(
+    card: PaperCard, abstract: str | None, site: SiteView, display: Display, now: datetime
+) -> PaperPage:
     """A card's values as the page shows them (dates in the guild's first zone)."""
     record, history = card.record, card.history
     shown = [s for s in history.suggestions if s.status in SHOWN_SUGGESTIONS]
     attribution = None
     if record.from_scholar:
         attribution = (ATTRIBUTION_TEXT, http_link(record.s2_url) or ATTRIBUTION_URL)
-    sessions = tuple(
-        ReadInView(
-            read.id,
-            read.title,
-            timeutil.club_date(read.starts_at, display.tz, now=now, weekday=False),
-            read.starts_at,
-            read.cancelled,
-            read.presenter_name,
-            read.against,
-            read.together,
-        )
-        for read in history.sessions
-    )
-    return PaperPageView(
+    return PaperPage(
+        site=site,
         id=card.paper.id,
         title=card.paper.title,
         authors=card.paper.authors,
@@ -272,7 +241,10 @@ def page_view(card: PaperCard, abstract: str | None, display: Display, now: date
         hub=tuple((kind, tuple(repos)) for kind, repos in hub_top(card.record)),
         links=_links(card),
         attribution=attribution,
-        sessions=sessions,
+        sessions=tuple(
+            (timeutil.club_date(read.starts_at, display.tz, now=now, weekday=False), read)
+            for read in history.sessions
+        ),
         suggested=len({s.submitter_id for s in shown}),
         volunteers=len({v for s in shown for v in s.volunteer_ids}),
         lists=tuple((item.id, item.name) for item in history.lists),
@@ -286,7 +258,7 @@ async def paper_page(session: AsyncSession, live: LiveSite, paper_id: int, now: 
         return None
     card = await card_of(session, live.site.guild_id, row)
     view, shown = site_view(live, now)
-    return PaperPage(view, page_view(card, row.abstract, shown, now))
+    return _paper_page(card, row.abstract, view, shown, now)
 
 
 @dataclass(frozen=True)

@@ -223,8 +223,11 @@ def session_html(page: SessionPage, *, base_url: str | None = None, static: bool
 
 def paper_html(page: PaperPage, *, base_url: str | None = None, static: bool = False) -> str:
     """Render a paper's page."""
-    p = page.paper
-    meta = (p.title, p.tldr or p.authors or f"{p.title}, in {page.site.title}", f"papers/{p.id}/")
+    meta = (
+        page.title,
+        page.tldr or page.authors or f"{page.title}, in {page.site.title}",
+        f"papers/{page.id}/",
+    )
     return _page(
         "paper.html", page.site, "../../", meta, base_url=base_url, static=static, kind="article", page=page
     )
