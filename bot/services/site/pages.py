@@ -24,7 +24,6 @@ from bot.services.site.views import (
     ArchivePage,
     Display,
     HomePage,
-    ListItemView,
     ListPage,
     ListView,
     SearchPage,
@@ -131,7 +130,7 @@ async def list_page(session: AsyncSession, live: LiveSite, list_id: int, now: da
     return ListPage(
         view,
         ListView(row.id, row.name, row.description, len(items)),
-        tuple(ListItemView(paper_view(paper_info(item.paper)), item.note) for item in items),
+        tuple((paper_view(paper_info(item.paper)), item.note) for item in items),
     )
 
 

@@ -156,14 +156,6 @@ class ListView:
 
 
 @dataclass(frozen=True)
-class ListItemView:
-    """One paper of a reading list, with its note."""
-
-    paper: PaperView
-    note: str | None
-
-
-@dataclass(frozen=True)
 class ShortlistItem:
     """One shortlisted suggestion as the home page shows it."""
 
@@ -210,7 +202,7 @@ class ListPage:
 
     site: SiteView
     list: ListView
-    items: tuple[ListItemView, ...]
+    items: tuple[tuple[PaperView, str | None], ...]  # each paper with its note
 
 
 @dataclass(frozen=True)
