@@ -1,5 +1,4 @@
-"""The bot's small web server (aiohttp.web) on ``WEB_HOST``, off unless ``WEB_PORT`` is set; features add
-routes in ``cog_load``."""
+"""The bot's small web server on ``WEB_HOST``, off unless ``WEB_PORT`` is set; features add routes."""
 
 from __future__ import annotations
 

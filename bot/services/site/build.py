@@ -1,5 +1,4 @@
-"""``paperclub site build``: the same pages as static files with relative links, for any static host (no
-search page, which needs the server, and no personal feeds, which are secret)."""
+"""``paperclub site build``: the pages as static files (no search page, no personal feeds)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Recordings embedded on a session page: only YouTube, Vimeo and Loom, recognised by the parsed URL
-(scheme, exact host, path and id pattern), never by a substring. Anything else is shown as a link."""
+"""Recordings embedded on a session page: YouTube, Vimeo and Loom only, recognised by the parsed URL."""
 
 from __future__ import annotations
 

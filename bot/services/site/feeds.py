@@ -1,5 +1,4 @@
-"""The site's feeds and their store reads: ``calendar.ics`` (and each member's personal one), the archive's
-sessions, and an Atom feed of new sessions and recaps."""
+"""The site's feeds and their reads: ``calendar.ics`` (and personal ones), the archive, the Atom feed."""
 
 from __future__ import annotations
 
@@ -99,8 +98,7 @@ async def past_sessions(
 async def calendar_sessions(
     session: AsyncSession, guild_id: int, now: datetime, *, user_id: int | None = None, limit: int = 500
 ) -> tuple[list[SessionInfo], datetime | None]:
-    """The sessions of the last :data:`RECENT_DAYS` and every upcoming one (cancelled too, so calendars drop
-    them), oldest first (with ``user_id``: those that member is reminded of); and the latest change."""
+    """Recent and upcoming sessions (a member's, with ``user_id``), oldest first, and the latest change."""
     query = select(*FEED_COLUMNS).where(
         ClubSession.guild_id == guild_id, ClubSession.starts_at >= now - timedelta(days=RECENT_DAYS)
     )
@@ -139,8 +137,7 @@ def ics_feed(
     series: Sequence[SeriesCalendar] = (),
     base_url: str | None = None,
 ) -> bytes:
-    """The calendar (the calendars' one .ics builder), stamped with the latest change so its ETag holds; with
-    the site's public address, a session with one main paper links that paper's page."""
+    """The calendar, stamped with the latest change; with ``base_url``, sessions link their paper's page."""
     home = base_url.rstrip("/") if base_url and base_url.startswith(("https://", "http://")) else None
     pages = (lambda paper_id: f"{home}/papers/{paper_id}/") if home else None
     return calendar_bytes(sessions, now=changed or EPOCH, name=name[:100], series=series, paper_page=pages)

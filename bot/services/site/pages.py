@@ -1,5 +1,4 @@
-"""What each page shows, read from the store as plain values (no HTML: see :mod:`render`): never a Discord
-user id, a DM, a reminder, or a withdrawn or declined suggestion."""
+"""What each page shows, read from the store as plain values: never a user id, a DM or a hidden suggestion."""
 
 from __future__ import annotations
 
@@ -60,8 +59,7 @@ PRIVACY_GROUPS: Final = (  # (scope, heading, what the deleting line is called)
 
 
 async def home_page(session: AsyncSession, live: LiveSite, now: datetime) -> HomePage:
-    """Three reads: the sessions with their papers and the past count; the skipped weeks; the lists and the
-    shortlist."""
+    """The home page in three reads: sessions and the past count, skipped weeks, lists and shortlist."""
     view, shown = site_view(live, now)
     conn = await session.connection()
     upcoming_rows, recent_rows, past_total = await queries.home_sessions(

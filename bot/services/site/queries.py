@@ -1,5 +1,4 @@
-"""The store reads behind the home page and a session page: only the columns they show, as rows, each page
-in as few index-driven statements as it can, built once with bound parameters."""
+"""The store reads behind the home page and a session page: only the columns shown, in few statements."""
 
 from __future__ import annotations
 
@@ -144,8 +143,7 @@ def _group(rows: Sequence[Row[Any]], key: Any) -> dict[Any, SessionRow]:
 async def home_sessions(
     conn: AsyncConnection, guild_id: int, now: datetime, *, next_count: int, recent_count: int
 ) -> tuple[list[SessionRow], list[SessionRow], int]:
-    """In one statement: the next sessions (those in progress first), the ones read so far (newest first,
-    not cancelled, not among the next), with their papers, and how many took place."""
+    """The next sessions (running first), the recent ones with their papers, and the past count."""
     statement = _home_sessions(next_count, recent_count)
     window = now - timedelta(minutes=MAX_DURATION)
     rows = (await conn.execute(statement, {"guild": guild_id, "now": now, "window": window})).all()
@@ -212,8 +210,7 @@ LIST, SHORTLISTED = 0, 1
 
 @lru_cache
 def _lists_and_shortlist(limit: int) -> Any:
-    """The guild's reading lists (by name, with sizes) and shortlist (most votes first, at most ``limit``):
-    a UNION ALL, each row with its part and its rank in it."""
+    """The reading lists and the shortlist as one UNION ALL, each row with its part and rank."""
 
     def none(kind: Any) -> Any:
         return cast(null(), kind)
@@ -264,8 +261,7 @@ def _lists_and_shortlist(limit: int) -> Any:
 async def lists_and_shortlist(
     conn: AsyncConnection, guild_id: int, limit: int
 ) -> tuple[list[Row[Any]], list[Row[Any]]]:
-    """The home page's reading lists (list_id, name, text, n: its size) and its shortlist (text: the
-    reason, n: votes, topic, paper_…), at most ``limit`` suggestions."""
+    """The home page's reading lists (by name, with sizes) and shortlist (most votes first)."""
     rows = (await conn.execute(_lists_and_shortlist(limit), {"guild": guild_id})).all()
     rows = sorted(rows, key=lambda r: (r.part, r.rank))
     return [r for r in rows if r.part == LIST], [r for r in rows if r.part == SHORTLISTED]

@@ -1,7 +1,5 @@
-"""HTML for the site's pages: Jinja2 templates, autoescaped, so every member-typed text is escaped (in
-attributes too). Unescaped only: markdown-it's output (raw HTML off), search highlights (escaped, then
-marked), and the JSON-LD (``<``, ``>``, ``&`` as unicode escapes). Links are relative (``root``), so the
-bot and ``paperclub site build`` serve the same HTML."""
+"""HTML for the site's pages: autoescaped Jinja2 templates with relative links (``root``); unescaped only
+markdown-it's output (raw HTML off), search highlights (escaped, then marked) and the escaped JSON-LD."""
 
 from __future__ import annotations
 

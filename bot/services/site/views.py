@@ -1,5 +1,4 @@
-"""The plain values the site's pages and feeds show (no HTML: see :mod:`render`); every link checked again
-here, so a page links nothing but http(s)."""
+"""The plain values the pages and feeds show (no HTML), every link checked to be http(s)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,4 @@
-"""The site's aiohttp handlers (every route a GET, Discord-free): a guild's pages exist only while its site
-is on, anything unknown is one plain 404. Each answer is read at the request, with a strong ETag (304) and
-``Cache-Control``; no Last-Modified, since pages shift with the clock."""
+"""The site's aiohttp handlers: every route a GET, each answer with a strong ETag and Cache-Control."""
 
 from __future__ import annotations
 
@@ -61,8 +59,7 @@ def not_found() -> web.Response:
 
 
 class SiteHandlers:
-    """The routes of every guild's site (``/<slug>/…``): each request reads the site (one statement), then
-    what its page shows."""
+    """The routes of every guild's site (``/<slug>/…``): the site read first, then its page."""
 
     def __init__(
         self,
@@ -214,8 +211,7 @@ class SiteHandlers:
 
 
 def reader_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    """The sessions the site reads with: SQLite, a deferred BEGIN (one snapshot a page); PostgreSQL,
-    autocommit (READ COMMITTED gives each statement its own snapshot anyway)."""
+    """The site's read sessions: SQLite, a deferred BEGIN (a snapshot a page); PostgreSQL, autocommit."""
     if backend_name(engine) == "sqlite":
         return read_only_session_factory(engine)
     return one_statement_session_factory(engine)
