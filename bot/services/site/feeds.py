@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 from xml.etree import ElementTree
@@ -24,30 +25,11 @@ EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 ATOM_NS = "http://www.w3.org/2005/Atom"
 TAG_AUTHORITY = "paperclub.invalid,2026"
 RECENT_DAYS: Final = 90  # how long calendar.ics keeps a session that took place
-#: The SessionInfo fields a feed reads, in the order of its columns (updated_at follows them).
+#: The SessionInfo fields a feed reads: its session columns but the voice channel's (updated_at follows them).
 _FIELDS: Final = [
-    "id",
-    "guild_id",
-    "title",
-    "description",
-    "starts_at",
-    "duration_minutes",
-    "timezone",
-    "presenter_id",
-    "presenter_name",
-    "signup_url",
-    "recording_url",
-    "notes_url",
-    "wiki_url",
-    "status",
-    "announcement_channel_id",
-    "announcement_message_id",
-    "thread_id",
-    "event_id",
-    "sequence",
-    "cancel_reason",
-    "created_by",
-    "date_only",
+    f.name
+    for f in fields(SessionInfo)
+    if f.name in ClubSession.__table__.c and f.name not in ("channel_id", "channel_name", "hour_stage")
 ]
 FEED_COLUMNS: Final = (*(getattr(ClubSession, name) for name in _FIELDS), ClubSession.updated_at)
 _PAPER_COLUMNS: Final = tuple(

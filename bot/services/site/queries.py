@@ -147,25 +147,16 @@ async def home_sessions(
     statement = _home_sessions(next_count, recent_count)
     window = now - timedelta(minutes=MAX_DURATION)
     rows = (await conn.execute(statement, {"guild": guild_id, "now": now, "window": window})).all()
-    by_part = _group(rows, lambda r: (r.part, r.id))
-    running = sorted(
-        (
-            s
-            for (part, _), s in by_part.items()
-            if part == RUNNING and s.row.starts_at + timedelta(minutes=s.row.duration_minutes) > now
-        ),
-        key=lambda s: (s.row.starts_at, s.row.id),
-    )
-    future = sorted(
-        (s for (part, _), s in by_part.items() if part == NEXT), key=lambda s: (s.row.starts_at, s.row.id)
-    )
-    upcoming = (running + future)[:next_count]
+    by_part: dict[int, list[SessionRow]] = {RUNNING: [], NEXT: [], PAST: []}
+    grouped = _group(rows, lambda r: (r.part, r.id))
+    for (part, _), found in sorted(grouped.items(), key=lambda item: (item[1].row.starts_at, item[1].row.id)):
+        by_part[part].append(found)
+    running = [
+        s for s in by_part[RUNNING] if s.row.starts_at + timedelta(minutes=s.row.duration_minutes) > now
+    ]
+    upcoming = (running + by_part[NEXT])[:next_count]
     shown = {s.row.id for s in upcoming}
-    recent = sorted(
-        (s for (part, _), s in by_part.items() if part == PAST and s.row.id not in shown),
-        key=lambda s: (s.row.starts_at, s.row.id),
-        reverse=True,
-    )
+    recent = [s for s in reversed(by_part[PAST]) if s.row.id not in shown]
     return upcoming, recent, int(rows[0].past_total or 0) if rows else 0
 
 
