@@ -24,7 +24,6 @@ from bot.services.site.views import (
     SearchPage,
     SessionPage,
     SessionView,
-    SiteView,
     SkippedWeek,
     and_list,
 )
@@ -89,16 +88,15 @@ def _url(base_url: str | None, path: str) -> str | None:
 
 def _page(
     template: str,
-    site: SiteView,
+    page: Any,
     root: str,
     meta: tuple[str, str, str],
-    *,
     base_url: str | None,
     static: bool,
     kind: str = "website",
     **context: Any,
 ) -> str:
-    """Render ``template``; ``meta``: the page's (title, description, path) for its preview."""
+    """Render ``template`` for ``page``; ``meta``: the page's (title, description, path) for its preview."""
     title, description, path = meta
     scheme, _, rest = (base_url or "").partition("://")
     webcal = f"webcal://{rest.rstrip('/')}/calendar.ics" if scheme in ("http", "https") and rest else None
@@ -106,17 +104,18 @@ def _page(
         environment()
         .get_template(template)
         .render(
-            site=site,
+            site=page.site,
             root=root,
             static=static,
             meta={  # the link preview (Open Graph)
                 "title": title,
-                "description": one_line(description, DESCRIPTION_LIMIT) or site.title,
+                "description": one_line(description, DESCRIPTION_LIMIT) or page.site.title,
                 "url": _url(base_url, path),
                 "type": kind,
             },
             csp_meta=CSP_META,
             webcal_url=webcal,
+            page=page,
             **context,
         )
     )
@@ -146,12 +145,11 @@ def home_html(page: HomePage, *, base_url: str | None = None, static: bool = Fal
     about = plain_text(site.intro) or plain_text(site.about)
     return _page(
         "home.html",
-        site,
+        page,
         "./",
         (site.title, about, ""),
-        base_url=base_url,
-        static=static,
-        page=page,
+        base_url,
+        static,
         next_items=_next(page),
         intro_html=Markup(render_markdown(site.intro)),
         about_html=Markup(render_markdown(site.about)),
@@ -208,13 +206,12 @@ def session_html(page: SessionPage, *, base_url: str | None = None, static: bool
     meta = (s.title, f"{s.when}. {plain(s.line())}", f"sessions/{s.id}/")
     return _page(
         "session.html",
-        page.site,
+        page,
         "../../",
         meta,
-        base_url=base_url,
-        static=static,
-        kind="article",
-        page=page,
+        base_url,
+        static,
+        "article",
         event_json=event_json(page, base_url),
     )
 
@@ -226,9 +223,7 @@ def paper_html(page: PaperPage, *, base_url: str | None = None, static: bool = F
         page.tldr or page.authors or f"{page.title}, in {page.site.title}",
         f"papers/{page.id}/",
     )
-    return _page(
-        "paper.html", page.site, "../../", meta, base_url=base_url, static=static, kind="article", page=page
-    )
+    return _page("paper.html", page, "../../", meta, base_url, static, "article")
 
 
 def list_html(page: ListPage, *, base_url: str | None = None, static: bool = False) -> str:
@@ -236,7 +231,7 @@ def list_html(page: ListPage, *, base_url: str | None = None, static: bool = Fal
     listed = page.list
     about = listed.description or f"A reading list of {page.site.title}: {listed.size} papers."
     meta = (listed.name, about, f"lists/{listed.id}/")
-    return _page("list.html", page.site, "../../", meta, base_url=base_url, static=static, page=page)
+    return _page("list.html", page, "../../", meta, base_url, static)
 
 
 def archive_html(page: ArchivePage, *, base_url: str | None = None, static: bool = False) -> str:
@@ -248,21 +243,21 @@ def archive_html(page: ArchivePage, *, base_url: str | None = None, static: bool
         "past/" if first else f"past/{page.page}/",
     )
     root = "../" if first else "../../"
-    return _page("archive.html", page.site, root, meta, base_url=base_url, static=static, page=page)
+    return _page("archive.html", page, root, meta, base_url, static)
 
 
 def privacy_html(page: PrivacyPage, *, base_url: str | None = None, static: bool = False) -> str:
     """Render the privacy page."""
     about = f"What the Discord bot of {page.site.title} keeps, why, for how long, and how it is deleted."
     meta = ("Privacy", about, "privacy/")
-    return _page("privacy.html", page.site, "../", meta, base_url=base_url, static=static, page=page)
+    return _page("privacy.html", page, "../", meta, base_url, static)
 
 
 def search_html(page: SearchPage, *, base_url: str | None = None) -> str:
     """Render the search page and its results."""
     about = f"Search the sessions, papers and reading lists of {page.site.title}."
     meta = (f"Search: {page.query}" if page.query else "Search", about, "search")
-    return _page("search.html", page.site, "./", meta, base_url=base_url, static=False, page=page)
+    return _page("search.html", page, "./", meta, base_url, False)
 
 
 def not_found_html() -> str:
