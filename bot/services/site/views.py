@@ -249,15 +249,10 @@ class SearchPage:
 
 @dataclass(frozen=True)
 class Display:
-    """The guild settings the pages show: its zones (the first one dates the sessions) and its topics."""
+    """The guild's zones as the pages show them (the first one dates the sessions)."""
 
     zones: tuple[timeutil.DisplayZone, ...]
     tz: ZoneInfo
-    topics: tuple[str, ...]
-
-    def labels(self, year: int) -> str:
-        """ "PT, GMT/BST and IST": each zone as the times of ``year`` name it."""
-        return and_list([timeutil.zone_names(zone, year) for zone in self.zones])
 
 
 def and_list(items: Sequence[str], *, serial: bool = False) -> str:
@@ -265,14 +260,6 @@ def and_list(items: Sequence[str], *, serial: bool = False) -> str:
     if len(items) <= 2:
         return " and ".join(items)
     return ", ".join(items[:-1]) + ("," if serial else "") + " and " + items[-1]
-
-
-def display_of(timezone: str, display_zones: str, suggestion_topics: str) -> Display:
-    """Parsed once per page, not once per session."""
-    zones = tuple(timeutil.parse_display_zones(display_zones))
-    tz = timeutil.resolve_timezone(zones[0].zone if zones else timezone)
-    topics = tuple(t for t in suggestion_topics.split(";") if t and t.casefold() != "other")
-    return Display(zones, tz, topics)
 
 
 def _paper(
@@ -356,13 +343,15 @@ def row_view(found: queries.SessionRow, display: Display, now: datetime) -> Sess
 
 
 def site_view(live: LiveSite, now: datetime) -> tuple[SiteView, Display]:
-    """The site's header and footer values, and its guild's display settings."""
-    site, shown = live.site, display_of(live.timezone, live.display_zones, live.suggestion_topics)
+    """The site's header and footer values, and its guild's zones (parsed once a page)."""
+    site = live.site
     assert site.slug is not None
-    zones = shown.labels(now.astimezone(shown.tz).year)
+    zones = tuple(timeutil.parse_display_zones(live.display_zones))
+    tz = timeutil.resolve_timezone(zones[0].zone if zones else live.timezone)
+    topics = tuple(t for t in live.suggestion_topics.split(";") if t and t.casefold() != "other")
+    names = and_list([timeutil.zone_names(zone, now.astimezone(tz).year) for zone in zones])
     invite = http_link(site.discord_invite)
-    view = SiteView(site.slug, site.title, site.about, zones, shown.topics, site.intro, invite)
-    return view, shown
+    return SiteView(site.slug, site.title, site.about, names, topics, site.intro, invite), Display(zones, tz)
 
 
 @dataclass(frozen=True)
