@@ -77,13 +77,9 @@ def recording_embed(url: str | None) -> Embed | None:
         port = address.port
     except ValueError:
         return None
-    if (
-        address.scheme not in ("http", "https")
-        or address.username is not None
-        or address.password is not None
-    ):
+    if address.scheme not in ("http", "https") or port not in (None, 80, 443):
         return None
-    if port not in (None, 80, 443):
+    if address.username is not None or address.password is not None:
         return None
     host = (address.hostname or "").lower()
     for provider, hosts, parse in (
