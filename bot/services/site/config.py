@@ -218,20 +218,8 @@ async def set_about(session: AsyncSession, guild_id: int, text: str | None, *, n
     return _config(row, guild_id)
 
 
-def site_url(base: str | None, config: SiteConfig) -> str | None:
-    """The site's home address at ``base`` (PUBLIC_URL or the bot's own server), when it is on."""
+def site_url(base: str | None, config: SiteConfig, path: str = "") -> str | None:
+    """The address of ``path`` on the site at ``base`` (PUBLIC_URL or the bot's own server), when it is on."""
     if base is None or not config.live:
         return None
-    return f"{base.rstrip('/')}/{config.slug}/"
-
-
-def session_page_url(base: str | None, config: SiteConfig, session_id: int) -> str | None:
-    """The public address of a session's page, or None when the site has none."""
-    home = site_url(base, config)
-    return f"{home}sessions/{session_id}/" if home else None
-
-
-def paper_page_url(base: str | None, config: SiteConfig, paper_id: int) -> str | None:
-    """A paper's page on the site (None while the site is off or has no address)."""
-    home = site_url(base, config)
-    return f"{home}papers/{paper_id}/" if home else None
+    return f"{base.rstrip('/')}/{config.slug}/{path}"
