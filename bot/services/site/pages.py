@@ -162,15 +162,13 @@ async def search_page(
     for hit in found.hits:
         if hit.kind == "session" and hit.starts_at is not None:
             when = timeutil.club_date(hit.starts_at, shown.tz, now=now)
-            results.append(SearchResult("session", hit.title, hit.snippet, session_id=hit.ref_id, when=when))
+            results.append(SearchResult("session", hit.title, hit.snippet, hit.ref_id, when=when))
         elif hit.kind == "paper":
             read_in = tuple((brief.id, brief.title) for brief in hit.read_in[:5])
             url = http_link(hit.url)
-            results.append(
-                SearchResult("paper", hit.title, hit.snippet, url=url, read_in=read_in, paper_id=hit.ref_id)
-            )
+            results.append(SearchResult("paper", hit.title, hit.snippet, hit.ref_id, url, read_in=read_in))
         elif hit.kind == "list":
-            results.append(SearchResult("list", hit.title, hit.snippet, list_id=hit.ref_id))
+            results.append(SearchResult("list", hit.title, hit.snippet, hit.ref_id))
     problem = "Only very common words: try a more specific one." if found.only_common_words else None
     return SearchPage(
         view, found.query, tuple(results), found.total, found.page + 1, found.pages, found.any_word, problem

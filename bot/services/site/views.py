@@ -217,17 +217,15 @@ class ArchivePage:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """One search hit: a session, paper or list, with its marked snippet."""
+    """One search hit: a session, paper or list (``ref_id``: its page), with its marked snippet."""
 
     kind: str  # "session", "paper" or "list"
     title: str
     snippet: str  # member text with reading_search.MARK_OPEN/MARK_CLOSE around matched words
-    session_id: int | None = None
-    list_id: int | None = None
+    ref_id: int | None
     url: str | None = None
     when: str | None = None
     read_in: tuple[tuple[int, str], ...] = ()  # (session id, its title)
-    paper_id: int | None = None  # a paper's page
 
 
 @dataclass(frozen=True)
