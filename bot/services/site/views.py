@@ -222,7 +222,7 @@ class SearchResult:
     kind: str  # "session", "paper" or "list"
     title: str
     snippet: str  # member text with reading_search.MARK_OPEN/MARK_CLOSE around matched words
-    ref_id: int | None
+    ref_id: int
     url: str | None = None
     when: str | None = None
     read_in: tuple[tuple[int, str], ...] = ()  # (session id, its title)
