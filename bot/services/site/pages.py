@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Final
 
 from sqlalchemy import select
@@ -20,18 +20,10 @@ from bot.services.site import queries
 from bot.services.site.config import LiveSite
 from bot.services.site.feeds import past_sessions
 from bot.services.site.views import (
-    ArchivePage,
     Display,
-    HomePage,
-    ListPage,
-    ListView,
-    SearchPage,
-    SearchResult,
-    SessionPage,
+    PaperView,
     SessionView,
-    ShortlistItem,
     SiteView,
-    SkippedWeek,
     http_link,
     info_view,
     paper_of_row,
@@ -56,6 +48,104 @@ PRIVACY_GROUPS: Final = (  # (scope, heading, what the deleting line is called)
     (SERVER, "The club's", "Deleted"),
     (WORK, "Records of the bot's work", "Deleted"),
 )
+
+
+@dataclass(frozen=True)
+class ListView:
+    """A reading list as the pages show it."""
+
+    id: int
+    name: str
+    description: str | None
+    size: int
+
+
+@dataclass(frozen=True)
+class ShortlistItem:
+    """One shortlisted suggestion as the home page shows it."""
+
+    paper: PaperView
+    topic: str | None
+    reason: str | None
+    votes: int
+
+
+@dataclass(frozen=True)
+class SkippedWeek:
+    """A week of a series the club skips, among the next sessions."""
+
+    day: date
+    date: str  # "Thursday 26 November"
+    series: str
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class HomePage:
+    """What the home page shows."""
+
+    site: SiteView
+    upcoming: tuple[SessionView, ...]
+    skipped: tuple[SkippedWeek, ...]
+    recent: tuple[SessionView, ...]
+    past_total: int
+    lists: tuple[ListView, ...]
+    shortlist: tuple[ShortlistItem, ...]
+
+
+@dataclass(frozen=True)
+class SessionPage:
+    """What a session's page shows."""
+
+    site: SiteView
+    session: SessionView
+
+
+@dataclass(frozen=True)
+class ListPage:
+    """What a reading list's page shows."""
+
+    site: SiteView
+    list: ListView
+    items: tuple[tuple[PaperView, str | None], ...]  # each paper with its note
+
+
+@dataclass(frozen=True)
+class ArchivePage:
+    """What a page of the past sessions archive shows."""
+
+    site: SiteView
+    sessions: tuple[SessionView, ...]
+    page: int  # 1-based
+    pages: int
+    total: int
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One search hit: a session, paper or list (``ref_id``: its page), with its marked snippet."""
+
+    kind: str  # "session", "paper" or "list"
+    title: str
+    snippet: str  # member text with reading_search.MARK_OPEN/MARK_CLOSE around matched words
+    ref_id: int
+    url: str | None = None
+    when: str | None = None
+    read_in: tuple[tuple[int, str], ...] = ()  # (session id, its title)
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    """What the search page shows."""
+
+    site: SiteView
+    query: str
+    results: tuple[SearchResult, ...]
+    total: int
+    page: int  # 1-based
+    pages: int
+    any_word: bool = False
+    problem: str | None = None
 
 
 async def home_page(session: AsyncSession, live: LiveSite, now: datetime) -> HomePage:

@@ -15,18 +15,18 @@ from markupsafe import Markup, escape
 from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN
 from bot.services.site.embeds import FRAME_SOURCES
 from bot.services.site.markdown import plain_text, render_markdown
-from bot.services.site.pages import PaperPage, PrivacyPage
-from bot.services.site.sentences import plain
-from bot.services.site.views import (
+from bot.services.site.pages import (
     ArchivePage,
     HomePage,
     ListPage,
+    PaperPage,
+    PrivacyPage,
     SearchPage,
     SessionPage,
-    SessionView,
     SkippedWeek,
-    and_list,
 )
+from bot.services.site.sentences import plain
+from bot.services.site.views import SessionView, and_list
 from bot.text import one_line
 
 #: The pages run their own script and stylesheet only; embeds may come from the three video hosts.

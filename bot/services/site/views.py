@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any, Final
 from urllib.parse import quote
@@ -142,104 +142,6 @@ class SiteView:
     topics: tuple[str, ...]
     intro: str | None = None  # Markdown
     invite: str | None = None  # the club's Discord invite
-
-
-@dataclass(frozen=True)
-class ListView:
-    """A reading list as the pages show it."""
-
-    id: int
-    name: str
-    description: str | None
-    size: int
-
-
-@dataclass(frozen=True)
-class ShortlistItem:
-    """One shortlisted suggestion as the home page shows it."""
-
-    paper: PaperView
-    topic: str | None
-    reason: str | None
-    votes: int
-
-
-@dataclass(frozen=True)
-class SkippedWeek:
-    """A week of a series the club skips, among the next sessions."""
-
-    day: date
-    date: str  # "Thursday 26 November"
-    series: str
-    reason: str | None
-
-
-@dataclass(frozen=True)
-class HomePage:
-    """What the home page shows."""
-
-    site: SiteView
-    upcoming: tuple[SessionView, ...]
-    skipped: tuple[SkippedWeek, ...]
-    recent: tuple[SessionView, ...]
-    past_total: int
-    lists: tuple[ListView, ...]
-    shortlist: tuple[ShortlistItem, ...]
-
-
-@dataclass(frozen=True)
-class SessionPage:
-    """What a session's page shows."""
-
-    site: SiteView
-    session: SessionView
-
-
-@dataclass(frozen=True)
-class ListPage:
-    """What a reading list's page shows."""
-
-    site: SiteView
-    list: ListView
-    items: tuple[tuple[PaperView, str | None], ...]  # each paper with its note
-
-
-@dataclass(frozen=True)
-class ArchivePage:
-    """What a page of the past sessions archive shows."""
-
-    site: SiteView
-    sessions: tuple[SessionView, ...]
-    page: int  # 1-based
-    pages: int
-    total: int
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """One search hit: a session, paper or list (``ref_id``: its page), with its marked snippet."""
-
-    kind: str  # "session", "paper" or "list"
-    title: str
-    snippet: str  # member text with reading_search.MARK_OPEN/MARK_CLOSE around matched words
-    ref_id: int
-    url: str | None = None
-    when: str | None = None
-    read_in: tuple[tuple[int, str], ...] = ()  # (session id, its title)
-
-
-@dataclass(frozen=True)
-class SearchPage:
-    """What the search page shows."""
-
-    site: SiteView
-    query: str
-    results: tuple[SearchResult, ...]
-    total: int
-    page: int  # 1-based
-    pages: int
-    any_word: bool = False
-    problem: str | None = None
 
 
 # ---------------------------------------------------------------- plain values
