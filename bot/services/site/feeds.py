@@ -17,7 +17,7 @@ from bot.services.papers.store import PaperInfo
 from bot.services.sessions.info import CANCELLED, SessionInfo, session_info
 from bot.services.site.config import LiveSite
 from bot.services.site.sentences import plain
-from bot.services.site.views import FeedEntry, SiteView, info_view, site_view
+from bot.services.site.views import FeedEntry, SiteView, info_view, iso, site_view
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
 
 #: DTSTAMP of an empty feed (nothing changed yet).
@@ -125,10 +125,6 @@ def ics_feed(
     return calendar_bytes(sessions, now=changed or EPOCH, name=name[:100], series=series, paper_page=pages)
 
 
-def _iso(dt: datetime) -> str:
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def _entry_text(entry: FeedEntry) -> str:
     s = entry.session
     lines = [("Cancelled: " if s.cancelled else "") + s.when]
@@ -155,7 +151,7 @@ def atom_feed(site: SiteView, entries: Sequence[FeedEntry]) -> bytes:
     sub(feed, "id", feed_id)
     sub(feed, "link", rel="alternate", type="text/html", href="./")
     sub(feed, "link", rel="self", type="application/atom+xml", href="feed.atom")
-    sub(feed, "updated", _iso(max((e.updated_at for e in entries), default=EPOCH)))
+    sub(feed, "updated", iso(max((e.updated_at for e in entries), default=EPOCH)))
     sub(sub(feed, "author"), "name", site.title)
     sub(feed, "generator", "paperclub")
     for entry in entries:
@@ -165,7 +161,7 @@ def atom_feed(site: SiteView, entries: Sequence[FeedEntry]) -> bytes:
         sub(item, "title", prefix + s.title)
         sub(item, "id", f"{feed_id}/sessions/{s.id}")
         sub(item, "link", rel="alternate", type="text/html", href=f"sessions/{s.id}/")
-        sub(item, "published", _iso(entry.published_at))
-        sub(item, "updated", _iso(entry.updated_at))
+        sub(item, "published", iso(entry.published_at))
+        sub(item, "updated", iso(entry.updated_at))
         sub(item, "summary", _entry_text(entry), type="text")
     return ElementTree.tostring(feed, encoding="utf-8", xml_declaration=True)

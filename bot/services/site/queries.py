@@ -80,20 +80,18 @@ def _with_papers(sessions: Any, *extra: Any) -> Any:
     )
 
 
-_STARTED: Final = (
-    select(func.count())
-    .select_from(ClubSession.__table__)
-    .where(_S.guild_id == bindparam("guild"), _S.starts_at <= bindparam("now"))
-    .scalar_subquery()
-)
-_CANCELLED: Final = (
-    select(func.count())
-    .select_from(ClubSession.__table__)
-    .where(_S.guild_id == bindparam("guild"), _S.status == CANCELLED, _S.starts_at <= bindparam("now"))
-    .scalar_subquery()
-)
-#: Sessions that took place: the started less the cancelled, each counted from an index alone.
-_PAST_COUNT: Final = select((_STARTED - _CANCELLED).label("past"))
+def _started(*where: Any) -> Any:
+    """How many of the guild's sessions started (and match ``where``), counted from an index alone."""
+    return (
+        select(func.count())
+        .select_from(ClubSession.__table__)
+        .where(_S.guild_id == bindparam("guild"), *where, _S.starts_at <= bindparam("now"))
+        .scalar_subquery()
+    )
+
+
+#: Sessions that took place: the started less the cancelled.
+_PAST_COUNT: Final = select((_started() - _started(_S.status == CANCELLED)).label("past"))
 
 
 @lru_cache

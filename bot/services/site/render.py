@@ -4,7 +4,7 @@ markdown-it's output (raw HTML off), search highlights (escaped, then marked) an
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Final
@@ -26,7 +26,7 @@ from bot.services.site.pages import (
     SkippedWeek,
 )
 from bot.services.site.sentences import plain
-from bot.services.site.views import SessionView, and_list
+from bot.services.site.views import SessionView, and_list, iso
 from bot.text import one_line
 
 #: The pages run their own script and stylesheet only; embeds may come from the three video hosts.
@@ -41,10 +41,6 @@ DESCRIPTION_LIMIT: Final = 200  # a link preview's line (Discord shows about thi
 ONLINE: Final = "https://schema.org/OnlineEventAttendanceMode"
 #: What JSON may hold but a <script> block may not show raw: each written as its \u escape.
 _JSON_ESCAPES: Final = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"}
-
-
-def _iso(value: datetime) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _inline(text: str) -> Markup:
@@ -69,7 +65,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
         auto_reload=False,
     )
-    env.filters.update(iso=_iso, marked=_marked, inline=_inline)
+    env.filters.update(iso=iso, marked=_marked, inline=_inline)
     return env
 
 

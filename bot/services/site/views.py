@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import Any, Final
 from urllib.parse import quote
@@ -153,6 +153,11 @@ class Display:
 
     zones: tuple[timeutil.DisplayZone, ...]
     tz: ZoneInfo
+
+
+def iso(value: datetime) -> str:
+    """``value`` in UTC as RFC 3339 to the second ("2026-11-05T16:00:00Z")."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def and_list(items: Sequence[str], *, serial: bool = False) -> str:

@@ -67,21 +67,14 @@ def not_found() -> web.Response:
     return response
 
 
+@dataclass(frozen=True)
 class SiteHandlers:
     """The routes of every guild's site (``/<slug>/…``): the site read first, then its page."""
 
-    def __init__(
-        self,
-        session_factory: async_sessionmaker[AsyncSession],
-        clock: Clock,
-        public_url: PublicUrl,
-        *,
-        grace_days: int = DEFAULT_GRACE_DAYS,
-    ) -> None:
-        self.session_factory = session_factory
-        self.clock = clock
-        self.public_url = public_url
-        self.grace_days = grace_days  # GUILD_DATA_GRACE_DAYS, said on the privacy page
+    session_factory: async_sessionmaker[AsyncSession]
+    clock: Clock
+    public_url: PublicUrl
+    grace_days: int = DEFAULT_GRACE_DAYS  # GUILD_DATA_GRACE_DAYS, said on the privacy page
 
     def base_url(self, live: LiveSite) -> str | None:
         """The public address of a site's pages, or None without a public URL."""
@@ -234,7 +227,7 @@ def site_routes(
     grace_days: int = DEFAULT_GRACE_DAYS,
 ) -> web.RouteTableDef:
     """Every site's routes, for ``WebServer.add_routes`` (or any aiohttp application)."""
-    return SiteHandlers(session_factory, clock, public_url, grace_days=grace_days).routes()
+    return SiteHandlers(session_factory, clock, public_url, grace_days).routes()
 
 
 @dataclass(frozen=True)
