@@ -7,7 +7,7 @@ from datetime import date, datetime
 from typing import Final
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.errors import BadInput
@@ -151,43 +151,34 @@ class SearchPage:
 async def home_page(session: AsyncSession, live: LiveSite, now: datetime) -> HomePage:
     """The home page in three reads: sessions and the past count, skipped weeks, lists and shortlist."""
     view, shown = site_view(live, now)
-    conn = await session.connection()
+    conn, guild_id = await session.connection(), live.site.guild_id
     upcoming_rows, recent_rows, past_total = await queries.home_sessions(
-        conn, live.site.guild_id, now, next_count=NEXT_COUNT, recent_count=RECENT_COUNT
+        conn, guild_id, now, next_count=NEXT_COUNT, recent_count=RECENT_COUNT
     )
     upcoming = tuple(row_view(s, shown, now) for s in upcoming_rows)
-    skipped = await _skipped(conn, live.site.guild_id, now, shown, upcoming)
-    list_rows, shortlist_rows = await queries.lists_and_shortlist(conn, live.site.guild_id, SHORTLIST_COUNT)
-    lists = tuple(ListView(row.list_id, row.name, row.text, int(row.n)) for row in list_rows)
-    shortlist = tuple(
-        ShortlistItem(paper_of_row(row), row.topic, one_line(row.text, 300) if row.text else None, int(row.n))
-        for row in shortlist_rows
-    )
+    skipped = await queries.skipped_weeks(conn, guild_id, now.astimezone(shown.tz).date(), NEXT_COUNT)
+    if len(upcoming) == NEXT_COUNT:  # the list is full: no skipped week after its last session
+        last = upcoming[-1].starts_at.astimezone(shown.tz).date()
+        skipped = [row for row in skipped if row.week_date <= last]
+    list_rows, shortlist_rows = await queries.lists_and_shortlist(conn, guild_id, SHORTLIST_COUNT)
     return HomePage(
         site=view,
         upcoming=upcoming,
-        skipped=skipped,
+        skipped=tuple(
+            SkippedWeek(
+                row.week_date, timeutil.club_date(row.week_date, shown.tz, now=now), row.name, row.skip_reason
+            )
+            for row in skipped
+        ),
         recent=tuple(row_view(s, shown, now) for s in recent_rows),
         past_total=past_total,
-        lists=lists,
-        shortlist=shortlist,
-    )
-
-
-async def _skipped(
-    conn: AsyncConnection, guild_id: int, now: datetime, shown: Display, upcoming: tuple[SessionView, ...]
-) -> tuple[SkippedWeek, ...]:
-    """The skipped weeks from today on, and (when the next sessions fill the list) not after the last one."""
-    today = now.astimezone(shown.tz).date()
-    rows = await queries.skipped_weeks(conn, guild_id, today, NEXT_COUNT)
-    if len(upcoming) == NEXT_COUNT:
-        last = upcoming[-1].starts_at.astimezone(shown.tz).date()
-        rows = [row for row in rows if row.week_date <= last]
-    return tuple(
-        SkippedWeek(
-            row.week_date, timeutil.club_date(row.week_date, shown.tz, now=now), row.name, row.skip_reason
-        )
-        for row in rows
+        lists=tuple(ListView(row.list_id, row.name, row.text, int(row.n)) for row in list_rows),
+        shortlist=tuple(
+            ShortlistItem(
+                paper_of_row(row), row.topic, one_line(row.text, 300) if row.text else None, int(row.n)
+            )
+            for row in shortlist_rows
+        ),
     )
 
 
