@@ -117,28 +117,17 @@ def _page(
     )
 
 
-def _each_runs(page: HomePage) -> str | None:
-    durations = {s.duration for s in page.upcoming}
-    if len(durations) != 1:
-        return None
-    only = durations.pop()
-    return "an hour" if only == "1 hour" else only
-
-
-def _next(page: HomePage) -> list[SessionView | SkippedWeek]:
-    """The next sessions and the skipped weeks among them, by date."""
-    tz = page.upcoming[0].display.tz if page.upcoming else UTC
-    items: list[SessionView | SkippedWeek] = [*page.upcoming, *page.skipped]
-    return sorted(
-        items,
-        key=lambda item: item.starts_at.astimezone(tz).date() if isinstance(item, SessionView) else item.day,
-    )
-
-
 def home_html(page: HomePage, *, base_url: str | None = None, static: bool = False) -> str:
-    """Render the club's home page."""
+    """Render the club's home page: the next sessions and the skipped weeks among them by date."""
     site = page.site
     about = plain_text(site.intro) or plain_text(site.about)
+    tz = page.upcoming[0].display.tz if page.upcoming else UTC
+    next_items: list[SessionView | SkippedWeek] = sorted(
+        [*page.upcoming, *page.skipped],
+        key=lambda item: item.starts_at.astimezone(tz).date() if isinstance(item, SessionView) else item.day,
+    )
+    durations = {s.duration for s in page.upcoming}  # all the same: "each runs an hour"
+    each_runs = durations.pop() if len(durations) == 1 else None
     return _page(
         "home.html",
         page,
@@ -146,11 +135,11 @@ def home_html(page: HomePage, *, base_url: str | None = None, static: bool = Fal
         (site.title, about, ""),
         base_url,
         static,
-        next_items=_next(page),
+        next_items=next_items,
         intro_html=Markup(render_markdown(site.intro)),
         about_html=Markup(render_markdown(site.about)),
         topics_text=and_list(site.topics, serial=True),
-        each_runs=_each_runs(page),
+        each_runs="an hour" if each_runs == "1 hour" else each_runs,
     )
 
 
