@@ -20,7 +20,6 @@ from bot.services.site import queries
 from bot.services.site.config import LiveSite
 from bot.services.site.feeds import past_sessions
 from bot.services.site.views import (
-    Display,
     PaperView,
     SessionView,
     SiteView,
@@ -296,23 +295,26 @@ def _links(card: PaperCard) -> tuple[tuple[str, str], ...]:
     return tuple((label, url) for url, label in out.items())
 
 
-def _paper_page(
-    card: PaperCard, abstract: str | None, site: SiteView, display: Display, now: datetime
-) -> PaperPage:
-    """A card's values as the page shows them (dates in the guild's first zone)."""
+async def paper_page(session: AsyncSession, live: LiveSite, paper_id: int, now: datetime) -> PaperPage | None:
+    """The guild's paper's page, its card's values (dates in the guild's first zone); None: not the guild's."""
+    row = await paper_by_id(session, live.site.guild_id, paper_id)
+    if row is None:
+        return None
+    card = await card_of(session, live.site.guild_id, row)
+    view, display = site_view(live, now)
     record, history = card.record, card.history
     shown = [s for s in history.suggestions if s.status in SHOWN_SUGGESTIONS]
     attribution = None
     if record.from_scholar:
         attribution = (ATTRIBUTION_TEXT, http_link(record.s2_url) or ATTRIBUTION_URL)
     return PaperPage(
-        site=site,
+        site=view,
         id=card.paper.id,
         title=card.paper.title,
         authors=card.paper.authors,
         facts=tuple(dict.fromkeys(str(p) for p in (record.year, record.venue, record.decision) if p)),
         tldr=record.tldr,
-        abstract=abstract[:ABSTRACT_LIMIT] if abstract else None,
+        abstract=row.abstract[:ABSTRACT_LIMIT] if row.abstract else None,
         counts=tuple(count_parts(record)),
         hub=tuple((kind, tuple(repos)) for kind, repos in hub_top(card.record)),
         links=_links(card),
@@ -325,16 +327,6 @@ def _paper_page(
         volunteers=len({v for s in shown for v in s.volunteer_ids}),
         lists=tuple((item.id, item.name) for item in history.lists),
     )
-
-
-async def paper_page(session: AsyncSession, live: LiveSite, paper_id: int, now: datetime) -> PaperPage | None:
-    """The guild's paper's page (None: no such paper in this guild)."""
-    row = await paper_by_id(session, live.site.guild_id, paper_id)
-    if row is None:
-        return None
-    card = await card_of(session, live.site.guild_id, row)
-    view, shown = site_view(live, now)
-    return _paper_page(card, row.abstract, view, shown, now)
 
 
 @dataclass(frozen=True)
