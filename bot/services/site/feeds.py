@@ -17,7 +17,7 @@ from bot.services.papers.store import PaperInfo
 from bot.services.sessions.info import CANCELLED, SessionInfo, session_info
 from bot.services.site.config import LiveSite
 from bot.services.site.sentences import plain
-from bot.services.site.views import FeedEntry, SiteView, info_view, iso, site_view
+from bot.services.site.views import SessionView, info_view, iso, site_view
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
 
 #: DTSTAMP of an empty feed (nothing changed yet).
@@ -91,26 +91,6 @@ async def calendar_sessions(
     return await _feed_infos(session, query.order_by(ClubSession.starts_at, ClubSession.id).limit(limit))
 
 
-async def atom_entries(
-    session: AsyncSession, live: LiveSite, now: datetime, limit: int = 30
-) -> tuple[SiteView, list[FeedEntry]]:
-    """The newest changes first: new sessions, and sessions whose recording or notes came in."""
-    view, shown = site_view(live, now)
-    rows = await session.scalars(
-        select(ClubSession)
-        .where(ClubSession.guild_id == live.site.guild_id)
-        .options(selectinload(ClubSession.papers))
-        .order_by(ClubSession.updated_at.desc(), ClubSession.id.desc())
-        .limit(limit)
-    )
-    entries = []
-    for row in rows:
-        info = session_info(row)
-        recap = bool(info.recording_url or info.notes_url or info.wiki_url)
-        entries.append(FeedEntry(info_view(info, shown, now), row.updated_at, row.created_at, recap))
-    return view, entries
-
-
 def ics_feed(
     sessions: Sequence[SessionInfo],
     changed: datetime | None,
@@ -125,8 +105,7 @@ def ics_feed(
     return calendar_bytes(sessions, now=changed or EPOCH, name=name[:100], series=series, paper_page=pages)
 
 
-def _entry_text(entry: FeedEntry) -> str:
-    s = entry.session
+def _entry_text(s: SessionView) -> str:
     lines = [("Cancelled: " if s.cancelled else "") + s.when]
     if said := plain(s.line()):
         lines.append(said)
@@ -134,8 +113,18 @@ def _entry_text(entry: FeedEntry) -> str:
     return "\n".join(lines)
 
 
-def atom_feed(site: SiteView, entries: Sequence[FeedEntry]) -> bytes:
-    """An Atom 1.0 feed (RFC 4287), its links relative to ``/<slug>/feed.atom`` (any host)."""
+async def atom_feed(session: AsyncSession, live: LiveSite, now: datetime, limit: int = 30) -> bytes:
+    """An Atom 1.0 feed (RFC 4287) of new sessions and recaps, newest change first, its links relative."""
+    site, shown = site_view(live, now)
+    rows = list(
+        await session.scalars(
+            select(ClubSession)
+            .where(ClubSession.guild_id == live.site.guild_id)
+            .options(selectinload(ClubSession.papers))
+            .order_by(ClubSession.updated_at.desc(), ClubSession.id.desc())
+            .limit(limit)
+        )
+    )
     ElementTree.register_namespace("", ATOM_NS)
 
     def sub(
@@ -151,17 +140,19 @@ def atom_feed(site: SiteView, entries: Sequence[FeedEntry]) -> bytes:
     sub(feed, "id", feed_id)
     sub(feed, "link", rel="alternate", type="text/html", href="./")
     sub(feed, "link", rel="self", type="application/atom+xml", href="feed.atom")
-    sub(feed, "updated", iso(max((e.updated_at for e in entries), default=EPOCH)))
+    sub(feed, "updated", iso(max((row.updated_at for row in rows), default=EPOCH)))
     sub(sub(feed, "author"), "name", site.title)
     sub(feed, "generator", "paperclub")
-    for entry in entries:
-        s = entry.session
+    for row in rows:
+        info = session_info(row)
+        s = info_view(info, shown, now)
+        recap = info.recording_url or info.notes_url or info.wiki_url  # the recording or notes are in
         item = sub(feed, "entry")
-        prefix = "Cancelled: " if s.cancelled else ("Recap: " if entry.recap else "")
+        prefix = "Cancelled: " if s.cancelled else ("Recap: " if recap else "")
         sub(item, "title", prefix + s.title)
         sub(item, "id", f"{feed_id}/sessions/{s.id}")
         sub(item, "link", rel="alternate", type="text/html", href=f"sessions/{s.id}/")
-        sub(item, "published", iso(entry.published_at))
-        sub(item, "updated", iso(entry.updated_at))
-        sub(item, "summary", _entry_text(entry), type="text")
+        sub(item, "published", iso(row.created_at))
+        sub(item, "updated", iso(row.updated_at))
+        sub(item, "summary", _entry_text(s), type="text")
     return ElementTree.tostring(feed, encoding="utf-8", xml_declaration=True)

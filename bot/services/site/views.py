@@ -257,13 +257,3 @@ def site_view(live: LiveSite, now: datetime) -> tuple[SiteView, Display]:
     names = and_list([timeutil.zone_names(zone, now.astimezone(tz).year) for zone in zones])
     invite = http_link(site.discord_invite)
     return SiteView(site.slug, site.title, site.about, names, topics, site.intro, invite), Display(zones, tz)
-
-
-@dataclass(frozen=True)
-class FeedEntry:
-    """One Atom feed entry: a session and when it was published and last changed."""
-
-    session: SessionView
-    updated_at: datetime
-    published_at: datetime
-    recap: bool  # the recording or notes are in

@@ -203,8 +203,8 @@ class SiteHandlers:
 
     async def atom(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve the club's Atom feed of sessions."""
-        view, entries = await feeds.atom_entries(session, live, self.clock.now())
-        return respond(request, feeds.atom_feed(view, entries), "application/atom+xml", cache=FEED_CACHE)
+        body = await feeds.atom_feed(session, live, self.clock.now())
+        return respond(request, body, "application/atom+xml", cache=FEED_CACHE)
 
     async def static(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve one of the site's static files."""
@@ -305,8 +305,7 @@ async def build_site(
         infos, changed = await feeds.calendar_sessions(session, guild_id, now)
         series = await series_calendars(session, guild_id, now)
         put("calendar.ics", feeds.ics_feed(infos, changed, name=site.title, series=series, base_url=base_url))
-        view, entries = await feeds.atom_entries(session, live, now)
-        put("feed.atom", feeds.atom_feed(view, entries))
+        put("feed.atom", await feeds.atom_feed(session, live, now))
     for name in render.STATIC_FILES:
         put(name, render.static_file(name))
     put("404.html", render.not_found_html())
