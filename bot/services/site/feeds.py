@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
@@ -12,10 +11,10 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
-from bot.services.calendars.ics import SeriesCalendar, calendar_bytes
+from bot.services.calendars.ics import calendar_bytes, series_calendars
 from bot.services.papers.store import PaperInfo
 from bot.services.sessions.info import CANCELLED, SessionInfo, session_info
-from bot.services.site.config import LiveSite
+from bot.services.site.config import LiveSite, SiteConfig
 from bot.services.site.sentences import plain
 from bot.services.site.views import SessionView, info_view, iso, site_view
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
@@ -77,32 +76,31 @@ async def past_sessions(
     return infos
 
 
-async def calendar_sessions(
-    session: AsyncSession, guild_id: int, now: datetime, *, user_id: int | None = None, limit: int = 500
-) -> tuple[list[SessionInfo], datetime | None]:
-    """Recent and upcoming sessions (a member's, with ``user_id``), oldest first, and the latest change."""
+async def ics_feed(
+    session: AsyncSession,
+    site: SiteConfig,
+    now: datetime,
+    base_url: str | None,
+    *,
+    user_id: int | None = None,
+) -> bytes:
+    """The sessions of the last RECENT_DAYS and to come (cancelled too), with the series (``user_id``: that
+    member's sessions), stamped with the latest change; with ``base_url``, sessions link their paper's page."""
     query = select(*FEED_COLUMNS).where(
-        ClubSession.guild_id == guild_id, ClubSession.starts_at >= now - timedelta(days=RECENT_DAYS)
+        ClubSession.guild_id == site.guild_id, ClubSession.starts_at >= now - timedelta(days=RECENT_DAYS)
     )
     if user_id is not None:
         query = query.join(SessionSubscription, SessionSubscription.session_id == ClubSession.id).where(
             SessionSubscription.user_id == user_id
         )
-    return await _feed_infos(session, query.order_by(ClubSession.starts_at, ClubSession.id).limit(limit))
-
-
-def ics_feed(
-    sessions: Sequence[SessionInfo],
-    changed: datetime | None,
-    *,
-    name: str,
-    series: Sequence[SeriesCalendar] = (),
-    base_url: str | None = None,
-) -> bytes:
-    """The calendar, stamped with the latest change; with ``base_url``, sessions link their paper's page."""
+    infos, changed = await _feed_infos(
+        session, query.order_by(ClubSession.starts_at, ClubSession.id).limit(500)
+    )
+    series = await series_calendars(session, site.guild_id, now) if user_id is None else ()
+    name = site.title if user_id is None else f"{site.title}: my sessions"
     home = base_url.rstrip("/") if base_url and base_url.startswith(("https://", "http://")) else None
     pages = (lambda paper_id: f"{home}/papers/{paper_id}/") if home else None
-    return calendar_bytes(sessions, now=changed or EPOCH, name=name[:100], series=series, paper_page=pages)
+    return calendar_bytes(infos, now=changed or EPOCH, name=name[:100], series=series, paper_page=pages)
 
 
 def _entry_text(s: SessionView) -> str:

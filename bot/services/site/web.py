@@ -18,7 +18,6 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot.clock import Clock
 from bot.errors import NotConfigured
 from bot.ids import parse_id
-from bot.services.calendars.ics import series_calendars
 from bot.services.site import feeds, pages, render
 from bot.services.site.config import LiveSite, get_site, live_site
 from bot.services.site.tokens import owner_of
@@ -178,10 +177,7 @@ class SiteHandlers:
 
     async def calendar(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve the club's calendar feed, sessions and series."""
-        site, now = live.site, self.clock.now()
-        infos, changed = await feeds.calendar_sessions(session, site.guild_id, now)
-        series = await series_calendars(session, site.guild_id, now)
-        body = feeds.ics_feed(infos, changed, name=site.title, series=series, base_url=self.base_url(live))
+        body = await feeds.ics_feed(session, live.site, self.clock.now(), self.base_url(live))
         return respond(request, body, "text/calendar", cache=FEED_CACHE)
 
     async def personal_calendar(
@@ -192,10 +188,7 @@ class SiteHandlers:
         user_id = await owner_of(session, site.guild_id, request.match_info["token"])
         if user_id is None:
             return None
-        now = self.clock.now()
-        infos, changed = await feeds.calendar_sessions(session, site.guild_id, now, user_id=user_id)
-        name = f"{site.title}: my sessions"
-        body = feeds.ics_feed(infos, changed, name=name, base_url=self.base_url(live))
+        body = await feeds.ics_feed(session, site, self.clock.now(), self.base_url(live), user_id=user_id)
         response = respond(request, body, "text/calendar", cache=PERSONAL_CACHE)
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["X-Robots-Tag"] = "noindex"
@@ -302,9 +295,7 @@ async def build_site(
             number += 1
         kept = pages.privacy_page(live, now, grace_days=grace_days)
         put("privacy/index.html", render.privacy_html(kept, base_url=base_url, static=True))
-        infos, changed = await feeds.calendar_sessions(session, guild_id, now)
-        series = await series_calendars(session, guild_id, now)
-        put("calendar.ics", feeds.ics_feed(infos, changed, name=site.title, series=series, base_url=base_url))
+        put("calendar.ics", await feeds.ics_feed(session, site, now, base_url))
         put("feed.atom", await feeds.atom_feed(session, live, now))
     for name in render.STATIC_FILES:
         put(name, render.static_file(name))
