@@ -60,16 +60,6 @@ class ListView:
 
 
 @dataclass(frozen=True)
-class ShortlistItem:
-    """One shortlisted suggestion as the home page shows it."""
-
-    paper: PaperView
-    topic: str | None
-    reason: str | None
-    votes: int
-
-
-@dataclass(frozen=True)
 class SkippedWeek:
     """A week of a series the club skips, among the next sessions."""
 
@@ -89,7 +79,7 @@ class HomePage:
     recent: tuple[SessionView, ...]
     past_total: int
     lists: tuple[ListView, ...]
-    shortlist: tuple[ShortlistItem, ...]
+    shortlist: tuple[tuple[PaperView, str | None, str | None, int], ...]  # (paper, topic, reason, votes)
 
 
 @dataclass(frozen=True)
@@ -173,9 +163,7 @@ async def home_page(session: AsyncSession, live: LiveSite, now: datetime) -> Hom
         past_total=past_total,
         lists=tuple(ListView(row.list_id, row.name, row.text, int(row.n)) for row in list_rows),
         shortlist=tuple(
-            ShortlistItem(
-                paper_of_row(row), row.topic, one_line(row.text, 300) if row.text else None, int(row.n)
-            )
+            (paper_of_row(row), row.topic, one_line(row.text, 300) if row.text else None, int(row.n))
             for row in shortlist_rows
         ),
     )
