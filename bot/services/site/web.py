@@ -33,6 +33,13 @@ STATIC_CACHE: Final = "public, max-age=3600"
 PERSONAL_CACHE: Final = "private, max-age=300"
 MAX_SEARCH_PAGE: Final = 50
 
+#: The pages found by the id in their address: (folder, its rows' model, read, render).
+ID_PAGES: Final = (
+    ("sessions", ClubSession, pages.session_page, render.session_html),
+    ("lists", ReadingList, pages.list_page, render.list_html),
+    ("papers", Paper, pages.paper_page, render.paper_html),
+)
+
 PublicUrl = Callable[[], str | None]
 Handler = Callable[[web.Request, AsyncSession, LiveSite], Awaitable[web.Response | None]]
 
@@ -91,9 +98,10 @@ class SiteHandlers:
         routes.get(r"/{slug}")(self.bare_slug)
         for path, handler in (
             ("/", self.home),
-            ("/sessions/{id:[0-9]{1,12}}/", self._by_id(pages.session_page, render.session_html)),
-            ("/lists/{id:[0-9]{1,12}}/", self._by_id(pages.list_page, render.list_html)),
-            ("/papers/{id:[0-9]{1,12}}/", self._by_id(pages.paper_page, render.paper_html)),
+            *(
+                (f"/{folder}/{{id:[0-9]{{1,12}}}}/", self._by_id(read, show))
+                for folder, _, read, show in ID_PAGES
+            ),
             ("/past/", self.archive),
             ("/past/{n:[0-9]{1,6}}/", self.archive),
             ("/search", self.search),
@@ -275,11 +283,7 @@ async def build_site(
         home = await pages.home_page(session, live, now)
         put("index.html", render.home_html(home, base_url=base_url, static=True))
         counts = []
-        for folder, model, read, show in (
-            ("sessions", ClubSession, pages.session_page, render.session_html),
-            ("lists", ReadingList, pages.list_page, render.list_html),
-            ("papers", Paper, pages.paper_page, render.paper_html),
-        ):
+        for folder, model, read, show in ID_PAGES:
             ids = list(
                 await session.scalars(select(model.id).where(model.guild_id == guild_id).order_by(model.id))
             )
