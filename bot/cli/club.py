@@ -245,7 +245,7 @@ def add_papers(sub: Any) -> None:
 async def _site_build(args: argparse.Namespace) -> int:
     from bot.clock import SystemClock
     from bot.errors import NotConfigured
-    from bot.services.site.build import build_site
+    from bot.services.site.web import build_site
     from db.engine import create_session_factory
 
     settings = command_settings()

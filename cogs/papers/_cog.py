@@ -22,7 +22,7 @@ from bot.services.papers import flows, queries
 from bot.services.papers.enrich import ENRICH_EVERY, ENRICH_JOB, enrich_due
 from bot.services.papers.resolve import Choice, Found
 from bot.services.papers.store import AliasInfo
-from bot.services.site.config import get_site, paper_page_url
+from bot.services.site.config import get_site, site_url
 from bot.transformers import guild_choices
 from bot.views import PaperclubLayoutView, log_component
 from cogs.papers import _render as render
@@ -84,7 +84,7 @@ class PapersCog(commands.Cog):
         base = self.bot.settings.public_url or (web.public_url if web is not None else None)  # None: no site
 
         async def page_of(db: AsyncSession, paper_id: int) -> str | None:
-            return paper_page_url(base, await get_site(db, guild_id), paper_id) if base else None
+            return site_url(base, await get_site(db, guild_id), f"papers/{paper_id}/") if base else None
 
         card, page = await flows.show(self.bot, guild_id, paper, page_of)
         view = render.paper_view(card, now=self.bot.clock.now(), page_url=page)

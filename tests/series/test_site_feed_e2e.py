@@ -14,7 +14,7 @@ import icalendar
 import pytest
 
 from bot.demo.botenv import BotEnv
-from bot.services.site.build import build_site
+from bot.services.site.web import build_site
 from tests.series.helpers import add_thursdays, configure, run
 from tests.series.test_calendar_e2e import expand
 

@@ -13,7 +13,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy import select
 
-from bot.services.site.build import build_site
+from bot.services.site.web import build_site
 from db.models import Paper, SessionPaper
 from db.models.reading import ReadingListItem
 from db.models.suggestions import Suggestion, SuggestionVolunteer

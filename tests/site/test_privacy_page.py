@@ -12,8 +12,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
 from bot.services.privacy.kinds import KINDS
-from bot.services.site.build import build_site
-from bot.services.site.web import site_routes
+from bot.services.site.web import build_site, site_routes
 from tests.site.conftest import GUILD, PUBLIC, Club
 from tests.site.helpers import assert_nothing_runs, text_of
 

@@ -1,2 +1,1 @@
-"""The club's public website: settings (`config`), page data (`pages`), HTML (`render`), feeds, the aiohttp
-handlers (`web`), the static build (`build`), and the flows Discord calls (`actions`)."""
+"""The club's public website: settings, pages, HTML, feeds, handlers, the static build and actions."""

@@ -47,7 +47,7 @@ class Site:
         """The session's page, or None while the guild's website is off (or unreachable)."""
         if base is None:
             return None
-        return site_config.session_page_url(base, await self.site(guild_id), session_id)
+        return site_config.site_url(base, await self.site(guild_id), f"sessions/{session_id}/")
 
     async def calendar_file(self, guild_id: int, name: str) -> tuple[bytes, int]:
         """/calendar file: every upcoming session as one .ics, and how many there are."""

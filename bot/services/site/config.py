@@ -1,5 +1,4 @@
-"""A guild's website settings: on or off, its address (``/<slug>/``, kept while off), title, intro, "How it
-runs" and the Discord invite."""
+"""A guild's website settings: on or off, its address (``/<slug>/``), title, intro, about, invite."""
 
 from __future__ import annotations
 
@@ -131,8 +130,7 @@ _LIVE_SITE = (
 
 
 async def live_site(session: AsyncSession, slug: str) -> LiveSite | None:
-    """The enabled site at ``/<slug>/`` with its guild's display settings (or the defaults), in one query;
-    None for an unknown slug and for a site that is off."""
+    """The enabled site at ``/<slug>/`` with its guild's display settings, in one query (None: none)."""
     if not _SLUG.fullmatch(slug):
         return None
     row = (await (await session.connection()).execute(_LIVE_SITE, {"slug": slug})).first()
@@ -192,8 +190,7 @@ async def set_website(
 async def set_programme_site(
     session: AsyncSession, guild_id: int, values: dict[str, object], *, now: datetime
 ) -> bool:
-    """The programme file's ``website`` section (checked values; what it leaves out stays); True when
-    anything changed. Conflict when the slug is another server's."""
+    """Apply the programme file's ``website`` section; True when anything changed."""
     row = await _row(session, guild_id, now)
     slug = values.get("slug")
     if isinstance(slug, str) and slug != row.slug and await _taken(session, guild_id, slug):
@@ -221,20 +218,8 @@ async def set_about(session: AsyncSession, guild_id: int, text: str | None, *, n
     return _config(row, guild_id)
 
 
-def site_url(base: str | None, config: SiteConfig) -> str | None:
-    """The site's home address at ``base`` (PUBLIC_URL or the bot's own server), when it is on."""
+def site_url(base: str | None, config: SiteConfig, path: str = "") -> str | None:
+    """The address of ``path`` on the site at ``base`` (PUBLIC_URL or the bot's own server), when it is on."""
     if base is None or not config.live:
         return None
-    return f"{base.rstrip('/')}/{config.slug}/"
-
-
-def session_page_url(base: str | None, config: SiteConfig, session_id: int) -> str | None:
-    """The public address of a session's page, or None when the site has none."""
-    home = site_url(base, config)
-    return f"{home}sessions/{session_id}/" if home else None
-
-
-def paper_page_url(base: str | None, config: SiteConfig, paper_id: int) -> str | None:
-    """A paper's page on the site (None while the site is off or has no address)."""
-    home = site_url(base, config)
-    return f"{home}papers/{paper_id}/" if home else None
+    return f"{base.rstrip('/')}/{config.slug}/{path}"

@@ -1,5 +1,4 @@
-"""Recordings embedded on a session page: only YouTube, Vimeo and Loom, recognised by the parsed URL
-(scheme, exact host, path and id pattern), never by a substring. Anything else is shown as a link."""
+"""Recordings embedded on a session page: YouTube, Vimeo and Loom only, recognised by the parsed URL."""
 
 from __future__ import annotations
 
@@ -33,8 +32,7 @@ class Embed:
     src: str  # the player's address, built from the parsed id only
 
 
-def _youtube(host: str, path: str, query: str) -> str | None:
-    parts = [p for p in path.split("/") if p]
+def _youtube(host: str, parts: list[str], query: str) -> str | None:
     video: str | None = None
     if host == "youtu.be":
         video = parts[0] if len(parts) == 1 else None
@@ -49,8 +47,7 @@ def _youtube(host: str, path: str, query: str) -> str | None:
     return f"https://www.youtube-nocookie.com/embed/{video}"
 
 
-def _vimeo(host: str, path: str, query: str) -> str | None:
-    parts = [p for p in path.split("/") if p]
+def _vimeo(host: str, parts: list[str], query: str) -> str | None:
     if host == "player.vimeo.com":
         parts = parts[1:] if parts[:1] == ["video"] else []
     if not parts or len(parts) > 2 or not _VIMEO_ID.fullmatch(parts[0]):
@@ -65,8 +62,7 @@ def _vimeo(host: str, path: str, query: str) -> str | None:
     return src
 
 
-def _loom(host: str, path: str, query: str) -> str | None:
-    parts = [p for p in path.split("/") if p]
+def _loom(host: str, parts: list[str], query: str) -> str | None:
     if len(parts) != 2 or parts[0] not in ("share", "embed") or not _LOOM_ID.fullmatch(parts[1]):
         return None
     return f"https://www.loom.com/embed/{parts[1]}"
@@ -77,21 +73,21 @@ def recording_embed(url: str | None) -> Embed | None:
     if not url:
         return None
     try:
-        parts = urlsplit(url.strip())
-        port = parts.port
+        address = urlsplit(url.strip())
+        port = address.port
     except ValueError:
         return None
-    if parts.scheme not in ("http", "https") or parts.username is not None or parts.password is not None:
+    if address.scheme not in ("http", "https") or port not in (None, 80, 443):
         return None
-    if port not in (None, 80, 443):
+    if address.username is not None or address.password is not None:
         return None
-    host = (parts.hostname or "").lower()
+    host = (address.hostname or "").lower()
     for provider, hosts, parse in (
         ("YouTube", YOUTUBE_HOSTS | {"youtu.be"}, _youtube),
         ("Vimeo", VIMEO_HOSTS, _vimeo),
         ("Loom", LOOM_HOSTS, _loom),
     ):
         if host in hosts:
-            src = parse(host, parts.path, parts.query)
+            src = parse(host, [p for p in address.path.split("/") if p], address.query)
             return Embed(provider, src) if src else None
     return None

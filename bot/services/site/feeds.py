@@ -1,9 +1,8 @@
-"""The site's feeds and their store reads: ``calendar.ics`` (and each member's personal one), the archive's
-sessions, and an Atom feed of new sessions and recaps."""
+"""The site's feeds and their reads: ``calendar.ics`` (and personal ones), the archive, the Atom feed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 from xml.etree import ElementTree
@@ -12,12 +11,12 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
-from bot.services.calendars.ics import SeriesCalendar, calendar_bytes
+from bot.services.calendars.ics import calendar_bytes, series_calendars
 from bot.services.papers.store import PaperInfo
 from bot.services.sessions.info import CANCELLED, SessionInfo, session_info
-from bot.services.site.config import LiveSite
+from bot.services.site.config import LiveSite, SiteConfig
 from bot.services.site.sentences import plain
-from bot.services.site.views import FeedEntry, SiteView, info_view, site_view
+from bot.services.site.views import SessionView, info_view, iso, site_view
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
 
 #: DTSTAMP of an empty feed (nothing changed yet).
@@ -25,30 +24,11 @@ EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 ATOM_NS = "http://www.w3.org/2005/Atom"
 TAG_AUTHORITY = "paperclub.invalid,2026"
 RECENT_DAYS: Final = 90  # how long calendar.ics keeps a session that took place
-#: The SessionInfo fields a feed reads, in the order of its columns (updated_at follows them).
+#: The SessionInfo fields a feed reads: its session columns but the voice channel's (updated_at follows them).
 _FIELDS: Final = [
-    "id",
-    "guild_id",
-    "title",
-    "description",
-    "starts_at",
-    "duration_minutes",
-    "timezone",
-    "presenter_id",
-    "presenter_name",
-    "signup_url",
-    "recording_url",
-    "notes_url",
-    "wiki_url",
-    "status",
-    "announcement_channel_id",
-    "announcement_message_id",
-    "thread_id",
-    "event_id",
-    "sequence",
-    "cancel_reason",
-    "created_by",
-    "date_only",
+    f.name
+    for f in fields(SessionInfo)
+    if f.name in ClubSession.__table__.c and f.name not in ("channel_id", "channel_name", "hour_stage")
 ]
 FEED_COLUMNS: Final = (*(getattr(ClubSession, name) for name in _FIELDS), ClubSession.updated_at)
 _PAPER_COLUMNS: Final = tuple(
@@ -96,62 +76,34 @@ async def past_sessions(
     return infos
 
 
-async def calendar_sessions(
-    session: AsyncSession, guild_id: int, now: datetime, *, user_id: int | None = None, limit: int = 500
-) -> tuple[list[SessionInfo], datetime | None]:
-    """The sessions of the last :data:`RECENT_DAYS` and every upcoming one (cancelled too, so calendars drop
-    them), oldest first (with ``user_id``: those that member is reminded of); and the latest change."""
+async def ics_feed(
+    session: AsyncSession,
+    site: SiteConfig,
+    now: datetime,
+    base_url: str | None,
+    *,
+    user_id: int | None = None,
+) -> bytes:
+    """The sessions of the last RECENT_DAYS and to come (cancelled too), with the series (``user_id``: that
+    member's sessions), stamped with the latest change; with ``base_url``, sessions link their paper's page."""
     query = select(*FEED_COLUMNS).where(
-        ClubSession.guild_id == guild_id, ClubSession.starts_at >= now - timedelta(days=RECENT_DAYS)
+        ClubSession.guild_id == site.guild_id, ClubSession.starts_at >= now - timedelta(days=RECENT_DAYS)
     )
     if user_id is not None:
         query = query.join(SessionSubscription, SessionSubscription.session_id == ClubSession.id).where(
             SessionSubscription.user_id == user_id
         )
-    return await _feed_infos(session, query.order_by(ClubSession.starts_at, ClubSession.id).limit(limit))
-
-
-async def atom_entries(
-    session: AsyncSession, live: LiveSite, now: datetime, limit: int = 30
-) -> tuple[SiteView, list[FeedEntry]]:
-    """The newest changes first: new sessions, and sessions whose recording or notes came in."""
-    view, shown = site_view(live, now)
-    rows = await session.scalars(
-        select(ClubSession)
-        .where(ClubSession.guild_id == live.site.guild_id)
-        .options(selectinload(ClubSession.papers))
-        .order_by(ClubSession.updated_at.desc(), ClubSession.id.desc())
-        .limit(limit)
+    infos, changed = await _feed_infos(
+        session, query.order_by(ClubSession.starts_at, ClubSession.id).limit(500)
     )
-    entries = []
-    for row in rows:
-        info = session_info(row)
-        recap = bool(info.recording_url or info.notes_url or info.wiki_url)
-        entries.append(FeedEntry(info_view(info, shown, now), row.updated_at, row.created_at, recap))
-    return view, entries
-
-
-def ics_feed(
-    sessions: Sequence[SessionInfo],
-    changed: datetime | None,
-    *,
-    name: str,
-    series: Sequence[SeriesCalendar] = (),
-    base_url: str | None = None,
-) -> bytes:
-    """The calendar (the calendars' one .ics builder), stamped with the latest change so its ETag holds; with
-    the site's public address, a session with one main paper links that paper's page."""
+    series = await series_calendars(session, site.guild_id, now) if user_id is None else ()
+    name = site.title if user_id is None else f"{site.title}: my sessions"
     home = base_url.rstrip("/") if base_url and base_url.startswith(("https://", "http://")) else None
     pages = (lambda paper_id: f"{home}/papers/{paper_id}/") if home else None
-    return calendar_bytes(sessions, now=changed or EPOCH, name=name[:100], series=series, paper_page=pages)
+    return calendar_bytes(infos, now=changed or EPOCH, name=name[:100], series=series, paper_page=pages)
 
 
-def _iso(dt: datetime) -> str:
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _entry_text(entry: FeedEntry) -> str:
-    s = entry.session
+def _entry_text(s: SessionView) -> str:
     lines = [("Cancelled: " if s.cancelled else "") + s.when]
     if said := plain(s.line()):
         lines.append(said)
@@ -159,8 +111,18 @@ def _entry_text(entry: FeedEntry) -> str:
     return "\n".join(lines)
 
 
-def atom_feed(site: SiteView, entries: Sequence[FeedEntry]) -> bytes:
-    """An Atom 1.0 feed (RFC 4287), its links relative to ``/<slug>/feed.atom`` (any host)."""
+async def atom_feed(session: AsyncSession, live: LiveSite, now: datetime, limit: int = 30) -> bytes:
+    """An Atom 1.0 feed (RFC 4287) of new sessions and recaps, newest change first, its links relative."""
+    site, shown = site_view(live, now)
+    rows = list(
+        await session.scalars(
+            select(ClubSession)
+            .where(ClubSession.guild_id == live.site.guild_id)
+            .options(selectinload(ClubSession.papers))
+            .order_by(ClubSession.updated_at.desc(), ClubSession.id.desc())
+            .limit(limit)
+        )
+    )
     ElementTree.register_namespace("", ATOM_NS)
 
     def sub(
@@ -176,17 +138,19 @@ def atom_feed(site: SiteView, entries: Sequence[FeedEntry]) -> bytes:
     sub(feed, "id", feed_id)
     sub(feed, "link", rel="alternate", type="text/html", href="./")
     sub(feed, "link", rel="self", type="application/atom+xml", href="feed.atom")
-    sub(feed, "updated", _iso(max((e.updated_at for e in entries), default=EPOCH)))
+    sub(feed, "updated", iso(max((row.updated_at for row in rows), default=EPOCH)))
     sub(sub(feed, "author"), "name", site.title)
     sub(feed, "generator", "paperclub")
-    for entry in entries:
-        s = entry.session
+    for row in rows:
+        info = session_info(row)
+        s = info_view(info, shown, now)
+        recap = info.recording_url or info.notes_url or info.wiki_url  # the recording or notes are in
         item = sub(feed, "entry")
-        prefix = "Cancelled: " if s.cancelled else ("Recap: " if entry.recap else "")
+        prefix = "Cancelled: " if s.cancelled else ("Recap: " if recap else "")
         sub(item, "title", prefix + s.title)
         sub(item, "id", f"{feed_id}/sessions/{s.id}")
         sub(item, "link", rel="alternate", type="text/html", href=f"sessions/{s.id}/")
-        sub(item, "published", _iso(entry.published_at))
-        sub(item, "updated", _iso(entry.updated_at))
-        sub(item, "summary", _entry_text(entry), type="text")
+        sub(item, "published", iso(row.created_at))
+        sub(item, "updated", iso(row.updated_at))
+        sub(item, "summary", _entry_text(s), type="text")
     return ElementTree.tostring(feed, encoding="utf-8", xml_declaration=True)

@@ -1,5 +1,4 @@
-"""The site's Markdown (the intro and "How it runs"): CommonMark by markdown-it-py with raw HTML and images
-off, links only to http(s) and mailto (``rel="nofollow noopener"``)."""
+"""The site's Markdown: CommonMark with raw HTML and images off, links only to http(s) and mailto."""
 
 from __future__ import annotations
 

@@ -1,19 +1,18 @@
-"""What each page shows, read from the store as plain values (no HTML: see :mod:`render`): never a Discord
-user id, a DM, a reminder, or a withdrawn or declined suggestion."""
+"""What each page shows, read from the store as plain values: never a user id, a DM or a hidden suggestion."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Final
 
 from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.errors import BadInput
 from bot.services.papers.card import count_parts, hub_top
-from bot.services.papers.queries import PaperCard, card_of, paper_by_id
+from bot.services.papers.queries import PaperCard, SessionRead, card_of, paper_by_id
 from bot.services.papers.store import paper_info
 from bot.services.privacy.kinds import KINDS, MEMBER, SERVER, WORK, Kind
 from bot.services.reading import search as reading_search
@@ -21,19 +20,9 @@ from bot.services.site import queries
 from bot.services.site.config import LiveSite
 from bot.services.site.feeds import past_sessions
 from bot.services.site.views import (
-    ArchivePage,
-    Display,
-    HomePage,
-    ListItemView,
-    ListPage,
-    ListView,
-    SearchPage,
-    SearchResult,
-    SessionPage,
+    PaperView,
     SessionView,
-    ShortlistItem,
     SiteView,
-    SkippedWeek,
     http_link,
     info_view,
     paper_of_row,
@@ -60,47 +49,123 @@ PRIVACY_GROUPS: Final = (  # (scope, heading, what the deleting line is called)
 )
 
 
+@dataclass(frozen=True)
+class ListView:
+    """A reading list as the pages show it."""
+
+    id: int
+    name: str
+    description: str | None
+    size: int
+
+
+@dataclass(frozen=True)
+class SkippedWeek:
+    """A week of a series the club skips, among the next sessions."""
+
+    day: date
+    date: str  # "Thursday 26 November"
+    series: str
+    reason: str | None
+
+
+@dataclass(frozen=True)
+class HomePage:
+    """What the home page shows."""
+
+    site: SiteView
+    upcoming: tuple[SessionView, ...]
+    skipped: tuple[SkippedWeek, ...]
+    recent: tuple[SessionView, ...]
+    past_total: int
+    lists: tuple[ListView, ...]
+    shortlist: tuple[tuple[PaperView, str | None, str | None, int], ...]  # (paper, topic, reason, votes)
+
+
+@dataclass(frozen=True)
+class SessionPage:
+    """What a session's page shows."""
+
+    site: SiteView
+    session: SessionView
+
+
+@dataclass(frozen=True)
+class ListPage:
+    """What a reading list's page shows."""
+
+    site: SiteView
+    list: ListView
+    items: tuple[tuple[PaperView, str | None], ...]  # each paper with its note
+
+
+@dataclass(frozen=True)
+class ArchivePage:
+    """What a page of the past sessions archive shows."""
+
+    site: SiteView
+    sessions: tuple[SessionView, ...]
+    page: int  # 1-based
+    pages: int
+    total: int
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One search hit: a session, paper or list (``ref_id``: its page), with its marked snippet."""
+
+    kind: str  # "session", "paper" or "list"
+    title: str
+    snippet: str  # member text with reading_search.MARK_OPEN/MARK_CLOSE around matched words
+    ref_id: int
+    url: str | None = None
+    when: str | None = None
+    read_in: tuple[tuple[int, str], ...] = ()  # (session id, its title)
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    """What the search page shows."""
+
+    site: SiteView
+    query: str
+    results: tuple[SearchResult, ...]
+    total: int
+    page: int  # 1-based
+    pages: int
+    any_word: bool = False
+    problem: str | None = None
+
+
 async def home_page(session: AsyncSession, live: LiveSite, now: datetime) -> HomePage:
-    """Three reads: the sessions with their papers and the past count; the skipped weeks; the lists and the
-    shortlist."""
+    """The home page in three reads: sessions and the past count, skipped weeks, lists and shortlist."""
     view, shown = site_view(live, now)
-    conn = await session.connection()
+    conn, guild_id = await session.connection(), live.site.guild_id
     upcoming_rows, recent_rows, past_total = await queries.home_sessions(
-        conn, live.site.guild_id, now, next_count=NEXT_COUNT, recent_count=RECENT_COUNT
+        conn, guild_id, now, next_count=NEXT_COUNT, recent_count=RECENT_COUNT
     )
     upcoming = tuple(row_view(s, shown, now) for s in upcoming_rows)
-    skipped = await _skipped(conn, live.site.guild_id, now, shown, upcoming)
-    list_rows, shortlist_rows = await queries.lists_and_shortlist(conn, live.site.guild_id, SHORTLIST_COUNT)
-    lists = tuple(ListView(row.list_id, row.name, row.text, int(row.n)) for row in list_rows)
-    shortlist = tuple(
-        ShortlistItem(paper_of_row(row), row.topic, one_line(row.text, 300) if row.text else None, int(row.n))
-        for row in shortlist_rows
-    )
+    skipped = await queries.skipped_weeks(conn, guild_id, now.astimezone(shown.tz).date(), NEXT_COUNT)
+    if len(upcoming) == NEXT_COUNT:  # the list is full: no skipped week after its last session
+        last = upcoming[-1].starts_at.astimezone(shown.tz).date()
+        skipped = [row for row in skipped if row.week_date <= last]
+    list_rows, shortlist_rows = await queries.lists_and_shortlist(conn, guild_id, SHORTLIST_COUNT)
     return HomePage(
         site=view,
         upcoming=upcoming,
-        skipped=skipped,
+        skipped=tuple(
+            SkippedWeek(
+                row.week_date, timeutil.club_date(row.week_date, shown.tz, now=now), row.name, row.skip_reason
+            )
+            for row in skipped
+        ),
         recent=tuple(row_view(s, shown, now) for s in recent_rows),
         past_total=past_total,
-        lists=lists,
-        shortlist=shortlist,
-    )
-
-
-async def _skipped(
-    conn: AsyncConnection, guild_id: int, now: datetime, shown: Display, upcoming: tuple[SessionView, ...]
-) -> tuple[SkippedWeek, ...]:
-    """The skipped weeks from today on, and (when the next sessions fill the list) not after the last one."""
-    today = now.astimezone(shown.tz).date()
-    rows = await queries.skipped_weeks(conn, guild_id, today, NEXT_COUNT)
-    if len(upcoming) == NEXT_COUNT:
-        last = upcoming[-1].starts_at.astimezone(shown.tz).date()
-        rows = [row for row in rows if row.week_date <= last]
-    return tuple(
-        SkippedWeek(
-            row.week_date, timeutil.club_date(row.week_date, shown.tz, now=now), row.name, row.skip_reason
-        )
-        for row in rows
+        lists=tuple(ListView(row.list_id, row.name, row.text, int(row.n)) for row in list_rows),
+        shortlist=tuple(
+            (paper_of_row(row), row.topic, one_line(row.text, 300) if row.text else None, int(row.n))
+            for row in shortlist_rows
+        ),
     )
 
 
@@ -131,7 +196,7 @@ async def list_page(session: AsyncSession, live: LiveSite, list_id: int, now: da
     return ListPage(
         view,
         ListView(row.id, row.name, row.description, len(items)),
-        tuple(ListItemView(paper_view(paper_info(item.paper)), item.note) for item in items),
+        tuple((paper_view(paper_info(item.paper)), item.note) for item in items),
     )
 
 
@@ -165,15 +230,13 @@ async def search_page(
     for hit in found.hits:
         if hit.kind == "session" and hit.starts_at is not None:
             when = timeutil.club_date(hit.starts_at, shown.tz, now=now)
-            results.append(SearchResult("session", hit.title, hit.snippet, session_id=hit.ref_id, when=when))
+            results.append(SearchResult("session", hit.title, hit.snippet, hit.ref_id, when=when))
         elif hit.kind == "paper":
             read_in = tuple((brief.id, brief.title) for brief in hit.read_in[:5])
             url = http_link(hit.url)
-            results.append(
-                SearchResult("paper", hit.title, hit.snippet, url=url, read_in=read_in, paper_id=hit.ref_id)
-            )
+            results.append(SearchResult("paper", hit.title, hit.snippet, hit.ref_id, url, read_in=read_in))
         elif hit.kind == "list":
-            results.append(SearchResult("list", hit.title, hit.snippet, list_id=hit.ref_id))
+            results.append(SearchResult("list", hit.title, hit.snippet, hit.ref_id))
     problem = "Only very common words: try a more specific one." if found.only_common_words else None
     return SearchPage(
         view, found.query, tuple(results), found.total, found.page + 1, found.pages, found.any_word, problem
@@ -181,23 +244,10 @@ async def search_page(
 
 
 @dataclass(frozen=True)
-class ReadInView:
-    """A session the paper was read in, as the page shows it."""
-
-    session_id: int
-    title: str
-    date: str
-    starts_at: datetime
-    cancelled: bool
-    presenter: str | None
-    against: tuple[tuple[int, str], ...]  # (paper id, title), each linked to its page: roles as given
-    together: tuple[tuple[int, str], ...] = ()  # read with it (no roles given)
-
-
-@dataclass(frozen=True)
-class PaperPageView:
+class PaperPage:
     """What a paper's page shows: /paper show's card, and the club's history without a Discord user id."""
 
+    site: SiteView
     id: int
     title: str
     authors: str | None
@@ -208,18 +258,10 @@ class PaperPageView:
     hub: tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # (kind, ((repo name, its Hub page), ...))
     links: tuple[tuple[str, str], ...]  # (label, address), each http(s)
     attribution: tuple[str, str] | None  # Semantic Scholar's (text, link back) when a field came from it
-    sessions: tuple[ReadInView, ...]
+    sessions: tuple[tuple[str, SessionRead], ...]  # (its date, the session)
     suggested: int  # how many members suggested it
     volunteers: int  # how many offered to present it
     lists: tuple[tuple[int, str], ...]  # (list id, name)
-
-
-@dataclass(frozen=True)
-class PaperPage:
-    """The page's values: the site's header and the paper."""
-
-    site: SiteView
-    paper: PaperPageView
 
 
 def _links(card: PaperCard) -> tuple[tuple[str, str], ...]:
@@ -241,52 +283,38 @@ def _links(card: PaperCard) -> tuple[tuple[str, str], ...]:
     return tuple((label, url) for url, label in out.items())
 
 
-def page_view(card: PaperCard, abstract: str | None, display: Display, now: datetime) -> PaperPageView:
-    """A card's values as the page shows them (dates in the guild's first zone)."""
+async def paper_page(session: AsyncSession, live: LiveSite, paper_id: int, now: datetime) -> PaperPage | None:
+    """The guild's paper's page, its card's values (dates in the guild's first zone); None: not the guild's."""
+    row = await paper_by_id(session, live.site.guild_id, paper_id)
+    if row is None:
+        return None
+    card = await card_of(session, live.site.guild_id, row)
+    view, display = site_view(live, now)
     record, history = card.record, card.history
     shown = [s for s in history.suggestions if s.status in SHOWN_SUGGESTIONS]
     attribution = None
     if record.from_scholar:
         attribution = (ATTRIBUTION_TEXT, http_link(record.s2_url) or ATTRIBUTION_URL)
-    sessions = tuple(
-        ReadInView(
-            read.id,
-            read.title,
-            timeutil.club_date(read.starts_at, display.tz, now=now, weekday=False),
-            read.starts_at,
-            read.cancelled,
-            read.presenter_name,
-            read.against,
-            read.together,
-        )
-        for read in history.sessions
-    )
-    return PaperPageView(
+    return PaperPage(
+        site=view,
         id=card.paper.id,
         title=card.paper.title,
         authors=card.paper.authors,
         facts=tuple(dict.fromkeys(str(p) for p in (record.year, record.venue, record.decision) if p)),
         tldr=record.tldr,
-        abstract=abstract[:ABSTRACT_LIMIT] if abstract else None,
+        abstract=row.abstract[:ABSTRACT_LIMIT] if row.abstract else None,
         counts=tuple(count_parts(record)),
         hub=tuple((kind, tuple(repos)) for kind, repos in hub_top(card.record)),
         links=_links(card),
         attribution=attribution,
-        sessions=sessions,
+        sessions=tuple(
+            (timeutil.club_date(read.starts_at, display.tz, now=now, weekday=False), read)
+            for read in history.sessions
+        ),
         suggested=len({s.submitter_id for s in shown}),
         volunteers=len({v for s in shown for v in s.volunteer_ids}),
         lists=tuple((item.id, item.name) for item in history.lists),
     )
-
-
-async def paper_page(session: AsyncSession, live: LiveSite, paper_id: int, now: datetime) -> PaperPage | None:
-    """The guild's paper's page (None: no such paper in this guild)."""
-    row = await paper_by_id(session, live.site.guild_id, paper_id)
-    if row is None:
-        return None
-    card = await card_of(session, live.site.guild_id, row)
-    view, shown = site_view(live, now)
-    return PaperPage(view, page_view(card, row.abstract, shown, now))
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,4 @@
-"""The store reads behind the home page and a session page: only the columns they show, as rows, each page
-in as few index-driven statements as it can, built once with bound parameters."""
+"""The store reads behind the home page and a session page: only the columns shown, in few statements."""
 
 from __future__ import annotations
 
@@ -81,20 +80,18 @@ def _with_papers(sessions: Any, *extra: Any) -> Any:
     )
 
 
-_STARTED: Final = (
-    select(func.count())
-    .select_from(ClubSession.__table__)
-    .where(_S.guild_id == bindparam("guild"), _S.starts_at <= bindparam("now"))
-    .scalar_subquery()
-)
-_CANCELLED: Final = (
-    select(func.count())
-    .select_from(ClubSession.__table__)
-    .where(_S.guild_id == bindparam("guild"), _S.status == CANCELLED, _S.starts_at <= bindparam("now"))
-    .scalar_subquery()
-)
-#: Sessions that took place: the started less the cancelled, each counted from an index alone.
-_PAST_COUNT: Final = select((_STARTED - _CANCELLED).label("past"))
+def _started(*where: Any) -> Any:
+    """How many of the guild's sessions started (and match ``where``), counted from an index alone."""
+    return (
+        select(func.count())
+        .select_from(ClubSession.__table__)
+        .where(_S.guild_id == bindparam("guild"), *where, _S.starts_at <= bindparam("now"))
+        .scalar_subquery()
+    )
+
+
+#: Sessions that took place: the started less the cancelled.
+_PAST_COUNT: Final = select((_started() - _started(_S.status == CANCELLED)).label("past"))
 
 
 @lru_cache
@@ -144,30 +141,20 @@ def _group(rows: Sequence[Row[Any]], key: Any) -> dict[Any, SessionRow]:
 async def home_sessions(
     conn: AsyncConnection, guild_id: int, now: datetime, *, next_count: int, recent_count: int
 ) -> tuple[list[SessionRow], list[SessionRow], int]:
-    """In one statement: the next sessions (those in progress first), the ones read so far (newest first,
-    not cancelled, not among the next), with their papers, and how many took place."""
+    """The next sessions (running first), the recent ones with their papers, and the past count."""
     statement = _home_sessions(next_count, recent_count)
     window = now - timedelta(minutes=MAX_DURATION)
     rows = (await conn.execute(statement, {"guild": guild_id, "now": now, "window": window})).all()
-    by_part = _group(rows, lambda r: (r.part, r.id))
-    running = sorted(
-        (
-            s
-            for (part, _), s in by_part.items()
-            if part == RUNNING and s.row.starts_at + timedelta(minutes=s.row.duration_minutes) > now
-        ),
-        key=lambda s: (s.row.starts_at, s.row.id),
-    )
-    future = sorted(
-        (s for (part, _), s in by_part.items() if part == NEXT), key=lambda s: (s.row.starts_at, s.row.id)
-    )
-    upcoming = (running + future)[:next_count]
+    by_part: dict[int, list[SessionRow]] = {RUNNING: [], NEXT: [], PAST: []}
+    grouped = _group(rows, lambda r: (r.part, r.id))
+    for (part, _), found in sorted(grouped.items(), key=lambda item: (item[1].row.starts_at, item[1].row.id)):
+        by_part[part].append(found)
+    running = [
+        s for s in by_part[RUNNING] if s.row.starts_at + timedelta(minutes=s.row.duration_minutes) > now
+    ]
+    upcoming = (running + by_part[NEXT])[:next_count]
     shown = {s.row.id for s in upcoming}
-    recent = sorted(
-        (s for (part, _), s in by_part.items() if part == PAST and s.row.id not in shown),
-        key=lambda s: (s.row.starts_at, s.row.id),
-        reverse=True,
-    )
+    recent = [s for s in reversed(by_part[PAST]) if s.row.id not in shown]
     return upcoming, recent, int(rows[0].past_total or 0) if rows else 0
 
 
@@ -212,8 +199,7 @@ LIST, SHORTLISTED = 0, 1
 
 @lru_cache
 def _lists_and_shortlist(limit: int) -> Any:
-    """The guild's reading lists (by name, with sizes) and shortlist (most votes first, at most ``limit``):
-    a UNION ALL, each row with its part and its rank in it."""
+    """The reading lists and the shortlist as one UNION ALL, each row with its part and rank."""
 
     def none(kind: Any) -> Any:
         return cast(null(), kind)
@@ -264,8 +250,7 @@ def _lists_and_shortlist(limit: int) -> Any:
 async def lists_and_shortlist(
     conn: AsyncConnection, guild_id: int, limit: int
 ) -> tuple[list[Row[Any]], list[Row[Any]]]:
-    """The home page's reading lists (list_id, name, text, n: its size) and its shortlist (text: the
-    reason, n: votes, topic, paper_…), at most ``limit`` suggestions."""
+    """The home page's reading lists (by name, with sizes) and shortlist (most votes first)."""
     rows = (await conn.execute(_lists_and_shortlist(limit), {"guild": guild_id})).all()
     rows = sorted(rows, key=lambda r: (r.part, r.rank))
     return [r for r in rows if r.part == LIST], [r for r in rows if r.part == SHORTLISTED]

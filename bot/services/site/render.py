@@ -1,12 +1,10 @@
-"""HTML for the site's pages: Jinja2 templates, autoescaped, so every member-typed text is escaped (in
-attributes too). Unescaped only: markdown-it's output (raw HTML off), search highlights (escaped, then
-marked), and the JSON-LD (``<``, ``>``, ``&`` as unicode escapes). Links are relative (``root``), so the
-bot and ``paperclub site build`` serve the same HTML."""
+"""HTML for the site's pages: autoescaped Jinja2 templates with relative links (``root``); unescaped only
+markdown-it's output (raw HTML off), search highlights (escaped, then marked) and the escaped JSON-LD."""
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Final
@@ -17,19 +15,18 @@ from markupsafe import Markup, escape
 from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN
 from bot.services.site.embeds import FRAME_SOURCES
 from bot.services.site.markdown import plain_text, render_markdown
-from bot.services.site.pages import PaperPage, PrivacyPage
-from bot.services.site.sentences import plain
-from bot.services.site.views import (
+from bot.services.site.pages import (
     ArchivePage,
     HomePage,
     ListPage,
+    PaperPage,
+    PrivacyPage,
     SearchPage,
     SessionPage,
-    SessionView,
-    SiteView,
     SkippedWeek,
-    and_list,
 )
+from bot.services.site.sentences import plain
+from bot.services.site.views import SessionView, and_list, iso
 from bot.text import one_line
 
 #: The pages run their own script and stylesheet only; embeds may come from the three video hosts.
@@ -44,10 +41,6 @@ DESCRIPTION_LIMIT: Final = 200  # a link preview's line (Discord shows about thi
 ONLINE: Final = "https://schema.org/OnlineEventAttendanceMode"
 #: What JSON may hold but a <script> block may not show raw: each written as its \u escape.
 _JSON_ESCAPES: Final = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"}
-
-
-def _iso(value: datetime) -> str:
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _inline(text: str) -> Markup:
@@ -72,7 +65,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
         auto_reload=False,
     )
-    env.filters.update(iso=_iso, marked=_marked, inline=_inline)
+    env.filters.update(iso=iso, marked=_marked, inline=_inline)
     return env
 
 
@@ -91,16 +84,15 @@ def _url(base_url: str | None, path: str) -> str | None:
 
 def _page(
     template: str,
-    site: SiteView,
+    page: Any,
     root: str,
     meta: tuple[str, str, str],
-    *,
     base_url: str | None,
     static: bool,
     kind: str = "website",
     **context: Any,
 ) -> str:
-    """Render ``template``; ``meta``: the page's (title, description, path) for its preview."""
+    """Render ``template`` for ``page``; ``meta``: the page's (title, description, path) for its preview."""
     title, description, path = meta
     scheme, _, rest = (base_url or "").partition("://")
     webcal = f"webcal://{rest.rstrip('/')}/calendar.ics" if scheme in ("http", "https") and rest else None
@@ -108,57 +100,46 @@ def _page(
         environment()
         .get_template(template)
         .render(
-            site=site,
+            site=page.site,
             root=root,
             static=static,
             meta={  # the link preview (Open Graph)
                 "title": title,
-                "description": one_line(description, DESCRIPTION_LIMIT) or site.title,
+                "description": one_line(description, DESCRIPTION_LIMIT) or page.site.title,
                 "url": _url(base_url, path),
                 "type": kind,
             },
             csp_meta=CSP_META,
             webcal_url=webcal,
+            page=page,
             **context,
         )
     )
 
 
-def _each_runs(page: HomePage) -> str | None:
-    durations = {s.duration for s in page.upcoming}
-    if len(durations) != 1:
-        return None
-    only = durations.pop()
-    return "an hour" if only == "1 hour" else only
-
-
-def _next(page: HomePage) -> list[SessionView | SkippedWeek]:
-    """The next sessions and the skipped weeks among them, by date."""
-    tz = page.upcoming[0].display.tz if page.upcoming else UTC
-    items: list[SessionView | SkippedWeek] = [*page.upcoming, *page.skipped]
-    return sorted(
-        items,
-        key=lambda item: item.starts_at.astimezone(tz).date() if isinstance(item, SessionView) else item.day,
-    )
-
-
 def home_html(page: HomePage, *, base_url: str | None = None, static: bool = False) -> str:
-    """Render the club's home page."""
+    """Render the club's home page: the next sessions and the skipped weeks among them by date."""
     site = page.site
     about = plain_text(site.intro) or plain_text(site.about)
+    tz = page.upcoming[0].display.tz if page.upcoming else UTC
+    next_items: list[SessionView | SkippedWeek] = sorted(
+        [*page.upcoming, *page.skipped],
+        key=lambda item: item.starts_at.astimezone(tz).date() if isinstance(item, SessionView) else item.day,
+    )
+    durations = {s.duration for s in page.upcoming}  # all the same: "each runs an hour"
+    each_runs = durations.pop() if len(durations) == 1 else None
     return _page(
         "home.html",
-        site,
+        page,
         "./",
         (site.title, about, ""),
-        base_url=base_url,
-        static=static,
-        page=page,
-        next_items=_next(page),
+        base_url,
+        static,
+        next_items=next_items,
         intro_html=Markup(render_markdown(site.intro)),
         about_html=Markup(render_markdown(site.about)),
         topics_text=and_list(site.topics, serial=True),
-        each_runs=_each_runs(page),
+        each_runs="an hour" if each_runs == "1 hour" else each_runs,
     )
 
 
@@ -210,24 +191,24 @@ def session_html(page: SessionPage, *, base_url: str | None = None, static: bool
     meta = (s.title, f"{s.when}. {plain(s.line())}", f"sessions/{s.id}/")
     return _page(
         "session.html",
-        page.site,
+        page,
         "../../",
         meta,
-        base_url=base_url,
-        static=static,
-        kind="article",
-        page=page,
+        base_url,
+        static,
+        "article",
         event_json=event_json(page, base_url),
     )
 
 
 def paper_html(page: PaperPage, *, base_url: str | None = None, static: bool = False) -> str:
     """Render a paper's page."""
-    p = page.paper
-    meta = (p.title, p.tldr or p.authors or f"{p.title}, in {page.site.title}", f"papers/{p.id}/")
-    return _page(
-        "paper.html", page.site, "../../", meta, base_url=base_url, static=static, kind="article", page=page
+    meta = (
+        page.title,
+        page.tldr or page.authors or f"{page.title}, in {page.site.title}",
+        f"papers/{page.id}/",
     )
+    return _page("paper.html", page, "../../", meta, base_url, static, "article")
 
 
 def list_html(page: ListPage, *, base_url: str | None = None, static: bool = False) -> str:
@@ -235,7 +216,7 @@ def list_html(page: ListPage, *, base_url: str | None = None, static: bool = Fal
     listed = page.list
     about = listed.description or f"A reading list of {page.site.title}: {listed.size} papers."
     meta = (listed.name, about, f"lists/{listed.id}/")
-    return _page("list.html", page.site, "../../", meta, base_url=base_url, static=static, page=page)
+    return _page("list.html", page, "../../", meta, base_url, static)
 
 
 def archive_html(page: ArchivePage, *, base_url: str | None = None, static: bool = False) -> str:
@@ -247,21 +228,21 @@ def archive_html(page: ArchivePage, *, base_url: str | None = None, static: bool
         "past/" if first else f"past/{page.page}/",
     )
     root = "../" if first else "../../"
-    return _page("archive.html", page.site, root, meta, base_url=base_url, static=static, page=page)
+    return _page("archive.html", page, root, meta, base_url, static)
 
 
 def privacy_html(page: PrivacyPage, *, base_url: str | None = None, static: bool = False) -> str:
     """Render the privacy page."""
     about = f"What the Discord bot of {page.site.title} keeps, why, for how long, and how it is deleted."
     meta = ("Privacy", about, "privacy/")
-    return _page("privacy.html", page.site, "../", meta, base_url=base_url, static=static, page=page)
+    return _page("privacy.html", page, "../", meta, base_url, static)
 
 
 def search_html(page: SearchPage, *, base_url: str | None = None) -> str:
     """Render the search page and its results."""
     about = f"Search the sessions, papers and reading lists of {page.site.title}."
     meta = (f"Search: {page.query}" if page.query else "Search", about, "search")
-    return _page("search.html", page.site, "./", meta, base_url=base_url, static=False, page=page)
+    return _page("search.html", page, "./", meta, base_url, False)
 
 
 def not_found_html() -> str:

@@ -1,6 +1,4 @@
-"""A session in the club page's words, each thing said once: "Hamish Ivison presents TMax, read against
-Terminal-World and T1: where tasks come from…" (the description kept, its papers linked at their first
-mention; what it leaves unsaid said before it). Plain values: the templates escape each piece."""
+"""A session in the club page's words, each thing said once, its papers linked at their first mention."""
 
 from __future__ import annotations
 
@@ -109,8 +107,7 @@ def _with_roles(papers: Sequence[Named]) -> list[Piece]:
 
 
 def sentence(facts: Facts) -> tuple[Paragraph, ...]:
-    """The session's paragraphs: who presents what (as the description leaves out) leading into it; a week
-    still open ends with how to claim it."""
+    """The session's paragraphs: who presents what leading into the description; an open week's claim."""
     everything = "\n".join(facts.paragraphs)
     linked: set[int] = set()
     described = [_mentions(text, facts.papers, linked) for text in facts.paragraphs]

@@ -1,11 +1,10 @@
-"""The plain values the site's pages and feeds show (no HTML: see :mod:`render`); every link checked again
-here, so a page links nothing but http(s)."""
+"""The plain values the pages and feeds show (no HTML), every link checked to be http(s)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import Any, Final
 from urllib.parse import quote
@@ -145,128 +144,20 @@ class SiteView:
     invite: str | None = None  # the club's Discord invite
 
 
-@dataclass(frozen=True)
-class ListView:
-    """A reading list as the pages show it."""
-
-    id: int
-    name: str
-    description: str | None
-    size: int
-
-
-@dataclass(frozen=True)
-class ListItemView:
-    """One paper of a reading list, with its note."""
-
-    paper: PaperView
-    note: str | None
-
-
-@dataclass(frozen=True)
-class ShortlistItem:
-    """One shortlisted suggestion as the home page shows it."""
-
-    paper: PaperView
-    topic: str | None
-    reason: str | None
-    votes: int
-
-
-@dataclass(frozen=True)
-class SkippedWeek:
-    """A week of a series the club skips, among the next sessions."""
-
-    day: date
-    date: str  # "Thursday 26 November"
-    series: str
-    reason: str | None
-
-
-@dataclass(frozen=True)
-class HomePage:
-    """What the home page shows."""
-
-    site: SiteView
-    upcoming: tuple[SessionView, ...]
-    skipped: tuple[SkippedWeek, ...]
-    recent: tuple[SessionView, ...]
-    past_total: int
-    lists: tuple[ListView, ...]
-    shortlist: tuple[ShortlistItem, ...]
-
-
-@dataclass(frozen=True)
-class SessionPage:
-    """What a session's page shows."""
-
-    site: SiteView
-    session: SessionView
-
-
-@dataclass(frozen=True)
-class ListPage:
-    """What a reading list's page shows."""
-
-    site: SiteView
-    list: ListView
-    items: tuple[ListItemView, ...]
-
-
-@dataclass(frozen=True)
-class ArchivePage:
-    """What a page of the past sessions archive shows."""
-
-    site: SiteView
-    sessions: tuple[SessionView, ...]
-    page: int  # 1-based
-    pages: int
-    total: int
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """One search hit: a session, paper or list, with its marked snippet."""
-
-    kind: str  # "session", "paper" or "list"
-    title: str
-    snippet: str  # member text with reading_search.MARK_OPEN/MARK_CLOSE around matched words
-    session_id: int | None = None
-    list_id: int | None = None
-    url: str | None = None
-    when: str | None = None
-    read_in: tuple[tuple[int, str], ...] = ()  # (session id, its title)
-    paper_id: int | None = None  # a paper's page
-
-
-@dataclass(frozen=True)
-class SearchPage:
-    """What the search page shows."""
-
-    site: SiteView
-    query: str
-    results: tuple[SearchResult, ...]
-    total: int
-    page: int  # 1-based
-    pages: int
-    any_word: bool = False
-    problem: str | None = None
-
-
 # ---------------------------------------------------------------- plain values
 
 
 @dataclass(frozen=True)
 class Display:
-    """The guild settings the pages show: its zones (the first one dates the sessions) and its topics."""
+    """The guild's zones as the pages show them (the first one dates the sessions)."""
 
     zones: tuple[timeutil.DisplayZone, ...]
     tz: ZoneInfo
-    topics: tuple[str, ...]
 
-    def labels(self, year: int) -> str:
-        """ "PT, GMT/BST and IST": each zone as the times of ``year`` name it."""
-        return and_list([timeutil.zone_names(zone, year) for zone in self.zones])
+
+def iso(value: datetime) -> str:
+    """``value`` in UTC as RFC 3339 to the second ("2026-11-05T16:00:00Z")."""
+    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def and_list(items: Sequence[str], *, serial: bool = False) -> str:
@@ -274,14 +165,6 @@ def and_list(items: Sequence[str], *, serial: bool = False) -> str:
     if len(items) <= 2:
         return " and ".join(items)
     return ", ".join(items[:-1]) + ("," if serial else "") + " and " + items[-1]
-
-
-def display_of(timezone: str, display_zones: str, suggestion_topics: str) -> Display:
-    """Parsed once per page, not once per session."""
-    zones = tuple(timeutil.parse_display_zones(display_zones))
-    tz = timeutil.resolve_timezone(zones[0].zone if zones else timezone)
-    topics = tuple(t for t in suggestion_topics.split(";") if t and t.casefold() != "other")
-    return Display(zones, tz, topics)
 
 
 def _paper(
@@ -365,20 +248,12 @@ def row_view(found: queries.SessionRow, display: Display, now: datetime) -> Sess
 
 
 def site_view(live: LiveSite, now: datetime) -> tuple[SiteView, Display]:
-    """The site's header and footer values, and its guild's display settings."""
-    site, shown = live.site, display_of(live.timezone, live.display_zones, live.suggestion_topics)
+    """The site's header and footer values, and its guild's zones (parsed once a page)."""
+    site = live.site
     assert site.slug is not None
-    zones = shown.labels(now.astimezone(shown.tz).year)
+    zones = tuple(timeutil.parse_display_zones(live.display_zones))
+    tz = timeutil.resolve_timezone(zones[0].zone if zones else live.timezone)
+    topics = tuple(t for t in live.suggestion_topics.split(";") if t and t.casefold() != "other")
+    names = and_list([timeutil.zone_names(zone, now.astimezone(tz).year) for zone in zones])
     invite = http_link(site.discord_invite)
-    view = SiteView(site.slug, site.title, site.about, zones, shown.topics, site.intro, invite)
-    return view, shown
-
-
-@dataclass(frozen=True)
-class FeedEntry:
-    """One Atom feed entry: a session and when it was published and last changed."""
-
-    session: SessionView
-    updated_at: datetime
-    published_at: datetime
-    recap: bool  # the recording or notes are in
+    return SiteView(site.slug, site.title, site.about, names, topics, site.intro, invite), Display(zones, tz)

@@ -1,24 +1,30 @@
-"""The site's aiohttp handlers (every route a GET, Discord-free): a guild's pages exist only while its site
-is on, anything unknown is one plain 404. Each answer is read at the request, with a strong ETag (304) and
-``Cache-Control``; no Last-Modified, since pages shift with the clock."""
+"""The site served: aiohttp handlers (each a GET with a strong ETag), or written as static files (no search)."""
 
 from __future__ import annotations
 
 import hashlib
+import os
+import tempfile
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
 from typing import Any, Final
 
 from aiohttp import web
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.clock import Clock
+from bot.errors import NotConfigured
 from bot.ids import parse_id
-from bot.services.calendars.ics import series_calendars
 from bot.services.site import feeds, pages, render
-from bot.services.site.config import LiveSite, live_site
+from bot.services.site.config import LiveSite, get_site, live_site
 from bot.services.site.tokens import owner_of
 from db.engine import backend_name, one_statement_session_factory, read_only_session_factory
+from db.models import ClubSession, Paper
 from db.models.privacy import DEFAULT_GRACE_DAYS
+from db.models.reading import ReadingList
 
 HTML: Final = "text/html"
 PAGE_CACHE: Final = "public, max-age=60"
@@ -26,6 +32,13 @@ FEED_CACHE: Final = "public, max-age=300"
 STATIC_CACHE: Final = "public, max-age=3600"
 PERSONAL_CACHE: Final = "private, max-age=300"
 MAX_SEARCH_PAGE: Final = 50
+
+#: The pages found by the id in their address: (folder, its rows' model, read, render).
+ID_PAGES: Final = (
+    ("sessions", ClubSession, pages.session_page, render.session_html),
+    ("lists", ReadingList, pages.list_page, render.list_html),
+    ("papers", Paper, pages.paper_page, render.paper_html),
+)
 
 PublicUrl = Callable[[], str | None]
 Handler = Callable[[web.Request, AsyncSession, LiveSite], Awaitable[web.Response | None]]
@@ -60,22 +73,14 @@ def not_found() -> web.Response:
     return response
 
 
+@dataclass(frozen=True)
 class SiteHandlers:
-    """The routes of every guild's site (``/<slug>/…``): each request reads the site (one statement), then
-    what its page shows."""
+    """The routes of every guild's site (``/<slug>/…``): the site read first, then its page."""
 
-    def __init__(
-        self,
-        session_factory: async_sessionmaker[AsyncSession],
-        clock: Clock,
-        public_url: PublicUrl,
-        *,
-        grace_days: int = DEFAULT_GRACE_DAYS,
-    ) -> None:
-        self.session_factory = session_factory
-        self.clock = clock
-        self.public_url = public_url
-        self.grace_days = grace_days  # GUILD_DATA_GRACE_DAYS, said on the privacy page
+    session_factory: async_sessionmaker[AsyncSession]
+    clock: Clock
+    public_url: PublicUrl
+    grace_days: int = DEFAULT_GRACE_DAYS  # GUILD_DATA_GRACE_DAYS, said on the privacy page
 
     def base_url(self, live: LiveSite) -> str | None:
         """The public address of a site's pages, or None without a public URL."""
@@ -93,9 +98,10 @@ class SiteHandlers:
         routes.get(r"/{slug}")(self.bare_slug)
         for path, handler in (
             ("/", self.home),
-            ("/sessions/{id:[0-9]{1,12}}/", self._by_id(pages.session_page, render.session_html)),
-            ("/lists/{id:[0-9]{1,12}}/", self._by_id(pages.list_page, render.list_html)),
-            ("/papers/{id:[0-9]{1,12}}/", self._by_id(pages.paper_page, render.paper_html)),
+            *(
+                (f"/{folder}/{{id:[0-9]{{1,12}}}}/", self._by_id(read, show))
+                for folder, _, read, show in ID_PAGES
+            ),
             ("/past/", self.archive),
             ("/past/{n:[0-9]{1,6}}/", self.archive),
             ("/search", self.search),
@@ -179,10 +185,7 @@ class SiteHandlers:
 
     async def calendar(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve the club's calendar feed, sessions and series."""
-        site, now = live.site, self.clock.now()
-        infos, changed = await feeds.calendar_sessions(session, site.guild_id, now)
-        series = await series_calendars(session, site.guild_id, now)
-        body = feeds.ics_feed(infos, changed, name=site.title, series=series, base_url=self.base_url(live))
+        body = await feeds.ics_feed(session, live.site, self.clock.now(), self.base_url(live))
         return respond(request, body, "text/calendar", cache=FEED_CACHE)
 
     async def personal_calendar(
@@ -193,10 +196,7 @@ class SiteHandlers:
         user_id = await owner_of(session, site.guild_id, request.match_info["token"])
         if user_id is None:
             return None
-        now = self.clock.now()
-        infos, changed = await feeds.calendar_sessions(session, site.guild_id, now, user_id=user_id)
-        name = f"{site.title}: my sessions"
-        body = feeds.ics_feed(infos, changed, name=name, base_url=self.base_url(live))
+        body = await feeds.ics_feed(session, site, self.clock.now(), self.base_url(live), user_id=user_id)
         response = respond(request, body, "text/calendar", cache=PERSONAL_CACHE)
         response.headers["Referrer-Policy"] = "no-referrer"
         response.headers["X-Robots-Tag"] = "noindex"
@@ -204,8 +204,8 @@ class SiteHandlers:
 
     async def atom(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve the club's Atom feed of sessions."""
-        view, entries = await feeds.atom_entries(session, live, self.clock.now())
-        return respond(request, feeds.atom_feed(view, entries), "application/atom+xml", cache=FEED_CACHE)
+        body = await feeds.atom_feed(session, live, self.clock.now())
+        return respond(request, body, "application/atom+xml", cache=FEED_CACHE)
 
     async def static(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """Serve one of the site's static files."""
@@ -214,8 +214,7 @@ class SiteHandlers:
 
 
 def reader_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    """The sessions the site reads with: SQLite, a deferred BEGIN (one snapshot a page); PostgreSQL,
-    autocommit (READ COMMITTED gives each statement its own snapshot anyway)."""
+    """The site's read sessions: SQLite, a deferred BEGIN (a snapshot a page); PostgreSQL, autocommit."""
     if backend_name(engine) == "sqlite":
         return read_only_session_factory(engine)
     return one_statement_session_factory(engine)
@@ -229,4 +228,80 @@ def site_routes(
     grace_days: int = DEFAULT_GRACE_DAYS,
 ) -> web.RouteTableDef:
     """Every site's routes, for ``WebServer.add_routes`` (or any aiohttp application)."""
-    return SiteHandlers(session_factory, clock, public_url, grace_days=grace_days).routes()
+    return SiteHandlers(session_factory, clock, public_url, grace_days).routes()
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What a static site build wrote: where, how many files, sessions and lists, for which slug."""
+
+    out_dir: Path
+    files: int
+    sessions: int
+    lists: int
+    slug: str
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Whole or not at all: a temporary file beside it, then renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".paperclub-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+async def build_site(
+    session_factory: async_sessionmaker[AsyncSession],
+    guild_id: int,
+    out_dir: Path,
+    *,
+    now: datetime,
+    base_url: str | None = None,
+    grace_days: int = DEFAULT_GRACE_DAYS,
+) -> BuildReport:
+    """Write the guild's site into ``out_dir``; NotConfigured while its website is off."""
+    written = 0
+
+    def put(relative: str, data: bytes | str) -> None:
+        nonlocal written
+        _write(out_dir / relative, data.encode("utf-8") if isinstance(data, str) else data)
+        written += 1
+
+    async with session_factory() as session:
+        site = await get_site(session, guild_id)
+        if not site.live or site.slug is None:
+            raise NotConfigured(
+                f"server {guild_id} has not turned its website on: run /setup website enabled:True slug:… first"
+            )
+        live = await live_site(session, site.slug)
+        assert live is not None
+        home = await pages.home_page(session, live, now)
+        put("index.html", render.home_html(home, base_url=base_url, static=True))
+        counts = []
+        for folder, model, read, show in ID_PAGES:
+            ids = list(
+                await session.scalars(select(model.id).where(model.guild_id == guild_id).order_by(model.id))
+            )
+            for row_id in ids:
+                page: Any = await read(session, live, row_id, now)
+                if page is not None:
+                    put(f"{folder}/{row_id}/index.html", show(page, base_url=base_url, static=True))
+            counts.append(len(ids))
+        number = 1
+        while (archive := await pages.archive_page(session, live, number, now)) is not None:
+            where = "past/index.html" if number == 1 else f"past/{number}/index.html"
+            put(where, render.archive_html(archive, base_url=base_url, static=True))
+            number += 1
+        kept = pages.privacy_page(live, now, grace_days=grace_days)
+        put("privacy/index.html", render.privacy_html(kept, base_url=base_url, static=True))
+        put("calendar.ics", await feeds.ics_feed(session, site, now, base_url))
+        put("feed.atom", await feeds.atom_feed(session, live, now))
+    for name in render.STATIC_FILES:
+        put(name, render.static_file(name))
+    put("404.html", render.not_found_html())
+    return BuildReport(out_dir, written, counts[0], counts[1], site.slug)
