@@ -244,20 +244,6 @@ async def _note_duplicate(
 # ---------------------------------------------------------------- votes and volunteers
 
 
-async def _toggle_member(
-    session: AsyncSession, model: Any, suggestion_id: int, user_id: int, now: datetime
-) -> bool:
-    """Remove the member's row if present, else add it (insert-or-nothing); True when added."""
-    removed = await session.execute(
-        delete(model).where(model.suggestion_id == suggestion_id, model.user_id == user_id)
-    )
-    if removed.rowcount:  # type: ignore[attr-defined]
-        return False
-    row = {"suggestion_id": suggestion_id, "user_id": user_id, "created_at": now}
-    await session.execute(insert_ignore(session, model, row))
-    return True
-
-
 async def toggle_volunteer(
     session: AsyncSession, guild_id: int, suggestion_id: int, user_id: int, now: datetime
 ) -> ToggleResult:
@@ -265,15 +251,21 @@ async def toggle_volunteer(
     row = await suggestion_row(session, guild_id, suggestion_id)
     if row.status not in ACTIVE_STATUSES:
         raise Conflict(f"This suggestion is {row.status}; it no longer takes presenters.")
-    added = await _toggle_member(session, SuggestionVolunteer, row.id, user_id, now)
-    count = (
-        await session.execute(
-            select(func.count())
-            .select_from(SuggestionVolunteer)
-            .where(SuggestionVolunteer.suggestion_id == row.id)
+    removed = await session.execute(
+        delete(SuggestionVolunteer).where(
+            SuggestionVolunteer.suggestion_id == row.id, SuggestionVolunteer.user_id == user_id
         )
-    ).scalar_one()
-    return ToggleResult(added, count, row.id)
+    )
+    added = not removed.rowcount  # type: ignore[attr-defined]
+    if added:
+        row_values = {"suggestion_id": row.id, "user_id": user_id, "created_at": now}
+        await session.execute(insert_ignore(session, SuggestionVolunteer, row_values))
+    count = await session.scalar(
+        select(func.count())
+        .select_from(SuggestionVolunteer)
+        .where(SuggestionVolunteer.suggestion_id == row.id)
+    )
+    return ToggleResult(added, count or 0, row.id)
 
 
 # ---------------------------------------------------------------- review and withdraw
@@ -355,12 +347,9 @@ async def link_session(
     suggestion_id: int,
     session_id: int,
     *,
-    now: datetime | None = None,
+    now: datetime,
 ) -> None:
     """Record the session made from an accepted suggestion, once (Conflict when no longer accepted or made)."""
-    values: dict[str, Any] = {"session_id": session_id}
-    if now is not None:
-        values["updated_at"] = now
     result = await session.execute(
         update(Suggestion)
         .where(
@@ -369,7 +358,7 @@ async def link_session(
             Suggestion.status == "accepted",
             Suggestion.session_id.is_(None),
         )
-        .values(**values)
+        .values(session_id=session_id, updated_at=now)
         .execution_options(synchronize_session="fetch")
     )
     if getattr(result, "rowcount", 0) == 1:

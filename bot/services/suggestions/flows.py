@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.background import make_due
 from bot.errors import BadInput, Conflict
+from bot.paging import clamp_page, page_count
 from bot.papers import PaperRef
 from bot.services.config.guild import get_config
 from bot.services.papers.enrich import ENRICH_JOB
@@ -269,9 +270,9 @@ async def list_page(
             )
 
         items, total = await fetch(page)
-        pages = max(1, -(-total // PAGE_SIZE))
+        pages = page_count(total, PAGE_SIZE)
         if not 0 <= page < pages:  # a page past the end (suggestions went meanwhile): the last one
-            page = min(max(page, 0), pages - 1)
+            page = clamp_page(page, pages)
             items, total = await fetch(page)
     return ListPage(items, total, page, pages, topic)
 
@@ -330,19 +331,13 @@ async def finish_polls(ctx: Suggestions, now: datetime) -> list[polls.PollResult
             log.info("poll %s ended but its message is gone; recorded without counts", result.poll_id)
         else:
             await ctx.discord.poll_ended(result)
-    await _check_again(ctx, now)
-    return results
-
-
-async def _check_again(ctx: Suggestions, now: datetime) -> None:
-    """The job made due when the next running poll ends (or, one Discord could not read, in a minute)."""
-    async with ctx.readers() as session:
+    async with ctx.readers() as session:  # due again when the next poll ends (one unread: in a minute)
         at = await polls.next_poll_check(session, now)
-    if at is None:
-        return
-    async with ctx.store() as session, session.begin():
-        await make_due(session, polls.POLLS_JOB, at)
-    ctx.background.wake(polls.POLLS_JOB, at)
+    if at is not None:
+        async with ctx.store() as session, session.begin():
+            await make_due(session, polls.POLLS_JOB, at)
+        ctx.background.wake(polls.POLLS_JOB, at)
+    return results
 
 
 async def papers_changed(ctx: Suggestions, guild_id: int, paper_ids: Sequence[int]) -> None:
