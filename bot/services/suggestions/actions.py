@@ -138,12 +138,16 @@ class DuplicateNotice:
 
 
 @dataclass(frozen=True)
-class SubmitResult:
-    """A new suggestion's card (``unenriched``: its paper is new to the sources), or the duplicate notice."""
+class Suggested:
+    """What /suggest did: the new suggestion and its post, or the duplicate found instead."""
 
     card: SuggestionCard | None = None
     duplicate: DuplicateNotice | None = None
-    unenriched: bool = False
+    unenriched: bool = False  # the paper is new to the sources
+    channel_id: int | None = None  # the suggestions channel
+    not_posted: str | None = None  # Discord's refusal: saved, not posted
+    arxiv_down: bool = False  # saved without arXiv's details (asked again in the background)
+    zone: str = "UTC"  # the club's time zone (the dates the answer gives)
 
 
 async def _ensure_under_daily_cap(
@@ -180,13 +184,13 @@ async def submit_suggestion(
     now: datetime,
     per_day: int,
     index: TitleIndex,
-) -> SubmitResult:
+) -> Suggested:
     """Store a new suggestion, or (a duplicate) add the member's vote to the one that stands."""
     match_title = draft.title or (metadata.title if metadata else None)
     standing = await find_duplicate(session, guild_id, draft.ref, match_title, now, index)
     if standing is not None:
         notice = await _note_duplicate(session, standing, user_id, now, volunteer=draft.volunteer)
-        return SubmitResult(duplicate=notice)
+        return Suggested(duplicate=notice)
     await _ensure_under_daily_cap(session, guild_id, user_id, now, per_day)
     paper = await get_or_create_paper(session, guild_id, draft.ref, title=draft.title or match_title, now=now)
     if metadata is not None and paper.metadata_fetched_at is None:
@@ -209,7 +213,7 @@ async def submit_suggestion(
     if draft.volunteer:
         session.add(SuggestionVolunteer(suggestion_id=row.id, user_id=user_id, created_at=now))
         await session.flush()
-    return SubmitResult(card=await card_for(session, row), unenriched=paper.enriched_at is None)
+    return Suggested(card=await card_for(session, row), unenriched=paper.enriched_at is None)
 
 
 async def _add_once(

@@ -20,9 +20,8 @@ from bot.services.sessions.info import SessionInfo
 from bot.services.suggestions import actions, polls, queries
 from bot.services.suggestions.actions import (
     Decision,
-    DuplicateNotice,
     SourceMessage,
-    SubmitResult,
+    Suggested,
     in_transaction,
     submit_suggestion,
 )
@@ -48,18 +47,6 @@ class Typed:
     topic: str | None = None
     volunteer: bool = False
     source: SourceMessage | None = None
-
-
-@dataclass(frozen=True)
-class Suggested:
-    """What /suggest did: the new suggestion and its post, or the duplicate found instead."""
-
-    card: SuggestionCard | None = None
-    duplicate: DuplicateNotice | None = None
-    channel_id: int | None = None  # the suggestions channel
-    not_posted: str | None = None  # Discord's refusal: saved, not posted
-    arxiv_down: bool = False  # saved without arXiv's details (asked again in the background)
-    zone: str = "UTC"  # the club's time zone (the dates the answer gives)
 
 
 async def suggest(
@@ -90,7 +77,7 @@ async def suggest(
     channel_id = await ctx.discord.check_channel(config.suggestions_channel_id)  # else nothing is stored
     metadata, arxiv_down = await _arxiv(ctx, draft.ref) if ask_arxiv else (None, False)
 
-    async def write(session: AsyncSession) -> SubmitResult:
+    async def write(session: AsyncSession) -> Suggested:
         submitted = await submit_suggestion(
             session,
             guild_id=guild_id,
@@ -109,7 +96,7 @@ async def suggest(
     if result.duplicate is not None:
         if result.duplicate.vote_added and result.duplicate.standing.suggestion_id is not None:
             ctx.posts.request(result.duplicate.standing.suggestion_id)
-        return Suggested(duplicate=result.duplicate, zone=config.timezone)
+        return replace(result, zone=config.timezone)
     assert result.card is not None
     card, not_posted = result.card, None
     try:
@@ -122,7 +109,14 @@ async def suggest(
         card = replace(card, channel_id=place.channel_id, message_id=place.message_id)
     if result.unenriched:
         ctx.background.wake(ENRICH_JOB, now)  # here, once the post is placed (its re-render needs it)
-    return Suggested(card, None, channel_id, not_posted, arxiv_down, config.timezone)
+    return replace(
+        result,
+        card=card,
+        channel_id=channel_id,
+        not_posted=not_posted,
+        arxiv_down=arxiv_down,
+        zone=config.timezone,
+    )
 
 
 async def _known(
