@@ -16,12 +16,12 @@ from bot.paging import LayoutPage, send_page
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import NO_MENTIONS, send_ephemeral
 from bot.services.reading.actions import Reading
+from bot.services.reading.exports import FORMATS
 from bot.services.reading.lists import PaperInput
 from cogs.reading import _render as render
 from cogs.reading._forms import AddFromMessageModal
 from cogs.reading._options import (
     EXPORT_CHOICES,
-    EXPORT_NAMES,
     ListName,
     Note,
     PageNumber,
@@ -167,7 +167,7 @@ class ReadingCog(
         file = await self.reading.export(guild_id, fmt, list_name, self.bot.clock.now())
         what = f"“{list_name.strip()}”" if list_name is not None else "the reading history"
         await interaction.followup.send(
-            content=f"Here is {what} as {EXPORT_NAMES[fmt]}.",
+            content=f"Here is {what} as {FORMATS[fmt][2]}.",
             file=discord.File(io.BytesIO(file.data), filename=file.filename),
             ephemeral=True,
             allowed_mentions=NO_MENTIONS,

@@ -12,16 +12,10 @@ from bot.errors import BadInput
 from bot.papers import MAX_URL_LENGTH
 from bot.services.reading import autocomplete as choices
 from bot.services.reading import lists as svc
-from bot.services.reading.exports import ExportFormat
+from bot.services.reading.exports import FORMATS, ExportFormat
 from bot.services.reading.search import MAX_QUERY_LENGTH
 from bot.transformers import OptionTransformer, guild_choices
 
-EXPORT_NAMES: dict[ExportFormat, str] = {
-    "markdown": "Markdown",
-    "bibtex": "BibTeX",
-    "csv": "CSV",
-    "json": "JSON",
-}
 EXPORT_CHOICES = [
     app_commands.Choice(name="Markdown (the club page's “Reading so far”)", value="markdown"),
     app_commands.Choice(name="BibTeX", value="bibtex"),
@@ -47,7 +41,7 @@ class PaperInputTransformer(OptionTransformer):
 
 def export_format(value: str) -> ExportFormat:
     """The export format picked."""
-    if value not in EXPORT_NAMES:
+    if value not in FORMATS:
         raise BadInput("Pick a format: Markdown, BibTeX, CSV or JSON.")
     return cast(ExportFormat, value)
 

@@ -58,11 +58,6 @@ def joined_within(parts: Sequence[str], budget: int, separator: str = " · ") ->
     return separator.join(out)
 
 
-def day(dt: datetime, zone: str, now: datetime) -> str:
-    """'17 March', with the year when it is not this year."""
-    return format_club_date(dt, zone, now=now)
-
-
 def escape_within(text: str | None, budget: int) -> str:
     """Member text on one line, escaped once, in at most ``budget`` characters (cut before escaping)."""
     limit = budget
@@ -113,7 +108,7 @@ def history_links(entry: HistoryEntry) -> list[Button]:
 def history_entry(entry: HistoryEntry, now: datetime) -> str:
     """One session: its date and title, its presenter, each paper a line (as many as its budget holds)."""
     title = escape_within(entry.title, TITLE_SHOWN)
-    lines = [f"**{day(entry.starts_at, entry.timezone, now)} — {title}**"]
+    lines = [f"**{format_club_date(entry.starts_at, entry.timezone, now=now)} — {title}**"]
     if presenter := presenter_text(entry):
         lines.append(f"Presented by {presenter}")
     room = ENTRY_BUDGET - sum(len(line) + 1 for line in lines)
@@ -231,7 +226,7 @@ def _plain(snippet: str) -> str:
 
 def _sessions_text(briefs: Sequence[SessionBrief], now: datetime) -> str:
     def one(brief: SessionBrief) -> str:
-        when = day(brief.starts_at, brief.timezone, now)
+        when = format_club_date(brief.starts_at, brief.timezone, now=now)
         return f"{when} (coming)" if brief.starts_at > now else when
 
     return joined_within([one(b) for b in briefs], HIT_SESSIONS_SHOWN, ", ")
@@ -250,7 +245,7 @@ def hit_text(hit: SearchHit, now: datetime) -> str:
     elif hit.kind == "session":
         assert hit.starts_at is not None
         assert hit.timezone is not None
-        when = day(hit.starts_at, hit.timezone, now)
+        when = format_club_date(hit.starts_at, hit.timezone, now=now)
         coming = " (coming)" if hit.starts_at > now else ""
         head = f"🗓️ **{when} — {escape_within(hit.title, HIT_TITLE_SHOWN)}**{coming}"
         if hit.presenter:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
 from datetime import timedelta
 from functools import partial
-from typing import TypeVar, get_args
+from typing import get_args
 
 import discord
 from discord import app_commands
@@ -57,7 +56,6 @@ from cogs.suggestions._options import (
     topic_autocomplete,
 )
 
-T = TypeVar("T")
 PAGER = "suggestions"
 VOTE_DEFER_AFTER = 1.5  # seconds a press waits for its vote before the bot defers (Discord allows 3)
 
@@ -290,22 +288,17 @@ class SuggestionsCog(commands.Cog):
     async def press_vote(self, interaction: Interaction, suggestion_id: int) -> None:
         """Upvote: the vote toggled; the member told the count."""
         press = Press(guild_id_of(interaction), suggestion_id, interaction.user.id, self.bot.clock.now())
-        result = await self._written_in_time(interaction, flows.vote(self.ctx, press))
+        writing = asyncio.ensure_future(flows.vote(self.ctx, press))
+        done, _ = await asyncio.wait({writing}, timeout=VOTE_DEFER_AFTER)
+        if not done:  # past VOTE_DEFER_AFTER the press is acknowledged first (thinking)
+            await interaction.response.defer(ephemeral=True, thinking=True)
+        result = await writing
         votes = render.plural(result.count, "vote")
         if result.added:
             text = f"👍 Your vote is in ({votes} now). Press **Upvote** again to take it back."
         else:
             text = f"Your vote was taken back ({votes} now)."
         await send_ephemeral(interaction, text)
-
-    @staticmethod
-    async def _written_in_time(interaction: Interaction, writing: Awaitable[T]) -> T:
-        """The vote, once committed; past VOTE_DEFER_AFTER the press is acknowledged first (thinking)."""
-        task = asyncio.ensure_future(writing)
-        done, _ = await asyncio.wait({task}, timeout=VOTE_DEFER_AFTER)
-        if not done:
-            await interaction.response.defer(ephemeral=True, thinking=True)
-        return await task
 
     async def press_present(self, interaction: Interaction, suggestion_id: int) -> None:
         """I'd present this: the offer toggled."""

@@ -110,11 +110,11 @@ class DiscordSuggestions:
                 )
             except discord.HTTPException as exc:
                 log.warning("could not post in the thread of suggestion %s: %s", card.id, exc)
-        return await self._dm(card, render.decision_dm(card, self._guild_name(card)))
+        return await self._dm(card, render.submitter_dm(card, self._guild_name(card)))
 
     async def withdrawn(self, card: SuggestionCard) -> None:
         """The submitter's DM: an organizer withdrew it."""
-        await self._dm(card, render.withdrawn_dm(card, self._guild_name(card)))
+        await self._dm(card, render.submitter_dm(card, self._guild_name(card), withdrawn=True))
 
     def _guild_name(self, card: SuggestionCard) -> str:
         guild = self.bot.get_guild(card.guild_id)

@@ -10,8 +10,8 @@ import discord
 from bot.layouts import Card, escape, escape_line, lines, link_button
 from bot.replies import member_mention
 from bot.services.papers.card import fit_lines, short_lines
-from bot.services.suggestions.actions import DuplicateNotice
-from bot.services.suggestions.flows import ListPage, Suggested
+from bot.services.suggestions.actions import DuplicateNotice, Suggested
+from bot.services.suggestions.flows import ListPage
 from bot.services.suggestions.polls import PollResult
 from bot.services.suggestions.queries import SortOrder, StatusFilter, SuggestionCard, SuggestionSummary
 from bot.text import cut
@@ -221,24 +221,16 @@ def thread_note(card: SuggestionCard, reviewer_id: int) -> str:
     return f"{STATUS_LABELS[card.status]} by <@{reviewer_id}>{note}"
 
 
-def decision_dm(card: SuggestionCard, guild_name: str) -> str:
-    """The submitter's DM after a review."""
+def submitter_dm(card: SuggestionCard, guild_name: str, *, withdrawn: bool = False) -> str:
+    """The submitter's DM after a review, or when an organizer withdrew the suggestion."""
+    text = f"Your paper suggestion **{escape_line(card.paper.title, 200)}** in **{escape_line(guild_name, 100)}** "
+    if withdrawn:
+        return text + "was withdrawn by an organizer."
     verb = {"shortlisted": "shortlisted", "accepted": "accepted 🎉", "declined": "declined"}[card.status]
-    text = (
-        f"Your paper suggestion **{escape_line(card.paper.title, 200)}** in **{escape_line(guild_name, 100)}** "
-        f"was {verb} by the organizers."
-    )
+    text += f"was {verb} by the organizers."
     if card.review_note:
         text += f"\nTheir note: {escape(card.review_note, 500)}"
     return text + (f"\n{card.post_url}" if card.post_url else "")
-
-
-def withdrawn_dm(card: SuggestionCard, guild_name: str) -> str:
-    """The submitter's DM when an organizer withdrew the suggestion."""
-    return (
-        f"Your paper suggestion **{escape_line(card.paper.title, 200)}** in **{escape_line(guild_name, 100)}** "
-        "was withdrawn by an organizer."
-    )
 
 
 def poll_answer(option: SuggestionSummary) -> str:

@@ -76,11 +76,6 @@ async def _recent_names(session: AsyncSession, guild_id: int) -> list[Suggestion
     return out[:MAX_CHOICES]
 
 
-def _like_pattern(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
 async def list_name_choices(session: AsyncSession, guild_id: int, current: str) -> list[str]:
     """List names containing what is typed (names starting with it first)."""
     needle = normalize_list_name(current)[:MAX_LIST_NAME]
@@ -88,7 +83,7 @@ async def list_name_choices(session: AsyncSession, guild_id: int, current: str) 
         select(ReadingList.name)
         .where(
             ReadingList.guild_id == guild_id,
-            ReadingList.normalized_name.like(_like_pattern(needle), escape="\\"),
+            ReadingList.normalized_name.contains(needle, autoescape=True),
         )
         .order_by(ReadingList.normalized_name)
         .limit(100)
@@ -114,9 +109,7 @@ async def list_paper_choices(
     rows = await session.scalars(
         select(Paper)
         .join(ReadingListItem, ReadingListItem.paper_id == Paper.id)
-        .where(
-            ReadingListItem.list_id == row.id, Paper.normalized_title.like(_like_pattern(needle), escape="\\")
-        )
+        .where(ReadingListItem.list_id == row.id, Paper.normalized_title.contains(needle, autoescape=True))
         .order_by(ReadingListItem.position)
         .limit(MAX_CHOICES)
     )

@@ -19,11 +19,11 @@ from bot.services.reading.lists import ListPage
 from bot.timeutil import MONTHS
 
 ExportFormat = Literal["markdown", "bibtex", "csv", "json"]
-FORMATS: dict[ExportFormat, tuple[str, str]] = {
-    "markdown": ("md", "text/markdown"),
-    "bibtex": ("bib", "application/x-bibtex"),
-    "csv": ("csv", "text/csv"),
-    "json": ("json", "application/json"),
+FORMATS: dict[ExportFormat, tuple[str, str, str]] = {  # extension, content type, name
+    "markdown": ("md", "text/markdown", "Markdown"),
+    "bibtex": ("bib", "application/x-bibtex", "BibTeX"),
+    "csv": ("csv", "text/csv", "CSV"),
+    "json": ("json", "application/json", "JSON"),
 }
 HISTORY_TITLE = "Reading so far"
 
@@ -329,14 +329,14 @@ def export_history(fmt: ExportFormat, entries: Sequence[HistoryEntry], zone: Zon
         "csv": history_csv,
         "json": history_json,
     }
-    ext, mime = FORMATS[fmt]
+    ext, mime, _ = FORMATS[fmt]
     return ExportFile(f"reading-history.{ext}", render[fmt](entries, zone).encode(), mime)
 
 
 def export_list(fmt: ExportFormat, detail: ListPage) -> ExportFile:
     """A reading list as a file in ``fmt``."""
     render = {"markdown": list_markdown, "bibtex": list_bibtex, "csv": list_csv, "json": list_json}
-    ext, mime = FORMATS[fmt]
+    ext, mime, _ = FORMATS[fmt]
     return ExportFile(
         f"{slug(detail.summary.name, 'reading-list')}.{ext}", render[fmt](detail).encode(), mime
     )

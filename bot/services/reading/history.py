@@ -9,6 +9,7 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
+from bot.paging import clamp_page, page_count
 from bot.services.papers.store import PaperInfo, paper_info
 from db.models import ClubSession
 
@@ -75,8 +76,8 @@ async def history_page(
     total = int(
         await session.scalar(select(func.count()).select_from(_past_sessions(guild_id, now).subquery())) or 0
     )
-    pages = max(1, -(-total // per_page))
-    page = min(max(page, 0), pages - 1)
+    pages = page_count(total, per_page)
+    page = clamp_page(page, pages)
     rows = await session.scalars(_past_sessions(guild_id, now).limit(per_page).offset(page * per_page))
     return HistoryPage([_entry(row) for row in rows], total, page, pages)
 

@@ -11,6 +11,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput, Conflict, NotFound
+from bot.paging import clamp_page, page_count
 from bot.papers import PaperRef, normalize_title, parse_paper_ref
 from bot.services.papers.store import PaperInfo, find_paper, get_or_create_paper, paper_info
 from bot.text import clean_line
@@ -53,7 +54,6 @@ class ListItemInfo:
     paper: PaperInfo
     note: str | None
     added_at: datetime
-    added_by: int | None
 
 
 @dataclass(frozen=True)
@@ -165,8 +165,8 @@ async def list_summaries(session: AsyncSession, guild_id: int) -> list[ListSumma
 async def lists_page(session: AsyncSession, guild_id: int, *, page: int = 0, per_page: int = 15) -> ListsPage:
     """One page of the guild's lists with their sizes; `page` is clamped."""
     summaries = await list_summaries(session, guild_id)
-    pages = max(1, -(-len(summaries) // per_page))
-    page = min(max(page, 0), pages - 1)
+    pages = page_count(len(summaries), per_page)
+    page = clamp_page(page, pages)
     return ListsPage(summaries[page * per_page : (page + 1) * per_page], len(summaries), page, pages)
 
 
@@ -183,8 +183,8 @@ async def list_page(
     if row is None or row.guild_id != guild_id:
         return None
     size = await _size(session, list_id)
-    pages = max(1, -(-size // per_page))
-    page = min(max(page, 0), pages - 1)
+    pages = page_count(size, per_page)
+    page = clamp_page(page, pages)
     items = await session.scalars(
         select(ReadingListItem)
         .where(ReadingListItem.list_id == list_id)
@@ -192,7 +192,7 @@ async def list_page(
         .limit(per_page)
         .offset(page * per_page)
     )
-    shown = [ListItemInfo(paper_info(i.paper), i.note, i.added_at, i.added_by) for i in items]
+    shown = [ListItemInfo(paper_info(i.paper), i.note, i.added_at) for i in items]
     return ListPage(
         ListSummary(row.id, row.name, row.description, size), shown, page, pages, page * per_page + 1
     )

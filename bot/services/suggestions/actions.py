@@ -138,12 +138,16 @@ class DuplicateNotice:
 
 
 @dataclass(frozen=True)
-class SubmitResult:
-    """A new suggestion's card (``unenriched``: its paper is new to the sources), or the duplicate notice."""
+class Suggested:
+    """What /suggest did: the new suggestion and its post, or the duplicate found instead."""
 
     card: SuggestionCard | None = None
     duplicate: DuplicateNotice | None = None
-    unenriched: bool = False
+    unenriched: bool = False  # the paper is new to the sources
+    channel_id: int | None = None  # the suggestions channel
+    not_posted: str | None = None  # Discord's refusal: saved, not posted
+    arxiv_down: bool = False  # saved without arXiv's details (asked again in the background)
+    zone: str = "UTC"  # the club's time zone (the dates the answer gives)
 
 
 async def _ensure_under_daily_cap(
@@ -180,13 +184,13 @@ async def submit_suggestion(
     now: datetime,
     per_day: int,
     index: TitleIndex,
-) -> SubmitResult:
+) -> Suggested:
     """Store a new suggestion, or (a duplicate) add the member's vote to the one that stands."""
     match_title = draft.title or (metadata.title if metadata else None)
     standing = await find_duplicate(session, guild_id, draft.ref, match_title, now, index)
     if standing is not None:
         notice = await _note_duplicate(session, standing, user_id, now, volunteer=draft.volunteer)
-        return SubmitResult(duplicate=notice)
+        return Suggested(duplicate=notice)
     await _ensure_under_daily_cap(session, guild_id, user_id, now, per_day)
     paper = await get_or_create_paper(session, guild_id, draft.ref, title=draft.title or match_title, now=now)
     if metadata is not None and paper.metadata_fetched_at is None:
@@ -209,7 +213,7 @@ async def submit_suggestion(
     if draft.volunteer:
         session.add(SuggestionVolunteer(suggestion_id=row.id, user_id=user_id, created_at=now))
         await session.flush()
-    return SubmitResult(card=await card_for(session, row), unenriched=paper.enriched_at is None)
+    return Suggested(card=await card_for(session, row), unenriched=paper.enriched_at is None)
 
 
 async def _add_once(
@@ -244,20 +248,6 @@ async def _note_duplicate(
 # ---------------------------------------------------------------- votes and volunteers
 
 
-async def _toggle_member(
-    session: AsyncSession, model: Any, suggestion_id: int, user_id: int, now: datetime
-) -> bool:
-    """Remove the member's row if present, else add it (insert-or-nothing); True when added."""
-    removed = await session.execute(
-        delete(model).where(model.suggestion_id == suggestion_id, model.user_id == user_id)
-    )
-    if removed.rowcount:  # type: ignore[attr-defined]
-        return False
-    row = {"suggestion_id": suggestion_id, "user_id": user_id, "created_at": now}
-    await session.execute(insert_ignore(session, model, row))
-    return True
-
-
 async def toggle_volunteer(
     session: AsyncSession, guild_id: int, suggestion_id: int, user_id: int, now: datetime
 ) -> ToggleResult:
@@ -265,15 +255,21 @@ async def toggle_volunteer(
     row = await suggestion_row(session, guild_id, suggestion_id)
     if row.status not in ACTIVE_STATUSES:
         raise Conflict(f"This suggestion is {row.status}; it no longer takes presenters.")
-    added = await _toggle_member(session, SuggestionVolunteer, row.id, user_id, now)
-    count = (
-        await session.execute(
-            select(func.count())
-            .select_from(SuggestionVolunteer)
-            .where(SuggestionVolunteer.suggestion_id == row.id)
+    removed = await session.execute(
+        delete(SuggestionVolunteer).where(
+            SuggestionVolunteer.suggestion_id == row.id, SuggestionVolunteer.user_id == user_id
         )
-    ).scalar_one()
-    return ToggleResult(added, count, row.id)
+    )
+    added = not removed.rowcount  # type: ignore[attr-defined]
+    if added:
+        row_values = {"suggestion_id": row.id, "user_id": user_id, "created_at": now}
+        await session.execute(insert_ignore(session, SuggestionVolunteer, row_values))
+    count = await session.scalar(
+        select(func.count())
+        .select_from(SuggestionVolunteer)
+        .where(SuggestionVolunteer.suggestion_id == row.id)
+    )
+    return ToggleResult(added, count or 0, row.id)
 
 
 # ---------------------------------------------------------------- review and withdraw
@@ -355,12 +351,9 @@ async def link_session(
     suggestion_id: int,
     session_id: int,
     *,
-    now: datetime | None = None,
+    now: datetime,
 ) -> None:
     """Record the session made from an accepted suggestion, once (Conflict when no longer accepted or made)."""
-    values: dict[str, Any] = {"session_id": session_id}
-    if now is not None:
-        values["updated_at"] = now
     result = await session.execute(
         update(Suggestion)
         .where(
@@ -369,7 +362,7 @@ async def link_session(
             Suggestion.status == "accepted",
             Suggestion.session_id.is_(None),
         )
-        .values(**values)
+        .values(session_id=session_id, updated_at=now)
         .execution_options(synchronize_session="fetch")
     )
     if getattr(result, "rowcount", 0) == 1:

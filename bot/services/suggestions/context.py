@@ -77,13 +77,8 @@ class PollMessage(Protocol):
 class Host(PapersHost, Protocol):
     """What the flows use of the bot (bot/client.py's PaperclubBot) beyond the papers'."""
 
-    @property
-    def engine(self) -> AsyncEngine:
-        """The store's engine (the lists read beside the writer)."""
-
-    @property
-    def settings(self) -> Settings:
-        """SUGGESTIONS_PER_DAY."""
+    engine: AsyncEngine
+    settings: Settings
 
     @property
     def arxiv(self) -> ArxivClient:

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.background import make_due
 from bot.errors import BadInput, Conflict
+from bot.paging import clamp_page, page_count
 from bot.papers import PaperRef
 from bot.services.config.guild import get_config
 from bot.services.papers.enrich import ENRICH_JOB
@@ -19,9 +20,8 @@ from bot.services.sessions.info import SessionInfo
 from bot.services.suggestions import actions, polls, queries
 from bot.services.suggestions.actions import (
     Decision,
-    DuplicateNotice,
     SourceMessage,
-    SubmitResult,
+    Suggested,
     in_transaction,
     submit_suggestion,
 )
@@ -47,18 +47,6 @@ class Typed:
     topic: str | None = None
     volunteer: bool = False
     source: SourceMessage | None = None
-
-
-@dataclass(frozen=True)
-class Suggested:
-    """What /suggest did: the new suggestion and its post, or the duplicate found instead."""
-
-    card: SuggestionCard | None = None
-    duplicate: DuplicateNotice | None = None
-    channel_id: int | None = None  # the suggestions channel
-    not_posted: str | None = None  # Discord's refusal: saved, not posted
-    arxiv_down: bool = False  # saved without arXiv's details (asked again in the background)
-    zone: str = "UTC"  # the club's time zone (the dates the answer gives)
 
 
 async def suggest(
@@ -89,7 +77,7 @@ async def suggest(
     channel_id = await ctx.discord.check_channel(config.suggestions_channel_id)  # else nothing is stored
     metadata, arxiv_down = await _arxiv(ctx, draft.ref) if ask_arxiv else (None, False)
 
-    async def write(session: AsyncSession) -> SubmitResult:
+    async def write(session: AsyncSession) -> Suggested:
         submitted = await submit_suggestion(
             session,
             guild_id=guild_id,
@@ -108,7 +96,7 @@ async def suggest(
     if result.duplicate is not None:
         if result.duplicate.vote_added and result.duplicate.standing.suggestion_id is not None:
             ctx.posts.request(result.duplicate.standing.suggestion_id)
-        return Suggested(duplicate=result.duplicate, zone=config.timezone)
+        return replace(result, zone=config.timezone)
     assert result.card is not None
     card, not_posted = result.card, None
     try:
@@ -121,7 +109,14 @@ async def suggest(
         card = replace(card, channel_id=place.channel_id, message_id=place.message_id)
     if result.unenriched:
         ctx.background.wake(ENRICH_JOB, now)  # here, once the post is placed (its re-render needs it)
-    return Suggested(card, None, channel_id, not_posted, arxiv_down, config.timezone)
+    return replace(
+        result,
+        card=card,
+        channel_id=channel_id,
+        not_posted=not_posted,
+        arxiv_down=arxiv_down,
+        zone=config.timezone,
+    )
 
 
 async def _known(
@@ -269,9 +264,9 @@ async def list_page(
             )
 
         items, total = await fetch(page)
-        pages = max(1, -(-total // PAGE_SIZE))
+        pages = page_count(total, PAGE_SIZE)
         if not 0 <= page < pages:  # a page past the end (suggestions went meanwhile): the last one
-            page = min(max(page, 0), pages - 1)
+            page = clamp_page(page, pages)
             items, total = await fetch(page)
     return ListPage(items, total, page, pages, topic)
 
@@ -330,19 +325,13 @@ async def finish_polls(ctx: Suggestions, now: datetime) -> list[polls.PollResult
             log.info("poll %s ended but its message is gone; recorded without counts", result.poll_id)
         else:
             await ctx.discord.poll_ended(result)
-    await _check_again(ctx, now)
-    return results
-
-
-async def _check_again(ctx: Suggestions, now: datetime) -> None:
-    """The job made due when the next running poll ends (or, one Discord could not read, in a minute)."""
-    async with ctx.readers() as session:
+    async with ctx.readers() as session:  # due again when the next poll ends (one unread: in a minute)
         at = await polls.next_poll_check(session, now)
-    if at is None:
-        return
-    async with ctx.store() as session, session.begin():
-        await make_due(session, polls.POLLS_JOB, at)
-    ctx.background.wake(polls.POLLS_JOB, at)
+    if at is not None:
+        async with ctx.store() as session, session.begin():
+            await make_due(session, polls.POLLS_JOB, at)
+        ctx.background.wake(polls.POLLS_JOB, at)
+    return results
 
 
 async def papers_changed(ctx: Suggestions, guild_id: int, paper_ids: Sequence[int]) -> None:
