@@ -71,16 +71,6 @@ class Pagers:
         return name in self._pagers
 
 
-def page_count(total_items: int, per_page: int) -> int:
-    """How many pages ``total_items`` fill (at least one)."""
-    return max(1, -(-total_items // per_page))
-
-
-def clamp_page(page: int, pages: int) -> int:
-    """``page`` kept within ``0..pages - 1``."""
-    return min(max(page, 0), pages - 1)
-
-
 class PageButton(
     PersistentButton,
     prefix="pg",

@@ -102,3 +102,13 @@ def markdown_link(text: str | None, url: str | None, *, limit: int = 200, previe
     if target is None:
         return label
     return f"[{label}](<{target}>)" if not preview else f"[{label}]({target})"
+
+
+def page_count(total_items: int, per_page: int) -> int:
+    """How many pages ``total_items`` fill (at least one)."""
+    return max(1, -(-total_items // per_page))
+
+
+def clamp_page(page: int, pages: int) -> int:
+    """``page`` kept within ``0..pages - 1``."""
+    return min(max(page, 0), pages - 1)

@@ -14,7 +14,7 @@ from bot.client import Interaction, PaperclubBot
 from bot.errors import BadInput
 from bot.layouts import escape_line
 from bot.organize import organizer_group
-from bot.paging import LayoutPage, clamp_page, page_count, send_page
+from bot.paging import LayoutPage, send_page
 from bot.papers import MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
@@ -26,6 +26,7 @@ from bot.services.series.presenters import presenters
 from bot.services.series.publishing import Followed, card, open_weeks
 from bot.services.series.store import list_series
 from bot.services.sessions import rules as session_rules
+from bot.text import clamp_page, page_count
 from bot.transformers import timezone_autocomplete
 from cogs.series import _render as render
 from cogs.series._buttons import (

@@ -9,8 +9,8 @@ from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
-from bot.paging import clamp_page, page_count
 from bot.services.papers.store import PaperInfo, paper_info
+from bot.text import clamp_page, page_count
 from db.models import ClubSession
 
 

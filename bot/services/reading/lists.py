@@ -11,10 +11,9 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput, Conflict, NotFound
-from bot.paging import clamp_page, page_count
 from bot.papers import PaperRef, normalize_title, parse_paper_ref
 from bot.services.papers.store import PaperInfo, find_paper, get_or_create_paper, paper_info
-from bot.text import clean_line
+from bot.text import clamp_page, clean_line, page_count
 from db.base import utcnow
 from db.models import Paper
 from db.models.reading import ReadingList, ReadingListItem

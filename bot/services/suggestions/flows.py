@@ -11,7 +11,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.background import make_due
 from bot.errors import BadInput, Conflict
-from bot.paging import clamp_page, page_count
 from bot.papers import PaperRef
 from bot.services.config.guild import get_config
 from bot.services.papers.enrich import ENRICH_JOB
@@ -31,6 +30,7 @@ from bot.services.suggestions.queries import SortOrder, StatusFilter, Suggestion
 from bot.services.suggestions.votes import Press, ToggleResult
 from bot.sources.arxiv import ArxivMetadata
 from bot.sources.http import SourceUnavailable
+from bot.text import clamp_page, page_count
 
 log = logging.getLogger("paperclub.suggestions")
 
