@@ -241,7 +241,7 @@ async def store_query(session: AsyncSession, guild_id: int, query: str) -> int:
     terms = parse_query(query)
     if terms.empty:
         return 0
-    ranked = await ranked_page(session, guild_id, terms)
+    _, ranked = await ranked_page(session, guild_id, terms)
     return ranked.total + (1 if ranked.more_than_total else 0)
 
 

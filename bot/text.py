@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 from urllib.parse import urlsplit
 
 CONTENT_LIMIT = 2000
 BUTTON_LABEL_LIMIT = 80
 CHOICE_NAME_LIMIT = 100
 THREAD_NAME_LIMIT = 100
+T = TypeVar("T")
 
 
 #: Format characters kept in member text: ZWNJ, ZWJ (Persian words, emoji sequences), LRM, RLM.
@@ -104,6 +107,11 @@ def markdown_link(text: str | None, url: str | None, *, limit: int = 200, previe
     return f"[{label}](<{target}>)" if not preview else f"[{label}]({target})"
 
 
+def plural(count: int, noun: str) -> str:
+    """'1 paper', '3 papers'."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def page_count(total_items: int, per_page: int) -> int:
     """How many pages ``total_items`` fill (at least one)."""
     return max(1, -(-total_items // per_page))
@@ -112,3 +120,13 @@ def page_count(total_items: int, per_page: int) -> int:
 def clamp_page(page: int, pages: int) -> int:
     """``page`` kept within ``0..pages - 1``."""
     return min(max(page, 0), pages - 1)
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of a paged list: its items, how many in all, the page (0-based) and how many pages."""
+
+    items: list[T]
+    total: int
+    page: int
+    pages: int

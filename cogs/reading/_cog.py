@@ -90,7 +90,7 @@ class ReadingCog(
     async def lists_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
         """A page of /reading lists."""
         found = await self.reading.lists(guild_id, page, render.LISTS_PAGE_SIZE)
-        return LayoutPage(render.lists_card(found.lists, found.total), found.page, found.pages)
+        return LayoutPage(render.lists_card(found.items, found.total), found.page, found.pages)
 
     async def list_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
         """A page of /reading show (``arg``: the list's id)."""

@@ -10,11 +10,10 @@ import discord
 
 from bot.layouts import Card, escape_line, link_button, link_label
 from bot.services.papers.store import PaperInfo
-from bot.services.reading.history import HistoryEntry, HistoryPage
-from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN, SearchHit, SessionBrief
+from bot.services.reading.history import HistoryEntry
 from bot.services.reading.lists import AddOutcome, ListPage, ListSummary, RemoveOutcome
-from bot.services.reading.search import SearchPage
-from bot.text import markdown_link, one_line
+from bot.services.reading.search import MARK_CLOSE, MARK_OPEN, SearchHit, SearchPage, SessionBrief
+from bot.text import Page, markdown_link, one_line, plural
 from bot.timeutil import format_club_date
 
 ACCENT = discord.Colour.teal()
@@ -36,11 +35,6 @@ SNIPPET_BUDGET = 160
 _OPEN, _CLOSE = "\ue000", "\ue001"
 
 Button = discord.ui.Button[Any]
-
-
-def plural(count: int, noun: str) -> str:
-    """ "1 paper", "3 papers"."""
-    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def joined_within(parts: Sequence[str], budget: int, separator: str = " · ") -> str:
@@ -125,13 +119,13 @@ def history_entry(entry: HistoryEntry, now: datetime) -> str:
     return "\n".join(lines)
 
 
-def history_card(history: HistoryPage, now: datetime) -> Card:
+def history_card(history: Page[HistoryEntry], now: datetime) -> Card:
     """/reading history: each session that took place, newest first, its links as buttons."""
     card = Card(accent=ACCENT)
-    if not history.entries:
+    if not history.items:
         return card.heading("Reading so far", below="No sessions have taken place yet.")
     card.heading("Reading so far", below=f"{plural(history.total, 'session')}, newest first.")
-    for entry in history.entries:
+    for entry in history.items:
         buttons = history_links(entry)
         card.section(history_entry(entry, now), buttons[0] if buttons else None)
         card.row(buttons[1:])

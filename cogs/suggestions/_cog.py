@@ -28,12 +28,12 @@ from bot.replies import send_ephemeral, send_reply
 from bot.services.sessions import publish
 from bot.services.sessions.draft import new_session
 from bot.services.suggestions import flows
-from bot.services.suggestions.actions import Decision, SourceMessage
+from bot.services.suggestions.actions import Decision
 from bot.services.suggestions.context import Suggestions
 from bot.services.suggestions.polls import POLLS_EVERY, POLLS_JOB
-from bot.services.suggestions.queries import SortOrder, StatusFilter
+from bot.services.suggestions.queries import Place, SortOrder, StatusFilter
 from bot.services.suggestions.votes import Press
-from bot.text import one_line
+from bot.text import one_line, plural
 from bot.timeutil import discord_timestamp
 from cogs.sessions.edit import reply_lines
 from cogs.sessions.publish import sessions_of
@@ -148,7 +148,7 @@ class SuggestionsCog(commands.Cog):
         guild_id = guild_id_of(interaction)
         links = await papers_in_message(interaction, message)
         topics, _ = await flows.topics(self.ctx, guild_id)
-        source = SourceMessage(channel_id=message.channel.id, message_id=message.id)
+        source = Place(message.channel.id, message.id)
         await interaction.response.send_modal(
             SuggestModal(topics, paper=links[0], source=source, links=tuple(links))
         )
@@ -197,10 +197,10 @@ class SuggestionsCog(commands.Cog):
         status: StatusFilter = status_text if status_text in get_args(StatusFilter) else "active"  # type: ignore[assignment]
         sort: SortOrder = "newest" if sort_text == "newest" else "votes"
         index = int(topic_text) if topic_text.isdigit() else None
-        found = await flows.list_page(
+        found, topic = await flows.list_page(
             self.ctx, guild_id, status=status, topic_index=index, sort=sort, page=page
         )
-        card = render.list_card(found, render.list_heading(status, found.topic, sort))
+        card = render.list_card(found, render.list_heading(status, topic, sort))
         return LayoutPage(card, found.page, found.pages)
 
     @suggestions.command(
@@ -227,7 +227,7 @@ class SuggestionsCog(commands.Cog):
         note: ReviewNote | None = None,
     ) -> None:
         _, guild_id, now = await organizer_begin(interaction)
-        reviewed = await flows.review(
+        card, told = await flows.review(
             self.ctx,
             guild_id=guild_id,
             suggestion_id=suggestion,
@@ -236,10 +236,9 @@ class SuggestionsCog(commands.Cog):
             reviewer_id=interaction.user.id,
             now=now,
         )
-        card = reviewed.card
         offer = card.status == "accepted" and card.session_id is None
         view = session_offer_view(card.id) if offer else discord.utils.MISSING
-        await send_ephemeral(interaction, render.reviewed_text(card, reviewed.told), view=view)
+        await send_ephemeral(interaction, render.reviewed_text(card, told), view=view)
 
     @suggestions.command(name="withdraw", description="Take back a suggestion (yours, or any for organizers)")
     @app_commands.describe(suggestion="The suggestion to withdraw")
@@ -293,7 +292,7 @@ class SuggestionsCog(commands.Cog):
         if not done:  # past VOTE_DEFER_AFTER the press is acknowledged first (thinking)
             await interaction.response.defer(ephemeral=True, thinking=True)
         result = await writing
-        votes = render.plural(result.count, "vote")
+        votes = plural(result.count, "vote")
         if result.added:
             text = f"👍 Your vote is in ({votes} now). Press **Upvote** again to take it back."
         else:

@@ -15,9 +15,8 @@ from bot.message_papers import chosen_link, link_options
 from bot.papers import MAX_TITLE_LENGTH, MAX_URL_LENGTH
 from bot.replies import BUTTON_LABEL_LIMIT, cut
 from bot.services.sessions.rules import MAX_TITLE as MAX_SESSION_TITLE
-from bot.services.suggestions.actions import MAX_REASON_LENGTH, SourceMessage
-from bot.services.suggestions.flows import Typed
-from bot.services.suggestions.queries import SuggestionCard
+from bot.services.suggestions.actions import MAX_REASON_LENGTH, Typed
+from bot.services.suggestions.queries import Place, SuggestionCard
 from bot.views import PaperclubModal, PaperclubView, PersistentButton, field
 from cogs.suggestions._render import post_card
 
@@ -123,7 +122,7 @@ class SuggestModal(PaperclubModal, title="Suggest a paper"):
         paper: str | None = None,
         title: str | None = None,
         why: str | None = None,
-        source: SourceMessage | None = None,
+        source: Place | None = None,
         links: tuple[str, ...] = (),
     ) -> None:
         super().__init__(custom_id="sugg:modal:suggest")

@@ -11,10 +11,9 @@ from bot.layouts import Card, escape, escape_line, lines, link_button
 from bot.replies import member_mention
 from bot.services.papers.card import fit_lines, short_lines
 from bot.services.suggestions.actions import DuplicateNotice, Suggested
-from bot.services.suggestions.flows import ListPage
 from bot.services.suggestions.polls import PollResult
 from bot.services.suggestions.queries import SortOrder, StatusFilter, SuggestionCard, SuggestionSummary
-from bot.text import cut
+from bot.text import Page, cut, plural
 from bot.timeutil import club_date
 
 STATUS_LABELS = {
@@ -37,11 +36,6 @@ ABSTRACT_LIMIT = 700
 TITLE_SHOWN = 150
 POLL_ANSWER_LIMIT = 55  # Discord: a poll answer's text is at most 55 characters
 POLL_QUESTION = "Which paper should the club read next?"
-
-
-def plural(count: int, word: str) -> str:
-    """'1 vote', '2 votes'."""
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def mentions(user_ids: Sequence[int], limit: int, empty: str) -> str:
@@ -139,7 +133,7 @@ def summary_text(item: SuggestionSummary) -> str:
     return f"**{escape_line(item.title, TITLE_SHOWN)}**\n{' · '.join(facts)}"
 
 
-def list_card(page: ListPage, heading: str) -> Card:
+def list_card(page: Page[SuggestionSummary], heading: str) -> Card:
     """A page of /suggest list: each suggestion with its paper's link beside it."""
     below = (
         plural(page.total, "suggestion")

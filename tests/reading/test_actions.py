@@ -50,7 +50,7 @@ async def test_history_lists_and_a_list_by_name_then_by_id(reading: Reading) -> 
     history = await reading.history(GUILD, NOW, page=9, per_page=5)
     assert (history.total, history.page, history.pages) == (15, 2, 3)
     lists = await reading.lists(GUILD, page=0, per_page=1)
-    assert ([s.name for s in lists.lists], lists.total, lists.pages) == (["ITSMBench"], 2, 2)
+    assert ([s.name for s in lists.items], lists.total, lists.pages) == (["ITSMBench"], 2, 2)
     shown = await reading.show(GUILD, "  worldsmith ", per_page=4)
     assert (shown.summary.name, shown.summary.size, shown.pages, len(shown.items)) == ("WorldSmith", 6, 2, 4)
     second = await reading.list_page(GUILD, shown.summary.id, page=1, per_page=4)

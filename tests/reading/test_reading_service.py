@@ -23,16 +23,16 @@ async def test_history_is_past_and_not_cancelled_newest_first(club) -> None:
         last = await history_page(session, GUILD, NOW, page=7, per_page=5)
         before_november = await history_page(session, GUILD, datetime(2026, 11, 1, tzinfo=UTC))
     assert (first.total, first.pages, last.page) == (15, 3, 2)
-    assert [e.starts_at.date().isoformat() for e in first.entries] == [
+    assert [e.starts_at.date().isoformat() for e in first.items] == [
         "2026-11-19",
         "2026-11-05",
         "2026-10-16",
         "2026-09-24",
         "2026-06-17",
     ]
-    assert last.entries[-1].title == "OS-Genesis: reverse task synthesis"
+    assert last.items[-1].title == "OS-Genesis: reverse task synthesis"
     assert before_november.total == 13  # the two November sessions are still to come
-    assert [p.title for p in first.entries[1].papers] == ["TMax", "Terminal-World", "T1"]
+    assert [p.title for p in first.items[1].papers] == ["TMax", "Terminal-World", "T1"]
 
     async with club() as session, session.begin():
         await session.execute(

@@ -13,9 +13,10 @@ from bot.papers import parse_paper_ref
 from bot.services.papers.store import get_or_create_paper
 from bot.services.reading import search as search_module
 from bot.services.reading.autocomplete import suggest
-from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN
 from bot.services.reading.lists import add_to_list, read_paper_input, remove_from_list
 from bot.services.reading.search import (
+    MARK_CLOSE,
+    MARK_OPEN,
     fts5_expression,
     parse_query,
     save_query,

@@ -6,7 +6,7 @@ import asyncio
 
 from sqlalchemy import func, select
 
-from bot.services.suggestions.actions import in_transaction, submit_suggestion, validate_draft
+from bot.services.suggestions.actions import Typed, in_transaction, submit_suggestion, validate_draft
 from bot.services.suggestions.duplicates import TitleIndex
 from db.models.suggestions import Suggestion
 from tests.suggestions.conftest import NOW
@@ -53,7 +53,7 @@ async def test_same_member_pressing_twice_at_once_never_fails(session_factory) -
 
 async def test_two_members_suggest_the_same_new_paper_at_once(session_factory) -> None:
     index = TitleIndex()
-    d = validate_draft("https://arxiv.org/abs/2406.12045", title=None, reason=None, topic=None, topics=TOPICS)
+    d = validate_draft(Typed("https://arxiv.org/abs/2406.12045"), TOPICS)
 
     async def suggest(user_id: int):
         return await in_transaction(

@@ -7,8 +7,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from bot.services.papers.store import PaperInfo
-from bot.services.suggestions.flows import ListPage
 from bot.services.suggestions.queries import SuggestionCard, SuggestionSummary
+from bot.text import Page
 from cogs.suggestions._render import list_card, post_card
 
 HOSTILE = "[click](https://evil.example/x) **b**"
@@ -29,14 +29,14 @@ def summary(title: str, url: str | None) -> SuggestionSummary:
     )
 
 
-def sections(page: ListPage) -> list[dict]:
+def sections(page: Page[SuggestionSummary]) -> list[dict]:
     container = list_card(page, "Paper suggestions").container().to_component_dict()
     return [c for c in container["components"] if c["type"] == 9]  # Section: text with its button
 
 
 def test_a_typed_title_reads_as_typed_and_its_link_is_a_button() -> None:
     url = "https://en.wikipedia.org/wiki/Foo_(bar)"
-    (section,) = sections(ListPage([summary(HOSTILE, url)], 1, 0, 1, None))
+    (section,) = sections(Page([summary(HOSTILE, url)], 1, 0, 1))
     text = section["components"][0]["content"]
     assert text.splitlines()[0] == r"**\[click](https://evil.example/x) \*\*b\*\***"  # escaped once
     assert not set("［］∗") & set(text)  # no look-alikes
@@ -45,7 +45,7 @@ def test_a_typed_title_reads_as_typed_and_its_link_is_a_button() -> None:
 
 
 def test_no_url_is_a_title_without_a_button() -> None:
-    page = ListPage([summary("a_b", None)], 1, 0, 1, None)
+    page = Page([summary("a_b", None)], 1, 0, 1)
     container = list_card(page, "Paper suggestions").container().to_component_dict()
     assert r"**a\_b**" in container["components"][1]["content"]
     assert sections(page) == []
@@ -65,7 +65,6 @@ def test_the_post_dates_in_the_clubs_style_and_says_no_ids() -> None:
         topic=None,
         review_note=None,
         reviewed_by=None,
-        reviewed_at=None,
         created_at=datetime(2026, 11, 30, 17, 0, tzinfo=UTC),
         channel_id=None,
         message_id=None,

@@ -11,6 +11,7 @@ from bot.papers import parse_paper_ref
 from bot.services.papers.metadata import apply_metadata
 from bot.services.papers.store import get_or_create_paper
 from bot.services.suggestions.actions import (
+    Typed,
     review_suggestion,
     submit_suggestion,
     toggle_volunteer,
@@ -37,7 +38,7 @@ ALICE, BOB, CAROL, ORGANIZER = 101, 102, 103, 900
 
 
 def draft(paper: str, *, title: str | None = None, reason: str | None = None, topic: str | None = None):
-    return validate_draft(paper, title=title, reason=reason, topic=topic, topics=TOPICS)
+    return validate_draft(Typed(paper, title, reason, topic), TOPICS)
 
 
 async def submit(sf, index, paper, user=ALICE, *, guild=GUILD, now=NOW, metadata=None, per_day=5, **kwargs):

@@ -13,9 +13,10 @@ from bot.services.papers.metadata import fill_missing_metadata
 from bot.services.reading import lists as reading_lists
 from bot.services.reading.autocomplete import list_name_choices
 from bot.services.reading.exports import ExportFile, ExportFormat, export_history, export_list
-from bot.services.reading.history import HistoryPage, all_history, history_page
+from bot.services.reading.history import HistoryEntry, all_history, history_page
 from bot.services.reading.search import SearchPage, save_query, saved_query, search
 from bot.sources.arxiv import ArxivClient
+from bot.text import Page
 from bot.timeutil import resolve_timezone
 
 ATTACHMENT_LIMIT = 10 * 1024 * 1024  # what a bot may attach to a message
@@ -36,12 +37,12 @@ class Reading:
         self.host = host
         self.session_factory = host.session_factory
 
-    async def history(self, guild_id: int, now: datetime, page: int, per_page: int) -> HistoryPage:
+    async def history(self, guild_id: int, now: datetime, page: int, per_page: int) -> Page[HistoryEntry]:
         """A page of the sessions that took place, newest first."""
         async with self.session_factory() as session:
             return await history_page(session, guild_id, now, page=page, per_page=per_page)
 
-    async def lists(self, guild_id: int, page: int, per_page: int) -> reading_lists.ListsPage:
+    async def lists(self, guild_id: int, page: int, per_page: int) -> Page[reading_lists.ListSummary]:
         """A page of the guild's lists."""
         async with self.session_factory() as session:
             return await reading_lists.lists_page(session, guild_id, page=page, per_page=per_page)

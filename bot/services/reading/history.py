@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
 from bot.services.papers.store import PaperInfo, paper_info
-from bot.text import clamp_page, page_count
+from bot.text import Page, clamp_page, page_count
 from db.models import ClubSession
 
 
@@ -29,16 +29,6 @@ class HistoryEntry:
     recording_url: str | None = None
     notes_url: str | None = None
     wiki_url: str | None = None
-
-
-@dataclass(frozen=True)
-class HistoryPage:
-    """One page of the club's reading history."""
-
-    entries: list[HistoryEntry]
-    total: int
-    page: int
-    pages: int
 
 
 def _entry(row: ClubSession) -> HistoryEntry:
@@ -71,7 +61,7 @@ def _past_sessions(guild_id: int, now: datetime) -> Select[tuple[ClubSession]]:
 
 async def history_page(
     session: AsyncSession, guild_id: int, now: datetime, *, page: int = 0, per_page: int = 5
-) -> HistoryPage:
+) -> Page[HistoryEntry]:
     """Sessions that took place (started by `now`, not cancelled), newest first; `page` is clamped."""
     total = int(
         await session.scalar(select(func.count()).select_from(_past_sessions(guild_id, now).subquery())) or 0
@@ -79,7 +69,7 @@ async def history_page(
     pages = page_count(total, per_page)
     page = clamp_page(page, pages)
     rows = await session.scalars(_past_sessions(guild_id, now).limit(per_page).offset(page * per_page))
-    return HistoryPage([_entry(row) for row in rows], total, page, pages)
+    return Page([_entry(row) for row in rows], total, page, pages)
 
 
 async def all_history(session: AsyncSession, guild_id: int, now: datetime) -> list[HistoryEntry]:

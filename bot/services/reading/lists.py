@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.errors import BadInput, Conflict, NotFound
 from bot.papers import PaperRef, normalize_title, parse_paper_ref
 from bot.services.papers.store import PaperInfo, find_paper, get_or_create_paper, paper_info
-from bot.text import clamp_page, clean_line, page_count
+from bot.text import Page, clamp_page, clean_line, page_count
 from db.base import utcnow
 from db.models import Paper
 from db.models.reading import ReadingList, ReadingListItem
@@ -34,16 +34,6 @@ class ListSummary:
     name: str
     description: str | None
     size: int
-
-
-@dataclass(frozen=True)
-class ListsPage:
-    """One page of the guild's reading lists, by name."""
-
-    lists: list[ListSummary]
-    total: int
-    page: int
-    pages: int
 
 
 @dataclass(frozen=True)
@@ -161,12 +151,14 @@ async def list_summaries(session: AsyncSession, guild_id: int) -> list[ListSumma
     return [ListSummary(i, n, d, int(size)) for i, n, d, size in rows]
 
 
-async def lists_page(session: AsyncSession, guild_id: int, *, page: int = 0, per_page: int = 15) -> ListsPage:
+async def lists_page(
+    session: AsyncSession, guild_id: int, *, page: int = 0, per_page: int = 15
+) -> Page[ListSummary]:
     """One page of the guild's lists with their sizes; `page` is clamped."""
     summaries = await list_summaries(session, guild_id)
     pages = page_count(len(summaries), per_page)
     page = clamp_page(page, pages)
-    return ListsPage(summaries[page * per_page : (page + 1) * per_page], len(summaries), page, pages)
+    return Page(summaries[page * per_page : (page + 1) * per_page], len(summaries), page, pages)
 
 
 async def _size(session: AsyncSession, list_id: int) -> int:

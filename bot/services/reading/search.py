@@ -1,21 +1,24 @@
-"""Full-text search over sessions, papers and reading lists (SQLite FTS5, PostgreSQL tsvector); saved queries."""
+"""Full-text search of sessions, papers and reading lists (SQLite FTS5, PostgreSQL tsvector), saved queries."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from typing import Literal
 
-from sqlalchemy import bindparam, delete, select, text
+from sqlalchemy import bindparam, delete, func, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput
 from bot.papers import parse_paper_ref
-from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN, HitKind, IndexRow, SearchHit, hydrate
 from bot.text import clean_line
-from db.models.reading import ReadingSearchQuery
+from db.models import ClubSession, Paper, SessionPaper
+from db.models.reading import ReadingList, ReadingListItem, ReadingSearchQuery
 
+MARK_OPEN, MARK_CLOSE = "\x02", "\x03"  # around matched words in snippets (renderers make them bold)
 MAX_QUERY_LENGTH = 200
 MAX_TERMS = 16
 MAX_RESULTS = 250  # over it: "over 250", the best among the newest matches (a common word costs no more)
@@ -23,135 +26,14 @@ SAVED_QUERY_DAYS = 90
 
 # PostgreSQL's english stop words (the Snowball list), dropped from queries on both stores.
 STOPWORDS = frozenset(
-    [
-        "i",
-        "me",
-        "my",
-        "myself",
-        "we",
-        "our",
-        "ours",
-        "ourselves",
-        "you",
-        "your",
-        "yours",
-        "yourself",
-        "yourselves",
-        "he",
-        "him",
-        "his",
-        "himself",
-        "she",
-        "her",
-        "hers",
-        "herself",
-        "it",
-        "its",
-        "itself",
-        "they",
-        "them",
-        "their",
-        "theirs",
-        "themselves",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "this",
-        "that",
-        "these",
-        "those",
-        "am",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "have",
-        "has",
-        "had",
-        "having",
-        "do",
-        "does",
-        "did",
-        "doing",
-        "a",
-        "an",
-        "the",
-        "and",
-        "but",
-        "if",
-        "or",
-        "because",
-        "as",
-        "until",
-        "while",
-        "of",
-        "at",
-        "by",
-        "for",
-        "with",
-        "about",
-        "against",
-        "between",
-        "into",
-        "through",
-        "during",
-        "before",
-        "after",
-        "above",
-        "below",
-        "to",
-        "from",
-        "up",
-        "down",
-        "in",
-        "out",
-        "on",
-        "off",
-        "over",
-        "under",
-        "again",
-        "further",
-        "then",
-        "once",
-        "here",
-        "there",
-        "when",
-        "where",
-        "why",
-        "how",
-        "all",
-        "any",
-        "both",
-        "each",
-        "few",
-        "more",
-        "most",
-        "other",
-        "some",
-        "such",
-        "no",
-        "nor",
-        "not",
-        "only",
-        "own",
-        "same",
-        "so",
-        "than",
-        "too",
-        "very",
-        "s",
-        "t",
-        "can",
-        "will",
-        "just",
-        "don",
-        "should",
-        "now",
-    ]
+    """
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers
+    herself it its itself they them their theirs themselves what which who whom this that these those am is
+    are was were be been being have has had having do does did doing a an the and but if or because as until
+    while of at by for with about against between into through during before after above below to from up
+    down in out on off over under again further then once here there when where why how all any both each
+    few more most other some such no nor not only own same so than too very s t can will just don should now
+    """.split()  # noqa: SIM905  the list as text: one word per gap
 )
 _WORD = re.compile(r"[^\W_]+")
 
@@ -202,6 +84,45 @@ PG_SUGGEST = text(
     "WHERE guild_id = :g AND kind IN ('paper', 'list') AND tsv @@ to_tsquery('english', :q) "
     "ORDER BY ts_rank(tsv, to_tsquery('english', :q), 1) DESC, id DESC LIMIT :limit"
 )
+
+
+HitKind = Literal["session", "paper", "list"]
+
+
+@dataclass(frozen=True)
+class SessionBrief:
+    """The session a search hit links to."""
+
+    id: int
+    title: str
+    starts_at: datetime
+    timezone: str
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One ranked result. ``snippet`` marks matched words with MARK_OPEN/MARK_CLOSE."""
+
+    kind: HitKind
+    ref_id: int
+    title: str
+    snippet: str
+    url: str | None = None
+    starts_at: datetime | None = None
+    timezone: str | None = None
+    presenter: str | None = None
+    read_in: tuple[SessionBrief, ...] = ()
+    on_lists: tuple[str, ...] = ()
+    list_size: int | None = None
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    """One index row of a page (its snippet already marked), before hydrate() loads what it is."""
+
+    kind: HitKind
+    ref_id: int
+    snippet: str
 
 
 @dataclass(frozen=True)
@@ -302,22 +223,11 @@ async def _snippets(session: AsyncSession, expression: str, index_ids: list[int]
     return {int(index_id): snippet or "" for index_id, snippet in result.all()}
 
 
-@dataclass(frozen=True)
-class RankedPage:
-    """One page of index rows, best first, with their snippets, before loading what they are."""
-
-    rows: list[IndexRow]
-    total: int
-    page: int
-    pages: int
-    more_than_total: bool
-    any_word: bool
-
-
 async def ranked_page(
     session: AsyncSession, guild_id: int, terms: SearchTerms, *, page: int = 0, per_page: int = 5
-) -> RankedPage:
-    """The store's search: rank one page for all the words (else any of them), with snippets."""
+) -> tuple[list[IndexRow], SearchPage]:
+    """The store's search: one page of index rows for all the words (else any of them), with snippets,
+    and the page they make (its hits not loaded yet)."""
     expression_of = fts5_expression if is_sqlite(session) else tsquery_expression
     page = max(page, 0)
     limit = max(1, min(per_page, MAX_RESULTS - page * per_page))
@@ -337,7 +247,7 @@ async def ranked_page(
         ranked, _ = await _ranked(session, guild_id, expression, limit=limit, offset=page * per_page)
     snippets = await _snippets(session, expression, [index_id for *_, index_id in ranked])
     rows = [IndexRow(kind, ref_id, snippets.get(index_id, "")) for kind, ref_id, index_id in ranked]
-    return RankedPage(rows, total, min(page, pages - 1), pages, more, any_word)
+    return rows, SearchPage(terms.text, [], total, min(page, pages - 1), pages, more, any_word)
 
 
 async def search(
@@ -347,11 +257,8 @@ async def search(
     terms = parse_query(query)
     if terms.empty:
         return SearchPage(terms.text, [], 0, 0, 1, only_common_words=True)
-    found = await ranked_page(session, guild_id, terms, page=page, per_page=per_page)
-    hits = await hydrate(session, found.rows)
-    return SearchPage(
-        terms.text, hits, found.total, found.page, found.pages, found.more_than_total, found.any_word
-    )
+    rows, found = await ranked_page(session, guild_id, terms, page=page, per_page=per_page)
+    return replace(found, hits=await hydrate(session, rows))
 
 
 async def save_query(session: AsyncSession, guild_id: int, query: str, now: datetime) -> int:
@@ -377,3 +284,79 @@ async def saved_query(session: AsyncSession, guild_id: int, query_id: int) -> st
     """The text of a saved search of the guild, or None."""
     row = await session.get(ReadingSearchQuery, query_id)
     return row.query if row is not None and row.guild_id == guild_id else None
+
+
+async def hydrate(session: AsyncSession, rows: list[IndexRow]) -> list[SearchHit]:
+    """Turn index rows into hits with where each belongs (sessions that read a paper, its lists)."""
+    ids: dict[str, list[int]] = defaultdict(list)
+    for row in rows:
+        ids[row.kind].append(row.ref_id)
+    sessions: dict[int, ClubSession] = {}
+    if ids["session"]:
+        found = await session.scalars(select(ClubSession).where(ClubSession.id.in_(ids["session"])))
+        sessions = {s.id: s for s in found}
+    papers: dict[int, Paper] = {}
+    read_in: dict[int, list[SessionBrief]] = defaultdict(list)
+    on_lists: dict[int, list[str]] = defaultdict(list)
+    if ids["paper"]:
+        papers = {p.id: p for p in await session.scalars(select(Paper).where(Paper.id.in_(ids["paper"])))}
+        for paper_id, sid, title, starts_at, zone in await session.execute(
+            select(
+                SessionPaper.paper_id,
+                ClubSession.id,
+                ClubSession.title,
+                ClubSession.starts_at,
+                ClubSession.timezone,
+            )
+            .join(ClubSession, ClubSession.id == SessionPaper.session_id)
+            .where(SessionPaper.paper_id.in_(ids["paper"]), ClubSession.status != "cancelled")
+            .order_by(ClubSession.starts_at.desc())
+        ):
+            read_in[paper_id].append(SessionBrief(sid, title, starts_at, zone))
+        for paper_id, name in await session.execute(
+            select(ReadingListItem.paper_id, ReadingList.name)
+            .join(ReadingList, ReadingList.id == ReadingListItem.list_id)
+            .where(ReadingListItem.paper_id.in_(ids["paper"]))
+            .order_by(ReadingList.name)
+        ):
+            on_lists[paper_id].append(name)
+    lists: dict[int, tuple[str, int]] = {}
+    if ids["list"]:
+        for list_id, name, size in await session.execute(
+            select(ReadingList.id, ReadingList.name, func.count(ReadingListItem.paper_id))
+            .outerjoin(ReadingListItem, ReadingListItem.list_id == ReadingList.id)
+            .where(ReadingList.id.in_(ids["list"]))
+            .group_by(ReadingList.id, ReadingList.name)
+        ):
+            lists[list_id] = (name, int(size))
+
+    hits: list[SearchHit] = []
+    for row in rows:
+        if row.kind == "session" and (s := sessions.get(row.ref_id)):
+            hits.append(
+                SearchHit(
+                    "session",
+                    s.id,
+                    s.title,
+                    row.snippet,
+                    starts_at=s.starts_at,
+                    timezone=s.timezone,
+                    presenter=s.presenter_name,
+                )
+            )
+        elif row.kind == "paper" and (p := papers.get(row.ref_id)):
+            hits.append(
+                SearchHit(
+                    "paper",
+                    p.id,
+                    p.title,
+                    row.snippet,
+                    url=p.url,
+                    read_in=tuple(read_in[p.id]),
+                    on_lists=tuple(on_lists[p.id]),
+                )
+            )
+        elif row.kind == "list" and row.ref_id in lists:
+            name, size = lists[row.ref_id]
+            hits.append(SearchHit("list", row.ref_id, name, row.snippet, list_size=size))
+    return hits

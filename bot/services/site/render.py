@@ -12,7 +12,7 @@ from typing import Any, Final
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
-from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN
+from bot.services.reading.search import MARK_CLOSE, MARK_OPEN
 from bot.services.site.embeds import FRAME_SOURCES
 from bot.services.site.markdown import plain_text, render_markdown
 from bot.services.site.pages import (

@@ -17,7 +17,7 @@ from bot.papers import MAX_TITLE_LENGTH, PaperRef, normalize_title, parse_paper_
 from bot.services.papers.metadata import apply_metadata
 from bot.services.papers.store import get_or_create_paper
 from bot.services.suggestions.duplicates import PaperStanding, TitleIndex, find_duplicate
-from bot.services.suggestions.queries import SuggestionCard, card_for, count_votes, suggestion_row
+from bot.services.suggestions.queries import Place, SuggestionCard, card_for, count_votes, suggestion_row
 from bot.services.suggestions.votes import ToggleResult
 from bot.sources.arxiv import ArxivMetadata
 from bot.text import visible
@@ -38,6 +38,18 @@ DECISION_STATUS: dict[str, str] = {"shortlist": "shortlisted", "accept": "accept
 
 
 @dataclass(frozen=True)
+class Typed:
+    """What a member gave /suggest or its form, not yet checked."""
+
+    paper: str | PaperRef
+    title: str | None = None
+    why: str | None = None
+    topic: str | None = None
+    volunteer: bool = False
+    source: Place | None = None
+
+
+@dataclass(frozen=True)
 class SuggestionDraft:
     """A checked suggestion, not yet stored."""
 
@@ -46,15 +58,7 @@ class SuggestionDraft:
     reason: str | None
     topic: str | None
     volunteer: bool = False  # "I'd present this" ticked in the form
-    source: SourceMessage | None = None  # the message "Suggest this paper" was used on
-
-
-@dataclass(frozen=True)
-class SourceMessage:
-    """The Discord message a suggestion was made from (ids only; the link is built from them)."""
-
-    channel_id: int
-    message_id: int
+    source: Place | None = None  # the message "Suggest this paper" was used on
 
 
 def clean_text(value: str | None, field: str, limit: int) -> str | None:
@@ -82,19 +86,10 @@ def match_topic(topic: str | None, topics: tuple[str, ...]) -> str | None:
     raise BadInput(f"“{topic.strip()[:50]}” is not a topic here. Pick one of: {', '.join(topics)}.")
 
 
-def validate_draft(
-    paper: str | PaperRef,
-    *,
-    title: str | None,
-    reason: str | None,
-    topic: str | None,
-    topics: tuple[str, ...],
-    volunteer: bool = False,
-    source: SourceMessage | None = None,
-) -> SuggestionDraft:
+def validate_draft(typed: Typed, topics: tuple[str, ...]) -> SuggestionDraft:
     """Check every value of a suggestion once: the paper, the title, why, and the topic among ``topics``."""
-    ref = paper if isinstance(paper, PaperRef) else parse_paper_ref(paper)
-    clean_title = clean_text(title, "Title", MAX_TITLE_LENGTH)
+    ref = typed.paper if isinstance(typed.paper, PaperRef) else parse_paper_ref(typed.paper)
+    clean_title = clean_text(typed.title, "Title", MAX_TITLE_LENGTH)
     if clean_title is not None:
         clean_title = " ".join(clean_title.split())
         if not normalize_title(clean_title):
@@ -102,10 +97,10 @@ def validate_draft(
     return SuggestionDraft(
         ref=ref,
         title=clean_title or ref.title,
-        reason=clean_text(reason, "Why", MAX_REASON_LENGTH),
-        topic=match_topic(topic, topics),
-        volunteer=volunteer,
-        source=source,
+        reason=clean_text(typed.why, "Why", MAX_REASON_LENGTH),
+        topic=match_topic(typed.topic, topics),
+        volunteer=typed.volunteer,
+        source=typed.source,
     )
 
 

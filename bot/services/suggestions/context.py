@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -12,19 +11,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.services.papers.flows import Host as PapersHost
 from bot.services.suggestions.duplicates import TitleIndex
 from bot.services.suggestions.polls import PollResult, RunningPoll
-from bot.services.suggestions.queries import SuggestionCard, SuggestionSummary, card_by_id
+from bot.services.suggestions.queries import Place, SuggestionCard, SuggestionSummary, card_by_id
 from bot.services.suggestions.votes import VoteWriter
 from bot.settings import Settings
 from bot.sources.arxiv import ArxivClient
 from db.engine import read_only_session_factory
-
-
-@dataclass(frozen=True)
-class Place:
-    """Where the bot posted a message: its channel (a forum post's thread) and its id."""
-
-    channel_id: int
-    message_id: int
 
 
 class PostFailed(Exception):

@@ -88,7 +88,6 @@ class TitleIndex:
 class PaperStanding:
     """Where a paper stands in the club: suggested, read, scheduled (any of them may be None)."""
 
-    paper_id: int
     paper_title: str
     suggestion_id: int | None = None
     submitter_id: int | None = None
@@ -162,7 +161,6 @@ async def paper_standings(
         past = read.get(paper_id)
         upcoming = scheduled.get(paper_id)
         standings[paper_id] = PaperStanding(
-            paper_id=paper_id,
             paper_title=paper_title,
             suggestion_id=sug.id if sug else None,
             submitter_id=(sug.submitter_id or None) if sug else None,  # 0: a member who deleted their data

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -17,36 +17,18 @@ from bot.services.papers.enrich import ENRICH_JOB
 from bot.services.papers.store import find_paper
 from bot.services.sessions.info import SessionInfo
 from bot.services.suggestions import actions, polls, queries
-from bot.services.suggestions.actions import (
-    Decision,
-    SourceMessage,
-    Suggested,
-    in_transaction,
-    submit_suggestion,
-)
+from bot.services.suggestions.actions import Decision, Suggested, Typed, in_transaction, submit_suggestion
 from bot.services.suggestions.context import PollMessage, PostFailed, Suggestions, TryLater
 from bot.services.suggestions.duplicates import find_duplicate
 from bot.services.suggestions.queries import SortOrder, StatusFilter, SuggestionCard, SuggestionSummary
 from bot.services.suggestions.votes import Press, ToggleResult
 from bot.sources.arxiv import ArxivMetadata
 from bot.sources.http import SourceUnavailable
-from bot.text import clamp_page, page_count
+from bot.text import Page, clamp_page, page_count
 
 log = logging.getLogger("paperclub.suggestions")
 
 PAGE_SIZE = 8
-
-
-@dataclass(frozen=True)
-class Typed:
-    """What a member gave /suggest or its form, not yet checked."""
-
-    paper: str | PaperRef
-    title: str | None = None
-    why: str | None = None
-    topic: str | None = None
-    volunteer: bool = False
-    source: SourceMessage | None = None
 
 
 async def suggest(
@@ -61,15 +43,7 @@ async def suggest(
     """/suggest: the values checked, then (``checked``) arXiv asked, the suggestion (or vote) stored and posted."""
     async with ctx.readers() as session:
         config = await get_config(session, guild_id)
-        draft = actions.validate_draft(
-            typed.paper,
-            title=typed.title,
-            reason=typed.why,
-            topic=typed.topic,
-            topics=config.suggestion_topics,
-            volunteer=typed.volunteer,
-            source=typed.source,
-        )
+        draft = actions.validate_draft(typed, config.suggestion_topics)
         ask_arxiv = draft.ref.arxiv_id is not None and not await _known(
             ctx, session, guild_id, draft.ref, now
         )
@@ -168,14 +142,6 @@ async def volunteer(ctx: Suggestions, guild_id: int, suggestion_id: int, user_id
     return result.added
 
 
-@dataclass(frozen=True)
-class Reviewed:
-    """A review: the card as it now stands, and whether its submitter heard by DM (None: nobody to tell)."""
-
-    card: SuggestionCard
-    told: bool | None
-
-
 async def review(
     ctx: Suggestions,
     *,
@@ -185,8 +151,8 @@ async def review(
     note: str | None,
     reviewer_id: int,
     now: datetime,
-) -> Reviewed:
-    """/organize suggestions review: the decision stored, the post re-rendered, its thread and the submitter told."""
+) -> tuple[SuggestionCard, bool | None]:
+    """/organize suggestions review: stored, the post re-rendered, its thread told; whether the DM went."""
     async with ctx.store() as session, session.begin():
         card = await actions.review_suggestion(
             session,
@@ -199,7 +165,7 @@ async def review(
         )
     await ctx.discord.edit(card)
     told = await ctx.discord.reviewed(card, reviewer_id) if card.submitter_id is not None else None
-    return Reviewed(card, told)
+    return card, told
 
 
 async def withdraw(
@@ -227,17 +193,6 @@ async def card(ctx: Suggestions, guild_id: int, suggestion_id: int) -> Suggestio
         return await queries.get_card(session, guild_id, suggestion_id)
 
 
-@dataclass(frozen=True)
-class ListPage:
-    """One page of /suggest list."""
-
-    items: list[SuggestionSummary]
-    total: int
-    page: int
-    pages: int
-    topic: str | None
-
-
 async def list_page(
     ctx: Suggestions,
     guild_id: int,
@@ -246,8 +201,8 @@ async def list_page(
     topic_index: int | None,
     sort: SortOrder,
     page: int,
-) -> ListPage:
-    """A page of the guild's suggestions (the topic by its place among the guild's; the page clamped)."""
+) -> tuple[Page[SuggestionSummary], str | None]:
+    """A page of the guild's suggestions (the page clamped), and the topic by its place among the guild's."""
     async with ctx.readers() as session:
         known = (await get_config(session, guild_id)).suggestion_topics
         topic = known[topic_index] if topic_index is not None and topic_index < len(known) else None
@@ -268,7 +223,7 @@ async def list_page(
         if not 0 <= page < pages:  # a page past the end (suggestions went meanwhile): the last one
             page = clamp_page(page, pages)
             items, total = await fetch(page)
-    return ListPage(items, total, page, pages, topic)
+    return Page(items, total, page, pages), topic
 
 
 async def start_poll(

@@ -65,10 +65,8 @@ class RunningPoll:
     """A poll still waiting for its result."""
 
     id: int
-    guild_id: int
     channel_id: int
     message_id: int | None
-    ends_at: datetime
 
 
 async def due_polls(session: AsyncSession, now: datetime) -> list[RunningPoll]:
@@ -80,7 +78,7 @@ async def due_polls(session: AsyncSession, now: datetime) -> list[RunningPoll]:
             .order_by(SuggestionPoll.ends_at)
         )
     ).scalars()
-    return [RunningPoll(p.id, p.guild_id, p.channel_id, p.message_id, p.ends_at) for p in rows]
+    return [RunningPoll(p.id, p.channel_id, p.message_id) for p in rows]
 
 
 async def next_poll_check(session: AsyncSession, now: datetime) -> datetime | None:

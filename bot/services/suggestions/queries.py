@@ -32,6 +32,14 @@ def message_url(guild_id: int, channel_id: int | None, message_id: int | None) -
 
 
 @dataclass(frozen=True)
+class Place:
+    """A Discord message: its channel (a forum post's thread) and its id."""
+
+    channel_id: int
+    message_id: int
+
+
+@dataclass(frozen=True)
 class SuggestionCard:
     """Everything shown on a suggestion's post and by /suggest show."""
 
@@ -46,7 +54,6 @@ class SuggestionCard:
     topic: str | None
     review_note: str | None
     reviewed_by: int | None
-    reviewed_at: datetime | None
     created_at: datetime
     channel_id: int | None
     message_id: int | None
@@ -126,7 +133,6 @@ async def card_for(session: AsyncSession, row: Suggestion) -> SuggestionCard:
         topic=row.topic,
         review_note=row.review_note,
         reviewed_by=row.reviewed_by,
-        reviewed_at=row.reviewed_at,
         created_at=row.created_at,
         channel_id=row.channel_id,
         message_id=row.message_id,
