@@ -80,7 +80,7 @@ class SuggestionsCog(commands.Cog):
 
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        self.ctx = Suggestions(bot, DiscordSuggestions(bot, bot.clock.now))
+        self.ctx = Suggestions(bot, DiscordSuggestions(bot))
         # Right-click a message → Apps → Suggest this paper (a message command; no privileged intent).
         self.suggest_menu = app_commands.guild_only(
             app_commands.ContextMenu(name="Suggest this paper", callback=self.suggest_from_message)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from collections.abc import Sequence
+from datetime import timedelta
 
 import discord
 
@@ -26,9 +26,8 @@ SuggestionsChannel = discord.TextChannel | discord.ForumChannel | discord.Thread
 class DiscordSuggestions:
     """What the suggestions' flows do on Discord (bot.services.suggestions.context.SuggestionsOnDiscord)."""
 
-    def __init__(self, bot: PaperclubBot, now: Callable[[], datetime]) -> None:
+    def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        self.now = now
 
     async def _channel(self, channel_id: int | None) -> SuggestionsChannel:
         if channel_id is None:
@@ -61,7 +60,7 @@ class DiscordSuggestions:
     async def post(self, channel_id: int, card: SuggestionCard) -> Place:
         """Post the card; PostFailed with Discord's words when refused."""
         channel = await self._channel(channel_id)
-        view = card_layout(card, self.now())
+        view = card_layout(card, self.bot.clock.now())
         try:
             if isinstance(channel, discord.ForumChannel):
                 tags = [
@@ -95,7 +94,10 @@ class DiscordSuggestions:
         try:
             # An embed post from before layouts becomes one in the same edit (content and embeds cleared).
             await message.edit(
-                content=None, embeds=[], view=card_layout(card, self.now()), allowed_mentions=NO_MENTIONS
+                content=None,
+                embeds=[],
+                view=card_layout(card, self.bot.clock.now()),
+                allowed_mentions=NO_MENTIONS,
             )
         except discord.HTTPException as exc:
             log.warning("could not update the post of suggestion %s: %s", card.id, exc)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -18,7 +18,6 @@ from bot.services.papers.metadata import apply_metadata
 from bot.services.papers.store import get_or_create_paper
 from bot.services.suggestions.duplicates import PaperStanding, TitleIndex, find_duplicate
 from bot.services.suggestions.queries import Place, SuggestionCard, card_for, count_votes, suggestion_row
-from bot.services.suggestions.votes import ToggleResult
 from bot.sources.arxiv import ArxivMetadata
 from bot.text import visible
 from bot.timeutil import discord_timestamp
@@ -245,8 +244,8 @@ async def _note_duplicate(
 
 async def toggle_volunteer(
     session: AsyncSession, guild_id: int, suggestion_id: int, user_id: int, now: datetime
-) -> ToggleResult:
-    """'I'd present this': pressing again takes the offer back."""
+) -> bool:
+    """'I'd present this': pressing again takes the offer back (True: the offer is made)."""
     row = await suggestion_row(session, guild_id, suggestion_id)
     if row.status not in ACTIVE_STATUSES:
         raise Conflict(f"This suggestion is {row.status}; it no longer takes presenters.")
@@ -259,12 +258,7 @@ async def toggle_volunteer(
     if added:
         row_values = {"suggestion_id": row.id, "user_id": user_id, "created_at": now}
         await session.execute(insert_ignore(session, SuggestionVolunteer, row_values))
-    count = await session.scalar(
-        select(func.count())
-        .select_from(SuggestionVolunteer)
-        .where(SuggestionVolunteer.suggestion_id == row.id)
-    )
-    return ToggleResult(added, count or 0, row.id)
+    return added
 
 
 # ---------------------------------------------------------------- review and withdraw

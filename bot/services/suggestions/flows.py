@@ -137,9 +137,9 @@ async def vote(ctx: Suggestions, press: Press) -> ToggleResult:
 async def volunteer(ctx: Suggestions, guild_id: int, suggestion_id: int, user_id: int, now: datetime) -> bool:
     """I'd present this pressed: the offer toggled (True: made), the post re-rendered."""
     async with ctx.store() as session, session.begin():
-        result = await actions.toggle_volunteer(session, guild_id, suggestion_id, user_id, now)
+        added = await actions.toggle_volunteer(session, guild_id, suggestion_id, user_id, now)
     ctx.posts.request(suggestion_id)
-    return result.added
+    return added
 
 
 async def review(

@@ -27,7 +27,6 @@ class ToggleResult:
 
     added: bool
     count: int
-    suggestion_id: int
 
 
 @dataclass(frozen=True)
@@ -69,9 +68,7 @@ async def toggle_votes(
     added = await _apply(session, open_presses)
     counts = await _counts(session, sorted({p.suggestion_id for p in open_presses}))
     return [
-        refusals[id(p)]
-        if id(p) in refusals
-        else ToggleResult(added[id(p)], counts[p.suggestion_id], p.suggestion_id)
+        refusals[id(p)] if id(p) in refusals else ToggleResult(added[id(p)], counts[p.suggestion_id])
         for p in presses
     ]
 
