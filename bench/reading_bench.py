@@ -239,7 +239,7 @@ TARGET_DISCORD_MS = 50.0  # /reading search p99, first response
 async def store_query(session: AsyncSession, guild_id: int, query: str) -> int:
     """The store's search query the bot runs for a page: count, then rank the best five."""
     terms = parse_query(query)
-    if terms.empty:
+    if not terms.words:
         return 0
     _, ranked = await ranked_page(session, guild_id, terms)
     return ranked.total + (1 if ranked.more_than_total else 0)

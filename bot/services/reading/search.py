@@ -132,11 +132,6 @@ class SearchTerms:
     words: tuple[str, ...]
     text: str
 
-    @property
-    def empty(self) -> bool:
-        """Whether no words are left to search for."""
-        return not self.words
-
 
 def words_of(text: str) -> list[str]:
     """Letters-and-digits runs, case-folded (NFKC first, so full-width and ligatures fold too)."""
@@ -255,7 +250,7 @@ async def search(
 ) -> SearchPage:
     """One page of ranked hits for `query` (validated here; BadInput on empty or over-long)."""
     terms = parse_query(query)
-    if terms.empty:
+    if not terms.words:
         return SearchPage(terms.text, [], 0, 0, 1, only_common_words=True)
     rows, found = await ranked_page(session, guild_id, terms, page=page, per_page=per_page)
     return replace(found, hits=await hydrate(session, rows))
