@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from rapidfuzz import fuzz, process
@@ -112,8 +112,8 @@ async def paper_standings(
         return {}
     # Primary-key and paper_id look-ups only: a guild_id condition here would tempt the planner
     # into scanning the guild's whole index (50,000 rows in the bench) instead.
-    papers = {
-        row.id: row.title
+    standings = {
+        row.id: PaperStanding(row.title)
         for row in (
             await session.execute(
                 select(Paper.id, Paper.title, Paper.guild_id).where(Paper.id.in_(paper_ids))
@@ -121,56 +121,40 @@ async def paper_standings(
         )
         if row.guild_id == guild_id
     }
-    suggestions = {
-        row.paper_id: row
-        for row in (
-            await session.execute(
-                select(
-                    Suggestion.paper_id,
-                    Suggestion.id,
-                    Suggestion.submitter_id,
-                    Suggestion.created_at,
-                    Suggestion.channel_id,
-                    Suggestion.message_id,
-                ).where(Suggestion.paper_id.in_(list(papers)), Suggestion.status.in_(ACTIVE_STATUSES))
-            )
-        ).all()
-    }
-    read: dict[int, tuple[datetime, str]] = {}
-    scheduled: dict[int, tuple[datetime, str]] = {}
-    session_rows = (
-        await session.execute(
-            select(SessionPaper.paper_id, ClubSession.starts_at, ClubSession.title)
-            .join(ClubSession, ClubSession.id == SessionPaper.session_id)
-            .where(
-                SessionPaper.paper_id.in_(list(papers)),
-                ClubSession.guild_id == guild_id,
-                ClubSession.status != "cancelled",
-            )
-            .order_by(ClubSession.starts_at)
+    suggestions = await session.execute(
+        select(
+            Suggestion.paper_id,
+            Suggestion.id,
+            Suggestion.submitter_id,
+            Suggestion.created_at,
+            Suggestion.channel_id,
+            Suggestion.message_id,
+        ).where(Suggestion.paper_id.in_(list(standings)), Suggestion.status.in_(ACTIVE_STATUSES))
+    )
+    for row in suggestions:
+        standings[row.paper_id] = replace(
+            standings[row.paper_id],
+            suggestion_id=row.id,
+            submitter_id=row.submitter_id or None,  # 0: a member who deleted their data
+            suggested_at=row.created_at,
+            post_url=message_url(guild_id, row.channel_id, row.message_id),
         )
-    ).all()
+    session_rows = await session.execute(
+        select(SessionPaper.paper_id, ClubSession.starts_at, ClubSession.title)
+        .join(ClubSession, ClubSession.id == SessionPaper.session_id)
+        .where(
+            SessionPaper.paper_id.in_(list(standings)),
+            ClubSession.guild_id == guild_id,
+            ClubSession.status != "cancelled",
+        )
+        .order_by(ClubSession.starts_at)
+    )
     for paper_id, starts_at, title in session_rows:
-        if starts_at <= now:
-            read[paper_id] = (starts_at, title)  # ascending: the latest past session wins
-        else:
-            scheduled.setdefault(paper_id, (starts_at, title))  # the next upcoming one
-    standings: dict[int, PaperStanding] = {}
-    for paper_id, paper_title in papers.items():
-        sug = suggestions.get(paper_id)
-        past = read.get(paper_id)
-        upcoming = scheduled.get(paper_id)
-        standings[paper_id] = PaperStanding(
-            paper_title=paper_title,
-            suggestion_id=sug.id if sug else None,
-            submitter_id=(sug.submitter_id or None) if sug else None,  # 0: a member who deleted their data
-            suggested_at=sug.created_at if sug else None,
-            post_url=message_url(guild_id, sug.channel_id, sug.message_id) if sug else None,
-            read_at=past[0] if past else None,
-            read_session_title=past[1] if past else None,
-            scheduled_at=upcoming[0] if upcoming else None,
-            scheduled_session_title=upcoming[1] if upcoming else None,
-        )
+        standing = standings[paper_id]
+        if starts_at <= now:  # ascending: the latest past session wins
+            standings[paper_id] = replace(standing, read_at=starts_at, read_session_title=title)
+        elif standing.scheduled_at is None:  # the next upcoming one
+            standings[paper_id] = replace(standing, scheduled_at=starts_at, scheduled_session_title=title)
     return standings
 
 
