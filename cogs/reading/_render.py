@@ -62,14 +62,6 @@ def escape_within(text: str | None, budget: int) -> str:
     return shown
 
 
-def fixed_link(label: str, url: str | None) -> str | None:
-    """A masked link whose label is ours ("arXiv", "OpenReview"), or None without a usable URL."""
-    if not url:
-        return None
-    shown = markdown_link(label, url)
-    return shown if shown != label else None
-
-
 # ---------------------------------------------------------------- history
 
 
@@ -85,8 +77,9 @@ def presenter_text(entry: HistoryEntry) -> str | None:
 def paper_lines(paper: PaperInfo) -> list[str]:
     """A paper's possible lines, longest first: "📄 TMax · [arXiv](…)", then the title alone."""
     title = f"📄 {escape_within(paper.title, PAPER_TITLE_SHOWN) or '…'}"
-    link = fixed_link(link_label(paper.url), paper.url) if paper.url else None
-    return [f"{title} · {link}", title] if link else [title]
+    label = link_label(paper.url) if paper.url else ""
+    link = markdown_link(label, paper.url)  # the label alone when there is no usable URL
+    return [f"{title} · {link}", title] if paper.url and link != label else [title]
 
 
 def history_links(entry: HistoryEntry) -> list[Button]:

@@ -19,11 +19,7 @@ from db.engine import read_only_session_factory
 
 
 class PostFailed(Exception):
-    """Discord refused the post; ``reason`` is what it said."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    """Discord refused the post; the message is what it said."""
 
 
 class TryLater(Exception):

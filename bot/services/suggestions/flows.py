@@ -76,7 +76,7 @@ async def suggest(
     try:
         place = await ctx.discord.post(channel_id, card)
     except PostFailed as failed:
-        not_posted = failed.reason
+        not_posted = str(failed)
     else:
         async with ctx.store() as session, session.begin():
             await actions.set_post_location(session, guild_id, card.id, place.channel_id, place.message_id)
