@@ -79,8 +79,7 @@ class ReadingCog(
         self.bot.organize.detach(self.organized)
         self.bot.tree.remove_command(self.add_menu.name, type=self.add_menu.type)
 
-    # ------------------------------------------------------------------ page renderers (also after restarts)
-
+    # The pagers call these for each page, also after a restart.
     async def history_page(self, guild_id: int, arg: str, page: int) -> LayoutPage:
         """A page of /reading history."""
         now = self.bot.clock.now()
@@ -105,8 +104,6 @@ class ReadingCog(
         if found is None:
             return LayoutPage(render.gone_card("Search", "This search has expired; run it again."), 0, 1)
         return LayoutPage(render.search_card(found, self.bot.clock.now()), found.page, found.pages)
-
-    # ------------------------------------------------------------------ everyone
 
     @app_commands.command(name="history", description="Sessions the club has held, newest first")
     @app_commands.describe(page="Which page to open (5 sessions a page)", public=PUBLIC_HELP)
@@ -172,8 +169,6 @@ class ReadingCog(
             ephemeral=True,
             allowed_mentions=NO_MENTIONS,
         )
-
-    # ------------------------------------------------------------------ organizers
 
     @organize.command(name="add", description="Put a paper on a reading list, creating the list if new")
     @app_commands.rename(list_name="list")

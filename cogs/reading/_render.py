@@ -62,9 +62,6 @@ def escape_within(text: str | None, budget: int) -> str:
     return shown
 
 
-# ---------------------------------------------------------------- history
-
-
 def presenter_text(entry: HistoryEntry) -> str | None:
     """The presenter's name (escaped), else a mention of them (which never pings), else None."""
     if entry.presenter_name:
@@ -125,9 +122,6 @@ def history_card(history: Page[HistoryEntry], now: datetime) -> Card:
     return card
 
 
-# ---------------------------------------------------------------- lists
-
-
 def lists_card(lists: Sequence[ListSummary], total: int) -> Card:
     """/reading lists: each list's name, size and description."""
     card = Card(accent=ACCENT)
@@ -182,9 +176,6 @@ def remove_message(outcome: RemoveOutcome) -> str:
     if outcome.list_removed:
         return f"Removed **{title}** from **{name}**; the list was empty and is gone."
     return f"Removed **{title}** from **{name}**. It now has {plural(outcome.size, 'paper')}."
-
-
-# ---------------------------------------------------------------- search
 
 
 def snippet_text(snippet: str, limit: int = SNIPPET_BUDGET) -> str:

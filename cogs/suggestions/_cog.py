@@ -119,8 +119,6 @@ class SuggestionsCog(commands.Cog):
         for suggestion_id in suggestion_ids:
             self.ctx.posts.request(suggestion_id)
 
-    # ------------------------------------------------------------------ /suggest paper
-
     @suggestions.command(name="paper", description="Suggest a paper for the club to read")
     @app_commands.describe(
         paper="arXiv id or link, DOI, OpenReview/ACL link, any https link, or the title (leave out for a form)",
@@ -170,8 +168,6 @@ class SuggestionsCog(commands.Cog):
         )
         await send_ephemeral(interaction, render.suggested_text(result, typed.volunteer, now))
 
-    # ------------------------------------------------------------------ /suggest list and show
-
     @suggestions.command(name="list", description="The club's paper suggestions, most voted or newest first")
     @app_commands.describe(
         status="Which suggestions (default: open, shortlisted and accepted)",
@@ -210,8 +206,6 @@ class SuggestionsCog(commands.Cog):
     async def show(self, interaction: Interaction, suggestion: SuggestionOption) -> None:
         card = await flows.card(self.ctx, guild_id_of(interaction), suggestion)
         await send_reply(interaction, view=render.show_view(card, self.bot.clock.now()))
-
-    # ------------------------------------------------------------------ organizers: review, withdraw, poll
 
     @organize.command(name="review", description="Shortlist, accept or decline a suggestion")
     @app_commands.describe(
@@ -282,8 +276,7 @@ class SuggestionsCog(commands.Cog):
             now=now,
         )
 
-    # ------------------------------------------------------------------ the posts' buttons and forms (Presses)
-
+    # The posts' buttons and forms call these (_components.Presses).
     async def press_vote(self, interaction: Interaction, suggestion_id: int) -> None:
         """Upvote: the vote toggled; the member told the count."""
         press = Press(guild_id_of(interaction), suggestion_id, interaction.user.id, self.bot.clock.now())

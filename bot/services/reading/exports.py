@@ -50,8 +50,6 @@ def _day_month(dt: datetime) -> str:
     return f"{dt.day} {MONTHS[dt.month - 1].title()}"
 
 
-# ---------------------------------------------------------------- Markdown
-
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 
 
@@ -116,8 +114,6 @@ def list_markdown(detail: ListPage) -> str:
         lines.append("No papers yet.")
     return "\n".join(lines) + "\n"
 
-
-# ---------------------------------------------------------------- BibTeX
 
 _BIB_REPLACEMENTS = {
     "\\": r"\textbackslash{}",
@@ -222,8 +218,6 @@ def list_bibtex(detail: ListPage) -> str:
     return _bibtex((item.paper, item.note) for item in detail.items)
 
 
-# ---------------------------------------------------------------- CSV and JSON
-
 #: What the sources said (enrichment), in every paper's CSV row and JSON object.
 PAPER_FIELD_COLUMNS = ["year", "venue", "decision", "tldr", "citations", "code_url"]
 
@@ -316,9 +310,6 @@ def list_json(detail: ListPage) -> str:
     ]
     data = {"list": detail.summary.name, "description": detail.summary.description, "papers": papers}
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-
-
-# ---------------------------------------------------------------- entry points
 
 
 def export_history(fmt: ExportFormat, entries: Sequence[HistoryEntry], zone: ZoneInfo) -> ExportFile:

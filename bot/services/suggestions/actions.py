@@ -33,9 +33,6 @@ Decision = Literal["shortlist", "accept", "decline"]
 DECISION_STATUS: dict[str, str] = {"shortlist": "shortlisted", "accept": "accepted", "decline": "declined"}
 
 
-# ---------------------------------------------------------------- validation
-
-
 @dataclass(frozen=True)
 class Typed:
     """What a member gave /suggest or its form, not yet checked."""
@@ -101,9 +98,6 @@ def validate_draft(typed: Typed, topics: tuple[str, ...]) -> SuggestionDraft:
         volunteer=typed.volunteer,
         source=typed.source,
     )
-
-
-# ---------------------------------------------------------------- a new suggestion
 
 
 async def in_transaction(
@@ -239,9 +233,6 @@ async def _note_duplicate(
     )
 
 
-# ---------------------------------------------------------------- votes and volunteers
-
-
 async def toggle_volunteer(
     session: AsyncSession, guild_id: int, suggestion_id: int, user_id: int, now: datetime
 ) -> bool:
@@ -259,9 +250,6 @@ async def toggle_volunteer(
         row_values = {"suggestion_id": row.id, "user_id": user_id, "created_at": now}
         await session.execute(insert_ignore(session, SuggestionVolunteer, row_values))
     return added
-
-
-# ---------------------------------------------------------------- review and withdraw
 
 
 async def review_suggestion(
