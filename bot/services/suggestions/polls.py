@@ -14,7 +14,6 @@ from db.models import Paper
 from db.models.suggestions import Suggestion, SuggestionPoll, SuggestionPollOption
 
 MIN_POLL_OPTIONS = 2
-MAX_POLL_OPTIONS = 10
 POLL_SETTLE = timedelta(minutes=1)  # Discord finalises a poll's counts shortly after its end
 POLLS_JOB = "suggestions.polls"
 POLLS_EVERY = timedelta(minutes=15)  # a job woken at each poll's end; this only if no process was
@@ -22,8 +21,7 @@ RETRY_AFTER = timedelta(minutes=1)  # a poll Discord could not read just now
 
 
 async def choose_poll_options(session: AsyncSession, guild_id: int, count: int) -> list[SuggestionSummary]:
-    """The suggestions a poll offers, or Conflict when there are fewer than two to choose from."""
-    count = max(MIN_POLL_OPTIONS, min(count, MAX_POLL_OPTIONS))
+    """The ``count`` (2–10, as the command allows) suggestions a poll offers; Conflict under two."""
     options = await poll_candidates(session, guild_id, count)
     if len(options) < MIN_POLL_OPTIONS:
         raise Conflict("A poll needs at least two open or shortlisted suggestions; there are not enough yet.")

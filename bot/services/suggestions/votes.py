@@ -141,7 +141,6 @@ class VoteWriter:
     """One per process: presses queue here and are written in batches, each answered after its commit."""
 
     session_factory: async_sessionmaker[AsyncSession]
-    max_batch: int = MAX_BATCH
     batches: int = 0  # transactions written (for benches and tests)
     _queue: list[_Queued] = field(default_factory=list)
     _turn: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -153,7 +152,7 @@ class VoteWriter:
         while not queued.outcome.done():
             async with self._turn:  # first come, first served: whoever's turn it is writes for all
                 if not queued.outcome.done():
-                    batch, self._queue = self._queue[: self.max_batch], self._queue[self.max_batch :]
+                    batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
                     await self._write(batch)
         return queued.outcome.result()
 
