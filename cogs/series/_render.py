@@ -19,7 +19,7 @@ from bot.services.series import rules
 from bot.services.series.info import SeriesCard, SeriesInfo, WeekInfo
 from bot.services.series.presenters import Presenters
 from bot.services.series.publishing import SeriesContext
-from bot.services.sessions.context import Posted
+from bot.services.sessions.events import Posted
 from bot.timeutil import DisplayZone, format_long_date
 from cogs.series._buttons import PresentButton
 from cogs.sessions.publish import find_channel, sessions_of

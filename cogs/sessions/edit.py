@@ -25,8 +25,8 @@ from bot.permissions import (
 from bot.replies import one_line, send_ephemeral
 from bot.services.config.guild import GuildConfig
 from bot.services.sessions import publish, rules
-from bot.services.sessions.context import SessionsContext
 from bot.services.sessions.draft import CLEAR, Place, session_changes
+from bot.services.sessions.events import SessionsContext
 from bot.services.sessions.info import Overlap, SessionInfo
 from bot.services.sessions.rules import PaperReading
 from bot.text import cut

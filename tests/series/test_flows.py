@@ -18,7 +18,7 @@ from bot.services.series.background import SeriesBackground
 from bot.services.series.info import SeriesCard, SeriesInfo
 from bot.services.series.presenters import present
 from bot.services.series.publishing import Followed, SeriesContext
-from bot.services.sessions.context import Posted
+from bot.services.sessions.events import Posted
 from db.models.reminders import NUDGE, PENDING, SENT, Reminder
 from tests.sessions.fakes import FakeSessionsDiscord, context
 

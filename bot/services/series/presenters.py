@@ -17,7 +17,7 @@ from bot.services.series.nudges import cancel_presenter_nudge
 from bot.services.series.publishing import SeriesContext, publish_changes, refresh_guild
 from bot.services.series.weeks import week_of_session
 from bot.services.sessions import store as sessions
-from bot.services.sessions.context import Zones
+from bot.services.sessions.events import Zones
 from bot.services.sessions.info import SCHEDULED, SessionInfo
 from bot.timeutil import format_long_date
 from db.models import ClubSession

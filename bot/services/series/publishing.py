@@ -25,7 +25,7 @@ from bot.services.series.store import (
 )
 from bot.services.series.weeks import weeks_view
 from bot.services.sessions import publish
-from bot.services.sessions.context import Posted, SessionsContext, Zones
+from bot.services.sessions.events import Posted, SessionsContext, Zones
 from bot.services.sessions.store import get_session
 
 log = logging.getLogger("paperclub.series")

@@ -15,7 +15,7 @@ from sqlalchemy.orm import selectinload
 from bot import timeutil
 from bot.ids import parse_id
 from bot.services.config.guild import get_config
-from bot.services.sessions.context import Zones
+from bot.services.sessions.events import Zones
 from bot.services.sessions.info import CANCELLED, SCHEDULED, SessionInfo, session_info
 from bot.services.sessions.rules import MAX_DURATION
 from bot.services.sessions.store import get_session
