@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from bot.errors import NotConfigured
 from bot.services.config.guild import update_config
-from bot.services.series import changes, drafts, nudges, publishing
+from bot.services.series import changes, drafts, publishing
 from bot.services.series.background import SeriesBackground
 from bot.services.series.info import SeriesCard, SeriesInfo
 from bot.services.series.presenters import present
@@ -197,7 +197,7 @@ async def test_one_nudge_per_week_replacing_the_ones_per_kind_of_earlier_release
                 attempts=0, occurrence=0, delayed=False,
             )
         )  # fmt: skip
-    await nudges.plan_guild_nudges(configured, GUILD, NOW)
+    await publishing.plan_guild_nudges(configured, GUILD, NOW)
     async with configured() as session:
         rows = (await session.execute(select(Reminder).where(Reminder.kind == NUDGE))).scalars().all()
     live = [(r.session_id, r.plan_key) for r in rows if r.status == PENDING]

@@ -20,10 +20,10 @@ from bot.errors import PaperclubError
 from bot.services.config.guild import get_config
 from bot.services.series.changes import skip_for_cancelled
 from bot.services.series.info import Changes
-from bot.services.series.nudges import plan_guild_nudges
 from bot.services.series.publishing import (
     SeriesContext,
     organizer_thread,
+    plan_guild_nudges,
     publish_changes,
     refresh_boards,
     refresh_guild,

@@ -13,8 +13,12 @@ from bot.errors import Conflict, NotAllowed, NotFound
 from bot.papers import normalize_title
 from bot.services.config.guild import get_config
 from bot.services.series.info import Changes
-from bot.services.series.nudges import cancel_presenter_nudge
-from bot.services.series.publishing import SeriesContext, publish_changes, refresh_guild
+from bot.services.series.publishing import (
+    SeriesContext,
+    cancel_presenter_nudge,
+    publish_changes,
+    refresh_guild,
+)
 from bot.services.series.weeks import week_of_session
 from bot.services.sessions import store as sessions
 from bot.services.sessions.events import Zones
