@@ -19,7 +19,6 @@ from bot.services.series.weeks import (
     find_week,
     insert_week,
     keep_skipped,
-    link_session,
     reinstate,
     stored_weeks,
     week_of_session,
@@ -109,9 +108,7 @@ async def unskip(ctx: SeriesContext, guild_id: int, ref: str, date_text: str, *,
             reinstate(club, now)
             done.saved.append(club.id)
         elif club is None and day in rule.horizon(now, horizon):
-            session_id = await week_session(session, row, rule.start_on(day), now)
-            await link_session(session, week, session_id, now)
-            done.saved.append(session_id)
+            done.saved.append(await week_session(session, row, week, rule.start_on(day), now))
         _bump(row, now)
         info = series_info(row)
     return replace(await follow(ctx, info, done, now), day=day)
@@ -133,8 +130,7 @@ async def move(
         if week is None:
             raise Conflict("That week was just added by someone else; try again.")
         if club is None:
-            session_id = await week_session(session, row, start, now)
-            await link_session(session, week, session_id, now)
+            session_id = await week_session(session, row, week, start, now)
         else:
             changes = SessionChanges(starts_at=start)
             session_id = (await sessions.edit_session(session, guild_id, club.id, changes, now=now)).info.id
