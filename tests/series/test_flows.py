@@ -156,12 +156,13 @@ async def test_i_will_present_claims_the_week_and_publishes_it(configured) -> No
     week = added.card.weeks[1].session
     assert week is not None
     sessions.calls.clear()
-    claim, _ = await present(ctx, GUILD, week.id, 7, "Sam", now=NOW)
-    assert claim.outcome == "claimed"
-    assert claim.session.presenter_id == 7
+    claimed, info, _ = await present(ctx, GUILD, week.id, 7, "Sam", now=NOW)
+    assert claimed
+    assert info.presenter_id == 7
     assert "edit_event" in sessions.calls  # the week published like any edit
-    claim, _ = await present(ctx, GUILD, week.id, 7, "Sam", now=NOW)
-    assert claim.outcome == "withdrawn"
+    claimed, info, _ = await present(ctx, GUILD, week.id, 7, "Sam", now=NOW)
+    assert not claimed
+    assert info.presenter_id is None
 
 
 async def test_the_horizon_is_filled_once_however_often_it_runs(configured) -> None:
