@@ -225,19 +225,14 @@ async def recap(
 
 async def refresh_enriched(
     ctx: SessionsContext, guild_id: int, paper_ids: Sequence[int], now: datetime
-) -> int:
-    """Edit the guild's announcements still to come that show any of these papers; how many were edited."""
+) -> None:
+    """Edit the guild's announcements still to come that show any of these papers."""
     async with ctx.store() as session:
         zones = (await get_config(session, guild_id)).display_zones
         infos = await queries.announced_with_papers(session, guild_id, paper_ids, now)
-    edited = 0
     for info in infos:
-        warning = await refresh(ctx, info, zones, now)
-        if warning:
+        if warning := await refresh(ctx, info, zones, now):
             log.info("session %s after enrichment: %s", info.id, warning)
-        else:
-            edited += 1
-    return edited
 
 
 async def form_session(
