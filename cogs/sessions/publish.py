@@ -85,8 +85,7 @@ class DiscordSessions:
         """Dispatch ``event`` on the bot."""
         self.bot.dispatch(event, *args)
 
-    # The bot only touches events it created, so it needs Create Events (Discord, "Guild Scheduled Event
-    # Permissions Requirements").
+    # The bot only touches events it created, so it needs Create Events ("Guild Scheduled Event Permissions").
 
     @contextmanager
     def _guild(self, guild_id: int) -> Iterator[discord.Guild]:

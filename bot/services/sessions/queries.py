@@ -19,7 +19,7 @@ from bot.services.sessions.events import Zones
 from bot.services.sessions.info import CANCELLED, SCHEDULED, SessionInfo, session_info
 from bot.services.sessions.rules import MAX_DURATION
 from bot.services.sessions.store import get_session
-from bot.text import CHOICE_NAME_LIMIT, cut
+from bot.text import CHOICE_NAME_LIMIT, clamp_page, cut, page_count
 from db.models import ClubSession, SessionPaper
 
 Store = async_sessionmaker[AsyncSession]
@@ -116,8 +116,8 @@ async def upcoming_page(factory: Store, guild_id: int, now: datetime, page: int,
     async with factory() as session:
         zones = (await get_config(session, guild_id)).display_zones
         total = await count_upcoming(session, guild_id, now)
-        pages = max(1, -(-total // per_page))
-        page = min(max(page, 0), pages - 1)
+        pages = page_count(total, per_page)
+        page = clamp_page(page, pages)
         infos = await list_upcoming(session, guild_id, now, limit=per_page, offset=page * per_page)
     return ListPage(infos, zones, total, page, pages)
 
