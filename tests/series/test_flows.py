@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from bot.errors import NotConfigured
 from bot.services.config.guild import update_config
-from bot.services.series import changes, drafts, publishing
+from bot.services.series import changes, publishing, rules
 from bot.services.series.background import SeriesBackground
 from bot.services.series.info import SeriesCard, SeriesInfo
 from bot.services.series.presenters import present
@@ -80,7 +80,7 @@ def series_context(session_factory: Any) -> tuple[SeriesContext, FakeSessionsDis
 
 
 async def add(ctx: SeriesContext, name: str = "Thursday paper club") -> Followed:
-    draft = drafts.new_series(
+    draft = rules.new_series(
         name=name, day="Thursday", time="9:30am", default_zone="America/Los_Angeles", now=NOW
     )
     return await changes.add(ctx, GUILD, draft, created_by=42, now=NOW)

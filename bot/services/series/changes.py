@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import BadInput, Conflict
 from bot.services.config.guild import GuildConfig, get_config
-from bot.services.series import drafts, rules
+from bot.services.series import rules
 from bot.services.series.info import Changes, series_info, series_rule
 from bot.services.series.publishing import Followed, SeriesContext, follow, organizer_thread
 from bot.services.series.store import create_series, get_settings, load_series
@@ -43,7 +43,7 @@ def _bump(row: Series, now: datetime) -> None:
 
 
 async def add(
-    ctx: SeriesContext, guild_id: int, draft: drafts.SeriesDraft, *, created_by: int, now: datetime
+    ctx: SeriesContext, guild_id: int, draft: rules.SeriesDraft, *, created_by: int, now: datetime
 ) -> Followed:
     """/organize series add: the series and its weeks ahead; the organizer joins the organizers' thread."""
     async with ctx.store() as session, session.begin():
@@ -150,12 +150,12 @@ async def moved_start(
 
 
 async def edit(ctx: SeriesContext, guild_id: int, ref: str, *, now: datetime, **values: Any) -> Followed:
-    """/organize series edit (``values`` as :func:`drafts.edit_rule` takes them): the coming weeks follow the rule."""
+    """/organize series edit (``values`` as :func:`rules.edit_rule` takes them): the coming weeks follow the rule."""
     done = Changes()
     async with ctx.store() as session, session.begin():
         row = await load_series(session, guild_id, ref)
         old = series_rule(row)
-        change = drafts.edit_rule(old, row.duration_minutes, now=now, **values)
+        change = rules.edit_rule(old, row.duration_minutes, now=now, **values)
         if change.changed:
             await _edit(session, row, old, change, now, done)
         info = series_info(row)
@@ -163,7 +163,7 @@ async def edit(ctx: SeriesContext, guild_id: int, ref: str, *, now: datetime, **
 
 
 async def _edit(
-    session: AsyncSession, row: Series, old: rules.Rule, change: drafts.RuleEdit, now: datetime, done: Changes
+    session: AsyncSession, row: Series, old: rules.Rule, change: rules.RuleEdit, now: datetime, done: Changes
 ) -> None:
     new = change.rule
     weeks, clubs = await stored_weeks(session, row.id)
@@ -182,7 +182,7 @@ async def _edit(
         club = clubs.get(week.session_id)
         moved = club is not None and club.starts_at != old.start_on(week.week_date)
         target = week.week_date
-        if change.changed & drafts.MOVES:  # the new weekday in the same Monday-to-Sunday week
+        if change.changed & rules.MOVES:  # the new weekday in the same Monday-to-Sunday week
             target += timedelta(days=new.weekday - target.weekday())
         taken.discard(week.week_date)
         if not new.meets_on(target) or target in taken or not (moved or new.start_on(target) > now):
