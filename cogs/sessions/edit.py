@@ -25,10 +25,9 @@ from bot.permissions import (
 from bot.replies import one_line, send_ephemeral
 from bot.services.config.guild import GuildConfig
 from bot.services.sessions import publish, rules
-from bot.services.sessions.draft import CLEAR, Place, session_changes
 from bot.services.sessions.events import SessionsContext
 from bot.services.sessions.info import Overlap, Published, SessionInfo
-from bot.services.sessions.rules import PaperReading
+from bot.services.sessions.rules import CLEAR, PaperReading, Place, session_changes
 from bot.text import cut
 from bot.timeutil import discord_timestamp
 from bot.views import PaperclubModal

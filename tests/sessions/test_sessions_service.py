@@ -11,7 +11,7 @@ from bot.errors import BadInput, Conflict, NotFound
 from bot.services.sessions import members, rules
 from bot.services.sessions import queries as q
 from bot.services.sessions import store as svc
-from bot.services.sessions.draft import SessionChanges, SessionDraft, new_session, session_changes
+from bot.services.sessions.rules import SessionChanges, SessionDraft, new_session, session_changes
 from db.models import ClubSession, Paper, SessionSubscription
 from tests.sessions.helpers import subscriber_ids
 

@@ -24,8 +24,8 @@ from bot.services.series import store as series_store
 from bot.services.series import weeks
 from bot.services.series.rules import SeriesDraft
 from bot.services.sessions import store as sessions
-from bot.services.sessions.draft import UNSET, Place, SessionChanges, SessionDraft
 from bot.services.sessions.info import CANCELLED, SCHEDULED
+from bot.services.sessions.rules import UNSET, Place, SessionChanges, SessionDraft
 from db.base import utcnow
 from db.models import ClubSession, Paper
 from db.models.series import Series

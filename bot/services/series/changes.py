@@ -25,8 +25,8 @@ from bot.services.series.weeks import (
     week_session,
 )
 from bot.services.sessions import store as sessions
-from bot.services.sessions.draft import SessionChanges
 from bot.services.sessions.info import CANCELLED, SCHEDULED
+from bot.services.sessions.rules import SessionChanges
 from bot.text import clean_line, cut
 from bot.timeutil import format_long_date as long_date
 from db.models import ClubSession

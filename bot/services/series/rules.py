@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 from bot import timeutil, when
 from bot.errors import BadInput
 from bot.services.sessions import rules as session_rules
-from bot.services.sessions.draft import Place
+from bot.services.sessions.rules import Place
 from bot.text import clean_line
 from bot.timeutil import WEEKDAYS, DisplayZone
 from bot.timeutil import format_long_date as long_date

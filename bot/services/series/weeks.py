@@ -14,8 +14,8 @@ from bot.services.series import rules
 from bot.services.series.info import SeriesInfo, WeekInfo, series_info, series_rule
 from bot.services.series.store import get_series
 from bot.services.sessions import store as sessions
-from bot.services.sessions.draft import Place, new_session
 from bot.services.sessions.info import CANCELLED, SCHEDULED, session_info
+from bot.services.sessions.rules import Place, new_session
 from db.models import ClubSession
 from db.models.series import WEEK_SCHEDULED, WEEK_SKIPPED, Series, SeriesWeek
 from db.upsert import insert_ignore

@@ -13,9 +13,9 @@ from bot.errors import BadInput, Conflict, NotAllowed, NotConfigured, NotFound, 
 from bot.services.config.guild import get_config
 from bot.services.papers.metadata import LOOKUP_BUDGET, PendingPaper, fetch_and_store, papers_lacking_metadata
 from bot.services.sessions import queries, store
-from bot.services.sessions.draft import SessionChanges, SessionDraft
 from bot.services.sessions.events import SessionsContext, Zones, sync_event
 from bot.services.sessions.info import Published, SessionInfo, session_info
+from bot.services.sessions.rules import SessionChanges, SessionDraft
 from bot.text import cut, one_line
 from db.models import ClubSession
 

@@ -14,9 +14,15 @@ from bot import timeutil
 from bot.errors import BadInput, Conflict, NotFound
 from bot.papers import PaperRef, normalize_title
 from bot.services.papers.store import papers_for_refs
-from bot.services.sessions.draft import SessionChanges, SessionDraft, Unset
 from bot.services.sessions.info import CANCELLED, SCHEDULED, Overlap, Published, SessionInfo, session_info
-from bot.services.sessions.rules import MAX_CANCEL_REASON, MAX_DURATION, clean_url
+from bot.services.sessions.rules import (
+    MAX_CANCEL_REASON,
+    MAX_DURATION,
+    SessionChanges,
+    SessionDraft,
+    Unset,
+    clean_url,
+)
 from db.models import ClubSession, SessionPaper
 from db.models.sessions import AGAINST, MAIN
 
