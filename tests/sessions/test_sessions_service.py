@@ -237,7 +237,7 @@ async def test_list_upcoming_in_progress_first_then_soonest(session_factory) -> 
         ]
         assert [i.id for i in await q.list_upcoming(s, GUILD, later, limit=1, offset=2)] == [second.id]
         assert await q.count_upcoming(s, GUILD, later) == 3
-        calendar = [i.id for i in await q.list_for_calendar(s, GUILD, later)]
+        calendar = [i.id for i in await q.list_upcoming(s, GUILD, later, include_cancelled=True)]
         assert cancelled.id in calendar
         much_later = NOW + timedelta(hours=2, minutes=30)  # Running over
         assert [i.id for i in await q.list_upcoming(s, GUILD, much_later)] == [first.id, second.id]

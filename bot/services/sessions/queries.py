@@ -82,7 +82,7 @@ async def list_upcoming(
     *,
     include_cancelled: bool = False,
 ) -> list[SessionInfo]:
-    """Sessions not yet over, in progress first, then soonest first."""
+    """Sessions not yet over, in progress first, then soonest first (cancelled ones too for the .ics: calendars drop them)."""
     query = select(ClubSession).options(selectinload(ClubSession.papers))
     conditions = _filters(guild_id, include_cancelled, None)
     rows = await _upcoming_rows(session, query, conditions, now, limit=limit, offset=offset, entities=True)
@@ -143,13 +143,6 @@ async def channels_in_use(factory: Store, guild_id: int, now: datetime) -> list[
             .distinct()
         )
         return sorted(channel_id for channel_id in rows if channel_id is not None)
-
-
-async def list_for_calendar(
-    session: AsyncSession, guild_id: int, now: datetime, limit: int = 500
-) -> list[SessionInfo]:
-    """Upcoming sessions for the .ics, cancelled ones included (calendars then drop them)."""
-    return await list_upcoming(session, guild_id, now, limit=limit, include_cancelled=True)
 
 
 async def announced_with_papers(
