@@ -41,7 +41,7 @@ async def press_present(interaction: Interaction, session_id: int, *, series_id:
     guild_id = require_guild_id(interaction, "This button works in a server, not in DMs.")
     ctx = series_context(interaction)
     await interaction.response.defer(ephemeral=True, thinking=True)
-    claim, zones = await present(
+    claimed, info, zones = await present(
         ctx,
         guild_id,
         session_id,
@@ -50,10 +50,9 @@ async def press_present(interaction: Interaction, session_id: int, *, series_id:
         now=interaction.client.clock.now(),
         series_id=series_id,
     )
-    info = claim.session
     when = format_club_time(info.starts_at, zones)
     title = escape_line(info.title, 120)
-    if claim.outcome == "claimed":
+    if claimed:
         text = (
             f"🎤 You present **{title}** on {when}. Thank you! The organizers see it on the series; tell them "
             "which paper you will present (or suggest one with `/suggest paper`). Press again to step down."

@@ -19,7 +19,7 @@ from bot.papers import MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
 from bot.services.config.guild import get_config
-from bot.services.series import changes, drafts, rules
+from bot.services.series import changes, rules
 from bot.services.series.background import SeriesBackground
 from bot.services.series.info import SeriesInfo
 from bot.services.series.presenters import presenters
@@ -173,9 +173,9 @@ class SeriesCog(commands.Cog):
         )
 
     async def add_series(self, interaction: Interaction, **values: Any) -> None:
-        """/organize series add and its form: check the values (:func:`drafts.new_series`), store, reply."""
+        """/organize series add and its form: check the values (:func:`rules.new_series`), store, reply."""
         config, guild_id, now = await organizer_begin(interaction)
-        draft = drafts.new_series(default_zone=config.timezone, now=now, **values)
+        draft = rules.new_series(default_zone=config.timezone, now=now, **values)
         followed = await changes.add(self.context, guild_id, draft, created_by=interaction.user.id, now=now)
         info, thread = followed.card.info, followed.thread_id
         weeks = f"{followed.made} week{'s' if followed.made != 1 else ''}"

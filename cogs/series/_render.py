@@ -19,14 +19,13 @@ from bot.services.series import rules
 from bot.services.series.info import SeriesCard, SeriesInfo, WeekInfo
 from bot.services.series.presenters import Presenters
 from bot.services.series.publishing import SeriesContext
-from bot.services.sessions.context import Posted
+from bot.services.sessions.events import Posted
 from bot.timeutil import DisplayZone, format_long_date
 from cogs.series._buttons import PresentButton
 from cogs.sessions.publish import find_channel, sessions_of
 
 log = logging.getLogger("paperclub.series")
-# "Sending a message will automatically unarchive the thread, unless the thread has been locked by a
-# moderator" (docs: Threads), so a week's archive still lets a nudge a month later land.
+# A message sent unarchives the thread (docs: Threads), so a week's archive still lets a later nudge land.
 THREAD_ARCHIVE_MINUTES = 10080
 Postable = discord.TextChannel | discord.Thread
 COLOUR = discord.Colour.blurple()

@@ -22,7 +22,7 @@ from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
 from bot.services.sessions import events, members, publish, queries, rules
-from bot.services.sessions.draft import new_session
+from bot.services.sessions.rules import new_session
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
 from cogs.sessions import _render as render
 from cogs.sessions.buttons import BUTTONS, announcement_view, for_presenter_text

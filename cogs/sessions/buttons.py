@@ -20,7 +20,7 @@ from bot.permissions import guild_config_for, member_is_organizer, require_guild
 from bot.replies import one_line, send_ephemeral
 from bot.services.calendars import ics
 from bot.services.sessions import members, publish
-from bot.services.sessions.context import SessionsContext
+from bot.services.sessions.events import SessionsContext
 from bot.services.sessions.info import SessionInfo
 from bot.services.sessions.members import (
     DEFAULT_REMIND_BEFORE_MINUTES,

@@ -25,10 +25,9 @@ from bot.permissions import (
 from bot.replies import one_line, send_ephemeral
 from bot.services.config.guild import GuildConfig
 from bot.services.sessions import publish, rules
-from bot.services.sessions.context import SessionsContext
-from bot.services.sessions.draft import CLEAR, Place, session_changes
-from bot.services.sessions.info import Overlap, SessionInfo
-from bot.services.sessions.rules import PaperReading
+from bot.services.sessions.events import SessionsContext
+from bot.services.sessions.info import Overlap, Published, SessionInfo
+from bot.services.sessions.rules import CLEAR, PaperReading, Place, session_changes
 from bot.text import cut
 from bot.timeutil import discord_timestamp
 from bot.views import PaperclubModal
@@ -61,7 +60,7 @@ def checked_place(guild: discord.Guild | None, channel: HeldIn) -> Place:
     return Place(channel.id, channel.name)
 
 
-def reply_lines(published: publish.Published) -> list[str]:
+def reply_lines(published: Published) -> list[str]:
     """The lines a saved session's reply adds: how the input was read, then the warnings."""
     lines = [f"Note: {published.start_note}." if published.start_note else None]
     lines += [reading_note(published.reading), overlap_warning(published.overlaps), *published.warnings]

@@ -17,7 +17,7 @@ from bot.hidden_channels import cannot_see, hidden_from_bot, usable
 from bot.permissions import VOICE_STATUS_PERMISSIONS, missing_permissions
 from bot.replies import NO_MENTIONS
 from bot.services.sessions import publish, queries
-from bot.services.sessions.context import EventFields, EventRefused, Posted, SessionsContext, Zones
+from bot.services.sessions.events import EventFields, EventRefused, Posted, SessionsContext, Zones
 from bot.services.sessions.info import SessionInfo
 from cogs.sessions import _render as render
 from cogs.sessions.buttons import announcement_view
@@ -76,7 +76,7 @@ def sessions_of(bot: PaperclubBot) -> SessionsContext:
 
 
 class DiscordSessions:
-    """What the sessions' flows do on Discord (bot.services.sessions.context.SessionsOnDiscord)."""
+    """What the sessions' flows do on Discord (bot.services.sessions.events.SessionsOnDiscord)."""
 
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
@@ -85,8 +85,7 @@ class DiscordSessions:
         """Dispatch ``event`` on the bot."""
         self.bot.dispatch(event, *args)
 
-    # The bot only touches events it created, so it needs Create Events (Discord, "Guild Scheduled Event
-    # Permissions Requirements").
+    # The bot only touches events it created, so it needs Create Events ("Guild Scheduled Event Permissions").
 
     @contextmanager
     def _guild(self, guild_id: int) -> Iterator[discord.Guild]:

@@ -26,7 +26,7 @@ from bot.permissions import (
 )
 from bot.replies import send_ephemeral, send_reply
 from bot.services.sessions import publish
-from bot.services.sessions.draft import new_session
+from bot.services.sessions.rules import new_session
 from bot.services.suggestions import flows
 from bot.services.suggestions.actions import Decision
 from bot.services.suggestions.context import Suggestions

@@ -8,7 +8,7 @@ from datetime import UTC, date, datetime, time, timedelta
 import pytest
 
 from bot.errors import BadInput
-from bot.services.series import drafts, rules
+from bot.services.series import rules
 from bot.services.series.rules import Rule
 from bot.timeutil import DEFAULT_DISPLAY_ZONES, MONTHS, format_club_time
 
@@ -141,55 +141,55 @@ def test_a_time_the_clocks_skip_is_refused_naming_the_date() -> None:
     with pytest.raises(
         BadInput, match=r"2:30 AM on Sunday 14 March 2027 does not exist in America/Los_Angeles"
     ):
-        drafts.new_series(
+        rules.new_series(
             name="Night owls", day="Sunday", time="2:30am", now=NOW, default_zone="America/Los_Angeles"
         )
     # the same in a zone without daylight saving is fine
-    draft = drafts.new_series(
+    draft = rules.new_series(
         name="Night owls", day="Sunday", time="2:30am", now=NOW, default_zone="Asia/Kolkata"
     )
     assert draft.rule.anchor == date(2026, 12, 6)
 
 
 def test_a_new_series_is_checked_once() -> None:
-    draft = drafts.new_series(
+    draft = rules.new_series(
         name="  Thursday   paper club ", day="thu", time="9:30 AM", now=NOW, default_zone="PT"
     )
     assert draft.name == "Thursday paper club"
     assert rules.name_key(draft.name) == "thursday paper club"
     assert draft.rule == Rule(3, time(9, 30), "America/Los_Angeles", 1, date(2026, 12, 3))
     with pytest.raises(BadInput, match=r"until \(Thursday 26 November 2026\) is before the first week"):
-        drafts.new_series(
+        rules.new_series(
             name="x", day="Thursday", time="9:30am", until="2026-11-26", now=NOW, default_zone="PT"
         )
     with pytest.raises(BadInput, match=r"This series meets on Thursdays; 4 December \(first\) is a Friday."):
-        drafts.new_series(
+        rules.new_series(
             name="x", day="Thursday", time="9:30am", first="2026-12-04", now=NOW, default_zone="PT"
         )
     with pytest.raises(BadInput, match="in the past"):
-        drafts.new_series(
+        rules.new_series(
             name="x", day="Thursday", time="9:30am", first="2026-11-26", now=NOW, default_zone="PT"
         )
-    today_later = drafts.new_series(name="x", day="Monday", time="5pm", now=NOW, default_zone="PT")
+    today_later = rules.new_series(name="x", day="Monday", time="5pm", now=NOW, default_zone="PT")
     assert today_later.rule.anchor == date(2026, 11, 30)  # today, not begun yet
-    today_over = drafts.new_series(name="x", day="Monday", time="8am", now=NOW, default_zone="PT")
+    today_over = rules.new_series(name="x", day="Monday", time="8am", now=NOW, default_zone="PT")
     assert today_over.rule.anchor == date(2026, 12, 7)
 
 
 def test_an_edit_starts_the_new_rule_from_the_next_week() -> None:
     fortnightly = Rule(3, time(9, 30), "America/Los_Angeles", 2, date(2026, 11, 19))
-    moved = drafts.edit_rule(fortnightly, 60, now=NOW, day="Tuesday")
+    moved = rules.edit_rule(fortnightly, 60, now=NOW, day="Tuesday")
     assert moved.rule.anchor == date(2026, 12, 1)  # the week of 3 December, on its Tuesday
     assert moved.changed == {"day"}
-    assert moved.changed & drafts.MOVES
-    later = drafts.edit_rule(fortnightly, 60, now=NOW, day="Monday", time="8am")
+    assert moved.changed & rules.MOVES
+    later = rules.edit_rule(fortnightly, 60, now=NOW, day="Monday", time="8am")
     assert later.rule.anchor == date(2026, 12, 14)  # 30 November has begun: the next cycle's Monday
-    longer = drafts.edit_rule(fortnightly, 60, now=NOW, duration=90, until="2027-03-25")
+    longer = rules.edit_rule(fortnightly, 60, now=NOW, duration=90, until="2027-03-25")
     assert longer.rule.anchor == fortnightly.anchor
-    assert not longer.changed & drafts.MOVES
+    assert not longer.changed & rules.MOVES
     assert longer.changed == {"duration", "until"}
     with pytest.raises(BadInput, match="has passed"):
-        drafts.edit_rule(fortnightly, 60, now=NOW, until="2026-11-01")
+        rules.edit_rule(fortnightly, 60, now=NOW, until="2026-11-01")
 
 
 def test_a_moved_week_reads_a_time_alone_as_that_day() -> None:

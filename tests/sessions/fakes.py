@@ -10,7 +10,7 @@ from typing import Any, cast
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import NotConfigured
-from bot.services.sessions.context import (
+from bot.services.sessions.events import (
     EVENT_ACTIVE,
     EVENT_SCHEDULED,
     EventFields,

@@ -9,7 +9,7 @@ import pytest
 
 from bot.errors import BadInput, Conflict, NotConfigured
 from bot.services.sessions import events, members, publish, queries, store
-from bot.services.sessions.draft import new_session, session_changes
+from bot.services.sessions.rules import new_session, session_changes
 from bot.timeutil import DEFAULT_DISPLAY_ZONES
 from tests.sessions.fakes import FakeSessionsDiscord, context
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from bot.claims import claim
 from bot.services.sessions import events, publish, store
-from bot.services.sessions.draft import Place, new_session, session_changes
+from bot.services.sessions.rules import Place, new_session, session_changes
 from bot.timeutil import DEFAULT_DISPLAY_ZONES
 from tests.sessions.fakes import FakeSessionsDiscord, context
 

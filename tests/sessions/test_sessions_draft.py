@@ -12,10 +12,9 @@ import pytest
 
 from bot import papers, timeutil
 from bot.errors import BadInput
-from bot.services.sessions import draft as drafts
 from bot.services.sessions import rules
 from bot.services.sessions import store as svc
-from bot.services.sessions.draft import UNSET, new_session, session_changes
+from bot.services.sessions.rules import UNSET, new_session, session_changes
 
 NOW = datetime(2026, 10, 20, 12, 0, tzinfo=UTC)
 NOV5 = datetime(2026, 11, 5, 16, 0, tzinfo=UTC)  # 8:00 AM PT
@@ -37,7 +36,7 @@ def calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
     monkeypatch.setattr(timeutil, "resolve_timezone", counting("zone", timeutil.resolve_timezone))
     monkeypatch.setattr(timeutil, "ensure_future", counting("start", timeutil.ensure_future))
     parse = counting("paper", papers.parse_paper_ref)
-    for module in (papers, rules, drafts):
+    for module in (papers, rules):
         monkeypatch.setattr(module, "parse_paper_ref", parse, raising=False)
     return seen
 
@@ -93,7 +92,7 @@ def test_an_edit_holds_only_the_given_fields() -> None:
         "presenter_name": "Ada",
     }
     assert changes.papers is UNSET
-    assert session_changes(now=NOW) == drafts.SessionChanges()
+    assert session_changes(now=NOW) == rules.SessionChanges()
     assert session_changes(now=NOW, papers="-").papers == ()
     with pytest.raises(BadInput, match="together with `timezone`"):
         session_changes(now=NOW, zone="UK")

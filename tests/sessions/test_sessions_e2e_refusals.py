@@ -9,7 +9,7 @@ import pytest
 
 from bot.permissions import REQUIRED_PERMISSIONS
 from bot.services.sessions import store as svc
-from bot.services.sessions.draft import new_session
+from bot.services.sessions.rules import new_session
 from standin.state import CREATE_EVENTS, MANAGE_EVENTS
 from tests.sessions.helpers import (
     add_session,

@@ -10,7 +10,7 @@ from sqlalchemy import func, update
 
 from bot.demo.botenv import BotEnv
 from bot.services.sessions import store as svc
-from bot.services.sessions.draft import new_session
+from bot.services.sessions.rules import new_session
 from db.models import Paper
 from tests.sessions.helpers import OCTOBER, add_session, count_sessions, is_ephemeral, run
 

@@ -11,7 +11,7 @@ from bot.errors import BadInput, Conflict, NotFound
 from bot.services.sessions import members, rules
 from bot.services.sessions import queries as q
 from bot.services.sessions import store as svc
-from bot.services.sessions.draft import SessionChanges, SessionDraft, new_session, session_changes
+from bot.services.sessions.rules import SessionChanges, SessionDraft, new_session, session_changes
 from db.models import ClubSession, Paper, SessionSubscription
 from tests.sessions.helpers import subscriber_ids
 
@@ -237,7 +237,7 @@ async def test_list_upcoming_in_progress_first_then_soonest(session_factory) -> 
         ]
         assert [i.id for i in await q.list_upcoming(s, GUILD, later, limit=1, offset=2)] == [second.id]
         assert await q.count_upcoming(s, GUILD, later) == 3
-        calendar = [i.id for i in await q.list_for_calendar(s, GUILD, later)]
+        calendar = [i.id for i in await q.list_upcoming(s, GUILD, later, include_cancelled=True)]
         assert cancelled.id in calendar
         much_later = NOW + timedelta(hours=2, minutes=30)  # Running over
         assert [i.id for i in await q.list_upcoming(s, GUILD, much_later)] == [first.id, second.id]

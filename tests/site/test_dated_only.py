@@ -17,7 +17,7 @@ from bot import timeutil
 from bot.services.papers.queries import paper_history
 from bot.services.programme.checks import ProgrammeInvalid
 from bot.services.programme.files import export_text, import_text
-from bot.services.sessions.draft import session_changes
+from bot.services.sessions.rules import session_changes
 from bot.services.sessions.store import edit_session, get_session
 from cogs.sessions._render import club_time, when_text
 from db.models import ClubSession, Paper

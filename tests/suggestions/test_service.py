@@ -556,7 +556,7 @@ async def _review(sf, suggestion_id: int, decision: str) -> None:
 
 async def session_from(sf, suggestion_id: int, title: str) -> int:
     """What "Create a session from it" writes: the session and the link, in one transaction."""
-    from bot.services.sessions.draft import new_session
+    from bot.services.sessions.rules import new_session
     from bot.services.sessions.store import create_session
     from bot.services.suggestions.actions import link_session
 

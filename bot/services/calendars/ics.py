@@ -270,7 +270,7 @@ async def guild_calendar(
 ) -> tuple[bytes, int]:
     """/calendar file: every upcoming session and series; and how many sessions (weeks included)."""
     async with factory() as session:
-        infos = await queries.list_for_calendar(session, guild_id, now)
+        infos = await queries.list_upcoming(session, guild_id, now, limit=500, include_cancelled=True)
         series = await series_calendars(session, guild_id, now)
     count = sum(1 for info in infos if not info.is_cancelled)
     return calendar_bytes(infos, now=now, name=name, series=series), count

@@ -22,10 +22,10 @@ from bot.services.programme.series import ProgrammeSeries
 from bot.services.reading.lists import replace_list
 from bot.services.series import store as series_store
 from bot.services.series import weeks
-from bot.services.series.drafts import SeriesDraft
+from bot.services.series.rules import SeriesDraft
 from bot.services.sessions import store as sessions
-from bot.services.sessions.draft import UNSET, Place, SessionChanges, SessionDraft
 from bot.services.sessions.info import CANCELLED, SCHEDULED
+from bot.services.sessions.rules import UNSET, Place, SessionChanges, SessionDraft
 from db.base import utcnow
 from db.models import ClubSession, Paper
 from db.models.series import Series

@@ -6,7 +6,6 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Coroutine, Iterable
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
@@ -20,10 +19,10 @@ from bot.errors import PaperclubError
 from bot.services.config.guild import get_config
 from bot.services.series.changes import skip_for_cancelled
 from bot.services.series.info import Changes
-from bot.services.series.nudges import plan_guild_nudges
 from bot.services.series.publishing import (
     SeriesContext,
     organizer_thread,
+    plan_guild_nudges,
     publish_changes,
     refresh_boards,
     refresh_guild,
@@ -39,23 +38,12 @@ TRIES = 3
 HORIZON_LEASE = timedelta(minutes=5)  # longer than filling one series' horizon takes
 
 
-@dataclass
-class Extended:
-    """What one run did: the sessions it made, by guild."""
-
-    made: dict[int, list[int]] = field(default_factory=dict)
-
-    @property
-    def count(self) -> int:
-        """Sessions made in all."""
-        return sum(len(ids) for ids in self.made.values())
-
-
 async def extend_horizons(
     session_factory: async_sessionmaker[AsyncSession], now: datetime, guild_ids: Iterable[int]
-) -> Extended:
-    """Fill these guilds' series' horizons (each under its claim), then plan each guild's nudges."""
-    result, guilds = Extended(), set(guild_ids)
+) -> dict[int, list[int]]:
+    """Fill these guilds' series' horizons (each under its claim), plan their nudges; the sessions made, by guild."""
+    made_by_guild: dict[int, list[int]] = {}
+    guilds = set(guild_ids)
     async with session_factory() as session:
         series = [info for info in await active_series(session, None, now) if info.guild_id in guilds]
     for info in series:
@@ -68,12 +56,12 @@ async def extend_horizons(
         finally:
             async with session_factory() as session, session.begin():
                 await claims.release(session, key, owner)
-        result.made.setdefault(info.guild_id, []).extend(made)
+        made_by_guild.setdefault(info.guild_id, []).extend(made)
     for guild_id in sorted(guilds):
         await plan_guild_nudges(session_factory, guild_id, now)
-    if result.count:
-        log.info("series: %d week(s) added across %d guild(s)", result.count, len(result.made))
-    return result
+    if count := sum(map(len, made_by_guild.values())):
+        log.info("series: %d week(s) added across %d guild(s)", count, len(made_by_guild))
+    return made_by_guild
 
 
 async def _fill(
@@ -148,8 +136,8 @@ class SeriesBackground:
     async def _daily(self, _now: datetime) -> None:
         await self.run_horizons()
 
-    async def run_horizons(self, guild_ids: Iterable[int] | None = None) -> Extended:
-        """Fill and publish these servers' series (default: this process's) to their horizon, threads, nudges, boards."""
+    async def run_horizons(self, guild_ids: Iterable[int] | None = None) -> int:
+        """Fill and publish these servers' series (default: this process's) to their horizon; the sessions made."""
         ctx, now = self.ctx, self.clock.now()
         wanted = list(guild_ids) if guild_ids is not None else ctx.discord.guild_ids()
         async with ctx.store() as session:
@@ -158,18 +146,18 @@ class SeriesBackground:
             if guild_id in with_series:
                 await organizer_thread(ctx, guild_id, now)
         try:
-            extended = await extend_horizons(ctx.store, now, wanted)
+            made_by_guild = await extend_horizons(ctx.store, now, wanted)
         except Exception:  # a background job must not die; the next run tries again
             log.exception("series: the horizon job failed")
-            return Extended()
-        for guild_id, made in extended.made.items():
+            return 0
+        for guild_id, made in made_by_guild.items():
             if made:
                 async with ctx.store() as session:
                     zones = (await get_config(session, guild_id)).display_zones
                 await publish_changes(ctx, guild_id, Changes(saved=made), zones, now)
         for guild_id in sorted(set(wanted)):
             await refresh_boards(ctx, guild_id, now)
-        return extended
+        return sum(map(len, made_by_guild.values()))
 
     async def _refresh_loop(self) -> None:
         while self._dirty:

@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import BadInput, Conflict
 from bot.services.config.guild import GuildConfig, get_config
-from bot.services.series import drafts, rules
+from bot.services.series import rules
 from bot.services.series.info import Changes, series_info, series_rule
 from bot.services.series.publishing import Followed, SeriesContext, follow, organizer_thread
 from bot.services.series.store import create_series, get_settings, load_series
@@ -19,15 +19,14 @@ from bot.services.series.weeks import (
     find_week,
     insert_week,
     keep_skipped,
-    link_session,
     reinstate,
     stored_weeks,
     week_of_session,
     week_session,
 )
 from bot.services.sessions import store as sessions
-from bot.services.sessions.draft import SessionChanges
 from bot.services.sessions.info import CANCELLED, SCHEDULED
+from bot.services.sessions.rules import SessionChanges
 from bot.text import clean_line, cut
 from bot.timeutil import format_long_date as long_date
 from db.models import ClubSession
@@ -44,7 +43,7 @@ def _bump(row: Series, now: datetime) -> None:
 
 
 async def add(
-    ctx: SeriesContext, guild_id: int, draft: drafts.SeriesDraft, *, created_by: int, now: datetime
+    ctx: SeriesContext, guild_id: int, draft: rules.SeriesDraft, *, created_by: int, now: datetime
 ) -> Followed:
     """/organize series add: the series and its weeks ahead; the organizer joins the organizers' thread."""
     async with ctx.store() as session, session.begin():
@@ -109,9 +108,7 @@ async def unskip(ctx: SeriesContext, guild_id: int, ref: str, date_text: str, *,
             reinstate(club, now)
             done.saved.append(club.id)
         elif club is None and day in rule.horizon(now, horizon):
-            session_id = await week_session(session, row, rule.start_on(day), now)
-            await link_session(session, week, session_id, now)
-            done.saved.append(session_id)
+            done.saved.append(await week_session(session, row, week, rule.start_on(day), now))
         _bump(row, now)
         info = series_info(row)
     return replace(await follow(ctx, info, done, now), day=day)
@@ -133,8 +130,7 @@ async def move(
         if week is None:
             raise Conflict("That week was just added by someone else; try again.")
         if club is None:
-            session_id = await week_session(session, row, start, now)
-            await link_session(session, week, session_id, now)
+            session_id = await week_session(session, row, week, start, now)
         else:
             changes = SessionChanges(starts_at=start)
             session_id = (await sessions.edit_session(session, guild_id, club.id, changes, now=now)).info.id
@@ -154,12 +150,12 @@ async def moved_start(
 
 
 async def edit(ctx: SeriesContext, guild_id: int, ref: str, *, now: datetime, **values: Any) -> Followed:
-    """/organize series edit (``values`` as :func:`drafts.edit_rule` takes them): the coming weeks follow the rule."""
+    """/organize series edit (``values`` as :func:`rules.edit_rule` takes them): the coming weeks follow the rule."""
     done = Changes()
     async with ctx.store() as session, session.begin():
         row = await load_series(session, guild_id, ref)
         old = series_rule(row)
-        change = drafts.edit_rule(old, row.duration_minutes, now=now, **values)
+        change = rules.edit_rule(old, row.duration_minutes, now=now, **values)
         if change.changed:
             await _edit(session, row, old, change, now, done)
         info = series_info(row)
@@ -167,7 +163,7 @@ async def edit(ctx: SeriesContext, guild_id: int, ref: str, *, now: datetime, **
 
 
 async def _edit(
-    session: AsyncSession, row: Series, old: rules.Rule, change: drafts.RuleEdit, now: datetime, done: Changes
+    session: AsyncSession, row: Series, old: rules.Rule, change: rules.RuleEdit, now: datetime, done: Changes
 ) -> None:
     new = change.rule
     weeks, clubs = await stored_weeks(session, row.id)
@@ -186,7 +182,7 @@ async def _edit(
         club = clubs.get(week.session_id)
         moved = club is not None and club.starts_at != old.start_on(week.week_date)
         target = week.week_date
-        if change.changed & drafts.MOVES:  # the new weekday in the same Monday-to-Sunday week
+        if change.changed & rules.MOVES:  # the new weekday in the same Monday-to-Sunday week
             target += timedelta(days=new.weekday - target.weekday())
         taken.discard(week.week_date)
         if not new.meets_on(target) or target in taken or not (moved or new.start_on(target) > now):

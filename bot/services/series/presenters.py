@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -13,24 +12,20 @@ from bot.errors import Conflict, NotAllowed, NotFound
 from bot.papers import normalize_title
 from bot.services.config.guild import get_config
 from bot.services.series.info import Changes
-from bot.services.series.nudges import cancel_presenter_nudge
-from bot.services.series.publishing import SeriesContext, publish_changes, refresh_guild
+from bot.services.series.publishing import (
+    SeriesContext,
+    cancel_presenter_nudge,
+    publish_changes,
+    refresh_guild,
+)
 from bot.services.series.weeks import week_of_session
 from bot.services.sessions import store as sessions
-from bot.services.sessions.context import Zones
+from bot.services.sessions.events import Zones
 from bot.services.sessions.info import SCHEDULED, SessionInfo
 from bot.timeutil import format_long_date
 from db.models import ClubSession
 from db.models.series import WEEK_SKIPPED
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer
-
-
-@dataclass(frozen=True)
-class Claim:
-    """What claiming or withdrawing from an open week did."""
-
-    outcome: Literal["claimed", "withdrawn"]
-    session: SessionInfo
 
 
 def presenter_label(info: SessionInfo) -> str:
@@ -66,8 +61,8 @@ async def present(
     *,
     now: datetime,
     series_id: int | None = None,
-) -> tuple[Claim, Zones]:
-    """I'll present: claim the open week, or step down from one's own (from a series' select: only claim)."""
+) -> tuple[bool, SessionInfo, Zones]:
+    """I'll present: claim the open week, or step down (from a series' select: only claim); whether claimed."""
     async with ctx.store() as session, session.begin():
         club = await sessions.get_session(session, guild_id, session_id)  # NotFound for another server's
         found = await week_of_session(session, guild_id, session_id)
@@ -91,24 +86,24 @@ async def present(
                 session, session_id, now, to=(None, None), only_if=ClubSession.presenter_id == user_id
             ):
                 raise Conflict("That changed just now; press again.")
-            outcome: Literal["claimed", "withdrawn"] = "withdrawn"
+            claimed = False
         elif club.presenter_id is None and not club.presenter_name:
             open_now = (ClubSession.presenter_id.is_(None)) & (ClubSession.presenter_name.is_(None))
             if not await _set_presenter(session, session_id, now, to=(user_id, name), only_if=open_now):
                 taken = await sessions.get_session(session, guild_id, session_id)
                 raise NotAllowed(f"{presenter_label(taken)} just claimed {day}.")
             await cancel_presenter_nudge(session, session_id, now)
-            outcome = "claimed"
+            claimed = True
         else:
             raise NotAllowed(
                 f"{presenter_label(club)} presents {day}. Only they can step down; an organizer can change it "
                 "with `/organize session edit`."
             )
-        claim = Claim(outcome, await sessions.get_session(session, guild_id, session_id))
+        info = await sessions.get_session(session, guild_id, session_id)
         zones = (await get_config(session, guild_id)).display_zones
     await publish_changes(ctx, guild_id, Changes(saved=[session_id]), zones, now)
     await refresh_guild(ctx, guild_id, now)
-    return claim, zones
+    return claimed, info, zones
 
 
 @dataclass

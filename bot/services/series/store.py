@@ -13,8 +13,8 @@ from bot import timeutil
 from bot.errors import Conflict, NotFound
 from bot.ids import leading_id, shown_number
 from bot.services.series import rules
-from bot.services.series.drafts import SeriesDraft
 from bot.services.series.info import SeriesInfo, series_info
+from bot.services.series.rules import SeriesDraft
 from bot.text import clean_line
 from db.models.series import DEFAULT_HORIZON_WEEKS, DEFAULT_NUDGE_DAYS, Series, SeriesSettings
 

@@ -14,8 +14,8 @@ from bot.services.series import rules
 from bot.services.series.info import SeriesInfo, WeekInfo, series_info, series_rule
 from bot.services.series.store import get_series
 from bot.services.sessions import store as sessions
-from bot.services.sessions.draft import Place, new_session
 from bot.services.sessions.info import CANCELLED, SCHEDULED, session_info
+from bot.services.sessions.rules import Place, new_session
 from db.models import ClubSession
 from db.models.series import WEEK_SCHEDULED, WEEK_SKIPPED, Series, SeriesWeek
 from db.upsert import insert_ignore
@@ -84,8 +84,10 @@ def reinstate(club: ClubSession, now: datetime) -> None:
     club.updated_at = now
 
 
-async def week_session(session: AsyncSession, row: Series, start: datetime, now: datetime) -> int:
-    """The week's session: one of the series' name at that time with no week of its own, else a new one."""
+async def week_session(
+    session: AsyncSession, row: Series, week: SeriesWeek, start: datetime, now: datetime
+) -> int:
+    """Link the week to its session: one of the series' name at that time with no week of its own, else a new one."""
     linked = exists().where(SeriesWeek.session_id == ClubSession.id)
     candidates = await session.scalars(
         select(ClubSession).where(
@@ -96,6 +98,7 @@ async def week_session(session: AsyncSession, row: Series, start: datetime, now:
         if normalize_title(club.title) == normalize_title(row.name):
             if club.status == CANCELLED:
                 reinstate(club, now)
+            await link_session(session, week, club.id, now)
             return club.id
     draft = new_session(
         title=row.name,
@@ -109,6 +112,7 @@ async def week_session(session: AsyncSession, row: Series, start: datetime, now:
         channel=Place(row.channel_id, row.channel_name) if row.channel_id is not None else None,
     )
     created = await sessions.create_session(session, row.guild_id, draft, created_by=row.created_by, now=now)
+    await link_session(session, week, created.info.id, now)
     return created.info.id
 
 
@@ -146,9 +150,7 @@ async def fill_weeks(session: AsyncSession, row: Series, now: datetime, horizon_
                 continue  # made meanwhile by another process, with its session
         elif week.status != WEEK_SCHEDULED or week.session_id is not None:
             continue
-        session_id = await week_session(session, row, rule.start_on(day), now)
-        await link_session(session, week, session_id, now)
-        made.append(session_id)
+        made.append(await week_session(session, row, week, rule.start_on(day), now))
     await session.flush()
     return made
 

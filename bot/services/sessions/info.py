@@ -1,4 +1,4 @@
-"""A stored session as plain values, what an edit changed and the sessions a saved one overlaps."""
+"""A stored session as plain values, and a saved one with what its reply says (what changed, overlaps)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any, Final
 
 from bot.services.papers.card import PaperRecord, paper_record
 from bot.services.papers.store import PaperInfo, paper_info
+from bot.services.sessions.rules import PaperReading
 from db.models import ClubSession
 from db.models.sessions import AGAINST
 
@@ -90,12 +91,15 @@ class Overlap:
 
 
 @dataclass(frozen=True)
-class SessionEdit:
-    """What an edit changed, and the guild's other sessions at the new time when time or length changed."""
+class Published:
+    """A saved session and what its reply says; for an edit, the fields that ``changed``."""
 
     info: SessionInfo
-    changed: frozenset[str] = field(default_factory=frozenset)
     overlaps: tuple[Overlap, ...] = ()
+    start_note: str | None = None
+    reading: PaperReading | None = None
+    warnings: tuple[str, ...] = ()
+    changed: frozenset[str] = field(default_factory=frozenset)
 
 
 def session_info(row: ClubSession) -> SessionInfo:

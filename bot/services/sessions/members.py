@@ -12,7 +12,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import BadInput, Conflict
-from bot.services.sessions.context import SessionsContext
+from bot.services.sessions.events import SessionsContext
 from bot.services.sessions.info import CANCELLED, SCHEDULED, SessionInfo
 from bot.services.sessions.store import get_session, load_row
 from bot.text import cut, visible

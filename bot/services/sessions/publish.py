@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -13,11 +13,9 @@ from bot.errors import BadInput, Conflict, NotAllowed, NotConfigured, NotFound, 
 from bot.services.config.guild import get_config
 from bot.services.papers.metadata import LOOKUP_BUDGET, PendingPaper, fetch_and_store, papers_lacking_metadata
 from bot.services.sessions import queries, store
-from bot.services.sessions.context import SessionsContext, Zones
-from bot.services.sessions.draft import SessionChanges, SessionDraft
-from bot.services.sessions.events import sync_event
-from bot.services.sessions.info import Overlap, SessionInfo, session_info
-from bot.services.sessions.rules import PaperReading
+from bot.services.sessions.events import SessionsContext, Zones, sync_event
+from bot.services.sessions.info import Published, SessionInfo, session_info
+from bot.services.sessions.rules import SessionChanges, SessionDraft
 from bot.text import cut, one_line
 from db.models import ClubSession
 
@@ -25,18 +23,6 @@ log = logging.getLogger("paperclub.sessions")
 
 Then = Callable[[AsyncSession, SessionInfo], Awaitable[object]]  # the caller's step in the saving transaction
 NOT_YOURS = "Only the session's presenter or an organizer can add its recording and notes."
-
-
-@dataclass(frozen=True)
-class Published:
-    """A saved session and what its reply says; for an edit, the fields that ``changed``."""
-
-    info: SessionInfo
-    overlaps: tuple[Overlap, ...] = ()
-    start_note: str | None = None
-    reading: PaperReading | None = None
-    warnings: tuple[str, ...] = ()
-    changed: frozenset[str] = field(default_factory=frozenset)
 
 
 def _some(*warnings: str | None) -> tuple[str, ...]:
@@ -67,7 +53,7 @@ async def create(
         pending = await papers_lacking_metadata(session, [paper.id for paper in created.info.papers])
     info = await _titled(ctx, created.info, pending, now)
     warning = await _saved(ctx, info, zones, now)
-    return Published(info, created.overlaps, draft.start_note, draft.reading, _some(warning))
+    return replace(created, info=info, warnings=_some(warning))
 
 
 async def change(
@@ -87,7 +73,7 @@ async def change(
         pending = await papers_lacking_metadata(session, [paper.id for paper in edit.info.papers])
     info = await _titled(ctx, edit.info, pending, now)
     warning = await _saved(ctx, info, zones, now) if edit.changed else None
-    return Published(info, edit.overlaps, changes.start_note, changes.reading, _some(warning), edit.changed)
+    return replace(edit, info=info, warnings=_some(warning))
 
 
 async def _titled(
@@ -239,19 +225,14 @@ async def recap(
 
 async def refresh_enriched(
     ctx: SessionsContext, guild_id: int, paper_ids: Sequence[int], now: datetime
-) -> int:
-    """Edit the guild's announcements still to come that show any of these papers; how many were edited."""
+) -> None:
+    """Edit the guild's announcements still to come that show any of these papers."""
     async with ctx.store() as session:
         zones = (await get_config(session, guild_id)).display_zones
         infos = await queries.announced_with_papers(session, guild_id, paper_ids, now)
-    edited = 0
     for info in infos:
-        warning = await refresh(ctx, info, zones, now)
-        if warning:
+        if warning := await refresh(ctx, info, zones, now):
             log.info("session %s after enrichment: %s", info.id, warning)
-        else:
-            edited += 1
-    return edited
 
 
 async def form_session(

@@ -15,11 +15,11 @@ from sqlalchemy.orm import selectinload
 from bot import timeutil
 from bot.ids import parse_id
 from bot.services.config.guild import get_config
-from bot.services.sessions.context import Zones
+from bot.services.sessions.events import Zones
 from bot.services.sessions.info import CANCELLED, SCHEDULED, SessionInfo, session_info
 from bot.services.sessions.rules import MAX_DURATION
 from bot.services.sessions.store import get_session
-from bot.text import CHOICE_NAME_LIMIT, cut
+from bot.text import CHOICE_NAME_LIMIT, clamp_page, cut, page_count
 from db.models import ClubSession, SessionPaper
 
 Store = async_sessionmaker[AsyncSession]
@@ -82,7 +82,7 @@ async def list_upcoming(
     *,
     include_cancelled: bool = False,
 ) -> list[SessionInfo]:
-    """Sessions not yet over, in progress first, then soonest first."""
+    """Sessions not yet over, in progress first, then soonest first (cancelled ones too for the .ics: calendars drop them)."""
     query = select(ClubSession).options(selectinload(ClubSession.papers))
     conditions = _filters(guild_id, include_cancelled, None)
     rows = await _upcoming_rows(session, query, conditions, now, limit=limit, offset=offset, entities=True)
@@ -116,8 +116,8 @@ async def upcoming_page(factory: Store, guild_id: int, now: datetime, page: int,
     async with factory() as session:
         zones = (await get_config(session, guild_id)).display_zones
         total = await count_upcoming(session, guild_id, now)
-        pages = max(1, -(-total // per_page))
-        page = min(max(page, 0), pages - 1)
+        pages = page_count(total, per_page)
+        page = clamp_page(page, pages)
         infos = await list_upcoming(session, guild_id, now, limit=per_page, offset=page * per_page)
     return ListPage(infos, zones, total, page, pages)
 
@@ -143,13 +143,6 @@ async def channels_in_use(factory: Store, guild_id: int, now: datetime) -> list[
             .distinct()
         )
         return sorted(channel_id for channel_id in rows if channel_id is not None)
-
-
-async def list_for_calendar(
-    session: AsyncSession, guild_id: int, now: datetime, limit: int = 500
-) -> list[SessionInfo]:
-    """Upcoming sessions for the .ics, cancelled ones included (calendars then drop them)."""
-    return await list_upcoming(session, guild_id, now, limit=limit, include_cancelled=True)
 
 
 async def announced_with_papers(

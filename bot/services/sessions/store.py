@@ -14,9 +14,15 @@ from bot import timeutil
 from bot.errors import BadInput, Conflict, NotFound
 from bot.papers import PaperRef, normalize_title
 from bot.services.papers.store import papers_for_refs
-from bot.services.sessions.draft import SessionChanges, SessionDraft, Unset
-from bot.services.sessions.info import CANCELLED, SCHEDULED, Overlap, SessionEdit, SessionInfo, session_info
-from bot.services.sessions.rules import MAX_CANCEL_REASON, MAX_DURATION, clean_url
+from bot.services.sessions.info import CANCELLED, SCHEDULED, Overlap, Published, SessionInfo, session_info
+from bot.services.sessions.rules import (
+    MAX_CANCEL_REASON,
+    MAX_DURATION,
+    SessionChanges,
+    SessionDraft,
+    Unset,
+    clean_url,
+)
 from db.models import ClubSession, SessionPaper
 from db.models.sessions import AGAINST, MAIN
 
@@ -134,7 +140,7 @@ async def _overlaps(session: AsyncSession, row: ClubSession) -> tuple[Overlap, .
 
 async def create_session(
     session: AsyncSession, guild_id: int, draft: SessionDraft, *, created_by: int | None, now: datetime
-) -> SessionEdit:
+) -> Published:
     """Store a new session from its checked draft; Conflict when one has that title at that time."""
     await _ensure_no_duplicate(session, guild_id, draft.title, draft.starts_at)
     row = ClubSession(
@@ -152,12 +158,13 @@ async def create_session(
     await _set_papers(session, row, guild_id, draft.papers, now, draft.against)
     await session.flush()
     overlaps = await _overlaps(session, row)
-    return SessionEdit(await get_session(session, guild_id, row.id), overlaps=overlaps)
+    info = await get_session(session, guild_id, row.id)
+    return Published(info, overlaps, draft.start_note, draft.reading)
 
 
 async def edit_session(
     session: AsyncSession, guild_id: int, session_id: int, changes: SessionChanges, *, now: datetime
-) -> SessionEdit:
+) -> Published:
     """Apply a checked edit: only what differs is written, the sequence raised."""
     row = await _load_scheduled(session, guild_id, session_id, "was cancelled; add a new session instead.")
     updates = changes.columns()
@@ -185,9 +192,8 @@ async def edit_session(
         row.updated_at = now
     await _flush_unique(session)
     overlaps = await _overlaps(session, row) if changed & {"starts_at", "duration_minutes"} else ()
-    return SessionEdit(
-        info=await get_session(session, guild_id, row.id), changed=frozenset(changed), overlaps=overlaps
-    )
+    info = await get_session(session, guild_id, row.id)
+    return Published(info, overlaps, changes.start_note, changes.reading, changed=frozenset(changed))
 
 
 async def cancel_session(
