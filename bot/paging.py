@@ -67,9 +67,6 @@ class Pagers:
         """The pager called ``name``, if registered."""
         return self._pagers.get(name)
 
-    def __contains__(self, name: object) -> bool:
-        return name in self._pagers
-
 
 class PageButton(
     PersistentButton,

@@ -74,6 +74,14 @@ def date_window(now: datetime) -> tuple[date, date]:
     return date(first, 1, 1), date(last, 12, 31)
 
 
+def in_window(day: date, now: datetime) -> date:
+    """``day`` when it is in :func:`date_window`, else BadInput (:func:`out_of_range`)."""
+    first, last = date_window(now)
+    if not first <= day <= last:
+        raise out_of_range(now)
+    return day
+
+
 def out_of_range(now: datetime) -> BadInput:
     """The BadInput for a date outside the window sessions may be set in."""
     first, last = date_window(now)

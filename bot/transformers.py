@@ -48,21 +48,9 @@ class OptionTransformer(app_commands.Transformer["PaperclubBot"]):
     option_type: ClassVar[discord.AppCommandOptionType] = discord.AppCommandOptionType.string
     minimum: ClassVar[int | None] = None
     maximum: ClassVar[int | None] = None
-
-    @property
-    def type(self) -> discord.AppCommandOptionType:
-        """The option's Discord type."""
-        return self.option_type
-
-    @property
-    def min_value(self) -> int | None:
-        """The option's smallest value, if any."""
-        return self.minimum
-
-    @property
-    def max_value(self) -> int | None:
-        """The option's largest value, if any."""
-        return self.maximum
+    type = property(lambda self: self.option_type)
+    min_value = property(lambda self: self.minimum)
+    max_value = property(lambda self: self.maximum)
 
 
 class IdTransformer(OptionTransformer):
