@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from bot.cli import club, data, running, store
+from bot.cli import club, running, store
 from bot.cli.common import CommandFailed, Parser
 from bot.settings import SettingsError
 
@@ -21,7 +21,7 @@ COMMANDS: tuple[Callable[[Any], None], ...] = (
     club.add_papers,
     running.add_invite_url,
     club.add_site,
-    data.add,
+    store.add_data,
 )
 
 
