@@ -13,7 +13,7 @@ from sqlalchemy import Row, delete, inspect, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.sql import ColumnElement
 
-from db.models.jobs import Claim
+from db.models.core import Claim
 from db.upsert import upsert
 
 
