@@ -149,14 +149,6 @@ def _store(settings: Settings, path: Path | None = None) -> str:
     return f"{path.name} has no guild_id and {where}" if path is not None else where
 
 
-async def _import(args: argparse.Namespace) -> int:
-    return await import_file(command_settings(), Path(args.file), guild_id=args.guild)
-
-
-async def _export(args: argparse.Namespace) -> int:
-    return await export_file(command_settings(), Path(args.file), guild_id=args.guild)
-
-
 def add_files(sub: Any) -> None:
     """`paperclub import` and `paperclub export`."""
     imp = sub.add_parser(
@@ -171,7 +163,7 @@ def add_files(sub: Any) -> None:
         default=None,
         help="server id (default: the file's guild_id, else the one server the store knows)",
     )
-    imp.set_defaults(handler=_import)
+    imp.set_defaults(handler=lambda args: import_file(command_settings(), Path(args.file), args.guild))
 
     exp = sub.add_parser(
         "export",
@@ -182,7 +174,7 @@ def add_files(sub: Any) -> None:
     exp.add_argument(
         "--guild", type=server_id, default=None, help="server id (default: the one server the store knows)"
     )
-    exp.set_defaults(handler=_export)
+    exp.set_defaults(handler=lambda args: export_file(command_settings(), Path(args.file), args.guild))
 
 
 async def _papers_resolve(args: argparse.Namespace) -> int:
