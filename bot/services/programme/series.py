@@ -125,8 +125,7 @@ def _skipped(
     for _, here, node, at in checker.items(nodes, where, line):
         reason = None
         if isinstance(node, dict):
-            if checker.mapping(node, here, SKIP_FIELDS, at) is None:
-                continue
+            checker.mapping(node, here, SKIP_FIELDS, at)  # a mapping: its unknown keys recorded
             raw = checker.text(node.get("date"), f"{here}.date", at, required=True)
             reason = checker.check(
                 at, f"{here}.reason", rules.clean_reason, checker.text(node.get("reason"), here, at)
@@ -171,9 +170,6 @@ def check_week(
         return None
     day = _week_of(checker, line, f"{where}.week", found.rule, week_text)
     return None if day is None else (found.key, day)
-
-
-# ---------------------------------------------------------------- reading back
 
 
 async def dump_series(
