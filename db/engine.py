@@ -84,17 +84,12 @@ def _sqlite_begin_immediate(conn: Any) -> None:
 
 
 def create_engine(
-    url: str,
-    *,
-    echo: bool = False,
-    search_path: str | None = None,
-    pool_size: int = 10,
-    max_overflow: int = 20,
+    url: str, *, search_path: str | None = None, pool_size: int = 10, max_overflow: int = 20
 ) -> AsyncEngine:
     """An AsyncEngine for `url`; `search_path`, `pool_size` and `max_overflow` apply to PostgreSQL only."""
     url = normalise_database_url(url)
     parsed = make_url(url)
-    kwargs: dict[str, Any] = {"echo": echo}
+    kwargs: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite":
         if parsed.database in (None, "", ":memory:"):
             raise ValueError("use a file for SQLite (in-memory databases are per connection)")
