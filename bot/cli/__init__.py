@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the ``paperclub`` command line and return its exit code."""
     args = build_parser().parse_args(argv)
     try:
-        return asyncio.run(args.handler(args))
+        return asyncio.run(args.handler(args)) or 0  # a handler without an exit code succeeded
     except (SettingsError, CommandFailed) as exc:
         print(f"paperclub: {exc}", file=sys.stderr)
         return exc.code if isinstance(exc, CommandFailed) else 2

@@ -177,7 +177,7 @@ def add_files(sub: Any) -> None:
     exp.set_defaults(handler=lambda args: export_file(command_settings(), Path(args.file), args.guild))
 
 
-async def _papers_resolve(args: argparse.Namespace) -> int:
+async def _papers_resolve(args: argparse.Namespace) -> None:
     from bot.clock import SystemClock
     from bot.services.papers.flows import walk
     from bot.sources.clients import SourceClients
@@ -200,7 +200,6 @@ async def _papers_resolve(args: argparse.Namespace) -> int:
             await walk(factory, clients, args.guild, auto=args.auto, ask=ask, say=say, now=SystemClock().now)
         finally:
             await clients.close()
-    return 0
 
 
 # bot.services.papers.resolve's AUTO_MIN and AUTO_NEXT_MAX (a test holds them equal)
@@ -234,7 +233,7 @@ def add_papers(sub: Any) -> None:
     resolve.set_defaults(handler=_papers_resolve)
 
 
-async def _site_build(args: argparse.Namespace) -> int:
+async def _site_build(args: argparse.Namespace) -> None:
     from bot.clock import SystemClock
     from bot.errors import NotConfigured
     from bot.services.site.web import build_site
@@ -259,7 +258,6 @@ async def _site_build(args: argparse.Namespace) -> int:
         f"wrote {report.files} files to {report.out_dir} (site /{report.slug}/: "
         f"{report.sessions} session pages, {report.lists} reading lists)"
     )
-    return 0
 
 
 def add_site(sub: Any) -> None:

@@ -15,7 +15,7 @@ from bot.cli.common import CommandFailed, command_settings, opened_store, server
 from db.engine import describe_database
 
 
-async def _db_upgrade(args: argparse.Namespace) -> int:
+async def _db_upgrade(args: argparse.Namespace) -> None:
     from db.migrate import upgrade_database
 
     async with opened_store(command_settings()) as engine:
@@ -29,7 +29,6 @@ async def _db_upgrade(args: argparse.Namespace) -> int:
         for script in applied:
             print(f"  {script.revision} {' '.join(script.doc.split())}")
     print("database is up to date" if applied else "database is up to date: no migration to apply")
-    return 0
 
 
 def _scripts() -> Any:
@@ -50,7 +49,7 @@ async def _store_revisions(engine: Any) -> set[str]:
     return {found.revision for head in heads for found in scripts.iterate_revisions(head, "base")}
 
 
-async def _db_downgrade(args: argparse.Namespace) -> int:
+async def _db_downgrade(args: argparse.Namespace) -> None:
     from alembic.util import CommandError
 
     from db.migrate import downgrade_database
@@ -61,10 +60,9 @@ async def _db_downgrade(args: argparse.Namespace) -> int:
         except CommandError as exc:
             raise CommandFailed(f"cannot undo migration {args.revision}: {exc}", code=2) from None
     print(f"migration {args.revision} undone")
-    return 0
 
 
-async def _db_backup(args: argparse.Namespace) -> int:
+async def _db_backup(args: argparse.Namespace) -> None:
     """A consistent copy of the SQLite store, taken with SQLite's online backup API while the bot runs."""
     settings = command_settings()
     url = make_url(settings.database_url)
@@ -76,7 +74,6 @@ async def _db_backup(args: argparse.Namespace) -> int:
         )
     source, target = await asyncio.to_thread(backup_sqlite, Path(url.database or ""), Path(args.file))
     print(f"backed up {source} to {target}")
-    return 0
 
 
 def backup_sqlite(source: Path, target: Path) -> tuple[Path, Path]:
@@ -137,7 +134,7 @@ def _rows(counted: dict[str, int]) -> str:
     return ", ".join(f"{n} {table}" for table, n in sorted(counted.items()))
 
 
-async def _data_delete(args: argparse.Namespace) -> int:
+async def _data_delete(args: argparse.Namespace) -> None:
     from bot.services.privacy.servers import delete_server, holdings
     from db.engine import create_session_factory
 
@@ -155,10 +152,9 @@ async def _data_delete(args: argparse.Namespace) -> int:
         print(f"would delete from server {args.guild}: {_rows(counted)} (nothing deleted: --dry-run)")
     else:
         print(f"deleted every row of server {args.guild}: {_rows(counted)}")
-    return 0
 
 
-async def _data_export(args: argparse.Namespace) -> int:
+async def _data_export(args: argparse.Namespace) -> None:
     from bot.clock import SystemClock
     from bot.services.privacy.actions import export_member
     from bot.services.privacy.servers import holdings
@@ -169,7 +165,6 @@ async def _data_export(args: argparse.Namespace) -> int:
             raise _unknown(args.guild)
         exported = await export_member(session, args.guild, args.user, SystemClock().now())
     print(json.dumps(exported, indent=2, ensure_ascii=False))
-    return 0
 
 
 def add_data(sub: Any) -> None:
