@@ -54,11 +54,6 @@ DEFAULT_DISPLAY_ZONES: tuple[DisplayZone, ...] = (
 )
 
 
-def utcnow() -> datetime:
-    """The current time, aware, in UTC."""
-    return datetime.now(UTC)
-
-
 def ensure_aware_utc(dt: datetime) -> datetime:
     """Return ``dt`` converted to UTC; raise ValueError if it is naive (a programming error)."""
     if dt.tzinfo is None or dt.utcoffset() is None:
