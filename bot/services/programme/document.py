@@ -162,10 +162,8 @@ def _settings(checker: Checker, node: Any, line: int | None) -> dict[str, object
             if name == "suggestion_topics" and isinstance(value, list):
                 value = "; ".join(str(v) for v in value)
             text = checker.text(value, where, at, required=True)
-            if (
-                text is not None
-                and (clean := checker.check(at, where, normalize_change, name, text)) is not None
-            ):
+            clean = checker.check(at, where, normalize_change, name, text) if text is not None else None
+            if clean is not None:
                 out[name] = clean
     return out
 

@@ -79,8 +79,7 @@ def _one(checker: Checker, node: Any, where: str, line: int | None, zone: str) -
     start = check("time", when.parse_clock, text("time", required=True) or "")
     tz_name = check("timezone", rules.session_rules.check_timezone, text("timezone") or zone)
     every = checker.integer(node.get("every", 1), f"{where}.every", at("every"))
-    if every is not None:
-        every = check("every", rules.check_every, every)
+    every = check("every", rules.check_every, every) if every is not None else None
     dates: dict[str, date | None] = {}
     for key in ("first", "since", "until"):
         value = text(key, required=key == "first")
