@@ -62,9 +62,7 @@ class Pagers(dict[str, Pager]):
 
 
 class PageButton(
-    PersistentButton,
-    prefix="pg",
-    legacy=r"session:list:(?P<legacy_page>\d{1,6}):(?P<legacy_direction>[pn])",
+    PersistentButton, prefix="pg", legacy=r"session:list:(?P<legacy_page>\d{1,6}):(?P<legacy_direction>[pn])"
 ):
     """◀ or ▶ under a paged list; ``page`` is the page it opens."""
 

@@ -26,8 +26,7 @@ ChoiceT = TypeVar("ChoiceT", str, int, float)
 
 
 async def guild_choices(
-    interaction: Interaction,
-    query: Callable[[AsyncSession, int], Awaitable[Iterable[tuple[str, ChoiceT]]]],
+    interaction: Interaction, query: Callable[[AsyncSession, int], Awaitable[Iterable[tuple[str, ChoiceT]]]]
 ) -> list[app_commands.Choice[ChoiceT]]:
     """Autocomplete from ``query(session, guild_id)``'s (name, value) pairs; none in DMs, at most 25."""
     if interaction.guild_id is None:
