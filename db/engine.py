@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,14 @@ def describe_database(url: str | URL) -> str:
     where = f"{host}:{parsed.port or 5432}"
     user = f" as {parsed.username}" if parsed.username else ""
     return f"the PostgreSQL database {parsed.database or '(default)'} on {where}{user}"
+
+
+def without_password(text: str, url: str) -> str:
+    """``text`` with the password of the database ``url`` (if any) as ``[password]``."""
+    with contextlib.suppress(ArgumentError):
+        if password := make_url(url).password:
+            text = text.replace(str(password), "[password]")
+    return text
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
