@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.claims import claim_due
 from bot.clock import Clock
-from db.models.jobs import JobRun
+from db.models.core import JobRun
 from db.upsert import insert_ignore
 
 if TYPE_CHECKING:

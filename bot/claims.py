@@ -13,7 +13,7 @@ from sqlalchemy import Row, delete, inspect, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.sql import ColumnElement
 
-from db.models.jobs import Claim
+from db.models.core import Claim
 from db.upsert import upsert
 
 
@@ -79,16 +79,14 @@ IDENTIFY_WINDOW = timedelta(seconds=5)
 IDENTIFY_SPACING = IDENTIFY_WINDOW + timedelta(seconds=1)
 
 
-async def take_slot(
-    session_factory: async_sessionmaker[AsyncSession], name: str, spacing: timedelta = IDENTIFY_SPACING
-) -> timedelta:
-    """Wait (real time) for slot ``name``, one taker per ``spacing`` in the store; how long it waited."""
+async def take_slot(session_factory: async_sessionmaker[AsyncSession], name: str) -> timedelta:
+    """Wait (real time) for slot ``name``, one taker per IDENTIFY_SPACING in the store; how long it waited."""
     owner = uuid.uuid4().hex
     waited = timedelta(0)
     while True:
         now = datetime.now(UTC)
         async with session_factory() as session, session.begin():
-            if await claim(session, name, owner, now, spacing):
+            if await claim(session, name, owner, now, IDENTIFY_SPACING):
                 return waited
             free_at = await held_until(session, name) or now
         pause = max((free_at - now).total_seconds(), 0.0) + random.uniform(0, 0.1)

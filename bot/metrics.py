@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
 import re
@@ -24,11 +23,11 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from sqlalchemy import event, text
-from sqlalchemy.engine import ExceptionContext, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.settings import Settings
+from db.engine import without_password
 
 log = logging.getLogger("paperclub.metrics")
 
@@ -189,10 +188,7 @@ async def health_problems(bot: Served) -> list[str]:
         problems.append(f"store: no answer within {STORE_CHECK_TIMEOUT:.0f} s")
     except Exception as exc:  # noqa: BLE001  any failure to answer is the finding itself, reported
         reason = " ".join(str(getattr(exc, "orig", None) or exc).split())[:200]
-        with contextlib.suppress(ArgumentError):
-            if password := make_url(bot.settings.database_url).password:
-                reason = reason.replace(password, "[password]")
-        problems.append(f"store: {type(exc).__name__}: {reason}")
+        problems.append(f"store: {type(exc).__name__}: {without_password(reason, bot.settings.database_url)}")
     return problems
 
 

@@ -44,37 +44,25 @@ class Pager:
     guard: PageGuard | None = None
 
 
-class Pagers:
+class Pagers(dict[str, Pager]):
     """The bot's paged lists by name (``bot.pagers``); the ◀ ▶ buttons look their pager up on each press."""
-
-    def __init__(self) -> None:
-        self._pagers: dict[str, Pager] = {}
 
     def register(self, name: str, render: PageRenderer, *, guard: PageGuard | None = None) -> None:
         """Register a renderer; ``guard`` (e.g. ``ensure_organizer``) is awaited on every ◀ ▶ press first."""
         if not NAME.fullmatch(name):
             raise ValueError(f"bad pager name {name!r}")
-        if name in self._pagers:
+        if name in self:
             raise ValueError(f"a pager named {name!r} is already registered")
-        self._pagers[name] = Pager(render, guard)
+        self[name] = Pager(render, guard)
 
     def unregister(self, *names: str) -> None:
         """Forget the pagers called ``names``."""
         for name in names:
-            self._pagers.pop(name, None)
-
-    def get(self, name: str) -> Pager | None:
-        """The pager called ``name``, if registered."""
-        return self._pagers.get(name)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._pagers
+            self.pop(name, None)
 
 
 class PageButton(
-    PersistentButton,
-    prefix="pg",
-    legacy=r"session:list:(?P<legacy_page>\d{1,6}):(?P<legacy_direction>[pn])",
+    PersistentButton, prefix="pg", legacy=r"session:list:(?P<legacy_page>\d{1,6}):(?P<legacy_direction>[pn])"
 ):
     """◀ or ▶ under a paged list; ``page`` is the page it opens."""
 

@@ -45,8 +45,6 @@ def one_line(text: str, limit: int = 100) -> str:
     return cut(" ".join(text.split()), limit)
 
 
-# ---------------------------------------------------------------- masked links
-
 #: Look-alikes for markdown characters in a masked link's text, where escapes show (discord-api-docs#6185).
 LINK_TEXT_LOOKALIKES: dict[str, str] = {
     "\\": "\u29f5",  # ⧵ reverse solidus operator

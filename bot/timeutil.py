@@ -54,11 +54,6 @@ DEFAULT_DISPLAY_ZONES: tuple[DisplayZone, ...] = (
 )
 
 
-def utcnow() -> datetime:
-    """The current time, aware, in UTC."""
-    return datetime.now(UTC)
-
-
 def ensure_aware_utc(dt: datetime) -> datetime:
     """Return ``dt`` converted to UTC; raise ValueError if it is naive (a programming error)."""
     if dt.tzinfo is None or dt.utcoffset() is None:
@@ -72,6 +67,14 @@ def date_window(now: datetime) -> tuple[date, date]:
     first = max(1, year - YEARS_AROUND_NOW)
     last = min(9998, year + YEARS_AROUND_NOW)  # 9998: a zone's offset must not carry UTC past 9999
     return date(first, 1, 1), date(last, 12, 31)
+
+
+def in_window(day: date, now: datetime) -> date:
+    """``day`` when it is in :func:`date_window`, else BadInput (:func:`out_of_range`)."""
+    first, last = date_window(now)
+    if not first <= day <= last:
+        raise out_of_range(now)
+    return day
 
 
 def out_of_range(now: datetime) -> BadInput:

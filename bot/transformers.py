@@ -26,8 +26,7 @@ ChoiceT = TypeVar("ChoiceT", str, int, float)
 
 
 async def guild_choices(
-    interaction: Interaction,
-    query: Callable[[AsyncSession, int], Awaitable[Iterable[tuple[str, ChoiceT]]]],
+    interaction: Interaction, query: Callable[[AsyncSession, int], Awaitable[Iterable[tuple[str, ChoiceT]]]]
 ) -> list[app_commands.Choice[ChoiceT]]:
     """Autocomplete from ``query(session, guild_id)``'s (name, value) pairs; none in DMs, at most 25."""
     if interaction.guild_id is None:
@@ -48,21 +47,9 @@ class OptionTransformer(app_commands.Transformer["PaperclubBot"]):
     option_type: ClassVar[discord.AppCommandOptionType] = discord.AppCommandOptionType.string
     minimum: ClassVar[int | None] = None
     maximum: ClassVar[int | None] = None
-
-    @property
-    def type(self) -> discord.AppCommandOptionType:
-        """The option's Discord type."""
-        return self.option_type
-
-    @property
-    def min_value(self) -> int | None:
-        """The option's smallest value, if any."""
-        return self.minimum
-
-    @property
-    def max_value(self) -> int | None:
-        """The option's largest value, if any."""
-        return self.maximum
+    type = property(lambda self: self.option_type)
+    min_value = property(lambda self: self.minimum)
+    max_value = property(lambda self: self.maximum)
 
 
 class IdTransformer(OptionTransformer):

@@ -50,13 +50,6 @@ class ParsedTime:
     note: str | None = None
 
 
-def _check_in_window(day: date, now: datetime) -> date:
-    first, last = timeutil.date_window(now)
-    if not first <= day <= last:
-        raise timeutil.out_of_range(now)
-    return day
-
-
 def _match_clock(text: str) -> time | None:
     m = re.fullmatch(_TIME, text.strip())
     if m is None:
@@ -246,7 +239,7 @@ def parse_when(text: str, tz: ZoneInfo, now: datetime, *, default_clock: time | 
         )
     if found is None:
         raise BadInput(f"I couldn't read “{cleaned[:60]}” as a time. Try e.g. {_ACCEPTED}.")
-    local, dst_note = timeutil.localize(_check_in_window(found[0], now), found[1], tz)
+    local, dst_note = timeutil.localize(timeutil.in_window(found[0], now), found[1], tz)
     return ParsedTime(utc=local.astimezone(UTC), local=local, note=dst_note or note)
 
 
@@ -288,11 +281,13 @@ def _parse_in(lowered: str, cleaned: str, tz: ZoneInfo, now: datetime) -> Parsed
             raise BadInput(
                 f"Give whole days with a time of day, e.g. in 2 days at 5pm (not “{cleaned[:40]}”)."
             )
-        wall, note = timeutil.localize(_check_in_window(local.date() + timedelta(days=days), now), clock, tz)
+        wall, note = timeutil.localize(
+            timeutil.in_window(local.date() + timedelta(days=days), now), clock, tz
+        )
         return ParsedTime(utc=wall.astimezone(UTC), local=wall, note=note)
-    day = _check_in_window((local + timedelta(days=days)).date(), now)
+    day = timeutil.in_window((local + timedelta(days=days)).date(), now)
     utc = timeutil.wall_to_utc(day, local.time().replace(tzinfo=None), tz) + timedelta(seconds=elapsed)
-    _check_in_window(utc.astimezone(tz).date(), now)
+    timeutil.in_window(utc.astimezone(tz).date(), now)
     return ParsedTime(utc=utc, local=utc.astimezone(tz))
 
 

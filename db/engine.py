@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,14 @@ def describe_database(url: str | URL) -> str:
     return f"the PostgreSQL database {parsed.database or '(default)'} on {where}{user}"
 
 
+def without_password(text: str, url: str) -> str:
+    """``text`` with the password of the database ``url`` (if any) as ``[password]``."""
+    with contextlib.suppress(ArgumentError):
+        if password := make_url(url).password:
+            text = text.replace(str(password), "[password]")
+    return text
+
+
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
     """Every SQLite connection: foreign keys, WAL, a busy timeout, a larger cache, no pysqlite BEGIN."""
     cursor = dbapi_connection.cursor()
@@ -84,17 +93,12 @@ def _sqlite_begin_immediate(conn: Any) -> None:
 
 
 def create_engine(
-    url: str,
-    *,
-    echo: bool = False,
-    search_path: str | None = None,
-    pool_size: int = 10,
-    max_overflow: int = 20,
+    url: str, *, search_path: str | None = None, pool_size: int = 10, max_overflow: int = 20
 ) -> AsyncEngine:
     """An AsyncEngine for `url`; `search_path`, `pool_size` and `max_overflow` apply to PostgreSQL only."""
     url = normalise_database_url(url)
     parsed = make_url(url)
-    kwargs: dict[str, Any] = {"echo": echo}
+    kwargs: dict[str, Any] = {}
     if parsed.get_backend_name() == "sqlite":
         if parsed.database in (None, "", ":memory:"):
             raise ValueError("use a file for SQLite (in-memory databases are per connection)")

@@ -10,7 +10,7 @@ from sqlalchemy import select, text
 
 from bot import claims
 from db.engine import create_session_factory
-from db.models.jobs import Claim, JobRun
+from db.models.core import Claim, JobRun
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 LEASE = timedelta(minutes=2)

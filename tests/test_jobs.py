@@ -18,7 +18,7 @@ from bot.clock import Clock, FakeClock, SystemClock
 from bot.metrics import BotMetrics, metric, parse_metrics
 from db.base import Base
 from db.engine import create_session_factory
-from db.models.jobs import JobRun
+from db.models.core import JobRun
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 EVERY = timedelta(minutes=10)

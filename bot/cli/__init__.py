@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from bot.cli import club, data, running, store
+from bot.cli import club, running, store
 from bot.cli.common import CommandFailed, Parser
 from bot.settings import SettingsError
 
@@ -21,7 +21,7 @@ COMMANDS: tuple[Callable[[Any], None], ...] = (
     club.add_papers,
     running.add_invite_url,
     club.add_site,
-    data.add,
+    store.add_data,
 )
 
 
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run the ``paperclub`` command line and return its exit code."""
     args = build_parser().parse_args(argv)
     try:
-        return asyncio.run(args.handler(args))
+        return asyncio.run(args.handler(args)) or 0  # a handler without an exit code succeeded
     except (SettingsError, CommandFailed) as exc:
         print(f"paperclub: {exc}", file=sys.stderr)
         return exc.code if isinstance(exc, CommandFailed) else 2

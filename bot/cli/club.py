@@ -149,14 +149,6 @@ def _store(settings: Settings, path: Path | None = None) -> str:
     return f"{path.name} has no guild_id and {where}" if path is not None else where
 
 
-async def _import(args: argparse.Namespace) -> int:
-    return await import_file(command_settings(), Path(args.file), guild_id=args.guild)
-
-
-async def _export(args: argparse.Namespace) -> int:
-    return await export_file(command_settings(), Path(args.file), guild_id=args.guild)
-
-
 def add_files(sub: Any) -> None:
     """`paperclub import` and `paperclub export`."""
     imp = sub.add_parser(
@@ -171,7 +163,7 @@ def add_files(sub: Any) -> None:
         default=None,
         help="server id (default: the file's guild_id, else the one server the store knows)",
     )
-    imp.set_defaults(handler=_import)
+    imp.set_defaults(handler=lambda args: import_file(command_settings(), Path(args.file), args.guild))
 
     exp = sub.add_parser(
         "export",
@@ -182,10 +174,10 @@ def add_files(sub: Any) -> None:
     exp.add_argument(
         "--guild", type=server_id, default=None, help="server id (default: the one server the store knows)"
     )
-    exp.set_defaults(handler=_export)
+    exp.set_defaults(handler=lambda args: export_file(command_settings(), Path(args.file), args.guild))
 
 
-async def _papers_resolve(args: argparse.Namespace) -> int:
+async def _papers_resolve(args: argparse.Namespace) -> None:
     from bot.clock import SystemClock
     from bot.services.papers.flows import walk
     from bot.sources.clients import SourceClients
@@ -208,7 +200,6 @@ async def _papers_resolve(args: argparse.Namespace) -> int:
             await walk(factory, clients, args.guild, auto=args.auto, ask=ask, say=say, now=SystemClock().now)
         finally:
             await clients.close()
-    return 0
 
 
 # bot.services.papers.resolve's AUTO_MIN and AUTO_NEXT_MAX (a test holds them equal)
@@ -242,7 +233,7 @@ def add_papers(sub: Any) -> None:
     resolve.set_defaults(handler=_papers_resolve)
 
 
-async def _site_build(args: argparse.Namespace) -> int:
+async def _site_build(args: argparse.Namespace) -> None:
     from bot.clock import SystemClock
     from bot.errors import NotConfigured
     from bot.services.site.web import build_site
@@ -267,7 +258,6 @@ async def _site_build(args: argparse.Namespace) -> int:
         f"wrote {report.files} files to {report.out_dir} (site /{report.slug}/: "
         f"{report.sessions} session pages, {report.lists} reading lists)"
     )
-    return 0
 
 
 def add_site(sub: Any) -> None:

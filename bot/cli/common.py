@@ -7,12 +7,11 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import NoReturn
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.settings import Settings, SettingsError, api_addresses, load_settings
-from db.engine import describe_database
+from db.engine import describe_database, without_password
 
 # Each command imports what it needs when it runs, so `paperclub --help` loads no feature.
 MAX_ID = 2**63 - 1  # the store keeps ids in signed 64-bit columns; Discord's snowflakes fit
@@ -80,14 +79,14 @@ def database_failures(settings: Settings) -> Iterator[None]:
         cause = exc.orig if isinstance(exc, DBAPIError) else exc
         reason = " ".join(str(cause).split())[:200] if cause is not None else type(exc).__name__
         raise CommandFailed(
-            f"cannot use {describe_database(url)} ({_without_password(reason, url)}): check DATABASE_URL and "
+            f"cannot use {describe_database(url)} ({without_password(reason, url)}): check DATABASE_URL and "
             "that the database is reachable and writable."
         ) from None
     except aiohttp.ClientError:
         raise  # aiohttp's connection errors are OSErrors too, but they are never the store's
     except OSError as exc:  # asyncpg raises the socket's own error when it cannot connect
         where = describe_database(url)
-        reason = _without_password(f"{type(exc).__name__}: {exc}", url)
+        reason = without_password(f"{type(exc).__name__}: {exc}", url)
         raise CommandFailed(
             f"cannot connect to {where} ({reason}): check DATABASE_URL and that the server is running."
         ) from None
@@ -113,14 +112,6 @@ def _snowflake(what: str) -> Callable[[str], int]:
 
 server_id = _snowflake("server")  # --guild (Developer Mode → right-click the server → Copy Server ID)
 user_id = _snowflake("user")  # --user (Developer Mode → right-click the member → Copy User ID)
-
-
-def _without_password(text: str, url: str) -> str:
-    with contextlib.suppress(ArgumentError):
-        password = make_url(url).password
-        if password:
-            text = text.replace(str(password), "[password]")
-    return text
 
 
 @contextlib.asynccontextmanager

@@ -11,7 +11,7 @@ from bot.cli.common import command_settings, discord_failures
 from bot.settings import SettingsError
 
 
-async def _run(args: argparse.Namespace) -> int:
+async def _run(args: argparse.Namespace) -> None:
     from bot.api_base import discover_gateway
     from bot.app import build_bot
 
@@ -27,10 +27,9 @@ async def _run(args: argparse.Namespace) -> int:
                 loop.add_signal_handler(signum, lambda: asyncio.ensure_future(bot.close()))
             await bot.start(token)
         await bot.close()  # returns when the shutdown a signal began has finished
-    return 0
 
 
-async def _sync_commands(args: argparse.Namespace) -> int:
+async def _sync_commands(args: argparse.Namespace) -> None:
     from bot.app import build_bot
 
     settings = command_settings()
@@ -40,7 +39,6 @@ async def _sync_commands(args: argparse.Namespace) -> int:
         async with bot:
             await bot.login(token)  # runs setup_hook, which syncs
     print(f"synced {len(bot.synced_commands)} commands")
-    return 0
 
 
 async def _demo(args: argparse.Namespace) -> int:
@@ -62,7 +60,7 @@ NO_CLIENT_ID = (
 )
 
 
-async def _invite_url(args: argparse.Namespace) -> int:
+async def _invite_url(args: argparse.Namespace) -> None:
     """Print the invite URL with exactly the bot's required permissions (bot.permissions)."""
     from bot.permissions import invite_url
 
@@ -89,7 +87,6 @@ async def _invite_url(args: argparse.Namespace) -> int:
                 "or pass --client-id."
             ) from None
     print(invite_url(client_id))
-    return 0
 
 
 def add_invite_url(sub: Any) -> None:

@@ -193,12 +193,7 @@ class BotEnv:
         )
 
     async def submit_modal(
-        self,
-        source: Any,
-        values: Mapping[str, Any],
-        *,
-        member: MemberRef | None = None,
-        forged: bool = False,
+        self, source: Any, values: Mapping[str, Any], *, member: MemberRef | None = None, forged: bool = False
     ) -> Any:
         """Submit a modal the bot opened (values by field custom_id; ``forged``: values no client would send)."""
         return await self.standin.submit_modal(

@@ -7,6 +7,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.timeutil import format_long_date
 from standin.interactions import Response
 from standin.state import Message
 
@@ -18,10 +19,6 @@ def _clock(moment: datetime, *, seconds: bool = False) -> str:
     hour = moment.hour % 12 or 12
     tail = f":{moment:%S}" if seconds else ""
     return f"{hour}:{moment:%M}{tail} {'AM' if moment.hour < 12 else 'PM'}"
-
-
-def _date(moment: datetime) -> str:
-    return f"{moment.day} {moment:%B %Y}"
 
 
 _UNITS = (  # moment.js's thresholds, which Discord's relative times follow
@@ -59,10 +56,10 @@ def timestamp_text(seconds: int, style: str | None, now: datetime) -> str:
     if style == "T":
         return _clock(moment, seconds=True) + zone
     if style in ("d", "D"):
-        return _date(moment)
+        return format_long_date(moment, weekday=False)
     if style == "F":
-        return f"{moment:%A} {_date(moment)}, {_clock(moment)}{zone}"
-    return f"{_date(moment)}, {_clock(moment)}{zone}"  # f, the default
+        return f"{format_long_date(moment)}, {_clock(moment)}{zone}"
+    return f"{format_long_date(moment, weekday=False)}, {_clock(moment)}{zone}"  # f, the default
 
 
 def _text(value: str, now: datetime) -> str:
@@ -92,7 +89,7 @@ def _walk(value: Any, now: datetime) -> Any:
         if isinstance(stamp, str) and ("title" in value or "description" in value or "footer" in value):
             # an embed: Discord shows its timestamp beside the footer, in the reader's zone
             moment = datetime.fromisoformat(stamp).astimezone(UTC)
-            out["timestamp"] = f"{_date(moment)}, {_clock(moment)} {READER_ZONE}"
+            out["timestamp"] = f"{format_long_date(moment, weekday=False)}, {_clock(moment)} {READER_ZONE}"
         return out
     return value
 

@@ -26,11 +26,10 @@ async def connected(
     *,
     token: str = "sandbox-token",
     timeout: float = 10.0,
-    fast_ready: bool = True,
     api_base: str | None = None,
 ) -> AsyncIterator[ClientT]:
     """Point discord.py at ``standin`` (or ``api_base``), start ``client`` until ready; close and restore after.
-    ``fast_ready`` cuts discord.py's 2 s wait after the last GUILD_CREATE to 50 ms (a private attribute)."""
+    discord.py's 2 s wait after the last GUILD_CREATE is cut to 50 ms (a private attribute)."""
     saved = current_api_base()
     apply_api_base(api_base or standin.base_url)
     try:
@@ -38,9 +37,8 @@ async def connected(
     except BaseException:
         restore_api_base(saved)
         raise
-    if fast_ready:
-        state = client._connection
-        state.guild_ready_timeout = min(state.guild_ready_timeout, FAST_GUILD_READY)
+    state = client._connection
+    state.guild_ready_timeout = min(state.guild_ready_timeout, FAST_GUILD_READY)
     runner = asyncio.create_task(client.start(token), name="sandbox-client")
     try:
         waiter = asyncio.ensure_future(_ready(client, standin, timeout))

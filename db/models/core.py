@@ -1,10 +1,10 @@
-"""Per-guild settings and small bits of application state."""
+"""Per-guild settings, and the application's own state: the synced commands' hash, job slots, claims."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import BigInteger, String, Text
+from sqlalchemy import BigInteger, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from db.base import Base, utcnow
@@ -43,3 +43,29 @@ class AppState(Base):
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class JobRun(Base):
+    """A ``once`` job's next slot, and the lease (and slot, ``claimed_due``) of the run in progress."""
+
+    __tablename__ = "job_runs"
+
+    name: Mapped[str] = mapped_column(String(100), primary_key=True)
+    next_run_at: Mapped[datetime]
+    claimed_due: Mapped[datetime | None]
+    lease_owner: Mapped[str | None] = mapped_column(String(40))
+    lease_until: Mapped[datetime | None]
+    last_started_at: Mapped[datetime | None]
+    last_finished_at: Mapped[datetime | None]
+    last_error: Mapped[str | None] = mapped_column(String(300))
+    runs: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Claim(Base):
+    """One thing one process does at a time: held by ``owner`` until released or ``expires_at``."""
+
+    __tablename__ = "claims"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    owner: Mapped[str] = mapped_column(String(40))
+    expires_at: Mapped[datetime]

@@ -16,7 +16,7 @@ from bot.services.privacy import servers
 from bot.services.privacy.actions import Enforced, Privacy
 from db.engine import create_session_factory
 from db.models import ClubSession
-from db.models.jobs import Claim, JobRun
+from db.models.core import Claim, JobRun
 from db.models.reading import ReadingSearchQuery
 from db.models.reminders import CANCELLED, FAILED, PENDING, SENT, Reminder
 from db.models.session_members import RecordingOptOut, SessionQuestion

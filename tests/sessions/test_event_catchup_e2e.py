@@ -20,7 +20,7 @@ from bot.services.programme.files import import_text
 from bot.services.sessions import events as session_events
 from db.engine import create_engine, create_session_factory
 from db.models import ClubSession
-from db.models.jobs import Claim
+from db.models.core import Claim
 from standin.state import CREATE_EVENTS
 from tests.sessions.helpers import configure
 

@@ -26,7 +26,6 @@ from bot.timeutil import (
     parse_offsets,
     resolve_timezone,
     timezone_choices,
-    utcnow,
 )
 from bot.when import parse_when
 
@@ -316,9 +315,7 @@ def test_parse_when_allows_past_and_ensure_helpers() -> None:
         ensure_within(NOW + timedelta(days=31), NOW, max_days=30)
 
 
-def test_utcnow_and_ensure_aware_utc() -> None:
-    now = utcnow()
-    assert now.tzinfo is UTC
+def test_ensure_aware_utc() -> None:
     assert ensure_aware_utc(la(2026, 11, 5, 8, 0)) == datetime(2026, 11, 5, 16, 0, tzinfo=UTC)
     assert ensure_aware_utc(la(2026, 11, 5, 8, 0)).tzinfo is UTC
     with pytest.raises(ValueError, match="naive"):

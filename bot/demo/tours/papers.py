@@ -15,14 +15,7 @@ ORDER = 75  # after the programme's import (reading, 70), which brings the title
 
 TMAX = "Tmax: A simple recipe for terminal agents"
 TMAX_ID = "2606.23321"
-TMAX_AUTHORS = [
-    "Hamish Ivison",
-    "Junjie Oscar Yin",
-    "Rulin Shao",
-    "Teng Xiao",
-    "Nathan Lambert",
-    "Hannaneh Hajishirzi",
-]
+TMAX_AUTHORS = "Hamish Ivison, Junjie Oscar Yin, Rulin Shao, Teng Xiao, Nathan Lambert, Hannaneh Hajishirzi"
 
 
 def seed_sources(env: BotEnv) -> None:
@@ -30,7 +23,7 @@ def seed_sources(env: BotEnv) -> None:
     env.arxiv.add(
         TMAX_ID,
         TMAX,
-        TMAX_AUTHORS,
+        TMAX_AUTHORS.split(", "),
         "An open RL recipe for terminal agents: generated terminal environments, outcome-only rewards, and "
         "open data, models and code.",
         "2026-06-22T13:32:52Z",
@@ -40,7 +33,7 @@ def seed_sources(env: BotEnv) -> None:
         TMAX,
         arxiv_id=TMAX_ID,
         year=2026,
-        authors=TMAX_AUTHORS,
+        authors=TMAX_AUTHORS.split(", "),
         tldr="Generated terminal environments and a simple outcome-only RL recipe train a 9B terminal agent "
         "that beats much larger open models on Terminal-Bench 2.0.",
         citation_count=12,
@@ -50,7 +43,7 @@ def seed_sources(env: BotEnv) -> None:
     env.huggingface.add(
         TMAX_ID,
         TMAX,
-        authors=TMAX_AUTHORS,
+        authors=TMAX_AUTHORS.split(", "),
         upvotes=30,
         github_repo="https://github.com/hamishivi/tmax",
         published_at="2026-06-22T13:32:52.000Z",

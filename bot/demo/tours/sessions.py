@@ -14,36 +14,16 @@ TITLE = "Demo session: agents in real software"
 SIGNUP = "https://lu.ma/paperclub"
 SWE_BENCH = "2310.06770"
 SWE_BENCH_TITLE = "SWE-bench: Can Language Models Resolve Real-World GitHub Issues?"
-SWE_BENCH_AUTHORS = [
-    "Carlos E. Jimenez",
-    "John Yang",
-    "Alexander Wettig",
-    "Shunyu Yao",
-    "Kexin Pei",
-    "Ofir Press",
-    "Karthik Narasimhan",
-]
+SWE_BENCH_AUTHORS = (
+    "Carlos E. Jimenez, John Yang, Alexander Wettig, Shunyu Yao, Kexin Pei, Ofir Press, Karthik Narasimhan"
+)
 OSWORLD = "2404.07972"
 OSWORLD_TITLE = "OSWorld: Benchmarking Multimodal Agents for Open-Ended Tasks in Real Computer Environments"
-OSWORLD_AUTHORS = [
-    "Tianbao Xie",
-    "Danyang Zhang",
-    "Jixuan Chen",
-    "Xiaochuan Li",
-    "Siheng Zhao",
-    "Ruisheng Cao",
-    "Toh Jing Hua",
-    "Zhoujun Cheng",
-    "Dongchan Shin",
-    "Fangyu Lei",
-    "Yitao Liu",
-    "Yiheng Xu",
-    "Shuyan Zhou",
-    "Silvio Savarese",
-    "Caiming Xiong",
-    "Victor Zhong",
-    "Tao Yu",
-]
+OSWORLD_AUTHORS = (
+    "Tianbao Xie, Danyang Zhang, Jixuan Chen, Xiaochuan Li, Siheng Zhao, Ruisheng Cao, "
+    "Toh Jing Hua, Zhoujun Cheng, Dongchan Shin, Fangyu Lei, Yitao Liu, Yiheng Xu, Shuyan Zhou, "
+    "Silvio Savarese, Caiming Xiong, Victor Zhong, Tao Yu"
+)
 
 
 def seed_sources(env: BotEnv) -> None:
@@ -51,7 +31,7 @@ def seed_sources(env: BotEnv) -> None:
     env.arxiv.add(
         SWE_BENCH,
         SWE_BENCH_TITLE,
-        SWE_BENCH_AUTHORS,
+        SWE_BENCH_AUTHORS.split(", "),
         "2,294 software engineering problems from real GitHub issues and their pull requests in 12 Python "
         "repositories: given the codebase and the issue, a model edits the code until the tests pass.",
         "2023-10-10T17:59:00Z",
@@ -59,7 +39,7 @@ def seed_sources(env: BotEnv) -> None:
     env.arxiv.add(
         OSWORLD,
         OSWORLD_TITLE,
-        OSWORLD_AUTHORS,
+        OSWORLD_AUTHORS.split(", "),
         "A real computer environment (Ubuntu, Windows, macOS) with 369 tasks over web and desktop apps, each "
         "with its own set-up and an execution-based check of the result.",
         "2024-04-11T17:56:00Z",
@@ -70,7 +50,7 @@ def seed_sources(env: BotEnv) -> None:
         venue="ICLR 2024 oral",
         venue_id="ICLR.cc/2024/Conference",
         decision="Accept (oral)",
-        authors=SWE_BENCH_AUTHORS,
+        authors=SWE_BENCH_AUTHORS.split(", "),
     )
 
 

@@ -73,11 +73,7 @@ async def tour(demo: Demo) -> None:
     demo.narrate("An organizer shortlists it, then accepts it; Rita hears by DM and the post changes")
     await demo.invoke(
         "organize suggestions review",
-        {
-            "suggestion": str(suggestion_id),
-            "decision": "shortlist",
-            "note": "For the user-simulator session",
-        },
+        {"suggestion": str(suggestion_id), "decision": "shortlist", "note": "For the user-simulator session"},
     )
     await demo.invoke("organize suggestions review", {"suggestion": str(suggestion_id), "decision": "accept"})
     demo.show_dms(rita)

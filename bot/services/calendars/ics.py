@@ -243,9 +243,6 @@ def session_filename(info: SessionInfo) -> str:
     return f"paperclub-session-{info.id}.ics"
 
 
-# ---------------------------------------------------------------- from the store
-
-
 async def series_calendars(
     session: AsyncSession, guild_id: int, now: datetime, *, series_id: int | None = None
 ) -> list[SeriesCalendar]:

@@ -33,13 +33,10 @@ class ProgrammeAlias:
 
 
 def _when(value: Any) -> datetime:
-    if isinstance(value, datetime):
-        moment = value
-    else:
-        try:
-            moment = datetime.fromisoformat(str(value).strip())
-        except ValueError:
-            raise BadInput("is not a time like 2026-12-02T12:00:00+00:00") from None
+    try:
+        moment = datetime.fromisoformat(str(value).strip())
+    except ValueError:
+        raise BadInput("is not a time like 2026-12-02T12:00:00+00:00") from None
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 

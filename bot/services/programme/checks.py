@@ -146,30 +146,23 @@ def iso_date(text: str) -> date:
         raise BadInput(f"“{text.strip()[:20]}” is not a date like 2026-12-24") from None
 
 
-def _in_window(day: date) -> None:
-    now = timeutil.utcnow()
-    first, last = timeutil.date_window(now)  # as for times typed in Discord
-    if not first <= day <= last:
-        raise timeutil.out_of_range(now)
-
-
 def read_start(text: str, zone: ZoneInfo) -> tuple[datetime, bool]:
     """A session's start as aware UTC, and whether it is a past session's date alone (placed at midday)."""
-    cleaned = text.strip()
+    cleaned, now = text.strip(), datetime.now(UTC)
     try:
         parsed = datetime.fromisoformat(cleaned)
     except ValueError:
         parsed = None
     if parsed is not None and parsed.tzinfo is not None:
-        _in_window(parsed.date())
+        timeutil.in_window(parsed.date(), now)
         return parsed.astimezone(UTC), False
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", cleaned):
         try:
             day = date.fromisoformat(cleaned)
         except ValueError:
             raise BadInput(f"“{cleaned}” is not a date; write it like 2026-10-16") from None
-        _in_window(day)
-        if day >= timeutil.utcnow().astimezone(zone).date():
+        timeutil.in_window(day, now)
+        if day >= now.astimezone(zone).date():
             raise BadInput(
                 f"{cleaned} is today or to come: give its time too, like {cleaned} 09:30 (a session to come "
                 "gets a Discord event and reminders; only past sessions may be dated without a time)"
@@ -180,7 +173,7 @@ def read_start(text: str, zone: ZoneInfo) -> tuple[datetime, bool]:
             naive = datetime.strptime(cleaned, fmt)  # noqa: DTZ007 (a wall time, zoned just below)
         except ValueError:
             continue
-        _in_window(naive.date())
+        timeutil.in_window(naive.date(), now)
         local = naive.replace(tzinfo=zone)
         if local.astimezone(UTC).astimezone(zone).replace(tzinfo=None) != naive:
             raise BadInput(f"{cleaned} does not exist in {zone.key} (the clocks skip it).")

@@ -109,8 +109,7 @@ def _paper(
     if isinstance(node, dict):
         line = checker.line_of(node) or line
         allowed = PAPER_FIELDS if in_list else PAPER_FIELDS - {"note"}
-        if checker.mapping(node, where, allowed, line) is None:
-            return None
+        checker.mapping(node, where, allowed, line)  # a mapping: its unknown keys recorded
         ref_text = checker.text(node.get("paper"), f"{where}.paper", line)
         title = checker.text(node.get("title"), f"{where}.title", line)
         authors = checker.text(node.get("authors"), f"{where}.authors", line)
@@ -163,10 +162,8 @@ def _settings(checker: Checker, node: Any, line: int | None) -> dict[str, object
             if name == "suggestion_topics" and isinstance(value, list):
                 value = "; ".join(str(v) for v in value)
             text = checker.text(value, where, at, required=True)
-            if (
-                text is not None
-                and (clean := checker.check(at, where, normalize_change, name, text)) is not None
-            ):
+            clean = checker.check(at, where, normalize_change, name, text) if text is not None else None
+            if clean is not None:
                 out[name] = clean
     return out
 
@@ -185,6 +182,9 @@ def _session(checker: Checker, node: Any, where: str, line: int | None, zone: st
     def check(key: str, func: Any, *args: Any) -> Any:
         return checker.check(at(key), f"{where}.{key}", func, *args)
 
+    def integer(key: str) -> int | None:
+        return checker.integer(node.get(key), f"{where}.{key}", at(key))
+
     before = len(checker.problems)
     title = check("title", rules.clean_title, str(node.get("title") or ""))
     if title:
@@ -202,16 +202,10 @@ def _session(checker: Checker, node: Any, where: str, line: int | None, zone: st
     )
     if start is not None:
         starts_at, fields["date_only"] = start
-    if "duration_minutes" in node:
-        minutes = checker.integer(
-            node["duration_minutes"], f"{where}.duration_minutes", at("duration_minutes")
-        )
-        if minutes is not None:
-            fields["duration_minutes"] = check("duration_minutes", rules.check_duration, minutes)
+    if "duration_minutes" in node and (minutes := integer("duration_minutes")) is not None:
+        fields["duration_minutes"] = check("duration_minutes", rules.check_duration, minutes)
     if "presenter_id" in node:
-        fields["presenter_id"] = checker.integer(
-            node["presenter_id"], f"{where}.presenter_id", at("presenter_id")
-        )
+        fields["presenter_id"] = integer("presenter_id")
     for key, (column, clean, *label) in CLEANED.items():
         if key in node:
             fields[column] = check(key, clean, text(key), *label)
@@ -274,15 +268,10 @@ def _list(checker: Checker, node: Any, where: str, line: int | None) -> Programm
     name = checker.check(name_line, f"{where}.name", clean_list_name, str(node.get("name") or ""))
     if name:
         where = f"{where} (“{name}”)"
-    description = checker.text(
-        node.get("description"), f"{where}.description", checker.line_of(node, "description")
-    )
+    description_line = checker.line_of(node, "description")
+    description = checker.text(node.get("description"), f"{where}.description", description_line)
     if description is not None and len(description) > MAX_LIST_DESCRIPTION:
-        checker.add(
-            checker.line_of(node, "description"),
-            where,
-            f"description is over {MAX_LIST_DESCRIPTION} characters",
-        )
+        checker.add(description_line, where, f"description is over {MAX_LIST_DESCRIPTION} characters")
     papers = _papers(
         checker, node.get("papers"), f"{where}.papers", checker.line_of(node, "papers") or line, in_list=True
     )

@@ -79,8 +79,7 @@ def _one(checker: Checker, node: Any, where: str, line: int | None, zone: str) -
     start = check("time", when.parse_clock, text("time", required=True) or "")
     tz_name = check("timezone", rules.session_rules.check_timezone, text("timezone") or zone)
     every = checker.integer(node.get("every", 1), f"{where}.every", at("every"))
-    if every is not None:
-        every = check("every", rules.check_every, every)
+    every = check("every", rules.check_every, every) if every is not None else None
     dates: dict[str, date | None] = {}
     for key in ("first", "since", "until"):
         value = text(key, required=key == "first")
@@ -125,8 +124,7 @@ def _skipped(
     for _, here, node, at in checker.items(nodes, where, line):
         reason = None
         if isinstance(node, dict):
-            if checker.mapping(node, here, SKIP_FIELDS, at) is None:
-                continue
+            checker.mapping(node, here, SKIP_FIELDS, at)  # a mapping: its unknown keys recorded
             raw = checker.text(node.get("date"), f"{here}.date", at, required=True)
             reason = checker.check(
                 at, f"{here}.reason", rules.clean_reason, checker.text(node.get("reason"), here, at)
@@ -171,9 +169,6 @@ def check_week(
         return None
     day = _week_of(checker, line, f"{where}.week", found.rule, week_text)
     return None if day is None else (found.key, day)
-
-
-# ---------------------------------------------------------------- reading back
 
 
 async def dump_series(
