@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import Any, Final
-from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from bot import timeutil
+from bot.services.papers.card import arxiv_urls
 from bot.services.papers.store import PaperInfo
 from bot.services.sessions.info import CANCELLED, SessionInfo
 from bot.services.site import queries
@@ -176,10 +176,7 @@ def _paper(
     against: bool = False,
 ) -> PaperView:
     """A paper's links, each checked."""
-    abs_url = pdf_url = None
-    if arxiv_id:
-        quoted = quote(arxiv_id, safe="./")
-        abs_url, pdf_url = f"https://arxiv.org/abs/{quoted}", f"https://arxiv.org/pdf/{quoted}"
+    abs_url, pdf_url = arxiv_urls(arxiv_id)
     return PaperView(title, http_link(url), abs_url, pdf_url, http_link(wiki_url), paper_id, against)
 
 
