@@ -58,7 +58,7 @@ class Reply:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One answer to a title search; ``source_id`` is the source's own id, ``score`` its own (or None)."""
+    """One answer to a title search; ``source_id`` is the source's own id."""
 
     source: str
     source_id: str
@@ -68,7 +68,6 @@ class Candidate:
     venue: str | None = None
     arxiv_id: str | None = None
     doi: str | None = None
-    score: float | None = None
     url: str | None = None
 
 

@@ -3,7 +3,6 @@ and search; 1 request/s with a key; attribution links back (https://www.semantic
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Unpack
@@ -74,12 +73,6 @@ def _external_id(entry: dict[str, Any], kind: str) -> str | None:
     """One of the paper's ids by Semantic Scholar's name for it ("ArXiv", "DOI"), any case."""
     ids = clean.mapping(entry.get("externalIds")).items()
     return next((v for k, raw in ids if str(k).lower() == kind.lower() and (v := clean.ident(raw))), None)
-
-
-def _score(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
 
 
 class SemanticScholarClient(SourceClient):
@@ -170,6 +163,5 @@ class SemanticScholarClient(SourceClient):
             venue=paper.venue,
             arxiv_id=paper.arxiv_id,
             doi=paper.doi,
-            score=_score(entry.get("matchScore")),
             url=paper.url,
         )
