@@ -30,6 +30,7 @@ USER_AGENT = f"paperclub-bot/{__version__} (Discord paper club; paper metadata l
 MAX_BODY_BYTES = 10 * 1024 * 1024  # Semantic Scholar's documented most per answer; nothing we ask is bigger
 MIN_RATE_LIMIT_WAIT = 1.0  # a 429 saying "now" still waits this long: no burst of refused requests
 RATE_LIMITED_TRIES = 5  # a call meeting this many 429s in a row leaves the source for now
+BACKOFF = 1.0  # seconds between tries after a failure
 
 
 def user_agent(mailto: str | None = None) -> str:
@@ -105,7 +106,6 @@ class SourceHttp:
         timeout: float = 10.0,
         retries: int = 1,
         max_wait: float = 10.0,
-        backoff: float = 1.0,
         default_retry_after: float | None = None,
         headers: Mapping[str, str] | None = None,
         retry_hint: RetryHint | None = None,
@@ -119,7 +119,6 @@ class SourceHttp:
         self.timeout = timeout
         self.retries = max(0, retries)
         self.max_wait = max_wait
-        self.backoff = backoff
         self.default_retry_after = default_retry_after if default_retry_after is not None else limit.per
         self._headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **(headers or {})}
         self._retry_hint = retry_hint
@@ -133,11 +132,6 @@ class SourceHttp:
         if self._session is not None:
             await self._session.close()
             self._session = None
-
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            self._session = aiohttp.ClientSession(headers=self._headers)
-        return self._session
 
     def unavailable(self, reason: str) -> SourceUnavailable:
         """A SourceUnavailable for this source, carrying the end of any Retry-After."""
@@ -215,8 +209,8 @@ class SourceHttp:
             )
             if failures > self.retries:
                 raise self.unavailable(reason)
-            self._fits(self.backoff, deadline, reason)
-            await self.timer.sleep(self.backoff)
+            self._fits(BACKOFF, deadline, reason)
+            await self.timer.sleep(BACKOFF)
 
     async def _wait_turn(self, deadline: float) -> None:
         """Wait for the pacer, then (a source shared across processes) take the store's turn."""
@@ -266,8 +260,10 @@ class SourceHttp:
         return min(max(seconds, MIN_RATE_LIMIT_WAIT), MAX_RETRY_AFTER)
 
     async def _send(self, url: str, params: Mapping[str, str] | None, body: Any) -> Reply:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(headers=self._headers)
         try:
-            async with self._client().request(
+            async with self._session.request(
                 "GET" if body is None else "POST",
                 url,
                 params=params,
