@@ -13,7 +13,6 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from bot.services.reading.hits import MARK_CLOSE, MARK_OPEN
-from bot.services.site.embeds import FRAME_SOURCES
 from bot.services.site.markdown import plain_text, render_markdown
 from bot.services.site.pages import (
     ArchivePage,
@@ -26,7 +25,7 @@ from bot.services.site.pages import (
     SkippedWeek,
 )
 from bot.services.site.sentences import plain
-from bot.services.site.views import SessionView, and_list, iso
+from bot.services.site.views import FRAME_SOURCES, SessionView, and_list, iso
 from bot.text import one_line
 
 #: The pages run their own script and stylesheet only; embeds may come from the three video hosts.
