@@ -19,8 +19,7 @@ from bot.clock import Clock
 from bot.errors import NotConfigured
 from bot.ids import parse_id
 from bot.services.site import feeds, pages, render
-from bot.services.site.config import LiveSite, get_site, live_site
-from bot.services.site.tokens import owner_of
+from bot.services.site.config import LiveSite, get_site, live_site, owner_of
 from db.engine import backend_name, one_statement_session_factory, read_only_session_factory
 from db.models import ClubSession, Paper
 from db.models.privacy import DEFAULT_GRACE_DAYS
