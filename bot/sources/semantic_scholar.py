@@ -46,16 +46,6 @@ class ScholarPaper:
     url: str | None  # the paper's page on semanticscholar.org
 
 
-def arxiv_ref(arxiv_id: str) -> str:
-    """Semantic Scholar's id for an arXiv paper."""
-    return f"ARXIV:{arxiv_id}"
-
-
-def doi_ref(doi: str) -> str:
-    """Semantic Scholar's id for a DOI."""
-    return f"DOI:{doi}"
-
-
 def paper_page_url(paper: ScholarPaper) -> str | None:
     """The paper's Semantic Scholar page with ``utm_source=api``, the link back the attribution asks for."""
     if paper.url is None:

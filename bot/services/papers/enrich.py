@@ -27,7 +27,7 @@ from bot.services.papers.metadata import (
 from bot.sources.clients import SourceClients
 from bot.sources.http import SourceUnavailable
 from bot.sources.openreview import held_by_v1, worth_searching
-from bot.sources.semantic_scholar import arxiv_ref, doi_ref, paper_page_url
+from bot.sources.semantic_scholar import paper_page_url
 from db.models import Paper
 
 log = logging.getLogger("paperclub.papers")
@@ -200,7 +200,7 @@ async def gather(
     found = Gathered(clients, now, wait, {target.paper_id: [] for target in targets})
     known = [t for t in targets if t.arxiv_id or t.doi]  # Semantic Scholar has no OpenReview ids
     if clients.semantic_scholar is not None and known:
-        refs = [arxiv_ref(t.arxiv_id) if t.arxiv_id else doi_ref(t.doi or "") for t in known]
+        refs = [f"ARXIV:{t.arxiv_id}" if t.arxiv_id else f"DOI:{t.doi}" for t in known]  # its id forms
         try:
             answers = await clients.semantic_scholar.papers(refs, max_wait=wait)
         except SourceUnavailable as exc:
