@@ -111,23 +111,23 @@ class ArxivClient(SourceClient):
 
     async def _feed(self, params: dict[str, str], max_wait: float | None) -> ET.Element | None:
         """The answer's Atom feed; None for a 400; SourceUnavailable otherwise or for an error entry."""
-        reply = await self.http.get("", params, max_wait=max_wait)
+        reply = await self.get("", params, max_wait=max_wait)
         if reply.status == 400:
             return None
         if reply.status != 200:
-            raise self.http.unavailable(f"answered HTTP {reply.status}")
+            raise self.unavailable(f"answered HTTP {reply.status}")
         try:
             root = ET.fromstring(reply.text)
         except ET.ParseError:
-            raise self.http.unavailable("answered something that is not XML") from None
+            raise self.unavailable("answered something that is not XML") from None
         if root.tag != f"{ATOM}feed":
-            raise self.http.unavailable("answered XML that is not an Atom feed")
+            raise self.unavailable("answered XML that is not an Atom feed")
         for entry in root.findall(f"{ATOM}entry"):
             if _line(entry.findtext(f"{ATOM}id")).startswith(ERROR_ID_PREFIX):
                 said = clean.text(entry.findtext(f"{ATOM}summary"), 200)
                 log.warning("arXiv answered with an error entry; nothing read")  # not the query: typed
                 log.debug("arXiv's error entry for %r: %s", params, said)
-                raise self.http.unavailable(f"answered with an error entry: {said}")
+                raise self.unavailable(f"answered with an error entry: {said}")
         return root
 
 

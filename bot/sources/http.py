@@ -93,15 +93,17 @@ class _Retryable(Exception):
     pass
 
 
-class SourceHttp:
-    """One source's HTTP: paced, one request at a time, with retries."""
+class SourceClient:
+    """Base of the source clients: one source's HTTP, paced, one request at a time, with retries."""
+
+    source = "source"
 
     def __init__(
         self,
-        source: str,
         base_url: str,
         limit: RateLimit,
         *,
+        mailto: str | None = None,
         timer: Timer | None = None,
         timeout: float = 10.0,
         retries: int = 1,
@@ -112,7 +114,7 @@ class SourceHttp:
         throttled: Throttled | None = None,
         turns: StoreTurns | None = None,
     ) -> None:
-        self.source = source
+        self.mailto = mailto
         self.base_url = base_url.rstrip("/")
         self.timer = timer or SystemTimer()
         self.pacer = Pacer(limit, self.timer)
@@ -120,12 +122,17 @@ class SourceHttp:
         self.retries = max(0, retries)
         self.max_wait = max_wait
         self.default_retry_after = default_retry_after if default_retry_after is not None else limit.per
-        self._headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **(headers or {})}
+        self._headers = {"User-Agent": user_agent(mailto), "Accept": "application/json", **(headers or {})}
         self._retry_hint = retry_hint
         self._throttled = throttled
         self.turns = turns
         self._session: aiohttp.ClientSession | None = None
         self._lock = asyncio.Lock()
+
+    @property
+    def blocked_for(self) -> float:
+        """Seconds until the source's last Retry-After runs out (0 when it may be asked)."""
+        return self.pacer.blocked_for
 
     async def close(self) -> None:
         """Close the connection pool (a later request opens a new one)."""
@@ -285,38 +292,10 @@ class SourceHttp:
 
 
 class ClientOptions(TypedDict, total=False):
-    """What every source client takes besides its base URL (see :class:`SourceHttp`)."""
+    """What every source client takes besides its base URL (see :class:`SourceClient`)."""
 
     mailto: str | None  # the operator's contact address, named in the User-Agent
     timer: Timer | None
     timeout: float
     retries: int
     max_wait: float
-
-
-class SourceClient:
-    """Base of the source clients: one :class:`SourceHttp` (its pacer, its Retry-After)."""
-
-    source = "source"
-
-    def __init__(
-        self,
-        base_url: str,
-        limit: RateLimit,
-        *,
-        headers: Mapping[str, str] | None = None,
-        mailto: str | None = None,
-        **http: Any,  # the rest of ClientOptions, and SourceHttp's own
-    ) -> None:
-        self.mailto = mailto
-        headers = {"User-Agent": user_agent(mailto), **(headers or {})}
-        self.http = SourceHttp(self.source, base_url, limit, headers=headers, **http)
-
-    @property
-    def blocked_for(self) -> float:
-        """Seconds until the source's last Retry-After runs out (0 when it may be asked)."""
-        return self.http.pacer.blocked_for
-
-    async def close(self) -> None:
-        """Close the connection pool."""
-        await self.http.close()

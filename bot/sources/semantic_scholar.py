@@ -73,7 +73,7 @@ class SemanticScholarClient(SourceClient):
     def __init__(
         self, base_url: str = API_ROOT, *, api_key: str | None = None, **options: Unpack[ClientOptions]
     ) -> None:
-        # The key is never logged: SourceHttp logs paths and reasons only, and bot.logs redacts it.
+        # The key is never logged: SourceClient logs paths and reasons only, and bot.logs redacts it.
         super().__init__(base_url, RATE_LIMIT, headers={"x-api-key": api_key} if api_key else None, **options)
 
     async def papers(
@@ -84,10 +84,10 @@ class SemanticScholarClient(SourceClient):
         for start in range(0, len(paper_ids), BATCH_MAX):
             chunk = list(paper_ids[start : start + BATCH_MAX])
             params = {"fields": PAPER_FIELDS}
-            reply = await self.http.get("/paper/batch", params, max_wait=max_wait, body={"ids": chunk})
-            body = self.http.answer(reply, "a batch", unknown=())
+            reply = await self.get("/paper/batch", params, max_wait=max_wait, body={"ids": chunk})
+            body = self.answer(reply, "a batch", unknown=())
             if not isinstance(body, list) or len(body) != len(chunk):
-                raise self.http.unavailable("answered a batch with something other than one entry per id")
+                raise self.unavailable("answered a batch with something other than one entry per id")
             found.extend(None if entry is None else self._paper(entry) for entry in body)
         return found
 
@@ -96,11 +96,11 @@ class SemanticScholarClient(SourceClient):
         text = clean.query(query)
         if not text:
             return None
-        reply = await self.http.get(
+        reply = await self.get(
             "/paper/search/match", {"query": text, "fields": CANDIDATE_FIELDS}, max_wait=max_wait
         )
         # 404: "Title match not found"; 400: a query it cannot use.
-        body = self.http.answer(reply, "a title match", unknown=(400, 404))
+        body = self.answer(reply, "a title match", unknown=(400, 404))
         data = clean.items(clean.mapping(body).get("data"))
         candidates = [c for c in map(self._candidate, data) if c is not None]
         return candidates[0] if candidates else None
@@ -111,19 +111,19 @@ class SemanticScholarClient(SourceClient):
         if not text or limit < 1:
             return []
         params = {"query": text, "limit": str(min(limit, SEARCH_MAX)), "fields": CANDIDATE_FIELDS}
-        reply = await self.http.get("/paper/search", params, max_wait=max_wait)
-        body = self.http.answer(reply, "a search", unknown=(400,))
+        reply = await self.get("/paper/search", params, max_wait=max_wait)
+        body = self.answer(reply, "a search", unknown=(400,))
         if body is None:
             return []
         if not isinstance(body, dict):
-            raise self.http.unavailable("answered a search with something other than an object")
+            raise self.unavailable("answered a search with something other than an object")
         return [c for c in map(self._candidate, clean.items(body.get("data"))) if c is not None][:limit]
 
     def _paper(self, value: Any) -> ScholarPaper:
         entry = clean.mapping(value)
         paper_id = clean.ident(entry.get("paperId"), 64)
         if paper_id is None:
-            raise self.http.unavailable("answered a paper without a paperId")
+            raise self.unavailable("answered a paper without a paperId")
         return ScholarPaper(
             paper_id=paper_id,
             title=clean.text(entry.get("title"), clean.TITLE_MAX),
