@@ -60,13 +60,10 @@ class SiteCog(
                 "(the old one stops working).",
             )
             return
-        lead = (
-            "Your new personal calendar feed (the old address no longer works):"
-            if issued.replaced
-            else (
-                "Your personal calendar feed: the sessions you asked to be reminded of (**Remind me** or `/remind me`)."
-            )
-        )
+        if issued.replaced:
+            lead = "Your new personal calendar feed (the old address no longer works):"
+        else:
+            lead = "Your personal calendar feed: the sessions you asked to be reminded of (**Remind me** or `/remind me`)."
         await send_ephemeral(
             interaction,
             f"{lead}\n<{url}>\nSubscribe to it in your calendar app (Google Calendar: Other calendars → From URL; "
