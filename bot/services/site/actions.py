@@ -8,7 +8,7 @@ from bot.errors import NotConfigured
 from bot.host import Host
 from bot.services.calendars import ics
 from bot.services.site import config as site_config
-from bot.services.site.config import SiteConfig
+from bot.services.site.config import Issued, SiteConfig, issue
 from bot.services.site.web import PublicUrl, reader_session_factory, site_routes
 from db.models.privacy import DEFAULT_GRACE_DAYS
 
@@ -44,7 +44,7 @@ class Site:
 
     async def feed(
         self, base: str | None, guild_id: int, user_id: int, *, reset: bool
-    ) -> tuple[str | None, site_config.Issued]:
+    ) -> tuple[str | None, Issued]:
         """The member's calendar feed: its address when new (None: they have one), made or ``reset``."""
         async with self.host.session_factory() as session, session.begin():
             site = await site_config.get_site(session, guild_id)
@@ -52,9 +52,7 @@ class Site:
                 raise NotConfigured(OFF)
             if base is None:
                 raise NotConfigured(UNREACHABLE)
-            issued = await site_config.issue(
-                session, guild_id, user_id, now=self.host.clock.now(), reset=reset
-            )
+            issued = await issue(session, guild_id, user_id, now=self.host.clock.now(), reset=reset)
         url = None if issued.token is None else f"{base.rstrip('/')}/{site.slug}/calendar/{issued.token}.ics"
         return url, issued
 
