@@ -23,8 +23,7 @@ WEB_ROOT = "https://openreview.net"
 GUEST_LIMIT = RateLimit(20, 60.0)
 NOTES_LIMIT = 1000  # the API's default page; a forum with more notes than this is not a paper's
 SEARCH_LIMIT = 5  # submissions a title search reads: the one with the same title is among the first
-# Venues OpenReview hosts, and preprint servers (a preprint may be under review there): a paper a source
-# places at any other venue is not searched for on OpenReview.
+#: Venues OpenReview hosts, and preprint servers: a paper a source places elsewhere is not searched there.
 HOSTED_VENUES = re.compile(
     r"\b(ICLR|NeurIPS|NIPS|ICML|TMLR|CoRL|COLM|RLC|Learning Representations|Neural Information Processing"
     r"|Machine Learning Research|Robot Learning|Language Modeling|Reinforcement Learning Conference"

@@ -38,8 +38,7 @@ ENRICH_EVERY = timedelta(minutes=2)  # a paper added is made due at once (Backgr
 REFRESH_AFTER = timedelta(days=7)
 BATCH = 50  # papers per run
 SOURCE_WAIT = 120.0  # seconds a call in the background may wait for its source's pace or a short Retry-After
-# A source failed for a paper: it waits, so the papers behind it are asked meanwhile. The first wait is a
-# few runs of the job; the cap keeps a paper from waiting longer than a day once the source is back.
+# A paper a source failed for waits (doubling, at most a day) while the papers behind it are asked.
 RETRY_FIRST = timedelta(minutes=10)
 RETRY_MAX = timedelta(days=1)
 OPENREVIEW_KEY = "openreview:"
