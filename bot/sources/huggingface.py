@@ -72,10 +72,6 @@ class HubPaper:
     spaces: RepoLinks
 
 
-def _authors(value: Any) -> tuple[str, ...]:
-    return clean.names(clean.mapping(author).get("name") for author in clean.items(value))
-
-
 class HuggingFaceClient(SourceClient):
     """Hugging Face Papers and the Hub's paper links, paced to 500 requests per 5 minutes."""
 
@@ -105,7 +101,7 @@ class HuggingFaceClient(SourceClient):
         return HubPaper(
             arxiv_id=arxiv_id,
             title=clean.text(body.get("title"), clean.TITLE_MAX),
-            authors=_authors(body.get("authors")),
+            authors=clean.authors(body.get("authors")),
             upvotes=clean.count(body.get("upvotes")),
             github_repo=clean.url(body.get("githubRepo")),
             project_page=clean.url(body.get("projectPage")),
@@ -180,7 +176,7 @@ class HuggingFaceClient(SourceClient):
             source=SOURCE,
             source_id=arxiv_id,
             title=title,
-            authors=_authors(paper.get("authors", entry.get("authors"))),
+            authors=clean.authors(paper.get("authors", entry.get("authors"))),
             year=year,
             arxiv_id=arxiv_id,
             url=f"{self.web_url}/papers/{arxiv_id}",

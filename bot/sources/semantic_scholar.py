@@ -55,10 +55,6 @@ def paper_page_url(paper: ScholarPaper) -> str | None:
     return urlunsplit(parts._replace(query=query))
 
 
-def _authors(value: Any) -> tuple[str, ...]:
-    return clean.names(clean.mapping(author).get("name") for author in clean.items(value))
-
-
 def _external_id(entry: dict[str, Any], kind: str) -> str | None:
     """One of the paper's ids by Semantic Scholar's name for it ("ArXiv", "DOI"), any case."""
     ids = clean.mapping(entry.get("externalIds")).items()
@@ -127,7 +123,7 @@ class SemanticScholarClient(SourceClient):
         return ScholarPaper(
             paper_id=paper_id,
             title=clean.text(entry.get("title"), clean.TITLE_MAX),
-            authors=_authors(entry.get("authors")),
+            authors=clean.authors(entry.get("authors")),
             year=clean.year(entry.get("year")),
             venue=clean.text(clean.mapping(entry.get("publicationVenue")).get("name"), clean.VENUE_MAX)
             or clean.text(entry.get("venue"), clean.VENUE_MAX),
