@@ -47,11 +47,11 @@ async def test_a_calendar_feed_needs_the_website_on_and_an_address(host) -> None
     await site.set_website(GUILD, True, "club", "The club")
     with pytest.raises(NotConfigured):
         await site.feed(None, GUILD, 99, reset=False)
-    feed = await site.feed("https://club.example.org", GUILD, 99, reset=False)
-    assert feed.url is not None
-    assert feed.url.startswith("https://club.example.org/club/calendar/")
-    again = await site.feed("https://club.example.org", GUILD, 99, reset=False)
-    assert again.url is None  # shown once
+    url, _ = await site.feed("https://club.example.org", GUILD, 99, reset=False)
+    assert url is not None
+    assert url.startswith("https://club.example.org/club/calendar/")
+    again, _ = await site.feed("https://club.example.org", GUILD, 99, reset=False)
+    assert again is None  # shown once
     assert (
         await site.session_url("https://club.example.org", GUILD, 3)
         == "https://club.example.org/club/sessions/3/"

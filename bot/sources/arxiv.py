@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import re
 import xml.etree.ElementTree as ET
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Unpack
 
 from bot.sources import clean
@@ -79,23 +79,9 @@ class ArxivClient(SourceClient):
 
     async def fetch(self, arxiv_id: str, *, max_wait: float | None = None) -> ArxivMetadata | None:
         """Metadata for ``arxiv_id``; None when arXiv knows no such paper; SourceUnavailable otherwise."""
-        root = await self._feed({"id_list": arxiv_id, "max_results": "1"}, max_wait)
-        if root is None:
-            return None
-        for entry in root.findall(f"{ATOM}entry"):
-            if bare_id(_line(entry.findtext(f"{ATOM}id"))).lower() != arxiv_id.lower():
-                continue
-            title = clean.text(entry.findtext(f"{ATOM}title"), clean.TITLE_MAX)
-            if title is None:
-                return None
-            return ArxivMetadata(
-                arxiv_id=arxiv_id,
-                title=title,
-                authors=_authors(entry),
-                abstract=clean.text(entry.findtext(f"{ATOM}summary"), ABSTRACT_MAX) or "",
-                published=_line(entry.findtext(f"{ATOM}published"))[:10],
-            )
-        return None
+        found = _entries(await self._feed({"id_list": arxiv_id, "max_results": "1"}, max_wait))
+        paper = next((p for p in found if p.arxiv_id.lower() == arxiv_id.lower()), None)
+        return None if paper is None else replace(paper, arxiv_id=arxiv_id)
 
     async def search_titles(
         self, query: str, limit: int = 5, *, max_wait: float | None = None
@@ -110,49 +96,51 @@ class ArxivClient(SourceClient):
             "max_results": str(min(limit, SEARCH_MAX)),
             "sortBy": "relevance",
         }
-        root = await self._feed(params, max_wait)
-        if root is None:
-            return []
-        found: list[Candidate] = []
-        for entry in root.findall(f"{ATOM}entry"):
-            arxiv_id = clean.ident(bare_id(_line(entry.findtext(f"{ATOM}id"))), 64)
-            title = clean.text(entry.findtext(f"{ATOM}title"), clean.TITLE_MAX)
-            if arxiv_id is None or title is None:
-                continue
-            found.append(
-                Candidate(
-                    source=SOURCE,
-                    source_id=arxiv_id,
-                    title=title,
-                    authors=_authors(entry),
-                    year=clean.year(_line(entry.findtext(f"{ATOM}published"))[:4]),
-                    arxiv_id=arxiv_id,
-                    url=f"https://arxiv.org/abs/{arxiv_id}",
-                )
+        return [
+            Candidate(
+                source=SOURCE,
+                source_id=paper.arxiv_id,
+                title=paper.title,
+                authors=paper.authors,
+                year=clean.year(paper.published[:4]),
+                arxiv_id=paper.arxiv_id,
+                url=f"https://arxiv.org/abs/{paper.arxiv_id}",
             )
-        return found[:limit]
+            for paper in _entries(await self._feed(params, max_wait))
+        ][:limit]
 
     async def _feed(self, params: dict[str, str], max_wait: float | None) -> ET.Element | None:
         """The answer's Atom feed; None for a 400; SourceUnavailable otherwise or for an error entry."""
-        reply = await self.http.get("", params, max_wait=max_wait)
+        reply = await self.get("", params, max_wait=max_wait)
         if reply.status == 400:
             return None
         if reply.status != 200:
-            raise self.http.unavailable(f"answered HTTP {reply.status}")
+            raise self.unavailable(f"answered HTTP {reply.status}")
         try:
             root = ET.fromstring(reply.text)
         except ET.ParseError:
-            raise self.http.unavailable("answered something that is not XML") from None
+            raise self.unavailable("answered something that is not XML") from None
         if root.tag != f"{ATOM}feed":
-            raise self.http.unavailable("answered XML that is not an Atom feed")
+            raise self.unavailable("answered XML that is not an Atom feed")
         for entry in root.findall(f"{ATOM}entry"):
             if _line(entry.findtext(f"{ATOM}id")).startswith(ERROR_ID_PREFIX):
                 said = clean.text(entry.findtext(f"{ATOM}summary"), 200)
                 log.warning("arXiv answered with an error entry; nothing read")  # not the query: typed
                 log.debug("arXiv's error entry for %r: %s", params, said)
-                raise self.http.unavailable(f"answered with an error entry: {said}")
+                raise self.unavailable(f"answered with an error entry: {said}")
         return root
 
 
-def _authors(entry: ET.Element) -> tuple[str, ...]:
-    return clean.names(author.findtext(f"{ATOM}name") for author in entry.findall(f"{ATOM}author"))
+def _entries(root: ET.Element | None) -> list[ArxivMetadata]:
+    """The feed's entries with an id and a title (none for no feed)."""
+    found = []
+    for entry in [] if root is None else root.findall(f"{ATOM}entry"):
+        arxiv_id = clean.ident(bare_id(_line(entry.findtext(f"{ATOM}id"))), 64)
+        title = clean.text(entry.findtext(f"{ATOM}title"), clean.TITLE_MAX)
+        if arxiv_id is None or title is None:
+            continue
+        authors = clean.names(author.findtext(f"{ATOM}name") for author in entry.findall(f"{ATOM}author"))
+        abstract = clean.text(entry.findtext(f"{ATOM}summary"), ABSTRACT_MAX) or ""
+        published = _line(entry.findtext(f"{ATOM}published"))[:10]
+        found.append(ArxivMetadata(arxiv_id, title, authors, abstract, published))
+    return found

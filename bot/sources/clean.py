@@ -82,6 +82,11 @@ def names(values: Iterable[Any], kept: int = AUTHORS_KEPT) -> tuple[str, ...]:
     return tuple(out)
 
 
+def authors(value: Any) -> tuple[str, ...]:
+    """The names of a JSON array of ``{"name": ...}`` objects (see :func:`names`)."""
+    return names(mapping(author).get("name") for author in items(value))
+
+
 def mapping(value: Any) -> dict[str, Any]:
     """``value`` if it is a JSON object, else an empty one (a wrong type reads as nothing known)."""
     return value if isinstance(value, dict) else {}

@@ -34,12 +34,11 @@ class SourceClients:
         settings: Settings,
         *,
         timer: Timer | None = None,
-        max_wait: float = 10.0,
         turns: StoreTurns | None = None,
     ) -> SourceClients:
         """The clients for ``settings``; ``turns`` shares arXiv's pace with the store's other processes."""
         on = settings.source_enabled
-        options: ClientOptions = {"mailto": settings.crossref_mailto, "timer": timer, "max_wait": max_wait}
+        options: ClientOptions = {"mailto": settings.crossref_mailto, "timer": timer}
         key = settings.semantic_scholar_api_key
         built: dict[str, Callable[[], Any]] = {
             "semantic_scholar": lambda: SemanticScholarClient(

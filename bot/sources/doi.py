@@ -30,8 +30,8 @@ class _DoiClient(SourceClient):
         if not doi.startswith("10.") or clean.ident(doi) != doi:
             return None
         params = {"mailto": self.mailto} if self.mailto else None
-        reply = await self.http.get(f"{self.path}/{quote(doi, safe='/')}", params, max_wait=max_wait)
-        body = self.http.answer(reply, self.what, unknown=(400, 404))
+        reply = await self.get(f"{self.path}/{quote(doi, safe='/')}", params, max_wait=max_wait)
+        body = self.answer(reply, self.what, unknown=(400, 404))
         return None if body is None else self._read(clean.mapping(body), doi)
 
     def _read(self, body: dict[str, Any], doi: str) -> DoiRecord:
@@ -73,7 +73,7 @@ class CrossrefClient(_DoiClient):
     def _read(self, body: dict[str, Any], doi: str) -> DoiRecord:
         message = body.get("message")
         if body.get("message-type") != "work" or not isinstance(message, dict):
-            raise self.http.unavailable("answered a work with something other than a work")
+            raise self.unavailable("answered a work with something other than a work")
         return DoiRecord(
             source=self.source,
             doi=clean.ident(message.get("DOI")) or doi,
@@ -107,7 +107,7 @@ class DataCiteClient(_DoiClient):
         data = clean.mapping(body.get("data"))
         attributes = data.get("attributes")
         if data.get("type") != "dois" or not isinstance(attributes, dict):
-            raise self.http.unavailable("answered a DOI with something other than a JSON:API dois resource")
+            raise self.unavailable("answered a DOI with something other than a JSON:API dois resource")
         titles = (clean.mapping(t).get("title") for t in clean.items(attributes.get("titles")))
         publisher = attributes.get("publisher")  # a string, or {"name": ...} under metadata schema 4.5
         if isinstance(publisher, dict):

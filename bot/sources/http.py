@@ -30,6 +30,7 @@ USER_AGENT = f"paperclub-bot/{__version__} (Discord paper club; paper metadata l
 MAX_BODY_BYTES = 10 * 1024 * 1024  # Semantic Scholar's documented most per answer; nothing we ask is bigger
 MIN_RATE_LIMIT_WAIT = 1.0  # a 429 saying "now" still waits this long: no burst of refused requests
 RATE_LIMITED_TRIES = 5  # a call meeting this many 429s in a row leaves the source for now
+BACKOFF = 1.0  # seconds between tries after a failure
 
 
 def user_agent(mailto: str | None = None) -> str:
@@ -58,7 +59,7 @@ class Reply:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One answer to a title search; ``source_id`` is the source's own id, ``score`` its own (or None)."""
+    """One answer to a title search; ``source_id`` is the source's own id."""
 
     source: str
     source_id: str
@@ -68,7 +69,6 @@ class Candidate:
     venue: str | None = None
     arxiv_id: str | None = None
     doi: str | None = None
-    score: float | None = None
     url: str | None = None
 
 
@@ -93,52 +93,52 @@ class _Retryable(Exception):
     pass
 
 
-class SourceHttp:
-    """One source's HTTP: paced, one request at a time, with retries."""
+class SourceClient:
+    """Base of the source clients: one source's HTTP, paced, one request at a time, with retries."""
+
+    source = "source"
 
     def __init__(
         self,
-        source: str,
         base_url: str,
         limit: RateLimit,
         *,
+        mailto: str | None = None,
         timer: Timer | None = None,
         timeout: float = 10.0,
         retries: int = 1,
         max_wait: float = 10.0,
-        backoff: float = 1.0,
         default_retry_after: float | None = None,
         headers: Mapping[str, str] | None = None,
         retry_hint: RetryHint | None = None,
         throttled: Throttled | None = None,
         turns: StoreTurns | None = None,
     ) -> None:
-        self.source = source
+        self.mailto = mailto
         self.base_url = base_url.rstrip("/")
         self.timer = timer or SystemTimer()
         self.pacer = Pacer(limit, self.timer)
         self.timeout = timeout
         self.retries = max(0, retries)
         self.max_wait = max_wait
-        self.backoff = backoff
         self.default_retry_after = default_retry_after if default_retry_after is not None else limit.per
-        self._headers = {"User-Agent": USER_AGENT, "Accept": "application/json", **(headers or {})}
+        self._headers = {"User-Agent": user_agent(mailto), "Accept": "application/json", **(headers or {})}
         self._retry_hint = retry_hint
         self._throttled = throttled
         self.turns = turns
         self._session: aiohttp.ClientSession | None = None
         self._lock = asyncio.Lock()
 
+    @property
+    def blocked_for(self) -> float:
+        """Seconds until the source's last Retry-After runs out (0 when it may be asked)."""
+        return self.pacer.blocked_for
+
     async def close(self) -> None:
         """Close the connection pool (a later request opens a new one)."""
         if self._session is not None:
             await self._session.close()
             self._session = None
-
-    def _client(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            self._session = aiohttp.ClientSession(headers=self._headers)
-        return self._session
 
     def unavailable(self, reason: str) -> SourceUnavailable:
         """A SourceUnavailable for this source, carrying the end of any Retry-After."""
@@ -216,8 +216,8 @@ class SourceHttp:
             )
             if failures > self.retries:
                 raise self.unavailable(reason)
-            self._fits(self.backoff, deadline, reason)
-            await self.timer.sleep(self.backoff)
+            self._fits(BACKOFF, deadline, reason)
+            await self.timer.sleep(BACKOFF)
 
     async def _wait_turn(self, deadline: float) -> None:
         """Wait for the pacer, then (a source shared across processes) take the store's turn."""
@@ -267,8 +267,10 @@ class SourceHttp:
         return min(max(seconds, MIN_RATE_LIMIT_WAIT), MAX_RETRY_AFTER)
 
     async def _send(self, url: str, params: Mapping[str, str] | None, body: Any) -> Reply:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(headers=self._headers)
         try:
-            async with self._client().request(
+            async with self._session.request(
                 "GET" if body is None else "POST",
                 url,
                 params=params,
@@ -290,38 +292,10 @@ class SourceHttp:
 
 
 class ClientOptions(TypedDict, total=False):
-    """What every source client takes besides its base URL (see :class:`SourceHttp`)."""
+    """What every source client takes besides its base URL (see :class:`SourceClient`)."""
 
     mailto: str | None  # the operator's contact address, named in the User-Agent
     timer: Timer | None
     timeout: float
     retries: int
     max_wait: float
-
-
-class SourceClient:
-    """Base of the source clients: one :class:`SourceHttp` (its pacer, its Retry-After)."""
-
-    source = "source"
-
-    def __init__(
-        self,
-        base_url: str,
-        limit: RateLimit,
-        *,
-        headers: Mapping[str, str] | None = None,
-        mailto: str | None = None,
-        **http: Any,  # the rest of ClientOptions, and SourceHttp's own
-    ) -> None:
-        self.mailto = mailto
-        headers = {"User-Agent": user_agent(mailto), **(headers or {})}
-        self.http = SourceHttp(self.source, base_url, limit, headers=headers, **http)
-
-    @property
-    def blocked_for(self) -> float:
-        """Seconds until the source's last Retry-After runs out (0 when it may be asked)."""
-        return self.http.pacer.blocked_for
-
-    async def close(self) -> None:
-        """Close the connection pool."""
-        await self.http.close()

@@ -72,10 +72,6 @@ class HubPaper:
     spaces: RepoLinks
 
 
-def _authors(value: Any) -> tuple[str, ...]:
-    return clean.names(clean.mapping(author).get("name") for author in clean.items(value))
-
-
 class HuggingFaceClient(SourceClient):
     """Hugging Face Papers and the Hub's paper links, paced to 500 requests per 5 minutes."""
 
@@ -91,12 +87,12 @@ class HuggingFaceClient(SourceClient):
         """The paper page and the most liked repos of each kind it has; None when the paper is not indexed."""
         if not _ARXIV_ID.fullmatch(arxiv_id):
             return None
-        reply = await self.http.get(f"/api/papers/{quote(arxiv_id, safe='/')}", max_wait=max_wait)
-        body = self.http.answer(reply, "a paper")
+        reply = await self.get(f"/api/papers/{quote(arxiv_id, safe='/')}", max_wait=max_wait)
+        body = self.answer(reply, "a paper")
         if body is None:
             return None
         if not isinstance(body, dict):
-            raise self.http.unavailable("answered a paper with something other than an object")
+            raise self.unavailable("answered a paper with something other than an object")
         totals = {kind: self._total(body, kind) for kind in _KINDS}
         links = {
             kind: RepoLinks(total, await self.top(kind, arxiv_id, max_wait=max_wait) if total else ())
@@ -105,7 +101,7 @@ class HuggingFaceClient(SourceClient):
         return HubPaper(
             arxiv_id=arxiv_id,
             title=clean.text(body.get("title"), clean.TITLE_MAX),
-            authors=_authors(body.get("authors")),
+            authors=clean.authors(body.get("authors")),
             upvotes=clean.count(body.get("upvotes")),
             github_repo=clean.url(body.get("githubRepo")),
             project_page=clean.url(body.get("projectPage")),
@@ -123,7 +119,7 @@ class HuggingFaceClient(SourceClient):
             return len(linked) if isinstance(linked, list) else None
         if (total := clean.count(value)) is None:
             log.warning("Hugging Face answered %s=%r for a paper; nothing read from it", _TOTALS[kind], value)
-            raise self.http.unavailable(f"answered {_TOTALS[kind]} that is not a count")
+            raise self.unavailable(f"answered {_TOTALS[kind]} that is not a count")
         return total
 
     async def top(self, kind: str, arxiv_id: str, *, max_wait: float | None = None) -> tuple[HubRepo, ...]:
@@ -131,11 +127,11 @@ class HuggingFaceClient(SourceClient):
         if kind not in _KINDS or not _ARXIV_ID.fullmatch(arxiv_id):
             return ()
         params = {"filter": f"arxiv:{arxiv_id}", "sort": "likes", "limit": str(TOP_REPOS)}
-        body = self.http.answer(await self.http.get(f"/api/{kind}", params, max_wait=max_wait), f"{kind}")
+        body = self.answer(await self.get(f"/api/{kind}", params, max_wait=max_wait), f"{kind}")
         if body is None:
             return ()
         if not isinstance(body, list):
-            raise self.http.unavailable(f"answered a list of {kind} with something other than a list")
+            raise self.unavailable(f"answered a list of {kind} with something other than a list")
         return self._ranked(kind, body)
 
     async def search(self, query: str, limit: int = 5, *, max_wait: float | None = None) -> list[Candidate]:
@@ -144,13 +140,13 @@ class HuggingFaceClient(SourceClient):
         if not text or limit < 1:
             return []
         params = {"q": text, "limit": str(min(limit, SEARCH_MAX))}
-        reply = await self.http.get("/api/papers/search", params, max_wait=max_wait)
+        reply = await self.get("/api/papers/search", params, max_wait=max_wait)
         if reply.status == 400:
             log.warning("Hugging Face refused a paper search (HTTP 400)")
             log.debug("Hugging Face's answer: %r", reply.text[:200])  # may echo the title someone typed
-        body = self.http.answer(reply, "a search", unknown=())
+        body = self.answer(reply, "a search", unknown=())
         if not isinstance(body, list):
-            raise self.http.unavailable("answered a search with something other than a list")
+            raise self.unavailable("answered a search with something other than a list")
         return [c for c in map(self._candidate, body) if c is not None][:limit]
 
     def _ranked(self, kind: str, value: list[Any]) -> tuple[HubRepo, ...]:
@@ -180,7 +176,7 @@ class HuggingFaceClient(SourceClient):
             source=SOURCE,
             source_id=arxiv_id,
             title=title,
-            authors=_authors(paper.get("authors", entry.get("authors"))),
+            authors=clean.authors(paper.get("authors", entry.get("authors"))),
             year=year,
             arxiv_id=arxiv_id,
             url=f"{self.web_url}/papers/{arxiv_id}",

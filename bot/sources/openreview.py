@@ -23,8 +23,7 @@ WEB_ROOT = "https://openreview.net"
 GUEST_LIMIT = RateLimit(20, 60.0)
 NOTES_LIMIT = 1000  # the API's default page; a forum with more notes than this is not a paper's
 SEARCH_LIMIT = 5  # submissions a title search reads: the one with the same title is among the first
-# Venues OpenReview hosts, and preprint servers (a preprint may be under review there): a paper a source
-# places at any other venue is not searched for on OpenReview.
+#: Venues OpenReview hosts, and preprint servers: a paper a source places elsewhere is not searched there.
 HOSTED_VENUES = re.compile(
     r"\b(ICLR|NeurIPS|NIPS|ICML|TMLR|CoRL|COLM|RLC|Learning Representations|Neural Information Processing"
     r"|Machine Learning Research|Robot Learning|Language Modeling|Reinforcement Learning Conference"
@@ -199,11 +198,11 @@ class OpenReviewClient(SourceClient):
         }
         hits = []
         for api, base in self.apis(v1_first):
-            reply = await self.http.get("/notes/search", params, max_wait=max_wait, base=base)
+            reply = await self.get("/notes/search", params, max_wait=max_wait, base=base)
             if reply.status == 400:  # our query refused: no paper is found until it is fixed, so say so
                 log.warning("OpenReview %s refused a title search (HTTP 400)", api)
                 log.debug("OpenReview's answer: %r", reply.text[:200])  # may echo the title someone typed
-            body = self.http.answer(reply, "search", unknown=(400, 404))
+            body = self.answer(reply, "search", unknown=(400, 404))
             for note in self._checked(api, body)[:SEARCH_LIMIT]:
                 forum = clean.ident(note.get("forum"), 64)
                 if forum is None or note.get("id") != forum or not _NOTE_ID.fullmatch(forum):
@@ -217,9 +216,7 @@ class OpenReviewClient(SourceClient):
     async def _notes(
         self, api: Api, base: str | None, params: dict[str, str], max_wait: float | None
     ) -> list[dict[str, Any]]:
-        reply = await self.http.get(
-            "/notes", {**params, "limit": str(NOTES_LIMIT)}, max_wait=max_wait, base=base
-        )
+        reply = await self.get("/notes", {**params, "limit": str(NOTES_LIMIT)}, max_wait=max_wait, base=base)
         if reply.status == 403:
             log.warning(
                 "OpenReview %s refused %s (HTTP 403 Forbidden: not public to guests): %r",
@@ -227,7 +224,7 @@ class OpenReviewClient(SourceClient):
                 params,
                 reply.text[:200],
             )
-        body = self.http.answer(reply, "notes", unknown=(400, 403, 404))  # malformed, forbidden, unknown
+        body = self.answer(reply, "notes", unknown=(400, 403, 404))  # malformed, forbidden, unknown
         return self._checked(api, body)
 
     def _checked(self, api: Api, body: Any) -> list[dict[str, Any]]:
@@ -235,11 +232,11 @@ class OpenReviewClient(SourceClient):
         if body is None:
             return []
         if not isinstance(body, dict) or not isinstance(body.get("notes"), list):
-            raise self.http.unavailable("answered notes with something other than {notes: [...]}")
+            raise self.unavailable("answered notes with something other than {notes: [...]}")
         notes = body["notes"]
         if not all(isinstance(n, dict) and _shape(n) == api for n in notes):
             log.warning(
                 "OpenReview API %s answered notes not in its own shape (v1 and v2 mixed?): none read", api
             )
-            raise self.http.unavailable(f"answered notes not in API {api}'s shape")
+            raise self.unavailable(f"answered notes not in API {api}'s shape")
         return list(notes)

@@ -3,7 +3,6 @@ and search; 1 request/s with a key; attribution links back (https://www.semantic
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Unpack
@@ -47,16 +46,6 @@ class ScholarPaper:
     url: str | None  # the paper's page on semanticscholar.org
 
 
-def arxiv_ref(arxiv_id: str) -> str:
-    """Semantic Scholar's id for an arXiv paper."""
-    return f"ARXIV:{arxiv_id}"
-
-
-def doi_ref(doi: str) -> str:
-    """Semantic Scholar's id for a DOI."""
-    return f"DOI:{doi}"
-
-
 def paper_page_url(paper: ScholarPaper) -> str | None:
     """The paper's Semantic Scholar page with ``utm_source=api``, the link back the attribution asks for."""
     if paper.url is None:
@@ -66,20 +55,10 @@ def paper_page_url(paper: ScholarPaper) -> str | None:
     return urlunsplit(parts._replace(query=query))
 
 
-def _authors(value: Any) -> tuple[str, ...]:
-    return clean.names(clean.mapping(author).get("name") for author in clean.items(value))
-
-
 def _external_id(entry: dict[str, Any], kind: str) -> str | None:
     """One of the paper's ids by Semantic Scholar's name for it ("ArXiv", "DOI"), any case."""
     ids = clean.mapping(entry.get("externalIds")).items()
     return next((v for k, raw in ids if str(k).lower() == kind.lower() and (v := clean.ident(raw))), None)
-
-
-def _score(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
 
 
 class SemanticScholarClient(SourceClient):
@@ -90,7 +69,7 @@ class SemanticScholarClient(SourceClient):
     def __init__(
         self, base_url: str = API_ROOT, *, api_key: str | None = None, **options: Unpack[ClientOptions]
     ) -> None:
-        # The key is never logged: SourceHttp logs paths and reasons only, and bot.logs redacts it.
+        # The key is never logged: SourceClient logs paths and reasons only, and bot.logs redacts it.
         super().__init__(base_url, RATE_LIMIT, headers={"x-api-key": api_key} if api_key else None, **options)
 
     async def papers(
@@ -101,10 +80,10 @@ class SemanticScholarClient(SourceClient):
         for start in range(0, len(paper_ids), BATCH_MAX):
             chunk = list(paper_ids[start : start + BATCH_MAX])
             params = {"fields": PAPER_FIELDS}
-            reply = await self.http.get("/paper/batch", params, max_wait=max_wait, body={"ids": chunk})
-            body = self.http.answer(reply, "a batch", unknown=())
+            reply = await self.get("/paper/batch", params, max_wait=max_wait, body={"ids": chunk})
+            body = self.answer(reply, "a batch", unknown=())
             if not isinstance(body, list) or len(body) != len(chunk):
-                raise self.http.unavailable("answered a batch with something other than one entry per id")
+                raise self.unavailable("answered a batch with something other than one entry per id")
             found.extend(None if entry is None else self._paper(entry) for entry in body)
         return found
 
@@ -113,11 +92,11 @@ class SemanticScholarClient(SourceClient):
         text = clean.query(query)
         if not text:
             return None
-        reply = await self.http.get(
+        reply = await self.get(
             "/paper/search/match", {"query": text, "fields": CANDIDATE_FIELDS}, max_wait=max_wait
         )
         # 404: "Title match not found"; 400: a query it cannot use.
-        body = self.http.answer(reply, "a title match", unknown=(400, 404))
+        body = self.answer(reply, "a title match", unknown=(400, 404))
         data = clean.items(clean.mapping(body).get("data"))
         candidates = [c for c in map(self._candidate, data) if c is not None]
         return candidates[0] if candidates else None
@@ -128,23 +107,23 @@ class SemanticScholarClient(SourceClient):
         if not text or limit < 1:
             return []
         params = {"query": text, "limit": str(min(limit, SEARCH_MAX)), "fields": CANDIDATE_FIELDS}
-        reply = await self.http.get("/paper/search", params, max_wait=max_wait)
-        body = self.http.answer(reply, "a search", unknown=(400,))
+        reply = await self.get("/paper/search", params, max_wait=max_wait)
+        body = self.answer(reply, "a search", unknown=(400,))
         if body is None:
             return []
         if not isinstance(body, dict):
-            raise self.http.unavailable("answered a search with something other than an object")
+            raise self.unavailable("answered a search with something other than an object")
         return [c for c in map(self._candidate, clean.items(body.get("data"))) if c is not None][:limit]
 
     def _paper(self, value: Any) -> ScholarPaper:
         entry = clean.mapping(value)
         paper_id = clean.ident(entry.get("paperId"), 64)
         if paper_id is None:
-            raise self.http.unavailable("answered a paper without a paperId")
+            raise self.unavailable("answered a paper without a paperId")
         return ScholarPaper(
             paper_id=paper_id,
             title=clean.text(entry.get("title"), clean.TITLE_MAX),
-            authors=_authors(entry.get("authors")),
+            authors=clean.authors(entry.get("authors")),
             year=clean.year(entry.get("year")),
             venue=clean.text(clean.mapping(entry.get("publicationVenue")).get("name"), clean.VENUE_MAX)
             or clean.text(entry.get("venue"), clean.VENUE_MAX),
@@ -170,6 +149,5 @@ class SemanticScholarClient(SourceClient):
             venue=paper.venue,
             arxiv_id=paper.arxiv_id,
             doi=paper.doi,
-            score=_score(entry.get("matchScore")),
             url=paper.url,
         )

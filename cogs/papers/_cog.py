@@ -26,6 +26,7 @@ from bot.services.site.config import get_site, site_url
 from bot.transformers import guild_choices
 from bot.views import PaperclubLayoutView, log_component
 from cogs.papers import _render as render
+from cogs.site.settings import public_base
 
 PaperText = app_commands.Range[str, 1, queries.MAX_PAPER_TEXT]
 PICK_TIMEOUT = 900.0  # seconds the candidates' buttons listen
@@ -80,8 +81,7 @@ class PapersCog(commands.Cog):
     async def show(self, interaction: Interaction, paper: PaperText, public: bool = False) -> None:
         """Answer with the paper's card (NotFound, ephemerally, for a paper the server does not know)."""
         guild_id = require_guild_id(interaction)
-        web = self.bot.web
-        base = self.bot.settings.public_url or (web.public_url if web is not None else None)  # None: no site
+        base = public_base(self.bot)  # None: no site
 
         async def page_of(db: AsyncSession, paper_id: int) -> str | None:
             return site_url(base, await get_site(db, guild_id), f"papers/{paper_id}/") if base else None

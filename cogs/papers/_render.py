@@ -11,6 +11,7 @@ from bot.layouts import Card, escape, escape_line, link_button, link_label
 from bot.replies import member_mention
 from bot.services.papers.card import count_parts, hub_top, where_parts
 from bot.services.papers.queries import PaperCard, PaperHistory, SessionRead
+from bot.services.site.views import and_list
 from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
 from bot.text import markdown_link
 from bot.timeutil import club_date
@@ -33,9 +34,7 @@ def session_line(read: SessionRead, now: datetime) -> str:
     for words, papers in (("with", read.together), ("read against", read.against)):
         named = [f"**{escape_line(t, 100)}**" for _, t in papers]
         if named:
-            line += f", {words} " + (
-                ", ".join(named[:-1]) + " and " + named[-1] if len(named) > 1 else named[0]
-            )
+            line += f", {words} {and_list(named)}"
     if read.presenter_name:
         line += f" · presented by {escape_line(read.presenter_name, 100)}"
     return line
@@ -62,23 +61,12 @@ def history_lines(history: PaperHistory) -> list[str]:
 
 def link_buttons(card: PaperCard, page_url: str | None) -> list[discord.ui.Button[Any]]:
     """arXiv, PDF, code, project, Hugging Face, OpenReview, the wiki and the club's page for the paper."""
-    record = card.record
-    other = card.paper.url if card.paper.url and not card.arxiv_url else None
-    wanted = [
-        (card.arxiv_url, "arXiv"),
-        (other, link_label(other) if other else None),
-        (card.pdf_url, "PDF"),
-        (record.code_url, "Code"),
-        (record.project_url, "Project"),
-        (record.hf_url, "Hugging Face"),
-        (record.openreview_url, "OpenReview"),
-        (card.paper.wiki_url, "Wiki"),
-        (page_url, "Club page"),
-    ]
     seen: set[str] = set()
     buttons = []
-    for url, label in wanted:
-        if url and url not in seen and (button := link_button(url, label)) is not None:
+    for label, url in [*card.links, ("Club page", page_url)]:
+        if not url or url in seen:
+            continue
+        if (button := link_button(url, link_label(url) if label == "Link" else label)) is not None:
             seen.add(url)
             buttons.append(button)
     return buttons

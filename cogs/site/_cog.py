@@ -47,10 +47,9 @@ class SiteCog(
         return discord.ui.Button(label="Session page", style=discord.ButtonStyle.link, url=url)
 
     async def _feed(self, interaction: Interaction, *, reset: bool) -> None:
-        feed = await self.site.feed(
+        url, issued = await self.site.feed(
             public_base(self.bot), require_guild_id(interaction), interaction.user.id, reset=reset
         )
-        issued = feed.issued
         if issued.token is None:
             made = issued.created_at
             day = f"{made.day} {made:%B %Y}"
@@ -61,16 +60,13 @@ class SiteCog(
                 "(the old one stops working).",
             )
             return
-        lead = (
-            "Your new personal calendar feed (the old address no longer works):"
-            if issued.replaced
-            else (
-                "Your personal calendar feed: the sessions you asked to be reminded of (**Remind me** or `/remind me`)."
-            )
-        )
+        if issued.replaced:
+            lead = "Your new personal calendar feed (the old address no longer works):"
+        else:
+            lead = "Your personal calendar feed: the sessions you asked to be reminded of (**Remind me** or `/remind me`)."
         await send_ephemeral(
             interaction,
-            f"{lead}\n<{feed.url}>\nSubscribe to it in your calendar app (Google Calendar: Other calendars → From URL; "
+            f"{lead}\n<{url}>\nSubscribe to it in your calendar app (Google Calendar: Other calendars → From URL; "
             "Apple Calendar: File → New Calendar Subscription). "
             "Keep it to yourself: anyone with the address sees your sessions. I show it only now; "
             "`/calendar reset` replaces it.",

@@ -71,7 +71,7 @@ async def test_crossref_public_pool_is_modelled(crossref: CrossrefStandin, timer
     (and waits the refusal out)."""
     seed_crossref(crossref)
     client = CrossrefClient(crossref.url, timer=timer, retries=0)
-    client.http.pacer = Pacer(POLITE_LIMIT, timer)  # asks the public pool at the polite pool's pace
+    client.pacer = Pacer(POLITE_LIMIT, timer)  # asks the public pool at the polite pool's pace
     try:
         for _ in range(6):  # the sixth within a second is refused once
             assert await client.record(DOI) is not None

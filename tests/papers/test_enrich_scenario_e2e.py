@@ -49,7 +49,7 @@ async def test_short_429s_are_waited_out_and_openreview_down_skips_nothing(disco
     answer = await suggest(env, env.members[0], paper=f"https://arxiv.org/abs/{ARXIV_ID}")
     assert "Thanks" in answer.content
     suggestion_id = await latest_suggestion_id(env)
-    timer = env.bot.sources.semantic_scholar.http.timer
+    timer = env.bot.sources.semantic_scholar.timer
     waited = timer.waited
     await env.clock.advance(ENRICH_EVERY + timedelta(seconds=1))  # one run of the job
     shown = post_fields(await post_of(env, suggestion_id))["The paper"]

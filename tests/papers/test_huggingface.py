@@ -143,7 +143,7 @@ async def test_search_candidates(client: HuggingFaceClient, huggingface: Hugging
         "2601.00001",
         "2601.00001",
     )
-    assert (candidate.title, candidate.year, candidate.score) == (TMAX, 2026, None)  # its id's month
+    assert (candidate.title, candidate.year) == (TMAX, 2026)  # its id's month
     assert candidate.authors == ("Hamish Ivison", "Ada Lovelace")
     assert await client.search("no such words") == []
     assert huggingface.requests[0].query == {"q": "TMax", "limit": "5"}

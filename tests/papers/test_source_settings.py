@@ -125,10 +125,10 @@ async def test_clients_follow_the_settings(monkeypatch: pytest.MonkeyPatch) -> N
         assert clients.crossref is not None
         assert (clients.huggingface, clients.openreview, clients.datacite) == (None, None, None)
         assert clients.crossref.mailto == "club@example.org"
-        assert clients.crossref.http.base_url == "http://127.0.0.1:9"
-        assert str(clients.crossref.http.pacer.limit) == "10 per 1 s"  # the polite pool
+        assert clients.crossref.base_url == "http://127.0.0.1:9"
+        assert str(clients.crossref.pacer.limit) == "10 per 1 s"  # the polite pool
         assert clients.search_arxiv
-        assert str(clients.arxiv.http.pacer.limit) == "1 per 3 s"
+        assert str(clients.arxiv.pacer.limit) == "1 per 3 s"
     finally:
         await clients.close()
     monkeypatch.setenv("PAPER_SOURCES", "openreview")
@@ -138,6 +138,6 @@ async def test_clients_follow_the_settings(monkeypatch: pytest.MonkeyPatch) -> N
         assert not clients.search_arxiv  # arXiv still gives an arXiv paper its title; not searched
         assert clients.openreview is not None
         assert clients.openreview.v1_url == "http://127.0.0.1:9/v1"  # asked through the one guest pacer
-        assert str(clients.openreview.http.pacer.limit) == "20 per 60 s"
+        assert str(clients.openreview.pacer.limit) == "20 per 60 s"
     finally:
         await clients.close()

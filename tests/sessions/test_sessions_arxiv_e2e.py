@@ -85,7 +85,7 @@ async def test_slow_arxiv_does_not_hold_the_reply(env: BotEnv, arxiv: ArxivStand
     await configure(env)
     await env.clock.set(OCTOBER)
     arxiv.add("2401.12345", AUTOENV)
-    env.bot.arxiv.http.timeout = 0.2
+    env.bot.arxiv.timeout = 0.2
     arxiv.mode, arxiv.delay = "slow", 3.0
     reply = await run(
         env,

@@ -18,7 +18,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.services.config.guild import update_config
 from bot.services.site import config as site_config
-from bot.services.site import tokens
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
 from db.models.reading import ReadingList, ReadingListItem
 from db.models.series import Series
@@ -273,7 +272,7 @@ async def test_each_route_answers_etag_304_and_cache_control(club: Club, served:
     async with club.session_factory() as s, s.begin():
         list_id = await s.scalar(select(ReadingList.id).where(ReadingList.guild_id == club.guild_id).limit(1))
         s.add(SessionSubscription(session_id=sid, user_id=77, before_minutes=60))
-        issued = await tokens.issue(s, club.guild_id, 77, now=club.clock.now(), reset=False)
+        issued = await site_config.issue(s, club.guild_id, 77, now=club.clock.now(), reset=False)
     expected = {
         "/paper-club/": "public, max-age=60",
         f"/paper-club/sessions/{sid}/": "public, max-age=60",

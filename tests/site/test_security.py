@@ -13,7 +13,6 @@ from aiohttp.test_utils import TestClient
 from sqlalchemy import select
 
 from bot.services.site import config as site_config
-from bot.services.site import tokens
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
 from db.models.reading import ReadingList, ReadingListItem
 from db.models.site import CalendarToken, SiteSettings
@@ -216,12 +215,12 @@ async def test_personal_feed_is_secret_and_revocable(client: TestClient, club: C
         mine, theirs = rows[0], rows[1]  # 19 and 5 November
         session.add(SessionSubscription(session_id=mine.id, user_id=MEMBER_ID, before_minutes=60))
         session.add(SessionSubscription(session_id=theirs.id, user_id=SUBMITTER_ID, before_minutes=60))
-        issued = await tokens.issue(session, GUILD, MEMBER_ID, now=OCTOBER, reset=False)
+        issued = await site_config.issue(session, GUILD, MEMBER_ID, now=OCTOBER, reset=False)
     assert issued.token is not None
     assert len(issued.token) >= 43
     async with club.session_factory() as session:
         stored = (await session.scalars(select(CalendarToken))).all()
-    assert [row.token_hash for row in stored] == [tokens.token_hash(issued.token)]
+    assert [row.token_hash for row in stored] == [site_config.token_hash(issued.token)]
     assert issued.token not in stored[0].token_hash  # only the hash is kept
 
     answer = await client.get(f"/paper-club/calendar/{issued.token}.ics")
@@ -233,9 +232,9 @@ async def test_personal_feed_is_secret_and_revocable(client: TestClient, club: C
     assert (await client.get(f"/paper-club/calendar/{issued.token[:-1]}x.ics")).status == 404
 
     async with club.session_factory() as session, session.begin():
-        again = await tokens.issue(session, GUILD, MEMBER_ID, now=OCTOBER, reset=False)
+        again = await site_config.issue(session, GUILD, MEMBER_ID, now=OCTOBER, reset=False)
         assert again.token is None  # shown once only
-        fresh = await tokens.issue(session, GUILD, MEMBER_ID, now=OCTOBER, reset=True)
+        fresh = await site_config.issue(session, GUILD, MEMBER_ID, now=OCTOBER, reset=True)
     assert fresh.token is not None
     assert fresh.replaced
     assert (await client.get(f"/paper-club/calendar/{issued.token}.ics")).status == 404

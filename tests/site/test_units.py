@@ -6,8 +6,8 @@ import pytest
 
 from bot.errors import BadInput
 from bot.services.site.config import clean_slug
-from bot.services.site.embeds import recording_embed
 from bot.services.site.markdown import render_markdown, safe_link
+from bot.services.site.views import recording_embed
 
 
 @pytest.mark.parametrize(

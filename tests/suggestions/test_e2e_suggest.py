@@ -237,7 +237,7 @@ async def test_arxiv_down_saves_and_enriches_later(discord_env, arxiv) -> None:
 async def test_arxiv_slow_never_breaks_the_interaction(discord_env, arxiv) -> None:
     env = discord_env
     await use_channel(env)
-    cog(env).ctx.arxiv.http.timeout = 0.3
+    cog(env).ctx.arxiv.timeout = 0.3
     arxiv.mode, arxiv.delay = "slow", 5.0
     result = await env.invoke("suggest paper", {"paper": "2401.12345"}, member=env.members[0])
     assert (await result.response()).deferred  # answered within Discord's 3 seconds

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields
+from urllib.parse import quote
 
 from bot.sources.huggingface import WEB_ROOT as HUB_ROOT
 from bot.sources.huggingface import split_path
@@ -55,6 +56,14 @@ def paper_record(row: Paper) -> PaperRecord:
             isinstance(v, list) and v[:1] == ["semantic_scholar"] for v in (row.field_sources or {}).values()
         ),
     )
+
+
+def arxiv_urls(arxiv_id: str | None) -> tuple[str | None, str | None]:
+    """arXiv's abstract and PDF pages for an id (None for both without one)."""
+    if not arxiv_id:
+        return None, None
+    quoted = quote(arxiv_id, safe="./")
+    return f"https://arxiv.org/abs/{quoted}", f"https://arxiv.org/pdf/{quoted}"
 
 
 def plain(text: str, limit: int = LINE_MAX) -> str:

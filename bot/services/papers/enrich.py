@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
@@ -27,7 +27,7 @@ from bot.services.papers.metadata import (
 from bot.sources.clients import SourceClients
 from bot.sources.http import SourceUnavailable
 from bot.sources.openreview import held_by_v1, worth_searching
-from bot.sources.semantic_scholar import arxiv_ref, doi_ref, paper_page_url
+from bot.sources.semantic_scholar import paper_page_url
 from db.models import Paper
 
 log = logging.getLogger("paperclub.papers")
@@ -38,8 +38,7 @@ ENRICH_EVERY = timedelta(minutes=2)  # a paper added is made due at once (Backgr
 REFRESH_AFTER = timedelta(days=7)
 BATCH = 50  # papers per run
 SOURCE_WAIT = 120.0  # seconds a call in the background may wait for its source's pace or a short Retry-After
-# A source failed for a paper: it waits, so the papers behind it are asked meanwhile. The first wait is a
-# few runs of the job; the cap keeps a paper from waiting longer than a day once the source is back.
+# A paper a source failed for waits (doubling, at most a day) while the papers behind it are asked.
 RETRY_FIRST = timedelta(minutes=10)
 RETRY_MAX = timedelta(days=1)
 OPENREVIEW_KEY = "openreview:"
@@ -100,29 +99,107 @@ Later = datetime | None  # when a failed source may be asked again; None: it is 
 
 @dataclass
 class Gathered:
-    """Every source's answers per paper id, and for each paper a source failed for, when to ask again."""
+    """One run's asking (clients, time, wait): every source's answers per paper id, and per paper a source
+    failed for, when to ask again."""
 
+    clients: SourceClients
+    now: datetime
+    wait: float
     records: dict[int, list[SourceRecord]]
-    failed: dict[int, list[Later]]
+    failed: dict[int, list[Later]] = field(default_factory=dict)
 
-    def add(self, target: Target, source: str, fields: dict[str, Any], now: datetime) -> None:
+    def add(self, target: Target, source: str, fields: dict[str, Any]) -> None:
         """Keep one source's answer for the paper."""
-        self.records[target.paper_id].append(SourceRecord(source, now, fields))
+        self.records[target.paper_id].append(SourceRecord(source, self.now, fields))
 
     def fail(self, target: Target, exc: SourceUnavailable) -> None:
         """Note that a source failed for the paper this run (logged)."""
         log.info("paper %s: %s", target.paper_id, exc)
         self.failed.setdefault(target.paper_id, []).append(exc.retry_at)
 
+    async def arxiv(self, target: Target) -> None:
+        """arXiv's title, authors, abstract and date, for a paper it never answered for."""
+        if target.arxiv_id and target.arxiv_unasked:
+            metadata = await self.clients.arxiv.fetch(target.arxiv_id, max_wait=self.wait)
+            self.add(target, ARXIV, arxiv_fields(metadata))  # none: arXiv knows no such paper
+
+    async def openreview(self, target: Target) -> None:
+        """The venue and decision, on a paper's first enrichment only (they are never refreshed)."""
+        if not target.fresh or (client := self.clients.openreview) is None:
+            return
+        records = self.records[target.paper_id]
+        v1_first = held_by_v1(_said(records, "venue", str), _said(records, "year", int))
+        forum = target.forum_id or await self._forum_named(target, records, v1_first)
+        decision = await client.decision(forum, v1_first=v1_first, max_wait=self.wait) if forum else None
+        if decision is not None:
+            year = _VENUE_YEAR.search(decision.venue_id or "")
+            fields = {
+                "title": decision.title,
+                "venue": decision.venue,
+                "decision": decision.decision,
+                "year": int(year.group(1)) if year else None,
+                "openreview_url": decision.forum_url,
+            }
+            self.add(target, OPENREVIEW, fields)  # the venue and decision, never the reviews
+
+    async def hub(self, target: Target) -> None:
+        """Hugging Face's links, counts and most liked repos, for an arXiv paper."""
+        if target.arxiv_id and self.clients.huggingface is not None:
+            hub = await self.clients.huggingface.paper(target.arxiv_id, max_wait=self.wait)
+            if hub is not None:
+                fields = {
+                    "title": hub.title,
+                    "authors": hub.authors,
+                    "code_url": hub.github_repo,
+                    "project_url": hub.project_page,
+                    "hf_url": hub.url,
+                    "hf_upvotes": hub.upvotes,
+                    "hf_models": hub.models.count,
+                    "hf_datasets": hub.datasets.count,
+                    "hf_spaces": hub.spaces.count,
+                    "hf_top": [
+                        repo.path for links in (hub.models, hub.datasets, hub.spaces) for repo in links.top
+                    ],
+                }
+                self.add(target, HF, fields)
+
+    async def doi_agency(self, target: Target) -> None:
+        """A DOI-only paper: Crossref, or DataCite for arXiv's own DOIs."""
+        if not target.doi or target.arxiv_id:
+            return
+        agency = self.clients.datacite if target.doi.startswith("10.48550/") else self.clients.crossref
+        record = await agency.record(target.doi, max_wait=self.wait) if agency is not None else None
+        if record is not None:
+            fields = {
+                "title": record.title,
+                "authors": record.authors,
+                "year": record.year,
+                "venue": record.venue,
+            }
+            self.add(target, record.source, fields)
+
+    async def _forum_named(self, target: Target, records: list[SourceRecord], v1_first: bool) -> str | None:
+        """The forum of the one OpenReview submission titled as the paper; none for a venue OpenReview lacks."""
+        titles = [t for r in records if isinstance(t := r.fields.get("title"), str) and t.strip()]
+        titles = titles or ([target.title] if target.title and target.title.strip() else [])
+        wanted = {normalize_title(t) for t in titles} - {""}
+        venues = [v for r in records if isinstance(v := r.fields.get("venue"), str) and v.strip()]
+        client = self.clients.openreview
+        if not wanted or client is None or (venues and not any(map(worth_searching, venues))):
+            return None
+        hits = await client.search_forums(titles[0], v1_first=v1_first, max_wait=self.wait)
+        forums = {hit.forum_id for hit in hits if hit.title and normalize_title(hit.title) in wanted}
+        return forums.pop() if len(forums) == 1 else None  # none or several with that title: nothing guessed
+
 
 async def gather(
     clients: SourceClients, targets: Sequence[Target], now: datetime, *, wait: float = SOURCE_WAIT
 ) -> Gathered:
     """Ask every source about ``targets``, each source on its own; one that fails adds nothing (logged)."""
-    found = Gathered({target.paper_id: [] for target in targets}, {})
+    found = Gathered(clients, now, wait, {target.paper_id: [] for target in targets})
     known = [t for t in targets if t.arxiv_id or t.doi]  # Semantic Scholar has no OpenReview ids
     if clients.semantic_scholar is not None and known:
-        refs = [arxiv_ref(t.arxiv_id) if t.arxiv_id else doi_ref(t.doi or "") for t in known]
+        refs = [f"ARXIV:{t.arxiv_id}" if t.arxiv_id else f"DOI:{t.doi}" for t in known]  # its id forms
         try:
             answers = await clients.semantic_scholar.papers(refs, max_wait=wait)
         except SourceUnavailable as exc:
@@ -144,106 +221,19 @@ async def gather(
                         "s2_id": paper.paper_id,
                         "s2_url": paper_page_url(paper),
                     }
-                    found.add(target, S2, fields, now)
+                    found.add(target, S2, fields)
     for target in targets:
-        for ask in (_ask_arxiv, _ask_openreview, _ask_hub, _ask_doi_agency):
+        for ask in (found.arxiv, found.openreview, found.hub, found.doi_agency):
             try:
-                await ask(clients, target, found, now, wait)
+                await ask(target)
             except SourceUnavailable as exc:
                 found.fail(target, exc)
     return found
 
 
-async def _ask_arxiv(
-    clients: SourceClients, target: Target, found: Gathered, now: datetime, wait: float
-) -> None:
-    """arXiv's title, authors, abstract and date, for a paper it never answered for."""
-    if target.arxiv_id and target.arxiv_unasked:
-        metadata = await clients.arxiv.fetch(target.arxiv_id, max_wait=wait)
-        found.add(target, ARXIV, arxiv_fields(metadata), now)  # none: arXiv knows no such paper
-
-
-async def _ask_openreview(
-    clients: SourceClients, target: Target, found: Gathered, now: datetime, wait: float
-) -> None:
-    """The venue and decision, on a paper's first enrichment only (they are never refreshed)."""
-    if not target.fresh or clients.openreview is None:
-        return
-    records = found.records[target.paper_id]
-    v1_first = held_by_v1(_said(records, "venue", str), _said(records, "year", int))
-    forum = target.forum_id or await _forum_named(clients, target, records, v1_first, wait)
-    decision = await clients.openreview.decision(forum, v1_first=v1_first, max_wait=wait) if forum else None
-    if decision is not None:
-        year = _VENUE_YEAR.search(decision.venue_id or "")
-        fields = {
-            "title": decision.title,
-            "venue": decision.venue,
-            "decision": decision.decision,
-            "year": int(year.group(1)) if year else None,
-            "openreview_url": decision.forum_url,
-        }
-        found.add(target, OPENREVIEW, fields, now)  # the venue and decision, never the reviews
-
-
-async def _ask_hub(
-    clients: SourceClients, target: Target, found: Gathered, now: datetime, wait: float
-) -> None:
-    if target.arxiv_id and clients.huggingface is not None:
-        hub = await clients.huggingface.paper(target.arxiv_id, max_wait=wait)
-        if hub is not None:
-            fields = {
-                "title": hub.title,
-                "authors": hub.authors,
-                "code_url": hub.github_repo,
-                "project_url": hub.project_page,
-                "hf_url": hub.url,
-                "hf_upvotes": hub.upvotes,
-                "hf_models": hub.models.count,
-                "hf_datasets": hub.datasets.count,
-                "hf_spaces": hub.spaces.count,
-                "hf_top": [
-                    repo.path for links in (hub.models, hub.datasets, hub.spaces) for repo in links.top
-                ],
-            }
-            found.add(target, HF, fields, now)
-
-
-async def _ask_doi_agency(
-    clients: SourceClients, target: Target, found: Gathered, now: datetime, wait: float
-) -> None:
-    """A DOI-only paper: Crossref, or DataCite for arXiv's own DOIs."""
-    if not target.doi or target.arxiv_id:
-        return
-    agency = clients.datacite if target.doi.startswith("10.48550/") else clients.crossref
-    record = await agency.record(target.doi, max_wait=wait) if agency is not None else None
-    if record is not None:
-        fields = {
-            "title": record.title,
-            "authors": record.authors,
-            "year": record.year,
-            "venue": record.venue,
-        }
-        found.add(target, record.source, fields, now)
-
-
 def _said(records: list[SourceRecord], field: str, kind: type[T]) -> T | None:
     """The first value of ``field`` a source gave this run, of type ``kind``."""
     return next((v for r in records if isinstance(v := r.fields.get(field), kind)), None)
-
-
-async def _forum_named(
-    clients: SourceClients, target: Target, records: list[SourceRecord], v1_first: bool, wait: float
-) -> str | None:
-    """The forum of the one OpenReview submission titled as the paper; none for a venue OpenReview lacks."""
-    titles = [t for r in records if isinstance(t := r.fields.get("title"), str) and t.strip()]
-    titles = titles or ([target.title] if target.title and target.title.strip() else [])
-    wanted = {normalize_title(t) for t in titles} - {""}
-    venues = [v for r in records if isinstance(v := r.fields.get("venue"), str) and v.strip()]
-    if not wanted or clients.openreview is None or (venues and not any(map(worth_searching, venues))):
-        return None
-    hits = await clients.openreview.search_forums(titles[0], v1_first=v1_first, max_wait=wait)
-    forums = {hit.forum_id for hit in hits if hit.title and normalize_title(hit.title) in wanted}
-    return forums.pop() if len(forums) == 1 else None  # none or several with that title: nothing guessed
 
 
 def store_records(

@@ -6,14 +6,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
 from typing import Final
-from urllib.parse import quote
 
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.errors import BadInput, NotFound
 from bot.papers import MAX_URL_LENGTH, normalize_title, parse_paper_ref
-from bot.services.papers.card import PaperRecord, paper_record
+from bot.services.papers.card import PaperRecord, arxiv_urls, paper_record
 from bot.services.papers.store import PaperInfo, aliased_paper, find_paper, paper_info
 from bot.text import cut, one_line
 from db.models import ClubSession, Paper, SessionPaper
@@ -175,13 +174,22 @@ class PaperCard:
     paper: PaperInfo
     record: PaperRecord
     history: PaperHistory
-    arxiv_url: str | None
-    arxiv_pdf_url: str | None
 
     @property
-    def pdf_url(self) -> str | None:
-        """The open-access PDF a source gave, else arXiv's."""
-        return self.record.pdf_url or self.arxiv_pdf_url
+    def links(self) -> list[tuple[str, str | None]]:
+        """(label, address) of the paper's links in the card's order; "Link" is its own when arXiv has none."""
+        record, paper = self.record, self.paper
+        abs_url, pdf_url = arxiv_urls(paper.arxiv_id)
+        return [
+            ("arXiv", abs_url),
+            ("Link", paper.url if not abs_url else None),
+            ("PDF", record.pdf_url or pdf_url),  # the open-access PDF a source gave, else arXiv's
+            ("Code", record.code_url),
+            ("Project", record.project_url),
+            ("Hugging Face", record.hf_url),
+            ("OpenReview", record.openreview_url),
+            ("Wiki", paper.wiki_url),
+        ]
 
 
 def _like(text: str) -> str:
@@ -272,11 +280,4 @@ async def find_paper_for(session: AsyncSession, guild_id: int, text: str) -> Pap
 
 async def card_of(session: AsyncSession, guild_id: int, row: Paper) -> PaperCard:
     """The card's values for a stored paper."""
-    quoted = quote(row.arxiv_id, safe="./") if row.arxiv_id else None
-    return PaperCard(
-        paper_info(row),
-        paper_record(row),
-        await paper_history(session, guild_id, row.id),
-        f"https://arxiv.org/abs/{quoted}" if quoted else None,
-        f"https://arxiv.org/pdf/{quoted}" if quoted else None,
-    )
+    return PaperCard(paper_info(row), paper_record(row), await paper_history(session, guild_id, row.id))

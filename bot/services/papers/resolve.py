@@ -131,12 +131,7 @@ def rank(name: str, found: Sequence[Candidate], limit: int = OFFERED) -> tuple[C
 
 
 async def find_candidates(
-    clients: SourceClients,
-    name: str,
-    *,
-    limit: int = OFFERED,
-    max_wait: float | None = None,
-    deadline: float | None = None,
+    clients: SourceClients, name: str, *, max_wait: float | None = None, deadline: float | None = None
 ) -> Found:
     """Ask every source turned on for ``name`` and rank the answers; one past ``deadline`` s is unavailable."""
 
@@ -170,4 +165,4 @@ async def find_candidates(
             raise answer
         else:
             found.extend(answer)
-    return Found(name, rank(name, found, limit), tuple(unavailable))
+    return Found(name, rank(name, found), tuple(unavailable))

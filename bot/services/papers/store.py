@@ -282,11 +282,7 @@ async def choose(
         .limit(1)
     )
     ref = ref or (parse_paper_ref(choice.reference) if choice.reference else None)
-    canonical = (
-        await session.scalar(select(Paper).where(Paper.guild_id == guild_id, Paper.key == ref.key))
-        if ref
-        else None
-    )
+    canonical = await find_paper(session, guild_id, ref) if ref else None
     if canonical is not None and title_row is not None and canonical.id != title_row.id:
         if await _move_references(session, title_row, canonical):
             await session.delete(title_row)

@@ -2,29 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from aiohttp import web
 
 from bot.errors import NotConfigured
 from bot.host import Host
 from bot.services.calendars import ics
 from bot.services.site import config as site_config
-from bot.services.site import tokens
-from bot.services.site.config import SiteConfig
+from bot.services.site.config import Issued, SiteConfig, issue
 from bot.services.site.web import PublicUrl, reader_session_factory, site_routes
 from db.models.privacy import DEFAULT_GRACE_DAYS
 
 OFF = "This server's website is off, so there is no calendar feed yet: an admin turns it on with `/setup website`."
 UNREACHABLE = "The website has no address yet: the bot's host sets WEB_PORT (and PUBLIC_URL) to serve it."
-
-
-@dataclass(frozen=True)
-class Feed:
-    """A member's calendar feed: its address when new (None: they have one, made on ``issued``)."""
-
-    url: str | None
-    issued: tokens.Issued
 
 
 class Site:
@@ -53,17 +42,19 @@ class Site:
         """/calendar file: every upcoming session as one .ics, and how many there are."""
         return await ics.guild_calendar(self.host.session_factory, guild_id, self.host.clock.now(), name=name)
 
-    async def feed(self, base: str | None, guild_id: int, user_id: int, *, reset: bool) -> Feed:
-        """The member's personal calendar feed, made (or replaced, with ``reset``) when new."""
+    async def feed(
+        self, base: str | None, guild_id: int, user_id: int, *, reset: bool
+    ) -> tuple[str | None, Issued]:
+        """The member's calendar feed: its address when new (None: they have one), made or ``reset``."""
         async with self.host.session_factory() as session, session.begin():
             site = await site_config.get_site(session, guild_id)
             if not site.live:
                 raise NotConfigured(OFF)
             if base is None:
                 raise NotConfigured(UNREACHABLE)
-            issued = await tokens.issue(session, guild_id, user_id, now=self.host.clock.now(), reset=reset)
+            issued = await issue(session, guild_id, user_id, now=self.host.clock.now(), reset=reset)
         url = None if issued.token is None else f"{base.rstrip('/')}/{site.slug}/calendar/{issued.token}.ics"
-        return Feed(url, issued)
+        return url, issued
 
     async def set_website(
         self, guild_id: int, enabled: bool, slug: str | None, title: str | None

@@ -23,6 +23,7 @@ from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 ATOM_NS = "http://www.w3.org/2005/Atom"
 TAG_AUTHORITY = "paperclub.invalid,2026"
+ATOM_ENTRIES: Final = 30
 RECENT_DAYS: Final = 90  # how long calendar.ics keeps a session that took place
 #: The SessionInfo fields a feed reads: its session columns but the voice channel's (updated_at follows them).
 _FIELDS: Final = [
@@ -111,7 +112,7 @@ def _entry_text(s: SessionView) -> str:
     return "\n".join(lines)
 
 
-async def atom_feed(session: AsyncSession, live: LiveSite, now: datetime, limit: int = 30) -> bytes:
+async def atom_feed(session: AsyncSession, live: LiveSite, now: datetime) -> bytes:
     """An Atom 1.0 feed (RFC 4287) of new sessions and recaps, newest change first, its links relative."""
     site, shown = site_view(live, now)
     rows = list(
@@ -120,7 +121,7 @@ async def atom_feed(session: AsyncSession, live: LiveSite, now: datetime, limit:
             .where(ClubSession.guild_id == live.site.guild_id)
             .options(selectinload(ClubSession.papers))
             .order_by(ClubSession.updated_at.desc(), ClubSession.id.desc())
-            .limit(limit)
+            .limit(ATOM_ENTRIES)
         )
     )
     ElementTree.register_namespace("", ATOM_NS)

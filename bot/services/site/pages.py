@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot import timeutil
 from bot.errors import BadInput
 from bot.services.papers.card import count_parts, hub_top
-from bot.services.papers.queries import PaperCard, SessionRead, card_of, paper_by_id
+from bot.services.papers.queries import SessionRead, card_of, paper_by_id
 from bot.services.papers.store import paper_info
 from bot.services.privacy.kinds import KINDS, MEMBER, SERVER, WORK, Kind
 from bot.services.reading import search as reading_search
@@ -264,25 +264,6 @@ class PaperPage:
     lists: tuple[tuple[int, str], ...]  # (list id, name)
 
 
-def _links(card: PaperCard) -> tuple[tuple[str, str], ...]:
-    record, paper = card.record, card.paper
-    wanted = (
-        ("arXiv", card.arxiv_url),
-        ("Link", paper.url if not card.arxiv_url else None),
-        ("PDF", card.pdf_url),
-        ("Code", record.code_url),
-        ("Project", record.project_url),
-        ("Hugging Face", record.hf_url),
-        ("OpenReview", record.openreview_url),
-        ("Wiki", paper.wiki_url),
-    )
-    out: dict[str, str] = {}  # address → label: each address once, its first label
-    for label, url in wanted:
-        if safe := http_link(url):
-            out.setdefault(safe, label)
-    return tuple((label, url) for url, label in out.items())
-
-
 async def paper_page(session: AsyncSession, live: LiveSite, paper_id: int, now: datetime) -> PaperPage | None:
     """The guild's paper's page, its card's values (dates in the guild's first zone); None: not the guild's."""
     row = await paper_by_id(session, live.site.guild_id, paper_id)
@@ -295,6 +276,10 @@ async def paper_page(session: AsyncSession, live: LiveSite, paper_id: int, now: 
     attribution = None
     if record.from_scholar:
         attribution = (ATTRIBUTION_TEXT, http_link(record.s2_url) or ATTRIBUTION_URL)
+    links: dict[str, str] = {}  # address → label: each address once, its first label
+    for label, url in card.links:
+        if safe := http_link(url):
+            links.setdefault(safe, label)
     return PaperPage(
         site=view,
         id=card.paper.id,
@@ -305,7 +290,7 @@ async def paper_page(session: AsyncSession, live: LiveSite, paper_id: int, now: 
         abstract=row.abstract[:ABSTRACT_LIMIT] if row.abstract else None,
         counts=tuple(count_parts(record)),
         hub=tuple((kind, tuple(repos)) for kind, repos in hub_top(card.record)),
-        links=_links(card),
+        links=tuple((label, url) for url, label in links.items()),
         attribution=attribution,
         sessions=tuple(
             (timeutil.club_date(read.starts_at, display.tz, now=now, weekday=False), read)

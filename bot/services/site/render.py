@@ -13,7 +13,6 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from bot.services.reading.search import MARK_CLOSE, MARK_OPEN
-from bot.services.site.embeds import FRAME_SOURCES
 from bot.services.site.markdown import plain_text, render_markdown
 from bot.services.site.pages import (
     ArchivePage,
@@ -26,7 +25,7 @@ from bot.services.site.pages import (
     SkippedWeek,
 )
 from bot.services.site.sentences import plain
-from bot.services.site.views import SessionView, and_list, iso
+from bot.services.site.views import FRAME_SOURCES, SessionView, and_list, iso
 from bot.text import one_line
 
 #: The pages run their own script and stylesheet only; embeds may come from the three video hosts.
@@ -85,7 +84,6 @@ def _url(base_url: str | None, path: str) -> str | None:
 def _page(
     template: str,
     page: Any,
-    root: str,
     meta: tuple[str, str, str],
     base_url: str | None,
     static: bool,
@@ -94,6 +92,7 @@ def _page(
 ) -> str:
     """Render ``template`` for ``page``; ``meta``: the page's (title, description, path) for its preview."""
     title, description, path = meta
+    root = "../" * path.count("/") or "./"  # links are relative to the page's folder
     scheme, _, rest = (base_url or "").partition("://")
     webcal = f"webcal://{rest.rstrip('/')}/calendar.ics" if scheme in ("http", "https") and rest else None
     return (
@@ -131,7 +130,6 @@ def home_html(page: HomePage, *, base_url: str | None = None, static: bool = Fal
     return _page(
         "home.html",
         page,
-        "./",
         (site.title, about, ""),
         base_url,
         static,
@@ -190,14 +188,7 @@ def session_html(page: SessionPage, *, base_url: str | None = None, static: bool
     s = page.session
     meta = (s.title, f"{s.when}. {plain(s.line())}", f"sessions/{s.id}/")
     return _page(
-        "session.html",
-        page,
-        "../../",
-        meta,
-        base_url,
-        static,
-        "article",
-        event_json=event_json(page, base_url),
+        "session.html", page, meta, base_url, static, "article", event_json=event_json(page, base_url)
     )
 
 
@@ -208,7 +199,7 @@ def paper_html(page: PaperPage, *, base_url: str | None = None, static: bool = F
         page.tldr or page.authors or f"{page.title}, in {page.site.title}",
         f"papers/{page.id}/",
     )
-    return _page("paper.html", page, "../../", meta, base_url, static, "article")
+    return _page("paper.html", page, meta, base_url, static, "article")
 
 
 def list_html(page: ListPage, *, base_url: str | None = None, static: bool = False) -> str:
@@ -216,7 +207,7 @@ def list_html(page: ListPage, *, base_url: str | None = None, static: bool = Fal
     listed = page.list
     about = listed.description or f"A reading list of {page.site.title}: {listed.size} papers."
     meta = (listed.name, about, f"lists/{listed.id}/")
-    return _page("list.html", page, "../../", meta, base_url, static)
+    return _page("list.html", page, meta, base_url, static)
 
 
 def archive_html(page: ArchivePage, *, base_url: str | None = None, static: bool = False) -> str:
@@ -227,22 +218,21 @@ def archive_html(page: ArchivePage, *, base_url: str | None = None, static: bool
         f"Every session {page.site.title} has held, newest first.",
         "past/" if first else f"past/{page.page}/",
     )
-    root = "../" if first else "../../"
-    return _page("archive.html", page, root, meta, base_url, static)
+    return _page("archive.html", page, meta, base_url, static)
 
 
 def privacy_html(page: PrivacyPage, *, base_url: str | None = None, static: bool = False) -> str:
     """Render the privacy page."""
     about = f"What the Discord bot of {page.site.title} keeps, why, for how long, and how it is deleted."
     meta = ("Privacy", about, "privacy/")
-    return _page("privacy.html", page, "../", meta, base_url, static)
+    return _page("privacy.html", page, meta, base_url, static)
 
 
 def search_html(page: SearchPage, *, base_url: str | None = None) -> str:
     """Render the search page and its results."""
     about = f"Search the sessions, papers and reading lists of {page.site.title}."
     meta = (f"Search: {page.query}" if page.query else "Search", about, "search")
-    return _page("search.html", page, "./", meta, base_url, False)
+    return _page("search.html", page, meta, base_url, False)
 
 
 def not_found_html() -> str:

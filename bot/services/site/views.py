@@ -1,21 +1,22 @@
-"""The plain values the pages and feeds show (no HTML), every link checked to be http(s)."""
+"""Plain values the pages and feeds show (no HTML), every link checked; recordings' players by parsed URL."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import Any, Final
-from urllib.parse import quote
+from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo
 
 from bot import timeutil
+from bot.services.papers.card import arxiv_urls
 from bot.services.papers.store import PaperInfo
 from bot.services.sessions.info import CANCELLED, SessionInfo
 from bot.services.site import queries
 from bot.services.site.config import LiveSite
-from bot.services.site.embeds import Embed, recording_embed
 from bot.services.site.markdown import safe_link
 from bot.services.site.sentences import Facts, Paragraph, one_paragraph, sentence
 from bot.text import one_line
@@ -176,10 +177,7 @@ def _paper(
     against: bool = False,
 ) -> PaperView:
     """A paper's links, each checked."""
-    abs_url = pdf_url = None
-    if arxiv_id:
-        quoted = quote(arxiv_id, safe="./")
-        abs_url, pdf_url = f"https://arxiv.org/abs/{quoted}", f"https://arxiv.org/pdf/{quoted}"
+    abs_url, pdf_url = arxiv_urls(arxiv_id)
     return PaperView(title, http_link(url), abs_url, pdf_url, http_link(wiki_url), paper_id, against)
 
 
@@ -257,3 +255,92 @@ def site_view(live: LiveSite, now: datetime) -> tuple[SiteView, Display]:
     names = and_list([timeutil.zone_names(zone, now.astimezone(tz).year) for zone in zones])
     invite = http_link(site.discord_invite)
     return SiteView(site.slug, site.title, site.about, names, topics, site.intro, invite), Display(zones, tz)
+
+
+# ---------------------------------------------------------------- recordings: YouTube, Vimeo, Loom
+
+
+_YOUTUBE_ID: Final = re.compile(r"[A-Za-z0-9_-]{11}")
+_VIMEO_ID: Final = re.compile(r"[0-9]{1,12}")
+_VIMEO_HASH: Final = re.compile(r"[0-9a-f]{6,20}")
+_LOOM_ID: Final = re.compile(r"[0-9a-f]{32}")
+YOUTUBE_HOSTS: Final = frozenset(
+    {"youtube.com", "www.youtube.com", "m.youtube.com", "youtube-nocookie.com", "www.youtube-nocookie.com"}
+)
+VIMEO_HOSTS: Final = frozenset({"vimeo.com", "www.vimeo.com", "player.vimeo.com"})
+LOOM_HOSTS: Final = frozenset({"loom.com", "www.loom.com"})
+#: The frame sources the pages' Content-Security-Policy allows (exactly where embeds point).
+FRAME_SOURCES: Final = (
+    "https://www.youtube-nocookie.com",
+    "https://player.vimeo.com",
+    "https://www.loom.com",
+)
+
+
+@dataclass(frozen=True)
+class Embed:
+    """A recording's player the session page may embed."""
+
+    provider: str  # "YouTube", "Vimeo" or "Loom"
+    src: str  # the player's address, built from the parsed id only
+
+
+def _youtube(host: str, parts: list[str], query: str) -> str | None:
+    video: str | None = None
+    if host == "youtu.be":
+        video = parts[0] if len(parts) == 1 else None
+    elif host in YOUTUBE_HOSTS:
+        if parts == ["watch"]:
+            values = parse_qs(query).get("v", [])
+            video = values[0] if len(values) == 1 else None
+        elif len(parts) == 2 and parts[0] in ("embed", "shorts", "live", "v"):
+            video = parts[1]
+    if video is None or not _YOUTUBE_ID.fullmatch(video):
+        return None
+    return f"https://www.youtube-nocookie.com/embed/{video}"
+
+
+def _vimeo(host: str, parts: list[str], query: str) -> str | None:
+    if host == "player.vimeo.com":
+        parts = parts[1:] if parts[:1] == ["video"] else []
+    if not parts or len(parts) > 2 or not _VIMEO_ID.fullmatch(parts[0]):
+        return None
+    src = f"https://player.vimeo.com/video/{parts[0]}"
+    hashes = parse_qs(query).get("h", [])
+    secret = parts[1] if len(parts) == 2 else (hashes[0] if len(hashes) == 1 else None)
+    if secret is not None:
+        if not _VIMEO_HASH.fullmatch(secret):
+            return None
+        src += f"?h={secret}"
+    return src
+
+
+def _loom(host: str, parts: list[str], query: str) -> str | None:
+    if len(parts) != 2 or parts[0] not in ("share", "embed") or not _LOOM_ID.fullmatch(parts[1]):
+        return None
+    return f"https://www.loom.com/embed/{parts[1]}"
+
+
+def recording_embed(url: str | None) -> Embed | None:
+    """The player to embed for a recording link, or None (then the page shows a plain link)."""
+    if not url:
+        return None
+    try:
+        address = urlsplit(url.strip())
+        port = address.port
+    except ValueError:
+        return None
+    if address.scheme not in ("http", "https") or port not in (None, 80, 443):
+        return None
+    if address.username is not None or address.password is not None:
+        return None
+    host = (address.hostname or "").lower()
+    for provider, hosts, parse in (
+        ("YouTube", YOUTUBE_HOSTS | {"youtu.be"}, _youtube),
+        ("Vimeo", VIMEO_HOSTS, _vimeo),
+        ("Loom", LOOM_HOSTS, _loom),
+    ):
+        if host in hosts:
+            src = parse(host, [p for p in address.path.split("/") if p], address.query)
+            return Embed(provider, src) if src else None
+    return None

@@ -19,8 +19,7 @@ from bot.clock import Clock
 from bot.errors import NotConfigured
 from bot.ids import parse_id
 from bot.services.site import feeds, pages, render
-from bot.services.site.config import LiveSite, get_site, live_site
-from bot.services.site.tokens import owner_of
+from bot.services.site.config import LiveSite, get_site, live_site, owner_of
 from db.engine import backend_name, one_statement_session_factory, read_only_session_factory
 from db.models import ClubSession, Paper
 from db.models.privacy import DEFAULT_GRACE_DAYS
@@ -95,7 +94,7 @@ class SiteHandlers:
     def routes(self) -> web.RouteTableDef:
         """The site's routes: pages, feeds, calendars and static files under each slug."""
         routes = web.RouteTableDef()
-        routes.get(r"/{slug}")(self.bare_slug)
+        routes.get(r"/{slug}")(self._page(self.bare_slug))
         for path, handler in (
             ("/", self.home),
             *(
@@ -140,12 +139,8 @@ class SiteHandlers:
 
         return handler
 
-    async def bare_slug(self, request: web.Request) -> web.Response:
+    async def bare_slug(self, request: web.Request, session: AsyncSession, live: LiveSite) -> web.Response:
         """``/<slug>`` → ``/<slug>/`` for an enabled site only (the target is our own path, never input)."""
-        async with self.session_factory() as session:
-            live = await live_site(session, request.match_info["slug"])
-        if live is None:
-            return not_found()
         raise web.HTTPMovedPermanently(f"/{live.site.slug}/")
 
     async def unknown(self, request: web.Request) -> web.Response:
