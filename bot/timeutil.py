@@ -148,6 +148,22 @@ def _zone_label(local: datetime, label: str | None) -> str:
     return _fmt_utc_offset(local.utcoffset()) if not name or name[0] in "+-" else name
 
 
+def weekday_name(weekday: int, plural: bool = False) -> str:
+    """A weekday's name (``plural``: "Thursdays")."""
+    return WEEKDAYS[weekday].title() + ("s" if plural else "")
+
+
+def short_date(day: date, *, year: bool = False) -> str:
+    """'Thu 3 Dec' (with the year: 'Thu 3 Dec 2026')."""
+    text = f"{WEEKDAYS[day.weekday()][:3].title()} {day.day} {MONTHS[day.month - 1][:3].title()}"
+    return f"{text} {day.year}" if year else text
+
+
+def day_month(day: date) -> str:
+    """'4 December' (the issue's form: "4 December is a Friday")."""
+    return f"{day.day} {MONTHS[day.month - 1].title()}"
+
+
 def format_long_date(d: date | datetime, *, weekday: bool = True) -> str:
     """'Thursday 5 November 2026' (or '5 November 2026')."""
     text = f"{d.day} {MONTHS[d.month - 1].title()} {d.year}"

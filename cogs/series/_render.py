@@ -95,7 +95,7 @@ def series_card(series: SeriesCard) -> Card:
     else:
         card.text("No coming weeks." if ended else "No weeks in the next few weeks.")
     buttons: list[discord.ui.Item[Any]] = [
-        PresentButton(week.session.id, label=rules.short_date(week.week_date))
+        PresentButton(week.session.id, label=timeutil.short_date(week.week_date))
         for week in open_weeks(weeks, now)
         if week.session is not None
     ]
@@ -115,7 +115,9 @@ def list_card(infos: Sequence[SeriesInfo], zones: Sequence[DisplayZone], now: da
     lines = []
     for info in infos:
         upcoming = info.rule.next_date(now)
-        state = "ended" if info.has_ended(now) or upcoming is None else f"next {rules.short_date(upcoming)}"
+        state = (
+            "ended" if info.has_ended(now) or upcoming is None else f"next {timeutil.short_date(upcoming)}"
+        )
         lines.append(f"**{escape_line(info.name, 80)}** — {rules.rule_text(info.rule, zones, now)} · {state}")
     return card.heading("Series", below=cut("\n".join(lines), 3500))
 

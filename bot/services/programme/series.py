@@ -105,7 +105,7 @@ def _one(checker: Checker, node: Any, where: str, line: int | None, zone: str) -
     rule = Rule(weekday, start, tz_name, every, anchor, dates["until"])
     for key in ("first", "since"):
         if (day := dates[key]) is not None and day.weekday() != weekday:
-            named = f"a {rules.weekday_name(day.weekday())}, not a {rules.weekday_name(weekday)}"
+            named = f"a {timeutil.weekday_name(day.weekday())}, not a {timeutil.weekday_name(weekday)}"
             checker.add(at(key), f"{where}.{key}", f"{day.isoformat()} is {named}")
     for key in ("since", "until"):
         if (day := dates[key]) is not None and day < first:

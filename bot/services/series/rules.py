@@ -14,7 +14,7 @@ from bot.errors import BadInput
 from bot.services.sessions import rules as session_rules
 from bot.services.sessions.rules import Place
 from bot.text import clean_line
-from bot.timeutil import WEEKDAYS, DisplayZone
+from bot.timeutil import WEEKDAYS, DisplayZone, day_month, weekday_name
 from bot.timeutil import format_long_date as long_date
 
 MAX_NAME: Final = 100
@@ -30,22 +30,6 @@ _MONTHS = {name: i for i, m in enumerate(timeutil.MONTHS, 1) for name in (m, m[:
 _DAYS = {name: i for i, w in enumerate(WEEKDAYS) for name in (w, w[:3], w + "s")}
 _DAYS |= {"tues": 1, "weds": 2, "thur": 3, "thurs": 3}
 _CLOCK_ONLY = re.compile(r"(?:\d{1,2}(?:[:.]\d{2})?\s*(?:[ap]\.?m\.?)?|noon|midnight)", re.IGNORECASE)
-
-
-def weekday_name(weekday: int, plural: bool = False) -> str:
-    """A weekday's name (``plural``: "Thursdays")."""
-    return WEEKDAYS[weekday].title() + ("s" if plural else "")
-
-
-def short_date(day: date, *, year: bool = False) -> str:
-    """'Thu 3 Dec' (with the year: 'Thu 3 Dec 2026')."""
-    text = f"{WEEKDAYS[day.weekday()][:3].title()} {day.day} {timeutil.MONTHS[day.month - 1][:3].title()}"
-    return f"{text} {day.year}" if year else text
-
-
-def day_month(day: date) -> str:
-    """'4 December' (the issue's form: "4 December is a Friday")."""
-    return f"{day.day} {timeutil.MONTHS[day.month - 1].title()}"
 
 
 @dataclass(frozen=True)

@@ -137,9 +137,7 @@ async def series_choices(session: AsyncSession, guild_id: int, current: str) -> 
     for info in await list_series(session, guild_id):
         if typed and typed not in rules.name_key(info.name) and typed != str(info.id):
             continue
-        when = (
-            f"{rules.weekday_name(info.rule.weekday, plural=True)} {timeutil.format_clock(info.rule.start)}"
-        )
+        when = f"{timeutil.weekday_name(info.rule.weekday, plural=True)} {timeutil.format_clock(info.rule.start)}"
         out.append((f"#{info.id} · {info.name} · {when}"[:100], str(info.id)))
     return out[:25]
 

@@ -8,6 +8,7 @@ from sqlalchemy import exists, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
+from bot import timeutil
 from bot.errors import NotFound
 from bot.papers import normalize_title
 from bot.services.series import rules
@@ -227,7 +228,7 @@ async def week_choices(
             state = week.session.presenter_name or "presenter set"
         else:
             state = "scheduled"
-        name = f"{rules.short_date(week.week_date, year=True)} · {state}"
+        name = f"{timeutil.short_date(week.week_date, year=True)} · {state}"
         if typed and typed not in name.casefold() and typed not in week.week_date.isoformat():
             continue
         out.append((name[:100], week.week_date.isoformat()))
