@@ -14,7 +14,7 @@ from bot.background import Background, Job, every
 from bot.clock import Clock
 from bot.metrics import BotMetrics
 from bot.services.reminders import delivery, queue
-from bot.services.reminders.delivery import Outcome, Outgoing, SendError, Sent
+from bot.services.reminders.delivery import Outcome, Outgoing, SendError
 
 log = logging.getLogger("paperclub.reminders")
 
@@ -104,22 +104,19 @@ class ReminderRunner:
         try:
             message_id = await self.transport.send(outgoing)
         except SendError as error:
-            return Outcome(outgoing, error=error)
+            return Outcome(outgoing, self.clock.now(), error=error)
         except Exception as error:  # a transport bug: logged, and tried again after a backoff
             log.exception("reminder=%s: the send crashed", outgoing.reminder_id)
-            return Outcome(outgoing, error=SendError(f"Unexpected {type(error).__name__}.", retryable=True))
-        sent = Sent(
-            outgoing.reminder_id, outgoing.claim_token, message_id, self.clock.now(), outgoing.repeats
-        )
-        return Outcome(outgoing, sent=sent)
+            crashed = SendError(f"Unexpected {type(error).__name__}.", retryable=True)
+            return Outcome(outgoing, self.clock.now(), error=crashed)
+        return Outcome(outgoing, self.clock.now(), message_id)
 
     def _log(self, outcomes: list[Outcome], recorded: set[int], retries: dict[int, datetime | None]) -> int:
         for one in outcomes:
             reminder_id = one.outgoing.reminder_id
-            if one.sent is not None and reminder_id in recorded:
-                due_at = one.outgoing.due_at
-                self._observe("sent", lateness=one.sent.sent_at - due_at if due_at is not None else None)
-                log.info("reminder=%s sent message=%s", reminder_id, one.sent.message_id)
+            if one.error is None and reminder_id in recorded:
+                self._observe("sent", lateness=one.at - one.outgoing.due_at)
+                log.info("reminder=%s sent message=%s", reminder_id, one.message_id)
             elif one.error is not None and reminder_id in retries:
                 retry_at = retries[reminder_id]
                 self._observe("retried" if retry_at else "failed")
