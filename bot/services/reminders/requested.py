@@ -1,5 +1,4 @@
-"""Reminders people ask for: organizers' (/organize reminder add, cancel, list) and members' (/remind me); each
-checks all its input, then writes in the caller's transaction."""
+"""Reminders people ask for: organizers' (/organize reminder add, cancel, list) and members' (/remind me)."""
 
 from __future__ import annotations
 
@@ -56,7 +55,6 @@ class Subscription:
     """The outcome of /remind me."""
 
     subscribed: bool
-    session_id: int
     session_title: str
     starts_at: datetime
     before: timedelta
@@ -258,8 +256,7 @@ async def toggle_personal(
             await session.delete(existing)
             await session.flush()
         await plan_session(session, guild_id, session_id, now=now, presenter_dm_days=presenter_dm_days)
-        interested = existing.interested
-        return Subscription(False, session_id, club.title, club.starts_at, wanted, interested=interested)
+        return Subscription(False, club.title, club.starts_at, wanted, interested=existing.interested)
     await _scheduled_session(session, guild_id, session_id, now)
     if wanted > MAX_BEFORE:
         raise BadInput(f"Pick a time at most {timeutil.format_offset(MAX_BEFORE)} before the session.")
@@ -285,13 +282,12 @@ async def toggle_personal(
         )
     await session.flush()
     await plan_session(session, guild_id, session_id, now=now, presenter_dm_days=presenter_dm_days)
-    return Subscription(True, session_id, club.title, club.starts_at, wanted, changed_offset=moving)
+    return Subscription(True, club.title, club.starts_at, wanted, changed_offset=moving)
 
 
 @dataclass(frozen=True)
 class ReminderList:
-    """A page of /organize reminder list: pending reminders (``hidden``: automatic ones left out), then those
-    missed or failed in the last week."""
+    """A page of /organize reminder list (``hidden``: the automatic reminders left out)."""
 
     pending: list[ReminderInfo]
     problems: list[ReminderInfo]
@@ -312,8 +308,8 @@ _WITH_TITLE = select(Reminder, ClubSession.title).outerjoin(
 async def list_reminders(
     session: AsyncSession, guild_id: int, *, now: datetime, page: int, per_page: int, automatic: bool = False
 ) -> ReminderList:
-    """Pending reminders (soonest first), then those missed or failed in the last week (latest first),
-    paged together; the pending ones are the organizers' only, unless ``automatic``; ``page`` is clamped."""
+    """Pending reminders (the organizers' only, unless ``automatic``), then those missed or failed in the last
+    week, paged together (``page`` clamped)."""
     mine = [] if automatic else [Reminder.kind == CUSTOM]
     live = [Reminder.guild_id == guild_id, Reminder.status.in_(LIVE_STATUSES), *mine]
     recent = [
@@ -369,17 +365,13 @@ async def cancel_choices(
                 func.lower(ClubSession.title).contains(needle, autoescape=True),
             )
         )
-    rows = (await session.execute(query.order_by(Reminder.due_at, Reminder.id).limit(MAX_CHOICES))).all()
+    rows = await session.execute(query.order_by(Reminder.due_at, Reminder.id).limit(MAX_CHOICES))
     choices = []
     for row, title in rows:
         local = row.due_at.astimezone(tz)
         when = f"{timeutil.WEEKDAYS[local.weekday()][:3].title()} {local.day} {timeutil.MONTHS[local.month - 1][:3].title()} {local:%H:%M}"
-        choices.append(
-            (
-                cut(f"#{row.number} · {when} · {describe(info_of(row, title))}", CHOICE_NAME_LIMIT),
-                row.number or 0,
-            )
-        )
+        name = cut(f"#{row.number} · {when} · {describe(info_of(row, title))}", CHOICE_NAME_LIMIT)
+        choices.append((name, row.number or 0))
     return choices
 
 
