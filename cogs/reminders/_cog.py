@@ -1,5 +1,4 @@
-"""/remind me; /organize reminder add, list and cancel (organizers), with their options; and the session
-events that plan the automatic reminders."""
+"""/remind me; /organize reminder add, list and cancel; the session events that plan automatic reminders."""
 
 from __future__ import annotations
 
@@ -44,8 +43,7 @@ Message = app_commands.Range[str, 1, svc.MAX_MESSAGE]
 
 
 class WhenTransformer(SharedWhenTransformer):
-    """A time as typed or pasted, or with a `session` a time before it ('1h'); the autocomplete shows how it
-    will be read (or, with "⚠", why it can't)."""
+    """A time as typed or pasted, or with a `session` a time before it ('1h'), previewed as it is read."""
 
     what = "reminder"
     max_days_ahead = svc.MAX_DAYS_AHEAD

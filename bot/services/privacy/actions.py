@@ -1,5 +1,4 @@
-"""The privacy flows over the host's store: a member's overview, export and deletion (in a server, or from a DM
-in every server), the servers the bot leaves and rejoins, a run of the lifetimes job."""
+"""The privacy flows: a member's overview, export and deletion; servers left and rejoined; the lifetimes."""
 
 from __future__ import annotations
 
@@ -177,8 +176,7 @@ class Privacy:
     async def delete(
         self, user_id: int, scope: int, issued: int, *, presser: int, where: int, ready: Ready
     ) -> Deletion:
-        """The confirmation shown to ``user_id`` at ``issued`` pressed: refused unless by that member, where
-        shown, within :data:`CONFIRM_MINUTES`; then ``ready``, and the data deleted in one transaction."""
+        """The confirmation pressed: checked, then ``ready``, then the data deleted in one transaction."""
         if presser != user_id:
             raise NotAllowed(NOT_YOURS)
         here(where, scope)
@@ -211,7 +209,6 @@ class Privacy:
         return gone
 
     async def lifetimes(self, now: datetime, *, grace: timedelta, running: Collection[str] = ()) -> Enforced:
-        """Delete what is past its lifetime, then the servers left more than ``grace`` ago (``running``: this
-        process's jobs, whose rows are never idle)."""
+        """Delete what is past its lifetime, then the servers left more than ``grace`` ago."""
         expired = await servers.expire(self.host.session_factory, EXPIRIES, now, running=running)
         return Enforced(expired, await servers.delete_departed(self.host.session_factory, now, grace))

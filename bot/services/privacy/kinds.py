@@ -1,5 +1,4 @@
-"""The one list of what the bot keeps (:data:`KINDS`), each kind's what, why, how long, how it is deleted; a
-member's kinds are deleted in this order (links before suggestions, presenter history before reminders)."""
+"""What the bot keeps (:data:`KINDS`): what, why, how long, how deleted (a member's kinds in this order)."""
 
 from __future__ import annotations
 

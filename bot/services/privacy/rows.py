@@ -1,5 +1,4 @@
-"""A member's rows of one table (:class:`Rows`), of several (:class:`Several`), and the sessions they present
-(:class:`PresenterHistory`): counted per server, exported, and deleted or cleared of the member's id."""
+"""A member's rows, counted per server, exported, and deleted or cleared of the member's id."""
 
 from __future__ import annotations
 

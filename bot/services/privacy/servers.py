@@ -1,6 +1,4 @@
-"""What the ``privacy.lifetimes`` job deletes: records of sends and work past their lifetime, a batch per
-transaction; the servers the bot left, past the grace period, each server's data (every table with a
-``guild_id``, and their cascading children) counted and deleted in one transaction."""
+"""What the ``privacy.lifetimes`` job deletes: records past their lifetime, servers left past the grace."""
 
 from __future__ import annotations
 
@@ -105,8 +103,7 @@ async def departed(session: AsyncSession) -> dict[int, datetime]:
 async def delete_departed(
     session_factory: async_sessionmaker[AsyncSession], now: datetime, grace: timedelta
 ) -> dict[int, dict[str, int]]:
-    """Delete every server left more than ``grace`` ago, each in one transaction (one the bot rejoined
-    meanwhile is left alone). What went, by server."""
+    """Delete each server left more than ``grace`` ago (and not rejoined), one transaction each."""
     async with session_factory() as session:
         due = sorted(
             await session.scalars(

@@ -1,5 +1,4 @@
-"""Claiming due reminders, rendering them, and recording how their sends ended (pending → sending → sent,
-failed, or pending again after a backoff)."""
+"""Claiming due reminders, rendering them, and recording how their sends ended."""
 
 from __future__ import annotations
 

@@ -63,8 +63,7 @@ def wanted_slots(
     now: datetime,
     presenter_notes: bool = False,
 ) -> dict[str, Slot]:
-    """plan_key -> Slot for every automatic reminder of ``club`` still to come (``presenter_notes``: members
-    left the presenter questions or names, which two more DMs carry)."""
+    """plan_key -> Slot for every automatic reminder of ``club`` still to come."""
     starts = club.starts_at
     ends = starts + timedelta(minutes=club.duration_minutes)
     slots: dict[str, Slot] = {}

@@ -1,5 +1,4 @@
-"""Reminder work besides claiming: when to look again, what fell due while the bot was down, claims a
-stopped runner left behind, and a repeating reminder's next occurrence."""
+"""Reminder upkeep: when to look again, missed reminders, claims left behind, a repeat's next occurrence."""
 
 from __future__ import annotations
 
@@ -51,8 +50,7 @@ async def next_wake(session: AsyncSession, now: datetime) -> datetime | None:
 async def mark_missed(
     session: AsyncSession, *, late_origin: datetime, grace: timedelta, now: datetime
 ) -> int:
-    """Mark missed the first attempts due more than ``grace`` before the runner last looked (the bot was
-    down); a repeating one's next occurrence is planned. How many."""
+    """Mark missed (and count) what fell due over ``grace`` before the runner last looked; plan repeats."""
     statement = (
         update(Reminder)
         .where(

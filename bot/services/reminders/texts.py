@@ -131,8 +131,7 @@ def presenter_text(
     new: bool = False,
     delayed: bool = False,
 ) -> str:
-    """The presenter's DM before the session: who stays out of the recording, the questions (``new``: the DM
-    at the start, with what came since the last one)."""
+    """The presenter's DM: names kept out of the recording, questions (``new``: only what came since)."""
     if new:
         head = [_starts("🎤", facts, delayed)]
     else:
