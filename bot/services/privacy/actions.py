@@ -66,11 +66,6 @@ class Deletion:
     follow: frozenset[Follow] = field(default_factory=frozenset)
 
     @property
-    def servers(self) -> set[int]:
-        """The servers where anything changed."""
-        return {f.guild_id for f in self.follow}
-
-    @property
     def nothing(self) -> bool:
         """Nothing was there to delete (or keep)."""
         return not any(e.count or e.kept for e in self.erased.values())

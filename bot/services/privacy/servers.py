@@ -132,8 +132,8 @@ SEARCH_DAYS: Final = SAVED_QUERY_DAYS  # a search's text, kept for its page butt
 SESSION_NOTES_DAYS: Final = 7  # recording opt-outs and questions: kept while the recording is edited
 BATCH: Final = 5000  # rows deleted per transaction (a short hold of SQLite's write lock)
 
+# What is past its lifetime at ``now`` (given this process's job names): a model, and the condition on its rows.
 Expiry = Callable[[datetime, Collection[str]], tuple[type[Any], ColumnElement[bool]]]
-"""What is past its lifetime at ``now`` (given this process's job names): a model, and the condition on its rows."""
 
 
 def ended_reminders(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
@@ -166,19 +166,19 @@ def old_searches(now: datetime, _running: Collection[str]) -> tuple[type[Any], C
     return ReadingSearchQuery, ReadingSearchQuery.created_at < now - timedelta(days=SEARCH_DAYS)
 
 
-def _over(days: int, now: datetime) -> Any:
-    """The sessions that ended over ``days`` ago (a session lasts at most 10 hours: 12 are allowed)."""
-    return select(ClubSession.id).where(ClubSession.starts_at < now - timedelta(days=days, hours=12))
+def _session_notes(model: type[RecordingOptOut | SessionQuestion]) -> Expiry:
+    """A session's rows of ``model``, :data:`SESSION_NOTES_DAYS` after the session (it lasts at most 12 hours)."""
+
+    def expiry(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+        ended = select(ClubSession.id).where(
+            ClubSession.starts_at < now - timedelta(days=SESSION_NOTES_DAYS, hours=12)
+        )
+        return model, model.session_id.in_(ended)
+
+    return expiry
 
 
-def old_opt_outs(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
-    """Recording opt-outs of sessions over :data:`SESSION_NOTES_DAYS` past."""
-    return RecordingOptOut, RecordingOptOut.session_id.in_(_over(SESSION_NOTES_DAYS, now))
-
-
-def old_questions(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
-    """Questions of sessions over :data:`SESSION_NOTES_DAYS` past."""
-    return SessionQuestion, SessionQuestion.session_id.in_(_over(SESSION_NOTES_DAYS, now))
+old_opt_outs, old_questions = _session_notes(RecordingOptOut), _session_notes(SessionQuestion)
 
 
 async def expire(
