@@ -14,7 +14,7 @@ from bot.errors import BadInput, Conflict, NotAllowed
 from bot.host import Host
 from bot.services.privacy import servers
 from bot.services.privacy.kinds import EXPIRIES, MEMBER_KINDS, Kind
-from bot.services.privacy.rows import Erased, Follow, MemberData, Who, as_json
+from bot.services.privacy.rows import Erased, Follow, Who, as_json
 from bot.services.reminders.queue import SENDING_LEASE
 from db.engine import read_only_session_factory
 from db.models.reminders import SENDING, Reminder
@@ -79,17 +79,12 @@ class Enforced:
     servers: dict[int, dict[str, int]]
 
 
-def _member(kind: Kind) -> MemberData:
-    assert kind.member is not None  # MEMBER_KINDS holds only kinds with one
-    return kind.member
-
-
 async def overview(session: AsyncSession, who: Who) -> Overview:
     """What the store holds of the member in ``who``'s servers: every kind counted in one statement."""
     parts = [
         select(literal(kind.key).label("kind"), counted.c.guild, counted.c.n)
         for kind in MEMBER_KINDS
-        for counted in (statement.subquery() for statement in _member(kind).counting(who))
+        for counted in (statement.subquery() for part in kind.member for statement in part.counting(who))
     ]
     counts: dict[str, dict[int, int]] = {kind.key: {} for kind in MEMBER_KINDS}
     for key, guild, n in (await session.execute(union_all(*parts))).all():
@@ -121,7 +116,10 @@ async def erase_member(session: AsyncSession, who: Who, now: datetime) -> Deleti
         .order_by(Suggestion.id)
         .with_for_update(key_share=True)  # FOR NO KEY UPDATE, as the vote writer
     )
-    erased = {kind.key: await _member(kind).erase(session, who, now) for kind in MEMBER_KINDS}
+    erased = {kind.key: Erased() for kind in MEMBER_KINDS}
+    for kind in MEMBER_KINDS:
+        for part in kind.member:
+            erased[kind.key] += await part.erase(session, who, now)
     return Deletion(erased, frozenset(f for done in erased.values() for f in done.follow))
 
 
@@ -138,7 +136,7 @@ async def export_member(session: AsyncSession, guild_id: int, user_id: int, now:
                 "what": kind.what,
                 "why": kind.why,
                 "kept": kind.kept,
-                "rows": await _member(kind).export(session, who),
+                "rows": [row for part in kind.member for row in await part.export(session, who)],
             }
             for kind in MEMBER_KINDS
         ],

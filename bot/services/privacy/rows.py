@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Final, Protocol, cast
@@ -175,28 +175,6 @@ class Rows:
             guilds = {int(thing): int(guild) for thing, guild in found.all()}
         erased.count = len(returned)
         erased.follow = {Follow(what, guild, thing) for thing, guild in guilds.items()}
-        return erased
-
-
-@dataclass(frozen=True)
-class Several:
-    """One kind kept in several places (each a :class:`Rows`), counted, exported and deleted together."""
-
-    parts: Sequence[Rows]
-
-    def counting(self, who: Who) -> list[Select[Any]]:
-        """How many rows, per server, in each place."""
-        return [statement for part in self.parts for statement in part.counting(who)]
-
-    async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
-        """Every place's rows, one after the other."""
-        return [row for part in self.parts for row in await part.export(session, who)]
-
-    async def erase(self, session: AsyncSession, who: Who, now: datetime) -> Erased:
-        """Each place in turn."""
-        erased = Erased()
-        for part in self.parts:
-            erased += await part.erase(session, who, now)
         return erased
 
 
