@@ -48,13 +48,7 @@ class WhenTransformer(SharedWhenTransformer):
     what = "reminder"
     max_days_ahead = svc.MAX_DAYS_AHEAD
     default_clock = svc.DEFAULT_CLOCK
-
-    async def transform(self, interaction: Interaction, value: Any) -> str:
-        """The time typed, checked."""
-        text = " ".join(str(value).split())
-        if not text:
-            raise BadInput("Please give a time, e.g. tomorrow 9am, 2026-12-03 09:00, or 1h with a session.")
-        return text
+    examples = "tomorrow 9am, 2026-12-03 09:00, or 1h with a session"
 
     async def preview(self, interaction: Interaction, text: str) -> str:
         """The autocomplete line: the time as the bot read it."""
@@ -259,16 +253,10 @@ class RemindersCog(
         """Wait until the planning events set off and the sends it made due are done (tests, demo)."""
         await self.reminders.settle()
 
-    @commands.Cog.listener()
-    async def on_session_saved(self, guild_id: int, session_id: int) -> None:
-        """Plan a saved session's reminders again."""
-        await self.reminders.plan_session(guild_id, session_id)
-
-    @commands.Cog.listener()
-    async def on_session_subscription_changed(
-        self, guild_id: int, session_id: int, user_id: int, subscribed: bool
-    ) -> None:
-        """Plan the session's reminders again (Remind me)."""
+    @commands.Cog.listener("on_session_saved")
+    @commands.Cog.listener("on_session_subscription_changed")
+    async def plan_again(self, guild_id: int, session_id: int, *_: object) -> None:
+        """Plan the session's reminders again (it was saved, or a member's Remind me changed)."""
         await self.reminders.plan_session(guild_id, session_id)
 
     @commands.Cog.listener()

@@ -88,9 +88,7 @@ class Reminders:
         """Cancel a cancelled session's reminders."""
         with self._tracked():
             async with self.session_factory() as session, session.begin():
-                await plan.cancel_session_reminders(
-                    session, session_id, now=self.clock.now(), reason="Its session was cancelled."
-                )
+                await plan.cancel_session_reminders(session, session_id, now=self.clock.now())
 
     async def recording_up(self, guild_id: int, session_id: int) -> None:
         """The session's recording was added: its reminded members' one DM each, sent now."""

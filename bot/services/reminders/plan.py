@@ -100,9 +100,7 @@ async def plan_session(
     """Bring the session's automatic reminders (and custom ones tied to it) in line with the session."""
     club = await session.get(ClubSession, session_id, populate_existing=True)
     if club is None or club.guild_id != guild_id or club.status != SCHEDULED:
-        return await cancel_session_reminders(
-            session, session_id, now=now, reason="Its session was cancelled."
-        )
+        return await cancel_session_reminders(session, session_id, now=now)
     config = await get_config(session, guild_id)
     subscribed = select(SessionSubscription.user_id, SessionSubscription.before_minutes).where(
         SessionSubscription.session_id == session_id
@@ -187,14 +185,12 @@ async def _move(
     )
 
 
-async def cancel_session_reminders(
-    session: AsyncSession, session_id: int, *, now: datetime, reason: str
-) -> PlanResult:
-    """Cancel every pending reminder of the session (automatic and custom)."""
+async def cancel_session_reminders(session: AsyncSession, session_id: int, *, now: datetime) -> PlanResult:
+    """Cancel every pending reminder of the cancelled session (automatic and custom)."""
     done = await session.execute(
         update(Reminder)
         .where(Reminder.session_id == session_id, Reminder.status == PENDING)
-        .values(status=CANCELLED, last_error=reason, updated_at=now)
+        .values(status=CANCELLED, last_error="Its session was cancelled.", updated_at=now)
         .execution_options(synchronize_session=False)
     )
     return PlanResult(cancelled=rowcount(done))
