@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any, Literal
@@ -13,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.client import Interaction, PaperclubBot
-from bot.errors import BadInput, NotAllowed
+from bot.errors import BadInput, NotAllowed, PaperclubError
 from bot.hidden_channels import cannot_see, hidden_from_bot
 from bot.ids import parse_id
 from bot.layouts import Card, escape_line
@@ -31,6 +32,7 @@ from bot.services.config.guild import get_config
 from bot.services.reminders import requested as svc
 from bot.services.reminders.actions import Reminders
 from bot.services.reminders.requested import ReminderInfo, ReminderList, Subscription, describe
+from bot.services.sessions.store import get_session
 from bot.text import one_line
 from bot.timeutil import DisplayZone
 from bot.transformers import IdTransformer, OptionTransformer, SessionOption, guild_choices
@@ -57,10 +59,11 @@ class WhenTransformer(SharedWhenTransformer):
             return await super().preview(interaction, text)
         if pasted_instant(text, interaction.client.clock.now()) is not None:
             return await super().preview(interaction, text)  # an instant, before the session or not
-        offset, number = timeutil.parse_offset(text), parse_id(session_id)
-        cog, title = interaction.client.get_cog("RemindersCog"), None
-        if number is not None and isinstance(cog, RemindersCog):
-            title = await cog.reminders.session_title(interaction.guild_id, number)
+        offset, number, title = timeutil.parse_offset(text), parse_id(session_id), None
+        if number is not None:
+            async with interaction.client.session_factory() as session:
+                with contextlib.suppress(PaperclubError):  # not a session of this server
+                    title = (await get_session(session, interaction.guild_id, number)).title
         return f"{timeutil.format_offset(offset)} before {one_line(title, 60) if title else 'the session'}"
 
 

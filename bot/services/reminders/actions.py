@@ -168,8 +168,3 @@ class Reminders:
             return await requested.list_reminders(
                 session, guild_id, now=now, page=page, per_page=per_page, automatic=automatic
             )
-
-    async def session_title(self, guild_id: int, session_id: int) -> str | None:
-        """The title of the guild's session (None: not one of its sessions), for /remind's time preview."""
-        async with self.readers() as session:
-            return await requested.session_title(session, guild_id, session_id)

@@ -375,14 +375,6 @@ async def cancel_choices(
     return choices
 
 
-async def session_title(session: AsyncSession, guild_id: int, session_id: int) -> str | None:
-    """The title of the server's session ``session_id`` (None: not one of its sessions)."""
-    title = await session.scalar(
-        select(ClubSession.title).where(ClubSession.id == session_id, ClubSession.guild_id == guild_id)
-    )
-    return str(title) if title is not None else None
-
-
 def describe(info: ReminderInfo) -> str:
     """One line saying what a reminder is about."""
     title = " ".join((info.session_title or "").split())
