@@ -152,6 +152,7 @@ async def claim(
     zones = {g: config.display_zones for g, config in configs.items()}  # parsed once per guild
     facts = await _session_facts(session, {r.session_id for r in claimed if r.session_id is not None})
     how = await _how_asked(session, [r for r in claimed if r.kind == PERSONAL])
+    still_ours = [Reminder.claim_token == token]
     out: list[Outgoing] = []
     for row in claimed:
         config = configs[row.guild_id]
@@ -164,14 +165,7 @@ async def claim(
                 refusal = CANCELLED, "Nothing new for the presenter."
         if refusal is not None:
             status, reason = refusal
-            await set_if(
-                session,
-                row.id,
-                [Reminder.claim_token == token],
-                status=status,
-                last_error=reason,
-                claim_token=None,
-            )
+            await set_if(session, row.id, still_ours, status=status, last_error=reason, claim_token=None)
             log.info("reminder=%s %s: %s", row.id, status, reason)
             continue
         channel_id = config.announcements_channel_id if row.kind == SESSION else row.channel_id
@@ -333,15 +327,8 @@ async def record(
         else:
             next_try, values = None, {"status": FAILED}
             reason = f"Gave up after {attempt} attempts: {error.reason}" if error.retryable else error.reason
-        done = await set_if(
-            session,
-            row_id,
-            same_claim,
-            **values,
-            last_error=cut(reason, ERROR_LIMIT),
-            claim_token=None,
-            updated_at=now,
-        )
+        values.update(last_error=cut(reason, ERROR_LIMIT), claim_token=None, updated_at=now)
+        done = await set_if(session, row_id, same_claim, **values)
         retries[row_id] = next_try if done else None
         if done and next_try is None:
             await plan_next_occurrence(session, row_id, now)  # a repeating reminder's next occurrence

@@ -76,12 +76,8 @@ def wanted_slots(
         )
     if club.presenter_id is not None:
         if presenter_dm_days > 0:
-            slots["presenter"] = Slot(
-                PRESENTER,
-                starts - timedelta(days=presenter_dm_days),
-                club.presenter_id,
-                presenter_dm_days * 1440,
-            )
+            before = timedelta(days=presenter_dm_days)
+            slots["presenter"] = Slot(PRESENTER, starts - before, club.presenter_id, presenter_dm_days * 1440)
         if presenter_notes:
             day = round(QUESTIONS_BEFORE.total_seconds() / 60)
             if presenter_dm_days * 1440 != day:  # else the presenter DM is that one

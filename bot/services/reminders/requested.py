@@ -266,20 +266,11 @@ async def toggle_personal(
             f"{timeutil.format_offset(wanted)} before it is already past; pick a shorter time."
         )
     minutes = round(wanted.total_seconds() / 60)
-    if existing is not None:
-        existing.before_minutes, existing.asked = minutes, True
-        existing.via = VIA_COMMAND
-    else:
+    if existing is None:
         await _ensure_room(session, guild_id, max_pending)
-        session.add(
-            SessionSubscription(
-                session_id=session_id,
-                user_id=user_id,
-                before_minutes=minutes,
-                created_at=now,
-                via=VIA_COMMAND,
-            )
-        )
+        existing = SessionSubscription(session_id=session_id, user_id=user_id, created_at=now)
+        session.add(existing)
+    existing.before_minutes, existing.asked, existing.via = minutes, True, VIA_COMMAND
     await session.flush()
     await plan_session(session, guild_id, session_id, now=now, presenter_dm_days=presenter_dm_days)
     return Subscription(True, club.title, club.starts_at, wanted, changed_offset=moving)

@@ -43,11 +43,6 @@ class SessionFacts:
     presenter_id: int | None = None
     recording_url: str | None = None
 
-    @property
-    def has_presenter(self) -> bool:
-        """Whether someone presents the session (a member, or a name)."""
-        return bool(self.presenter_id or self.presenter_name)
-
 
 def _when(facts: SessionFacts, zones: Sequence[DisplayZone]) -> str:
     return f"{timeutil.format_club_time(facts.starts_at, zones)} ({timeutil.discord_timestamp(facts.starts_at, 'R')})"
@@ -201,7 +196,7 @@ def nudge_lines(plan_key: str, message: str, facts: SessionFacts) -> list[tuple[
         planned = [tuple(line.split("|", 1)) for line in message.splitlines() if "|" in line]
     else:
         planned = [(plan_key.rpartition(":")[2], message)]
-    lacking = {"presenter": not facts.has_presenter, "paper": not facts.papers}
+    lacking = {"presenter": not (facts.presenter_id or facts.presenter_name), "paper": not facts.papers}
     return [(gap, line) for gap, line in planned if lacking.get(gap, False)]
 
 
