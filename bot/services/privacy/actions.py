@@ -84,7 +84,7 @@ async def overview(session: AsyncSession, who: Who) -> Overview:
     parts = [
         select(literal(kind.key).label("kind"), counted.c.guild, counted.c.n)
         for kind in MEMBER_KINDS
-        for counted in (statement.subquery() for part in kind.member for statement in part.counting(who))
+        for counted in (part.counting(who).subquery() for part in kind.member)
     ]
     counts: dict[str, dict[int, int]] = {kind.key: {} for kind in MEMBER_KINDS}
     for key, guild, n in (await session.execute(union_all(*parts))).all():

@@ -7,7 +7,7 @@ from typing import Final
 
 from sqlalchemy import select
 
-from bot.services.privacy.rows import SUBSCRIPTION, SUGGESTION, MemberData, PresenterHistory, Rows
+from bot.services.privacy.rows import SUBSCRIPTION, SUGGESTION, PresenterHistory, Rows
 from bot.services.privacy.servers import (
     CLAIM_DAYS,
     JOB_DAYS,
@@ -48,7 +48,7 @@ class Kind:
     why: str
     kept: str
     delete: str
-    member: tuple[MemberData, ...] = ()
+    member: tuple[Rows | PresenterHistory, ...] = ()
     expiry: Expiry | None = None
     scope: str = MEMBER
     kept_note: str = ""  # why deleting left some rows as they were (``Erased.kept``)

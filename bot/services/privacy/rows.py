@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Final, Protocol, cast
+from typing import Any, Final, cast
 
 from sqlalchemy import ColumnElement, Select, delete, func, inspect, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -54,19 +54,6 @@ class Erased:
         self.kept += other.kept
         self.follow |= other.follow
         return self
-
-
-class MemberData(Protocol):
-    """How one kind finds, exports and deletes a member's data (in the caller's transaction)."""
-
-    def counting(self, who: Who) -> list[Select[Any]]:
-        """Statements of (``guild``, ``n``) rows: how many, per server (summed across them)."""
-
-    async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
-        """Every row, as JSON values."""
-
-    async def erase(self, session: AsyncSession, who: Who, now: datetime) -> Erased:
-        """Delete (or clear the member's id from) every row."""
 
 
 def as_json(value: Any) -> Any:
@@ -121,13 +108,13 @@ class Rows:
         column, parent = self.via
         return statement.select_from(self.model).join(parent, column == parent.id)
 
-    def counting(self, who: Who) -> list[Select[Any]]:
-        """How many rows, per server."""
-        return [
+    def counting(self, who: Who) -> Select[Any]:
+        """How many rows, per server (``guild``, ``n``)."""
+        return (
             self._joined(select(self.guild.label("guild"), func.count().label("n")))
             .where(*self._scope(who), who.within(self.guild))
             .group_by(self.guild)
-        ]
+        )
 
     async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
         """Each row's table and columns (with ``clear``: which of them name the member)."""
@@ -198,13 +185,13 @@ class PresenterHistory:
     def _scope(self, who: Who) -> list[Any]:
         return [ClubSession.presenter_id == who.user_id, who.within(ClubSession.guild_id)]
 
-    def counting(self, who: Who) -> list[Select[Any]]:
-        """How many sessions, per server."""
-        return [
+    def counting(self, who: Who) -> Select[Any]:
+        """How many sessions, per server (``guild``, ``n``)."""
+        return (
             select(ClubSession.guild_id.label("guild"), func.count().label("n"))
             .where(*self._scope(who))
             .group_by(ClubSession.guild_id)
-        ]
+        )
 
     async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
         """Each session: its id, title, time, status, the name shown, and whether a club page shows it."""
@@ -235,7 +222,7 @@ class PresenterHistory:
 
     async def erase(self, session: AsyncSession, who: Who, now: datetime) -> Erased:
         """Drop the member as presenter of every session no club page shows; count the ones left."""
-        found = await session.execute(self.counting(who)[0])
+        found = await session.execute(self.counting(who))
         counts = {int(guild): int(n) for guild, n in found.all()}
         public = await public_guilds(session, set(counts))
         erased = Erased(kept=sum(n for g, n in counts.items() if g in public))
