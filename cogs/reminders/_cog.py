@@ -258,13 +258,9 @@ class RemindersCog(
 
     @commands.Cog.listener("on_session_saved")
     @commands.Cog.listener("on_session_subscription_changed")
-    async def plan_again(self, guild_id: int, session_id: int, *_: object) -> None:
-        """Plan the session's reminders again (it was saved, or a member's Remind me changed)."""
-        await self.reminders.plan_session(guild_id, session_id)
-
-    @commands.Cog.listener()
-    async def on_session_presenter_notes(self, guild_id: int, session_id: int | None) -> None:
-        """Members left the presenter questions or names: plan the DMs that carry them."""
+    @commands.Cog.listener("on_session_presenter_notes")
+    async def plan_again(self, guild_id: int, session_id: int | None, *_: object) -> None:
+        """Plan the session's reminders again (None: every upcoming session of the guild's)."""
         if session_id is None:
             await self.reminders.plan_guild(guild_id)
         else:

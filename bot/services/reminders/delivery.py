@@ -232,8 +232,7 @@ def _render(
     if row.kind == PERSONAL:
         way = how.get((row.session_id, row.user_id), texts.ASKED_BUTTON)
         return texts.personal_text(facts, zones, how=way, delayed=delayed)
-    if row.kind == PRESENTER:
-        notes = notes or PresenterNotes((), ())
+    if row.kind == PRESENTER and notes is not None:  # claim() refuses a presenter DM without notes
         return texts.presenter_text(
             facts, zones, names=notes.names, questions=notes.questions, new=notes.new, delayed=delayed
         )
