@@ -30,8 +30,8 @@ from bot.permissions import (
 from bot.replies import send_ephemeral
 from bot.services.config.guild import get_config
 from bot.services.reminders import requested as svc
-from bot.services.reminders.actions import Reminders
 from bot.services.reminders.requested import ReminderInfo, ReminderList, Subscription, describe
+from bot.services.reminders.runner import Reminders
 from bot.services.sessions.store import get_session
 from bot.text import one_line
 from bot.timeutil import DisplayZone
