@@ -195,20 +195,9 @@ class PresenterHistory:
 
     async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
         """Each session: its id, title, time, status, the name shown, and whether a club page shows it."""
-        rows = (
-            await session.execute(
-                select(
-                    ClubSession.id,
-                    ClubSession.guild_id,
-                    ClubSession.title,
-                    ClubSession.starts_at,
-                    ClubSession.status,
-                    ClubSession.presenter_name,
-                )
-                .where(*self._scope(who))
-                .order_by(ClubSession.starts_at, ClubSession.id)
-            )
-        ).all()
+        columns = ("id", "guild_id", "title", "starts_at", "status", "presenter_name")
+        query = select(*(getattr(ClubSession, name) for name in columns)).where(*self._scope(who))
+        rows = (await session.execute(query.order_by(ClubSession.starts_at, ClubSession.id))).all()
         public = await public_guilds(session, {int(r.guild_id) for r in rows})
         return [
             {
