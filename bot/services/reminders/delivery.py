@@ -18,8 +18,8 @@ from bot.services.config.guild import GuildConfig, get_config
 from bot.services.reminders import texts
 from bot.services.reminders.queue import plan_next_occurrence, set_if
 from bot.services.reminders.requested import VIA_COMMAND
-from bot.services.reminders.texts import SessionFacts
-from bot.services.sessions.members import Question, kept_out_since, names_kept_out, questions
+from bot.services.reminders.texts import PresenterNotes, SessionFacts
+from bot.services.sessions.members import kept_out_since, names_kept_out, questions
 from bot.text import cut
 from bot.timeutil import DisplayZone
 from db.models import ClubSession, SessionSubscription
@@ -80,15 +80,6 @@ def reminder_nonce(row: Reminder) -> str:
 def backoff(attempt: int) -> timedelta:
     """30 s, 1 min, 2 min, 4 min, … capped at 15 min."""
     return min(BACKOFF_BASE * (2 ** max(0, attempt - 1)), BACKOFF_CAP)
-
-
-@dataclass(frozen=True)
-class PresenterNotes:
-    """The names kept out of the recording and the questions a presenter's DM lists (``new``: since the last)."""
-
-    names: tuple[str, ...]
-    questions: tuple[Question, ...]
-    new: bool = False
 
 
 async def notes_for(
@@ -233,9 +224,7 @@ def _render(
         way = how.get((row.session_id, row.user_id), texts.ASKED_BUTTON)
         return texts.personal_text(facts, zones, how=way, delayed=delayed)
     if row.kind == PRESENTER and notes is not None:  # claim() refuses a presenter DM without notes
-        return texts.presenter_text(
-            facts, zones, names=notes.names, questions=notes.questions, new=notes.new, delayed=delayed
-        )
+        return texts.presenter_text(facts, zones, notes, delayed=delayed)
     if row.kind == RECAP:
         return texts.recap_text(facts, delayed=delayed)
     if row.kind == RECORDING and facts.recording_url:

@@ -117,16 +117,20 @@ def personal_text(
     return cut("\n".join(lines), CONTENT_LIMIT)
 
 
+@dataclass(frozen=True)
+class PresenterNotes:
+    """The names kept out of the recording and the questions a presenter's DM lists (``new``: since the last)."""
+
+    names: tuple[str, ...]
+    questions: tuple[Question, ...]
+    new: bool = False
+
+
 def presenter_text(
-    facts: SessionFacts,
-    zones: Sequence[DisplayZone],
-    *,
-    names: Sequence[str] = (),
-    questions: Sequence[Question] = (),
-    new: bool = False,
-    delayed: bool = False,
+    facts: SessionFacts, zones: Sequence[DisplayZone], notes: PresenterNotes, *, delayed: bool = False
 ) -> str:
     """The presenter's DM: names kept out of the recording, questions (``new``: only what came since)."""
+    names, questions, new = notes.names, notes.questions, notes.new
     if new:
         head = [_starts("🎤", facts, delayed)]
     else:
@@ -171,11 +175,7 @@ def recap_text(facts: SessionFacts, *, delayed: bool = False) -> str:
 
 
 def custom_text(
-    message: str,
-    facts: SessionFacts | None,
-    zones: Sequence[DisplayZone],
-    *,
-    delayed: bool = False,
+    message: str, facts: SessionFacts | None, zones: Sequence[DisplayZone], *, delayed: bool = False
 ) -> str:
     """An organizer's reminder: their text as written (it never pings), and the session when tied to one."""
     head = f"⏰ **Reminder**{_delayed(delayed)}\n"
