@@ -83,7 +83,7 @@ def result_nothing(scope: int, server_name: ServerName) -> str:
 
 def result(done: Deletion, scope: int, server_name: ServerName) -> str:
     """What the deletion did, kind by kind (what stayed, and why)."""
-    if done.nothing:
+    if not any(e.count or e.kept for e in done.erased.values()):  # nothing was there to delete (or keep)
         return result_nothing(scope, server_name)
     lines = [f"Your data {where(scope, server_name)} is deleted:"]
     for kind in MEMBER_KINDS:

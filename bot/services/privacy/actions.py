@@ -65,11 +65,6 @@ class Deletion:
     erased: dict[str, Erased]
     follow: frozenset[Follow] = field(default_factory=frozenset)
 
-    @property
-    def nothing(self) -> bool:
-        """Nothing was there to delete (or keep)."""
-        return not any(e.count or e.kept for e in self.erased.values())
-
 
 @dataclass(frozen=True)
 class Enforced:

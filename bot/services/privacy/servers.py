@@ -104,19 +104,14 @@ async def delete_departed(
     session_factory: async_sessionmaker[AsyncSession], now: datetime, grace: timedelta
 ) -> dict[int, dict[str, int]]:
     """Delete each server left more than ``grace`` ago (and not rejoined), one transaction each."""
+    past = GuildDeparture.left_at <= now - grace
     async with session_factory() as session:
-        due = sorted(
-            await session.scalars(
-                select(GuildDeparture.guild_id).where(GuildDeparture.left_at <= now - grace)
-            )
-        )
+        due = sorted(await session.scalars(select(GuildDeparture.guild_id).where(past)))
     gone: dict[int, dict[str, int]] = {}
     for guild_id in due:
         async with session_factory() as session, session.begin():
             still = await session.scalar(  # locked: the bot's rejoining meanwhile waits, then finds it gone
-                select(literal(1))
-                .where(GuildDeparture.guild_id == guild_id, GuildDeparture.left_at <= now - grace)
-                .with_for_update()
+                select(literal(1)).where(GuildDeparture.guild_id == guild_id, past).with_for_update()
             )
             if still is None:
                 continue
