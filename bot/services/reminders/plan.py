@@ -176,9 +176,8 @@ async def _move(
     session: AsyncSession, row: Reminder, due: datetime, now: datetime, *, user_id: int | None
 ) -> PlanResult:
     moved = {"due_at": due, "next_attempt_at": due, "user_id": user_id, "attempts": 0, "last_error": None}
-    return PlanResult(
-        moved=int(await set_if(session, row.id, [Reminder.status == PENDING], **moved, updated_at=now))
-    )
+    done = await set_if(session, row.id, [Reminder.status == PENDING], **moved, updated_at=now)
+    return PlanResult(moved=int(done))
 
 
 async def cancel_session_reminders(session: AsyncSession, session_id: int, *, now: datetime) -> PlanResult:
