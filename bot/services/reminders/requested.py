@@ -15,7 +15,7 @@ from bot.ids import parse_id
 from bot.services.config.guild import get_config
 from bot.services.reminders.plan import SCHEDULED, plan_session
 from bot.services.reminders.texts import escape
-from bot.text import CHOICE_NAME_LIMIT, cut, visible
+from bot.text import CHOICE_NAME_LIMIT, clamp_page, cut, page_count, visible
 from bot.timeutil import DisplayZone
 from bot.when import parse_when, pasted_instant
 from db.models import ClubSession, SessionSubscription
@@ -312,8 +312,8 @@ async def list_reminders(
     hidden = 0 if automatic else await session.scalar(select(func.count()).where(*others)) or 0
     total_pending = await session.scalar(select(func.count()).where(*live)) or 0
     total_problems = await session.scalar(select(func.count()).where(*recent)) or 0
-    pages = max(1, -(-(total_pending + total_problems) // per_page))
-    page = min(max(page, 0), pages - 1)
+    pages = page_count(total_pending + total_problems, per_page)
+    page = clamp_page(page, pages)
     soonest, latest = (Reminder.due_at, Reminder.id), (Reminder.due_at.desc(), Reminder.id.desc())
     offset = page * per_page
     found = await session.execute(_WITH_TITLE.where(*live).order_by(*soonest).offset(offset).limit(per_page))
