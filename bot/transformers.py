@@ -97,12 +97,13 @@ class WhenTransformer(OptionTransformer):
     max_days_ahead: ClassVar[int | None] = session_rules.MAX_DAYS_AHEAD
     #: The time of day the service reads a day alone at ('next thursday'; None: it asks for one).
     default_clock: ClassVar[time | None] = None
+    examples: ClassVar[str] = WHEN_EXAMPLES  # in the answer to an empty time
 
     async def transform(self, interaction: Interaction, value: Any) -> str:
         """The time text on one line, or BadInput when empty."""
         text = " ".join(str(value).split())
         if not text:
-            raise BadInput(f"Please give a time, e.g. {WHEN_EXAMPLES}.")
+            raise BadInput(f"Please give a time, e.g. {self.examples}.")
         return text
 
     async def zone(self, interaction: Interaction, session: AsyncSession, config: GuildConfig) -> str:

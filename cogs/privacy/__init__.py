@@ -1,5 +1,4 @@
-"""A member's data in the member's hands: /privacy (what the bot keeps about you, and *Delete my data*),
-the servers the bot leaves, and the lifetimes of what it records."""
+"""/privacy and *Delete my data*, the servers the bot leaves, and the lifetimes of what it records."""
 
 from __future__ import annotations
 

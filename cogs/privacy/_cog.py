@@ -1,5 +1,4 @@
-"""/privacy and *Delete my data* (in a server, or every server from a DM), followed on Discord; the servers the
-bot leaves and rejoins; the ``privacy.lifetimes`` job."""
+"""/privacy and *Delete my data*; the servers the bot leaves and rejoins; the ``privacy.lifetimes`` job."""
 
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ def where(scope: int, server_name: ServerName) -> str:
 def overview_card(
     found: Overview, scope: int, server_name: ServerName, ask: discord.ui.Item[Any] | None
 ) -> discord.ui.LayoutView:
-    """Everything the bot keeps about the member, grouped and counted: one server's kinds, or (from a DM)
-    each server's counts; the *Delete my data…* button when there is anything."""
+    """What the bot keeps about the member: one server's kinds, or (from a DM) each server's counts."""
     place = where(scope, server_name)
     card = Card(accent=COLOUR).heading("What the bot keeps about you", below=place[:1].upper() + place[1:])
     if found.empty:
@@ -85,7 +83,7 @@ def result_nothing(scope: int, server_name: ServerName) -> str:
 
 def result(done: Deletion, scope: int, server_name: ServerName) -> str:
     """What the deletion did, kind by kind (what stayed, and why)."""
-    if done.nothing:
+    if not any(e.count or e.kept for e in done.erased.values()):  # nothing was there to delete (or keep)
         return result_nothing(scope, server_name)
     lines = [f"Your data {where(scope, server_name)} is deleted:"]
     for kind in MEMBER_KINDS:
@@ -130,8 +128,7 @@ class AskButton(PersistentButton, prefix="privacy:ask"):
 
 
 class ConfirmButton(PersistentButton, prefix="privacy:delete"):
-    """*Delete my data*, carrying the scope, the member it was shown to and when (the service checks the
-    press): deletes in one transaction, then the Discord side follows."""
+    """*Delete my data*, carrying the scope, the member it was shown to, and when."""
 
     scope: int = field(r"\d{1,20}", int)
     user_id: int = field(r"\d{1,20}", int)
@@ -238,8 +235,7 @@ class PrivacyCog(commands.Cog):
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
-        """Every server Discord listed is kept; one of our shards' the store knows but Discord did not list
-        removed the bot while it was offline: marked left now."""
+        """Servers Discord did not list (the bot was removed while offline) are marked left."""
         present = {guild.id for guild in self.bot.guilds}
         gone = await self.flows.reconcile(present, self._ours)
         for guild_id in sorted(gone):

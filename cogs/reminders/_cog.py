@@ -1,8 +1,8 @@
-"""/remind me; /organize reminder add, list and cancel (organizers), with their options; and the session
-events that plan the automatic reminders."""
+"""/remind me; /organize reminder add, list and cancel; the session events that plan automatic reminders."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any, Literal
@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.client import Interaction, PaperclubBot
-from bot.errors import BadInput, NotAllowed
+from bot.errors import BadInput, NotAllowed, PaperclubError
 from bot.hidden_channels import cannot_see, hidden_from_bot
 from bot.ids import parse_id
 from bot.layouts import Card, escape_line
@@ -30,8 +30,9 @@ from bot.permissions import (
 from bot.replies import send_ephemeral
 from bot.services.config.guild import get_config
 from bot.services.reminders import requested as svc
-from bot.services.reminders.actions import Reminders
 from bot.services.reminders.requested import ReminderInfo, ReminderList, Subscription, describe
+from bot.services.reminders.runner import Reminders
+from bot.services.sessions.store import get_session
 from bot.text import one_line
 from bot.timeutil import DisplayZone
 from bot.transformers import IdTransformer, OptionTransformer, SessionOption, guild_choices
@@ -44,19 +45,12 @@ Message = app_commands.Range[str, 1, svc.MAX_MESSAGE]
 
 
 class WhenTransformer(SharedWhenTransformer):
-    """A time as typed or pasted, or with a `session` a time before it ('1h'); the autocomplete shows how it
-    will be read (or, with "⚠", why it can't)."""
+    """A time as typed or pasted, or with a `session` a time before it ('1h'), previewed as it is read."""
 
     what = "reminder"
     max_days_ahead = svc.MAX_DAYS_AHEAD
     default_clock = svc.DEFAULT_CLOCK
-
-    async def transform(self, interaction: Interaction, value: Any) -> str:
-        """The time typed, checked."""
-        text = " ".join(str(value).split())
-        if not text:
-            raise BadInput("Please give a time, e.g. tomorrow 9am, 2026-12-03 09:00, or 1h with a session.")
-        return text
+    examples = "tomorrow 9am, 2026-12-03 09:00, or 1h with a session"
 
     async def preview(self, interaction: Interaction, text: str) -> str:
         """The autocomplete line: the time as the bot read it."""
@@ -65,10 +59,11 @@ class WhenTransformer(SharedWhenTransformer):
             return await super().preview(interaction, text)
         if pasted_instant(text, interaction.client.clock.now()) is not None:
             return await super().preview(interaction, text)  # an instant, before the session or not
-        offset, number = timeutil.parse_offset(text), parse_id(session_id)
-        cog, title = interaction.client.get_cog("RemindersCog"), None
-        if number is not None and isinstance(cog, RemindersCog):
-            title = await cog.reminders.session_title(interaction.guild_id, number)
+        offset, number, title = timeutil.parse_offset(text), parse_id(session_id), None
+        if number is not None:
+            async with interaction.client.session_factory() as session:
+                with contextlib.suppress(PaperclubError):  # not a session of this server
+                    title = (await get_session(session, interaction.guild_id, number)).title
         return f"{timeutil.format_offset(offset)} before {one_line(title, 60) if title else 'the session'}"
 
 
@@ -261,21 +256,11 @@ class RemindersCog(
         """Wait until the planning events set off and the sends it made due are done (tests, demo)."""
         await self.reminders.settle()
 
-    @commands.Cog.listener()
-    async def on_session_saved(self, guild_id: int, session_id: int) -> None:
-        """Plan a saved session's reminders again."""
-        await self.reminders.plan_session(guild_id, session_id)
-
-    @commands.Cog.listener()
-    async def on_session_subscription_changed(
-        self, guild_id: int, session_id: int, user_id: int, subscribed: bool
-    ) -> None:
-        """Plan the session's reminders again (Remind me)."""
-        await self.reminders.plan_session(guild_id, session_id)
-
-    @commands.Cog.listener()
-    async def on_session_presenter_notes(self, guild_id: int, session_id: int | None) -> None:
-        """Members left the presenter questions or names: plan the DMs that carry them."""
+    @commands.Cog.listener("on_session_saved")
+    @commands.Cog.listener("on_session_subscription_changed")
+    @commands.Cog.listener("on_session_presenter_notes")
+    async def plan_again(self, guild_id: int, session_id: int | None, *_: object) -> None:
+        """Plan the session's reminders again (None: every upcoming session of the guild's)."""
         if session_id is None:
             await self.reminders.plan_guild(guild_id)
         else:

@@ -1,5 +1,4 @@
-"""The runner's transport: a reminder sent through discord.py under Discord's global limit, a failure sorted
-into "try again later" or "give up"."""
+"""The runner's transport: reminders sent through discord.py under Discord's global limit."""
 
 from __future__ import annotations
 

@@ -18,8 +18,7 @@ FINAL_STATUSES = (SENT, CANCELLED, FAILED, MISSED)
 #: Kinds: an organizer's, a session's (in its channel), a member's DM, the presenter's before and after,
 #: the organizers' nudge for an open series week, the DM once a session's recording is added.
 CUSTOM, SESSION, PERSONAL, PRESENTER, RECAP = "custom", "session", "personal", "presenter", "recap"
-NUDGE = "nudge"
-RECORDING = "recording"
+NUDGE, RECORDING = "nudge", "recording"
 
 _LIVE_SQL = "status IN ('pending', 'sending') AND plan_key IS NOT NULL"
 _LIVE_NUMBER_SQL = "status IN ('pending', 'sending') AND number IS NOT NULL"

@@ -139,7 +139,7 @@ async def test_a_reminder_being_sent_refuses_the_delete_and_a_delete_holds_off_t
     async with session_factory() as session, session.begin():
         await delivery.record(
             session,
-            [delivery.Outcome(o, sent=delivery.Sent(o.reminder_id, o.claim_token, 1, NOW)) for o in batch],
+            [delivery.Outcome(o, NOW, 1) for o in batch],
             NOW,
         )
     if store_info.backend != "postgresql":

@@ -16,8 +16,8 @@ import pytest
 from bot.background import Background, build_scheduler
 from bot.clock import FakeClock
 from bot.errors import Conflict, NotFound
-from bot.services.reminders.actions import Reminders
 from bot.services.reminders.requested import CustomReminder
+from bot.services.reminders.runner import Reminders
 from db.engine import create_session_factory
 from db.models.reminders import CANCELLED, CUSTOM, PENDING, PERSONAL, SENT, SESSION
 from tests.reminders.helpers import CHANNEL, GUILD, NOW, RecordingTransport, configure, make_session, rows

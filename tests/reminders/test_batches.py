@@ -184,12 +184,15 @@ async def test_a_crash_before_a_batch_is_recorded_resends_it_once_with_its_nonce
 
 async def test_a_send_whose_claim_was_taken_over_is_not_recorded(session_factory) -> None:
     ids = await many(session_factory, 3, channels=3)
-    assert await claim(session_factory, "mine") == set(ids)
+    async with session_factory() as s, s.begin():
+        _, sends = await delivery.claim(s, token="mine", now=NOW, late_origin=NOW)
+    assert {o.reminder_id for o in sends} == set(ids)
     async with session_factory() as s, s.begin():  # the lease ran out and another runner re-claimed one
         await queue.set_if(s, ids[0], [], claim_token="theirs")
-    sends = [delivery.Sent(i, "mine", 900 + i, NOW) for i in ids]
     async with session_factory() as s, s.begin():
-        recorded = await delivery.finish_sent(s, sends, now=NOW)
+        recorded = await delivery.finish_sent(
+            s, [delivery.Outcome(o, NOW, 900 + o.reminder_id) for o in sends], now=NOW
+        )
     assert recorded == set(ids[1:])
     found = {r.id: r for r in await rows(session_factory)}
     assert found[ids[0]].status == "sending"

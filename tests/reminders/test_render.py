@@ -67,7 +67,7 @@ def test_custom_text_keeps_the_message_and_names_the_session() -> None:
 
 
 def test_presenter_and_recap_dms() -> None:
-    assert CLUB_TIME in r.presenter_text(FACTS, DEFAULT_DISPLAY_ZONES)
+    assert CLUB_TIME in r.presenter_text(FACTS, DEFAULT_DISPLAY_ZONES, r.PresenterNotes((), ()))
     recap = r.recap_text(FACTS)
     assert "/organize session recap" in recap
     assert "#" not in recap  # the session by its title, never a number
@@ -96,22 +96,20 @@ def test_one_nudge_names_each_thing_the_week_still_lacks() -> None:
 
 
 def test_the_presenters_dm_lists_who_stays_out_and_the_questions_without_pinging() -> None:
-    text = r.presenter_text(
-        FACTS,
-        DEFAULT_DISPLAY_ZONES,
-        names=["Rita", "Sam_*bold*"],
-        questions=[Question("Rita", "How does it scale?", NOV5), Question(None, "Is <@42> **right**?", NOV5)],
-    )
+    asked = (Question("Rita", "How does it scale?", NOV5), Question(None, "Is <@42> **right**?", NOV5))
+    text = r.presenter_text(FACTS, DEFAULT_DISPLAY_ZONES, r.PresenterNotes(("Rita", "Sam_*bold*"), asked))
     assert "🙈 Keep out of the recording (2): Rita, Sam\\_\\*bold\\*" in text
     assert "❓ Questions from members (2):" in text
     assert "• How does it scale? — Rita" in text
     assert "• Is <@42\\> \\*\\*right\\*\\*? — anonymous" in text  # sent with mentions off: never a ping
     start = r.presenter_text(
-        FACTS, DEFAULT_DISPLAY_ZONES, questions=[Question(None, "Late?", NOV5)], new=True
+        FACTS, DEFAULT_DISPLAY_ZONES, r.PresenterNotes((), (Question(None, "Late?", NOV5),), True)
     )
     assert start.startswith("🎤 **Building data recipes for terminal agents** starts <t:")
     assert "❓ New questions from members (1):" in start
-    many = r.presenter_text(FACTS, DEFAULT_DISPLAY_ZONES, questions=[Question(None, "q" * 600, NOV5)] * 10)
+    many = r.presenter_text(
+        FACTS, DEFAULT_DISPLAY_ZONES, r.PresenterNotes((), (Question(None, "q" * 600, NOV5),) * 10)
+    )
     assert len(many) <= 2000
     assert "…and" in many
 

@@ -1,5 +1,4 @@
-"""The privacy flows over the host's store: a member's overview, export and deletion (in a server, or from a DM
-in every server), the servers the bot leaves and rejoins, a run of the lifetimes job."""
+"""The privacy flows: a member's overview, export and deletion; servers left and rejoined; the lifetimes."""
 
 from __future__ import annotations
 
@@ -15,7 +14,7 @@ from bot.errors import BadInput, Conflict, NotAllowed
 from bot.host import Host
 from bot.services.privacy import servers
 from bot.services.privacy.kinds import EXPIRIES, MEMBER_KINDS, Kind
-from bot.services.privacy.rows import Erased, Follow, MemberData, Who, as_json
+from bot.services.privacy.rows import Erased, Follow, Who, as_json
 from bot.services.reminders.queue import SENDING_LEASE
 from db.engine import read_only_session_factory
 from db.models.reminders import SENDING, Reminder
@@ -66,16 +65,6 @@ class Deletion:
     erased: dict[str, Erased]
     follow: frozenset[Follow] = field(default_factory=frozenset)
 
-    @property
-    def servers(self) -> set[int]:
-        """The servers where anything changed."""
-        return {f.guild_id for f in self.follow}
-
-    @property
-    def nothing(self) -> bool:
-        """Nothing was there to delete (or keep)."""
-        return not any(e.count or e.kept for e in self.erased.values())
-
 
 @dataclass(frozen=True)
 class Enforced:
@@ -85,17 +74,12 @@ class Enforced:
     servers: dict[int, dict[str, int]]
 
 
-def _member(kind: Kind) -> MemberData:
-    assert kind.member is not None  # MEMBER_KINDS holds only kinds with one
-    return kind.member
-
-
 async def overview(session: AsyncSession, who: Who) -> Overview:
     """What the store holds of the member in ``who``'s servers: every kind counted in one statement."""
     parts = [
         select(literal(kind.key).label("kind"), counted.c.guild, counted.c.n)
         for kind in MEMBER_KINDS
-        for counted in (statement.subquery() for statement in _member(kind).counting(who))
+        for counted in (part.counting(who).subquery() for part in kind.member)
     ]
     counts: dict[str, dict[int, int]] = {kind.key: {} for kind in MEMBER_KINDS}
     for key, guild, n in (await session.execute(union_all(*parts))).all():
@@ -127,7 +111,10 @@ async def erase_member(session: AsyncSession, who: Who, now: datetime) -> Deleti
         .order_by(Suggestion.id)
         .with_for_update(key_share=True)  # FOR NO KEY UPDATE, as the vote writer
     )
-    erased = {kind.key: await _member(kind).erase(session, who, now) for kind in MEMBER_KINDS}
+    erased = {kind.key: Erased() for kind in MEMBER_KINDS}
+    for kind in MEMBER_KINDS:
+        for part in kind.member:
+            erased[kind.key] += await part.erase(session, who, now)
     return Deletion(erased, frozenset(f for done in erased.values() for f in done.follow))
 
 
@@ -144,7 +131,7 @@ async def export_member(session: AsyncSession, guild_id: int, user_id: int, now:
                 "what": kind.what,
                 "why": kind.why,
                 "kept": kind.kept,
-                "rows": await _member(kind).export(session, who),
+                "rows": [row for part in kind.member for row in await part.export(session, who)],
             }
             for kind in MEMBER_KINDS
         ],
@@ -177,8 +164,7 @@ class Privacy:
     async def delete(
         self, user_id: int, scope: int, issued: int, *, presser: int, where: int, ready: Ready
     ) -> Deletion:
-        """The confirmation shown to ``user_id`` at ``issued`` pressed: refused unless by that member, where
-        shown, within :data:`CONFIRM_MINUTES`; then ``ready``, and the data deleted in one transaction."""
+        """The confirmation pressed: checked, then ``ready``, then the data deleted in one transaction."""
         if presser != user_id:
             raise NotAllowed(NOT_YOURS)
         here(where, scope)
@@ -211,7 +197,6 @@ class Privacy:
         return gone
 
     async def lifetimes(self, now: datetime, *, grace: timedelta, running: Collection[str] = ()) -> Enforced:
-        """Delete what is past its lifetime, then the servers left more than ``grace`` ago (``running``: this
-        process's jobs, whose rows are never idle)."""
+        """Delete what is past its lifetime, then the servers left more than ``grace`` ago."""
         expired = await servers.expire(self.host.session_factory, EXPIRIES, now, running=running)
         return Enforced(expired, await servers.delete_departed(self.host.session_factory, now, grace))

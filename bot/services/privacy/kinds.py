@@ -1,5 +1,4 @@
-"""The one list of what the bot keeps (:data:`KINDS`), each kind's what, why, how long, how it is deleted; a
-member's kinds are deleted in this order (links before suggestions, presenter history before reminders)."""
+"""What the bot keeps (:data:`KINDS`): what, why, how long, how deleted (a member's kinds in this order)."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ from typing import Final
 
 from sqlalchemy import select
 
-from bot.services.privacy.rows import SUBSCRIPTION, SUGGESTION, MemberData, PresenterHistory, Rows, Several
+from bot.services.privacy.rows import SUBSCRIPTION, SUGGESTION, PresenterHistory, Rows
 from bot.services.privacy.servers import (
     CLAIM_DAYS,
     JOB_DAYS,
@@ -41,7 +40,7 @@ WORK: Final = "work"  # records of sends and work: deleted when their lifetime e
 @dataclass(frozen=True)
 class Kind:
     """One kind of data: what it is, why and how long it is kept, what deleting does (``{grace}``: the grace
-    days); ``member``: how a member's rows are found and deleted; ``expiry``: what is past its lifetime."""
+    days); ``member``: where a member's rows are kept; ``expiry``: what is past its lifetime."""
 
     key: str
     name: str
@@ -49,7 +48,7 @@ class Kind:
     why: str
     kept: str
     delete: str
-    member: MemberData | None = None
+    member: tuple[Rows | PresenterHistory, ...] = ()
     expiry: Expiry | None = None
     scope: str = MEMBER
     kept_note: str = ""  # why deleting left some rows as they were (``Erased.kept``)
@@ -75,11 +74,13 @@ KINDS: Final[tuple[Kind, ...]] = (
         "So readers can find the conversation the paper came from.",
         "As long as the suggestion.",
         "The link is taken off the post.",
-        Rows(
-            Suggestion.submitter_id,
-            clear={"source_channel_id": None, "source_message_id": None},
-            only=Suggestion.source_message_id.is_not(None),
-            follow=SUGGESTION,
+        (
+            Rows(
+                Suggestion.submitter_id,
+                clear={"source_channel_id": None, "source_message_id": None},
+                only=Suggestion.source_message_id.is_not(None),
+                follow=SUGGESTION,
+            ),
         ),
     ),
     Kind(
@@ -89,7 +90,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "To show who suggested what, and to tell you by DM how it was reviewed.",
         "As long as the club keeps the suggestion.",
         "They stay for the club, credited to “a member”; their posts are edited to match.",
-        Rows(Suggestion.submitter_id, clear={"submitter_id": FORMER_MEMBER}, follow=SUGGESTION),
+        (Rows(Suggestion.submitter_id, clear={"submitter_id": FORMER_MEMBER}, follow=SUGGESTION),),
     ),
     Kind(
         "votes",
@@ -98,7 +99,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "To count the votes and order the queue.",
         "Until you take the vote back, or the suggestion is deleted.",
         "Removed; the counts on the posts go down.",
-        Rows(SuggestionVote.user_id, via=(SuggestionVote.suggestion_id, Suggestion), follow=SUGGESTION),
+        (Rows(SuggestionVote.user_id, via=(SuggestionVote.suggestion_id, Suggestion), follow=SUGGESTION),),
     ),
     Kind(
         "offers",
@@ -107,10 +108,12 @@ KINDS: Final[tuple[Kind, ...]] = (
         "To show the organizers who would present a paper.",
         "Until you take the offer back, or the suggestion is deleted.",
         "Removed from the posts.",
-        Rows(
-            SuggestionVolunteer.user_id,
-            via=(SuggestionVolunteer.suggestion_id, Suggestion),
-            follow=SUGGESTION,
+        (
+            Rows(
+                SuggestionVolunteer.user_id,
+                via=(SuggestionVolunteer.suggestion_id, Suggestion),
+                follow=SUGGESTION,
+            ),
         ),
     ),
     Kind(
@@ -121,7 +124,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "As long as the club keeps the session.",
         "The sessions stay without your name, unless the server's club page shows them: there your name "
         "stays (the reply says so), and an organizer can change it.",
-        PresenterHistory(),
+        (PresenterHistory(),),
         kept_note="the server's club page shows you presenting them; an organizer can change that",
     ),
     Kind(
@@ -133,10 +136,12 @@ KINDS: Final[tuple[Kind, ...]] = (
         "your personal calendar feed.",
         "Until you press *Remind me* again or unmark *Interested*, or the session is deleted.",
         "Removed: no more reminders of them.",
-        Rows(
-            SessionSubscription.user_id,
-            via=(SessionSubscription.session_id, ClubSession),
-            follow=SUBSCRIPTION,
+        (
+            Rows(
+                SessionSubscription.user_id,
+                via=(SessionSubscription.session_id, ClubSession),
+                follow=SUBSCRIPTION,
+            ),
         ),
     ),
     Kind(
@@ -147,7 +152,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "So the presenter, who alone gets the names by DM with the organizers, leaves you out of what is published.",
         f"Until you press the button again; deleted {SESSION_NOTES_DAYS} days after the session.",
         "Removed: the presenter gets no more DMs naming you.",
-        Rows(RecordingOptOut.user_id, via=(RecordingOptOut.session_id, ClubSession), follow=SUBSCRIPTION),
+        (Rows(RecordingOptOut.user_id, via=(RecordingOptOut.session_id, ClubSession), follow=SUBSCRIPTION),),
         expiry=old_opt_outs,
     ),
     Kind(
@@ -157,7 +162,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "So every session's presenter gets your name before it starts.",
         "Until you press *Always keep me out* again.",
         "Removed: presenters no longer get your name.",
-        Rows(RecordingPreference.user_id),
+        (Rows(RecordingPreference.user_id),),
     ),
     Kind(
         "questions",
@@ -166,7 +171,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "To send them to the presenter by DM before the session; organizers can list them.",
         f"Deleted {SESSION_NOTES_DAYS} days after the session.",
         "Removed: the presenter gets no more DMs with them.",
-        Rows(SessionQuestion.user_id, via=(SessionQuestion.session_id, ClubSession), follow=SUBSCRIPTION),
+        (Rows(SessionQuestion.user_id, via=(SessionQuestion.session_id, ClubSession), follow=SUBSCRIPTION),),
         expiry=old_questions,
     ),
     Kind(
@@ -176,7 +181,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "To send each one once, on time.",
         f"Until sent, then {REMINDER_DAYS} days.",
         "Removed: none comes afterwards.",
-        Rows(Reminder.user_id, keep=_still_presenting),
+        (Rows(Reminder.user_id, keep=_still_presenting),),
         kept_note="a presenter's DMs, for sessions the club page shows you presenting",
     ),
     Kind(
@@ -186,7 +191,7 @@ KINDS: Final[tuple[Kind, ...]] = (
         "To serve the sessions you asked to be reminded of at that address.",
         "Until you reset it (`/calendar reset`).",
         "Removed: the address answers “not found” at once.",
-        Rows(CalendarToken.user_id),
+        (Rows(CalendarToken.user_id),),
     ),
     Kind(
         "organizer",
@@ -196,23 +201,21 @@ KINDS: Final[tuple[Kind, ...]] = (
         "To show who reviewed a suggestion or resolved a name.",
         "As long as each thing is kept.",
         "The things stay for the club; your id goes from them.",
-        Several(
-            (
-                Rows(ClubSession.created_by, clear={"created_by": None}),
-                Rows(Series.created_by, clear={"created_by": None}),
-                Rows(Reminder.created_by, clear={"created_by": None}),
-                # a cancelled automatic reminder's canceller tells the planner not to plan it again
-                Rows(Reminder.cancelled_by, clear={"cancelled_by": FORMER_MEMBER}),
-                Rows(ReadingList.created_by, clear={"created_by": None}),
-                Rows(
-                    ReadingListItem.added_by,
-                    via=(ReadingListItem.list_id, ReadingList),
-                    clear={"added_by": None},
-                ),
-                Rows(Suggestion.reviewed_by, clear={"reviewed_by": None}, follow=SUGGESTION),
-                Rows(SuggestionPoll.created_by, clear={"created_by": FORMER_MEMBER}),
-                Rows(PaperAlias.chosen_by, clear={"chosen_by": None}),
-            )
+        (
+            Rows(ClubSession.created_by, clear={"created_by": None}),
+            Rows(Series.created_by, clear={"created_by": None}),
+            Rows(Reminder.created_by, clear={"created_by": None}),
+            # a cancelled automatic reminder's canceller tells the planner not to plan it again
+            Rows(Reminder.cancelled_by, clear={"cancelled_by": FORMER_MEMBER}),
+            Rows(ReadingList.created_by, clear={"created_by": None}),
+            Rows(
+                ReadingListItem.added_by,
+                via=(ReadingListItem.list_id, ReadingList),
+                clear={"added_by": None},
+            ),
+            Rows(Suggestion.reviewed_by, clear={"reviewed_by": None}, follow=SUGGESTION),
+            Rows(SuggestionPoll.created_by, clear={"created_by": FORMER_MEMBER}),
+            Rows(PaperAlias.chosen_by, clear={"chosen_by": None}),
         ),
     ),
     Kind(
@@ -288,5 +291,5 @@ KINDS: Final[tuple[Kind, ...]] = (
     ),
 )
 
-MEMBER_KINDS: Final = tuple(kind for kind in KINDS if kind.member is not None)
+MEMBER_KINDS: Final = tuple(kind for kind in KINDS if kind.member)
 EXPIRIES: Final = tuple(kind.expiry for kind in KINDS if kind.expiry is not None)

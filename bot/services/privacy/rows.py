@@ -1,12 +1,11 @@
-"""A member's rows of one table (:class:`Rows`), of several (:class:`Several`), and the sessions they present
-(:class:`PresenterHistory`): counted per server, exported, and deleted or cleared of the member's id."""
+"""A member's rows, counted per server, exported, and deleted or cleared of the member's id."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Final, Protocol, cast
+from typing import Any, Final, cast
 
 from sqlalchemy import ColumnElement, Select, delete, func, inspect, select, true, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -55,19 +54,6 @@ class Erased:
         self.kept += other.kept
         self.follow |= other.follow
         return self
-
-
-class MemberData(Protocol):
-    """How one kind finds, exports and deletes a member's data (in the caller's transaction)."""
-
-    def counting(self, who: Who) -> list[Select[Any]]:
-        """Statements of (``guild``, ``n``) rows: how many, per server (summed across them)."""
-
-    async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
-        """Every row, as JSON values."""
-
-    async def erase(self, session: AsyncSession, who: Who, now: datetime) -> Erased:
-        """Delete (or clear the member's id from) every row."""
 
 
 def as_json(value: Any) -> Any:
@@ -122,13 +108,13 @@ class Rows:
         column, parent = self.via
         return statement.select_from(self.model).join(parent, column == parent.id)
 
-    def counting(self, who: Who) -> list[Select[Any]]:
-        """How many rows, per server."""
-        return [
+    def counting(self, who: Who) -> Select[Any]:
+        """How many rows, per server (``guild``, ``n``)."""
+        return (
             self._joined(select(self.guild.label("guild"), func.count().label("n")))
             .where(*self._scope(who), who.within(self.guild))
             .group_by(self.guild)
-        ]
+        )
 
     async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
         """Each row's table and columns (with ``clear``: which of them name the member)."""
@@ -179,28 +165,6 @@ class Rows:
         return erased
 
 
-@dataclass(frozen=True)
-class Several:
-    """One kind kept in several places (each a :class:`Rows`), counted, exported and deleted together."""
-
-    parts: Sequence[Rows]
-
-    def counting(self, who: Who) -> list[Select[Any]]:
-        """How many rows, per server, in each place."""
-        return [statement for part in self.parts for statement in part.counting(who)]
-
-    async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
-        """Every place's rows, one after the other."""
-        return [row for part in self.parts for row in await part.export(session, who)]
-
-    async def erase(self, session: AsyncSession, who: Who, now: datetime) -> Erased:
-        """Each place in turn."""
-        erased = Erased()
-        for part in self.parts:
-            erased += await part.erase(session, who, now)
-        return erased
-
-
 async def public_guilds(session: AsyncSession, guild_ids: set[int]) -> set[int]:
     """Which of these servers show their sessions, with their presenters, on a club page (website on)."""
     if not guild_ids:
@@ -221,30 +185,19 @@ class PresenterHistory:
     def _scope(self, who: Who) -> list[Any]:
         return [ClubSession.presenter_id == who.user_id, who.within(ClubSession.guild_id)]
 
-    def counting(self, who: Who) -> list[Select[Any]]:
-        """How many sessions, per server."""
-        return [
+    def counting(self, who: Who) -> Select[Any]:
+        """How many sessions, per server (``guild``, ``n``)."""
+        return (
             select(ClubSession.guild_id.label("guild"), func.count().label("n"))
             .where(*self._scope(who))
             .group_by(ClubSession.guild_id)
-        ]
+        )
 
     async def export(self, session: AsyncSession, who: Who) -> list[dict[str, Any]]:
         """Each session: its id, title, time, status, the name shown, and whether a club page shows it."""
-        rows = (
-            await session.execute(
-                select(
-                    ClubSession.id,
-                    ClubSession.guild_id,
-                    ClubSession.title,
-                    ClubSession.starts_at,
-                    ClubSession.status,
-                    ClubSession.presenter_name,
-                )
-                .where(*self._scope(who))
-                .order_by(ClubSession.starts_at, ClubSession.id)
-            )
-        ).all()
+        columns = ("id", "guild_id", "title", "starts_at", "status", "presenter_name")
+        query = select(*(getattr(ClubSession, name) for name in columns)).where(*self._scope(who))
+        rows = (await session.execute(query.order_by(ClubSession.starts_at, ClubSession.id))).all()
         public = await public_guilds(session, {int(r.guild_id) for r in rows})
         return [
             {
@@ -258,7 +211,7 @@ class PresenterHistory:
 
     async def erase(self, session: AsyncSession, who: Who, now: datetime) -> Erased:
         """Drop the member as presenter of every session no club page shows; count the ones left."""
-        found = await session.execute(self.counting(who)[0])
+        found = await session.execute(self.counting(who))
         counts = {int(guild): int(n) for guild, n in found.all()}
         public = await public_guilds(session, set(counts))
         erased = Erased(kept=sum(n for g, n in counts.items() if g in public))

@@ -1,6 +1,4 @@
-"""What the ``privacy.lifetimes`` job deletes: records of sends and work past their lifetime, a batch per
-transaction; the servers the bot left, past the grace period, each server's data (every table with a
-``guild_id``, and their cascading children) counted and deleted in one transaction."""
+"""What the ``privacy.lifetimes`` job deletes: records past their lifetime, servers left past the grace."""
 
 from __future__ import annotations
 
@@ -105,21 +103,15 @@ async def departed(session: AsyncSession) -> dict[int, datetime]:
 async def delete_departed(
     session_factory: async_sessionmaker[AsyncSession], now: datetime, grace: timedelta
 ) -> dict[int, dict[str, int]]:
-    """Delete every server left more than ``grace`` ago, each in one transaction (one the bot rejoined
-    meanwhile is left alone). What went, by server."""
+    """Delete each server left more than ``grace`` ago (and not rejoined), one transaction each."""
+    past = GuildDeparture.left_at <= now - grace
     async with session_factory() as session:
-        due = sorted(
-            await session.scalars(
-                select(GuildDeparture.guild_id).where(GuildDeparture.left_at <= now - grace)
-            )
-        )
+        due = sorted(await session.scalars(select(GuildDeparture.guild_id).where(past)))
     gone: dict[int, dict[str, int]] = {}
     for guild_id in due:
         async with session_factory() as session, session.begin():
             still = await session.scalar(  # locked: the bot's rejoining meanwhile waits, then finds it gone
-                select(literal(1))
-                .where(GuildDeparture.guild_id == guild_id, GuildDeparture.left_at <= now - grace)
-                .with_for_update()
+                select(literal(1)).where(GuildDeparture.guild_id == guild_id, past).with_for_update()
             )
             if still is None:
                 continue
@@ -135,8 +127,8 @@ SEARCH_DAYS: Final = SAVED_QUERY_DAYS  # a search's text, kept for its page butt
 SESSION_NOTES_DAYS: Final = 7  # recording opt-outs and questions: kept while the recording is edited
 BATCH: Final = 5000  # rows deleted per transaction (a short hold of SQLite's write lock)
 
+# What is past its lifetime at ``now`` (given this process's job names): a model, and the condition on its rows.
 Expiry = Callable[[datetime, Collection[str]], tuple[type[Any], ColumnElement[bool]]]
-"""What is past its lifetime at ``now`` (given this process's job names): a model, and the condition on its rows."""
 
 
 def ended_reminders(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
@@ -169,19 +161,19 @@ def old_searches(now: datetime, _running: Collection[str]) -> tuple[type[Any], C
     return ReadingSearchQuery, ReadingSearchQuery.created_at < now - timedelta(days=SEARCH_DAYS)
 
 
-def _over(days: int, now: datetime) -> Any:
-    """The sessions that ended over ``days`` ago (a session lasts at most 10 hours: 12 are allowed)."""
-    return select(ClubSession.id).where(ClubSession.starts_at < now - timedelta(days=days, hours=12))
+def _session_notes(model: type[RecordingOptOut | SessionQuestion]) -> Expiry:
+    """A session's rows of ``model``, :data:`SESSION_NOTES_DAYS` after the session (it lasts at most 12 hours)."""
+
+    def expiry(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
+        ended = select(ClubSession.id).where(
+            ClubSession.starts_at < now - timedelta(days=SESSION_NOTES_DAYS, hours=12)
+        )
+        return model, model.session_id.in_(ended)
+
+    return expiry
 
 
-def old_opt_outs(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
-    """Recording opt-outs of sessions over :data:`SESSION_NOTES_DAYS` past."""
-    return RecordingOptOut, RecordingOptOut.session_id.in_(_over(SESSION_NOTES_DAYS, now))
-
-
-def old_questions(now: datetime, _running: Collection[str]) -> tuple[type[Any], ColumnElement[bool]]:
-    """Questions of sessions over :data:`SESSION_NOTES_DAYS` past."""
-    return SessionQuestion, SessionQuestion.session_id.in_(_over(SESSION_NOTES_DAYS, now))
+old_opt_outs, old_questions = _session_notes(RecordingOptOut), _session_notes(SessionQuestion)
 
 
 async def expire(

@@ -1,5 +1,4 @@
-"""The store side of sending reminders: claim due rows, render them, record how the sends ended
-(pending → sending → sent | failed | pending again after a backoff; pending → missed | cancelled)."""
+"""Claiming due reminders, rendering them, and recording how their sends ended."""
 
 from __future__ import annotations
 
@@ -19,8 +18,8 @@ from bot.services.config.guild import GuildConfig, get_config
 from bot.services.reminders import texts
 from bot.services.reminders.queue import plan_next_occurrence, set_if
 from bot.services.reminders.requested import VIA_COMMAND
-from bot.services.reminders.texts import SessionFacts
-from bot.services.sessions.members import Question, kept_out_since, names_kept_out, questions
+from bot.services.reminders.texts import PresenterNotes, SessionFacts
+from bot.services.sessions.members import kept_out_since, names_kept_out, questions
 from bot.text import cut
 from bot.timeutil import DisplayZone
 from db.models import ClubSession, SessionSubscription
@@ -65,8 +64,7 @@ class Outgoing:
     content: str
     ping_role_id: int | None
     attempt: int
-    repeats: bool = False
-    due_at: datetime | None = None  # the occurrence's time (for the lateness metric)
+    due_at: datetime  # the occurrence's time (for the lateness metric)
     form_session_id: int | None = None  # the presenter's DM after the session: its *Add the recording* form
 
 
@@ -82,15 +80,6 @@ def reminder_nonce(row: Reminder) -> str:
 def backoff(attempt: int) -> timedelta:
     """30 s, 1 min, 2 min, 4 min, … capped at 15 min."""
     return min(BACKOFF_BASE * (2 ** max(0, attempt - 1)), BACKOFF_CAP)
-
-
-@dataclass(frozen=True)
-class PresenterNotes:
-    """The names kept out of the recording and the questions a presenter's DM lists (``new``: since the last)."""
-
-    names: tuple[str, ...]
-    questions: tuple[Question, ...]
-    new: bool = False
 
 
 async def notes_for(
@@ -154,6 +143,7 @@ async def claim(
     zones = {g: config.display_zones for g, config in configs.items()}  # parsed once per guild
     facts = await _session_facts(session, {r.session_id for r in claimed if r.session_id is not None})
     how = await _how_asked(session, [r for r in claimed if r.kind == PERSONAL])
+    still_ours = [Reminder.claim_token == token]
     out: list[Outgoing] = []
     for row in claimed:
         config = configs[row.guild_id]
@@ -166,14 +156,7 @@ async def claim(
                 refusal = CANCELLED, "Nothing new for the presenter."
         if refusal is not None:
             status, reason = refusal
-            await set_if(
-                session,
-                row.id,
-                [Reminder.claim_token == token],
-                status=status,
-                last_error=reason,
-                claim_token=None,
-            )
+            await set_if(session, row.id, still_ours, status=status, last_error=reason, claim_token=None)
             log.info("reminder=%s %s: %s", row.id, status, reason)
             continue
         channel_id = config.announcements_channel_id if row.kind == SESSION else row.channel_id
@@ -188,7 +171,6 @@ async def claim(
                 content=_render(row, config, zones[row.guild_id], row_facts, how, notes),
                 ping_role_id=config.ping_role_id if row.kind == SESSION else None,
                 attempt=row.attempts,
-                repeats=row.repeat is not None,
                 due_at=row.due_at,
                 form_session_id=row.session_id if row.kind == RECAP else None,
             )
@@ -241,11 +223,8 @@ def _render(
     if row.kind == PERSONAL:
         way = how.get((row.session_id, row.user_id), texts.ASKED_BUTTON)
         return texts.personal_text(facts, zones, how=way, delayed=delayed)
-    if row.kind == PRESENTER:
-        notes = notes or PresenterNotes((), ())
-        return texts.presenter_text(
-            facts, zones, names=notes.names, questions=notes.questions, new=notes.new, delayed=delayed
-        )
+    if row.kind == PRESENTER and notes is not None:  # claim() refuses a presenter DM without notes
+        return texts.presenter_text(facts, zones, notes, delayed=delayed)
     if row.kind == RECAP:
         return texts.recap_text(facts, delayed=delayed)
     if row.kind == RECORDING and facts.recording_url:
@@ -306,22 +285,12 @@ class SendError(Exception):
 
 
 @dataclass(frozen=True)
-class Sent:
-    """A send that went out: which claim, the message Discord made, and when."""
-
-    reminder_id: int
-    claim_token: str
-    message_id: int | None
-    sent_at: datetime
-    repeats: bool = False
-
-
-@dataclass(frozen=True)
 class Outcome:
-    """How one claimed send ended: ``sent`` if it went out, else ``error``."""
+    """How one claimed send ended, and when: ``message_id`` the message it made, or ``error``."""
 
     outgoing: Outgoing
-    sent: Sent | None = None
+    at: datetime
+    message_id: int | None = None
     error: SendError | None = None
 
 
@@ -330,7 +299,7 @@ async def record(
 ) -> tuple[set[int], dict[int, datetime | None]]:
     """Write how these sends ended: the ids recorded as sent, and each failure's next try (None: failed for
     good, or its claim was taken back meanwhile). After MAX_ATTEMPTS a retryable failure fails."""
-    sends = [o.sent for o in outcomes if o.sent is not None]
+    sends = [o for o in outcomes if o.error is None]
     recorded = await finish_sent(session, sends, now=now) if sends else set()
     retries: dict[int, datetime | None] = {}
     for one in outcomes:
@@ -339,31 +308,17 @@ async def record(
             continue
         row_id, attempt = outgoing.reminder_id, outgoing.attempt
         same_claim = [Reminder.status == SENDING, Reminder.claim_token == outgoing.claim_token]
-        retries[row_id] = None
         if error.retryable and attempt < MAX_ATTEMPTS:
-            next_try = now + backoff(attempt)
-            if await set_if(
-                session,
-                row_id,
-                same_claim,
-                status=PENDING,
-                next_attempt_at=next_try,
-                last_error=cut(f"Attempt {attempt} failed: {error.reason}", ERROR_LIMIT),
-                claim_token=None,
-                updated_at=now,
-            ):
-                retries[row_id] = next_try
-            continue
-        reason = f"Gave up after {attempt} attempts: {error.reason}" if error.retryable else error.reason
-        if await set_if(
-            session,
-            row_id,
-            same_claim,
-            status=FAILED,
-            last_error=cut(reason, ERROR_LIMIT),
-            claim_token=None,
-            updated_at=now,
-        ):
+            next_try: datetime | None = now + backoff(attempt)
+            values = {"status": PENDING, "next_attempt_at": next_try}
+            reason = f"Attempt {attempt} failed: {error.reason}"
+        else:
+            next_try, values = None, {"status": FAILED}
+            reason = f"Gave up after {attempt} attempts: {error.reason}" if error.retryable else error.reason
+        values.update(last_error=cut(reason, ERROR_LIMIT), claim_token=None, updated_at=now)
+        done = await set_if(session, row_id, same_claim, **values)
+        retries[row_id] = next_try if done else None
+        if done and next_try is None:
             await plan_next_occurrence(session, row_id, now)  # a repeating reminder's next occurrence
     return recorded, retries
 
@@ -375,33 +330,37 @@ _DETAILS = (  # a Core statement: executemany, not the ORM's bulk update by prim
 )
 
 
-async def finish_sent(session: AsyncSession, sends: Sequence[Sent], *, now: datetime) -> set[int]:
+async def finish_sent(session: AsyncSession, sends: Sequence[Outcome], *, now: datetime) -> set[int]:
     """Record the sends that went out, if still claimed by their token; the ids recorded."""
     by_token: dict[str, list[int]] = defaultdict(list)
     for sent in sends:
-        by_token[sent.claim_token].append(sent.reminder_id)
+        by_token[sent.outgoing.claim_token].append(sent.outgoing.reminder_id)
     recorded: set[int] = set()
+    repeating: list[int] = []
     for token, ids in by_token.items():
         statement = (
             update(_REMINDERS)
             .where(_REMINDERS.c.id.in_(ids), Reminder.status == SENDING, Reminder.claim_token == token)
             .values(status=SENT, sent_at=now, last_error=None, claim_token=None, updated_at=now)
-            .returning(_REMINDERS.c.id)
+            .returning(_REMINDERS.c.id, _REMINDERS.c.repeat)
         )
-        recorded.update((await session.execute(statement)).scalars().all())
+        for row_id, repeat in await session.execute(statement):
+            recorded.add(row_id)
+            if repeat is not None:
+                repeating.append(row_id)
     details = [
-        {"row_id": s.reminder_id, "b_at": s.sent_at, "b_message": s.message_id}
+        {"row_id": s.outgoing.reminder_id, "b_at": s.at, "b_message": s.message_id}
         for s in sends
-        if s.reminder_id in recorded
+        if s.outgoing.reminder_id in recorded
     ]
     if details:
         await session.execute(_DETAILS, details)
     for sent in sends:
-        if sent.reminder_id not in recorded:
+        if sent.outgoing.reminder_id not in recorded:
             log.warning(
                 "reminder=%s was sent but its claim had been taken over (the nonce prevents a repeat)",
-                sent.reminder_id,
+                sent.outgoing.reminder_id,
             )
-        elif sent.repeats:
-            await plan_next_occurrence(session, sent.reminder_id, now)
+    for row_id in sorted(repeating):
+        await plan_next_occurrence(session, row_id, now)
     return recorded

@@ -63,8 +63,7 @@ def wanted_slots(
     now: datetime,
     presenter_notes: bool = False,
 ) -> dict[str, Slot]:
-    """plan_key -> Slot for every automatic reminder of ``club`` still to come (``presenter_notes``: members
-    left the presenter questions or names, which two more DMs carry)."""
+    """plan_key -> Slot for every automatic reminder of ``club`` still to come."""
     starts = club.starts_at
     ends = starts + timedelta(minutes=club.duration_minutes)
     slots: dict[str, Slot] = {}
@@ -77,12 +76,8 @@ def wanted_slots(
         )
     if club.presenter_id is not None:
         if presenter_dm_days > 0:
-            slots["presenter"] = Slot(
-                PRESENTER,
-                starts - timedelta(days=presenter_dm_days),
-                club.presenter_id,
-                presenter_dm_days * 1440,
-            )
+            before = timedelta(days=presenter_dm_days)
+            slots["presenter"] = Slot(PRESENTER, starts - before, club.presenter_id, presenter_dm_days * 1440)
         if presenter_notes:
             day = round(QUESTIONS_BEFORE.total_seconds() / 60)
             if presenter_dm_days * 1440 != day:  # else the presenter DM is that one
@@ -101,9 +96,7 @@ async def plan_session(
     """Bring the session's automatic reminders (and custom ones tied to it) in line with the session."""
     club = await session.get(ClubSession, session_id, populate_existing=True)
     if club is None or club.guild_id != guild_id or club.status != SCHEDULED:
-        return await cancel_session_reminders(
-            session, session_id, now=now, reason="Its session was cancelled."
-        )
+        return await cancel_session_reminders(session, session_id, now=now)
     config = await get_config(session, guild_id)
     subscribed = select(SessionSubscription.user_id, SessionSubscription.before_minutes).where(
         SessionSubscription.session_id == session_id
@@ -183,19 +176,16 @@ async def _move(
     session: AsyncSession, row: Reminder, due: datetime, now: datetime, *, user_id: int | None
 ) -> PlanResult:
     moved = {"due_at": due, "next_attempt_at": due, "user_id": user_id, "attempts": 0, "last_error": None}
-    return PlanResult(
-        moved=int(await set_if(session, row.id, [Reminder.status == PENDING], **moved, updated_at=now))
-    )
+    done = await set_if(session, row.id, [Reminder.status == PENDING], **moved, updated_at=now)
+    return PlanResult(moved=int(done))
 
 
-async def cancel_session_reminders(
-    session: AsyncSession, session_id: int, *, now: datetime, reason: str
-) -> PlanResult:
-    """Cancel every pending reminder of the session (automatic and custom)."""
+async def cancel_session_reminders(session: AsyncSession, session_id: int, *, now: datetime) -> PlanResult:
+    """Cancel every pending reminder of the cancelled session (automatic and custom)."""
     done = await session.execute(
         update(Reminder)
         .where(Reminder.session_id == session_id, Reminder.status == PENDING)
-        .values(status=CANCELLED, last_error=reason, updated_at=now)
+        .values(status=CANCELLED, last_error="Its session was cancelled.", updated_at=now)
         .execution_options(synchronize_session=False)
     )
     return PlanResult(cancelled=rowcount(done))

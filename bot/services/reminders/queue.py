@@ -1,5 +1,4 @@
-"""Reminder work besides claiming: when to look again, what fell due while the bot was down, claims a
-stopped runner left behind, and a repeating reminder's next occurrence."""
+"""Reminder upkeep: when to look again, missed reminders, claims left behind, a repeat's next occurrence."""
 
 from __future__ import annotations
 
@@ -18,6 +17,7 @@ log = logging.getLogger("paperclub.reminders")
 
 SENDING_LEASE = timedelta(seconds=90)  # longer than one send may take (the transport times out at 45 s)
 NONCE_SAFE = timedelta(minutes=3)  # inside Discord's nonce window ("a few minutes")
+STOPPED = "The bot stopped while sending this; it may not have gone out."
 
 
 def rowcount(result: Any) -> int:
@@ -51,8 +51,7 @@ async def next_wake(session: AsyncSession, now: datetime) -> datetime | None:
 async def mark_missed(
     session: AsyncSession, *, late_origin: datetime, grace: timedelta, now: datetime
 ) -> int:
-    """Mark missed the first attempts due more than ``grace`` before the runner last looked (the bot was
-    down); a repeating one's next occurrence is planned. How many."""
+    """Mark missed (and count) what fell due over ``grace`` before the runner last looked; plan repeats."""
     statement = (
         update(Reminder)
         .where(
@@ -79,31 +78,18 @@ async def mark_missed(
 
 async def recover_stale(session: AsyncSession, now: datetime) -> tuple[int, int]:
     """Give back rows whose claimer died mid-send. Returns (to resend, marked failed)."""
-    stale = (
-        await session.execute(
-            select(Reminder.id, Reminder.claimed_at, Reminder.claim_token).where(
-                Reminder.status == SENDING, Reminder.claimed_at <= now - SENDING_LEASE
-            )
-        )
-    ).all()
+    claims = select(Reminder.id, Reminder.claimed_at, Reminder.claim_token).where(Reminder.status == SENDING)
+    stale = (await session.execute(claims.where(Reminder.claimed_at <= now - SENDING_LEASE))).all()
+    again = {"status": PENDING, "next_attempt_at": now, "claim_token": None}
+    gave_up = {"status": FAILED, "claim_token": None, "updated_at": now, "last_error": STOPPED}
     resend = failed = 0
     for row_id, claimed_at, token in stale:
         same_claim = [Reminder.status == SENDING, Reminder.claim_token == token]
         if claimed_at is not None and claimed_at > now - NONCE_SAFE:
-            if await set_if(
-                session, row_id, same_claim, status=PENDING, next_attempt_at=now, claim_token=None
-            ):
+            if await set_if(session, row_id, same_claim, **again):
                 resend += 1
                 log.warning("reminder=%s was left sending by a stopped runner; sending again", row_id)
-        elif await set_if(
-            session,
-            row_id,
-            same_claim,
-            status=FAILED,
-            claim_token=None,
-            updated_at=now,
-            last_error="The bot stopped while sending this; it may not have gone out.",
-        ):
+        elif await set_if(session, row_id, same_claim, **gave_up):
             failed += 1
             await plan_next_occurrence(session, row_id, now)
     return resend, failed

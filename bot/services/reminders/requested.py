@@ -1,5 +1,4 @@
-"""Reminders people ask for: organizers' (/organize reminder add, cancel, list) and members' (/remind me); each
-checks all its input, then writes in the caller's transaction."""
+"""Reminders people ask for: organizers' (/organize reminder add, cancel, list) and members' (/remind me)."""
 
 from __future__ import annotations
 
@@ -16,7 +15,7 @@ from bot.ids import parse_id
 from bot.services.config.guild import get_config
 from bot.services.reminders.plan import SCHEDULED, plan_session
 from bot.services.reminders.texts import escape
-from bot.text import CHOICE_NAME_LIMIT, cut, visible
+from bot.text import CHOICE_NAME_LIMIT, clamp_page, cut, page_count, visible
 from bot.timeutil import DisplayZone
 from bot.when import parse_when, pasted_instant
 from db.models import ClubSession, SessionSubscription
@@ -56,7 +55,6 @@ class Subscription:
     """The outcome of /remind me."""
 
     subscribed: bool
-    session_id: int
     session_title: str
     starts_at: datetime
     before: timedelta
@@ -258,8 +256,7 @@ async def toggle_personal(
             await session.delete(existing)
             await session.flush()
         await plan_session(session, guild_id, session_id, now=now, presenter_dm_days=presenter_dm_days)
-        interested = existing.interested
-        return Subscription(False, session_id, club.title, club.starts_at, wanted, interested=interested)
+        return Subscription(False, club.title, club.starts_at, wanted, interested=existing.interested)
     await _scheduled_session(session, guild_id, session_id, now)
     if wanted > MAX_BEFORE:
         raise BadInput(f"Pick a time at most {timeutil.format_offset(MAX_BEFORE)} before the session.")
@@ -269,29 +266,19 @@ async def toggle_personal(
             f"{timeutil.format_offset(wanted)} before it is already past; pick a shorter time."
         )
     minutes = round(wanted.total_seconds() / 60)
-    if existing is not None:
-        existing.before_minutes, existing.asked = minutes, True
-        existing.via = VIA_COMMAND
-    else:
+    if existing is None:
         await _ensure_room(session, guild_id, max_pending)
-        session.add(
-            SessionSubscription(
-                session_id=session_id,
-                user_id=user_id,
-                before_minutes=minutes,
-                created_at=now,
-                via=VIA_COMMAND,
-            )
-        )
+        existing = SessionSubscription(session_id=session_id, user_id=user_id, created_at=now)
+        session.add(existing)
+    existing.before_minutes, existing.asked, existing.via = minutes, True, VIA_COMMAND
     await session.flush()
     await plan_session(session, guild_id, session_id, now=now, presenter_dm_days=presenter_dm_days)
-    return Subscription(True, session_id, club.title, club.starts_at, wanted, changed_offset=moving)
+    return Subscription(True, club.title, club.starts_at, wanted, changed_offset=moving)
 
 
 @dataclass(frozen=True)
 class ReminderList:
-    """A page of /organize reminder list: pending reminders (``hidden``: automatic ones left out), then those
-    missed or failed in the last week."""
+    """A page of /organize reminder list (``hidden``: the automatic reminders left out)."""
 
     pending: list[ReminderInfo]
     problems: list[ReminderInfo]
@@ -312,8 +299,8 @@ _WITH_TITLE = select(Reminder, ClubSession.title).outerjoin(
 async def list_reminders(
     session: AsyncSession, guild_id: int, *, now: datetime, page: int, per_page: int, automatic: bool = False
 ) -> ReminderList:
-    """Pending reminders (soonest first), then those missed or failed in the last week (latest first),
-    paged together; the pending ones are the organizers' only, unless ``automatic``; ``page`` is clamped."""
+    """Pending reminders (the organizers' only, unless ``automatic``), then those missed or failed in the last
+    week, paged together (``page`` clamped)."""
     mine = [] if automatic else [Reminder.kind == CUSTOM]
     live = [Reminder.guild_id == guild_id, Reminder.status.in_(LIVE_STATUSES), *mine]
     recent = [
@@ -325,8 +312,8 @@ async def list_reminders(
     hidden = 0 if automatic else await session.scalar(select(func.count()).where(*others)) or 0
     total_pending = await session.scalar(select(func.count()).where(*live)) or 0
     total_problems = await session.scalar(select(func.count()).where(*recent)) or 0
-    pages = max(1, -(-(total_pending + total_problems) // per_page))
-    page = min(max(page, 0), pages - 1)
+    pages = page_count(total_pending + total_problems, per_page)
+    page = clamp_page(page, pages)
     soonest, latest = (Reminder.due_at, Reminder.id), (Reminder.due_at.desc(), Reminder.id.desc())
     offset = page * per_page
     found = await session.execute(_WITH_TITLE.where(*live).order_by(*soonest).offset(offset).limit(per_page))
@@ -369,26 +356,14 @@ async def cancel_choices(
                 func.lower(ClubSession.title).contains(needle, autoescape=True),
             )
         )
-    rows = (await session.execute(query.order_by(Reminder.due_at, Reminder.id).limit(MAX_CHOICES))).all()
+    rows = await session.execute(query.order_by(Reminder.due_at, Reminder.id).limit(MAX_CHOICES))
     choices = []
     for row, title in rows:
         local = row.due_at.astimezone(tz)
         when = f"{timeutil.WEEKDAYS[local.weekday()][:3].title()} {local.day} {timeutil.MONTHS[local.month - 1][:3].title()} {local:%H:%M}"
-        choices.append(
-            (
-                cut(f"#{row.number} · {when} · {describe(info_of(row, title))}", CHOICE_NAME_LIMIT),
-                row.number or 0,
-            )
-        )
+        name = cut(f"#{row.number} · {when} · {describe(info_of(row, title))}", CHOICE_NAME_LIMIT)
+        choices.append((name, row.number or 0))
     return choices
-
-
-async def session_title(session: AsyncSession, guild_id: int, session_id: int) -> str | None:
-    """The title of the server's session ``session_id`` (None: not one of its sessions)."""
-    title = await session.scalar(
-        select(ClubSession.title).where(ClubSession.id == session_id, ClubSession.guild_id == guild_id)
-    )
-    return str(title) if title is not None else None
 
 
 def describe(info: ReminderInfo) -> str:

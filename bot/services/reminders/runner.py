@@ -1,20 +1,28 @@
-"""The reminder runner, the background job ``reminders``: claim → paced send → record, until nothing is due."""
+"""The reminders feature over the host's store: /remind's flows and session events (each one call: the store
+written, then the runner woken), and the runner, the background job ``reminders``: claim, paced send, record."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot import host
 from bot.background import Background, Job, every
 from bot.clock import Clock
 from bot.metrics import BotMetrics
-from bot.services.reminders import delivery, queue
-from bot.services.reminders.delivery import Outcome, Outgoing, SendError, Sent
+from bot.services.reminders import delivery, plan, queue, requested
+from bot.services.reminders.delivery import Outcome, Outgoing, SendError
+from bot.services.reminders.requested import CustomReminder, ReminderInfo, ReminderList, Subscription
+from bot.settings import Settings
+from db.engine import read_only_session_factory
 
 log = logging.getLogger("paperclub.reminders")
 
@@ -104,22 +112,19 @@ class ReminderRunner:
         try:
             message_id = await self.transport.send(outgoing)
         except SendError as error:
-            return Outcome(outgoing, error=error)
+            return Outcome(outgoing, self.clock.now(), error=error)
         except Exception as error:  # a transport bug: logged, and tried again after a backoff
             log.exception("reminder=%s: the send crashed", outgoing.reminder_id)
-            return Outcome(outgoing, error=SendError(f"Unexpected {type(error).__name__}.", retryable=True))
-        sent = Sent(
-            outgoing.reminder_id, outgoing.claim_token, message_id, self.clock.now(), outgoing.repeats
-        )
-        return Outcome(outgoing, sent=sent)
+            crashed = SendError(f"Unexpected {type(error).__name__}.", retryable=True)
+            return Outcome(outgoing, self.clock.now(), error=crashed)
+        return Outcome(outgoing, self.clock.now(), message_id)
 
     def _log(self, outcomes: list[Outcome], recorded: set[int], retries: dict[int, datetime | None]) -> int:
         for one in outcomes:
             reminder_id = one.outgoing.reminder_id
-            if one.sent is not None and reminder_id in recorded:
-                due_at = one.outgoing.due_at
-                self._observe("sent", lateness=one.sent.sent_at - due_at if due_at is not None else None)
-                log.info("reminder=%s sent message=%s", reminder_id, one.sent.message_id)
+            if one.error is None and reminder_id in recorded:
+                self._observe("sent", lateness=one.at - one.outgoing.due_at)
+                log.info("reminder=%s sent message=%s", reminder_id, one.message_id)
             elif one.error is not None and reminder_id in retries:
                 retry_at = retries[reminder_id]
                 self._observe("retried" if retry_at else "failed")
@@ -135,3 +140,154 @@ class ReminderRunner:
     def _observe(self, outcome: str, *, count: int = 1, lateness: timedelta | None = None) -> None:
         if self.observer is not None:
             self.observer.reminder(outcome, count=count, lateness=lateness)
+
+
+PLAN_TRIES = 3  # two processes planning one session at once: the loser plans again
+NUMBER_TRIES = 10  # organizers adding at once: each round one takes the number, the others number again
+T = TypeVar("T")
+
+
+async def _retrying(tries: int, write: Callable[[], Awaitable[T]]) -> T:
+    """``write``, again while it loses a race on a unique key (the last loss raises)."""
+    for _ in range(tries - 1):
+        with contextlib.suppress(IntegrityError):
+            return await write()
+    return await write()
+
+
+class Host(host.Host, Protocol):
+    """What the reminders use of the bot."""
+
+    background: Background
+    settings: Settings
+    metrics: BotMetrics
+
+
+class Reminders:
+    """The reminders feature over the host's store: /remind's flows, planning, and the runner that sends."""
+
+    def __init__(self, host: Host, transport: Transport) -> None:
+        self.session_factory = host.session_factory
+        self.readers = read_only_session_factory(host.engine)  # lookups only read: no write lock
+        self.clock, self.background = host.clock, host.background
+        self.max_pending = host.settings.max_pending_reminders
+        self.presenter_dm_days = host.settings.presenter_dm_days
+        self.runner = ReminderRunner(
+            session_factory=host.session_factory,
+            clock=host.clock,
+            transport=transport,
+            grace=timedelta(minutes=host.settings.reminder_grace_minutes),
+            observer=host.metrics,
+        )
+        self._planning: set[asyncio.Task[Any]] = set()
+
+    async def start(self) -> None:
+        """Start the runner, then plan every upcoming session's reminders."""
+        async with self.readers() as session:
+            upcoming = await plan.upcoming_session_ids(session, self.clock.now())
+        await self.runner.start(self.background)
+        await self._plan(upcoming)
+
+    async def stop(self) -> None:
+        """Stop the runner, and the planning in flight (start plans everything again)."""
+        await self.runner.stop()
+        pending = list(self._planning)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+
+    async def settle(self) -> None:
+        """Wait until the planning in flight and the sends it made due are done."""
+        while self._planning:
+            await asyncio.gather(*list(self._planning), return_exceptions=True)
+        await self.background.idle()
+
+    async def plan_session(self, guild_id: int, session_id: int) -> None:
+        """Plan a session's reminders again (it was saved, or a member's Remind me changed)."""
+        with self._tracked():
+            await self._plan([(guild_id, session_id)])
+
+    async def cancel_session(self, session_id: int) -> None:
+        """Cancel a cancelled session's reminders."""
+        with self._tracked():
+            async with self.session_factory() as session, session.begin():
+                await plan.cancel_session_reminders(session, session_id, now=self.clock.now())
+
+    async def recording_up(self, guild_id: int, session_id: int) -> None:
+        """The session's recording was added: its reminded members' one DM each, sent now."""
+        with self._tracked():
+            async with self.session_factory() as session, session.begin():
+                await plan.plan_recording(session, guild_id, session_id, now=self.clock.now())
+            await self.runner.rearm()
+
+    async def plan_guild(self, guild_id: int) -> None:
+        """Plan every upcoming session of the guild again (its reminder offsets changed)."""
+        with self._tracked():
+            async with self.readers() as session:
+                upcoming = await plan.upcoming_session_ids(session, self.clock.now(), guild_id)
+            await self._plan(upcoming)
+
+    @contextlib.contextmanager
+    def _tracked(self) -> Iterator[None]:
+        task = asyncio.current_task()
+        if task is not None:
+            self._planning.add(task)
+        try:
+            yield
+        finally:
+            if task is not None:
+                self._planning.discard(task)
+
+    async def _plan(self, sessions: Iterable[tuple[int, int]]) -> None:
+        for guild_id, session_id in sessions:
+
+            async def write(guild_id: int = guild_id, session_id: int = session_id) -> None:
+                async with self.session_factory() as session, session.begin():
+                    now, days = self.clock.now(), self.presenter_dm_days
+                    await plan.plan_session(session, guild_id, session_id, now=now, presenter_dm_days=days)
+
+            await _retrying(PLAN_TRIES, write)
+        await self.runner.rearm()
+
+    async def add(self, asked: CustomReminder, now: datetime) -> tuple[ReminderInfo, str | None]:
+        """Schedule an organizer's reminder: it, and a note about how its time was read, if any."""
+
+        async def write() -> tuple[ReminderInfo, str | None]:
+            async with self.session_factory() as session, session.begin():
+                return await requested.add_custom(session, asked, now=now, max_pending=self.max_pending)
+
+        added = await _retrying(NUMBER_TRIES, write)
+        await self.runner.rearm()
+        return added
+
+    async def cancel(self, guild_id: int, number: int, *, by_user: int, now: datetime) -> ReminderInfo:
+        """Cancel an organizers' pending reminder by its number."""
+        async with self.session_factory() as session, session.begin():
+            return await requested.cancel_reminder(session, guild_id, number, by_user=by_user, now=now)
+
+    async def toggle_me(
+        self, *, guild_id: int, session_id: int, user_id: int, before: timedelta | None, now: datetime
+    ) -> Subscription:
+        """A member's DM before a session: on, off (the same again), or moved (another ``before``)."""
+        async with self.session_factory() as session, session.begin():
+            subscription = await requested.toggle_personal(
+                session,
+                guild_id=guild_id,
+                session_id=session_id,
+                user_id=user_id,
+                before=before,
+                now=now,
+                max_pending=self.max_pending,
+                presenter_dm_days=self.presenter_dm_days,
+            )
+        await self.runner.rearm()
+        return subscription
+
+    async def page(
+        self, guild_id: int, page: int, per_page: int, now: datetime, *, automatic: bool = False
+    ) -> ReminderList:
+        """A page of /organize reminder list (the automatic reminders too with ``automatic``)."""
+        async with self.readers() as session:
+            return await requested.list_reminders(
+                session, guild_id, now=now, page=page, per_page=per_page, automatic=automatic
+            )

@@ -43,11 +43,6 @@ class SessionFacts:
     presenter_id: int | None = None
     recording_url: str | None = None
 
-    @property
-    def has_presenter(self) -> bool:
-        """Whether someone presents the session (a member, or a name)."""
-        return bool(self.presenter_id or self.presenter_name)
-
 
 def _when(facts: SessionFacts, zones: Sequence[DisplayZone]) -> str:
     return f"{timeutil.format_club_time(facts.starts_at, zones)} ({timeutil.discord_timestamp(facts.starts_at, 'R')})"
@@ -122,17 +117,20 @@ def personal_text(
     return cut("\n".join(lines), CONTENT_LIMIT)
 
 
+@dataclass(frozen=True)
+class PresenterNotes:
+    """The names kept out of the recording and the questions a presenter's DM lists (``new``: since the last)."""
+
+    names: tuple[str, ...]
+    questions: tuple[Question, ...]
+    new: bool = False
+
+
 def presenter_text(
-    facts: SessionFacts,
-    zones: Sequence[DisplayZone],
-    *,
-    names: Sequence[str] = (),
-    questions: Sequence[Question] = (),
-    new: bool = False,
-    delayed: bool = False,
+    facts: SessionFacts, zones: Sequence[DisplayZone], notes: PresenterNotes, *, delayed: bool = False
 ) -> str:
-    """The presenter's DM before the session: who stays out of the recording, the questions (``new``: the DM
-    at the start, with what came since the last one)."""
+    """The presenter's DM: names kept out of the recording, questions (``new``: only what came since)."""
+    names, questions, new = notes.names, notes.questions, notes.new
     if new:
         head = [_starts("🎤", facts, delayed)]
     else:
@@ -177,11 +175,7 @@ def recap_text(facts: SessionFacts, *, delayed: bool = False) -> str:
 
 
 def custom_text(
-    message: str,
-    facts: SessionFacts | None,
-    zones: Sequence[DisplayZone],
-    *,
-    delayed: bool = False,
+    message: str, facts: SessionFacts | None, zones: Sequence[DisplayZone], *, delayed: bool = False
 ) -> str:
     """An organizer's reminder: their text as written (it never pings), and the session when tied to one."""
     head = f"⏰ **Reminder**{_delayed(delayed)}\n"
@@ -202,7 +196,7 @@ def nudge_lines(plan_key: str, message: str, facts: SessionFacts) -> list[tuple[
         planned = [tuple(line.split("|", 1)) for line in message.splitlines() if "|" in line]
     else:
         planned = [(plan_key.rpartition(":")[2], message)]
-    lacking = {"presenter": not facts.has_presenter, "paper": not facts.papers}
+    lacking = {"presenter": not (facts.presenter_id or facts.presenter_name), "paper": not facts.papers}
     return [(gap, line) for gap, line in planned if lacking.get(gap, False)]
 
 
