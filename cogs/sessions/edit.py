@@ -28,7 +28,7 @@ from bot.services.sessions import publish, rules
 from bot.services.sessions.events import SessionsContext
 from bot.services.sessions.info import Overlap, Published, SessionInfo
 from bot.services.sessions.rules import CLEAR, PaperReading, Place, session_changes
-from bot.text import cut
+from bot.text import cut, plural
 from bot.timeutil import discord_timestamp
 from bot.views import PaperclubModal
 from cogs.sessions import _render as render
@@ -76,7 +76,7 @@ def reading_note(reading: PaperReading | None) -> str | None:
     if reading is None or not reading.worth_telling:
         return None
     count = len(reading.items)
-    read_as = f"read as {count} paper{'s' if count != 1 else ''}"
+    read_as = f"read as {plural(count, 'paper')}"
     shown = " · ".join(_quoted(item) for item in reading.items)
     if reading.against:
         against = {item for item in reading.items if parse_paper_ref(item).key in reading.against}
