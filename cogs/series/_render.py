@@ -23,11 +23,9 @@ from bot.services.sessions.events import Posted
 from bot.text import cut, markdown_link, plural
 from bot.timeutil import DisplayZone, format_long_date
 from cogs.series._buttons import PresentButton
-from cogs.sessions.publish import find_channel, sessions_of
+from cogs.sessions.publish import THREAD_ARCHIVE_MINUTES, find_channel, sessions_of
 
 log = logging.getLogger("paperclub.series")
-# A message sent unarchives the thread (docs: Threads), so a week's archive still lets a later nudge land.
-THREAD_ARCHIVE_MINUTES = 10080
 Postable = discord.TextChannel | discord.Thread
 COLOUR = discord.Colour.blurple()
 ENDED_COLOUR = discord.Colour.dark_grey()
