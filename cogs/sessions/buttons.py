@@ -288,10 +288,9 @@ class RecapModal(PaperclubModal, title="The recording and notes"):
             ("notes", "Notes link", "The slides or notes (https://…)", info.notes_url),
             ("wiki", "Wiki link", "The papers' wiki page (https://…)", info.wiki_url),
         ):
-            text = discord.ui.TextInput[RecapModal](
+            text = self.links[name] = discord.ui.TextInput[RecapModal](
                 custom_id=name, required=False, max_length=MAX_URL_LENGTH, default=value
             )
-            self.links[name] = text
             self.add_item(discord.ui.Label(text=label, description=hint, component=text))
 
     async def submitted(self, interaction: Interaction) -> None:

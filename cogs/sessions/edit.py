@@ -137,8 +137,7 @@ async def apply_edit(
 ) -> None:
     """Check ``request`` (:func:`rules.session_changes`' arguments), save, publish and reply."""
     assert interaction.guild_id is not None
-    if not interaction.response.is_done():
-        await interaction.response.defer(ephemeral=True, thinking=True)
+    await interaction.response.defer(ephemeral=True, thinking=True)
     now = interaction.client.clock.now()
     check = partial(rules.session_changes, now=now, **request)
     stored_zone = "when" in request and "zone" not in request and session_zone is None
