@@ -297,10 +297,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         channel="Where to post (default: the announcements channel, or where it was posted before)",
     )
     async def announce(
-        self,
-        interaction: Interaction,
-        session: SessionOption,
-        channel: discord.TextChannel | None = None,
+        self, interaction: Interaction, session: SessionOption, channel: discord.TextChannel | None = None
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
         announced = await publish.announce(

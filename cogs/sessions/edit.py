@@ -161,11 +161,7 @@ async def apply_edit(
 
 
 async def reply_with_card(
-    interaction: Interaction,
-    lines: list[str],
-    info: SessionInfo,
-    config: GuildConfig,
-    now: datetime,
+    interaction: Interaction, lines: list[str], info: SessionInfo, config: GuildConfig, now: datetime
 ) -> None:
     """The organizer's ephemeral answer: the lines, and the session's card as it now stands."""
     card = render.session_card(info, config.display_zones, now=now)
