@@ -68,11 +68,8 @@ def week_line(info: SeriesInfo, week: WeekInfo, zones: Sequence[DisplayZone], no
 def header(info: SeriesInfo, zones: Sequence[DisplayZone], now: datetime) -> str:
     rule = info.rule
     text = f"{rules.rule_text(rule, zones, now)} ({rule.zone}) · {timeutil.format_duration(info.duration_minutes)}"
-    if info.has_ended(now):
-        assert rule.until is not None
-        text += f" · ended {format_long_date(rule.until)}"
-    elif rule.until is not None:
-        text += f" · until {format_long_date(rule.until)}"
+    if rule.until is not None:
+        text += f" · {'ended' if info.has_ended(now) else 'until'} {format_long_date(rule.until)}"
     if info.channel_id is not None:
         text += f" · in <#{info.channel_id}>"
     if info.signup_url:
