@@ -174,7 +174,6 @@ class _Text(OptionTransformer):
     """A string option given to the command with its spaces tidied (BadInput when empty)."""
 
     minimum = 1
-    maximum = 100
     what: ClassVar[str] = "a value"
 
     async def transform(self, interaction: Interaction, value: Any) -> str:
