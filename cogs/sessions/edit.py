@@ -72,8 +72,7 @@ def reading_note(reading: rules.PaperReading | None) -> str | None:
     """How a typed `papers` text was split, when a comma made it unclear (else None)."""
     if reading is None or not reading.worth_telling:
         return None
-    count = len(reading.items)
-    read_as = f"read as {plural(count, 'paper')}"
+    read_as = f"read as {plural(len(reading.items), 'paper')}"
     shown = " · ".join(_quoted(item) for item in reading.items)
     if reading.against:
         against = {item for item in reading.items if parse_paper_ref(item).key in reading.against}
@@ -97,9 +96,9 @@ def overlap_warning(overlaps: Sequence[Overlap]) -> str | None:
     ]
     if len(overlaps) > SHOWN_OVERLAPS:
         listed.append(f"{len(overlaps) - SHOWN_OVERLAPS} more")
-    plural = "s" if len(overlaps) > 1 else ""
+    sessions = "sessions" if len(overlaps) > 1 else "session"
     return (
-        f"Heads up: this overlaps session{plural} {', '.join(listed)}. Both are kept; "
+        f"Heads up: this overlaps {sessions} {', '.join(listed)}. Both are kept; "
         "move one with `/organize session edit` if that was not meant."
     )
 
