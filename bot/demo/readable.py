@@ -58,16 +58,6 @@ def timestamp_text(seconds: int, style: str | None, now: datetime) -> str:
     return f"{format_long_date(moment, weekday=style == 'F')}, {clock}"  # F, or f (the default)
 
 
-def _button(out: dict[str, Any]) -> None:
-    """A button as a member sees it: its emoji before its label; no colour (but a link's ↗)."""
-    emoji = (out.get("emoji") or {}).get("name")
-    if emoji and out.get("label"):
-        out["label"] = f"{emoji} {out['label']}"
-        out.pop("emoji")
-    if out.get("style") in (3, 4):  # success, danger: drawn like the others
-        out["style"] = 2
-
-
 def _walk(value: Any, now: datetime) -> Any:
     if isinstance(value, str):
         return TIMESTAMP.sub(lambda m: timestamp_text(int(m.group(1)), m.group(2), now), value)
@@ -76,7 +66,13 @@ def _walk(value: Any, now: datetime) -> Any:
     if isinstance(value, dict):
         out = {key: _walk(item, now) for key, item in value.items()}
         if value.get("type") == 2 and ("custom_id" in value or "url" in value):
-            _button(out)
+            # a button as a member sees it: its emoji before its label; no colour (but a link's ↗)
+            emoji = (out.get("emoji") or {}).get("name")
+            if emoji and out.get("label"):
+                out["label"] = f"{emoji} {out['label']}"
+                out.pop("emoji")
+            if out.get("style") in (3, 4):  # success, danger: drawn like the others
+                out["style"] = 2
         stamp = value.get("timestamp")
         if isinstance(stamp, str) and ("title" in value or "description" in value or "footer" in value):
             # an embed: Discord shows its timestamp beside the footer, in the reader's zone
