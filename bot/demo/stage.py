@@ -165,12 +165,7 @@ class Demo:
         return result
 
     async def invoke(
-        self,
-        name: str,
-        options: Mapping[str, Any] | None = None,
-        *,
-        member: Any = None,
-        quiet: bool = False,
+        self, name: str, options: Mapping[str, Any] | None = None, *, member: Any = None, quiet: bool = False
     ) -> InteractionResult:
         """Run a slash command, printing who used it and the answer unless ``quiet``."""
         member = member or self.env.organizer

@@ -51,15 +51,13 @@ async def tour(demo: Demo) -> None:
     )
 
     demo.narrate("The programme names a paper only as “TMax”: an organizer asks which paper that is")
-    offered = await (
-        await demo.invoke("organize paper resolve", {"paper": "TMax"}, member=demo.organizer)
-    ).final()
-    await demo.press(offered, "paper:resolve:0", member=demo.organizer)
+    offered = await (await demo.invoke("organize paper resolve", {"paper": "TMax"})).final()
+    await demo.press(offered, "paper:resolve:0")
     tmax = (Paper.guild_id == demo.guild.id, Paper.arxiv_id == TMAX_ID)
     await demo.stored(select(Paper.id).where(*tmax), "left “TMax” without its arXiv id")
 
     demo.narrate("The next time, the name resolves at once (no source is asked)")
-    await demo.invoke("organize paper resolve", {"paper": "tmax"}, member=demo.organizer)
+    await demo.invoke("organize paper resolve", {"paper": "tmax"})
 
     demo.narrate("Seconds later the sources' answers have landed: anyone can look at the paper's card")
     await demo.clock.advance(timedelta(seconds=5))  # the pick made the papers.enrich job due at once
