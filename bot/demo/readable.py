@@ -48,48 +48,35 @@ def relative(moment: datetime, now: datetime) -> str:
 def timestamp_text(seconds: int, style: str | None, now: datetime) -> str:
     """One ``<t:seconds:style>`` as the demo's reader sees it."""
     moment = datetime.fromtimestamp(seconds, UTC)
-    zone = f" {READER_ZONE}"
     if style == "R":
         return relative(moment, now)
-    if style == "t":
-        return _clock(moment) + zone
-    if style == "T":
-        return _clock(moment, seconds=True) + zone
+    clock = f"{_clock(moment, seconds=style == 'T')} {READER_ZONE}"
+    if style in ("t", "T"):
+        return clock
     if style in ("d", "D"):
         return format_long_date(moment, weekday=False)
-    if style == "F":
-        return f"{format_long_date(moment)}, {_clock(moment)}{zone}"
-    return f"{format_long_date(moment, weekday=False)}, {_clock(moment)}{zone}"  # f, the default
-
-
-def _text(value: str, now: datetime) -> str:
-    return TIMESTAMP.sub(lambda m: timestamp_text(int(m.group(1)), m.group(2), now), value)
-
-
-def _button(out: dict[str, Any]) -> None:
-    """A button as a member sees it: its emoji before its label; no colour (but a link's ↗)."""
-    emoji = (out.get("emoji") or {}).get("name")
-    if emoji and out.get("label"):
-        out["label"] = f"{emoji} {out['label']}"
-        out.pop("emoji")
-    if out.get("style") in (3, 4):  # success, danger: drawn like the others
-        out["style"] = 2
+    return f"{format_long_date(moment, weekday=style == 'F')}, {clock}"  # F, or f (the default)
 
 
 def _walk(value: Any, now: datetime) -> Any:
     if isinstance(value, str):
-        return _text(value, now)
+        return TIMESTAMP.sub(lambda m: timestamp_text(int(m.group(1)), m.group(2), now), value)
     if isinstance(value, list):
         return [_walk(item, now) for item in value]
     if isinstance(value, dict):
         out = {key: _walk(item, now) for key, item in value.items()}
         if value.get("type") == 2 and ("custom_id" in value or "url" in value):
-            _button(out)
+            # a button as a member sees it: its emoji before its label; no colour (but a link's ↗)
+            emoji = (out.get("emoji") or {}).get("name")
+            if emoji and out.get("label"):
+                out["label"] = f"{emoji} {out['label']}"
+                out.pop("emoji")
+            if out.get("style") in (3, 4):  # success, danger: drawn like the others
+                out["style"] = 2
         stamp = value.get("timestamp")
         if isinstance(stamp, str) and ("title" in value or "description" in value or "footer" in value):
             # an embed: Discord shows its timestamp beside the footer, in the reader's zone
-            moment = datetime.fromisoformat(stamp).astimezone(UTC)
-            out["timestamp"] = f"{format_long_date(moment, weekday=False)}, {_clock(moment)} {READER_ZONE}"
+            out["timestamp"] = timestamp_text(int(datetime.fromisoformat(stamp).timestamp()), "f", now)
         return out
     return value
 

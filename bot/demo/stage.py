@@ -6,6 +6,7 @@ import logging
 import sys
 from collections.abc import Mapping
 from datetime import datetime
+from logging.handlers import BufferingHandler
 from typing import Any, NoReturn, TextIO
 
 from sqlalchemy import Select, select
@@ -26,22 +27,6 @@ RULE = "─" * 78
 class SceneFailed(Exception):
     """A scene could not show what it is about; the demo stops and names it."""
 
-    def __init__(self, scene: str, problem: str) -> None:
-        super().__init__(f"the scene “{scene}” {problem}")
-        self.scene = scene
-        self.problem = problem
-
-
-class _Errors(logging.Handler):
-    """The bot's ERROR log lines since the scene began: a scene whose work failed in the background fails."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.ERROR)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
 
 def _who(member: Any) -> str:
     return f"@{getattr(member, 'display_name', None) or getattr(member, 'username', member)}"
@@ -57,12 +42,6 @@ def _format_option(value: Any) -> str:
     return str(value)
 
 
-def button_label(button: Json) -> str:
-    """A button as a member reads it: its emoji and label."""
-    emoji = (button.get("emoji") or {}).get("name")
-    return " ".join(str(part) for part in (emoji, button.get("label")) if part)
-
-
 class Demo:
     """What a tour step uses: the env's helpers, plus scenes, printing what people see, and finding things."""
 
@@ -72,7 +51,9 @@ class Demo:
         self.scene = "before the first scene"
         self.scenes = 0
         self._shown = True
-        self._errors = _Errors()
+        # the bot's ERROR log lines since the scene began: a scene whose work failed in the background fails
+        self._errors = BufferingHandler(sys.maxsize)
+        self._errors.setLevel(logging.ERROR)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.env, name)
@@ -97,14 +78,14 @@ class Demo:
         """Fail the scene if it showed nothing or the bot logged an error during it."""
         if not self._shown:
             self.fail("showed nothing")
-        if self._errors.records:
-            record = self._errors.records[0]
-            self._errors.records.clear()
+        if self._errors.buffer:
+            record = self._errors.buffer[0]
+            self._errors.buffer.clear()
             self.fail(f"made the bot log an error: {record.name}: {record.getMessage()}")
 
     def fail(self, problem: str) -> NoReturn:
         """Stop the demo: this scene could not do what it shows."""
-        raise SceneFailed(self.scene, problem)
+        raise SceneFailed(f"the scene “{self.scene}” {problem}")
 
     # -- printing -------------------------------------------------------------------------------------------
     def _print(self, text: str) -> None:
@@ -131,24 +112,15 @@ class Demo:
         lines.extend(render_components(response.components, state))
         return "\n".join("  " + line for line in lines)
 
-    def show(self, thing: Response | Message | str, title: str | None = None) -> None:
-        """Print a message, response or text, with an optional title."""
+    def show(self, thing: Message | str, title: str | None = None) -> None:
+        """Print a message or text, with an optional title."""
         if title:
             self._print(f"\n  — {title} —")
-        if isinstance(thing, Message):
-            self._print(self.render(thing))
-        elif isinstance(thing, Response):
-            self._print(self.render_response(thing))
-        else:
-            self._print(str(thing))
-
-    def show_dms(self, member: Any, last: int = 1) -> None:
-        """Print the last ``last`` messages of a member's DMs."""
-        for message in self.env.dm_messages(member)[-last:]:
-            self._print(self.render(message))
+        self._print(self.render(thing) if isinstance(thing, Message) else thing)
 
     def show_pings(self, message: Message) -> None:
-        """Say whom a message pinged, from what Discord recorded (its mentions), not from its text."""
+        """Print a message and whom it pinged, from what Discord recorded (its mentions), not from its text."""
+        self.show(message)
         state = self.env.standin.state
         payload = message.payload
         pinged = [f"@{state.users[int(u['id'])].display_name}" for u in payload.get("mentions") or []]
@@ -165,8 +137,8 @@ class Demo:
 
     # -- acting ---------------------------------------------------------------------------------------------
     async def settle(self) -> None:
-        """Wait (on their tasks) for the last step's background work: reminders, suggestions, series."""
-        for name in ("RemindersCog", "SuggestionsCog", "SeriesCog"):
+        """Wait (on their tasks) for the last step's background work: deletions, reminders, suggestions, series."""
+        for name in ("PrivacyCog", "RemindersCog", "SuggestionsCog", "SeriesCog"):
             cog: Any = self.env.bot.get_cog(name)
             if cog is not None:
                 await (cog.background if name == "SeriesCog" else cog).settle()
@@ -193,20 +165,14 @@ class Demo:
         return result
 
     async def invoke(
-        self,
-        name: str,
-        options: Mapping[str, Any] | None = None,
-        *,
-        member: Any = None,
-        channel: Any = None,
-        quiet: bool = False,
+        self, name: str, options: Mapping[str, Any] | None = None, *, member: Any = None, quiet: bool = False
     ) -> InteractionResult:
         """Run a slash command, printing who used it and the answer unless ``quiet``."""
         member = member or self.env.organizer
         args = " ".join(f"{k}:{_format_option(v)}" for k, v in (options or {}).items())
         if not quiet:
             self._print(f"\n{_who(member)} uses /{name} {args}".rstrip())
-        result = await self.env.invoke(name, options, member=member, channel=channel)
+        result = await self.env.invoke(name, options, member=member)
         return await self._answered(result, quiet=quiet)
 
     async def click(
@@ -220,7 +186,9 @@ class Demo:
     async def press(self, message: Message, prefix: str, *, member: Any = None) -> InteractionResult:
         """Press the button whose custom id starts with ``prefix`` (its label printed as the member sees it)."""
         button = self.button(message, prefix)
-        return await self.click(message, button["custom_id"], member=member, label=button_label(button))
+        emoji = (button.get("emoji") or {}).get("name")
+        label = " ".join(str(part) for part in (emoji, button.get("label")) if part)
+        return await self.click(message, button["custom_id"], member=member, label=label)
 
     async def message_command(self, name: str, message: Message, *, member: Any = None) -> InteractionResult:
         """A member right-clicks ``message`` → Apps → ``name``; prints what they see (a form, or a reply)."""
@@ -294,19 +262,15 @@ class Demo:
             self.fail(f"found no {what}")
         return found
 
-    def event(self, event_id: int | None) -> Json:
-        """The server's Discord scheduled event with this id."""
-        found = next((e for e in self.env.scheduled_events() if event_id and int(e["id"]) == event_id), None)
-        if found is None:
-            self.fail("found no Discord event for the session")
-        return found
-
-    def since(self, channel: Any, mark: int) -> list[Message]:
+    def since(self, channel: Any, mark: int, problem: str) -> list[Message]:
         """The messages of ``channel`` (a channel or a member's DMs) posted after the :meth:`mark` ``mark``."""
         messages = (
             self.env.dm_messages(channel) if isinstance(channel, Member) else self.env.messages_in(channel)
         )
-        return [m for m in messages if m.id > mark]
+        found = [m for m in messages if m.id > mark]
+        if not found:
+            self.fail(problem)
+        return found
 
     def mark(self) -> int:
         """A point in the stand-in's messages: :meth:`since` gives what came after it."""

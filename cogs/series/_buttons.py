@@ -121,11 +121,9 @@ def present_button(info: SessionInfo) -> PresentButton | None:
     """A week's button: I'll present while open, Step down while a member presents; else none."""
     if info.series_id is None or info.is_cancelled:
         return None
-    if info.presenter_id is None and not info.presenter_name:
-        return PresentButton(info.id)
     if info.presenter_id is not None:
         return PresentButton.step_down(info.id)
-    return None
+    return None if info.presenter_name else PresentButton(info.id)
 
 
 class AddSeriesModal(PaperclubModal, title="Add a weekly series"):
@@ -176,7 +174,6 @@ class _Text(OptionTransformer):
     """A string option given to the command with its spaces tidied (BadInput when empty)."""
 
     minimum = 1
-    maximum = 100
     what: ClassVar[str] = "a value"
 
     async def transform(self, interaction: Interaction, value: Any) -> str:

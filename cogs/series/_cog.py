@@ -26,7 +26,7 @@ from bot.services.series.presenters import presenters
 from bot.services.series.publishing import Followed, card, open_weeks
 from bot.services.series.store import list_series
 from bot.services.sessions import rules as session_rules
-from bot.text import clamp_page, page_count
+from bot.text import clamp_page, page_count, plural
 from bot.transformers import timezone_autocomplete
 from cogs.series import _render as render
 from cogs.series._buttons import (
@@ -45,7 +45,6 @@ from cogs.series._buttons import (
     Zone,
     present_button,
 )
-from cogs.series._render import series_of
 from cogs.sessions.buttons import announcement_buttons
 from cogs.sessions.edit import HeldIn, checked_place
 
@@ -72,7 +71,7 @@ class SeriesCog(commands.Cog):
 
     def __init__(self, bot: PaperclubBot) -> None:
         self.bot = bot
-        self.context = series_of(bot)
+        self.context = render.series_of(bot)
         self.background = SeriesBackground(self.context, bot.background, bot.clock)
         super().__init__()
 
@@ -150,7 +149,6 @@ class SeriesCog(commands.Cog):
         place = checked_place(interaction.guild, channel) if channel else None
         if name is None and day is None and time is None:
             config = await ensure_organizer(interaction)
-            require_guild_id(interaction)
             await interaction.response.send_modal(
                 AddSeriesModal(config.timezone, partial(self.add_series, place=place), timezone=timezone)
             )
@@ -178,7 +176,7 @@ class SeriesCog(commands.Cog):
         draft = rules.new_series(default_zone=config.timezone, now=now, **values)
         followed = await changes.add(self.context, guild_id, draft, created_by=interaction.user.id, now=now)
         info, thread = followed.card.info, followed.thread_id
-        weeks = f"{followed.made} week{'s' if followed.made != 1 else ''}"
+        weeks = plural(followed.made, "week")
         lines = [
             f"Added series #{info.id} {self._shown(info)}: {rules.rule_text(info.rule, config.display_zones, now)}, "
             f"from {timeutil.club_date(info.rule.anchor, info.rule.tz, now=now)}. The next {weeks} have their sessions and Discord events; "
@@ -289,7 +287,7 @@ class SeriesCog(commands.Cog):
         dropped = followed.dropped
         lines = [
             f"{self._shown(info)} ends after {timeutil.club_date(info.rule.until, info.rule.tz, now=now)}."
-            + (f" {dropped} coming week{'s' if dropped != 1 else ''} cancelled." if dropped else "")
+            + (f" {plural(dropped, 'coming week')} cancelled." if dropped else "")
         ]
         await self._reply(interaction, lines, followed)
 

@@ -14,19 +14,18 @@ from bot.client import PaperclubBot
 from bot.errors import NotConfigured
 from bot.hidden_channels import cannot_see, hidden_from_bot, usable
 from bot.layouts import Card, escape, escape_line
-from bot.replies import NO_MENTIONS, cut, markdown_link
+from bot.replies import NO_MENTIONS
 from bot.services.series import rules
 from bot.services.series.info import SeriesCard, SeriesInfo, WeekInfo
 from bot.services.series.presenters import Presenters
 from bot.services.series.publishing import SeriesContext
 from bot.services.sessions.events import Posted
+from bot.text import cut, markdown_link, plural
 from bot.timeutil import DisplayZone, format_long_date
 from cogs.series._buttons import PresentButton
-from cogs.sessions.publish import find_channel, sessions_of
+from cogs.sessions.publish import THREAD_ARCHIVE_MINUTES, find_channel, sessions_of
 
 log = logging.getLogger("paperclub.series")
-# A message sent unarchives the thread (docs: Threads), so a week's archive still lets a later nudge land.
-THREAD_ARCHIVE_MINUTES = 10080
 Postable = discord.TextChannel | discord.Thread
 COLOUR = discord.Colour.blurple()
 ENDED_COLOUR = discord.Colour.dark_grey()
@@ -69,11 +68,8 @@ def week_line(info: SeriesInfo, week: WeekInfo, zones: Sequence[DisplayZone], no
 def header(info: SeriesInfo, zones: Sequence[DisplayZone], now: datetime) -> str:
     rule = info.rule
     text = f"{rules.rule_text(rule, zones, now)} ({rule.zone}) · {timeutil.format_duration(info.duration_minutes)}"
-    if info.has_ended(now):
-        assert rule.until is not None
-        text += f" · ended {format_long_date(rule.until)}"
-    elif rule.until is not None:
-        text += f" · until {format_long_date(rule.until)}"
+    if rule.until is not None:
+        text += f" · {'ended' if info.has_ended(now) else 'until'} {format_long_date(rule.until)}"
     if info.channel_id is not None:
         text += f" · in <#{info.channel_id}>"
     if info.signup_url:
@@ -100,7 +96,7 @@ def series_card(series: SeriesCard) -> Card:
         if week.session is not None
     ]
     n = len(buttons)
-    count = f"{n} week{'s' if n != 1 else ''}" if n else "no weeks"
+    count = plural(n, "week") if n else "no weeks"
     claim = " · press a date below to present that week" if buttons else ""
     card.text(f"-# The next {series.horizon} weeks · {count} open{claim}")
     card.row(buttons)
@@ -132,17 +128,15 @@ def board_card(series: SeriesCard) -> Card:
     """/organize series open: each open week a section with its I'll present button (as many as fit)."""
     info, weeks, zones, now = series.info, series.weeks, series.zones, series.now
     shown = open_weeks(weeks, now)
-    card = Card(accent=COLOUR)
-    rule = rules.rule_text(info.rule, zones, now)
-    if not shown:
-        done = (
-            "This series has ended."
-            if info.has_ended(now)
-            else "Every coming week has a presenter. Thank you!"
-        )
-        return card.heading(f"Open weeks · {info.name}", below=f"{rule}\n{done}")
-    invite = "Want to lead a session? Press **I'll present** beside the week you'd like."
-    card.heading(f"Open weeks · {info.name}", below=f"{rule}\n{invite}")
+    if shown:
+        below = "Want to lead a session? Press **I'll present** beside the week you'd like."
+    elif info.has_ended(now):
+        below = "This series has ended."
+    else:
+        below = "Every coming week has a presenter. Thank you!"
+    card = Card(accent=COLOUR).heading(
+        f"Open weeks · {info.name}", below=f"{rules.rule_text(info.rule, zones, now)}\n{below}"
+    )
     card.more("weeks", "open weeks: `/series show` lists every week")
     for week in shown:
         assert week.session is not None
@@ -161,7 +155,7 @@ def presenter_lines(presenters: Presenters, now: datetime) -> list[str]:
     lines: list[str] = ["**Who presents**"] if presenters.stats else []
     for stat in presenters.stats:
         who = f"<@{stat.user_id}>" if stat.user_id is not None else escape_line(stat.name, 60)
-        parts = [f"{stat.count} time{'s' if stat.count != 1 else ''}" if stat.count else "not yet"]
+        parts = [plural(stat.count, "time") if stat.count else "not yet"]
         if stat.last is not None:
             parts.append(f"last {timeutil.format_club_date(stat.last, presenters.zone, now=now)}")
         if stat.next is not None:

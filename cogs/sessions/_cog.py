@@ -22,7 +22,6 @@ from bot.papers import MAX_PAPER_LIST_TEXT, MAX_URL_LENGTH
 from bot.permissions import ensure_organizer, organizer_begin, require_guild_id
 from bot.replies import send_ephemeral, send_reply
 from bot.services.sessions import events, members, publish, queries, rules
-from bot.services.sessions.rules import new_session
 from bot.transformers import SessionEditWhen, SessionOption, SessionWhen, timezone_autocomplete
 from cogs.sessions import _render as render
 from cogs.sessions.buttons import BUTTONS, announcement_view, for_presenter_text
@@ -35,7 +34,7 @@ from cogs.sessions.edit import (
     reply_lines,
     reply_with_card,
 )
-from cogs.sessions.publish import ComingCounts, hear_interest, sessions_of
+from cogs.sessions.publish import COUNTS_JOB, ComingCounts, hear_interest, sessions_of
 
 Title = app_commands.Range[str, 1, rules.MAX_TITLE]
 Name = app_commands.Range[str, 1, rules.MAX_PRESENTER_NAME]
@@ -76,7 +75,9 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         self.bot.add_dynamic_items(*BUTTONS)
         self.organized = self.bot.organize.attach(organize, self)
         self._stop_hearing = hear_interest(self.bot)
-        await self.counts.start()
+        await self.bot.background.add(
+            Job(COUNTS_JOB, every(timedelta(hours=1)), self.counts.run_due, once=False)
+        )
         await self.bot.background.add(Job(HOUR_JOB, every(HOUR_EVERY), self.run_hour, once=False))
 
     async def cog_unload(self) -> None:
@@ -87,7 +88,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         self.bot.remove_dynamic_items(*BUTTONS)
         self.bot.pagers.unregister(LIST_PAGER)
         await self.announcements_refreshed()
-        await self.counts.stop()
+        await self.bot.background.remove(COUNTS_JOB)  # changes not shown yet wait for the next edit
 
     @commands.Cog.listener()
     async def on_scheduled_event_interest(
@@ -187,7 +188,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     ) -> None:
         place = checked_place(interaction.guild, channel) if channel else None
         config, guild_id, now = await organizer_begin(interaction)
-        draft = new_session(
+        draft = rules.new_session(
             title=title,
             when=when,
             zone=timezone,
@@ -296,10 +297,7 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
         channel="Where to post (default: the announcements channel, or where it was posted before)",
     )
     async def announce(
-        self,
-        interaction: Interaction,
-        session: SessionOption,
-        channel: discord.TextChannel | None = None,
+        self, interaction: Interaction, session: SessionOption, channel: discord.TextChannel | None = None
     ) -> None:
         config, guild_id, now = await organizer_begin(interaction)
         announced = await publish.announce(

@@ -11,10 +11,10 @@ import discord
 
 from bot import timeutil
 from bot.layouts import TEXT_LIMIT, Card, escape, escape_line, link_button
-from bot.replies import CONTENT_LIMIT, cut, markdown_link
 from bot.services.papers.card import fit_lines, short_lines
 from bot.services.sessions.info import SessionInfo
 from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
+from bot.text import CONTENT_LIMIT, cut, markdown_link, plural
 from bot.timeutil import DisplayZone
 
 LIST_PAGE_SIZE = 10
@@ -127,7 +127,7 @@ def list_entry(info: SessionInfo, zones: Sequence[DisplayZone], now: datetime | 
     elif info.presenter_name:
         extra.append(f"with {escape_line(info.presenter_name, 60)}")
     if info.papers:
-        extra.append(f"{len(info.papers)} paper" + ("s" if len(info.papers) != 1 else ""))
+        extra.append(plural(len(info.papers), "paper"))
     if info.signup_url:
         extra.append(markdown_link("sign up", info.signup_url))
     return head + (f"\n{' · '.join(extra)}" if extra else "")

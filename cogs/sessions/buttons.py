@@ -22,12 +22,6 @@ from bot.services.calendars import ics
 from bot.services.sessions import members, publish
 from bot.services.sessions.events import SessionsContext
 from bot.services.sessions.info import SessionInfo
-from bot.services.sessions.members import (
-    DEFAULT_REMIND_BEFORE_MINUTES,
-    ForPresenter,
-    RecordingChoice,
-    remind_me,
-)
 from bot.text import CONTENT_LIMIT, cut
 from bot.timeutil import DisplayZone
 from bot.views import PaperclubModal, PaperclubView, PersistentButton, field
@@ -81,7 +75,7 @@ class RemindMeButton(PersistentButton, prefix="session:remind"):
         """Toggle the reminder and say when the DM comes."""
         guild_id = require_guild_id(interaction, IN_SERVER_ONLY)
         now = interaction.client.clock.now()
-        reminded, info = await remind_me(
+        reminded, info = await members.remind_me(
             sessions_context(interaction), guild_id, self.session_id, interaction.user.id, now
         )
         title = _title(info.title)
@@ -91,7 +85,7 @@ class RemindMeButton(PersistentButton, prefix="session:remind"):
                 "before it (once) until you unmark it."
             )
         elif reminded.asked:
-            dm_at = info.starts_at - timedelta(minutes=DEFAULT_REMIND_BEFORE_MINUTES)
+            dm_at = info.starts_at - timedelta(minutes=members.DEFAULT_REMIND_BEFORE_MINUTES)
             text = (
                 f"I'll remind you by DM an hour before **{title}**: {timeutil.discord_timestamp(dm_at, 'F')}. "
                 "Press **Remind me** again to stop."
@@ -130,7 +124,7 @@ class CalendarButton(PersistentButton, prefix="session:ics"):
 # ---------------------------------------------------------------- what members leave for the presenter
 
 
-def recording_text(choice: RecordingChoice) -> str:
+def recording_text(choice: members.RecordingChoice) -> str:
     """The answer to either recording button."""
     title = _title(choice.title)
     if choice.out and choice.always:
@@ -149,7 +143,7 @@ def recording_text(choice: RecordingChoice) -> str:
     return f"{state}\nOnly the presenter and the organizers see who asked; it is deleted a week after the session."
 
 
-Toggle = Callable[[members.Store, int, int, int, str, datetime], Awaitable[RecordingChoice]]
+Toggle = Callable[[members.Store, int, int, int, str, datetime], Awaitable[members.RecordingChoice]]
 
 
 async def _recording_press(interaction: Interaction, toggle: Toggle, session_id: int, *, every: bool) -> None:
@@ -162,9 +156,9 @@ async def _recording_press(interaction: Interaction, toggle: Toggle, session_id:
     always = AlwaysOutButton(
         choice.session_id, label="Stop keeping me out of every recording" if choice.always else None
     )
-    view = PaperclubView(timeout=None)
-    view.add_item(always)
-    await send_ephemeral(interaction, recording_text(choice), view=view)
+    await send_ephemeral(
+        interaction, recording_text(choice), view=PaperclubView(timeout=None).add_item(always)
+    )
 
 
 class AlwaysOutButton(PersistentButton, prefix="session:outall"):
@@ -252,7 +246,7 @@ class AskButton(PersistentButton, prefix="session:ask"):
         await interaction.response.send_modal(AskModal(self.session_id))
 
 
-def for_presenter_text(found: ForPresenter) -> str:
+def for_presenter_text(found: members.ForPresenter) -> str:
     """The organizers' private view of what the presenter gets (within one message)."""
     lines = [
         f"**{_title(found.title)}** (session #{found.session_id}, {timeutil.discord_timestamp(found.starts_at, 'F')})"
@@ -294,10 +288,9 @@ class RecapModal(PaperclubModal, title="The recording and notes"):
             ("notes", "Notes link", "The slides or notes (https://…)", info.notes_url),
             ("wiki", "Wiki link", "The papers' wiki page (https://…)", info.wiki_url),
         ):
-            text = discord.ui.TextInput[RecapModal](
+            text = self.links[name] = discord.ui.TextInput[RecapModal](
                 custom_id=name, required=False, max_length=MAX_URL_LENGTH, default=value
             )
-            self.links[name] = text
             self.add_item(discord.ui.Label(text=label, description=hint, component=text))
 
     async def submitted(self, interaction: Interaction) -> None:

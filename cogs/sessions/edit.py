@@ -27,8 +27,7 @@ from bot.services.config.guild import GuildConfig
 from bot.services.sessions import publish, rules
 from bot.services.sessions.events import SessionsContext
 from bot.services.sessions.info import Overlap, Published, SessionInfo
-from bot.services.sessions.rules import CLEAR, PaperReading, Place, session_changes
-from bot.text import cut
+from bot.text import cut, plural
 from bot.timeutil import discord_timestamp
 from bot.views import PaperclubModal
 from cogs.sessions import _render as render
@@ -38,12 +37,10 @@ HeldIn = discord.VoiceChannel | discord.StageChannel  # a `channel` option: Disc
 CHANNEL_HELP: Final = "A voice or stage channel it is held in (default: at the sign-up link)"
 
 
-def checked_place(guild: discord.Guild | None, channel: HeldIn) -> Place:
+def checked_place(guild: discord.Guild | None, channel: HeldIn) -> rules.Place:
     """The channel as a session's place, or BadInput saying why not."""
     if guild is None or channel.guild.id != guild.id:
         raise BadInput("Pick a voice or stage channel of this server.")
-    if not isinstance(channel, HeldIn):
-        raise BadInput(f"<#{channel.id}> is not a voice or stage channel; pick one, or leave `channel` out.")
     if hidden_from_bot(channel):
         raise BadInput(f"{cannot_see(channel.id)}, or pick another `channel`.")
     stage = isinstance(channel, discord.StageChannel)
@@ -57,7 +54,7 @@ def checked_place(guild: discord.Guild | None, channel: HeldIn) -> Place:
             "channel's Permissions; see the README, “Sessions in a voice or stage channel”), or pick another "
             "channel."
         )
-    return Place(channel.id, channel.name)
+    return rules.Place(channel.id, channel.name)
 
 
 def reply_lines(published: Published) -> list[str]:
@@ -71,12 +68,11 @@ def _quoted(text: str) -> str:
     return f"“{escape_markdown(one_line(text, 80))}”"
 
 
-def reading_note(reading: PaperReading | None) -> str | None:
+def reading_note(reading: rules.PaperReading | None) -> str | None:
     """How a typed `papers` text was split, when a comma made it unclear (else None)."""
     if reading is None or not reading.worth_telling:
         return None
-    count = len(reading.items)
-    read_as = f"read as {count} paper{'s' if count != 1 else ''}"
+    read_as = f"read as {plural(len(reading.items), 'paper')}"
     shown = " · ".join(_quoted(item) for item in reading.items)
     if reading.against:
         against = {item for item in reading.items if parse_paper_ref(item).key in reading.against}
@@ -100,9 +96,9 @@ def overlap_warning(overlaps: Sequence[Overlap]) -> str | None:
     ]
     if len(overlaps) > SHOWN_OVERLAPS:
         listed.append(f"{len(overlaps) - SHOWN_OVERLAPS} more")
-    plural = "s" if len(overlaps) > 1 else ""
+    sessions = "sessions" if len(overlaps) > 1 else "session"
     return (
-        f"Heads up: this overlaps session{plural} {', '.join(listed)}. Both are kept; "
+        f"Heads up: this overlaps {sessions} {', '.join(listed)}. Both are kept; "
         "move one with `/organize session edit` if that was not meant."
     )
 
@@ -138,12 +134,11 @@ async def apply_edit(
     *,
     session_zone: str | None = None,
 ) -> None:
-    """Check ``request`` (:func:`session_changes`' arguments), save, publish and reply."""
+    """Check ``request`` (:func:`rules.session_changes`' arguments), save, publish and reply."""
     assert interaction.guild_id is not None
-    if not interaction.response.is_done():
-        await interaction.response.defer(ephemeral=True, thinking=True)
+    await interaction.response.defer(ephemeral=True, thinking=True)
     now = interaction.client.clock.now()
-    check = partial(session_changes, now=now, **request)
+    check = partial(rules.session_changes, now=now, **request)
     stored_zone = "when" in request and "zone" not in request and session_zone is None
     changes = (lambda zone: check(session_zone=zone)) if stored_zone else check(session_zone=session_zone)
     published = await publish.change(
@@ -165,11 +160,7 @@ async def apply_edit(
 
 
 async def reply_with_card(
-    interaction: Interaction,
-    lines: list[str],
-    info: SessionInfo,
-    config: GuildConfig,
-    now: datetime,
+    interaction: Interaction, lines: list[str], info: SessionInfo, config: GuildConfig, now: datetime
 ) -> None:
     """The organizer's ephemeral answer: the lines, and the session's card as it now stands."""
     card = render.session_card(info, config.display_zones, now=now)
@@ -205,7 +196,7 @@ class EditSessionModal(PaperclubModal):
             "papers": papers if fit else "",
             "signup_url": info.signup_url or "",
         }
-        too_long = f"The {count} papers are too long to show here. A list typed here replaces them; {CLEAR} removes them."
+        too_long = f"The {count} papers are too long to show here. A list typed here replaces them; {rules.CLEAR} removes them."
         self.presenter_input: discord.ui.UserSelect[Any] = discord.ui.UserSelect(
             custom_id="session_edit:presenter",
             required=False,
@@ -250,7 +241,7 @@ class EditSessionModal(PaperclubModal):
         request: dict[str, Any] = {}
         for name, text in self.inputs.items():
             if not _same(text.value, self.prefilled[name]):
-                request[name] = text.value if text.value.strip() else CLEAR
+                request[name] = text.value if text.value.strip() else rules.CLEAR
         picked = self.presenter_input.values
         if picked and picked[0].id != self.presenter_id:
             member = picked[0]
@@ -258,7 +249,7 @@ class EditSessionModal(PaperclubModal):
                 raise BadInput("Pick a member of this server as the presenter.")
             request.update(presenter_id=member.id, presenter_name=member.display_name)
         elif not picked and self.presenter_id is not None:
-            request["presenter_name"] = CLEAR
+            request["presenter_name"] = rules.CLEAR
         return request
 
     async def submitted(self, interaction: Interaction) -> None:

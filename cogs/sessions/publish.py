@@ -10,7 +10,6 @@ from typing import Any, Final
 
 import discord
 
-from bot.background import Job, every
 from bot.client import PaperclubBot
 from bot.errors import NotConfigured, NotFound
 from bot.hidden_channels import cannot_see, hidden_from_bot, usable
@@ -24,14 +23,15 @@ from cogs.sessions.buttons import announcement_view
 
 log = logging.getLogger("paperclub.sessions")
 EVENT_USERS_PAGE = 100  # Discord: "limit: number of users to return (up to maximum 100)"
-THREAD_ARCHIVE_MINUTES: Final = 10080  # a week
+# A message sent unarchives the thread (docs: Threads), so a week's archive still lets a later post land.
+THREAD_ARCHIVE_MINUTES: Final = 10080
 GRANT_CREATE_EVENTS: Final = (
     "I could not create or update the session's Discord event: grant the bot **Create Events** "
     "(Server Settings → Roles → the bot's role). The session itself is saved."
 )
 # a count edited at most once per EDIT_EVERY (the channel message bucket: discord-api-docs rate-limits.md)
 EDIT_EVERY: Final = timedelta(seconds=10)
-JOB: Final = "sessions.counts"
+COUNTS_JOB: Final = "sessions.counts"  # makes the deferred edits
 INTEREST_EVENT: Final = "scheduled_event_interest"  # (guild_id, event_id, user_id, interested)
 _GATEWAY = {"GUILD_SCHEDULED_EVENT_USER_ADD": True, "GUILD_SCHEDULED_EVENT_USER_REMOVE": False}
 GONE_CHANNEL: Final = (
@@ -129,8 +129,7 @@ class DiscordSessions:
     async def cancel_event(self, guild_id: int, event_id: int) -> None:
         """Cancel the event."""
         with self._guild(guild_id) as guild:
-            event = await self._event(guild, event_id)
-            if event is not None:
+            if (event := await self._event(guild, event_id)) is not None:
                 await event.cancel()
 
     async def event_users(self, guild_id: int, event_id: int) -> set[int] | None:
@@ -152,18 +151,17 @@ class DiscordSessions:
             return None
 
     async def start_event(self, guild_id: int, event_id: int) -> None:
-        """Set the event active (Modify Guild Scheduled Event with only its status, 2)."""
-        with self._guild(guild_id):
-            await self.bot.http.edit_scheduled_event(
-                guild_id, event_id, status=discord.EventStatus.active.value
-            )
+        """Set the event active."""
+        await self._set_status(guild_id, event_id, discord.EventStatus.active)
 
     async def complete_event(self, guild_id: int, event_id: int) -> None:
-        """Set the event completed (status 3)."""
+        """Set the event completed."""
+        await self._set_status(guild_id, event_id, discord.EventStatus.ended)
+
+    async def _set_status(self, guild_id: int, event_id: int, status: discord.EventStatus) -> None:
+        """Modify Guild Scheduled Event with only its status."""
         with self._guild(guild_id):
-            await self.bot.http.edit_scheduled_event(
-                guild_id, event_id, status=discord.EventStatus.ended.value
-            )
+            await self.bot.http.edit_scheduled_event(guild_id, event_id, status=status.value)
 
     async def set_voice_status(self, guild_id: int, channel_id: int, status: str | None) -> None:
         """Set or clear the voice channel's status where the bot may (not a stage's); best effort."""
@@ -341,15 +339,6 @@ class ComingCounts:
         self.bot, self.context = bot, context
         self._next_edit: dict[int, datetime] = {}  # session id -> earliest time of its next edit
         self._waiting: dict[int, int] = {}  # session id -> guild id, changed since its last edit
-        self.edits = 0  # announcement edits made (tests and the bench read it)
-
-    async def start(self) -> None:
-        """Run as the background job that makes the deferred edits."""
-        await self.bot.background.add(Job(JOB, every(timedelta(hours=1)), self.run_due, once=False))
-
-    async def stop(self) -> None:
-        """Stop (changes not shown yet wait for the next edit)."""
-        await self.bot.background.remove(JOB)
 
     async def changed(self, guild_id: int, session_id: int) -> None:
         """The session's count may have changed: edit now, or once its quiet time is up."""
@@ -359,7 +348,7 @@ class ComingCounts:
             await self._edit(guild_id, session_id, now)
             return
         self._waiting[session_id] = guild_id
-        self.bot.background.wake(JOB, due)
+        self.bot.background.wake(COUNTS_JOB, due)
 
     async def run_due(self, _fired: datetime | None = None) -> None:
         """Make the deferred edits whose quiet time is up; wake again for the rest."""
@@ -369,7 +358,7 @@ class ComingCounts:
                 del self._waiting[session_id]
                 await self._edit(guild_id, session_id, now)
         if self._waiting:
-            self.bot.background.wake(JOB, min(self._next_edit[s] for s in self._waiting))
+            self.bot.background.wake(COUNTS_JOB, min(self._next_edit[s] for s in self._waiting))
         for session_id, due in list(self._next_edit.items()):
             if due <= now and session_id not in self._waiting:
                 del self._next_edit[session_id]  # nothing held: forget it
@@ -383,6 +372,5 @@ class ComingCounts:
         if not info.is_announced or info.has_started(now):
             return
         warning = await publish.refresh(self.context, info, zones, now)
-        self.edits += 1
         if warning:
             log.info("session %s's count: %s", session_id, warning)

@@ -6,7 +6,6 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from bot.demo.botenv import BotEnv
 from bot.demo.stage import Demo
 from db.models import Paper
 from standin.huggingface import repo
@@ -18,9 +17,10 @@ TMAX_ID = "2606.23321"
 TMAX_AUTHORS = "Hamish Ivison, Junjie Oscar Yin, Rulin Shao, Teng Xiao, Nathan Lambert, Hannaneh Hajishirzi"
 
 
-def seed_sources(env: BotEnv) -> None:
-    """What the local sources know of TMax (the counts are the demo's own)."""
-    env.arxiv.add(
+async def tour(demo: Demo) -> None:
+    """Tour: a title-only name resolved with /organize paper resolve, then the paper's card with the sources filled."""
+    # what the local sources know of TMax (the counts are the demo's own)
+    demo.env.arxiv.add(
         TMAX_ID,
         TMAX,
         TMAX_AUTHORS.split(", "),
@@ -28,7 +28,7 @@ def seed_sources(env: BotEnv) -> None:
         "open data, models and code.",
         "2026-06-22T13:32:52Z",
     )
-    env.semantic_scholar.add(
+    demo.env.semantic_scholar.add(
         "tmax-demo",
         TMAX,
         arxiv_id=TMAX_ID,
@@ -40,7 +40,7 @@ def seed_sources(env: BotEnv) -> None:
         influential_citation_count=2,
         open_access_pdf=f"https://arxiv.org/pdf/{TMAX_ID}",
     )
-    env.huggingface.add(
+    demo.env.huggingface.add(
         TMAX_ID,
         TMAX,
         authors=TMAX_AUTHORS.split(", "),
@@ -50,21 +50,14 @@ def seed_sources(env: BotEnv) -> None:
         models=[repo("allenai/tmax-8b", likes=20), repo("allenai/tmax-sft-8b", likes=5)],
     )
 
-
-async def tour(demo: Demo) -> None:
-    """Tour: a title-only name resolved with /organize paper resolve, then the paper's card with the sources filled."""
-    seed_sources(demo.env)
-
     demo.narrate("The programme names a paper only as “TMax”: an organizer asks which paper that is")
-    offered = await (
-        await demo.invoke("organize paper resolve", {"paper": "TMax"}, member=demo.organizer)
-    ).final()
-    await demo.press(offered, "paper:resolve:0", member=demo.organizer)
+    offered = await (await demo.invoke("organize paper resolve", {"paper": "TMax"})).final()
+    await demo.press(offered, "paper:resolve:0")
     tmax = (Paper.guild_id == demo.guild.id, Paper.arxiv_id == TMAX_ID)
     await demo.stored(select(Paper.id).where(*tmax), "left “TMax” without its arXiv id")
 
     demo.narrate("The next time, the name resolves at once (no source is asked)")
-    await demo.invoke("organize paper resolve", {"paper": "tmax"}, member=demo.organizer)
+    await demo.invoke("organize paper resolve", {"paper": "tmax"})
 
     demo.narrate("Seconds later the sources' answers have landed: anyone can look at the paper's card")
     await demo.clock.advance(timedelta(seconds=5))  # the pick made the papers.enrich job due at once

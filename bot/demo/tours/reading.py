@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from importlib import resources
 
-from bot.demo.stage import Demo, button_label
+from bot.demo.stage import Demo
 from bot.services.programme.files import import_text
 
 ORDER = 70  # after the other features' tours: the import then merges with whatever they created
@@ -33,42 +33,23 @@ async def tour(demo: Demo) -> None:
 
     demo.narrate("A member asks whether the club has read AutoEnv, then browses the history")
     await demo.invoke("reading search", {"query": "AutoEnv"}, member=demo.member)
-    history = await demo.invoke("reading history", member=demo.member)
-    page = await history.final()
-    # bot/paging.py: the pages' buttons carry pg:<name>:<arg>:<page>:<p|n>; n turns to the next
-    turn = next(
-        (
-            b
-            for b in page.buttons
-            if str(b.get("custom_id", "")).startswith("pg:") and b["custom_id"].endswith(":n")
-        ),
-        None,
-    )
-    if turn is None:
-        demo.fail("found no button to the history's next page")
-    await demo.click(page, turn["custom_id"], member=demo.member, label=button_label(turn))
+    page = await (await demo.invoke("reading history", member=demo.member)).final()
+    # bot/paging.py: the pages' buttons carry pg:<name>:<arg>:<page>:<p|n>
+    await demo.press(page, "pg:reading_history::1:n", member=demo.member)
 
     demo.narrate(
         "An organizer puts two papers on a new reading list; a member who tries is refused (Discord hides "
         "/organize from members)"
     )
-    await demo.invoke(
-        "organize reading add",
-        {
-            "list": "User simulators",
-            "paper": "Mind the Sim2Real Gap",
-            "note": "Do simulated users behave like real ones?",
-        },
-        member=demo.organizer,
-    )
-    await demo.invoke(
-        "organize reading add",
-        {"list": "User simulators", "paper": "https://arxiv.org/abs/2406.12045", "note": "τ-bench"},
-        member=demo.organizer,
-    )
-    await demo.invoke(
-        "organize reading add", {"list": "User simulators", "paper": "OMNI"}, member=demo.member
-    )
+    for member, added in (
+        (
+            demo.organizer,
+            {"paper": "Mind the Sim2Real Gap", "note": "Do simulated users behave like real ones?"},
+        ),
+        (demo.organizer, {"paper": "https://arxiv.org/abs/2406.12045", "note": "τ-bench"}),
+        (demo.member, {"paper": "OMNI"}),
+    ):
+        await demo.invoke("organize reading add", {"list": "User simulators", **added}, member=member)
     await demo.invoke("reading show", {"list": "User simulators"}, member=demo.member)
 
     demo.narrate("A member exports the list as BibTeX")

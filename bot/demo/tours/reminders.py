@@ -9,17 +9,8 @@ from sqlalchemy import select
 from bot.demo.stage import Demo
 from bot.demo.tours.sessions import TITLE
 from db.models.reminders import CUSTOM, Reminder
-from standin.state import Channel, Member, Message
 
 ORDER = 40
-
-
-def _posted(demo: Demo, channel: Channel | Member, mark: int, what: str) -> Message:
-    """The one message the bot posted in ``channel`` (or a member's DMs) since ``mark``."""
-    found = demo.since(channel, mark)
-    if not found:
-        demo.fail(f"sent no {what}")
-    return found[-1]
 
 
 async def tour(demo: Demo) -> None:
@@ -50,10 +41,8 @@ async def tour(demo: Demo) -> None:
         "on the way, Sam, the presenter, got a DM three days before his session"
     )
     mark = await demo.fast_forward(due)
-    posted = _posted(demo, demo.general, mark, "reminder in #general")
-    demo.show(posted)
-    demo.show_pings(posted)
-    demo.show(_posted(demo, sam, mark, "DM to the presenter"))
+    demo.show_pings(demo.since(demo.general, mark, "sent no reminder in #general")[-1])
+    demo.show(demo.since(sam, mark, "sent no DM to the presenter")[-1])
 
     day_before = session.starts_at - timedelta(hours=24)
     demo.narrate(
@@ -61,10 +50,9 @@ async def tour(demo: Demo) -> None:
         "#announcements pings @Readers only"
     )
     mark = await demo.fast_forward(day_before)
-    posted = _posted(demo, demo.announcements, mark, "24-hour reminder in #announcements")
+    posted = demo.since(demo.announcements, mark, "sent no 24-hour reminder in #announcements")[-1]
     if str(readers.id) not in (posted.payload.get("mention_roles") or []):
         demo.fail("sent its 24-hour reminder without pinging the ping role")
-    demo.show(posted)
     demo.show_pings(posted)
 
     two_hours = session.starts_at - timedelta(hours=2)
@@ -72,12 +60,12 @@ async def tour(demo: Demo) -> None:
         f"{demo.club_time(two_hours)}, two hours before: Tom, who asked with /remind me, gets his DM"
     )
     mark = await demo.fast_forward(two_hours)
-    demo.show(_posted(demo, tom, mark, "DM to Tom"))
+    demo.show(demo.since(tom, mark, "sent no DM to Tom")[-1])
 
     hour = session.starts_at - timedelta(hours=1)
     demo.narrate(
         f"{demo.club_time(hour)}, an hour before: the 1-hour reminder, and a DM for Rita, who pressed Remind me"
     )
     mark = await demo.fast_forward(hour)
-    demo.show(_posted(demo, demo.announcements, mark, "1-hour reminder in #announcements"))
-    demo.show(_posted(demo, rita, mark, "DM to Rita"))
+    demo.show(demo.since(demo.announcements, mark, "sent no 1-hour reminder in #announcements")[-1])
+    demo.show(demo.since(rita, mark, "sent no DM to Rita")[-1])

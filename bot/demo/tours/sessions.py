@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from bot.demo import readable
-from bot.demo.botenv import BotEnv
 from bot.demo.stage import Demo
 from bot.services.sessions.info import SCHEDULED
 from bot.services.sessions.members import is_subscribed
@@ -26,9 +25,10 @@ OSWORLD_AUTHORS = (
 )
 
 
-def seed_sources(env: BotEnv) -> None:
-    """What the local sources know of the demo session's two papers (arXiv, OpenReview)."""
-    env.arxiv.add(
+async def tour(demo: Demo) -> None:
+    """Add and announce the demo session; members use its buttons, list what is coming, may not cancel."""
+    # what the local sources know of the session's two papers
+    demo.env.arxiv.add(
         SWE_BENCH,
         SWE_BENCH_TITLE,
         SWE_BENCH_AUTHORS.split(", "),
@@ -36,7 +36,7 @@ def seed_sources(env: BotEnv) -> None:
         "repositories: given the codebase and the issue, a model edits the code until the tests pass.",
         "2023-10-10T17:59:00Z",
     )
-    env.arxiv.add(
+    demo.env.arxiv.add(
         OSWORLD,
         OSWORLD_TITLE,
         OSWORLD_AUTHORS.split(", "),
@@ -44,7 +44,7 @@ def seed_sources(env: BotEnv) -> None:
         "with its own set-up and an execution-based check of the result.",
         "2024-04-11T17:56:00Z",
     )
-    env.openreview.add_submission(
+    demo.env.openreview.add_submission(
         "VTF8yNQM66",
         SWE_BENCH_TITLE,
         venue="ICLR 2024 oral",
@@ -53,10 +53,6 @@ def seed_sources(env: BotEnv) -> None:
         authors=SWE_BENCH_AUTHORS.split(", "),
     )
 
-
-async def tour(demo: Demo) -> None:
-    """Add and announce the demo session; members use its buttons, list what is coming, may not cancel."""
-    seed_sources(demo.env)
     rita, sam, tom = demo.members[:3]
 
     demo.narrate(
@@ -86,20 +82,16 @@ async def tour(demo: Demo) -> None:
     await demo.invoke("organize session announce", {"session": info.id})
     info = await demo.session(info.id)
     announcement = demo.message(info.announcement_message_id, "announcement of the session")
-    for wanted in (
-        SIGNUP,
-        f"session:remind:{info.id}",
-        f"session:out:{info.id}",
-        f"session:ask:{info.id}",
-        f"session:ics:{info.id}",
-    ):
+    for wanted in (SIGNUP, *(f"session:{kind}:{info.id}" for kind in ("remind", "out", "ask", "ics"))):
         demo.button(announcement, wanted)
     demo.show(announcement, "#announcements")
     thread = demo.channel(info.thread_id, "discussion thread on the announcement")
     if sam.id not in thread.thread_members:
         demo.fail("did not add the presenter to the discussion thread")
     demo.show(f"  (@{sam.display_name}, the presenter, is added to the thread)")
-    event = demo.event(info.event_id)
+    event = next((e for e in demo.scheduled_events() if int(e["id"]) == info.event_id), None)
+    if event is None:
+        demo.fail("found no Discord event for the session")
     starts = readable.timestamp_text(int(info.starts_at.timestamp()), "F", demo.clock.now())
     where = (event.get("entity_metadata") or {}).get("location")
     demo.show(f"  📅 {event['name']}\n     {starts} · {where}", "the server's Events")

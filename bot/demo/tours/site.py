@@ -58,15 +58,6 @@ class _Text(HTMLParser):
             self.current.append(data)
 
 
-def page_text(html: str) -> list[str]:
-    """The visible text of an HTML page, one line per block."""
-    parser = _Text()
-    parser.feed(html)
-    parser.close()
-    parser._flush()
-    return parser.lines
-
-
 async def tour(demo: Demo) -> None:
     """Turn the website on, print the home page as text and show a session card linking its page."""
     demo.narrate("An admin turns the club's website on: the club page, session pages and calendar feeds")
@@ -83,7 +74,11 @@ async def tour(demo: Demo) -> None:
     if status != 200:
         demo.fail(f"got {status} for the home page")
     demo.show(f"  GET {address} → {status} {content_type}")
-    demo.show("\n".join(f"  │ {line}" if line else "  │" for line in page_text(html)))
+    page = _Text()
+    page.feed(html)
+    page.close()
+    page._flush()
+    demo.show("\n".join(f"  │ {line}" if line else "  │" for line in page.lines))
 
     demo.narrate("A session's card now links its page on the website")
     session = await demo.session_titled(TITLE)
