@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 import logging
 import math
 import pkgutil
@@ -109,8 +110,8 @@ class PaperclubBot(commands.Bot):
             await upgrade_database(self.engine)
         self.add_dynamic_items(PageButton)  # the ◀ ▶ of every paged list, looked up in self.pagers
         for info in sorted(pkgutil.iter_modules(cogs.__path__), key=lambda info: info.name):
-            if not info.name.startswith("_"):  # every package in cogs/ not starting with _ is an extension
-                await self.load_extension(f"{cogs.__name__}.{info.name}")
+            if not info.name.startswith("_"):  # every package in cogs/ not starting with _ is a feature
+                await importlib.import_module(f"{cogs.__name__}.{info.name}").setup(self)
         if self.start_background:
             await self.background.start()
         if self.web is not None:
