@@ -189,12 +189,9 @@ class Reminders:
         await self._plan(upcoming)
 
     async def stop(self) -> None:
-        """Stop the runner, and the planning in flight (start plans everything again)."""
+        """Stop the runner, then let the planning in flight finish (cancelled mid-write, it held SQLite's lock)."""
         await self.runner.stop()
-        pending = list(self._planning)
-        for task in pending:
-            task.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
+        await asyncio.gather(*list(self._planning), return_exceptions=True)
 
     async def settle(self) -> None:
         """Wait until the planning in flight and the sends it made due are done."""
