@@ -9,6 +9,7 @@ import io
 import logging
 import re
 import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from bot.demo.runner import discover_tours, run_demo
 from bot.demo.stage import Demo
 from bot.demo.tours import setup
 from bot.demo.tours.reading import club_programme
+from bot.logs import AT_MOST_INFO, QUIET_UNLESS_DEBUG
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = 5
@@ -42,6 +44,18 @@ def reply_to(body: str, action: str) -> str:
     """The lines a scene printed from ``action`` (a use or a press) up to the next blank line."""
     assert action in body, f"{action!r} not in:\n{body}"
     return body[body.index(action) :].split("\n\n")[0]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def kept_log_levels() -> Iterator[None]:
+    """The demo sets the log levels as its command does (ERROR): give this process's back after the file."""
+    names = ["", *QUIET_UNLESS_DEBUG, *AT_MOST_INFO]
+    levels = {name: logging.getLogger(name).level for name in names}
+    try:
+        yield
+    finally:
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
 
 
 @pytest.fixture(scope="module")
