@@ -16,7 +16,7 @@ import contextlib
 import os
 import sqlite3
 import uuid
-from collections.abc import AsyncIterator, Coroutine, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -68,10 +68,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 class StoreInfo:
     """Where a test's store lives, and whether it starts empty (`empty_store`) or migrated."""
 
-    def __init__(self, backend: str, url: str, *, migrated: bool) -> None:
+    def __init__(self, backend: str, url: str, *, migrated: bool, template: str = "") -> None:
         self.backend = backend
         self.url = url
         self.migrated = migrated
+        self.template = template  # the migrated store copied: a file (SQLite) or a database's name
 
     def engine(self) -> AsyncEngine:
         """A new engine (its own connection pool) on this store."""
@@ -159,17 +160,20 @@ async def store_info(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIte
     migrated = request.node.get_closest_marker("empty_store") is None
     if backend == "sqlite":
         path = tmp_path / "paperclub.db"
-        if migrated:
-            copy_sqlite(request.getfixturevalue("sqlite_template"), path)
-        yield StoreInfo("sqlite", f"sqlite+aiosqlite:///{path}", migrated=migrated)
+        source = str(request.getfixturevalue("sqlite_template")) if migrated else ""
+        if source:
+            copy_sqlite(Path(source), path)
+        yield StoreInfo("sqlite", f"sqlite+aiosqlite:///{path}", migrated=migrated, template=source)
         return
     name = f"pc_test_{uuid.uuid4().hex[:12]}"
-    template = f' TEMPLATE "{request.getfixturevalue("postgres_template")}"' if migrated else ""
+    source = request.getfixturevalue("postgres_template") if migrated else ""
     async with _pg_admin() as admin:
         async with admin.connect() as conn:
-            await conn.execute(text(f'CREATE DATABASE "{name}"{template}'))
+            await conn.execute(
+                text(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{source}"' if source else ""))
+            )
         try:
-            yield StoreInfo("postgresql", _pg_url(name), migrated=migrated)
+            yield StoreInfo("postgresql", _pg_url(name), migrated=migrated, template=source)
         finally:
             await _pg_drop(admin, name)
 
@@ -189,3 +193,56 @@ async def engine(store_info: StoreInfo) -> AsyncIterator[AsyncEngine]:
 @pytest.fixture
 def session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return create_session_factory(engine)
+
+
+Fill = Callable[[async_sessionmaker[AsyncSession]], Awaitable[None]]
+
+
+class FilledStores:
+    """Stores filled once per worker (e.g. with the club's programme), copied into a test's store as the
+    migrated template is: a fixture that writes the same rows for every test writes them once."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.templates: dict[tuple[str, str], str] = {}  # (backend, key) -> file or database
+
+    async def fill(self, store_info: StoreInfo, engine: AsyncEngine, key: str, fill: Fill) -> None:
+        """Make the test's store, none of whose connections is in use yet, a copy of one ``fill`` filled."""
+        await engine.dispose()
+        template = self.templates.get((store_info.backend, key)) or await self._make(store_info, key, fill)
+        if store_info.backend == "sqlite":
+            copy_sqlite(Path(template), Path(str(make_url(store_info.url).database)))
+            return
+        name = str(make_url(store_info.url).database)
+        async with _pg_admin() as admin:
+            await _pg_drop(admin, name)
+            async with admin.connect() as conn:
+                await conn.execute(text(f'CREATE DATABASE "{name}" TEMPLATE "{template}"'))
+
+    async def _make(self, store_info: StoreInfo, key: str, fill: Fill) -> str:
+        assert store_info.template, "a filled store starts from the migrated one (not `empty_store`)"
+        if store_info.backend == "sqlite":
+            template = str(self.folder / f"{key}.db")
+            copy_sqlite(Path(store_info.template), Path(template))
+            url = f"sqlite+aiosqlite:///{template}"
+        else:
+            template = f"pc_filled_{uuid.uuid4().hex[:10]}"  # our own name, never input
+            await _pg_execute(f'CREATE DATABASE "{template}" TEMPLATE "{store_info.template}"')
+            url = _pg_url(template)
+        engine = create_engine(url)
+        try:
+            await fill(create_session_factory(engine))
+        finally:
+            await engine.dispose()
+        self.templates[(store_info.backend, key)] = template
+        return template
+
+
+@pytest.fixture(scope="session")
+def filled_stores(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FilledStores]:
+    """This worker's filled stores (their PostgreSQL databases dropped at the end)."""
+    stores = FilledStores(tmp_path_factory.mktemp("filled"))
+    yield stores
+    for (backend, _), template in stores.templates.items():
+        if backend == "postgresql":
+            _apart(_pg_dropped(template))

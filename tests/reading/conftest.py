@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot.services.programme.files import import_text
+from tests.conftest import FilledStores, StoreInfo
 
 CLUB_YAML = Path(__file__).resolve().parents[2] / "examples" / "club.yaml"
 GUILD = 1
@@ -39,9 +40,15 @@ async def import_club(factory: async_sessionmaker[AsyncSession], guild_id: int =
 
 
 @pytest.fixture
-async def club(session_factory: async_sessionmaker[AsyncSession]) -> async_sessionmaker[AsyncSession]:
+async def club(
+    store_info: StoreInfo,
+    engine: AsyncEngine,
+    session_factory: async_sessionmaker[AsyncSession],
+    filled_stores: FilledStores,
+) -> async_sessionmaker[AsyncSession]:
     """The store with examples/club.yaml imported into guild 1."""
-    await import_club(session_factory)
+    # imported once per worker, then copied into each test's store
+    await filled_stores.fill(store_info, engine, "reading-club", import_club)
     return session_factory
 
 

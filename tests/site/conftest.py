@@ -19,7 +19,7 @@ from bot.services.programme.files import import_text
 from bot.services.site import config as site_config
 from bot.services.site.web import reader_session_factory, site_routes
 from db.engine import create_session_factory
-from tests.conftest import StoreInfo
+from tests.conftest import FilledStores, StoreInfo
 from tests.reading.conftest import without_website
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,9 +68,15 @@ async def enable_site(
 
 
 @pytest.fixture
-async def club(session_factory: async_sessionmaker[AsyncSession]) -> Club:
+async def club(
+    store_info: StoreInfo,
+    engine: AsyncEngine,
+    session_factory: async_sessionmaker[AsyncSession],
+    filled_stores: FilledStores,
+) -> Club:
     """The club's programme imported: the file turns the site on, with its intro and How it runs."""
-    await import_club(session_factory)
+    # imported once per worker, then copied into each test's store
+    await filled_stores.fill(store_info, engine, "site-club", import_club)
     return Club(session_factory, FakeClock(OCTOBER))
 
 
