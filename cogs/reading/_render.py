@@ -81,11 +81,11 @@ def paper_lines(paper: PaperInfo) -> list[str]:
 
 def history_links(entry: HistoryEntry) -> list[Button]:
     """The session page, the recording and the notes as link buttons with fixed labels."""
-    wanted = [
+    wanted = (
         (entry.wiki_url, "Session page"),
         (entry.recording_url, "Recording"),
         (entry.notes_url, "Notes"),
-    ]
+    )
     return [button for url, label in wanted if url and (button := link_button(url, label))]
 
 

@@ -104,15 +104,12 @@ def overlap_warning(overlaps: Sequence[Overlap]) -> str | None:
 
 
 FIELD_LABELS = {
-    "title": "title",
     "starts_at": "time",
     "timezone": "time zone",
     "presenter_id": "presenter",
     "presenter_name": "presenter",
-    "papers": "papers",
     "signup_url": "sign-up link",
     "duration_minutes": "duration",
-    "description": "description",
     "channel_id": "where",
     "channel_name": "where",
 }
