@@ -198,7 +198,6 @@ class EditSessionModal(PaperclubModal):
             custom_id="session_edit:presenter",
             required=False,
             min_values=0,
-            max_values=1,
             default_values=[discord.Object(info.presenter_id)] if info.presenter_id else [],
         )
         guest = (

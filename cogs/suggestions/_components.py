@@ -164,7 +164,6 @@ class SuggestModal(PaperclubModal, title="Suggest a paper"):
                 custom_id="topic",
                 required=False,
                 min_values=0,
-                max_values=1,
                 placeholder="Pick the closest topic (optional)",
                 options=[discord.SelectOption(label=t, value=t, default=t == topic) for t in topics[:25]],
             )
