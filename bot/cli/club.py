@@ -160,7 +160,6 @@ def add_files(sub: Any) -> None:
     imp.add_argument(
         "--guild",
         type=server_id,
-        default=None,
         help="server id (default: the file's guild_id, else the one server the store knows)",
     )
     imp.set_defaults(handler=lambda args: import_file(command_settings(), Path(args.file), args.guild))
@@ -171,9 +170,7 @@ def add_files(sub: Any) -> None:
         description="Write settings, sessions and reading lists to a YAML/JSON file.",
     )
     exp.add_argument("file", help="path to a .yaml/.yml/.json file")
-    exp.add_argument(
-        "--guild", type=server_id, default=None, help="server id (default: the one server the store knows)"
-    )
+    exp.add_argument("--guild", type=server_id, help="server id (default: the one server the store knows)")
     exp.set_defaults(handler=lambda args: export_file(command_settings(), Path(args.file), args.guild))
 
 
@@ -273,7 +270,6 @@ def add_site(sub: Any) -> None:
     build.add_argument("out_dir", metavar="OUT_DIR", help="folder to write (created if missing)")
     build.add_argument(
         "--base-url",
-        default=None,
         help="the address the folder is served at, e.g. https://club.example.org/paper-club/ (for link "
         "previews' og:url and the webcal:// link; without it the pages carry no og:url)",
     )

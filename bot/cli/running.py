@@ -99,9 +99,7 @@ def add_invite_url(sub: Any) -> None:
         "--client-id is given (the developer portal shows it: your application → General Information → "
         "Application ID).",
     )
-    invite.add_argument(
-        "--client-id", type=_client_id, default=None, help="the application id (no token needed)"
-    )
+    invite.add_argument("--client-id", type=_client_id, help="the application id (no token needed)")
     invite.set_defaults(handler=_invite_url)
 
 

@@ -125,7 +125,7 @@ class PapersCog(commands.Cog):
             )
             return
         if not found.candidates:
-            asked = "" if not found.unavailable else " " + (_unavailable_line(found) or "")
+            asked = " " + _unavailable_line(found) if found.unavailable else ""
             await send_reply(
                 interaction,
                 f"No source knows a paper called **{escape_line(name, 300)}**: nothing was stored. "
@@ -150,11 +150,9 @@ def candidate_text(number: int, choice: Choice) -> str:
     return f"**{number}. {escape_line(choice.title, 300)}**\n{facts}\n-# {below}"
 
 
-def _unavailable_line(found: Found) -> str | None:
-    if not found.unavailable:
-        return None
+def _unavailable_line(found: Found) -> str:
     names = ", ".join(SOURCE_LABELS.get(s, s) for s in found.unavailable)
-    return f"-# Not heard from this time (down, slow or rate-limited): {names}."
+    return f"-# Not heard from this time (down, slow or rate-limited): {names}." if names else ""
 
 
 def chosen_text(alias: AliasInfo, choice: Choice | None) -> str:
@@ -182,7 +180,7 @@ class ResolveView(PaperclubLayoutView):
         card = Card(accent=discord.Colour.blurple()).heading(f"Which paper is “{found.name}”?")
         for number, choice in enumerate(found.candidates, 1):
             card.section(candidate_text(number, choice), self._button(f"Pick {number}", number - 1))
-        card.text(_unavailable_line(found) or "")
+        card.text(_unavailable_line(found))
         card.row([self._button("None of these", None)])
         if note:
             self.add_item(discord.ui.TextDisplay(note))

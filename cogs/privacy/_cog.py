@@ -95,11 +95,6 @@ def result(done: Deletion, scope: int, server_name: ServerName) -> str:
     return "\n".join(lines)
 
 
-def scope_of(interaction: Interaction) -> int:
-    """Where the member is: the server's id, or 0 in a DM with the bot (every server)."""
-    return interaction.guild_id or 0
-
-
 def server_names(bot: PaperclubBot) -> ServerName:
     """The servers' names as the bot sees them ("server <id>" for one it no longer sees)."""
     known = {g.id: g.name for g in bot.guilds}
@@ -114,7 +109,7 @@ class AskButton(PersistentButton, prefix="privacy:ask"):
     style = discord.ButtonStyle.danger
 
     async def pressed(self, interaction: Interaction) -> None:
-        here(scope_of(interaction), self.scope)
+        here(interaction.guild_id or 0, self.scope)
         bot = interaction.client
         found = await Privacy(bot).overview(interaction.user.id, self.scope)
         names = server_names(bot)
@@ -143,13 +138,12 @@ class ConfirmButton(PersistentButton, prefix="privacy:delete"):
             self.scope,
             self.issued,
             presser=interaction.user.id,
-            where=scope_of(interaction),
+            where=interaction.guild_id or 0,
             ready=interaction.response.defer,  # the confirmation becomes the outcome
         )
         text = result(done, self.scope, server_names(bot))
         await interaction.edit_original_response(view=layout(discord.ui.TextDisplay(text)))
-        cog = bot.get_cog("PrivacyCog")
-        if isinstance(cog, PrivacyCog):
+        if isinstance(cog := bot.get_cog("PrivacyCog"), PrivacyCog):
             cog.follow(done, self.user_id)
 
 
@@ -178,7 +172,7 @@ class PrivacyCog(commands.Cog):
     async def privacy(self, interaction: Interaction) -> None:
         """Ephemeral: the caller's data in this server (from a DM: in every server), grouped and counted."""
         await interaction.response.defer(ephemeral=True, thinking=True)
-        scope = scope_of(interaction)
+        scope = interaction.guild_id or 0  # 0: a DM with the bot (every server)
         found = await self.flows.overview(interaction.user.id, scope)
         ask = None if found.empty else AskButton(scope)
         await send_reply(interaction, view=overview_card(found, scope, server_names(self.bot), ask))

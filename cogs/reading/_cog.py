@@ -152,10 +152,7 @@ class ReadingCog(
     @app_commands.autocomplete(list_name=list_name_autocomplete)
     @app_commands.choices(file_format=EXPORT_CHOICES)
     async def export(
-        self,
-        interaction: Interaction,
-        file_format: str = "markdown",
-        list_name: ListName | None = None,
+        self, interaction: Interaction, file_format: str = "markdown", list_name: ListName | None = None
     ) -> None:
         """/reading export."""
         guild_id = require_guild_id(interaction)
@@ -179,11 +176,7 @@ class ReadingCog(
     )
     @app_commands.autocomplete(list_name=list_name_autocomplete, paper=any_paper_autocomplete)
     async def add(
-        self,
-        interaction: Interaction,
-        list_name: ListName,
-        paper: PaperArg,
-        note: Note | None = None,
+        self, interaction: Interaction, list_name: ListName, paper: PaperArg, note: Note | None = None
     ) -> None:
         """/organize reading add."""
         await self.add_paper(interaction, list_name, paper, note)

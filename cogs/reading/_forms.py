@@ -41,7 +41,6 @@ class AddFromMessageModal(PaperclubModal, title="Add to a reading list"):
             custom_id="list",
             required=False,
             min_values=0,
-            max_values=1,
             placeholder="Pick a list, or name a new one below",
             options=[
                 discord.SelectOption(label=cut(name, 100), value=str(i)) for i, name in enumerate(self.lists)

@@ -81,12 +81,8 @@ def paper_lines(paper: PaperInfo) -> list[str]:
 
 def history_links(entry: HistoryEntry) -> list[Button]:
     """The session page, the recording and the notes as link buttons with fixed labels."""
-    wanted = [
-        (entry.wiki_url, "Session page"),
-        (entry.recording_url, "Recording"),
-        (entry.notes_url, "Notes"),
-    ]
-    return [button for url, label in wanted if url and (button := link_button(url, label))]
+    links = ((entry.wiki_url, "Session page"), (entry.recording_url, "Recording"), (entry.notes_url, "Notes"))
+    return [button for url, label in links if url and (button := link_button(url, label))]
 
 
 def history_entry(entry: HistoryEntry, now: datetime) -> str:

@@ -229,9 +229,7 @@ async def ensure_bot_can_post(channel: discord.TextChannel | discord.Thread, bot
 
 @app_commands.guild_only()
 class RemindersCog(
-    commands.GroupCog,
-    group_name="remind",
-    group_description="Reminders: get a DM before a session",
+    commands.GroupCog, group_name="remind", group_description="Reminders: get a DM before a session"
 ):
     """/remind, and the session events that plan the automatic reminders: each one call into the service."""
 

@@ -284,10 +284,9 @@ class SeriesCog(commands.Cog):
         followed = await changes.end(self.context, guild_id, series, after, now=now)
         info = followed.card.info
         assert info.rule.until is not None
-        dropped = followed.dropped
         lines = [
             f"{self._shown(info)} ends after {timeutil.club_date(info.rule.until, info.rule.tz, now=now)}."
-            + (f" {plural(dropped, 'coming week')} cancelled." if dropped else "")
+            + (f" {plural(followed.dropped, 'coming week')} cancelled." if followed.dropped else "")
         ]
         await self._reply(interaction, lines, followed)
 

@@ -367,7 +367,6 @@ class SessionsCog(commands.GroupCog, group_name="session", group_description="Th
     )
     async def show(self, interaction: Interaction, session: SessionOption, public: bool = False) -> None:
         guild_id = require_guild_id(interaction)
-        now = self.bot.clock.now()
         info, zones = await queries.session_with_zones(self.context.store, guild_id, session)
-        view = await announcement_view(self.bot, info, zones, now)
+        view = await announcement_view(self.bot, info, zones, self.bot.clock.now())
         await send_reply(interaction, view=view, public=public)

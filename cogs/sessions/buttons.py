@@ -166,7 +166,6 @@ class AlwaysOutButton(PersistentButton, prefix="session:outall"):
 
     session_id: int = field(r"\d{1,10}", int)
     label = "Always keep me out"
-    style = discord.ButtonStyle.secondary
 
     async def pressed(self, interaction: Interaction) -> None:
         """Toggle the standing choice."""
@@ -179,7 +178,6 @@ class KeepOutButton(PersistentButton, prefix="session:out"):
     session_id: int = field(r"\d{1,10}", int)
     label = "Keep me out of the recording"
     emoji = "🙈"
-    style = discord.ButtonStyle.secondary
 
     async def pressed(self, interaction: Interaction) -> None:
         """Toggle this session's choice."""
@@ -238,7 +236,6 @@ class AskButton(PersistentButton, prefix="session:ask"):
     session_id: int = field(r"\d{1,10}", int)
     label = "Ask the presenter"
     emoji = "❓"
-    style = discord.ButtonStyle.secondary
 
     async def pressed(self, interaction: Interaction) -> None:
         """Open the form."""
@@ -320,7 +317,6 @@ class RecapFormButton(PersistentButton, prefix="session:recap"):
     session_id: int = field(r"\d{1,10}", int)
     label = "Add the recording and notes"
     emoji = "🎬"
-    style = discord.ButtonStyle.secondary
 
     async def pressed(self, interaction: Interaction) -> None:
         """Open the form for the presenter or an organizer; refuse anyone else."""

@@ -104,15 +104,12 @@ def overlap_warning(overlaps: Sequence[Overlap]) -> str | None:
 
 
 FIELD_LABELS = {
-    "title": "title",
     "starts_at": "time",
     "timezone": "time zone",
     "presenter_id": "presenter",
     "presenter_name": "presenter",
-    "papers": "papers",
     "signup_url": "sign-up link",
     "duration_minutes": "duration",
-    "description": "description",
     "channel_id": "where",
     "channel_name": "where",
 }
@@ -201,7 +198,6 @@ class EditSessionModal(PaperclubModal):
             custom_id="session_edit:presenter",
             required=False,
             min_values=0,
-            max_values=1,
             default_values=[discord.Object(info.presenter_id)] if info.presenter_id else [],
         )
         guest = (

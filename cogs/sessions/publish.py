@@ -371,6 +371,5 @@ class ComingCounts:
             return
         if not info.is_announced or info.has_started(now):
             return
-        warning = await publish.refresh(self.context, info, zones, now)
-        if warning:
+        if warning := await publish.refresh(self.context, info, zones, now):
             log.info("session %s's count: %s", session_id, warning)

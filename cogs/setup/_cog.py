@@ -99,10 +99,8 @@ class SetupCog(
     ) -> None:
         """Save the changes (refused for a channel the bot cannot post in) and answer with the settings."""
         guild = _guild(interaction)
-        if channel is not None:
-            refusal = access.refusal_for(guild, *channel)
-            if refusal is not None:
-                raise BadInput(refusal)
+        if channel is not None and (refusal := access.refusal_for(guild, *channel)) is not None:
+            raise BadInput(refusal)
         config = await self.setup.change(guild.id, **changes)
         self.bot.dispatch("guild_settings_changed", guild.id, set(changes))
         card = settings_card(config, access.guild_gaps(guild, config), title=SAVED)

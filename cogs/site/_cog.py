@@ -10,6 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.client import Interaction, PaperclubBot
+from bot.layouts import link_button
 from bot.permissions import require_guild_id
 from bot.replies import send_ephemeral
 from bot.services.sessions.info import SessionInfo
@@ -42,9 +43,7 @@ class SiteCog(
     async def session_page_link(self, info: SessionInfo) -> discord.ui.Item[Any] | None:
         """The session's page, while the server's website is on (kept once the session is over)."""
         url = await self.site.session_url(public_base(self.bot), info.guild_id, info.id)
-        if url is None:
-            return None
-        return discord.ui.Button(label="Session page", style=discord.ButtonStyle.link, url=url)
+        return link_button(url, "Session page")
 
     async def _feed(self, interaction: Interaction, *, reset: bool) -> None:
         url, issued = await self.site.feed(

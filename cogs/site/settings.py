@@ -68,9 +68,7 @@ class AboutModal(PaperclubModal, title="How the club runs"):
 
 async def save_about(interaction: Interaction, text: str | None) -> None:
     """Save (or clear) the website's "How the club runs" text and say where it shows."""
-    guild_id = ensure_manager(interaction)
-    bot = interaction.client
-    site = await Site(bot).set_about(guild_id, text)
+    site = await Site(interaction.client).set_about(ensure_manager(interaction), text)
     shown = "cleared" if site.about is None else f"saved ({len(site.about)} characters)"
     where = "" if site.live else " It shows once the website is on (`/setup website`)."
     await send_ephemeral(interaction, f"The “How it runs” text is {shown}.{where}")
@@ -78,9 +76,8 @@ async def save_about(interaction: Interaction, text: str | None) -> None:
 
 async def set_about(interaction: Interaction, text: str | None) -> None:
     """With ``text``: save it. Without: a form holding the current text (Markdown needs line breaks)."""
-    guild_id = ensure_manager(interaction)
     if text is not None:
         await save_about(interaction, text)
         return
-    site = await Site(interaction.client).site(guild_id)
+    site = await Site(interaction.client).site(ensure_manager(interaction))
     await interaction.response.send_modal(AboutModal(site.about))

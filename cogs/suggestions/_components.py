@@ -95,16 +95,13 @@ def card_layout(card: SuggestionCard, now: datetime) -> discord.ui.LayoutView:
         VoteButton(card.id, card.votes, disabled=not card.is_active),
         PresentButton(card.id, len(card.volunteer_ids), disabled=not card.is_active),
     ]
-    paper_link = link_button(card.paper.url)
-    if paper_link is not None:
+    if (paper_link := link_button(card.paper.url)) is not None:
         buttons.append(paper_link)
     return post_card(card, now).row(buttons).view()
 
 
 def session_offer_view(suggestion_id: int) -> PaperclubView:
-    view = PaperclubView(timeout=None)
-    view.add_item(CreateSessionButton(suggestion_id))
-    return view
+    return PaperclubView(timeout=None).add_item(CreateSessionButton(suggestion_id))
 
 
 def _optional(value: str) -> str | None:
@@ -167,7 +164,6 @@ class SuggestModal(PaperclubModal, title="Suggest a paper"):
                 custom_id="topic",
                 required=False,
                 min_values=0,
-                max_values=1,
                 placeholder="Pick the closest topic (optional)",
                 options=[discord.SelectOption(label=t, value=t, default=t == topic) for t in topics[:25]],
             )

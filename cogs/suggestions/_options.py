@@ -59,12 +59,8 @@ async def topic_autocomplete(interaction: Interaction, current: str) -> list[app
     wanted = current.strip().casefold()
 
     async def query(session: AsyncSession, guild_id: int) -> list[tuple[str, str]]:
-        config = await get_config(session, guild_id)
-        return [
-            (topic[:CHOICE_NAME_LIMIT], topic)
-            for topic in config.suggestion_topics
-            if wanted in topic.casefold()
-        ]
+        topics = (await get_config(session, guild_id)).suggestion_topics
+        return [(topic[:CHOICE_NAME_LIMIT], topic) for topic in topics if wanted in topic.casefold()]
 
     return await guild_choices(interaction, query)
 
