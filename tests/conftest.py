@@ -12,13 +12,16 @@ fixture (or the bot's start-up) migrates it from nothing, as before.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import os
 import sqlite3
+import threading
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from sqlalchemy import text
@@ -32,6 +35,7 @@ from db.migrate import upgrade_database
 pytest_plugins = ["tests.harness"]
 
 PG_URL = os.environ.get("TEST_DATABASE_URL", "")
+T = TypeVar("T")
 
 STORE_PARAMS = [
     pytest.param("sqlite", id="sqlite"),
@@ -153,6 +157,58 @@ def postgres_template() -> Iterator[str]:
         _apart(_pg_dropped(name))
 
 
+class PgStores:
+    """This worker's PostgreSQL stores, made on a thread of their own one test ahead: a test takes the
+    database made while the previous test ran, and its drop runs while the next one does."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="pg-stores", daemon=True)
+        self.thread.start()
+        self.admin = create_engine(PG_URL).execution_options(isolation_level="AUTOCOMMIT")
+        self.spare: dict[str, concurrent.futures.Future[str]] = {}  # template -> a database made from it
+        self.drops: list[concurrent.futures.Future[None]] = []
+
+    def _on_thread(self, work: Coroutine[object, object, T]) -> concurrent.futures.Future[T]:
+        return asyncio.run_coroutine_threadsafe(work, self.loop)
+
+    async def _create(self, template: str) -> str:
+        name = f"pc_test_{uuid.uuid4().hex[:12]}"  # our own name, never input
+        async with self.admin.connect() as conn:
+            await conn.execute(
+                text(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
+            )
+        return name
+
+    async def take(self, template: str) -> str:
+        """A new database copied from ``template`` ("" for an empty one); the next one is started now."""
+        made = self.spare.pop(template, None) or self._on_thread(self._create(template))
+        self.spare[template] = self._on_thread(self._create(template))
+        return await asyncio.wrap_future(made)
+
+    def drop(self, name: str) -> None:
+        """Drop a test's database in the background (even with a connection the test left open)."""
+        self.drops.append(self._on_thread(drop_database(self.admin, name)))
+
+    def close(self) -> None:
+        """Drop the spares, wait for every drop, and stop the thread."""
+        for made in self.spare.values():
+            self.drop(made.result())
+        for dropped in self.drops:
+            dropped.result()
+        self._on_thread(self.admin.dispose()).result()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join()
+
+
+@pytest.fixture(scope="session")
+def pg_stores(postgres_template: str) -> Iterator[PgStores]:
+    """This worker's PostgreSQL store maker (closed before the template it copies is dropped)."""
+    stores = PgStores()
+    yield stores
+    stores.close()
+
+
 @pytest.fixture(params=STORE_PARAMS)
 async def store_info(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[StoreInfo]:
     """The test's own store: a copy of the session's migrated template, or empty (`empty_store`)."""
@@ -165,17 +221,13 @@ async def store_info(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIte
             copy_sqlite(Path(source), path)
         yield StoreInfo("sqlite", f"sqlite+aiosqlite:///{path}", migrated=migrated, template=source)
         return
-    name = f"pc_test_{uuid.uuid4().hex[:12]}"
+    stores: PgStores = request.getfixturevalue("pg_stores")
     source = request.getfixturevalue("postgres_template") if migrated else ""
-    async with _pg_admin() as admin:
-        async with admin.connect() as conn:
-            await conn.execute(
-                text(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{source}"' if source else ""))
-            )
-        try:
-            yield StoreInfo("postgresql", _pg_url(name), migrated=migrated, template=source)
-        finally:
-            await _pg_drop(admin, name)
+    name = await stores.take(source)
+    try:
+        yield StoreInfo("postgresql", _pg_url(name), migrated=migrated, template=source)
+    finally:
+        stores.drop(name)
 
 
 @pytest.fixture
