@@ -1,8 +1,9 @@
-"""Per-guild settings, and the application's own state: the synced commands' hash, job slots, claims."""
+"""Per-guild settings, servers the bot left, and the app's own state: commands' hash, job slots, claims."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Final
 
 from sqlalchemy import BigInteger, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
@@ -69,3 +70,16 @@ class Claim(Base):
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
     owner: Mapped[str] = mapped_column(String(40))
     expires_at: Mapped[datetime]
+
+
+FORMER_MEMBER: Final = 0  # a non-NULL member id once that member deleted their data: no snowflake is 0
+DEFAULT_GRACE_DAYS: Final = 30  # GUILD_DATA_GRACE_DAYS unless set
+
+
+class GuildDeparture(Base):
+    """A server the bot was removed from, and when (dropped if the bot is added back)."""
+
+    __tablename__ = "guild_departures"
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    left_at: Mapped[datetime]
