@@ -13,8 +13,7 @@ from db.models.core import GuildSettings
 from db.models.reading import ReadingList, ReadingListItem, ReadingSearchQuery
 from db.models.reminders import CANCELLED, CUSTOM, PENDING, PERSONAL, PRESENTER, SENT, Reminder
 from db.models.series import Series, SeriesWeek
-from db.models.session_members import RecordingOptOut, RecordingPreference, SessionQuestion
-from db.models.sessions import PaperAlias
+from db.models.sessions import PaperAlias, RecordingOptOut, RecordingPreference, SessionQuestion
 from db.models.site import CalendarToken, SiteSettings
 from db.models.suggestions import (
     Suggestion,

@@ -27,8 +27,7 @@ from db.models.core import FORMER_MEMBER
 from db.models.reading import ReadingList, ReadingListItem
 from db.models.reminders import PRESENTER, RECAP, Reminder
 from db.models.series import Series
-from db.models.session_members import RecordingOptOut, RecordingPreference, SessionQuestion
-from db.models.sessions import PaperAlias
+from db.models.sessions import PaperAlias, RecordingOptOut, RecordingPreference, SessionQuestion
 from db.models.site import CalendarToken
 from db.models.suggestions import Suggestion, SuggestionPoll, SuggestionVolunteer, SuggestionVote
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from bot.clock import Host
 from bot.errors import NotConfigured
-from bot.host import Host
 from bot.services.calendars import ics
 from bot.services.site import config as site_config
 from bot.services.site.config import Issued, SiteConfig, issue
