@@ -15,8 +15,8 @@ from bot.services.series.store import Settings as SeriesSettingsValues
 from bot.services.site.config import DEFAULT_TITLE, SiteConfig
 from db.engine import one_statement_session_factory
 from db.models import GuildSettings
+from db.models.core import SiteSettings
 from db.models.series import SeriesSettings
-from db.models.site import SiteSettings
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,13 @@ from bot.errors import BadInput, Conflict
 from bot.services.site.markdown import check_markdown
 from bot.text import clean_line, visible
 from db.models import GuildSettings
-from db.models.core import DEFAULT_DISPLAY_ZONES, DEFAULT_SUGGESTION_TOPICS, DEFAULT_TIMEZONE
-from db.models.site import CalendarToken, SiteSettings
+from db.models.core import (
+    DEFAULT_DISPLAY_ZONES,
+    DEFAULT_SUGGESTION_TOPICS,
+    DEFAULT_TIMEZONE,
+    CalendarToken,
+    SiteSettings,
+)
 
 MAX_SLUG: Final = 40
 MAX_ABOUT: Final = 4000
