@@ -38,7 +38,7 @@ from sqlalchemy import insert, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.common import line, percentile
-from bot.app import build_bot
+from bot.client import build_bot
 from bot.clock import SystemClock
 from bot.demo.running import connected
 from bot.permissions import REQUIRED_PERMISSIONS

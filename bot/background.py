@@ -21,8 +21,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.claims import claim_due
 from bot.clock import Clock
+from db.base import insert_ignore
 from db.models.core import JobRun
-from db.upsert import insert_ignore
 
 if TYPE_CHECKING:
     from bot.metrics import BotMetrics

@@ -13,8 +13,8 @@ from sqlalchemy import Row, delete, inspect, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.sql import ColumnElement
 
+from db.base import upsert
 from db.models.core import Claim
-from db.upsert import upsert
 
 
 async def claim(session: AsyncSession, key: str, owner: str, now: datetime, lease: timedelta) -> bool:

@@ -1,4 +1,4 @@
-"""The Bot: holds the store, background work and the clock it is given, loads every cog, syncs commands."""
+"""The Bot: holds the store, background work and clock, loads every cog, syncs commands; `build_bot`."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 import cogs
 from bot import claims, command_sync
-from bot.background import Background
+from bot.api_base import apply_api_base
+from bot.background import Background, build_scheduler
 from bot.clock import Clock, SystemClock
 from bot.metrics import BotMetrics, ShardState, web_routes
 from bot.organize import OrganizerCommands
@@ -29,6 +30,7 @@ from bot.sources.clients import SourceClients
 from bot.sources.pace import StoreTurns, timer_for
 from bot.tree import PaperclubTree, log_outcome
 from bot.web import WebServer
+from db.engine import create_engine, create_session_factory
 from db.migrate import upgrade_database
 
 log = logging.getLogger("paperclub.bot")
@@ -236,3 +238,29 @@ class ShardedPaperclubBot(PaperclubBot, commands.AutoShardedBot):
 
 Interaction: TypeAlias = discord.Interaction[PaperclubBot]
 """An interaction with our bot (``interaction.client`` type-checked as a :class:`PaperclubBot`)."""
+
+
+def build_bot(
+    settings: Settings, *, clock: Clock | None = None, engine: AsyncEngine | None = None, **options: Any
+) -> PaperclubBot:
+    """A ready-to-start bot (sharded when SHARD_COUNT is set); tests pass their own engine and FakeClock."""
+    apply_api_base(settings.discord_api_base)
+    engine = engine or create_engine(
+        settings.database_url,
+        pool_size=settings.database_pool_size,
+        max_overflow=settings.database_max_overflow,
+    )
+    cls: type[PaperclubBot] = PaperclubBot
+    if settings.shard_count is not None:
+        cls = ShardedPaperclubBot
+        options.setdefault("shard_count", None if settings.shard_count == "auto" else settings.shard_count)
+        if settings.shard_ids is not None:
+            options.setdefault("shard_ids", list(settings.shard_ids))
+    return cls(
+        settings=settings,
+        engine=engine,
+        session_factory=create_session_factory(engine),
+        scheduler=build_scheduler(),
+        clock=clock,
+        **options,
+    )

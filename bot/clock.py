@@ -1,10 +1,13 @@
-"""The time source: the system clock in production; tests and the demo move a FakeClock."""
+"""The time source (system clock; tests and the demo move a FakeClock), and the Host: store and clock."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 ClockListener = Callable[[datetime], object]
 """Called with the new time when a clock moves; an awaitable it returns is awaited."""
@@ -65,3 +68,11 @@ class FakeClock(Clock):
             result = listener(self._now)
             if asyncio.iscoroutine(result):
                 await result
+
+
+class Host(Protocol):
+    """The store (sessions, and the engine for read-only ones) and the clock."""
+
+    session_factory: async_sessionmaker[AsyncSession]
+    engine: AsyncEngine
+    clock: Clock

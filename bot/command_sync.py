@@ -15,8 +15,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import claims
+from db.base import upsert
 from db.models import AppState
-from db.upsert import upsert
 
 log = logging.getLogger("paperclub.bot")
 

@@ -11,7 +11,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from bot.sources import SOURCE_NAMES
 from db.engine import normalise_database_url
-from db.models.privacy import DEFAULT_GRACE_DAYS
+from db.models.core import DEFAULT_GRACE_DAYS
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 

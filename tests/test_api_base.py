@@ -20,7 +20,7 @@ from bot.api_base import (
     discover_gateway,
     restore_api_base,
 )
-from bot.app import build_bot
+from bot.client import build_bot
 from bot.demo.running import connected
 from bot.settings import SettingsError, load_settings
 from standin.server import StandIn

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
-from bot.app import build_bot
+from bot.client import build_bot
 from bot.metrics import health_problems, metric, parse_metrics
 from bot.settings import load_settings
 from db.engine import create_engine

@@ -39,11 +39,11 @@ from bot.services.sessions import rules as session_rules
 from bot.services.site.config import MAX_ABOUT, MAX_SLUG
 from bot.services.suggestions.actions import MAX_NOTE_LENGTH, MAX_REASON_LENGTH
 from db.models import ClubSession, GuildSettings, Paper
-from db.models.papers import PaperAlias
+from db.models.core import SiteSettings
 from db.models.reading import ReadingList, ReadingListItem, ReadingSearchQuery
 from db.models.reminders import Reminder
 from db.models.series import Series, SeriesWeek
-from db.models.site import SiteSettings
+from db.models.sessions import PaperAlias
 from db.models.suggestions import Suggestion
 from standin.state import EPHEMERAL, Message
 from tests.cards import card_title

@@ -17,8 +17,8 @@ from bot.services.setup.actions import read_overview
 from bot.services.site.config import get_site
 from db.engine import create_session_factory, one_statement_session_factory
 from db.models import GuildSettings
+from db.models.core import SiteSettings
 from db.models.series import SeriesSettings
-from db.models.site import SiteSettings
 from tests.cards import card_fields, card_title
 
 

@@ -56,7 +56,7 @@ async def test_the_bot_serves_when_web_port_is_set(discord_env) -> None:
 
 
 async def test_no_web_server_by_default(store_info) -> None:
-    from bot.app import build_bot
+    from bot.client import build_bot
     from bot.settings import load_settings
 
     bot = build_bot(load_settings(database_url=store_info.url, web_port=None))

@@ -13,7 +13,7 @@ from bot.settings import SettingsError
 
 async def _run(args: argparse.Namespace) -> None:
     from bot.api_base import discover_gateway
-    from bot.app import build_bot
+    from bot.client import build_bot
 
     settings = command_settings()
     token = settings.require_token()
@@ -30,7 +30,7 @@ async def _run(args: argparse.Namespace) -> None:
 
 
 async def _sync_commands(args: argparse.Namespace) -> None:
-    from bot.app import build_bot
+    from bot.client import build_bot
 
     settings = command_settings()
     token = settings.require_token()

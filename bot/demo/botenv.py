@@ -10,8 +10,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.api_base import current_api_base, restore_api_base
-from bot.app import build_bot
-from bot.client import PaperclubBot
+from bot.client import PaperclubBot, build_bot
 from bot.clock import FakeClock
 from bot.demo.running import connected
 from bot.permissions import REQUIRED_PERMISSIONS

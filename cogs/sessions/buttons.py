@@ -26,7 +26,7 @@ from bot.text import CONTENT_LIMIT, cut
 from bot.timeutil import DisplayZone
 from bot.views import PaperclubModal, PaperclubView, PersistentButton, field
 from cogs.sessions import _render as render
-from db.models.session_members import MAX_QUESTION
+from db.models.sessions import MAX_QUESTION
 
 IN_SERVER_ONLY = "This button works in a server, not in DMs."
 NAMED, ANONYMOUS = "named", "anonymous"

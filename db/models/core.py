@@ -1,10 +1,11 @@
-"""Per-guild settings, and the application's own state: the synced commands' hash, job slots, claims."""
+"""Per-guild settings (the website's too), servers left, members' feed tokens, the app's own state."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Final
 
-from sqlalchemy import BigInteger, Integer, String, Text
+from sqlalchemy import BigInteger, Boolean, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from db.base import Base, utcnow
@@ -69,3 +70,49 @@ class Claim(Base):
     key: Mapped[str] = mapped_column(String(100), primary_key=True)
     owner: Mapped[str] = mapped_column(String(40))
     expires_at: Mapped[datetime]
+
+
+FORMER_MEMBER: Final = 0  # a non-NULL member id once that member deleted their data: no snowflake is 0
+DEFAULT_GRACE_DAYS: Final = 30  # GUILD_DATA_GRACE_DAYS unless set
+
+
+class GuildDeparture(Base):
+    """A server the bot was removed from, and when (dropped if the bot is added back)."""
+
+    __tablename__ = "guild_departures"
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    left_at: Mapped[datetime]
+
+
+class SiteSettings(Base):
+    """One row per guild that ever ran /setup website or /setup about."""
+
+    __tablename__ = "site_settings"
+    __table_args__ = (UniqueConstraint("slug", name="uq_site_settings_slug"),)
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    slug: Mapped[str | None] = mapped_column(String(40))
+    title: Mapped[str] = mapped_column(String(100), default="Paper club")
+    about: Mapped[str | None] = mapped_column(Text)  # "How it runs" (Markdown)
+    intro: Mapped[str | None] = mapped_column(Text)  # the home page's opening (Markdown)
+    discord_invite: Mapped[str | None] = mapped_column(String(200))  # "Bring it to the Discord"
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class CalendarToken(Base):
+    """A member's personal calendar feed: one live token per member and guild (reset replaces it)."""
+
+    __tablename__ = "site_calendar_tokens"
+    __table_args__ = (
+        UniqueConstraint("guild_id", "user_id", name="uq_site_calendar_tokens_guild_user"),
+        UniqueConstraint("token_hash", name="uq_site_calendar_tokens_token_hash"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    token_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,4 +1,4 @@
-"""Papers and reading sessions: the club's shared core, used by every feature."""
+"""Papers (and aliases), sessions, and what members leave their presenter: the core of every feature."""
 
 from __future__ import annotations
 
@@ -69,6 +69,24 @@ class Paper(Base):
     enriched_at: Mapped[datetime | None]
     enrich_failures: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # runs in a row
     enrich_retry_at: Mapped[datetime | None]  # a source failed for it: not asked again before then
+
+
+ALIAS_NAME_MAX = 300  # bot.papers.MAX_TITLE_LENGTH: a name is what a member may give as a title
+
+
+class PaperAlias(Base):
+    """A name ("TMax") an organizer resolved for the guild: to a paper, or to none (``paper_id`` NULL)."""
+
+    __tablename__ = "paper_aliases"
+    __table_args__ = (UniqueConstraint("guild_id", "normalized_name", name="uq_paper_aliases_guild_name"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    name: Mapped[str] = mapped_column(String(ALIAS_NAME_MAX))
+    normalized_name: Mapped[str] = mapped_column(String(ALIAS_NAME_MAX))
+    paper_id: Mapped[int | None] = mapped_column(ForeignKey("papers.id", ondelete="CASCADE"), index=True)
+    chosen_by: Mapped[int | None] = mapped_column(BigInteger)  # the organizer; None from the CLI or an import
+    chosen_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class ClubSession(Base):
@@ -163,3 +181,45 @@ ClubSession.coming = column_property(  # type: ignore[assignment]  # declared as
     .correlate_except(SessionSubscription)
     .scalar_subquery()
 )
+
+
+MAX_NAME = 100  # a member's display name as the presenter reads it (Discord's nicknames: 32; names: 32)
+MAX_QUESTION = 1000
+
+
+class RecordingOptOut(Base):
+    """A member who asked to stay out of one session's recording (*Keep me out of the recording*)."""
+
+    __tablename__ = "recording_opt_outs"
+    __table_args__ = (UniqueConstraint("session_id", "user_id", name="uq_recording_opt_outs_session_user"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    name: Mapped[str] = mapped_column(String(MAX_NAME))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RecordingPreference(Base):
+    """A member who stays out of every recording of a server (set once, until taken back)."""
+
+    __tablename__ = "recording_preferences"
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False, index=True)
+    name: Mapped[str] = mapped_column(String(MAX_NAME))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class SessionQuestion(Base):
+    """A question for a session's presenter; ``named``: the presenter sees who asked (else nobody does)."""
+
+    __tablename__ = "session_questions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    session_id: Mapped[int] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[int] = mapped_column(BigInteger, index=True)  # kept so the member can delete it
+    named: Mapped[bool] = mapped_column(Boolean, default=False)
+    name: Mapped[str | None] = mapped_column(String(MAX_NAME))  # only when named
+    text: Mapped[str] = mapped_column(String(MAX_QUESTION))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

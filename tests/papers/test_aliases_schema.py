@@ -1,4 +1,4 @@
-"""Migration 0022 creates paper_aliases exactly as db/models/papers.py declares it, on SQLite and
+"""Migration 0022 creates paper_aliases exactly as db/models/sessions.py declares it, on SQLite and
 PostgreSQL, and goes down one step and up again."""
 
 from __future__ import annotations

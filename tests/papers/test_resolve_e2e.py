@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from cogs.papers import _cog as resolve_module
 from db.models import Paper
-from db.models.papers import PaperAlias
+from db.models.sessions import PaperAlias
 from db.models.suggestions import Suggestion
 from tests.series.helpers import is_ephemeral
 from tests.suggestions.helpers import suggest, use_channel

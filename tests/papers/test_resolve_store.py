@@ -20,7 +20,7 @@ from bot.sources.clients import SourceClients
 from bot.sources.huggingface import HuggingFaceClient
 from bot.sources.semantic_scholar import SemanticScholarClient
 from db.models import ClubSession, Paper, SessionPaper
-from db.models.papers import PaperAlias
+from db.models.sessions import PaperAlias
 from standin.arxiv import ArxivStandin
 from standin.huggingface import HuggingFaceStandin
 from standin.semantic_scholar import SemanticScholarStandin

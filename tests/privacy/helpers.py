@@ -14,8 +14,8 @@ from bot.demo.botenv import BotEnv
 from bot.services.privacy.actions import Overview, overview
 from bot.services.privacy.rows import Who
 from db.models import ClubSession, SessionSubscription
+from db.models.core import CalendarToken
 from db.models.reminders import Reminder
-from db.models.site import CalendarToken
 from db.models.suggestions import Suggestion, SuggestionVolunteer, SuggestionVote
 from standin.state import Message
 from tests.sessions.helpers import add_session, configure, run

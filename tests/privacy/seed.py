@@ -9,13 +9,11 @@ from datetime import UTC, date, datetime, timedelta
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
-from db.models.core import GuildSettings
-from db.models.papers import PaperAlias
+from db.models.core import CalendarToken, GuildSettings, SiteSettings
 from db.models.reading import ReadingList, ReadingListItem, ReadingSearchQuery
 from db.models.reminders import CANCELLED, CUSTOM, PENDING, PERSONAL, PRESENTER, SENT, Reminder
 from db.models.series import Series, SeriesWeek
-from db.models.session_members import RecordingOptOut, RecordingPreference, SessionQuestion
-from db.models.site import CalendarToken, SiteSettings
+from db.models.sessions import PaperAlias, RecordingOptOut, RecordingPreference, SessionQuestion
 from db.models.suggestions import (
     Suggestion,
     SuggestionPoll,

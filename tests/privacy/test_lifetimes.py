@@ -19,7 +19,7 @@ from db.models import ClubSession
 from db.models.core import Claim, JobRun
 from db.models.reading import ReadingSearchQuery
 from db.models.reminders import CANCELLED, FAILED, PENDING, SENT, Reminder
-from db.models.session_members import RecordingOptOut, SessionQuestion
+from db.models.sessions import RecordingOptOut, SessionQuestion
 from tests.conftest import StoreInfo
 from tests.privacy.seed import NOW, seed
 

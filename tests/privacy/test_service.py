@@ -14,12 +14,11 @@ from bot.services.privacy.actions import erase_member, export_member, overview
 from bot.services.privacy.kinds import KINDS, MEMBER_KINDS
 from bot.services.privacy.rows import SESSION, SUBSCRIPTION, SUGGESTION, Who
 from db.models import ClubSession, SessionSubscription
-from db.models.papers import PaperAlias
-from db.models.privacy import FORMER_MEMBER
+from db.models.core import FORMER_MEMBER, CalendarToken
 from db.models.reading import ReadingList, ReadingListItem
 from db.models.reminders import PRESENTER, Reminder
 from db.models.series import Series
-from db.models.site import CalendarToken
+from db.models.sessions import PaperAlias
 from db.models.suggestions import Suggestion, SuggestionPoll, SuggestionVolunteer, SuggestionVote
 from tests.privacy.seed import NOW, seed
 

@@ -153,7 +153,7 @@ async def test_upcoming_sessions_for_start_up(session_factory) -> None:
 
 
 async def test_members_notes_for_the_presenter_add_the_day_and_start_dms(session_factory) -> None:
-    from db.models.session_members import SessionQuestion
+    from db.models.sessions import SessionQuestion
 
     club = await make_session(session_factory, STARTS, presenter_id=77)
     await replan(session_factory, club)

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from bot.app import build_bot
+from bot.client import build_bot
 from bot.demo.running import connected
 from bot.services.series import weeks as series_weeks
 from bot.services.series.background import HORIZON_JOB

@@ -12,7 +12,7 @@ from datetime import timedelta
 import discord
 from sqlalchemy import select
 
-from bot.app import build_bot
+from bot.client import build_bot
 from bot.demo.botenv import BotEnv
 from bot.demo.running import connected
 from bot.permissions import REQUIRED_PERMISSIONS

@@ -10,7 +10,7 @@ import contextlib
 from datetime import timedelta
 
 from bot import claims
-from bot.app import build_bot
+from bot.client import build_bot
 from bot.demo.running import connected
 from bot.permissions import REQUIRED_PERMISSIONS
 from standin.messages import parse_time

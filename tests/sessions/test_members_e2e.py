@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select
 
-from db.models.session_members import RecordingOptOut, RecordingPreference, SessionQuestion
+from db.models.sessions import RecordingOptOut, RecordingPreference, SessionQuestion
 from tests.sessions.helpers import add_session, announcements, configure, is_ephemeral, run
 
 STARTS = datetime(2026, 12, 10, 17, 0, tzinfo=UTC)

@@ -19,9 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.services.config.guild import update_config
 from bot.services.site import config as site_config
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
+from db.models.core import SiteSettings
 from db.models.reading import ReadingList, ReadingListItem
 from db.models.series import Series
-from db.models.site import SiteSettings
 from db.models.suggestions import Suggestion, SuggestionVote
 from tests.site.conftest import Club
 

@@ -14,8 +14,8 @@ from sqlalchemy import select
 
 from bot.services.site import config as site_config
 from db.models import ClubSession, Paper, SessionPaper, SessionSubscription
+from db.models.core import CalendarToken, SiteSettings
 from db.models.reading import ReadingList, ReadingListItem
-from db.models.site import CalendarToken, SiteSettings
 from db.models.suggestions import Suggestion
 from tests.site.conftest import GUILD, OCTOBER, Club
 from tests.site.helpers import assert_nothing_runs, text_of

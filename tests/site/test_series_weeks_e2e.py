@@ -37,7 +37,7 @@ async def test_each_week_says_what_it_has_once(discord_env: BotEnv) -> None:
     await run(env, "organize session edit", {"session": 3, "presenter_name": "Tom"})
     await run(env, "setup website", {"enabled": True, "slug": "reading-club"}, member=env.admin)
     async with env.bot.session_factory() as session, session.begin():
-        from db.models.site import SiteSettings
+        from db.models.core import SiteSettings
 
         row = await session.get(SiteSettings, env.guild.id)
         assert row is not None

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.errors import BadInput
-from bot.services.site.config import clean_slug
-from bot.services.site.markdown import render_markdown, safe_link
+from bot.services.site.config import clean_slug, render_markdown, safe_link
 from bot.services.site.views import recording_embed
 
 

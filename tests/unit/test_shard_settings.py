@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.app import build_bot
-from bot.client import PaperclubBot, ShardedPaperclubBot
+from bot.client import PaperclubBot, ShardedPaperclubBot, build_bot
 from bot.settings import SettingsError, load_settings, parse_shard_ids
 
 

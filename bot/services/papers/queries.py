@@ -16,9 +16,8 @@ from bot.services.papers.card import PaperRecord, arxiv_urls, paper_record
 from bot.services.papers.store import PaperInfo, aliased_paper, find_paper, paper_info
 from bot.text import cut, one_line
 from db.models import ClubSession, Paper, SessionPaper
-from db.models.papers import PaperAlias
 from db.models.reading import ReadingList, ReadingListItem
-from db.models.sessions import AGAINST
+from db.models.sessions import AGAINST, PaperAlias
 from db.models.suggestions import Suggestion, SuggestionVolunteer
 
 MAX_CHOICES: Final = 25

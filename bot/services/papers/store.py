@@ -16,7 +16,7 @@ from bot.services.papers.metadata import sanitize
 from bot.services.papers.resolve import Choice
 from db.base import Base
 from db.models import Paper
-from db.models.papers import ALIAS_NAME_MAX, PaperAlias
+from db.models.sessions import ALIAS_NAME_MAX, PaperAlias
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from typing import Any, Final
 from sqlalchemy import literal, select, union, union_all
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.clock import Host
 from bot.errors import BadInput, Conflict, NotAllowed
-from bot.host import Host
 from bot.services.privacy import servers
 from bot.services.privacy.kinds import EXPIRIES, MEMBER_KINDS, Kind
 from bot.services.privacy.rows import Erased, Follow, Who, as_json

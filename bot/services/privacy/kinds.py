@@ -23,13 +23,11 @@ from bot.services.privacy.servers import (
     old_searches,
 )
 from db.models import ClubSession, SessionSubscription
-from db.models.papers import PaperAlias
-from db.models.privacy import FORMER_MEMBER
+from db.models.core import FORMER_MEMBER, CalendarToken
 from db.models.reading import ReadingList, ReadingListItem
 from db.models.reminders import PRESENTER, RECAP, Reminder
 from db.models.series import Series
-from db.models.session_members import RecordingOptOut, RecordingPreference, SessionQuestion
-from db.models.site import CalendarToken
+from db.models.sessions import PaperAlias, RecordingOptOut, RecordingPreference, SessionQuestion
 from db.models.suggestions import Suggestion, SuggestionPoll, SuggestionVolunteer, SuggestionVote
 
 MEMBER: Final = "member"  # about one member: /privacy shows it, Delete my data deletes it

@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
 from db.models import ClubSession
-from db.models.site import SiteSettings
+from db.models.core import SiteSettings
 
 #: What on Discord shows a changed row, so it can follow.
 SUGGESTION: Final = "suggestion"  # the suggestion's post (its votes, offers, who suggested and reviewed it)

@@ -11,14 +11,12 @@ from sqlalchemy import ColumnElement, Table, delete, func, literal, or_, select,
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.services.reading.search import SAVED_QUERY_DAYS
-from db.base import Base
+from db.base import Base, insert_ignore
 from db.models import ClubSession
-from db.models.core import Claim, JobRun
-from db.models.privacy import GuildDeparture
+from db.models.core import Claim, GuildDeparture, JobRun
 from db.models.reading import ReadingSearchQuery
 from db.models.reminders import FINAL_STATUSES, Reminder
-from db.models.session_members import RecordingOptOut, SessionQuestion
-from db.upsert import insert_ignore
+from db.models.sessions import RecordingOptOut, SessionQuestion
 
 log = logging.getLogger("paperclub.privacy")
 

@@ -14,7 +14,7 @@ from bot.services.papers.resolve import Choice
 from bot.services.papers.store import choose, list_aliases, normalize_name
 from bot.services.programme.checks import Checker
 from db.models import Paper
-from db.models.papers import ALIAS_NAME_MAX
+from db.models.sessions import ALIAS_NAME_MAX
 
 ALIAS_FIELDS = {"name", "paper", "title", "authors", "none", "chosen_by", "chosen_at"}
 IMPORTED = "import"  # field_sources' source for what an imported alias set

@@ -6,7 +6,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
-from bot import host
+from bot.clock import Host as BotHost
 from bot.errors import BadInput
 from bot.services.config.guild import get_config
 from bot.services.papers.metadata import fill_missing_metadata
@@ -22,7 +22,7 @@ from bot.timeutil import resolve_timezone
 ATTACHMENT_LIMIT = 10 * 1024 * 1024  # what a bot may attach to a message
 
 
-class Host(host.Host, Protocol):
+class Host(BotHost, Protocol):
     """What the reading flows use of the bot: its store, and arXiv for a new paper's title."""
 
     @property

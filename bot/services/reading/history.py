@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 from sqlalchemy import Select, func, select
@@ -32,19 +32,8 @@ class HistoryEntry:
 
 
 def _entry(row: ClubSession) -> HistoryEntry:
-    return HistoryEntry(
-        id=row.id,
-        title=row.title,
-        description=row.description,
-        starts_at=row.starts_at,
-        timezone=row.timezone,
-        presenter_name=row.presenter_name,
-        presenter_id=row.presenter_id,
-        papers=tuple(paper_info(link.paper) for link in row.papers),
-        recording_url=row.recording_url,
-        notes_url=row.notes_url,
-        wiki_url=row.wiki_url,
-    )
+    same = {f.name: getattr(row, f.name) for f in fields(HistoryEntry) if f.name != "papers"}
+    return HistoryEntry(papers=tuple(paper_info(link.paper) for link in row.papers), **same)
 
 
 def _past_sessions(guild_id: int, now: datetime) -> Select[tuple[ClubSession]]:

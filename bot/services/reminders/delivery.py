@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -260,18 +260,12 @@ async def _session_facts(session: AsyncSession, session_ids: set[int]) -> dict[i
     clubs = await session.scalars(wanted.options(selectinload(ClubSession.papers)))
     out: dict[int, tuple[SessionFacts, str]] = {}
     for club in clubs:
-        facts = SessionFacts(
-            id=club.id,
-            title=club.title,
-            starts_at=club.starts_at,
-            ends_at=club.starts_at + timedelta(minutes=club.duration_minutes),
-            signup_url=club.signup_url,
-            presenter_name=club.presenter_name,
-            presenter_id=club.presenter_id,
-            papers=tuple(texts.PaperLink(link.paper.title, link.paper.url) for link in club.papers),
-            recording_url=club.recording_url,
-        )
-        out[club.id] = (facts, club.status)
+        found: dict[str, Any] = {
+            "ends_at": club.starts_at + timedelta(minutes=club.duration_minutes),
+            "papers": tuple(texts.PaperLink(link.paper.title, link.paper.url) for link in club.papers),
+        }
+        same = {f.name: getattr(club, f.name) for f in fields(SessionFacts) if f.name not in found}
+        out[club.id] = (SessionFacts(**found, **same), club.status)
     return out
 
 

@@ -14,9 +14,9 @@ from typing import Any, Protocol, TypeVar
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot import host
 from bot.background import Background, Job, every
 from bot.clock import Clock
+from bot.clock import Host as BotHost
 from bot.metrics import BotMetrics
 from bot.services.reminders import delivery, plan, queue, requested
 from bot.services.reminders.delivery import Outcome, Outgoing, SendError
@@ -155,7 +155,7 @@ async def _retrying(tries: int, write: Callable[[], Awaitable[T]]) -> T:
     return await write()
 
 
-class Host(host.Host, Protocol):
+class Host(BotHost, Protocol):
     """What the reminders use of the bot."""
 
     background: Background

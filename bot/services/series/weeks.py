@@ -17,9 +17,9 @@ from bot.services.series.store import get_series
 from bot.services.sessions import store as sessions
 from bot.services.sessions.info import CANCELLED, SCHEDULED, session_info
 from bot.services.sessions.rules import Place, new_session
+from db.base import insert_ignore
 from db.models import ClubSession
 from db.models.series import WEEK_SCHEDULED, WEEK_SKIPPED, Series, SeriesWeek
-from db.upsert import insert_ignore
 
 
 async def insert_week(

@@ -17,7 +17,7 @@ from bot.services.sessions.info import CANCELLED, SCHEDULED, SessionInfo
 from bot.services.sessions.store import get_session, load_row
 from bot.text import cut, visible
 from db.models import ClubSession, SessionSubscription
-from db.models.session_members import (
+from db.models.sessions import (
     MAX_NAME,
     MAX_QUESTION,
     RecordingOptOut,

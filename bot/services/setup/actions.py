@@ -9,14 +9,14 @@ from sqlalchemy import BigInteger, bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import timeutil
-from bot.host import Host
+from bot.clock import Host
 from bot.services.config.guild import GuildConfig, config_from_row, update_config
 from bot.services.series.store import Settings as SeriesSettingsValues
 from bot.services.site.config import DEFAULT_TITLE, SiteConfig
 from db.engine import one_statement_session_factory
 from db.models import GuildSettings
+from db.models.core import SiteSettings
 from db.models.series import SeriesSettings
-from db.models.site import SiteSettings
 
 
 @dataclass(frozen=True)

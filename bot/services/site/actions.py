@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from bot.clock import Host
 from bot.errors import NotConfigured
-from bot.host import Host
 from bot.services.calendars import ics
 from bot.services.site import config as site_config
 from bot.services.site.config import Issued, SiteConfig, issue
 from bot.services.site.web import PublicUrl, reader_session_factory, site_routes
-from db.models.privacy import DEFAULT_GRACE_DAYS
+from db.models.core import DEFAULT_GRACE_DAYS
 
 OFF = "This server's website is off, so there is no calendar feed yet: an admin turns it on with `/setup website`."
 UNREACHABLE = "The website has no address yet: the bot's host sets WEB_PORT (and PUBLIC_URL) to serve it."

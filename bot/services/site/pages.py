@@ -32,7 +32,7 @@ from bot.services.site.views import (
 )
 from bot.sources.semantic_scholar import ATTRIBUTION_TEXT, ATTRIBUTION_URL
 from bot.text import cut, one_line
-from db.models.privacy import DEFAULT_GRACE_DAYS
+from db.models.core import DEFAULT_GRACE_DAYS
 from db.models.reading import ReadingList, ReadingListItem
 
 NEXT_COUNT: Final = 10

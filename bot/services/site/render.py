@@ -13,7 +13,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from bot.services.reading.search import MARK_CLOSE, MARK_OPEN
-from bot.services.site.markdown import plain_text, render_markdown
+from bot.services.site.config import plain_text, render_markdown
 from bot.services.site.pages import (
     ArchivePage,
     HomePage,

@@ -16,8 +16,7 @@ from bot.services.papers.card import arxiv_urls
 from bot.services.papers.store import PaperInfo
 from bot.services.sessions.info import CANCELLED, SessionInfo
 from bot.services.site import queries
-from bot.services.site.config import LiveSite
-from bot.services.site.markdown import safe_link
+from bot.services.site.config import LiveSite, safe_link
 from bot.services.site.sentences import Facts, Paragraph, one_paragraph, sentence
 from bot.text import one_line
 from db.models.sessions import AGAINST

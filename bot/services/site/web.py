@@ -22,7 +22,7 @@ from bot.services.site import feeds, pages, render
 from bot.services.site.config import LiveSite, get_site, live_site, owner_of
 from db.engine import backend_name, one_statement_session_factory, read_only_session_factory
 from db.models import ClubSession, Paper
-from db.models.privacy import DEFAULT_GRACE_DAYS
+from db.models.core import DEFAULT_GRACE_DAYS
 from db.models.reading import ReadingList
 
 HTML: Final = "text/html"

@@ -21,8 +21,8 @@ from bot.services.suggestions.queries import Place, SuggestionCard, card_for, co
 from bot.sources.arxiv import ArxivMetadata
 from bot.text import visible
 from bot.timeutil import discord_timestamp
+from db.base import insert_ignore
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer, SuggestionVote
-from db.upsert import insert_ignore
 
 T = TypeVar("T")
 RATE_WINDOW = timedelta(days=1)

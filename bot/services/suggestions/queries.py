@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -121,29 +121,18 @@ async def card_for(session: AsyncSession, row: Suggestion) -> SuggestionCard:
     ]
     paper = await session.get(Paper, row.paper_id)
     assert paper is not None
-    return SuggestionCard(
-        id=row.id,
-        guild_id=row.guild_id,
-        status=row.status,
-        paper=paper_info(paper),
-        abstract=paper.abstract,
-        published=paper.published,
-        submitter_id=row.submitter_id or None,
-        reason=row.reason,
-        topic=row.topic,
-        review_note=row.review_note,
-        reviewed_by=row.reviewed_by,
-        created_at=row.created_at,
-        channel_id=row.channel_id,
-        message_id=row.message_id,
-        session_id=row.session_id,
-        voter_ids=tuple(voters),
-        volunteer_ids=tuple(volunteers),
-        record=paper_record(paper),
-        source_channel_id=row.source_channel_id,
-        source_message_id=row.source_message_id,
-        zone=(await get_config(session, row.guild_id)).timezone,
-    )
+    found: dict[str, Any] = {
+        "paper": paper_info(paper),
+        "abstract": paper.abstract,
+        "published": paper.published,
+        "submitter_id": row.submitter_id or None,
+        "voter_ids": tuple(voters),
+        "volunteer_ids": tuple(volunteers),
+        "record": paper_record(paper),
+        "zone": (await get_config(session, row.guild_id)).timezone,
+    }
+    same = {f.name: getattr(row, f.name) for f in fields(SuggestionCard) if f.name not in found}
+    return SuggestionCard(**found, **same)
 
 
 async def get_card(session: AsyncSession, guild_id: int, suggestion_id: int) -> SuggestionCard:

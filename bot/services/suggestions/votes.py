@@ -13,8 +13,8 @@ from sqlalchemy import delete, func, select, tuple_
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.errors import Conflict, NotFound, PaperclubError
+from db.base import insert_ignore
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVote
-from db.upsert import insert_ignore
 
 log = logging.getLogger("paperclub.suggestions")
 
