@@ -3,10 +3,11 @@ on PostgreSQL.
 
 Each test's store starts as a copy of one store migrated at the start of the session (per backend), not
 migrated again: SQLite copies the template file with SQLite's backup API, PostgreSQL creates a database
-per test from a template database (`CREATE DATABASE ... TEMPLATE`; the role needs CREATEDB, as the
-deployment tests' does). The bot's start-up still runs its upgrade, which finds nothing to do. A test that
+per test from a template database (`CREATE DATABASE ... TEMPLATE`, one test ahead on a thread; the role
+needs CREATEDB, as the deployment tests' does). The bot's start-up still runs its upgrade, which finds nothing to do. A test that
 checks the migrations themselves is marked `empty_store`: its store starts empty, and the `engine`
-fixture (or the bot's start-up) migrates it from nothing, as before.
+fixture (or the bot's start-up) migrates it from nothing, as before. Rows every test of a kind needs (the
+club's programme) are written once per worker and copied the same way (`filled_stores`).
 """
 
 from __future__ import annotations
