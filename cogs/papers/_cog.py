@@ -19,7 +19,7 @@ from bot.papers import MAX_TITLE_LENGTH, parse_paper_ref
 from bot.permissions import ensure_organizer, require_guild_id
 from bot.replies import NO_MENTIONS, send_ephemeral, send_reply
 from bot.services.papers import flows, queries
-from bot.services.papers.enrich import ENRICH_EVERY, ENRICH_JOB, enrich_due
+from bot.services.papers.enrich import ENRICH_EVERY, ENRICH_JOB
 from bot.services.papers.resolve import Choice, Found
 from bot.services.papers.store import AliasInfo
 from bot.services.site.config import get_site, site_url
@@ -60,7 +60,7 @@ class PapersCog(commands.Cog):
 
     async def enrich(self, now: datetime) -> int:
         """Ask the sources about the papers due and dispatch ``paper_enriched`` per guild; how many changed."""
-        changed = await enrich_due(self.bot.sources, self.bot.session_factory, now)
+        changed = await flows.enrich(self.bot, now)
         for guild_id, paper_ids in changed.items():
             self.bot.dispatch("paper_enriched", guild_id, paper_ids)
         return sum(map(len, changed.values()))

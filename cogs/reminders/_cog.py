@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any, Literal
@@ -14,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
 from bot.client import Interaction, PaperclubBot
-from bot.errors import BadInput, NotAllowed, PaperclubError
+from bot.errors import BadInput, NotAllowed
 from bot.hidden_channels import cannot_see, hidden_from_bot
 from bot.ids import parse_id
 from bot.layouts import Card, escape_line
@@ -32,7 +31,6 @@ from bot.services.config.guild import get_config
 from bot.services.reminders import requested as svc
 from bot.services.reminders.requested import ReminderInfo, ReminderList, Subscription, describe
 from bot.services.reminders.runner import Reminders
-from bot.services.sessions.store import get_session
 from bot.text import one_line
 from bot.timeutil import DisplayZone
 from bot.transformers import IdTransformer, OptionTransformer, SessionOption, guild_choices
@@ -61,9 +59,7 @@ class WhenTransformer(SharedWhenTransformer):
             return await super().preview(interaction, text)  # an instant, before the session or not
         offset, number, title = timeutil.parse_offset(text), parse_id(session_id), None
         if number is not None:
-            async with interaction.client.session_factory() as session:
-                with contextlib.suppress(PaperclubError):  # not a session of this server
-                    title = (await get_session(session, interaction.guild_id, number)).title
+            title = await svc.session_title(interaction.client, interaction.guild_id, number)
         return f"{timeutil.format_offset(offset)} before {one_line(title, 60) if title else 'the session'}"
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from bot.client import Interaction
 from bot.permissions import require_guild_id
 from bot.replies import send_ephemeral
-from bot.services.series import store
-from bot.services.series.publishing import refresh_guild
+from bot.services.series import publishing
 from bot.services.series.store import Settings
 from cogs.series._cog import SeriesCog
 from cogs.series._render import series_of
@@ -27,8 +26,7 @@ async def set_horizon(interaction: Interaction, weeks: int) -> None:
     """/setup series_horizon: save it, and give the series the weeks it now reaches."""
     bot, guild_id = interaction.client, require_guild_id(interaction)
     await interaction.response.defer(ephemeral=True, thinking=True)
-    async with bot.session_factory() as session, session.begin():
-        settings = await store.set_horizon(session, guild_id, weeks, bot.clock.now())
+    settings = await publishing.change_horizon(series_of(bot), guild_id, weeks, bot.clock.now())
     if isinstance(cog := bot.get_cog(SeriesCog.__cog_name__), SeriesCog):
         await cog.background.run_horizons([guild_id])
     await send_ephemeral(interaction, f"Saved. Series: {show_field(settings)}.")
@@ -38,7 +36,5 @@ async def set_nudge_days(interaction: Interaction, days: int) -> None:
     """/setup series_nudge: save it, and plan the nudges again."""
     bot, guild_id, now = interaction.client, require_guild_id(interaction), interaction.client.clock.now()
     await interaction.response.defer(ephemeral=True, thinking=True)
-    async with bot.session_factory() as session, session.begin():
-        settings = await store.set_nudge_days(session, guild_id, days, now)
-    await refresh_guild(series_of(bot), guild_id, now)
+    settings = await publishing.change_nudge_days(series_of(bot), guild_id, days, now)
     await send_ephemeral(interaction, f"Saved. Series: {show_field(settings)}.")

@@ -72,7 +72,7 @@ async def find_channel(bot: PaperclubBot, channel_id: int) -> Any:
 
 def sessions_of(bot: PaperclubBot) -> SessionsContext:
     """The sessions' flows' context on this bot."""
-    return SessionsContext(bot.session_factory, bot.arxiv, DiscordSessions(bot))
+    return SessionsContext.on(bot, bot.arxiv, DiscordSessions(bot))
 
 
 class DiscordSessions:

@@ -13,7 +13,6 @@ from bot.layouts import Card, escape, lines
 from bot.permissions import IN_SERVER_ONLY, ensure_organizer, manager_only, require_guild_id
 from bot.replies import cut, send_ephemeral
 from bot.services.config.guild import MAX_OFFSETS_TEXT, MAX_TOPICS_TEXT, MAX_ZONES_TEXT, GuildConfig
-from bot.services.sessions import queries
 from bot.services.setup.actions import Setup, next_steps, reminders_text, zones_text
 from bot.services.site.config import MAX_ABOUT, MAX_SLUG
 from bot.transformers import timezone_autocomplete
@@ -112,7 +111,7 @@ class SetupCog(
         # One read for the whole card (settings, website, series: one statement, outside a transaction).
         overview = await self.setup.overview(require_guild_id(interaction))
         guild = _guild(interaction)
-        held_in = await queries.channels_in_use(self.bot.session_factory, guild.id, self.bot.clock.now())
+        held_in = await self.setup.channels_in_use(guild.id)
         gaps = access.guild_gaps(guild, overview.config) + access.held_in_gaps(guild, held_in)
         card = settings_card(
             overview.config,

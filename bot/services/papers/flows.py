@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.background import Background
 from bot.errors import Conflict
 from bot.services.papers import queries
-from bot.services.papers.enrich import ENRICH_JOB, ask_again
+from bot.services.papers.enrich import ENRICH_JOB, ask_again, enrich_due
 from bot.services.papers.resolve import AUTO_MIN, AUTO_NEXT_MAX, Choice, Found, find_candidates
 from bot.services.papers.store import AliasInfo, choose, find_alias, unresolved_papers
 from bot.sources.clients import SourceClients
@@ -30,6 +30,11 @@ class Host(Protocol):
     @property
     def sources(self) -> SourceClients:
         """The paper sources' clients."""
+
+
+async def enrich(host: Host, now: datetime) -> dict[int, tuple[int, ...]]:
+    """The enrichment job's run: the papers due asked of the sources; the changed ids, per guild."""
+    return await enrich_due(host.sources, host.session_factory, now)
 
 
 async def show(host: Host, guild_id: int, text: str, page_of: PageOf) -> tuple[queries.PaperCard, str | None]:

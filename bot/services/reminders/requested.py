@@ -10,6 +10,7 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import timeutil
+from bot.clock import Host
 from bot.errors import BadInput, Conflict, NotFound
 from bot.ids import parse_id
 from bot.services.config.guild import get_config
@@ -380,3 +381,11 @@ def describe(info: ReminderInfo) -> str:
         "nudge": "To the organizers: the week still needs a presenter or a paper",
     }.get(info.kind, "Automatic reminder")
     return f"{what}: {title}" if title else what
+
+
+async def session_title(host: Host, guild_id: int, session_id: int) -> str | None:
+    """The title of the guild's session ``session_id`` (None: not one of its sessions), for /remind's preview."""
+    async with host.session_factory() as session:
+        return await session.scalar(
+            select(ClubSession.title).where(ClubSession.guild_id == guild_id, ClubSession.id == session_id)
+        )

@@ -18,12 +18,15 @@ from bot.services.config.guild import get_config
 from bot.services.reminders.texts import escape
 from bot.services.series.info import Changes, SeriesCard, SeriesInfo, WeekInfo
 from bot.services.series.store import (
+    Settings,
     active_series,
     get_series,
     get_settings,
     list_series,
     load_series,
     record_board,
+    set_horizon,
+    set_nudge_days,
     set_organizer_thread,
 )
 from bot.services.series.weeks import weeks_view
@@ -234,6 +237,20 @@ async def refresh_guild(ctx: SeriesContext, guild_id: int, now: datetime) -> Non
     except Exception:  # planned again on the next change or daily run
         log.exception("guild %s: could not plan the nudges", guild_id)
     await refresh_boards(ctx, guild_id, now)
+
+
+async def change_horizon(ctx: SeriesContext, guild_id: int, weeks: int, now: datetime) -> Settings:
+    """/setup series_horizon: save the weeks ahead (the caller then runs the horizon for the server)."""
+    async with ctx.store() as session, session.begin():
+        return await set_horizon(session, guild_id, weeks, now)
+
+
+async def change_nudge_days(ctx: SeriesContext, guild_id: int, days: int, now: datetime) -> Settings:
+    """/setup series_nudge: save the days, then plan the nudges again."""
+    async with ctx.store() as session, session.begin():
+        settings = await set_nudge_days(session, guild_id, days, now)
+    await refresh_guild(ctx, guild_id, now)
+    return settings
 
 
 def message_url(guild_id: int, channel_id: int, message_id: int) -> str:

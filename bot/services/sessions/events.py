@@ -13,6 +13,7 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot import claims, timeutil
+from bot.clock import Host
 from bot.services.config.guild import get_config
 from bot.services.sessions import store
 from bot.services.sessions.info import SCHEDULED, SessionInfo
@@ -118,6 +119,11 @@ class SessionsContext:
     store: async_sessionmaker[AsyncSession]
     arxiv: ArxivClient
     discord: SessionsOnDiscord
+
+    @classmethod
+    def on(cls, host: Host, arxiv: ArxivClient, discord: SessionsOnDiscord) -> SessionsContext:
+        """The context over ``host``'s store."""
+        return cls(host.session_factory, arxiv, discord)
 
 
 CLAIM_LEASE: Final = timedelta(minutes=2)  # longer than a claim's Discord calls, even behind rate limits

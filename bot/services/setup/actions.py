@@ -12,6 +12,7 @@ from bot import timeutil
 from bot.clock import Host
 from bot.services.config.guild import GuildConfig, config_from_row, update_config
 from bot.services.series.store import Settings as SeriesSettingsValues
+from bot.services.sessions import queries
 from bot.services.site.config import DEFAULT_TITLE, SiteConfig
 from db.engine import one_statement_session_factory
 from db.models import GuildSettings
@@ -75,6 +76,10 @@ class Setup:
         """Everything /setup show prints, in one statement."""
         async with self.readers() as session:
             return await read_overview(session, guild_id)
+
+    async def channels_in_use(self, guild_id: int) -> list[int]:
+        """The voice and stage channels the guild's sessions still to start are held in."""
+        return await queries.channels_in_use(self.host.session_factory, guild_id, self.host.clock.now())
 
     async def change(self, guild_id: int, **changes: object) -> GuildConfig:
         """Save checked changes to the guild's settings; the settings as they now stand."""
