@@ -1,10 +1,11 @@
-"""Declarative base, the UTC-aware datetime column type, and INSERT … ON CONFLICT on either store."""
+"""Declarative base, the UTC-aware datetime column type, INSERT … ON CONFLICT on either store, rows as values."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from sqlalchemy import DateTime, MetaData
 from sqlalchemy.dialects import postgresql, sqlite
@@ -53,6 +54,18 @@ class Base(DeclarativeBase):
 
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
     type_annotation_map = {datetime: UTCDateTime()}
+
+
+class _Dataclass(Protocol):
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+
+D = TypeVar("D", bound=_Dataclass)
+
+
+def from_row(cls: type[D], row: object, **given: Any) -> D:
+    """A ``cls`` (a dataclass) of ``given`` and, for every other field, ``row``'s attribute of that name."""
+    return cls(**given, **{f.name: getattr(row, f.name) for f in fields(cls) if f.name not in given})
 
 
 def utcnow() -> datetime:

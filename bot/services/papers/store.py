@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -14,7 +14,7 @@ from bot.errors import BadInput
 from bot.papers import PaperRef, normalize_title, parse_paper_ref
 from bot.services.papers.metadata import sanitize
 from bot.services.papers.resolve import Choice
-from db.base import Base
+from db.base import Base, from_row
 from db.models import Paper
 from db.models.sessions import ALIAS_NAME_MAX, PaperAlias
 
@@ -42,7 +42,7 @@ class PaperInfo:
 
 def paper_info(row: Paper) -> PaperInfo:
     """A stored paper as plain values."""
-    return PaperInfo(**{f.name: getattr(row, f.name) for f in fields(PaperInfo)})
+    return from_row(PaperInfo, row)
 
 
 async def find_paper(session: AsyncSession, guild_id: int, ref: PaperRef) -> Paper | None:

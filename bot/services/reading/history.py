@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import Select, func, select
@@ -11,6 +11,7 @@ from sqlalchemy.orm import selectinload
 
 from bot.services.papers.store import PaperInfo, paper_info
 from bot.text import Page, clamp_page, page_count
+from db.base import from_row
 from db.models import ClubSession
 
 
@@ -32,8 +33,7 @@ class HistoryEntry:
 
 
 def _entry(row: ClubSession) -> HistoryEntry:
-    same = {f.name: getattr(row, f.name) for f in fields(HistoryEntry) if f.name != "papers"}
-    return HistoryEntry(papers=tuple(paper_info(link.paper) for link in row.papers), **same)
+    return from_row(HistoryEntry, row, papers=tuple(paper_info(link.paper) for link in row.papers))
 
 
 def _past_sessions(guild_id: int, now: datetime) -> Select[tuple[ClubSession]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -22,6 +22,7 @@ from bot.services.reminders.texts import PresenterNotes, SessionFacts
 from bot.services.sessions.members import kept_out_since, names_kept_out, questions
 from bot.text import cut
 from bot.timeutil import DisplayZone
+from db.base import from_row
 from db.models import ClubSession, SessionSubscription
 from db.models.reminders import (
     CANCELLED,
@@ -264,8 +265,7 @@ async def _session_facts(session: AsyncSession, session_ids: set[int]) -> dict[i
             "ends_at": club.starts_at + timedelta(minutes=club.duration_minutes),
             "papers": tuple(texts.PaperLink(link.paper.title, link.paper.url) for link in club.papers),
         }
-        same = {f.name: getattr(club, f.name) for f in fields(SessionFacts) if f.name not in found}
-        out[club.id] = (SessionFacts(**found, **same), club.status)
+        out[club.id] = (from_row(SessionFacts, club, **found), club.status)
     return out
 
 

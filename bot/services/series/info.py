@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import date, datetime, time
 
 from bot.services.series.rules import Rule
 from bot.services.sessions.info import SessionInfo
 from bot.timeutil import DisplayZone
+from db.base import from_row
 from db.models.series import WEEK_SCHEDULED, WEEK_SKIPPED, Series
 
 
@@ -35,8 +36,7 @@ class SeriesInfo:
 
 def series_info(row: Series) -> SeriesInfo:
     """A series row as plain values."""
-    values = {f.name: getattr(row, f.name) for f in fields(SeriesInfo) if f.name != "rule"}
-    return SeriesInfo(rule=series_rule(row), **values)
+    return from_row(SeriesInfo, row, rule=series_rule(row))
 
 
 def series_rule(row: Series) -> Rule:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
 from bot.services.papers.card import PaperRecord, paper_record
 from bot.services.papers.store import PaperInfo, paper_info
 from bot.services.sessions.rules import PaperReading
+from db.base import from_row
 from db.models import ClubSession
 from db.models.sessions import AGAINST
 
@@ -113,8 +114,4 @@ def session_info(row: ClubSession) -> SessionInfo:
         "series_id": week.series_id if week is not None else None,
         "coming": row.__dict__.get("coming") or 0,  # a row made in this transaction has not counted yet
     }
-    # every other field is the row's column of that name
-    values = {
-        f.name: derived[f.name] if f.name in derived else getattr(row, f.name) for f in fields(SessionInfo)
-    }
-    return SessionInfo(**values)
+    return from_row(SessionInfo, row, **derived)  # every other field is the row's column of that name

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -16,6 +16,7 @@ from bot.papers import normalize_title
 from bot.services.config.guild import get_config
 from bot.services.papers.card import PaperRecord, paper_record
 from bot.services.papers.store import PaperInfo, paper_info
+from db.base import from_row
 from db.models import Paper
 from db.models.suggestions import ACTIVE_STATUSES, Suggestion, SuggestionVolunteer, SuggestionVote
 
@@ -131,8 +132,7 @@ async def card_for(session: AsyncSession, row: Suggestion) -> SuggestionCard:
         "record": paper_record(paper),
         "zone": (await get_config(session, row.guild_id)).timezone,
     }
-    same = {f.name: getattr(row, f.name) for f in fields(SuggestionCard) if f.name not in found}
-    return SuggestionCard(**found, **same)
+    return from_row(SuggestionCard, row, **found)
 
 
 async def get_card(session: AsyncSession, guild_id: int, suggestion_id: int) -> SuggestionCard:
