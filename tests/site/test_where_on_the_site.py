@@ -3,30 +3,13 @@ escaped, and the JSON-LD's place (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
-import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy import update
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from bot.clock import FakeClock
 from db.models import ClubSession
-from tests.conftest import FilledStores, StoreInfo
-from tests.site.conftest import GUILD, OCTOBER, Club, import_club, site_app
+from tests.site.conftest import GUILD, site_app
 
 ROOM = 1188000000000000001
-
-
-@pytest.fixture
-async def club(
-    store_info: StoreInfo,
-    engine: AsyncEngine,
-    session_factory: async_sessionmaker[AsyncSession],
-    filled_stores: FilledStores,
-) -> Club:
-    """The club's programme imported, its site on."""
-    # imported once per worker, then copied into each test's store
-    await filled_stores.fill(store_info, engine, "site-club", import_club)
-    return Club(session_factory, FakeClock(OCTOBER))
 
 
 async def test_a_channel_session_page_names_and_links_its_channel(club) -> None:
